@@ -1,0 +1,45 @@
+// Clusters: verified pairs -> groups of copies, the document to keep in each,
+// and the documents that can go.
+//
+// ClusterBy::kConnected takes the connected components of the pairs
+// (union-find): A~B and B~C put A, B, C in one cluster even when A is not like
+// C. ClusterBy::kKeep guards against that drift: in each component it picks the
+// document to keep, gathers the members that are themselves similar to it
+// (`similar`), and repeats on the rest, so every member of a cluster matches
+// its kept document.
+//
+// The kept document is, among the candidates: a reference document if there is
+// one (a reference document is never removable), then the best by KeepRule
+// (first = smallest name; longest/shortest by size; newest/oldest by mtime),
+// ties broken by the smallest name.
+//
+// Output: clusters of two or more documents with at least one non-reference
+// member, members sorted by name, clusters sorted by the name of their kept
+// document, ids dense from 0 in that order.
+//
+// Thread safety: pure functions of their arguments.
+#pragma once
+
+#include <functional>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "neardup/report.h"
+
+namespace neardup {
+
+using DocPair = std::pair<DocId, DocId>;
+using SimilarFn = std::function<bool(DocId kept, DocId member)>;
+
+// The document to keep among `members` (non-empty).
+DocId ChooseKeep(const std::vector<DocEntry>& docs, std::span<const DocId> members, KeepRule rule);
+
+// `similar` is used only with ClusterBy::kKeep.
+std::vector<Cluster> BuildClusters(const std::vector<DocEntry>& docs, std::span<const DocPair> edges,
+                                   KeepRule rule, ClusterBy by, const SimilarFn& similar);
+
+// Members of the clusters that can be removed: not kept, not reference.
+std::vector<DocId> Removable(const std::vector<DocEntry>& docs, const std::vector<Cluster>& clusters);
+
+}  // namespace neardup

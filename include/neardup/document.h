@@ -1,0 +1,79 @@
+// DocumentReader: one document's bytes -> its MinHash signature, content hash
+// and counts, streaming.
+//
+// Bytes flow through a fixed buffer: decode (TextDecoder) -> normalize
+// (Normalizer) -> shingle (Shingler) -> fold into the signature (MinHasher),
+// chunk by chunk, so a multi-gigabyte file is read with memory bounded by the
+// buffer (and, when the shingle set is asked for, by the set).
+//
+// Thread safety: one DocumentReader per thread; it reuses its buffers.
+//
+//   DocumentReader reader(options, minhasher);
+//   Status s = reader.ReadStream(*byte_reader, sig.data(), nullptr, &sketch);
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "neardup/decode.h"
+#include "neardup/file_system.h"
+#include "neardup/minhash.h"
+#include "neardup/normalize.h"
+#include "neardup/options.h"
+#include "neardup/shingle.h"
+#include "neardup/status.h"
+
+namespace neardup {
+
+struct DocumentSketch {
+  enum class Kind : uint8_t { kOk, kEmpty, kTooShort, kBinary };
+  Kind kind = Kind::kOk;
+  uint64_t bytes = 0;     // bytes read (after decompression)
+  uint64_t words = 0;
+  uint64_t replaced = 0;  // invalid sequences replaced by U+FFFD
+  bool transcoded = false;
+  ContentHash content;
+};
+
+class DocumentReader {
+ public:
+  // Size of the read buffer and of the block tested for binary content.
+  static constexpr size_t kBufferSize = 256 * 1024;
+  static constexpr size_t kBinaryProbe = 64 * 1024;
+
+  // `minhasher` must outlive the reader.
+  DocumentReader(const Options& options, const MinHasher& minhasher);
+  DocumentReader(const DocumentReader&) = delete;
+  DocumentReader& operator=(const DocumentReader&) = delete;
+
+  // Reads `in` to its end. Writes the signature (num_perm values) to `sig`
+  // when not null, and the sorted unique shingle set to `*set` when not null.
+  // A file whose first block looks binary stops early with kind kBinary.
+  // Returns the reader's error (the sketch is then meaningless).
+  Status ReadStream(ByteReader& in, uint32_t* sig, std::vector<uint64_t>* set, DocumentSketch* out);
+
+  // The same for a text already in memory (a JSONL document); no binary test.
+  void ReadText(std::string_view text, uint32_t* sig, std::vector<uint64_t>* set, DocumentSketch* out);
+
+ private:
+  void Begin(uint32_t* sig, std::vector<uint64_t>* set);
+  void Feed(std::string_view bytes);
+  void End(DocumentSketch* out);
+  void Drain();
+
+  const MinHasher& minhasher_;
+  uint64_t min_words_;
+  TextDecoder decoder_;
+  Normalizer normalizer_;
+  Shingler shingler_;
+  std::unique_ptr<char[]> buffer_;
+  std::string utf8_;
+  std::string normalized_;
+  uint32_t* sig_ = nullptr;
+  std::vector<uint64_t>* set_ = nullptr;
+};
+
+}  // namespace neardup

@@ -1,0 +1,74 @@
+// JSONL input: one document per line of a file, {"id": ..., "text": "..."}.
+//
+// JsonlLineParser extracts the text and the id of one line with simdjson.
+// A blank line is skipped silently; a malformed line, a missing text key or a
+// text that is not a string is a Corrupt status naming the reason (the caller
+// adds file and line number, warns, and goes on). An id may be a string or a
+// number (written as in the input, e.g. 42 or 1.50); without the id key, or
+// with a null or empty id, the id is empty and the caller names the document
+// FILE:LINE. Another id type is Corrupt. When a key occurs twice, the first
+// occurrence counts. The whole line must be valid JSON, including the fields
+// that are not read; invalid UTF-8 anywhere in the line (simdjson validates
+// the whole input) is Corrupt "invalid UTF-8", so lines should come through
+// TextDecoder first.
+//
+// LineSplitter cuts a byte stream into lines (LF, with an optional CR before
+// it), carrying a partial line across chunks, and numbers them from 1.
+//
+// Thread safety: one parser per thread (it holds simdjson's buffers).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "neardup/status.h"
+
+namespace neardup {
+
+struct JsonlDoc {
+  std::string id;    // empty when the line has no id key
+  std::string text;  // the text, unescaped; valid UTF-8 (see above)
+};
+
+class JsonlLineParser {
+ public:
+  JsonlLineParser(std::string text_key, std::string id_key);
+  ~JsonlLineParser();
+  JsonlLineParser(const JsonlLineParser&) = delete;
+  JsonlLineParser& operator=(const JsonlLineParser&) = delete;
+
+  // Parses one line (without its newline). Returns false in *has_doc for a
+  // blank line (only whitespace); Corrupt for a bad line (*has_doc false,
+  // *doc unspecified). Reusing one JsonlDoc across calls reuses its strings.
+  Status Parse(std::string_view line, JsonlDoc* doc, bool* has_doc);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+class LineSplitter {
+ public:
+  // Appends `bytes`; complete lines become available from Next().
+  void Feed(std::string_view bytes);
+  // Marks the end of input: a last line without a newline becomes available.
+  // REQUIRES: no Feed() after Finish().
+  void Finish();
+  // Sets *line to the next complete line (without "\n" or "\r\n") and
+  // *line_number to its 1-based number. The view is valid until the next
+  // Feed(). Returns false when no complete line is left. After Finish(), a
+  // last line without "\n" is returned too (a CR at its end is dropped).
+  // Linear in the bytes fed, however they are chunked.
+  bool Next(std::string_view* line, uint64_t* line_number);
+
+ private:
+  std::string buf_;
+  size_t pos_ = 0;   // start of the first line not yet returned
+  size_t scan_ = 0;  // buf_ has no '\n' in [pos_, scan_)
+  uint64_t line_number_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace neardup

@@ -1,0 +1,56 @@
+// LshIndex: MinHash signatures -> candidate pairs, by banding.
+//
+// Each signature is cut into b bands of r rows. For each band, the (band hash,
+// row) entries of all signatures are sorted, and the signatures in one run of
+// equal entries (a bucket) whose r values are really equal are candidates.
+// A pair that shares several bands is produced once: in the first band it
+// shares. Work is spread over threads by band.
+//
+// A bucket larger than `large_bucket` (when that callback is given) is handed
+// over whole instead of pair by pair, so a caller that only needs connectivity
+// can keep the work linear in the bucket's size.
+//
+// Thread safety: ForEachCandidate calls its callbacks from several threads at
+// once, each with its worker index in [0, threads).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+
+#include "neardup/banding.h"
+
+namespace neardup {
+
+class LshIndex {
+ public:
+  // `signatures` holds rows of `num_perm` values; `rows_ids` names the rows to
+  // index (row k of the index is signatures + rows_ids[k] * num_perm). Both
+  // must outlive the index. REQUIRES: bands * rows <= num_perm.
+  LshIndex(const uint32_t* signatures, int num_perm, std::span<const uint32_t> row_ids,
+           Banding banding);
+
+  using PairFn = std::function<void(int worker, uint32_t id_a, uint32_t id_b)>;
+  using BucketFn = std::function<void(int worker, std::span<const uint32_t> ids)>;
+
+  // Calls `pair(w, a, b)` once per distinct candidate pair (a < b, ids from
+  // row_ids), and `bucket(w, ids)` (sorted ids) for each bucket of more than
+  // `large_bucket` members when `bucket` is set and large_bucket > 0.
+  // Returns the number of distinct pairs visited.
+  uint64_t ForEachCandidate(int threads, const PairFn& pair, size_t large_bucket = 0,
+                            const BucketFn& bucket = nullptr) const;
+
+ private:
+  const uint32_t* Row(uint32_t id) const {
+    return signatures_ + static_cast<size_t>(id) * static_cast<size_t>(num_perm_);
+  }
+  bool BandEqual(uint32_t x, uint32_t y, int band) const;
+
+  const uint32_t* signatures_;
+  int num_perm_;
+  std::span<const uint32_t> row_ids_;
+  Banding banding_;
+};
+
+}  // namespace neardup

@@ -1,0 +1,52 @@
+// Normalizer: valid UTF-8 -> NFKC + full case folding, streaming.
+//
+// Width variants, ligatures, compatibility forms and case do not hide a
+// duplicate: "ﬁle", "ＦＩＬＥ" and "File" all become "file". Pure-ASCII text
+// is passed through unchanged (the tokenizer folds ASCII case itself, from a
+// table): the Unicode path (utf8proc) runs only where bytes >= 0x80 appear.
+// Text is normalized in segments that end before a character that cannot
+// combine with what precedes it, so chunk boundaries never change the output.
+//
+// Thread safety: one Normalizer per thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace neardup {
+
+class Normalizer {
+ public:
+  // Starts a new document.
+  void Reset() { carry_.clear(); }
+  // REQUIRES: `utf8` is valid UTF-8 (TextDecoder output) and ends on a code
+  // point boundary (so does every chunk TextDecoder produces). Appends the
+  // normalized form of all complete segments to *out; may hold back a tail
+  // (at most a few hundred bytes). ASCII outside Unicode segments is copied
+  // unchanged; ASCII inside one (e.g. the base letter of "e\u0301") is case
+  // folded along with it. Invalid UTF-8 is not normalized, but copied.
+  void Feed(std::string_view utf8, std::string* out);
+  // Appends whatever is held back.
+  void Finish(std::string* out);
+
+ private:
+  std::string carry_;    // held-back tail; starts at a segment boundary
+  std::string scratch_;  // carry_ joined with the head of new input
+  std::vector<int32_t> codepoints_;  // utf8proc work buffer
+
+  // Copies or normalizes `text`, which starts at a segment boundary. Returns
+  // the offset of the tail to hold back (text.size() when `final`).
+  size_t Process(std::string_view text, bool final, std::string* out);
+  // Appends the NFKC case fold of one segment (or the segment itself if
+  // utf8proc rejects it).
+  void NormalizeSegment(std::string_view segment, std::string* out);
+};
+
+// One-shot convenience: NFKC + case fold of a whole valid UTF-8 string
+// (ASCII is lowercased too).
+std::string NormalizeText(std::string_view utf8);
+
+}  // namespace neardup

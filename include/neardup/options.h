@@ -1,0 +1,96 @@
+// Options: every tunable of the core library, with its default and valid range.
+//
+// The front end fills an Options from the command line; ValidateOptions() checks
+// ranges and cross-option rules (bands*rows <= num_perm, ...). Every default
+// lives here and nowhere else.
+//
+// Thread safety: a plain value.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "neardup/status.h"
+
+namespace neardup {
+
+enum class ShingleUnit { kWord, kChar };
+enum class VerifyMode { kSignature, kExact, kNone };
+enum class InputFormat { kText, kJsonl };
+// kUtf8 reads UTF-8 (a UTF-8 BOM is dropped; UTF-16 LE/BE with a BOM is
+// transcoded). kLatin1 reads every byte as the code point of the same value.
+enum class Encoding { kUtf8, kLatin1 };
+enum class Mode { kPairs, kClusters, kDuplicates };
+enum class KeepRule { kFirst, kLongest, kShortest, kNewest, kOldest };
+enum class ClusterBy { kConnected, kKeep };
+
+struct Options {
+  // --- What to read -------------------------------------------------------
+  // Files or directories (walked recursively). Default: none.
+  std::vector<std::string> paths;
+  // Lists of paths, one per line (files_from) or NUL-separated (files0_from);
+  // "-" is standard input, read by the front end into `listed_paths`.
+  std::vector<std::string> listed_paths;
+  // Globs matched against the path below the PATH argument; "!GLOB" excludes;
+  // the last matching glob wins. Default: none (everything).
+  std::vector<std::string> globs;
+  // Include files and directories whose name starts with '.'. Default: false.
+  bool hidden = false;
+  // Follow symbolic links (loops are detected by device and inode). Default: false.
+  bool follow = false;
+  // Files larger than this many bytes are skipped and counted. 0 = no limit (default).
+  uint64_t max_filesize = 0;
+  // kText: each file is a document. kJsonl: each line of each file is one.
+  InputFormat input = InputFormat::kText;
+  // JSONL keys. Defaults: "text" and "id" (without an id: FILE:LINE).
+  std::string text_key = "text";
+  std::string id_key = "id";
+  Encoding encoding = Encoding::kUtf8;
+  // Documents with fewer words are skipped and counted. Range >= 1. Default: 1.
+  uint64_t min_words = 1;
+  // Reference set: documents under these paths are never removable, and
+  // pairs among reference documents alone are not reported. Default: none.
+  std::vector<std::string> against;
+
+  // --- Shingling and signatures -------------------------------------------
+  ShingleUnit shingle = ShingleUnit::kWord;
+  // Words or characters per shingle. Range 1..64. 0 = 5 for words, 9 for chars.
+  int ngram = 0;
+  // MinHash permutations (signature length). Range 1..4096. Default: 128.
+  int num_perm = 128;
+  // LSH banding; bands*rows <= num_perm. 0 and 0 = chosen by ChooseBanding().
+  int bands = 0;
+  int rows = 0;
+  // Seed of every hash function. Default: 1.
+  uint64_t seed = 1;
+
+  // --- Verification and reporting -----------------------------------------
+  // Minimum similarity of a reported pair. Range (0, 1]. Default: 0.8.
+  double threshold = 0.8;
+  VerifyMode verify = VerifyMode::kSignature;
+  Mode mode = Mode::kPairs;
+  KeepRule keep = KeepRule::kFirst;
+  ClusterBy cluster_by = ClusterBy::kConnected;
+
+  // --- Execution -----------------------------------------------------------
+  // Worker threads. 0 = number of cores (default).
+  int threads = 0;
+
+  // The shingle size in effect: `ngram`, or the unit's default.
+  int EffectiveNgram() const {
+    return ngram > 0 ? ngram : (shingle == ShingleUnit::kWord ? 5 : 9);
+  }
+};
+
+// Checks ranges and cross-option rules. Returns InvalidArgument naming the
+// option (e.g. "--bands 40 --rows 4 needs 160 permutations, --num-perm is 128").
+Status ValidateOptions(const Options& options);
+
+const char* ToString(ShingleUnit unit);
+const char* ToString(VerifyMode verify);
+const char* ToString(Mode mode);
+const char* ToString(KeepRule keep);
+const char* ToString(ClusterBy cluster_by);
+
+}  // namespace neardup

@@ -1,0 +1,93 @@
+// Report: everything a scan found, ready for a writer.
+//
+// Holds the parameters in effect, one entry per document read (its name as
+// written in the output), the reported pairs sorted by (name of a, name of b)
+// with name(a) < name(b) in byte order, the clusters sorted by the name of
+// their kept document with dense ids from 0, the counts of the summary, and
+// the problems met (one Status per unreadable file, malformed line, ...).
+//
+// Thread safety: a plain value.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "neardup/options.h"
+#include "neardup/status.h"
+
+namespace neardup {
+
+using DocId = uint32_t;
+
+// The parameters echoed in the output (json "params").
+struct Params {
+  double threshold = 0.8;
+  ShingleUnit shingle = ShingleUnit::kWord;
+  int ngram = 5;
+  int num_perm = 128;
+  int bands = 0;
+  int rows = 0;
+  uint64_t seed = 1;
+  VerifyMode verify = VerifyMode::kSignature;
+  Mode mode = Mode::kPairs;
+  KeepRule keep = KeepRule::kFirst;
+  ClusterBy cluster_by = ClusterBy::kConnected;
+  bool has_reference = false;  // --against was given
+};
+
+struct DocEntry {
+  std::string name;        // path, or JSONL id / FILE:LINE
+  uint64_t size = 0;       // bytes of text
+  int64_t mtime_ns = 0;
+  bool reference = false;  // under an --against path
+};
+
+struct ReportedPair {
+  DocId a = 0;  // REQUIRES: docs[a].name < docs[b].name
+  DocId b = 0;
+  double estimate = 0;   // share of agreeing signature positions
+  double jaccard = -1;   // exact Jaccard, or -1 when not computed
+};
+
+struct Cluster {
+  uint32_t id = 0;
+  DocId keep = 0;
+  std::vector<DocId> members;  // sorted by name; includes `keep`
+};
+
+struct Stats {
+  uint64_t documents = 0;         // documents read and shingled (not empty)
+  uint64_t bytes = 0;             // bytes of text read
+  uint64_t empty = 0;             // documents with no word
+  uint64_t too_short = 0;         // fewer than --min-words words
+  uint64_t hidden = 0;            // skipped: hidden names
+  uint64_t glob = 0;              // skipped: excluded by --glob
+  uint64_t too_large = 0;         // skipped: over --max-filesize
+  uint64_t binary = 0;            // skipped: binary files
+  uint64_t unreadable = 0;        // files that could not be opened or read
+  uint64_t malformed_lines = 0;   // JSONL lines skipped
+  uint64_t invalid_utf8 = 0;      // invalid sequences replaced by U+FFFD
+  uint64_t transcoded = 0;        // UTF-16 files transcoded
+  uint64_t exact_duplicates = 0;  // documents identical to an earlier one
+  uint64_t candidates = 0;        // distinct candidate pairs from LSH
+  uint64_t pairs = 0;             // reported pairs
+  uint64_t clusters = 0;
+  uint64_t clustered = 0;         // documents in clusters
+  uint64_t removable = 0;         // documents that can go
+  uint64_t removable_bytes = 0;
+  double seconds = 0;
+
+  uint64_t skipped() const { return hidden + glob + too_large + binary + too_short; }
+};
+
+struct Report {
+  Params params;
+  std::vector<DocEntry> docs;         // indexed by DocId
+  std::vector<ReportedPair> pairs;    // filled in pairs mode
+  std::vector<Cluster> clusters;      // filled in clusters and duplicates modes
+  Stats stats;
+  std::vector<Status> problems;       // what went wrong, "PATH: reason"
+};
+
+}  // namespace neardup

@@ -1,0 +1,103 @@
+// Shingler: normalized text -> the 64-bit hashes of its k-shingles, streaming.
+//
+// Word mode: a word is a maximal run of letters, digits, marks and '_'
+// (Unicode categories L*, M*, N*); every other character separates words. A
+// character of a script written without spaces between words (Han, Hiragana,
+// Katakana, Thai, Lao, Khmer, Myanmar) is a word of its own. ASCII letters are
+// lowercased here, from a table (the Normalizer has already folded the rest).
+// A word shingle is k consecutive words.
+// Char mode: the text's characters (code points), each run of white space and
+// control characters collapsed to one space and trimmed at both ends; a char
+// shingle is k consecutive characters.
+// Each token (word or character) is hashed once (XXH3-64 with the seed); a
+// shingle's hash is built from its k token hashes without touching the text
+// again. A document with at least one token but fewer than k has exactly one
+// shingle: all its tokens. A document with no word has no shingle (empty).
+// The content hash (XXH3-128 over the token hashes) is equal for two documents
+// exactly when their normalized token sequences are (barring collisions).
+//
+// Shingles come out with repeats, in text order, a batch per Feed(); the
+// caller drains shingles() after each Feed() and after Finish().
+//
+// Thread safety: one Shingler per thread; Reset() reuses its buffers.
+//
+//   Shingler sh(ShingleUnit::kWord, 5, /*seed=*/1);
+//   sh.Feed(text); sh.Finish();   // then sh.shingles(), sh.words()
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "neardup/options.h"
+
+namespace neardup {
+
+struct ContentHash {
+  uint64_t low = 0;
+  uint64_t high = 0;
+  friend bool operator==(const ContentHash& x, const ContentHash& y) {
+    return x.low == y.low && x.high == y.high;
+  }
+  friend bool operator<(const ContentHash& x, const ContentHash& y) {
+    return x.high != y.high ? x.high < y.high : x.low < y.low;
+  }
+};
+
+class Shingler {
+ public:
+  // REQUIRES: 1 <= k <= 64.
+  Shingler(ShingleUnit unit, int k, uint64_t seed);
+  ~Shingler();
+  Shingler(const Shingler&) = delete;
+  Shingler& operator=(const Shingler&) = delete;
+
+  // Starts a new document.
+  void Reset();
+  // REQUIRES: `text` is valid UTF-8 cut at code point boundaries (Normalizer
+  // output). A word may continue across calls.
+  void Feed(std::string_view text);
+  // Ends the document: flushes the last word and applies the short-document rule.
+  void Finish();
+
+  // Shingle hashes produced and not yet cleared by the caller.
+  std::vector<uint64_t>& shingles() { return shingles_; }
+  // Words seen so far (in both modes).
+  uint64_t words() const { return words_; }
+  // Tokens seen so far (words, or characters in char mode).
+  uint64_t tokens() const { return tokens_; }
+  // REQUIRES: Finish() was called.
+  ContentHash content_hash() const { return content_; }
+
+ private:
+  void EmitToken(uint64_t token_hash);
+  void EndWord();
+  void FeedWords(std::string_view text);
+  void FeedChars(std::string_view text);
+  void FlushTokenBatch();
+
+  struct State;
+  ShingleUnit unit_;
+  int k_;
+  uint64_t seed_;
+  std::unique_ptr<State> state_;   // streaming content hash
+  std::string word_;               // the word being read (lowercased bytes)
+  bool pending_space_ = false;     // char mode: a space to emit before the next char
+  bool seen_char_ = false;         // char mode: a non-space char was emitted
+  bool in_word_ = false;           // char mode: the last char was a word char
+  std::array<uint64_t, 64> window_{};  // last k token hashes (ring)
+  uint64_t tokens_ = 0;
+  uint64_t words_ = 0;
+  std::vector<uint64_t> token_batch_;  // token hashes not yet in the content hash
+  std::vector<uint64_t> shingles_;
+  ContentHash content_;
+};
+
+// Convenience for tests and exact verification: all shingles of a whole text
+// (normalized with NormalizeText first), sorted and unique.
+std::vector<uint64_t> ShingleSet(std::string_view text, ShingleUnit unit, int k, uint64_t seed);
+
+}  // namespace neardup

@@ -1,0 +1,21 @@
+// Verification: exact Jaccard similarity of two shingle sets.
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+namespace neardup {
+
+// |A ∩ B| / |A ∪ B| of two sorted sets without repeats; 0 when both are empty.
+// REQUIRES: both sorted ascending and unique.
+double ExactJaccard(std::span<const uint64_t> a, std::span<const uint64_t> b);
+
+// True when `similarity` reaches `threshold`, allowing for the rounding of a
+// ratio of integers (an estimate of 102/128 against a threshold of 0.796875).
+inline bool MeetsThreshold(double similarity, double threshold) {
+  return similarity >= threshold - 1e-12;
+}
+
+}  // namespace neardup

@@ -1,0 +1,59 @@
+// Writers: a Report as jsonl, json, csv, tsv or a list of removable paths.
+//
+// Every writer writes to any std::ostream and decides nothing about where it
+// goes. Names that are not valid UTF-8 are written with each invalid byte
+// replaced by U+FFFD in jsonl/json (JSON must be UTF-8); csv, tsv and the
+// duplicates list write the bytes as they are (so `xargs rm` finds the file).
+// Numbers are written with up to 4 decimals ("0.875", "1"), so the same input
+// gives the same bytes.
+//
+//   std::ostringstream out;
+//   WriteReport(report, OutputFormat::kJsonl, out);
+//
+// Thread safety: pure functions of the report.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "neardup/report.h"
+
+namespace neardup {
+
+enum class OutputFormat { kJsonl, kJson, kCsv, kTsv };
+
+// Pairs mode: one record per pair. Clusters mode: one record (jsonl, json) or
+// one row per member (csv, tsv) per cluster. Duplicates mode: the removable
+// paths, each followed by `terminator` ('\n', or '\0' for xargs -0), whatever
+// the format (WriteDuplicates()).
+void WriteReport(const Report& report, OutputFormat format, std::ostream& out,
+                 char terminator = '\n');
+
+// The writers below follow report.params.mode. Called directly on a
+// duplicates-mode report, jsonl, csv and tsv write its clusters, and json
+// writes a "removable" list in place of "pairs"/"clusters".
+//
+// jsonl: {"a":..,"b":..,"estimate":..[,"jaccard":..][,"reference":[..]]} per
+// pair; {"cluster":..,"keep":..,"members":[..],"size":..[,"reference":[..]]}
+// per cluster. "jaccard" when computed; "reference" (the reference documents
+// among a and b, or among the members) when params.has_reference.
+void WriteJsonl(const Report& report, std::ostream& out);
+// json: one document {"neardup","format","params","stats", then "pairs",
+// "clusters" or "removable"}, 2-space indent, ending in a newline. No timing,
+// so runs give identical bytes.
+void WriteJson(const Report& report, std::ostream& out);
+// csv (RFC 4180 quoting, "\n" line ends), with a header:
+// a,b,estimate,jaccard[,a_reference,b_reference] (jaccard empty when not
+// computed), or cluster,path,kept,reference (one row per member).
+void WriteCsv(const Report& report, std::ostream& out);
+// tsv: the csv columns without a header; the jaccard column only when jaccard
+// was computed. \ TAB LF CR in names are written \\ \t \n \r.
+void WriteTsv(const Report& report, std::ostream& out);
+// Each member of each cluster that is neither kept nor a reference document,
+// in order, followed by `terminator`.
+void WriteDuplicates(const Report& report, std::ostream& out, char terminator);
+
+// Formats a similarity with at most 4 decimals and no trailing zeros: 0.875, 1, 0.8612.
+std::string FormatScore(double value);
+
+}  // namespace neardup

@@ -1,0 +1,267 @@
+#!/usr/bin/env bash
+# End-to-end benchmark of `neardup scan` on synthetic corpora from
+# scripts/gen_corpus, with a hardware baseline (xxhsum -H3 over the same files
+# on all cores). Prints a markdown report on stdout; progress goes to stderr.
+#
+#   scripts/bench.sh                      # 10k and 100k documents, 3 runs each
+#   scripts/bench.sh --with-1m --keep     # add 1M documents (~3 GB), keep corpora
+#   scripts/bench.sh --quick              # 1000 documents, 1 run (CI smoke check)
+#
+# For each size: documents, MB (10^6 bytes of .txt files), median wall seconds
+# of `neardup scan --exact -j $(nproc)`, documents/s, MB/s, peak RSS (largest
+# over the runs, from /usr/bin/time %M), recall of the planted pairs whose true
+# Jaccard is >= 0.8, pairs reported that were not planted, the median seconds
+# of xxhsum, and neardup/xxhsum. Corpora are generated once into the work
+# directory and reused while their parameters and generator are unchanged;
+# the page cache is warmed before timing, so these are warm-cache numbers.
+#
+# Environment: NEARDUP_BIN (default build/neardup, built in Release when
+# missing), NEARDUP_BUILD_DIR (where gen_corpus is built, default build).
+set -euo pipefail
+
+usage() {
+  cat <<'EOF'
+usage: scripts/bench.sh [options]
+  --sizes LIST      comma list of corpus sizes in documents (default 10000,100000)
+  --runs N          timed runs per size; the median is reported (default 3)
+  --with-1m         add a 1000000-document corpus (~3 GB, several minutes)
+  --quick           one 1000-document corpus, 1 run: a smoke check for CI
+  --keep            keep the generated corpora (they are reused next time)
+  --workdir DIR     where corpora go (default /tmp/neardup-bench)
+  --seed S          corpus seed (default 42)
+  --min-recall X    exit 1 if the recall at any size is below X (default: none)
+  -h, --help        this text
+EOF
+}
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+sizes="10000,100000"
+runs=""
+with_1m=0
+quick=0
+keep=0
+workdir="/tmp/neardup-bench"
+seed=42
+min_recall=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --sizes) sizes="$2"; shift 2 ;;
+    --sizes=*) sizes="${1#*=}"; shift ;;
+    --runs) runs="$2"; shift 2 ;;
+    --runs=*) runs="${1#*=}"; shift ;;
+    --with-1m) with_1m=1; shift ;;
+    --quick) quick=1; shift ;;
+    --keep) keep=1; shift ;;
+    --workdir) workdir="$2"; shift 2 ;;
+    --workdir=*) workdir="${1#*=}"; shift ;;
+    --seed) seed="$2"; shift 2 ;;
+    --seed=*) seed="${1#*=}"; shift ;;
+    --min-recall) min_recall="$2"; shift 2 ;;
+    --min-recall=*) min_recall="${1#*=}"; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "bench.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+  esac
+done
+if [[ $quick == 1 ]]; then
+  sizes=1000
+  runs="${runs:-1}"
+fi
+runs="${runs:-3}"
+[[ $with_1m == 1 ]] && sizes="$sizes,1000000"
+[[ "$runs" =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: --runs must be a positive integer" >&2; exit 2; }
+IFS=, read -r -a size_list <<<"$sizes"
+for n in "${size_list[@]}"; do
+  [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: bad size '$n' in --sizes" >&2; exit 2; }
+done
+
+# Corpus parameters (the generator's defaults, written out so the report states them).
+dup_share=0.1
+edit_rates=0.0,0.01,0.03,0.05,0.1,0.2
+words_mean=500
+threshold=0.8
+
+log() { echo "bench.sh: $*" >&2; }
+
+# --- Tools -------------------------------------------------------------------
+need_apt=()
+command -v xxhsum >/dev/null || need_apt+=(xxhash)
+[[ -x /usr/bin/time ]] || need_apt+=(time)
+command -v g++ >/dev/null || need_apt+=(g++)
+if [[ ${#need_apt[@]} -gt 0 ]]; then
+  if [[ $(id -u) == 0 ]]; then
+    log "installing ${need_apt[*]}"
+    apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >&2
+  else
+    log "missing tools; install the Debian packages: ${need_apt[*]}"
+    exit 2
+  fi
+fi
+
+cd "$root"
+bin="${NEARDUP_BIN:-$root/build/neardup}"
+if [[ ! -x "$bin" ]]; then
+  if [[ -n "${NEARDUP_BIN:-}" ]]; then
+    log "NEARDUP_BIN=$bin is not executable"
+    exit 2
+  fi
+  log "building neardup (Release) into build/"
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >&2
+  cmake --build build -j "$(nproc)" >&2
+fi
+
+cores="$(nproc)"
+tmp="$(mktemp -d)"
+generated=()
+# shellcheck disable=SC2317  # called by the trap
+cleanup() {
+  rm -rf "$tmp"
+  if [[ $keep == 0 ]]; then
+    for d in "${generated[@]+"${generated[@]}"}"; do rm -rf "$d" "$d.stamp" "$d.truth.tsv"; done
+  fi
+}
+trap cleanup EXIT
+
+median() {  # numbers on stdin -> their median
+  sort -g | awk '{v[NR] = $1} END {
+    if (NR == 0) exit 1
+    if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+now_ns() { date +%s%N; }
+
+# --- Corpora -----------------------------------------------------------------
+# Generates $workdir/docs-N (truth in docs-N.truth.tsv, outside the corpus)
+# unless a stamp says it is already there with the same parameters.
+prepare_corpus() {
+  local n="$1" dir="$workdir/docs-$1"
+  local args=(--docs "$n" --out "$dir" --seed "$seed" --dup-share "$dup_share"
+              --edit-rates "$edit_rates" --words-mean "$words_mean" --truth "$dir.truth.tsv")
+  local want
+  want="$(printf '%s\n' "${args[*]}" "$(sha1sum <"$root/scripts/gen_corpus.cc")")"
+  if [[ -d "$dir" && -f "$dir.truth.tsv" && -f "$dir.stamp" && "$(cat "$dir.stamp")" == "$want" ]]; then
+    log "reusing $dir"
+  else
+    log "generating $n documents into $dir"
+    mkdir -p "$workdir"
+    rm -rf "$dir" "$dir.stamp" "$dir.truth.tsv"
+    "$root/scripts/gen_corpus" "${args[@]}" >&2
+    printf '%s\n' "$want" >"$dir.stamp"
+  fi
+  generated+=("$dir")
+}
+
+# --- Header ------------------------------------------------------------------
+commit="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo uncommitted)"
+if [[ "$commit" != uncommitted ]] && [[ -n "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ]]; then
+  commit="$commit (modified)"
+fi
+cpu="$(lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -1)"
+[[ -n "$cpu" ]] || cpu="$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -1)"
+mem_gib="$(awk '/^MemTotal:/ {printf "%.1f", $2 / 1048576}' /proc/meminfo)"
+version="$("$bin" --version 2>&1 | head -1 || true)"
+
+# --- Runs --------------------------------------------------------------------
+rows=()
+prev_n=""
+prev_t=""
+status=0
+for n in "${size_list[@]}"; do
+  prepare_corpus "$n"
+  dir="$workdir/docs-$n"
+  truth="$dir.truth.tsv"
+  find "$dir" -type f -name '*.txt' -print0 >"$tmp/files"
+  docs="$(tr -cd '\0' <"$tmp/files" | wc -c)"
+  bytes="$(xargs -0 stat -c %s <"$tmp/files" | awk '{s += $1} END {print s + 0}')"
+  log "warming the page cache ($docs files)"
+  xargs -0 -P "$cores" -n 2000 cat <"$tmp/files" >/dev/null
+
+  : >"$tmp/walls"
+  : >"$tmp/rss"
+  for ((r = 1; r <= runs; r++)); do
+    log "size $n: neardup run $r/$runs"
+    rc=0
+    t0="$(now_ns)"
+    /usr/bin/time -f '%M' -o "$tmp/time" \
+      "$bin" scan --exact -t "$threshold" -j "$cores" --no-progress -q -f tsv -o "$tmp/pairs" "$dir" \
+      2>"$tmp/stderr" || rc=$?
+    t1="$(now_ns)"
+    if [[ $rc -ne 0 && $rc -ne 1 ]]; then
+      log "neardup exited with $rc:"
+      cat "$tmp/stderr" >&2
+      exit 2
+    fi
+    # Wall time from our own clock (milliseconds; /usr/bin/time's %e has only
+    # centiseconds); peak RSS from the last line of /usr/bin/time's output.
+    awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f\n", (b - a) / 1e9}' >>"$tmp/walls"
+    tail -1 "$tmp/time" >>"$tmp/rss"
+  done
+  wall="$(median <"$tmp/walls")"
+  rss_mb="$(sort -g "$tmp/rss" | tail -1 | awk '{printf "%.0f", $1 / 1024}')"
+
+  # Pairs as "a<TAB>b" from tsv (or jsonl, if that is what came out).
+  if [[ "$(head -c1 "$tmp/pairs")" == "{" ]]; then
+    sed -E 's/^\{"a":"([^"]*)","b":"([^"]*)".*/\1\t\2/' "$tmp/pairs" >"$tmp/found"
+  else
+    cut -f1,2 "$tmp/pairs" >"$tmp/found"
+  fi
+  read -r planted found extra < <(awk -F'\t' -v t="$threshold" '
+    FNR == NR { if ($4 + 0 >= t) want[$1 "\t" $2] = 1; planted_all[$1 "\t" $2] = 1; next }
+    { key = $1 "\t" $2; if (key in want) hit[key] = 1; else if (!(key in planted_all)) extra++ }
+    END { p = 0; for (k in want) p++; f = 0; for (k in hit) f++; print p, f, extra + 0 }
+  ' "$truth" "$tmp/found")
+  recall="$(awk -v f="$found" -v p="$planted" 'BEGIN {if (p == 0) print "n/a"; else printf "%.4f", f / p}')"
+  if [[ -n "$min_recall" && "$recall" != n/a ]] &&
+     awk -v r="$recall" -v m="$min_recall" 'BEGIN {exit !(r < m)}'; then
+    log "recall $recall at $n documents is below --min-recall $min_recall"
+    status=1
+  fi
+
+  : >"$tmp/xx"
+  for ((r = 1; r <= runs; r++)); do
+    log "size $n: xxhsum run $r/$runs"
+    t0="$(now_ns)"
+    # xxhsum draws a progress line on stderr for every file: keep it for errors only.
+    if ! xargs -0 -P "$cores" -n 2000 xxhsum -H3 <"$tmp/files" >/dev/null 2>"$tmp/xxerr"; then
+      tr '\r' '\n' <"$tmp/xxerr" | grep -v '^ *$' >&2 || true
+      log "xxhsum failed"
+      exit 2
+    fi
+    t1="$(now_ns)"
+    awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f\n", (b - a) / 1e9}' >>"$tmp/xx"
+  done
+  xx="$(median <"$tmp/xx")"
+
+  scaling="-"
+  if [[ -n "$prev_n" ]]; then
+    scaling="$(awk -v t="$wall" -v pt="$prev_t" -v n="$n" -v pn="$prev_n" \
+      'BEGIN {if (pt > 0) printf "%.2fx for %gx docs", t / pt, n / pn; else print "n/a"}')"
+  fi
+  rows+=("$(awk -v n="$docs" -v b="$bytes" -v t="$wall" -v rss="$rss_mb" -v rec="$recall" \
+    -v f="$found" -v p="$planted" -v e="$extra" -v x="$xx" -v s="$scaling" 'BEGIN {
+      mb = b / 1e6
+      dps = (t > 0) ? sprintf("%.0f", n / t) : "n/a"
+      mbs = (t > 0) ? sprintf("%.1f", mb / t) : "n/a"
+      ratio = (x > 0) ? sprintf("%.1f", t / x) : "n/a"
+      printf "| %d | %.1f | %.3f | %s | %s | %s | %s (%d/%d) | %d | %.3f | %s | %s |", \
+        n, mb, t, dps, mbs, rss, rec, f, p, e, x, ratio, s }')")
+  prev_n="$n"
+  prev_t="$wall"
+done
+
+# --- Report ------------------------------------------------------------------
+cat <<EOF
+## neardup benchmark
+
+- date: $(date -u '+%Y-%m-%d %H:%M UTC')
+- commit: $commit
+- neardup: $version
+- CPU: $cpu; cores: $cores; memory: $mem_gib GiB
+- command: \`neardup scan --exact -t $threshold -j $cores -f tsv DIR\`, median of $runs run(s), warm page cache
+- baseline: \`find DIR -type f -print0 | xargs -0 -P $cores -n 2000 xxhsum -H3\`
+- corpus: \`scripts/gen_corpus --seed $seed --dup-share $dup_share --edit-rates $edit_rates --words-mean $words_mean\`
+
+| documents | MB | wall s | docs/s | MB/s | peak RSS MB | recall (found/planted >= $threshold) | unplanted pairs | xxhsum s | neardup/xxhsum | time vs previous size |
+|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|
+EOF
+printf '%s\n' "${rows[@]}"
+exit "$status"

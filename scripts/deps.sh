@@ -1,0 +1,24 @@
+# Sourced by the other scripts: installs the Debian packages neardup needs,
+# when some are missing (as root, or through sudo). Nothing is downloaded
+# at configure time; everything comes from these packages.
+NEARDUP_PACKAGES=(
+  build-essential cmake pkg-config
+  libcli11-dev libspdlog-dev libxxhash-dev nlohmann-json3-dev
+  libsimdjson-dev libutf8proc-dev zlib1g-dev libzstd-dev
+  libgtest-dev libgmock-dev
+)
+
+neardup_install_packages() {
+  local missing=()
+  local p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "installing: ${missing[*]}" >&2
+  local sudo=()
+  [ "$(id -u)" -ne 0 ] && sudo=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}

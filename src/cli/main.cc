@@ -1,0 +1,36 @@
+// neardup: parse -> set up logging -> run -> exit code.
+#include <spdlog/spdlog.h>
+
+#include <exception>
+#include <iostream>
+#include <new>
+
+#include "cli/cli_options.h"
+#include "cli/commands.h"
+#include "cli/logging.h"
+#include "cli/output.h"
+
+int main(int argc, char** argv) {
+  using neardup::cli::ExitCode;
+  neardup::cli::SetUpLogging(0);
+  neardup::cli::InstallSignalHandlers();
+  try {
+    neardup::cli::ParsedArgs args = neardup::cli::ParseArgs(argc, argv, std::cout, std::cerr);
+    if (args.exit_now) {
+      std::cout.flush();
+      return static_cast<int>(*args.exit_now);
+    }
+    neardup::cli::SetUpLogging(args.options.verbosity);
+    if (args.options.command == neardup::cli::Command::kParams) {
+      const ExitCode code = neardup::cli::RunParams(args.options.scan, std::cout);
+      std::cout.flush();
+      return static_cast<int>(code);
+    }
+    return static_cast<int>(neardup::cli::RunScan(args.options));
+  } catch (const std::bad_alloc&) {
+    spdlog::error("out of memory");
+  } catch (const std::exception& e) {
+    spdlog::error("internal error: {}", e.what());
+  }
+  return static_cast<int>(ExitCode::kError);
+}

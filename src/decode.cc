@@ -1,0 +1,301 @@
+// TextDecoder: bytes -> valid UTF-8. See include/neardup/decode.h.
+//
+// UTF-8 validation follows Unicode Table 3-7 (well-formed byte sequences) and
+// replaces each maximal subpart of an ill-formed sequence with one U+FFFD (the
+// practice of Unicode section 3.9 and the W3C Encoding Standard). Runs of valid
+// input are appended to the output in one piece; ASCII is scanned 16 bytes at
+// a time.
+#include "neardup/decode.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstddef>
+#include <cstring>
+
+namespace neardup {
+namespace {
+
+constexpr uint64_t kHighBits = 0x8080808080808080ULL;
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+// Bytes of new input looked at to resolve a carried sequence (a carry is at
+// most 3 bytes; the longest sequence is 4 bytes in UTF-8, 4 in UTF-16).
+constexpr size_t kLookahead = 8;
+
+// Number of leading bytes of p[0..n) below 0x80.
+size_t AsciiPrefix(const unsigned char* p, size_t n) {
+  size_t i = 0;
+  while (i + 16 <= n) {
+    uint64_t a;
+    uint64_t b;
+    std::memcpy(&a, p + i, 8);
+    std::memcpy(&b, p + i + 8, 8);
+    if (((a | b) & kHighBits) != 0) break;
+    i += 16;
+  }
+  while (i < n && p[i] < 0x80) ++i;
+  return i;
+}
+
+void AppendCodePoint(uint32_t cp, std::string* out) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    const char buf[2] = {static_cast<char>(0xC0 | (cp >> 6)),
+                         static_cast<char>(0x80 | (cp & 0x3F))};
+    out->append(buf, 2);
+  } else if (cp < 0x10000) {
+    const char buf[3] = {static_cast<char>(0xE0 | (cp >> 12)),
+                         static_cast<char>(0x80 | ((cp >> 6) & 0x3F)),
+                         static_cast<char>(0x80 | (cp & 0x3F))};
+    out->append(buf, 3);
+  } else {
+    const char buf[4] = {static_cast<char>(0xF0 | (cp >> 18)),
+                         static_cast<char>(0x80 | ((cp >> 12) & 0x3F)),
+                         static_cast<char>(0x80 | ((cp >> 6) & 0x3F)),
+                         static_cast<char>(0x80 | (cp & 0x3F))};
+    out->append(buf, 4);
+  }
+}
+
+void AppendReplacement(std::string* out, DecodeStats* stats) {
+  out->append(kReplacement);
+  ++stats->replaced;
+}
+
+// Decodes UTF-8 in p[0..n) and returns the number of bytes consumed. Unless
+// `final`, stops before a sequence at the end that is valid so far but
+// incomplete (the caller carries it over).
+size_t DecodeUtf8(const unsigned char* p, size_t n, bool final,
+                  std::string* out, DecodeStats* stats) {
+  const char* const chars = reinterpret_cast<const char*>(p);
+  size_t run = 0;  // start of the valid bytes not yet appended
+  size_t i = 0;
+  while (true) {
+    i += AsciiPrefix(p + i, n - i);
+    if (i >= n) break;
+    const unsigned lead = p[i];
+    size_t need;  // continuation bytes
+    unsigned lo = 0x80;
+    unsigned hi = 0xBF;
+    if (lead >= 0xC2 && lead <= 0xDF) {
+      need = 1;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+      need = 2;
+      if (lead == 0xE0) lo = 0xA0;  // no overlongs
+      if (lead == 0xED) hi = 0x9F;  // no surrogates
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      need = 3;
+      if (lead == 0xF0) lo = 0x90;  // no overlongs
+      if (lead == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
+    } else {
+      // 80..C1 (continuation or overlong lead) and F5..FF never start a
+      // sequence: the maximal subpart is this byte alone.
+      out->append(chars + run, i - run);
+      AppendReplacement(out, stats);
+      run = ++i;
+      continue;
+    }
+    size_t k = 1;  // bytes of the sequence that are valid so far
+    bool truncated = false;
+    for (; k <= need; ++k) {
+      if (i + k >= n) {
+        truncated = true;
+        break;
+      }
+      const unsigned byte = p[i + k];
+      const unsigned min = k == 1 ? lo : 0x80;
+      const unsigned max = k == 1 ? hi : 0xBF;
+      if (byte < min || byte > max) break;
+    }
+    if (k > need) {  // well-formed
+      i += need + 1;
+      continue;
+    }
+    if (truncated && !final) {
+      out->append(chars + run, i - run);
+      return i;
+    }
+    // p[i..i+k) is a maximal subpart: one U+FFFD, then resume at the byte
+    // that broke the sequence.
+    out->append(chars + run, i - run);
+    AppendReplacement(out, stats);
+    i += k;
+    run = i;
+  }
+  out->append(chars + run, n - run);
+  return n;
+}
+
+// Decodes UTF-16 in p[0..n) and returns the number of bytes consumed. Unless
+// `final`, stops before an odd trailing byte or a trailing high surrogate.
+size_t DecodeUtf16(const unsigned char* p, size_t n, bool big_endian,
+                   bool final, std::string* out, DecodeStats* stats) {
+  const auto unit = [p, big_endian](size_t at) -> uint32_t {
+    return big_endian ? (uint32_t{p[at]} << 8) | p[at + 1]
+                      : uint32_t{p[at]} | (uint32_t{p[at + 1]} << 8);
+  };
+  size_t i = 0;
+  while (i + 2 <= n) {
+    const uint32_t u = unit(i);
+    if (u < 0xD800 || u > 0xDFFF) {
+      AppendCodePoint(u, out);
+      i += 2;
+    } else if (u >= 0xDC00) {  // low surrogate without a high one
+      AppendReplacement(out, stats);
+      i += 2;
+    } else if (i + 4 > n) {  // high surrogate, its partner not seen yet
+      if (!final) return i;
+      AppendReplacement(out, stats);
+      i += 2;
+    } else {
+      const uint32_t low = unit(i + 2);
+      if (low >= 0xDC00 && low <= 0xDFFF) {
+        AppendCodePoint(0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00), out);
+        i += 4;
+      } else {
+        AppendReplacement(out, stats);  // the next unit is decoded on its own
+        i += 2;
+      }
+    }
+  }
+  if (i < n) {  // one odd byte
+    if (!final) return i;
+    AppendReplacement(out, stats);
+  }
+  return n;
+}
+
+void DecodeLatin1(const unsigned char* p, size_t n, std::string* out) {
+  size_t i = 0;
+  while (i < n) {
+    const size_t ascii = AsciiPrefix(p + i, n - i);
+    out->append(reinterpret_cast<const char*>(p + i), ascii);
+    i += ascii;
+    for (; i < n && p[i] >= 0x80; ++i) AppendCodePoint(p[i], out);
+  }
+}
+
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+constexpr std::string_view kBomUtf8 = "\xEF\xBB\xBF";
+constexpr std::string_view kBomUtf16Le = "\xFF\xFE";
+constexpr std::string_view kBomUtf16Be = "\xFE\xFF";
+
+}  // namespace
+
+TextDecoder::TextDecoder(Encoding encoding) : encoding_(encoding) { Reset(); }
+
+void TextDecoder::Reset() {
+  stats_ = DecodeStats{};
+  carry_.clear();
+  form_ = encoding_ == Encoding::kLatin1 ? Form::kLatin1 : Form::kUnknown;
+}
+
+// Looks at carry_ (the first bytes of the document) for a BOM. Returns false
+// when carry_ is still a proper prefix of a BOM and more bytes may come;
+// otherwise sets form_, drops the BOM and leaves any other bytes in carry_.
+bool TextDecoder::DecideForm(bool at_end) {
+  assert(form_ == Form::kUnknown);
+  const std::string_view head = carry_;
+  if (StartsWith(head, kBomUtf16Le)) {
+    form_ = Form::kUtf16Le;
+    stats_.transcoded = true;
+    carry_.erase(0, kBomUtf16Le.size());
+  } else if (StartsWith(head, kBomUtf16Be)) {
+    form_ = Form::kUtf16Be;
+    stats_.transcoded = true;
+    carry_.erase(0, kBomUtf16Be.size());
+  } else if (StartsWith(head, kBomUtf8)) {
+    form_ = Form::kUtf8;
+    carry_.erase(0, kBomUtf8.size());
+  } else if (!at_end && (StartsWith(kBomUtf8, head) ||
+                         StartsWith(kBomUtf16Le, head) ||
+                         StartsWith(kBomUtf16Be, head))) {
+    return false;
+  } else {
+    form_ = Form::kUtf8;
+  }
+  return true;
+}
+
+size_t TextDecoder::DecodeSome(std::string_view bytes, bool final,
+                               std::string* out) {
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+  switch (form_) {
+    case Form::kUtf8:
+      return DecodeUtf8(p, bytes.size(), final, out, &stats_);
+    case Form::kUtf16Le:
+      return DecodeUtf16(p, bytes.size(), /*big_endian=*/false, final, out,
+                         &stats_);
+    case Form::kUtf16Be:
+      return DecodeUtf16(p, bytes.size(), /*big_endian=*/true, final, out,
+                         &stats_);
+    case Form::kLatin1:
+      DecodeLatin1(p, bytes.size(), out);
+      return bytes.size();
+    case Form::kUnknown:
+      break;
+  }
+  assert(false && "DecodeSome before the form is decided");
+  return 0;
+}
+
+void TextDecoder::Feed(std::string_view bytes, std::string* out) {
+  if (form_ == Form::kUnknown) {
+    // The longest BOM is 3 bytes; gather that many before deciding.
+    assert(carry_.size() < kBomUtf8.size());
+    const size_t take = std::min(bytes.size(), kBomUtf8.size() - carry_.size());
+    carry_.append(bytes.substr(0, take));
+    bytes.remove_prefix(take);
+    if (!DecideForm(/*at_end=*/false)) {
+      assert(bytes.empty());
+      return;
+    }
+  }
+  if (!carry_.empty()) {
+    // Resolve the carried bytes with the first few new ones, in a small
+    // buffer, then decode the rest of `bytes` in place.
+    const size_t take = std::min(bytes.size(), kLookahead);
+    std::string joined = carry_;
+    joined.append(bytes.substr(0, take));
+    const size_t used = DecodeSome(joined, /*final=*/false, out);
+    if (used < carry_.size()) {
+      // Still incomplete: only possible when `bytes` was shorter than the
+      // look-ahead, so all of it is in `joined`.
+      assert(take == bytes.size());
+      carry_.assign(joined, used);
+      carry_.append(bytes.substr(take));
+      return;
+    }
+    bytes.remove_prefix(used - carry_.size());
+    carry_.clear();
+  }
+  const size_t used = DecodeSome(bytes, /*final=*/false, out);
+  carry_.assign(bytes.substr(used));
+}
+
+void TextDecoder::Finish(std::string* out) {
+  if (form_ == Form::kUnknown) {
+    const bool decided = DecideForm(/*at_end=*/true);
+    assert(decided);
+    (void)decided;
+  }
+  if (!carry_.empty()) {
+    const size_t used = DecodeSome(carry_, /*final=*/true, out);
+    assert(used == carry_.size());
+    (void)used;
+    carry_.clear();
+  }
+}
+
+bool LooksBinary(std::string_view first_block) {
+  if (StartsWith(first_block, kBomUtf16Le) ||
+      StartsWith(first_block, kBomUtf16Be)) {
+    return false;
+  }
+  return first_block.find('\0') != std::string_view::npos;
+}
+
+}  // namespace neardup

@@ -1,0 +1,297 @@
+// The POSIX FileSystem and the gzip/zstd decoding readers.
+//
+// Every reader streams through a fixed-size buffer; no file is ever loaded
+// whole. Errors are sticky: once a reader has failed, every later Read()
+// returns the same Status.
+
+#include "neardup/file_system.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+namespace neardup {
+namespace {
+
+// Size of the compressed-input buffer of the decoding readers.
+constexpr size_t kInputBufferSize = 256 * 1024;
+// Largest single read(2) request; keeps the count inside ssize_t.
+constexpr size_t kMaxReadRequest = size_t{1} << 30;
+
+// "PATH: No such file or directory". std::system_category().message() is
+// thread-safe, unlike strerror().
+std::string ErrnoMessage(const std::string& path, int err) {
+  return path + ": " + std::system_category().message(err);
+}
+
+Status ErrnoStatus(const std::string& path, int err) {
+  if (err == ENOENT || err == ENOTDIR) return Status::NotFound(ErrnoMessage(path, err));
+  return Status::IoError(ErrnoMessage(path, err));
+}
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// Owns a file descriptor; closes it on destruction. Move-only.
+class UniqueFd {
+ public:
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept {
+    if (this != &other) {
+      Reset();
+      fd_ = std::exchange(other.fd_, -1);
+    }
+    return *this;
+  }
+  ~UniqueFd() { Reset(); }
+
+  int get() const { return fd_; }
+
+ private:
+  void Reset() {
+    // close() is not retried on EINTR: on Linux the descriptor is gone anyway.
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+  int fd_ = -1;
+};
+
+class PosixReader final : public ByteReader {
+ public:
+  PosixReader(UniqueFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {}
+
+  Result<size_t> Read(char* buf, size_t n) override {
+    if (!error_.ok()) return error_;
+    const size_t want = std::min(n, kMaxReadRequest);
+    while (true) {
+      const ssize_t got = ::read(fd_.get(), buf, want);
+      if (got >= 0) return static_cast<size_t>(got);
+      if (errno == EINTR) continue;
+      error_ = Status::IoError(ErrnoMessage(path_, errno));
+      return error_;
+    }
+  }
+
+ private:
+  UniqueFd fd_;
+  std::string path_;
+  Status error_;
+};
+
+class PosixFileSystem final : public FileSystem {
+ public:
+  Result<std::unique_ptr<ByteReader>> Open(const std::string& path) override {
+    int raw;
+    do {
+      raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    } while (raw < 0 && errno == EINTR);
+    if (raw < 0) return ErrnoStatus(path, errno);
+    UniqueFd fd(raw);
+    // A directory opens fine with O_RDONLY; fail here rather than at read().
+    struct stat st;
+    if (::fstat(fd.get(), &st) != 0) return ErrnoStatus(path, errno);
+    if (S_ISDIR(st.st_mode)) return Status::IoError(ErrnoMessage(path, EISDIR));
+    return std::unique_ptr<ByteReader>(std::make_unique<PosixReader>(std::move(fd), path));
+  }
+
+  Result<FileStat> Stat(const std::string& path) override {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return ErrnoStatus(path, errno);
+    FileStat out;
+    out.size = static_cast<uint64_t>(st.st_size);
+    out.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 +
+                   static_cast<int64_t>(st.st_mtim.tv_nsec);
+    return out;
+  }
+};
+
+// Decodes a gzip (or zlib) stream, including several gzip members written one
+// after another, as gzip(1) does.
+class GzipByteReader final : public ByteReader {
+ public:
+  GzipByteReader(std::unique_ptr<ByteReader> inner, std::string path)
+      : inner_(std::move(inner)),
+        path_(std::move(path)),
+        input_(std::make_unique<char[]>(kInputBufferSize)) {
+    // 15 + 32: largest window, detect a gzip or zlib header automatically.
+    const int rc = inflateInit2(&zs_, 15 + 32);
+    if (rc == Z_OK) {
+      initialized_ = true;
+    } else {
+      error_ = Status::Internal(path_ + ": cannot initialize zlib: " + zError(rc));
+    }
+  }
+  // z_stream points back at itself through its state: not movable, and the
+  // base class already forbids copies.
+  ~GzipByteReader() override {
+    if (initialized_) inflateEnd(&zs_);
+  }
+
+  Result<size_t> Read(char* buf, size_t n) override {
+    if (!error_.ok()) return error_;
+    if (n == 0 || done_) return size_t{0};
+    const auto want = static_cast<uInt>(std::min<size_t>(n, UINT_MAX));
+    zs_.next_out = reinterpret_cast<Bytef*>(buf);
+    zs_.avail_out = want;
+    while (zs_.avail_out == want) {
+      if (zs_.avail_in == 0 && !inner_eof_) {
+        if (Status s = Refill(); !s.ok()) return Fail(std::move(s));
+      }
+      if (member_ended_) {
+        if (zs_.avail_in == 0) {  // and the input is at its end: a clean finish
+          done_ = true;
+          break;
+        }
+        // More bytes after a complete member: the next member starts.
+        inflateReset(&zs_);
+        member_ended_ = false;
+      }
+      const int rc = inflate(&zs_, Z_NO_FLUSH);
+      if (rc == Z_STREAM_END) {
+        member_ended_ = true;
+      } else if (rc == Z_BUF_ERROR) {
+        // No progress was possible: inflate needs input we do not have.
+        if (zs_.avail_in != 0) return Fail(Status::Corrupt(path_ + ": invalid gzip data"));
+        if (inner_eof_) return Fail(Status::Corrupt(path_ + ": truncated gzip stream"));
+      } else if (rc != Z_OK) {
+        const char* why = zs_.msg != nullptr ? zs_.msg : zError(rc);
+        if (rc == Z_MEM_ERROR) return Fail(Status::Internal(path_ + ": " + why));
+        return Fail(Status::Corrupt(path_ + ": invalid gzip data: " + why));
+      }
+    }
+    return static_cast<size_t>(want - zs_.avail_out);
+  }
+
+ private:
+  Status Refill() {
+    Result<size_t> got = inner_->Read(input_.get(), kInputBufferSize);
+    if (!got.ok()) return got.status();
+    if (*got == 0) {
+      inner_eof_ = true;
+    } else {
+      zs_.next_in = reinterpret_cast<Bytef*>(input_.get());
+      zs_.avail_in = static_cast<uInt>(*got);
+    }
+    return Status::Ok();
+  }
+
+  Status Fail(Status s) {
+    error_ = std::move(s);
+    return error_;
+  }
+
+  std::unique_ptr<ByteReader> inner_;
+  std::string path_;
+  std::unique_ptr<char[]> input_;
+  z_stream zs_{};
+  bool initialized_ = false;
+  bool inner_eof_ = false;
+  bool member_ended_ = false;  // the last inflate() finished a member
+  bool done_ = false;
+  Status error_;
+};
+
+// Decodes a zstd stream of one or more frames.
+class ZstdByteReader final : public ByteReader {
+ public:
+  ZstdByteReader(std::unique_ptr<ByteReader> inner, std::string path)
+      : inner_(std::move(inner)),
+        path_(std::move(path)),
+        input_(std::make_unique<char[]>(kInputBufferSize)),
+        dctx_(ZSTD_createDCtx()) {
+    if (dctx_ == nullptr) error_ = Status::Internal(path_ + ": cannot create a zstd context");
+  }
+  ~ZstdByteReader() override { ZSTD_freeDCtx(dctx_); }
+
+  Result<size_t> Read(char* buf, size_t n) override {
+    if (!error_.ok()) return error_;
+    if (n == 0 || done_) return size_t{0};
+    ZSTD_outBuffer out{buf, n, 0};
+    while (out.pos == 0) {
+      if (in_.pos == in_.size && !inner_eof_) {
+        if (Status s = Refill(); !s.ok()) return Fail(std::move(s));
+      }
+      const bool input_exhausted = in_.pos == in_.size && inner_eof_;
+      if (input_exhausted && frame_ended_) {
+        done_ = true;
+        break;
+      }
+      // Called even without input: the decoder may still hold output to flush.
+      const size_t rc = ZSTD_decompressStream(dctx_, &out, &in_);
+      if (ZSTD_isError(rc)) {
+        return Fail(Status::Corrupt(path_ + ": invalid zstd data: " + ZSTD_getErrorName(rc)));
+      }
+      frame_ended_ = rc == 0;
+      if (input_exhausted && !frame_ended_ && out.pos == 0) {
+        return Fail(Status::Corrupt(path_ + ": truncated zstd stream"));
+      }
+    }
+    return out.pos;
+  }
+
+ private:
+  Status Refill() {
+    Result<size_t> got = inner_->Read(input_.get(), kInputBufferSize);
+    if (!got.ok()) return got.status();
+    in_ = ZSTD_inBuffer{input_.get(), *got, 0};
+    if (*got == 0) inner_eof_ = true;
+    return Status::Ok();
+  }
+
+  Status Fail(Status s) {
+    error_ = std::move(s);
+    return error_;
+  }
+
+  std::unique_ptr<ByteReader> inner_;
+  std::string path_;
+  std::unique_ptr<char[]> input_;
+  ZSTD_DCtx* const dctx_;  // owned; freed in the destructor
+  ZSTD_inBuffer in_{nullptr, 0, 0};
+  bool inner_eof_ = false;
+  // The last call completed a frame. Starts false, so an empty file is
+  // reported as truncated, as zstd(1) does.
+  bool frame_ended_ = false;
+  bool done_ = false;
+  Status error_;
+};
+
+}  // namespace
+
+FileSystem& FileSystem::Default() {
+  // Trivially destructible state, so a function-local static is safe at exit.
+  static PosixFileSystem file_system;
+  return file_system;
+}
+
+Result<std::unique_ptr<ByteReader>> OpenInput(FileSystem& fs, const std::string& path) {
+  Result<std::unique_ptr<ByteReader>> raw = fs.Open(path);
+  if (!raw.ok()) return raw;
+  if (EndsWith(path, ".gz")) return GzipReader(std::move(*raw), path);
+  if (EndsWith(path, ".zst")) return ZstdReader(std::move(*raw), path);
+  return raw;
+}
+
+std::unique_ptr<ByteReader> GzipReader(std::unique_ptr<ByteReader> inner, std::string path) {
+  return std::make_unique<GzipByteReader>(std::move(inner), std::move(path));
+}
+
+std::unique_ptr<ByteReader> ZstdReader(std::unique_ptr<ByteReader> inner, std::string path) {
+  return std::make_unique<ZstdByteReader>(std::move(inner), std::move(path));
+}
+
+}  // namespace neardup

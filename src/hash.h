@@ -1,0 +1,64 @@
+// Hashing primitives: the only file that includes xxhash.h.
+//
+// Tokens are hashed once with XXH3-64 and the seed; shingles are built from
+// their tokens' hashes with Mix64 (no text is hashed twice); a document's
+// normalized content is identified by XXH3-128 over its token hashes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace neardup {
+
+inline uint64_t HashBytes(const void* data, size_t len, uint64_t seed) {
+  return XXH3_64bits_withSeed(data, len, seed);
+}
+
+// The 64-bit finalizer of MurmurHash3: a bijection with full avalanche.
+inline uint64_t Mix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+// splitmix64: the deterministic generator behind every seeded parameter.
+class SplitMix64 {
+ public:
+  explicit SplitMix64(uint64_t seed) : state_(seed) {}
+  uint64_t Next() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+
+ private:
+  uint64_t state_;
+};
+
+// Streaming XXH3-128, RAII over XXH3_state_t.
+class Hasher128 {
+ public:
+  Hasher128() { Reset(); }
+  Hasher128(const Hasher128&) = delete;
+  Hasher128& operator=(const Hasher128&) = delete;
+  void Reset() { XXH3_128bits_reset(&state_); }
+  void Update(const void* data, size_t len) { XXH3_128bits_update(&state_, data, len); }
+  void Digest(uint64_t* low, uint64_t* high) const {
+    const XXH128_hash_t h = XXH3_128bits_digest(&state_);
+    *low = h.low64;
+    *high = h.high64;
+  }
+
+ private:
+  XXH3_state_t state_;
+};
+
+}  // namespace neardup

@@ -1,0 +1,411 @@
+// Normalizer: NFKC + full case folding with utf8proc. See
+// include/neardup/normalize.h.
+//
+// Segments. Normalization (case fold, compatibility decomposition, canonical
+// reordering, composition) only looks across a position p when the code point
+// at p is not a "boundary": text may be cut before a code point c, and both
+// sides normalized apart, when the mapping of c (case fold + NFKD, as utf8proc
+// computes it) starts with a code point s that
+//   - has canonical combining class 0 (so reordering never crosses it), and
+//   - is never the second code point of a canonical composition pair (so it
+//     cannot compose with the starter before it; this excludes the Hangul
+//     vowel and trailing jamo U+1160..U+11FF and the few class-0 second
+//     code points such as Tamil U+0BBE and Kannada U+0CD5).
+// Once s is written, everything after it composes with s or later code points,
+// never with the text before the cut. Every ASCII character, every CJK
+// ideograph, kana, Hangul syllable and most letters are boundaries; the
+// halfwidth voiced mark U+FF9E (which maps to combining U+3099) and combining
+// marks are not. The set of second code points is derived once from utf8proc's
+// own decomposition data, so it follows the library's Unicode version.
+//
+// ASCII fast path. Text is scanned 16 bytes at a time for a byte >= 0x80.
+// ASCII runs are copied unchanged; a Unicode segment starts at the ASCII
+// character just before the first non-ASCII byte (it may be the base of a
+// combining mark) and runs until an ASCII character followed by another ASCII
+// character (both boundaries), so that single spaces between, say, Korean
+// words do not break a segment into many small utf8proc calls.
+//
+// Bounded memory. Feed holds back the text from the last boundary on, since
+// what comes next may combine with it. A run of more than kMaxRun bytes with
+// no boundary (only pathological text: hundreds of stacked combining marks)
+// gets a forced cut at the first code point kMaxRun bytes or more after the
+// last boundary or forced cut. Forced cuts depend only on the text, never on
+// the chunking, so Feed's output still does not depend on chunk boundaries;
+// it differs from normalizing the whole text at once only in such runs.
+#include "neardup/normalize.h"
+
+#include <utf8proc.h>
+
+#include <algorithm>
+#include <bitset>
+#include <cassert>
+#include <cstring>
+
+namespace neardup {
+namespace {
+
+constexpr uint64_t kHighBits = 0x8080808080808080ULL;
+// Longest run without a boundary before a forced cut.
+constexpr size_t kMaxRun = 256;
+// A Unicode segment longer than this ends at the next boundary (this bounds
+// the utf8proc work buffer, not the output).
+constexpr size_t kMaxSegment = 16 * 1024;
+// Room for the mapping of one code point (the longest, U+FDFA, has 18).
+constexpr utf8proc_ssize_t kMaxMapping = 32;
+
+const utf8proc_option_t kOptions = static_cast<utf8proc_option_t>(
+    UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT | UTF8PROC_CASEFOLD);
+
+// Index of the first byte >= 0x80 in p[i..n), or n.
+size_t FindNonAscii(const unsigned char* p, size_t i, size_t n) {
+  while (i + 16 <= n) {
+    uint64_t a;
+    uint64_t b;
+    std::memcpy(&a, p + i, 8);
+    std::memcpy(&b, p + i + 8, 8);
+    if (((a | b) & kHighBits) != 0) break;
+    i += 16;
+  }
+  while (i < n && p[i] < 0x80) ++i;
+  return i;
+}
+
+// Decodes the code point at p[i..n) into *cp and returns its length in bytes.
+// An invalid or truncated sequence gives *cp = -1 and length 1.
+size_t DecodeAt(const unsigned char* p, size_t i, size_t n, int32_t* cp) {
+  const utf8proc_ssize_t len = utf8proc_iterate(
+      p + i, static_cast<utf8proc_ssize_t>(std::min<size_t>(n - i, 4)), cp);
+  if (len <= 0 || *cp < 0) {
+    *cp = -1;
+    return 1;
+  }
+  return static_cast<size_t>(len);
+}
+
+// Code points that are the second of a canonical decomposition (and so may
+// compose with a preceding starter), from utf8proc's own tables.
+class CompositionSeconds {
+ public:
+  CompositionSeconds() {
+    utf8proc_int32_t buf[kMaxMapping];
+    for (int32_t cp = 0; cp < 0x110000; ++cp) {
+      if (cp >= 0xD800 && cp <= 0xDFFF) continue;
+      const utf8proc_property_t* prop = utf8proc_get_property(cp);
+      // decomp_type 0 is a canonical decomposition.
+      if (prop->decomp_seqindex == UINT16_MAX || prop->decomp_type != 0) {
+        continue;
+      }
+      int boundclass = 0;
+      const utf8proc_ssize_t len = utf8proc_decompose_char(
+          cp, buf, kMaxMapping, UTF8PROC_DECOMPOSE, &boundclass);
+      // Conservative: every code point after the first of a full canonical
+      // decomposition counts as a possible second.
+      for (utf8proc_ssize_t k = 1; k < std::min(len, kMaxMapping); ++k) {
+        Add(buf[k]);
+      }
+    }
+    std::sort(astral_.begin(), astral_.end());
+    astral_.erase(std::unique(astral_.begin(), astral_.end()), astral_.end());
+  }
+
+  bool Contains(int32_t cp) const {
+    if (cp < 0x10000) return bmp_.test(static_cast<size_t>(cp));
+    return std::binary_search(astral_.begin(), astral_.end(), cp);
+  }
+
+ private:
+  void Add(int32_t cp) {
+    if (cp < 0) return;
+    if (cp < 0x10000) {
+      bmp_.set(static_cast<size_t>(cp));
+    } else {
+      astral_.push_back(cp);
+    }
+  }
+
+  std::bitset<0x10000> bmp_;
+  std::vector<int32_t> astral_;
+};
+
+const CompositionSeconds& Seconds() {
+  static const CompositionSeconds seconds;
+  return seconds;
+}
+
+enum class CharClass {
+  kNone,      // text may not be cut before it
+  kBoundary,  // text may be cut before it (see the top of this file)
+  kInert,     // a boundary that normalizes to itself
+};
+
+// True when the code point alone is unchanged by normalization.
+bool NormalizesToItself(int32_t cp) {
+  utf8proc_uint8_t utf8[4];
+  const utf8proc_ssize_t bytes = utf8proc_encode_char(cp, utf8);
+  utf8proc_int32_t buf[kMaxMapping];
+  utf8proc_ssize_t len = utf8proc_decompose(utf8, bytes, buf, kMaxMapping, kOptions);
+  if (len < 1 || len > kMaxMapping) return false;
+  len = utf8proc_normalize_utf32(buf, len, kOptions);
+  return len == 1 && buf[0] == cp;
+}
+
+CharClass ComputeClass(int32_t cp) {
+  if (cp < 0 || cp >= 0x110000 || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    return CharClass::kNone;
+  }
+  // Hangul syllables map to a leading jamo, which composes with nothing
+  // before it, and recompose to themselves. (Listed here because utf8proc
+  // decomposes them by formula, not from its tables.)
+  if (cp >= 0xAC00 && cp <= 0xD7A3) return CharClass::kInert;
+  const utf8proc_property_t* prop = utf8proc_get_property(cp);
+  int32_t first = cp;
+  bool maps_to_itself = true;
+  if (prop->decomp_seqindex != UINT16_MAX ||
+      prop->casefold_seqindex != UINT16_MAX) {
+    utf8proc_int32_t buf[kMaxMapping];
+    int boundclass = 0;
+    const utf8proc_ssize_t len =
+        utf8proc_decompose_char(cp, buf, kMaxMapping, kOptions, &boundclass);
+    if (len < 1) return CharClass::kNone;
+    first = buf[0];
+    prop = utf8proc_get_property(first);
+    maps_to_itself = false;
+  }
+  if (prop->combining_class != 0) return CharClass::kNone;
+  if (first >= 0x1160 && first <= 0x11FF) return CharClass::kNone;  // V, T jamo
+  if (Seconds().Contains(first)) return CharClass::kNone;
+  // A precomposed letter such as U+00E9 decomposes and composes back.
+  return maps_to_itself || NormalizesToItself(cp) ? CharClass::kInert
+                                                  : CharClass::kBoundary;
+}
+
+// ComputeClass() for the Basic Multilingual Plane, computed once (a few ms).
+class BmpClasses {
+ public:
+  BmpClasses() {
+    for (int32_t cp = 0; cp < 0x10000; ++cp) {
+      const CharClass cls = ComputeClass(cp);
+      boundary_[static_cast<size_t>(cp)] = cls != CharClass::kNone;
+      inert_[static_cast<size_t>(cp)] = cls == CharClass::kInert;
+    }
+  }
+
+  CharClass Get(int32_t cp) const {
+    const auto at = static_cast<size_t>(cp);
+    if (inert_[at]) return CharClass::kInert;
+    return boundary_[at] ? CharClass::kBoundary : CharClass::kNone;
+  }
+
+ private:
+  std::bitset<0x10000> boundary_;
+  std::bitset<0x10000> inert_;
+};
+
+CharClass Classify(int32_t cp) {
+  if (cp < 0) return CharClass::kNone;
+  if (cp < 0x80) {
+    return cp >= 'A' && cp <= 'Z' ? CharClass::kBoundary : CharClass::kInert;
+  }
+  if (cp < 0x10000) {
+    static const BmpClasses classes;
+    return classes.Get(cp);
+  }
+  return ComputeClass(cp);
+}
+
+// Offset of the first boundary in text[0..limit), or npos.
+size_t FirstBoundary(std::string_view text, size_t limit) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = std::min(text.size(), limit);
+  for (size_t i = 0; i < n;) {
+    int32_t cp;
+    const size_t len = DecodeAt(p, i, text.size(), &cp);
+    if (Classify(cp) != CharClass::kNone) return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+void Normalizer::NormalizeSegment(std::string_view segment,
+                                  std::string* out) {
+  if (segment.empty()) return;
+  const auto* s = reinterpret_cast<const utf8proc_uint8_t*>(segment.data());
+  const auto len = static_cast<utf8proc_ssize_t>(segment.size());
+  if (codepoints_.empty()) codepoints_.resize(256);
+  // utf8proc_reencode writes a terminating NUL after the UTF-8 bytes, which
+  // needs one slot beyond the code points: offer the decomposition size - 1.
+  auto room = static_cast<utf8proc_ssize_t>(codepoints_.size()) - 1;
+  utf8proc_ssize_t count =
+      utf8proc_decompose(s, len, codepoints_.data(), room, kOptions);
+  if (count > room) {
+    codepoints_.resize(static_cast<size_t>(count) + 1);
+    room = count;
+    count = utf8proc_decompose(s, len, codepoints_.data(), room, kOptions);
+  }
+  if (count < 0 || count > room) {
+    out->append(segment);  // invalid UTF-8: copy it, never fail
+    return;
+  }
+  const utf8proc_ssize_t bytes =
+      utf8proc_reencode(codepoints_.data(), count, kOptions);
+  if (bytes < 0) {
+    out->append(segment);
+    return;
+  }
+  out->append(reinterpret_cast<const char*>(codepoints_.data()),
+              static_cast<size_t>(bytes));
+}
+
+size_t Normalizer::Process(std::string_view text, bool final,
+                           std::string* out) {
+  constexpr size_t kNone = std::string_view::npos;
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  size_t pos = 0;  // always a boundary or forced cut
+  while (pos < n) {
+    const size_t first_high = FindNonAscii(p, pos, n);
+    if (first_high == n) {
+      // ASCII to the end. The last character may be the base of a combining
+      // mark in the next chunk: hold it back.
+      const size_t keep = final ? n : n - 1;
+      out->append(text.substr(pos, keep - pos));
+      return keep;
+    }
+    size_t start = pos;  // of the Unicode segment
+    if (first_high > pos) {
+      start = first_high - 1;  // the ASCII character before it
+      out->append(text.substr(pos, start - pos));
+    }
+
+    // The segment is a sequence of clusters, each a boundary code point and
+    // the non-boundary ones after it. A cluster of one inert code point is
+    // copied; runs of other clusters go through utf8proc. Since clusters
+    // start at boundaries, how they are grouped does not change the output.
+    size_t done = start;        // output written up to here
+    size_t inert_from = kNone;  // start of the inert clusters before `cut`
+    size_t cut = start;         // start of the current cluster
+    bool cut_inert = start < first_high &&
+                     Classify(p[start]) == CharClass::kInert;
+    // Completes the cluster [cut, at) and starts a new one at `at`.
+    const auto next_cluster = [&](size_t at, bool inert) {
+      if (at > cut) {
+        if (cut_inert) {
+          if (inert_from == kNone) inert_from = cut;
+        } else if (inert_from != kNone) {
+          NormalizeSegment(text.substr(done, inert_from - done), out);
+          out->append(text.substr(inert_from, cut - inert_from));
+          done = cut;
+          inert_from = kNone;
+        }
+      }
+      cut = at;
+      cut_inert = inert;
+    };
+    // Writes the segment up to `end`, where the cluster at `cut` is complete
+    // (or empty, when end == cut).
+    const auto flush = [&](size_t end) {
+      next_cluster(end, false);
+      if (inert_from == kNone) {
+        NormalizeSegment(text.substr(done, end - done), out);
+      } else {
+        NormalizeSegment(text.substr(done, inert_from - done), out);
+        out->append(text.substr(inert_from, end - inert_from));
+      }
+    };
+
+    size_t end = kNone;
+    size_t i = first_high;
+    while (i < n) {
+      if (p[i] < 0x80) {
+        // Every ASCII character is a boundary. Two in a row: back to the
+        // ASCII fast path.
+        if ((i + 1 < n && p[i + 1] < 0x80) || i - start >= kMaxSegment) {
+          end = i;
+          break;
+        }
+        next_cluster(i, Classify(p[i]) == CharClass::kInert);
+        ++i;
+        continue;
+      }
+      int32_t cp;
+      const size_t len = DecodeAt(p, i, n, &cp);
+      const CharClass cls = Classify(cp);
+      if (cls != CharClass::kNone) {
+        if (i - start >= kMaxSegment) {
+          end = i;
+          break;
+        }
+        next_cluster(i, cls == CharClass::kInert);
+      } else if (i - cut >= kMaxRun) {
+        end = i;  // forced cut: normalize the pieces on either side apart
+        break;
+      } else {
+        cut_inert = false;  // the cluster has more than one code point
+      }
+      i += len;
+    }
+    if (end == kNone) {  // the text ended inside the segment
+      if (final) {
+        flush(n);
+        return n;
+      }
+      // The last cluster may continue in the next chunk: hold it back.
+      const size_t keep = cut;
+      cut_inert = false;
+      flush(keep);
+      return keep;
+    }
+    flush(end);
+    pos = end;
+  }
+  return n;
+}
+
+void Normalizer::Feed(std::string_view utf8, std::string* out) {
+  if (utf8.empty()) return;
+  if (!carry_.empty()) {
+    // The held-back tail ends where the first boundary of the new text
+    // starts; normalize the two together up to there. Looking further than
+    // kMaxRun is pointless: a forced cut would come first.
+    const size_t boundary = FirstBoundary(utf8, kMaxRun + 4);
+    scratch_.assign(carry_);
+    carry_.clear();
+    if (boundary == std::string_view::npos) {
+      scratch_.append(utf8);
+      const size_t keep = Process(scratch_, /*final=*/false, out);
+      carry_.assign(scratch_, keep);
+      return;
+    }
+    scratch_.append(utf8.substr(0, boundary));
+    const size_t keep = Process(scratch_, /*final=*/true, out);
+    assert(keep == scratch_.size());
+    (void)keep;
+    utf8.remove_prefix(boundary);
+  }
+  const size_t keep = Process(utf8, /*final=*/false, out);
+  carry_.assign(utf8.substr(keep));
+}
+
+void Normalizer::Finish(std::string* out) {
+  if (carry_.empty()) return;
+  scratch_.swap(carry_);
+  carry_.clear();
+  const size_t keep = Process(scratch_, /*final=*/true, out);
+  assert(keep == scratch_.size());
+  (void)keep;
+}
+
+std::string NormalizeText(std::string_view utf8) {
+  Normalizer normalizer;
+  std::string out;
+  normalizer.Feed(utf8, &out);
+  normalizer.Finish(&out);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+}  // namespace neardup

@@ -1,0 +1,277 @@
+#include "neardup/shingle.h"
+
+#include <utf8proc.h>
+
+#include <algorithm>
+#include <cassert>
+
+#include "hash.h"
+#include "neardup/decode.h"
+#include "neardup/normalize.h"
+
+namespace neardup {
+
+namespace {
+
+// Per ASCII byte: is it part of a word, and its lowercase form.
+struct AsciiTables {
+  bool word[128];
+  char lower[128];
+  constexpr AsciiTables() : word(), lower() {
+    for (int c = 0; c < 128; ++c) {
+      const bool upper = c >= 'A' && c <= 'Z';
+      word[c] = upper || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+      lower[c] = static_cast<char>(upper ? c + ('a' - 'A') : c);
+    }
+  }
+};
+constexpr AsciiTables kAscii;
+
+// Decodes one code point. REQUIRES: valid UTF-8 with at least one byte at p.
+inline int32_t DecodeUtf8(const unsigned char* p, size_t avail, size_t* len) {
+  const unsigned char c = p[0];
+  if (c < 0xE0 && avail >= 2) {
+    *len = 2;
+    return ((c & 0x1F) << 6) | (p[1] & 0x3F);
+  }
+  if (c < 0xF0 && avail >= 3) {
+    *len = 3;
+    return ((c & 0x0F) << 12) | ((p[1] & 0x3F) << 6) | (p[2] & 0x3F);
+  }
+  if (avail >= 4) {
+    *len = 4;
+    return ((c & 0x07) << 18) | ((p[1] & 0x3F) << 12) | ((p[2] & 0x3F) << 6) | (p[3] & 0x3F);
+  }
+  *len = 1;  // broken contract: treat the byte as a separator
+  return 0xFFFD;
+}
+
+// Letters, marks and numbers make words (plus '_', handled in the ASCII table).
+inline bool IsWordCodePoint(int32_t cp) {
+  switch (utf8proc_category(cp)) {
+    case UTF8PROC_CATEGORY_LU:
+    case UTF8PROC_CATEGORY_LL:
+    case UTF8PROC_CATEGORY_LT:
+    case UTF8PROC_CATEGORY_LM:
+    case UTF8PROC_CATEGORY_LO:
+    case UTF8PROC_CATEGORY_MN:
+    case UTF8PROC_CATEGORY_MC:
+    case UTF8PROC_CATEGORY_ME:
+    case UTF8PROC_CATEGORY_ND:
+    case UTF8PROC_CATEGORY_NL:
+    case UTF8PROC_CATEGORY_NO:
+    case UTF8PROC_CATEGORY_PC:  // connector punctuation: '_' and its kin
+      return true;
+    default:
+      return false;
+  }
+}
+
+inline bool IsSpaceCodePoint(int32_t cp) {
+  switch (utf8proc_category(cp)) {
+    case UTF8PROC_CATEGORY_ZS:
+    case UTF8PROC_CATEGORY_ZL:
+    case UTF8PROC_CATEGORY_ZP:
+    case UTF8PROC_CATEGORY_CC:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Scripts written without spaces between words: Han, Hiragana, Katakana,
+// Thai, Lao, Khmer, Myanmar (block ranges from the Unicode Character Database).
+inline bool IsNoSpaceScript(int32_t cp) {
+  if (cp < 0x0E00) return false;
+  return (cp >= 0x0E00 && cp <= 0x0EFF) ||    // Thai, Lao
+         (cp >= 0x1000 && cp <= 0x109F) ||    // Myanmar
+         (cp >= 0x1780 && cp <= 0x17FF) ||    // Khmer
+         (cp >= 0x19E0 && cp <= 0x19FF) ||    // Khmer symbols
+         (cp >= 0x2E80 && cp <= 0x2FDF) ||    // CJK radicals, Kangxi radicals
+         (cp >= 0x3005 && cp <= 0x3007) ||    // ideographic iteration mark, number zero
+         (cp >= 0x3021 && cp <= 0x3029) ||    // Hangzhou numerals
+         (cp >= 0x3038 && cp <= 0x303B) ||
+         (cp >= 0x3040 && cp <= 0x30FF) ||    // Hiragana, Katakana
+         (cp >= 0x31F0 && cp <= 0x31FF) ||    // Katakana phonetic extensions
+         (cp >= 0x3400 && cp <= 0x4DBF) ||    // CJK extension A
+         (cp >= 0x4E00 && cp <= 0x9FFF) ||    // CJK unified ideographs
+         (cp >= 0xA9E0 && cp <= 0xA9FF) ||    // Myanmar extended-B
+         (cp >= 0xAA60 && cp <= 0xAA7F) ||    // Myanmar extended-A
+         (cp >= 0xF900 && cp <= 0xFAFF) ||    // CJK compatibility ideographs
+         (cp >= 0xFF66 && cp <= 0xFF9F) ||    // halfwidth Katakana
+         (cp >= 0x1B000 && cp <= 0x1B16F) ||  // Kana supplement and extensions
+         (cp >= 0x20000 && cp <= 0x323AF);    // CJK extensions B..H
+}
+
+constexpr uint64_t kShingleMul = 0x9e3779b97f4a7c15ULL;
+
+}  // namespace
+
+struct Shingler::State {
+  Hasher128 content;
+};
+
+Shingler::Shingler(ShingleUnit unit, int k, uint64_t seed)
+    : unit_(unit), k_(k), seed_(seed), state_(std::make_unique<State>()) {
+  assert(k >= 1 && k <= 64);
+  Reset();
+}
+
+Shingler::~Shingler() = default;
+
+void Shingler::Reset() {
+  state_->content.Reset();
+  word_.clear();
+  pending_space_ = false;
+  seen_char_ = false;
+  in_word_ = false;
+  tokens_ = 0;
+  words_ = 0;
+  token_batch_.clear();
+  shingles_.clear();
+  content_ = ContentHash();
+}
+
+void Shingler::EmitToken(uint64_t token_hash) {
+  window_[static_cast<size_t>(tokens_ % static_cast<uint64_t>(k_))] = token_hash;
+  ++tokens_;
+  token_batch_.push_back(token_hash);
+  if (tokens_ < static_cast<uint64_t>(k_)) return;
+  // The oldest token of the window sits where the next one will go.
+  size_t idx = static_cast<size_t>(tokens_ % static_cast<uint64_t>(k_));
+  uint64_t h = seed_;
+  for (int j = 0; j < k_; ++j) {
+    h = (h ^ window_[idx]) * kShingleMul;
+    h ^= h >> 29;
+    if (++idx == static_cast<size_t>(k_)) idx = 0;
+  }
+  shingles_.push_back(Mix64(h));
+}
+
+void Shingler::EndWord() {
+  if (word_.empty()) return;
+  ++words_;
+  EmitToken(HashBytes(word_.data(), word_.size(), seed_));
+  word_.clear();
+}
+
+void Shingler::FeedWords(std::string_view text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  size_t i = 0;
+  while (i < n) {
+    const unsigned char c = p[i];
+    if (c < 0x80) {
+      if (!kAscii.word[c]) {
+        EndWord();
+        ++i;
+        continue;
+      }
+      size_t j = i + 1;
+      while (j < n && p[j] < 0x80 && kAscii.word[p[j]]) ++j;
+      const size_t old = word_.size();
+      word_.append(text.data() + i, j - i);
+      for (size_t w = old; w < word_.size(); ++w) {
+        word_[w] = kAscii.lower[static_cast<unsigned char>(word_[w])];
+      }
+      i = j;
+      continue;
+    }
+    size_t len = 1;
+    const int32_t cp = DecodeUtf8(p + i, n - i, &len);
+    if (!IsWordCodePoint(cp)) {
+      EndWord();
+    } else if (IsNoSpaceScript(cp)) {
+      EndWord();
+      word_.append(text.data() + i, len);
+      EndWord();
+    } else {
+      word_.append(text.data() + i, len);
+    }
+    i += len;
+  }
+}
+
+void Shingler::FeedChars(std::string_view text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  const uint64_t char_seed = Mix64(seed_ ^ 0x636861727321ULL);
+  size_t i = 0;
+  while (i < n) {
+    int32_t cp;
+    size_t len = 1;
+    bool space, word;
+    if (p[i] < 0x80) {
+      const unsigned char c = p[i];
+      cp = static_cast<unsigned char>(kAscii.lower[c]);
+      space = c <= 0x20 || c == 0x7f;
+      word = kAscii.word[c];
+    } else {
+      cp = DecodeUtf8(p + i, n - i, &len);
+      space = IsSpaceCodePoint(cp);
+      word = !space && IsWordCodePoint(cp);
+    }
+    i += len;
+    // Words are counted in char mode too: they decide emptiness and --min-words.
+    if (word && (!in_word_ || IsNoSpaceScript(cp))) ++words_;
+    in_word_ = word;
+    if (space) {
+      pending_space_ = seen_char_;
+      continue;
+    }
+    if (pending_space_) {
+      EmitToken(Mix64(char_seed + ' '));
+      pending_space_ = false;
+    }
+    EmitToken(Mix64(char_seed + static_cast<uint64_t>(cp)));
+    seen_char_ = true;
+  }
+}
+
+void Shingler::FlushTokenBatch() {
+  if (token_batch_.empty()) return;
+  state_->content.Update(token_batch_.data(), token_batch_.size() * sizeof(uint64_t));
+  token_batch_.clear();
+}
+
+void Shingler::Feed(std::string_view text) {
+  if (unit_ == ShingleUnit::kWord) {
+    FeedWords(text);
+  } else {
+    FeedChars(text);
+  }
+  FlushTokenBatch();
+}
+
+void Shingler::Finish() {
+  if (unit_ == ShingleUnit::kWord) EndWord();
+  word_.clear();
+  if (tokens_ > 0 && tokens_ < static_cast<uint64_t>(k_)) {
+    // Short document: one shingle, all of it.
+    uint64_t h = seed_;
+    for (uint64_t j = 0; j < tokens_; ++j) {
+      h = (h ^ window_[j]) * kShingleMul;
+      h ^= h >> 29;
+    }
+    shingles_.push_back(Mix64(h));
+  }
+  FlushTokenBatch();
+  state_->content.Digest(&content_.low, &content_.high);
+}
+
+std::vector<uint64_t> ShingleSet(std::string_view text, ShingleUnit unit, int k, uint64_t seed) {
+  TextDecoder decoder(Encoding::kUtf8);
+  std::string utf8;
+  decoder.Feed(text, &utf8);
+  decoder.Finish(&utf8);
+  Shingler shingler(unit, k, seed);
+  shingler.Feed(NormalizeText(utf8));
+  shingler.Finish();
+  std::vector<uint64_t> set;
+  if (shingler.words() > 0) set = std::move(shingler.shingles());
+  std::sort(set.begin(), set.end());
+  set.erase(std::unique(set.begin(), set.end()), set.end());
+  return set;
+}
+
+}  // namespace neardup

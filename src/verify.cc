@@ -1,0 +1,23 @@
+#include "neardup/verify.h"
+
+namespace neardup {
+
+double ExactJaccard(std::span<const uint64_t> a, std::span<const uint64_t> b) {
+  if (a.empty() && b.empty()) return 0.0;
+  size_t i = 0, j = 0, common = 0;
+  while (i < a.size() && j < b.size()) {
+    if (a[i] < b[j]) {
+      ++i;
+    } else if (b[j] < a[i]) {
+      ++j;
+    } else {
+      ++common;
+      ++i;
+      ++j;
+    }
+  }
+  const size_t unite = a.size() + b.size() - common;
+  return static_cast<double>(common) / static_cast<double>(unite);
+}
+
+}  // namespace neardup

@@ -1,0 +1,303 @@
+// End to end: the real binary on corpora made in a temporary directory.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "test_util.h"
+
+namespace neardup {
+namespace {
+
+using testing::Join;
+using testing::RandomWords;
+using testing::RunProcess;
+using testing::RunResult;
+using testing::TempDir;
+using testing::WriteFile;
+
+const std::string kBin = NEARDUP_BINARY;
+
+std::vector<std::string> Lines(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < s.size()) {
+    size_t end = s.find('\n', start);
+    if (end == std::string::npos) end = s.size();
+    out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+// A small RFC 4180 reader: fields, quotes, doubled quotes, newlines in quotes.
+std::vector<std::vector<std::string>> ParseCsv(const std::string& s) {
+  std::vector<std::vector<std::string>> rows(1);
+  std::string field;
+  bool quoted = false, was_quoted = false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < s.size() && s[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == '"' && field.empty() && !was_quoted) {
+      quoted = was_quoted = true;
+    } else if (c == ',') {
+      rows.back().push_back(field);
+      field.clear();
+      was_quoted = false;
+    } else if (c == '\n') {
+      rows.back().push_back(field);
+      field.clear();
+      was_quoted = false;
+      rows.emplace_back();
+    } else if (c != '\r') {
+      field += c;
+    }
+  }
+  if (!field.empty() || !rows.back().empty()) rows.back().push_back(field);
+  if (rows.back().empty()) rows.pop_back();
+  return rows;
+}
+
+// a.txt ~ a_copy.txt (identical), a_edit.txt (two words changed), b.txt and c.txt unrelated.
+void MakeCorpus(const TempDir& dir) {
+  const auto base = RandomWords(300, 1);
+  auto edited = base;
+  edited[100] = "changed";
+  edited[200] = "words";
+  WriteFile(dir / "docs/a.txt", Join(base));
+  WriteFile(dir / "docs/a_copy.txt", Join(base));
+  WriteFile(dir / "docs/sub/a_edit.txt", Join(edited));
+  WriteFile(dir / "docs/b.txt", Join(RandomWords(300, 2)));
+  WriteFile(dir / "docs/c.txt", Join(RandomWords(300, 3)));
+  WriteFile(dir / "docs/.hidden.txt", Join(base));
+}
+
+TEST(CliTest, FindsCopiesAndEditsAsSortedJsonLines) {
+  TempDir dir;
+  MakeCorpus(dir);
+  const RunResult r = RunProcess({kBin, "scan", dir / "docs"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto lines = Lines(r.out);
+  ASSERT_EQ(lines.size(), 3u) << r.out;
+  const std::string d = dir / "docs/";
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {d + "a.txt", d + "a_copy.txt"}, {d + "a.txt", d + "sub/a_edit.txt"}, {d + "a_copy.txt", d + "sub/a_edit.txt"}};
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const auto j = nlohmann::json::parse(lines[i]);
+    EXPECT_EQ(j["a"], expected[i].first);
+    EXPECT_EQ(j["b"], expected[i].second);
+    EXPECT_GE(j["estimate"].get<double>(), 0.8);
+    EXPECT_FALSE(j.contains("jaccard"));
+  }
+  EXPECT_EQ(nlohmann::json::parse(lines[0])["estimate"], 1);
+  // The summary goes to stderr, never stdout.
+  EXPECT_NE(r.err.find("5 documents"), std::string::npos) << r.err;
+}
+
+TEST(CliTest, ExactReportsTrueJaccard) {
+  TempDir dir;
+  MakeCorpus(dir);
+  const RunResult r = RunProcess({kBin, "scan", "--exact", dir / "docs"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto lines = Lines(r.out);
+  ASSERT_EQ(lines.size(), 3u);
+  // Two separated word changes in 300 words: 10 of 296 shingles replaced.
+  const auto edit = nlohmann::json::parse(lines[1]);
+  EXPECT_EQ(edit["jaccard"].get<double>(), 0.9346);  // 286 / 306, to 4 decimals
+  EXPECT_EQ(nlohmann::json::parse(lines[0])["jaccard"], 1);
+}
+
+TEST(CliTest, EveryFormatParsesBack) {
+  TempDir dir;
+  MakeCorpus(dir);
+  const std::string d = dir / "docs/";
+  RunResult r = RunProcess({kBin, "scan", "-f", "json", "--exact", dir / "docs"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["params"]["threshold"], 0.8);
+  EXPECT_EQ(j["params"]["verify"], "exact");
+  EXPECT_EQ(j["params"]["shingle"], "word");
+  EXPECT_EQ(j["params"]["num_perm"], 128);
+  EXPECT_EQ(j["stats"]["documents"], 5);
+  EXPECT_EQ(j["stats"]["pairs"], 3);
+  EXPECT_EQ(j["pairs"].size(), 3u);
+  EXPECT_EQ(j["pairs"][0]["a"], d + "a.txt");
+
+  r = RunProcess({kBin, "scan", "-f", "csv", dir / "docs"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = ParseCsv(r.out);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"a", "b", "estimate", "jaccard"}));
+  EXPECT_EQ(rows[2][1], d + "sub/a_edit.txt");
+  EXPECT_EQ(rows[2][3], "");
+
+  r = RunProcess({kBin, "scan", "-f", "tsv", "--exact", dir / "docs"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto tsv = Lines(r.out);
+  ASSERT_EQ(tsv.size(), 3u);
+  EXPECT_EQ(tsv[0], d + "a.txt\t" + d + "a_copy.txt\t1\t1");
+}
+
+TEST(CliTest, CsvQuotesAwkwardPaths) {
+  TempDir dir;
+  const auto base = Join(RandomWords(100, 4));
+  WriteFile(dir / "d/we,ird \"name\".txt", base);
+  WriteFile(dir / "d/plain.txt", base);
+  const RunResult r = RunProcess({kBin, "scan", "-f", "csv", dir / "d"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = ParseCsv(r.out);
+  ASSERT_EQ(rows.size(), 2u) << r.out;
+  EXPECT_EQ(rows[1][0], dir / "d/plain.txt");
+  EXPECT_EQ(rows[1][1], dir / "d/we,ird \"name\".txt");
+}
+
+TEST(CliTest, InvalidUtf8PathIsReplacedInJsonAndKeptInTsv) {
+  TempDir dir;
+  const auto base = Join(RandomWords(100, 4));
+  WriteFile(dir / "d/caf\xe9.txt", base);
+  WriteFile(dir / "d/cafe.txt", base);
+  RunResult r = RunProcess({kBin, "scan", dir / "d"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(Lines(r.out)[0]);  // valid JSON
+  EXPECT_EQ(j["b"], dir / "d/caf\xef\xbf\xbd.txt");
+  r = RunProcess({kBin, "scan", "-f", "tsv", dir / "d"}, dir.path());
+  EXPECT_NE(r.out.find("caf\xe9.txt"), std::string::npos);
+}
+
+TEST(CliTest, ExitCodesFollowGrep) {
+  TempDir dir;
+  MakeCorpus(dir);
+  WriteFile(dir / "alone/x.txt", Join(RandomWords(200, 10)));
+  WriteFile(dir / "alone/y.txt", Join(RandomWords(200, 11)));
+  EXPECT_EQ(RunProcess({kBin, "scan", dir / "docs"}, dir.path()).exit_code, 0);
+  RunResult r = RunProcess({kBin, "scan", dir / "alone"}, dir.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  r = RunProcess({kBin, "scan", "--threshold", "2", dir / "alone"}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("threshold"), std::string::npos);
+  EXPECT_EQ(RunProcess({kBin, "--help"}, dir.path()).exit_code, 0);
+  EXPECT_EQ(RunProcess({kBin, "--version"}, dir.path()).exit_code, 0);
+  EXPECT_EQ(RunProcess({kBin, "scan", "--bogus", dir / "alone"}, dir.path()).exit_code, 2);
+}
+
+TEST(CliTest, BrokenPathGivesTwoAndStillWritesTheRest) {
+  TempDir dir;
+  MakeCorpus(dir);
+  const RunResult r = RunProcess({kBin, "scan", dir / "docs", dir / "nope"}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(Lines(r.out).size(), 3u);
+  EXPECT_NE(r.err.find("neardup: " + dir / "nope"), std::string::npos) << r.err;
+}
+
+TEST(CliTest, OutputIsByteIdenticalForEveryThreadCount) {
+  TempDir dir;
+  for (int i = 0; i < 60; ++i) {
+    const auto base = RandomWords(150, 1000 + static_cast<uint64_t>(i % 20));
+    auto words = base;
+    words[static_cast<size_t>(i) % words.size()] = "edit" + std::to_string(i);
+    WriteFile(dir / ("c/" + std::to_string(i) + ".txt"), Join(words));
+  }
+  for (const char* format : {"jsonl", "json", "csv"}) {
+    const RunResult one = RunProcess({kBin, "scan", "-j", "1", "--exact", "-f", format, dir / "c"}, dir.path());
+    const RunResult four = RunProcess({kBin, "scan", "-j", "4", "--exact", "-f", format, dir / "c"}, dir.path());
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    EXPECT_EQ(one.out, four.out) << format;
+    EXPECT_GT(one.out.size(), 1000u);
+  }
+}
+
+TEST(CliTest, OutputFileIsWrittenAtomically) {
+  TempDir dir;
+  MakeCorpus(dir);
+  const std::string target = dir / "out/pairs.jsonl";
+  std::filesystem::create_directories(dir / "out");
+  RunResult r = RunProcess({kBin, "scan", "-o", target, dir / "docs"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(Lines(testing::ReadFile(target)).size(), 3u);
+  // A bad option leaves the old file as it was.
+  r = RunProcess({kBin, "scan", "-o", target, "-t", "7", dir / "docs"}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(Lines(testing::ReadFile(target)).size(), 3u);
+  size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "out")) files += e.is_regular_file();
+  EXPECT_EQ(files, 1u);
+  // A folder that does not exist: error, nothing created.
+  r = RunProcess({kBin, "scan", "-o", dir / "none/x.jsonl", dir / "docs"}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_FALSE(std::filesystem::exists(dir / "none"));
+}
+
+TEST(CliTest, InterruptLeavesOldOutputAndNoTemporaryFile) {
+  TempDir dir;
+  // One big document keeps the scan busy long enough to be interrupted.
+  {
+    std::string big;
+    const auto words = RandomWords(20000, 3);
+    const std::string chunk = Join(words) + "\n";
+    while (big.size() < (300u << 20)) big += chunk;
+    WriteFile(dir / "big/x.txt", big);
+  }
+  const std::string target = dir / "out.jsonl";
+  WriteFile(target, "old\n");
+  for (int sig : {SIGTERM, SIGINT}) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      const int fd = ::open("/dev/null", O_WRONLY);
+      dup2(fd, 1);
+      dup2(fd, 2);
+      execl(kBin.c_str(), kBin.c_str(), "scan", "-j", "1", "-o", target.c_str(), (dir / "big").c_str(),
+            static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    kill(pid, sig);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 128 + sig);
+    EXPECT_EQ(testing::ReadFile(target), "old\n");
+    size_t files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path())) files += e.is_regular_file();
+    EXPECT_EQ(files, 1u);  // no temporary file left beside the target
+  }
+}
+
+TEST(CliTest, ClosedStdoutEndsQuietly) {
+  TempDir dir;
+  const auto base = Join(RandomWords(100, 4));
+  for (int i = 0; i < 80; ++i) WriteFile(dir / ("same/" + std::to_string(i) + ".txt"), base);
+  const std::string script = "'" + kBin + "' scan '" + dir / "same" + "' 2>'" + dir / "err" +
+                             "' | head -n 1 >/dev/null; echo ${PIPESTATUS[0]}";
+  const RunResult r = RunProcess({"/bin/bash", "-c", script}, dir.path());
+  EXPECT_EQ(r.out, "0\n");
+  const std::string err = testing::ReadFile(dir / "err");
+  EXPECT_EQ(err.find("error"), std::string::npos) << err;
+  EXPECT_EQ(err.find("Broken pipe"), std::string::npos) << err;
+}
+
+TEST(CliTest, ParamsPrintsTheSCurve) {
+  TempDir dir;
+  const RunResult r = RunProcess({kBin, "params", "-t", "0.8", "--bands", "20", "--rows", "5"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("bands 20 x rows 5"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0.5493"), std::string::npos) << r.out;  // (1/20)^(1/5)
+  EXPECT_NE(r.out.find("0.4701"), std::string::npos) << r.out;  // s = 0.5 (the book rounds to .470)
+  EXPECT_NE(r.out.find("0.9996"), std::string::npos) << r.out;  // s = 0.8
+}
+
+}  // namespace
+}  // namespace neardup

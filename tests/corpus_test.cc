@@ -1,0 +1,443 @@
+#include "neardup/corpus.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "test_util.h"
+
+namespace neardup {
+namespace {
+
+// A temporary directory (removed at the end) with helpers to fill it.
+class TempDir {
+ public:
+  const std::string& path() const { return dir_.path(); }
+  std::string Path(const std::string& rel) const { return dir_ / rel; }
+
+  // Creates the file and its missing parent directories.
+  void File(const std::string& rel, const std::string& content = "text") const {
+    testing::WriteFile(Path(rel), content);
+    ASSERT_EQ(testing::ReadFile(Path(rel)), content) << rel;
+  }
+  void Dir(const std::string& rel) const {
+    std::error_code ec;
+    std::filesystem::create_directories(Path(rel), ec);
+    ASSERT_FALSE(ec) << ec.message();
+  }
+  void Symlink(const std::string& target, const std::string& rel) const {
+    ASSERT_EQ(::symlink(target.c_str(), Path(rel).c_str()), 0) << rel;
+  }
+
+ private:
+  testing::TempDir dir_;
+};
+
+// Changes the working directory for the lifetime of the object.
+class ScopedCwd {
+ public:
+  explicit ScopedCwd(const std::string& dir) {
+    std::error_code ec;
+    old_ = std::filesystem::current_path(ec);
+    EXPECT_FALSE(ec);
+    EXPECT_EQ(::chdir(dir.c_str()), 0);
+  }
+  ScopedCwd(const ScopedCwd&) = delete;
+  ScopedCwd& operator=(const ScopedCwd&) = delete;
+  ~ScopedCwd() { EXPECT_EQ(::chdir(old_.c_str()), 0); }
+
+ private:
+  std::filesystem::path old_;
+};
+
+WalkedCorpus Walk(const Options& options) {
+  Result<WalkedCorpus> walked = WalkCorpus(options);
+  EXPECT_TRUE(walked.ok()) << walked.status().message();
+  return walked.ok() ? std::move(walked).value() : WalkedCorpus();
+}
+
+std::vector<std::string> Paths(const WalkedCorpus& walked) {
+  std::vector<std::string> out;
+  for (const InputFile& file : walked.files) out.push_back(file.path);
+  return out;
+}
+
+std::vector<std::string> Messages(const WalkedCorpus& walked) {
+  std::vector<std::string> out;
+  for (const Status& status : walked.errors) out.push_back(status.message());
+  return out;
+}
+
+// `prefix` + each of `rels`.
+std::vector<std::string> Under(const std::string& prefix, const std::vector<std::string>& rels) {
+  std::vector<std::string> out;
+  for (const std::string& rel : rels) out.push_back(prefix + rel);
+  return out;
+}
+
+TEST(WalkCorpusTest, WalksNestedDirectoriesInByteOrder) {
+  TempDir tmp;
+  tmp.File("r/b.txt");
+  tmp.File("r/B.txt");
+  tmp.File("r/a/x.txt");
+  tmp.File("r/a-b/x.txt");  // '-' < '/': sorts before "a/x.txt"
+  tmp.File("r/a/d/e/f.txt");
+  tmp.File("r/empty/../z.txt");
+  tmp.Dir("r/emptydir");
+  Options options;
+  options.paths = {tmp.Path("r")};
+  const WalkedCorpus walked = Walk(options);
+  EXPECT_EQ(Paths(walked), Under(tmp.Path("r/"), {"B.txt", "a-b/x.txt", "a/d/e/f.txt", "a/x.txt",
+                                                  "b.txt", "z.txt"}));
+  EXPECT_TRUE(walked.errors.empty());
+  for (const InputFile& file : walked.files) EXPECT_FALSE(file.reference);
+}
+
+TEST(WalkCorpusTest, FillsSizeAndMtimeFromStat) {
+  TempDir tmp;
+  tmp.File("r/a.txt", "12345");
+  const struct timespec times[2] = {{1'600'000'000, 0}, {1'650'000'000, 250'000'000}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, tmp.Path("r/a.txt").c_str(), times, 0), 0);
+  Options options;
+  options.paths = {tmp.Path("r"), tmp.Path("r/a.txt")};
+  const WalkedCorpus walked = Walk(options);
+  ASSERT_EQ(walked.files.size(), 1u);
+  EXPECT_EQ(walked.files[0].path, tmp.Path("r/a.txt"));
+  EXPECT_EQ(walked.files[0].size, 5u);
+  EXPECT_EQ(walked.files[0].mtime_ns, int64_t{1'650'000'000'250'000'000});
+}
+
+TEST(WalkCorpusTest, DisplayPathJoinsTheArgumentAsFindDoes) {
+  TempDir tmp;
+  tmp.File("data/sample/a.txt");
+  tmp.File("data/sample/s/b.txt");
+  ScopedCwd cwd(tmp.path());
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"data/sample", {"data/sample/a.txt", "data/sample/s/b.txt"}},
+      {"data/sample/", {"data/sample/a.txt", "data/sample/s/b.txt"}},
+      {"./data/sample", {"./data/sample/a.txt", "./data/sample/s/b.txt"}},
+      {"data/sample/s/../s", {"data/sample/s/../s/b.txt"}},
+      {"data/sample/a.txt", {"data/sample/a.txt"}},
+  };
+  for (const auto& [arg, want] : cases) {
+    Options options;
+    options.paths = {arg};
+    EXPECT_EQ(Paths(Walk(options)), want) << arg;
+  }
+  ScopedCwd inner("data/sample");
+  Options options;
+  options.paths = {"."};
+  EXPECT_EQ(Paths(Walk(options)), (std::vector<std::string>{"./a.txt", "./s/b.txt"}));
+}
+
+TEST(WalkCorpusTest, HiddenEntriesAreSkippedAndCounted) {
+  TempDir tmp;
+  tmp.File(".r/visible.txt");
+  tmp.File(".r/.hidden.txt");
+  tmp.File(".r/.git/config");
+  tmp.File(".r/d/.x/y.txt");
+  Options options;
+  options.paths = {tmp.Path(".r")};  // a hidden PATH argument is still walked
+  WalkedCorpus walked = Walk(options);
+  EXPECT_EQ(Paths(walked), Under(tmp.Path(".r/"), {"visible.txt"}));
+  EXPECT_EQ(walked.counts.hidden, 3u);  // .hidden.txt, .git, d/.x
+
+  options.hidden = true;
+  walked = Walk(options);
+  EXPECT_EQ(Paths(walked),
+            Under(tmp.Path(".r/"), {".git/config", ".hidden.txt", "d/.x/y.txt", "visible.txt"}));
+  EXPECT_EQ(walked.counts.hidden, 0u);
+}
+
+TEST(WalkCorpusTest, GlobsIncludeAndExcludeRelativeToTheArgument) {
+  TempDir tmp;
+  tmp.File("r/a.txt");
+  tmp.File("r/b.md");
+  tmp.File("r/sub/c.txt");
+  tmp.File("r/sub/secret.txt");
+  tmp.File("r/node_modules/d.txt");
+  tmp.File("r/node_modules/e.txt");
+  Options options;
+  options.paths = {tmp.Path("r")};
+  options.globs = {"*.txt", "!secret.txt", "!node_modules"};
+  WalkedCorpus walked = Walk(options);
+  EXPECT_EQ(Paths(walked), Under(tmp.Path("r/"), {"a.txt", "sub/c.txt"}));
+  EXPECT_EQ(walked.counts.glob, 3u);  // b.md, secret.txt, the node_modules directory
+
+  // A glob with '/' is matched against the path below the argument.
+  options.globs = {"sub/*"};
+  walked = Walk(options);
+  EXPECT_EQ(Paths(walked), Under(tmp.Path("r/"), {"sub/c.txt", "sub/secret.txt"}));
+  EXPECT_EQ(walked.counts.glob, 4u);
+
+  options.globs = {"!sub/**"};
+  walked = Walk(options);
+  EXPECT_EQ(Paths(walked),
+            Under(tmp.Path("r/"), {"a.txt", "b.md", "node_modules/d.txt", "node_modules/e.txt"}));
+}
+
+TEST(WalkCorpusTest, ExplicitFileArgumentsIgnoreGlobsAndHidden) {
+  TempDir tmp;
+  tmp.File("r/.h.md");
+  tmp.File("r/b.md");
+  tmp.File("r/c.txt");
+  Options options;
+  options.paths = {tmp.Path("r/.h.md"), tmp.Path("r/b.md"), tmp.Path("r/c.txt")};
+  options.globs = {"*.txt"};
+  const WalkedCorpus walked = Walk(options);
+  EXPECT_EQ(Paths(walked), Under(tmp.Path("r/"), {".h.md", "b.md", "c.txt"}));
+  EXPECT_EQ(walked.counts.glob, 0u);
+  EXPECT_EQ(walked.counts.hidden, 0u);
+}
+
+TEST(WalkCorpusTest, SymlinksAreNotFollowedByDefault) {
+  TempDir tmp;
+  tmp.File("r/a.txt");
+  tmp.File("outside/o.txt");
+  tmp.Symlink("a.txt", "r/file_link");
+  tmp.Symlink("../outside", "r/dir_link");
+  tmp.Symlink("missing", "r/dangling");
+  Options options;
+  options.paths = {tmp.Path("r")};
+  const WalkedCorpus walked = Walk(options);
+  EXPECT_EQ(Paths(walked), Under(tmp.Path("r/"), {"a.txt"}));
+  EXPECT_EQ(walked.counts.symlinks, 3u);
+  EXPECT_TRUE(walked.errors.empty());
+}
+
+TEST(WalkCorpusTest, SymlinkArgumentIsFollowed) {
+  TempDir tmp;
+  tmp.File("r/a.txt");
+  tmp.Symlink("r", "dir_link");
+  tmp.Symlink("r/a.txt", "file_link");
+  Options options;
+  options.paths = {tmp.Path("dir_link"), tmp.Path("file_link")};
+  const WalkedCorpus walked = Walk(options);
+  // The same file by both arguments: listed once, under the smaller path.
+  EXPECT_EQ(Paths(walked), Under(tmp.path(), {"/dir_link/a.txt"}));
+  EXPECT_EQ(walked.counts.symlinks, 0u);
+}
+
+TEST(WalkCorpusTest, FollowEntersLinkedFilesAndDirectories) {
+  TempDir tmp;
+  tmp.File("r/a.txt");
+  tmp.File("outside/o.txt");
+  tmp.File("outside/deep/p.txt");
+  tmp.File("other.txt");
+  tmp.Symlink("../other.txt", "r/file_link");
+  tmp.Symlink("../outside", "r/dir_link");
+  Options options;
+  options.paths = {tmp.Path("r")};
+  options.follow = true;
+  const WalkedCorpus walked = Walk(options);
+  EXPECT_EQ(Paths(walked),
+            Under(tmp.Path("r/"), {"a.txt", "dir_link/deep/p.txt", "dir_link/o.txt", "file_link"}));
+  EXPECT_EQ(walked.counts.symlinks, 0u);
+  EXPECT_TRUE(walked.errors.empty());
+  // A followed link reports its target's size.
+  EXPECT_EQ(walked.files.back().size, 4u);
+}
+
+TEST(WalkCorpusTest, DanglingLinkIsAnErrorWithFollow) {
+  TempDir tmp;
+  tmp.File("r/a.txt");
+  tmp.Symlink("missing", "r/dangling");
+  Options options;
+  options.paths = {tmp.Path("r")};
+  options.follow = true;
+  const WalkedCorpus walked = Walk(options);
+  EXPECT_EQ(Paths(walked), Under(tmp.Path("r/"), {"a.txt"}));
+  ASSERT_EQ(walked.errors.size(), 1u);
+  EXPECT_EQ(walked.errors[0].code(), Status::Code::kNotFound);
+  EXPECT_EQ(walked.errors[0].message(), tmp.Path("r/dangling") + ": No such file or directory");
+}
+
+TEST(WalkCorpusTest, SymlinkLoopIsReportedOnceAndTheWalkFinishes) {
+  TempDir tmp;
+  tmp.File("r/a.txt");
+  tmp.File("r/sub/b.txt");
+  tmp.Symlink("..", "r/sub/up");
+  tmp.Symlink(".", "r/sub/self");
+  Options options;
+  options.paths = {tmp.Path("r")};
+  options.follow = true;
+  const WalkedCorpus walked = Walk(options);
+  EXPECT_EQ(Paths(walked), Under(tmp.Path("r/"), {"a.txt", "sub/b.txt"}));
+  EXPECT_EQ(walked.counts.loops, 2u);
+  EXPECT_EQ(Messages(walked),
+            (std::vector<std::string>{tmp.Path("r/sub/self") + ": symlink loop, not followed",
+                                      tmp.Path("r/sub/up") + ": symlink loop, not followed"}));
+  for (const Status& error : walked.errors) EXPECT_EQ(error.code(), Status::Code::kIoError);
+
+  // Without --follow the links are just counted.
+  options.follow = false;
+  const WalkedCorpus plain = Walk(options);
+  EXPECT_EQ(Paths(plain), Paths(walked));
+  EXPECT_EQ(plain.counts.symlinks, 2u);
+  EXPECT_EQ(plain.counts.loops, 0u);
+  EXPECT_TRUE(plain.errors.empty());
+}
+
+TEST(WalkCorpusTest, FileReachedTwiceIsListedOnceUnderItsSmallestPath) {
+  TempDir tmp;
+  tmp.File("r/m.txt");
+  tmp.Symlink("m.txt", "r/z_link");
+  tmp.Dir("r/zz");
+  tmp.Symlink("../m.txt", "r/zz/l2");
+  tmp.File("r/real/x.txt");
+  tmp.File("r/real/in/y.txt");
+  tmp.Symlink("real", "r/alias");   // sorts before "real": its paths win
+  tmp.Symlink("real", "r/zalias");  // sorts after
+  Options options;
+  options.paths = {tmp.Path("r")};
+  options.follow = true;
+  const WalkedCorpus walked = Walk(options);
+  EXPECT_EQ(Paths(walked), Under(tmp.Path("r/"), {"alias/in/y.txt", "alias/x.txt", "m.txt"}));
+  EXPECT_EQ(walked.counts.loops, 0u);
+  EXPECT_TRUE(walked.errors.empty());
+}
+
+TEST(WalkCorpusTest, HardLinksAreOneFile) {
+  TempDir tmp;
+  tmp.File("r/b.txt");
+  ASSERT_EQ(::link(tmp.Path("r/b.txt").c_str(), tmp.Path("r/a.txt").c_str()), 0);
+  Options options;
+  options.paths = {tmp.Path("r")};
+  EXPECT_EQ(Paths(Walk(options)), Under(tmp.Path("r/"), {"a.txt"}));
+}
+
+TEST(WalkCorpusTest, FilesOverMaxFilesizeAreSkippedAndCounted) {
+  TempDir tmp;
+  tmp.File("r/ten.txt", std::string(10, 'x'));
+  tmp.File("r/eleven.txt", std::string(11, 'x'));
+  tmp.File("big.txt", std::string(100, 'x'));
+  Options options;
+  options.paths = {tmp.Path("r"), tmp.Path("big.txt")};
+  options.max_filesize = 10;
+  WalkedCorpus walked = Walk(options);
+  EXPECT_EQ(Paths(walked), Under(tmp.Path("r/"), {"ten.txt"}));
+  EXPECT_EQ(walked.counts.too_large, 2u);
+
+  options.max_filesize = 0;  // no limit
+  walked = Walk(options);
+  EXPECT_EQ(walked.files.size(), 3u);
+  EXPECT_EQ(walked.counts.too_large, 0u);
+}
+
+TEST(WalkCorpusTest, SpecialFilesAreSkippedAndCounted) {
+  TempDir tmp;
+  tmp.File("r/a.txt");
+  ASSERT_EQ(::mkfifo(tmp.Path("r/fifo").c_str(), 0644), 0);
+  ASSERT_EQ(::mkfifo(tmp.Path("top_fifo").c_str(), 0644), 0);
+  Options options;
+  options.paths = {tmp.Path("r"), tmp.Path("top_fifo")};
+  const WalkedCorpus walked = Walk(options);
+  EXPECT_EQ(Paths(walked), Under(tmp.Path("r/"), {"a.txt"}));
+  EXPECT_EQ(walked.counts.special, 2u);
+}
+
+TEST(WalkCorpusTest, MissingPathIsNotFoundAndTheWalkGoesOn) {
+  TempDir tmp;
+  tmp.File("r/a.txt");
+  tmp.File("file.txt");
+  Options options;
+  options.paths = {tmp.Path("missing"), tmp.Path("r"), tmp.Path("file.txt/x")};
+  const WalkedCorpus walked = Walk(options);
+  EXPECT_EQ(Paths(walked), Under(tmp.Path("r/"), {"a.txt"}));
+  ASSERT_EQ(walked.errors.size(), 2u);
+  EXPECT_EQ(walked.errors[0].code(), Status::Code::kNotFound);
+  EXPECT_EQ(walked.errors[0].message(), tmp.Path("missing") + ": No such file or directory");
+  EXPECT_EQ(walked.errors[1].code(), Status::Code::kNotFound);
+  EXPECT_EQ(walked.errors[1].message(), tmp.Path("file.txt/x") + ": Not a directory");
+}
+
+TEST(WalkCorpusTest, UnreadableDirectoryIsAnErrorAndTheWalkGoesOn) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads any directory";
+  TempDir tmp;
+  tmp.File("r/a.txt");
+  tmp.File("r/locked/b.txt");
+  ASSERT_EQ(::chmod(tmp.Path("r/locked").c_str(), 0), 0);
+  Options options;
+  options.paths = {tmp.Path("r")};
+  const WalkedCorpus walked = Walk(options);
+  EXPECT_EQ(::chmod(tmp.Path("r/locked").c_str(), 0755), 0);
+  EXPECT_EQ(Paths(walked), Under(tmp.Path("r/"), {"a.txt"}));
+  ASSERT_EQ(walked.errors.size(), 1u);
+  EXPECT_EQ(walked.errors[0].code(), Status::Code::kIoError);
+  EXPECT_EQ(walked.errors[0].message(), tmp.Path("r/locked") + ": Permission denied");
+}
+
+TEST(WalkCorpusTest, AgainstPathsAreReferenceAndWinOverlaps) {
+  TempDir tmp;
+  tmp.File("corpus/a.txt");
+  tmp.File("corpus/ref/r.txt");
+  tmp.File("other/o.txt");
+  ScopedCwd cwd(tmp.path());
+  Options options;
+  options.paths = {"corpus"};
+  options.against = {"corpus/ref", "./other"};
+  WalkedCorpus walked = Walk(options);
+  ASSERT_EQ(Paths(walked),
+            (std::vector<std::string>{"./other/o.txt", "corpus/a.txt", "corpus/ref/r.txt"}));
+  EXPECT_TRUE(walked.files[0].reference);
+  EXPECT_FALSE(walked.files[1].reference);
+  EXPECT_TRUE(walked.files[2].reference);
+
+  // Different spellings of one file: listed once, still a reference.
+  ScopedCwd inner("corpus");
+  options.paths = {"."};
+  options.against = {"ref"};
+  walked = Walk(options);
+  ASSERT_EQ(Paths(walked), (std::vector<std::string>{"./a.txt", "./ref/r.txt"}));
+  EXPECT_FALSE(walked.files[0].reference);
+  EXPECT_TRUE(walked.files[1].reference);
+}
+
+TEST(WalkCorpusTest, ListedPathsAreWalkedLikeArguments) {
+  TempDir tmp;
+  tmp.File("r/a.txt");
+  tmp.File("r/d/b.md");
+  tmp.File("c.md");
+  Options options;
+  options.paths = {tmp.Path("r")};
+  options.listed_paths = {tmp.Path("r/d"), tmp.Path("c.md"), tmp.Path("nope")};
+  options.globs = {"*.txt"};
+  const WalkedCorpus walked = Walk(options);
+  // c.md is explicit, so globs do not apply; r/d/b.md was found by walking.
+  EXPECT_EQ(Paths(walked), (std::vector<std::string>{tmp.Path("c.md"), tmp.Path("r/a.txt")}));
+  ASSERT_EQ(walked.errors.size(), 1u);
+  EXPECT_EQ(walked.errors[0].code(), Status::Code::kNotFound);
+}
+
+TEST(WalkCorpusTest, RepeatedArgumentsGiveUniquePaths) {
+  TempDir tmp;
+  tmp.File("r/a.txt");
+  tmp.File("r/b/c.txt");
+  Options options;
+  options.paths = {tmp.Path("r"), tmp.Path("r/b"), tmp.Path("r"), tmp.Path("r/a.txt")};
+  EXPECT_EQ(Paths(Walk(options)), Under(tmp.Path("r/"), {"a.txt", "b/c.txt"}));
+}
+
+TEST(WalkCorpusTest, MalformedGlobIsInvalidArgument) {
+  Options options;
+  options.paths = {"."};
+  options.globs = {"[abc"};
+  Result<WalkedCorpus> walked = WalkCorpus(options);
+  ASSERT_FALSE(walked.ok());
+  EXPECT_EQ(walked.status().code(), Status::Code::kInvalidArgument);
+}
+
+TEST(WalkCorpusTest, NoPathsGiveNothing) {
+  const WalkedCorpus walked = Walk(Options());
+  EXPECT_TRUE(walked.files.empty());
+  EXPECT_TRUE(walked.errors.empty());
+}
+
+}  // namespace
+}  // namespace neardup

@@ -1,0 +1,386 @@
+#include "neardup/file_system.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "test_util.h"
+
+namespace neardup {
+namespace {
+
+// A temporary directory, removed at the end.
+class TempDir {
+ public:
+  std::string Path(const std::string& name) const { return dir_ / name; }
+
+ private:
+  testing::TempDir dir_;
+};
+
+void WriteFile(const std::string& path, const std::string& bytes) {
+  testing::WriteFile(path, bytes);
+  ASSERT_EQ(testing::ReadFile(path), bytes) << path;
+}
+
+// Text that compresses well, mixed with pseudo-random bytes that do not, so
+// the compressed stream spans many input buffers and blocks.
+std::string TestData(size_t size) {
+  std::string out;
+  out.reserve(size);
+  uint64_t state = 0x9E3779B97F4A7C15u;
+  while (out.size() < size) {
+    state = state * 6364136223846793005u + 1442695040888963407u;
+    if ((state >> 60) == 0) {
+      out += "the quick brown fox jumps over the lazy dog ";
+    } else {
+      for (int i = 0; i < 8 && out.size() < size; ++i) {
+        out += static_cast<char>(state >> (8 * i));
+      }
+    }
+  }
+  out.resize(size);
+  return out;
+}
+
+// One gzip member (deflate with a gzip header: windowBits 15 + 16).
+std::string Gzip(const std::string& data) {
+  z_stream zs{};
+  EXPECT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out(deflateBound(&zs, static_cast<uLong>(data.size())) + 64, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  zs.avail_in = static_cast<uInt>(data.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+// zlib format (not gzip), from compress2().
+std::string Zlib(const std::string& data) {
+  uLongf size = compressBound(static_cast<uLong>(data.size()));
+  std::string out(size, '\0');
+  EXPECT_EQ(
+      compress2(reinterpret_cast<Bytef*>(out.data()), &size,
+                reinterpret_cast<const Bytef*>(data.data()), static_cast<uLong>(data.size()), 6),
+      Z_OK);
+  out.resize(size);
+  return out;
+}
+
+std::string Zstd(const std::string& data) {
+  std::string out(ZSTD_compressBound(data.size()), '\0');
+  const size_t size = ZSTD_compress(out.data(), out.size(), data.data(), data.size(), 3);
+  EXPECT_FALSE(ZSTD_isError(size));
+  out.resize(size);
+  return out;
+}
+
+// Reads `reader` to its end in chunks of `chunk` bytes, or returns its error.
+Result<std::string> ReadAll(ByteReader& reader, size_t chunk) {
+  std::string out;
+  std::vector<char> buf(chunk);
+  while (true) {
+    Result<size_t> got = reader.Read(buf.data(), chunk);
+    if (!got.ok()) return got.status();
+    EXPECT_LE(*got, chunk);
+    if (*got == 0) return out;
+    out.append(buf.data(), *got);
+  }
+}
+
+Result<std::string> ReadPath(const std::string& path, size_t chunk) {
+  Result<std::unique_ptr<ByteReader>> reader = OpenInput(FileSystem::Default(), path);
+  if (!reader.ok()) return reader.status();
+  return ReadAll(**reader, chunk);
+}
+
+// Serves fixed bytes, then fails with IoError (when `fail` is set).
+class FakeReader : public ByteReader {
+ public:
+  FakeReader(std::string bytes, bool fail) : bytes_(std::move(bytes)), fail_(fail) {}
+  Result<size_t> Read(char* buf, size_t n) override {
+    if (pos_ == bytes_.size()) {
+      if (fail_) return Status::IoError("fake: Input/output error");
+      return size_t{0};
+    }
+    const size_t count = std::min(n, bytes_.size() - pos_);
+    bytes_.copy(buf, count, pos_);
+    pos_ += count;
+    return count;
+  }
+
+ private:
+  std::string bytes_;
+  size_t pos_ = 0;
+  bool fail_;
+};
+
+TEST(FileSystemTest, ReadsPlainFileInOddChunkSizes) {
+  TempDir dir;
+  const std::string data = TestData(700'001);
+  WriteFile(dir.Path("a.txt"), data);
+  for (size_t chunk : {size_t{1} << 20, size_t{262'145}, size_t{4093}, size_t{7}}) {
+    Result<std::string> got = ReadPath(dir.Path("a.txt"), chunk);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    EXPECT_EQ(*got, data) << "chunk " << chunk;
+  }
+}
+
+TEST(FileSystemTest, ReadsEmptyFile) {
+  TempDir dir;
+  WriteFile(dir.Path("empty.txt"), "");
+  Result<std::string> got = ReadPath(dir.Path("empty.txt"), 16);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(*got, "");
+}
+
+TEST(FileSystemTest, MissingFileIsNotFoundWithPath) {
+  TempDir dir;
+  const std::string path = dir.Path("missing.txt");
+  Result<std::unique_ptr<ByteReader>> reader = FileSystem::Default().Open(path);
+  ASSERT_FALSE(reader.ok());
+  EXPECT_EQ(reader.status().code(), Status::Code::kNotFound);
+  EXPECT_EQ(reader.status().message(), path + ": No such file or directory");
+
+  Result<FileStat> stat = FileSystem::Default().Stat(path);
+  ASSERT_FALSE(stat.ok());
+  EXPECT_EQ(stat.status().code(), Status::Code::kNotFound);
+  EXPECT_EQ(stat.status().message(), path + ": No such file or directory");
+}
+
+TEST(FileSystemTest, MissingCompressedFileIsNotFound) {
+  TempDir dir;
+  Result<std::unique_ptr<ByteReader>> reader =
+      OpenInput(FileSystem::Default(), dir.Path("missing.gz"));
+  ASSERT_FALSE(reader.ok());
+  EXPECT_EQ(reader.status().code(), Status::Code::kNotFound);
+}
+
+TEST(FileSystemTest, UnreadableFileIsIoError) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads any file";
+  TempDir dir;
+  const std::string path = dir.Path("locked.txt");
+  WriteFile(path, "secret");
+  ASSERT_EQ(::chmod(path.c_str(), 0), 0);
+  Result<std::unique_ptr<ByteReader>> reader = FileSystem::Default().Open(path);
+  ASSERT_FALSE(reader.ok());
+  EXPECT_EQ(reader.status().code(), Status::Code::kIoError);
+  EXPECT_EQ(reader.status().message(), path + ": Permission denied");
+}
+
+TEST(FileSystemTest, DirectoryIsIoError) {
+  TempDir dir;
+  const std::string path = dir.Path("sub");
+  ASSERT_EQ(::mkdir(path.c_str(), 0755), 0);
+  Result<std::unique_ptr<ByteReader>> reader = FileSystem::Default().Open(path);
+  ASSERT_FALSE(reader.ok());
+  EXPECT_EQ(reader.status().code(), Status::Code::kIoError);
+  EXPECT_EQ(reader.status().message(), path + ": Is a directory");
+}
+
+TEST(FileSystemTest, StatGivesSizeAndMtimeThroughSymlinks) {
+  TempDir dir;
+  const std::string path = dir.Path("a.txt");
+  WriteFile(path, "12345");
+  const struct timespec times[2] = {{1'600'000'000, 123'456'789}, {1'700'000'000, 987'654'321}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+  ASSERT_EQ(::symlink(path.c_str(), dir.Path("link").c_str()), 0);
+  for (const std::string& p : {path, dir.Path("link")}) {
+    Result<FileStat> stat = FileSystem::Default().Stat(p);
+    ASSERT_TRUE(stat.ok()) << stat.status().message();
+    EXPECT_EQ(stat->size, 5u);
+    EXPECT_EQ(stat->mtime_ns, int64_t{1'700'000'000'987'654'321});
+  }
+}
+
+TEST(GzipReaderTest, RoundTripsInOddChunkSizes) {
+  TempDir dir;
+  const std::string data = TestData(1'500'000);
+  const std::string compressed = Gzip(data);
+  ASSERT_GT(compressed.size(), 300'000u);  // spans several 256 KiB input buffers
+  WriteFile(dir.Path("a.txt.gz"), compressed);
+  for (size_t chunk : {size_t{1} << 20, size_t{65'537}, size_t{4093}, size_t{13}}) {
+    Result<std::string> got = ReadPath(dir.Path("a.txt.gz"), chunk);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    EXPECT_EQ(*got, data) << "chunk " << chunk;
+  }
+}
+
+TEST(GzipReaderTest, OneByteReadsOfHighlyCompressedData) {
+  TempDir dir;
+  const std::string data(200'000, 'x');
+  WriteFile(dir.Path("x.gz"), Gzip(data));
+  Result<std::string> got = ReadPath(dir.Path("x.gz"), 1);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(*got, data);
+}
+
+TEST(GzipReaderTest, ReadsConcatenatedMembers) {
+  TempDir dir;
+  const std::string big = TestData(300'000);
+  WriteFile(dir.Path("cat.gz"), Gzip("hello ") + Gzip("") + Gzip("world\n") + Gzip(big));
+  for (size_t chunk : {size_t{1} << 16, size_t{3}}) {
+    Result<std::string> got = ReadPath(dir.Path("cat.gz"), chunk);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    EXPECT_EQ(*got, "hello world\n" + big);
+  }
+}
+
+TEST(GzipReaderTest, AcceptsZlibFormat) {
+  TempDir dir;
+  const std::string data = TestData(50'000);
+  WriteFile(dir.Path("z.gz"), Zlib(data));
+  Result<std::string> got = ReadPath(dir.Path("z.gz"), 4096);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(*got, data);
+}
+
+TEST(GzipReaderTest, TruncatedStreamIsCorrupt) {
+  TempDir dir;
+  const std::string compressed = Gzip(TestData(400'000));
+  const std::string path = dir.Path("t.gz");
+  // Cut inside the header, inside the data, and just before the last trailer byte.
+  for (size_t keep : {size_t{5}, compressed.size() / 2, compressed.size() - 1}) {
+    WriteFile(path, compressed.substr(0, keep));
+    Result<std::string> got = ReadPath(path, 4096);
+    ASSERT_FALSE(got.ok()) << "keep " << keep;
+    EXPECT_EQ(got.status().code(), Status::Code::kCorrupt);
+    EXPECT_EQ(got.status().message(), path + ": truncated gzip stream") << "keep " << keep;
+  }
+}
+
+TEST(GzipReaderTest, EmptyFileIsCorrupt) {
+  TempDir dir;
+  WriteFile(dir.Path("e.gz"), "");
+  Result<std::string> got = ReadPath(dir.Path("e.gz"), 4096);
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), Status::Code::kCorrupt);
+}
+
+TEST(GzipReaderTest, GarbageIsCorruptAndErrorIsSticky) {
+  auto reader =
+      GzipReader(std::make_unique<FakeReader>("this is not gzip data at all", false), "g.gz");
+  char buf[64];
+  Result<size_t> first = reader->Read(buf, sizeof buf);
+  ASSERT_FALSE(first.ok());
+  EXPECT_EQ(first.status().code(), Status::Code::kCorrupt);
+  EXPECT_EQ(first.status().message().rfind("g.gz: invalid gzip data", 0), 0u)
+      << first.status().message();
+  Result<size_t> second = reader->Read(buf, sizeof buf);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().message(), first.status().message());
+}
+
+TEST(GzipReaderTest, TrailingGarbageAfterMemberIsCorrupt) {
+  auto reader =
+      GzipReader(std::make_unique<FakeReader>(Gzip("hello") + "junk!junk!", false), "g.gz");
+  Result<std::string> got = ReadAll(*reader, 4096);
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), Status::Code::kCorrupt);
+}
+
+TEST(GzipReaderTest, InnerReadErrorPropagates) {
+  const std::string compressed = Gzip(TestData(100'000));
+  auto reader = GzipReader(
+      std::make_unique<FakeReader>(compressed.substr(0, compressed.size() / 2), true), "g.gz");
+  Result<std::string> got = ReadAll(*reader, 4096);
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), Status::Code::kIoError);
+  EXPECT_EQ(got.status().message(), "fake: Input/output error");
+}
+
+TEST(ZstdReaderTest, RoundTripsInOddChunkSizes) {
+  TempDir dir;
+  const std::string data = TestData(1'500'000);
+  const std::string compressed = Zstd(data);
+  ASSERT_GT(compressed.size(), 300'000u);
+  WriteFile(dir.Path("a.txt.zst"), compressed);
+  for (size_t chunk : {size_t{1} << 20, size_t{65'537}, size_t{4093}, size_t{13}}) {
+    Result<std::string> got = ReadPath(dir.Path("a.txt.zst"), chunk);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    EXPECT_EQ(*got, data) << "chunk " << chunk;
+  }
+}
+
+TEST(ZstdReaderTest, OneByteReadsOfHighlyCompressedData) {
+  TempDir dir;
+  const std::string data(200'000, 'x');
+  WriteFile(dir.Path("x.zst"), Zstd(data));
+  Result<std::string> got = ReadPath(dir.Path("x.zst"), 1);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(*got, data);
+}
+
+TEST(ZstdReaderTest, ReadsConcatenatedFrames) {
+  TempDir dir;
+  const std::string big = TestData(300'000);
+  WriteFile(dir.Path("cat.zst"), Zstd("hello ") + Zstd("") + Zstd("world\n") + Zstd(big));
+  for (size_t chunk : {size_t{1} << 16, size_t{3}}) {
+    Result<std::string> got = ReadPath(dir.Path("cat.zst"), chunk);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    EXPECT_EQ(*got, "hello world\n" + big);
+  }
+}
+
+TEST(ZstdReaderTest, TruncatedStreamIsCorrupt) {
+  TempDir dir;
+  const std::string compressed = Zstd(TestData(400'000));
+  const std::string path = dir.Path("t.zst");
+  for (size_t keep : {size_t{0}, size_t{3}, compressed.size() / 2, compressed.size() - 1}) {
+    WriteFile(path, compressed.substr(0, keep));
+    Result<std::string> got = ReadPath(path, 4096);
+    ASSERT_FALSE(got.ok()) << "keep " << keep;
+    EXPECT_EQ(got.status().code(), Status::Code::kCorrupt);
+    EXPECT_EQ(got.status().message(), path + ": truncated zstd stream") << "keep " << keep;
+  }
+}
+
+TEST(ZstdReaderTest, GarbageIsCorrupt) {
+  auto reader =
+      ZstdReader(std::make_unique<FakeReader>("this is not zstd data at all", false), "g.zst");
+  char buf[64];
+  Result<size_t> got = reader->Read(buf, sizeof buf);
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), Status::Code::kCorrupt);
+  EXPECT_EQ(got.status().message().rfind("g.zst: invalid zstd data", 0), 0u)
+      << got.status().message();
+}
+
+TEST(OpenInputTest, DecompressesOnlyByExtension) {
+  TempDir dir;
+  const std::string gz = Gzip("hello");
+  const std::string zst = Zstd("hello");
+  WriteFile(dir.Path("a.gz"), gz);
+  WriteFile(dir.Path("a.gz.txt"), gz);
+  WriteFile(dir.Path("a.zst"), zst);
+  WriteFile(dir.Path("a.zstd"), zst);
+
+  Result<std::string> got = ReadPath(dir.Path("a.gz"), 64);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(*got, "hello");
+  got = ReadPath(dir.Path("a.gz.txt"), 64);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(*got, gz);
+  got = ReadPath(dir.Path("a.zst"), 64);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(*got, "hello");
+  got = ReadPath(dir.Path("a.zstd"), 64);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(*got, zst);
+}
+
+}  // namespace
+}  // namespace neardup
