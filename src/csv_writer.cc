@@ -52,11 +52,20 @@ void AppendCsvField(std::string* out, std::string_view field) {
 void AppendTsvField(std::string* out, std::string_view field) {
   for (const char c : field) {
     switch (c) {
-      case '\\': out->append("\\\\"); break;
-      case '\t': out->append("\\t"); break;
-      case '\n': out->append("\\n"); break;
-      case '\r': out->append("\\r"); break;
-      default: out->push_back(c);
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '\t':
+        out->append("\\t");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      case '\r':
+        out->append("\\r");
+        break;
+      default:
+        out->push_back(c);
     }
   }
 }
@@ -77,8 +86,8 @@ void AppendRaw(std::string* out, char separator, std::string_view text) {
 
 // Rows "a,b,estimate,jaccard[,a_reference,b_reference]". An empty jaccard
 // means "not computed" (-1).
-void WritePairRows(const Report& report, const Dialect& dialect, bool jaccard_column,
-                   std::ostream& out, std::string* buf) {
+void WritePairRows(const Report& report, const Dialect& dialect,
+                   bool jaccard_column, std::ostream& out, std::string* buf) {
   const bool has_reference = report.params.has_reference;
   for (const ReportedPair& pair : report.pairs) {
     dialect.append_field(buf, report.docs[pair.a].name);
@@ -99,8 +108,8 @@ void WritePairRows(const Report& report, const Dialect& dialect, bool jaccard_co
 }
 
 // Rows "cluster,path,kept,reference", one per member.
-void WriteClusterRows(const Report& report, const Dialect& dialect, std::ostream& out,
-                      std::string* buf) {
+void WriteClusterRows(const Report& report, const Dialect& dialect,
+                      std::ostream& out, std::string* buf) {
   for (const Cluster& cluster : report.clusters) {
     const std::string id = std::to_string(cluster.id);
     for (const DocId member : cluster.members) {

@@ -210,9 +210,9 @@ bool TextDecoder::DecideForm(bool at_end) {
   } else if (StartsWith(head, kBomUtf8)) {
     form_ = Form::kUtf8;
     carry_.erase(0, kBomUtf8.size());
-  } else if (!at_end && (StartsWith(kBomUtf8, head) ||
-                         StartsWith(kBomUtf16Le, head) ||
-                         StartsWith(kBomUtf16Be, head))) {
+  } else if (!at_end &&
+             (StartsWith(kBomUtf8, head) || StartsWith(kBomUtf16Le, head) ||
+              StartsWith(kBomUtf16Be, head))) {
     return false;
   } else {
     form_ = Form::kUtf8;

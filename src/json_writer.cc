@@ -10,12 +10,11 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <string_view>
 #include <system_error>
-
-#include <nlohmann/json.hpp>
 
 #include "neardup/options.h"
 #include "neardup/report.h"
@@ -42,45 +41,60 @@ bool Flush(std::string* buf, std::ostream& out) {
 // ToString() for the same), so that the output format is pinned here.
 const char* Name(ShingleUnit unit) {
   switch (unit) {
-    case ShingleUnit::kWord: return "word";
-    case ShingleUnit::kChar: return "char";
+    case ShingleUnit::kWord:
+      return "word";
+    case ShingleUnit::kChar:
+      return "char";
   }
   return "?";
 }
 
 const char* Name(VerifyMode verify) {
   switch (verify) {
-    case VerifyMode::kSignature: return "signature";
-    case VerifyMode::kExact: return "exact";
-    case VerifyMode::kNone: return "none";
+    case VerifyMode::kSignature:
+      return "signature";
+    case VerifyMode::kExact:
+      return "exact";
+    case VerifyMode::kNone:
+      return "none";
   }
   return "?";
 }
 
 const char* Name(Mode mode) {
   switch (mode) {
-    case Mode::kPairs: return "pairs";
-    case Mode::kClusters: return "clusters";
-    case Mode::kDuplicates: return "duplicates";
+    case Mode::kPairs:
+      return "pairs";
+    case Mode::kClusters:
+      return "clusters";
+    case Mode::kDuplicates:
+      return "duplicates";
   }
   return "?";
 }
 
 const char* Name(KeepRule keep) {
   switch (keep) {
-    case KeepRule::kFirst: return "first";
-    case KeepRule::kLongest: return "longest";
-    case KeepRule::kShortest: return "shortest";
-    case KeepRule::kNewest: return "newest";
-    case KeepRule::kOldest: return "oldest";
+    case KeepRule::kFirst:
+      return "first";
+    case KeepRule::kLongest:
+      return "longest";
+    case KeepRule::kShortest:
+      return "shortest";
+    case KeepRule::kNewest:
+      return "newest";
+    case KeepRule::kOldest:
+      return "oldest";
   }
   return "?";
 }
 
 const char* Name(ClusterBy cluster_by) {
   switch (cluster_by) {
-    case ClusterBy::kConnected: return "connected";
-    case ClusterBy::kKeep: return "keep";
+    case ClusterBy::kConnected:
+      return "connected";
+    case ClusterBy::kKeep:
+      return "keep";
   }
   return "?";
 }
@@ -130,13 +144,27 @@ void AppendJsonString(std::string* out, std::string_view s) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
       switch (c) {
-        case '"': out->append("\\\""); break;
-        case '\\': out->append("\\\\"); break;
-        case '\b': out->append("\\b"); break;
-        case '\f': out->append("\\f"); break;
-        case '\n': out->append("\\n"); break;
-        case '\r': out->append("\\r"); break;
-        case '\t': out->append("\\t"); break;
+        case '"':
+          out->append("\\\"");
+          break;
+        case '\\':
+          out->append("\\\\");
+          break;
+        case '\b':
+          out->append("\\b");
+          break;
+        case '\f':
+          out->append("\\f");
+          break;
+        case '\n':
+          out->append("\\n");
+          break;
+        case '\r':
+          out->append("\\r");
+          break;
+        case '\t':
+          out->append("\\t");
+          break;
         default:
           out->append("\\u00");
           out->push_back(kHex[c >> 4]);
@@ -176,7 +204,8 @@ void AppendJsonString(std::string* out, std::string_view s) {
     size_t k = 1;
     for (; k < length && i + k < n; ++k) {
       const auto next = static_cast<unsigned char>(s[i + k]);
-      if (k == 1 ? (next < low || next > high) : (next < 0x80 || next > 0xBF)) break;
+      if (k == 1 ? (next < low || next > high) : (next < 0x80 || next > 0xBF))
+        break;
     }
     if (k == length) {
       out->append(s.data() + i, length);
@@ -193,15 +222,16 @@ void AppendScore(std::string* out, double value) {
   // Fixed notation, shortest digits that read back to the rounded value:
   // 0.875, 1, 0.8612, 0.0001 (never 1e-04). Room for any double.
   char text[400];
-  const auto [end, error] = std::to_chars(text, text + sizeof(text), RoundScore(value),
-                                          std::chars_format::fixed);
+  const auto [end, error] = std::to_chars(
+      text, text + sizeof(text), RoundScore(value), std::chars_format::fixed);
   if (error != std::errc()) return;  // unreachable: the buffer fits any double
   out->append(text, end);
 }
 
 // ,"reference":[names of `ids` that are reference documents]
 template <typename Ids>
-void AppendReferenceList(std::string* out, const Report& report, const Ids& ids) {
+void AppendReferenceList(std::string* out, const Report& report,
+                         const Ids& ids) {
   out->append(",\"reference\":[");
   bool first = true;
   for (const DocId id : ids) {
@@ -259,7 +289,8 @@ void WriteJsonlClusters(const Report& report, std::ostream& out) {
     }
     buf.append("],\"size\":");
     buf.append(std::to_string(cluster.members.size()));
-    if (report.params.has_reference) AppendReferenceList(&buf, report, cluster.members);
+    if (report.params.has_reference)
+      AppendReferenceList(&buf, report, cluster.members);
     buf.append("}\n");
     if (buf.size() >= kFlushBytes && !Flush(&buf, out)) return;
   }
@@ -334,7 +365,8 @@ Json ClustersJson(const Report& report) {
     entry["cluster"] = cluster.id;
     entry["keep"] = report.docs[cluster.keep].name;
     Json members = Json::array();
-    for (const DocId id : cluster.members) members.push_back(report.docs[id].name);
+    for (const DocId id : cluster.members)
+      members.push_back(report.docs[id].name);
     entry["members"] = std::move(members);
     entry["size"] = cluster.members.size();
     if (report.params.has_reference) {
@@ -402,10 +434,18 @@ void WriteReport(const Report& report, OutputFormat format, std::ostream& out,
     return;
   }
   switch (format) {
-    case OutputFormat::kJsonl: WriteJsonl(report, out); return;
-    case OutputFormat::kJson: WriteJson(report, out); return;
-    case OutputFormat::kCsv: WriteCsv(report, out); return;
-    case OutputFormat::kTsv: WriteTsv(report, out); return;
+    case OutputFormat::kJsonl:
+      WriteJsonl(report, out);
+      return;
+    case OutputFormat::kJson:
+      WriteJson(report, out);
+      return;
+    case OutputFormat::kCsv:
+      WriteCsv(report, out);
+      return;
+    case OutputFormat::kTsv:
+      WriteTsv(report, out);
+      return;
   }
 }
 

@@ -26,15 +26,18 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
-// Deeper nesting is rejected, as simdjson's DOM parser does by default; it
-// also bounds the recursion of ValidateValue().
-constexpr int kMaxDepth = 1024;
+// Values nested deeper than this are rejected (DEPTH_ERROR). It bounds the
+// recursion of ValidateValue() and stays below the parser's max_depth (1024
+// by default; unoptimized builds assert that On-Demand never goes deeper).
+constexpr int kMaxDepth = 1000;
 
 // LineSplitter compacts its buffer once this many consumed bytes lead it (and
 // they are at least half of it), so each byte is moved O(1) times.
 constexpr size_t kCompactMin = 64 * 1024;
 
-bool IsJsonSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool IsJsonSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
 
 std::string_view TrimTrailingSpace(std::string_view s) {
   while (!s.empty() && IsJsonSpace(s.back())) s.remove_suffix(1);
@@ -43,10 +46,11 @@ std::string_view TrimTrailingSpace(std::string_view s) {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-// True when `token` is a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
-// Checked by grammar rather than by simdjson's number parser, which refuses
-// integers beyond 64 bits and exponents beyond double range: those are valid
-// JSON, and an id like 123456789012345678901234 is kept as written.
+// True when `token` is a JSON number:
+// -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? Checked by grammar rather than
+// by simdjson's number parser, which refuses integers beyond 64 bits and
+// exponents beyond double range: those are valid JSON, and an id like
+// 123456789012345678901234 is kept as written.
 bool IsJsonNumber(std::string_view token) {
   size_t i = 0;
   const size_t n = token.size();
@@ -74,8 +78,8 @@ bool IsJsonNumber(std::string_view token) {
 }
 
 Status FromSimdjson(simdjson::error_code error) {
-  // The decoder upstream replaces invalid UTF-8 before lines get here, so this
-  // only happens to callers that skip it; simdjson validates the whole line.
+  // simdjson validates the whole line as UTF-8 up front (not only the
+  // strings), and its message adds nothing to this.
   if (error == simdjson::UTF8_ERROR) return Status::Corrupt("invalid UTF-8");
   return Status::Corrupt(simdjson::error_message(error));
 }
@@ -114,16 +118,18 @@ simdjson::error_code ValidateValue(od::value& value, int depth) {
       return value.get_string().get(unused);
     }
     case od::json_type::number:
-      return IsJsonNumber(TrimTrailingSpace(value.raw_json_token())) ? simdjson::SUCCESS
-                                                                      : simdjson::NUMBER_ERROR;
+      return IsJsonNumber(TrimTrailingSpace(value.raw_json_token()))
+                 ? simdjson::SUCCESS
+                 : simdjson::NUMBER_ERROR;
     case od::json_type::boolean: {
       const std::string_view token = TrimTrailingSpace(value.raw_json_token());
       if (token == "true") return simdjson::SUCCESS;
       return token == "false" ? simdjson::SUCCESS : simdjson::T_ATOM_ERROR;
     }
     case od::json_type::null:
-      return TrimTrailingSpace(value.raw_json_token()) == "null" ? simdjson::SUCCESS
-                                                                   : simdjson::N_ATOM_ERROR;
+      return TrimTrailingSpace(value.raw_json_token()) == "null"
+                 ? simdjson::SUCCESS
+                 : simdjson::N_ATOM_ERROR;
   }
   return simdjson::TAPE_ERROR;
 }
@@ -149,9 +155,12 @@ JsonlLineParser::JsonlLineParser(std::string text_key, std::string id_key)
 
 JsonlLineParser::~JsonlLineParser() = default;
 
-Status JsonlLineParser::Parse(std::string_view line, JsonlDoc* doc, bool* has_doc) {
+Status JsonlLineParser::Parse(std::string_view line, JsonlDoc* doc,
+                              bool* has_doc) {
   assert(doc != nullptr && has_doc != nullptr);
   *has_doc = false;
+  // A UTF-8 BOM (first line of a file from some Windows tools) is ignored.
+  if (line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);
   if (std::all_of(line.begin(), line.end(), IsJsonSpace)) return Status::Ok();
   Status status = impl_->Parse(line, doc);
   *has_doc = status.ok();
@@ -169,14 +178,17 @@ Status JsonlLineParser::Impl::Parse(std::string_view line, JsonlDoc* doc) {
   std::memset(buffer.get() + line.size(), ' ', simdjson::SIMDJSON_PADDING);
 
   od::document document;
-  if (auto error = parser.iterate(buffer.get(), line.size(), capacity).get(document)) {
+  if (auto error =
+          parser.iterate(buffer.get(), line.size(), capacity).get(document)) {
     return FromSimdjson(error);
   }
   od::json_type type;
   if (auto error = document.type().get(type)) return FromSimdjson(error);
-  if (type != od::json_type::object) return Status::Corrupt("not a JSON object");
+  if (type != od::json_type::object)
+    return Status::Corrupt("not a JSON object");
   od::object object;
-  if (auto error = document.get_object().get(object)) return FromSimdjson(error);
+  if (auto error = document.get_object().get(object))
+    return FromSimdjson(error);
 
   // The first occurrence of a key counts; later ones are only validated.
   bool found_text = false;
@@ -187,7 +199,8 @@ Status JsonlLineParser::Impl::Parse(std::string_view line, JsonlDoc* doc) {
   doc->text.clear();
   for (auto field_result : object) {
     od::field field;
-    if (auto error = std::move(field_result).get(field)) return FromSimdjson(error);
+    if (auto error = std::move(field_result).get(field))
+      return FromSimdjson(error);
     std::string_view key;
     if (auto error = field.unescaped_key().get(key)) return FromSimdjson(error);
     od::value& value = field.value();
@@ -226,8 +239,10 @@ Status JsonlLineParser::Impl::Parse(std::string_view line, JsonlDoc* doc) {
     return FromSimdjson(simdjson::TRAILING_CONTENT);
   }
   if (!found_text) return Status::Corrupt("missing key \"" + text_key + "\"");
-  if (text_not_string) return Status::Corrupt("\"" + text_key + "\" is not a string");
-  if (id_bad_type) return Status::Corrupt("\"" + id_key + "\" is not a string or a number");
+  if (text_not_string)
+    return Status::Corrupt("\"" + text_key + "\" is not a string");
+  if (id_bad_type)
+    return Status::Corrupt("\"" + id_key + "\" is not a string or a number");
   return Status::Ok();
 }
 

@@ -25,6 +25,12 @@
 // character (both boundaries), so that single spaces between, say, Korean
 // words do not break a segment into many small utf8proc calls.
 //
+// Unchanged characters. Most characters of most scripts (lowercase letters,
+// precomposed accented letters, CJK, kana, Hangul) are boundaries that
+// normalize to themselves ("inert"). A cluster of one inert character is
+// copied instead of going through utf8proc; the class of every BMP code point
+// is computed once, on first use (about 10 ms), into two 8 KiB bitsets.
+//
 // Bounded memory. Feed holds back the text from the last boundary on, since
 // what comes next may combine with it. A run of more than kMaxRun bytes with
 // no boundary (only pathological text: hundreds of stacked combining marks)
@@ -143,7 +149,8 @@ bool NormalizesToItself(int32_t cp) {
   utf8proc_uint8_t utf8[4];
   const utf8proc_ssize_t bytes = utf8proc_encode_char(cp, utf8);
   utf8proc_int32_t buf[kMaxMapping];
-  utf8proc_ssize_t len = utf8proc_decompose(utf8, bytes, buf, kMaxMapping, kOptions);
+  utf8proc_ssize_t len =
+      utf8proc_decompose(utf8, bytes, buf, kMaxMapping, kOptions);
   if (len < 1 || len > kMaxMapping) return false;
   len = utf8proc_normalize_utf32(buf, len, kOptions);
   return len == 1 && buf[0] == cp;
@@ -228,8 +235,7 @@ size_t FirstBoundary(std::string_view text, size_t limit) {
 
 }  // namespace
 
-void Normalizer::NormalizeSegment(std::string_view segment,
-                                  std::string* out) {
+void Normalizer::NormalizeSegment(std::string_view segment, std::string* out) {
   if (segment.empty()) return;
   const auto* s = reinterpret_cast<const utf8proc_uint8_t*>(segment.data());
   const auto len = static_cast<utf8proc_ssize_t>(segment.size());
@@ -286,8 +292,8 @@ size_t Normalizer::Process(std::string_view text, bool final,
     size_t done = start;        // output written up to here
     size_t inert_from = kNone;  // start of the inert clusters before `cut`
     size_t cut = start;         // start of the current cluster
-    bool cut_inert = start < first_high &&
-                     Classify(p[start]) == CharClass::kInert;
+    bool cut_inert =
+        start < first_high && Classify(p[start]) == CharClass::kInert;
     // Completes the cluster [cut, at) and starts a new one at `at`.
     const auto next_cluster = [&](size_t at, bool inert) {
       if (at > cut) {

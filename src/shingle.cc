@@ -13,14 +13,20 @@ namespace neardup {
 
 namespace {
 
-// Per ASCII byte: is it part of a word, and its lowercase form.
+// Per byte: is it an ASCII word character (kLower: letter, digit or '_' that
+// needs no folding; kUpper: an uppercase letter), and its lowercase form.
+// Bytes >= 0x80 have class 0: the Unicode path decides for them.
+constexpr unsigned char kLower = 1;
+constexpr unsigned char kUpper = 2;
 struct AsciiTables {
+  unsigned char word_class[256];
   bool word[128];
   char lower[128];
-  constexpr AsciiTables() : word(), lower() {
+  constexpr AsciiTables() : word_class(), word(), lower() {
     for (int c = 0; c < 128; ++c) {
       const bool upper = c >= 'A' && c <= 'Z';
       word[c] = upper || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+      word_class[c] = upper ? kUpper : (word[c] ? kLower : 0);
       lower[c] = static_cast<char>(upper ? c + ('a' - 'A') : c);
     }
   }
@@ -126,6 +132,7 @@ void Shingler::Reset() {
   seen_char_ = false;
   in_word_ = false;
   tokens_ = 0;
+  ring_ = 0;
   words_ = 0;
   token_batch_.clear();
   shingles_.clear();
@@ -133,12 +140,13 @@ void Shingler::Reset() {
 }
 
 void Shingler::EmitToken(uint64_t token_hash) {
-  window_[static_cast<size_t>(tokens_ % static_cast<uint64_t>(k_))] = token_hash;
+  window_[ring_] = token_hash;
+  if (++ring_ == static_cast<size_t>(k_)) ring_ = 0;
   ++tokens_;
   token_batch_.push_back(token_hash);
   if (tokens_ < static_cast<uint64_t>(k_)) return;
   // The oldest token of the window sits where the next one will go.
-  size_t idx = static_cast<size_t>(tokens_ % static_cast<uint64_t>(k_));
+  size_t idx = ring_;
   uint64_t h = seed_;
   for (int j = 0; j < k_; ++j) {
     h = (h ^ window_[idx]) * kShingleMul;
@@ -162,17 +170,30 @@ void Shingler::FeedWords(std::string_view text) {
   while (i < n) {
     const unsigned char c = p[i];
     if (c < 0x80) {
-      if (!kAscii.word[c]) {
+      if (kAscii.word_class[c] == 0) {
         EndWord();
         ++i;
         continue;
       }
+      // An ASCII run of word characters; bytes >= 0x80 have class 0 too and
+      // end the run, but may continue the word.
       size_t j = i + 1;
-      while (j < n && p[j] < 0x80 && kAscii.word[p[j]]) ++j;
-      const size_t old = word_.size();
-      word_.append(text.data() + i, j - i);
-      for (size_t w = old; w < word_.size(); ++w) {
-        word_[w] = kAscii.lower[static_cast<unsigned char>(word_[w])];
+      unsigned char classes = kAscii.word_class[c];
+      while (j < n && kAscii.word_class[p[j]] != 0) classes |= kAscii.word_class[p[j++]];
+      const bool complete = j < n && p[j] < 0x80;
+      if (word_.empty() && complete && (classes & kUpper) == 0) {
+        // The common case: a whole lowercase word inside the chunk, hashed in place.
+        ++words_;
+        EmitToken(HashBytes(p + i, j - i, seed_));
+      } else {
+        const size_t old = word_.size();
+        word_.append(text.data() + i, j - i);
+        if (classes & kUpper) {
+          for (size_t w = old; w < word_.size(); ++w) {
+            word_[w] = kAscii.lower[static_cast<unsigned char>(word_[w])];
+          }
+        }
+        if (complete) EndWord();
       }
       i = j;
       continue;
@@ -250,7 +271,7 @@ void Shingler::Finish() {
     // Short document: one shingle, all of it.
     uint64_t h = seed_;
     for (uint64_t j = 0; j < tokens_; ++j) {
-      h = (h ^ window_[j]) * kShingleMul;
+      h = (h ^ window_[static_cast<size_t>(j)]) * kShingleMul;
       h ^= h >> 29;
     }
     shingles_.push_back(Mix64(h));

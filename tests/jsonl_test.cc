@@ -34,7 +34,8 @@ void ExpectCorrupt(std::string_view line, const std::string& message) {
 }
 
 TEST(JsonlLineParserTest, ReadsTextAndStringId) {
-  const Parsed parsed = ParseLine(R"({"id": "doc-1", "text": "hello world", "meta": {"n": [1, 2.5, true, null]}})");
+  const Parsed parsed = ParseLine(
+      R"({"id": "doc-1", "text": "hello world", "meta": {"n": [1, 2.5, true, null]}})");
   ASSERT_TRUE(parsed.status.ok()) << parsed.status.message();
   EXPECT_TRUE(parsed.has_doc);
   EXPECT_EQ(parsed.doc.id, "doc-1");
@@ -44,7 +45,8 @@ TEST(JsonlLineParserTest, ReadsTextAndStringId) {
 TEST(JsonlLineParserTest, ReusedParserReadsSuccessiveLines) {
   JsonlLineParser parser("text", "id");
   const std::vector<std::pair<std::string, std::string>> lines = {
-      {R"({"text":"a long first line with several words in it","id":1})", "a long first line with several words in it"},
+      {R"({"text":"a long first line with several words in it","id":1})",
+       "a long first line with several words in it"},
       {R"({"text":"short"})", "short"},
       {R"(  {"text" : "with spaces"}  )", "with spaces"},
       {R"({"text":""})", ""},
@@ -56,15 +58,17 @@ TEST(JsonlLineParserTest, ReusedParserReadsSuccessiveLines) {
     EXPECT_TRUE(has_doc);
     EXPECT_EQ(doc.text, text);
   }
-  EXPECT_EQ(doc.id, "");  // the last line has no id; the previous one is not kept
+  EXPECT_EQ(doc.id,
+            "");  // the last line has no id; the previous one is not kept
 }
 
 TEST(JsonlLineParserTest, UnescapesText) {
-  const Parsed parsed =
-      ParseLine(R"({"text":"line\nnext\ttab \"q\" back\\slash caf\u00e9 smile \ud83d\ude00 \/"})");
+  const Parsed parsed = ParseLine(
+      R"({"text":"line\nnext\ttab \"q\" back\\slash caf\u00e9 smile \ud83d\ude00 \/"})");
   ASSERT_TRUE(parsed.status.ok()) << parsed.status.message();
-  EXPECT_EQ(parsed.doc.text,
-            "line\nnext\ttab \"q\" back\\slash caf\xC3\xA9 smile \xF0\x9F\x98\x80 /");
+  EXPECT_EQ(
+      parsed.doc.text,
+      "line\nnext\ttab \"q\" back\\slash caf\xC3\xA9 smile \xF0\x9F\x98\x80 /");
 }
 
 TEST(JsonlLineParserTest, KeepsRawUtf8Text) {
@@ -82,12 +86,14 @@ TEST(JsonlLineParserTest, NumericIdIsWrittenAsInInput) {
   EXPECT_EQ(ParseLine(R"({"id":18446744073709551615,"text":"x"})").doc.id,
             "18446744073709551615");
   // Beyond 64 bits: still valid JSON, kept verbatim.
-  EXPECT_EQ(ParseLine(R"({"id":123456789012345678901234567890,"text":"x"})").doc.id,
-            "123456789012345678901234567890");
+  EXPECT_EQ(
+      ParseLine(R"({"id":123456789012345678901234567890,"text":"x"})").doc.id,
+      "123456789012345678901234567890");
 }
 
 TEST(JsonlLineParserTest, BigNumbersElsewhereAreAccepted) {
-  const Parsed parsed = ParseLine(R"({"hash":123456789012345678901234567890,"x":1e999,"text":"t"})");
+  const Parsed parsed = ParseLine(
+      R"({"hash":123456789012345678901234567890,"x":1e999,"text":"t"})");
   ASSERT_TRUE(parsed.status.ok()) << parsed.status.message();
   EXPECT_EQ(parsed.doc.text, "t");
 }
@@ -102,13 +108,16 @@ TEST(JsonlLineParserTest, MissingOrNullIdIsEmpty) {
 }
 
 TEST(JsonlLineParserTest, IdOfOtherTypeIsCorrupt) {
-  ExpectCorrupt(R"({"id":true,"text":"x"})", "\"id\" is not a string or a number");
-  ExpectCorrupt(R"({"id":[1],"text":"x"})", "\"id\" is not a string or a number");
+  ExpectCorrupt(R"({"id":true,"text":"x"})",
+                "\"id\" is not a string or a number");
+  ExpectCorrupt(R"({"id":[1],"text":"x"})",
+                "\"id\" is not a string or a number");
 }
 
 TEST(JsonlLineParserTest, CustomKeys) {
   const Parsed parsed =
-      ParseLine(R"({"text":"not this","body":"this","uid":"u7","id":"no"})", "body", "uid");
+      ParseLine(R"({"text":"not this","body":"this","uid":"u7","id":"no"})",
+                "body", "uid");
   ASSERT_TRUE(parsed.status.ok());
   EXPECT_EQ(parsed.doc.text, "this");
   EXPECT_EQ(parsed.doc.id, "u7");
@@ -188,16 +197,27 @@ TEST(JsonlLineParserTest, MalformedJsonIsCorrupt) {
 TEST(JsonlLineParserTest, MalformedJsonCarriesSimdjsonMessage) {
   const Parsed parsed = ParseLine(R"({"text" "a"})");
   EXPECT_EQ(parsed.status.code(), Status::Code::kCorrupt);
-  EXPECT_NE(parsed.status.message().find("improper structure"), std::string::npos)
+  EXPECT_NE(parsed.status.message().find("improper structure"),
+            std::string::npos)
       << parsed.status.message();
 }
 
+std::string Nested(size_t depth) {
+  return R"({"text":"a","x":)" + std::string(depth, '[') +
+         std::string(depth, ']') + "}";
+}
+
+TEST(JsonlLineParserTest, NestingUpTo1000IsAccepted) {
+  EXPECT_TRUE(ParseLine(Nested(1000)).status.ok());
+}
+
 TEST(JsonlLineParserTest, TooDeepNestingIsCorrupt) {
-  const std::string deep = std::string(2000, '[') + std::string(2000, ']');
-  const Parsed parsed = ParseLine(R"({"text":"a","x":)" + deep + "}");
-  EXPECT_EQ(parsed.status.code(), Status::Code::kCorrupt);
-  const std::string fine = std::string(100, '[') + std::string(100, ']');
-  EXPECT_TRUE(ParseLine(R"({"text":"a","x":)" + fine + "}").status.ok());
+  for (const size_t depth : {1001, 5000}) {
+    const Parsed parsed = ParseLine(Nested(depth));
+    EXPECT_EQ(parsed.status.code(), Status::Code::kCorrupt);
+    EXPECT_NE(parsed.status.message().find("too deep"), std::string::npos)
+        << parsed.status.message();
+  }
 }
 
 TEST(JsonlLineParserTest, InvalidUtf8IsCorrupt) {
@@ -211,6 +231,14 @@ TEST(JsonlLineParserTest, BlankLineHasNoDoc) {
     EXPECT_TRUE(parsed.status.ok());
     EXPECT_FALSE(parsed.has_doc);
   }
+}
+
+TEST(JsonlLineParserTest, IgnoresUtf8Bom) {
+  const Parsed parsed = ParseLine("\xEF\xBB\xBF{\"text\":\"a\"}");
+  ASSERT_TRUE(parsed.status.ok()) << parsed.status.message();
+  EXPECT_EQ(parsed.doc.text, "a");
+  EXPECT_FALSE(ParseLine("\xEF\xBB\xBF").has_doc);
+  EXPECT_TRUE(ParseLine("\xEF\xBB\xBF").status.ok());
 }
 
 TEST(JsonlLineParserTest, RecoversAfterABadLine) {
@@ -237,11 +265,13 @@ std::vector<Line> Drain(LineSplitter* splitter) {
   std::vector<Line> lines;
   std::string_view line;
   uint64_t number = 0;
-  while (splitter->Next(&line, &number)) lines.push_back({std::string(line), number});
+  while (splitter->Next(&line, &number))
+    lines.push_back({std::string(line), number});
   return lines;
 }
 
-std::vector<Line> SplitInChunks(std::string_view input, const std::vector<size_t>& cuts) {
+std::vector<Line> SplitInChunks(std::string_view input,
+                                const std::vector<size_t>& cuts) {
   LineSplitter splitter;
   std::vector<Line> lines;
   size_t start = 0;
@@ -258,9 +288,12 @@ std::vector<Line> SplitInChunks(std::string_view input, const std::vector<size_t
 }
 
 TEST(LineSplitterTest, SplitsLfAndCrlfAndNumbersLines) {
-  const std::vector<Line> expected = {
-      {"first", 1}, {"second", 2}, {"", 3}, {"fourth\rcr-inside", 4}, {"", 5}, {"last", 6}};
-  EXPECT_EQ(SplitInChunks("first\nsecond\r\n\nfourth\rcr-inside\r\n\r\nlast", {}), expected);
+  const std::vector<Line> expected = {{"first", 1}, {"second", 2},
+                                      {"", 3},      {"fourth\rcr-inside", 4},
+                                      {"", 5},      {"last", 6}};
+  EXPECT_EQ(
+      SplitInChunks("first\nsecond\r\n\nfourth\rcr-inside\r\n\r\nlast", {}),
+      expected);
 }
 
 TEST(LineSplitterTest, LastLineWithoutNewlineComesAfterFinish) {
@@ -274,18 +307,21 @@ TEST(LineSplitterTest, LastLineWithoutNewlineComesAfterFinish) {
 }
 
 TEST(LineSplitterTest, TrailingNewlineGivesNoExtraLine) {
-  EXPECT_EQ(SplitInChunks("a\nb\n", {}), (std::vector<Line>{{"a", 1}, {"b", 2}}));
+  EXPECT_EQ(SplitInChunks("a\nb\n", {}),
+            (std::vector<Line>{{"a", 1}, {"b", 2}}));
   EXPECT_EQ(SplitInChunks("a\r\n", {}), (std::vector<Line>{{"a", 1}}));
   EXPECT_TRUE(SplitInChunks("", {}).empty());
 }
 
 TEST(LineSplitterTest, CrAtEndOfLastLineIsDropped) {
-  EXPECT_EQ(SplitInChunks("a\nb\r", {}), (std::vector<Line>{{"a", 1}, {"b", 2}}));
+  EXPECT_EQ(SplitInChunks("a\nb\r", {}),
+            (std::vector<Line>{{"a", 1}, {"b", 2}}));
 }
 
 TEST(LineSplitterTest, AnySingleCutGivesTheSameLines) {
   const std::string input =
-      "{\"id\":1,\"text\":\"one\"}\r\n\n{\"id\":2,\"text\":\"two\\nlines\"}\n\r\n{\"text\":\"end\"}";
+      "{\"id\":1,\"text\":\"one\"}\r\n\n{\"id\":2,\"text\":\"two\\nlines\"}"
+      "\n\r\n{\"text\":\"end\"}";
   const std::vector<Line> expected = SplitInChunks(input, {});
   ASSERT_EQ(expected.size(), 5u);
   EXPECT_EQ(expected[0].text, "{\"id\":1,\"text\":\"one\"}");
@@ -297,7 +333,8 @@ TEST(LineSplitterTest, AnySingleCutGivesTheSameLines) {
   }
   for (size_t a = 0; a <= input.size(); ++a) {
     for (size_t b = a; b <= input.size(); ++b) {
-      ASSERT_EQ(SplitInChunks(input, {a, b}), expected) << "cuts at " << a << ", " << b;
+      ASSERT_EQ(SplitInChunks(input, {a, b}), expected)
+          << "cuts at " << a << ", " << b;
     }
   }
 }
@@ -306,15 +343,17 @@ TEST(LineSplitterTest, ByteAtATimeGivesTheSameLines) {
   const std::string input = "alpha\r\nbeta\n\ngamma\r\n";
   std::vector<size_t> cuts;
   for (size_t i = 1; i < input.size(); ++i) cuts.push_back(i);
-  EXPECT_EQ(SplitInChunks(input, cuts),
-            (std::vector<Line>{{"alpha", 1}, {"beta", 2}, {"", 3}, {"gamma", 4}}));
+  EXPECT_EQ(
+      SplitInChunks(input, cuts),
+      (std::vector<Line>{{"alpha", 1}, {"beta", 2}, {"", 3}, {"gamma", 4}}));
 }
 
 TEST(LineSplitterTest, ManyLinesAcrossCompaction) {
   // Enough bytes to pass the compaction threshold several times, fed in odd
   // chunk sizes while lines are consumed.
   std::string input;
-  for (int i = 0; i < 20000; ++i) input += "line number " + std::to_string(i) + "\n";
+  for (int i = 0; i < 20000; ++i)
+    input += "line number " + std::to_string(i) + "\n";
   LineSplitter splitter;
   uint64_t expected_number = 0;
   std::string_view line;
@@ -344,7 +383,8 @@ TEST(LineSplitterTest, LongLineInSmallChunks) {
     splitter.Feed(std::string_view(long_line).substr(start, 16));
     ASSERT_FALSE(splitter.Next(&line, &number));
     if ((start & 0xFFFFF) == 0) {
-      ASSERT_LT(std::chrono::steady_clock::now() - start_time, std::chrono::seconds(20))
+      ASSERT_LT(std::chrono::steady_clock::now() - start_time,
+                std::chrono::seconds(20))
           << "quadratic scanning? at byte " << start;
     }
   }

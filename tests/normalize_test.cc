@@ -54,7 +54,8 @@ std::string Utf8procMap(std::string_view text) {
 std::vector<size_t> CodePointStarts(std::string_view text) {
   std::vector<size_t> starts;
   for (size_t i = 1; i < text.size(); ++i) {
-    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) starts.push_back(i);
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80)
+      starts.push_back(i);
   }
   return starts;
 }
@@ -98,7 +99,8 @@ TEST(NormalizeTextTest, ComposesCombiningMarks) {
 }
 
 TEST(NormalizeTextTest, WidensHalfwidthKatakana) {
-  EXPECT_EQ(NormalizeText("\uFF76\uFF80\uFF76\uFF85"), "\u30AB\u30BF\u30AB\u30CA");
+  EXPECT_EQ(NormalizeText("\uFF76\uFF80\uFF76\uFF85"),
+            "\u30AB\u30BF\u30AB\u30CA");
   // The halfwidth voiced mark composes with the kana before it: ｶﾞ -> ガ.
   EXPECT_EQ(NormalizeText("\uFF76\uFF9E"), "\u30AC");
 }
@@ -159,17 +161,51 @@ TEST(NormalizerTest, InvalidUtf8IsCopiedNotDropped) {
 // Fragments that exercise every kind of segment boundary.
 const std::vector<std::string>& Fragments() {
   static const std::vector<std::string> fragments = {
-      "the ", "quick ", "brown ", " ", "  ", "\n", "a", "e", "o", "i",
-      "\u0301", "\u0323", "\u0308", "\u0327",          // combining marks
-      "\u0316", "\u05B0", "\u0345",                    // not composable
-      "\u00E9", "\u00DF", "\u0130", "\u03A3\u038A",   // é ß İ ΣΊ
-      "\uFB01", "\uFF26\uFF29", "\u2460", "\u00B2",   // ﬁ ＦＩ ① ²
-      "\u4E2D\u6587", "\u3072\u3089", "\uD55C\uAD6D", // CJK, hiragana, Hangul
-      "\u1100", "\u1161", "\u11A8",                   // conjoining jamo
-      "\uFF76", "\uFF80", "\uFF9E", "\uFF9F",         // halfwidth kana, marks
-      "\u0BC6", "\u0BBE", "\u0915", "\u093C",         // Tamil, Devanagari
-      "\U0001F600", "\U00011099", "\U000110BA",       // emoji, Kaithi + nukta
-      "\u212B", "\u2126", "\u1E9B\u0323",             // Å Ω ẛ̣
+      "the ",
+      "quick ",
+      "brown ",
+      " ",
+      "  ",
+      "\n",
+      "a",
+      "e",
+      "o",
+      "i",
+      "\u0301",
+      "\u0323",
+      "\u0308",
+      "\u0327",  // combining marks
+      "\u0316",
+      "\u05B0",
+      "\u0345",  // not composable
+      "\u00E9",
+      "\u00DF",
+      "\u0130",
+      "\u03A3\u038A",  // é ß İ ΣΊ
+      "\uFB01",
+      "\uFF26\uFF29",
+      "\u2460",
+      "\u00B2",  // ﬁ ＦＩ ① ²
+      "\u4E2D\u6587",
+      "\u3072\u3089",
+      "\uD55C\uAD6D",  // CJK, hiragana, Hangul
+      "\u1100",
+      "\u1161",
+      "\u11A8",  // conjoining jamo
+      "\uFF76",
+      "\uFF80",
+      "\uFF9E",
+      "\uFF9F",  // halfwidth kana, marks
+      "\u0BC6",
+      "\u0BBE",
+      "\u0915",
+      "\u093C",  // Tamil, Devanagari
+      "\U0001F600",
+      "\U00011099",
+      "\U000110BA",  // emoji, Kaithi + nukta
+      "\u212B",
+      "\u2126",
+      "\u1E9B\u0323",  // Å Ω ẛ̣
   };
   return fragments;
 }
@@ -187,7 +223,8 @@ TEST(NormalizerTest, SegmentsMatchNormalizingTheWholeText) {
   // on the whole text: cutting at our boundaries changes nothing.
   std::mt19937 rng(12345);
   for (int round = 0; round < 300; ++round) {
-    const std::string text = RandomText(&rng, 1 + static_cast<size_t>(round % 60));
+    const std::string text =
+        RandomText(&rng, 1 + static_cast<size_t>(round % 60));
     ASSERT_EQ(NormalizeWhole(text), Utf8procMap(text)) << "round " << round;
   }
 }
@@ -201,7 +238,8 @@ TEST(NormalizerTest, EveryBmpCodePointIsSegmentedCorrectly) {
     if (cp >= 0xD800 && cp <= 0xDFFF) continue;
     utf8proc_uint8_t buf[4];
     const auto len = utf8proc_encode_char(cp, buf);
-    const std::string c(reinterpret_cast<const char*>(buf), static_cast<size_t>(len));
+    const std::string c(reinterpret_cast<const char*>(buf),
+                        static_cast<size_t>(len));
     const std::string text = "e" + c + "\u0301" + c + c + "\u0308 " + c + "a";
     const std::string expected = Utf8procMap(text);
     ASSERT_EQ(NormalizeWhole(text), expected) << std::hex << cp;
@@ -232,7 +270,8 @@ TEST(NormalizerTest, LongCjkTextIsStreamedWithASmallTail) {
   // 1 MiB of ideographs, kana and Hangul syllables (all unchanged by NFKC
   // case folding), no ASCII, fed in chunks of about 1 KiB.
   const std::string block =
-      "\u4E2D\u6587\u6587\u672C\u3072\u3089\u304C\u306A\u30AB\u30BF\uD55C\uAD6D";
+      "\u4E2D\u6587\u6587\u672C\u3072\u3089\u304C\u306A\u30AB\u30BF\uD55C"
+      "\uAD6D";
   std::string text;
   while (text.size() < (1u << 20)) text += block;
   Normalizer normalizer;
@@ -241,7 +280,8 @@ TEST(NormalizerTest, LongCjkTextIsStreamedWithASmallTail) {
   size_t max_held = 0;
   while (fed < text.size()) {
     size_t end = std::min(text.size(), fed + 1024);
-    while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) {
+    while (end < text.size() &&
+           (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) {
       --end;  // back to a code point boundary
     }
     normalizer.Feed(std::string_view(text).substr(fed, end - fed), &out);
@@ -251,7 +291,7 @@ TEST(NormalizerTest, LongCjkTextIsStreamedWithASmallTail) {
   }
   normalizer.Finish(&out);
   EXPECT_TRUE(out == text);  // (EXPECT_EQ would print 1 MiB on failure)
-  EXPECT_LE(max_held, 3u);  // just the last character, which could take a mark
+  EXPECT_LE(max_held, 3u);   // just the last character, which could take a mark
 }
 
 TEST(NormalizerTest, LongRunWithoutBoundaryIsCutAtFixedPlaces) {
@@ -283,9 +323,8 @@ TEST(NormalizerTest, LongRunWithoutBoundaryIsCutAtFixedPlaces) {
   EXPECT_TRUE(out == expected);
   EXPECT_TRUE(NormalizeWhole(text) == expected);
   std::mt19937 rng(99);
-  EXPECT_TRUE(
-      NormalizeInPieces(text, RandomCuts(CodePointStarts(text), 30, &rng)) ==
-      expected);
+  EXPECT_TRUE(NormalizeInPieces(text, RandomCuts(CodePointStarts(text), 30,
+                                                 &rng)) == expected);
 }
 
 TEST(NormalizerTest, ForcedCutsDoNotDependOnChunking) {
@@ -297,7 +336,7 @@ TEST(NormalizerTest, ForcedCutsDoNotDependOnChunking) {
   for (int i = 0; i < 2000; ++i) text += "\u0301\u0323";
   text += " y";
   const std::string whole = NormalizeWhole(text);
-  EXPECT_TRUE(whole != Utf8procMap(text));  // (EXPECT_NE would print 8 KB)
+  EXPECT_TRUE(whole != Utf8procMap(text));    // (EXPECT_NE would print 8 KB)
   EXPECT_EQ(whole.substr(0, 5), "x \u1EA1");  // a + dot below composed
   EXPECT_EQ(whole.size(), text.size());  // a+U+0323 -> U+1EA1: 3 bytes each
   const std::vector<size_t> starts = CodePointStarts(text);

@@ -142,11 +142,14 @@ TEST(PipelineTest, ThreadCountDoesNotChangeTheOutput) {
   TempDir dir;
   for (int b = 0; b < 40; ++b) {
     const auto base = RandomWords(200, 500 + static_cast<uint64_t>(b));
-    WriteFile(dir / ("d" + std::to_string(b) + "/x.txt"), Join(base));
+    char sub[32];
+    std::snprintf(sub, sizeof sub, "d%02d/", b);
+    const std::string d = dir / sub;
+    WriteFile(d + "x.txt", Join(base));
     auto edited = base;
     edited[50] = "edited";  // one word: 5 of 196 shingles change, J = 191/201
-    WriteFile(dir / ("d" + std::to_string(b) + "/y.txt"), Join(edited));
-    WriteFile(dir / ("d" + std::to_string(b) + "/z.txt"), Join(base));
+    WriteFile(d + "y.txt", Join(edited));
+    WriteFile(d + "z.txt", Join(base));
   }
   std::string outputs[3];
   int i = 0;

@@ -1,9 +1,9 @@
 #include "neardup/writers.h"
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 #include <string>
@@ -23,13 +23,14 @@ const std::string kFffd = "\xEF\xBF\xBD";
 
 // Names chosen to need every kind of escaping somewhere.
 const std::string kA = "docs/a.txt";
-const std::string kComma = "docs/b,c\\d.txt";               // comma, backslash
-const std::string kQuote = "docs/q\"uote\x01.txt";          // quote, control char
-const std::string kTab = "docs/tab\there.txt";              // tab
-const std::string kNewline = "docs/new\nline.txt";          // newline
-const std::string kBad = "docs/bad\xFF\xE2\x82.txt";        // invalid byte, truncated sequence
-const std::string kRef = "ref/r.txt";                       // reference document
-const std::string kRef2 = "ref/s.txt";                      // reference document
+const std::string kComma = "docs/b,c\\d.txt";       // comma, backslash
+const std::string kQuote = "docs/q\"uote\x01.txt";  // quote, control char
+const std::string kTab = "docs/tab\there.txt";      // tab
+const std::string kNewline = "docs/new\nline.txt";  // newline
+const std::string kBad =
+    "docs/bad\xFF\xE2\x82.txt";         // invalid byte, truncated sequence
+const std::string kRef = "ref/r.txt";   // reference document
+const std::string kRef2 = "ref/s.txt";  // reference document
 
 enum Doc : DocId { A, Comma, Quote, Tab, Newline, Bad, Ref, Ref2 };
 
@@ -41,7 +42,8 @@ Report MakeReport(Mode mode, bool exact, bool has_reference) {
   report.params.verify = exact ? VerifyMode::kExact : VerifyMode::kSignature;
   report.params.mode = mode;
   report.params.has_reference = has_reference;
-  for (const std::string& name : {kA, kComma, kQuote, kTab, kNewline, kBad, kRef, kRef2}) {
+  for (const std::string& name :
+       {kA, kComma, kQuote, kTab, kNewline, kBad, kRef, kRef2}) {
     DocEntry entry;
     entry.name = name;
     entry.size = 100;
@@ -127,7 +129,8 @@ std::vector<std::vector<std::string>> ReadCsv(const std::string& text) {
         field.push_back(text[i++]);
       }
     } else {
-      while (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r') {
+      while (i < text.size() && text[i] != ',' && text[i] != '\n' &&
+             text[i] != '\r') {
         if (text[i] == '"') ADD_FAILURE() << "quote inside an unquoted field";
         field.push_back(text[i++]);
       }
@@ -139,7 +142,8 @@ std::vector<std::vector<std::string>> ReadCsv(const std::string& text) {
       continue;
     }
     if (i < text.size() && text[i] == '\r') ++i;
-    if (i < text.size() && text[i] != '\n') ADD_FAILURE() << "junk after a field at " << i;
+    if (i < text.size() && text[i] != '\n')
+      ADD_FAILURE() << "junk after a field at " << i;
     ++i;
     records.push_back(record);
     record.clear();
@@ -168,41 +172,59 @@ TEST(FormatScoreTest, RoundsToFourDecimalsWithoutTrailingZeros) {
 
 TEST(WriteJsonlTest, PairsWithJaccard) {
   const std::string expected =
-      R"({"a":"docs/a.txt","b":"docs/b,c\\d.txt","estimate":0.875,"jaccard":0.8612})" "\n"
-      R"({"a":"docs/q\"uote\u0001.txt","b":"docs/tab\there.txt","estimate":1,"jaccard":1})" "\n"
-      R"({"a":"docs/bad)" + kFffd + kFffd +
-      R"(.txt","b":"docs/new\nline.txt","estimate":0.8,"jaccard":0.8})" "\n"
-      R"({"a":"docs/a.txt","b":"ref/r.txt","estimate":0.9,"jaccard":0.91})" "\n";
+      R"({"a":"docs/a.txt","b":"docs/b,c\\d.txt","estimate":0.875,"jaccard":0.8612})"
+      "\n"
+      R"({"a":"docs/q\"uote\u0001.txt","b":"docs/tab\there.txt","estimate":1,"jaccard":1})"
+      "\n"
+      R"({"a":"docs/bad)" +
+      kFffd + kFffd +
+      R"(.txt","b":"docs/new\nline.txt","estimate":0.8,"jaccard":0.8})"
+      "\n"
+      R"({"a":"docs/a.txt","b":"ref/r.txt","estimate":0.9,"jaccard":0.91})"
+      "\n";
   EXPECT_EQ(Jsonl(MakeReport(Mode::kPairs, true, false)), expected);
 }
 
 TEST(WriteJsonlTest, PairsWithoutJaccardWithReference) {
   const std::string expected =
-      R"({"a":"docs/a.txt","b":"docs/b,c\\d.txt","estimate":0.875,"reference":[]})" "\n"
-      R"({"a":"docs/q\"uote\u0001.txt","b":"docs/tab\there.txt","estimate":1,"reference":[]})" "\n"
-      R"({"a":"docs/bad)" + kFffd + kFffd +
-      R"(.txt","b":"docs/new\nline.txt","estimate":0.8,"reference":[]})" "\n"
-      R"({"a":"docs/a.txt","b":"ref/r.txt","estimate":0.9,"reference":["ref/r.txt"]})" "\n";
+      R"({"a":"docs/a.txt","b":"docs/b,c\\d.txt","estimate":0.875,"reference":[]})"
+      "\n"
+      R"({"a":"docs/q\"uote\u0001.txt","b":"docs/tab\there.txt","estimate":1,"reference":[]})"
+      "\n"
+      R"({"a":"docs/bad)" +
+      kFffd + kFffd +
+      R"(.txt","b":"docs/new\nline.txt","estimate":0.8,"reference":[]})"
+      "\n"
+      R"({"a":"docs/a.txt","b":"ref/r.txt","estimate":0.9,"reference":["ref/r.txt"]})"
+      "\n";
   EXPECT_EQ(Jsonl(MakeReport(Mode::kPairs, false, true)), expected);
 }
 
 TEST(WriteJsonlTest, Clusters) {
   const std::string expected =
-      R"({"cluster":0,"keep":"docs/a.txt","members":["docs/a.txt","docs/b,c\\d.txt","ref/r.txt"],"size":3})" "\n"
-      R"({"cluster":1,"keep":"docs/tab\there.txt","members":["docs/bad)" + kFffd + kFffd +
-      R"(.txt","docs/q\"uote\u0001.txt","docs/tab\there.txt"],"size":3})" "\n"
-      R"({"cluster":2,"keep":"ref/s.txt","members":["docs/new\nline.txt","ref/s.txt"],"size":2})" "\n";
+      R"({"cluster":0,"keep":"docs/a.txt","members":["docs/a.txt","docs/b,c\\d.txt","ref/r.txt"],"size":3})"
+      "\n"
+      R"({"cluster":1,"keep":"docs/tab\there.txt","members":["docs/bad)" +
+      kFffd + kFffd +
+      R"(.txt","docs/q\"uote\u0001.txt","docs/tab\there.txt"],"size":3})"
+      "\n"
+      R"({"cluster":2,"keep":"ref/s.txt","members":["docs/new\nline.txt","ref/s.txt"],"size":2})"
+      "\n";
   EXPECT_EQ(Jsonl(MakeReport(Mode::kClusters, false, false)), expected);
 }
 
 TEST(WriteJsonlTest, ClustersWithReference) {
-  const std::vector<std::string> lines = SplitLines(Jsonl(MakeReport(Mode::kClusters, false, true)));
+  const std::vector<std::string> lines =
+      SplitLines(Jsonl(MakeReport(Mode::kClusters, false, true)));
   ASSERT_EQ(lines.size(), 3u);
-  EXPECT_EQ(lines[0],
-            R"({"cluster":0,"keep":"docs/a.txt","members":["docs/a.txt","docs/b,c\\d.txt","ref/r.txt"],"size":3,"reference":["ref/r.txt"]})");
-  EXPECT_NE(lines[1].find(R"("size":3,"reference":[]})"), std::string::npos) << lines[1];
-  EXPECT_EQ(lines[2],
-            R"({"cluster":2,"keep":"ref/s.txt","members":["docs/new\nline.txt","ref/s.txt"],"size":2,"reference":["ref/s.txt"]})");
+  EXPECT_EQ(
+      lines[0],
+      R"({"cluster":0,"keep":"docs/a.txt","members":["docs/a.txt","docs/b,c\\d.txt","ref/r.txt"],"size":3,"reference":["ref/r.txt"]})");
+  EXPECT_NE(lines[1].find(R"("size":3,"reference":[]})"), std::string::npos)
+      << lines[1];
+  EXPECT_EQ(
+      lines[2],
+      R"({"cluster":2,"keep":"ref/s.txt","members":["docs/new\nline.txt","ref/s.txt"],"size":2,"reference":["ref/s.txt"]})");
 }
 
 TEST(WriteJsonlTest, EmptyReportWritesNothing) {
@@ -212,11 +234,14 @@ TEST(WriteJsonlTest, EmptyReportWritesNothing) {
   EXPECT_EQ(Jsonl(report), "");
 }
 
-// Builds a pairs report whose names are `names` (pair i = names[2i], names[2i+1]).
+// Builds a pairs report whose names are `names` (pair i = names[2i],
+// names[2i+1]).
 Report ReportWithNames(const std::vector<std::string>& names) {
   Report report;
-  for (const std::string& name : names) report.docs.push_back({name, 0, 0, false});
-  for (DocId i = 0; i + 1 < names.size(); i += 2) report.pairs.push_back({i, i + 1, 0.5, -1});
+  for (const std::string& name : names)
+    report.docs.push_back({name, 0, 0, false});
+  for (DocId i = 0; i + 1 < names.size(); i += 2)
+    report.pairs.push_back({i, i + 1, 0.5, -1});
   return report;
 }
 
@@ -227,7 +252,8 @@ std::string NlohmannString(const std::string& s) {
 void ExpectJsonlEscapesLikeNlohmann(const std::vector<std::string>& names) {
   std::vector<std::string> padded = names;
   if (padded.size() % 2 == 1) padded.push_back("");
-  const std::vector<std::string> lines = SplitLines(Jsonl(ReportWithNames(padded)));
+  const std::vector<std::string> lines =
+      SplitLines(Jsonl(ReportWithNames(padded)));
   ASSERT_EQ(lines.size(), padded.size() / 2);
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string expected = "{\"a\":" + NlohmannString(padded[2 * i]) +
@@ -253,7 +279,7 @@ TEST(WriteJsonlTest, EscapesTrickyStringsLikeNlohmann) {
       "\xED\xA0\x80"s,          // UTF-16 surrogate
       "\xF4\x90\x80\x80"s,      // above U+10FFFF
       "\xF5\x80"s,
-      "\x80\xBF"s,              // lone continuation bytes
+      "\x80\xBF"s,  // lone continuation bytes
       "\xC2"s,
       "\xF0\x9F\x98"s,
       "\xF0\x9F\x98 "s,
@@ -267,7 +293,8 @@ TEST(WriteJsonlTest, EscapesRandomBytesLikeNlohmann) {
   using namespace std::string_literals;
   std::mt19937 rng(12345);
   const std::string pool =
-      "\x00\x01\x1f\x7f\"\\" "abc "
+      "\x00\x01\x1f\x7f\"\\"
+      "abc "
       "\x80\x8f\x90\x9f\xa0\xbf\xc0\xc1\xc2\xdf\xe0\xe1\xec\xed\xee\xef\xf0\xf1\xf3\xf4\xf5\xff"s;
   ASSERT_EQ(pool.size(), 32u);
   std::vector<std::string> names;
@@ -287,8 +314,9 @@ TEST(WriteJsonlTest, ScoresAreWrittenAsInJson) {
   // The same numbers must come out of the hand-written jsonl and of nlohmann.
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  std::vector<double> scores = {0, 1, 0.00005, 0.00004, 0.0001, 0.99995, 0.99994,
-                                0.12345, 0.5, 0.875, 0.86123, 1e-9, 0.3};
+  std::vector<double> scores = {0,       1,       0.00005, 0.00004, 0.0001,
+                                0.99995, 0.99994, 0.12345, 0.5,     0.875,
+                                0.86123, 1e-9,    0.3};
   for (int i = 0; i < 3000; ++i) scores.push_back(unit(rng));
   Report report;
   report.docs = {{"x", 0, 0, false}, {"y", 0, 0, false}};
@@ -300,9 +328,9 @@ TEST(WriteJsonlTest, ScoresAreWrittenAsInJson) {
   ASSERT_EQ(doc["pairs"].size(), scores.size());
   for (size_t i = 0; i < scores.size(); ++i) {
     const json& entry = doc["pairs"][i];
-    const std::string expected = "{\"a\":\"x\",\"b\":\"y\",\"estimate\":" +
-                                 entry["estimate"].dump() + ",\"jaccard\":" +
-                                 entry["jaccard"].dump() + "}";
+    const std::string expected =
+        "{\"a\":\"x\",\"b\":\"y\",\"estimate\":" + entry["estimate"].dump() +
+        ",\"jaccard\":" + entry["jaccard"].dump() + "}";
     ASSERT_EQ(lines[i], expected) << "score " << scores[i];
     ASSERT_EQ(entry["estimate"].dump(), FormatScore(scores[i]));
   }
@@ -361,7 +389,8 @@ TEST(WriteJsonTest, PairsDocument) {
       "jaccard": 1
     },
     {
-      "a": "docs/bad)" + kFffd + kFffd + R"(.txt",
+      "a": "docs/bad)" + kFffd +
+                               kFffd + R"(.txt",
       "b": "docs/new\nline.txt",
       "estimate": 0.8,
       "jaccard": 0.8
@@ -432,15 +461,18 @@ TEST(WriteJsonTest, ParamsKeyOrderInClustersMode) {
     "cluster_by": "keep"
   },
 )";
-  EXPECT_NE(Json(report).find(expected_params), std::string::npos) << Json(report);
+  EXPECT_NE(Json(report).find(expected_params), std::string::npos)
+      << Json(report);
 }
 
 TEST(WriteJsonTest, DuplicatesModeListsRemovable) {
-  const json doc = json::parse(Json(MakeReport(Mode::kDuplicates, false, true)));
+  const json doc =
+      json::parse(Json(MakeReport(Mode::kDuplicates, false, true)));
   EXPECT_EQ(doc["params"]["mode"], "duplicates");
   EXPECT_FALSE(doc.contains("clusters"));
   EXPECT_EQ(doc["removable"],
-            json::array({kComma, "docs/bad" + kFffd + kFffd + ".txt", kQuote, kNewline}));
+            json::array({kComma, "docs/bad" + kFffd + kFffd + ".txt", kQuote,
+                         kNewline}));
 }
 
 TEST(WriteJsonTest, AgreesWithJsonl) {
@@ -510,8 +542,9 @@ TEST(WriteCsvTest, Rfc4180ReaderGetsTheNamesBack) {
   const Report report = MakeReport(Mode::kPairs, true, true);
   const auto records = ReadCsv(Csv(report));
   ASSERT_EQ(records.size(), report.pairs.size() + 1);
-  EXPECT_EQ(records[0], (std::vector<std::string>{"a", "b", "estimate", "jaccard",
-                                                  "a_reference", "b_reference"}));
+  EXPECT_EQ(records[0],
+            (std::vector<std::string>{"a", "b", "estimate", "jaccard",
+                                      "a_reference", "b_reference"}));
   for (size_t i = 0; i < report.pairs.size(); ++i) {
     ASSERT_EQ(records[i + 1].size(), 6u);
     EXPECT_EQ(records[i + 1][0], report.docs[report.pairs[i].a].name);
@@ -521,8 +554,14 @@ TEST(WriteCsvTest, Rfc4180ReaderGetsTheNamesBack) {
   const auto rows = ReadCsv(Csv(clusters));
   std::vector<std::string> paths;
   for (size_t i = 1; i < rows.size(); ++i) paths.push_back(rows[i].at(1));
-  EXPECT_EQ(paths, (std::vector<std::string>{kA, kComma, kRef, kBad, kQuote, kTab, kNewline,
-                                             kRef2}));
+  EXPECT_EQ(paths, (std::vector<std::string>{kA, kComma, kRef, kBad, kQuote,
+                                             kTab, kNewline, kRef2}));
+}
+
+TEST(WriteCsvTest, QuotesCarriageReturnAndLeavesOtherBytes) {
+  const Report report = ReportWithNames({"a\rb", "tab\there;semi 'single'\\"});
+  EXPECT_EQ(Csv(report),
+            "a,b,estimate,jaccard\n\"a\rb\",tab\there;semi 'single'\\,0.5,\n");
 }
 
 TEST(WriteCsvTest, EmptyReportWritesHeaderOnly) {
@@ -572,25 +611,28 @@ TEST(WriteTsvTest, CarriageReturnIsEscaped) {
 TEST(WriteDuplicatesTest, NewlineTerminated) {
   std::ostringstream out;
   WriteDuplicates(MakeReport(Mode::kDuplicates, false, true), out, '\n');
-  EXPECT_EQ(out.str(), kComma + "\n" + kBad + "\n" + kQuote + "\n" + kNewline + "\n");
+  EXPECT_EQ(out.str(),
+            kComma + "\n" + kBad + "\n" + kQuote + "\n" + kNewline + "\n");
 }
 
 TEST(WriteDuplicatesTest, NulTerminatedKeepsBytes) {
   std::ostringstream out;
   WriteDuplicates(MakeReport(Mode::kDuplicates, false, true), out, '\0');
   const std::string nul(1, '\0');
-  EXPECT_EQ(out.str(), kComma + nul + kBad + nul + kQuote + nul + kNewline + nul);
+  EXPECT_EQ(out.str(),
+            kComma + nul + kBad + nul + kQuote + nul + kNewline + nul);
 }
 
 TEST(WriteDuplicatesTest, ReferenceDocumentsAreNotRemovable) {
   // Without --against, ref/r.txt is an ordinary member and can go.
   std::ostringstream out;
   WriteDuplicates(MakeReport(Mode::kDuplicates, false, false), out, '\n');
-  EXPECT_EQ(out.str(),
-            kComma + "\n" + kRef + "\n" + kBad + "\n" + kQuote + "\n" + kNewline + "\n");
+  EXPECT_EQ(out.str(), kComma + "\n" + kRef + "\n" + kBad + "\n" + kQuote +
+                           "\n" + kNewline + "\n");
 }
 
-// ------------------------------------------------------------------ WriteReport
+// ------------------------------------------------------------------
+// WriteReport
 
 TEST(WriteReportTest, DispatchesOnFormat) {
   const Report report = MakeReport(Mode::kPairs, true, true);
@@ -610,11 +652,12 @@ TEST(WriteReportTest, DispatchesOnFormat) {
 TEST(WriteReportTest, DuplicatesModeWritesPathsWhateverTheFormat) {
   const Report report = MakeReport(Mode::kDuplicates, false, true);
   const std::string nul(1, '\0');
-  for (const OutputFormat format :
-       {OutputFormat::kJsonl, OutputFormat::kJson, OutputFormat::kCsv, OutputFormat::kTsv}) {
+  for (const OutputFormat format : {OutputFormat::kJsonl, OutputFormat::kJson,
+                                    OutputFormat::kCsv, OutputFormat::kTsv}) {
     std::ostringstream out;
     WriteReport(report, format, out, '\0');
-    EXPECT_EQ(out.str(), kComma + nul + kBad + nul + kQuote + nul + kNewline + nul);
+    EXPECT_EQ(out.str(),
+              kComma + nul + kBad + nul + kQuote + nul + kNewline + nul);
   }
 }
 
@@ -622,8 +665,10 @@ TEST(WriteReportTest, LargeOutputIsComplete) {
   // More than one flush block.
   Report report;
   report.params.mode = Mode::kPairs;
-  for (int i = 0; i < 20000; ++i) report.docs.push_back({"doc" + std::to_string(i), 0, 0, false});
-  for (DocId i = 0; i + 1 < 20000; i += 2) report.pairs.push_back({i, i + 1, 0.9, -1});
+  for (int i = 0; i < 20000; ++i)
+    report.docs.push_back({"doc" + std::to_string(i), 0, 0, false});
+  for (DocId i = 0; i + 1 < 20000; i += 2)
+    report.pairs.push_back({i, i + 1, 0.9, -1});
   const std::vector<std::string> lines = SplitLines(Jsonl(report));
   ASSERT_EQ(lines.size(), 10000u);
   EXPECT_EQ(lines.back(), R"({"a":"doc19998","b":"doc19999","estimate":0.9})");

@@ -25,8 +25,8 @@
 namespace neardup {
 
 struct DecodeStats {
-  uint64_t replaced = 0;     // invalid sequences replaced by U+FFFD
-  bool transcoded = false;   // input was UTF-16 (LE or BE, by its BOM)
+  uint64_t replaced = 0;    // invalid sequences replaced by U+FFFD
+  bool transcoded = false;  // input was UTF-16 (LE or BE, by its BOM)
 };
 
 class TextDecoder {
@@ -47,7 +47,13 @@ class TextDecoder {
  private:
   Encoding encoding_;
   DecodeStats stats_;
-  enum class Form { kUnknown, kUtf8, kUtf16Le, kUtf16Be, kLatin1 } form_ = Form::kUnknown;
+  enum class Form {
+    kUnknown,
+    kUtf8,
+    kUtf16Le,
+    kUtf16Be,
+    kLatin1
+  } form_ = Form::kUnknown;
   std::string carry_;  // bytes of an incomplete sequence (or undecided BOM)
 
   // Sets form_ from a BOM at the start of carry_ (which it then drops).

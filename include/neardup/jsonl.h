@@ -9,8 +9,8 @@
 // FILE:LINE. Another id type is Corrupt. When a key occurs twice, the first
 // occurrence counts. The whole line must be valid JSON, including the fields
 // that are not read; invalid UTF-8 anywhere in the line (simdjson validates
-// the whole input) is Corrupt "invalid UTF-8", so lines should come through
-// TextDecoder first.
+// the whole input) is Corrupt "invalid UTF-8". A UTF-8 BOM at the start of a
+// line is ignored.
 //
 // LineSplitter cuts a byte stream into lines (LF, with an optional CR before
 // it), carrying a partial line across chunks, and numbers them from 1.

@@ -6,6 +6,10 @@
 // table): the Unicode path (utf8proc) runs only where bytes >= 0x80 appear.
 // Text is normalized in segments that end before a character that cannot
 // combine with what precedes it, so chunk boundaries never change the output.
+// (For bounded memory, a run of more than 256 bytes with no such character,
+// e.g. hundreds of stacked combining marks, is also cut, at places fixed by
+// the text alone: chunking still changes nothing, but such a run is not
+// canonically reordered across the cuts.)
 //
 // Thread safety: one Normalizer per thread.
 #pragma once

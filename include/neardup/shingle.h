@@ -89,6 +89,7 @@ class Shingler {
   bool seen_char_ = false;         // char mode: a non-space char was emitted
   bool in_word_ = false;           // char mode: the last char was a word char
   std::array<uint64_t, 64> window_{};  // last k token hashes (ring)
+  size_t ring_ = 0;                    // where the next token goes in window_
   uint64_t tokens_ = 0;
   uint64_t words_ = 0;
   std::vector<uint64_t> token_batch_;  // token hashes not yet in the content hash
