@@ -122,6 +122,9 @@ std::vector<DocId> Removable(const std::vector<DocEntry>& docs, const std::vecto
       if (m != c.keep && !docs[m].reference) out.push_back(m);
     }
   }
+  std::sort(out.begin(), out.end(), [&](DocId x, DocId y) {
+    return docs[x].name != docs[y].name ? docs[x].name < docs[y].name : x < y;
+  });
   return out;
 }
 

@@ -21,6 +21,8 @@
 #include "neardup/report.h"
 #include "neardup/writers.h"
 
+#include "neardup/cluster.h"
+
 namespace neardup {
 namespace {
 
@@ -162,14 +164,10 @@ void WriteTsv(const Report& report, std::ostream& out) {
 }
 
 void WriteDuplicates(const Report& report, std::ostream& out, char terminator) {
-  // Same paths, same order as the json "removable" list (json_writer.cc).
   std::string buf;
-  for (const Cluster& cluster : report.clusters) {
-    for (const DocId id : cluster.members) {
-      if (id == cluster.keep || report.docs[id].reference) continue;
-      buf.append(report.docs[id].name);
-      buf.push_back(terminator);
-    }
+  for (const DocId id : Removable(report.docs, report.clusters)) {
+    buf.append(report.docs[id].name);
+    buf.push_back(terminator);
     if (buf.size() >= kFlushBytes && !Flush(&buf, out)) return;
   }
   Flush(&buf, out);

@@ -21,6 +21,8 @@
 #include "neardup/version.h"
 #include "neardup/writers.h"
 
+#include "neardup/cluster.h"
+
 namespace neardup {
 namespace {
 
@@ -380,13 +382,7 @@ Json ClustersJson(const Report& report) {
 // The same paths, in the same order, as WriteDuplicates() (csv_writer.cc).
 Json RemovableJson(const Report& report) {
   Json removable = Json::array();
-  for (const Cluster& cluster : report.clusters) {
-    for (const DocId id : cluster.members) {
-      if (id != cluster.keep && !report.docs[id].reference) {
-        removable.push_back(report.docs[id].name);
-      }
-    }
-  }
+  for (const DocId id : Removable(report.docs, report.clusters)) removable.push_back(report.docs[id].name);
   return removable;
 }
 

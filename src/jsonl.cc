@@ -11,6 +11,8 @@
 
 #include "neardup/jsonl.h"
 
+#include "neardup/decode.h"
+
 #include <simdjson.h>
 
 #include <algorithm>
@@ -162,6 +164,17 @@ Status JsonlLineParser::Parse(std::string_view line, JsonlDoc* doc,
   // A UTF-8 BOM (first line of a file from some Windows tools) is ignored.
   if (line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);
   if (std::all_of(line.begin(), line.end(), IsJsonSpace)) return Status::Ok();
+  doc->replaced = 0;
+  std::string repaired;
+  if (!simdjson::validate_utf8(line.data(), line.size())) {
+    // Invalid bytes (a Latin-1 mail pasted into UTF-8 data) become U+FFFD,
+    // counted, rather than costing the whole line.
+    TextDecoder decoder(Encoding::kUtf8);
+    decoder.Feed(line, &repaired);
+    decoder.Finish(&repaired);
+    doc->replaced = decoder.stats().replaced;
+    line = repaired;
+  }
   Status status = impl_->Parse(line, doc);
   *has_doc = status.ok();
   return status;

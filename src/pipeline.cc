@@ -85,7 +85,7 @@ class Scan {
         fs_(ctx.fs != nullptr ? *ctx.fs : FileSystem::Default()),
         threads_(options.threads > 0 ? options.threads
                                      : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
-        perm_(options.num_perm),
+        perm_(static_cast<size_t>(options.num_perm)),
         minhasher_(options.num_perm, options.seed),
         start_(Clock::now()) {}
 
@@ -272,6 +272,7 @@ void Scan::ReadJsonlFiles(const std::vector<InputFile>& files) {
       b.sigs.resize(at + perm_);
       DocumentSketch sk;
       reader.ReadText(doc.text, b.sigs.data() + at, nullptr, &sk);
+      sk.replaced += doc.replaced;
       DocMeta m;
       m.kind = KindOf(sk);
       m.content = sk.content;
@@ -470,7 +471,9 @@ Status Scan::LoadSets(const std::vector<uint32_t>& ids) {
       JsonlLineParser parser(o_.text_key, o_.id_key);
       std::unique_ptr<char[]> buf(new char[DocumentReader::kBufferSize]);
       for (size_t j = next++; j < jobs.size() && !Cancelled(); j = next++) {
-        auto& [file, wanted] = jobs[j];
+        // Not a structured binding: clang before 16 cannot capture one in `take`.
+        const uint32_t file = jobs[j].first;
+        auto& wanted = jobs[j].second;
         std::sort(wanted.begin(), wanted.end());
         const std::string& path = files_[file].path;
         Result<std::unique_ptr<ByteReader>> in = OpenInput(fs_, path);

@@ -85,6 +85,15 @@ TEST(ParseArgsTest, EveryScanOptionIsRead) {
   EXPECT_EQ(c.scan.paths, (std::vector<std::string>{"a", "b"}));
 }
 
+TEST(ParseArgsTest, RepeatableOptionsTakeOneValueEach) {
+  const auto p = Parse({"scan", "--against", "ref1", "-g", "*.md", "--against", "ref2", "--files-from", "l", "new"});
+  ASSERT_FALSE(p.args.exit_now) << p.err;
+  EXPECT_EQ(p.args.options.scan.against, (std::vector<std::string>{"ref1", "ref2"}));
+  EXPECT_EQ(p.args.options.scan.globs, std::vector<std::string>{"*.md"});
+  EXPECT_EQ(p.args.options.files_from, std::vector<std::string>{"l"});
+  EXPECT_EQ(p.args.options.scan.paths, std::vector<std::string>{"new"});
+}
+
 TEST(ParseArgsTest, CharShinglesDefaultToNine) {
   EXPECT_EQ(Parse({"scan", "--shingle", "char", "x"}).args.options.scan.EffectiveNgram(), 9);
 }

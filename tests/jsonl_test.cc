@@ -220,9 +220,17 @@ TEST(JsonlLineParserTest, TooDeepNestingIsCorrupt) {
   }
 }
 
-TEST(JsonlLineParserTest, InvalidUtf8IsCorrupt) {
-  ExpectCorrupt("{\"text\":\"bad \xFF byte\"}", "invalid UTF-8");
-  ExpectCorrupt("{\"other\":\"\xC3\",\"text\":\"ok\"}", "invalid UTF-8");
+TEST(JsonlLineParserTest, InvalidUtf8IsReplacedAndCounted) {
+  Parsed parsed = ParseLine("{\"text\":\"bad \xFF byte\"}");
+  ASSERT_TRUE(parsed.status.ok()) << parsed.status.message();
+  EXPECT_EQ(parsed.doc.text, "bad \xEF\xBF\xBD byte");
+  EXPECT_EQ(parsed.doc.replaced, 1u);
+  parsed = ParseLine("{\"other\":\"\xC3\",\"text\":\"ok\"}");
+  ASSERT_TRUE(parsed.status.ok());
+  EXPECT_EQ(parsed.doc.text, "ok");
+  EXPECT_EQ(parsed.doc.replaced, 1u);
+  parsed = ParseLine("{\"text\":\"fine\"}");
+  EXPECT_EQ(parsed.doc.replaced, 0u);
 }
 
 TEST(JsonlLineParserTest, BlankLineHasNoDoc) {

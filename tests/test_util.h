@@ -110,6 +110,14 @@ inline std::vector<std::string> RandomWords(size_t words, uint64_t seed, size_t 
   return out;
 }
 
+// prefix + n, built without operator+ on a temporary (GCC 12 warns
+// -Wrestrict on "literal" + std::to_string(n) at -O2).
+inline std::string Numbered(const std::string& prefix, long long n) {
+  std::string s = prefix;
+  s.append(std::to_string(n));
+  return s;
+}
+
 inline std::string Join(const std::vector<std::string>& words) {
   std::string s;
   for (const auto& w : words) {

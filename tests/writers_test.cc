@@ -471,8 +471,8 @@ TEST(WriteJsonTest, DuplicatesModeListsRemovable) {
   EXPECT_EQ(doc["params"]["mode"], "duplicates");
   EXPECT_FALSE(doc.contains("clusters"));
   EXPECT_EQ(doc["removable"],
-            json::array({kComma, "docs/bad" + kFffd + kFffd + ".txt", kQuote,
-                         kNewline}));
+            json::array({kComma, "docs/bad" + kFffd + kFffd + ".txt", kNewline,
+                         kQuote}));  // sorted by name
 }
 
 TEST(WriteJsonTest, AgreesWithJsonl) {
@@ -612,7 +612,7 @@ TEST(WriteDuplicatesTest, NewlineTerminated) {
   std::ostringstream out;
   WriteDuplicates(MakeReport(Mode::kDuplicates, false, true), out, '\n');
   EXPECT_EQ(out.str(),
-            kComma + "\n" + kBad + "\n" + kQuote + "\n" + kNewline + "\n");
+            kComma + "\n" + kBad + "\n" + kNewline + "\n" + kQuote + "\n");
 }
 
 TEST(WriteDuplicatesTest, NulTerminatedKeepsBytes) {
@@ -620,15 +620,15 @@ TEST(WriteDuplicatesTest, NulTerminatedKeepsBytes) {
   WriteDuplicates(MakeReport(Mode::kDuplicates, false, true), out, '\0');
   const std::string nul(1, '\0');
   EXPECT_EQ(out.str(),
-            kComma + nul + kBad + nul + kQuote + nul + kNewline + nul);
+            kComma + nul + kBad + nul + kNewline + nul + kQuote + nul);
 }
 
 TEST(WriteDuplicatesTest, ReferenceDocumentsAreNotRemovable) {
   // Without --against, ref/r.txt is an ordinary member and can go.
   std::ostringstream out;
   WriteDuplicates(MakeReport(Mode::kDuplicates, false, false), out, '\n');
-  EXPECT_EQ(out.str(), kComma + "\n" + kRef + "\n" + kBad + "\n" + kQuote +
-                           "\n" + kNewline + "\n");
+  EXPECT_EQ(out.str(), kComma + "\n" + kBad + "\n" + kNewline + "\n" + kQuote +
+                           "\n" + kRef + "\n");
 }
 
 // ------------------------------------------------------------------
@@ -657,7 +657,7 @@ TEST(WriteReportTest, DuplicatesModeWritesPathsWhateverTheFormat) {
     std::ostringstream out;
     WriteReport(report, format, out, '\0');
     EXPECT_EQ(out.str(),
-              kComma + nul + kBad + nul + kQuote + nul + kNewline + nul);
+              kComma + nul + kBad + nul + kNewline + nul + kQuote + nul);
   }
 }
 

@@ -39,7 +39,8 @@ DocId ChooseKeep(const std::vector<DocEntry>& docs, std::span<const DocId> membe
 std::vector<Cluster> BuildClusters(const std::vector<DocEntry>& docs, std::span<const DocPair> edges,
                                    KeepRule rule, ClusterBy by, const SimilarFn& similar);
 
-// Members of the clusters that can be removed: not kept, not reference.
+// Members of the clusters that can be removed (not kept, not reference),
+// sorted by name.
 std::vector<DocId> Removable(const std::vector<DocEntry>& docs, const std::vector<Cluster>& clusters);
 
 }  // namespace neardup

@@ -118,13 +118,15 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
       ->transform(Choice(std::map<std::string, ClusterBy>{{"connected", ClusterBy::kConnected},
                                                           {"keep", ClusterBy::kKeep}}))
       ->default_str("connected");
-  scan->add_option("--against", o.against, "Reference path (repeatable): never removable, reference-only pairs not reported");
+  scan->add_option("--against", o.against, "Reference path (repeatable): never removable, reference-only pairs not reported")
+      ->allow_extra_args(false);
   bool null = false;
   scan->add_flag("-0,--null", null, "In duplicates mode, end each path with NUL (for xargs -0)");
 
-  scan->add_option("--files-from", c.files_from, "Read paths from FILE, one per line ('-' = stdin)");
-  scan->add_option("--files0-from", c.files0_from, "Read NUL-separated paths from FILE ('-' = stdin)");
-  scan->add_option("-g,--glob", o.globs, "Include files matching GLOB, exclude with !GLOB (repeatable; last match wins)");
+  scan->add_option("--files-from", c.files_from, "Read paths from FILE, one per line ('-' = stdin)")->allow_extra_args(false);
+  scan->add_option("--files0-from", c.files0_from, "Read NUL-separated paths from FILE ('-' = stdin)")->allow_extra_args(false);
+  scan->add_option("-g,--glob", o.globs, "Include files matching GLOB, exclude with !GLOB (repeatable; last match wins)")
+      ->allow_extra_args(false);
   scan->add_flag("--hidden", o.hidden, "Include hidden files and directories");
   scan->add_flag("-L,--follow", o.follow, "Follow symbolic links");
   std::string max_filesize;

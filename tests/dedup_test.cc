@@ -1,0 +1,185 @@
+// End to end: clusters, keep rules, duplicates lists and reference sets.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "test_util.h"
+
+namespace neardup {
+namespace {
+
+using testing::Join;
+using testing::RandomWords;
+using testing::RunProcess;
+using testing::RunResult;
+using testing::TempDir;
+using testing::WriteFile;
+
+const std::string kBin = NEARDUP_BINARY;
+
+std::vector<nlohmann::json> JsonLines(const std::string& s) {
+  std::vector<nlohmann::json> out;
+  size_t start = 0;
+  while (start < s.size()) {
+    const size_t end = s.find('\n', start);
+    out.push_back(nlohmann::json::parse(s.substr(start, end - start)));
+    start = end == std::string::npos ? s.size() : end + 1;
+  }
+  return out;
+}
+
+// Replaces `count` words spread evenly from `offset`, so each edit changes 5
+// shingles of its own: J = (n-4-5c)/(n-4+5c) for n words and c edits.
+std::vector<std::string> Spread(std::vector<std::string> w, int count, size_t offset, const std::string& tag) {
+  const size_t step = w.size() / static_cast<size_t>(count);
+  for (int i = 0; i < count; ++i) w[offset + static_cast<size_t>(i) * step] = testing::Numbered(tag, i);
+  return w;
+}
+
+// a ~ b ~ c, a not like c (exact Jaccard 0.859, 0.859 and 0.737).
+void MakeChain(const TempDir& dir) {
+  const auto a = RandomWords(400, 21);
+  const auto b = Spread(a, 6, 10, "bee");
+  const auto c = Spread(b, 6, 40, "sea");
+  WriteFile(dir / "chain/a.txt", Join(a));
+  WriteFile(dir / "chain/b.txt", Join(b));
+  WriteFile(dir / "chain/c.txt", Join(c));
+}
+
+TEST(DedupTest, ChainIsOneClusterWhenConnectedAndSplitWhenByKeep) {
+  TempDir dir;
+  MakeChain(dir);
+  const std::string d = dir / "chain/";
+  RunResult r = RunProcess({kBin, "scan", "--exact", "--mode", "clusters", dir / "chain"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto clusters = JsonLines(r.out);
+  ASSERT_EQ(clusters.size(), 1u) << r.out;
+  EXPECT_EQ(clusters[0]["cluster"], 0);
+  EXPECT_EQ(clusters[0]["keep"], d + "a.txt");
+  EXPECT_EQ(clusters[0]["members"], (nlohmann::json{d + "a.txt", d + "b.txt", d + "c.txt"}));
+  EXPECT_EQ(clusters[0]["size"], 3);
+
+  r = RunProcess({kBin, "scan", "--exact", "--mode", "clusters", "--cluster-by", "keep", dir / "chain"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  clusters = JsonLines(r.out);
+  ASSERT_EQ(clusters.size(), 1u) << r.out;
+  EXPECT_EQ(clusters[0]["members"], (nlohmann::json{d + "a.txt", d + "b.txt"}));
+
+  // Keeping b (the longest: its edits are longer words) puts a and c with it.
+  r = RunProcess({kBin, "scan", "--exact", "--mode", "clusters", "--cluster-by", "keep", "--keep", "longest",
+                  dir / "chain"},
+                 dir.path());
+  clusters = JsonLines(r.out);
+  ASSERT_EQ(clusters.size(), 1u) << r.out;
+}
+
+TEST(DedupTest, KeepRulesChooseTheKeptCopy) {
+  TempDir dir;
+  const auto base = RandomWords(300, 5);
+  WriteFile(dir / "k/b.txt", Join(base));
+  WriteFile(dir / "k/a.txt", Join(base) + " tail");
+  WriteFile(dir / "k/c.txt", "   " + Join(base) + " tail and more words here");
+  const std::string d = dir / "k/";
+  auto kept = [&](const char* rule) {
+    const RunResult r = RunProcess({kBin, "scan", "--mode", "clusters", "--keep", rule, dir / "k"}, dir.path());
+    const auto c = JsonLines(r.out);
+    return c.size() == 1 ? c[0]["keep"].get<std::string>() : "?";
+  };
+  EXPECT_EQ(kept("first"), d + "a.txt");
+  EXPECT_EQ(kept("longest"), d + "c.txt");
+  EXPECT_EQ(kept("shortest"), d + "b.txt");
+  std::filesystem::last_write_time(d + "b.txt", std::filesystem::file_time_type::clock::now() - std::chrono::hours(48));
+  std::filesystem::last_write_time(d + "c.txt", std::filesystem::file_time_type::clock::now() + std::chrono::hours(1));
+  EXPECT_EQ(kept("oldest"), d + "b.txt");
+  EXPECT_EQ(kept("newest"), d + "c.txt");
+}
+
+TEST(DedupTest, DuplicatesListRoundTripsThroughXargsNull) {
+  TempDir dir;
+  const auto base = Join(RandomWords(200, 8));
+  WriteFile(dir / "d/keep.txt", base);
+  WriteFile(dir / "d/copy one.txt", base);
+  WriteFile(dir / "d/copy\nwith newline.txt", base);
+  WriteFile(dir / "d/other.txt", Join(RandomWords(200, 9)));
+  const std::string script = "'" + kBin + "' scan --mode duplicates -0 '" + dir / "d" + "' | xargs -0 rm --";
+  const RunResult r = RunProcess({"/bin/bash", "-c", script}, dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::set<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "d")) left.insert(e.path().filename().string());
+  // "copy\nwith newline.txt" sorts first ('\n' < ' ') and is kept.
+  EXPECT_EQ(left, (std::set<std::string>{"copy\nwith newline.txt", "other.txt"}));
+}
+
+TEST(DedupTest, AgainstReferenceNeverRemovableAndReferencePairsNotReported) {
+  TempDir dir;
+  const auto r1 = Join(RandomWords(300, 30));
+  const auto n1 = Join(RandomWords(300, 31));
+  WriteFile(dir / "ref/old.txt", r1);
+  WriteFile(dir / "ref/old_copy.txt", r1);   // a pair inside the reference set only
+  WriteFile(dir / "new/again.txt", r1);      // duplicates the reference
+  WriteFile(dir / "new/x.txt", n1);          // two new copies of each other
+  WriteFile(dir / "new/y.txt", n1);
+  WriteFile(dir / "new/unique.txt", Join(RandomWords(300, 32)));
+
+  RunResult r = RunProcess({kBin, "scan", "--against", dir / "ref", dir / "new"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto pairs = JsonLines(r.out);
+  std::set<std::pair<std::string, std::string>> got;
+  for (const auto& p : pairs) {
+    got.insert({p["a"].get<std::string>(), p["b"].get<std::string>()});
+    EXPECT_TRUE(p.contains("reference"));
+  }
+  EXPECT_EQ(got, (std::set<std::pair<std::string, std::string>>{{dir / "new/again.txt", dir / "ref/old.txt"},
+                                                                {dir / "new/again.txt", dir / "ref/old_copy.txt"},
+                                                                {dir / "new/x.txt", dir / "new/y.txt"}}));
+
+  r = RunProcess({kBin, "scan", "--mode", "duplicates", "--against", dir / "ref", dir / "new"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, dir / "new/again.txt\n" + dir / "new/y.txt\n");
+
+  r = RunProcess({kBin, "scan", "--mode", "clusters", "--against", dir / "ref", dir / "new"}, dir.path());
+  const auto clusters = JsonLines(r.out);
+  ASSERT_EQ(clusters.size(), 2u) << r.out;
+  EXPECT_EQ(clusters[0]["keep"], dir / "new/x.txt");
+  EXPECT_EQ(clusters[1]["keep"], dir / "ref/old.txt");
+  EXPECT_EQ(clusters[1]["reference"], (nlohmann::json{dir / "ref/old.txt", dir / "ref/old_copy.txt"}));
+}
+
+// Thousands of copies of one text and thousands of near-copies of another:
+// exact copies collapse to one signature and the huge LSH buckets are handled
+// by leaders, so this runs in seconds; the clusters must be exactly right.
+TEST(DedupTest, TenThousandCopiesAndTenThousandNearCopiesCluster) {
+  TempDir dir;
+  const auto same = Join(RandomWords(200, 40));
+  const auto base = RandomWords(200, 41);
+  for (int i = 0; i < 10000; ++i) {
+    char name[64];
+    std::snprintf(name, sizeof name, "c/same/%02d/%05d.txt", i % 100, i);
+    WriteFile(dir / name, same);
+    auto near = base;
+    near[static_cast<size_t>(i) % base.size()] = testing::Numbered("w", i);
+    std::snprintf(name, sizeof name, "c/near/%02d/%05d.txt", i % 100, i);
+    WriteFile(dir / name, Join(near));
+  }
+  std::string outputs[2];
+  int k = 0;
+  for (const char* threads : {"1", "4"}) {
+    const RunResult r = RunProcess({kBin, "scan", "-j", threads, "--mode", "clusters", dir / "c"}, dir.path());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto clusters = JsonLines(r.out);
+    ASSERT_EQ(clusters.size(), 2u);
+    EXPECT_EQ(clusters[0]["keep"], dir / "c/near/00/00000.txt");
+    EXPECT_EQ(clusters[0]["size"], 10000);
+    EXPECT_EQ(clusters[1]["keep"], dir / "c/same/00/00000.txt");
+    EXPECT_EQ(clusters[1]["size"], 10000);
+    outputs[k++] = r.out;
+  }
+  EXPECT_EQ(outputs[0], outputs[1]);
+  const RunResult dups = RunProcess({kBin, "scan", "--mode", "duplicates", dir / "c"}, dir.path());
+  EXPECT_EQ(std::count(dups.out.begin(), dups.out.end(), '\n'), 19998);
+}
+
+}  // namespace
+}  // namespace neardup
