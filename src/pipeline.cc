@@ -116,6 +116,7 @@ class Scan {
   Banding banding_;
   Clock::time_point start_;
   Clock::time_point last_tick_{};
+  Stage last_stage_ = Stage::kDone;
 
   Report report_;
   std::vector<InputFile> files_;       // kept for JSONL re-reads
@@ -138,8 +139,9 @@ class Scan {
 void Scan::Tick(Stage stage, uint64_t done, uint64_t total) {
   if (!ctx_.progress) return;
   const auto now = Clock::now();
-  if (stage != Stage::kDone && now - last_tick_ < std::chrono::milliseconds(200)) return;
+  if (stage == last_stage_ && now - last_tick_ < std::chrono::milliseconds(200)) return;
   last_tick_ = now;
+  last_stage_ = stage;
   Progress p;
   p.stage = stage;
   p.inputs_done = done;

@@ -43,14 +43,18 @@ CLI::CheckedTransformer Choice(const std::map<std::string, E>& map) {
 
 void AddBandingOptions(CLI::App* cmd, Options& o) {
   cmd->add_option("-t,--threshold", o.threshold, "Jaccard similarity threshold, 0 < X <= 1")
+      ->option_text("X [0.8]")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--num-perm", o.num_perm, "MinHash permutations (signature length), 1..4096")
+      ->option_text("N [128]")
       ->capture_default_str()
       ->check(CLI::Range(1, 4096));
   cmd->add_option("--bands", o.bands, "LSH bands B (with --rows; B*R <= num-perm); default: chosen")
+      ->option_text("B")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--rows", o.rows, "LSH rows per band R (with --bands); default: chosen")
+      ->option_text("R")
       ->check(CLI::PositiveNumber);
 }
 
@@ -68,16 +72,19 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
 
   // --- scan ------------------------------------------------------------------
   CLI::App* scan = app.add_subcommand("scan", "Find near-duplicate documents under PATH...");
-  scan->add_option("paths", o.paths, "Files or directories to scan (directories recursively)");
+  scan->add_option("PATH", o.paths, "Files or directories to scan (directories recursively)");
   AddBandingOptions(scan, o);
   scan->add_option("--shingle", o.shingle, "Shingle unit: word or char")
+      ->option_text("word|char [word]")
       ->transform(Choice(std::map<std::string, ShingleUnit>{{"word", ShingleUnit::kWord},
                                                             {"char", ShingleUnit::kChar}}))
       ->default_str("word");
   scan->add_option("-k,--ngram", o.ngram, "Words or characters per shingle (default 5 words, 9 chars)")
+      ->option_text("N")
       ->check(CLI::Range(1, 64));
-  scan->add_option("--seed", o.seed, "Seed of every hash function")->capture_default_str();
+  scan->add_option("--seed", o.seed, "Seed of every hash function")->option_text("N [1]")->capture_default_str();
   auto* verify = scan->add_option("--verify", o.verify, "How candidates are checked: signature, exact or none")
+                     ->option_text("signature|exact|none [signature]")
                      ->transform(Choice(std::map<std::string, VerifyMode>{
                          {"signature", VerifyMode::kSignature},
                          {"exact", VerifyMode::kExact},
@@ -86,13 +93,15 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
   bool exact = false;
   scan->add_flag("--exact", exact, "Same as --verify exact")->excludes(verify);
   scan->add_option("-f,--format", c.format, "Output format: jsonl, json, csv or tsv")
+      ->option_text("jsonl|json|csv|tsv [jsonl]")
       ->transform(Choice(std::map<std::string, OutputFormat>{{"jsonl", OutputFormat::kJsonl},
                                                              {"json", OutputFormat::kJson},
                                                              {"csv", OutputFormat::kCsv},
                                                              {"tsv", OutputFormat::kTsv}}))
       ->default_str("jsonl");
-  scan->add_option("-o,--output", c.output, "Write to FILE (atomically) instead of stdout");
+  scan->add_option("-o,--output", c.output, "Write to FILE (atomically) instead of stdout")->option_text("FILE");
   scan->add_option("-j,--threads", o.threads, "Worker threads (default: number of cores)")
+      ->option_text("N")
       ->check(CLI::Range(1, 1024));
   bool quiet = false;
   int verbose = 0;
@@ -103,11 +112,13 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
   scan->add_flag("--no-progress", no_progress, "Never show the progress line")->excludes(pr);
 
   scan->add_option("--mode", o.mode, "What to report: pairs, clusters or duplicates")
+      ->option_text("pairs|clusters|duplicates [pairs]")
       ->transform(Choice(std::map<std::string, Mode>{{"pairs", Mode::kPairs},
                                                      {"clusters", Mode::kClusters},
                                                      {"duplicates", Mode::kDuplicates}}))
       ->default_str("pairs");
   scan->add_option("--keep", o.keep, "Document kept in a cluster: first, longest, shortest, newest, oldest")
+      ->option_text("first|longest|shortest|newest|oldest [first]")
       ->transform(Choice(std::map<std::string, KeepRule>{{"first", KeepRule::kFirst},
                                                          {"longest", KeepRule::kLongest},
                                                          {"shortest", KeepRule::kShortest},
@@ -115,37 +126,43 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
                                                          {"oldest", KeepRule::kOldest}}))
       ->default_str("first");
   scan->add_option("--cluster-by", o.cluster_by, "Cluster membership: connected or keep")
+      ->option_text("connected|keep [connected]")
       ->transform(Choice(std::map<std::string, ClusterBy>{{"connected", ClusterBy::kConnected},
                                                           {"keep", ClusterBy::kKeep}}))
       ->default_str("connected");
   scan->add_option("--against", o.against, "Reference path (repeatable): never removable, reference-only pairs not reported")
+      ->option_text("PATH")
       ->allow_extra_args(false);
   bool null = false;
   scan->add_flag("-0,--null", null, "In duplicates mode, end each path with NUL (for xargs -0)");
 
-  scan->add_option("--files-from", c.files_from, "Read paths from FILE, one per line ('-' = stdin)")->allow_extra_args(false);
-  scan->add_option("--files0-from", c.files0_from, "Read NUL-separated paths from FILE ('-' = stdin)")->allow_extra_args(false);
+  scan->add_option("--files-from", c.files_from, "Read paths from FILE, one per line ('-' = stdin)")->option_text("FILE")->allow_extra_args(false);
+  scan->add_option("--files0-from", c.files0_from, "Read NUL-separated paths from FILE ('-' = stdin)")->option_text("FILE")->allow_extra_args(false);
   scan->add_option("-g,--glob", o.globs, "Include files matching GLOB, exclude with !GLOB (repeatable; last match wins)")
+      ->option_text("GLOB")
       ->allow_extra_args(false);
   scan->add_flag("--hidden", o.hidden, "Include hidden files and directories");
   scan->add_flag("-L,--follow", o.follow, "Follow symbolic links");
   std::string max_filesize;
-  scan->add_option("--max-filesize", max_filesize, "Skip files larger than SIZE (e.g. 10M); default: no limit");
+  scan->add_option("--max-filesize", max_filesize, "Skip files larger than SIZE (e.g. 10M); default: no limit")->option_text("SIZE");
   scan->add_option("--input", o.input, "Input kind: text (a file is a document) or jsonl (a line is)")
+      ->option_text("text|jsonl [text]")
       ->transform(Choice(std::map<std::string, InputFormat>{{"text", InputFormat::kText},
                                                             {"jsonl", InputFormat::kJsonl}}))
       ->default_str("text");
-  scan->add_option("--text-key", o.text_key, "JSONL key of the text")->capture_default_str();
+  scan->add_option("--text-key", o.text_key, "JSONL key of the text")->option_text("KEY [text]")->capture_default_str();
   scan->add_option("--id-key", o.id_key, "JSONL key of the document's name (default id; else FILE:LINE)")
+      ->option_text("KEY [id]")
       ->capture_default_str();
   scan->add_option("--encoding", o.encoding, "Input encoding: utf8 (UTF-16 with a BOM is detected) or latin1")
+      ->option_text("utf8|latin1 [utf8]")
       ->transform(Choice(std::map<std::string, Encoding>{{"utf8", Encoding::kUtf8},
                                                          {"utf-8", Encoding::kUtf8},
                                                          {"latin1", Encoding::kLatin1},
                                                          {"latin-1", Encoding::kLatin1},
                                                          {"iso-8859-1", Encoding::kLatin1}}))
       ->default_str("utf8");
-  scan->add_option("--min-words", o.min_words, "Skip documents with fewer words")
+  scan->add_option("--min-words", o.min_words, "Skip documents with fewer words")->option_text("N [1]")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
 

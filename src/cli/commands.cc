@@ -106,7 +106,16 @@ ExitCode RunScan(const CliOptions& cli) {
   const bool show_progress = cli.progress.value_or(::isatty(STDERR_FILENO) != 0);
   ProgressLine progress(show_progress);
   RunContext ctx;
-  ctx.progress = [&progress](const Progress& p) { progress.Update(p); };
+  Stage last_stage = Stage::kWalking;
+  ctx.progress = [&progress, &last_stage](const Progress& p) {
+    if (p.stage != last_stage) {
+      progress.Clear();
+      spdlog::debug("{} after {:.2f} s ({} documents, {} bytes read)", ToString(p.stage), p.seconds, p.documents,
+                    p.bytes);
+      last_stage = p.stage;
+    }
+    progress.Update(p);
+  };
   Result<Report> result = FindDuplicates(options, ctx);
   progress.Clear();
   if (!result.ok()) {
@@ -115,6 +124,10 @@ ExitCode RunScan(const CliOptions& cli) {
   }
   const Report& report = *result;
   for (const Status& p : report.problems) spdlog::warn("{}", p.message());
+  const Params& pa = report.params;
+  spdlog::info("{} {}-shingles, {} permutations, {} bands x {} rows, threshold {}, verify {}, seed {}",
+               ToString(pa.shingle), pa.ngram, pa.num_perm, pa.bands, pa.rows, pa.threshold,
+               ToString(pa.verify), pa.seed);
 
   WriteReport(report, cli.format, (*out)->stream(), cli.terminator);
   if (Status s = (*out)->Commit(); !s.ok()) {
