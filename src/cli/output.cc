@@ -90,16 +90,31 @@ Result<std::unique_ptr<Output>> Output::Open(const std::string& path) {
   if (path.empty() || path == "-") {
     return std::unique_ptr<Output>(new Output(STDOUT_FILENO, "", ""));
   }
-  std::string temp = path + ".neardup-XXXXXX";
+  // A hidden name in the same folder: rename() stays atomic, and a scan of
+  // that folder (hidden files are skipped) does not read a half-written file.
+  const size_t slash = path.rfind('/');
+  const std::string folder = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  std::string temp = folder + "." + base + ".neardup-XXXXXX";
   if (temp.size() >= sizeof g_temp_path) return Status::InvalidArgument(path + ": path too long");
+  // Signals wait until the handler knows the name, so none can leave the file behind.
+  sigset_t block, saved;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  ::sigprocmask(SIG_BLOCK, &block, &saved);
   const int fd = ::mkstemp(temp.data());
-  if (fd < 0) return Status::IoError(path + ": cannot create a file beside it: " + std::strerror(errno));
+  const int err = errno;
+  if (fd >= 0) {
+    std::memcpy(g_temp_path, temp.c_str(), temp.size() + 1);
+    g_temp_set = 1;
+  }
+  ::sigprocmask(SIG_SETMASK, &saved, nullptr);
+  if (fd < 0) return Status::IoError(path + ": cannot create a file beside it: " + std::strerror(err));
   // mkstemp makes the file 0600; give it the mode a new file would get.
   const mode_t mask = ::umask(0);
   ::umask(mask);
   ::fchmod(fd, 0666 & ~mask);
-  std::memcpy(g_temp_path, temp.c_str(), temp.size() + 1);
-  g_temp_set = 1;
   return std::unique_ptr<Output>(new Output(fd, path, std::move(temp)));
 }
 
