@@ -107,7 +107,7 @@ if [[ ! -x "$bin" ]]; then
   fi
   log "building neardup (Release) into build/"
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >&2
-  cmake --build build -j "$(nproc)" >&2
+  cmake --build build -j "$(nproc)" --target neardup >&2
 fi
 
 cores="$(nproc)"
