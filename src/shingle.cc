@@ -3,7 +3,10 @@
 #include <utf8proc.h>
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
+#include <cstddef>
+#include <cstring>
 
 #include "hash.h"
 #include "neardup/decode.h"
@@ -32,6 +35,50 @@ struct AsciiTables {
   }
 };
 constexpr AsciiTables kAscii;
+
+// Word scanning, 8 bytes at a time (SWAR). Finding where a word ends one byte
+// at a time costs a mispredicted branch per word, since word lengths are
+// random; a mask of the word characters among 8 bytes finds it with one
+// count of trailing zeros.
+constexpr uint64_t kOnes = 0x0101010101010101ULL;
+constexpr uint64_t kHigh = 0x8080808080808080ULL;
+
+// 0x80 in each byte of `x7` within [lo, hi]. REQUIRES: every byte of x7 < 0x80.
+// (Neither sum carries into the next byte.)
+constexpr uint64_t BytesInRange(uint64_t x7, unsigned char lo, unsigned char hi) {
+  const uint64_t at_least_lo = x7 + kOnes * (0x80u - lo);
+  const uint64_t above_hi = x7 + kOnes * (0x7Fu - hi);
+  return at_least_lo & ~above_hi & kHigh;
+}
+
+// End of the run of ASCII word characters that starts at p[i], and whether
+// the run holds an uppercase letter. Bytes >= 0x80 end the run.
+size_t AsciiWordEnd(const unsigned char* p, size_t i, size_t n, bool* has_upper) {
+  uint64_t upper_seen = 0;
+  if constexpr (std::endian::native == std::endian::little) {
+    for (; i + 8 <= n; i += 8) {
+      uint64_t x;
+      std::memcpy(&x, p + i, 8);
+      const uint64_t ascii = ~x & kHigh;
+      const uint64_t x7 = x & ~kHigh;
+      const uint64_t upper = BytesInRange(x7, 'A', 'Z') & ascii;
+      const uint64_t word = (BytesInRange(x7 | (kOnes * 0x20), 'a', 'z') |  // either case
+                             BytesInRange(x7, '0', '9') | BytesInRange(x7, '_', '_')) &
+                            ascii;
+      const uint64_t stop = ~word & kHigh;
+      if (stop != 0) {
+        const uint64_t before_stop = (stop & (0 - stop)) - 1;  // bytes ahead of the first stop
+        *has_upper = upper_seen != 0 || (upper & before_stop) != 0;
+        return i + static_cast<size_t>(std::countr_zero(stop)) / 8;
+      }
+      upper_seen |= upper;
+    }
+  }
+  unsigned char classes = 0;
+  for (; i < n && kAscii.word_class[p[i]] != 0; ++i) classes |= kAscii.word_class[p[i]];
+  *has_upper = upper_seen != 0 || (classes & kUpper) != 0;
+  return i;
+}
 
 // Decodes one code point. REQUIRES: valid UTF-8 with at least one byte at p.
 inline int32_t DecodeUtf8(const unsigned char* p, size_t avail, size_t* len) {
@@ -111,6 +158,16 @@ inline bool IsNoSpaceScript(int32_t cp) {
 
 constexpr uint64_t kShingleMul = 0x9e3779b97f4a7c15ULL;
 
+// The hash of the shingle made of tokens[0..k), in text order.
+inline uint64_t ShingleHash(const uint64_t* tokens, int k, uint64_t seed) {
+  uint64_t h = seed;
+  for (int j = 0; j < k; ++j) {
+    h = (h ^ tokens[j]) * kShingleMul;
+    h ^= h >> 29;
+  }
+  return Mix64(h);
+}
+
 }  // namespace
 
 struct Shingler::State {
@@ -132,28 +189,11 @@ void Shingler::Reset() {
   seen_char_ = false;
   in_word_ = false;
   tokens_ = 0;
-  ring_ = 0;
   words_ = 0;
   token_batch_.clear();
+  carried_ = 0;
   shingles_.clear();
   content_ = ContentHash();
-}
-
-void Shingler::EmitToken(uint64_t token_hash) {
-  window_[ring_] = token_hash;
-  if (++ring_ == static_cast<size_t>(k_)) ring_ = 0;
-  ++tokens_;
-  token_batch_.push_back(token_hash);
-  if (tokens_ < static_cast<uint64_t>(k_)) return;
-  // The oldest token of the window sits where the next one will go.
-  size_t idx = ring_;
-  uint64_t h = seed_;
-  for (int j = 0; j < k_; ++j) {
-    h = (h ^ window_[idx]) * kShingleMul;
-    h ^= h >> 29;
-    if (++idx == static_cast<size_t>(k_)) idx = 0;
-  }
-  shingles_.push_back(Mix64(h));
 }
 
 void Shingler::EndWord() {
@@ -175,20 +215,19 @@ void Shingler::FeedWords(std::string_view text) {
         ++i;
         continue;
       }
-      // An ASCII run of word characters; bytes >= 0x80 have class 0 too and
-      // end the run, but may continue the word.
-      size_t j = i + 1;
-      unsigned char classes = kAscii.word_class[c];
-      while (j < n && kAscii.word_class[p[j]] != 0) classes |= kAscii.word_class[p[j++]];
+      // An ASCII run of word characters; bytes >= 0x80 end the run, but may
+      // continue the word.
+      bool has_upper = false;
+      const size_t j = AsciiWordEnd(p, i, n, &has_upper);
       const bool complete = j < n && p[j] < 0x80;
-      if (word_.empty() && complete && (classes & kUpper) == 0) {
+      if (word_.empty() && complete && !has_upper) {
         // The common case: a whole lowercase word inside the chunk, hashed in place.
         ++words_;
         EmitToken(HashBytes(p + i, j - i, seed_));
       } else {
         const size_t old = word_.size();
         word_.append(text.data() + i, j - i);
-        if (classes & kUpper) {
+        if (has_upper) {
           for (size_t w = old; w < word_.size(); ++w) {
             word_[w] = kAscii.lower[static_cast<unsigned char>(word_[w])];
           }
@@ -203,9 +242,10 @@ void Shingler::FeedWords(std::string_view text) {
     if (!IsWordCodePoint(cp)) {
       EndWord();
     } else if (IsNoSpaceScript(cp)) {
+      // A word of its own, hashed in place.
       EndWord();
-      word_.append(text.data() + i, len);
-      EndWord();
+      ++words_;
+      EmitToken(HashBytes(p + i, len, seed_));
     } else {
       word_.append(text.data() + i, len);
     }
@@ -249,10 +289,28 @@ void Shingler::FeedChars(std::string_view text) {
   }
 }
 
+// Shingles are hashed here, a batch at a time, rather than token by token as
+// the words are found: each shingle's hash is a chain of k dependent
+// multiplies, and in this tight loop the chains of successive shingles
+// overlap in the CPU instead of stalling the tokenizer.
 void Shingler::FlushTokenBatch() {
-  if (token_batch_.empty()) return;
-  state_->content.Update(token_batch_.data(), token_batch_.size() * sizeof(uint64_t));
-  token_batch_.clear();
+  const size_t n = token_batch_.size();
+  if (n == carried_) return;
+  state_->content.Update(token_batch_.data() + carried_, (n - carried_) * sizeof(uint64_t));
+  // New shingles are those ending at a new token: at token_batch_[first-1..n).
+  const auto k = static_cast<size_t>(k_);
+  const size_t first = std::max(carried_ + 1, k);
+  if (first <= n) {
+    const size_t old = shingles_.size();
+    shingles_.resize(old + (n + 1 - first));
+    uint64_t* out = shingles_.data() + old;
+    for (size_t end = first; end <= n; ++end) {
+      *out++ = ShingleHash(token_batch_.data() + end - k, k_, seed_);
+    }
+  }
+  // Keep the last k-1 tokens: the start of the shingles of the next batch.
+  carried_ = std::min(n, k - 1);
+  token_batch_.erase(token_batch_.begin(), token_batch_.end() - static_cast<ptrdiff_t>(carried_));
 }
 
 void Shingler::Feed(std::string_view text) {
@@ -267,16 +325,12 @@ void Shingler::Feed(std::string_view text) {
 void Shingler::Finish() {
   if (unit_ == ShingleUnit::kWord) EndWord();
   word_.clear();
-  if (tokens_ > 0 && tokens_ < static_cast<uint64_t>(k_)) {
-    // Short document: one shingle, all of it.
-    uint64_t h = seed_;
-    for (uint64_t j = 0; j < tokens_; ++j) {
-      h = (h ^ window_[static_cast<size_t>(j)]) * kShingleMul;
-      h ^= h >> 29;
-    }
-    shingles_.push_back(Mix64(h));
-  }
   FlushTokenBatch();
+  if (tokens_ > 0 && tokens_ < static_cast<uint64_t>(k_)) {
+    // Short document: one shingle, all of it (all its tokens are carried).
+    assert(carried_ == tokens_ && token_batch_.size() == carried_);
+    shingles_.push_back(ShingleHash(token_batch_.data(), static_cast<int>(tokens_), seed_));
+  }
   state_->content.Digest(&content_.low, &content_.high);
 }
 

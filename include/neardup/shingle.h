@@ -25,7 +25,6 @@
 //   sh.Feed(text); sh.Finish();   // then sh.shingles(), sh.words()
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -73,7 +72,10 @@ class Shingler {
   ContentHash content_hash() const { return content_; }
 
  private:
-  void EmitToken(uint64_t token_hash);
+  void EmitToken(uint64_t token_hash) {
+    ++tokens_;
+    token_batch_.push_back(token_hash);
+  }
   void EndWord();
   void FeedWords(std::string_view text);
   void FeedChars(std::string_view text);
@@ -88,11 +90,12 @@ class Shingler {
   bool pending_space_ = false;     // char mode: a space to emit before the next char
   bool seen_char_ = false;         // char mode: a non-space char was emitted
   bool in_word_ = false;           // char mode: the last char was a word char
-  std::array<uint64_t, 64> window_{};  // last k token hashes (ring)
-  size_t ring_ = 0;                    // where the next token goes in window_
   uint64_t tokens_ = 0;
   uint64_t words_ = 0;
-  std::vector<uint64_t> token_batch_;  // token hashes not yet in the content hash
+  // Token hashes: the last min(k-1, tokens) of earlier batches (`carried_` of
+  // them, already in the content hash), then those of the current batch.
+  std::vector<uint64_t> token_batch_;
+  size_t carried_ = 0;
   std::vector<uint64_t> shingles_;
   ContentHash content_;
 };
