@@ -5,7 +5,8 @@ NEARDUP_PACKAGES=(
   build-essential cmake pkg-config
   libcli11-dev libspdlog-dev libxxhash-dev nlohmann-json3-dev
   libsimdjson-dev libutf8proc-dev zlib1g-dev libzstd-dev
-  libgtest-dev libgmock-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  xxhash time
 )
 
 neardup_install_packages() {
