@@ -12,29 +12,15 @@
 #include <cstddef>
 #include <cstring>
 
+#include "ascii.h"
+
 namespace neardup {
 namespace {
 
-constexpr uint64_t kHighBits = 0x8080808080808080ULL;
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 // Bytes of new input looked at to resolve a carried sequence (a carry is at
 // most 3 bytes; the longest sequence is 4 bytes in UTF-8, 4 in UTF-16).
 constexpr size_t kLookahead = 8;
-
-// Number of leading bytes of p[0..n) below 0x80.
-size_t AsciiPrefix(const unsigned char* p, size_t n) {
-  size_t i = 0;
-  while (i + 16 <= n) {
-    uint64_t a;
-    uint64_t b;
-    std::memcpy(&a, p + i, 8);
-    std::memcpy(&b, p + i + 8, 8);
-    if (((a | b) & kHighBits) != 0) break;
-    i += 16;
-  }
-  while (i < n && p[i] < 0x80) ++i;
-  return i;
-}
 
 void AppendCodePoint(uint32_t cp, std::string* out) {
   if (cp < 0x80) {

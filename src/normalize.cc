@@ -47,10 +47,11 @@
 #include <cassert>
 #include <cstring>
 
+#include "ascii.h"
+
 namespace neardup {
 namespace {
 
-constexpr uint64_t kHighBits = 0x8080808080808080ULL;
 // Longest run without a boundary before a forced cut.
 constexpr size_t kMaxRun = 256;
 // A Unicode segment longer than this ends at the next boundary (this bounds
@@ -61,20 +62,6 @@ constexpr utf8proc_ssize_t kMaxMapping = 32;
 
 const utf8proc_option_t kOptions = static_cast<utf8proc_option_t>(
     UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT | UTF8PROC_CASEFOLD);
-
-// Index of the first byte >= 0x80 in p[i..n), or n.
-size_t FindNonAscii(const unsigned char* p, size_t i, size_t n) {
-  while (i + 16 <= n) {
-    uint64_t a;
-    uint64_t b;
-    std::memcpy(&a, p + i, 8);
-    std::memcpy(&b, p + i + 8, 8);
-    if (((a | b) & kHighBits) != 0) break;
-    i += 16;
-  }
-  while (i < n && p[i] < 0x80) ++i;
-  return i;
-}
 
 // Decodes the code point at p[i..n) into *cp and returns its length in bytes.
 // An invalid or truncated sequence gives *cp = -1 and length 1.
@@ -271,7 +258,7 @@ size_t Normalizer::Process(std::string_view text, bool final,
   const size_t n = text.size();
   size_t pos = 0;  // always a boundary or forced cut
   while (pos < n) {
-    const size_t first_high = FindNonAscii(p, pos, n);
+    const size_t first_high = pos + AsciiPrefix(p + pos, n - pos);
     if (first_high == n) {
       // ASCII to the end. The last character may be the base of a combining
       // mark in the next chunk: hold it back.
