@@ -774,7 +774,9 @@ Result<Report> Scan::Run() {
   std::stable_sort(problems_.begin(), problems_.end(), [](const Problem& x, const Problem& y) {
     return x.file != y.file ? x.file < y.file : x.line < y.line;
   });
-  st.unreadable += report_.problems.size();  // from the walk
+  // From the walk; a directory loop (with --follow) is skipped and warned
+  // about, but nothing went unread.
+  st.unreadable += report_.problems.size() - wc.loops;
   for (Problem& pr : problems_) {
     if (pr.malformed) {
       ++st.malformed_lines;

@@ -5,7 +5,11 @@
 // is passed through unchanged (the tokenizer folds ASCII case itself, from a
 // table): the Unicode path (utf8proc) runs only where bytes >= 0x80 appear.
 // Text is normalized in segments that end before a character that cannot
-// combine with what precedes it, so chunk boundaries never change the output.
+// combine with what precedes it, so chunk boundaries never change the output,
+// but for the case of ASCII letters: an uppercase ASCII letter just before or
+// after a chunk boundary may be case folded in one chunking and not in another
+// (it is folded only inside a Unicode segment, see Feed); the tokenizer folds
+// ASCII case, so shingles never depend on it.
 // (For bounded memory, a run of more than 256 bytes with no such character,
 // e.g. hundreds of stacked combining marks, is also cut, at places fixed by
 // the text alone: chunking still changes nothing, but such a run is not
