@@ -13,6 +13,7 @@
 #include "neardup/banding.h"
 #include "neardup/cluster.h"
 #include "neardup/corpus.h"
+#include "neardup/decode.h"
 #include "neardup/document.h"
 #include "neardup/jsonl.h"
 #include "neardup/lsh_index.h"
@@ -76,6 +77,40 @@ void WaitWithProgress(Done done, Tick tick) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }
+
+// Parses JSONL lines and signs their texts. The encoding applies to the file,
+// so a Latin-1 line is transcoded before it is parsed; the text inside is
+// then UTF-8 and is not decoded a second time.
+class JsonlDocReader {
+ public:
+  JsonlDocReader(const Options& options, const MinHasher& minhasher)
+      : parser_(options.text_key, options.id_key),
+        latin1_(options.encoding == Encoding::kLatin1),
+        reader_(Utf8(options), minhasher) {}
+
+  Status Parse(std::string_view line, JsonlDoc* doc, bool* has_doc) {
+    if (latin1_) {
+      line_.clear();
+      decoder_.Reset();
+      decoder_.Feed(line, &line_);
+      decoder_.Finish(&line_);
+      line = line_;
+    }
+    return parser_.Parse(line, doc, has_doc);
+  }
+  DocumentReader& reader() { return reader_; }
+
+ private:
+  static Options Utf8(Options options) {
+    options.encoding = Encoding::kUtf8;
+    return options;
+  }
+  JsonlLineParser parser_;
+  bool latin1_;
+  TextDecoder decoder_{Encoding::kLatin1};
+  std::string line_;
+  DocumentReader reader_;
+};
 
 class Scan {
  public:
@@ -251,7 +286,7 @@ void Scan::ReadJsonlFiles(const std::vector<InputFile>& files) {
   bool closing = false;
   const size_t max_in_flight = static_cast<size_t>(threads_) * 4;
 
-  auto sign_batch = [&](Batch& b, JsonlLineParser& parser, DocumentReader& reader) {
+  auto sign_batch = [&](Batch& b, JsonlDocReader& parser) {
     JsonlDoc doc;
     for (size_t k = 0; k < b.spans.size(); ++k) {
       const std::string_view line(b.data.data() + b.spans[k].first, b.spans[k].second);
@@ -273,7 +308,7 @@ void Scan::ReadJsonlFiles(const std::vector<InputFile>& files) {
       const size_t at = b.sigs.size();
       b.sigs.resize(at + perm_);
       DocumentSketch sk;
-      reader.ReadText(doc.text, b.sigs.data() + at, nullptr, &sk);
+      parser.reader().ReadText(doc.text, b.sigs.data() + at, nullptr, &sk);
       sk.replaced += doc.replaced;
       DocMeta m;
       m.kind = KindOf(sk);
@@ -289,8 +324,7 @@ void Scan::ReadJsonlFiles(const std::vector<InputFile>& files) {
   };
 
   auto worker = [&]() {
-    JsonlLineParser parser(o_.text_key, o_.id_key);
-    DocumentReader reader(o_, minhasher_);
+    JsonlDocReader parser(o_, minhasher_);
     for (;;) {
       std::shared_ptr<Batch> b;
       {
@@ -300,7 +334,7 @@ void Scan::ReadJsonlFiles(const std::vector<InputFile>& files) {
         b = queue.front();
         queue.pop_front();
       }
-      sign_batch(*b, parser, reader);
+      sign_batch(*b, parser);
       {
         std::lock_guard<std::mutex> lock(mu);
         b->done = true;
@@ -469,8 +503,7 @@ Status Scan::LoadSets(const std::vector<uint32_t>& ids) {
                                                                                     by_file.end());
     std::atomic<size_t> next{0};
     auto work = [&]() {
-      DocumentReader reader(o_, minhasher_);
-      JsonlLineParser parser(o_.text_key, o_.id_key);
+      JsonlDocReader parser(o_, minhasher_);
       std::unique_ptr<char[]> buf(new char[DocumentReader::kBufferSize]);
       for (size_t j = next++; j < jobs.size() && !Cancelled(); j = next++) {
         // Not a structured binding: clang before 16 cannot capture one in `take`.
@@ -495,7 +528,7 @@ Status Scan::LoadSets(const std::vector<uint32_t>& ids) {
               const size_t k = wanted[want].second;
               DocumentSketch sk;
               if (parser.Parse(line, &doc, &has).ok() && has) {
-                reader.ReadText(doc.text, nullptr, &sets[k], &sk);
+                parser.reader().ReadText(doc.text, nullptr, &sets[k], &sk);
                 if (!(sk.content == meta_[ids[k]].content)) {
                   errors[k] = Status::Changed(path + ":" + std::to_string(ln) + ": changed during the run");
                 }

@@ -358,6 +358,24 @@ TEST(InputsTest, MalformedJsonlLinesAreWarnedAboutAndTheRunGoesOn) {
   EXPECT_EQ(PairsOf(j), (Pairs{{file + ":1", file + ":7"}, {file + ":2", file + ":8"}}));
 }
 
+// The encoding applies to the JSONL file: a Latin-1 file is transcoded before
+// its lines are parsed (nothing is invalid UTF-8 then), and the text inside is
+// not decoded a second time: "CAFÉ" (0xC9) and "café" (0xE9) are one word.
+TEST(InputsTest, Latin1JsonlIsTranscodedOnce) {
+  TempDir dir;
+  const std::string body = Text(15, 120);
+  WriteFile(dir / "l1/a.jsonl", "{\"id\":\"upper\",\"text\":\"CAF\xC9 " + body + "\"}\n");
+  WriteFile(dir / "l1/b.jsonl", "{\"id\":\"lower\",\"text\":\"caf\xE9 " + body + "\"}\n");
+  WriteFile(dir / "l1/c.jsonl", "{\"id\":\"plain\",\"text\":\"cafe " + body + "\"}\n");
+  RunResult r;
+  const nlohmann::json j =
+      ScanJson(dir, {"--input", "jsonl", "--encoding", "latin1", "--exact", "-t", "0.99", dir / "l1"}, &r);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(j["stats"]["invalid_utf8"], 0);
+  EXPECT_EQ(j["stats"]["exact_duplicates"], 1);
+  EXPECT_EQ(PairsOf(j), (Pairs{{"lower", "upper"}}));
+}
+
 TEST(InputsTest, CompressedJsonlGivesTheSamePairsAsThePlainFile) {
   TempDir dir;
   const std::string jsonl = MessyJsonl();
