@@ -14,10 +14,14 @@
 #include <utility>
 #include <vector>
 
+#include "compress_util.h"
 #include "test_util.h"
 
 namespace neardup {
 namespace {
+
+using testing::Gzip;
+using testing::Zstd;
 
 // A temporary directory, removed at the end.
 class TempDir {
@@ -53,21 +57,6 @@ std::string TestData(size_t size) {
   return out;
 }
 
-// One gzip member (deflate with a gzip header: windowBits 15 + 16).
-std::string Gzip(const std::string& data) {
-  z_stream zs{};
-  EXPECT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
-  std::string out(deflateBound(&zs, static_cast<uLong>(data.size())) + 64, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(data.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
-
 // zlib format (not gzip), from compress2().
 std::string Zlib(const std::string& data) {
   uLongf size = compressBound(static_cast<uLong>(data.size()));
@@ -76,14 +65,6 @@ std::string Zlib(const std::string& data) {
       compress2(reinterpret_cast<Bytef*>(out.data()), &size,
                 reinterpret_cast<const Bytef*>(data.data()), static_cast<uLong>(data.size()), 6),
       Z_OK);
-  out.resize(size);
-  return out;
-}
-
-std::string Zstd(const std::string& data) {
-  std::string out(ZSTD_compressBound(data.size()), '\0');
-  const size_t size = ZSTD_compress(out.data(), out.size(), data.data(), data.size(), 3);
-  EXPECT_FALSE(ZSTD_isError(size));
   out.resize(size);
   return out;
 }

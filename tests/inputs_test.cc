@@ -21,17 +21,20 @@
 #include <utility>
 #include <vector>
 
+#include "compress_util.h"
 #include "test_util.h"
 
 namespace neardup {
 namespace {
 
+using testing::Gzip;
 using testing::Join;
 using testing::RandomWords;
 using testing::RunProcess;
 using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
+using testing::Zstd;
 
 using Pairs = std::vector<std::pair<std::string, std::string>>;
 
@@ -103,30 +106,6 @@ std::string Utf16WithBom(const std::string& utf8, bool big_endian) {
 std::string Latin1(const std::string& utf8) {
   std::string out;
   for (uint32_t cp : CodePoints(utf8)) out.push_back(static_cast<char>(cp));
-  return out;
-}
-
-// One gzip member (deflate with a gzip header).
-std::string Gzip(const std::string& data) {
-  z_stream zs{};
-  EXPECT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
-  std::string out(deflateBound(&zs, static_cast<uLong>(data.size())) + 64, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(data.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
-
-// One zstd frame.
-std::string Zstd(const std::string& data) {
-  std::string out(ZSTD_compressBound(data.size()), '\0');
-  const size_t size = ZSTD_compress(out.data(), out.size(), data.data(), data.size(), 3);
-  EXPECT_FALSE(ZSTD_isError(size));
-  out.resize(size);
   return out;
 }
 
@@ -611,36 +590,6 @@ TEST(InputsTest, GlobsHiddenAndMaxFilesize) {
 
 // --- 10. A 1 GB file --------------------------------------------------------------
 
-// Runs `argv` with stdout and stderr to files in `dir`; returns the exit code
-// and sets *max_rss_kb to the child's peak resident set.
-int RunMeasured(const std::vector<std::string>& argv, const std::string& dir, long* max_rss_kb,
-                RunResult* out) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  const std::string out_path = dir + "/.stdout";
-  const std::string err_path = dir + "/.stderr";
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  int code = -1;
-  if (posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ) == 0) {
-    int status = 0;
-    struct rusage usage {};
-    wait4(pid, &status, 0, &usage);
-    *max_rss_kb = usage.ru_maxrss;
-    code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
-  posix_spawn_file_actions_destroy(&actions);
-  out->out = testing::ReadFile(out_path);
-  out->err = testing::ReadFile(err_path);
-  out->exit_code = code;
-  return code;
-}
-
 TEST(InputsTest, OneGigabyteFileIsReadWithBoundedMemory) {
   const char* big = std::getenv("NEARDUP_BIG_TESTS");
   if (big == nullptr || std::string(big) != "1") GTEST_SKIP() << "set NEARDUP_BIG_TESTS=1 to run";
@@ -666,8 +615,7 @@ TEST(InputsTest, OneGigabyteFileIsReadWithBoundedMemory) {
   ASSERT_EQ(std::filesystem::file_size(dir / "d/big.txt"), kSize);
 
   long max_rss_kb = 0;
-  RunResult r;
-  RunMeasured({kBin, "scan", "-f", "json", dir / "d"}, dir.path(), &max_rss_kb, &r);
+  const RunResult r = RunProcess({kBin, "scan", "-f", "json", dir / "d"}, dir.path(), "/dev/null", &max_rss_kb);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["stats"]["documents"], 3);

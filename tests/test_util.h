@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -57,9 +58,10 @@ struct RunResult {
 };
 
 // Runs `argv` (argv[0] is the program path) with stdin from `stdin_path`
-// (or /dev/null), capturing stdout and stderr through files in `dir`.
+// (or /dev/null), capturing stdout and stderr through files in `dir`. When
+// `max_rss_kb` is set, it receives the child's peak resident set (KiB).
 inline RunResult RunProcess(const std::vector<std::string>& argv, const std::string& dir,
-                     const std::string& stdin_path = "/dev/null") {
+                            const std::string& stdin_path = "/dev/null", long* max_rss_kb = nullptr) {
   const std::string out_path = dir + "/.stdout";
   const std::string err_path = dir + "/.stderr";
   posix_spawn_file_actions_t actions;
@@ -74,7 +76,9 @@ inline RunResult RunProcess(const std::vector<std::string>& argv, const std::str
   RunResult r;
   if (posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ) == 0) {
     int status = 0;
-    waitpid(pid, &status, 0);
+    struct rusage usage {};
+    wait4(pid, &status, 0, &usage);
+    if (max_rss_kb != nullptr) *max_rss_kb = usage.ru_maxrss;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
   posix_spawn_file_actions_destroy(&actions);
