@@ -328,6 +328,10 @@ class Walker {
     found.file.path = std::move(display);
     found.file.size = size;
     found.file.mtime_ns = MtimeNs(st);
+    found.file.ctime_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 +
+                          static_cast<int64_t>(st.st_ctim.tv_nsec);
+    found.file.dev = static_cast<uint64_t>(st.st_dev);
+    found.file.ino = static_cast<uint64_t>(st.st_ino);
     found.file.reference = reference;
     found.key = KeyOf(st);
     found_.push_back(std::move(found));

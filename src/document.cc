@@ -15,13 +15,23 @@ void DocumentReader::Begin(uint32_t* sig, std::vector<uint64_t>* set) {
   decoder_.Reset();
   normalizer_.Reset();
   shingler_.Reset();
+  token_text_.clear();
   sig_ = sig;
   set_ = set;
   if (sig_ != nullptr) minhasher_.Init(sig_);
   if (set_ != nullptr) set_->clear();
 }
 
+void DocumentReader::set_token_sink(TokenSink sink) {
+  token_sink_ = std::move(sink);
+  shingler_.set_token_text(token_sink_ ? &token_text_ : nullptr);
+}
+
 void DocumentReader::Drain() {
+  if (!token_text_.empty()) {
+    token_sink_(token_text_);
+    token_text_.clear();
+  }
   std::vector<uint64_t>& sh = shingler_.shingles();
   if (sh.empty()) return;
   if (sig_ != nullptr) minhasher_.Update(sh.data(), sh.size(), sig_);

@@ -113,6 +113,10 @@ class PosixFileSystem final : public FileSystem {
     out.size = static_cast<uint64_t>(st.st_size);
     out.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 +
                    static_cast<int64_t>(st.st_mtim.tv_nsec);
+    out.ctime_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 +
+                   static_cast<int64_t>(st.st_ctim.tv_nsec);
+    out.dev = static_cast<uint64_t>(st.st_dev);
+    out.ino = static_cast<uint64_t>(st.st_ino);
     return out;
   }
 };

@@ -12,13 +12,16 @@
 
 #include "neardup/banding.h"
 #include "neardup/cluster.h"
+#include "neardup/confirm.h"
 #include "neardup/corpus.h"
 #include "neardup/decode.h"
 #include "neardup/document.h"
 #include "neardup/jsonl.h"
 #include "neardup/lsh_index.h"
 #include "neardup/minhash.h"
+#include "neardup/sorted_pairs.h"
 #include "neardup/verify.h"
+#include "jsonl_doc_reader.h"
 
 namespace neardup {
 
@@ -41,6 +44,9 @@ constexpr uint32_t kNone = UINT32_MAX;
 // Buckets larger than this are handled by leaders in cluster modes (only
 // connectivity matters there), keeping the work linear in the bucket's size.
 constexpr size_t kLargeBucket = 256;
+// A group of copies that yields more pairs than this gets a notice pointing
+// to --mode clusters, where it is one cluster.
+constexpr uint64_t kManyPairs = 1000000;
 // JSONL lines are signed in batches of about this many bytes.
 constexpr size_t kJsonlBatchBytes = 1 << 20;
 constexpr size_t kJsonlBatchLines = 2048;
@@ -78,40 +84,6 @@ void WaitWithProgress(Done done, Tick tick) {
   }
 }
 
-// Parses JSONL lines and signs their texts. The encoding applies to the file,
-// so a Latin-1 line is transcoded before it is parsed; the text inside is
-// then UTF-8 and is not decoded a second time.
-class JsonlDocReader {
- public:
-  JsonlDocReader(const Options& options, const MinHasher& minhasher)
-      : parser_(options.text_key, options.id_key),
-        latin1_(options.encoding == Encoding::kLatin1),
-        reader_(Utf8(options), minhasher) {}
-
-  Status Parse(std::string_view line, JsonlDoc* doc, bool* has_doc) {
-    if (latin1_) {
-      line_.clear();
-      decoder_.Reset();
-      decoder_.Feed(line, &line_);
-      decoder_.Finish(&line_);
-      line = line_;
-    }
-    return parser_.Parse(line, doc, has_doc);
-  }
-  DocumentReader& reader() { return reader_; }
-
- private:
-  static Options Utf8(Options options) {
-    options.encoding = Encoding::kUtf8;
-    return options;
-  }
-  JsonlLineParser parser_;
-  bool latin1_;
-  TextDecoder decoder_{Encoding::kLatin1};
-  std::string line_;
-  DocumentReader reader_;
-};
-
 class Scan {
  public:
   Scan(const Options& options, const RunContext& ctx)
@@ -133,11 +105,12 @@ class Scan {
   void ReadTextFiles(std::vector<InputFile>& files);
   void ReadJsonlFiles(const std::vector<InputFile>& files);
   void GroupExactDuplicates();
-  std::vector<Accepted> FindAndVerify();
-  Status LoadSets(const std::vector<uint32_t>& ids);
+  std::vector<Accepted> FindCandidates();
+  Status Confirm(bool identical_only, std::vector<Accepted>* accepted);
+  void KeepMembers(const ConfirmedGroups& confirmed, const std::vector<uint32_t>& slots);
   double Similarity(uint32_t rep_a, uint32_t rep_b, double* estimate) const;
   bool Similar(DocId x, DocId y) const;
-  void ReportPairs(const std::vector<Accepted>& accepted);
+  Status ReportPairs(const std::vector<Accepted>& accepted);
   void ReportClusters(const std::vector<Accepted>& accepted);
 
   const uint32_t* Sig(uint32_t id) const { return sigs_.data() + static_cast<size_t>(id) * perm_; }
@@ -154,7 +127,7 @@ class Scan {
   Stage last_stage_ = Stage::kDone;
 
   Report report_;
-  std::vector<InputFile> files_;       // kept for JSONL re-reads
+  std::vector<InputFile> files_;       // kept for re-reads (--exact, -t 1)
   std::vector<DocMeta> meta_;          // per DocId
   std::vector<uint32_t> sigs_;         // num_perm values per DocId
   std::vector<Problem> problems_;
@@ -470,111 +443,6 @@ void Scan::GroupExactDuplicates() {
   member_start_.push_back(static_cast<uint32_t>(members_.size()));
 }
 
-Status Scan::LoadSets(const std::vector<uint32_t>& ids) {
-  // Re-read only these documents, in parallel, keeping their shingle sets.
-  std::vector<std::vector<uint64_t>> sets(ids.size());
-  std::vector<Status> errors(ids.size());
-  if (o_.input == InputFormat::kText) {
-    std::atomic<size_t> next{0};
-    auto work = [&]() {
-      DocumentReader reader(o_, minhasher_);
-      for (size_t k = next++; k < ids.size() && !Cancelled(); k = next++) {
-        const uint32_t id = ids[k];
-        const std::string& path = report_.docs[id].name;
-        Result<std::unique_ptr<ByteReader>> in = OpenInput(fs_, path);
-        DocumentSketch sk;
-        Status s = in.ok() ? reader.ReadStream(**in, nullptr, &sets[k], &sk) : in.status();
-        if (s.ok() && !(sk.content == meta_[id].content)) {
-          s = Status::Changed(path + ": changed during the run; its pairs are left out");
-        }
-        errors[k] = s;
-      }
-    };
-    std::vector<std::thread> pool;
-    for (int w = 0; w < threads_; ++w) pool.emplace_back(work);
-    for (auto& t : pool) t.join();
-  } else {
-    // Group the wanted lines by file; each file is streamed once.
-    std::map<uint32_t, std::vector<std::pair<uint64_t, size_t>>> by_file;
-    for (size_t k = 0; k < ids.size(); ++k) {
-      by_file[meta_[ids[k]].file].emplace_back(meta_[ids[k]].line, k);
-    }
-    std::vector<std::pair<uint32_t, std::vector<std::pair<uint64_t, size_t>>>> jobs(by_file.begin(),
-                                                                                    by_file.end());
-    std::atomic<size_t> next{0};
-    auto work = [&]() {
-      JsonlDocReader parser(o_, minhasher_);
-      std::unique_ptr<char[]> buf(new char[DocumentReader::kBufferSize]);
-      for (size_t j = next++; j < jobs.size() && !Cancelled(); j = next++) {
-        // Not a structured binding: clang before 16 cannot capture one in `take`.
-        const uint32_t file = jobs[j].first;
-        auto& wanted = jobs[j].second;
-        std::sort(wanted.begin(), wanted.end());
-        const std::string& path = files_[file].path;
-        Result<std::unique_ptr<ByteReader>> in = OpenInput(fs_, path);
-        if (!in.ok()) {
-          for (auto& w : wanted) errors[w.second] = in.status();
-          continue;
-        }
-        LineSplitter splitter;
-        size_t want = 0;
-        JsonlDoc doc;
-        auto take = [&]() {
-          std::string_view line;
-          uint64_t ln = 0;
-          while (want < wanted.size() && splitter.Next(&line, &ln)) {
-            while (want < wanted.size() && wanted[want].first == ln) {
-              bool has = false;
-              const size_t k = wanted[want].second;
-              DocumentSketch sk;
-              if (parser.Parse(line, &doc, &has).ok() && has) {
-                parser.reader().ReadText(doc.text, nullptr, &sets[k], &sk);
-                if (!(sk.content == meta_[ids[k]].content)) {
-                  errors[k] = Status::Changed(path + ":" + std::to_string(ln) + ": changed during the run");
-                }
-              } else {
-                errors[k] = Status::Changed(path + ":" + std::to_string(ln) + ": changed during the run");
-              }
-              ++want;
-            }
-          }
-        };
-        for (;;) {
-          Result<size_t> got = (*in)->Read(buf.get(), DocumentReader::kBufferSize);
-          if (!got.ok()) {
-            for (size_t w = want; w < wanted.size(); ++w) errors[wanted[w].second] = got.status();
-            break;
-          }
-          if (*got == 0) {
-            splitter.Finish();
-            take();
-            break;
-          }
-          splitter.Feed(std::string_view(buf.get(), *got));
-          take();
-        }
-        for (size_t w = want; w < wanted.size(); ++w) {
-          if (errors[wanted[w].second].ok()) {
-            errors[wanted[w].second] = Status::Changed(path + ": changed during the run");
-          }
-        }
-      }
-    };
-    std::vector<std::thread> pool;
-    for (int w = 0; w < threads_; ++w) pool.emplace_back(work);
-    for (auto& t : pool) t.join();
-  }
-  if (Cancelled()) return Status::Cancelled("interrupted");
-  for (size_t k = 0; k < ids.size(); ++k) {
-    if (errors[k].ok()) {
-      sets_[ids[k]] = std::move(sets[k]);
-    } else {
-      problems_.push_back({meta_[ids[k]].file, meta_[ids[k]].line, errors[k]});
-    }
-  }
-  return Status::Ok();
-}
-
 // Similarity of two representatives by the chosen verification; -1 when it
 // cannot be computed (a document that changed during the run).
 double Scan::Similarity(uint32_t a, uint32_t b, double* estimate) const {
@@ -594,7 +462,7 @@ bool Scan::Similar(DocId x, DocId y) const {
   return MeetsThreshold(Similarity(a, b, &est), o_.threshold);
 }
 
-std::vector<Accepted> Scan::FindAndVerify() {
+std::vector<Accepted> Scan::FindCandidates() {
   Tick(Stage::kBanding, 0, 0);
   const bool cluster_mode = o_.mode != Mode::kPairs;
   LshIndex index(sigs_.data(), o_.num_perm, reps_, banding_);
@@ -645,64 +513,153 @@ std::vector<Accepted> Scan::FindAndVerify() {
   all.erase(std::unique(all.begin(), all.end(),
                         [](const Accepted& x, const Accepted& y) { return x.a == y.a && x.b == y.b; }),
             all.end());
-  if (!exact) return all;
+  return all;
+}
 
+// --exact and -t 1: every group of copies and every document of a candidate
+// pair is read again and proven (confirm.h); what cannot be is left out.
+// Then candidate pairs are verified by exact Jaccard over the shingle sets
+// read now, and a Jaccard of 1 between different texts is recomputed over
+// the shingles' text, so no hash collision can produce it.
+Status Scan::Confirm(bool identical_only, std::vector<Accepted>* accepted) {
   Tick(Stage::kVerifying, 0, 0);
-  std::vector<uint32_t> ids;
-  for (const Accepted& p : all) {
-    ids.push_back(p.a);
-    ids.push_back(p.b);
+  std::vector<char> in_pair(reps_.size(), 0);
+  for (const Accepted& p : *accepted) {
+    in_pair[rep_slot_[p.a]] = 1;
+    in_pair[rep_slot_[p.b]] = 1;
   }
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  if (!LoadSets(ids).ok()) return {};
+  std::vector<uint32_t> slots;  // reps_ index of each group to confirm
+  std::vector<std::vector<DocId>> groups;
+  std::vector<char> want_set;
+  for (uint32_t k = 0; k < reps_.size(); ++k) {
+    const uint32_t n = member_start_[k + 1] - member_start_[k];
+    if (n < 2 && in_pair[k] == 0) continue;
+    slots.push_back(k);
+    groups.emplace_back(members_.begin() + member_start_[k], members_.begin() + member_start_[k + 1]);
+    want_set.push_back(in_pair[k]);
+  }
+  std::vector<DocOrigin> origins(meta_.size());
+  for (size_t d = 0; d < meta_.size(); ++d) {
+    origins[d].file = &files_[meta_[d].file];
+    origins[d].line = meta_[d].line;
+    origins[d].content = meta_[d].content;
+  }
+  Confirmer confirmer(o_, minhasher_, fs_, threads_);
+  ConfirmedGroups confirmed;
+  if (Status s = confirmer.Run(origins, groups, want_set, ctx_.cancel, &confirmed); !s.ok()) return s;
+  for (auto& [doc, status] : confirmed.left_out) {
+    problems_.push_back({meta_[doc].file, meta_[doc].line, std::move(status)});
+  }
+  std::vector<uint32_t> group_of_slot(reps_.size(), kNone);
+  for (uint32_t g = 0; g < slots.size(); ++g) {
+    group_of_slot[slots[g]] = g;
+    if (!confirmed.sets[g].empty()) sets_[reps_[slots[g]]] = std::move(confirmed.sets[g]);
+  }
+  KeepMembers(confirmed, slots);
+  if (identical_only) {
+    accepted->clear();
+    return Status::Ok();
+  }
   std::vector<Accepted> kept;
-  for (Accepted p : all) {
+  for (Accepted p : *accepted) {
+    const uint32_t ga = group_of_slot[rep_slot_[p.a]];
+    const uint32_t gb = group_of_slot[rep_slot_[p.b]];
+    if (confirmed.members[ga].empty() || confirmed.members[gb].empty()) continue;
     double est = 0;
-    const double j = Similarity(p.a, p.b, &est);
+    double j = Similarity(p.a, p.b, &est);
+    if (j >= 1.0) {
+      Result<double> text_j = confirmer.TextJaccard(ga, gb);
+      if (!text_j.ok()) return text_j.status();
+      j = *text_j;
+    }
     if (j < 0 || !MeetsThreshold(j, o_.threshold)) continue;
     p.jaccard = j;
     kept.push_back(p);
   }
-  return kept;
+  *accepted = std::move(kept);
+  return Status::Ok();
 }
 
-void Scan::ReportPairs(const std::vector<Accepted>& accepted) {
+// Replaces the members of the confirmed groups by those confirmed; the
+// others take part in nothing from here on.
+void Scan::KeepMembers(const ConfirmedGroups& confirmed, const std::vector<uint32_t>& slots) {
+  std::vector<const std::vector<DocId>*> kept(reps_.size(), nullptr);
+  for (size_t g = 0; g < slots.size(); ++g) {
+    kept[slots[g]] = &confirmed.members[g];
+    for (uint32_t i = member_start_[slots[g]]; i < member_start_[slots[g] + 1]; ++i) rep_of_[members_[i]] = kNone;
+  }
+  std::vector<uint32_t> start, members;
+  for (size_t k = 0; k < reps_.size(); ++k) {
+    start.push_back(static_cast<uint32_t>(members.size()));
+    if (kept[k] == nullptr) {
+      members.insert(members.end(), members_.begin() + member_start_[k], members_.begin() + member_start_[k + 1]);
+      continue;
+    }
+    for (DocId d : *kept[k]) {
+      members.push_back(d);
+      rep_of_[d] = reps_[k];
+    }
+  }
+  start.push_back(static_cast<uint32_t>(members.size()));
+  member_start_ = std::move(start);
+  members_ = std::move(members);
+}
+
+Status Scan::ReportPairs(const std::vector<Accepted>& accepted) {
   const bool exact = o_.verify == VerifyMode::kExact;
   auto& docs = report_.docs;
-  auto add = [&](uint32_t x, uint32_t y, double est, double jac) {
-    if (docs[x].reference && docs[y].reference) return;
-    if (docs[y].name < docs[x].name) std::swap(x, y);
-    report_.pairs.push_back({x, y, est, jac});
-  };
-  auto members = [&](uint32_t rep) {
-    const uint32_t k = rep_slot_.at(rep);
-    return std::span<const uint32_t>(members_.data() + member_start_[k],
-                                     member_start_[k + 1] - member_start_[k]);
-  };
-  for (const Accepted& p : accepted) {
-    for (uint32_t x : members(p.a)) {
-      for (uint32_t y : members(p.b)) add(x, y, p.estimate, p.jaccard);
-    }
-  }
-  for (size_t k = 0; k < reps_.size(); ++k) {
-    const auto m = members(reps_[k]);
-    for (size_t i = 0; i < m.size(); ++i) {
-      for (size_t j = i + 1; j < m.size(); ++j) add(m[i], m[j], 1.0, exact ? 1.0 : -1.0);
-    }
-  }
-  // Sort by names: rank the documents by name once, then compare ranks.
+  // Output order is by names: rank the documents by name once; a pair's sort
+  // key is then its two ranks.
   std::vector<uint32_t> order(docs.size());
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(),
                    [&](uint32_t x, uint32_t y) { return docs[x].name < docs[y].name; });
   std::vector<uint32_t> rank(docs.size());
   for (uint32_t r = 0; r < order.size(); ++r) rank[order[r]] = r;
-  std::sort(report_.pairs.begin(), report_.pairs.end(), [&](const ReportedPair& x, const ReportedPair& y) {
-    if (rank[x.a] != rank[y.a]) return rank[x.a] < rank[y.a];
-    return rank[x.b] < rank[y.b];
-  });
-  report_.stats.pairs = report_.pairs.size();
+  SortedPairs pairs(o_.pair_memory);
+  Status status;
+  auto add = [&](uint32_t x, uint32_t y, double est, double jac) {
+    if (!status.ok() || (docs[x].reference && docs[y].reference)) return;
+    if (rank[y] < rank[x]) std::swap(x, y);
+    status = pairs.Add(uint64_t{rank[x]} << 32 | rank[y], {x, y, est, jac});
+  };
+  auto members = [&](uint32_t rep) {
+    const uint32_t k = rep_slot_.at(rep);
+    return std::span<const uint32_t>(members_.data() + member_start_[k],
+                                     member_start_[k + 1] - member_start_[k]);
+  };
+  uint64_t largest_group = 0;
+  uint32_t largest_rep = kNone;
+  auto note_group = [&](uint64_t n_pairs, uint32_t rep) {
+    if (n_pairs > largest_group) {
+      largest_group = n_pairs;
+      largest_rep = rep;
+    }
+  };
+  for (const Accepted& p : accepted) {
+    const auto ma = members(p.a);
+    const auto mb = members(p.b);
+    note_group(uint64_t{ma.size()} * mb.size(), p.a);
+    for (uint32_t x : ma) {
+      for (uint32_t y : mb) add(x, y, p.estimate, p.jaccard);
+    }
+  }
+  for (size_t k = 0; k < reps_.size(); ++k) {
+    const auto m = members(reps_[k]);
+    note_group(uint64_t{m.size()} * (m.size() - 1) / 2, reps_[k]);
+    for (size_t i = 0; i < m.size(); ++i) {
+      for (size_t j = i + 1; j < m.size(); ++j) add(m[i], m[j], 1.0, exact ? 1.0 : -1.0);
+    }
+  }
+  if (status.ok()) status = pairs.Finish();
+  if (!status.ok()) return status;
+  if (largest_group > kManyPairs) {
+    report_.notices.push_back(docs[largest_rep].name + " and its copies make " + std::to_string(largest_group) +
+                              " pairs; --mode clusters reports each group of copies once");
+  }
+  report_.stats.pairs = pairs.size();
+  report_.pairs = std::move(pairs);
+  return Status::Ok();
 }
 
 void Scan::ReportClusters(const std::vector<Accepted>& accepted) {
@@ -710,8 +667,9 @@ void Scan::ReportClusters(const std::vector<Accepted>& accepted) {
   auto& docs = report_.docs;
   // Link documents through non-reference members where there are some, so
   // that no edge stands for a pair of reference documents alone.
-  std::vector<uint32_t> anchor(reps_.size());
+  std::vector<uint32_t> anchor(reps_.size(), kNone);
   for (size_t k = 0; k < reps_.size(); ++k) {
+    if (member_start_[k] == member_start_[k + 1]) continue;  // all left out (--exact)
     anchor[k] = members_[member_start_[k]];
     for (uint32_t i = member_start_[k]; i < member_start_[k + 1]; ++i) {
       if (!docs[members_[i]].reference) {
@@ -776,8 +734,10 @@ Result<Report> Scan::Run() {
 
   if (o_.input == InputFormat::kText) {
     ReadTextFiles(files_);
-    files_.clear();
-    files_.shrink_to_fit();
+    if (o_.verify != VerifyMode::kExact && o_.threshold < 1.0) {
+      files_.clear();  // no re-reads
+      files_.shrink_to_fit();
+    }
   } else {
     ReadJsonlFiles(files_);
   }
@@ -795,10 +755,16 @@ Result<Report> Scan::Run() {
   }
 
   GroupExactDuplicates();
-  std::vector<Accepted> accepted = FindAndVerify();
+  // -t 1 means the same text: exact copies only, proven, whatever --verify says.
+  const bool identical_only = o_.threshold >= 1.0;
+  std::vector<Accepted> accepted;
+  if (!identical_only) accepted = FindCandidates();
   if (Cancelled()) return Status::Cancelled("interrupted");
+  if (identical_only || o_.verify == VerifyMode::kExact) {
+    if (Status confirmed = Confirm(identical_only, &accepted); !confirmed.ok()) return confirmed;
+  }
   if (o_.mode == Mode::kPairs) {
-    ReportPairs(accepted);
+    if (Status written = ReportPairs(accepted); !written.ok()) return written;
   } else {
     ReportClusters(accepted);
   }

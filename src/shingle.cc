@@ -199,6 +199,7 @@ void Shingler::Reset() {
 void Shingler::EndWord() {
   if (word_.empty()) return;
   ++words_;
+  if (token_text_ != nullptr) token_text_->append(word_).push_back(' ');
   EmitToken(HashBytes(word_.data(), word_.size(), seed_));
   word_.clear();
 }
@@ -223,6 +224,7 @@ void Shingler::FeedWords(std::string_view text) {
       if (word_.empty() && complete && !has_upper) {
         // The common case: a whole lowercase word inside the chunk, hashed in place.
         ++words_;
+        if (token_text_ != nullptr) token_text_->append(text.data() + i, j - i).push_back(' ');
         EmitToken(HashBytes(p + i, j - i, seed_));
       } else {
         const size_t old = word_.size();
@@ -245,6 +247,7 @@ void Shingler::FeedWords(std::string_view text) {
       // A word of its own, hashed in place.
       EndWord();
       ++words_;
+      if (token_text_ != nullptr) token_text_->append(text.data() + i, len).push_back(' ');
       EmitToken(HashBytes(p + i, len, seed_));
     } else {
       word_.append(text.data() + i, len);
@@ -282,9 +285,17 @@ void Shingler::FeedChars(std::string_view text) {
     }
     if (pending_space_) {
       EmitToken(Mix64(char_seed + ' '));
+      if (token_text_ != nullptr) token_text_->push_back(' ');
       pending_space_ = false;
     }
     EmitToken(Mix64(char_seed + static_cast<uint64_t>(cp)));
+    if (token_text_ != nullptr) {
+      if (len == 1) {
+        token_text_->push_back(static_cast<char>(cp));
+      } else {
+        token_text_->append(text.data() + i - len, len);
+      }
+    }
     seen_char_ = true;
   }
 }

@@ -84,8 +84,9 @@ TEST(PipelineTest, ExactVerificationReportsTrueJaccard) {
   const Report r = Scan(o);
   ASSERT_EQ(r.pairs.size(), 1u);
   const double truth = ExactJaccard(ShingleSet(a, ShingleUnit::kWord, 5, 1), ShingleSet(b, ShingleUnit::kWord, 5, 1));
-  EXPECT_DOUBLE_EQ(r.pairs[0].jaccard, truth);
-  EXPECT_NEAR(r.pairs[0].estimate, truth, 0.15);
+  const ReportedPair pair = *r.pairs.begin();
+  EXPECT_DOUBLE_EQ(pair.jaccard, truth);
+  EXPECT_NEAR(pair.estimate, truth, 0.15);
 }
 
 // Brute force: every pair with exact Jaccard >= threshold, found by comparing

@@ -545,10 +545,11 @@ TEST(WriteCsvTest, Rfc4180ReaderGetsTheNamesBack) {
   EXPECT_EQ(records[0],
             (std::vector<std::string>{"a", "b", "estimate", "jaccard",
                                       "a_reference", "b_reference"}));
-  for (size_t i = 0; i < report.pairs.size(); ++i) {
+  const std::vector<ReportedPair> pairs = report.pairs.ToVector();
+  for (size_t i = 0; i < pairs.size(); ++i) {
     ASSERT_EQ(records[i + 1].size(), 6u);
-    EXPECT_EQ(records[i + 1][0], report.docs[report.pairs[i].a].name);
-    EXPECT_EQ(records[i + 1][1], report.docs[report.pairs[i].b].name);
+    EXPECT_EQ(records[i + 1][0], report.docs[pairs[i].a].name);
+    EXPECT_EQ(records[i + 1][1], report.docs[pairs[i].b].name);
   }
   const Report clusters = MakeReport(Mode::kClusters, false, false);
   const auto rows = ReadCsv(Csv(clusters));

@@ -37,6 +37,9 @@ struct InputFile {
   std::string path;        // as written in the output (PATH joined with the rest)
   uint64_t size = 0;       // bytes, at walk time
   int64_t mtime_ns = 0;    // modification time at walk time
+  int64_t ctime_ns = 0;    // status change time at walk time
+  uint64_t dev = 0;        // device and inode at walk time
+  uint64_t ino = 0;
   bool reference = false;  // under an --against path
 };
 

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -55,6 +56,13 @@ class DocumentReader {
   // Returns the reader's error (the sketch is then meaningless).
   Status ReadStream(ByteReader& in, uint32_t* sig, std::vector<uint64_t>* set, DocumentSketch* out);
 
+  // When set, every ReadStream()/ReadText() hands the document's token text
+  // (Shingler::set_token_text) to `sink`, a piece after each chunk, so a
+  // document of any size can be compared token by token with another.
+  // Empty: no token text (the default).
+  using TokenSink = std::function<void(std::string_view)>;
+  void set_token_sink(TokenSink sink);
+
   // The same for a text already in memory (a JSONL document); no binary test.
   void ReadText(std::string_view text, uint32_t* sig, std::vector<uint64_t>* set, DocumentSketch* out);
 
@@ -72,6 +80,8 @@ class DocumentReader {
   std::unique_ptr<char[]> buffer_;
   std::string utf8_;
   std::string normalized_;
+  TokenSink token_sink_;
+  std::string token_text_;
   uint32_t* sig_ = nullptr;
   std::vector<uint64_t>* set_ = nullptr;
 };

@@ -36,6 +36,14 @@ class ByteReader {
 struct FileStat {
   uint64_t size = 0;
   int64_t mtime_ns = 0;  // modification time, nanoseconds since the epoch
+  int64_t ctime_ns = 0;  // status change time: no tool can set it back
+  uint64_t dev = 0;
+  uint64_t ino = 0;
+  // Same file, same size and times: its content is taken as unchanged.
+  friend bool operator==(const FileStat& x, const FileStat& y) {
+    return x.size == y.size && x.mtime_ns == y.mtime_ns && x.ctime_ns == y.ctime_ns && x.dev == y.dev &&
+           x.ino == y.ino;
+  }
 };
 
 class FileSystem {

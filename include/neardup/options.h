@@ -76,6 +76,9 @@ struct Options {
   // --- Execution -----------------------------------------------------------
   // Worker threads. 0 = number of cores (default).
   int threads = 0;
+  // Memory for sorting reported pairs; past it, sorted runs go to temporary
+  // files (TMPDIR) and are merged while writing. Default: 64 MiB.
+  uint64_t pair_memory = uint64_t{64} << 20;
 
   // The shingle size in effect: `ngram`, or the unit's default.
   int EffectiveNgram() const {

@@ -14,11 +14,10 @@
 #include <vector>
 
 #include "neardup/options.h"
+#include "neardup/sorted_pairs.h"
 #include "neardup/status.h"
 
 namespace neardup {
-
-using DocId = uint32_t;
 
 // The parameters echoed in the output (json "params").
 struct Params {
@@ -41,13 +40,6 @@ struct DocEntry {
   uint64_t size = 0;       // bytes of text
   int64_t mtime_ns = 0;
   bool reference = false;  // under an --against path
-};
-
-struct ReportedPair {
-  DocId a = 0;  // REQUIRES: docs[a].name < docs[b].name
-  DocId b = 0;
-  double estimate = 0;   // share of agreeing signature positions
-  double jaccard = -1;   // exact Jaccard, or -1 when not computed
 };
 
 struct Cluster {
@@ -84,10 +76,11 @@ struct Stats {
 struct Report {
   Params params;
   std::vector<DocEntry> docs;         // indexed by DocId
-  std::vector<ReportedPair> pairs;    // filled in pairs mode
+  SortedPairs pairs;                  // filled in pairs mode
   std::vector<Cluster> clusters;      // filled in clusters and duplicates modes
   Stats stats;
   std::vector<Status> problems;       // what went wrong, "PATH: reason"
+  std::vector<std::string> notices;   // advice that changes nothing (warnings)
 };
 
 }  // namespace neardup

@@ -64,6 +64,14 @@ class Shingler {
 
   // Shingle hashes produced and not yet cleared by the caller.
   std::vector<uint64_t>& shingles() { return shingles_; }
+  // When not null, the text of every token is appended to `*out` as it is
+  // found: in word mode each word (lowercased as hashed) followed by one
+  // space, in char mode the characters (a collapsed run of white space as one
+  // space). Two documents have the same token sequence exactly when these
+  // texts are equal: it is what proves an exact copy without trusting a hash.
+  // Survives Reset(). The caller drains `*out` as it likes.
+  void set_token_text(std::string* out) { token_text_ = out; }
+
   // Words seen so far (in both modes).
   uint64_t words() const { return words_; }
   // Tokens seen so far (words, or characters in char mode).
@@ -92,6 +100,7 @@ class Shingler {
   bool in_word_ = false;           // char mode: the last char was a word char
   uint64_t tokens_ = 0;
   uint64_t words_ = 0;
+  std::string* token_text_ = nullptr;
   // Token hashes: the last min(k-1, tokens) of earlier batches (`carried_` of
   // them, already in the content hash), then those of the current batch.
   std::vector<uint64_t> token_batch_;

@@ -124,12 +124,17 @@ ExitCode RunScan(const CliOptions& cli) {
   }
   const Report& report = *result;
   for (const Status& p : report.problems) spdlog::warn("{}", p.message());
+  for (const std::string& n : report.notices) spdlog::warn("{}", n);
   const Params& pa = report.params;
   spdlog::info("{} {}-shingles, {} permutations, {} bands x {} rows, threshold {}, verify {}, seed {}",
                ToString(pa.shingle), pa.ngram, pa.num_perm, pa.bands, pa.rows, pa.threshold,
                ToString(pa.verify), pa.seed);
 
   WriteReport(report, cli.format, (*out)->stream(), cli.terminator);
+  if (!report.pairs.status().ok()) {
+    spdlog::error("{}", report.pairs.status().message());
+    return ExitCode::kError;
+  }
   if (Status s = (*out)->Commit(); !s.ok()) {
     spdlog::error("{}", s.message());
     return ExitCode::kError;
