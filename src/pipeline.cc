@@ -66,6 +66,7 @@ struct Problem {
   uint64_t line;
   Status status;
   bool malformed = false;  // a JSONL line, not an unreadable input
+  bool counted = false;    // counted in Stats where it was found
 };
 
 struct Accepted {
@@ -104,6 +105,7 @@ class Scan {
   void AddSketchCounts(const DocumentSketch& sk);
   void ReadTextFiles(std::vector<InputFile>& files);
   void ReadJsonlFiles(const std::vector<InputFile>& files);
+  void RenameDuplicateIds();
   void GroupExactDuplicates();
   std::vector<Accepted> FindCandidates();
   Status Confirm(bool identical_only, std::vector<Accepted>* accepted);
@@ -405,6 +407,50 @@ void Scan::ReadJsonlFiles(const std::vector<InputFile>& files) {
   cv_work.notify_all();
   commit_ready(true);
   for (auto& t : pool) t.join();
+}
+
+// A JSONL id must name one document. Every document whose id is not unique
+// in the run is named FILE:LINE instead, as a document without an id is;
+// repeated until no name is taken twice (an id may itself read FILE:LINE).
+void Scan::RenameDuplicateIds() {
+  auto& docs = report_.docs;
+  std::vector<char> renamed(docs.size(), 0);
+  for (;;) {
+    std::vector<uint32_t> order(docs.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t x, uint32_t y) { return docs[x].name < docs[y].name; });
+    bool changed = false;
+    for (size_t lo = 0; lo < order.size();) {
+      size_t hi = lo + 1;
+      while (hi < order.size() && docs[order[hi]].name == docs[order[lo]].name) ++hi;
+      if (hi - lo > 1) {
+        std::string where;
+        for (size_t k = lo; k < hi; ++k) {
+          const DocMeta& m = meta_[order[k]];
+          if (renamed[order[k]] != 0) continue;  // already named by its place
+          const std::string place = files_[m.file].path + ":" + std::to_string(m.line);
+          where += (where.empty() ? "" : ", ") + place;
+        }
+        problems_.push_back({meta_[order[lo]].file, meta_[order[lo]].line,
+                             Status::InvalidArgument("id \"" + docs[order[lo]].name + "\" is not unique (" + where +
+                                                     "); each of these documents is named FILE:LINE"),
+                             false, true});
+        for (size_t k = lo; k < hi; ++k) {
+          const DocMeta& m = meta_[order[k]];
+          const std::string place = files_[m.file].path + ":" + std::to_string(m.line);
+          if (docs[order[k]].name != place) {
+            docs[order[k]].name = place;
+            renamed[order[k]] = 1;
+            changed = true;
+          }
+        }
+        report_.stats.duplicate_ids += hi - lo;
+      }
+      lo = hi;
+    }
+    if (!changed) break;
+  }
 }
 
 void Scan::GroupExactDuplicates() {
@@ -740,6 +786,7 @@ Result<Report> Scan::Run() {
     }
   } else {
     ReadJsonlFiles(files_);
+    RenameDuplicateIds();
   }
   if (Cancelled()) return Status::Cancelled("interrupted");
 
@@ -779,7 +826,7 @@ Result<Report> Scan::Run() {
   for (Problem& pr : problems_) {
     if (pr.malformed) {
       ++st.malformed_lines;
-    } else {
+    } else if (!pr.counted) {
       ++st.unreadable;
     }
     report_.problems.push_back(std::move(pr.status));

@@ -59,6 +59,7 @@ struct Stats {
   uint64_t binary = 0;            // skipped: binary files
   uint64_t unreadable = 0;        // files that could not be opened or read
   uint64_t malformed_lines = 0;   // JSONL lines skipped
+  uint64_t duplicate_ids = 0;     // JSONL documents whose id is not unique (named FILE:LINE)
   uint64_t invalid_utf8 = 0;      // invalid sequences replaced by U+FFFD
   uint64_t transcoded = 0;        // UTF-16 files transcoded
   uint64_t exact_duplicates = 0;  // documents identical to an earlier one

@@ -49,6 +49,7 @@ std::string Summary(const Report& r) {
                      " unreadable";
   if (s.exact_duplicates > 0) line += ", " + std::to_string(s.exact_duplicates) + " exact copies";
   if (s.malformed_lines > 0) line += ", " + std::to_string(s.malformed_lines) + " malformed lines";
+  if (s.duplicate_ids > 0) line += ", " + std::to_string(s.duplicate_ids) + " with an id not unique";
   if (s.invalid_utf8 > 0) line += ", " + std::to_string(s.invalid_utf8) + " invalid UTF-8 replaced";
   if (s.transcoded > 0) line += ", " + std::to_string(s.transcoded) + " transcoded from UTF-16";
   line += "; " + std::to_string(s.candidates) + " candidate pairs, ";
@@ -145,7 +146,7 @@ ExitCode RunScan(const CliOptions& cli) {
     if (!detail.empty()) line += " (skipped: " + detail + ")";
     std::fprintf(stderr, "%s\n", line.c_str());
   }
-  if (report.stats.unreadable > 0) return ExitCode::kError;
+  if (report.stats.unreadable > 0 || report.stats.duplicate_ids > 0) return ExitCode::kError;
   const bool any = report.params.mode == Mode::kPairs ? !report.pairs.empty() : !report.clusters.empty();
   return any ? ExitCode::kFound : ExitCode::kNothing;
 }

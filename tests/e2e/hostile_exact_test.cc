@@ -1,0 +1,259 @@
+// Hostile input for what --exact and -t 1 promise: files changed, deleted
+// or touched mid-run, hash collisions, near copies at -t 1, pairs mode on
+// thousands of copies, JSONL ids that are not unique.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "neardup/pipeline.h"
+#include "test_util.h"
+
+namespace neardup {
+namespace {
+
+using testing::Join;
+using testing::RandomWords;
+using testing::RunProcess;
+using testing::RunResult;
+using testing::TempDir;
+using testing::WriteFile;
+
+const std::string kBin = NEARDUP_BINARY;
+// Two 13-letter words with the same XXH3-64 under seed 1 (found by a
+// van Oorschot-Wiener parallel collision search).
+const char* const kCollisionA = "COLLISION_A";
+const char* const kCollisionB = "COLLISION_B";
+
+std::vector<std::string> Lines(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < s.size()) {
+    size_t end = s.find('\n', start);
+    if (end == std::string::npos) end = s.size();
+    out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+// The real file system, with a hook run once, at the first Stat(): the
+// pipeline stats files only to confirm them, after every file was signed.
+class MidRunFs : public FileSystem {
+ public:
+  explicit MidRunFs(std::function<void()> between) : between_(std::move(between)) {}
+  Result<std::unique_ptr<ByteReader>> Open(const std::string& path) override {
+    return FileSystem::Default().Open(path);
+  }
+  Result<FileStat> Stat(const std::string& path) override {
+    if (between_) {
+      between_();
+      between_ = nullptr;
+    }
+    return FileSystem::Default().Stat(path);
+  }
+
+ private:
+  std::function<void()> between_;
+};
+
+std::vector<std::vector<std::string>> ClusterNames(const Report& r) {
+  std::vector<std::vector<std::string>> out;
+  for (const Cluster& c : r.clusters) {
+    std::vector<std::string> names;
+    for (DocId d : c.members) names.push_back(r.docs[d].name);
+    out.push_back(names);
+  }
+  return out;
+}
+
+TEST(HostileExactTest, FileReplacedOrDeletedMidRunIsLeftOutOfEveryCluster) {
+  TempDir dir;
+  const std::string text = Join(RandomWords(300, 5));
+  for (const char* name : {"a.txt", "b.txt", "c.txt", "d.txt"}) WriteFile(dir / name, text);
+  MidRunFs fs([&] {
+    WriteFile(dir / "a.txt", Join(RandomWords(300, 6)));  // other text
+    std::filesystem::remove(dir / "c.txt");
+  });
+  RunContext ctx;
+  ctx.fs = &fs;
+  Options o;
+  o.paths = {dir.path()};
+  o.verify = VerifyMode::kExact;
+  o.mode = Mode::kDuplicates;
+  Result<Report> r = FindDuplicates(o, ctx);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(ClusterNames(*r), (std::vector<std::vector<std::string>>{{dir / "b.txt", dir / "d.txt"}}));
+  EXPECT_EQ(r->stats.removable, 1u);
+  EXPECT_EQ(r->stats.unreadable, 2u);  // exit status 2
+  std::string problems;
+  for (const Status& s : r->problems) problems += s.message() + "\n";
+  EXPECT_NE(problems.find(dir / "a.txt"), std::string::npos) << problems;
+  EXPECT_NE(problems.find(dir / "c.txt"), std::string::npos) << problems;
+}
+
+TEST(HostileExactTest, FileTouchedMidRunIsLeftOutEvenWithTheSameText) {
+  TempDir dir;
+  const std::string text = Join(RandomWords(300, 7));
+  for (const char* name : {"a.txt", "b.txt", "c.txt"}) WriteFile(dir / name, text);
+  MidRunFs fs([&] {
+    // Same bytes, new mtime: what the walk saw no longer holds.
+    struct timespec times[2] = {{0, UTIME_OMIT}, {1000000000, 0}};
+    ASSERT_EQ(::utimensat(AT_FDCWD, (dir / "b.txt").c_str(), times, 0), 0);
+  });
+  RunContext ctx;
+  ctx.fs = &fs;
+  Options o;
+  o.paths = {dir.path()};
+  o.verify = VerifyMode::kExact;
+  Result<Report> r = FindDuplicates(o, ctx);
+  ASSERT_TRUE(r.ok());
+  const std::vector<ReportedPair> pairs = r->pairs.ToVector();
+  ASSERT_EQ(pairs.size(), 1u);
+  EXPECT_EQ(r->docs[pairs[0].a].name, dir / "a.txt");
+  EXPECT_EQ(r->docs[pairs[0].b].name, dir / "c.txt");
+  EXPECT_EQ(pairs[0].jaccard, 1.0);
+  EXPECT_EQ(r->stats.unreadable, 1u);
+}
+
+TEST(HostileExactTest, NearPairWhoseFileChangedMidRunIsNotReported) {
+  TempDir dir;
+  auto words = RandomWords(400, 8);
+  WriteFile(dir / "a.txt", Join(words));
+  words[200] = "edited";
+  WriteFile(dir / "b.txt", Join(words));
+  MidRunFs fs([&] { WriteFile(dir / "b.txt", Join(RandomWords(400, 9))); });
+  RunContext ctx;
+  ctx.fs = &fs;
+  Options o;
+  o.paths = {dir.path()};
+  o.verify = VerifyMode::kExact;
+  Result<Report> r = FindDuplicates(o, ctx);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->pairs.empty());
+  EXPECT_EQ(r->stats.unreadable, 1u);
+}
+
+// -t 1 means the same text. A long document and a copy with one word
+// changed at its end have a signature estimate of 1 (Jaccard 0.999), yet
+// they are not the same text.
+TEST(HostileExactTest, ThresholdOneReportsOnlyTheSameText) {
+  TempDir dir;
+  auto words = RandomWords(8000, 10);
+  WriteFile(dir / "a.txt", Join(words));
+  WriteFile(dir / "a_copy.txt", "  " + Join(words) + "\n");  // same tokens
+  words.back() = "changed";
+  WriteFile(dir / "b.txt", Join(words));
+  // The premise: at -t 0.9 the near copy has an estimate of 1.
+  RunResult near = RunProcess({kBin, "scan", "-t", "0.9", dir.path()}, dir.path());
+  ASSERT_EQ(near.exit_code, 0) << near.err;
+  ASSERT_NE(near.out.find("\"b\":\"" + (dir / "b.txt") + "\",\"estimate\":1}"), std::string::npos) << near.out;
+  for (const char* verify : {"signature", "exact", "none"}) {
+    RunResult r = RunProcess({kBin, "scan", "-t", "1", "--verify", verify, "-f", "tsv", dir.path()}, dir.path());
+    EXPECT_EQ(r.exit_code, 0) << verify << r.err;
+    const std::string jaccard = std::string(verify) == "exact" ? "\t1" : "";
+    EXPECT_EQ(r.out, dir / "a.txt" + "\t" + (dir / "a_copy.txt") + "\t1" + jaccard + "\n") << verify;
+  }
+}
+
+// Two different words with the same 64-bit token hash (seed 1), found by a
+// parallel collision search: two texts that differ only in them have the
+// same content hash and the same shingle hashes.
+TEST(HostileExactTest, HashCollisionNeverMakesTwoTextsCopies) {
+  const std::string x = kCollisionA, y = kCollisionB;
+  TempDir dir;
+  const auto words = RandomWords(200, 11);
+  std::string base = Join(words);
+  WriteFile(dir / "a.txt", base + " " + x + " " + base);
+  WriteFile(dir / "b.txt", base + " " + y + " " + base);
+  for (const char* mode : {"pairs", "duplicates"}) {
+    RunResult r = RunProcess({kBin, "scan", "--exact", "--mode", mode, dir.path()}, dir.path());
+    EXPECT_EQ(r.out, "") << mode;
+    EXPECT_EQ(r.exit_code, 2) << mode;
+    EXPECT_NE(r.err.find("hash collision"), std::string::npos) << r.err;
+  }
+  // -t 1 proves the text too, whatever --verify says.
+  RunResult r = RunProcess({kBin, "scan", "-t", "1", "--mode", "duplicates", dir.path()}, dir.path());
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+// A Jaccard of 1 between different texts (same shingle set by hashes) is
+// computed again over the shingles' text.
+TEST(HostileExactTest, EqualShingleSetsOfDifferentTextsAreJaccardOne) {
+  TempDir dir;
+  // "w w w w w w" and "w w w w w w w": one shingle each, the same one.
+  WriteFile(dir / "six.txt", "w w w w w w");
+  WriteFile(dir / "seven.txt", "w w w w w w w");
+  RunResult r = RunProcess({kBin, "scan", "--exact", "-f", "tsv", dir.path()}, dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, dir / "seven.txt" + "\t" + (dir / "six.txt") + "\t1\t1\n");
+}
+
+TEST(HostileExactTest, PairsOfThousandsOfCopiesAreSortedInBoundedMemory) {
+  TempDir dir;
+  const std::string text = Join(RandomWords(50, 12));
+  const int n = 3000;  // 4,498,500 pairs: 144 MB as pairs in memory
+  for (int i = 0; i < n; ++i) WriteFile(dir / testing::Numbered("c/", 100000 + i) + ".txt", text);
+  long rss_kb = 0;
+  RunResult r = RunProcess({"/bin/sh", "-c",
+                            "exec " + kBin + " scan -f tsv " + (dir / "c") + " | awk 'NR==1{print} END{print NR}'"},
+                           dir.path(), "/dev/null", &rss_kb);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto lines = Lines(r.out);
+  ASSERT_EQ(lines.size(), 2u) << r.out;
+  EXPECT_EQ(lines[0], dir / "c/100000.txt" + "\t" + (dir / "c/100001.txt") + "\t1");
+  EXPECT_EQ(lines[1], std::to_string(n * (n - 1) / 2));
+  EXPECT_NE(r.err.find("--mode clusters"), std::string::npos) << r.err;
+  // 64 MiB of pairs in memory at most, plus the rest of the run; all 4.5
+  // million pairs in memory would be 144 MB alone.
+  EXPECT_LT(rss_kb, 110 * 1024) << "peak RSS " << rss_kb << " KiB";
+  std::fprintf(stderr, "peak RSS %ld KiB\n", rss_kb);
+}
+
+// The same run with a tiny sort budget gives the same bytes.
+TEST(HostileExactTest, SpilledPairsGiveTheSameOutput) {
+  TempDir dir;
+  const std::string text = Join(RandomWords(60, 13));
+  for (int i = 0; i < 60; ++i) {
+    WriteFile(dir / testing::Numbered("d", i % 7) + testing::Numbered("/", i) + ".txt", text);
+  }
+  Options o;
+  o.paths = {dir.path()};
+  Result<Report> in_memory = FindDuplicates(o);
+  o.pair_memory = 64;  // two pairs a run
+  Result<Report> spilled = FindDuplicates(o);
+  ASSERT_TRUE(in_memory.ok() && spilled.ok());
+  EXPECT_FALSE(in_memory->pairs.spilled());
+  EXPECT_TRUE(spilled->pairs.spilled());
+  const auto x = in_memory->pairs.ToVector(), y = spilled->pairs.ToVector();
+  ASSERT_EQ(x.size(), 60u * 59 / 2);
+  ASSERT_EQ(x.size(), y.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    EXPECT_EQ(in_memory->docs[x[i].a].name, spilled->docs[y[i].a].name);
+    EXPECT_EQ(in_memory->docs[x[i].b].name, spilled->docs[y[i].b].name);
+  }
+}
+
+TEST(HostileExactTest, JsonlIdsThatAreNotUniqueAreNamedByPlaceAndExitTwo) {
+  TempDir dir;
+  WriteFile(dir / "a.jsonl",
+            "{\"id\":\"x\",\"text\":\"alpha beta gamma delta epsilon zeta\"}\n"
+            "{\"id\":\"x\",\"text\":\"alpha beta gamma delta epsilon zeta\"}\n"
+            "{\"id\":\"y\",\"text\":\"alpha beta gamma delta epsilon zeta\"}\n"
+            "{\"id\":\"x\",\"text\":\"other words here entirely\"}\n");
+  RunResult pairs = RunProcess({kBin, "scan", "--input", "jsonl", "-f", "tsv", dir / "a.jsonl"}, dir.path());
+  EXPECT_EQ(pairs.exit_code, 2);
+  const std::string p1 = dir / "a.jsonl:1", p2 = dir / "a.jsonl:2";
+  EXPECT_EQ(pairs.out, p1 + "\t" + p2 + "\t1\n" + p1 + "\ty\t1\n" + p2 + "\ty\t1\n");
+  EXPECT_NE(pairs.err.find("id \"x\" is not unique"), std::string::npos) << pairs.err;
+  RunResult dups = RunProcess({kBin, "scan", "--input", "jsonl", "--mode", "duplicates", dir / "a.jsonl"}, dir.path());
+  EXPECT_EQ(dups.exit_code, 2);
+  EXPECT_EQ(dups.out, p2 + "\ny\n");
+}
+
+}  // namespace
+}  // namespace neardup
