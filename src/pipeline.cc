@@ -514,10 +514,15 @@ std::vector<Accepted> Scan::FindCandidates() {
   LshIndex index(sigs_.data(), o_.num_perm, reps_, banding_);
   std::vector<std::vector<Accepted>> found(static_cast<size_t>(threads_));
   std::vector<std::vector<std::vector<uint32_t>>> buckets(static_cast<size_t>(threads_));
-  const bool exact = o_.verify == VerifyMode::kExact;
+  // Which candidates go on to verification, by their signature estimate:
+  // signature mode keeps those at the threshold; --exact those within
+  // exact_margin standard errors below it (the rest cannot pass but by a
+  // deviation that rare, see options.h); --verify none and --exact-all all.
+  const double floor = CandidateFloor(o_);
+  auto keep = [floor](double est) { return MeetsThreshold(est, floor); };
   auto on_pair = [&](int w, uint32_t a, uint32_t b) {
     const double est = SignatureAgreement(Sig(a), Sig(b), static_cast<int>(perm_));
-    if (exact || o_.verify == VerifyMode::kNone || MeetsThreshold(est, o_.threshold)) {
+    if (keep(est)) {
       found[static_cast<size_t>(w)].push_back({a, b, est, -1});
     }
   };
@@ -544,7 +549,7 @@ std::vector<Accepted> Scan::FindCandidates() {
         for (size_t k = 1; k < rest.size(); ++k) {
           const double est = SignatureAgreement(Sig(leader), Sig(rest[k]), static_cast<int>(perm_));
           if (est + slack >= o_.threshold) {
-            if (exact || o_.verify == VerifyMode::kNone || MeetsThreshold(est, o_.threshold)) {
+            if (keep(est)) {
               all.push_back({leader, rest[k], est, -1});
             }
           } else {
@@ -649,6 +654,11 @@ void Scan::KeepMembers(const ConfirmedGroups& confirmed, const std::vector<uint3
   start.push_back(static_cast<uint32_t>(members.size()));
   member_start_ = std::move(start);
   members_ = std::move(members);
+  uint64_t copies = 0;
+  for (size_t k = 0; k < reps_.size(); ++k) {
+    if (member_start_[k + 1] > member_start_[k]) copies += member_start_[k + 1] - member_start_[k] - 1;
+  }
+  report_.stats.exact_duplicates = copies;
 }
 
 Status Scan::ReportPairs(const std::vector<Accepted>& accepted) {

@@ -1,5 +1,7 @@
 #include "neardup/verify.h"
 
+#include <cmath>
+
 namespace neardup {
 
 double ExactJaccard(std::span<const uint64_t> a, std::span<const uint64_t> b) {
@@ -18,6 +20,19 @@ double ExactJaccard(std::span<const uint64_t> a, std::span<const uint64_t> b) {
   }
   const size_t unite = a.size() + b.size() - common;
   return static_cast<double>(common) / static_cast<double>(unite);
+}
+
+double CandidateFloor(const Options& options) {
+  switch (options.verify) {
+    case VerifyMode::kNone: return 0;
+    case VerifyMode::kSignature: return options.threshold;
+    case VerifyMode::kExact: {
+      if (options.exact_margin <= 0) return 0;  // --exact-all
+      const double t = options.threshold;
+      return t - options.exact_margin * std::sqrt(t * (1 - t) / options.num_perm);
+    }
+  }
+  return 0;
 }
 
 }  // namespace neardup

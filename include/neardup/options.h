@@ -69,6 +69,13 @@ struct Options {
   // Minimum similarity of a reported pair. Range (0, 1]. Default: 0.8.
   double threshold = 0.8;
   VerifyMode verify = VerifyMode::kSignature;
+  // With kExact: candidates whose signature estimate lies more than this
+  // many standard errors of the estimate at the threshold, sqrt(t(1-t)/
+  // num_perm), below the threshold are not checked. A pair whose Jaccard is
+  // at the threshold falls that far with probability about Phi(-margin)
+  // (3.2e-5 at 4), one above it less often. 0 = check every candidate
+  // (--exact-all). Range >= 0. Default: 4.
+  double exact_margin = 4.0;
   Mode mode = Mode::kPairs;
   KeepRule keep = KeepRule::kFirst;
   ClusterBy cluster_by = ClusterBy::kConnected;

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <span>
 
+#include "neardup/options.h"
+
 namespace neardup {
 
 // |A ∩ B| / |A ∪ B| of two sorted sets without repeats; 0 when both are empty.
@@ -14,6 +16,12 @@ double ExactJaccard(std::span<const uint64_t> a, std::span<const uint64_t> b);
 
 // True when `similarity` reaches `threshold`, allowing for the rounding of a
 // ratio of integers (an estimate of 102/128 against a threshold of 0.796875).
+// The least signature estimate a candidate pair needs to be verified at
+// all: the threshold in signature mode; with --exact, the threshold less
+// Options::exact_margin standard errors (0 with a margin of 0: every
+// candidate); 0 with --verify none.
+double CandidateFloor(const Options& options);
+
 inline bool MeetsThreshold(double similarity, double threshold) {
   return similarity >= threshold - 1e-12;
 }

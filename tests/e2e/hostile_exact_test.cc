@@ -25,8 +25,8 @@ using testing::WriteFile;
 const std::string kBin = NEARDUP_BINARY;
 // Two 13-letter words with the same XXH3-64 under seed 1 (found by a
 // van Oorschot-Wiener parallel collision search).
-const char* const kCollisionA = "COLLISION_A";
-const char* const kCollisionB = "COLLISION_B";
+const char* const kCollisionA = "spzzctflanpgv";
+const char* const kCollisionB = "rqvuxtpbrlyjp";
 
 std::vector<std::string> Lines(const std::string& s) {
   std::vector<std::string> out;
