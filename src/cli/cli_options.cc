@@ -350,9 +350,9 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
   if (progress) c.progress = true;
   if (no_progress || quiet) c.progress = false;
   if (c.command == Command::kScan) {
-    if (null && o.mode != Mode::kDuplicates) return usage_error("--null (-0) applies only to --mode duplicates");
+    if (null && o.mode != Mode::kDuplicates) return usage_error("-0 (--null) applies only to --mode duplicates");
     if (null && c.format == OutputFormat::kJson) {
-      return usage_error("--null (-0) does not apply to -f json (a json document)");
+      return usage_error("-0 (--null) does not apply to -f json (one json document)");
     }
     if (null) c.terminator = '\0';
     if (o.mode == Mode::kPairs) {
