@@ -18,8 +18,8 @@ std::string Shortest(double value) {
 }
 
 std::string Range(const char* option, long long low, long long high, long long got) {
-  return std::string(option) + " must be an integer from " + std::to_string(low) + " to " + std::to_string(high) + ", got " +
-         std::to_string(got);
+  return std::string(option) + " must be an integer from " + std::to_string(low) + " to " + std::to_string(high) +
+         ", got " + std::to_string(got);
 }
 
 }  // namespace

@@ -85,9 +85,7 @@ SignalBlocker::SignalBlocker() {
   ::pthread_sigmask(SIG_BLOCK, &block, &saved_);
 }
 
-SignalBlocker::~SignalBlocker() {
-  ::pthread_sigmask(SIG_SETMASK, &saved_, nullptr);
-}
+SignalBlocker::~SignalBlocker() { ::pthread_sigmask(SIG_SETMASK, &saved_, nullptr); }
 
 RecordWrite::RecordWrite() {
   g_writing.store(1);

@@ -395,8 +395,8 @@ pid_t StartWaitingRun(const std::string& target, const std::string& folder, int*
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return -1;
   std::vector<std::string> argv = wrapper;
-  for (const std::string& a : {kBin, std::string("scan"), std::string("-o"), target, std::string("--files-from"),
-                               std::string("-")}) {
+  for (const std::string& a :
+       {kBin, std::string("scan"), std::string("-o"), target, std::string("--files-from"), std::string("-")}) {
     argv.push_back(a);
   }
   const pid_t pid = Spawn(argv, fds[0], -1, -1);
@@ -435,8 +435,7 @@ TEST(HostileOutputTest, SignalIgnoredAtStartStaysIgnored) {
   const std::string target = dir / "out/pairs.jsonl";
   std::filesystem::create_directories(dir / "out");
   int list = -1;
-  const pid_t pid =
-      StartWaitingRun(target, dir / "out", &list, {"/bin/sh", "-c", "trap '' HUP; exec \"$@\"", "sh"});
+  const pid_t pid = StartWaitingRun(target, dir / "out", &list, {"/bin/sh", "-c", "trap '' HUP; exec \"$@\"", "sh"});
   ASSERT_GT(pid, 0);
   ASSERT_EQ(::kill(pid, SIGHUP), 0);
   const std::string paths = dir / "docs/a.txt\n" + dir / "docs/b.txt\n";
@@ -467,7 +466,8 @@ void ReadToEnd(int fd, std::string* out) {
 
 void ExpectWholeJsonLines(const std::string& out) {
   ASSERT_FALSE(out.empty());
-  EXPECT_EQ(out.back(), '\n') << "the last record is cut: ..." << out.substr(out.size() - std::min<size_t>(200, out.size()));
+  EXPECT_EQ(out.back(), '\n') << "the last record is cut: ..."
+                              << out.substr(out.size() - std::min<size_t>(200, out.size()));
   size_t bad = 0;
   for (const std::string& line : Lines(out)) {
     if (!nlohmann::json::accept(line)) ++bad;
@@ -526,9 +526,16 @@ TEST(HostileOutputTest, RefusedOptionsLeaveTheOldFileAndSayWhyInOneLine) {
   const std::string target = dir / "out.jsonl";
   WriteFile(target, "old\n");
   const std::vector<std::vector<std::string>> bad = {
-      {"--seed", "-1"},        {"--seed", ""},        {"--max-filesize", ""},     {"--max-filesize", "0"},
-      {"-0"},                  {"--mode", "1"},       {"--shingle", "1"},         {"--threshold", "-0.5"},
-      {"--bands", "65536", "--rows", "65536"},        {"--threshold", "1.7976931348623157e308"},
+      {"--seed", "-1"},
+      {"--seed", ""},
+      {"--max-filesize", ""},
+      {"--max-filesize", "0"},
+      {"-0"},
+      {"--mode", "1"},
+      {"--shingle", "1"},
+      {"--threshold", "-0.5"},
+      {"--bands", "65536", "--rows", "65536"},
+      {"--threshold", "1.7976931348623157e308"},
   };
   for (const auto& options : bad) {
     std::vector<std::string> argv = {kBin, "scan", "-o", target};
