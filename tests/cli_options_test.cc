@@ -150,6 +150,7 @@ TEST(ParseArgsTest, UsageErrorsAreOneShortLineNamingOptionAndValue) {
       {{"--mode", "a\nb"}, "--mode must be pairs, clusters or duplicates, got a?b"},
       {{"--bogus"}, "The following argument was not expected: --bogus"},
   };
+  EXPECT_EQ(Parse({"scan", "x", "--seed"}).err, "neardup: --seed needs a value\n");
   for (const auto& [options, message] : cases) {
     std::vector<std::string> argv = {"scan"};
     argv.insert(argv.end(), options.begin(), options.end());

@@ -260,7 +260,12 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
       parsed.exit_now = ExitCode::kFound;
       return parsed;
     }
-    return usage_error(OneLine(e.what()));
+    std::string message = OneLine(e.what());
+    // "--threshold: 1 required TEXT missing" names our storage type, not the value.
+    if (const size_t at = message.find(": 1 required "); at != std::string::npos && message.ends_with(" missing")) {
+      message = message.substr(0, at) + " needs a value";
+    }
+    return usage_error(message);
   }
   c.command = params->parsed() ? Command::kParams : Command::kScan;
 
