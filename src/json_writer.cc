@@ -420,12 +420,17 @@ void WriteJson(const Report& report, std::ostream& out) {
       root["removable"] = RemovableJson(report);
       break;
   }
-  out << root.dump(2, ' ', false, Json::error_handler_t::replace) << '\n';
+  // One document, handed over in one write: a reader never gets half of it.
+  std::string text = root.dump(2, ' ', false, Json::error_handler_t::replace);
+  text.push_back('\n');
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
 }
 
 void WriteReport(const Report& report, OutputFormat format, std::ostream& out,
                  char terminator) {
-  if (report.params.mode == Mode::kDuplicates) {
+  // Duplicates mode: the list of removable paths, except that json stays one
+  // json document (with "removable" in place of "pairs").
+  if (report.params.mode == Mode::kDuplicates && format != OutputFormat::kJson) {
     WriteDuplicates(report, out, terminator);
     return;
   }

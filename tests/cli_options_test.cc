@@ -115,6 +115,117 @@ TEST(ParseArgsTest, UsageErrorsExitWithTwoAndSayWhy) {
   }
 }
 
+TEST(ParseArgsTest, UsageErrorsAreOneShortLineNamingOptionAndValue) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"-t", "-0.5"}, "--threshold must be in (0, 1], got -0.5"},
+      {{"-t", "1.7976931348623157e308"}, "--threshold must be in (0, 1], got 1.7976931348623157e308"},
+      {{"-t", "0.8x"}, "--threshold must be in (0, 1], got 0.8x"},
+      {{"-t", "nan"}, "--threshold must be in (0, 1], got nan"},
+      {{"--num-perm", "0"}, "--num-perm must be an integer from 1 to 4096, got 0"},
+      {{"--num-perm", "99999999999999999999"}, "--num-perm must be an integer from 1 to 4096, got 99999999999999999999"},
+      {{"--num-perm", "1.5"}, "--num-perm must be an integer from 1 to 4096, got 1.5"},
+      {{"-k", "65"}, "--ngram must be an integer from 1 to 64, got 65"},
+      {{"-j", "0"}, "--threads must be an integer from 1 to 1024, got 0"},
+      {{"--bands", "-3", "--rows", "2"}, "--bands must be an integer from 1 to 2147483647, got -3"},
+      {{"--bands", "40", "--rows", "4"}, "--bands 40 --rows 4 needs 160 permutations, --num-perm is 128"},
+      {{"--min-words", "0"}, "--min-words must be an integer of at least 1, got 0"},
+      {{"--seed", "-1"}, "--seed must be an integer from 0 to 18446744073709551615, got -1"},
+      {{"--seed", "18446744073709551616"},
+       "--seed must be an integer from 0 to 18446744073709551615, got 18446744073709551616"},
+      {{"--seed", ""}, "--seed must be an integer from 0 to 18446744073709551615, got ''"},
+      {{"--max-filesize", ""}, "--max-filesize must be a size such as 500K, 10M or 2G, got ''"},
+      {{"--max-filesize", "0"}, "--max-filesize must be more than 0 (without it there is no limit), got 0"},
+      {{"--max-filesize", "0K"}, "--max-filesize must be more than 0 (without it there is no limit), got 0K"},
+      {{"-o", ""}, "--output needs a file name ('-' for stdout), got ''"},
+      {{"-0"}, "-0 (--null) applies only to --mode duplicates"},
+      {{"-0", "--mode", "duplicates", "-f", "json"}, "-0 (--null) does not apply to -f json (one json document)"},
+      {{"--mode", "1"}, "--mode must be pairs, clusters or duplicates, got 1"},
+      {{"--shingle", "0"}, "--shingle must be word or char, got 0"},
+      {{"--verify", "2"}, "--verify must be signature, exact or none, got 2"},
+      {{"--format", "1"}, "--format must be jsonl, json, csv or tsv, got 1"},
+      {{"--keep", "0"}, "--keep must be first, longest, shortest, newest or oldest, got 0"},
+      {{"--cluster-by", "1"}, "--cluster-by must be connected or keep, got 1"},
+      {{"--input", "1"}, "--input must be text or jsonl, got 1"},
+      {{"--encoding", "0"}, "--encoding must be utf8, utf-8, latin1, latin-1 or iso-8859-1, got 0"},
+      {{"--mode", "a\nb"}, "--mode must be pairs, clusters or duplicates, got a?b"},
+      {{"--bogus"}, "The following argument was not expected: --bogus"},
+  };
+  EXPECT_EQ(Parse({"scan", "x", "--seed"}).err, "neardup: --seed needs a value\n");
+  for (const auto& [options, message] : cases) {
+    std::vector<std::string> argv = {"scan"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.push_back("x");
+    const auto p = Parse(argv);
+    ASSERT_TRUE(p.args.exit_now.has_value()) << message;
+    EXPECT_EQ(*p.args.exit_now, ExitCode::kError);
+    EXPECT_EQ(p.err, "neardup: " + message + "\n");
+  }
+  // params checks its options the same way.
+  const auto p = Parse({"params", "-t", "2"});
+  EXPECT_EQ(p.err, "neardup: --threshold must be in (0, 1], got 2\n");
+  // A long value is shortened: the message stays one short line.
+  const auto q = Parse({"scan", "--mode", std::string(500, 'z'), "x"});
+  EXPECT_LT(q.err.size(), 120u) << q.err;
+}
+
+TEST(ParseArgsTest, BandsTimesRowsIsComputedIn64Bits) {
+  const auto p = Parse({"scan", "--bands", "65536", "--rows", "65536", "x"});
+  ASSERT_TRUE(p.args.exit_now.has_value());
+  EXPECT_EQ(p.err, "neardup: --bands 65536 --rows 65536 needs 4294967296 permutations, --num-perm is 128\n");
+}
+
+TEST(ParseArgsTest, EnumOptionsTakeTheirNamesInAnyCase) {
+  const auto p = Parse({"scan", "--mode", "CLUSTERS", "--shingle", "Char", "--verify", "NONE", "-f", "TSV",
+                        "--keep", "Oldest", "--cluster-by", "KEEP", "--input", "JSONL", "--encoding", "UTF-8", "x"});
+  ASSERT_FALSE(p.args.exit_now) << p.err;
+  const CliOptions& c = p.args.options;
+  EXPECT_EQ(c.scan.mode, Mode::kClusters);
+  EXPECT_EQ(c.scan.shingle, ShingleUnit::kChar);
+  EXPECT_EQ(c.scan.verify, VerifyMode::kNone);
+  EXPECT_EQ(c.format, OutputFormat::kTsv);
+  EXPECT_EQ(c.scan.keep, KeepRule::kOldest);
+  EXPECT_EQ(c.scan.cluster_by, ClusterBy::kKeep);
+  EXPECT_EQ(c.scan.input, InputFormat::kJsonl);
+  EXPECT_EQ(c.scan.encoding, Encoding::kUtf8);
+  EXPECT_TRUE(p.args.warnings.empty());
+}
+
+TEST(ParseArgsTest, SeedTakesTheWholeUint64Range) {
+  EXPECT_EQ(Parse({"scan", "--seed", "18446744073709551615", "x"}).args.options.scan.seed, ~0ULL);
+  EXPECT_EQ(Parse({"scan", "--seed", "0", "x"}).args.options.scan.seed, 0u);
+}
+
+TEST(ParseArgsTest, DashIsStdoutForOutput) {
+  const auto p = Parse({"scan", "-o", "-", "x"});
+  ASSERT_FALSE(p.args.exit_now) << p.err;
+  EXPECT_EQ(p.args.options.output, "-");
+}
+
+TEST(ParseArgsTest, KeepAndClusterByInPairsModeAreWarnings) {
+  auto p = Parse({"scan", "--keep", "longest", "--cluster-by", "keep", "x"});
+  ASSERT_FALSE(p.args.exit_now) << p.err;
+  EXPECT_EQ(p.args.warnings, (std::vector<std::string>{"--keep has no effect in pairs mode (see --mode)",
+                                                        "--cluster-by has no effect in pairs mode (see --mode)"}));
+  EXPECT_EQ(p.err, "");  // logged by main, so that -q silences them
+  p = Parse({"scan", "--mode", "duplicates", "--keep", "longest", "x"});
+  EXPECT_TRUE(p.args.warnings.empty());
+}
+
+TEST(ValidateOptionsTest, MessagesAreShortAndProductsDoNotOverflow) {
+  Options o;
+  o.bands = 65536;
+  o.rows = 65536;
+  EXPECT_EQ(ValidateOptions(o).message(), "--bands 65536 --rows 65536 needs 4294967296 permutations, --num-perm is 128");
+  o = Options{};
+  o.threshold = 1.7976931348623157e308;
+  EXPECT_EQ(ValidateOptions(o).message(), "--threshold must be in (0, 1], got 1.7976931348623157e+308");
+  o.threshold = -0.5;
+  EXPECT_EQ(ValidateOptions(o).message(), "--threshold must be in (0, 1], got -0.5");
+  o = Options{};
+  o.num_perm = 5000;
+  EXPECT_EQ(ValidateOptions(o).message(), "--num-perm must be an integer from 1 to 4096, got 5000");
+}
+
 TEST(ParseArgsTest, HelpAndVersionExitZeroOnStdout) {
   auto p = Parse({"--help"});
   ASSERT_TRUE(p.args.exit_now.has_value());

@@ -650,15 +650,87 @@ TEST(WriteReportTest, DispatchesOnFormat) {
   }
 }
 
-TEST(WriteReportTest, DuplicatesModeWritesPathsWhateverTheFormat) {
+TEST(WriteReportTest, DuplicatesModeWritesPathsInTheLineFormats) {
   const Report report = MakeReport(Mode::kDuplicates, false, true);
   const std::string nul(1, '\0');
-  for (const OutputFormat format : {OutputFormat::kJsonl, OutputFormat::kJson,
-                                    OutputFormat::kCsv, OutputFormat::kTsv}) {
+  for (const OutputFormat format : {OutputFormat::kJsonl, OutputFormat::kCsv,
+                                    OutputFormat::kTsv}) {
     std::ostringstream out;
     WriteReport(report, format, out, '\0');
     EXPECT_EQ(out.str(),
               kComma + nul + kBad + nul + kNewline + nul + kQuote + nul);
+  }
+}
+
+TEST(WriteReportTest, DuplicatesModeJsonIsOneDocumentWithRemovable) {
+  // -f json stays a json document in duplicates mode, as the README shows:
+  // the same header as the other modes, then "removable" (the terminator
+  // does not apply).
+  const Report report = MakeReport(Mode::kDuplicates, false, true);
+  std::ostringstream out;
+  WriteReport(report, OutputFormat::kJson, out, '\0');
+  EXPECT_EQ(out.str(), Json(report));
+  const json doc = json::parse(out.str());
+  EXPECT_EQ(doc["params"]["mode"], "duplicates");
+  EXPECT_TRUE(doc.contains("stats"));
+  EXPECT_FALSE(doc.contains("pairs"));
+  EXPECT_FALSE(doc.contains("clusters"));
+  ASSERT_EQ(doc["removable"].size(), 4u);
+  EXPECT_EQ(doc["removable"][0], kComma);
+}
+
+// A stream that records how the writer hands its bytes over.
+class RecordingBuf : public std::streambuf {
+ public:
+  std::vector<std::string> writes;
+
+ protected:
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    writes.emplace_back(s, static_cast<size_t>(n));
+    return n;
+  }
+  int_type overflow(int_type ch) override {
+    if (ch != traits_type::eof()) writes.emplace_back(1, static_cast<char>(ch));
+    return traits_type::not_eof(ch);
+  }
+};
+
+TEST(WriteReportTest, EveryWriteHoldsWholeRecords) {
+  // The front end flushes only between writes, so that a signal never cuts
+  // a record: each write must end at a record boundary.
+  Report big;
+  big.params.mode = Mode::kPairs;
+  for (int i = 0; i < 20000; ++i)
+    big.docs.push_back({"doc" + std::to_string(i), 0, 0, false});
+  for (DocId i = 0; i + 1 < 20000; i += 2) big.pairs.push_back({i, i + 1, 0.9, -1});
+  Report clusters = MakeReport(Mode::kClusters, false, true);
+  Report duplicates = MakeReport(Mode::kDuplicates, false, true);
+  struct Case {
+    const Report* report;
+    OutputFormat format;
+    char terminator;
+  };
+  const Case cases[] = {
+      {&big, OutputFormat::kJsonl, '\n'},       {&big, OutputFormat::kCsv, '\n'},
+      {&big, OutputFormat::kTsv, '\n'},         {&big, OutputFormat::kJson, '\n'},
+      {&clusters, OutputFormat::kJsonl, '\n'},  {&clusters, OutputFormat::kJson, '\n'},
+      {&duplicates, OutputFormat::kJsonl, '\0'}, {&duplicates, OutputFormat::kJson, '\n'},
+  };
+  for (const Case& c : cases) {
+    RecordingBuf buf;
+    std::ostream out(&buf);
+    WriteReport(*c.report, c.format, out, c.terminator);
+    ASSERT_FALSE(buf.writes.empty());
+    std::string all;
+    for (const std::string& w : buf.writes) {
+      ASSERT_FALSE(w.empty());
+      EXPECT_EQ(w.back(), c.terminator) << static_cast<int>(c.format);
+      all += w;
+    }
+    if (c.format == OutputFormat::kJson) {
+      EXPECT_EQ(buf.writes.size(), 1u);  // the document in one piece
+      EXPECT_TRUE(json::accept(all));
+    }
   }
 }
 

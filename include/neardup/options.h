@@ -93,8 +93,16 @@ struct Options {
   }
 };
 
-// Checks ranges and cross-option rules. Returns InvalidArgument naming the
-// option (e.g. "--bands 40 --rows 4 needs 160 permutations, --num-perm is 128").
+// Upper bounds of the ranges above, shared by ValidateOptions() and the
+// front end (which checks them against the text as typed).
+inline constexpr int kMaxNgram = 64;
+inline constexpr int kMaxNumPerm = 4096;
+inline constexpr int kMaxThreads = 1024;
+
+// Checks ranges and cross-option rules. Returns InvalidArgument with one short
+// line naming the option and the value (e.g. "--threshold must be in (0, 1],
+// got -0.5", "--bands 40 --rows 4 needs 160 permutations, --num-perm is
+// 128"); products are computed in 64 bits, so no value overflows.
 Status ValidateOptions(const Options& options);
 
 const char* ToString(ShingleUnit unit);

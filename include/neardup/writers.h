@@ -23,9 +23,14 @@ namespace neardup {
 enum class OutputFormat { kJsonl, kJson, kCsv, kTsv };
 
 // Pairs mode: one record per pair. Clusters mode: one record (jsonl, json) or
-// one row per member (csv, tsv) per cluster. Duplicates mode: the removable
-// paths, each followed by `terminator` ('\n', or '\0' for xargs -0), whatever
-// the format (WriteDuplicates()).
+// one row per member (csv, tsv) per cluster. Duplicates mode: json writes its
+// one document with a "removable" list (WriteJson()); jsonl, csv and tsv
+// write the removable paths, each followed by `terminator` ('\n', or '\0'
+// for xargs -0) (WriteDuplicates()).
+//
+// Every writer hands whole records to `out`: each out.write() call holds one
+// or more complete records (a json document is one record), so a stream that
+// flushes only between calls never cuts a record.
 void WriteReport(const Report& report, OutputFormat format, std::ostream& out,
                  char terminator = '\n');
 

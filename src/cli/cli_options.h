@@ -1,6 +1,9 @@
 // ParseArgs: argv -> CliOptions, or the exit code of --help, --version or a
 // usage error. No side effects besides writing help or errors to the given
 // streams; reading --files-from lists and everything else happens in main.
+// A usage error is one short line on `err`, naming the option and the value
+// as typed: "neardup: --threshold must be in (0, 1], got -0.5". Enum options
+// accept their names only (any case), never an index.
 #pragma once
 
 #include <optional>
@@ -31,6 +34,9 @@ struct CliOptions {
 struct ParsedArgs {
   CliOptions options;
   std::optional<ExitCode> exit_now;  // set for --help, --version and usage errors
+  // Options that are accepted but have no effect (--keep in pairs mode...),
+  // one line each without the "neardup: " prefix; main logs them as warnings.
+  std::vector<std::string> warnings;
 };
 
 ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::ostream& err);

@@ -1,12 +1,14 @@
 #include "cli/commands.h"
 
+#include <fcntl.h>
+#include <limits.h>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
-#include <iostream>
-#include <iterator>
+#include <cstring>
 
 #include "cli/output.h"
 #include "cli/progress.h"
@@ -18,26 +20,75 @@ namespace neardup::cli {
 
 namespace {
 
-// Reads a list of paths separated by `sep` from FILE or stdin ("-").
+// Longest path accepted in a list, in bytes (PATH_MAX counts the final NUL:
+// no longer path can be opened).
+constexpr size_t kMaxListedPath = PATH_MAX - 1;
+
+// Reads a list of paths separated by `sep` from FILE or stdin ("-"), in
+// blocks, so that memory is bounded by the paths kept: an entry longer than
+// kMaxListedPath is an error (`--files-from /dev/zero` stops at once), as is
+// an empty entry in a NUL-separated list (`--files0-from /dev/zero`; as du
+// and wc do). Empty lines of a newline-separated list are skipped, and a
+// line's final CR is dropped.
 Status ReadPathList(const std::string& file, char sep, std::vector<std::string>* out) {
-  std::string data;
-  if (file == "-") {
-    data.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  } else {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return Status::IoError(file + ": cannot open list of paths");
-    data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (in.bad()) return Status::IoError(file + ": read error");
+  const std::string name = file == "-" ? "stdin" : file;
+  int fd = STDIN_FILENO;
+  if (file != "-") {
+    fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return Status::IoError(file + ": cannot open list of paths: " + std::strerror(errno));
   }
-  size_t start = 0;
-  while (start < data.size()) {
-    size_t end = data.find(sep, start);
-    if (end == std::string::npos) end = data.size();
-    std::string path = data.substr(start, end - start);
+  struct FdCloser {
+    int fd;
+    ~FdCloser() {
+      if (fd != STDIN_FILENO) ::close(fd);
+    }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    return Status::InvalidArgument(name + ": is a directory, not a list of paths");
+  }
+  const std::string what = sep == '\n' ? "line " : "entry ";
+  uint64_t entry = 1;
+  auto too_long = [&] {
+    return Status::InvalidArgument(name + ": " + what + std::to_string(entry) + " is longer than " +
+                                   std::to_string(kMaxListedPath) + " bytes, not a path");
+  };
+  std::string path;
+  // Ends the current entry.
+  auto finish = [&]() -> Status {
     if (sep == '\n' && !path.empty() && path.back() == '\r') path.pop_back();
-    if (!path.empty()) out->push_back(std::move(path));
-    start = end + 1;
+    if (path.size() > kMaxListedPath) return too_long();
+    if (!path.empty()) {
+      out->push_back(std::move(path));
+    } else if (sep == '\0') {
+      return Status::InvalidArgument(name + ": " + what + std::to_string(entry) + " is an empty file name");
+    }
+    path.clear();
+    ++entry;
+    return Status::Ok();
+  };
+  char block[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, block, sizeof block);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status::IoError(name + ": cannot read list of paths: " + std::strerror(errno));
+    }
+    if (n == 0) break;
+    const char* p = block;
+    const char* const end = block + n;
+    while (p < end) {
+      const char* stop = static_cast<const char*>(std::memchr(p, sep, static_cast<size_t>(end - p)));
+      const char* const piece_end = stop != nullptr ? stop : end;
+      // One byte more than the limit may be a CR before the newline.
+      if (path.size() + static_cast<size_t>(piece_end - p) > kMaxListedPath + 1) return too_long();
+      path.append(p, piece_end);
+      if (stop == nullptr) break;
+      if (Status s = finish(); !s.ok()) return s;
+      p = stop + 1;
+    }
   }
+  if (!path.empty()) return finish();
   return Status::Ok();
 }
 
@@ -83,6 +134,14 @@ std::string SkipDetail(const Stats& s) {
 }  // namespace
 
 ExitCode RunScan(const CliOptions& cli) {
+  // Open the output first: a bad -o path fails before the work, not after.
+  // (Reading the path lists is part of the work: it may wait on stdin.)
+  Result<std::unique_ptr<Output>> out = Output::Open(cli.output);
+  if (!out.ok()) {
+    spdlog::error("{}", out.status().message());
+    return ExitCode::kError;
+  }
+
   Options options = cli.scan;
   for (const auto& f : cli.files_from) {
     if (Status s = ReadPathList(f, '\n', &options.listed_paths); !s.ok()) {
@@ -95,13 +154,6 @@ ExitCode RunScan(const CliOptions& cli) {
       spdlog::error("{}", s.message());
       return ExitCode::kError;
     }
-  }
-
-  // Open the output first: a bad -o path fails before the work, not after.
-  Result<std::unique_ptr<Output>> out = Output::Open(cli.output);
-  if (!out.ok()) {
-    spdlog::error("{}", out.status().message());
-    return ExitCode::kError;
   }
 
   const bool show_progress = cli.progress.value_or(::isatty(STDERR_FILENO) != 0);

@@ -8,12 +8,15 @@
 #include "cli/cli_options.h"
 #include "cli/commands.h"
 #include "cli/logging.h"
-#include "cli/output.h"
+#include "cli/signals.h"
+#include "cli/std_fds.h"
 
 int main(int argc, char** argv) {
   using neardup::cli::ExitCode;
-  neardup::cli::SetUpLogging(0);
+  // Before anything opens a file: a closed 0, 1 or 2 must not be reused.
+  if (!neardup::cli::EnsureStandardFds()) return static_cast<int>(ExitCode::kError);
   neardup::cli::InstallSignalHandlers();
+  neardup::cli::SetUpLogging(0);
   try {
     neardup::cli::ParsedArgs args = neardup::cli::ParseArgs(argc, argv, std::cout, std::cerr);
     if (args.exit_now) {
@@ -21,6 +24,7 @@ int main(int argc, char** argv) {
       return static_cast<int>(*args.exit_now);
     }
     neardup::cli::SetUpLogging(args.options.verbosity);
+    for (const std::string& warning : args.warnings) spdlog::warn("{}", warning);
     if (args.options.command == neardup::cli::Command::kParams) {
       const ExitCode code = neardup::cli::RunParams(args.options.scan, std::cout);
       std::cout.flush();

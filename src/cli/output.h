@@ -1,10 +1,27 @@
-// Output: where the records go, stdout or a file written atomically.
+// Output: where the records go, stdout or the target of -o.
 //
-// A file target is written to a temporary file in the same folder and renamed
-// over the target on Commit(): an interrupted or failed run leaves the old
-// file untouched and no temporary file behind (the signal handler removes it;
-// see InstallSignalHandlers). A closed stdout (`| head`) is noticed, not fatal.
+// -o behaves as `sort -o` and `cp` users expect:
+//  - a symbolic link is followed (to its final target, even a dangling one),
+//    and the target is replaced, never the link;
+//  - a regular file (or a new one) is written to a hidden temporary file in
+//    the target's folder and renamed over the target on Commit(): an
+//    interrupted or failed run leaves the old file untouched and no temporary
+//    file behind (the signal handler removes it, see signals.h). The new
+//    file keeps the old one's mode, and its owner and group where the
+//    process may set them; a new file gets 0666 minus the umask. A hard link
+//    is replaced for the name given only: the other names keep the old data;
+//  - anything else that exists (a device such as /dev/null, a FIFO) is
+//    opened and written in place: no temporary file, no rename. A FIFO
+//    waits for a reader, as `echo > fifo` does. A directory is an error.
+//
+// Whole records only: each write on stream() must hold whole records (the
+// writers hand over blocks of them). The buffer is flushed only between
+// such writes, and a signal waits for a flush to finish, so stdout, a FIFO
+// or a device never receives half a record. A closed stdout (`| head`) is
+// noticed, not fatal.
 #pragma once
+
+#include <sys/types.h>
 
 #include <memory>
 #include <ostream>
@@ -15,11 +32,16 @@
 
 namespace neardup::cli {
 
-// Buffered writes to a file descriptor, remembering the first error.
+// Buffered writes to a file descriptor, remembering the first error. Each
+// sputn() is a unit that is never split across two flushes: the buffer is
+// flushed before a unit that does not fit, and a unit larger than the buffer
+// is written directly, in one write() loop.
 class FdStreambuf : public std::streambuf {
  public:
   explicit FdStreambuf(int fd) : fd_(fd) { setp(buf_, buf_ + sizeof buf_); }
   ~FdStreambuf() override { sync(); }
+  FdStreambuf(const FdStreambuf&) = delete;
+  FdStreambuf& operator=(const FdStreambuf&) = delete;
   int error() const { return error_; }  // errno of the first failed write, or 0
 
  protected:
@@ -29,6 +51,8 @@ class FdStreambuf : public std::streambuf {
 
  private:
   bool Flush();
+  // Writes [data, data+size) completely, deferring signals meanwhile.
+  bool WriteAll(const char* data, size_t size);
   int fd_;
   int error_ = 0;
   char buf_[1 << 16];
@@ -36,31 +60,34 @@ class FdStreambuf : public std::streambuf {
 
 class Output {
  public:
-  // `path` empty: stdout. Otherwise creates a temporary file beside `path`.
+  // `path` empty or "-": stdout. Otherwise resolves symbolic links and opens
+  // the target as described above. REQUIRES: InstallSignalHandlers() ran.
   static Result<std::unique_ptr<Output>> Open(const std::string& path);
   ~Output();
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
 
   std::ostream& stream() { return stream_; }
-  // Flushes; for a file, syncs it and renames it over the target.
+  // Flushes; for a replaced file, syncs it and renames it over the target.
   // A closed stdout (EPIPE) is reported by broken_pipe(), not as an error.
   Status Commit();
   bool broken_pipe() const;
 
  private:
+  // fd: where records go; target: the resolved -o path (empty for stdout);
+  // temp: the temporary file renamed over it (empty when written in place).
   Output(int fd, std::string target, std::string temp);
   int fd_;
   std::string target_;
   std::string temp_;
   FdStreambuf buf_;
   std::ostream stream_;
-  bool committed_ = false;
+  bool done_ = false;  // committed, or given up
 };
 
-// SIGINT and SIGTERM: remove the temporary output file, clear the progress
-// line, and exit with 128 + the signal number. SIGPIPE is ignored (writes to
-// a closed pipe fail with EPIPE instead).
-void InstallSignalHandlers();
+// The hidden temporary name for `target` in its folder, with "XXXXXX" for
+// mkstemp: ".BASE.neardup-XXXXXX", BASE cut (at a UTF-8 character boundary)
+// so that the name fits in NAME_MAX (255) bytes.
+std::string TemporaryName(const std::string& target);
 
 }  // namespace neardup::cli
