@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "neardup/minhash.h"
+#include "neardup/pipeline.h"
 #include "neardup/verify.h"
+#include "test_util.h"
 
 namespace neardup {
 namespace {
@@ -92,6 +94,45 @@ TEST(ExactMarginTest, DefaultMarginLosesAlmostNoPairAtTheThreshold) {
   EXPECT_LT(BinomialBelow(128, 0.5, floor), 1e-4);
   const double seen = DroppedShare(mh, 20000, floor, 8);
   EXPECT_LE(seen * 20000, 4.0);
+}
+
+// The real file system, counting opens.
+class CountingFs : public FileSystem {
+ public:
+  Result<std::unique_ptr<ByteReader>> Open(const std::string& path) override {
+    ++opens;
+    return FileSystem::Default().Open(path);
+  }
+  Result<FileStat> Stat(const std::string& path) override { return FileSystem::Default().Stat(path); }
+  int opens = 0;
+};
+
+// With 128 bands of one row every pair sharing a MinHash value is a
+// candidate; a pair of Jaccard about 0.3 at -t 0.9 lies far below the floor,
+// so --exact does not read it again, and --exact-all (margin 0) does.
+TEST(ExactMarginTest, CandidatesFarBelowTheThresholdAreNotReadAgain) {
+  testing::TempDir dir;
+  auto words = testing::RandomWords(400, 31);
+  testing::WriteFile(dir / "a.txt", testing::Join(words));
+  for (size_t i = 0; i < words.size(); i += 10) words[i] = testing::Numbered("x", static_cast<long long>(i));
+  testing::WriteFile(dir / "b.txt", testing::Join(words));
+  Options o;
+  o.paths = {dir.path()};
+  o.verify = VerifyMode::kExact;
+  o.threshold = 0.9;
+  o.bands = 128;
+  o.rows = 1;
+  for (const double margin : {4.0, 0.0}) {
+    CountingFs fs;
+    RunContext ctx;
+    ctx.fs = &fs;
+    o.exact_margin = margin;
+    Result<Report> r = FindDuplicates(o, ctx);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->stats.candidates, 1u);
+    EXPECT_TRUE(r->pairs.empty());
+    EXPECT_EQ(fs.opens, margin > 0 ? 2 : 4) << "margin " << margin;
+  }
 }
 
 }  // namespace

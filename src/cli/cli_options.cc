@@ -197,6 +197,10 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
                      ->option_text("signature|exact|none [signature]");
   bool exact = false;
   scan->add_flag("--exact", exact, "Same as --verify exact")->excludes(verify);
+  bool exact_all = false;
+  scan->add_flag("--exact-all", exact_all,
+                 "--exact, checking every candidate (not only those within 4 standard errors of -t)")
+      ->excludes(verify);
   auto* format = scan->add_option("-f,--format", format_text, "Output format: jsonl, json, csv or tsv")
                      ->option_text("jsonl|json|csv|tsv [jsonl]");
   auto* output = scan->add_option("-o,--output", c.output,
@@ -290,7 +294,8 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
                  {{"signature", VerifyMode::kSignature}, {"exact", VerifyMode::kExact}, {"none", VerifyMode::kNone}},
                  &o.verify, &errors);
     }
-    if (exact) o.verify = VerifyMode::kExact;
+    if (exact || exact_all) o.verify = VerifyMode::kExact;
+    if (exact_all) o.exact_margin = 0;
     if (format->count() > 0) {
       ReadChoice("--format", format_text,
                  {{"jsonl", OutputFormat::kJsonl},
