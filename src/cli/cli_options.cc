@@ -145,6 +145,8 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
   scan->add_flag("-L,--follow", o.follow, "Follow symbolic links");
   std::string max_filesize;
   scan->add_option("--max-filesize", max_filesize, "Skip files larger than SIZE (e.g. 10M); default: no limit")->option_text("SIZE");
+  std::string max_line;
+  scan->add_option("--max-line", max_line, "JSONL: a longer line is skipped as malformed")->option_text("SIZE [256M]");
   scan->add_option("--input", o.input, "Input kind: text (a file is a document) or jsonl (a line is)")
       ->option_text("text|jsonl [text]")
       ->transform(Choice(std::map<std::string, InputFormat>{{"text", InputFormat::kText},
@@ -191,6 +193,15 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
       return parsed;
     }
     o.max_filesize = *size;
+  }
+  if (!max_line.empty()) {
+    const auto size = ParseSize(max_line);
+    if (!size || *size == 0) {
+      err << "neardup: --max-line: cannot read size '" << max_line << "' (at least 1, e.g. 64K, 256M)\n";
+      parsed.exit_now = ExitCode::kError;
+      return parsed;
+    }
+    o.max_line = *size;
   }
   if (c.command == Command::kScan && o.paths.empty() && c.files_from.empty() && c.files0_from.empty()) {
     err << "neardup: scan needs a PATH (or --files-from); see neardup scan --help\n";
