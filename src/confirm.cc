@@ -26,8 +26,8 @@ FileStat SeenAtWalk(const InputFile& f) {
   st.size = f.size;
   st.mtime_ns = f.mtime_ns;
   st.ctime_ns = f.ctime_ns;
-  st.dev = f.dev;
-  st.ino = f.ino;
+  st.dev = f.identity.dev;
+  st.ino = f.identity.ino;
   return st;
 }
 
@@ -141,7 +141,7 @@ Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<s
     r.offset = spool.size;
     r.status = Unchanged(fs_, f);
     if (!r.status.ok()) return;
-    Result<std::unique_ptr<ByteReader>> in = OpenInput(fs_, f.path);
+    Result<std::unique_ptr<ByteReader>> in = OpenInput(fs_, f.path, f.identity);
     if (!in.ok()) {
       r.status = Status::Changed(f.path + ": cannot be read again (" + in.status().message() + ")");
       return;
@@ -169,9 +169,9 @@ Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<s
     };
     for (size_t i : wanted) reads_[i].spool = w;
     if (Status s = Unchanged(fs_, f); !s.ok()) return fail_all(s);
-    Result<std::unique_ptr<ByteReader>> in = OpenInput(fs_, f.path);
+    Result<std::unique_ptr<ByteReader>> in = OpenInput(fs_, f.path, f.identity);
     if (!in.ok()) return fail_all(Status::Changed(f.path + ": cannot be read again (" + in.status().message() + ")"));
-    LineSplitter splitter;
+    LineSplitter splitter(options_.max_line);
     size_t next = 0;
     JsonlDoc doc;
     auto take = [&]() {
@@ -197,7 +197,7 @@ Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<s
         }
       }
     };
-    for (;;) {
+    while (next < wanted.size()) {  // the rest of the file is not needed
       Result<size_t> got = (*in)->Read(buf.data(), buf.size());
       if (!got.ok()) return fail_all(Status::Changed(f.path + ": cannot be read again (" + got.status().message() + ")"));
       if (*got == 0) {

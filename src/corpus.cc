@@ -1,5 +1,8 @@
 // WalkCorpus: a depth-first walk with POSIX opendir/readdir/fstatat.
 //
+// The walk keeps its own stack of directories (a vector on the heap), so a
+// tree thousands of levels deep needs no more call stack than a flat one.
+//
 // Cost per entry: the readdir() record, plus one fstatat() for regular files
 // (size and mtime), for entries whose type readdir() does not give, and, with
 // --follow, for directories and links (device and inode). Directories are
@@ -162,14 +165,16 @@ class Walker {
         ancestors_.clear();
         visited_.insert(key);
         ancestors_.insert(key);
-        WalkDir(root, "", reference);
+        WalkTree(root, reference);
         break;
       }
       case Kind::kFile:
         AddFile(root, st, reference);
         break;
       default:
-        ++out_->counts.special;
+        // Named explicitly: a FIFO, pipe (/dev/stdin, <(cmd)) or device is
+        // read as a stream document. --max-filesize applies to the bytes read.
+        AddStream(root, st, reference);
         break;
     }
   }
@@ -177,24 +182,43 @@ class Walker {
   std::vector<FoundFile>& found() { return found_; }
 
  private:
+  // A directory being walked: its path and its subdirectories still to enter.
+  struct Frame {
+    std::string display;
+    std::string relative;
+    std::vector<SubDir> subdirs;  // sorted
+    size_t next = 0;              // index of the next subdirectory to enter
+  };
+
   // Lists a directory, records its files and then walks its subdirectories in
-  // byte order of their paths. That order makes the first visit of a
-  // directory reached by several links the one with the smallest path.
-  void WalkDir(const std::string& display, const std::string& relative, bool reference) {
-    std::vector<SubDir> subdirs;
-    if (!ListDir(display, relative, reference, &subdirs)) return;
-    std::sort(subdirs.begin(), subdirs.end(), [](const SubDir& a, const SubDir& b) {
-      // Compare "name/" so that "a-b" sorts before "a" ('-' < '/'), as their
-      // contents' paths do.
-      const size_t n = std::min(a.name.size(), b.name.size());
-      const int c = a.name.compare(0, n, b.name, 0, n);
-      if (c != 0) return c < 0;
-      const char ca = a.name.size() > n ? a.name[n] : '/';
-      const char cb = b.name.size() > n ? b.name[n] : '/';
-      return static_cast<unsigned char>(ca) < static_cast<unsigned char>(cb);
-    });
-    for (const SubDir& sub : subdirs) {
-      const std::string sub_display = JoinDisplay(display, sub.name);
+  // byte order of their paths, depth first, with an explicit stack. That
+  // order makes the first visit of a directory reached by several links the
+  // one with the smallest path.
+  void WalkTree(const std::string& root, bool reference) {
+    std::vector<Frame> stack;
+    // Lists `display` and pushes it; false when it cannot be read.
+    auto enter = [&](std::string display, std::string relative) {
+      Frame frame;
+      if (!ListDir(display, relative, reference, &frame.subdirs)) return false;
+      SortSubdirs(&frame.subdirs);
+      frame.display = std::move(display);
+      frame.relative = std::move(relative);
+      stack.push_back(std::move(frame));
+      return true;
+    };
+    enter(root, "");
+    while (!stack.empty()) {
+      Frame& top = stack.back();
+      if (top.next == top.subdirs.size()) {
+        stack.pop_back();
+        // The directory that was entered from the new top is done.
+        if (options_.follow && !stack.empty()) {
+          ancestors_.erase(stack.back().subdirs[stack.back().next - 1].key);
+        }
+        continue;
+      }
+      const SubDir& sub = top.subdirs[top.next++];
+      std::string sub_display = JoinDisplay(top.display, sub.name);
       if (options_.follow) {
         if (ancestors_.count(sub.key) != 0) {
           ++out_->counts.loops;
@@ -205,9 +229,25 @@ class Walker {
         if (!visited_.insert(sub.key).second) continue;
         ancestors_.insert(sub.key);
       }
-      WalkDir(sub_display, JoinRelative(relative, sub.name), reference);
-      if (options_.follow) ancestors_.erase(sub.key);
+      const FileKey key = sub.key;
+      // `top` and `sub` are invalid once enter() pushes.
+      if (!enter(std::move(sub_display), JoinRelative(top.relative, sub.name)) && options_.follow) {
+        ancestors_.erase(key);
+      }
     }
+  }
+
+  static void SortSubdirs(std::vector<SubDir>* subdirs) {
+    std::sort(subdirs->begin(), subdirs->end(), [](const SubDir& a, const SubDir& b) {
+      // Compare "name/" so that "a-b" sorts before "a" ('-' < '/'), as their
+      // contents' paths do.
+      const size_t n = std::min(a.name.size(), b.name.size());
+      const int c = a.name.compare(0, n, b.name, 0, n);
+      if (c != 0) return c < 0;
+      const char ca = a.name.size() > n ? a.name[n] : '/';
+      const char cb = b.name.size() > n ? b.name[n] : '/';
+      return static_cast<unsigned char>(ca) < static_cast<unsigned char>(cb);
+    });
   }
 
   // Reads the directory `display`, records its files and appends its
@@ -280,7 +320,19 @@ class Walker {
           ++out_->counts.symlinks;
           continue;
         }
-        if (!stat_entry(0)) continue;  // a dangling link is an error with --follow
+        if (::fstatat(dir_fd, entry.name.c_str(), &st, 0) != 0) {
+          const int err = errno;
+          if (err == ENOENT || err == ENOTDIR || err == ELOOP) {
+            // A link to nothing: a warning of its own kind, like a loop.
+            ++out_->counts.dangling;
+            out_->errors.push_back(Status::NotFound(child_display() + ": dangling symbolic link, not followed (" +
+                                                    std::system_category().message(err) + ")"));
+          } else {
+            out_->errors.push_back(ErrnoStatus(child_display(), err));
+          }
+          continue;
+        }
+        have_stat = true;
         kind = KindOfMode(st.st_mode);
       }
       if (kind == Kind::kSpecial) {
@@ -330,10 +382,22 @@ class Walker {
     found.file.mtime_ns = MtimeNs(st);
     found.file.ctime_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 +
                           static_cast<int64_t>(st.st_ctim.tv_nsec);
-    found.file.dev = static_cast<uint64_t>(st.st_dev);
-    found.file.ino = static_cast<uint64_t>(st.st_ino);
     found.file.reference = reference;
     found.key = KeyOf(st);
+    found.file.identity.dev = found.key.dev;
+    found.file.identity.ino = found.key.ino;
+    found_.push_back(std::move(found));
+  }
+
+  void AddStream(std::string display, const struct stat& st, bool reference) {
+    FoundFile found;
+    found.file.path = std::move(display);
+    found.file.mtime_ns = MtimeNs(st);
+    found.file.reference = reference;
+    found.key = KeyOf(st);
+    found.file.identity.dev = found.key.dev;
+    found.file.identity.ino = found.key.ino;
+    found.file.identity.stream = true;
     found_.push_back(std::move(found));
   }
 

@@ -3,10 +3,18 @@
 #include <algorithm>
 
 namespace neardup {
+namespace {
+
+// The shingle set being collected is sorted and deduplicated whenever it
+// reaches twice its size after the last compaction (and at least this many).
+constexpr size_t kMinSetCompaction = 64 * 1024;
+
+}  // namespace
 
 DocumentReader::DocumentReader(const Options& options, const MinHasher& minhasher)
     : minhasher_(minhasher),
       min_words_(options.min_words),
+      max_bytes_(options.max_filesize),
       decoder_(options.encoding),
       shingler_(options.shingle, options.EffectiveNgram(), options.seed),
       buffer_(new char[kBufferSize]) {}
@@ -20,6 +28,15 @@ void DocumentReader::Begin(uint32_t* sig, std::vector<uint64_t>* set) {
   set_ = set;
   if (sig_ != nullptr) minhasher_.Init(sig_);
   if (set_ != nullptr) set_->clear();
+  set_compact_at_ = kMinSetCompaction;
+}
+
+// Sorts and deduplicates *set_, so that it holds at most about twice the
+// distinct shingles however often they repeat in the text.
+void DocumentReader::CompactSet() {
+  std::sort(set_->begin(), set_->end());
+  set_->erase(std::unique(set_->begin(), set_->end()), set_->end());
+  set_compact_at_ = std::max(kMinSetCompaction, 2 * set_->size());
 }
 
 void DocumentReader::set_token_sink(TokenSink sink) {
@@ -35,7 +52,10 @@ void DocumentReader::Drain() {
   std::vector<uint64_t>& sh = shingler_.shingles();
   if (sh.empty()) return;
   if (sig_ != nullptr) minhasher_.Update(sh.data(), sh.size(), sig_);
-  if (set_ != nullptr) set_->insert(set_->end(), sh.begin(), sh.end());
+  if (set_ != nullptr) {
+    set_->insert(set_->end(), sh.begin(), sh.end());
+    if (set_->size() >= set_compact_at_) CompactSet();
+  }
   sh.clear();
 }
 
@@ -69,8 +89,8 @@ void DocumentReader::End(DocumentSketch* out) {
     out->kind = DocumentSketch::Kind::kOk;
   }
   if (set_ != nullptr) {
-    std::sort(set_->begin(), set_->end());
-    set_->erase(std::unique(set_->begin(), set_->end()), set_->end());
+    CompactSet();
+    set_->shrink_to_fit();
   }
 }
 
@@ -85,6 +105,11 @@ Status DocumentReader::ReadStream(ByteReader& in, uint32_t* sig, std::vector<uin
     Result<size_t> got = in.Read(buffer_.get() + filled, kBufferSize - filled);
     if (!got.ok()) return got.status();
     const size_t n = *got;
+    if (max_bytes_ != 0 && out->bytes + filled + n > max_bytes_) {
+      out->bytes += filled + n;
+      out->kind = DocumentSketch::Kind::kTooLarge;
+      return Status::Ok();
+    }
     if (first) {
       filled += n;
       if (n != 0 && filled < kBinaryProbe) continue;

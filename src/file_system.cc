@@ -95,15 +95,12 @@ class PosixReader final : public ByteReader {
 class PosixFileSystem final : public FileSystem {
  public:
   Result<std::unique_ptr<ByteReader>> Open(const std::string& path) override {
-    int raw;
-    do {
-      raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    } while (raw < 0 && errno == EINTR);
-    if (raw < 0) return ErrnoStatus(path, errno);
-    UniqueFd fd(raw);
-    // A directory opens fine with O_RDONLY; its first read() fails with
-    // EISDIR, which saves an fstat() per file here.
-    return std::unique_ptr<ByteReader>(std::make_unique<PosixReader>(std::move(fd), path));
+    return OpenChecked(path, nullptr);
+  }
+
+  Result<std::unique_ptr<ByteReader>> OpenExpected(const std::string& path,
+                                                   const FileIdentity& expected) override {
+    return OpenChecked(path, &expected);
   }
 
   Result<FileStat> Stat(const std::string& path) override {
@@ -118,6 +115,41 @@ class PosixFileSystem final : public FileSystem {
     out.dev = static_cast<uint64_t>(st.st_dev);
     out.ino = static_cast<uint64_t>(st.st_ino);
     return out;
+  }
+
+ private:
+  // Opens without blocking, checks what was opened, then makes reads blocking.
+  static Result<std::unique_ptr<ByteReader>> OpenChecked(const std::string& path,
+                                                         const FileIdentity* expected) {
+    const bool stream = expected != nullptr && expected->stream;
+    // A stream named by the user is opened as cat(1) opens it: a FIFO waits
+    // for its writer. Anything else must not wait: O_NONBLOCK makes opening a
+    // FIFO (swapped in since the walk) return at once, and fstat() refuses it.
+    const int flags = O_RDONLY | O_CLOEXEC | (stream ? 0 : O_NONBLOCK);
+    int raw;
+    do {
+      raw = ::open(path.c_str(), flags);
+    } while (raw < 0 && errno == EINTR);
+    if (raw < 0) return ErrnoStatus(path, errno);
+    UniqueFd fd(raw);
+    struct stat st;
+    if (::fstat(fd.get(), &st) != 0) return ErrnoStatus(path, errno);
+    if (S_ISDIR(st.st_mode)) return Status::IoError(ErrnoMessage(path, EISDIR));
+    if (expected != nullptr && (static_cast<uint64_t>(st.st_dev) != expected->dev ||
+                                static_cast<uint64_t>(st.st_ino) != expected->ino)) {
+      return Status::Changed(path + ": replaced since it was listed (another file is there now)");
+    }
+    if (!stream && !S_ISREG(st.st_mode)) {
+      if (expected != nullptr) {
+        return Status::Changed(path + ": no longer a regular file since it was listed");
+      }
+      return Status::IoError(path + ": not a regular file");
+    }
+    if (!stream) {
+      const int fl = ::fcntl(fd.get(), F_GETFL);
+      if (fl < 0 || ::fcntl(fd.get(), F_SETFL, fl & ~O_NONBLOCK) != 0) return ErrnoStatus(path, errno);
+    }
+    return std::unique_ptr<ByteReader>(std::make_unique<PosixReader>(std::move(fd), path));
   }
 };
 
@@ -280,12 +312,46 @@ FileSystem& FileSystem::Default() {
   return file_system;
 }
 
-Result<std::unique_ptr<ByteReader>> OpenInput(FileSystem& fs, const std::string& path) {
-  Result<std::unique_ptr<ByteReader>> raw = fs.Open(path);
+Result<std::unique_ptr<ByteReader>> FileSystem::OpenExpected(const std::string& path,
+                                                             const FileIdentity& /*expected*/) {
+  return Open(path);
+}
+
+namespace {
+
+Result<std::unique_ptr<ByteReader>> WithDecoder(Result<std::unique_ptr<ByteReader>> raw,
+                                                const std::string& path) {
   if (!raw.ok()) return raw;
   if (EndsWith(path, ".gz")) return GzipReader(std::move(*raw), path);
   if (EndsWith(path, ".zst")) return ZstdReader(std::move(*raw), path);
   return raw;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ByteReader>> OpenInput(FileSystem& fs, const std::string& path) {
+  return WithDecoder(fs.Open(path), path);
+}
+
+Result<std::unique_ptr<ByteReader>> OpenInput(FileSystem& fs, const std::string& path,
+                                              const FileIdentity& expected) {
+  return WithDecoder(fs.OpenExpected(path, expected), path);
+}
+
+Result<bool> DecompressedLargerThan(FileSystem& fs, const std::string& path,
+                                    const FileIdentity& expected, uint64_t limit) {
+  if (!EndsWith(path, ".gz") && !EndsWith(path, ".zst")) return false;
+  Result<std::unique_ptr<ByteReader>> in = OpenInput(fs, path, expected);
+  if (!in.ok()) return in.status();
+  const auto buf = std::make_unique<char[]>(kInputBufferSize);
+  uint64_t total = 0;
+  while (total <= limit) {
+    Result<size_t> got = (*in)->Read(buf.get(), kInputBufferSize);
+    if (!got.ok()) return got.status();
+    if (*got == 0) break;
+    total += *got;
+  }
+  return total > limit;
 }
 
 std::unique_ptr<ByteReader> GzipReader(std::unique_ptr<ByteReader> inner, std::string path) {

@@ -43,6 +43,21 @@ class SplitMix64 {
   uint64_t state_;
 };
 
+// Streaming XXH3-64 with a seed: gives the same value as HashBytes() over the
+// concatenation of what was passed to Update().
+class Hasher64 {
+ public:
+  Hasher64() = default;
+  Hasher64(const Hasher64&) = delete;
+  Hasher64& operator=(const Hasher64&) = delete;
+  void Reset(uint64_t seed) { XXH3_64bits_reset_withSeed(&state_, seed); }
+  void Update(const void* data, size_t len) { XXH3_64bits_update(&state_, data, len); }
+  uint64_t Digest() const { return XXH3_64bits_digest(&state_); }
+
+ private:
+  XXH3_state_t state_;
+};
+
 // Streaming XXH3-128, RAII over XXH3_state_t.
 class Hasher128 {
  public:

@@ -261,19 +261,55 @@ Status JsonlLineParser::Impl::Parse(std::string_view line, JsonlDoc* doc) {
 
 void LineSplitter::Feed(std::string_view bytes) {
   assert(!finished_);
-  if (pos_ == buf_.size()) {
-    buf_.clear();
-    pos_ = 0;
-    scan_ = 0;
-  } else if (pos_ >= kCompactMin && pos_ >= buf_.size() / 2) {
+  if (pos_ == buf_.size() || (pos_ >= kCompactMin && pos_ >= buf_.size() / 2)) {
+    // Drop the lines already returned; every offset kept is >= pos_.
     buf_.erase(0, pos_);
-    scan_ -= pos_;
+    scan_ = scan_ >= pos_ ? scan_ - pos_ : 0;
+    tail_ = tail_ >= pos_ ? tail_ - pos_ : 0;
+    for (size_t& at : too_long_at_) at -= pos_;
     pos_ = 0;
+  }
+  if (max_line_ == 0) {
+    buf_.append(bytes);
+    return;
+  }
+  while (!bytes.empty()) {
+    const size_t newline = bytes.find('\n');
+    if (newline == std::string_view::npos) {
+      AppendPartial(bytes);
+      return;
+    }
+    AppendPartial(bytes.substr(0, newline));
+    // The line ends here: kept whole, or as the empty stand-in of a long one.
+    buf_ += '\n';
+    skipping_ = false;
+    tail_ = buf_.size();
+    bytes.remove_prefix(newline + 1);
+  }
+}
+
+void LineSplitter::AppendPartial(std::string_view bytes) {
+  if (skipping_) return;
+  // max_line + 1: a CR before the newline is not part of the line.
+  if (buf_.size() - tail_ + bytes.size() > max_line_ + 1) {
+    buf_.resize(tail_);
+    scan_ = std::min(scan_, tail_);
+    too_long_at_.push_back(tail_);
+    skipping_ = true;
+    return;
   }
   buf_.append(bytes);
 }
 
-void LineSplitter::Finish() { finished_ = true; }
+void LineSplitter::Finish() {
+  finished_ = true;
+  // A line too long at the end of the input still counts as a line.
+  if (skipping_) {
+    buf_ += '\n';
+    skipping_ = false;
+    tail_ = buf_.size();
+  }
+}
 
 bool LineSplitter::Next(std::string_view* line, uint64_t* line_number) {
   assert(line != nullptr && line_number != nullptr);
@@ -296,7 +332,14 @@ bool LineSplitter::Next(std::string_view* line, uint64_t* line_number) {
     return false;
   }
   if (end > pos_ && buf_[end - 1] == '\r') --end;
-  *line = std::string_view(buf_).substr(pos_, end - pos_);
+  too_long_ = false;
+  if (!too_long_at_.empty() && too_long_at_.front() == pos_) {
+    too_long_at_.pop_front();
+    too_long_ = true;
+  } else if (max_line_ != 0 && end - pos_ > max_line_) {
+    too_long_ = true;  // max_line + 1 bytes without a CR at the end
+  }
+  *line = too_long_ ? std::string_view() : std::string_view(buf_).substr(pos_, end - pos_);
   *line_number = ++line_number_;
   pos_ = next;
   scan_ = next;

@@ -66,6 +66,7 @@ struct Problem {
   uint64_t line;
   Status status;
   bool malformed = false;  // a JSONL line, not an unreadable input
+  bool too_large = false;  // over --max-filesize once decompressed: a warning
   bool counted = false;    // counted in Stats where it was found
 };
 
@@ -175,6 +176,7 @@ DocKind KindOf(const DocumentSketch& sk) {
     case DocumentSketch::Kind::kEmpty: return DocKind::kEmpty;
     case DocumentSketch::Kind::kTooShort: return DocKind::kTooShort;
     case DocumentSketch::Kind::kBinary: return DocKind::kBinary;
+    case DocumentSketch::Kind::kTooLarge: return DocKind::kFailed;
   }
   return DocKind::kFailed;
 }
@@ -199,24 +201,31 @@ void Scan::ReadTextFiles(std::vector<InputFile>& files) {
       m.file = static_cast<uint32_t>(i);
       DocumentSketch sk;
       Status s;
-      Result<std::unique_ptr<ByteReader>> in = OpenInput(fs_, f.path);
+      Result<std::unique_ptr<ByteReader>> in = OpenInput(fs_, f.path, f.identity);
       if (!in.ok()) {
         s = in.status();
       } else {
         s = reader.ReadStream(**in, sigs_.data() + i * perm_, nullptr, &sk);
       }
       // A plain file that no longer has the size it had when walked changed
-      // under us: its signature mixes two versions, so it is left out.
-      if (s.ok() && sk.kind != DocumentSketch::Kind::kBinary && !f.path.ends_with(".gz") &&
-          !f.path.ends_with(".zst") && sk.bytes != f.size) {
+      // under us: its signature mixes two versions, so it is left out. (A
+      // stream document had no size to compare.)
+      if (s.ok() && sk.kind != DocumentSketch::Kind::kBinary && !f.identity.stream &&
+          !f.path.ends_with(".gz") && !f.path.ends_with(".zst") && sk.bytes != f.size) {
         s = Status::Changed(f.path + ": changed size during the run (" + std::to_string(f.size) +
                             " bytes when listed, " + std::to_string(sk.bytes) + " read)");
+      }
+      if (f.identity.stream) e.size = sk.bytes;
+      const bool too_large = s.ok() && sk.kind == DocumentSketch::Kind::kTooLarge;
+      if (too_large) {
+        s = Status::InvalidArgument(f.path + ": skipped, more than --max-filesize " +
+                                    std::to_string(o_.max_filesize) + " bytes once decompressed");
       }
       {
         std::lock_guard<std::mutex> lock(mu_);
         if (!s.ok()) {
           m.kind = DocKind::kFailed;
-          problems_.push_back({static_cast<uint32_t>(i), 0, s});
+          problems_.push_back({.file = static_cast<uint32_t>(i), .line = 0, .status = s, .too_large = too_large});
         } else {
           m.kind = KindOf(sk);
           m.content = sk.content;
@@ -269,9 +278,11 @@ void Scan::ReadJsonlFiles(const std::vector<InputFile>& files) {
       Status s = parser.Parse(line, &doc, &has);
       const uint64_t ln = b.line_numbers[k];
       if (!s.ok()) {
-        b.problems.push_back({b.file, ln,
-                              Status::Corrupt(files[b.file].path + ":" + std::to_string(ln) + ": " + s.message()),
-                              true});
+        b.problems.push_back(
+            {.file = b.file,
+             .line = ln,
+             .status = Status::Corrupt(files[b.file].path + ":" + std::to_string(ln) + ": " + s.message()),
+             .malformed = true});
         continue;
       }
       if (!has) continue;
@@ -357,13 +368,28 @@ void Scan::ReadJsonlFiles(const std::vector<InputFile>& files) {
 
   std::unique_ptr<char[]> buf(new char[DocumentReader::kBufferSize]);
   for (uint32_t fi = 0; fi < files.size() && !Cancelled(); ++fi) {
-    Result<std::unique_ptr<ByteReader>> in = OpenInput(fs_, files[fi].path);
+    if (o_.max_filesize != 0 && !files[fi].identity.stream) {
+      // A compressed file may expand past --max-filesize: count first, so
+      // that no line of a file that is then skipped was taken.
+      Result<bool> over = DecompressedLargerThan(fs_, files[fi].path, files[fi].identity, o_.max_filesize);
+      if (over.ok() && *over) {
+        problems_.push_back({.file = fi,
+                             .line = 0,
+                             .status = Status::InvalidArgument(files[fi].path + ": skipped, more than --max-filesize " +
+                                                     std::to_string(o_.max_filesize) +
+                                                     " bytes once decompressed"),
+                             .too_large = true});
+        ++inputs_done_;
+        continue;
+      }
+    }
+    Result<std::unique_ptr<ByteReader>> in = OpenInput(fs_, files[fi].path, files[fi].identity);
     if (!in.ok()) {
       problems_.push_back({fi, 0, in.status()});
       ++inputs_done_;
       continue;
     }
-    LineSplitter splitter;
+    LineSplitter splitter(o_.max_line);
     auto batch = std::make_shared<Batch>();
     batch->file = fi;
     batch->reference = files[fi].reference;
@@ -371,6 +397,15 @@ void Scan::ReadJsonlFiles(const std::vector<InputFile>& files) {
       std::string_view line;
       uint64_t ln = 0;
       while (splitter.Next(&line, &ln)) {
+        if (splitter.too_long()) {
+          problems_.push_back({.file = fi,
+                               .line = ln,
+                               .status = Status::Corrupt(files[fi].path + ":" + std::to_string(ln) +
+                                                         ": line longer than --max-line " +
+                                                         std::to_string(o_.max_line) + " bytes"),
+                               .malformed = true});
+          continue;
+        }
         batch->spans.emplace_back(batch->data.size(), line.size());
         batch->data.append(line);
         batch->line_numbers.push_back(ln);
@@ -432,10 +467,11 @@ void Scan::RenameDuplicateIds() {
           const std::string place = files_[m.file].path + ":" + std::to_string(m.line);
           where += (where.empty() ? "" : ", ") + place;
         }
-        problems_.push_back({meta_[order[lo]].file, meta_[order[lo]].line,
-                             Status::InvalidArgument("id \"" + docs[order[lo]].name + "\" is not unique (" + where +
+        problems_.push_back({.file = meta_[order[lo]].file,
+                             .line = meta_[order[lo]].line,
+                             .status = Status::InvalidArgument("id \"" + docs[order[lo]].name + "\" is not unique (" + where +
                                                      "); each of these documents is named FILE:LINE"),
-                             false, true});
+                             .counted = true});
         for (size_t k = lo; k < hi; ++k) {
           const DocMeta& m = meta_[order[k]];
           const std::string place = files_[m.file].path + ":" + std::to_string(m.line);
@@ -786,6 +822,7 @@ Result<Report> Scan::Run() {
   report_.stats.hidden = wc.hidden;
   report_.stats.glob = wc.glob;
   report_.stats.too_large = wc.too_large;
+  report_.stats.special = wc.special;
   files_ = std::move(walked->files);
 
   if (o_.input == InputFormat::kText) {
@@ -830,12 +867,14 @@ Result<Report> Scan::Run() {
   std::stable_sort(problems_.begin(), problems_.end(), [](const Problem& x, const Problem& y) {
     return x.file != y.file ? x.file < y.file : x.line < y.line;
   });
-  // From the walk; a directory loop (with --follow) is skipped and warned
-  // about, but nothing went unread.
-  st.unreadable += report_.problems.size() - wc.loops;
+  // From the walk; a directory loop or a dangling link (with --follow) is
+  // skipped and warned about, but nothing went unread.
+  st.unreadable += report_.problems.size() - wc.loops - wc.dangling;
   for (Problem& pr : problems_) {
     if (pr.malformed) {
       ++st.malformed_lines;
+    } else if (pr.too_large) {
+      ++st.too_large;
     } else if (!pr.counted) {
       ++st.unreadable;
     }

@@ -158,6 +158,10 @@ inline bool IsNoSpaceScript(int32_t cp) {
 
 constexpr uint64_t kShingleMul = 0x9e3779b97f4a7c15ULL;
 
+// A word longer than this is hashed incrementally (streaming XXH3, same value
+// as hashing it whole), so memory does not grow with the length of a word.
+constexpr size_t kMaxWordBuffer = 64 * 1024;
+
 // The hash of the shingle made of tokens[0..k), in text order.
 inline uint64_t ShingleHash(const uint64_t* tokens, int k, uint64_t seed) {
   uint64_t h = seed;
@@ -172,6 +176,8 @@ inline uint64_t ShingleHash(const uint64_t* tokens, int k, uint64_t seed) {
 
 struct Shingler::State {
   Hasher128 content;
+  Hasher64 long_word;      // the head of a word longer than kMaxWordBuffer
+  bool in_long_word = false; // long_word holds the head of the current word
 };
 
 Shingler::Shingler(ShingleUnit unit, int k, uint64_t seed)
@@ -184,6 +190,7 @@ Shingler::~Shingler() = default;
 
 void Shingler::Reset() {
   state_->content.Reset();
+  state_->in_long_word = false;
   word_.clear();
   pending_space_ = false;
   seen_char_ = false;
@@ -197,10 +204,28 @@ void Shingler::Reset() {
 }
 
 void Shingler::EndWord() {
+  if (state_->in_long_word) {
+    state_->long_word.Update(word_.data(), word_.size());
+    state_->in_long_word = false;
+    word_.clear();
+    ++words_;
+    EmitToken(state_->long_word.Digest());
+    return;
+  }
   if (word_.empty()) return;
   ++words_;
   if (token_text_ != nullptr) token_text_->append(word_).push_back(' ');
   EmitToken(HashBytes(word_.data(), word_.size(), seed_));
+  word_.clear();
+}
+
+// Moves the buffered head of a long word into the streaming hash.
+void Shingler::SpillWord() {
+  if (!state_->in_long_word) {
+    state_->long_word.Reset(seed_);
+    state_->in_long_word = true;
+  }
+  state_->long_word.Update(word_.data(), word_.size());
   word_.clear();
 }
 
@@ -221,7 +246,7 @@ void Shingler::FeedWords(std::string_view text) {
       bool has_upper = false;
       const size_t j = AsciiWordEnd(p, i, n, &has_upper);
       const bool complete = j < n && p[j] < 0x80;
-      if (word_.empty() && complete && !has_upper) {
+      if (word_.empty() && !state_->in_long_word && complete && !has_upper) {
         // The common case: a whole lowercase word inside the chunk, hashed in place.
         ++words_;
         if (token_text_ != nullptr) token_text_->append(text.data() + i, j - i).push_back(' ');
@@ -234,7 +259,11 @@ void Shingler::FeedWords(std::string_view text) {
             word_[w] = kAscii.lower[static_cast<unsigned char>(word_[w])];
           }
         }
-        if (complete) EndWord();
+        if (complete) {
+          EndWord();
+        } else if (word_.size() >= kMaxWordBuffer) {
+          SpillWord();
+        }
       }
       i = j;
       continue;
@@ -251,6 +280,7 @@ void Shingler::FeedWords(std::string_view text) {
       EmitToken(HashBytes(p + i, len, seed_));
     } else {
       word_.append(text.data() + i, len);
+      if (word_.size() >= kMaxWordBuffer) SpillWord();
     }
     i += len;
   }
@@ -336,6 +366,7 @@ void Shingler::Feed(std::string_view text) {
 void Shingler::Finish() {
   if (unit_ == ShingleUnit::kWord) EndWord();
   word_.clear();
+  state_->in_long_word = false;
   FlushTokenBatch();
   if (tokens_ > 0 && tokens_ < static_cast<uint64_t>(k_)) {
     // Short document: one shingle, all of it (all its tokens are carried).

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <system_error>
@@ -244,7 +245,7 @@ TEST(WalkCorpusTest, FollowEntersLinkedFilesAndDirectories) {
   EXPECT_EQ(walked.files.back().size, 4u);
 }
 
-TEST(WalkCorpusTest, DanglingLinkIsAnErrorWithFollow) {
+TEST(WalkCorpusTest, DanglingLinkIsAWarningOfItsOwnKindWithFollow) {
   TempDir tmp;
   tmp.File("r/a.txt");
   tmp.Symlink("missing", "r/dangling");
@@ -253,9 +254,11 @@ TEST(WalkCorpusTest, DanglingLinkIsAnErrorWithFollow) {
   options.follow = true;
   const WalkedCorpus walked = Walk(options);
   EXPECT_EQ(Paths(walked), Under(tmp.Path("r/"), {"a.txt"}));
+  EXPECT_EQ(walked.counts.dangling, 1u);
   ASSERT_EQ(walked.errors.size(), 1u);
   EXPECT_EQ(walked.errors[0].code(), Status::Code::kNotFound);
-  EXPECT_EQ(walked.errors[0].message(), tmp.Path("r/dangling") + ": No such file or directory");
+  EXPECT_EQ(walked.errors[0].message(),
+            tmp.Path("r/dangling") + ": dangling symbolic link, not followed (No such file or directory)");
 }
 
 TEST(WalkCorpusTest, SymlinkLoopIsReportedOnceAndTheWalkFinishes) {
@@ -330,7 +333,9 @@ TEST(WalkCorpusTest, FilesOverMaxFilesizeAreSkippedAndCounted) {
   EXPECT_EQ(walked.counts.too_large, 0u);
 }
 
-TEST(WalkCorpusTest, SpecialFilesAreSkippedAndCounted) {
+// Below a directory, a FIFO is counted and never opened; named as a PATH
+// argument, it is a stream document.
+TEST(WalkCorpusTest, SpecialFilesInADirectoryAreSkippedAndNamedOnesAreStreams) {
   TempDir tmp;
   tmp.File("r/a.txt");
   ASSERT_EQ(::mkfifo(tmp.Path("r/fifo").c_str(), 0644), 0);
@@ -338,8 +343,39 @@ TEST(WalkCorpusTest, SpecialFilesAreSkippedAndCounted) {
   Options options;
   options.paths = {tmp.Path("r"), tmp.Path("top_fifo")};
   const WalkedCorpus walked = Walk(options);
-  EXPECT_EQ(Paths(walked), Under(tmp.Path("r/"), {"a.txt"}));
-  EXPECT_EQ(walked.counts.special, 2u);
+  EXPECT_EQ(Paths(walked), (std::vector<std::string>{tmp.Path("r/a.txt"), tmp.Path("top_fifo")}));
+  EXPECT_EQ(walked.counts.special, 1u);
+  ASSERT_EQ(walked.files.size(), 2u);
+  EXPECT_FALSE(walked.files[0].identity.stream);
+  EXPECT_TRUE(walked.files[1].identity.stream);
+  EXPECT_EQ(walked.files[1].size, 0u);
+  struct stat st {};
+  ASSERT_EQ(::stat(tmp.Path("top_fifo").c_str(), &st), 0);
+  EXPECT_EQ(walked.files[1].identity.ino, static_cast<uint64_t>(st.st_ino));
+  EXPECT_TRUE(walked.errors.empty());
+}
+
+// The walk keeps its own stack: a tree far deeper than a recursive walk could
+// take on a small stack is listed whole, in the same order as a shallow one.
+TEST(WalkCorpusTest, DeepTreeIsWalkedInPathOrder) {
+  TempDir tmp;
+  std::string rel = "r";
+  for (int depth = 0; depth < 300; ++depth) {
+    rel += "/d";
+    tmp.File(rel + "/f.txt");
+    tmp.File(rel + "-x.txt");
+  }
+  Options options;
+  options.paths = {tmp.Path("r")};
+  const WalkedCorpus walked = Walk(options);
+  ASSERT_EQ(walked.files.size(), 600u);
+  EXPECT_TRUE(walked.errors.empty());
+  std::vector<std::string> sorted = Paths(walked);
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(Paths(walked), sorted);
+  size_t longest = 0;
+  for (const InputFile& f : walked.files) longest = std::max(longest, f.path.size());
+  EXPECT_EQ(longest, tmp.Path("r").size() + 300 * 2 + 6);
 }
 
 TEST(WalkCorpusTest, MissingPathIsNotFoundAndTheWalkGoesOn) {

@@ -124,5 +124,40 @@ TEST(DocumentReaderTest, ShingleSetMatchesShingleSetHelper) {
   EXPECT_EQ(set.size(), 10u);  // 11 windows, "one two three four five" twice
 }
 
+// The --exact re-read removes repeats as it goes: a long text of few
+// distinct shingles never holds one entry per occurrence.
+TEST(DocumentReaderTest, ShingleSetStaysBoundedByDistinctShingles) {
+  const Options o = Defaults();
+  const MinHasher mh(o.num_perm, o.seed);
+  DocumentReader reader(o, mh);
+  std::string text;
+  for (int i = 0; i < 200000; ++i) text.append("w").append(std::to_string(i % 1000)).append(" ");
+  std::vector<uint64_t> set;
+  DocumentSketch sk;
+  SliceReader in(text, 4096);
+  ASSERT_TRUE(reader.ReadStream(in, nullptr, &set, &sk).ok());
+  EXPECT_EQ(set, ShingleSet(text, ShingleUnit::kWord, 5, 1));
+  EXPECT_EQ(set.size(), 1000u);
+  // 200k occurrences; a buffer kept until the end would have 200k capacity.
+  EXPECT_LE(set.capacity(), 2 * set.size());
+}
+
+TEST(DocumentReaderTest, ReadingStopsPastMaxFilesize) {
+  Options o = Defaults();
+  o.max_filesize = 100000;
+  const MinHasher mh(o.num_perm, o.seed);
+  DocumentReader reader(o, mh);
+  std::vector<uint32_t> sig(static_cast<size_t>(o.num_perm));
+  DocumentSketch sk;
+  SliceReader big(std::string(1 << 20, 'a'), 4096);
+  ASSERT_TRUE(reader.ReadStream(big, sig.data(), nullptr, &sk).ok());
+  EXPECT_EQ(sk.kind, DocumentSketch::Kind::kTooLarge);
+  EXPECT_LE(sk.bytes, 100000u + 4096u);  // stopped within one read of the limit
+  SliceReader exact(std::string(100000, 'a'), 4096);
+  ASSERT_TRUE(reader.ReadStream(exact, sig.data(), nullptr, &sk).ok());
+  EXPECT_EQ(sk.kind, DocumentSketch::Kind::kOk);
+  EXPECT_EQ(sk.bytes, 100000u);
+}
+
 }  // namespace
 }  // namespace neardup

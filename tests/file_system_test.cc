@@ -8,6 +8,8 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <fstream>
+#include <thread>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -166,14 +168,109 @@ TEST(FileSystemTest, DirectoryIsIoError) {
   TempDir dir;
   const std::string path = dir.Path("sub");
   ASSERT_EQ(::mkdir(path.c_str(), 0755), 0);
-  // Open succeeds (no fstat per file); the first read says what is wrong.
+  // Open checks what it opened with fstat().
   Result<std::unique_ptr<ByteReader>> reader = FileSystem::Default().Open(path);
-  ASSERT_TRUE(reader.ok());
-  char buf[16];
+  ASSERT_FALSE(reader.ok());
+  EXPECT_EQ(reader.status().code(), Status::Code::kIoError);
+  EXPECT_EQ(reader.status().message(), path + ": Is a directory");
+}
+
+FileIdentity IdentityOf(const std::string& path, bool stream = false) {
+  struct stat st {};
+  EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+  FileIdentity id;
+  id.dev = static_cast<uint64_t>(st.st_dev);
+  id.ino = static_cast<uint64_t>(st.st_ino);
+  id.stream = stream;
+  return id;
+}
+
+// A file replaced by a FIFO after the walk: opening must neither block (no
+// writer will ever come) nor read it; it is reported as changed.
+TEST(FileSystemTest, FileReplacedByFifoIsChangedAndNeverWaitedOn) {
+  TempDir dir;
+  const std::string path = dir.Path("a.txt");
+  WriteFile(path, "some text");
+  const FileIdentity seen = IdentityOf(path);
+  ASSERT_EQ(::unlink(path.c_str()), 0);
+  ASSERT_EQ(::mkfifo(path.c_str(), 0644), 0);
+  Result<std::unique_ptr<ByteReader>> reader = FileSystem::Default().OpenExpected(path, seen);
+  ASSERT_FALSE(reader.ok());
+  EXPECT_EQ(reader.status().code(), Status::Code::kChanged);
+  // The FIFO may even reuse the file's inode number: the type check catches it then.
+  EXPECT_TRUE(reader.status().message() == path + ": replaced since it was listed (another file is there now)" ||
+              reader.status().message() == path + ": no longer a regular file since it was listed")
+      << reader.status().message();
+  // Without an identity to compare, a FIFO is still refused at once.
+  Result<std::unique_ptr<ByteReader>> plain = FileSystem::Default().Open(path);
+  ASSERT_FALSE(plain.ok());
+  EXPECT_EQ(plain.status().message(), path + ": not a regular file");
+}
+
+TEST(FileSystemTest, FileReplacedByAnotherFileIsChanged) {
+  TempDir dir;
+  const std::string path = dir.Path("a.txt");
+  WriteFile(path, "old text");
+  const FileIdentity seen = IdentityOf(path);
+  WriteFile(dir.Path("b.txt"), "new text");
+  ASSERT_EQ(::rename(dir.Path("b.txt").c_str(), path.c_str()), 0);
+  Result<std::unique_ptr<ByteReader>> reader = FileSystem::Default().OpenExpected(path, seen);
+  ASSERT_FALSE(reader.ok());
+  EXPECT_EQ(reader.status().code(), Status::Code::kChanged);
+}
+
+TEST(FileSystemTest, UnchangedFileOpensAndReadsBlocking) {
+  TempDir dir;
+  const std::string path = dir.Path("a.txt");
+  WriteFile(path, "some text");
+  Result<std::unique_ptr<ByteReader>> reader = OpenInput(FileSystem::Default(), path, IdentityOf(path));
+  ASSERT_TRUE(reader.ok()) << reader.status().message();
+  char buf[64];
   Result<size_t> got = (*reader)->Read(buf, sizeof buf);
-  ASSERT_FALSE(got.ok());
-  EXPECT_EQ(got.status().code(), Status::Code::kIoError);
-  EXPECT_EQ(got.status().message(), path + ": Is a directory");
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(std::string(buf, *got), "some text");
+}
+
+// A FIFO named explicitly (a stream) is opened blocking and read to its end.
+TEST(FileSystemTest, ExpectedStreamFifoIsRead) {
+  TempDir dir;
+  const std::string path = dir.Path("fifo");
+  ASSERT_EQ(::mkfifo(path.c_str(), 0644), 0);
+  const FileIdentity seen = IdentityOf(path, /*stream=*/true);
+  std::thread writer([&] {
+    std::ofstream out(path, std::ios::binary);
+    out << "streamed text";
+  });
+  Result<std::unique_ptr<ByteReader>> reader = FileSystem::Default().OpenExpected(path, seen);
+  ASSERT_TRUE(reader.ok()) << reader.status().message();
+  std::string all;
+  char buf[4];
+  for (;;) {
+    Result<size_t> got = (*reader)->Read(buf, sizeof buf);
+    ASSERT_TRUE(got.ok());
+    if (*got == 0) break;
+    all.append(buf, *got);
+  }
+  writer.join();
+  EXPECT_EQ(all, "streamed text");
+}
+
+TEST(FileSystemTest, DecompressedLargerThanCountsDecompressedBytes) {
+  TempDir dir;
+  const std::string path = dir.Path("big.gz");
+  WriteFile(path, Gzip(std::string(100000, 'a')));
+  const FileIdentity id = IdentityOf(path);
+  Result<bool> over = DecompressedLargerThan(FileSystem::Default(), path, id, 99999);
+  ASSERT_TRUE(over.ok());
+  EXPECT_TRUE(*over);
+  over = DecompressedLargerThan(FileSystem::Default(), path, id, 100000);
+  ASSERT_TRUE(over.ok());
+  EXPECT_FALSE(*over);
+  // An uncompressed name is never read: the walk compared its size.
+  WriteFile(dir.Path("plain.txt"), std::string(100, 'a'));
+  over = DecompressedLargerThan(FileSystem::Default(), dir.Path("plain.txt"), IdentityOf(dir.Path("plain.txt")), 10);
+  ASSERT_TRUE(over.ok());
+  EXPECT_FALSE(*over);
 }
 
 TEST(FileSystemTest, StatGivesSizeAndMtimeThroughSymlinks) {

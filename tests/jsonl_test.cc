@@ -406,5 +406,60 @@ TEST(LineSplitterTest, LongLineInSmallChunks) {
   EXPECT_EQ(number, 2u);
 }
 
+// Lines as SplitInChunks gives them, with a line too long marked "<too long>".
+std::vector<Line> SplitWithLimit(std::string_view input, uint64_t max_line, size_t step) {
+  LineSplitter splitter(max_line);
+  std::vector<Line> lines;
+  auto drain = [&] {
+    std::string_view line;
+    uint64_t number = 0;
+    while (splitter.Next(&line, &number)) {
+      lines.push_back({splitter.too_long() ? std::string("<too long>") : std::string(line), number});
+    }
+  };
+  for (size_t start = 0; start < input.size(); start += step) {
+    splitter.Feed(input.substr(start, step));
+    drain();
+  }
+  splitter.Finish();
+  drain();
+  return lines;
+}
+
+TEST(LineSplitterTest, LineOverTheLimitIsReportedEmptyWithItsNumber) {
+  const std::string input = "12345\n123456\r\n1234567\nok\n12345678";
+  const std::vector<Line> expected = {
+      {"12345", 1}, {"123456", 2}, {"<too long>", 3}, {"ok", 4}, {"<too long>", 5}};
+  // Whatever the chunking, the same lines are too long.
+  for (size_t step = 1; step <= input.size(); ++step) {
+    EXPECT_EQ(SplitWithLimit(input, 6, step), expected) << "step " << step;
+  }
+  // Without a limit, every line is kept.
+  EXPECT_EQ(SplitWithLimit(input, 0, 4)[2], (Line{"1234567", 3}));
+}
+
+TEST(LineSplitterTest, LineOverTheLimitIsNeverBuffered) {
+  // 64 MiB of one line in 64 KiB chunks, with a 1 MiB limit: the splitter
+  // never holds more than the limit (checked through the views it returns
+  // and the line after it, which must still come out whole).
+  LineSplitter splitter(1 << 20);
+  const std::string chunk(64 << 10, 'x');
+  std::string_view line;
+  uint64_t number = 0;
+  for (int i = 0; i < 1024; ++i) {
+    splitter.Feed(chunk);
+    ASSERT_FALSE(splitter.Next(&line, &number));
+  }
+  splitter.Feed("\n{\"text\":\"after\"}\n");
+  ASSERT_TRUE(splitter.Next(&line, &number));
+  EXPECT_TRUE(splitter.too_long());
+  EXPECT_TRUE(line.empty());
+  EXPECT_EQ(number, 1u);
+  ASSERT_TRUE(splitter.Next(&line, &number));
+  EXPECT_FALSE(splitter.too_long());
+  EXPECT_EQ(line, "{\"text\":\"after\"}");
+  EXPECT_EQ(number, 2u);
+}
+
 }  // namespace
 }  // namespace neardup

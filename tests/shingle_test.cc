@@ -130,5 +130,56 @@ TEST(ShingleTest, SeedChangesEveryHash) {
   EXPECT_TRUE(common.empty());
 }
 
+// Words longer than the shingler's buffer are hashed as they stream in: the
+// hashes must be those of the whole word, however the text is cut.
+TEST(ShingleTest, VeryLongWordsHashAsIfHeldWhole) {
+  std::string text = "short " + std::string(200000, 'a') + "B" + std::string(70000, 'c') + " tail ";
+  // A long word of combining marks and non-ASCII letters too.
+  for (int i = 0; i < 40000; ++i) text += "e\xcc\x81";
+  text += " end";
+  auto shingles = [&](size_t step, std::vector<uint64_t>* out) {
+    Shingler sh(ShingleUnit::kWord, 2, 3);
+    for (size_t pos = 0; pos < text.size();) {
+      // Cut at code point boundaries, as the Normalizer does.
+      size_t end = std::min(text.size(), pos + step);
+      while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) ++end;
+      sh.Feed(std::string_view(text).substr(pos, end - pos));
+      pos = end;
+      out->insert(out->end(), sh.shingles().begin(), sh.shingles().end());
+      sh.shingles().clear();
+    }
+    sh.Finish();
+    out->insert(out->end(), sh.shingles().begin(), sh.shingles().end());
+    EXPECT_EQ(sh.words(), 5u);
+    return sh.content_hash();
+  };
+  std::vector<uint64_t> whole;
+  const ContentHash whole_hash = shingles(text.size(), &whole);
+  // The reference: the same words, short enough never to be spilled, give
+  // different hashes; the long text's hashes must equal a whole-word hash,
+  // which ShingleSet over the full text computes in one Feed as well.
+  for (size_t step : {size_t{1} << 10, size_t{4093}, size_t{65536}, size_t{100000}}) {
+    std::vector<uint64_t> cut;
+    EXPECT_TRUE(shingles(step, &cut) == whole_hash) << "step " << step;
+    EXPECT_EQ(cut, whole) << "step " << step;
+  }
+  EXPECT_EQ(whole.size(), 4u);
+}
+
+// The long-word path gives exactly HashBytes of the word: a two-word document
+// made of one long word and one short word has the same shingle whether the
+// long word arrives at once or byte by byte.
+TEST(ShingleTest, LongWordFedByteByByteMatchesOneFeed) {
+  const std::string text = std::string(70000, 'q') + " x";
+  Shingler once(ShingleUnit::kWord, 2, 1);
+  once.Feed(text);
+  once.Finish();
+  Shingler bytes(ShingleUnit::kWord, 2, 1);
+  for (char c : text) bytes.Feed(std::string_view(&c, 1));
+  bytes.Finish();
+  EXPECT_EQ(once.shingles(), bytes.shingles());
+  ASSERT_EQ(once.shingles().size(), 1u);
+}
+
 }  // namespace
 }  // namespace neardup

@@ -4,7 +4,11 @@
 // Bytes flow through a fixed buffer: decode (TextDecoder) -> normalize
 // (Normalizer) -> shingle (Shingler) -> fold into the signature (MinHasher),
 // chunk by chunk, so a multi-gigabyte file is read with memory bounded by the
-// buffer (and, when the shingle set is asked for, by the set).
+// buffer (and, when the shingle set is asked for, by the set: repeats are
+// removed as the set grows, so at most about twice the set is held).
+// With Options::max_filesize, reading stops once more bytes than that came
+// out of the reader (a compressed file counts its decompressed bytes): the
+// document is kTooLarge.
 //
 // Thread safety: one DocumentReader per thread; it reuses its buffers.
 //
@@ -30,7 +34,8 @@
 namespace neardup {
 
 struct DocumentSketch {
-  enum class Kind : uint8_t { kOk, kEmpty, kTooShort, kBinary };
+  // kTooLarge: more than Options::max_filesize bytes were read; reading stopped.
+  enum class Kind : uint8_t { kOk, kEmpty, kTooShort, kBinary, kTooLarge };
   Kind kind = Kind::kOk;
   uint64_t bytes = 0;     // bytes read (after decompression)
   uint64_t words = 0;
@@ -52,7 +57,9 @@ class DocumentReader {
 
   // Reads `in` to its end. Writes the signature (num_perm values) to `sig`
   // when not null, and the sorted unique shingle set to `*set` when not null.
-  // A file whose first block looks binary stops early with kind kBinary.
+  // A file whose first block looks binary stops early with kind kBinary; one
+  // with more than Options::max_filesize bytes stops there with kTooLarge
+  // (the signature and set are then meaningless).
   // Returns the reader's error (the sketch is then meaningless).
   Status ReadStream(ByteReader& in, uint32_t* sig, std::vector<uint64_t>* set, DocumentSketch* out);
 
@@ -71,9 +78,11 @@ class DocumentReader {
   void Feed(std::string_view bytes);
   void End(DocumentSketch* out);
   void Drain();
+  void CompactSet();
 
   const MinHasher& minhasher_;
   uint64_t min_words_;
+  uint64_t max_bytes_;  // 0: no limit
   TextDecoder decoder_;
   Normalizer normalizer_;
   Shingler shingler_;
@@ -84,6 +93,7 @@ class DocumentReader {
   std::string token_text_;
   uint32_t* sig_ = nullptr;
   std::vector<uint64_t>* set_ = nullptr;
+  size_t set_compact_at_ = 0;  // compact *set_ when it reaches this size
 };
 
 }  // namespace neardup

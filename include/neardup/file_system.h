@@ -6,6 +6,13 @@
 // OpenInput() adds transparent decompression for ".gz" (zlib) and ".zst"
 // (libzstd) paths.
 //
+// Opening never hangs on a file that turned into a FIFO: a file is opened with
+// O_NONBLOCK, checked with fstat() (a regular file, and with a FileIdentity
+// the same device and inode as the walk saw), and only then set to blocking.
+// A stream (a pipe, FIFO or device named on the command line, such as
+// /dev/stdin or <(cmd)) is opened blocking, as cat(1) would, since its writer
+// may not be there yet.
+//
 // Thread safety: FileSystem::Default() and its Open() may be called from many
 // threads at once; one ByteReader is used by one thread at a time.
 #pragma once
@@ -46,11 +53,28 @@ struct FileStat {
   }
 };
 
+// What the walk saw of an input, checked again when it is opened.
+struct FileIdentity {
+  uint64_t dev = 0;
+  uint64_t ino = 0;
+  // Not a regular file: a pipe, FIFO, character or block device given
+  // explicitly. Read once, front to back; its size is unknown beforehand.
+  bool stream = false;
+};
+
 class FileSystem {
  public:
   virtual ~FileSystem() = default;
-  // Opens `path` for reading. NotFound or IoError, with the path in the message.
+  // Opens the regular file `path` for reading. NotFound or IoError, with the
+  // path in the message; "PATH: not a regular file" when it is something else
+  // (a FIFO is never waited on).
   virtual Result<std::unique_ptr<ByteReader>> Open(const std::string& path) = 0;
+  // Opens `path` and checks that it is still the file `expected` describes:
+  // same device and inode, and a regular file unless expected.stream. A
+  // mismatch is Changed ("PATH: replaced since it was listed ..."). The default
+  // implementation (for test doubles) skips the check and calls Open().
+  virtual Result<std::unique_ptr<ByteReader>> OpenExpected(const std::string& path,
+                                                           const FileIdentity& expected);
   // Size and modification time of an open-able file (follows symlinks).
   virtual Result<FileStat> Stat(const std::string& path) = 0;
 
@@ -60,6 +84,16 @@ class FileSystem {
 
 // Opens `path` through `fs`, decompressing when the name ends in ".gz" or ".zst".
 Result<std::unique_ptr<ByteReader>> OpenInput(FileSystem& fs, const std::string& path);
+// The same through fs.OpenExpected(path, expected).
+Result<std::unique_ptr<ByteReader>> OpenInput(FileSystem& fs, const std::string& path,
+                                              const FileIdentity& expected);
+
+// True when `path` is compressed (".gz", ".zst") and decompresses to more than
+// `limit` bytes; reads at most limit + 1 decompressed bytes, through a fixed
+// buffer. False at once for any other name. Errors are those of OpenInput()
+// and Read() (the caller meets them again when it reads the file).
+Result<bool> DecompressedLargerThan(FileSystem& fs, const std::string& path,
+                                    const FileIdentity& expected, uint64_t limit);
 
 // Wraps an already open reader with a gzip or zstd decoder. `path` is for
 // messages only.

@@ -13,12 +13,16 @@
 // line is ignored.
 //
 // LineSplitter cuts a byte stream into lines (LF, with an optional CR before
-// it), carrying a partial line across chunks, and numbers them from 1.
+// it), carrying a partial line across chunks, and numbers them from 1. A line
+// longer than its limit (--max-line) is not kept: its bytes are dropped as they
+// arrive until its newline, and Next() returns it empty with too_long() set,
+// so a line never costs more than the limit in memory, however long it is.
 //
 // Thread safety: one parser per thread (it holds simdjson's buffers).
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -52,7 +56,12 @@ class JsonlLineParser {
 
 class LineSplitter {
  public:
-  // Appends `bytes`; complete lines become available from Next().
+  // `max_line`: longest line kept, in bytes without its "\n" or "\r\n";
+  // 0 = no limit.
+  explicit LineSplitter(uint64_t max_line = 0) : max_line_(max_line) {}
+
+  // Appends `bytes`; complete lines become available from Next(). Holds the
+  // lines not yet returned plus at most max_line + 1 bytes of a partial line.
   void Feed(std::string_view bytes);
   // Marks the end of input: a last line without a newline becomes available.
   // REQUIRES: no Feed() after Finish().
@@ -63,11 +72,24 @@ class LineSplitter {
   // last line without "\n" is returned too (a CR at its end is dropped).
   // Linear in the bytes fed, however they are chunked.
   bool Next(std::string_view* line, uint64_t* line_number);
+  // True when the line last returned by Next() was longer than max_line (its
+  // view is then empty). Which lines are too long does not depend on chunking.
+  bool too_long() const { return too_long_; }
 
  private:
+  // Appends bytes that hold no '\n' to the partial line, or starts skipping
+  // it when it grows past the limit.
+  void AppendPartial(std::string_view bytes);
+
+  uint64_t max_line_;
   std::string buf_;
   size_t pos_ = 0;   // start of the first line not yet returned
   size_t scan_ = 0;  // buf_ has no '\n' in [pos_, scan_)
+  size_t tail_ = 0;  // start of the partial line (after the last '\n' in buf_)
+  // Offsets in buf_ of lines that were too long (each an empty line there).
+  std::deque<size_t> too_long_at_;
+  bool skipping_ = false;  // dropping the rest of a line that is too long
+  bool too_long_ = false;
   uint64_t line_number_ = 0;
   bool finished_ = false;
 };

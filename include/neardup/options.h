@@ -41,6 +41,9 @@ struct Options {
   bool follow = false;
   // Files larger than this many bytes are skipped and counted. 0 = no limit (default).
   uint64_t max_filesize = 0;
+  // JSONL: a line longer than this many bytes (without its newline) is
+  // skipped as malformed, never held whole. Range >= 1. Default: 256 MiB.
+  uint64_t max_line = uint64_t{256} << 20;
   // kText: each file is a document. kJsonl: each line of each file is one.
   InputFormat input = InputFormat::kText;
   // JSONL keys. Defaults: "text" and "id" (without an id: FILE:LINE).

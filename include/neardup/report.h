@@ -56,6 +56,7 @@ struct Stats {
   uint64_t hidden = 0;            // skipped: hidden names
   uint64_t glob = 0;              // skipped: excluded by --glob
   uint64_t too_large = 0;         // skipped: over --max-filesize
+  uint64_t special = 0;           // not read: fifos, sockets, devices found in a walk
   uint64_t binary = 0;            // skipped: binary files
   uint64_t unreadable = 0;        // files that could not be opened or read
   uint64_t malformed_lines = 0;   // JSONL lines skipped

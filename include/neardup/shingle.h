@@ -10,6 +10,9 @@
 // control characters collapsed to one space and trimmed at both ends; a char
 // shingle is k consecutive characters.
 // Each token (word or character) is hashed once (XXH3-64 with the seed); a
+// word longer than 64 KiB is hashed incrementally as it streams in (the same
+// hash value), so a document of one endless word takes no more memory than
+// any other; a
 // shingle's hash is built from its k token hashes without touching the text
 // again. A document with at least one token but fewer than k has exactly one
 // shingle: all its tokens. A document with no word has no shingle (empty).
@@ -85,6 +88,7 @@ class Shingler {
     token_batch_.push_back(token_hash);
   }
   void EndWord();
+  void SpillWord();
   void FeedWords(std::string_view text);
   void FeedChars(std::string_view text);
   void FlushTokenBatch();
@@ -94,7 +98,8 @@ class Shingler {
   int k_;
   uint64_t seed_;
   std::unique_ptr<State> state_;   // streaming content hash
-  std::string word_;               // the word being read (lowercased bytes)
+  std::string word_;               // the word being read (lowercased bytes),
+                                   // or its tail past 64 KiB (see SpillWord)
   bool pending_space_ = false;     // char mode: a space to emit before the next char
   bool seen_char_ = false;         // char mode: a non-space char was emitted
   bool in_word_ = false;           // char mode: the last char was a word char

@@ -237,6 +237,9 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
   scan->add_flag("-L,--follow", o.follow, "Follow symbolic links");
   auto* max_size = scan->add_option("--max-filesize", max_filesize, "Skip files larger than SIZE (e.g. 10M); default: no limit")
                        ->option_text("SIZE");
+  std::string max_line;
+  auto* max_line_opt =
+      scan->add_option("--max-line", max_line, "JSONL: a longer line is skipped as malformed")->option_text("SIZE [256M]");
   auto* input = scan->add_option("--input", input_text, "Input kind: text (a file is a document) or jsonl (a line is)")
                     ->option_text("text|jsonl [text]");
   scan->add_option("--text-key", o.text_key, "JSONL key of the text")->option_text("KEY [text]")->capture_default_str();
@@ -335,6 +338,14 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
         errors.Add("--max-filesize must be more than 0 (without it there is no limit), got " + Shown(max_filesize));
       } else {
         o.max_filesize = *size;
+      }
+    }
+    if (max_line_opt->count() > 0) {
+      const auto size = ParseSize(max_line);
+      if (!size || *size == 0) {
+        errors.Add("--max-line must be a size of at least 1 such as 64K or 256M, got " + Shown(max_line));
+      } else {
+        o.max_line = *size;
       }
     }
     if (input->count() > 0) {

@@ -178,6 +178,10 @@ ExitCode RunScan(const CliOptions& cli) {
   const Report& report = *result;
   for (const Status& p : report.problems) spdlog::warn("{}", p.message());
   for (const std::string& n : report.notices) spdlog::warn("{}", n);
+  if (report.stats.special > 0) {
+    spdlog::info("{} special files (fifos, sockets, devices) found while walking were not read",
+                 report.stats.special);
+  }
   const Params& pa = report.params;
   spdlog::info("{} {}-shingles, {} permutations, {} bands x {} rows, threshold {}, verify {}, seed {}",
                ToString(pa.shingle), pa.ngram, pa.num_perm, pa.bands, pa.rows, pa.threshold,

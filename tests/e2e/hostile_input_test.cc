@@ -1,0 +1,406 @@
+// Hostile input, end to end: what a careless cron job or a hostile user can put
+// in front of neardup. Each case runs the real binary where it can (a file
+// swapped for a FIFO mid-run needs the injectable FileSystem to be
+// deterministic) and checks that the run finishes, reports the right thing and,
+// for the memory cases, keeps its peak RSS under a stated bound.
+//
+// Memory bounds: a scan of two small files peaks at about 6 MB; the read
+// buffers, the MinHash tables and the thread stacks stay under 40 MB. The
+// bound used below, 100 MB, leaves room for that and for allocator slack,
+// while each input here would take 2-4x its size (200-500 MB) if a word, a
+// line, a decompressed stream or the --exact shingle occurrences were held.
+// Under AddressSanitizer (-DNEARDUP_SANITIZE=ON) the binary idles at about
+// 210 MB (the 256 MB allocation quarantine and the shadow memory), so the
+// bound there is 320 MB: still well under what the regressions take there.
+// RunProcess spawns with posix_spawn (vfork semantics), so the child's peak
+// RSS also counts the test process's own peak at exec time: these tests keep
+// their own memory small (1 MiB blocks), and ctest runs each in its own process.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <atomic>
+#include <climits>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "neardup/file_system.h"
+#include "neardup/options.h"
+#include "neardup/pipeline.h"
+#include "test_util.h"
+
+namespace neardup {
+namespace {
+
+using testing::Join;
+using testing::RandomWords;
+using testing::RunProcess;
+using testing::RunResult;
+using testing::TempDir;
+using testing::WriteFile;
+
+const std::string kBin = NEARDUP_BINARY;
+#if defined(__SANITIZE_ADDRESS__)
+constexpr long kMemoryBoundKb = 320 * 1024;
+#else
+constexpr long kMemoryBoundKb = 100 * 1024;
+#endif
+
+std::string Text(uint64_t seed, size_t words = 300) { return Join(RandomWords(words, seed)); }
+
+// Writes `block` repeated until the file holds `size` bytes, without holding it.
+void WriteRepeated(const std::string& path, const std::string& block, uint64_t size) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream out(path, std::ios::binary);
+  for (uint64_t written = 0; written < size;) {
+    const auto n = static_cast<size_t>(std::min<uint64_t>(block.size(), size - written));
+    out.write(block.data(), static_cast<std::streamsize>(n));
+    written += n;
+  }
+  ASSERT_TRUE(out.good()) << path;
+}
+
+// A gzip file of `size` bytes of `c`, compressed as a stream.
+void WriteGzipBomb(const std::string& path, char c, uint64_t size) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream out(path, std::ios::binary);
+  z_stream zs{};
+  ASSERT_EQ(deflateInit2(&zs, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY), Z_OK);
+  const std::string block(1 << 20, c);
+  std::string buf(1 << 16, '\0');
+  for (uint64_t fed = 0;;) {
+    const auto n = static_cast<uInt>(std::min<uint64_t>(block.size(), size - fed));
+    fed += n;
+    const int flush = fed == size ? Z_FINISH : Z_NO_FLUSH;
+    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(block.data()));
+    zs.avail_in = n;
+    do {
+      zs.next_out = reinterpret_cast<Bytef*>(buf.data());
+      zs.avail_out = static_cast<uInt>(buf.size());
+      deflate(&zs, flush);
+      out.write(buf.data(), static_cast<std::streamsize>(buf.size() - zs.avail_out));
+    } while (zs.avail_out == 0);
+    if (flush == Z_FINISH) break;
+  }
+  deflateEnd(&zs);
+  ASSERT_TRUE(out.good());
+}
+
+struct Scan {
+  RunResult run;
+  nlohmann::json json;
+  long max_rss_kb = 0;
+};
+
+// `neardup scan -f json ARGS...`, stdout parsed.
+Scan ScanJson(const TempDir& dir, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {kBin, "scan", "-f", "json"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  Scan s;
+  s.run = RunProcess(argv, dir.path(), "/dev/null", &s.max_rss_kb);
+  s.json = nlohmann::json::parse(s.run.out, nullptr, /*allow_exceptions=*/false);
+  EXPECT_FALSE(s.json.is_discarded()) << "stdout: " << s.run.out << "\nstderr: " << s.run.err;
+  return s;
+}
+
+// `sh -c SCRIPT` with NEARDUP set to the binary; stdout parsed as JSON.
+Scan ShellJson(const TempDir& dir, const std::string& shell, const std::string& script) {
+  Scan s;
+  s.run = RunProcess({shell, "-c", "NEARDUP='" + kBin + "'; " + script}, dir.path());
+  s.json = nlohmann::json::parse(s.run.out, nullptr, /*allow_exceptions=*/false);
+  EXPECT_FALSE(s.json.is_discarded()) << "stdout: " << s.run.out << "\nstderr: " << s.run.err;
+  return s;
+}
+
+std::vector<std::pair<std::string, std::string>> PairsOf(const nlohmann::json& j) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (j.is_discarded() || !j.contains("pairs")) return out;
+  for (const auto& p : j["pairs"]) out.emplace_back(p["a"].get<std::string>(), p["b"].get<std::string>());
+  return out;
+}
+
+// --- A file swapped for a FIFO between the walk and the read (item 4) ---------
+
+// Swaps the named file for a FIFO (with no writer, ever) just before the
+// pipeline opens it, then opens through the real file system.
+class SwapToFifoFs : public FileSystem {
+ public:
+  explicit SwapToFifoFs(std::string victim) : victim_(std::move(victim)) {}
+  Result<std::unique_ptr<ByteReader>> Open(const std::string& path) override {
+    Swap(path);
+    return FileSystem::Default().Open(path);
+  }
+  Result<std::unique_ptr<ByteReader>> OpenExpected(const std::string& path, const FileIdentity& expected) override {
+    Swap(path);
+    return FileSystem::Default().OpenExpected(path, expected);
+  }
+  Result<FileStat> Stat(const std::string& path) override { return FileSystem::Default().Stat(path); }
+
+ private:
+  void Swap(const std::string& path) {
+    if (path != victim_ || swapped_.exchange(true)) return;
+    EXPECT_EQ(::unlink(path.c_str()), 0);
+    EXPECT_EQ(::mkfifo(path.c_str(), 0644), 0);
+  }
+  std::string victim_;
+  std::atomic<bool> swapped_{false};
+};
+
+TEST(HostileInputTest, FileSwappedForFifoAfterTheWalkIsAnErrorNotAHang) {
+  TempDir dir;
+  WriteFile(dir / "d/a.txt", Text(1));
+  WriteFile(dir / "d/b.txt", Text(2));
+  WriteFile(dir / "d/c.txt", Text(2));
+  SwapToFifoFs fs(dir / "d/a.txt");
+  Options options;
+  options.paths = {dir / "d"};
+  options.threads = 2;
+  RunContext ctx;
+  ctx.fs = &fs;
+  // A blocking open of a FIFO without a writer never returns: the alarm turns
+  // such a hang into a failure of this test binary instead of a stuck suite.
+  ::alarm(120);
+  Result<Report> report = FindDuplicates(options, ctx);
+  ::alarm(0);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->stats.unreadable, 1u);
+  EXPECT_EQ(report->stats.documents, 2u);
+  ASSERT_EQ(report->problems.size(), 1u);
+  EXPECT_EQ(report->problems[0].code(), Status::Code::kChanged);
+  EXPECT_EQ(report->problems[0].message().rfind(dir / "d/a.txt: ", 0), 0u) << report->problems[0].message();
+  ASSERT_EQ(report->pairs.size(), 1u);
+}
+
+// --- Bounded memory whatever the input (item 5) -------------------------------
+
+TEST(HostileInputTest, FileOfOneLetterIsReadWithBoundedMemory) {
+  TempDir dir;
+  constexpr uint64_t kSize = 256ULL << 20;
+  WriteRepeated(dir / "d/one_letter.txt", std::string(1 << 20, 'a'), kSize);
+  WriteFile(dir / "d/x.txt", Text(3));
+  WriteFile(dir / "d/y.txt", Text(3));
+  const Scan s = ScanJson(dir, {"-j1", dir / "d"});
+  ASSERT_EQ(s.run.exit_code, 0) << s.run.err;
+  EXPECT_EQ(s.json["stats"]["documents"], 3);
+  EXPECT_EQ(s.json["stats"]["bytes"].get<uint64_t>(), kSize + 2 * Text(3).size());
+  EXPECT_LT(s.max_rss_kb, kMemoryBoundKb) << "peak RSS " << s.max_rss_kb / 1024 << " MB";
+}
+
+// A base letter and then one endless combining sequence: the normalizer cuts
+// it (see README) and the word it makes is hashed as it streams.
+TEST(HostileInputTest, LongRunOfCombiningMarksIsReadWithBoundedMemory) {
+  TempDir dir;
+  std::string block;
+  while (block.size() < (1 << 20)) block += "\xcc\x81";  // U+0301 COMBINING ACUTE ACCENT
+  std::filesystem::create_directories(dir / "d");
+  WriteFile(dir / "d/start.txt", "a");
+  WriteRepeated(dir / "d/marks.txt", block, 96ULL << 20);
+  {
+    std::ofstream out(dir / "d/marks.txt", std::ios::binary | std::ios::app);
+    out << " and then some ordinary words\n";
+  }
+  {
+    // "a" followed by the marks, in one file.
+    std::ofstream out(dir / "d/combined.txt", std::ios::binary);
+    out << "a";
+    std::ifstream in(dir / "d/marks.txt", std::ios::binary);
+    out << in.rdbuf();
+  }
+  std::filesystem::remove(dir / "d/marks.txt");
+  std::filesystem::remove(dir / "d/start.txt");
+  const Scan s = ScanJson(dir, {"-j1", dir / "d"});
+  ASSERT_EQ(s.run.exit_code, 1) << s.run.err;
+  EXPECT_EQ(s.json["stats"]["documents"], 1);
+  EXPECT_LT(s.max_rss_kb, kMemoryBoundKb) << "peak RSS " << s.max_rss_kb / 1024 << " MB";
+}
+
+// A 200 KB gzip file that expands to 256 MB of one letter: with
+// --max-filesize 10M it is skipped as too large once 10 MB came out, with a
+// warning, and without an error exit; without a limit it is read in bounded
+// memory.
+TEST(HostileInputTest, GzipBombIsStoppedByMaxFilesizeAndReadInBoundedMemory) {
+  TempDir dir;
+  WriteGzipBomb(dir / "d/bomb.txt.gz", 'a', 256ULL << 20);
+  ASSERT_LT(std::filesystem::file_size(dir / "d/bomb.txt.gz"), 1u << 20);
+  WriteFile(dir / "d/x.txt", Text(4));
+  WriteFile(dir / "d/y.txt", Text(4));
+
+  Scan s = ScanJson(dir, {"-j1", "--max-filesize", "10M", dir / "d"});
+  ASSERT_EQ(s.run.exit_code, 0) << s.run.err;
+  EXPECT_EQ(s.json["stats"]["documents"], 2);
+  EXPECT_EQ(s.json["stats"]["too_large"], 1) << s.json["stats"].dump();
+  EXPECT_EQ(s.json["stats"]["unreadable"], 0);
+  EXPECT_NE(s.run.err.find(dir / "d/bomb.txt.gz: skipped, more than --max-filesize 10485760 bytes once decompressed"),
+            std::string::npos)
+      << s.run.err;
+  EXPECT_LT(s.json["stats"]["bytes"].get<uint64_t>(), 1u << 20);  // the bomb's bytes are not counted
+  EXPECT_LT(s.max_rss_kb, kMemoryBoundKb) << "peak RSS " << s.max_rss_kb / 1024 << " MB";
+
+  s = ScanJson(dir, {"-j1", dir / "d"});
+  ASSERT_EQ(s.run.exit_code, 0) << s.run.err;
+  EXPECT_EQ(s.json["stats"]["documents"], 3);
+  EXPECT_LT(s.max_rss_kb, kMemoryBoundKb) << "peak RSS " << s.max_rss_kb / 1024 << " MB";
+
+  // The same limit stops a compressed JSONL file before any of its lines counts.
+  WriteGzipBomb(dir / "j/bomb.jsonl.gz", '\n', 64ULL << 20);
+  WriteFile(dir / "j/ok.jsonl", "{\"id\":\"p\",\"text\":\"" + Text(5) + "\"}\n{\"id\":\"q\",\"text\":\"" + Text(5) + "\"}\n");
+  s = ScanJson(dir, {"--input", "jsonl", "--max-filesize", "1M", dir / "j"});
+  ASSERT_EQ(s.run.exit_code, 0) << s.run.err;
+  EXPECT_EQ(s.json["stats"]["too_large"], 1) << s.json["stats"].dump();
+  EXPECT_NE(s.run.err.find("bomb.jsonl.gz: skipped, more than --max-filesize"), std::string::npos) << s.run.err;
+}
+
+// --max-line: a JSONL line longer than the limit is a malformed line (with its
+// FILE:LINE), and is never held.
+TEST(HostileInputTest, OverlongJsonlLineIsMalformedAndNeverBuffered) {
+  TempDir dir;
+  const std::string good_a = "{\"id\":\"a\",\"text\":\"" + Text(6) + "\"}\n";
+  const std::string good_b = "{\"id\":\"b\",\"text\":\"" + Text(6) + "\"}\n";
+  {
+    std::filesystem::create_directories(dir / "d");
+    std::ofstream out(dir / "d/in.jsonl", std::ios::binary);
+    out << good_a << "{\"id\":\"huge\",\"text\":\"";
+    const std::string block(1 << 20, 'x');
+    for (int i = 0; i < 200; ++i) out << block;
+    out << "\"}\n" << good_b;
+  }
+  Scan s = ScanJson(dir, {"--input", "jsonl", "--max-line", "1M", dir / "d/in.jsonl"});
+  ASSERT_EQ(s.run.exit_code, 0) << s.run.err;
+  EXPECT_EQ(PairsOf(s.json), (std::vector<std::pair<std::string, std::string>>{{"a", "b"}}));
+  EXPECT_EQ(s.json["stats"]["malformed_lines"], 1) << s.json["stats"].dump();
+  EXPECT_NE(s.run.err.find(dir / "d/in.jsonl:2: line longer than --max-line 1048576 bytes"), std::string::npos)
+      << s.run.err;
+  EXPECT_LT(s.max_rss_kb, kMemoryBoundKb) << "peak RSS " << s.max_rss_kb / 1024 << " MB";
+
+  // The default limit (256M) keeps the 200 MB line; a bad size is a usage error.
+  RunResult bad = RunProcess({kBin, "scan", "--max-line", "0", dir / "d"}, dir.path());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--max-line"), std::string::npos) << bad.err;
+}
+
+// --exact re-reads the candidates' text for their shingle sets: bounded by the
+// sets, not by the text (two 128 MB files of a repeated 1 MB block).
+TEST(HostileInputTest, ExactReReadOfLargeFilesIsBoundedBySets) {
+  TempDir dir;
+  std::string block = Join(RandomWords(180'000, 7, 2000)) + "\n";
+  block.resize(1 << 20);
+  block.back() = '\n';
+  WriteRepeated(dir / "d/big_a.txt", block, 128ULL << 20);
+  WriteRepeated(dir / "d/big_b.txt", block, (128ULL << 20) - 1);  // not an exact copy: verified by sets
+  const Scan s = ScanJson(dir, {"-j1", "--exact", dir / "d"});
+  ASSERT_EQ(s.run.exit_code, 0) << s.run.err;
+  ASSERT_EQ(PairsOf(s.json).size(), 1u);
+  EXPECT_GT(s.json["pairs"][0]["jaccard"].get<double>(), 0.99);
+  EXPECT_LT(s.max_rss_kb, kMemoryBoundKb) << "peak RSS " << s.max_rss_kb / 1024 << " MB";
+}
+
+// --- Special files named on the command line are read (item 9) ---------------
+
+TEST(HostileInputTest, DevStdinPipeIsReadAsADocument) {
+  TempDir dir;
+  WriteFile(dir / "a.txt", Text(8));
+  WriteFile(dir / "b.txt", Text(8));
+  const Scan s = ShellJson(dir, "/bin/sh", "cat '" + (dir / "a.txt") + "' | \"$NEARDUP\" scan -f json /dev/stdin '" +
+                                               (dir / "b.txt") + "'");
+  ASSERT_EQ(s.run.exit_code, 0) << s.run.err;
+  EXPECT_EQ(PairsOf(s.json), (std::vector<std::pair<std::string, std::string>>{{"/dev/stdin", dir / "b.txt"}}));
+  EXPECT_EQ(s.json["stats"]["documents"], 2);
+  EXPECT_EQ(s.json["stats"]["unreadable"], 0);
+}
+
+TEST(HostileInputTest, ProcessSubstitutionIsReadAsADocument) {
+  if (!std::filesystem::exists("/bin/bash")) GTEST_SKIP() << "needs bash for <(...)";
+  TempDir dir;
+  WriteFile(dir / "a.txt", Text(9));
+  WriteFile(dir / "b.txt", Text(9));
+  const Scan s =
+      ShellJson(dir, "/bin/bash", "\"$NEARDUP\" scan -f json <(cat '" + (dir / "a.txt") + "') '" + (dir / "b.txt") + "'");
+  ASSERT_EQ(s.run.exit_code, 0) << s.run.err;
+  ASSERT_EQ(PairsOf(s.json).size(), 1u);
+  EXPECT_EQ(s.json["stats"]["documents"], 2);
+}
+
+TEST(HostileInputTest, FifoArgumentIsReadAsADocumentAndFifosInDirectoriesAreNot) {
+  TempDir dir;
+  WriteFile(dir / "d/b.txt", Text(10));
+  ASSERT_EQ(::mkfifo((dir / "d/never_opened").c_str(), 0644), 0);  // no writer: opening it would hang
+  ASSERT_EQ(::mkfifo((dir / "pipe").c_str(), 0644), 0);
+  std::thread writer([&] {
+    std::ofstream out(dir / "pipe", std::ios::binary);  // waits for the scan to open it
+    out << Text(10);
+  });
+  Scan s;
+  s.run = RunProcess({kBin, "scan", "-v", "-f", "json", dir / "pipe", dir / "d"}, dir.path());
+  writer.join();
+  s.json = nlohmann::json::parse(s.run.out, nullptr, false);
+  ASSERT_EQ(s.run.exit_code, 0) << s.run.err;
+  EXPECT_EQ(PairsOf(s.json), (std::vector<std::pair<std::string, std::string>>{{dir / "d/b.txt", dir / "pipe"}}));
+  EXPECT_NE(s.run.err.find("1 special files (fifos, sockets, devices) found while walking were not read"),
+            std::string::npos)
+      << s.run.err;
+}
+
+// --- Smaller things (item 12) --------------------------------------------------
+
+// Makes `depth` nested directories "d" under `root` with `files` (name,
+// content) at the bottom, through directory descriptors (the deepest paths
+// are near PATH_MAX). Returns the relative path of the bottom directory.
+std::string MakeDeepTree(const std::string& root, int depth,
+                         const std::vector<std::pair<std::string, std::string>>& files) {
+  std::filesystem::create_directories(root);
+  int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY);
+  EXPECT_GE(fd, 0);
+  std::string rel;
+  for (int i = 0; i < depth; ++i) {
+    EXPECT_EQ(::mkdirat(fd, "d", 0755), 0);
+    const int next = ::openat(fd, "d", O_RDONLY | O_DIRECTORY);
+    EXPECT_GE(next, 0);
+    ::close(fd);
+    fd = next;
+    rel += rel.empty() ? "d" : "/d";
+  }
+  for (const auto& [name, content] : files) {
+    const int out = ::openat(fd, name.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    EXPECT_GE(out, 0);
+    EXPECT_EQ(::write(out, content.data(), content.size()), static_cast<ssize_t>(content.size()));
+    ::close(out);
+  }
+  ::close(fd);
+  return rel;
+}
+
+// 2000 levels: a recursive walk needs more than 512 KB of stack for that.
+TEST(HostileInputTest, DeepTreeIsWalkedWithASmallStack) {
+  TempDir dir;
+  const std::string rel = MakeDeepTree(dir / "t", 2000, {{"a.txt", Text(11)}, {"b.txt", Text(11)}});
+  ASSERT_LT((dir / "t/").size() + rel.size() + 6, size_t{PATH_MAX});
+  const Scan s =
+      ShellJson(dir, "/bin/sh", "ulimit -s 512 && exec \"$NEARDUP\" scan -f json '" + (dir / "t") + "'");
+  ASSERT_EQ(s.run.exit_code, 0) << s.run.err.substr(0, 2000);
+  EXPECT_EQ(PairsOf(s.json), (std::vector<std::pair<std::string, std::string>>{
+                                 {dir / ("t/" + rel + "/a.txt"), dir / ("t/" + rel + "/b.txt")}}));
+  // std::filesystem::remove_all cannot always remove a tree this deep.
+  EXPECT_EQ(RunProcess({"/bin/rm", "-rf", dir / "t"}, dir.path()).exit_code, 0);
+}
+
+TEST(HostileInputTest, DanglingLinkWithFollowIsAWarningNotAnError) {
+  TempDir dir;
+  WriteFile(dir / "d/a.txt", Text(12));
+  WriteFile(dir / "d/b.txt", Text(12));
+  ASSERT_EQ(::symlink("nowhere", (dir / "d/dangling").c_str()), 0);
+  const Scan s = ScanJson(dir, {"-L", dir / "d"});
+  EXPECT_EQ(s.run.exit_code, 0) << s.run.err;
+  EXPECT_EQ(s.json["stats"]["unreadable"], 0);
+  EXPECT_EQ(PairsOf(s.json).size(), 1u);
+  EXPECT_NE(s.run.err.find(dir / "d/dangling: dangling symbolic link, not followed"), std::string::npos) << s.run.err;
+}
+
+}  // namespace
+}  // namespace neardup
