@@ -31,7 +31,8 @@ usage: scripts/bench.sh [options]
   --keep            keep the generated corpora (they are reused next time)
   --workdir DIR     where corpora go (default /tmp/neardup-bench)
   --seed S          corpus seed (default 42)
-  --min-recall X    exit 1 if the recall at any size is below X (default: none)
+  --min-recall X    exit 1 if the recall with --exact of the planted pairs at any size
+                    is below X, or if a corpus has no planted pair (default: no check)
   -h, --help        this text
 EOF
 }
@@ -71,6 +72,10 @@ fi
 runs="${runs:-3}"
 [[ $with_1m == 1 ]] && sizes="$sizes,1000000"
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: --runs must be a positive integer" >&2; exit 2; }
+if [[ -n "$min_recall" ]] && ! awk -v m="$min_recall" 'BEGIN {exit !(m ~ /^(0(\.[0-9]+)?|1(\.0*)?|\.[0-9]+)$/)}'; then
+  echo "bench.sh: --min-recall must be a number from 0 to 1, got '$min_recall'" >&2
+  exit 2
+fi
 IFS=, read -r -a size_list <<<"$sizes"
 for n in "${size_list[@]}"; do
   [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: bad size '$n' in --sizes" >&2; exit 2; }
@@ -232,9 +237,11 @@ for n in "${size_list[@]}"; do
   read -r _ sig_found _ < <(score "$tmp/pairs_sig")
   recall="$(awk -v f="$found" -v p="$planted" 'BEGIN {if (p == 0) print "n/a"; else printf "%.4f", f / p}')"
   sig_recall="$(awk -v f="$sig_found" -v p="$planted" 'BEGIN {if (p == 0) print "n/a"; else printf "%.4f", f / p}')"
-  if [[ -n "$min_recall" && "$recall" != n/a ]] &&
-     awk -v r="$recall" -v m="$min_recall" 'BEGIN {exit !(r < m)}'; then
-    log "recall $recall at $n documents is below --min-recall $min_recall"
+  if [[ -n "$min_recall" && "$recall" == n/a ]]; then
+    log "no planted pair at $n documents: --min-recall $min_recall checks nothing"
+    status=1
+  elif [[ -n "$min_recall" ]] && awk -v r="$recall" -v m="$min_recall" 'BEGIN {exit !(r < m)}'; then
+    log "recall $recall ($found/$planted) at $n documents is below --min-recall $min_recall"
     status=1
   fi
 

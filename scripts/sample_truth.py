@@ -5,6 +5,17 @@ of neardup.
 
     scripts/sample_truth.py           # rewrite data/SAMPLE.md
     scripts/sample_truth.py --check   # exit 1 if data/SAMPLE.md is stale
+    scripts/sample_truth.py --check --neardup build/neardup
+                                      # also exit 1 if neardup's exact Jaccard
+                                      # of any pair differs from this script's
+
+With --neardup (as ctest runs it), the binary scans data/sample with --exact
+twice: at the default threshold, where it must report exactly the pairs this
+script expects, and with one row per band and a tiny threshold, where every
+pair that shares a shingle is a candidate; each reported Jaccard must equal
+this script's to the 4 decimals neardup prints, and every pair with
+Jaccard >= 0.01 here must be reported. Two tokenizers written apart (Python's
+unicodedata against utf8proc and neardup's word rules) must agree.
 
 Word rules, as neardup's (see include/neardup/shingle.h): the text is NFKC
 normalized and case folded; a word is a maximal run of characters in the
@@ -18,6 +29,7 @@ shingle sets. Standard library only.
 import argparse
 import itertools
 import pathlib
+import subprocess
 import sys
 import unicodedata
 
@@ -181,11 +193,71 @@ def render(docs):
     return "\n".join(lines)
 
 
+def neardup_pairs(binary, extra):
+    """Runs `binary scan --exact -f tsv EXTRA data/sample` from the repository
+    root; returns {(a, b): jaccard} with names relative to data/sample."""
+    cmd = [binary, "scan", "--exact", "-f", "tsv", "--no-progress", *extra, "data/sample"]
+    run = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+    if run.returncode not in (0, 1):
+        sys.exit(f"sample_truth.py: {' '.join(cmd)} exited with {run.returncode}:\n"
+                 f"{run.stderr.decode(errors='replace')}")
+    pairs = {}
+    for line in run.stdout.decode().splitlines():
+        a, b, _estimate, jac = line.split("\t")
+        prefix = "data/sample/"
+        if not (a.startswith(prefix) and b.startswith(prefix)):
+            sys.exit(f"sample_truth.py: unexpected line from neardup: {line!r}")
+        pairs[(a[len(prefix):], b[len(prefix):])] = float(jac)
+    return pairs
+
+
+def check_neardup(binary, docs):
+    """Compares neardup's exact Jaccard with this script's; returns the
+    number of disagreements (each printed)."""
+    sets = {name: shingles(SAMPLE / name) for name in docs}
+    names = sorted(docs, key=str.encode)
+    truth = {(a, b): jaccard(sets[a], sets[b]) for a, b in itertools.combinations(names, 2)}
+    problems = []
+
+    def same(ours, theirs):  # neardup rounds to 4 decimals
+        return abs(ours - theirs) <= 0.00005 + 1e-9
+
+    default = neardup_pairs(binary, [])
+    want = {k for k, j in truth.items() if j >= THRESHOLD}
+    for k in sorted(want - default.keys()):
+        problems.append(f"missed at the default threshold: {k[0]} {k[1]} (Jaccard {truth[k]:.4f})")
+    for k in sorted(default.keys() - want):
+        problems.append(f"reported at the default threshold: {k[0]} {k[1]} "
+                        f"(neardup {default[k]}, here {truth[k]:.4f})")
+    everything = neardup_pairs(binary, ["-t", "0.001", "--bands", "128", "--rows", "1"])
+    for k, theirs in sorted({**default, **everything}.items()):
+        if k not in truth:
+            problems.append(f"unknown pair from neardup: {k}")
+        elif not same(truth[k], theirs):
+            problems.append(f"Jaccard differs: {k[0]} {k[1]}: neardup {theirs}, here {truth[k]:.4f}")
+    for k, j in sorted(truth.items()):
+        if j >= 0.01 and k not in everything:
+            problems.append(f"not a candidate with one row per band: {k[0]} {k[1]} (Jaccard {j:.4f})")
+    if len(everything) < len(PLANTED) + 6:
+        problems.append(f"only {len(everything)} pairs compared; expected the planted pairs "
+                        "and the boilerplate pages at least")
+    for p in problems:
+        print(f"sample_truth.py: {p}", file=sys.stderr)
+    if not problems:
+        print(f"sample_truth.py: neardup agrees on {len(everything)} pairs", file=sys.stderr)
+    return len(problems)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true",
                         help="exit 1 if data/SAMPLE.md differs from what would be written")
+    parser.add_argument("--neardup", metavar="BINARY",
+                        help="with --check: also exit 1 if this neardup binary's exact Jaccard "
+                             "on data/sample differs from this script's")
     args = parser.parse_args()
+    if args.neardup and not args.check:
+        parser.error("--neardup goes with --check")
 
     docs = [p.name for p in SAMPLE.iterdir()]
     strays = [d for d in docs if not d.endswith(".txt")]
@@ -200,10 +272,13 @@ def main():
         sys.exit(f"sample_truth.py: {exact[0]} and {exact[1]} must be byte-identical")
     text = render(docs)
     if args.check:
+        status = 0
         if not OUT.exists() or OUT.read_text(encoding="utf-8") != text:
             print("data/SAMPLE.md is stale: run scripts/sample_truth.py", file=sys.stderr)
-            return 1
-        return 0
+            status = 1
+        if args.neardup and check_neardup(args.neardup, docs) > 0:
+            status = 1
+        return status
     OUT.write_text(text, encoding="utf-8")
     print(f"wrote {OUT.relative_to(ROOT)}", file=sys.stderr)
     return 0

@@ -17,7 +17,8 @@ for arg in "$@"; do
   esac
 done
 
-neardup_install_packages "${NEARDUP_PACKAGES[@]}"
+# python3 (standard library only) runs scripts/sample_truth.py, a ctest test.
+neardup_install_packages "${NEARDUP_PACKAGES[@]}" python3
 type=Release
 benchmarks=ON
 if [ "$sanitize" = ON ]; then
@@ -29,7 +30,11 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE="$type" -DNEARDUP_WERROR=ON -DNEARDUP_
 cmake --build "$build" -j"$(nproc)"
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)"
 if [ "$sanitize" = OFF ]; then
+  # The quick corpus (seed 42) has 37 planted pairs at Jaccard >= 0.8, and
+  # --exact finds all 37. 0.97 allows one miss, which the S-curve permits
+  # (0.77% of the pairs exactly at the threshold are missed), and fails on
+  # any real loss of recall.
   NEARDUP_BIN="$PWD/$build/neardup" NEARDUP_BUILD_DIR="$PWD/$build" scripts/bench.sh --quick \
-    --workdir "$PWD/$build/bench-quick" >/dev/null
-  echo "bench.sh --quick: ok"
+    --min-recall 0.97 --workdir "$PWD/$build/bench-quick" >/dev/null
+  echo "bench.sh --quick: ok (recall of the planted pairs with --exact >= 0.97)"
 fi

@@ -5,41 +5,22 @@
 #include <cstring>
 
 #include "hash.h"
+#include "minhash_kernel.h"
 
 namespace neardup {
 
 namespace {
 
-constexpr int kLanes = 16;
+constexpr int kLanes = internal::kMinHashLanes;
 
-// One block of 16 permutations over all shingles. The fixed lane count lets the
-// compiler keep the 16 minima in one or two vector registers.
+// One block of 16 permutations over all shingles (src/minhash_kernel.h),
+// compiled for each target; the loader picks the best the processor has.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
 void UpdateBlocks(const uint32_t* a, const uint32_t* b, int blocks, const uint64_t* shingles,
                   size_t n, uint32_t* sig_padded) {
-  for (int blk = 0; blk < blocks; ++blk) {
-    const uint32_t* ab = a + blk * kLanes;
-    const uint32_t* bb = b + blk * kLanes;
-    uint32_t m[kLanes];
-    uint32_t av[kLanes];
-    uint32_t bv[kLanes];
-    for (int l = 0; l < kLanes; ++l) {
-      m[l] = sig_padded[blk * kLanes + l];
-      av[l] = ab[l];
-      bv[l] = bb[l];
-    }
-    for (size_t s = 0; s < n; ++s) {
-      const auto x = static_cast<uint32_t>(shingles[s]);
-      for (int l = 0; l < kLanes; ++l) {
-        uint32_t v = av[l] * x + bv[l];
-        v ^= v >> 16;
-        m[l] = v < m[l] ? v : m[l];
-      }
-    }
-    for (int l = 0; l < kLanes; ++l) sig_padded[blk * kLanes + l] = m[l];
-  }
+  internal::MinHashBlocks(a, b, blocks, shingles, n, sig_padded);
 }
 
 }  // namespace

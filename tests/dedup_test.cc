@@ -38,10 +38,11 @@ std::vector<std::string> Spread(std::vector<std::string> w, int count, size_t of
   return w;
 }
 
-// a ~ b ~ c, a not like c (exact Jaccard 0.859, 0.859 and 0.737).
+// a ~ b ~ c, a not like c (exact Jaccard 0.859, 0.859 and 0.737). b is the
+// longest (its edits are long words), a the shortest.
 void MakeChain(const TempDir& dir) {
   const auto a = RandomWords(400, 21);
-  const auto b = Spread(a, 6, 10, "bee");
+  const auto b = Spread(a, 6, 10, "bumblebeebumblebee");
   const auto c = Spread(b, 6, 40, "sea");
   WriteFile(dir / "chain/a.txt", Join(a));
   WriteFile(dir / "chain/b.txt", Join(b));
@@ -67,12 +68,27 @@ TEST(DedupTest, ChainIsOneClusterWhenConnectedAndSplitWhenByKeep) {
   ASSERT_EQ(clusters.size(), 1u) << r.out;
   EXPECT_EQ(clusters[0]["members"], (nlohmann::json{d + "a.txt", d + "b.txt"}));
 
-  // Keeping b (the longest: its edits are longer words) puts a and c with it.
+  // Keeping b (the longest) puts a and c with it: both are like b.
+  ASSERT_GT(std::filesystem::file_size(d + "b.txt"), std::filesystem::file_size(d + "a.txt"));
+  ASSERT_GT(std::filesystem::file_size(d + "b.txt"), std::filesystem::file_size(d + "c.txt"));
   r = RunProcess({kBin, "scan", "--exact", "--mode", "clusters", "--cluster-by", "keep", "--keep", "longest",
                   dir / "chain"},
                  dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
   clusters = JsonLines(r.out);
   ASSERT_EQ(clusters.size(), 1u) << r.out;
+  EXPECT_EQ(clusters[0]["keep"], d + "b.txt");
+  EXPECT_EQ(clusters[0]["members"], (nlohmann::json{d + "a.txt", d + "b.txt", d + "c.txt"}));
+  // Keeping the shortest (a) splits the chain again: c stays out.
+  ASSERT_LT(std::filesystem::file_size(d + "a.txt"), std::filesystem::file_size(d + "c.txt"));
+  r = RunProcess({kBin, "scan", "--exact", "--mode", "clusters", "--cluster-by", "keep", "--keep", "shortest",
+                  dir / "chain"},
+                 dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  clusters = JsonLines(r.out);
+  ASSERT_EQ(clusters.size(), 1u) << r.out;
+  EXPECT_EQ(clusters[0]["keep"], d + "a.txt");
+  EXPECT_EQ(clusters[0]["members"], (nlohmann::json{d + "a.txt", d + "b.txt"}));
 }
 
 TEST(DedupTest, KeepRulesChooseTheKeptCopy) {

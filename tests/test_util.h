@@ -2,7 +2,10 @@
 #pragma once
 
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -86,6 +90,129 @@ inline RunResult RunProcess(const std::vector<std::string>& argv, const std::str
   r.err = ReadFile(err_path);
   std::filesystem::remove(out_path);
   std::filesystem::remove(err_path);
+  return r;
+}
+
+// --- Running as an unprivileged user ----------------------------------------
+// Root reads any file and enters any directory, so a test of what happens
+// when a file cannot be read would check nothing as root. These helpers run
+// such a check as the user "nobody" when the suite runs as root (in a forked
+// child that drops its privileges), and as the current user otherwise.
+
+inline bool IsRoot() { return ::geteuid() == 0; }
+
+// The uid and gid of "nobody" (65534 when there is no such user).
+inline void NobodyIds(uid_t* uid, gid_t* gid) {
+  *uid = 65534;
+  *gid = 65534;
+  if (const struct passwd* pw = ::getpwnam("nobody"); pw != nullptr) {
+    *uid = pw->pw_uid;
+    *gid = pw->pw_gid;
+  }
+}
+
+// In a child process: drops every privilege for those of nobody. True when
+// done (setgroups first, then the gid, then the uid, as setpriv does).
+inline bool DropToNobody() {
+  uid_t uid = 0;
+  gid_t gid = 0;
+  NobodyIds(&uid, &gid);
+  return ::setgroups(0, nullptr) == 0 && ::setresgid(gid, gid, gid) == 0 && ::setresuid(uid, uid, uid) == 0 &&
+         ::geteuid() == uid;
+}
+
+// Lets nobody enter `dir` and read what is in it (mkdtemp makes 0700 dirs).
+inline void OpenToEveryone(const std::string& dir) { ::chmod(dir.c_str(), 0755); }
+
+// Runs `fn` and returns its result. As root, `fn` runs in a forked child with
+// the uid and gid of nobody and its result comes back through a pipe; a child
+// that cannot drop its privileges or dies returns "<child failed: ...>".
+// Every directory on the way to what `fn` reads must be open to nobody.
+inline std::string RunUnprivileged(const std::function<std::string()>& fn) {
+  if (!IsRoot()) return fn();
+  int fds[2];
+  if (::pipe(fds) != 0) return "<child failed: pipe>";
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return "<child failed: fork>";
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    const std::string result = DropToNobody() ? fn() : "<child failed: cannot become nobody>";
+    size_t done = 0;
+    while (done < result.size()) {
+      const ssize_t n = ::write(fds[1], result.data() + done, result.size() - done);
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(n));
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::string failed = "<child failed: status ";
+    failed.append(std::to_string(status)).append(">");
+    return failed;
+  }
+  return out;
+}
+
+// RunProcess as nobody when root (as the current user otherwise). The program
+// is copied into a directory of its own that nobody can enter (the build tree
+// may sit under a directory only root can), and stdout and stderr are opened
+// before the child drops its privileges. `dir` receives the captured output;
+// as root it is opened to everyone (OpenToEveryone), since the copy sits in it.
+inline RunResult RunProcessUnprivileged(std::vector<std::string> argv, const std::string& dir,
+                                        const std::string& stdin_path = "/dev/null") {
+  if (!IsRoot()) return RunProcess(argv, dir, stdin_path);
+  OpenToEveryone(dir);
+  RunResult r;
+  const std::string bin_dir = dir + "/.bin-nobody";
+  std::error_code ec;
+  std::filesystem::create_directories(bin_dir, ec);
+  const std::string bin = bin_dir + "/" + std::filesystem::path(argv[0]).filename().string();
+  std::filesystem::copy_file(argv[0], bin, std::filesystem::copy_options::overwrite_existing, ec);
+  if (ec) {
+    r.err = "cannot copy " + argv[0] + ": " + ec.message();
+    return r;
+  }
+  ::chmod(bin_dir.c_str(), 0755);
+  ::chmod(bin.c_str(), 0755);
+  argv[0] = bin;
+  const std::string out_path = dir + "/.stdout";
+  const std::string err_path = dir + "/.stderr";
+  std::vector<char*> args;
+  for (auto& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int in = ::open(stdin_path.c_str(), O_RDONLY);
+    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in < 0 || out < 0 || err < 0 || ::dup2(in, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(126);
+    if (!DropToNobody()) ::_exit(125);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  if (pid < 0) {
+    r.err = "fork failed";
+    return r;
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = ReadFile(out_path);
+  r.err = ReadFile(err_path);
+  std::filesystem::remove(out_path, ec);
+  std::filesystem::remove(err_path, ec);
+  std::filesystem::remove_all(bin_dir, ec);
   return r;
 }
 

@@ -1,37 +1,65 @@
 #!/usr/bin/env bash
 # Golden tests: runs the real binary for each case under tests/golden/<case>/
-# and compares stdout and the exit status exactly.
+# and compares its output exactly. It only checks: it never writes an expected
+# file (tests/golden/update.sh does that, as a separate command).
 #   args             the arguments, one per line (paths relative to the repository)
 #   expected_stdout  the exact bytes expected on stdout
 #   expected_exit    the exit status
-# Run from the repository root: tests/golden/run.sh build/neardup
-# With UPDATE=1 the expected files are rewritten from the current binary.
+#   expected_stderr  (optional) the exact bytes expected on stderr; cases whose
+#                    stderr holds timings (the summary line) have none
+# Run from the repository root: tests/golden/run.sh build/neardup [CASE...]
 set -u
+if [ $# -lt 1 ]; then
+  echo "usage: tests/golden/run.sh NEARDUP_BINARY [CASE...]" >&2
+  exit 2
+fi
+if [ -n "${UPDATE:-}" ]; then
+  echo "run.sh only checks; to rewrite the expected files run tests/golden/update.sh" >&2
+  exit 2
+fi
 bin="$1"
+shift
 here="$(cd "$(dirname "$0")" && pwd)"
+cases=("$@")
+if [ ${#cases[@]} -eq 0 ]; then
+  for dir in "$here"/*/; do cases+=("$(basename "$dir")"); done
+fi
 failed=0
 passed=0
-for dir in "$here"/*/; do
-  case="$(basename "$dir")"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+for case in "${cases[@]}"; do
+  dir="$here/$case"
+  if [ ! -f "$dir/args" ] || [ ! -f "$dir/expected_stdout" ] || [ ! -f "$dir/expected_exit" ]; then
+    echo "FAIL $case: args, expected_stdout or expected_exit missing"
+    failed=$((failed + 1))
+    continue
+  fi
   mapfile -t args < "$dir/args"
-  actual="$(mktemp)"
-  "$bin" "${args[@]}" > "$actual" 2>/dev/null
+  "$bin" "${args[@]}" > "$tmp/stdout" 2> "$tmp/stderr" < /dev/null
   code=$?
-  if [ "${UPDATE:-0}" = 1 ]; then
-    cp "$actual" "$dir/expected_stdout"
-    echo "$code" > "$dir/expected_exit"
-  fi
-  if ! cmp -s "$actual" "$dir/expected_stdout"; then
+  ok=1
+  if ! cmp -s "$tmp/stdout" "$dir/expected_stdout"; then
     echo "FAIL $case: stdout differs"
-    diff "$dir/expected_stdout" "$actual" | head -20
-    failed=$((failed + 1))
-  elif [ "$code" != "$(cat "$dir/expected_exit")" ]; then
-    echo "FAIL $case: exit $code, expected $(cat "$dir/expected_exit")"
-    failed=$((failed + 1))
-  else
-    passed=$((passed + 1))
+    diff "$dir/expected_stdout" "$tmp/stdout" | head -20
+    ok=0
   fi
-  rm -f "$actual"
+  if [ "$code" != "$(cat "$dir/expected_exit")" ]; then
+    echo "FAIL $case: exit $code, expected $(cat "$dir/expected_exit")"
+    ok=0
+  fi
+  if [ -f "$dir/expected_stderr" ] && ! cmp -s "$tmp/stderr" "$dir/expected_stderr"; then
+    echo "FAIL $case: stderr differs"
+    diff "$dir/expected_stderr" "$tmp/stderr" | head -20
+    ok=0
+  fi
+  if [ "$ok" = 1 ]; then
+    passed=$((passed + 1))
+  else
+    echo "  stderr was:"
+    sed 's/^/    /' "$tmp/stderr" | head -10
+    failed=$((failed + 1))
+  fi
 done
 echo "golden: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
