@@ -43,7 +43,58 @@ Status TempError(const char* what) {
   return Status::IoError(std::string("temporary file for --exact: ") + what + ": " + std::strerror(errno));
 }
 
+// Tees a stream into a StreamCopy's file.
+class RecordingReader final : public ByteReader {
+ public:
+  RecordingReader(std::unique_ptr<ByteReader> in, std::FILE* copy) : in_(std::move(in)), copy_(copy) {}
+  Result<size_t> Read(char* buf, size_t n) override {
+    Result<size_t> got = in_->Read(buf, n);
+    if (got.ok() && *got > 0 && std::fwrite(buf, 1, *got, copy_) != *got) return TempError("write");
+    if (got.ok() && *got == 0 && std::fflush(copy_) != 0) return TempError("write");
+    return got;
+  }
+
+ private:
+  std::unique_ptr<ByteReader> in_;
+  std::FILE* copy_;
+};
+
+// Reads a StreamCopy's file from its start, by offset (pread), so several
+// readers may share it.
+class ReplayReader final : public ByteReader {
+ public:
+  explicit ReplayReader(std::FILE* copy) : fd_(fileno(copy)) {}
+  Result<size_t> Read(char* buf, size_t n) override {
+    for (;;) {
+      const ssize_t got = ::pread(fd_, buf, n, static_cast<off_t>(offset_));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) return TempError("read");
+      offset_ += static_cast<uint64_t>(got);
+      return static_cast<size_t>(got);
+    }
+  }
+
+ private:
+  int fd_;
+  uint64_t offset_ = 0;
+};
+
 }  // namespace
+
+StreamCopy::~StreamCopy() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+Result<std::unique_ptr<ByteReader>> StreamCopy::Record(std::unique_ptr<ByteReader> in) {
+  file_ = std::tmpfile();
+  if (file_ == nullptr) return TempError("create");
+  return std::unique_ptr<ByteReader>(std::make_unique<RecordingReader>(std::move(in), file_));
+}
+
+Result<std::unique_ptr<ByteReader>> StreamCopy::Replay() const {
+  if (file_ == nullptr) return Status::IoError("no copy of the stream was made");
+  return std::unique_ptr<ByteReader>(std::make_unique<ReplayReader>(file_));
+}
 
 // A worker's temporary file of token texts, written front to back.
 struct Confirmer::Spool {
@@ -137,11 +188,12 @@ Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<s
     Read& r = reads_[i];
     const InputFile& f = *origins[r.doc].file;
     Spool& spool = *spools_[w];
+    const StreamCopy* copy = origins[r.doc].copy;
     r.spool = w;
     r.offset = spool.size;
-    r.status = Unchanged(fs_, f);
+    r.status = copy != nullptr ? Status::Ok() : Unchanged(fs_, f);
     if (!r.status.ok()) return;
-    Result<std::unique_ptr<ByteReader>> in = OpenInput(fs_, f.path, f.identity);
+    Result<std::unique_ptr<ByteReader>> in = copy != nullptr ? copy->Replay() : OpenInput(fs_, f.path, f.identity);
     if (!in.ok()) {
       r.status = Status::Changed(f.path + ": cannot be read again (" + in.status().message() + ")");
       return;
@@ -155,7 +207,7 @@ Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<s
     r.length = spool.size - r.offset;
     r.content = sk.content;
     if (sk.kind != DocumentSketch::Kind::kOk) r.status = Status::Changed(f.path + ": changed during the run");
-    if (r.status.ok()) r.status = Unchanged(fs_, f);
+    if (r.status.ok() && copy == nullptr) r.status = Unchanged(fs_, f);
   };
 
   auto read_jsonl_file = [&](const std::vector<size_t>& wanted, size_t w, JsonlDocReader& parser,
@@ -168,8 +220,11 @@ Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<s
       }
     };
     for (size_t i : wanted) reads_[i].spool = w;
-    if (Status s = Unchanged(fs_, f); !s.ok()) return fail_all(s);
-    Result<std::unique_ptr<ByteReader>> in = OpenInput(fs_, f.path, f.identity);
+    const StreamCopy* copy = origins[reads_[wanted[0]].doc].copy;
+    if (copy == nullptr) {
+      if (Status s = Unchanged(fs_, f); !s.ok()) return fail_all(s);
+    }
+    Result<std::unique_ptr<ByteReader>> in = copy != nullptr ? copy->Replay() : OpenInput(fs_, f.path, f.identity);
     if (!in.ok()) return fail_all(Status::Changed(f.path + ": cannot be read again (" + in.status().message() + ")"));
     LineSplitter splitter(options_.max_line);
     size_t next = 0;
@@ -212,7 +267,9 @@ Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<s
       Read& r = reads_[wanted[k]];
       if (r.status.ok()) r.status = Status::Changed(f.path + ": changed during the run (a line is gone)");
     }
-    if (Status s = Unchanged(fs_, f); !s.ok()) fail_all(s);
+    if (copy == nullptr) {
+      if (Status s = Unchanged(fs_, f); !s.ok()) fail_all(s);
+    }
   };
 
   std::atomic<size_t> next_job{0};

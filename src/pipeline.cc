@@ -106,6 +106,8 @@ class Scan {
   void AddSketchCounts(const DocumentSketch& sk);
   void ReadTextFiles(std::vector<InputFile>& files);
   void ReadJsonlFiles(const std::vector<InputFile>& files);
+  bool Rereads() const { return o_.verify == VerifyMode::kExact || o_.threshold >= 1.0; }
+  Result<std::unique_ptr<ByteReader>> OpenStream(size_t file);
   void RenameDuplicateIds();
   void GroupExactDuplicates();
   std::vector<Accepted> FindCandidates();
@@ -131,6 +133,8 @@ class Scan {
 
   Report report_;
   std::vector<InputFile> files_;       // kept for re-reads (--exact, -t 1)
+  // With re-reads: per file, the copy of a stream document (else null).
+  std::vector<std::unique_ptr<StreamCopy>> stream_copies_;
   std::vector<DocMeta> meta_;          // per DocId
   std::vector<uint32_t> sigs_;         // num_perm values per DocId
   std::vector<Problem> problems_;
@@ -181,6 +185,16 @@ DocKind KindOf(const DocumentSketch& sk) {
   return DocKind::kFailed;
 }
 
+// Opens input file `file` for its first read. A stream document is read
+// through a copy when it will have to be read again.
+Result<std::unique_ptr<ByteReader>> Scan::OpenStream(size_t file) {
+  const InputFile& f = files_[file];
+  Result<std::unique_ptr<ByteReader>> in = OpenInput(fs_, f.path, f.identity);
+  if (!in.ok() || !f.identity.stream || !Rereads()) return in;
+  stream_copies_[file] = std::make_unique<StreamCopy>();
+  return stream_copies_[file]->Record(std::move(*in));
+}
+
 void Scan::ReadTextFiles(std::vector<InputFile>& files) {
   const size_t n = files.size();
   meta_.resize(n);
@@ -201,7 +215,7 @@ void Scan::ReadTextFiles(std::vector<InputFile>& files) {
       m.file = static_cast<uint32_t>(i);
       DocumentSketch sk;
       Status s;
-      Result<std::unique_ptr<ByteReader>> in = OpenInput(fs_, f.path, f.identity);
+      Result<std::unique_ptr<ByteReader>> in = OpenStream(i);
       if (!in.ok()) {
         s = in.status();
       } else {
@@ -383,7 +397,7 @@ void Scan::ReadJsonlFiles(const std::vector<InputFile>& files) {
         continue;
       }
     }
-    Result<std::unique_ptr<ByteReader>> in = OpenInput(fs_, files[fi].path, files[fi].identity);
+    Result<std::unique_ptr<ByteReader>> in = OpenStream(fi);
     if (!in.ok()) {
       problems_.push_back({fi, 0, in.status()});
       ++inputs_done_;
@@ -630,6 +644,7 @@ Status Scan::Confirm(bool identical_only, std::vector<Accepted>* accepted) {
     origins[d].file = &files_[meta_[d].file];
     origins[d].line = meta_[d].line;
     origins[d].content = meta_[d].content;
+    origins[d].copy = stream_copies_[meta_[d].file].get();
   }
   Confirmer confirmer(o_, minhasher_, fs_, threads_);
   ConfirmedGroups confirmed;
@@ -824,10 +839,11 @@ Result<Report> Scan::Run() {
   report_.stats.too_large = wc.too_large;
   report_.stats.special = wc.special;
   files_ = std::move(walked->files);
+  stream_copies_.resize(files_.size());
 
   if (o_.input == InputFormat::kText) {
     ReadTextFiles(files_);
-    if (o_.verify != VerifyMode::kExact && o_.threshold < 1.0) {
+    if (!Rereads()) {
       files_.clear();  // no re-reads
       files_.shrink_to_fit();
     }

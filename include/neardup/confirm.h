@@ -40,11 +40,35 @@
 
 namespace neardup {
 
+class StreamCopy;
+
 // Where a document's text is, and what it was when signed.
 struct DocOrigin {
   const InputFile* file = nullptr;  // REQUIRES: outlives the Confirmer
   uint64_t line = 0;                // JSONL line number (from 1); 0 for a text file
   ContentHash content;              // content hash when signed
+  // A stream document (a pipe can be read once): the copy of what it gave
+  // (StreamCopy), read instead of the file. Null for a file.
+  const StreamCopy* copy = nullptr;
+};
+
+// A stream's bytes as the first read got them (after decompression), kept
+// in an anonymous temporary file so that --exact can read the document again.
+class StreamCopy {
+ public:
+  StreamCopy() = default;
+  ~StreamCopy();
+  StreamCopy(const StreamCopy&) = delete;
+  StreamCopy& operator=(const StreamCopy&) = delete;
+  // Wraps `in`: what is read through it is also appended to the copy. A
+  // failed write to the copy is a read error of the stream (IoError).
+  // REQUIRES: called once.
+  [[nodiscard]] Result<std::unique_ptr<ByteReader>> Record(std::unique_ptr<ByteReader> in);
+  // A reader of the copy, from its start; IoError if the copy was never made.
+  [[nodiscard]] Result<std::unique_ptr<ByteReader>> Replay() const;
+
+ private:
+  std::FILE* file_ = nullptr;
 };
 
 struct ConfirmedGroups {

@@ -2,7 +2,11 @@
 // or touched mid-run, hash collisions, near copies at -t 1, pairs mode on
 // thousands of copies, JSONL ids that are not unique.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
 
 #include <filesystem>
 #include <functional>
@@ -135,6 +139,53 @@ TEST(HostileExactTest, NearPairWhoseFileChangedMidRunIsNotReported) {
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->pairs.empty());
   EXPECT_EQ(r->stats.unreadable, 1u);
+}
+
+// The real binary, with a real change: with -j1 files are signed in path
+// order, so a FIFO named last holds the run after a.txt, b.txt and c.txt
+// were signed; a.txt is then replaced and b.txt removed, and the FIFO
+// released. Before the confirmation, {a, b, c} was reported with Jaccard 1.
+TEST(HostileExactTest, RealRunLeavesOutWhatChangedWhileItWasBusy) {
+  TempDir dir;
+  const std::string text = Join(RandomWords(300, 14));
+  for (const char* name : {"a.txt", "b.txt", "c.txt", "d.txt"}) WriteFile(dir / ("d/" + std::string(name)), text);
+  const std::string fifo = dir / "z.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string script = kBin + " scan -j1 --exact --mode duplicates " + (dir / "d") + " " + fifo;
+  // Start the scan, then change the files once it waits on the FIFO.
+  FILE* child = ::popen(("sh -c '" + script + " >" + (dir / "out") + " 2>" + (dir / "err") + "; echo $?'").c_str(), "r");
+  ASSERT_NE(child, nullptr);
+  const int writer = ::open(fifo.c_str(), O_WRONLY);  // blocks until the scan opens it: a, b, c, d are signed
+  ASSERT_GE(writer, 0);
+  WriteFile(dir / "d/a.txt", Join(RandomWords(300, 15)));
+  std::filesystem::remove(dir / "d/b.txt");
+  ASSERT_EQ(::write(writer, "another text entirely\n", 22), 22);
+  ::close(writer);
+  char status[16] = {};
+  ASSERT_NE(std::fgets(status, sizeof status, child), nullptr);
+  ::pclose(child);
+  EXPECT_EQ(std::string(status), "2\n");
+  EXPECT_EQ(testing::ReadFile(dir / "out"), dir / "d/d.txt" + "\n");  // c kept, d removable; a and b left out
+  const std::string err = testing::ReadFile(dir / "err");
+  EXPECT_NE(err.find(dir / "d/a.txt"), std::string::npos) << err;
+  EXPECT_NE(err.find(dir / "d/b.txt"), std::string::npos) << err;
+}
+
+// A stream can be read once: --exact keeps a copy of what it gave.
+TEST(HostileExactTest, StreamDocumentIsVerifiedFromItsCopy) {
+  TempDir dir;
+  auto words = RandomWords(300, 16);
+  WriteFile(dir / "a.txt", Join(words));
+  words[100] = "edited";
+  WriteFile(dir / "b.txt", Join(words));
+  // Through a pipe, so that /dev/stdin is a stream and not the file itself.
+  const std::string pipe = "cat " + (dir / "a.txt") + " | " + kBin + " scan -f tsv ";
+  RunResult r = RunProcess({"/bin/sh", "-c", pipe + "--exact /dev/stdin " + (dir / "b.txt")}, dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("/dev/stdin\t" + (dir / "b.txt") + "\t", 0), 0u) << r.out;
+  RunResult same = RunProcess({"/bin/sh", "-c", pipe + "-t 1 /dev/stdin " + (dir / "a.txt")}, dir.path());
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_EQ(same.out, "/dev/stdin\t" + (dir / "a.txt") + "\t1\n");
 }
 
 // -t 1 means the same text. A long document and a copy with one word
