@@ -146,7 +146,6 @@ Confirmer::~Confirmer() = default;
 
 Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<std::vector<DocId>>& groups,
                       const std::vector<char>& want_set, const std::atomic<bool>* cancel, ConfirmedGroups* out) {
-  auto cancelled = [cancel] { return cancel != nullptr && cancel->load(); };
   reads_.clear();
   for (size_t g = 0; g < groups.size(); ++g) {
     for (size_t k = 0; k < groups[g].size(); ++k) {
@@ -157,6 +156,13 @@ Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<s
       reads_.push_back(std::move(r));
     }
   }
+  if (Status s = ReadAll(origins, cancel); !s.ok()) return s;
+  if (Status s = Judge(origins, groups.size(), out); !s.ok()) return s;
+  return CollectSets(want_set, out);
+}
+
+Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const std::atomic<bool>* cancel) {
+  auto cancelled = [cancel] { return cancel != nullptr && cancel->load(); };
   // Jobs: a text document each; a JSONL file each, with its wanted lines.
   std::vector<std::vector<size_t>> jobs;
   if (options_.input == InputFormat::kText) {
@@ -173,7 +179,6 @@ Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<s
       return origins[reads_[x[0]].doc].file->path < origins[reads_[y[0]].doc].file->path;
     });
   }
-
   spools_.clear();
   for (int w = 0; w < threads_; ++w) {
     auto spool = std::make_unique<Spool>();
@@ -181,97 +186,6 @@ Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<s
     if (spool->file == nullptr) return TempError("create");
     spools_.push_back(std::move(spool));
   }
-
-  // Reads one document (`in` streams its file, or `text` is a JSONL text)
-  // into reads_[i], its token text to the worker's spool.
-  auto read_text_doc = [&](size_t i, size_t w, DocumentReader& reader) {
-    Read& r = reads_[i];
-    const InputFile& f = *origins[r.doc].file;
-    Spool& spool = *spools_[w];
-    const StreamCopy* copy = origins[r.doc].copy;
-    r.spool = w;
-    r.offset = spool.size;
-    r.status = copy != nullptr ? Status::Ok() : Unchanged(fs_, f);
-    if (!r.status.ok()) return;
-    Result<std::unique_ptr<ByteReader>> in = copy != nullptr ? copy->Replay() : OpenInput(fs_, f.path, f.identity);
-    if (!in.ok()) {
-      r.status = Status::Changed(f.path + ": cannot be read again (" + in.status().message() + ")");
-      return;
-    }
-    DocumentSketch sk;
-    Status s = reader.ReadStream(**in, nullptr, r.want_set ? &r.set : nullptr, &sk);
-    if (!s.ok()) {
-      r.status = Status::Changed(f.path + ": cannot be read again (" + s.message() + ")");
-      return;
-    }
-    r.length = spool.size - r.offset;
-    r.content = sk.content;
-    if (sk.kind != DocumentSketch::Kind::kOk) r.status = Status::Changed(f.path + ": changed during the run");
-    if (r.status.ok() && copy == nullptr) r.status = Unchanged(fs_, f);
-  };
-
-  auto read_jsonl_file = [&](const std::vector<size_t>& wanted, size_t w, JsonlDocReader& parser,
-                             std::vector<char>& buf) {
-    const InputFile& f = *origins[reads_[wanted[0]].doc].file;
-    Spool& spool = *spools_[w];
-    auto fail_all = [&](const Status& s) {
-      for (size_t i : wanted) {
-        if (reads_[i].status.ok()) reads_[i].status = s;
-      }
-    };
-    for (size_t i : wanted) reads_[i].spool = w;
-    const StreamCopy* copy = origins[reads_[wanted[0]].doc].copy;
-    if (copy == nullptr) {
-      if (Status s = Unchanged(fs_, f); !s.ok()) return fail_all(s);
-    }
-    Result<std::unique_ptr<ByteReader>> in = copy != nullptr ? copy->Replay() : OpenInput(fs_, f.path, f.identity);
-    if (!in.ok()) return fail_all(Status::Changed(f.path + ": cannot be read again (" + in.status().message() + ")"));
-    LineSplitter splitter(options_.max_line);
-    size_t next = 0;
-    JsonlDoc doc;
-    auto take = [&]() {
-      std::string_view line;
-      uint64_t ln = 0;
-      while (next < wanted.size() && splitter.Next(&line, &ln)) {
-        while (next < wanted.size() && origins[reads_[wanted[next]].doc].line == ln) {
-          Read& r = reads_[wanted[next]];
-          bool has = false;
-          r.offset = spool.size;
-          if (parser.Parse(line, &doc, &has).ok() && has) {
-            DocumentSketch sk;
-            parser.reader().ReadText(doc.text, nullptr, r.want_set ? &r.set : nullptr, &sk);
-            r.content = sk.content;
-            if (sk.kind != DocumentSketch::Kind::kOk) {
-              r.status = Status::Changed(f.path + ":" + std::to_string(ln) + ": changed during the run");
-            }
-          } else {
-            r.status = Status::Changed(f.path + ":" + std::to_string(ln) + ": changed during the run");
-          }
-          r.length = spool.size - r.offset;
-          ++next;
-        }
-      }
-    };
-    while (next < wanted.size()) {  // the rest of the file is not needed
-      Result<size_t> got = (*in)->Read(buf.data(), buf.size());
-      if (!got.ok()) return fail_all(Status::Changed(f.path + ": cannot be read again (" + got.status().message() + ")"));
-      if (*got == 0) {
-        splitter.Finish();
-        take();
-        break;
-      }
-      splitter.Feed(std::string_view(buf.data(), *got));
-      take();
-    }
-    for (size_t k = next; k < wanted.size(); ++k) {
-      Read& r = reads_[wanted[k]];
-      if (r.status.ok()) r.status = Status::Changed(f.path + ": changed during the run (a line is gone)");
-    }
-    if (copy == nullptr) {
-      if (Status s = Unchanged(fs_, f); !s.ok()) fail_all(s);
-    }
-  };
-
   std::atomic<size_t> next_job{0};
   auto work = [&](size_t w) {
     Spool& spool = *spools_[w];
@@ -279,13 +193,15 @@ Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<s
     if (options_.input == InputFormat::kText) {
       DocumentReader reader(options_, minhasher_);
       reader.set_token_sink(sink);
-      for (size_t j = next_job++; j < jobs.size() && !cancelled(); j = next_job++) read_text_doc(jobs[j][0], w, reader);
+      for (size_t j = next_job++; j < jobs.size() && !cancelled(); j = next_job++) {
+        ReadTextDoc(origins, jobs[j][0], w, reader);
+      }
     } else {
       JsonlDocReader parser(options_, minhasher_);
       parser.reader().set_token_sink(sink);
       std::vector<char> buf(DocumentReader::kBufferSize);
       for (size_t j = next_job++; j < jobs.size() && !cancelled(); j = next_job++) {
-        read_jsonl_file(jobs[j], w, parser, buf);
+        ReadJsonlFile(origins, jobs[j], w, parser, buf);
       }
     }
   };
@@ -300,32 +216,129 @@ Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<s
       return TempError("write");
     }
   }
+  return Status::Ok();
+}
 
-  // Judge each group: the signed hash must still hold, then the token text
-  // must equal the reference's.
-  out->members.assign(groups.size(), {});
-  out->sets.assign(groups.size(), {});
-  out->left_out.clear();
-  reference_read_.assign(groups.size(), SIZE_MAX);
-  std::vector<char> x(kCompareChunk), y(kCompareChunk);
-  auto same_text = [&](const Read& a, const Read& b) -> Result<bool> {
-    if (a.length != b.length) return false;
-    for (uint64_t pos = 0; pos < a.length; pos += kCompareChunk) {
-      const size_t n = static_cast<size_t>(std::min<uint64_t>(kCompareChunk, a.length - pos));
-      if (!spools_[a.spool]->ReadAt(a.offset + pos, x.data(), n) ||
-          !spools_[b.spool]->ReadAt(b.offset + pos, y.data(), n)) {
-        return TempError("read");
-      }
-      if (std::memcmp(x.data(), y.data(), n) != 0) return false;
+// Reads text document reads_[i] again, its token text to spool `w`.
+void Confirmer::ReadTextDoc(const std::vector<DocOrigin>& origins, size_t i, size_t w, DocumentReader& reader) {
+  Read& r = reads_[i];
+  const InputFile& f = *origins[r.doc].file;
+  const StreamCopy* copy = origins[r.doc].copy;
+  Spool& spool = *spools_[w];
+  r.spool = w;
+  r.offset = spool.size;
+  r.status = copy != nullptr ? Status::Ok() : Unchanged(fs_, f);
+  if (!r.status.ok()) return;
+  Result<std::unique_ptr<ByteReader>> in = copy != nullptr ? copy->Replay() : OpenInput(fs_, f.path, f.identity);
+  if (!in.ok()) {
+    r.status = Status::Changed(f.path + ": cannot be read again (" + in.status().message() + ")");
+    return;
+  }
+  DocumentSketch sk;
+  Status s = reader.ReadStream(**in, nullptr, r.want_set ? &r.set : nullptr, &sk);
+  if (!s.ok()) {
+    r.status = Status::Changed(f.path + ": cannot be read again (" + s.message() + ")");
+    return;
+  }
+  r.length = spool.size - r.offset;
+  r.content = sk.content;
+  if (sk.kind != DocumentSketch::Kind::kOk) r.status = Status::Changed(f.path + ": changed during the run");
+  if (r.status.ok() && copy == nullptr) r.status = Unchanged(fs_, f);
+}
+
+// Reads the wanted lines of one JSONL file again (reads_ indices, in line
+// order), their token texts to spool `w`.
+void Confirmer::ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::vector<size_t>& wanted, size_t w,
+                              JsonlDocReader& parser, std::vector<char>& buf) {
+  const InputFile& f = *origins[reads_[wanted[0]].doc].file;
+  const StreamCopy* copy = origins[reads_[wanted[0]].doc].copy;
+  Spool& spool = *spools_[w];
+  auto fail_all = [&](const Status& s) {
+    for (size_t i : wanted) {
+      if (reads_[i].status.ok()) reads_[i].status = s;
     }
-    return true;
+  };
+  for (size_t i : wanted) reads_[i].spool = w;
+  if (copy == nullptr) {
+    if (Status s = Unchanged(fs_, f); !s.ok()) return fail_all(s);
+  }
+  Result<std::unique_ptr<ByteReader>> in = copy != nullptr ? copy->Replay() : OpenInput(fs_, f.path, f.identity);
+  if (!in.ok()) return fail_all(Status::Changed(f.path + ": cannot be read again (" + in.status().message() + ")"));
+  LineSplitter splitter(options_.max_line);
+  size_t next = 0;
+  JsonlDoc doc;
+  auto take = [&]() {
+    std::string_view line;
+    uint64_t ln = 0;
+    while (next < wanted.size() && splitter.Next(&line, &ln)) {
+      for (; next < wanted.size() && origins[reads_[wanted[next]].doc].line == ln; ++next) {
+        Read& r = reads_[wanted[next]];
+        bool has = false;
+        r.offset = spool.size;
+        DocumentSketch sk;
+        if (parser.Parse(line, &doc, &has).ok() && has) {
+          parser.reader().ReadText(doc.text, nullptr, r.want_set ? &r.set : nullptr, &sk);
+          r.content = sk.content;
+        }
+        if (!has || sk.kind != DocumentSketch::Kind::kOk) {
+          r.status = Status::Changed(f.path + ":" + std::to_string(ln) + ": changed during the run");
+        }
+        r.length = spool.size - r.offset;
+      }
+    }
+  };
+  while (next < wanted.size()) {  // the rest of the file is not needed
+    Result<size_t> got = (*in)->Read(buf.data(), buf.size());
+    if (!got.ok()) return fail_all(Status::Changed(f.path + ": cannot be read again (" + got.status().message() + ")"));
+    if (*got == 0) {
+      splitter.Finish();
+      take();
+      break;
+    }
+    splitter.Feed(std::string_view(buf.data(), *got));
+    take();
+  }
+  for (size_t k = next; k < wanted.size(); ++k) {
+    Read& r = reads_[wanted[k]];
+    if (r.status.ok()) r.status = Status::Changed(f.path + ": changed during the run (a line is gone)");
+  }
+  if (copy == nullptr) {
+    if (Status s = Unchanged(fs_, f); !s.ok()) fail_all(s);
+  }
+}
+
+// Whether two reads' token texts are equal, byte for byte.
+Result<bool> Confirmer::SameText(const Read& a, const Read& b) const {
+  if (a.length != b.length) return false;
+  std::vector<char> x(kCompareChunk), y(kCompareChunk);
+  for (uint64_t pos = 0; pos < a.length; pos += kCompareChunk) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(kCompareChunk, a.length - pos));
+    if (!spools_[a.spool]->ReadAt(a.offset + pos, x.data(), n) ||
+        !spools_[b.spool]->ReadAt(b.offset + pos, y.data(), n)) {
+      return TempError("read");
+    }
+    if (std::memcmp(x.data(), y.data(), n) != 0) return false;
+  }
+  return true;
+}
+
+// Judges each group: the signed hash must still hold, then the token text
+// must equal the reference's (the first member that still holds).
+Status Confirmer::Judge(const std::vector<DocOrigin>& origins, size_t groups, ConfirmedGroups* out) {
+  out->members.assign(groups, {});
+  out->sets.assign(groups, {});
+  out->left_out.clear();
+  reference_read_.assign(groups, SIZE_MAX);
+  auto place = [&](const DocOrigin& o) {
+    std::string where = o.file->path;
+    if (o.line > 0) where.append(":").append(std::to_string(o.line));
+    return where;
   };
   for (size_t i = 0; i < reads_.size(); ++i) {
     Read& r = reads_[i];
-    const std::string& path = origins[r.doc].file->path;
-    if (r.status.ok() && !(r.content == origins[r.doc].content)) {
-      r.status = Status::Changed(path + (origins[r.doc].line > 0 ? ":" + std::to_string(origins[r.doc].line) : "") +
-                                 ": changed during the run");
+    const DocOrigin& origin = origins[r.doc];
+    if (r.status.ok() && !(r.content == origin.content)) {
+      r.status = Status::Changed(place(origin) + ": changed during the run");
     }
     if (!r.status.ok()) {
       out->left_out.emplace_back(r.doc, r.status);
@@ -338,50 +351,56 @@ Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<s
       continue;
     }
     const Read& ref = reads_[reference_read_[g]];
-    Result<bool> same = same_text(ref, r);
+    Result<bool> same = SameText(ref, r);
     if (!same.ok()) return same.status();
     if (*same) {
       out->members[g].push_back(r.doc);
     } else {
-      const DocOrigin& o = origins[ref.doc];
-      out->left_out.emplace_back(
-          r.doc, Status::Corrupt(path + ": has the content hash of " + o.file->path +
-                                 (o.line > 0 ? ":" + std::to_string(o.line) : "") +
-                                 " but not its text (a hash collision); left out of the results"));
+      out->left_out.emplace_back(r.doc, Status::Corrupt(place(origin) + ": has the content hash of " +
+                                                        place(origins[ref.doc]) +
+                                                        " but not its text (a hash collision); left out of the results"));
     }
   }
-  // Shingle sets: the first member's, or a re-read of the reference that
-  // took its place.
-  DocumentReader reader(options_, minhasher_);
-  for (size_t g = 0; g < groups.size(); ++g) {
+  return Status::Ok();
+}
+
+// Shingle sets of the references: the first member's, read with its set,
+// or, when another member took its place, made from that one's token text.
+Status Confirmer::CollectSets(const std::vector<char>& want_set, ConfirmedGroups* out) {
+  for (size_t g = 0; g < want_set.size(); ++g) {
     if (want_set[g] == 0 || reference_read_[g] == SIZE_MAX) continue;
     Read& ref = reads_[reference_read_[g]];
     if (!ref.want_set) {
-      // Rare: the first member changed. The set comes from the token text,
-      // which the Shingler turns into the same tokens (words are separated
-      // by spaces, characters are as they were).
-      Shingler shingler(options_.shingle, options_.EffectiveNgram(), options_.seed);
-      std::vector<char> buf(kCompareChunk);
-      for (uint64_t pos = 0; pos < ref.length; pos += kCompareChunk) {
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(kCompareChunk, ref.length - pos));
-        if (!spools_[ref.spool]->ReadAt(ref.offset + pos, buf.data(), n)) return TempError("read");
-        size_t cut = n;
-        if (pos + n < ref.length) {
-          while (cut > 0 && (static_cast<unsigned char>(buf[cut - 1]) & 0xC0) == 0x80) --cut;
-          if (cut > 0 && static_cast<unsigned char>(buf[cut - 1]) >= 0xC0) --cut;
-          pos -= n - cut;
-        }
-        shingler.Feed(std::string_view(buf.data(), cut));
-        ref.set.insert(ref.set.end(), shingler.shingles().begin(), shingler.shingles().end());
-        shingler.shingles().clear();
-      }
-      shingler.Finish();
-      ref.set.insert(ref.set.end(), shingler.shingles().begin(), shingler.shingles().end());
-      std::sort(ref.set.begin(), ref.set.end());
-      ref.set.erase(std::unique(ref.set.begin(), ref.set.end()), ref.set.end());
+      if (Status s = SetFromTokenText(&ref); !s.ok()) return s;
     }
     out->sets[g] = ref.set;
   }
+  return Status::Ok();
+}
+
+// The Shingler turns a token text into the same tokens it came from: words
+// are separated by spaces, characters are as they were.
+Status Confirmer::SetFromTokenText(Read* r) const {
+  Shingler shingler(options_.shingle, options_.EffectiveNgram(), options_.seed);
+  std::vector<char> buf(kCompareChunk);
+  uint64_t pos = 0;
+  while (pos < r->length) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(kCompareChunk, r->length - pos));
+    if (!spools_[r->spool]->ReadAt(r->offset + pos, buf.data(), n)) return TempError("read");
+    size_t cut = n;
+    if (pos + n < r->length) {  // end the piece on a whole UTF-8 character
+      while (cut > 0 && (static_cast<unsigned char>(buf[cut - 1]) & 0xC0) == 0x80) --cut;
+      if (cut > 0 && static_cast<unsigned char>(buf[cut - 1]) >= 0xC0) --cut;
+    }
+    shingler.Feed(std::string_view(buf.data(), cut));
+    r->set.insert(r->set.end(), shingler.shingles().begin(), shingler.shingles().end());
+    shingler.shingles().clear();
+    pos += cut;
+  }
+  shingler.Finish();
+  r->set.insert(r->set.end(), shingler.shingles().begin(), shingler.shingles().end());
+  std::sort(r->set.begin(), r->set.end());
+  r->set.erase(std::unique(r->set.begin(), r->set.end()), r->set.end());
   return Status::Ok();
 }
 

@@ -40,6 +40,8 @@
 
 namespace neardup {
 
+class DocumentReader;
+class JsonlDocReader;
 class StreamCopy;
 
 // Where a document's text is, and what it was when signed.
@@ -109,6 +111,14 @@ class Confirmer {
  private:
   struct Spool;
   struct Read;
+  [[nodiscard]] Status ReadAll(const std::vector<DocOrigin>& origins, const std::atomic<bool>* cancel);
+  void ReadTextDoc(const std::vector<DocOrigin>& origins, size_t i, size_t w, DocumentReader& reader);
+  void ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::vector<size_t>& wanted, size_t w,
+                     JsonlDocReader& parser, std::vector<char>& buf);
+  [[nodiscard]] Result<bool> SameText(const Read& a, const Read& b) const;
+  [[nodiscard]] Status Judge(const std::vector<DocOrigin>& origins, size_t groups, ConfirmedGroups* out);
+  [[nodiscard]] Status CollectSets(const std::vector<char>& want_set, ConfirmedGroups* out);
+  [[nodiscard]] Status SetFromTokenText(Read* r) const;
   const Options& options_;
   const MinHasher& minhasher_;
   FileSystem& fs_;

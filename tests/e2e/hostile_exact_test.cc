@@ -14,6 +14,8 @@
 #include <set>
 
 #include "neardup/pipeline.h"
+#include "neardup/shingle.h"
+#include "neardup/verify.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -97,6 +99,39 @@ TEST(HostileExactTest, FileReplacedOrDeletedMidRunIsLeftOutOfEveryCluster) {
   for (const Status& s : r->problems) problems += s.message() + "\n";
   EXPECT_NE(problems.find(dir / "a.txt"), std::string::npos) << problems;
   EXPECT_NE(problems.find(dir / "c.txt"), std::string::npos) << problems;
+}
+
+// When the first member of a group of copies changes, the next one takes its
+// place, and its shingle set is made from its token text: the Jaccard must
+// be exactly the one of the texts (word and char shingles, mixed scripts).
+TEST(HostileExactTest, SetOfTheMemberThatTakesThePlaceOfAChangedOneIsExact) {
+  for (const ShingleUnit unit : {ShingleUnit::kWord, ShingleUnit::kChar}) {
+    TempDir dir;
+    std::string a;
+    for (const auto& w : RandomWords(400, 17)) a += w + (w.size() % 3 == 0 ? " Été, 東京の天気 " : " ");
+    std::string b = a;
+    b.replace(b.size() / 2, 12, "Straße ﬁle 42");
+    WriteFile(dir / "a1.txt", a);
+    WriteFile(dir / "a2.txt", a);
+    WriteFile(dir / "b.txt", b);
+    MidRunFs fs([&] { WriteFile(dir / "a1.txt", "something else"); });
+    RunContext ctx;
+    ctx.fs = &fs;
+    Options o;
+    o.paths = {dir.path()};
+    o.verify = VerifyMode::kExact;
+    o.shingle = unit;
+    o.threshold = 0.5;
+    Result<Report> r = FindDuplicates(o, ctx);
+    ASSERT_TRUE(r.ok());
+    const std::vector<ReportedPair> pairs = r->pairs.ToVector();
+    ASSERT_EQ(pairs.size(), 1u);
+    EXPECT_EQ(r->docs[pairs[0].a].name, dir / "a2.txt");
+    EXPECT_EQ(r->docs[pairs[0].b].name, dir / "b.txt");
+    const int k = o.EffectiveNgram();
+    EXPECT_DOUBLE_EQ(pairs[0].jaccard, ExactJaccard(ShingleSet(a, unit, k, 1), ShingleSet(b, unit, k, 1)));
+    EXPECT_LT(pairs[0].jaccard, 1.0);
+  }
 }
 
 TEST(HostileExactTest, FileTouchedMidRunIsLeftOutEvenWithTheSameText) {
