@@ -134,6 +134,49 @@ TEST(HostileExactTest, SetOfTheMemberThatTakesThePlaceOfAChangedOneIsExact) {
   }
 }
 
+// A file system whose Stat() keeps telling what the walk saw while the text
+// changed under it (as a clock too coarse, or a tool that sets the times
+// back, would): only the content check of the re-read can tell.
+class LyingStatFs : public FileSystem {
+ public:
+  LyingStatFs(std::string path, std::string new_text) : path_(std::move(path)), new_text_(std::move(new_text)) {}
+  Result<std::unique_ptr<ByteReader>> Open(const std::string& p) override { return FileSystem::Default().Open(p); }
+  Result<FileStat> Stat(const std::string& p) override {
+    if (!changed_) {  // the first Stat(): every file was signed
+      Result<FileStat> st = FileSystem::Default().Stat(path_);
+      seen_ = *st;
+      WriteFile(path_, new_text_);
+      changed_ = true;
+    }
+    if (p == path_) return seen_;
+    return FileSystem::Default().Stat(p);
+  }
+
+ private:
+  std::string path_, new_text_;
+  bool changed_ = false;
+  FileStat seen_;
+};
+
+TEST(HostileExactTest, ChangeThatStatCannotSeeIsFoundByTheContent) {
+  TempDir dir;
+  const std::string text = Join(RandomWords(300, 18));
+  for (const char* name : {"a.txt", "b.txt", "c.txt"}) WriteFile(dir / name, text);
+  std::string other = Join(RandomWords(300, 19));
+  other.resize(text.size(), ' ');
+  LyingStatFs fs(dir / "b.txt", other);
+  RunContext ctx;
+  ctx.fs = &fs;
+  Options o;
+  o.paths = {dir.path()};
+  o.verify = VerifyMode::kExact;
+  o.mode = Mode::kClusters;
+  Result<Report> r = FindDuplicates(o, ctx);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(ClusterNames(*r), (std::vector<std::vector<std::string>>{{dir / "a.txt", dir / "c.txt"}}));
+  EXPECT_EQ(r->stats.unreadable, 1u);
+}
+
 TEST(HostileExactTest, FileTouchedMidRunIsLeftOutEvenWithTheSameText) {
   TempDir dir;
   const std::string text = Join(RandomWords(300, 7));
@@ -265,6 +308,24 @@ TEST(HostileExactTest, HashCollisionNeverMakesTwoTextsCopies) {
   RunResult r = RunProcess({kBin, "scan", "-t", "1", "--mode", "duplicates", dir.path()}, dir.path());
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.exit_code, 2);
+}
+
+// Six times one colliding word against seven times the other: different
+// token sequences (so not one group), yet one shingle each with the same
+// hash. The Jaccard over the shingles' text is 0, and nothing is reported.
+TEST(HostileExactTest, HashCollisionNeverMakesAJaccardOfOne) {
+  TempDir dir;
+  std::string six, seven;
+  for (int i = 0; i < 6; ++i) six += std::string(kCollisionA) + " ";
+  for (int i = 0; i < 7; ++i) seven += std::string(kCollisionB) + " ";
+  WriteFile(dir / "six.txt", six);
+  WriteFile(dir / "seven.txt", seven);
+  // The premise: by hashes they are the same shingle set.
+  RunResult estimate = RunProcess({kBin, "scan", "-f", "tsv", dir.path()}, dir.path());
+  ASSERT_EQ(estimate.out, dir / "seven.txt" + "\t" + (dir / "six.txt") + "\t1\n");
+  RunResult r = RunProcess({kBin, "scan", "--exact", "-t", "0.5", dir.path()}, dir.path());
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
 }
 
 // A Jaccard of 1 between different texts (same shingle set by hashes) is
