@@ -249,6 +249,19 @@ inline std::string Numbered(const std::string& prefix, long long n) {
   return s;
 }
 
+// The lines of `s`, without their '\n'; a last line without one counts.
+inline std::vector<std::string> Lines(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < s.size()) {
+    size_t end = s.find('\n', start);
+    if (end == std::string::npos) end = s.size();
+    out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
 inline std::string Join(const std::vector<std::string>& words) {
   std::string s;
   for (const auto& w : words) {

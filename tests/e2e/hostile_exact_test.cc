@@ -22,6 +22,7 @@ namespace neardup {
 namespace {
 
 using testing::Join;
+using testing::Lines;
 using testing::RandomWords;
 using testing::RunProcess;
 using testing::RunResult;
@@ -33,18 +34,6 @@ const std::string kBin = NEARDUP_BINARY;
 // van Oorschot-Wiener parallel collision search).
 const char* const kCollisionA = "spzzctflanpgv";
 const char* const kCollisionB = "rqvuxtpbrlyjp";
-
-std::vector<std::string> Lines(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < s.size()) {
-    size_t end = s.find('\n', start);
-    if (end == std::string::npos) end = s.size();
-    out.push_back(s.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
 
 // The real file system, with a hook run once, at the first Stat(): the
 // pipeline stats files only to confirm them, after every file was signed.

@@ -32,6 +32,7 @@ namespace neardup {
 namespace {
 
 using testing::Join;
+using testing::Lines;
 using testing::RandomWords;
 using testing::ReadFile;
 using testing::RunProcess;
@@ -52,18 +53,6 @@ std::string MakeSmallCorpus(const TempDir& dir) {
   WriteFile(dir / "docs/b.txt", text);
   WriteFile(dir / "docs/c.txt", Join(RandomWords(200, 2)));
   return dir / "docs";
-}
-
-std::vector<std::string> Lines(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < s.size()) {
-    size_t end = s.find('\n', start);
-    if (end == std::string::npos) end = s.size();
-    out.push_back(s.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
 }
 
 // The one pair of MakeSmallCorpus, as jsonl.
