@@ -15,6 +15,8 @@
 // which nlohmann skips; a NUL byte, where nlohmann stops reading; invalid
 // UTF-8, which jsonl.h rules on) are left out of the comparison.
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -80,6 +82,32 @@ bool CheckSplitter(std::string_view bytes, uint64_t seed, std::vector<std::strin
 
 bool IsJsonSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+// Whether a number outside strings overflows a double. JSON leaves the range
+// of numbers to implementations: nlohmann rejects such a line, while the
+// parser accepts it as long as the overflowing number is not the text (an id
+// number is kept as written, another member is skipped).
+bool HasOverflowingNumber(std::string_view line) {
+  bool in_string = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      size_t end = i;
+      while (end < line.size() && std::string_view("+-.eE0123456789").find(line[end]) != std::string_view::npos) ++end;
+      const std::string number(line.substr(i, end - i));
+      if (std::isinf(std::strtod(number.c_str(), nullptr))) return true;
+      i = end - 1;
+    }
+  }
+  return false;
+}
+
 // What nlohmann::json makes of a line, for the keys of interest.
 struct Reference {
   bool parsed = false;  // valid JSON
@@ -125,8 +153,8 @@ bool CheckParser(JsonlLineParser& parser, const std::string& text_key, const std
   // nlohmann takes a NUL byte for the end of the input.
   if (!IsValidUtf8(body) || body.find('\0') != std::string_view::npos) return true;
   const Reference ref = ParseReference(body, text_key, id_key);
-  const bool comparable =
-      !body.starts_with(kBom) && ref.max_depth <= 900 && ref.text_count <= 1 && ref.id_count <= 1;
+  const bool comparable = !body.starts_with(kBom) && ref.max_depth <= 900 && ref.text_count <= 1 &&
+                          ref.id_count <= 1 && !HasOverflowingNumber(body);
   if (!comparable) return true;
   if (has_doc) {
     // Accepted here: nlohmann reads the same object and text.
