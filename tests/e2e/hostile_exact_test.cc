@@ -166,6 +166,29 @@ TEST(HostileExactTest, ChangeThatStatCannotSeeIsFoundByTheContent) {
   EXPECT_EQ(r->stats.unreadable, 1u);
 }
 
+// The same for a document alone in a candidate pair, which no other member
+// is compared with: an edit of one word, unseen by stat, still leaves it out.
+TEST(HostileExactTest, ChangeThatStatCannotSeeLeavesANearPairOut) {
+  TempDir dir;
+  auto words = RandomWords(300, 20);
+  WriteFile(dir / "a.txt", Join(words));
+  words[150] = "edited";
+  WriteFile(dir / "b.txt", Join(words));
+  words[151] = "again";
+  std::string edited = Join(words);
+  edited.resize(Join(words).size(), ' ');
+  LyingStatFs fs(dir / "b.txt", edited);
+  RunContext ctx;
+  ctx.fs = &fs;
+  Options o;
+  o.paths = {dir.path()};
+  o.verify = VerifyMode::kExact;
+  Result<Report> r = FindDuplicates(o, ctx);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->pairs.empty());
+  EXPECT_EQ(r->stats.unreadable, 1u);
+}
+
 TEST(HostileExactTest, FileTouchedMidRunIsLeftOutEvenWithTheSameText) {
   TempDir dir;
   const std::string text = Join(RandomWords(300, 7));
