@@ -81,6 +81,14 @@ class PosixReader final : public ByteReader {
       const ssize_t got = ::read(fd_.get(), buf, want);
       if (got >= 0) return static_cast<size_t>(got);
       if (errno == EINTR) continue;
+      if (errno == EAGAIN && !blocking_) {
+        // A regular file opened with O_NONBLOCK (see OpenChecked) reads as
+        // if blocking on local file systems; one that says "try again" (some
+        // network or FUSE file systems) is set to blocking, once.
+        blocking_ = true;
+        const int fl = ::fcntl(fd_.get(), F_GETFL);
+        if (fl >= 0 && ::fcntl(fd_.get(), F_SETFL, fl & ~O_NONBLOCK) == 0) continue;
+      }
       error_ = Status::IoError(ErrnoMessage(path_, errno));
       return error_;
     }
@@ -90,6 +98,7 @@ class PosixReader final : public ByteReader {
   UniqueFd fd_;
   std::string path_;
   Status error_;
+  bool blocking_ = false;  // O_NONBLOCK was cleared after an EAGAIN
 };
 
 class PosixFileSystem final : public FileSystem {
@@ -145,10 +154,8 @@ class PosixFileSystem final : public FileSystem {
       }
       return Status::IoError(path + ": not a regular file");
     }
-    if (!stream) {
-      const int fl = ::fcntl(fd.get(), F_GETFL);
-      if (fl < 0 || ::fcntl(fd.get(), F_SETFL, fl & ~O_NONBLOCK) != 0) return ErrnoStatus(path, errno);
-    }
+    // A regular file keeps O_NONBLOCK: it has no effect on reading one (two
+    // fcntl calls a file saved; PosixReader::Read clears it on EAGAIN).
     return std::unique_ptr<ByteReader>(std::make_unique<PosixReader>(std::move(fd), path));
   }
 };

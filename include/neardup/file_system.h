@@ -8,7 +8,9 @@
 //
 // Opening never hangs on a file that turned into a FIFO: a file is opened with
 // O_NONBLOCK, checked with fstat() (a regular file, and with a FileIdentity
-// the same device and inode as the walk saw), and only then set to blocking.
+// the same device and inode as the walk saw), and read as it is (O_NONBLOCK
+// does not change reading a regular file; a reader that meets EAGAIN anyway
+// clears it).
 // A stream (a pipe, FIFO or device named on the command line, such as
 // /dev/stdin or <(cmd)) is opened blocking, as cat(1) would, since its writer
 // may not be there yet.
