@@ -373,8 +373,8 @@ TEST(HostileExactTest, PairsOfThousandsOfCopiesAreSortedInBoundedMemory) {
   EXPECT_NE(r.err.find("--mode clusters"), std::string::npos) << r.err;
   // 64 MiB of pairs in memory at most, plus the rest of the run (74 MB in
   // all here; 264 MB with every pair in memory). Under AddressSanitizer the
-  // same run takes 194 MB (its shadow memory and quarantine), and more than
-  // 400 MB with every pair in memory.
+  // same run takes 194 MB (its shadow memory and quarantine), and every pair
+  // in memory would add 144 MB more and their redzones.
 #if defined(__SANITIZE_ADDRESS__)
   constexpr long kBoundKb = 320 * 1024;
 #else
