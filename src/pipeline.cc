@@ -474,27 +474,23 @@ void Scan::RenameDuplicateIds() {
       size_t hi = lo + 1;
       while (hi < order.size() && docs[order[hi]].name == docs[order[lo]].name) ++hi;
       if (hi - lo > 1) {
+        const std::string id = docs[order[lo]].name;
         std::string where;
         for (size_t k = lo; k < hi; ++k) {
           const DocMeta& m = meta_[order[k]];
-          if (renamed[order[k]] != 0) continue;  // already named by its place
           const std::string place = files_[m.file].path + ":" + std::to_string(m.line);
-          where += (where.empty() ? "" : ", ") + place;
-        }
-        problems_.push_back({.file = meta_[order[lo]].file,
-                             .line = meta_[order[lo]].line,
-                             .status = Status::InvalidArgument("id \"" + docs[order[lo]].name + "\" is not unique (" + where +
-                                                     "); each of these documents is named FILE:LINE"),
-                             .counted = true});
-        for (size_t k = lo; k < hi; ++k) {
-          const DocMeta& m = meta_[order[k]];
-          const std::string place = files_[m.file].path + ":" + std::to_string(m.line);
+          if (renamed[order[k]] == 0) where += (where.empty() ? "" : ", ") + place;  // else named so already
           if (docs[order[k]].name != place) {
             docs[order[k]].name = place;
             renamed[order[k]] = 1;
             changed = true;
           }
         }
+        problems_.push_back({.file = meta_[order[lo]].file,
+                             .line = meta_[order[lo]].line,
+                             .status = Status::InvalidArgument("id \"" + id + "\" is not unique (" + where +
+                                                               "); each of these documents is named FILE:LINE"),
+                             .counted = true});
         report_.stats.duplicate_ids += hi - lo;
       }
       lo = hi;
