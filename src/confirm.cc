@@ -8,11 +8,11 @@
 #include <map>
 #include <mutex>
 #include <string_view>
-#include <thread>
 #include <unordered_set>
 
 #include "jsonl_doc_reader.h"
 #include "neardup/document.h"
+#include "neardup/parallel.h"
 #include "neardup/verify.h"
 
 namespace neardup {
@@ -21,80 +21,11 @@ namespace {
 
 constexpr size_t kCompareChunk = 64 * 1024;
 
-FileStat SeenAtWalk(const InputFile& f) {
-  FileStat st;
-  st.size = f.size;
-  st.mtime_ns = f.mtime_ns;
-  st.ctime_ns = f.ctime_ns;
-  st.dev = f.identity.dev;
-  st.ino = f.identity.ino;
-  return st;
-}
-
-// OK when `path` is still the file the walk saw, with the same size and times.
-Status Unchanged(FileSystem& fs, const InputFile& f) {
-  Result<FileStat> now = fs.Stat(f.path);
-  if (!now.ok()) return Status::Changed(f.path + ": gone during the run (" + now.status().message() + ")");
-  if (!(*now == SeenAtWalk(f))) return Status::Changed(f.path + ": changed during the run");
-  return Status::Ok();
-}
-
 Status TempError(const char* what) {
   return Status::IoError(std::string("temporary file for --exact: ") + what + ": " + std::strerror(errno));
 }
 
-// Tees a stream into a StreamCopy's file.
-class RecordingReader final : public ByteReader {
- public:
-  RecordingReader(std::unique_ptr<ByteReader> in, std::FILE* copy) : in_(std::move(in)), copy_(copy) {}
-  Result<size_t> Read(char* buf, size_t n) override {
-    Result<size_t> got = in_->Read(buf, n);
-    if (got.ok() && *got > 0 && std::fwrite(buf, 1, *got, copy_) != *got) return TempError("write");
-    if (got.ok() && *got == 0 && std::fflush(copy_) != 0) return TempError("write");
-    return got;
-  }
-
- private:
-  std::unique_ptr<ByteReader> in_;
-  std::FILE* copy_;
-};
-
-// Reads a StreamCopy's file from its start, by offset (pread), so several
-// readers may share it.
-class ReplayReader final : public ByteReader {
- public:
-  explicit ReplayReader(std::FILE* copy) : fd_(fileno(copy)) {}
-  Result<size_t> Read(char* buf, size_t n) override {
-    for (;;) {
-      const ssize_t got = ::pread(fd_, buf, n, static_cast<off_t>(offset_));
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0) return TempError("read");
-      offset_ += static_cast<uint64_t>(got);
-      return static_cast<size_t>(got);
-    }
-  }
-
- private:
-  int fd_;
-  uint64_t offset_ = 0;
-};
-
 }  // namespace
-
-StreamCopy::~StreamCopy() {
-  if (file_ != nullptr) std::fclose(file_);
-}
-
-Result<std::unique_ptr<ByteReader>> StreamCopy::Record(std::unique_ptr<ByteReader> in) {
-  file_ = std::tmpfile();
-  if (file_ == nullptr) return TempError("create");
-  return std::unique_ptr<ByteReader>(std::make_unique<RecordingReader>(std::move(in), file_));
-}
-
-Result<std::unique_ptr<ByteReader>> StreamCopy::Replay() const {
-  if (file_ == nullptr) return Status::IoError("no copy of the stream was made");
-  return std::unique_ptr<ByteReader>(std::make_unique<ReplayReader>(file_));
-}
 
 // A worker's temporary file of token texts, written front to back.
 struct Confirmer::Spool {
@@ -186,29 +117,28 @@ Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const std::atom
     if (spool->file == nullptr) return TempError("create");
     spools_.push_back(std::move(spool));
   }
-  std::atomic<size_t> next_job{0};
-  auto work = [&](size_t w) {
+  // One reader per worker, made on its first job.
+  std::vector<std::unique_ptr<DocumentReader>> text_readers(static_cast<size_t>(threads_));
+  std::vector<std::unique_ptr<JsonlDocReader>> parsers(static_cast<size_t>(threads_));
+  Workers workers{.threads = threads_, .tick = {}, .cancel = cancel};
+  ParallelFor(workers, jobs.size(), [&](int worker, size_t j) {
+    const size_t w = static_cast<size_t>(worker);
     Spool& spool = *spools_[w];
     auto sink = [&spool](std::string_view piece) { spool.Append(piece); };
     if (options_.input == InputFormat::kText) {
-      DocumentReader reader(options_, minhasher_);
-      reader.set_token_sink(sink);
-      for (size_t j = next_job++; j < jobs.size() && !cancelled(); j = next_job++) {
-        ReadTextDoc(origins, jobs[j][0], w, reader);
+      if (text_readers[w] == nullptr) {
+        text_readers[w] = std::make_unique<DocumentReader>(options_, minhasher_);
+        text_readers[w]->set_token_sink(sink);
       }
+      ReadTextDoc(origins, jobs[j][0], w, *text_readers[w]);
     } else {
-      JsonlDocReader parser(options_, minhasher_);
-      parser.reader().set_token_sink(sink);
-      std::vector<char> buf(DocumentReader::kBufferSize);
-      for (size_t j = next_job++; j < jobs.size() && !cancelled(); j = next_job++) {
-        ReadJsonlFile(origins, jobs[j], w, parser, buf);
+      if (parsers[w] == nullptr) {
+        parsers[w] = std::make_unique<JsonlDocReader>(options_, minhasher_);
+        parsers[w]->reader().set_token_sink(sink);
       }
+      ReadJsonlFile(origins, jobs[j], w, *parsers[w]);
     }
-  };
-  std::vector<std::thread> pool;
-  for (int w = 1; w < threads_; ++w) pool.emplace_back(work, static_cast<size_t>(w));
-  work(0);
-  for (auto& t : pool) t.join();
+  });
   if (cancelled()) return Status::Cancelled("interrupted");
   for (auto& spool : spools_) {
     if (spool->failed || std::fflush(spool->file) != 0) {
@@ -227,9 +157,9 @@ void Confirmer::ReadTextDoc(const std::vector<DocOrigin>& origins, size_t i, siz
   Spool& spool = *spools_[w];
   r.spool = w;
   r.offset = spool.size;
-  r.status = copy != nullptr ? Status::Ok() : Unchanged(fs_, f);
+  r.status = copy != nullptr ? Status::Ok() : CheckUnchanged(fs_, f);
   if (!r.status.ok()) return;
-  Result<std::unique_ptr<ByteReader>> in = copy != nullptr ? copy->Replay() : OpenInput(fs_, f.path, f.identity);
+  Result<std::unique_ptr<ByteReader>> in = OpenAgain(fs_, f, copy);
   if (!in.ok()) {
     r.status = Status::Changed(f.path + ": cannot be read again (" + in.status().message() + ")");
     return;
@@ -243,13 +173,13 @@ void Confirmer::ReadTextDoc(const std::vector<DocOrigin>& origins, size_t i, siz
   r.length = spool.size - r.offset;
   r.content = sk.content;
   if (sk.kind != DocumentSketch::Kind::kOk) r.status = Status::Changed(f.path + ": changed during the run");
-  if (r.status.ok() && copy == nullptr) r.status = Unchanged(fs_, f);
+  if (r.status.ok() && copy == nullptr) r.status = CheckUnchanged(fs_, f);
 }
 
 // Reads the wanted lines of one JSONL file again (reads_ indices, in line
 // order), their token texts to spool `w`.
 void Confirmer::ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::vector<size_t>& wanted, size_t w,
-                              JsonlDocReader& parser, std::vector<char>& buf) {
+                              JsonlDocReader& parser) {
   const InputFile& f = *origins[reads_[wanted[0]].doc].file;
   const StreamCopy* copy = origins[reads_[wanted[0]].doc].copy;
   Spool& spool = *spools_[w];
@@ -260,50 +190,39 @@ void Confirmer::ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::
   };
   for (size_t i : wanted) reads_[i].spool = w;
   if (copy == nullptr) {
-    if (Status s = Unchanged(fs_, f); !s.ok()) return fail_all(s);
+    if (Status s = CheckUnchanged(fs_, f); !s.ok()) return fail_all(s);
   }
-  Result<std::unique_ptr<ByteReader>> in = copy != nullptr ? copy->Replay() : OpenInput(fs_, f.path, f.identity);
+  Result<std::unique_ptr<ByteReader>> in = OpenAgain(fs_, f, copy);
   if (!in.ok()) return fail_all(Status::Changed(f.path + ": cannot be read again (" + in.status().message() + ")"));
-  LineSplitter splitter(options_.max_line);
-  size_t next = 0;
+  JsonlLines lines(std::move(*in), options_.max_line);
+  JsonlLines::Line line;
   JsonlDoc doc;
-  auto take = [&]() {
-    std::string_view line;
-    uint64_t ln = 0;
-    while (next < wanted.size() && splitter.Next(&line, &ln)) {
-      for (; next < wanted.size() && origins[reads_[wanted[next]].doc].line == ln; ++next) {
-        Read& r = reads_[wanted[next]];
-        bool has = false;
-        r.offset = spool.size;
-        DocumentSketch sk;
-        if (parser.Parse(line, &doc, &has).ok() && has) {
-          parser.reader().ReadText(doc.text, nullptr, r.want_set ? &r.set : nullptr, &sk);
-          r.content = sk.content;
-        }
-        if (!has || sk.kind != DocumentSketch::Kind::kOk) {
-          r.status = Status::Changed(f.path + ":" + std::to_string(ln) + ": changed during the run");
-        }
-        r.length = spool.size - r.offset;
-      }
-    }
-  };
+  size_t next = 0;
   while (next < wanted.size()) {  // the rest of the file is not needed
-    Result<size_t> got = (*in)->Read(buf.data(), buf.size());
-    if (!got.ok()) return fail_all(Status::Changed(f.path + ": cannot be read again (" + got.status().message() + ")"));
-    if (*got == 0) {
-      splitter.Finish();
-      take();
-      break;
+    Result<bool> more = lines.Next(&line);
+    if (!more.ok()) return fail_all(Status::Changed(f.path + ": cannot be read again (" + more.status().message() + ")"));
+    if (!*more) break;
+    for (; next < wanted.size() && origins[reads_[wanted[next]].doc].line == line.number; ++next) {
+      Read& r = reads_[wanted[next]];
+      bool has = false;
+      r.offset = spool.size;
+      DocumentSketch sk;
+      if (parser.Parse(line.text, &doc, &has).ok() && has) {
+        parser.reader().ReadText(doc.text, nullptr, r.want_set ? &r.set : nullptr, &sk);
+        r.content = sk.content;
+      }
+      if (!has || sk.kind != DocumentSketch::Kind::kOk) {
+        r.status = Status::Changed(f.path + ":" + std::to_string(line.number) + ": changed during the run");
+      }
+      r.length = spool.size - r.offset;
     }
-    splitter.Feed(std::string_view(buf.data(), *got));
-    take();
   }
   for (size_t k = next; k < wanted.size(); ++k) {
     Read& r = reads_[wanted[k]];
     if (r.status.ok()) r.status = Status::Changed(f.path + ": changed during the run (a line is gone)");
   }
   if (copy == nullptr) {
-    if (Status s = Unchanged(fs_, f); !s.ok()) fail_all(s);
+    if (Status s = CheckUnchanged(fs_, f); !s.ok()) fail_all(s);
   }
 }
 

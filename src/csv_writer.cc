@@ -165,7 +165,7 @@ void WriteTsv(const Report& report, std::ostream& out) {
 
 void WriteDuplicates(const Report& report, std::ostream& out, char terminator) {
   std::string buf;
-  for (const DocId id : Removable(report.docs, report.clusters)) {
+  for (const DocId id : report.removable) {
     buf.append(report.docs[id].name);
     buf.push_back(terminator);
     if (buf.size() >= kFlushBytes && !Flush(&buf, out)) return;

@@ -382,7 +382,7 @@ Json ClustersJson(const Report& report) {
 // The same paths, in the same order, as WriteDuplicates() (csv_writer.cc).
 Json RemovableJson(const Report& report) {
   Json removable = Json::array();
-  for (const DocId id : Removable(report.docs, report.clusters)) removable.push_back(report.docs[id].name);
+  for (const DocId id : report.removable) removable.push_back(report.docs[id].name);
   return removable;
 }
 

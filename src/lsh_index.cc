@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cassert>
-#include <thread>
 #include <vector>
 
 #include "hash.h"
+#include "neardup/parallel.h"
 
 namespace neardup {
 
@@ -27,65 +27,61 @@ bool LshIndex::BandEqual(uint32_t x, uint32_t y, int band) const {
   return true;
 }
 
+// The pairs of one bucket whose band is really equal (not a 64-bit hash
+// collision) and that share no earlier band, so each pair is produced once.
+uint64_t LshIndex::PairsOfBucket(int worker, std::span<const Entry> bucket, int band, const PairFn& pair) const {
+  uint64_t count = 0;
+  for (size_t x = 0; x < bucket.size(); ++x) {
+    for (size_t y = x + 1; y < bucket.size(); ++y) {
+      const uint32_t a = bucket[x].id;
+      const uint32_t b = bucket[y].id;
+      if (!BandEqual(a, b, band)) continue;  // 64-bit hash collision
+      bool seen = false;
+      for (int earlier = 0; earlier < band && !seen; ++earlier) seen = BandEqual(a, b, earlier);
+      if (seen) continue;
+      ++count;
+      pair(worker, a, b);
+    }
+  }
+  return count;
+}
+
 uint64_t LshIndex::ForEachCandidate(int threads, const PairFn& pair, size_t large_bucket,
                                     const BucketFn& bucket) const {
-  struct Entry {
-    uint64_t hash;
-    uint32_t id;
-    bool operator<(const Entry& o) const { return hash != o.hash ? hash < o.hash : id < o.id; }
-  };
-  std::atomic<int> next_band{0};
   std::atomic<uint64_t> total{0};
   const size_t row_bytes = static_cast<size_t>(banding_.rows) * sizeof(uint32_t);
-  auto work = [&](int worker) {
-    std::vector<Entry> entries(row_ids_.size());
-    std::vector<uint32_t> ids;
+  threads = std::max(1, std::min(threads, banding_.bands));
+  // Per worker: the band's entries and a bucket's ids, reused band after band.
+  std::vector<std::vector<Entry>> entries_of(static_cast<size_t>(threads));
+  std::vector<std::vector<uint32_t>> ids_of(static_cast<size_t>(threads));
+  auto band_work = [&](int worker, size_t b) {
+    const int band = static_cast<int>(b);
+    std::vector<Entry>& entries = entries_of[static_cast<size_t>(worker)];
+    std::vector<uint32_t>& ids = ids_of[static_cast<size_t>(worker)];
+    entries.resize(row_ids_.size());
     uint64_t count = 0;
-    for (int band = next_band++; band < banding_.bands; band = next_band++) {
-      const size_t off = static_cast<size_t>(band) * static_cast<size_t>(banding_.rows);
-      for (size_t k = 0; k < row_ids_.size(); ++k) {
-        const uint32_t id = row_ids_[k];
-        entries[k] = {HashBytes(Row(id) + off, row_bytes, static_cast<uint64_t>(band)), id};
+    const size_t off = static_cast<size_t>(band) * static_cast<size_t>(banding_.rows);
+    for (size_t k = 0; k < row_ids_.size(); ++k) {
+      const uint32_t id = row_ids_[k];
+      entries[k] = {HashBytes(Row(id) + off, row_bytes, static_cast<uint64_t>(band)), id};
+    }
+    std::sort(entries.begin(), entries.end());
+    for (size_t lo = 0; lo < entries.size();) {
+      size_t hi = lo + 1;
+      while (hi < entries.size() && entries[hi].hash == entries[lo].hash) ++hi;
+      if (hi - lo >= 2 && bucket && large_bucket > 0 && hi - lo > large_bucket) {
+        ids.clear();
+        for (size_t k = lo; k < hi; ++k) ids.push_back(entries[k].id);
+        bucket(worker, ids);
+      } else if (hi - lo >= 2) {
+        count += PairsOfBucket(worker, std::span<const Entry>(entries.data() + lo, hi - lo), band, pair);
       }
-      std::sort(entries.begin(), entries.end());
-      for (size_t lo = 0; lo < entries.size();) {
-        size_t hi = lo + 1;
-        while (hi < entries.size() && entries[hi].hash == entries[lo].hash) ++hi;
-        if (hi - lo >= 2) {
-          if (bucket && large_bucket > 0 && hi - lo > large_bucket) {
-            ids.clear();
-            for (size_t k = lo; k < hi; ++k) ids.push_back(entries[k].id);
-            bucket(worker, ids);
-          } else {
-            for (size_t x = lo; x < hi; ++x) {
-              for (size_t y = x + 1; y < hi; ++y) {
-                const uint32_t a = entries[x].id;
-                const uint32_t b = entries[y].id;
-                if (!BandEqual(a, b, band)) continue;  // 64-bit hash collision
-                bool seen = false;
-                for (int earlier = 0; earlier < band && !seen; ++earlier) {
-                  seen = BandEqual(a, b, earlier);
-                }
-                if (seen) continue;
-                ++count;
-                pair(worker, a, b);
-              }
-            }
-          }
-        }
-        lo = hi;
-      }
+      lo = hi;
     }
     total += count;
   };
-  threads = std::max(1, std::min(threads, banding_.bands));
-  if (threads == 1) {
-    work(0);
-  } else {
-    std::vector<std::thread> pool;
-    for (int w = 0; w < threads; ++w) pool.emplace_back(work, w);
-    for (auto& t : pool) t.join();
-  }
+  ParallelFor(Workers{.threads = threads, .tick = {}, .cancel = nullptr}, static_cast<size_t>(banding_.bands),
+              band_work);
   return total.load();
 }
 

@@ -1,3 +1,4 @@
+#include "neardup/cluster.h"
 #include "neardup/writers.h"
 
 #include <gtest/gtest.h>
@@ -79,6 +80,7 @@ Report MakeReport(Mode mode, bool exact, bool has_reference) {
   report.stats.candidates = 9;
   report.stats.pairs = report.pairs.size();
   report.stats.clusters = report.clusters.size();
+  report.removable = Removable(report.docs, report.clusters);
   report.stats.clustered = 8;
   report.stats.removable = 4;
   report.stats.removable_bytes = 400;

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "neardup/corpus.h"
+#include "neardup/document_source.h"
 #include "neardup/file_system.h"
 #include "neardup/minhash.h"
 #include "neardup/options.h"
@@ -42,7 +43,6 @@ namespace neardup {
 
 class DocumentReader;
 class JsonlDocReader;
-class StreamCopy;
 
 // Where a document's text is, and what it was when signed.
 struct DocOrigin {
@@ -52,25 +52,6 @@ struct DocOrigin {
   // A stream document (a pipe can be read once): the copy of what it gave
   // (StreamCopy), read instead of the file. Null for a file.
   const StreamCopy* copy = nullptr;
-};
-
-// A stream's bytes as the first read got them (after decompression), kept
-// in an anonymous temporary file so that --exact can read the document again.
-class StreamCopy {
- public:
-  StreamCopy() = default;
-  ~StreamCopy();
-  StreamCopy(const StreamCopy&) = delete;
-  StreamCopy& operator=(const StreamCopy&) = delete;
-  // Wraps `in`: what is read through it is also appended to the copy. A
-  // failed write to the copy is a read error of the stream (IoError).
-  // REQUIRES: called once.
-  [[nodiscard]] Result<std::unique_ptr<ByteReader>> Record(std::unique_ptr<ByteReader> in);
-  // A reader of the copy, from its start; IoError if the copy was never made.
-  [[nodiscard]] Result<std::unique_ptr<ByteReader>> Replay() const;
-
- private:
-  std::FILE* file_ = nullptr;
 };
 
 struct ConfirmedGroups {
@@ -114,7 +95,7 @@ class Confirmer {
   [[nodiscard]] Status ReadAll(const std::vector<DocOrigin>& origins, const std::atomic<bool>* cancel);
   void ReadTextDoc(const std::vector<DocOrigin>& origins, size_t i, size_t w, DocumentReader& reader);
   void ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::vector<size_t>& wanted, size_t w,
-                     JsonlDocReader& parser, std::vector<char>& buf);
+                     JsonlDocReader& parser);
   [[nodiscard]] Result<bool> SameText(const Read& a, const Read& b) const;
   [[nodiscard]] Status Judge(const std::vector<DocOrigin>& origins, size_t groups, ConfirmedGroups* out);
   [[nodiscard]] Status CollectSets(const std::vector<char>& want_set, ConfirmedGroups* out);

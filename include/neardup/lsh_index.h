@@ -46,6 +46,12 @@ class LshIndex {
     return signatures_ + static_cast<size_t>(id) * static_cast<size_t>(num_perm_);
   }
   bool BandEqual(uint32_t x, uint32_t y, int band) const;
+  struct Entry {
+    uint64_t hash;  // of a band's values
+    uint32_t id;
+    bool operator<(const Entry& o) const { return hash != o.hash ? hash < o.hash : id < o.id; }
+  };
+  uint64_t PairsOfBucket(int worker, std::span<const Entry> bucket, int band, const PairFn& pair) const;
 
   const uint32_t* signatures_;
   int num_perm_;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "neardup/banding.h"
 #include "neardup/options.h"
 #include "neardup/sorted_pairs.h"
 #include "neardup/status.h"
@@ -34,6 +35,10 @@ struct Params {
   ClusterBy cluster_by = ClusterBy::kConnected;
   bool has_reference = false;  // --against was given
 };
+
+// The parameters in effect for `options` with `banding` (the one chosen when
+// options.bands is 0).
+Params MakeParams(const Options& options, Banding banding);
 
 struct DocEntry {
   std::string name;        // path, or JSONL id / FILE:LINE
@@ -80,6 +85,9 @@ struct Report {
   std::vector<DocEntry> docs;         // indexed by DocId
   SortedPairs pairs;                  // filled in pairs mode
   std::vector<Cluster> clusters;      // filled in clusters and duplicates modes
+  // Members of the clusters that can go (not kept, not reference), sorted
+  // by name; computed once by the report stage for every writer.
+  std::vector<DocId> removable;
   Stats stats;
   std::vector<Status> problems;       // what went wrong, "PATH: reason"
   std::vector<std::string> notices;   // advice that changes nothing (warnings)

@@ -1,0 +1,118 @@
+#include "neardup/build_report.h"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "neardup/cluster.h"
+
+namespace neardup {
+
+namespace {
+
+// Output order is by names: the documents ranked by name once; a pair's
+// sort key is then its two ranks.
+std::vector<uint32_t> RankByName(const std::vector<DocEntry>& docs) {
+  std::vector<uint32_t> order(docs.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return docs[x].name < docs[y].name; });
+  std::vector<uint32_t> rank(docs.size());
+  for (uint32_t r = 0; r < order.size(); ++r) rank[order[r]] = r;
+  return rank;
+}
+
+// The member of each group that stands for it in the cluster graph: its
+// first non-reference member if it has one, so that no edge stands for a
+// pair of reference documents alone; kNone for a group left empty.
+std::vector<DocId> Anchors(const CopyGroups& groups, const std::vector<DocEntry>& docs) {
+  std::vector<DocId> anchor(groups.size(), CopyGroups::kNone);
+  for (size_t k = 0; k < groups.size(); ++k) {
+    const auto members = groups.members(k);
+    if (members.empty()) continue;  // all left out (--exact)
+    anchor[k] = members[0];
+    for (DocId m : members) {
+      if (!docs[m].reference) {
+        anchor[k] = m;
+        break;
+      }
+    }
+  }
+  return anchor;
+}
+
+}  // namespace
+
+Status BuildPairs(const CopyGroups& groups, const std::vector<Candidate>& verified, const Options& options,
+                  Report* report) {
+  const bool exact = options.verify == VerifyMode::kExact;
+  const auto& docs = report->docs;
+  const std::vector<uint32_t> rank = RankByName(docs);
+  SortedPairs pairs(options.pair_memory);
+  Status status;
+  auto add = [&](DocId x, DocId y, double est, double jac) {
+    if (!status.ok() || (docs[x].reference && docs[y].reference)) return;
+    if (rank[y] < rank[x]) std::swap(x, y);
+    status = pairs.Add(uint64_t{rank[x]} << 32 | rank[y], {x, y, est, jac});
+  };
+  uint64_t largest_group = 0;
+  DocId largest_rep = CopyGroups::kNone;
+  auto note_group = [&](uint64_t n_pairs, DocId rep) {
+    if (n_pairs > largest_group) {
+      largest_group = n_pairs;
+      largest_rep = rep;
+    }
+  };
+  for (const Candidate& p : verified) {
+    const auto ma = groups.members_of(p.a);
+    const auto mb = groups.members_of(p.b);
+    note_group(uint64_t{ma.size()} * mb.size(), p.a);
+    for (DocId x : ma) {
+      for (DocId y : mb) add(x, y, p.estimate, p.jaccard);
+    }
+  }
+  for (size_t k = 0; k < groups.size(); ++k) {
+    const auto m = groups.members(k);
+    note_group(uint64_t{m.size()} * (m.size() - 1) / 2, groups.representative(k));
+    for (size_t i = 0; i < m.size(); ++i) {
+      for (size_t j = i + 1; j < m.size(); ++j) add(m[i], m[j], 1.0, exact ? 1.0 : -1.0);
+    }
+  }
+  if (status.ok()) status = pairs.Finish();
+  if (!status.ok()) return status;
+  if (largest_group > kManyPairs) {
+    report->notices.push_back(docs[largest_rep].name + " and its copies make " + std::to_string(largest_group) +
+                              " pairs; --mode clusters reports each group of copies once");
+  }
+  report->stats.pairs = pairs.size();
+  report->pairs = std::move(pairs);
+  return Status::Ok();
+}
+
+void BuildClusterReport(const CopyGroups& groups, const Verified& verified, const Options& options, Report* report) {
+  const auto& docs = report->docs;
+  const std::vector<DocId> anchor = Anchors(groups, docs);
+  std::vector<DocPair> edges;
+  for (size_t k = 0; k < groups.size(); ++k) {
+    for (DocId m : groups.members(k)) {
+      if (m != anchor[k] && !(docs[m].reference && docs[anchor[k]].reference)) edges.emplace_back(anchor[k], m);
+    }
+  }
+  for (const Candidate& p : verified.pairs) {
+    const DocId x = anchor[groups.slot_of(p.a)];
+    const DocId y = anchor[groups.slot_of(p.b)];
+    if (docs[x].reference && docs[y].reference) continue;
+    edges.emplace_back(x, y);
+  }
+  report->clusters = BuildClusters(docs, edges, options.keep, options.cluster_by,
+                                   [&verified](DocId kept, DocId m) { return verified.Similar(kept, m); });
+  report->removable = Removable(docs, report->clusters);
+  Stats& st = report->stats;
+  st.clusters = report->clusters.size();
+  for (const Cluster& c : report->clusters) st.clustered += c.members.size();
+  for (DocId d : report->removable) {
+    ++st.removable;
+    st.removable_bytes += docs[d].size;
+  }
+}
+
+}  // namespace neardup
