@@ -279,6 +279,33 @@ TEST(BuildReportTest, PairsExpandGroupsAndClustersListRemovableOnce) {
   EXPECT_EQ(clusters.stats.removable, 2u);
 }
 
+// --verify none takes every candidate, so C (about 0.33 like A) joins A and
+// B's component; --cluster-by keep then compares each member with the kept
+// document by signature, and C is not in A's cluster.
+TEST(FindDuplicatesTest, ClusterByKeepWithVerifyNoneComparesBySignature) {
+  TempDir dir;
+  const auto words = RandomWords(2000, 5);
+  WriteFile(dir / "a.txt", Join(words));
+  WriteFile(dir / "b.txt", Edited(words, 100));
+  WriteFile(dir / "c.txt", Edited(words, 10));
+  Options o;
+  o.paths = {dir.path()};
+  o.verify = VerifyMode::kNone;
+  o.bands = 64;
+  o.rows = 2;
+  o.mode = Mode::kClusters;
+  Result<Report> connected = FindDuplicates(o);
+  ASSERT_TRUE(connected.ok());
+  ASSERT_EQ(connected->clusters.size(), 1u);
+  EXPECT_EQ(connected->clusters[0].members.size(), 3u);
+  o.cluster_by = ClusterBy::kKeep;
+  Result<Report> kept = FindDuplicates(o);
+  ASSERT_TRUE(kept.ok());
+  ASSERT_EQ(kept->clusters.size(), 1u);
+  ASSERT_EQ(kept->clusters[0].members.size(), 2u);
+  EXPECT_EQ(kept->docs[kept->clusters[0].members[1]].name, dir / "b.txt");
+}
+
 TEST(FindDuplicatesTest, CancelFromTheProgressCallbackStopsTheRun) {
   TempDir dir;
   for (int i = 0; i < 2000; ++i) WriteFile(dir / testing::Numbered("f", i), Join(RandomWords(50, static_cast<uint64_t>(i))));
