@@ -22,16 +22,20 @@ void PutLittle(std::string* out, T v) {
 // names (never made by From()) is shown as its number.
 std::string ShingleName(ShingleUnit unit) {
   switch (unit) {
-    case ShingleUnit::kWord: return "word";
-    case ShingleUnit::kChar: return "char";
+    case ShingleUnit::kWord:
+      return "word";
+    case ShingleUnit::kChar:
+      return "char";
   }
   return std::to_string(static_cast<int>(unit));
 }
 
 std::string EncodingName(Encoding encoding) {
   switch (encoding) {
-    case Encoding::kUtf8: return "utf8";
-    case Encoding::kLatin1: return "latin1";
+    case Encoding::kUtf8:
+      return "utf8";
+    case Encoding::kLatin1:
+      return "latin1";
   }
   return std::to_string(static_cast<int>(encoding));
 }

@@ -48,7 +48,9 @@ template <typename T>
 T Load(const char* p) {
   using U = std::make_unsigned_t<T>;
   U v = 0;
-  for (size_t i = 0; i < sizeof(T); ++i) v |= static_cast<U>(static_cast<U>(static_cast<unsigned char>(p[i])) << (8 * i));
+  for (size_t i = 0; i < sizeof(T); ++i) {
+    v |= static_cast<U>(static_cast<U>(static_cast<unsigned char>(p[i])) << (8 * i));
+  }
   return static_cast<T>(v);
 }
 
@@ -173,7 +175,8 @@ Status ReadDocs(Cursor& in, uint64_t count, uint64_t file_count, std::vector<Doc
     const uint8_t kind = in.Read<uint8_t>();
     const uint8_t flags = in.Read<uint8_t>();
     if (d.file >= file_count) {
-      return in.Problem(std::string("file ").append(Num(d.file)).append(" out of range (").append(Num(file_count)).append(" files)"));
+      return in.Problem(
+          std::string("file ").append(Num(d.file)).append(" out of range (").append(Num(file_count)).append(" files)"));
     }
     if (kind > kLastDocKind) return in.Problem(std::string("unknown kind ").append(Num(kind)));
     if ((flags & ~kDocReference) != 0) return in.Problem(std::string("unknown flags ").append(Hex(flags)));
@@ -223,7 +226,8 @@ Status EncodeTo(const SignatureTable& table, const SignatureParams& params, std:
   uint64_t files_size = 0;
   for (size_t i = 0; i < table.files.size(); ++i) {
     if (table.files[i].path.size() > kMaxLength) {
-      return Status::InvalidArgument(Error("cannot encode: the path of file ").append(Num(i)).append(" is 4 GiB or more"));
+      return Status::InvalidArgument(
+          Error("cannot encode: the path of file ").append(Num(i)).append(" is 4 GiB or more"));
     }
     files_size += kTableFileRecordSize + table.files[i].path.size();
   }
@@ -332,7 +336,8 @@ Result<TableHeader> PeekHeader(std::string_view bytes) {
     return Corrupt(std::string("--ngram ").append(Num(ngram)).append(" out of range 1..").append(Num(kMaxNgram)));
   }
   if (num_perm < 1 || num_perm > kMaxNumPerm) {
-    return Corrupt(std::string("--num-perm ").append(Num(num_perm)).append(" out of range 1..").append(Num(kMaxNumPerm)));
+    return Corrupt(
+        std::string("--num-perm ").append(Num(num_perm)).append(" out of range 1..").append(Num(kMaxNumPerm)));
   }
   h.params.shingle = static_cast<ShingleUnit>(shingle);
   h.params.encoding = static_cast<Encoding>(encoding);
@@ -365,7 +370,8 @@ Result<TableHeader> PeekHeader(std::string_view bytes) {
                        .append(" (the header's end .. the signatures offset)"));
   }
   if (h.signatures_offset % 8 != 0) {
-    return Corrupt(std::string("signatures offset ").append(Num(h.signatures_offset)).append(" is not a multiple of 8"));
+    return Corrupt(
+        std::string("signatures offset ").append(Num(h.signatures_offset)).append(" is not a multiple of 8"));
   }
   if (h.total_size < kChecksumSize || h.total_size - kChecksumSize < h.signatures_offset) {
     return Corrupt(std::string("total size ")
@@ -407,7 +413,11 @@ Status VerifyChecksum(std::string_view bytes) {
   const uint64_t stored = Load<uint64_t>(bytes.data() + body);
   const uint64_t computed = ChecksumOf(bytes.substr(0, body));
   if (stored != computed) {
-    return Corrupt(std::string("checksum mismatch (stored ").append(Hex(stored)).append(", computed ").append(Hex(computed)).append(")"));
+    return Corrupt(std::string("checksum mismatch (stored ")
+                       .append(Hex(stored))
+                       .append(", computed ")
+                       .append(Hex(computed))
+                       .append(")"));
   }
   return Status::Ok();
 }

@@ -88,7 +88,5 @@ int TableFuzz(const uint8_t* data, size_t size) {
 }  // namespace neardup::fuzz
 
 #ifndef NEARDUP_FUZZ_REPLAY
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  return neardup::fuzz::TableFuzz(data, size);
-}
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) { return neardup::fuzz::TableFuzz(data, size); }
 #endif
