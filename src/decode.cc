@@ -39,7 +39,7 @@ size_t DecodeUtf8(const unsigned char* p, size_t n, bool final,
     i += AsciiPrefix(p + i, n - i);
     if (i >= n) break;
     const Utf8Char c = DecodeUtf8Char(p + i, n - i);
-    if (c.status == Utf8Status::kValid) {
+    if (c.status == Utf8Status::kValid) [[likely]] {
       i += c.length;
       continue;
     }

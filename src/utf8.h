@@ -41,41 +41,15 @@ struct Utf8Char {
   Utf8Status status;
 };
 
-// Decodes the sequence that starts at p[0], looking at no byte past p[n).
-// REQUIRES: n >= 1.
-inline Utf8Char DecodeUtf8Char(const unsigned char* p, size_t n) {
-  const uint32_t c = p[0];
-  if (c < 0x80) return {c, 1, Utf8Status::kValid};
-  // Bytes after the lead: how many, and the range of the first of them (the
-  // later ones are always 80..BF).
-  uint32_t need;
-  uint32_t lo = 0x80;
-  uint32_t hi = 0xBF;
-  uint32_t cp;
-  if (c - 0xC2 <= 0xDF - 0xC2) {
-    // The common case of European text, checked first and in full.
-    if (n >= 2 && (p[1] & 0xC0) == 0x80) {
-      return {((c & 0x1F) << 6) | (p[1] & 0x3Fu), 2, Utf8Status::kValid};
-    }
-    need = 1;
-    cp = c & 0x1F;
-  } else if (c - 0xE0 <= 0xEF - 0xE0) {
-    need = 2;
-    cp = c & 0x0F;
-    if (c == 0xE0) lo = 0xA0;  // no overlongs
-    if (c == 0xED) hi = 0x9F;  // no surrogates
-  } else if (c - 0xF0 <= 0xF4 - 0xF0) {
-    need = 3;
-    cp = c & 0x07;
-    if (c == 0xF0) lo = 0x90;  // no overlongs
-    if (c == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
-  } else {
-    // 80..C1 (a continuation byte or an overlong lead) and F5..FF never
-    // start a sequence: the maximal subpart is this byte alone.
-    return {0, 1, Utf8Status::kInvalid};
-  }
+namespace utf8_internal {
+
+// DecodeUtf8Char() once its fast path has failed: a lead byte that wants
+// `need` continuation bytes, the first in [lo, hi], and an input that is
+// short or has a bad byte among them.
+inline Utf8Char Slow(const unsigned char* p, size_t n, uint32_t need, uint32_t lo, uint32_t hi) {
   if (n < 2) return {0, 1, Utf8Status::kTruncated};
   if (p[1] < lo || p[1] > hi) return {0, 1, Utf8Status::kInvalid};
+  uint32_t cp = p[0] & (0x7Fu >> (need + 1));
   cp = (cp << 6) | (p[1] & 0x3Fu);
   for (uint32_t k = 2; k <= need; ++k) {
     if (k >= n) return {0, k, Utf8Status::kTruncated};
@@ -83,6 +57,43 @@ inline Utf8Char DecodeUtf8Char(const unsigned char* p, size_t n) {
     cp = (cp << 6) | (p[k] & 0x3Fu);
   }
   return {cp, need + 1, Utf8Status::kValid};
+}
+
+}  // namespace utf8_internal
+
+// Decodes the sequence that starts at p[0], looking at no byte past p[n).
+// REQUIRES: n >= 1.
+inline Utf8Char DecodeUtf8Char(const unsigned char* p, size_t n) {
+  const uint32_t c = p[0];
+  if (c < 0x80) return {c, 1, Utf8Status::kValid};
+  // Each length is checked in full on a fast path; the rest (short input, a
+  // bad byte) is sorted out by Slow().
+  if (c - 0xC2 <= 0xDF - 0xC2) {
+    if (n >= 2 && (p[1] & 0xC0) == 0x80) {
+      return {((c & 0x1F) << 6) | (p[1] & 0x3Fu), 2, Utf8Status::kValid};
+    }
+    return utf8_internal::Slow(p, n, 1, 0x80, 0xBF);
+  }
+  if (c - 0xE0 <= 0xEF - 0xE0) {
+    const uint32_t lo = c == 0xE0 ? 0xA0 : 0x80;  // no overlongs
+    const uint32_t hi = c == 0xED ? 0x9F : 0xBF;  // no surrogates
+    if (n >= 3 && p[1] >= lo && p[1] <= hi && (p[2] & 0xC0) == 0x80) {
+      return {((c & 0x0F) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu), 3, Utf8Status::kValid};
+    }
+    return utf8_internal::Slow(p, n, 2, lo, hi);
+  }
+  if (c - 0xF0 <= 0xF4 - 0xF0) {
+    const uint32_t lo = c == 0xF0 ? 0x90 : 0x80;  // no overlongs
+    const uint32_t hi = c == 0xF4 ? 0x8F : 0xBF;  // nothing above U+10FFFF
+    if (n >= 4 && p[1] >= lo && p[1] <= hi && (p[2] & 0xC0) == 0x80 && (p[3] & 0xC0) == 0x80) {
+      return {((c & 0x07) << 18) | ((p[1] & 0x3Fu) << 12) | ((p[2] & 0x3Fu) << 6) | (p[3] & 0x3Fu), 4,
+              Utf8Status::kValid};
+    }
+    return utf8_internal::Slow(p, n, 3, lo, hi);
+  }
+  // 80..C1 (a continuation byte or an overlong lead) and F5..FF never start
+  // a sequence: the maximal subpart is this byte alone.
+  return {0, 1, Utf8Status::kInvalid};
 }
 
 inline Utf8Char DecodeUtf8Char(std::string_view s, size_t pos) {
