@@ -22,6 +22,7 @@
 #include "neardup/writers.h"
 
 #include "neardup/cluster.h"
+#include "utf8.h"
 
 namespace neardup {
 namespace {
@@ -118,7 +119,7 @@ Json ScoreJson(double value) {
   return rounded;
 }
 
-void AppendReplacement(std::string* out) { out->append("\xEF\xBF\xBD"); }
+void AppendReplacement(std::string* out) { out->append(kUtf8Replacement); }
 
 // Appends `s` as a JSON string: quotes; `"` `\` escaped; control characters
 // as \b \f \n \r \t or \u00xx (lowercase hex); other bytes as they are when
@@ -175,46 +176,13 @@ void AppendJsonString(std::string* out, std::string_view s) {
       ++i;
       continue;
     }
-    // Lead byte: sequence length and the range of the second byte
-    // (Unicode 15, table 3-7: no overlongs, surrogates or > U+10FFFF).
-    size_t length = 0;
-    unsigned char low = 0x80;
-    unsigned char high = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) {
-      length = 2;
-    } else if (c == 0xE0) {
-      length = 3;
-      low = 0xA0;
-    } else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) {
-      length = 3;
-    } else if (c == 0xED) {
-      length = 3;
-      high = 0x9F;
-    } else if (c == 0xF0) {
-      length = 4;
-      low = 0x90;
-    } else if (c >= 0xF1 && c <= 0xF3) {
-      length = 4;
-    } else if (c == 0xF4) {
-      length = 4;
-      high = 0x8F;
-    } else {  // 0x80..0xC1, 0xF5..0xFF never start a sequence
-      AppendReplacement(out);
-      ++i;
-      continue;
-    }
-    size_t k = 1;
-    for (; k < length && i + k < n; ++k) {
-      const auto next = static_cast<unsigned char>(s[i + k]);
-      if (k == 1 ? (next < low || next > high) : (next < 0x80 || next > 0xBF))
-        break;
-    }
-    if (k == length) {
-      out->append(s.data() + i, length);
+    const Utf8Char u = DecodeUtf8Char(s, i);
+    if (u.status == Utf8Status::kValid) {
+      out->append(s.data() + i, u.length);
     } else {
       AppendReplacement(out);
     }
-    i += k;
+    i += u.length;
   }
   out->push_back('"');
 }
