@@ -29,6 +29,8 @@ struct CliOptions {
   char terminator = '\n';                      // -0: '\0' in duplicates mode
   std::vector<std::string> files_from;         // --files-from (one path a line)
   std::vector<std::string> files0_from;        // --files0-from (NUL-separated)
+
+  bool operator==(const CliOptions&) const = default;
 };
 
 struct ParsedArgs {
@@ -39,9 +41,8 @@ struct ParsedArgs {
   std::vector<std::string> warnings;
 };
 
+// The options and their help come from the option table
+// (neardup/option_table.h); `neardup scan --help` lists them by its groups.
 ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
-
-// "10M" -> 10485760. Suffixes K, M, G, T (powers of 1024), optional "B"/"iB".
-std::optional<unsigned long long> ParseSize(const std::string& text);
 
 }  // namespace neardup::cli
