@@ -342,5 +342,18 @@ TEST(ParseArgsTest, EveryRangedOptionRefusesAValueBelowItsRange) {
   EXPECT_GE(checked, 9);
 }
 
+
+TEST(ParseArgsTest, CompletionsTakeAKnownShell) {
+  auto p = Parse({"completions", "zsh"});
+  ASSERT_FALSE(p.args.exit_now) << p.err;
+  EXPECT_EQ(p.args.options.command, Command::kCompletions);
+  EXPECT_EQ(p.args.options.shell, "zsh");
+  p = Parse({"completions", "tcsh"});
+  EXPECT_EQ(p.args.exit_now, ExitCode::kError);
+  p = Parse({"manpage"});
+  ASSERT_FALSE(p.args.exit_now) << p.err;
+  EXPECT_EQ(p.args.options.command, Command::kManPage);
+}
+
 }  // namespace
 }  // namespace neardup::cli

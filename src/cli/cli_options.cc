@@ -1,6 +1,7 @@
 #include "cli/cli_options.h"
 
 #include <CLI/CLI.hpp>
+
 #include <string>
 #include <utility>
 
@@ -12,35 +13,54 @@ namespace neardup::cli {
 
 namespace {
 
-// Shown at the end of `neardup scan --help`.
-constexpr const char* kScanExamples =
-    "Examples:\n"
-    "  neardup scan docs/\n"
-    "      pairs of near-duplicate files under docs/, as jsonl\n"
-    "  neardup scan --mode duplicates -0 mail/ | xargs -0 rm --\n"
-    "      remove all but one document of each cluster\n"
-    "  neardup scan --input jsonl --text-key body -f csv corpus.jsonl.zst > pairs.csv\n"
-    "      each line of a compressed JSONL file is a document\n"
-    "\n"
-    "Exit status: 0 something reported, 1 nothing reported, 2 error.";
+// The end of `neardup scan --help`: the examples and the exit status.
+std::string ScanFooter() {
+  std::string footer = "Examples:\n";
+  for (const Example& example : kScanExamples) {
+    footer.append("  ").append(example.command).append("\n      ").append(example.what).append("\n");
+  }
+  return footer.append("\n").append(kExitStatus);
+}
 
 // The commands, each with its options from the option table.
 struct CommandLine {
-  CLI::App app{"neardup: find near-duplicate text documents (shingling, MinHash, LSH)", "neardup"};
-  CLI::App* scan = nullptr;
-  CLI::App* params = nullptr;
+  CLI::App app{std::string("neardup: ") + kSummary, "neardup"};
+  std::vector<std::pair<Command, CLI::App*>> commands;
   BoundOptions scan_options;  // each command has its own values
   BoundOptions params_options;
+  std::string shell;
 
   CommandLine() {
     app.set_version_flag("--version", std::string("neardup ") + kVersion);
     app.require_subcommand(1);
-    app.footer("Exit status: 0 something reported, 1 nothing reported, 2 error.");
-    scan = app.add_subcommand("scan", "Find near-duplicate documents under PATH...");
-    scan_options.Register(scan, kScanCommand);
-    scan->footer(kScanExamples);
-    params = app.add_subcommand("params", "Show the LSH banding and its S-curve for a threshold");
-    params_options.Register(params, kParamsCommand);
+    app.footer(kExitStatus);
+    for (const CommandInfo& info : kCommands) {
+      CLI::App* sub = app.add_subcommand(info.name, info.summary);
+      commands.emplace_back(info.command, sub);
+      switch (info.command) {
+        case Command::kScan:
+          scan_options.Register(sub, kScanCommand);
+          sub->footer(ScanFooter());
+          break;
+        case Command::kParams:
+          params_options.Register(sub, kParamsCommand);
+          break;
+        case Command::kCompletions:
+          sub->add_option("SHELL", shell, "bash, zsh or fish")
+              ->required()
+              ->check(CLI::IsMember({"bash", "zsh", "fish"}));
+          break;
+        case Command::kManPage:
+          break;
+      }
+    }
+  }
+
+  Command Parsed() const {
+    for (const auto& [command, sub] : commands) {
+      if (sub->parsed()) return command;
+    }
+    return Command::kScan;
   }
 };
 
@@ -112,7 +132,9 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
     parsed.exit_now = code;
     return parsed;
   }
-  c.command = line.params->parsed() ? Command::kParams : Command::kScan;
+  c.command = line.Parsed();
+  c.shell = line.shell;
+  if (c.command == Command::kCompletions || c.command == Command::kManPage) return parsed;
   const BoundOptions& given = c.command == Command::kParams ? line.params_options : line.scan_options;
 
   Status status = given.Apply(c);
