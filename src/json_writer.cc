@@ -16,6 +16,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "neardup/option_table.h"
 #include "neardup/options.h"
 #include "neardup/report.h"
 #include "neardup/version.h"
@@ -38,68 +39,6 @@ bool Flush(std::string* buf, std::ostream& out) {
   out.write(buf->data(), static_cast<std::streamsize>(buf->size()));
   buf->clear();
   return out.good();
-}
-
-// The CLI's spelling of each option value. Kept local (options.cc has
-// ToString() for the same), so that the output format is pinned here.
-const char* Name(ShingleUnit unit) {
-  switch (unit) {
-    case ShingleUnit::kWord:
-      return "word";
-    case ShingleUnit::kChar:
-      return "char";
-  }
-  return "?";
-}
-
-const char* Name(VerifyMode verify) {
-  switch (verify) {
-    case VerifyMode::kSignature:
-      return "signature";
-    case VerifyMode::kExact:
-      return "exact";
-    case VerifyMode::kNone:
-      return "none";
-  }
-  return "?";
-}
-
-const char* Name(Mode mode) {
-  switch (mode) {
-    case Mode::kPairs:
-      return "pairs";
-    case Mode::kClusters:
-      return "clusters";
-    case Mode::kDuplicates:
-      return "duplicates";
-  }
-  return "?";
-}
-
-const char* Name(KeepRule keep) {
-  switch (keep) {
-    case KeepRule::kFirst:
-      return "first";
-    case KeepRule::kLongest:
-      return "longest";
-    case KeepRule::kShortest:
-      return "shortest";
-    case KeepRule::kNewest:
-      return "newest";
-    case KeepRule::kOldest:
-      return "oldest";
-  }
-  return "?";
-}
-
-const char* Name(ClusterBy cluster_by) {
-  switch (cluster_by) {
-    case ClusterBy::kConnected:
-      return "connected";
-    case ClusterBy::kKeep:
-      return "keep";
-  }
-  return "?";
 }
 
 // `value` rounded to 4 decimals, with -0 turned into 0.
@@ -270,17 +209,17 @@ void WriteJsonlClusters(const Report& report, std::ostream& out) {
 Json ParamsJson(const Params& params) {
   Json json = Json::object();
   json["threshold"] = params.threshold;
-  json["shingle"] = Name(params.shingle);
+  json["shingle"] = NameOf(params.shingle);
   json["ngram"] = params.ngram;
   json["num_perm"] = params.num_perm;
   json["bands"] = params.bands;
   json["rows"] = params.rows;
   json["seed"] = params.seed;
-  json["verify"] = Name(params.verify);
-  json["mode"] = Name(params.mode);
+  json["verify"] = NameOf(params.verify);
+  json["mode"] = NameOf(params.mode);
   if (params.mode != Mode::kPairs) {
-    json["keep"] = Name(params.keep);
-    json["cluster_by"] = Name(params.cluster_by);
+    json["keep"] = NameOf(params.keep);
+    json["cluster_by"] = NameOf(params.cluster_by);
   }
   return json;
 }
