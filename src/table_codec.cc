@@ -209,8 +209,12 @@ Result<TableHeader> PeekWhole(std::string_view bytes) {
 
 }  // namespace
 
-Status EncodeTo(const SignatureTable& table, const SignatureParams& params, std::string* out) {
-  out->clear();
+namespace {
+
+// Checks that `table` can be encoded with `params`; sets the sizes of its
+// files and docs sections.
+Status EncodableSizes(const SignatureTable& table, const SignatureParams& params, uint64_t* files_size_out,
+                      uint64_t* docs_size_out) {
   if (std::string problem = ParamsProblem(params); !problem.empty()) {
     return Status::InvalidArgument(Error("cannot encode: ").append(problem));
   }
@@ -249,6 +253,18 @@ Status EncodeTo(const SignatureTable& table, const SignatureParams& params, std:
     }
     docs_size += kTableDocRecordSize + d.name.size();
   }
+  *files_size_out = files_size;
+  *docs_size_out = docs_size;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status EncodeTo(const SignatureTable& table, const SignatureParams& params, std::string* out) {
+  out->clear();
+  uint64_t files_size = 0;
+  uint64_t docs_size = 0;
+  if (Status s = EncodableSizes(table, params, &files_size, &docs_size); !s.ok()) return s;
   const uint64_t docs_offset = kTableHeaderSize + files_size;
   const uint64_t signatures_offset = RoundUp8(docs_offset + docs_size);
   const uint64_t total_size = signatures_offset + uint64_t{4} * table.values().size() + kChecksumSize;
@@ -300,27 +316,11 @@ Status EncodeTo(const SignatureTable& table, const SignatureParams& params, std:
   return Status::Ok();
 }
 
-Result<TableHeader> PeekHeader(std::string_view bytes) {
-  if (bytes.size() < kTableHeaderSize) {
-    return Corrupt(std::string("truncated header (need ")
-                       .append(Num(kTableHeaderSize))
-                       .append(" bytes, ")
-                       .append(Num(bytes.size()))
-                       .append(" present)"));
-  }
-  const char* p = bytes.data();
-  if (std::memcmp(p, kTableMagic, sizeof kTableMagic) != 0) {
-    return Status::InvalidArgument(Error("bad magic: not a neardup signature table"));
-  }
-  const uint32_t version = Load<uint32_t>(p + kVersionAt);
-  if (version != kTableFormatVersion) {
-    return Status::InvalidArgument(Error("format version ")
-                                       .append(Num(version))
-                                       .append(" is not supported (this build reads version ")
-                                       .append(Num(kTableFormatVersion))
-                                       .append(")"));
-  }
-  TableHeader h;
+namespace {
+
+// The signature parameters of a header, checked against their fingerprint.
+Result<SignatureParams> ReadParams(const char* p) {
+  SignatureParams out;
   const char* params = p + kParamsAt;
   const uint8_t shingle = Load<uint8_t>(params);
   const uint8_t encoding = Load<uint8_t>(params + 1);
@@ -339,21 +339,27 @@ Result<TableHeader> PeekHeader(std::string_view bytes) {
     return Corrupt(
         std::string("--num-perm ").append(Num(num_perm)).append(" out of range 1..").append(Num(kMaxNumPerm)));
   }
-  h.params.shingle = static_cast<ShingleUnit>(shingle);
-  h.params.encoding = static_cast<Encoding>(encoding);
-  h.params.ngram = static_cast<int>(ngram);
-  h.params.num_perm = static_cast<int>(num_perm);
-  h.params.seed = Load<uint64_t>(params + 12);
-  h.params.tokenizer_version = Load<uint32_t>(params + 20);
+  out.shingle = static_cast<ShingleUnit>(shingle);
+  out.encoding = static_cast<Encoding>(encoding);
+  out.ngram = static_cast<int>(ngram);
+  out.num_perm = static_cast<int>(num_perm);
+  out.seed = Load<uint64_t>(params + 12);
+  out.tokenizer_version = Load<uint32_t>(params + 20);
   const uint64_t stored_fingerprint = Load<uint64_t>(p + kFingerprintAt);
-  if (stored_fingerprint != h.params.Fingerprint()) {
+  if (stored_fingerprint != out.Fingerprint()) {
     return Corrupt(std::string("parameter fingerprint ")
                        .append(Hex(stored_fingerprint))
                        .append(" does not match the parameters (")
-                       .append(Hex(h.params.Fingerprint()))
+                       .append(Hex(out.Fingerprint()))
                        .append(")"));
   }
 
+  return out;
+}
+
+// The counts and offsets of a header, checked against each other.
+Status ReadLayout(const char* p, uint32_t num_perm, TableHeader* out) {
+  TableHeader& h = *out;
   h.file_count = Load<uint64_t>(p + kFileCountAt);
   h.doc_count = Load<uint64_t>(p + kDocCountAt);
   h.docs_offset = Load<uint64_t>(p + kDocsOffsetAt);
@@ -404,6 +410,36 @@ Result<TableHeader> PeekHeader(std::string_view bytes) {
                        .append(" * ")
                        .append(Num(row_size)));
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<TableHeader> PeekHeader(std::string_view bytes) {
+  if (bytes.size() < kTableHeaderSize) {
+    return Corrupt(std::string("truncated header (need ")
+                       .append(Num(kTableHeaderSize))
+                       .append(" bytes, ")
+                       .append(Num(bytes.size()))
+                       .append(" present)"));
+  }
+  const char* p = bytes.data();
+  if (std::memcmp(p, kTableMagic, sizeof kTableMagic) != 0) {
+    return Status::InvalidArgument(Error("bad magic: not a neardup signature table"));
+  }
+  const uint32_t version = Load<uint32_t>(p + kVersionAt);
+  if (version != kTableFormatVersion) {
+    return Status::InvalidArgument(Error("format version ")
+                                       .append(Num(version))
+                                       .append(" is not supported (this build reads version ")
+                                       .append(Num(kTableFormatVersion))
+                                       .append(")"));
+  }
+  TableHeader h;
+  Result<SignatureParams> params = ReadParams(p);
+  if (!params.ok()) return params.status();
+  h.params = *params;
+  if (Status s = ReadLayout(p, static_cast<uint32_t>(h.params.num_perm), &h); !s.ok()) return s;
   return h;
 }
 
