@@ -17,6 +17,12 @@
 # directory and reused while their parameters and generator are unchanged;
 # the page cache is warmed before timing, so these are warm-cache numbers.
 #
+# Then, on the largest corpus: a JSONL section (the same documents as one
+# JSONL file, one per line: neardup --input jsonl with 1 thread and with all
+# cores, against xxhsum -H3 on the file) and a threshold sweep (-t 0.5, 0.7,
+# 0.9, with and without --exact: time, candidates, pairs and the recall of
+# the planted pairs at that threshold).
+#
 # Environment: NEARDUP_BIN (default build/neardup, built in Release when
 # missing), NEARDUP_BUILD_DIR (where gen_corpus is built, default build).
 set -euo pipefail
@@ -31,6 +37,7 @@ usage: scripts/bench.sh [options]
   --keep            keep the generated corpora (they are reused next time)
   --workdir DIR     where corpora go (default /tmp/neardup-bench)
   --seed S          corpus seed (default 42)
+  --no-sections     only the per-size table (skip the JSONL and threshold sections)
   --min-recall X    exit 1 if the recall with --exact of the planted pairs at any size
                     is below X, or if a corpus has no planted pair (default: no check)
   -h, --help        this text
@@ -46,6 +53,7 @@ keep=0
 workdir="/tmp/neardup-bench"
 seed=42
 min_recall=""
+sections=1
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --sizes) sizes="$2"; shift 2 ;;
@@ -61,6 +69,7 @@ while [[ $# -gt 0 ]]; do
     --seed=*) seed="${1#*=}"; shift ;;
     --min-recall) min_recall="$2"; shift 2 ;;
     --min-recall=*) min_recall="${1#*=}"; shift ;;
+    --no-sections) sections=0; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "bench.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
   esac
@@ -278,6 +287,83 @@ for n in "${size_list[@]}"; do
   prev_t="$wall"
 done
 
+# --- JSONL and threshold sections --------------------------------------------
+# On the largest corpus ($dir, $truth from the last size).
+jsonl_rows=()
+sweep_rows=()
+if [[ $sections == 1 ]]; then
+  jsonl="$dir.jsonl"
+  if [[ ! -f "$jsonl" || "$jsonl" -ot "$dir.stamp" ]]; then
+    log "writing $jsonl"
+    python3 - "$dir" "$jsonl" <<'PY'
+import json, os, sys
+root, out = sys.argv[1], sys.argv[2]
+with open(out + ".tmp", "w", encoding="utf-8", errors="surrogateescape") as o:
+    for dp, dn, fn in os.walk(root):
+        dn.sort()
+        for f in sorted(fn):
+            if f.endswith(".txt"):
+                p = os.path.join(dp, f)
+                with open(p, encoding="utf-8", errors="replace") as t:
+                    o.write(json.dumps({"id": p, "text": t.read()}, ensure_ascii=False) + "\n")
+os.replace(out + ".tmp", out)
+PY
+  fi
+  generated+=("$jsonl")
+  jbytes="$(stat -c %s "$jsonl")"
+  cat "$jsonl" >/dev/null
+  for j in 1 "$cores"; do
+    : >"$tmp/jw"
+    for ((r = 1; r <= runs; r++)); do
+      log "jsonl: -j $j run $r/$runs"
+      t0="$(now_ns)"
+      "$bin" scan --input jsonl -t "$threshold" -j "$j" --no-progress -q -f tsv -o "$tmp/jpairs" "$jsonl" || [[ $? == 1 ]]
+      t1="$(now_ns)"
+      awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f\n", (b - a) / 1e9}' >>"$tmp/jw"
+    done
+    jwall="$(median <"$tmp/jw")"
+    echo "$jwall" >"$tmp/jwall_$j"
+    jsonl_rows+=("$(awk -v j="$j" -v t="$jwall" -v b="$jbytes" 'BEGIN {printf "| neardup --input jsonl -j %d | %.3f | %.0f |", j, t, b / 1e6 / t}')")
+  done
+  : >"$tmp/jx"
+  for ((r = 1; r <= runs; r++)); do
+    t0="$(now_ns)"
+    xxhsum -H3 "$jsonl" >/dev/null
+    t1="$(now_ns)"
+    awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f\n", (b - a) / 1e9}' >>"$tmp/jx"
+  done
+  jxx="$(median <"$tmp/jx")"
+  jsonl_rows+=("$(awk -v t="$jxx" -v b="$jbytes" 'BEGIN {printf "| xxhsum -H3 | %.3f | %.0f |", t, b / 1e6 / t}')")
+  jsonl_speedup="$(awk -v a="$(cat "$tmp/jwall_1")" -v b="$(cat "$tmp/jwall_$cores")" 'BEGIN {printf "%.2f", a / b}')"
+
+  for t in 0.5 0.7 0.9; do
+    for mode in signature exact; do
+      extra=()
+      [[ $mode == exact ]] && extra=(--exact)
+      log "sweep: -t $t $mode"
+      t0="$(now_ns)"
+      "$bin" scan -t "$t" "${extra[@]}" -j "$cores" --no-progress -q -f json -o "$tmp/sweep.json" "$dir" || [[ $? == 1 ]]
+      t1="$(now_ns)"
+      swall="$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", (b - a) / 1e9}')"
+      sweep_rows+=("$(python3 - "$tmp/sweep.json" "$truth" "$t" "$mode" "$swall" <<'PY'
+import json, sys
+report, truth, t, mode, wall = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5]
+d = json.load(open(report, encoding="utf-8", errors="surrogateescape"))
+found = {(p["a"], p["b"]) for p in d["pairs"]}
+want = set()
+for line in open(truth, encoding="utf-8", errors="surrogateescape"):
+    a, b, _, j = line.rstrip("\n").split("\t")
+    if float(j) >= t:
+        want.add((min(a, b), max(a, b)))
+hit = len(want & found)
+recall = "%.4f (%d/%d)" % (hit / len(want), hit, len(want)) if want else "n/a"
+print("| %.1f | %s | %s | %d | %d | %s |" % (t, mode, wall, d["stats"]["candidates"], d["stats"]["pairs"], recall))
+PY
+)")
+    done
+  done
+fi
+
 # --- Report ------------------------------------------------------------------
 cat <<EOF
 ## neardup benchmark
@@ -294,4 +380,25 @@ cat <<EOF
 |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|
 EOF
 printf '%s\n' "${rows[@]}"
+if [[ $sections == 1 ]]; then
+  cat <<EOF
+
+### JSONL: $(awk -v b="$jbytes" 'BEGIN {printf "%.0f", b / 1e6}') MB, the ${docs} documents above as one file, one per line
+
+| command | wall s (median of $runs) | MB/s |
+|---|---:|---:|
+EOF
+  printf '%s\n' "${jsonl_rows[@]}"
+  cat <<EOF
+
+$cores threads against 1: ${jsonl_speedup}x.
+
+### Threshold sweep (${docs} documents, -j $cores, one run each; recall of the planted pairs whose Jaccard reaches the threshold)
+
+| -t | verify | wall s | candidates | pairs | recall |
+|---:|---|---:|---:|---:|---:|
+EOF
+  printf '%s\n' "${sweep_rows[@]}"
+fi
 exit "$status"
+
