@@ -151,7 +151,7 @@ class Walker {
   // a link, and never filtered by hidden or globs.
   void WalkRoot(const std::string& root, bool reference) {
     struct stat st;
-    if (::stat(root.c_str(), &st) != 0) {
+    if (::stat(SystemPath(root).c_str(), &st) != 0) {  // "-" is standard input
       out_->errors.push_back(ErrnoStatus(root, errno));
       return;
     }

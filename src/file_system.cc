@@ -114,7 +114,7 @@ class PosixFileSystem final : public FileSystem {
 
   Result<FileStat> Stat(const std::string& path) override {
     struct stat st;
-    if (::stat(path.c_str(), &st) != 0) return ErrnoStatus(path, errno);
+    if (::stat(SystemPath(path).c_str(), &st) != 0) return ErrnoStatus(path, errno);
     FileStat out;
     out.size = static_cast<uint64_t>(st.st_size);
     out.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 +
@@ -137,7 +137,7 @@ class PosixFileSystem final : public FileSystem {
     const int flags = O_RDONLY | O_CLOEXEC | (stream ? 0 : O_NONBLOCK);
     int raw;
     do {
-      raw = ::open(path.c_str(), flags);
+      raw = ::open(SystemPath(path).c_str(), flags);
     } while (raw < 0 && errno == EINTR);
     if (raw < 0) return ErrnoStatus(path, errno);
     UniqueFd fd(raw);

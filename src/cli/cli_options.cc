@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdint>
@@ -169,6 +170,105 @@ void ReadBandingOptions(const RawValues& raw, Options& o, Errors* errors) {
   if (raw.rows->count() > 0) ReadInteger("--rows", raw.rows_text, 1, kIntMax, &o.rows, errors);
 }
 
+// --- explain ---------------------------------------------------------------
+// The explain subcommand, registered and read on its own: the shingling and
+// banding options of scan that decide whether a pair is reported, and -f.
+struct ExplainRaw {
+  RawValues banding;
+  CLI::App* command = nullptr;
+  CLI::Option* shingle = nullptr;
+  CLI::Option* ngram = nullptr;
+  CLI::Option* seed = nullptr;
+  CLI::Option* verify = nullptr;
+  CLI::Option* input = nullptr;
+  CLI::Option* encoding = nullptr;
+  CLI::Option* min_words = nullptr;
+  CLI::Option* format = nullptr;
+  std::string shingle_text, ngram_text, seed_text, verify_text, input_text, encoding_text, min_words_text,
+      format_text;
+  bool exact = false;
+  bool exact_all = false;
+};
+
+void AddExplainCommand(CLI::App& app, ExplainRaw& raw, CliOptions& c) {
+  Options& o = c.scan;
+  CLI::App* cmd = app.add_subcommand(
+      "explain", "Explain why scan does (or does not) report a pair: A B, or --input jsonl FILE ID_A ID_B");
+  raw.command = cmd;
+  cmd->add_option("ARGS", c.explain_args, "Two files A B ('-' = stdin), or with --input jsonl: FILE ID_A ID_B")
+      ->required();
+  AddBandingOptions(cmd, raw.banding);
+  raw.shingle = cmd->add_option("--shingle", raw.shingle_text, "Shingle unit: word or char")
+                    ->option_text("word|char [word]");
+  raw.ngram = cmd->add_option("-k,--ngram", raw.ngram_text, "Words or characters per shingle (default 5 words, 9 chars)")
+                  ->option_text("N");
+  raw.seed = cmd->add_option("--seed", raw.seed_text, "Seed of every hash function (0..2^64-1)")->option_text("N [1]");
+  raw.verify = cmd->add_option("--verify", raw.verify_text, "Verify setting that decides the exit status")
+                   ->option_text("signature|exact|none [signature]");
+  cmd->add_flag("--exact", raw.exact, "Same as --verify exact")->excludes(raw.verify);
+  cmd->add_flag("--exact-all", raw.exact_all, "--exact, checking every candidate")->excludes(raw.verify);
+  raw.input = cmd->add_option("--input", raw.input_text, "Input kind: text or jsonl")->option_text("text|jsonl [text]");
+  cmd->add_option("--text-key", o.text_key, "JSONL key of the text")->option_text("KEY [text]");
+  cmd->add_option("--id-key", o.id_key, "JSONL key of the document's name")->option_text("KEY [id]");
+  raw.encoding = cmd->add_option("--encoding", raw.encoding_text, "Input encoding: utf8 or latin1")
+                     ->option_text("utf8|latin1 [utf8]");
+  raw.min_words = cmd->add_option("--min-words", raw.min_words_text, "Documents with fewer words are skipped")
+                      ->option_text("N [1]");
+  raw.format = cmd->add_option("-f,--format", raw.format_text, "Output: text (with a word diff) or json")
+                   ->option_text("text|json [text]");
+}
+
+void ReadExplainOptions(const ExplainRaw& raw, CliOptions& c, Errors* errors) {
+  Options& o = c.scan;
+  ReadBandingOptions(raw.banding, o, errors);
+  if (raw.shingle->count() > 0) {
+    ReadChoice("--shingle", raw.shingle_text, {{"word", ShingleUnit::kWord}, {"char", ShingleUnit::kChar}}, &o.shingle,
+               errors);
+  }
+  if (raw.ngram->count() > 0) ReadInteger("--ngram", raw.ngram_text, 1, kMaxNgram, &o.ngram, errors);
+  if (raw.seed->count() > 0) {
+    if (const std::optional<uint64_t> value = ReadNumber<uint64_t>(raw.seed_text)) {
+      o.seed = *value;
+    } else {
+      errors->Add("--seed must be an integer from 0 to 18446744073709551615, got " + Shown(raw.seed_text));
+    }
+  }
+  if (raw.verify->count() > 0) {
+    ReadChoice("--verify", raw.verify_text,
+               {{"signature", VerifyMode::kSignature}, {"exact", VerifyMode::kExact}, {"none", VerifyMode::kNone}},
+               &o.verify, errors);
+  }
+  if (raw.exact || raw.exact_all) o.verify = VerifyMode::kExact;
+  if (raw.exact_all) o.exact_margin = 0;
+  if (raw.input->count() > 0) {
+    ReadChoice("--input", raw.input_text, {{"text", InputFormat::kText}, {"jsonl", InputFormat::kJsonl}}, &o.input,
+               errors);
+  }
+  if (raw.encoding->count() > 0) {
+    ReadChoice("--encoding", raw.encoding_text,
+               {{"utf8", Encoding::kUtf8}, {"utf-8", Encoding::kUtf8}, {"latin1", Encoding::kLatin1},
+                {"latin-1", Encoding::kLatin1}, {"iso-8859-1", Encoding::kLatin1}},
+               &o.encoding, errors);
+  }
+  if (raw.min_words->count() > 0) {
+    ReadInteger("--min-words", raw.min_words_text, 1, std::numeric_limits<long long>::max(), &o.min_words, errors);
+  }
+  if (raw.format->count() > 0) {
+    bool json = false;
+    ReadChoice("--format", raw.format_text, {{"text", false}, {"json", true}}, &json, errors);
+    c.explain_json = json;
+  }
+  const size_t want = o.input == InputFormat::kJsonl ? 3 : 2;
+  if (c.explain_args.size() != want) {
+    errors->Add(o.input == InputFormat::kJsonl
+                    ? "explain --input jsonl needs FILE ID_A ID_B, got " + std::to_string(c.explain_args.size()) +
+                          " arguments"
+                    : "explain needs two files A B, got " + std::to_string(c.explain_args.size()) + " arguments");
+  } else if (o.input == InputFormat::kText && c.explain_args[0] == "-" && c.explain_args[1] == "-") {
+    errors->Add("explain: standard input ('-') can be only one of A and B");
+  }
+}
+
 }  // namespace
 
 ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -201,8 +301,8 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
   scan->add_flag("--exact-all", exact_all,
                  "--exact, checking every candidate (not only those within 4 standard errors of -t)")
       ->excludes(verify);
-  auto* format = scan->add_option("-f,--format", format_text, "Output format: jsonl, json, csv or tsv")
-                     ->option_text("jsonl|json|csv|tsv [jsonl]");
+  auto* format = scan->add_option("-f,--format", format_text, "Output format: jsonl, json, csv, tsv or html (review page)")
+                     ->option_text("jsonl|json|csv|tsv|html [jsonl]");
   auto* output = scan->add_option("-o,--output", c.output,
                                   "Write to FILE instead of stdout (atomically replaced; a device or FIFO is written in place)")
                      ->option_text("FILE");
@@ -254,6 +354,9 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
   CLI::App* params = app.add_subcommand("params", "Show the LSH banding and its S-curve for a threshold");
   AddBandingOptions(params, params_raw);
 
+  ExplainRaw explain_raw;
+  AddExplainCommand(app, explain_raw, c);
+
   auto usage_error = [&](const std::string& message) {
     err << "neardup: " << message << "\n";
     parsed.exit_now = ExitCode::kError;
@@ -275,6 +378,14 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
     return usage_error(message);
   }
   c.command = params->parsed() ? Command::kParams : Command::kScan;
+  if (explain_raw.command->parsed()) {
+    c.command = Command::kExplain;
+    Errors explain_errors;
+    ReadExplainOptions(explain_raw, c, &explain_errors);
+    if (explain_errors.any()) return usage_error(explain_errors.first());
+    if (Status s = ValidateOptions(c.scan); !s.ok()) return usage_error(s.message());
+    return parsed;
+  }
 
   // Every value, in the order of the options table; the first error is reported.
   Errors errors;
@@ -304,7 +415,8 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
                  {{"jsonl", OutputFormat::kJsonl},
                   {"json", OutputFormat::kJson},
                   {"csv", OutputFormat::kCsv},
-                  {"tsv", OutputFormat::kTsv}},
+                  {"tsv", OutputFormat::kTsv},
+                  {"html", OutputFormat::kHtml}},
                  &c.format, &errors);
     }
     if (output->count() > 0 && c.output.empty()) {
@@ -376,6 +488,16 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
       return usage_error("-0 (--null) does not apply to -f json (one json document)");
     }
     if (null) c.terminator = '\0';
+    if (c.format == OutputFormat::kHtml && o.mode == Mode::kDuplicates) {
+      return usage_error("-f html is a review page of pairs or clusters: use it with --mode pairs or clusters");
+    }
+    // '-' as a PATH is standard input, as is '-' as a list of paths.
+    const bool stdin_path = std::find(o.paths.begin(), o.paths.end(), "-") != o.paths.end();
+    const bool stdin_list = std::find(c.files_from.begin(), c.files_from.end(), "-") != c.files_from.end() ||
+                            std::find(c.files0_from.begin(), c.files0_from.end(), "-") != c.files0_from.end();
+    if (stdin_path && stdin_list) {
+      return usage_error("'-' as a PATH and --files-from - both read standard input: use one of them");
+    }
     if (o.mode == Mode::kPairs) {
       if (keep->count() > 0) parsed.warnings.push_back("--keep has no effect in pairs mode (see --mode)");
       if (cluster_by->count() > 0) parsed.warnings.push_back("--cluster-by has no effect in pairs mode (see --mode)");

@@ -17,7 +17,7 @@
 
 namespace neardup::cli {
 
-enum class Command { kScan, kParams };
+enum class Command { kScan, kParams, kExplain };
 
 struct CliOptions {
   Command command = Command::kScan;
@@ -29,6 +29,9 @@ struct CliOptions {
   char terminator = '\n';                      // -0: '\0' in duplicates mode
   std::vector<std::string> files_from;         // --files-from (one path a line)
   std::vector<std::string> files0_from;        // --files0-from (NUL-separated)
+  // explain: A B (text input) or FILE ID_A ID_B (--input jsonl); -f json.
+  std::vector<std::string> explain_args;
+  bool explain_json = false;
 };
 
 struct ParsedArgs {

@@ -7,6 +7,7 @@
 
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/explain_command.h"
 #include "cli/logging.h"
 #include "cli/signals.h"
 #include "cli/std_fds.h"
@@ -27,6 +28,11 @@ int main(int argc, char** argv) {
     for (const std::string& warning : args.warnings) spdlog::warn("{}", warning);
     if (args.options.command == neardup::cli::Command::kParams) {
       const ExitCode code = neardup::cli::RunParams(args.options.scan, std::cout);
+      std::cout.flush();
+      return static_cast<int>(code);
+    }
+    if (args.options.command == neardup::cli::Command::kExplain) {
+      const ExitCode code = neardup::cli::RunExplain(args.options, std::cout);
       std::cout.flush();
       return static_cast<int>(code);
     }
