@@ -45,7 +45,7 @@ for c in 1 2 3; do
   base="$(words "$c" 300)"
   printf '%s\n' "$base" > "$tmp/docs/c$c-kept.txt"
   printf '%s\n' "$base" | sed 's/ w1[0-9]* / changed /' > "$tmp/docs/c$c-near.txt"
-  printf 'extra words first %s\n' "$base" > "$tmp/docs/c$c-more <&'\''>.txt"
+  printf 'extra words first %s\n' "$base" > "$tmp/docs/c$c-more <&'>.txt"
 done
 (cd "$tmp" && "$bin" scan --mode clusters -f html -o small.html docs)
 check "scan writes the page" test -s "$tmp/small.html"
