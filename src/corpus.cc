@@ -1,13 +1,15 @@
-// WalkCorpus: a depth-first walk with POSIX opendir/readdir/fstatat.
+// WalkCorpus: a depth-first walk through a FileSystem (Stat, OpenDir, and the
+// Directory's List and StatEntry).
 //
 // The walk keeps its own stack of directories (a vector on the heap), so a
 // tree thousands of levels deep needs no more call stack than a flat one.
 //
-// Cost per entry: the readdir() record, plus one fstatat() for regular files
-// (size and mtime), for entries whose type readdir() does not give, and, with
-// --follow, for directories and links (device and inode). Directories are
-// opened by their full path one at a time, so the walk holds at most one
-// directory descriptor whatever the depth.
+// Cost per entry: the listing's record, plus one StatEntry() (fstatat
+// relative to the open directory) for regular files (size and mtime), for
+// entries whose type the listing does not give, and, with --follow, for
+// directories and links. A directory is listed and its entries stat'ed before
+// its subdirectories are entered, so the walk holds at most one directory
+// open whatever the depth.
 //
 // Files are identified by (device, inode): a file reached by several paths (a
 // followed link, a hard link, overlapping PATH arguments such as "." and
@@ -17,29 +19,17 @@
 
 #include "neardup/corpus.h"
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string_view>
-#include <system_error>
 #include <utility>
 
 #include "neardup/glob.h"
 
 namespace neardup {
 namespace {
-
-Status ErrnoStatus(const std::string& path, int err) {
-  std::string message = path + ": " + std::system_category().message(err);
-  if (err == ENOENT || err == ENOTDIR) return Status::NotFound(std::move(message));
-  return Status::IoError(std::move(message));
-}
 
 // "data" + "a.txt" -> "data/a.txt"; "data/" + "a.txt" -> "data/a.txt".
 std::string JoinDisplay(const std::string& dir, std::string_view name) {
@@ -61,9 +51,14 @@ std::string JoinRelative(const std::string& dir, std::string_view name) {
   return out;
 }
 
-int64_t MtimeNs(const struct stat& st) {
-  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 +
-         static_cast<int64_t>(st.st_mtim.tv_nsec);
+// The reason in a "PATH: reason" message, or the whole message.
+std::string_view Reason(const Status& status, const std::string& path) {
+  std::string_view message = status.message();
+  if (message.size() > path.size() + 2 && message.substr(0, path.size()) == path &&
+      message.substr(path.size(), 2) == ": ") {
+    message.remove_prefix(path.size() + 2);
+  }
+  return message;
 }
 
 struct FileKey {
@@ -72,69 +67,11 @@ struct FileKey {
   auto operator<=>(const FileKey&) const = default;
 };
 
-FileKey KeyOf(const struct stat& st) {
-  return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
-}
+FileKey KeyOf(const FileStat& st) { return {st.dev, st.ino}; }
 
 struct FoundFile {
   InputFile file;
   FileKey key;
-};
-
-// Owns a DIR*; closes it (and its descriptor) on destruction. Move-only.
-class UniqueDir {
- public:
-  explicit UniqueDir(DIR* dir) : dir_(dir) {}
-  UniqueDir(const UniqueDir&) = delete;
-  UniqueDir& operator=(const UniqueDir&) = delete;
-  UniqueDir(UniqueDir&& other) noexcept : dir_(std::exchange(other.dir_, nullptr)) {}
-  UniqueDir& operator=(UniqueDir&& other) noexcept {
-    if (this != &other) {
-      Reset();
-      dir_ = std::exchange(other.dir_, nullptr);
-    }
-    return *this;
-  }
-  ~UniqueDir() { Reset(); }
-
-  DIR* get() const { return dir_; }
-
- private:
-  void Reset() {
-    if (dir_ != nullptr) ::closedir(dir_);
-    dir_ = nullptr;
-  }
-  DIR* dir_ = nullptr;
-};
-
-// What readdir() said about an entry; kUnknown needs an fstatat().
-enum class Kind { kUnknown, kFile, kDir, kLink, kSpecial };
-
-Kind KindOfType(unsigned char d_type) {
-  switch (d_type) {
-    case DT_REG:
-      return Kind::kFile;
-    case DT_DIR:
-      return Kind::kDir;
-    case DT_LNK:
-      return Kind::kLink;
-    case DT_UNKNOWN:
-      return Kind::kUnknown;
-    default:
-      return Kind::kSpecial;  // fifo, socket, character or block device
-  }
-}
-
-Kind KindOfMode(mode_t mode) {
-  if (S_ISREG(mode)) return Kind::kFile;
-  if (S_ISDIR(mode)) return Kind::kDir;
-  if (S_ISLNK(mode)) return Kind::kLink;
-  return Kind::kSpecial;
-}
-
-struct DirEntry {
-  std::string name;
-  Kind kind;
 };
 
 struct SubDir {
@@ -144,20 +81,20 @@ struct SubDir {
 
 class Walker {
  public:
-  Walker(const Options& options, const GlobSet& globs, WalkedCorpus* out)
-      : options_(options), globs_(globs), out_(out) {}
+  Walker(const Options& options, const GlobSet& globs, FileSystem& fs, WalkedCorpus* out)
+      : options_(options), globs_(globs), fs_(fs), out_(out) {}
 
   // Walks one PATH argument. The argument itself is always followed if it is
   // a link, and never filtered by hidden or globs.
   void WalkRoot(const std::string& root, bool reference) {
-    struct stat st;
-    if (::stat(SystemPath(root).c_str(), &st) != 0) {  // "-" is standard input
-      out_->errors.push_back(ErrnoStatus(root, errno));
+    Result<FileStat> st = fs_.Stat(root);
+    if (!st.ok()) {
+      out_->errors.push_back(st.status());
       return;
     }
-    switch (KindOfMode(st.st_mode)) {
-      case Kind::kDir: {
-        const FileKey key = KeyOf(st);
+    switch (st->type) {
+      case FileType::kDirectory: {
+        const FileKey key = KeyOf(*st);
         // Links are followed per PATH argument: each argument is walked in
         // full, so a file under both a PATH and an --against path is seen
         // under both and marked reference.
@@ -168,13 +105,13 @@ class Walker {
         WalkTree(root, reference);
         break;
       }
-      case Kind::kFile:
-        AddFile(root, st, reference);
+      case FileType::kRegular:
+        AddFile(root, *st, reference);
         break;
       default:
         // Named explicitly: a FIFO, pipe (/dev/stdin, <(cmd)) or device is
         // read as a stream document. --max-filesize applies to the bytes read.
-        AddStream(root, st, reference);
+        AddStream(root, *st, reference);
         break;
     }
   }
@@ -196,15 +133,15 @@ class Walker {
   // one with the smallest path.
   void WalkTree(const std::string& root, bool reference) {
     std::vector<Frame> stack;
-    // Lists `display` and pushes it; false when it cannot be read.
+    // Lists `display` and pushes it (with no subdirectories when it cannot
+    // be read: popping it then ends its visit like any other).
     auto enter = [&](std::string display, std::string relative) {
       Frame frame;
-      if (!ListDir(display, relative, reference, &frame.subdirs)) return false;
+      ListDir(display, relative, reference, &frame.subdirs);
       SortSubdirs(&frame.subdirs);
       frame.display = std::move(display);
       frame.relative = std::move(relative);
       stack.push_back(std::move(frame));
-      return true;
     };
     enter(root, "");
     while (!stack.empty()) {
@@ -229,11 +166,9 @@ class Walker {
         if (!visited_.insert(sub.key).second) continue;
         ancestors_.insert(sub.key);
       }
-      const FileKey key = sub.key;
       // `top` and `sub` are invalid once enter() pushes.
-      if (!enter(std::move(sub_display), JoinRelative(top.relative, sub.name)) && options_.follow) {
-        ancestors_.erase(key);
-      }
+      std::string sub_relative = JoinRelative(top.relative, sub.name);
+      enter(std::move(sub_display), std::move(sub_relative));
     }
   }
 
@@ -250,138 +185,122 @@ class Walker {
     });
   }
 
-  // Reads the directory `display`, records its files and appends its
-  // subdirectories to `*subdirs`. Returns false (with an error recorded) when
-  // the directory cannot be read.
-  bool ListDir(const std::string& display, const std::string& relative, bool reference,
+  // Lists the directory `display`, records its files and appends its
+  // subdirectories to `*subdirs`. A directory that cannot be opened, or whose
+  // listing fails midway, is one error; what was listed before a failure is
+  // still used.
+  void ListDir(const std::string& display, const std::string& relative, bool reference,
                std::vector<SubDir>* subdirs) {
-    int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
-    // Below the PATH argument, a directory that became a link since readdir()
-    // is not followed without --follow.
-    if (!options_.follow && !relative.empty()) flags |= O_NOFOLLOW;
-    int fd;
-    do {
-      fd = ::open(display.c_str(), flags);
-    } while (fd < 0 && errno == EINTR);
-    if (fd < 0) {
-      out_->errors.push_back(ErrnoStatus(display, errno));
-      return false;
+    // Below the PATH argument, a directory that became a link since it was
+    // listed is not followed without --follow.
+    const bool follow_symlink = options_.follow || relative.empty();
+    Result<std::unique_ptr<Directory>> dir = fs_.OpenDir(display, follow_symlink);
+    if (!dir.ok()) {
+      out_->errors.push_back(dir.status());
+      return;
     }
-    UniqueDir dir(::fdopendir(fd));
-    if (dir.get() == nullptr) {
-      const int err = errno;
-      ::close(fd);
-      out_->errors.push_back(ErrnoStatus(display, err));
-      return false;
-    }
-
     std::vector<DirEntry> entries;
-    while (true) {
-      errno = 0;
-      const struct dirent* ent = ::readdir(dir.get());
-      if (ent == nullptr) {
-        if (errno != 0) {
-          out_->errors.push_back(ErrnoStatus(display, errno));
-          // Keep what was read before the error.
-        }
-        break;
-      }
-      const std::string_view name = ent->d_name;
-      if (name == "." || name == "..") continue;
-      entries.push_back({std::string(name), KindOfType(ent->d_type)});
-    }
-
-    const int dir_fd = ::dirfd(dir.get());
-    for (DirEntry& entry : entries) {
-      if (!options_.hidden && entry.name[0] == '.') {
-        ++out_->counts.hidden;
-        continue;
-      }
-      struct stat st;
-      bool have_stat = false;
-      // Lazily built: most entries need only one of them.
-      auto child_display = [&] { return JoinDisplay(display, entry.name); };
-      auto stat_entry = [&](int at_flags) {
-        if (::fstatat(dir_fd, entry.name.c_str(), &st, at_flags) == 0) {
-          have_stat = true;
-          return true;
-        }
-        out_->errors.push_back(ErrnoStatus(child_display(), errno));
-        return false;
-      };
-
-      Kind kind = entry.kind;
-      if (kind == Kind::kUnknown) {
-        if (!stat_entry(AT_SYMLINK_NOFOLLOW)) continue;
-        kind = KindOfMode(st.st_mode);
-      }
-      if (kind == Kind::kLink) {
-        if (!options_.follow) {
-          ++out_->counts.symlinks;
-          continue;
-        }
-        if (::fstatat(dir_fd, entry.name.c_str(), &st, 0) != 0) {
-          const int err = errno;
-          if (err == ENOENT || err == ENOTDIR || err == ELOOP) {
-            // A link to nothing: a warning of its own kind, like a loop.
-            ++out_->counts.dangling;
-            out_->errors.push_back(Status::NotFound(child_display() + ": dangling symbolic link, not followed (" +
-                                                    std::system_category().message(err) + ")"));
-          } else {
-            out_->errors.push_back(ErrnoStatus(child_display(), err));
-          }
-          continue;
-        }
-        have_stat = true;
-        kind = KindOfMode(st.st_mode);
-      }
-      if (kind == Kind::kSpecial) {
-        ++out_->counts.special;
-        continue;
-      }
-      const std::string child_relative = JoinRelative(relative, entry.name);
-      if (kind == Kind::kDir) {
-        if (globs_.ExcludesDirectory(child_relative)) {
-          ++out_->counts.glob;
-          continue;
-        }
-        FileKey key;
-        if (options_.follow) {
-          if (!have_stat && !stat_entry(AT_SYMLINK_NOFOLLOW)) continue;
-          key = KeyOf(st);
-        }
-        subdirs->push_back({std::move(entry.name), key});
-        continue;
-      }
-      // A regular file, as far as readdir() or a followed link says.
-      if (!globs_.Matches(child_relative)) {
-        ++out_->counts.glob;
-        continue;
-      }
-      if (!have_stat && !stat_entry(AT_SYMLINK_NOFOLLOW)) continue;
-      if (!S_ISREG(st.st_mode)) {
-        // Replaced since readdir(); a link to a directory here would need the
-        // directory logic, so skip it as the special entry it now is.
-        ++out_->counts.special;
-        continue;
-      }
-      AddFile(child_display(), st, reference);
-    }
-    return true;
+    if (Status listed = (*dir)->List(&entries); !listed.ok()) out_->errors.push_back(std::move(listed));
+    for (DirEntry& entry : entries) AddEntry(**dir, display, relative, reference, &entry, subdirs);
   }
 
-  void AddFile(std::string display, const struct stat& st, bool reference) {
-    const auto size = static_cast<uint64_t>(st.st_size);
-    if (options_.max_filesize != 0 && size > options_.max_filesize) {
+  // Sorts out one entry of `dir` (whose path is `display`): counted and
+  // skipped, a file recorded, or a subdirectory appended to `*subdirs`.
+  void AddEntry(Directory& dir, const std::string& display, const std::string& relative, bool reference,
+                DirEntry* entry, std::vector<SubDir>* subdirs) {
+    if (!options_.hidden && entry->name[0] == '.') {
+      ++out_->counts.hidden;
+      return;
+    }
+    std::optional<FileStat> st;
+    // The entry's own stat (a link is not followed); false, with the problem
+    // recorded, when it fails.
+    auto stat_entry = [&] {
+      Result<FileStat> got = dir.StatEntry(entry->name, /*follow_symlink=*/false);
+      if (!got.ok()) {
+        out_->errors.push_back(got.status());
+        return false;
+      }
+      st = *got;
+      return true;
+    };
+
+    FileType type = entry->type;
+    if (type == FileType::kUnknown) {
+      if (!stat_entry()) return;
+      type = st->type;
+    }
+    if (type == FileType::kSymlink) {
+      if (!options_.follow) {
+        ++out_->counts.symlinks;
+        return;
+      }
+      st = FollowLink(dir, display, entry->name);
+      if (!st) return;
+      type = st->type;
+    }
+    if (type == FileType::kOther) {
+      ++out_->counts.special;
+      return;
+    }
+    const std::string child_relative = JoinRelative(relative, entry->name);
+    if (type == FileType::kDirectory) {
+      if (globs_.ExcludesDirectory(child_relative)) {
+        ++out_->counts.glob;
+        return;
+      }
+      FileKey key;
+      if (options_.follow) {
+        if (!st && !stat_entry()) return;
+        key = KeyOf(*st);
+      }
+      subdirs->push_back({std::move(entry->name), key});
+      return;
+    }
+    // A regular file, as far as the listing or a followed link says.
+    if (!globs_.Matches(child_relative)) {
+      ++out_->counts.glob;
+      return;
+    }
+    if (!st && !stat_entry()) return;
+    if (st->type != FileType::kRegular) {
+      // Replaced since it was listed; a link to a directory here would need
+      // the directory logic, so skip it as the special entry it now is.
+      ++out_->counts.special;
+      return;
+    }
+    AddFile(JoinDisplay(display, entry->name), *st, reference);
+  }
+
+  // The stat of the target of the link `name` in `dir`, or nothing (with the
+  // problem recorded): a link to nothing is a warning of its own kind, like a
+  // loop.
+  std::optional<FileStat> FollowLink(Directory& dir, const std::string& display, const std::string& name) {
+    Result<FileStat> got = dir.StatEntry(name, /*follow_symlink=*/true);
+    if (got.ok()) return *got;
+    if (got.status().code() != Status::Code::kNotFound) {
+      out_->errors.push_back(got.status());
+      return std::nullopt;
+    }
+    ++out_->counts.dangling;
+    const std::string path = JoinDisplay(display, name);
+    out_->errors.push_back(Status::NotFound(std::string(path)
+                                                .append(": dangling symbolic link, not followed (")
+                                                .append(Reason(got.status(), path))
+                                                .append(")")));
+    return std::nullopt;
+  }
+
+  void AddFile(std::string display, const FileStat& st, bool reference) {
+    if (options_.max_filesize != 0 && st.size > options_.max_filesize) {
       ++out_->counts.too_large;
       return;
     }
     FoundFile found;
     found.file.path = std::move(display);
-    found.file.size = size;
-    found.file.mtime_ns = MtimeNs(st);
-    found.file.ctime_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 +
-                          static_cast<int64_t>(st.st_ctim.tv_nsec);
+    found.file.size = st.size;
+    found.file.mtime_ns = st.mtime_ns;
+    found.file.ctime_ns = st.ctime_ns;
     found.file.reference = reference;
     found.key = KeyOf(st);
     found.file.identity.dev = found.key.dev;
@@ -389,10 +308,10 @@ class Walker {
     found_.push_back(std::move(found));
   }
 
-  void AddStream(std::string display, const struct stat& st, bool reference) {
+  void AddStream(std::string display, const FileStat& st, bool reference) {
     FoundFile found;
     found.file.path = std::move(display);
-    found.file.mtime_ns = MtimeNs(st);
+    found.file.mtime_ns = st.mtime_ns;
     found.file.reference = reference;
     found.key = KeyOf(st);
     found.file.identity.dev = found.key.dev;
@@ -403,6 +322,7 @@ class Walker {
 
   const Options& options_;
   const GlobSet& globs_;
+  FileSystem& fs_;
   WalkedCorpus* out_;
   std::vector<FoundFile> found_;
   // With --follow: directories on the current path, and all walked so far
@@ -449,17 +369,19 @@ std::vector<InputFile> Deduplicate(std::vector<FoundFile> found) {
 
 }  // namespace
 
-Result<WalkedCorpus> WalkCorpus(const Options& options) {
+Result<WalkedCorpus> WalkCorpus(const Options& options, FileSystem& fs) {
   Result<GlobSet> globs = GlobSet::Compile(options.globs);
   if (!globs.ok()) return globs.status();
 
   WalkedCorpus out;
-  Walker walker(options, *globs, &out);
+  Walker walker(options, *globs, fs, &out);
   for (const std::string& path : options.paths) walker.WalkRoot(path, /*reference=*/false);
   for (const std::string& path : options.listed_paths) walker.WalkRoot(path, /*reference=*/false);
   for (const std::string& path : options.against) walker.WalkRoot(path, /*reference=*/true);
   out.files = Deduplicate(std::move(walker.found()));
   return out;
 }
+
+Result<WalkedCorpus> WalkCorpus(const Options& options) { return WalkCorpus(options, FileSystem::Default()); }
 
 }  // namespace neardup

@@ -1,8 +1,8 @@
 // TextDecoder: bytes -> valid UTF-8. See include/neardup/decode.h.
 //
-// UTF-8 validation follows Unicode Table 3-7 (well-formed byte sequences) and
-// replaces each maximal subpart of an ill-formed sequence with one U+FFFD (the
-// practice of Unicode section 3.9 and the W3C Encoding Standard). Runs of valid
+// UTF-8 validation is DecodeUtf8Char() (utf8.h: Unicode Table 3-7), and each
+// maximal subpart of an ill-formed sequence becomes one U+FFFD (the practice
+// of Unicode section 3.9 and the W3C Encoding Standard). Runs of valid
 // input are appended to the output in one piece; ASCII is scanned 16 bytes at
 // a time.
 #include "neardup/decode.h"
@@ -13,38 +13,17 @@
 #include <cstring>
 
 #include "ascii.h"
+#include "utf8.h"
 
 namespace neardup {
 namespace {
 
-constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 // Bytes of new input looked at to resolve a carried sequence (a carry is at
 // most 3 bytes; the longest sequence is 4 bytes in UTF-8, 4 in UTF-16).
 constexpr size_t kLookahead = 8;
 
-void AppendCodePoint(uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    const char buf[2] = {static_cast<char>(0xC0 | (cp >> 6)),
-                         static_cast<char>(0x80 | (cp & 0x3F))};
-    out->append(buf, 2);
-  } else if (cp < 0x10000) {
-    const char buf[3] = {static_cast<char>(0xE0 | (cp >> 12)),
-                         static_cast<char>(0x80 | ((cp >> 6) & 0x3F)),
-                         static_cast<char>(0x80 | (cp & 0x3F))};
-    out->append(buf, 3);
-  } else {
-    const char buf[4] = {static_cast<char>(0xF0 | (cp >> 18)),
-                         static_cast<char>(0x80 | ((cp >> 12) & 0x3F)),
-                         static_cast<char>(0x80 | ((cp >> 6) & 0x3F)),
-                         static_cast<char>(0x80 | (cp & 0x3F))};
-    out->append(buf, 4);
-  }
-}
-
 void AppendReplacement(std::string* out, DecodeStats* stats) {
-  out->append(kReplacement);
+  out->append(kUtf8Replacement);
   ++stats->replaced;
 }
 
@@ -59,53 +38,17 @@ size_t DecodeUtf8(const unsigned char* p, size_t n, bool final,
   while (true) {
     i += AsciiPrefix(p + i, n - i);
     if (i >= n) break;
-    const unsigned lead = p[i];
-    size_t need;  // continuation bytes
-    unsigned lo = 0x80;
-    unsigned hi = 0xBF;
-    if (lead >= 0xC2 && lead <= 0xDF) {
-      need = 1;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-      need = 2;
-      if (lead == 0xE0) lo = 0xA0;  // no overlongs
-      if (lead == 0xED) hi = 0x9F;  // no surrogates
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-      need = 3;
-      if (lead == 0xF0) lo = 0x90;  // no overlongs
-      if (lead == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
-    } else {
-      // 80..C1 (continuation or overlong lead) and F5..FF never start a
-      // sequence: the maximal subpart is this byte alone.
-      out->append(chars + run, i - run);
-      AppendReplacement(out, stats);
-      run = ++i;
+    const Utf8Char c = DecodeUtf8Char(p + i, n - i);
+    if (c.status == Utf8Status::kValid) [[likely]] {
+      i += c.length;
       continue;
     }
-    size_t k = 1;  // bytes of the sequence that are valid so far
-    bool truncated = false;
-    for (; k <= need; ++k) {
-      if (i + k >= n) {
-        truncated = true;
-        break;
-      }
-      const unsigned byte = p[i + k];
-      const unsigned min = k == 1 ? lo : 0x80;
-      const unsigned max = k == 1 ? hi : 0xBF;
-      if (byte < min || byte > max) break;
-    }
-    if (k > need) {  // well-formed
-      i += need + 1;
-      continue;
-    }
-    if (truncated && !final) {
-      out->append(chars + run, i - run);
-      return i;
-    }
-    // p[i..i+k) is a maximal subpart: one U+FFFD, then resume at the byte
-    // that broke the sequence.
     out->append(chars + run, i - run);
+    if (c.status == Utf8Status::kTruncated && !final) return i;
+    // p[i..i+length) is a maximal subpart: one U+FFFD, then resume at the
+    // byte that broke the sequence.
     AppendReplacement(out, stats);
-    i += k;
+    i += c.length;
     run = i;
   }
   out->append(chars + run, n - run);
@@ -124,7 +67,7 @@ size_t DecodeUtf16(const unsigned char* p, size_t n, bool big_endian,
   while (i + 2 <= n) {
     const uint32_t u = unit(i);
     if (u < 0xD800 || u > 0xDFFF) {
-      AppendCodePoint(u, out);
+      AppendUtf8(u, out);
       i += 2;
     } else if (u >= 0xDC00) {  // low surrogate without a high one
       AppendReplacement(out, stats);
@@ -136,7 +79,7 @@ size_t DecodeUtf16(const unsigned char* p, size_t n, bool big_endian,
     } else {
       const uint32_t low = unit(i + 2);
       if (low >= 0xDC00 && low <= 0xDFFF) {
-        AppendCodePoint(0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00), out);
+        AppendUtf8(0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00), out);
         i += 4;
       } else {
         AppendReplacement(out, stats);  // the next unit is decoded on its own
@@ -157,7 +100,7 @@ void DecodeLatin1(const unsigned char* p, size_t n, std::string* out) {
     const size_t ascii = AsciiPrefix(p + i, n - i);
     out->append(reinterpret_cast<const char*>(p + i), ascii);
     i += ascii;
-    for (; i < n && p[i] >= 0x80; ++i) AppendCodePoint(p[i], out);
+    for (; i < n && p[i] >= 0x80; ++i) AppendUtf8(p[i], out);
   }
 }
 

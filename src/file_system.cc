@@ -6,6 +6,7 @@
 
 #include "neardup/file_system.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -39,6 +40,49 @@ Status ErrnoStatus(const std::string& path, int err) {
   return Status::IoError(ErrnoMessage(path, err));
 }
 
+// For a stat: a path that resolves to nothing, a link loop included, is NotFound.
+Status StatErrnoStatus(const std::string& path, int err) {
+  if (err == ELOOP) return Status::NotFound(ErrnoMessage(path, err));
+  return ErrnoStatus(path, err);
+}
+
+int64_t Nanoseconds(const struct timespec& ts) {
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + static_cast<int64_t>(ts.tv_nsec);
+}
+
+FileType TypeOfMode(mode_t mode) {
+  if (S_ISREG(mode)) return FileType::kRegular;
+  if (S_ISDIR(mode)) return FileType::kDirectory;
+  if (S_ISLNK(mode)) return FileType::kSymlink;
+  return FileType::kOther;
+}
+
+FileType TypeOfDirent(unsigned char d_type) {
+  switch (d_type) {
+    case DT_REG:
+      return FileType::kRegular;
+    case DT_DIR:
+      return FileType::kDirectory;
+    case DT_LNK:
+      return FileType::kSymlink;
+    case DT_UNKNOWN:
+      return FileType::kUnknown;
+    default:
+      return FileType::kOther;  // fifo, socket, character or block device
+  }
+}
+
+FileStat ToFileStat(const struct stat& st) {
+  FileStat out;
+  out.size = static_cast<uint64_t>(st.st_size);
+  out.mtime_ns = Nanoseconds(st.st_mtim);
+  out.ctime_ns = Nanoseconds(st.st_ctim);
+  out.dev = static_cast<uint64_t>(st.st_dev);
+  out.ino = static_cast<uint64_t>(st.st_ino);
+  out.type = TypeOfMode(st.st_mode);
+  return out;
+}
+
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
@@ -68,6 +112,40 @@ class UniqueFd {
     fd_ = -1;
   }
   int fd_ = -1;
+};
+
+// A directory open with opendir(); entries are stat'ed with fstatat()
+// relative to it.
+class PosixDirectory final : public Directory {
+ public:
+  PosixDirectory(DIR* dir, std::string path) : dir_(dir), path_(std::move(path)) {}
+  ~PosixDirectory() override { ::closedir(dir_); }
+
+  Status List(std::vector<DirEntry>* entries) override {
+    while (true) {
+      errno = 0;
+      const struct dirent* ent = ::readdir(dir_);
+      if (ent == nullptr) return errno == 0 ? Status::Ok() : ErrnoStatus(path_, errno);
+      const std::string_view name = ent->d_name;
+      if (name == "." || name == "..") continue;
+      entries->push_back({std::string(name), TypeOfDirent(ent->d_type)});
+    }
+  }
+
+  Result<FileStat> StatEntry(const std::string& name, bool follow_symlink) override {
+    struct stat st;
+    if (::fstatat(::dirfd(dir_), name.c_str(), &st, follow_symlink ? 0 : AT_SYMLINK_NOFOLLOW) != 0) {
+      const int err = errno;
+      std::string path = path_;
+      if (path.empty() || path.back() != '/') path += '/';
+      return StatErrnoStatus(path.append(name), err);
+    }
+    return ToFileStat(st);
+  }
+
+ private:
+  DIR* const dir_;  // owned
+  std::string path_;
 };
 
 class PosixReader final : public ByteReader {
@@ -114,16 +192,24 @@ class PosixFileSystem final : public FileSystem {
 
   Result<FileStat> Stat(const std::string& path) override {
     struct stat st;
-    if (::stat(SystemPath(path).c_str(), &st) != 0) return ErrnoStatus(path, errno);
-    FileStat out;
-    out.size = static_cast<uint64_t>(st.st_size);
-    out.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 +
-                   static_cast<int64_t>(st.st_mtim.tv_nsec);
-    out.ctime_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 +
-                   static_cast<int64_t>(st.st_ctim.tv_nsec);
-    out.dev = static_cast<uint64_t>(st.st_dev);
-    out.ino = static_cast<uint64_t>(st.st_ino);
-    return out;
+    if (::stat(SystemPath(path).c_str(), &st) != 0) return StatErrnoStatus(path, errno);  // "-" is stdin
+    return ToFileStat(st);
+  }
+
+  Result<std::unique_ptr<Directory>> OpenDir(const std::string& path, bool follow_symlink) override {
+    const int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow_symlink ? 0 : O_NOFOLLOW);
+    int fd;
+    do {
+      fd = ::open(path.c_str(), flags);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) return ErrnoStatus(path, errno);
+    DIR* const dir = ::fdopendir(fd);
+    if (dir == nullptr) {
+      const int err = errno;
+      ::close(fd);
+      return ErrnoStatus(path, err);
+    }
+    return std::unique_ptr<Directory>(std::make_unique<PosixDirectory>(dir, path));
   }
 
  private:
@@ -322,6 +408,10 @@ FileSystem& FileSystem::Default() {
 Result<std::unique_ptr<ByteReader>> FileSystem::OpenExpected(const std::string& path,
                                                              const FileIdentity& /*expected*/) {
   return Open(path);
+}
+
+Result<std::unique_ptr<Directory>> FileSystem::OpenDir(const std::string& path, bool follow_symlink) {
+  return Default().OpenDir(path, follow_symlink);
 }
 
 namespace {

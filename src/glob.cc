@@ -18,6 +18,8 @@
 #include <optional>
 #include <utility>
 
+#include "utf8.h"
+
 namespace neardup {
 namespace {
 
@@ -31,31 +33,9 @@ struct Char {
 };
 
 Char DecodeChar(std::string_view s, size_t pos) {
-  const auto b0 = static_cast<unsigned char>(s[pos]);
-  const Char invalid{0x110000u + b0, 1};
-  if (b0 < 0x80) return {b0, 1};
-  size_t length;
-  uint32_t value;
-  uint32_t min_value;
-  if ((b0 & 0xE0) == 0xC0) {
-    length = 2, value = b0 & 0x1Fu, min_value = 0x80;
-  } else if ((b0 & 0xF0) == 0xE0) {
-    length = 3, value = b0 & 0x0Fu, min_value = 0x800;
-  } else if ((b0 & 0xF8) == 0xF0) {
-    length = 4, value = b0 & 0x07u, min_value = 0x10000;
-  } else {
-    return invalid;
-  }
-  if (pos + length > s.size()) return invalid;
-  for (size_t i = 1; i < length; ++i) {
-    const auto b = static_cast<unsigned char>(s[pos + i]);
-    if ((b & 0xC0) != 0x80) return invalid;
-    value = (value << 6) | (b & 0x3Fu);
-  }
-  if (value < min_value || value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF)) {
-    return invalid;
-  }
-  return {value, length};
+  const Utf8Char c = DecodeUtf8Char(s, pos);
+  if (c.status != Utf8Status::kValid) return {0x110000u + static_cast<unsigned char>(s[pos]), 1};
+  return {c.code_point, c.length};
 }
 
 // Parses the class starting at pattern[pos] == '['. Returns the index just

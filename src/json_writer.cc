@@ -16,12 +16,14 @@
 #include <string_view>
 #include <system_error>
 
+#include "neardup/option_table.h"
 #include "neardup/options.h"
 #include "neardup/report.h"
 #include "neardup/version.h"
 #include "neardup/writers.h"
 
 #include "neardup/cluster.h"
+#include "utf8.h"
 
 namespace neardup {
 namespace {
@@ -37,68 +39,6 @@ bool Flush(std::string* buf, std::ostream& out) {
   out.write(buf->data(), static_cast<std::streamsize>(buf->size()));
   buf->clear();
   return out.good();
-}
-
-// The CLI's spelling of each option value. Kept local (options.cc has
-// ToString() for the same), so that the output format is pinned here.
-const char* Name(ShingleUnit unit) {
-  switch (unit) {
-    case ShingleUnit::kWord:
-      return "word";
-    case ShingleUnit::kChar:
-      return "char";
-  }
-  return "?";
-}
-
-const char* Name(VerifyMode verify) {
-  switch (verify) {
-    case VerifyMode::kSignature:
-      return "signature";
-    case VerifyMode::kExact:
-      return "exact";
-    case VerifyMode::kNone:
-      return "none";
-  }
-  return "?";
-}
-
-const char* Name(Mode mode) {
-  switch (mode) {
-    case Mode::kPairs:
-      return "pairs";
-    case Mode::kClusters:
-      return "clusters";
-    case Mode::kDuplicates:
-      return "duplicates";
-  }
-  return "?";
-}
-
-const char* Name(KeepRule keep) {
-  switch (keep) {
-    case KeepRule::kFirst:
-      return "first";
-    case KeepRule::kLongest:
-      return "longest";
-    case KeepRule::kShortest:
-      return "shortest";
-    case KeepRule::kNewest:
-      return "newest";
-    case KeepRule::kOldest:
-      return "oldest";
-  }
-  return "?";
-}
-
-const char* Name(ClusterBy cluster_by) {
-  switch (cluster_by) {
-    case ClusterBy::kConnected:
-      return "connected";
-    case ClusterBy::kKeep:
-      return "keep";
-  }
-  return "?";
 }
 
 // `value` rounded to 4 decimals, with -0 turned into 0.
@@ -118,7 +58,7 @@ Json ScoreJson(double value) {
   return rounded;
 }
 
-void AppendReplacement(std::string* out) { out->append("\xEF\xBF\xBD"); }
+void AppendReplacement(std::string* out) { out->append(kUtf8Replacement); }
 
 // Appends `s` as a JSON string: quotes; `"` `\` escaped; control characters
 // as \b \f \n \r \t or \u00xx (lowercase hex); other bytes as they are when
@@ -175,46 +115,13 @@ void AppendJsonString(std::string* out, std::string_view s) {
       ++i;
       continue;
     }
-    // Lead byte: sequence length and the range of the second byte
-    // (Unicode 15, table 3-7: no overlongs, surrogates or > U+10FFFF).
-    size_t length = 0;
-    unsigned char low = 0x80;
-    unsigned char high = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) {
-      length = 2;
-    } else if (c == 0xE0) {
-      length = 3;
-      low = 0xA0;
-    } else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) {
-      length = 3;
-    } else if (c == 0xED) {
-      length = 3;
-      high = 0x9F;
-    } else if (c == 0xF0) {
-      length = 4;
-      low = 0x90;
-    } else if (c >= 0xF1 && c <= 0xF3) {
-      length = 4;
-    } else if (c == 0xF4) {
-      length = 4;
-      high = 0x8F;
-    } else {  // 0x80..0xC1, 0xF5..0xFF never start a sequence
-      AppendReplacement(out);
-      ++i;
-      continue;
-    }
-    size_t k = 1;
-    for (; k < length && i + k < n; ++k) {
-      const auto next = static_cast<unsigned char>(s[i + k]);
-      if (k == 1 ? (next < low || next > high) : (next < 0x80 || next > 0xBF))
-        break;
-    }
-    if (k == length) {
-      out->append(s.data() + i, length);
+    const Utf8Char u = DecodeUtf8Char(s, i);
+    if (u.status == Utf8Status::kValid) {
+      out->append(s.data() + i, u.length);
     } else {
       AppendReplacement(out);
     }
-    i += k;
+    i += u.length;
   }
   out->push_back('"');
 }
@@ -302,17 +209,17 @@ void WriteJsonlClusters(const Report& report, std::ostream& out) {
 Json ParamsJson(const Params& params) {
   Json json = Json::object();
   json["threshold"] = params.threshold;
-  json["shingle"] = Name(params.shingle);
+  json["shingle"] = NameOf(params.shingle);
   json["ngram"] = params.ngram;
   json["num_perm"] = params.num_perm;
   json["bands"] = params.bands;
   json["rows"] = params.rows;
   json["seed"] = params.seed;
-  json["verify"] = Name(params.verify);
-  json["mode"] = Name(params.mode);
+  json["verify"] = NameOf(params.verify);
+  json["mode"] = NameOf(params.mode);
   if (params.mode != Mode::kPairs) {
-    json["keep"] = Name(params.keep);
-    json["cluster_by"] = Name(params.cluster_by);
+    json["keep"] = NameOf(params.keep);
+    json["cluster_by"] = NameOf(params.cluster_by);
   }
   return json;
 }

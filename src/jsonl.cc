@@ -11,8 +11,6 @@
 
 #include "neardup/jsonl.h"
 
-#include "neardup/decode.h"
-
 #include <simdjson.h>
 
 #include <algorithm>
@@ -22,6 +20,8 @@
 #include <string>
 #include <string_view>
 #include <utility>
+
+#include "utf8.h"
 
 namespace neardup {
 namespace {
@@ -80,8 +80,8 @@ bool IsJsonNumber(std::string_view token) {
 }
 
 Status FromSimdjson(simdjson::error_code error) {
-  // simdjson validates the whole line as UTF-8 up front (not only the
-  // strings), and its message adds nothing to this.
+  // Unreachable in practice (Parse() repairs invalid UTF-8 first); simdjson
+  // validates the whole line up front, and its message adds nothing to this.
   if (error == simdjson::UTF8_ERROR) return Status::Corrupt("invalid UTF-8");
   return Status::Corrupt(simdjson::error_message(error));
 }
@@ -145,6 +145,8 @@ struct JsonlLineParser::Impl {
   // The current line plus SIMDJSON_PADDING bytes; grows, never shrinks.
   std::unique_ptr<char[]> buffer;
   size_t capacity = 0;
+  // A line with invalid UTF-8, repaired; reused across lines.
+  std::string repaired;
 
   Status Parse(std::string_view line, JsonlDoc* doc);
 };
@@ -165,15 +167,14 @@ Status JsonlLineParser::Parse(std::string_view line, JsonlDoc* doc,
   if (line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);
   if (std::all_of(line.begin(), line.end(), IsJsonSpace)) return Status::Ok();
   doc->replaced = 0;
-  std::string repaired;
   if (!simdjson::validate_utf8(line.data(), line.size())) {
     // Invalid bytes (a Latin-1 mail pasted into UTF-8 data) become U+FFFD,
-    // counted, rather than costing the whole line.
-    TextDecoder decoder(Encoding::kUtf8);
-    decoder.Feed(line, &repaired);
-    decoder.Finish(&repaired);
-    doc->replaced = decoder.stats().replaced;
-    line = repaired;
+    // counted, rather than costing the whole line. simdjson rejects invalid
+    // UTF-8 anywhere in its input, so the line is repaired before parsing;
+    // valid lines (nearly all) are not copied.
+    impl_->repaired.clear();
+    doc->replaced = AppendUtf8Repaired(line, &impl_->repaired);
+    line = impl_->repaired;
   }
   Status status = impl_->Parse(line, doc);
   *has_doc = status.ok();

@@ -48,6 +48,7 @@
 #include <cstring>
 
 #include "ascii.h"
+#include "utf8.h"
 
 namespace neardup {
 namespace {
@@ -66,13 +67,13 @@ const utf8proc_option_t kOptions = static_cast<utf8proc_option_t>(
 // Decodes the code point at p[i..n) into *cp and returns its length in bytes.
 // An invalid or truncated sequence gives *cp = -1 and length 1.
 size_t DecodeAt(const unsigned char* p, size_t i, size_t n, int32_t* cp) {
-  const utf8proc_ssize_t len = utf8proc_iterate(
-      p + i, static_cast<utf8proc_ssize_t>(std::min<size_t>(n - i, 4)), cp);
-  if (len <= 0 || *cp < 0) {
+  const Utf8Char c = DecodeUtf8Char(p + i, n - i);
+  if (c.status != Utf8Status::kValid) {
     *cp = -1;
     return 1;
   }
-  return static_cast<size_t>(len);
+  *cp = static_cast<int32_t>(c.code_point);
+  return c.length;
 }
 
 // Code points that are the second of a canonical decomposition (and so may

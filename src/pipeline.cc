@@ -125,7 +125,7 @@ Result<Report> FindDuplicates(const Options& o, const RunContext& ctx) {
   report.params = MakeParams(o, banding);
 
   progress.Tick(Stage::kWalking);
-  Result<WalkedCorpus> walked = WalkCorpus(o);
+  Result<WalkedCorpus> walked = WalkCorpus(o, fs);
   if (!walked.ok()) return walked.status();
   for (Status& e : walked->errors) report.problems.push_back(std::move(e));
   const WalkCounts wc = walked->counts;

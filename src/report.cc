@@ -2,21 +2,20 @@
 
 namespace neardup {
 
-Params MakeParams(const Options& o, Banding banding) {
-  Params p;
-  p.threshold = o.threshold;
-  p.shingle = o.shingle;
-  p.ngram = o.EffectiveNgram();
-  p.num_perm = o.num_perm;
-  p.bands = banding.bands;
-  p.rows = banding.rows;
-  p.seed = o.seed;
-  p.verify = o.verify;
-  p.mode = o.mode;
-  p.keep = o.keep;
-  p.cluster_by = o.cluster_by;
-  p.has_reference = !o.against.empty();
-  return p;
-}
+Params::Params(const Options& options, Banding banding)
+    : threshold(options.threshold),
+      shingle(options.shingle),
+      ngram(options.EffectiveNgram()),
+      num_perm(options.num_perm),
+      bands(banding.bands),
+      rows(banding.rows),
+      seed(options.seed),
+      verify(options.verify),
+      mode(options.mode),
+      keep(options.keep),
+      cluster_by(options.cluster_by),
+      has_reference(!options.against.empty()) {}
+
+Params MakeParams(const Options& options, Banding banding) { return Params(options, banding); }
 
 }  // namespace neardup

@@ -11,6 +11,7 @@
 #include "hash.h"
 #include "neardup/decode.h"
 #include "neardup/normalize.h"
+#include "utf8.h"
 
 namespace neardup {
 
@@ -80,23 +81,12 @@ size_t AsciiWordEnd(const unsigned char* p, size_t i, size_t n, bool* has_upper)
   return i;
 }
 
-// Decodes one code point. REQUIRES: valid UTF-8 with at least one byte at p.
-inline int32_t DecodeUtf8(const unsigned char* p, size_t avail, size_t* len) {
-  const unsigned char c = p[0];
-  if (c < 0xE0 && avail >= 2) {
-    *len = 2;
-    return ((c & 0x1F) << 6) | (p[1] & 0x3F);
-  }
-  if (c < 0xF0 && avail >= 3) {
-    *len = 3;
-    return ((c & 0x0F) << 12) | ((p[1] & 0x3F) << 6) | (p[2] & 0x3F);
-  }
-  if (avail >= 4) {
-    *len = 4;
-    return ((c & 0x07) << 18) | ((p[1] & 0x3F) << 12) | ((p[2] & 0x3F) << 6) | (p[3] & 0x3F);
-  }
-  *len = 1;  // broken contract: treat the byte as a separator
-  return 0xFFFD;
+// Decodes one code point of the (valid UTF-8) text. An ill-formed sequence,
+// which breaks Feed()'s contract, reads as U+FFFD: a separator.
+inline int32_t DecodeAt(const unsigned char* p, size_t avail, size_t* len) {
+  const Utf8Char c = DecodeUtf8Char(p, avail);
+  *len = c.length;
+  return c.status == Utf8Status::kValid ? static_cast<int32_t>(c.code_point) : 0xFFFD;
 }
 
 // Letters, marks and numbers make words (plus '_', handled in the ASCII table).
@@ -269,7 +259,7 @@ void Shingler::FeedWords(std::string_view text) {
       continue;
     }
     size_t len = 1;
-    const int32_t cp = DecodeUtf8(p + i, n - i, &len);
+    const int32_t cp = DecodeAt(p + i, n - i, &len);
     if (!IsWordCodePoint(cp)) {
       EndWord();
     } else if (IsNoSpaceScript(cp)) {
@@ -301,7 +291,7 @@ void Shingler::FeedChars(std::string_view text) {
       space = c <= 0x20 || c == 0x7f;
       word = kAscii.word[c];
     } else {
-      cp = DecodeUtf8(p + i, n - i, &len);
+      cp = DecodeAt(p + i, n - i, &len);
       space = IsSpaceCodePoint(cp);
       word = !space && IsWordCodePoint(cp);
     }

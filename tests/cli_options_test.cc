@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <sstream>
+
+#include "cli/bound_options.h"
+#include "neardup/option_table.h"
 
 namespace neardup::cli {
 namespace {
@@ -142,7 +146,7 @@ TEST(ParseArgsTest, UsageErrorsAreOneShortLineNamingOptionAndValue) {
       {{"--mode", "1"}, "--mode must be pairs, clusters or duplicates, got 1"},
       {{"--shingle", "0"}, "--shingle must be word or char, got 0"},
       {{"--verify", "2"}, "--verify must be signature, exact or none, got 2"},
-      {{"--format", "1"}, "--format must be jsonl, json, csv or tsv, got 1"},
+      {{"--format", "1"}, "--format must be jsonl, json, csv, tsv or html, got 1"},
       {{"--keep", "0"}, "--keep must be first, longest, shortest, newest or oldest, got 0"},
       {{"--cluster-by", "1"}, "--cluster-by must be connected or keep, got 1"},
       {{"--input", "1"}, "--input must be text or jsonl, got 1"},
@@ -247,16 +251,108 @@ TEST(ParseArgsTest, ParamsTakesBandingOptions) {
   EXPECT_EQ(p.args.options.scan.num_perm, 256);
 }
 
-TEST(ParseSizeTest, SuffixesArePowersOf1024) {
-  EXPECT_EQ(ParseSize("512"), 512u);
-  EXPECT_EQ(ParseSize("10K"), 10240u);
-  EXPECT_EQ(ParseSize("10M"), 10u << 20);
-  EXPECT_EQ(ParseSize("2G"), 2ull << 30);
-  EXPECT_EQ(ParseSize("1MiB"), 1u << 20);
-  EXPECT_EQ(ParseSize("3kb"), 3072u);
-  EXPECT_FALSE(ParseSize("M"));
-  EXPECT_FALSE(ParseSize("10X"));
-  EXPECT_FALSE(ParseSize("99999999999999999999"));
+
+// The sections of a help text: "Input" -> the lines listed under "Input:".
+std::map<std::string, std::string> HelpSections(const std::string& help) {
+  std::map<std::string, std::string> sections;
+  std::string current;
+  size_t start = 0;
+  while (start < help.size()) {
+    size_t end = help.find('\n', start);
+    if (end == std::string::npos) end = help.size();
+    const std::string line = help.substr(start, end - start);
+    if (!line.empty() && line[0] != ' ' && line.back() == ':') {
+      current = line.substr(0, line.size() - 1);
+    } else if (!current.empty()) {
+      sections[current] += line + "\n";
+    }
+    start = end + 1;
+  }
+  return sections;
+}
+
+TEST(ParseArgsTest, HelpListsEveryTableOptionUnderItsGroup) {
+  for (const auto& [command, bit] : {std::pair<std::string, unsigned>{"scan", kScanCommand}, {"params", kParamsCommand}}) {
+    const auto p = Parse({command, "--help"});
+    ASSERT_EQ(p.args.exit_now, ExitCode::kFound);
+    const auto sections = HelpSections(p.out);
+    int listed = 0;
+    for (const OptionSpec& spec : OptionTable()) {
+      if ((spec.commands & bit) == 0 || spec.kind == ValueKind::kPositional) continue;
+      SCOPED_TRACE(command + " " + spec.long_name);
+      ASSERT_EQ(sections.count(ToString(spec.group)), 1u) << p.out;
+      const std::string& section = sections.at(ToString(spec.group));
+      std::string names = spec.long_name;
+      if (*spec.short_name != '\0') names = std::string(spec.short_name) + "," + names;
+      EXPECT_NE(section.find("  " + names + " "), std::string::npos) << section;
+      EXPECT_NE(section.find(HelpLine(spec)), std::string::npos) << section;
+      const std::string shown = DefaultText(spec);
+      if (!shown.empty()) {
+        EXPECT_NE(section.find(ValueName(spec) + " [" + shown + "]"), std::string::npos);
+      }
+      ++listed;
+    }
+    EXPECT_GE(listed, 4);
+  }
+}
+
+TEST(ParseArgsTest, ScanHelpEndsWithExamples) {
+  const auto p = Parse({"scan", "--help"});
+  const size_t examples = p.out.find("\nExamples:\n");
+  ASSERT_NE(examples, std::string::npos) << p.out;
+  size_t count = 0;
+  for (size_t at = p.out.find("\n  neardup scan ", examples); at != std::string::npos;
+       at = p.out.find("\n  neardup scan ", at + 1)) {
+    ++count;
+  }
+  EXPECT_EQ(count, 3u);
+}
+
+TEST(ParseArgsTest, FrontEndDefaultsAreThoseOfCliOptions) {
+  for (const OptionSpec& spec : OptionTable()) {
+    if (!spec.front_end) continue;
+    SCOPED_TRACE(spec.long_name);
+    CliOptions options;
+    const bool takes_value = spec.kind != ValueKind::kFlag && spec.kind != ValueKind::kCount;
+    const Status s = ApplyFrontEndOption(spec, takes_value ? "x" : "", options);
+    EXPECT_NE(s.code(), Status::Code::kInternal) << s.message();  // every one has a setter
+    if (*spec.default_text == '\0') continue;
+    options = CliOptions{};
+    ASSERT_TRUE(ApplyFrontEndOption(spec, spec.default_text, options).ok());
+    EXPECT_TRUE(options == CliOptions{});
+  }
+}
+
+// Generated from the table: every ranged option refuses a value below its
+// range, as typed, with the table's message.
+TEST(ParseArgsTest, EveryRangedOptionRefusesAValueBelowItsRange) {
+  int checked = 0;
+  for (const OptionSpec& spec : OptionTable()) {
+    const bool ranged =
+        spec.kind == ValueKind::kInteger || spec.kind == ValueKind::kReal || spec.kind == ValueKind::kSize;
+    if (!ranged || (spec.commands & kScanCommand) == 0) continue;
+    const long long below = spec.range.low_open ? spec.range.low : spec.range.low - 1;
+    const std::string text = std::to_string(below);
+    const std::string expects = below == 0 && *spec.zero_expects != '\0' ? spec.zero_expects : Expectation(spec);
+    const auto p = Parse({"scan", spec.long_name, text, "x"});
+    ASSERT_TRUE(p.args.exit_now.has_value()) << spec.long_name;
+    EXPECT_EQ(p.err, "neardup: " + std::string(spec.long_name) + " must be " + expects + ", got " + text + "\n");
+    ++checked;
+  }
+  EXPECT_GE(checked, 9);
+}
+
+
+TEST(ParseArgsTest, CompletionsTakeAKnownShell) {
+  auto p = Parse({"completions", "zsh"});
+  ASSERT_FALSE(p.args.exit_now) << p.err;
+  EXPECT_EQ(p.args.options.command, Command::kCompletions);
+  EXPECT_EQ(p.args.options.shell, "zsh");
+  p = Parse({"completions", "tcsh"});
+  EXPECT_EQ(p.args.exit_now, ExitCode::kError);
+  p = Parse({"manpage"});
+  ASSERT_FALSE(p.args.exit_now) << p.err;
+  EXPECT_EQ(p.args.options.command, Command::kManPage);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -467,6 +468,199 @@ TEST(WalkCorpusTest, RepeatedArgumentsGiveUniquePaths) {
   Options options;
   options.paths = {tmp.Path("r"), tmp.Path("r/b"), tmp.Path("r"), tmp.Path("r/a.txt")};
   EXPECT_EQ(Paths(Walk(options)), Under(tmp.Path("r/"), {"a.txt", "b/c.txt"}));
+}
+
+// ------------------------------------------------------- injected faults
+
+// The real file system with faults injected by path: a directory whose
+// listing fails after `keep` entries, a directory that cannot be opened, an
+// entry whose stat fails, a PATH argument whose stat fails; and optionally
+// listings that never give an entry's type (as DT_UNKNOWN file systems do).
+class FaultyFs : public FileSystem {
+ public:
+  std::string list_fails;  // directory path
+  size_t keep = 0;         // entries it gives before failing
+  std::string open_fails;  // directory path
+  std::string stat_fails;  // entry path, DIR/NAME
+  std::string root_stat_fails;
+  bool types_unknown = false;
+  std::vector<std::string> kept;  // names the failing listing gave
+
+  Result<std::unique_ptr<ByteReader>> Open(const std::string& path) override {
+    return FileSystem::Default().Open(path);
+  }
+  Result<FileStat> Stat(const std::string& path) override {
+    if (path == root_stat_fails) return Status::IoError(path + ": Input/output error");
+    return FileSystem::Default().Stat(path);
+  }
+  Result<std::unique_ptr<Directory>> OpenDir(const std::string& path, bool follow_symlink) override {
+    if (path == open_fails) return Status::IoError(path + ": Permission denied");
+    Result<std::unique_ptr<Directory>> real = FileSystem::Default().OpenDir(path, follow_symlink);
+    if (!real.ok()) return real;
+    return std::unique_ptr<Directory>(std::make_unique<FaultyDir>(this, path, std::move(*real)));
+  }
+
+ private:
+  class FaultyDir final : public Directory {
+   public:
+    FaultyDir(FaultyFs* fs, std::string path, std::unique_ptr<Directory> real)
+        : fs_(fs), path_(std::move(path)), real_(std::move(real)) {}
+    Status List(std::vector<DirEntry>* entries) override {
+      std::vector<DirEntry> all;
+      Status s = real_->List(&all);
+      if (fs_->types_unknown) {
+        for (DirEntry& e : all) e.type = FileType::kUnknown;
+      }
+      if (path_ == fs_->list_fails) {
+        all.resize(std::min(all.size(), fs_->keep));
+        for (const DirEntry& e : all) fs_->kept.push_back(e.name);
+        s = Status::IoError(path_ + ": Input/output error");
+      }
+      entries->insert(entries->end(), all.begin(), all.end());
+      return s;
+    }
+    Result<FileStat> StatEntry(const std::string& name, bool follow_symlink) override {
+      const std::string path = path_ + "/" + name;
+      if (path == fs_->stat_fails) return Status::IoError(path + ": Input/output error");
+      return real_->StatEntry(name, follow_symlink);
+    }
+
+   private:
+    FaultyFs* fs_;
+    std::string path_;
+    std::unique_ptr<Directory> real_;
+  };
+};
+
+WalkedCorpus Walk(const Options& options, FileSystem& fs) {
+  Result<WalkedCorpus> walked = WalkCorpus(options, fs);
+  EXPECT_TRUE(walked.ok()) << walked.status().message();
+  return walked.ok() ? std::move(walked).value() : WalkedCorpus();
+}
+
+TEST(WalkCorpusFaultTest, ListingThatFailsMidwayIsOneProblemAndTheRestIsWalked) {
+  TempDir tmp;
+  for (const char* name : {"a.txt", "b.txt", "c.txt", "d.txt"}) tmp.File(std::string("r/big/") + name);
+  tmp.File("r/big/sub/deep.txt");
+  tmp.File("r/other/x.txt");
+  tmp.File("r/z.txt");
+  FaultyFs fs;
+  fs.list_fails = tmp.Path("r/big");
+  fs.keep = 2;
+  Options options;
+  options.paths = {tmp.Path("r")};
+  const WalkedCorpus walked = Walk(options, fs);
+  ASSERT_EQ(fs.kept.size(), 2u);
+  // What the listing gave before failing is walked (a kept "sub" is entered).
+  std::vector<std::string> want = {tmp.Path("r/other/x.txt"), tmp.Path("r/z.txt")};
+  for (const std::string& name : fs.kept) {
+    want.push_back(tmp.Path("r/big/" + (name == "sub" ? std::string("sub/deep.txt") : name)));
+  }
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(Paths(walked), want);
+  EXPECT_EQ(Messages(walked), std::vector<std::string>{tmp.Path("r/big") + ": Input/output error"});
+  EXPECT_EQ(walked.errors[0].code(), Status::Code::kIoError);
+}
+
+TEST(WalkCorpusFaultTest, DirectoryThatCannotBeOpenedIsOneProblem) {
+  TempDir tmp;
+  tmp.File("r/a.txt");
+  tmp.File("r/locked/b.txt");
+  tmp.File("r/locked/in/c.txt");
+  tmp.File("r/z/d.txt");
+  FaultyFs fs;
+  fs.open_fails = tmp.Path("r/locked");
+  Options options;
+  options.paths = {tmp.Path("r")};
+  const WalkedCorpus walked = Walk(options, fs);
+  EXPECT_EQ(Paths(walked), Under(tmp.Path("r/"), {"a.txt", "z/d.txt"}));
+  EXPECT_EQ(Messages(walked), std::vector<std::string>{tmp.Path("r/locked") + ": Permission denied"});
+}
+
+TEST(WalkCorpusFaultTest, StatThatFailsIsOneProblemAndTheRestIsWalked) {
+  TempDir tmp;
+  tmp.File("r/a.txt");
+  tmp.File("r/b.txt");
+  tmp.File("r/d/c.txt");
+  for (const bool types_unknown : {false, true}) {
+    FaultyFs fs;
+    fs.stat_fails = tmp.Path("r/b.txt");
+    fs.types_unknown = types_unknown;
+    Options options;
+    options.paths = {tmp.Path("r")};
+    const WalkedCorpus walked = Walk(options, fs);
+    EXPECT_EQ(Paths(walked), Under(tmp.Path("r/"), {"a.txt", "d/c.txt"})) << types_unknown;
+    EXPECT_EQ(Messages(walked), std::vector<std::string>{tmp.Path("r/b.txt") + ": Input/output error"});
+  }
+}
+
+TEST(WalkCorpusFaultTest, StatOfAPathArgumentThatFailsIsOneProblem) {
+  TempDir tmp;
+  tmp.File("r/a.txt");
+  tmp.File("s/b.txt");
+  FaultyFs fs;
+  fs.root_stat_fails = tmp.Path("r");
+  Options options;
+  options.paths = {tmp.Path("r"), tmp.Path("s")};
+  const WalkedCorpus walked = Walk(options, fs);
+  EXPECT_EQ(Paths(walked), Under(tmp.Path("s/"), {"b.txt"}));
+  EXPECT_EQ(Messages(walked), std::vector<std::string>{tmp.Path("r") + ": Input/output error"});
+}
+
+// File systems that do not fill d_type (DT_UNKNOWN) walk as those that do:
+// every entry is stat'ed instead, and links, hidden names, globs and
+// directories come out the same.
+TEST(WalkCorpusFaultTest, ListingsWithoutTypesGiveTheSameWalk) {
+  TempDir tmp;
+  tmp.File("r/a.txt");
+  tmp.File("r/.hidden.txt");
+  tmp.File("r/d/b.md");
+  tmp.File("r/d/e/c.txt");
+  tmp.Symlink("a.txt", "r/link.txt");
+  tmp.Symlink("d", "r/dlink");
+  ASSERT_EQ(::mkfifo(tmp.Path("r/fifo").c_str(), 0600), 0);
+  for (const bool follow : {false, true}) {
+    Options options;
+    options.paths = {tmp.Path("r")};
+    options.globs = {"*.txt"};
+    options.follow = follow;
+    FaultyFs fs;
+    fs.types_unknown = true;
+    const WalkedCorpus typed = Walk(options);
+    const WalkedCorpus untyped = Walk(options, fs);
+    EXPECT_EQ(Paths(untyped), Paths(typed)) << follow;
+    EXPECT_EQ(Messages(untyped), Messages(typed)) << follow;
+    EXPECT_EQ(untyped.counts.hidden, typed.counts.hidden);
+    EXPECT_EQ(untyped.counts.glob, typed.counts.glob);
+    EXPECT_EQ(untyped.counts.symlinks, typed.counts.symlinks);
+    EXPECT_EQ(untyped.counts.special, 1u);
+    EXPECT_EQ(typed.counts.special, 1u);
+  }
+}
+
+// ------------------------------------------------ one file, several paths
+
+TEST(WalkCorpusTest, FileNamedByTwoArgumentsIsOneFile) {
+  TempDir tmp;
+  tmp.File("r/x.txt");
+  tmp.File("r/y.txt", "other");
+  Options options;
+  options.paths = {tmp.Path("r/x.txt"), tmp.Path("r")};
+  EXPECT_EQ(Paths(Walk(options)), Under(tmp.Path("r/"), {"x.txt", "y.txt"}));
+  // The same file under two spellings: one document, under the smaller path.
+  ScopedCwd cwd(tmp.path());
+  options.paths = {"r/x.txt", "./r/x.txt", "r//x.txt"};
+  EXPECT_EQ(Paths(Walk(options)), (std::vector<std::string>{"./r/x.txt"}));
+}
+
+TEST(WalkCorpusTest, HardLinksInTwoArgumentsAreOneFileUnderTheSmallestPath) {
+  TempDir tmp;
+  tmp.File("s/b.txt");
+  tmp.Dir("r");
+  ASSERT_EQ(::link(tmp.Path("s/b.txt").c_str(), tmp.Path("r/z.txt").c_str()), 0);
+  Options options;
+  options.paths = {tmp.Path("s"), tmp.Path("r/z.txt")};
+  EXPECT_EQ(Paths(Walk(options)), Under(tmp.Path("r/"), {"z.txt"}));
 }
 
 TEST(WalkCorpusTest, MalformedGlobIsInvalidArgument) {

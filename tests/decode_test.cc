@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "utf8.h"
+
 namespace neardup {
 namespace {
 
@@ -337,6 +339,68 @@ TEST(TextDecoderTest, AgreesWithReferenceDecoderOnRandomBytes) {
     const Decoded again = DecodeAll(actual.text);
     ASSERT_EQ(again.text, actual.text) << round;
     ASSERT_EQ(again.stats.replaced, 0u) << round;
+  }
+}
+
+// --- DecodeUtf8Char and AppendUtf8Repaired (src/utf8.h), the decoder that
+// the text decoder, normalizer, shingler, glob matcher, JSON writer and
+// JSONL reader share.
+
+TEST(Utf8Test, EveryScalarValueRoundTrips) {
+  for (uint32_t cp = 0; cp <= 0x10FFFF; ++cp) {
+    if (cp >= 0xD800 && cp <= 0xDFFF) continue;
+    std::string bytes;
+    AppendUtf8(cp, &bytes);
+    const Utf8Char c = DecodeUtf8Char(bytes, 0);
+    ASSERT_EQ(c.status, Utf8Status::kValid) << cp;
+    ASSERT_EQ(c.code_point, cp);
+    ASSERT_EQ(c.length, bytes.size());
+    // Cut short, it is truncated, with all its bytes.
+    for (size_t n = 1; n < bytes.size(); ++n) {
+      const Utf8Char cut = DecodeUtf8Char(reinterpret_cast<const unsigned char*>(bytes.data()), n);
+      ASSERT_EQ(cut.status, Utf8Status::kTruncated) << cp;
+      ASSERT_EQ(cut.length, n);
+    }
+  }
+}
+
+TEST(Utf8Test, AgreesWithReferenceOnEveryTwoByteStart) {
+  // Every lead byte and second byte, followed by continuation bytes: the
+  // status and length agree with the reference decoder's replacement.
+  for (unsigned lead = 0x80; lead <= 0xFF; ++lead) {
+    for (unsigned second = 0; second <= 0xFF; ++second) {
+      for (const std::string& tail : {""s, "\x80"s, "\x80\xBF"s, "\x80z"s}) {
+        std::string bytes = {static_cast<char>(lead), static_cast<char>(second)};
+        bytes += tail;
+        const Utf8Char c = DecodeUtf8Char(bytes, 0);
+        const Decoded reference = ReferenceDecode(bytes);
+        const bool reference_valid = reference.text.substr(0, kFffd.size()) != kFffd;
+        ASSERT_EQ(c.status == Utf8Status::kValid, reference_valid) << lead << " " << second;
+        if (c.status == Utf8Status::kValid) {
+          ASSERT_EQ(reference.text.substr(0, c.length), bytes.substr(0, c.length));
+        } else {
+          // The maximal subpart: what follows it decodes on its own.
+          ASSERT_EQ(std::string(kFffd) + ReferenceDecode(bytes.substr(c.length)).text, reference.text)
+              << lead << " " << second;
+        }
+      }
+    }
+  }
+}
+
+TEST(Utf8Test, RepairedEqualsTheTextDecoderOnRandomBytes) {
+  std::mt19937 rng(77);
+  const std::vector<unsigned char> pool = {'a',  ' ',  0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1,
+                                           0xC2, 0xDF, 0xE0, 0xE1, 0xED, 0xEF, 0xF0, 0xF1, 0xF4, 0xF5, 0xFF};
+  for (int round = 0; round < 3000; ++round) {
+    std::string bytes = "x";  // never a BOM
+    const size_t n = rng() % 48;
+    for (size_t i = 0; i < n; ++i) bytes.push_back(static_cast<char>(pool[rng() % pool.size()]));
+    const Decoded expected = ReferenceDecode(bytes);
+    std::string repaired = "kept:";
+    const uint64_t replaced = AppendUtf8Repaired(bytes, &repaired);
+    ASSERT_EQ(repaired, std::string("kept:").append(expected.text)) << round;
+    ASSERT_EQ(replaced, expected.stats.replaced) << round;
   }
 }
 

@@ -293,6 +293,82 @@ TEST(FileSystemTest, StatGivesSizeAndMtimeThroughSymlinks) {
   }
 }
 
+TEST(FileSystemTest, StatGivesTheTypeAndALinkLoopIsNotFound) {
+  TempDir dir;
+  WriteFile(dir.Path("a.txt"), "x");
+  ASSERT_EQ(::mkdir(dir.Path("d").c_str(), 0755), 0);
+  ASSERT_EQ(::mkfifo(dir.Path("fifo").c_str(), 0600), 0);
+  ASSERT_EQ(::symlink("loop", dir.Path("loop").c_str()), 0);
+  FileSystem& fs = FileSystem::Default();
+  EXPECT_EQ(fs.Stat(dir.Path("a.txt"))->type, FileType::kRegular);
+  EXPECT_EQ(fs.Stat(dir.Path("d"))->type, FileType::kDirectory);
+  EXPECT_EQ(fs.Stat(dir.Path("fifo"))->type, FileType::kOther);
+  Result<FileStat> loop = fs.Stat(dir.Path("loop"));
+  ASSERT_FALSE(loop.ok());
+  EXPECT_EQ(loop.status().code(), Status::Code::kNotFound);
+  EXPECT_EQ(loop.status().message(), dir.Path("loop") + ": Too many levels of symbolic links");
+}
+
+TEST(FileSystemTest, OpenDirListsNamesWithTypesAndStatsEntries) {
+  TempDir dir;
+  const std::string root = dir.Path("r");
+  ASSERT_EQ(::mkdir(root.c_str(), 0755), 0);
+  WriteFile(root + "/a.txt", "12345");
+  ASSERT_EQ(::mkdir((root + "/sub").c_str(), 0755), 0);
+  ASSERT_EQ(::symlink("a.txt", (root + "/link").c_str()), 0);
+  ASSERT_EQ(::symlink("nothing", (root + "/dangling").c_str()), 0);
+  Result<std::unique_ptr<Directory>> d = FileSystem::Default().OpenDir(root, /*follow_symlink=*/false);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  std::vector<DirEntry> entries;
+  ASSERT_TRUE((*d)->List(&entries).ok());
+  std::sort(entries.begin(), entries.end(), [](const DirEntry& x, const DirEntry& y) { return x.name < y.name; });
+  ASSERT_EQ(entries.size(), 4u);
+  EXPECT_EQ(entries[0].name, "a.txt");
+  EXPECT_EQ(entries[1].name, "dangling");
+  EXPECT_EQ(entries[2].name, "link");
+  EXPECT_EQ(entries[3].name, "sub");
+  // A listing may leave the type unknown; when it gives one, it is right.
+  const FileType want[] = {FileType::kRegular, FileType::kSymlink, FileType::kSymlink, FileType::kDirectory};
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].type != FileType::kUnknown) {
+      EXPECT_EQ(entries[i].type, want[i]) << entries[i].name;
+    }
+  }
+  // The link itself, then its target.
+  Result<FileStat> own = (*d)->StatEntry("link", /*follow_symlink=*/false);
+  ASSERT_TRUE(own.ok());
+  EXPECT_EQ(own->type, FileType::kSymlink);
+  Result<FileStat> target = (*d)->StatEntry("link", /*follow_symlink=*/true);
+  ASSERT_TRUE(target.ok());
+  EXPECT_EQ(target->type, FileType::kRegular);
+  EXPECT_EQ(target->size, 5u);
+  const Result<FileStat> direct = FileSystem::Default().Stat(root + "/a.txt");
+  ASSERT_TRUE(direct.ok());
+  EXPECT_EQ(*target, direct.value());
+  // Errors name the entry by its full path.
+  Result<FileStat> dangling = (*d)->StatEntry("dangling", /*follow_symlink=*/true);
+  ASSERT_FALSE(dangling.ok());
+  EXPECT_EQ(dangling.status().code(), Status::Code::kNotFound);
+  EXPECT_EQ(dangling.status().message(), root + "/dangling: No such file or directory");
+}
+
+TEST(FileSystemTest, OpenDirFailsOnMissingPathsFilesAndUnfollowedLinks) {
+  TempDir dir;
+  WriteFile(dir.Path("f.txt"), "x");
+  ASSERT_EQ(::mkdir(dir.Path("d").c_str(), 0755), 0);
+  ASSERT_EQ(::symlink("d", dir.Path("dlink").c_str()), 0);
+  FileSystem& fs = FileSystem::Default();
+  Result<std::unique_ptr<Directory>> missing = fs.OpenDir(dir.Path("missing"), true);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), Status::Code::kNotFound);
+  EXPECT_EQ(missing.status().message(), dir.Path("missing") + ": No such file or directory");
+  Result<std::unique_ptr<Directory>> file = fs.OpenDir(dir.Path("f.txt"), true);
+  ASSERT_FALSE(file.ok());
+  EXPECT_EQ(file.status().message(), dir.Path("f.txt") + ": Not a directory");
+  EXPECT_TRUE(fs.OpenDir(dir.Path("dlink"), /*follow_symlink=*/true).ok());
+  EXPECT_FALSE(fs.OpenDir(dir.Path("dlink"), /*follow_symlink=*/false).ok());
+}
+
 TEST(GzipReaderTest, RoundTripsInOddChunkSizes) {
   TempDir dir;
   const std::string data = TestData(1'500'000);

@@ -233,6 +233,47 @@ TEST(JsonlLineParserTest, InvalidUtf8IsReplacedAndCounted) {
   EXPECT_EQ(parsed.doc.replaced, 0u);
 }
 
+TEST(JsonlLineParserTest, InvalidUtf8InIdTextAndKeysIsReplaced) {
+  // A truncated sequence before a quote never swallows the quote: the line
+  // keeps its structure, and each ill-formed sequence is one U+FFFD.
+  const std::string kFffd = "\xEF\xBF\xBD";
+  Parsed parsed = ParseLine("{\"text\":\"abc\xE2\x82\",\"id\":\"x\xC3\"}");
+  ASSERT_TRUE(parsed.status.ok()) << parsed.status.message();
+  EXPECT_EQ(parsed.doc.text, "abc" + kFffd);
+  EXPECT_EQ(parsed.doc.id, "x" + kFffd);
+  EXPECT_EQ(parsed.doc.replaced, 2u);
+
+  // Overlongs, surrogates and code points above U+10FFFF are invalid too;
+  // the valid sequence after a broken one is kept.
+  parsed = ParseLine("{\"text\":\"\xC0\xAF \xED\xA0\x80 \xF4\x90\x80\x80 \xE2\x82\xE2\x82\xAC\"}");
+  ASSERT_TRUE(parsed.status.ok()) << parsed.status.message();
+  EXPECT_EQ(parsed.doc.text, kFffd + kFffd + " " + kFffd + kFffd + kFffd + " " + kFffd + kFffd +
+                                 kFffd + kFffd + " " + kFffd + "\xE2\x82\xAC");
+  EXPECT_EQ(parsed.doc.replaced, 10u);
+
+  // In a key, the replaced key is a different key.
+  parsed = ParseLine("{\"te\xFFxt\":\"no\",\"text\":\"yes\"}");
+  ASSERT_TRUE(parsed.status.ok()) << parsed.status.message();
+  EXPECT_EQ(parsed.doc.text, "yes");
+  EXPECT_EQ(parsed.doc.replaced, 1u);
+
+  // A line that is malformed besides is still malformed.
+  parsed = ParseLine("{\"text\":\"\xFF\"");
+  EXPECT_EQ(parsed.status.code(), Status::Code::kCorrupt);
+  EXPECT_FALSE(parsed.has_doc);
+}
+
+TEST(JsonlLineParserTest, ReplacedCountIsPerLine) {
+  JsonlLineParser parser("text", "id");
+  JsonlDoc doc;
+  bool has_doc = false;
+  ASSERT_TRUE(parser.Parse("{\"text\":\"\xFF\xFF\"}", &doc, &has_doc).ok());
+  EXPECT_EQ(doc.replaced, 2u);
+  ASSERT_TRUE(parser.Parse("{\"text\":\"fine\"}", &doc, &has_doc).ok());
+  EXPECT_EQ(doc.replaced, 0u);
+  EXPECT_EQ(doc.text, "fine");
+}
+
 TEST(JsonlLineParserTest, BlankLineHasNoDoc) {
   for (std::string_view line : {"", " ", "\t  \r"}) {
     const Parsed parsed = ParseLine(line);

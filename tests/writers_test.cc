@@ -338,6 +338,17 @@ TEST(WriteJsonlTest, ScoresAreWrittenAsInJson) {
   }
 }
 
+TEST(WriteJsonlTest, InvalidUtf8InNamesBecomesOneReplacementPerSequence) {
+  // \xFF is one ill-formed byte; \xE2\x82 is a sequence cut short by '.':
+  // one U+FFFD each. A valid sequence after a broken one is kept.
+  const Report report = ReportWithNames({kBad, "x\xE2\x82\xE2\x82\xAC\xC0\xAF"});
+  const std::string line = Jsonl(report);
+  EXPECT_EQ(line, "{\"a\":\"docs/bad" + kFffd + kFffd + ".txt\",\"b\":\"x" + kFffd +
+                      "\xE2\x82\xAC" + kFffd + kFffd + "\",\"estimate\":0.5}\n");
+  const json parsed = json::parse(line);  // throws on invalid UTF-8
+  EXPECT_EQ(parsed["a"], "docs/bad" + kFffd + kFffd + ".txt");
+}
+
 // ------------------------------------------------------------------------ json
 
 TEST(WriteJsonTest, PairsDocument) {
@@ -607,6 +618,76 @@ TEST(WriteTsvTest, Clusters) {
 TEST(WriteTsvTest, CarriageReturnIsEscaped) {
   const Report report = ReportWithNames({"a\rb", "c\\\t\n"});
   EXPECT_EQ(Tsv(report), "a\\rb\tc\\\\\\t\\n\t0.5\n");
+}
+
+// jq's @tsv unescaping: \\ \t \n \r back to the bytes they stand for.
+std::string UnescapeTsvField(std::string_view field) {
+  std::string out;
+  for (size_t i = 0; i < field.size(); ++i) {
+    if (field[i] != '\\' || i + 1 == field.size()) {
+      out.push_back(field[i]);
+      continue;
+    }
+    switch (field[++i]) {
+      case '\\':
+        out.push_back('\\');
+        break;
+      case 't':
+        out.push_back('\t');
+        break;
+      case 'n':
+        out.push_back('\n');
+        break;
+      case 'r':
+        out.push_back('\r');
+        break;
+      default:
+        ADD_FAILURE() << "unknown escape \\" << field[i];
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> SplitTsvLine(const std::string& line) {
+  std::vector<std::string> fields;
+  size_t start = 0;
+  while (true) {
+    const size_t tab = line.find('\t', start);
+    fields.push_back(UnescapeTsvField(std::string_view(line).substr(start, tab - start)));
+    if (tab == std::string::npos) return fields;
+    start = tab + 1;
+  }
+}
+
+TEST(WriteTsvTest, RandomNamesRoundTripThroughTsvUnescaping) {
+  // Names of any bytes, weighted towards the escaped ones and invalid UTF-8:
+  // each record stays one line, and unescaping gives the bytes back.
+  std::mt19937 rng(99);
+  const std::string pool = std::string("\\\t\n\rtn\\a,\"\xFF\xC3\xA9\xE2\x82", 15);
+  std::vector<std::string> names;
+  for (int i = 0; i < 2000; ++i) {
+    std::string name;
+    const size_t length = rng() % 10;
+    for (size_t k = 0; k < length; ++k) {
+      name.push_back(rng() % 4 == 0 ? static_cast<char>(rng() % 256) : pool[rng() % pool.size()]);
+    }
+    names.push_back(name);
+  }
+  const Report report = ReportWithNames(names);
+  const std::vector<std::string> lines = SplitLines(Tsv(report));
+  ASSERT_EQ(lines.size(), names.size() / 2);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::vector<std::string> fields = SplitTsvLine(lines[i]);
+    ASSERT_EQ(fields.size(), 3u) << lines[i];
+    ASSERT_EQ(fields[0], names[2 * i]);
+    ASSERT_EQ(fields[1], names[2 * i + 1]);
+  }
+}
+
+TEST(WriteTsvTest, InvalidUtf8IsWrittenAsItsBytes) {
+  const Report report = ReportWithNames({kBad, "\xC0\xAF"});
+  EXPECT_EQ(Tsv(report), kBad + "\t\xC0\xAF\t0.5\n");
+  EXPECT_EQ(Csv(report), "a,b,estimate,jaccard\n" + kBad + ",\xC0\xAF,0.5,\n");
 }
 
 // ------------------------------------------------------------------ duplicates

@@ -23,10 +23,19 @@
 // smallest path, as a reference file if any of those paths is under --against.
 // A directory whose path the last matching glob excludes is not entered.
 //
-// Expected problems do not stop the walk: a missing PATH or an unreadable
-// directory becomes an entry in `errors`; files excluded by options are counted.
+// Expected problems do not stop the walk: a missing PATH, an unreadable
+// directory, a listing that fails midway (what was listed before the failure
+// is kept) or a file that cannot be stat'ed becomes one entry in `errors`, and
+// the rest of the corpus is walked; files excluded by options are counted.
 //
-// Thread safety: WalkCorpus is a pure function of its arguments and the file system.
+// Every directory listing and stat goes through a FileSystem (ListDir, Stat,
+// Lstat), so tests can inject those failures.
+//
+//   Result<WalkedCorpus> walked = WalkCorpus(options, FileSystem::Default());
+//   for (const InputFile& f : walked->files) Read(f.path);
+//
+// Thread safety: WalkCorpus is a pure function of its arguments and the file
+// system; it calls `fs` from the calling thread only.
 #pragma once
 
 #include <cstdint>
@@ -73,6 +82,8 @@ struct WalkedCorpus {
 // alike) and options.against (marked reference), applying hidden, follow,
 // globs and max_filesize.
 // Returns InvalidArgument only for a malformed glob; everything else is recorded.
+Result<WalkedCorpus> WalkCorpus(const Options& options, FileSystem& fs);
+// The same on the real file system, FileSystem::Default().
 Result<WalkedCorpus> WalkCorpus(const Options& options);
 
 }  // namespace neardup

@@ -1,8 +1,11 @@
-// FileSystem and ByteReader: the core's only way to read input bytes.
+// FileSystem and ByteReader: the core's only way to read input bytes and to
+// look at directories.
 //
-// Everything the pipeline reads goes through a FileSystem, so tests can inject
-// failures (a file that cannot be opened, a read error halfway, a file that
-// vanishes) without depending on permissions, which root ignores.
+// Everything the pipeline reads, and everything the walk lists or stats, goes
+// through a FileSystem, so tests can inject failures (a file that cannot be
+// opened, a read error halfway, a file that vanishes, a directory listing that
+// fails midway, a stat that fails) without depending on permissions, which
+// root ignores.
 // OpenInput() adds transparent decompression for ".gz" (zlib) and ".zst"
 // (libzstd) paths.
 //
@@ -15,14 +18,15 @@
 // /dev/stdin or <(cmd)) is opened blocking, as cat(1) would, since its writer
 // may not be there yet.
 //
-// Thread safety: FileSystem::Default() and its Open() may be called from many
-// threads at once; one ByteReader is used by one thread at a time.
+// Thread safety: FileSystem::Default() and all its methods may be called from
+// many threads at once; one ByteReader is used by one thread at a time.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "neardup/status.h"
 
@@ -42,13 +46,24 @@ class ByteReader {
   virtual Result<size_t> Read(char* buf, size_t n) = 0;
 };
 
+// What kind of file a directory entry or a stat names.
+enum class FileType : uint8_t {
+  kUnknown,    // a listing that did not say (DT_UNKNOWN): stat it to know
+  kRegular,
+  kDirectory,
+  kSymlink,    // only from a listing or a StatEntry() that does not follow
+  kOther,      // FIFO, socket, character or block device
+};
+
 struct FileStat {
   uint64_t size = 0;
   int64_t mtime_ns = 0;  // modification time, nanoseconds since the epoch
   int64_t ctime_ns = 0;  // status change time: no tool can set it back
   uint64_t dev = 0;
   uint64_t ino = 0;
-  // Same file, same size and times: its content is taken as unchanged.
+  FileType type = FileType::kUnknown;  // always known from a stat
+  // Same file, same size and times: its content is taken as unchanged. (The
+  // type is left out: a file whose type changed is another inode anyway.)
   friend bool operator==(const FileStat& x, const FileStat& y) {
     return x.size == y.size && x.mtime_ns == y.mtime_ns && x.ctime_ns == y.ctime_ns && x.dev == y.dev &&
            x.ino == y.ino;
@@ -64,6 +79,35 @@ struct FileIdentity {
   bool stream = false;
 };
 
+// One name in a directory, as the listing gave it.
+struct DirEntry {
+  std::string name;                       // never "." or ".."; no '/'
+  FileType type = FileType::kUnknown;     // kUnknown when the listing did not say
+};
+
+// An open directory: its names, and the stat of each, looked up relative to
+// the open directory (no path walk from the root for each entry, which keeps
+// deep trees as cheap to walk as shallow ones). Owns its handle; not copyable.
+// Used by one thread at a time.
+class Directory {
+ public:
+  Directory() = default;
+  Directory(const Directory&) = delete;
+  Directory& operator=(const Directory&) = delete;
+  virtual ~Directory() = default;
+
+  // Appends to *entries the names in the directory, except "." and "..", in
+  // the order the system gives them, each with its type when the listing says
+  // it (d_type), else kUnknown. Returns IoError ("PATH: reason") when reading
+  // fails midway; the entries read before the failure are kept in *entries.
+  // REQUIRES: called once; entries != nullptr.
+  virtual Status List(std::vector<DirEntry>* entries) = 0;
+  // The stat of the entry `name`: of the link itself (as lstat) unless
+  // follow_symlink, then of its target (as stat). Errors as FileSystem::Stat(),
+  // named "PATH/NAME".
+  virtual Result<FileStat> StatEntry(const std::string& name, bool follow_symlink) = 0;
+};
+
 class FileSystem {
  public:
   virtual ~FileSystem() = default;
@@ -77,10 +121,17 @@ class FileSystem {
   // implementation (for test doubles) skips the check and calls Open().
   virtual Result<std::unique_ptr<ByteReader>> OpenExpected(const std::string& path,
                                                            const FileIdentity& expected);
-  // Size and modification time of an open-able file (follows symlinks).
+  // Size, times, identity and type of `path`, following symbolic links.
+  // NotFound ("PATH: No such file or directory") when it, or the target of a
+  // link on the way, does not exist, and for a link loop (ELOOP); else IoError.
   virtual Result<FileStat> Stat(const std::string& path) = 0;
+  // Opens the directory `path` for listing. With follow_symlink false, a
+  // `path` that is itself a symbolic link is not opened (IoError, ELOOP).
+  // NotFound or IoError ("PATH: reason") when it cannot be opened. The default
+  // implementation (for test doubles) calls Default().OpenDir().
+  virtual Result<std::unique_ptr<Directory>> OpenDir(const std::string& path, bool follow_symlink);
 
-  // The real file system (POSIX open/read/fstat). Never null; lives forever.
+  // The real file system (POSIX open/read/fstat, opendir/readdir/fstatat). Never null; lives forever.
   static FileSystem& Default();
 };
 

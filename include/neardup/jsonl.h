@@ -8,9 +8,12 @@
 // with a null or empty id, the id is empty and the caller names the document
 // FILE:LINE. Another id type is Corrupt. When a key occurs twice, the first
 // occurrence counts. The whole line must be valid JSON, including the fields
-// that are not read; invalid UTF-8 anywhere in the line (simdjson validates
-// the whole input) is Corrupt "invalid UTF-8". A UTF-8 BOM at the start of a
-// line is ignored.
+// that are not read. Invalid UTF-8 anywhere in the line does not make it
+// malformed: the line is repaired first (each maximal ill-formed subsequence
+// becomes one U+FFFD, counted in JsonlDoc::replaced), since simdjson rejects
+// invalid UTF-8 anywhere in its input; a valid line is parsed in place. A
+// UTF-8 BOM at the start of a line is ignored. (Latin-1 input is transcoded
+// before it gets here: see src/jsonl_doc_reader.h.)
 //
 // LineSplitter cuts a byte stream into lines (LF, with an optional CR before
 // it), carrying a partial line across chunks, and numbers them from 1. A line
@@ -34,7 +37,7 @@ namespace neardup {
 struct JsonlDoc {
   std::string id;    // empty when the line has no id key
   uint64_t replaced = 0;  // invalid UTF-8 sequences in the line, replaced by U+FFFD
-  std::string text;  // the text, unescaped; valid UTF-8 (see above)
+  std::string text;  // the text, unescaped; valid UTF-8 (see above), as is the id
 };
 
 class JsonlLineParser {

@@ -2,7 +2,9 @@
 //
 // The front end fills an Options from the command line; ValidateOptions() checks
 // ranges and cross-option rules (bands*rows <= num_perm, ...). Every default
-// lives here and nowhere else.
+// lives here and nowhere else; the option table (option_table.h) holds each
+// option's name, range, spellings and help, and a test checks that the
+// defaults it shows are these.
 //
 // Thread safety: a plain value.
 #pragma once
@@ -94,20 +96,25 @@ struct Options {
   int EffectiveNgram() const {
     return ngram > 0 ? ngram : (shingle == ShingleUnit::kWord ? 5 : 9);
   }
+
+  bool operator==(const Options&) const = default;
 };
 
-// Upper bounds of the ranges above, shared by ValidateOptions() and the
-// front end (which checks them against the text as typed).
+// Upper bounds of the ranges above, used by the option table (option_table.h),
+// from which ValidateOptions() and the front end take every range.
 inline constexpr int kMaxNgram = 64;
 inline constexpr int kMaxNumPerm = 4096;
 inline constexpr int kMaxThreads = 1024;
 
-// Checks ranges and cross-option rules. Returns InvalidArgument with one short
-// line naming the option and the value (e.g. "--threshold must be in (0, 1],
-// got -0.5", "--bands 40 --rows 4 needs 160 permutations, --num-perm is
-// 128"); products are computed in 64 bits, so no value overflows.
+// Checks each value against its range in the option table, then the rules
+// across options. Returns InvalidArgument with one short line naming the
+// option and the value (e.g. "--threshold must be in (0, 1], got -0.5",
+// "--bands 40 --rows 4 needs 160 permutations, --num-perm is 128"); products
+// are computed in 64 bits, so no value overflows.
 Status ValidateOptions(const Options& options);
 
+// The names of enum values, as typed and as written in the output; spelled
+// once, in the option table (option_table.h: NameOf(), FromString()).
 const char* ToString(ShingleUnit unit);
 const char* ToString(VerifyMode verify);
 const char* ToString(Mode mode);

@@ -20,24 +20,29 @@
 
 namespace neardup {
 
-// The parameters echoed in the output (json "params").
+// The parameters in effect, echoed in the output (json "params"): the
+// options of the scan, with its effective n-gram and the banding it used.
+// Every value comes from Options (no default is restated here).
 struct Params {
-  double threshold = 0.8;
-  ShingleUnit shingle = ShingleUnit::kWord;
-  int ngram = 5;
-  int num_perm = 128;
-  int bands = 0;
-  int rows = 0;
-  uint64_t seed = 1;
-  VerifyMode verify = VerifyMode::kSignature;
-  Mode mode = Mode::kPairs;
-  KeepRule keep = KeepRule::kFirst;
-  ClusterBy cluster_by = ClusterBy::kConnected;
-  bool has_reference = false;  // --against was given
+  // Those of a default Options, with bands and rows 0 (not chosen yet).
+  Params() : Params(Options{}, Banding{}) {}
+  Params(const Options& options, Banding banding);
+
+  double threshold;
+  ShingleUnit shingle;
+  int ngram;  // Options::EffectiveNgram()
+  int num_perm;
+  int bands;
+  int rows;
+  uint64_t seed;
+  VerifyMode verify;
+  Mode mode;
+  KeepRule keep;
+  ClusterBy cluster_by;
+  bool has_reference;  // --against was given
 };
 
-// The parameters in effect for `options` with `banding` (the one chosen when
-// options.bands is 0).
+// The parameters of a scan with `options` that uses `banding`.
 Params MakeParams(const Options& options, Banding banding);
 
 struct DocEntry {

@@ -1,9 +1,11 @@
 // Writers: a Report as jsonl, json, csv, tsv or a list of removable paths.
 //
 // Every writer writes to any std::ostream and decides nothing about where it
-// goes. Names that are not valid UTF-8 are written with each invalid byte
-// replaced by U+FFFD in jsonl/json (JSON must be UTF-8); csv, tsv and the
-// duplicates list write the bytes as they are (so `xargs rm` finds the file).
+// goes. Names that are not valid UTF-8 are written with each invalid
+// sequence (each maximal ill-formed subsequence, as nlohmann/json's replace
+// handler has it) replaced by one U+FFFD in jsonl/json (JSON must be UTF-8);
+// csv, tsv and the duplicates list write the bytes as they are (so `xargs rm`
+// finds the file), tsv escaping only \ TAB LF CR as jq's @tsv does.
 // Numbers are written with up to 4 decimals ("0.875", "1"), so the same input
 // gives the same bytes.
 //

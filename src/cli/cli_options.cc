@@ -3,71 +3,75 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <cctype>
-#include <charconv>
-#include <cstdint>
-#include <initializer_list>
-#include <limits>
-#include <system_error>
+#include <string>
 #include <utility>
+#include <vector>
 
+#include "cli/bound_options.h"
+#include "neardup/option_table.h"
 #include "neardup/version.h"
 
 namespace neardup::cli {
 
-std::optional<unsigned long long> ParseSize(const std::string& text) {
-  size_t i = 0;
-  unsigned long long value = 0;
-  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return std::nullopt;
-  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
-    const unsigned long long digit = static_cast<unsigned long long>(text[i] - '0');
-    if (value > (~0ULL - digit) / 10) return std::nullopt;
-    value = value * 10 + digit;
-    ++i;
-  }
-  std::string suffix = text.substr(i);
-  for (char& c : suffix) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (suffix.ends_with("IB")) suffix.resize(suffix.size() - 2);
-  else if (suffix.size() > 1 && suffix.ends_with("B")) suffix.pop_back();
-  int shift = 0;
-  if (suffix.empty() || suffix == "B") shift = 0;
-  else if (suffix == "K") shift = 10;
-  else if (suffix == "M") shift = 20;
-  else if (suffix == "G") shift = 30;
-  else if (suffix == "T") shift = 40;
-  else return std::nullopt;
-  if (shift > 0 && value > (~0ULL >> shift)) return std::nullopt;
-  return value << shift;
-}
-
 namespace {
 
-// The first usage error found after parsing: one short line, naming the
-// option and the value as typed.
-class Errors {
- public:
-  void Add(std::string message) {
-    if (first_.empty()) first_ = std::move(message);
+// The end of `neardup scan --help`: the examples and the exit status.
+std::string ScanFooter() {
+  std::string footer = "Examples:\n";
+  for (const Example& example : kScanExamples) {
+    footer.append("  ").append(example.command).append("\n      ").append(example.what).append("\n");
   }
-  bool any() const { return !first_.empty(); }
-  const std::string& first() const { return first_; }
-
- private:
-  std::string first_;
-};
-
-// A value as typed, for a message: '' when empty, control characters as '?',
-// at most 40 bytes, so that the message stays one short line.
-std::string Shown(const std::string& text) {
-  if (text.empty()) return "''";
-  std::string shown;
-  for (const char c : text) {
-    if (shown.size() >= 40) return shown + "...";
-    const auto u = static_cast<unsigned char>(c);
-    shown.push_back(u < 0x20 || u == 0x7F ? '?' : c);
-  }
-  return shown;
+  return footer.append("\n").append(kExitStatus);
 }
+
+// The commands, each with its options from the option table.
+struct CommandLine {
+  CLI::App app{std::string("neardup: ") + kSummary, "neardup"};
+  std::vector<std::pair<Command, CLI::App*>> commands;
+  BoundOptions scan_options;  // each command has its own values
+  BoundOptions params_options;
+  BoundOptions explain_options;
+  std::string shell;
+  std::vector<std::string> explain_args;
+
+  CommandLine() {
+    app.set_version_flag("--version", std::string("neardup ") + kVersion);
+    app.require_subcommand(1);
+    app.footer(kExitStatus);
+    for (const CommandInfo& info : kCommands) {
+      CLI::App* sub = app.add_subcommand(info.name, info.summary);
+      commands.emplace_back(info.command, sub);
+      switch (info.command) {
+        case Command::kScan:
+          scan_options.Register(sub, kScanCommand);
+          sub->footer(ScanFooter());
+          break;
+        case Command::kParams:
+          params_options.Register(sub, kParamsCommand);
+          break;
+        case Command::kExplain:
+          sub->add_option("ARGS", explain_args, "Two files A B ('-' = stdin), or with --input jsonl: FILE ID_A ID_B")
+              ->required();
+          explain_options.Register(sub, kExplainCommand);
+          break;
+        case Command::kCompletions:
+          sub->add_option("SHELL", shell, "bash, zsh or fish")
+              ->required()
+              ->check(CLI::IsMember({"bash", "zsh", "fish"}));
+          break;
+        case Command::kManPage:
+          break;
+      }
+    }
+  }
+
+  Command Parsed() const {
+    for (const auto& [command, sub] : commands) {
+      if (sub->parsed()) return command;
+    }
+    return Command::kScan;
+  }
+};
 
 // A CLI11 message on one line: line breaks become "; ".
 std::string OneLine(std::string text) {
@@ -83,190 +87,75 @@ std::string OneLine(std::string text) {
   return line;
 }
 
-// The whole of `text` as a decimal number of type T (no sign for unsigned
-// types, no '+', no spaces, no suffix), or nothing.
-template <typename T>
-std::optional<T> ReadNumber(const std::string& text) {
-  T value{};
-  const char* const end = text.data() + text.size();
-  const auto [stop, error] = std::from_chars(text.data(), end, value);
-  if (text.empty() || error != std::errc() || stop != end) return std::nullopt;
-  return value;
-}
-
-// An integer option in [low, high], given as `text`, into *out.
-template <typename T>
-void ReadInteger(const char* option, const std::string& text, long long low, long long high, T* out,
-                 Errors* errors) {
-  const std::optional<long long> value = ReadNumber<long long>(text);
-  if (!value || *value < low || *value > high) {
-    std::string range = high == std::numeric_limits<long long>::max()
-                            ? "an integer of at least " + std::to_string(low)
-                            : "an integer from " + std::to_string(low) + " to " + std::to_string(high);
-    errors->Add(std::string(option) + " must be " + range + ", got " + Shown(text));
-    return;
-  }
-  *out = static_cast<T>(*value);
-}
-
-// One of `names` (ignoring case; only the names, never an index), into *out.
-template <typename E>
-void ReadChoice(const char* option, const std::string& text,
-                std::initializer_list<std::pair<const char*, E>> names, E* out, Errors* errors) {
-  std::string lower = text;
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (const auto& [name, value] : names) {
-    if (lower == name) {
-      *out = value;
-      return;
+// Runs CLI11 on argv. Returns the exit code when parsing ends the program:
+// kFound after --help or --version (written to `out`), kError after a usage
+// error (one line on `err`); nothing when a command is to run.
+std::optional<ExitCode> ParseCommandLine(CLI::App& app, int argc, const char* const* argv, std::ostream& out,
+                                         std::ostream& err) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) {  // --help, --version
+      app.exit(e, out, err);
+      return ExitCode::kFound;
     }
-  }
-  std::string list;
-  size_t i = 0;
-  for (const auto& entry : names) {
-    if (i > 0) list += i + 1 == names.size() ? " or " : ", ";
-    list += entry.first;
-    ++i;
-  }
-  errors->Add(std::string(option) + " must be " + list + ", got " + Shown(text));
-}
-
-// Option values kept as text until after parsing, so that every value is
-// checked here, with one message style, and enums accept only their names.
-struct RawValues {
-  CLI::Option* threshold = nullptr;
-  std::string threshold_text;
-  CLI::Option* num_perm = nullptr;
-  std::string num_perm_text;
-  CLI::Option* bands = nullptr;
-  std::string bands_text;
-  CLI::Option* rows = nullptr;
-  std::string rows_text;
-};
-
-void AddBandingOptions(CLI::App* cmd, RawValues& raw) {
-  raw.threshold = cmd->add_option("-t,--threshold", raw.threshold_text, "Jaccard similarity threshold, 0 < X <= 1")
-                      ->option_text("X [0.8]");
-  raw.num_perm = cmd->add_option("--num-perm", raw.num_perm_text, "MinHash permutations (signature length), 1..4096")
-                     ->option_text("N [128]");
-  raw.bands = cmd->add_option("--bands", raw.bands_text, "LSH bands B (with --rows; B*R <= num-perm); default: chosen")
-                  ->option_text("B");
-  raw.rows = cmd->add_option("--rows", raw.rows_text, "LSH rows per band R (with --bands); default: chosen")
-                 ->option_text("R");
-}
-
-void ReadBandingOptions(const RawValues& raw, Options& o, Errors* errors) {
-  if (raw.threshold->count() > 0) {
-    const std::optional<double> t = ReadNumber<double>(raw.threshold_text);
-    if (!t || !(*t > 0.0 && *t <= 1.0)) {
-      errors->Add("--threshold must be in (0, 1], got " + Shown(raw.threshold_text));
-    } else {
-      o.threshold = *t;
+    std::string message = OneLine(e.what());
+    // "--threshold: 1 required TEXT missing" names our storage type, not the value.
+    if (const size_t at = message.find(": 1 required "); at != std::string::npos && message.ends_with(" missing")) {
+      message = message.substr(0, at) + " needs a value";
     }
+    err << "neardup: " << message << "\n";
+    return ExitCode::kError;
   }
-  if (raw.num_perm->count() > 0) ReadInteger("--num-perm", raw.num_perm_text, 1, kMaxNumPerm, &o.num_perm, errors);
-  constexpr long long kIntMax = std::numeric_limits<int>::max();
-  if (raw.bands->count() > 0) ReadInteger("--bands", raw.bands_text, 1, kIntMax, &o.bands, errors);
-  if (raw.rows->count() > 0) ReadInteger("--rows", raw.rows_text, 1, kIntMax, &o.rows, errors);
+  return std::nullopt;
 }
 
-// --- explain ---------------------------------------------------------------
-// The explain subcommand, registered and read on its own: the shingling and
-// banding options of scan that decide whether a pair is reported, and -f.
-struct ExplainRaw {
-  RawValues banding;
-  CLI::App* command = nullptr;
-  CLI::Option* shingle = nullptr;
-  CLI::Option* ngram = nullptr;
-  CLI::Option* seed = nullptr;
-  CLI::Option* verify = nullptr;
-  CLI::Option* input = nullptr;
-  CLI::Option* encoding = nullptr;
-  CLI::Option* min_words = nullptr;
-  CLI::Option* format = nullptr;
-  std::string shingle_text, ngram_text, seed_text, verify_text, input_text, encoding_text, min_words_text,
-      format_text;
-  bool exact = false;
-  bool exact_all = false;
-};
-
-void AddExplainCommand(CLI::App& app, ExplainRaw& raw, CliOptions& c) {
-  Options& o = c.scan;
-  CLI::App* cmd = app.add_subcommand(
-      "explain", "Explain why scan does (or does not) report a pair: A B, or --input jsonl FILE ID_A ID_B");
-  raw.command = cmd;
-  cmd->add_option("ARGS", c.explain_args, "Two files A B ('-' = stdin), or with --input jsonl: FILE ID_A ID_B")
-      ->required();
-  AddBandingOptions(cmd, raw.banding);
-  raw.shingle = cmd->add_option("--shingle", raw.shingle_text, "Shingle unit: word or char")
-                    ->option_text("word|char [word]");
-  raw.ngram = cmd->add_option("-k,--ngram", raw.ngram_text, "Words or characters per shingle (default 5 words, 9 chars)")
-                  ->option_text("N");
-  raw.seed = cmd->add_option("--seed", raw.seed_text, "Seed of every hash function (0..2^64-1)")->option_text("N [1]");
-  raw.verify = cmd->add_option("--verify", raw.verify_text, "Verify setting that decides the exit status")
-                   ->option_text("signature|exact|none [signature]");
-  cmd->add_flag("--exact", raw.exact, "Same as --verify exact")->excludes(raw.verify);
-  cmd->add_flag("--exact-all", raw.exact_all, "--exact, checking every candidate")->excludes(raw.verify);
-  raw.input = cmd->add_option("--input", raw.input_text, "Input kind: text or jsonl")->option_text("text|jsonl [text]");
-  cmd->add_option("--text-key", o.text_key, "JSONL key of the text")->option_text("KEY [text]");
-  cmd->add_option("--id-key", o.id_key, "JSONL key of the document's name")->option_text("KEY [id]");
-  raw.encoding = cmd->add_option("--encoding", raw.encoding_text, "Input encoding: utf8 or latin1")
-                     ->option_text("utf8|latin1 [utf8]");
-  raw.min_words = cmd->add_option("--min-words", raw.min_words_text, "Documents with fewer words are skipped")
-                      ->option_text("N [1]");
-  raw.format = cmd->add_option("-f,--format", raw.format_text, "Output: text (with a word diff) or json")
-                   ->option_text("text|json [text]");
+// The rules of scan across options that the core does not check: where -0
+// applies, which options have no effect (warnings), and that there is
+// something to read.
+Status CheckScanOptions(const BoundOptions& given, const CliOptions& c, std::vector<std::string>* warnings) {
+  const Options& o = c.scan;
+  if (given.Given("--null") && o.mode != Mode::kDuplicates) {
+    return Status::InvalidArgument("-0 (--null) applies only to --mode duplicates");
+  }
+  if (given.Given("--null") && c.format == OutputFormat::kJson) {
+    return Status::InvalidArgument("-0 (--null) does not apply to -f json (one json document)");
+  }
+  if (o.mode == Mode::kPairs) {
+    if (given.Given("--keep")) warnings->push_back("--keep has no effect in pairs mode (see --mode)");
+    if (given.Given("--cluster-by")) warnings->push_back("--cluster-by has no effect in pairs mode (see --mode)");
+  }
+  if (o.paths.empty() && c.files_from.empty() && c.files0_from.empty()) {
+    return Status::InvalidArgument("scan needs a PATH (or --files-from); see neardup scan --help");
+  }
+  if (c.format == OutputFormat::kHtml && o.mode == Mode::kDuplicates) {
+    return Status::InvalidArgument(
+        "-f html is a review page of pairs or clusters: use it with --mode pairs or clusters");
+  }
+  // '-' as a PATH is standard input, as is '-' as a list of paths.
+  const auto has_dash = [](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), "-") != v.end(); };
+  if (has_dash(o.paths) && (has_dash(c.files_from) || has_dash(c.files0_from))) {
+    return Status::InvalidArgument("'-' as a PATH and --files-from - both read standard input: use one of them");
+  }
+  return Status::Ok();
 }
 
-void ReadExplainOptions(const ExplainRaw& raw, CliOptions& c, Errors* errors) {
-  Options& o = c.scan;
-  ReadBandingOptions(raw.banding, o, errors);
-  if (raw.shingle->count() > 0) {
-    ReadChoice("--shingle", raw.shingle_text, {{"word", ShingleUnit::kWord}, {"char", ShingleUnit::kChar}}, &o.shingle,
-               errors);
+// The operands of explain, and its -f: text (the default) or json.
+Status CheckExplainOptions(const BoundOptions& given, const CliOptions& c) {
+  if (given.Given("--format") && c.format != OutputFormat::kJson) {
+    return Status::InvalidArgument("explain prints text, or one JSON object with -f json");
   }
-  if (raw.ngram->count() > 0) ReadInteger("--ngram", raw.ngram_text, 1, kMaxNgram, &o.ngram, errors);
-  if (raw.seed->count() > 0) {
-    if (const std::optional<uint64_t> value = ReadNumber<uint64_t>(raw.seed_text)) {
-      o.seed = *value;
-    } else {
-      errors->Add("--seed must be an integer from 0 to 18446744073709551615, got " + Shown(raw.seed_text));
-    }
-  }
-  if (raw.verify->count() > 0) {
-    ReadChoice("--verify", raw.verify_text,
-               {{"signature", VerifyMode::kSignature}, {"exact", VerifyMode::kExact}, {"none", VerifyMode::kNone}},
-               &o.verify, errors);
-  }
-  if (raw.exact || raw.exact_all) o.verify = VerifyMode::kExact;
-  if (raw.exact_all) o.exact_margin = 0;
-  if (raw.input->count() > 0) {
-    ReadChoice("--input", raw.input_text, {{"text", InputFormat::kText}, {"jsonl", InputFormat::kJsonl}}, &o.input,
-               errors);
-  }
-  if (raw.encoding->count() > 0) {
-    ReadChoice("--encoding", raw.encoding_text,
-               {{"utf8", Encoding::kUtf8}, {"utf-8", Encoding::kUtf8}, {"latin1", Encoding::kLatin1},
-                {"latin-1", Encoding::kLatin1}, {"iso-8859-1", Encoding::kLatin1}},
-               &o.encoding, errors);
-  }
-  if (raw.min_words->count() > 0) {
-    ReadInteger("--min-words", raw.min_words_text, 1, std::numeric_limits<long long>::max(), &o.min_words, errors);
-  }
-  if (raw.format->count() > 0) {
-    bool json = false;
-    ReadChoice("--format", raw.format_text, {{"text", false}, {"json", true}}, &json, errors);
-    c.explain_json = json;
-  }
-  const size_t want = o.input == InputFormat::kJsonl ? 3 : 2;
+  const bool jsonl = c.scan.input == InputFormat::kJsonl;
+  const size_t want = jsonl ? 3 : 2;
   if (c.explain_args.size() != want) {
-    errors->Add(o.input == InputFormat::kJsonl
-                    ? "explain --input jsonl needs FILE ID_A ID_B, got " + std::to_string(c.explain_args.size()) +
-                          " arguments"
-                    : "explain needs two files A B, got " + std::to_string(c.explain_args.size()) + " arguments");
-  } else if (o.input == InputFormat::kText && c.explain_args[0] == "-" && c.explain_args[1] == "-") {
-    errors->Add("explain: standard input ('-') can be only one of A and B");
+    const std::string got = std::to_string(c.explain_args.size());
+    return Status::InvalidArgument(jsonl ? std::string("explain --input jsonl needs FILE ID_A ID_B, got ").append(got).append(" arguments")
+                                         : std::string("explain needs two files A B, got ").append(got).append(" arguments"));
   }
+  if (!jsonl && c.explain_args[0] == "-" && c.explain_args[1] == "-") {
+    return Status::InvalidArgument("explain: standard input ('-') can be only one of A and B");
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -274,239 +163,29 @@ void ReadExplainOptions(const ExplainRaw& raw, CliOptions& c, Errors* errors) {
 ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   ParsedArgs parsed;
   CliOptions& c = parsed.options;
-  Options& o = c.scan;
-  RawValues scan_raw, params_raw;  // each subcommand has its own banding options
+  CommandLine line;
+  if (const std::optional<ExitCode> code = ParseCommandLine(line.app, argc, argv, out, err)) {
+    parsed.exit_now = code;
+    return parsed;
+  }
+  c.command = line.Parsed();
+  c.shell = line.shell;
+  if (c.command == Command::kCompletions || c.command == Command::kManPage) return parsed;
+  const BoundOptions& given = c.command == Command::kParams    ? line.params_options
+                              : c.command == Command::kExplain ? line.explain_options
+                                                               : line.scan_options;
+  c.explain_args = line.explain_args;
 
-  CLI::App app{"neardup: find near-duplicate text documents (shingling, MinHash, LSH)", "neardup"};
-  app.set_version_flag("--version", std::string("neardup ") + kVersion);
-  app.require_subcommand(1);
-  app.footer("Exit status: 0 something reported, 1 nothing reported, 2 error.");
-
-  // --- scan ------------------------------------------------------------------
-  CLI::App* scan = app.add_subcommand("scan", "Find near-duplicate documents under PATH...");
-  scan->add_option("PATH", o.paths, "Files or directories to scan (directories recursively)");
-  AddBandingOptions(scan, scan_raw);
-  std::string shingle_text, ngram_text, seed_text, verify_text, format_text, threads_text, mode_text, keep_text,
-      cluster_by_text, input_text, encoding_text, min_words_text, max_filesize;
-  auto* shingle = scan->add_option("--shingle", shingle_text, "Shingle unit: word or char")
-                      ->option_text("word|char [word]");
-  auto* ngram = scan->add_option("-k,--ngram", ngram_text, "Words or characters per shingle (default 5 words, 9 chars)")
-                    ->option_text("N");
-  auto* seed = scan->add_option("--seed", seed_text, "Seed of every hash function (0..2^64-1)")->option_text("N [1]");
-  auto* verify = scan->add_option("--verify", verify_text, "How candidates are checked: signature, exact or none")
-                     ->option_text("signature|exact|none [signature]");
-  bool exact = false;
-  scan->add_flag("--exact", exact, "Same as --verify exact")->excludes(verify);
-  bool exact_all = false;
-  scan->add_flag("--exact-all", exact_all,
-                 "--exact, checking every candidate (not only those within 4 standard errors of -t)")
-      ->excludes(verify);
-  auto* format = scan->add_option("-f,--format", format_text, "Output format: jsonl, json, csv, tsv or html (review page)")
-                     ->option_text("jsonl|json|csv|tsv|html [jsonl]");
-  auto* output = scan->add_option("-o,--output", c.output,
-                                  "Write to FILE instead of stdout (atomically replaced; a device or FIFO is written in place)")
-                     ->option_text("FILE");
-  auto* threads = scan->add_option("-j,--threads", threads_text, "Worker threads (default: number of cores)")
-                      ->option_text("N");
-  bool quiet = false;
-  int verbose = 0;
-  auto* q = scan->add_flag("-q,--quiet", quiet, "Errors only on stderr");
-  scan->add_flag("-v,--verbose", verbose, "More on stderr (-v info, -vv debug)")->excludes(q);
-  bool progress = false, no_progress = false;
-  auto* pr = scan->add_flag("--progress", progress, "Show the progress line even when stderr is not a terminal");
-  scan->add_flag("--no-progress", no_progress, "Never show the progress line")->excludes(pr);
-
-  auto* mode = scan->add_option("--mode", mode_text, "What to report: pairs, clusters or duplicates")
-                   ->option_text("pairs|clusters|duplicates [pairs]");
-  auto* keep = scan->add_option("--keep", keep_text, "Document kept in a cluster: first, longest, shortest, newest, oldest")
-                   ->option_text("first|longest|shortest|newest|oldest [first]");
-  auto* cluster_by = scan->add_option("--cluster-by", cluster_by_text, "Cluster membership: connected or keep")
-                         ->option_text("connected|keep [connected]");
-  scan->add_option("--against", o.against, "Reference path (repeatable): never removable, reference-only pairs not reported")
-      ->option_text("PATH")
-      ->allow_extra_args(false);
-  bool null = false;
-  scan->add_flag("-0,--null", null, "In duplicates mode, end each path with NUL (for xargs -0)");
-
-  scan->add_option("--files-from", c.files_from, "Read paths from FILE, one per line ('-' = stdin)")->option_text("FILE")->allow_extra_args(false);
-  scan->add_option("--files0-from", c.files0_from, "Read NUL-separated paths from FILE ('-' = stdin)")->option_text("FILE")->allow_extra_args(false);
-  scan->add_option("-g,--glob", o.globs, "Include files matching GLOB, exclude with !GLOB (repeatable; last match wins)")
-      ->option_text("GLOB")
-      ->allow_extra_args(false);
-  scan->add_flag("--hidden", o.hidden, "Include hidden files and directories");
-  scan->add_flag("-L,--follow", o.follow, "Follow symbolic links");
-  auto* max_size = scan->add_option("--max-filesize", max_filesize, "Skip files larger than SIZE (e.g. 10M); default: no limit")
-                       ->option_text("SIZE");
-  std::string max_line;
-  auto* max_line_opt =
-      scan->add_option("--max-line", max_line, "JSONL: a longer line is skipped as malformed")->option_text("SIZE [256M]");
-  auto* input = scan->add_option("--input", input_text, "Input kind: text (a file is a document) or jsonl (a line is)")
-                    ->option_text("text|jsonl [text]");
-  scan->add_option("--text-key", o.text_key, "JSONL key of the text")->option_text("KEY [text]")->capture_default_str();
-  scan->add_option("--id-key", o.id_key, "JSONL key of the document's name (default id; else FILE:LINE)")
-      ->option_text("KEY [id]")
-      ->capture_default_str();
-  auto* encoding = scan->add_option("--encoding", encoding_text, "Input encoding: utf8 (UTF-16 with a BOM is detected) or latin1")
-                       ->option_text("utf8|latin1 [utf8]");
-  auto* min_words = scan->add_option("--min-words", min_words_text, "Skip documents with fewer words")->option_text("N [1]");
-
-  // --- params ----------------------------------------------------------------
-  CLI::App* params = app.add_subcommand("params", "Show the LSH banding and its S-curve for a threshold");
-  AddBandingOptions(params, params_raw);
-
-  ExplainRaw explain_raw;
-  AddExplainCommand(app, explain_raw, c);
-
-  auto usage_error = [&](const std::string& message) {
-    err << "neardup: " << message << "\n";
+  Status status = given.Apply(c);
+  if (c.verbosity < 0) c.progress = false;  // -q: errors only, no progress line
+  if (status.ok() && c.command == Command::kScan) status = CheckScanOptions(given, c, &parsed.warnings);
+  if (status.ok() && c.command == Command::kExplain) status = CheckExplainOptions(given, c);
+  if (status.ok()) status = ValidateOptions(c.scan);
+  if (!status.ok()) {
+    err << "neardup: " << status.message() << "\n";
     parsed.exit_now = ExitCode::kError;
-    return parsed;
-  };
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) {  // --help, --version
-      app.exit(e, out, err);
-      parsed.exit_now = ExitCode::kFound;
-      return parsed;
-    }
-    std::string message = OneLine(e.what());
-    // "--threshold: 1 required TEXT missing" names our storage type, not the value.
-    if (const size_t at = message.find(": 1 required "); at != std::string::npos && message.ends_with(" missing")) {
-      message = message.substr(0, at) + " needs a value";
-    }
-    return usage_error(message);
+    parsed.warnings.clear();
   }
-  c.command = params->parsed() ? Command::kParams : Command::kScan;
-  if (explain_raw.command->parsed()) {
-    c.command = Command::kExplain;
-    Errors explain_errors;
-    ReadExplainOptions(explain_raw, c, &explain_errors);
-    if (explain_errors.any()) return usage_error(explain_errors.first());
-    if (Status s = ValidateOptions(c.scan); !s.ok()) return usage_error(s.message());
-    return parsed;
-  }
-
-  // Every value, in the order of the options table; the first error is reported.
-  Errors errors;
-  ReadBandingOptions(c.command == Command::kParams ? params_raw : scan_raw, o, &errors);
-  if (c.command == Command::kScan) {
-    if (shingle->count() > 0) {
-      ReadChoice("--shingle", shingle_text, {{"word", ShingleUnit::kWord}, {"char", ShingleUnit::kChar}}, &o.shingle,
-                 &errors);
-    }
-    if (ngram->count() > 0) ReadInteger("--ngram", ngram_text, 1, kMaxNgram, &o.ngram, &errors);
-    if (seed->count() > 0) {
-      if (const std::optional<uint64_t> value = ReadNumber<uint64_t>(seed_text)) {
-        o.seed = *value;
-      } else {
-        errors.Add("--seed must be an integer from 0 to 18446744073709551615, got " + Shown(seed_text));
-      }
-    }
-    if (verify->count() > 0) {
-      ReadChoice("--verify", verify_text,
-                 {{"signature", VerifyMode::kSignature}, {"exact", VerifyMode::kExact}, {"none", VerifyMode::kNone}},
-                 &o.verify, &errors);
-    }
-    if (exact || exact_all) o.verify = VerifyMode::kExact;
-    if (exact_all) o.exact_margin = 0;
-    if (format->count() > 0) {
-      ReadChoice("--format", format_text,
-                 {{"jsonl", OutputFormat::kJsonl},
-                  {"json", OutputFormat::kJson},
-                  {"csv", OutputFormat::kCsv},
-                  {"tsv", OutputFormat::kTsv},
-                  {"html", OutputFormat::kHtml}},
-                 &c.format, &errors);
-    }
-    if (output->count() > 0 && c.output.empty()) {
-      errors.Add("--output needs a file name ('-' for stdout), got ''");
-    }
-    if (threads->count() > 0) ReadInteger("--threads", threads_text, 1, kMaxThreads, &o.threads, &errors);
-    if (mode->count() > 0) {
-      ReadChoice("--mode", mode_text,
-                 {{"pairs", Mode::kPairs}, {"clusters", Mode::kClusters}, {"duplicates", Mode::kDuplicates}}, &o.mode,
-                 &errors);
-    }
-    if (keep->count() > 0) {
-      ReadChoice("--keep", keep_text,
-                 {{"first", KeepRule::kFirst},
-                  {"longest", KeepRule::kLongest},
-                  {"shortest", KeepRule::kShortest},
-                  {"newest", KeepRule::kNewest},
-                  {"oldest", KeepRule::kOldest}},
-                 &o.keep, &errors);
-    }
-    if (cluster_by->count() > 0) {
-      ReadChoice("--cluster-by", cluster_by_text, {{"connected", ClusterBy::kConnected}, {"keep", ClusterBy::kKeep}},
-                 &o.cluster_by, &errors);
-    }
-    if (max_size->count() > 0) {
-      const auto size = ParseSize(max_filesize);
-      if (!size) {
-        errors.Add("--max-filesize must be a size such as 500K, 10M or 2G, got " + Shown(max_filesize));
-      } else if (*size == 0) {
-        // 0 would silently mean "no limit": leave the option out for that.
-        errors.Add("--max-filesize must be more than 0 (without it there is no limit), got " + Shown(max_filesize));
-      } else {
-        o.max_filesize = *size;
-      }
-    }
-    if (max_line_opt->count() > 0) {
-      const auto size = ParseSize(max_line);
-      if (!size || *size == 0) {
-        errors.Add("--max-line must be a size of at least 1 such as 64K or 256M, got " + Shown(max_line));
-      } else {
-        o.max_line = *size;
-      }
-    }
-    if (input->count() > 0) {
-      ReadChoice("--input", input_text, {{"text", InputFormat::kText}, {"jsonl", InputFormat::kJsonl}}, &o.input,
-                 &errors);
-    }
-    if (encoding->count() > 0) {
-      ReadChoice("--encoding", encoding_text,
-                 {{"utf8", Encoding::kUtf8},
-                  {"utf-8", Encoding::kUtf8},
-                  {"latin1", Encoding::kLatin1},
-                  {"latin-1", Encoding::kLatin1},
-                  {"iso-8859-1", Encoding::kLatin1}},
-                 &o.encoding, &errors);
-    }
-    if (min_words->count() > 0) {
-      ReadInteger("--min-words", min_words_text, 1, std::numeric_limits<long long>::max(), &o.min_words, &errors);
-    }
-  }
-  if (errors.any()) return usage_error(errors.first());
-
-  c.verbosity = quiet ? -1 : verbose;
-  if (progress) c.progress = true;
-  if (no_progress || quiet) c.progress = false;
-  if (c.command == Command::kScan) {
-    if (null && o.mode != Mode::kDuplicates) return usage_error("-0 (--null) applies only to --mode duplicates");
-    if (null && c.format == OutputFormat::kJson) {
-      return usage_error("-0 (--null) does not apply to -f json (one json document)");
-    }
-    if (null) c.terminator = '\0';
-    if (c.format == OutputFormat::kHtml && o.mode == Mode::kDuplicates) {
-      return usage_error("-f html is a review page of pairs or clusters: use it with --mode pairs or clusters");
-    }
-    // '-' as a PATH is standard input, as is '-' as a list of paths.
-    const bool stdin_path = std::find(o.paths.begin(), o.paths.end(), "-") != o.paths.end();
-    const bool stdin_list = std::find(c.files_from.begin(), c.files_from.end(), "-") != c.files_from.end() ||
-                            std::find(c.files0_from.begin(), c.files0_from.end(), "-") != c.files0_from.end();
-    if (stdin_path && stdin_list) {
-      return usage_error("'-' as a PATH and --files-from - both read standard input: use one of them");
-    }
-    if (o.mode == Mode::kPairs) {
-      if (keep->count() > 0) parsed.warnings.push_back("--keep has no effect in pairs mode (see --mode)");
-      if (cluster_by->count() > 0) parsed.warnings.push_back("--cluster-by has no effect in pairs mode (see --mode)");
-    }
-  }
-  if (c.command == Command::kScan && o.paths.empty() && c.files_from.empty() && c.files0_from.empty()) {
-    return usage_error("scan needs a PATH (or --files-from); see neardup scan --help");
-  }
-  if (Status s = ValidateOptions(o); !s.ok()) return usage_error(s.message());
   return parsed;
 }
 

@@ -12,12 +12,46 @@
 #include <vector>
 
 #include "cli/exit_code.h"
+#include "neardup/option_table.h"
 #include "neardup/options.h"
 #include "neardup/writers.h"
 
 namespace neardup::cli {
 
-enum class Command { kScan, kParams, kExplain };
+enum class Command { kScan, kParams, kExplain, kCompletions, kManPage };
+
+// The commands of neardup, in the order of `neardup --help`: the source of
+// the subcommands, of the completion scripts and of the man page.
+struct CommandInfo {
+  Command command;
+  const char* name;      // "scan"
+  const char* operands;  // synopsis after [OPTIONS]: "PATH...", or ""
+  const char* summary;   // one line
+  unsigned options;      // the option table's commands bit (kScanCommand...), 0 for none
+};
+inline constexpr CommandInfo kCommands[] = {
+    {Command::kScan, "scan", "PATH...", "Find near-duplicate documents under PATH...", kScanCommand},
+    {Command::kParams, "params", "", "Show the LSH banding and its S-curve for a threshold", kParamsCommand},
+    {Command::kExplain, "explain", "A B",
+     "Explain why scan does or does not report a pair (--input jsonl: FILE ID_A ID_B)", kExplainCommand},
+    {Command::kCompletions, "completions", "bash|zsh|fish", "Print a shell completion script", 0},
+    {Command::kManPage, "manpage", "", "Print the man page (roff)", 0},
+};
+
+// An example of `neardup scan --help` and of the man page.
+struct Example {
+  const char* command;
+  const char* what;
+};
+inline constexpr Example kScanExamples[] = {
+    {"neardup scan docs/", "pairs of near-duplicate files under docs/, as jsonl"},
+    {"neardup scan --mode duplicates -0 mail/ | xargs -0 rm --", "remove all but one document of each cluster"},
+    {"neardup scan --input jsonl --text-key body -f csv corpus.jsonl.zst > pairs.csv",
+     "each line of a compressed JSONL file is a document"},
+};
+
+inline constexpr const char* kSummary = "find near-duplicate text documents (shingling, MinHash, LSH)";
+inline constexpr const char* kExitStatus = "Exit status: 0 something reported, 1 nothing reported, 2 error.";
 
 struct CliOptions {
   Command command = Command::kScan;
@@ -29,9 +63,11 @@ struct CliOptions {
   char terminator = '\n';                      // -0: '\0' in duplicates mode
   std::vector<std::string> files_from;         // --files-from (one path a line)
   std::vector<std::string> files0_from;        // --files0-from (NUL-separated)
+  std::string shell;                           // completions: bash, zsh or fish
   // explain: A B (text input) or FILE ID_A ID_B (--input jsonl); -f json.
   std::vector<std::string> explain_args;
-  bool explain_json = false;
+
+  bool operator==(const CliOptions&) const = default;
 };
 
 struct ParsedArgs {
@@ -42,9 +78,8 @@ struct ParsedArgs {
   std::vector<std::string> warnings;
 };
 
+// The options and their help come from the option table
+// (neardup/option_table.h); `neardup scan --help` lists them by its groups.
 ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
-
-// "10M" -> 10485760. Suffixes K, M, G, T (powers of 1024), optional "B"/"iB".
-std::optional<unsigned long long> ParseSize(const std::string& text);
 
 }  // namespace neardup::cli

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "cli/completions.h"
+#include "cli/man_page.h"
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "neardup/banding.h"
@@ -239,6 +241,16 @@ ExitCode RunParams(const Options& options, std::ostream& out) {
                 "\nat the threshold s = %.4g: %.4f of the pairs become candidates; %.2f%% are missed\n", t, p,
                 (1.0 - p) * 100.0);
   out << line;
+  return ExitCode::kFound;
+}
+
+ExitCode RunCompletions(const std::string& shell, std::ostream& out) {
+  out << CompletionScript(shell);
+  return ExitCode::kFound;
+}
+
+ExitCode RunManPage(std::ostream& out) {
+  out << ManPage();
   return ExitCode::kFound;
 }
 

@@ -1,4 +1,7 @@
 // Exit codes of the neardup binary (grep's and ripgrep's convention).
+//
+// A run ended by signal N exits with 128 + N straight from the signal
+// handler (signals.h), never through this enum.
 #pragma once
 
 namespace neardup::cli {
@@ -7,7 +10,6 @@ enum class ExitCode : int {
   kFound = 0,        // at least one pair, cluster or removable document reported
   kNothing = 1,      // nothing reported
   kError = 2,        // usage error, unreadable input (after writing the rest), fatal error
-  kInterrupted = 130,  // SIGINT (128 + 2); SIGTERM gives 143
 };
 
 }  // namespace neardup::cli

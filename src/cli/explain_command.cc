@@ -242,7 +242,7 @@ ExitCode RunExplain(const CliOptions& cli, std::ostream& out) {
     return ExitCode::kError;
   }
   const std::vector<DiffRun> diff = WordDiff(e->a.token_text, e->b.token_text);
-  if (cli.explain_json) {
+  if (cli.format == OutputFormat::kJson) {
     WriteExplanationJson(*e, diff, out);
   } else {
     const char* no_color = std::getenv("NO_COLOR");

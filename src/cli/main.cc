@@ -26,17 +26,25 @@ int main(int argc, char** argv) {
     }
     neardup::cli::SetUpLogging(args.options.verbosity);
     for (const std::string& warning : args.warnings) spdlog::warn("{}", warning);
-    if (args.options.command == neardup::cli::Command::kParams) {
-      const ExitCode code = neardup::cli::RunParams(args.options.scan, std::cout);
-      std::cout.flush();
-      return static_cast<int>(code);
+    ExitCode code = ExitCode::kFound;
+    switch (args.options.command) {
+      case neardup::cli::Command::kScan:
+        return static_cast<int>(neardup::cli::RunScan(args.options));
+      case neardup::cli::Command::kParams:
+        code = neardup::cli::RunParams(args.options.scan, std::cout);
+        break;
+      case neardup::cli::Command::kExplain:
+        code = neardup::cli::RunExplain(args.options, std::cout);
+        break;
+      case neardup::cli::Command::kCompletions:
+        code = neardup::cli::RunCompletions(args.options.shell, std::cout);
+        break;
+      case neardup::cli::Command::kManPage:
+        code = neardup::cli::RunManPage(std::cout);
+        break;
     }
-    if (args.options.command == neardup::cli::Command::kExplain) {
-      const ExitCode code = neardup::cli::RunExplain(args.options, std::cout);
-      std::cout.flush();
-      return static_cast<int>(code);
-    }
-    return static_cast<int>(neardup::cli::RunScan(args.options));
+    std::cout.flush();
+    return static_cast<int>(code);
   } catch (const std::bad_alloc&) {
     spdlog::error("out of memory");
   } catch (const std::exception& e) {

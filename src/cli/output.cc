@@ -188,8 +188,6 @@ Result<std::unique_ptr<Output>> Output::Open(const std::string& path) {
   return std::unique_ptr<Output>(new Output(fd, target.path, std::move(temp)));
 }
 
-bool Output::broken_pipe() const { return target_.empty() && buf_.error() == EPIPE; }
-
 Status Output::Commit() {
   stream_.flush();
   if (target_.empty()) {

@@ -18,7 +18,7 @@
 // writers hand over blocks of them). The buffer is flushed only between
 // such writes, and a signal waits for a flush to finish, so stdout, a FIFO
 // or a device never receives half a record. A closed stdout (`| head`) is
-// noticed, not fatal.
+// not an error: the rest of the output is dropped.
 #pragma once
 
 #include <sys/types.h>
@@ -69,9 +69,9 @@ class Output {
 
   std::ostream& stream() { return stream_; }
   // Flushes; for a replaced file, syncs it and renames it over the target.
-  // A closed stdout (EPIPE) is reported by broken_pipe(), not as an error.
+  // A closed stdout (EPIPE: the reader of `| head` is gone) is not an error:
+  // what it did not take is dropped, and the run ends as it would have.
   Status Commit();
-  bool broken_pipe() const;
 
  private:
   // fd: where records go; target: the resolved -o path (empty for stdout);

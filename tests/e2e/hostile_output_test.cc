@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <climits>
 #include <cstring>
@@ -42,9 +43,13 @@ using testing::WriteFile;
 
 const std::string kBin = NEARDUP_BINARY;
 
-// Every signal neardup catches to clean up, with its exit status 128 + n.
-const int kCaughtSignals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,   SIGALRM, SIGUSR1,
-                              SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF};
+// Every signal neardup catches to clean up, with its exit status 128 + n
+// (of the real-time signals, the first, a middle one and the last).
+std::vector<int> CaughtSignals() {
+  return {SIGINT,  SIGTERM, SIGHUP, SIGQUIT, SIGALRM,  SIGUSR1,   SIGUSR2,  SIGXCPU,
+          SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSTKFLT, SIGRTMIN, (SIGRTMIN + SIGRTMAX) / 2,
+          SIGRTMAX};
+}
 
 // docs/a.txt and docs/b.txt identical, docs/c.txt unrelated: one pair.
 std::string MakeSmallCorpus(const TempDir& dir) {
@@ -405,7 +410,7 @@ TEST(HostileOutputTest, EveryCaughtSignalRemovesTheTemporaryFile) {
   const std::string docs = MakeSmallCorpus(dir);
   const std::string target = dir / "out/pairs.jsonl";
   WriteFile(target, "old\n");
-  for (const int sig : kCaughtSignals) {
+  for (const int sig : CaughtSignals()) {
     int list = -1;
     const pid_t pid = StartWaitingRun(target, dir / "out", &list);
     ASSERT_GT(pid, 0) << strsignal(sig);
@@ -414,6 +419,41 @@ TEST(HostileOutputTest, EveryCaughtSignalRemovesTheTemporaryFile) {
     ::close(list);
     EXPECT_EQ(ReadFile(target), "old\n") << strsignal(sig);
     EXPECT_EQ(Names(dir / "out"), std::set<std::string>{"pairs.jsonl"}) << strsignal(sig);
+  }
+}
+
+// While a run writes, its temporary file is ".NAME.neardup-" and six
+// characters from mkstemp, hidden, beside the target; a long NAME is cut so
+// that the whole name stays within NAME_MAX.
+TEST(HostileOutputTest, TemporaryFileIsHiddenBesideTheTargetWhileTheRunWrites) {
+  TempDir dir;
+  const std::string docs = MakeSmallCorpus(dir);
+  for (const std::string& name : {std::string("pairs.jsonl"), std::string(255, 'n')}) {
+    std::filesystem::create_directories(dir / "out");
+    const std::string target = dir / ("out/" + name);
+    int list = -1;
+    const pid_t pid = StartWaitingRun(target, dir / "out", &list);
+    ASSERT_GT(pid, 0);
+    const std::vector<std::string> temps = TemporaryFiles(dir / "out");
+    ASSERT_EQ(temps.size(), 1u);
+    const std::string& temp = temps[0];
+    EXPECT_LE(temp.size(), static_cast<size_t>(NAME_MAX));
+    const std::string suffix = ".neardup-";
+    ASSERT_GT(temp.size(), 1 + suffix.size() + 6) << temp;
+    const std::string kept = temp.substr(1, temp.size() - 1 - suffix.size() - 6);
+    EXPECT_EQ(temp[0], '.') << temp;
+    EXPECT_EQ(name.rfind(kept, 0), 0u) << temp;
+    EXPECT_EQ(kept.size(), std::min(name.size(), NAME_MAX - 1 - suffix.size() - 6)) << temp;
+    EXPECT_EQ(temp.substr(1 + kept.size(), suffix.size()), suffix) << temp;
+    for (const char c : temp.substr(temp.size() - 6)) EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(c))) << temp;
+    // The run finishes normally: the file is renamed over the target.
+    const std::string paths = dir / "docs/a.txt\n" + dir / "docs/b.txt\n";
+    ASSERT_EQ(::write(list, paths.data(), paths.size()), static_cast<ssize_t>(paths.size()));
+    ::close(list);
+    EXPECT_EQ(Wait(pid), 0);
+    ExpectSmallCorpusPair(ReadFile(target), dir);
+    EXPECT_EQ(Names(dir / "out"), std::set<std::string>{name});
+    std::filesystem::remove_all(dir / "out");
   }
 }
 

@@ -1,0 +1,686 @@
+#include "neardup/option_table.h"
+
+#include <cassert>
+#include <cctype>
+#include <charconv>
+#include <limits>
+#include <system_error>
+#include <type_traits>
+
+namespace neardup {
+
+// Numbers travel between the table and Options as long double: every value
+// of a 64-bit integer field (--seed) must survive the trip exactly.
+static_assert(std::numeric_limits<long double>::digits >= 64, "long double must hold every 64-bit integer");
+
+namespace {
+
+// ------------------------------------------------ accessors into Options
+
+template <auto Member>
+long double Get(const Options& options) {
+  using T = std::remove_cvref_t<decltype(options.*Member)>;
+  if constexpr (std::is_enum_v<T>) {
+    return static_cast<long double>(static_cast<int>(options.*Member));
+  } else {
+    return static_cast<long double>(options.*Member);
+  }
+}
+
+// Stores `value`; an integer field keeps the nearest value it can hold (so a
+// test that puts 2^31 into an int finds 2^31-1 there, never undefined behaviour).
+template <auto Member>
+void Put(Options& options, long double value) {
+  using T = std::remove_cvref_t<decltype(options.*Member)>;
+  if constexpr (std::is_enum_v<T>) {
+    options.*Member = static_cast<T>(static_cast<int>(value));
+  } else if constexpr (std::is_same_v<T, bool>) {
+    options.*Member = value != 0;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    options.*Member = static_cast<T>(value);
+  } else {
+    constexpr auto kLow = static_cast<long double>(std::numeric_limits<T>::min());
+    constexpr auto kHigh = static_cast<long double>(std::numeric_limits<T>::max());
+    if (!(value >= kLow)) {
+      options.*Member = std::numeric_limits<T>::min();
+    } else if (value >= kHigh) {
+      options.*Member = std::numeric_limits<T>::max();
+    } else {
+      options.*Member = static_cast<T>(value);
+    }
+  }
+}
+
+template <auto Member>
+std::string* Text(Options& options) {
+  return &(options.*Member);
+}
+
+template <auto Member>
+std::vector<std::string>* List(Options& options) {
+  return &(options.*Member);
+}
+
+constexpr unsigned kBoth = kScanCommand | kParamsCommand;
+constexpr long long kIntMax = std::numeric_limits<int>::max();
+constexpr unsigned long long kUint64Max = std::numeric_limits<uint64_t>::max();
+
+// Every option, in help order. Help lines leave out ranges (RangeText() adds
+// them) and defaults (`default_text`, shown as "[0.8]").
+constexpr OptionSpec kTable[] = {
+    // --- Input ---------------------------------------------------------------
+    {.long_name = "PATH",
+     .group = OptionGroup::kInput,
+     .kind = ValueKind::kPositional,
+     .help = "Files or directories to scan (directories recursively)",
+     .commands = kScanCommand,
+     .list = List<&Options::paths>},
+    {.long_name = "--files-from",
+     .value_name = "FILE",
+     .group = OptionGroup::kInput,
+     .kind = ValueKind::kTextList,
+     .help = "Read paths from FILE, one per line ('-' = stdin)",
+     .commands = kScanCommand,
+     .front_end = true},
+    {.long_name = "--files0-from",
+     .value_name = "FILE",
+     .group = OptionGroup::kInput,
+     .kind = ValueKind::kTextList,
+     .help = "Read NUL-separated paths from FILE ('-' = stdin)",
+     .commands = kScanCommand,
+     .front_end = true},
+    {.long_name = "--glob",
+     .short_name = "-g",
+     .value_name = "GLOB",
+     .group = OptionGroup::kInput,
+     .kind = ValueKind::kTextList,
+     .help = "Include files matching GLOB, exclude with !GLOB (repeatable; last match wins)",
+     .commands = kScanCommand,
+     .list = List<&Options::globs>},
+    {.long_name = "--hidden",
+     .group = OptionGroup::kInput,
+     .kind = ValueKind::kFlag,
+     .help = "Include hidden files and directories",
+     .commands = kScanCommand,
+     .get = Get<&Options::hidden>,
+     .put = Put<&Options::hidden>},
+    {.long_name = "--follow",
+     .short_name = "-L",
+     .group = OptionGroup::kInput,
+     .kind = ValueKind::kFlag,
+     .help = "Follow symbolic links",
+     .commands = kScanCommand,
+     .get = Get<&Options::follow>,
+     .put = Put<&Options::follow>},
+    {.long_name = "--max-filesize",
+     .value_name = "SIZE",
+     .group = OptionGroup::kInput,
+     .unset_text = "no limit",
+     .kind = ValueKind::kSize,
+     .range = {.low = 1, .zero_is_unset = true},
+     .expects = "a size such as 500K, 10M or 2G",
+     .zero_expects = "more than 0 (without it there is no limit)",
+     .help = "Skip files larger than SIZE (e.g. 10M)",
+     .commands = kScanCommand,
+     .get = Get<&Options::max_filesize>,
+     .put = Put<&Options::max_filesize>},
+    {.long_name = "--input",
+     .group = OptionGroup::kInput,
+     .default_text = "text",
+     .kind = ValueKind::kChoice,
+     .choices = kInputFormatNames,
+     .help = "Input kind: text (a file is a document) or jsonl (a line is)",
+     .commands = kScanCommand | kExplainCommand,
+     .get = Get<&Options::input>,
+     .put = Put<&Options::input>},
+    {.long_name = "--max-line",
+     .value_name = "SIZE",
+     .group = OptionGroup::kInput,
+     .default_text = "256M",
+     .kind = ValueKind::kSize,
+     .range = {.low = 1},
+     .expects = "a size of at least 1 such as 64K or 256M",
+     .help = "JSONL: a longer line is skipped as malformed",
+     .commands = kScanCommand | kExplainCommand,
+     .get = Get<&Options::max_line>,
+     .put = Put<&Options::max_line>},
+    {.long_name = "--text-key",
+     .value_name = "KEY",
+     .group = OptionGroup::kInput,
+     .default_text = "text",
+     .kind = ValueKind::kText,
+     .help = "JSONL key of the text",
+     .commands = kScanCommand | kExplainCommand,
+     .text = Text<&Options::text_key>},
+    {.long_name = "--id-key",
+     .value_name = "KEY",
+     .group = OptionGroup::kInput,
+     .default_text = "id",
+     .kind = ValueKind::kText,
+     .help = "JSONL key of the document's name (without it: FILE:LINE)",
+     .commands = kScanCommand | kExplainCommand,
+     .text = Text<&Options::id_key>},
+    {.long_name = "--encoding",
+     .group = OptionGroup::kInput,
+     .default_text = "utf8",
+     .kind = ValueKind::kChoice,
+     .choices = kEncodingNames,
+     .help = "Input encoding: utf8 (UTF-16 with a BOM is detected) or latin1",
+     .commands = kScanCommand | kExplainCommand,
+     .get = Get<&Options::encoding>,
+     .put = Put<&Options::encoding>},
+    {.long_name = "--min-words",
+     .value_name = "N",
+     .group = OptionGroup::kInput,
+     .default_text = "1",
+     .kind = ValueKind::kInteger,
+     .range = {.low = 1},
+     .help = "Skip documents with fewer words",
+     .commands = kScanCommand | kExplainCommand,
+     .get = Get<&Options::min_words>,
+     .put = Put<&Options::min_words>},
+    {.long_name = "--against",
+     .value_name = "PATH",
+     .group = OptionGroup::kInput,
+     .kind = ValueKind::kTextList,
+     .help = "Reference path (repeatable): never removable, reference-only pairs not reported",
+     .commands = kScanCommand,
+     .list = List<&Options::against>},
+
+    // --- Shingling & LSH -------------------------------------------------------
+    {.long_name = "--shingle",
+     .group = OptionGroup::kShingling,
+     .default_text = "word",
+     .kind = ValueKind::kChoice,
+     .choices = kShingleUnitNames,
+     .help = "Shingle unit: word or char",
+     .commands = kScanCommand | kExplainCommand,
+     .get = Get<&Options::shingle>,
+     .put = Put<&Options::shingle>},
+    {.long_name = "--ngram",
+     .short_name = "-k",
+     .value_name = "N",
+     .group = OptionGroup::kShingling,
+     .unset_text = "5 words, 9 chars",
+     .kind = ValueKind::kInteger,
+     .range = {.low = 1, .high = kMaxNgram, .has_high = true, .zero_is_unset = true},
+     .help = "Words or characters per shingle",
+     .commands = kScanCommand | kExplainCommand,
+     .get = Get<&Options::ngram>,
+     .put = Put<&Options::ngram>},
+    {.long_name = "--num-perm",
+     .value_name = "N",
+     .group = OptionGroup::kShingling,
+     .default_text = "128",
+     .kind = ValueKind::kInteger,
+     .range = {.low = 1, .high = kMaxNumPerm, .has_high = true},
+     .help = "MinHash permutations (signature length)",
+     .commands = kBoth | kExplainCommand,
+     .get = Get<&Options::num_perm>,
+     .put = Put<&Options::num_perm>},
+    {.long_name = "--bands",
+     .value_name = "B",
+     .group = OptionGroup::kShingling,
+     .unset_text = "chosen",
+     .kind = ValueKind::kInteger,
+     .range = {.low = 1, .high = kIntMax, .has_high = true, .zero_is_unset = true},
+     .help = "LSH bands B (with --rows; B*R <= num-perm)",
+     .commands = kBoth | kExplainCommand,
+     .get = Get<&Options::bands>,
+     .put = Put<&Options::bands>},
+    {.long_name = "--rows",
+     .value_name = "R",
+     .group = OptionGroup::kShingling,
+     .unset_text = "chosen",
+     .kind = ValueKind::kInteger,
+     .range = {.low = 1, .high = kIntMax, .has_high = true, .zero_is_unset = true},
+     .help = "LSH rows per band R (with --bands)",
+     .commands = kBoth | kExplainCommand,
+     .get = Get<&Options::rows>,
+     .put = Put<&Options::rows>},
+    {.long_name = "--seed",
+     .value_name = "N",
+     .group = OptionGroup::kShingling,
+     .default_text = "1",
+     .kind = ValueKind::kInteger,
+     .range = {.low = 0, .high = kUint64Max, .has_high = true},
+     .help = "Seed of every hash function",
+     .commands = kScanCommand | kExplainCommand,
+     .get = Get<&Options::seed>,
+     .put = Put<&Options::seed>},
+
+    // --- Verification ----------------------------------------------------------
+    {.long_name = "--threshold",
+     .short_name = "-t",
+     .value_name = "X",
+     .group = OptionGroup::kVerification,
+     .default_text = "0.8",
+     .kind = ValueKind::kReal,
+     .range = {.low = 0, .high = 1, .has_high = true, .low_open = true},
+     .help = "Jaccard similarity threshold",
+     .commands = kBoth | kExplainCommand,
+     .get = Get<&Options::threshold>,
+     .put = Put<&Options::threshold>},
+    {.long_name = "--verify",
+     .group = OptionGroup::kVerification,
+     .default_text = "signature",
+     .kind = ValueKind::kChoice,
+     .choices = kVerifyModeNames,
+     .help = "How candidates are checked: signature, exact or none",
+     .commands = kScanCommand | kExplainCommand,
+     .get = Get<&Options::verify>,
+     .put = Put<&Options::verify>},
+    {.long_name = "--exact",
+     .group = OptionGroup::kVerification,
+     .kind = ValueKind::kFlag,
+     .help = "Same as --verify exact",
+     .commands = kScanCommand | kExplainCommand,
+     .excludes = "--verify",
+     .put = [](Options& o, long double) { o.verify = VerifyMode::kExact; }},
+    {.long_name = "--exact-all",
+     .group = OptionGroup::kVerification,
+     .kind = ValueKind::kFlag,
+     .help = "--exact, checking every candidate (not only those whose estimate is near -t)",
+     .commands = kScanCommand | kExplainCommand,
+     .excludes = "--verify",
+     .put =
+         [](Options& o, long double) {
+           o.verify = VerifyMode::kExact;
+           o.exact_margin = 0;
+         }},
+
+    // --- Output ----------------------------------------------------------------
+    {.long_name = "--format",
+     .short_name = "-f",
+     .group = OptionGroup::kOutput,
+     .default_text = "jsonl",
+     .kind = ValueKind::kChoice,
+     .choices = kOutputFormatNames,
+     .help = "Output format: jsonl, json, csv, tsv or html (review page); explain: json",
+     .commands = kScanCommand | kExplainCommand,
+     .front_end = true},
+    {.long_name = "--output",
+     .short_name = "-o",
+     .value_name = "FILE",
+     .group = OptionGroup::kOutput,
+     .unset_text = "stdout",
+     .kind = ValueKind::kText,
+     .help = "Write to FILE instead of stdout (atomically replaced; a device or FIFO is written in place)",
+     .commands = kScanCommand,
+     .front_end = true},
+    {.long_name = "--mode",
+     .group = OptionGroup::kOutput,
+     .default_text = "pairs",
+     .kind = ValueKind::kChoice,
+     .choices = kModeNames,
+     .help = "What to report: pairs, clusters or duplicates",
+     .commands = kScanCommand,
+     .get = Get<&Options::mode>,
+     .put = Put<&Options::mode>},
+    {.long_name = "--null",
+     .short_name = "-0",
+     .group = OptionGroup::kOutput,
+     .kind = ValueKind::kFlag,
+     .help = "In duplicates mode, end each path with NUL (for xargs -0)",
+     .commands = kScanCommand,
+     .front_end = true},
+
+    // --- Clusters --------------------------------------------------------------
+    {.long_name = "--keep",
+     .group = OptionGroup::kClusters,
+     .default_text = "first",
+     .kind = ValueKind::kChoice,
+     .choices = kKeepRuleNames,
+     .help = "Document kept in a cluster: first, longest, shortest, newest, oldest",
+     .commands = kScanCommand,
+     .get = Get<&Options::keep>,
+     .put = Put<&Options::keep>},
+    {.long_name = "--cluster-by",
+     .group = OptionGroup::kClusters,
+     .default_text = "connected",
+     .kind = ValueKind::kChoice,
+     .choices = kClusterByNames,
+     .help = "Cluster membership: connected or keep",
+     .commands = kScanCommand,
+     .get = Get<&Options::cluster_by>,
+     .put = Put<&Options::cluster_by>},
+
+    // --- Execution -------------------------------------------------------------
+    {.long_name = "--threads",
+     .short_name = "-j",
+     .value_name = "N",
+     .group = OptionGroup::kExecution,
+     .unset_text = "cores",
+     .kind = ValueKind::kInteger,
+     .range = {.low = 1, .high = kMaxThreads, .has_high = true, .zero_is_unset = true},
+     .help = "Worker threads (by default one per core)",
+     .commands = kScanCommand,
+     .get = Get<&Options::threads>,
+     .put = Put<&Options::threads>},
+
+    // --- Logging ---------------------------------------------------------------
+    {.long_name = "--quiet",
+     .short_name = "-q",
+     .group = OptionGroup::kLogging,
+     .kind = ValueKind::kFlag,
+     .help = "Errors only on stderr",
+     .commands = kScanCommand | kExplainCommand,
+     .front_end = true},
+    {.long_name = "--verbose",
+     .short_name = "-v",
+     .group = OptionGroup::kLogging,
+     .kind = ValueKind::kCount,
+     .help = "More on stderr (-v info, -vv debug)",
+     .commands = kScanCommand | kExplainCommand,
+     .excludes = "--quiet",
+     .front_end = true},
+    {.long_name = "--progress",
+     .group = OptionGroup::kLogging,
+     .kind = ValueKind::kFlag,
+     .help = "Show the progress line even when stderr is not a terminal",
+     .commands = kScanCommand,
+     .front_end = true},
+    {.long_name = "--no-progress",
+     .group = OptionGroup::kLogging,
+     .kind = ValueKind::kFlag,
+     .help = "Never show the progress line",
+     .commands = kScanCommand,
+     .excludes = "--progress",
+     .front_end = true},
+};
+
+// The shortest text that reads back as `value`: -0.5, 1e+308, nan (never
+// the 309 digits std::to_string() gives for DBL_MAX).
+std::string Shortest(double value) {
+  char text[64];
+  const auto [end, error] = std::to_chars(text, text + sizeof text, value);
+  if (error != std::errc()) return "?";
+  return std::string(text, end);
+}
+
+std::string IntegerText(long double value) {
+  if (value < 0) return std::to_string(static_cast<long long>(value));
+  return std::to_string(static_cast<unsigned long long>(value));
+}
+
+Status MustBe(const OptionSpec& spec, const std::string& expects, const std::string& shown) {
+  return Status::InvalidArgument(
+      std::string(spec.long_name).append(" must be ").append(expects).append(", got ").append(shown));
+}
+
+bool InRange(const ValueRange& range, long double value) {
+  const auto low = static_cast<long double>(range.low);
+  const auto high = static_cast<long double>(range.high);
+  if (range.low_open ? !(value > low) : !(value >= low)) return false;
+  if (range.has_high && (range.high_open ? !(value < high) : !(value <= high))) return false;
+  return true;
+}
+
+// The whole of `text` as a decimal integer (a '-' only for negatives; no '+',
+// no spaces, no suffix), or nothing.
+std::optional<long double> ReadInteger(std::string_view text) {
+  const char* const end = text.data() + text.size();
+  if (!text.empty() && text[0] == '-') {
+    long long value = 0;
+    const auto [stop, error] = std::from_chars(text.data(), end, value);
+    if (error != std::errc() || stop != end) return std::nullopt;
+    return static_cast<long double>(value);
+  }
+  unsigned long long value = 0;
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (text.empty() || error != std::errc() || stop != end) return std::nullopt;
+  return static_cast<long double>(value);
+}
+
+std::optional<double> ReadReal(std::string_view text) {
+  double value = 0;
+  const char* const end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (text.empty() || error != std::errc() || stop != end) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+std::span<const OptionSpec> OptionTable() { return kTable; }
+
+const OptionSpec* FindOption(std::string_view name) {
+  for (const OptionSpec& spec : kTable) {
+    if (name == spec.long_name || (!name.empty() && name == spec.short_name)) return &spec;
+  }
+  return nullptr;
+}
+
+const char* ToString(OptionGroup group) {
+  switch (group) {
+    case OptionGroup::kInput:
+      return "Input";
+    case OptionGroup::kShingling:
+      return "Shingling & LSH";
+    case OptionGroup::kVerification:
+      return "Verification";
+    case OptionGroup::kOutput:
+      return "Output";
+    case OptionGroup::kClusters:
+      return "Clusters";
+    case OptionGroup::kExecution:
+      return "Execution";
+    case OptionGroup::kLogging:
+      return "Logging";
+  }
+  return "?";
+}
+
+std::optional<int> FindEnumValue(std::span<const EnumName> names, std::string_view text) {
+  for (const EnumName& entry : names) {
+    const std::string_view name = entry.name;
+    if (name.size() != text.size()) continue;
+    bool same = true;
+    for (size_t i = 0; i < name.size() && same; ++i) {
+      same = std::tolower(static_cast<unsigned char>(text[i])) == static_cast<unsigned char>(name[i]);
+    }
+    if (same) return entry.value;
+  }
+  return std::nullopt;
+}
+
+const char* EnumValueName(std::span<const EnumName> names, int value) {
+  for (const EnumName& entry : names) {
+    if (entry.value == value) return entry.name;
+  }
+  return "?";
+}
+
+const char* ToString(ShingleUnit unit) { return NameOf(unit); }
+const char* ToString(VerifyMode verify) { return NameOf(verify); }
+const char* ToString(Mode mode) { return NameOf(mode); }
+const char* ToString(KeepRule keep) { return NameOf(keep); }
+const char* ToString(ClusterBy cluster_by) { return NameOf(cluster_by); }
+
+Status InvalidValue(const OptionSpec& spec, std::string_view text) {
+  return MustBe(spec, Expectation(spec), ShownValue(text));
+}
+
+std::string Expectation(const OptionSpec& spec) {
+  if (*spec.expects != '\0') return spec.expects;
+  const ValueRange& r = spec.range;
+  switch (spec.kind) {
+    case ValueKind::kInteger:
+    case ValueKind::kSize: {
+      std::string what = spec.kind == ValueKind::kSize ? "a size" : "an integer";
+      if (!r.has_high) return what.append(" of at least ").append(std::to_string(r.low));
+      return what.append(" from ").append(std::to_string(r.low)).append(" to ").append(std::to_string(r.high));
+    }
+    case ValueKind::kReal:
+      return std::string("in ")
+          .append(r.low_open ? "(" : "[")
+          .append(std::to_string(r.low))
+          .append(", ")
+          .append(std::to_string(r.high))
+          .append(r.high_open ? ")" : "]");
+    case ValueKind::kChoice: {
+      std::string list;
+      for (size_t i = 0; i < spec.choices.size(); ++i) {
+        if (i > 0) list += i + 1 == spec.choices.size() ? " or " : ", ";
+        list += spec.choices[i].name;
+      }
+      return list;
+    }
+    default:
+      return "";
+  }
+}
+
+std::string ValueName(const OptionSpec& spec) {
+  if (spec.kind != ValueKind::kChoice) return spec.value_name;
+  // Each value once, by its name; aliases are accepted but not listed.
+  std::string names;
+  for (size_t i = 0; i < spec.choices.size(); ++i) {
+    if (EnumValueName(spec.choices, spec.choices[i].value) != spec.choices[i].name) continue;
+    if (!names.empty()) names += '|';
+    names += spec.choices[i].name;
+  }
+  return names;
+}
+
+std::string RangeText(const OptionSpec& spec) {
+  const ValueRange& r = spec.range;
+  if (spec.kind == ValueKind::kReal) {
+    return std::to_string(r.low)
+        .append(r.low_open ? " < " : " <= ")
+        .append(spec.value_name)
+        .append(r.high_open ? " < " : " <= ")
+        .append(std::to_string(r.high));
+  }
+  if (spec.kind != ValueKind::kInteger) return "";
+  if (!r.has_high) return std::string(">= ").append(std::to_string(r.low));
+  if (r.high == static_cast<unsigned long long>(kIntMax)) return "";
+  return std::to_string(r.low).append("..").append(r.high == kUint64Max ? "2^64-1" : std::to_string(r.high));
+}
+
+std::string DefaultText(const OptionSpec& spec) {
+  return *spec.default_text != '\0' ? spec.default_text : spec.unset_text;
+}
+
+std::string HelpLine(const OptionSpec& spec) {
+  const std::string range = RangeText(spec);
+  if (range.empty()) return spec.help;
+  return std::string(spec.help).append(", ").append(range);
+}
+
+std::string ShownValue(std::string_view text) {
+  if (text.empty()) return "''";
+  std::string shown;
+  for (const char c : text) {
+    if (shown.size() >= 40) return shown + "...";
+    const auto u = static_cast<unsigned char>(c);
+    shown.push_back(u < 0x20 || u == 0x7F ? '?' : c);
+  }
+  return shown;
+}
+
+std::optional<uint64_t> ParseSize(std::string_view text) {
+  size_t i = 0;
+  uint64_t value = 0;
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return std::nullopt;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+    const auto digit = static_cast<uint64_t>(text[i] - '0');
+    if (value > (~uint64_t{0} - digit) / 10) return std::nullopt;
+    value = value * 10 + digit;
+    ++i;
+  }
+  std::string suffix(text.substr(i));
+  for (char& c : suffix) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (suffix.ends_with("IB")) {
+    suffix.resize(suffix.size() - 2);
+  } else if (suffix.size() > 1 && suffix.ends_with("B")) {
+    suffix.pop_back();
+  }
+  int shift = 0;
+  if (suffix.empty() || suffix == "B") {
+    shift = 0;
+  } else if (suffix == "K") {
+    shift = 10;
+  } else if (suffix == "M") {
+    shift = 20;
+  } else if (suffix == "G") {
+    shift = 30;
+  } else if (suffix == "T") {
+    shift = 40;
+  } else {
+    return std::nullopt;
+  }
+  if (shift > 0 && value > (~uint64_t{0} >> shift)) return std::nullopt;
+  return value << shift;
+}
+
+Status ApplyOption(const OptionSpec& spec, std::string_view text, Options& options) {
+  assert(!spec.front_end);
+  const std::string shown = ShownValue(text);
+  switch (spec.kind) {
+    case ValueKind::kFlag:
+    case ValueKind::kCount:
+      spec.put(options, 1);
+      return Status::Ok();
+    case ValueKind::kText:
+      *spec.text(options) = std::string(text);
+      return Status::Ok();
+    case ValueKind::kTextList:
+    case ValueKind::kPositional:
+      spec.list(options)->emplace_back(text);
+      return Status::Ok();
+    case ValueKind::kChoice: {
+      const std::optional<int> value = FindEnumValue(spec.choices, text);
+      if (!value) return MustBe(spec, Expectation(spec), shown);
+      spec.put(options, *value);
+      return Status::Ok();
+    }
+    case ValueKind::kInteger: {
+      const std::optional<long double> value = ReadInteger(text);
+      if (!value || !InRange(spec.range, *value)) return MustBe(spec, Expectation(spec), shown);
+      spec.put(options, *value);
+      return Status::Ok();
+    }
+    case ValueKind::kReal: {
+      const std::optional<double> value = ReadReal(text);
+      if (!value || !InRange(spec.range, *value)) return MustBe(spec, Expectation(spec), shown);
+      spec.put(options, *value);
+      return Status::Ok();
+    }
+    case ValueKind::kSize: {
+      const std::optional<uint64_t> value = ParseSize(text);
+      if (value && *value == 0 && *spec.zero_expects != '\0') return MustBe(spec, spec.zero_expects, shown);
+      if (!value || !InRange(spec.range, static_cast<long double>(*value))) {
+        return MustBe(spec, Expectation(spec), shown);
+      }
+      spec.put(options, static_cast<long double>(*value));
+      return Status::Ok();
+    }
+  }
+  return Status::Internal(std::string(spec.long_name).append(": unknown kind of value"));
+}
+
+Status CheckOptionRange(const OptionSpec& spec, const Options& options) {
+  if (spec.get == nullptr) return Status::Ok();
+  const long double value = spec.get(options);
+  if (spec.range.zero_is_unset && value == 0) return Status::Ok();
+  switch (spec.kind) {
+    case ValueKind::kInteger:
+    case ValueKind::kSize:
+      if (value == 0 && *spec.zero_expects != '\0') return MustBe(spec, spec.zero_expects, "0");
+      if (!InRange(spec.range, value)) return MustBe(spec, Expectation(spec), IntegerText(value));
+      return Status::Ok();
+    case ValueKind::kReal:
+      if (!InRange(spec.range, value)) return MustBe(spec, Expectation(spec), Shortest(static_cast<double>(value)));
+      return Status::Ok();
+    case ValueKind::kChoice:
+      if (EnumValueName(spec.choices, static_cast<int>(value))[0] == '?') {
+        return MustBe(spec, Expectation(spec), IntegerText(value));
+      }
+      return Status::Ok();
+    default:
+      return Status::Ok();
+  }
+}
+
+}  // namespace neardup
