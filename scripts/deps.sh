@@ -7,6 +7,7 @@ NEARDUP_PACKAGES=(
   libsimdjson-dev libutf8proc-dev zlib1g-dev libzstd-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   xxhash time
+  libdtl-dev chromium-headless-shell
 )
 
 neardup_install_packages() {

@@ -192,7 +192,7 @@ class PosixFileSystem final : public FileSystem {
 
   Result<FileStat> Stat(const std::string& path) override {
     struct stat st;
-    if (::stat(path.c_str(), &st) != 0) return StatErrnoStatus(path, errno);
+    if (::stat(SystemPath(path).c_str(), &st) != 0) return StatErrnoStatus(path, errno);  // "-" is stdin
     return ToFileStat(st);
   }
 
@@ -223,7 +223,7 @@ class PosixFileSystem final : public FileSystem {
     const int flags = O_RDONLY | O_CLOEXEC | (stream ? 0 : O_NONBLOCK);
     int raw;
     do {
-      raw = ::open(path.c_str(), flags);
+      raw = ::open(SystemPath(path).c_str(), flags);
     } while (raw < 0 && errno == EINTR);
     if (raw < 0) return ErrnoStatus(path, errno);
     UniqueFd fd(raw);

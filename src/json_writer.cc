@@ -354,6 +354,9 @@ void WriteReport(const Report& report, OutputFormat format, std::ostream& out,
     case OutputFormat::kTsv:
       WriteTsv(report, out);
       return;
+    case OutputFormat::kHtml:
+      WriteHtml(report, HtmlSources{}, out);
+      return;
   }
 }
 

@@ -146,7 +146,7 @@ TEST(ParseArgsTest, UsageErrorsAreOneShortLineNamingOptionAndValue) {
       {{"--mode", "1"}, "--mode must be pairs, clusters or duplicates, got 1"},
       {{"--shingle", "0"}, "--shingle must be word or char, got 0"},
       {{"--verify", "2"}, "--verify must be signature, exact or none, got 2"},
-      {{"--format", "1"}, "--format must be jsonl, json, csv or tsv, got 1"},
+      {{"--format", "1"}, "--format must be jsonl, json, csv, tsv or html, got 1"},
       {{"--keep", "0"}, "--keep must be first, longest, shortest, newest or oldest, got 0"},
       {{"--cluster-by", "1"}, "--cluster-by must be connected or keep, got 1"},
       {{"--input", "1"}, "--input must be text or jsonl, got 1"},

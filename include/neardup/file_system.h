@@ -135,6 +135,11 @@ class FileSystem {
   static FileSystem& Default();
 };
 
+// The path "-" names standard input, as for cat(1): the real file system
+// opens and stats /dev/stdin for it, and it is written "-" in the output and
+// in messages (a file named "-" is reached as "./-").
+inline std::string SystemPath(const std::string& path) { return path == "-" ? "/dev/stdin" : path; }
+
 // Opens `path` through `fs`, decompressing when the name ends in ".gz" or ".zst".
 Result<std::unique_ptr<ByteReader>> OpenInput(FileSystem& fs, const std::string& path);
 // The same through fs.OpenExpected(path, expected).

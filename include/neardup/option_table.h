@@ -68,7 +68,8 @@ inline constexpr EnumName kClusterByNames[] = {{"connected", static_cast<int>(Cl
 inline constexpr EnumName kOutputFormatNames[] = {{"jsonl", static_cast<int>(OutputFormat::kJsonl)},
                                                   {"json", static_cast<int>(OutputFormat::kJson)},
                                                   {"csv", static_cast<int>(OutputFormat::kCsv)},
-                                                  {"tsv", static_cast<int>(OutputFormat::kTsv)}};
+                                                  {"tsv", static_cast<int>(OutputFormat::kTsv)},
+                                                  {"html", static_cast<int>(OutputFormat::kHtml)}};
 
 // The spellings of each enum, found by the enum's type.
 constexpr std::span<const EnumName> EnumNames(ShingleUnit) { return kShingleUnitNames; }
@@ -115,6 +116,7 @@ const char* ToString(OptionGroup group);
 // The commands an option applies to: bits of OptionSpec::commands.
 inline constexpr unsigned kScanCommand = 1u << 0;
 inline constexpr unsigned kParamsCommand = 1u << 1;
+inline constexpr unsigned kExplainCommand = 1u << 2;
 
 enum class ValueKind {
   kFlag,        // no value; giving it once or more has one effect
@@ -159,7 +161,7 @@ struct OptionSpec {
   const char* expects = "";
   const char* zero_expects = "";
   const char* help = "";      // one line, without the range (RangeText() adds it)
-  unsigned commands = 0;      // kScanCommand | kParamsCommand
+  unsigned commands = 0;      // kScanCommand | kParamsCommand | kExplainCommand
   const char* excludes = "";  // the long name of an option not to be given with it, or ""
   bool front_end = false;     // read by the front end into its own options, not Options
 

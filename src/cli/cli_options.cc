@@ -2,8 +2,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cli/bound_options.h"
 #include "neardup/option_table.h"
@@ -28,7 +30,9 @@ struct CommandLine {
   std::vector<std::pair<Command, CLI::App*>> commands;
   BoundOptions scan_options;  // each command has its own values
   BoundOptions params_options;
+  BoundOptions explain_options;
   std::string shell;
+  std::vector<std::string> explain_args;
 
   CommandLine() {
     app.set_version_flag("--version", std::string("neardup ") + kVersion);
@@ -44,6 +48,11 @@ struct CommandLine {
           break;
         case Command::kParams:
           params_options.Register(sub, kParamsCommand);
+          break;
+        case Command::kExplain:
+          sub->add_option("ARGS", explain_args, "Two files A B ('-' = stdin), or with --input jsonl: FILE ID_A ID_B")
+              ->required();
+          explain_options.Register(sub, kExplainCommand);
           break;
         case Command::kCompletions:
           sub->add_option("SHELL", shell, "bash, zsh or fish")
@@ -119,6 +128,33 @@ Status CheckScanOptions(const BoundOptions& given, const CliOptions& c, std::vec
   if (o.paths.empty() && c.files_from.empty() && c.files0_from.empty()) {
     return Status::InvalidArgument("scan needs a PATH (or --files-from); see neardup scan --help");
   }
+  if (c.format == OutputFormat::kHtml && o.mode == Mode::kDuplicates) {
+    return Status::InvalidArgument(
+        "-f html is a review page of pairs or clusters: use it with --mode pairs or clusters");
+  }
+  // '-' as a PATH is standard input, as is '-' as a list of paths.
+  const auto has_dash = [](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), "-") != v.end(); };
+  if (has_dash(o.paths) && (has_dash(c.files_from) || has_dash(c.files0_from))) {
+    return Status::InvalidArgument("'-' as a PATH and --files-from - both read standard input: use one of them");
+  }
+  return Status::Ok();
+}
+
+// The operands of explain, and its -f: text (the default) or json.
+Status CheckExplainOptions(const BoundOptions& given, const CliOptions& c) {
+  if (given.Given("--format") && c.format != OutputFormat::kJson) {
+    return Status::InvalidArgument("explain prints text, or one JSON object with -f json");
+  }
+  const bool jsonl = c.scan.input == InputFormat::kJsonl;
+  const size_t want = jsonl ? 3 : 2;
+  if (c.explain_args.size() != want) {
+    const std::string got = std::to_string(c.explain_args.size());
+    return Status::InvalidArgument(jsonl ? std::string("explain --input jsonl needs FILE ID_A ID_B, got ").append(got).append(" arguments")
+                                         : std::string("explain needs two files A B, got ").append(got).append(" arguments"));
+  }
+  if (!jsonl && c.explain_args[0] == "-" && c.explain_args[1] == "-") {
+    return Status::InvalidArgument("explain: standard input ('-') can be only one of A and B");
+  }
   return Status::Ok();
 }
 
@@ -135,11 +171,15 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
   c.command = line.Parsed();
   c.shell = line.shell;
   if (c.command == Command::kCompletions || c.command == Command::kManPage) return parsed;
-  const BoundOptions& given = c.command == Command::kParams ? line.params_options : line.scan_options;
+  const BoundOptions& given = c.command == Command::kParams    ? line.params_options
+                              : c.command == Command::kExplain ? line.explain_options
+                                                               : line.scan_options;
+  c.explain_args = line.explain_args;
 
   Status status = given.Apply(c);
   if (c.verbosity < 0) c.progress = false;  // -q: errors only, no progress line
   if (status.ok() && c.command == Command::kScan) status = CheckScanOptions(given, c, &parsed.warnings);
+  if (status.ok() && c.command == Command::kExplain) status = CheckExplainOptions(given, c);
   if (status.ok()) status = ValidateOptions(c.scan);
   if (!status.ok()) {
     err << "neardup: " << status.message() << "\n";

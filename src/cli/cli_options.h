@@ -18,7 +18,7 @@
 
 namespace neardup::cli {
 
-enum class Command { kScan, kParams, kCompletions, kManPage };
+enum class Command { kScan, kParams, kExplain, kCompletions, kManPage };
 
 // The commands of neardup, in the order of `neardup --help`: the source of
 // the subcommands, of the completion scripts and of the man page.
@@ -32,6 +32,8 @@ struct CommandInfo {
 inline constexpr CommandInfo kCommands[] = {
     {Command::kScan, "scan", "PATH...", "Find near-duplicate documents under PATH...", kScanCommand},
     {Command::kParams, "params", "", "Show the LSH banding and its S-curve for a threshold", kParamsCommand},
+    {Command::kExplain, "explain", "A B",
+     "Explain why scan does or does not report a pair (--input jsonl: FILE ID_A ID_B)", kExplainCommand},
     {Command::kCompletions, "completions", "bash|zsh|fish", "Print a shell completion script", 0},
     {Command::kManPage, "manpage", "", "Print the man page (roff)", 0},
 };
@@ -62,6 +64,8 @@ struct CliOptions {
   std::vector<std::string> files_from;         // --files-from (one path a line)
   std::vector<std::string> files0_from;        // --files0-from (NUL-separated)
   std::string shell;                           // completions: bash, zsh or fish
+  // explain: A B (text input) or FILE ID_A ID_B (--input jsonl); -f json.
+  std::vector<std::string> explain_args;
 
   bool operator==(const CliOptions&) const = default;
 };

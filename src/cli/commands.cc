@@ -189,7 +189,14 @@ ExitCode RunScan(const CliOptions& cli) {
                ToString(pa.shingle), pa.ngram, pa.num_perm, pa.bands, pa.rows, pa.threshold,
                ToString(pa.verify), pa.seed);
 
-  WriteReport(report, cli.format, (*out)->stream(), cli.terminator);
+  if (cli.format == OutputFormat::kHtml) {
+    // The review page reads the documents shown again, for their word diffs.
+    HtmlSources sources;
+    sources.options = &options;
+    WriteHtml(report, sources, (*out)->stream());
+  } else {
+    WriteReport(report, cli.format, (*out)->stream(), cli.terminator);
+  }
   if (!report.pairs.status().ok()) {
     spdlog::error("{}", report.pairs.status().message());
     return ExitCode::kError;
@@ -204,7 +211,11 @@ ExitCode RunScan(const CliOptions& cli) {
     if (!detail.empty()) line += " (skipped: " + detail + ")";
     std::fprintf(stderr, "%s\n", line.c_str());
   }
-  if (report.stats.unreadable > 0 || report.stats.duplicate_ids > 0) return ExitCode::kError;
+  // A document asked for and not read (an unreadable file, a malformed JSONL
+  // line) is an error, after everything else was written.
+  if (report.stats.unreadable > 0 || report.stats.malformed_lines > 0 || report.stats.duplicate_ids > 0) {
+    return ExitCode::kError;
+  }
   const bool any = report.params.mode == Mode::kPairs ? !report.pairs.empty() : !report.clusters.empty();
   return any ? ExitCode::kFound : ExitCode::kNothing;
 }

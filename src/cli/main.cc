@@ -7,6 +7,7 @@
 
 #include "cli/cli_options.h"
 #include "cli/commands.h"
+#include "cli/explain_command.h"
 #include "cli/logging.h"
 #include "cli/signals.h"
 #include "cli/std_fds.h"
@@ -31,6 +32,9 @@ int main(int argc, char** argv) {
         return static_cast<int>(neardup::cli::RunScan(args.options));
       case neardup::cli::Command::kParams:
         code = neardup::cli::RunParams(args.options.scan, std::cout);
+        break;
+      case neardup::cli::Command::kExplain:
+        code = neardup::cli::RunExplain(args.options, std::cout);
         break;
       case neardup::cli::Command::kCompletions:
         code = neardup::cli::RunCompletions(args.options.shell, std::cout);

@@ -272,7 +272,7 @@ TEST(HostileInputTest, OverlongJsonlLineIsMalformedAndNeverBuffered) {
     out << "\"}\n" << good_b;
   }
   Scan s = ScanJson(dir, {"--input", "jsonl", "--max-line", "1M", dir / "d/in.jsonl"});
-  ASSERT_EQ(s.run.exit_code, 0) << s.run.err;
+  ASSERT_EQ(s.run.exit_code, 2) << s.run.err;  // a malformed line: exit 2, after the output
   EXPECT_EQ(PairsOf(s.json), (std::vector<std::pair<std::string, std::string>>{{"a", "b"}}));
   EXPECT_EQ(s.json["stats"]["malformed_lines"], 1) << s.json["stats"].dump();
   EXPECT_NE(s.run.err.find(dir / "d/in.jsonl:2: line longer than --max-line 1048576 bytes"), std::string::npos)

@@ -318,8 +318,9 @@ TEST(InputsTest, MalformedJsonlLinesAreWarnedAboutAndTheRunGoesOn) {
   RunResult r;
   nlohmann::json j =
       ScanJson(dir, {"--input", "jsonl", "--text-key", "content", "--id-key", "url", file}, &r);
-  // Malformed lines are warnings; they do not change the status.
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Malformed lines are warnings; the run goes on, and the status is 2:
+  // documents asked for were not read.
+  ASSERT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("neardup: " + file + ":3: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("neardup: " + file + ":5: missing key \"content\""), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("neardup: " + file + ":6: \"content\" is not a string"), std::string::npos) << r.err;
@@ -333,7 +334,7 @@ TEST(InputsTest, MalformedJsonlLinesAreWarnedAboutAndTheRunGoesOn) {
 
   // An id key no line has: every document is named FILE:LINE.
   j = ScanJson(dir, {"--input", "jsonl", "--text-key", "content", "--id-key", "name", file}, &r);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 2) << r.err;  // the same malformed lines
   EXPECT_EQ(PairsOf(j), (Pairs{{file + ":1", file + ":7"}, {file + ":2", file + ":8"}}));
 }
 
@@ -369,7 +370,7 @@ TEST(InputsTest, CompressedJsonlGivesTheSamePairsAsThePlainFile) {
   auto scan = [&](const std::string& file) {
     RunResult r;
     const nlohmann::json j = ScanJson(dir, {"--input", "jsonl", "--text-key", "content", file}, &r);
-    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.exit_code, 2) << r.err;  // 3 malformed lines
     EXPECT_EQ(j["stats"]["malformed_lines"], 3);
     EXPECT_NE(r.err.find("neardup: " + file + ":5: missing key"), std::string::npos) << r.err;
     Pairs pairs = PairsOf(j);

@@ -1,0 +1,105 @@
+// ExplainPair: why a scan does (or does not) report a pair of documents.
+//
+// Reads two documents under the same Options as a scan and returns every fact
+// the scan's decision rests on: sizes, token and shingle counts, the shared
+// shingles and the exact Jaccard similarity, the MinHash estimate and its
+// standard error sqrt(J(1-J)/num_perm), the LSH bands in which the two
+// signatures agree (any one makes the pair a candidate), whether each
+// --verify setting would report the pair, and the S-curve probability
+// 1-(1-J^r)^b that a pair of this Jaccard becomes a candidate.
+//
+// The documents are two files (text input), or two documents of one JSONL
+// file named by id, or by FILE:LINE as the scan names a line without an id
+// (--input jsonl). Each document's token text (Shingler::set_token_text: the
+// normalized words, lowercased, one space after each) is kept, up to
+// `max_words` words, for a word diff (word_diff.h).
+//
+// Thread safety: a pure function of its arguments and the file system.
+//
+//   ExplainInputs in; in.a = "x.txt"; in.b = "y.txt";
+//   Result<PairExplanation> e = ExplainPair(options, in);
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "neardup/banding.h"
+#include "neardup/file_system.h"
+#include "neardup/minhash.h"
+#include "neardup/options.h"
+#include "neardup/shingle.h"
+#include "neardup/status.h"
+
+namespace neardup {
+
+struct ExplainInputs {
+  // Text input: two paths. JSONL input: two ids (or FILE:LINE names) of
+  // documents in `jsonl_file`. A path "-" is standard input (text input only).
+  std::string a;
+  std::string b;
+  std::string jsonl_file;  // used when options.input is kJsonl
+  // Words of token text kept per document for the diff; 0 keeps none.
+  uint64_t max_words = 20000;
+};
+
+struct ExplainedDoc {
+  std::string name;       // path, or JSONL id / FILE:LINE
+  uint64_t bytes = 0;     // bytes of text read (after decompression)
+  uint64_t words = 0;
+  uint64_t tokens = 0;    // words, or characters with --shingle char
+  uint64_t shingles = 0;  // distinct shingles
+  // Why a scan would not index it: "" (it would), "empty", "too short"
+  // (under --min-words), "binary", "too large" (over --max-filesize).
+  std::string skipped;
+  // The token text's first max_words words (each followed by one space).
+  std::string token_text;
+  bool token_text_capped = false;  // more words than max_words
+};
+
+struct PairExplanation {
+  ExplainedDoc a;
+  ExplainedDoc b;
+  int num_perm = 0;
+  Banding banding;  // as the scan would choose it (or --bands/--rows)
+  double threshold = 0;
+  double exact_margin = 0;
+  uint64_t shared_shingles = 0;  // |A ∩ B|
+  uint64_t union_shingles = 0;   // |A ∪ B|
+  double jaccard = 0;            // exact: shared / union
+  bool same_tokens = false;      // identical token sequences (exact copies)
+  double estimate = 0;           // share of agreeing signature positions
+  double standard_error = 0;     // sqrt(J(1-J)/num_perm) at the exact J
+  std::vector<int> agreeing_bands;  // 0-based band numbers, ascending
+  bool candidate = false;        // at least one agreeing band (or same tokens)
+  double candidate_probability = 0;  // 1-(1-J^r)^b at the exact J
+  // Whether `neardup scan` would report the pair under each --verify
+  // setting (with these options): signature: candidate and estimate >=
+  // threshold; exact: candidate, estimate >= CandidateFloor() and Jaccard >=
+  // threshold; none: candidate. A document the scan skips is never reported;
+  // exact copies are always reported (they are grouped before LSH).
+  bool reported_signature = false;
+  bool reported_exact = false;
+  bool reported_none = false;
+};
+
+// One document file read as ExplainPair reads it (text input): its facts
+// and token text (up to `max_words` words), MinHash signature and sorted
+// shingle set. The path "-" is standard input. Errors as OpenInput().
+struct DocReading {
+  ExplainedDoc doc;
+  std::vector<uint32_t> signature;  // num_perm values
+  std::vector<uint64_t> shingles;   // sorted, unique
+  ContentHash content;              // equal for equal token sequences
+};
+Result<DocReading> ReadDocumentFile(const Options& options, const MinHasher& minhasher, FileSystem& fs,
+                                    const std::string& path, uint64_t max_words);
+
+// Reads both documents and explains the pair. Errors: IoError / NotFound
+// for a file that cannot be read; NotFound for an id that is not in the
+// JSONL file; InvalidArgument for invalid options, or a JSONL line of either
+// document that is malformed.
+Result<PairExplanation> ExplainPair(const Options& options, const ExplainInputs& inputs,
+                                    FileSystem& fs = FileSystem::Default());
+
+}  // namespace neardup

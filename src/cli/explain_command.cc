@@ -1,0 +1,258 @@
+#include "cli/explain_command.h"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "neardup/options.h"
+#include "neardup/writers.h"
+
+namespace neardup::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Unchanged words kept on each side of a change in the text diff; a longer
+// unchanged stretch is shown as "... (N unchanged words) ...".
+constexpr uint64_t kContextWords = 12;
+// A shorter unchanged stretch is shown whole.
+constexpr uint64_t kMinSkipped = 10;
+// The diff's lines are wrapped between words at this width.
+constexpr size_t kWrap = 78;
+
+std::string Num(double value) { return FormatScore(value); }
+
+std::string Fixed(double value, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+  return buf;
+}
+
+const char* Yes(bool reported) { return reported ? "reported" : "not reported"; }
+
+void DocLines(const char* label, const ExplainedDoc& d, const char* unit, std::string* text) {
+  *text += std::string(label) + ": " + d.name + "\n";
+  *text += "   " + std::to_string(d.bytes) + " bytes, " + std::to_string(d.words) + " words, " +
+           std::to_string(d.tokens) + " " + unit + ", " + std::to_string(d.shingles) + " distinct shingles";
+  if (!d.skipped.empty()) *text += "; skipped by scan: " + d.skipped;
+  *text += "\n";
+}
+
+// Writes words, wrapping lines at kWrap columns (marks and colour codes
+// are not counted).
+class Wrapper {
+ public:
+  explicit Wrapper(std::string* out) : out_(out) {}
+  // One word (or a marked run's piece) of `visible` printed columns.
+  void Word(std::string_view printed, size_t visible) {
+    if (column_ > 0 && column_ + 1 + visible > kWrap) {
+      out_->push_back('\n');
+      column_ = 0;
+    } else if (column_ > 0) {
+      out_->push_back(' ');
+      ++column_;
+    }
+    out_->append(printed);
+    column_ += visible;
+  }
+  // The words of `run`; with marks, as one marked run ("[-a b c-]"), or,
+  // in colour, each word coloured (so a wrapped line keeps its colour).
+  void Words(std::string_view run, const char* open, const char* close, bool per_word) {
+    size_t i = 0;
+    while (i < run.size()) {
+      size_t j = run.find(' ', i);
+      if (j == std::string_view::npos) j = run.size();
+      const std::string_view w = run.substr(i, j - i);
+      const bool first = i == 0, last = j == run.size();
+      std::string printed;
+      if (per_word || first) printed += open;
+      printed += w;
+      if (per_word || last) printed += close;
+      Word(printed, w.size() + (per_word ? 0 : (first ? std::strlen(open) : 0) + (last ? std::strlen(close) : 0)));
+      i = j + 1;
+    }
+  }
+  void End() {
+    if (column_ > 0) out_->push_back('\n');
+    column_ = 0;
+  }
+
+ private:
+  std::string* out_;
+  size_t column_ = 0;
+};
+
+std::string_view Words(std::string_view text, uint64_t n, bool from_end) {
+  if (!from_end) {
+    size_t at = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      at = text.find(' ', i == 0 ? 0 : at + 1);
+      if (at == std::string_view::npos) return text;
+    }
+    return text.substr(0, at);
+  }
+  size_t at = text.size();
+  for (uint64_t i = 0; i < n; ++i) {
+    if (at == 0) return text;
+    at = text.rfind(' ', at - 1);
+    if (at == std::string_view::npos) return text;
+  }
+  return text.substr(at + 1);
+}
+
+}  // namespace
+
+void WriteExplanationText(const PairExplanation& e, const std::vector<DiffRun>& diff, DiffMarks marks,
+                          std::ostream& out) {
+  std::string t;
+  const char* unit = "tokens";
+  DocLines("a", e.a, unit, &t);
+  DocLines("b", e.b, unit, &t);
+  t += "shared shingles: " + std::to_string(e.shared_shingles) + " of " + std::to_string(e.union_shingles) +
+       " (union)\n";
+  t += "exact Jaccard: " + Fixed(e.jaccard, 4) + (e.same_tokens ? " (same words: an exact copy)" : "") + "\n";
+  t += "signature estimate: " + Fixed(e.estimate, 4) + " (" + std::to_string(e.num_perm) +
+       " permutations; standard error " + Fixed(e.standard_error, 4) + " at the exact Jaccard)\n";
+  t += "LSH: " + std::to_string(e.banding.bands) + " bands x " + std::to_string(e.banding.rows) + " rows; agreeing in " +
+       std::to_string(e.agreeing_bands.size()) + " band" + (e.agreeing_bands.size() == 1 ? "" : "s");
+  if (!e.agreeing_bands.empty()) {
+    t += " (";
+    for (size_t i = 0; i < e.agreeing_bands.size(); ++i) {
+      if (i > 0) t += ", ";
+      if (i == 16) {
+        t += "...";
+        break;
+      }
+      t += std::to_string(e.agreeing_bands[i]);
+    }
+    t += ")";
+  }
+  t += e.candidate ? ": a candidate\n" : ": not a candidate\n";
+  t += "P(candidate) at Jaccard " + Fixed(e.jaccard, 4) + ": " + Fixed(e.candidate_probability, 4) +
+       " (S-curve 1-(1-s^" + std::to_string(e.banding.rows) + ")^" + std::to_string(e.banding.bands) + ")\n";
+  t += "threshold " + Num(e.threshold) + ", scan would say:\n";
+  t += std::string("  --verify signature: ") + Yes(e.reported_signature) + "\n";
+  t += std::string("  --verify exact:     ") + Yes(e.reported_exact) +
+       (e.exact_margin > 0 ? " (candidates with an estimate at least " + Fixed(e.threshold - e.exact_margin * std::sqrt(e.threshold * (1 - e.threshold) / e.num_perm), 4) + " are checked)"
+                           : std::string(" (every candidate is checked)")) +
+       "\n";
+  t += std::string("  --verify none:      ") + Yes(e.reported_none) + "\n";
+
+  t += "\nword diff of the normalized words (a -> b)";
+  if (e.a.token_text_capped || e.b.token_text_capped) {
+    t += ", first " + std::to_string(e.a.token_text_capped ? e.a.words : e.b.words) + " words";
+  }
+  t += ":\n";
+  const bool color = marks == DiffMarks::kColor;
+  const char* del_open = color ? "\x1b[31m" : "[-";
+  const char* del_close = color ? "\x1b[m" : "-]";
+  const char* add_open = color ? "\x1b[32m" : "{+";
+  const char* add_close = color ? "\x1b[m" : "+}";
+  Wrapper w(&t);
+  for (size_t i = 0; i < diff.size(); ++i) {
+    const DiffRun& run = diff[i];
+    if (run.kind == DiffRun::Kind::kRemoved) {
+      w.Words(run.text, del_open, del_close, color);
+      continue;
+    }
+    if (run.kind == DiffRun::Kind::kAdded) {
+      w.Words(run.text, add_open, add_close, color);
+      continue;
+    }
+    const bool first = i == 0, last = i + 1 == diff.size();
+    const uint64_t keep = (first ? 0 : kContextWords) + (last ? 0 : kContextWords);
+    if (run.words < keep + kMinSkipped) {
+      w.Words(run.text, "", "", false);
+      continue;
+    }
+    if (!first) w.Words(Words(run.text, kContextWords, false), "", "", false);
+    w.End();
+    t += "... (" + std::to_string(run.words - keep) + " unchanged words) ...\n";
+    if (!last) w.Words(Words(run.text, kContextWords, true), "", "", false);
+  }
+  w.End();
+  if (e.a.token_text_capped || e.b.token_text_capped) {
+    t += "(diff capped: only the first words of each document are compared)\n";
+  }
+  out << t;
+}
+
+void WriteExplanationJson(const PairExplanation& e, const std::vector<DiffRun>& diff, std::ostream& out) {
+  auto doc = [](const ExplainedDoc& d) {
+    Json j = Json::object();
+    j["name"] = d.name;
+    j["bytes"] = d.bytes;
+    j["words"] = d.words;
+    j["tokens"] = d.tokens;
+    j["shingles"] = d.shingles;
+    j["skipped"] = d.skipped.empty() ? Json(nullptr) : Json(d.skipped);
+    return j;
+  };
+  Json j = Json::object();
+  j["neardup"] = "explain";
+  j["a"] = doc(e.a);
+  j["b"] = doc(e.b);
+  j["threshold"] = e.threshold;
+  j["num_perm"] = e.num_perm;
+  j["bands"] = e.banding.bands;
+  j["rows"] = e.banding.rows;
+  j["shared_shingles"] = e.shared_shingles;
+  j["union_shingles"] = e.union_shingles;
+  j["jaccard"] = e.jaccard;
+  j["same_tokens"] = e.same_tokens;
+  j["estimate"] = e.estimate;
+  j["standard_error"] = e.standard_error;
+  j["agreeing_bands"] = e.agreeing_bands;
+  j["candidate"] = e.candidate;
+  j["candidate_probability"] = e.candidate_probability;
+  j["reported"] = Json::object(
+      {{"signature", e.reported_signature}, {"exact", e.reported_exact}, {"none", e.reported_none}});
+  Json runs = Json::array();
+  for (const DiffRun& run : diff) {
+    const char* kind = run.kind == DiffRun::Kind::kSame ? "same" : run.kind == DiffRun::Kind::kRemoved ? "removed" : "added";
+    runs.push_back(Json::object({{"kind", kind}, {"text", run.text}}));
+  }
+  j["diff"] = std::move(runs);
+  j["diff_capped"] = e.a.token_text_capped || e.b.token_text_capped;
+  out << j.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+}
+
+ExitCode RunExplain(const CliOptions& cli, std::ostream& out) {
+  const Options& o = cli.scan;
+  ExplainInputs in;
+  if (o.input == InputFormat::kJsonl) {
+    in.jsonl_file = cli.explain_args[0];
+    in.a = cli.explain_args[1];
+    in.b = cli.explain_args[2];
+  } else {
+    in.a = cli.explain_args[0];
+    in.b = cli.explain_args[1];
+  }
+  in.max_words = kDefaultMaxWords;
+  Result<PairExplanation> e = ExplainPair(o, in);
+  if (!e.ok()) {
+    spdlog::error("{}", e.status().message());
+    return ExitCode::kError;
+  }
+  const std::vector<DiffRun> diff = WordDiff(e->a.token_text, e->b.token_text);
+  if (cli.format == OutputFormat::kJson) {
+    WriteExplanationJson(*e, diff, out);
+  } else {
+    const char* no_color = std::getenv("NO_COLOR");
+    const bool color = ::isatty(STDOUT_FILENO) != 0 && (no_color == nullptr || no_color[0] == '\0');
+    WriteExplanationText(*e, diff, color ? DiffMarks::kColor : DiffMarks::kBrackets, out);
+  }
+  const bool reported = o.verify == VerifyMode::kExact     ? e->reported_exact
+                        : o.verify == VerifyMode::kNone    ? e->reported_none
+                                                           : e->reported_signature;
+  return reported ? ExitCode::kFound : ExitCode::kNothing;
+}
+
+}  // namespace neardup::cli

@@ -1,0 +1,177 @@
+// End to end: `neardup explain`, `-f html`, '-' as standard input, and the
+// exit status of a run that lost JSONL lines. Each test runs the real binary.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+
+namespace neardup {
+namespace {
+
+using testing::Join;
+using testing::RandomWords;
+using testing::RunProcess;
+using testing::RunResult;
+using testing::TempDir;
+using testing::WriteFile;
+
+const std::string kBin = NEARDUP_BINARY;
+
+// Runs `argv` with `dir` as the working directory (so names are relative).
+RunResult RunIn(const TempDir& dir, std::vector<std::string> argv, const std::string& stdin_path = "/dev/null") {
+  argv.insert(argv.begin(), {"/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", dir.path()});
+  return RunProcess(argv, dir.path(), stdin_path);
+}
+
+// a.txt and b.txt: 200 words, b with two words replaced; c.txt unrelated.
+void WriteCorpus(const TempDir& dir) {
+  std::vector<std::string> w = RandomWords(200, 11);
+  WriteFile(dir / "docs/a.txt", Join(w));
+  w[50] = "alpha";
+  w[150] = "omega";
+  WriteFile(dir / "docs/b.txt", Join(w));
+  WriteFile(dir / "docs/c.txt", Join(RandomWords(200, 12)));
+}
+
+TEST(ExplainCommandTest, TextShowsFactsAndBracketedWordDiffWhenPiped) {
+  TempDir dir;
+  WriteCorpus(dir);
+  const RunResult r = RunIn(dir, {kBin, "explain", "docs/a.txt", "docs/b.txt"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("a: docs/a.txt\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("200 words"), std::string::npos);
+  // 2 edits change 10 of 196 shingles: 186 shared of 206.
+  EXPECT_NE(r.out.find("shared shingles: 186 of 206 (union)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("exact Jaccard: 0.9029"), std::string::npos);
+  EXPECT_NE(r.out.find("--verify exact:     reported"), std::string::npos);
+  const std::vector<std::string> w = RandomWords(200, 11);
+  EXPECT_NE(r.out.find("[-" + w[50] + "-] {+alpha+}"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[-" + w[150] + "-] {+omega+}"), std::string::npos);
+  EXPECT_EQ(r.out.find("\x1b["), std::string::npos);  // no colour when piped
+}
+
+TEST(ExplainCommandTest, JsonHasTheSameFactsAndExitOneWhenNotReported) {
+  TempDir dir;
+  WriteCorpus(dir);
+  RunResult r = RunIn(dir, {kBin, "explain", "-f", "json", "docs/a.txt", "docs/b.txt"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["a"]["name"], "docs/a.txt");
+  EXPECT_EQ(j["shared_shingles"], 186);
+  EXPECT_EQ(j["union_shingles"], 206);
+  EXPECT_TRUE(j["reported"]["exact"].get<bool>());
+  EXPECT_GT(j["diff"].size(), 3u);
+
+  r = RunIn(dir, {kBin, "explain", "-f", "json", "docs/a.txt", "docs/c.txt"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["jaccard"], 0);
+  EXPECT_FALSE(j["candidate"].get<bool>());
+}
+
+TEST(ExplainCommandTest, ThresholdAndVerifyDecideTheExitStatus) {
+  TempDir dir;
+  WriteCorpus(dir);  // J = 0.9029
+  EXPECT_EQ(RunIn(dir, {kBin, "explain", "--exact", "-t", "0.95", "docs/a.txt", "docs/b.txt"}).exit_code,
+            1);
+  EXPECT_EQ(RunIn(dir, {kBin, "explain", "--exact", "-t", "0.9", "docs/a.txt", "docs/b.txt"}).exit_code,
+            0);
+}
+
+TEST(ExplainCommandTest, JsonlIdsAndStandardInput) {
+  TempDir dir;
+  const std::string text = Join(RandomWords(60, 4));
+  WriteFile(dir / "c.jsonl", "{\"id\":\"x\",\"text\":\"" + text + "\"}\n{\"id\":\"y\",\"text\":\"" + text + "\"}\n");
+  RunResult r = RunIn(dir, {kBin, "explain", "--input", "jsonl", "c.jsonl", "x", "y"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("same words: an exact copy"), std::string::npos) << r.out;
+  r = RunIn(dir, {kBin, "explain", "--input", "jsonl", "c.jsonl", "x", "z"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("z: no document with this id"), std::string::npos) << r.err;
+
+  WriteFile(dir / "a.txt", text);
+  r = RunIn(dir, {kBin, "explain", "a.txt", "-"}, dir / "a.txt");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("b: -\n"), std::string::npos) << r.out;
+}
+
+TEST(ExplainCommandTest, UsageErrors) {
+  TempDir dir;
+  RunResult r = RunIn(dir, {kBin, "explain", "one"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("explain needs two files A B, got 1"), std::string::npos) << r.err;
+  r = RunIn(dir, {kBin, "explain", "--input", "jsonl", "f", "a"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("needs FILE ID_A ID_B"), std::string::npos) << r.err;
+  r = RunIn(dir, {kBin, "explain", "-", "-"});
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST(StdinTest, DashIsOneTextDocumentNamedDash) {
+  TempDir dir;
+  WriteCorpus(dir);
+  const RunResult r = RunIn(dir, {kBin, "scan", "docs/a.txt", "-"}, dir / "docs/b.txt");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("{\"a\":\"-\",\"b\":\"docs/a.txt\""), std::string::npos) << r.out;
+}
+
+TEST(StdinTest, DashInJsonlModeIsAStreamOfLines) {
+  TempDir dir;
+  const std::string text = Join(RandomWords(60, 4));
+  WriteFile(dir / "in.jsonl", "{\"text\":\"" + text + "\"}\n{\"id\":\"named\",\"text\":\"" + text + "\"}\n");
+  // Through a pipe: stdin is not a regular file.
+  const RunResult r = RunIn(dir, {"/bin/sh", "-c", "cat in.jsonl | \"$0\" scan --input jsonl -", kBin});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "{\"a\":\"-:1\",\"b\":\"named\",\"estimate\":1}\n");
+}
+
+TEST(StdinTest, DashWithFilesFromDashIsAUsageError) {
+  TempDir dir;
+  const RunResult r = RunIn(dir, {kBin, "scan", "--files-from", "-", "-"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("both read standard input"), std::string::npos) << r.err;
+}
+
+TEST(NoSilentLossTest, MalformedJsonlLinesGiveExitTwoAfterTheOutput) {
+  TempDir dir;
+  const std::string text = Join(RandomWords(60, 4));
+  WriteFile(dir / "in.jsonl", "{\"id\":\"a\",\"text\":\"" + text + "\"}\n" + "{broken\n" + "{\"id\":\"n\"}\n" +
+                                  "{\"id\":\"m\",\"text\":5}\n" + "{\"id\":\"b\",\"text\":\"" + text + "\"}\n");
+  const RunResult r = RunIn(dir, {kBin, "scan", "--input", "jsonl", "in.jsonl"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "{\"a\":\"a\",\"b\":\"b\",\"estimate\":1}\n");
+  EXPECT_NE(r.err.find("3 malformed lines"), std::string::npos) << r.err;
+}
+
+TEST(HtmlFormatTest, PageIsSelfContainedAndEscapesNames) {
+  TempDir dir;
+  WriteCorpus(dir);
+  std::vector<std::string> w = RandomWords(200, 11);
+  w[10] = "tag";
+  WriteFile(dir / "docs/<b>&\"q\".txt", Join(w));
+  const RunResult r =
+      RunIn(dir, {kBin, "scan", "--mode", "clusters", "-f", "html", "-o", "page.html", "docs"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string page = testing::ReadFile(dir / "page.html");
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(page.find("http://"), std::string::npos);
+  EXPECT_EQ(page.find("https://"), std::string::npos);
+  EXPECT_EQ(page.find("<b>&"), std::string::npos);  // the name only as escaped JSON
+  EXPECT_NE(page.find("docs/\\u003cb>&\\\"q\\\".txt"), std::string::npos);
+  EXPECT_NE(page.find("<svg class=\"chart\" id=\"histogram\""), std::string::npos);
+  EXPECT_NE(page.find("<svg class=\"chart\" id=\"scurve\""), std::string::npos);
+  EXPECT_NE(page.find("[2,\"alpha\"]"), std::string::npos);  // b's word diff against the kept document
+}
+
+TEST(HtmlFormatTest, DuplicatesModeIsAUsageError) {
+  TempDir dir;
+  const RunResult r = RunIn(dir, {kBin, "scan", "--mode", "duplicates", "-f", "html", "."});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("-f html"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace neardup
