@@ -55,6 +55,8 @@ Status ValidateOptions(const Options& o) {
   if (o.input == InputFormat::kJsonl && o.text_key.empty()) {
     return Status::InvalidArgument("--text-key must not be empty");
   }
+  if (o.new_only && o.index.empty()) return Status::InvalidArgument("--new needs --index FILE");
+  if (!(o.lock_wait >= 0)) return Status::InvalidArgument("--lock-wait must be at least 0, got " + Shortest(o.lock_wait));
   return Status::Ok();
 }
 const char* ToString(ShingleUnit unit) { return unit == ShingleUnit::kWord ? "word" : "char"; }

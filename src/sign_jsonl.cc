@@ -75,8 +75,8 @@ Status TooLarge(const InputFile& f, uint64_t limit) {
 
 // Reads file `fi` and submits its lines in batches. Problems of the file as
 // a whole, and too long lines, go straight to `out`.
-void SplitFile(const Options& options, FileSystem& fs, uint32_t fi, bool keep_streams, SignProgress& progress,
-               OrderedWork<Batch>& work, SignedCorpus* out) {
+void SplitFile(const Options& options, FileSystem& fs, uint32_t fi, bool keep_streams, uint64_t line_base,
+               SignProgress& progress, OrderedWork<Batch>& work, SignedCorpus* out) {
   const InputFile& f = out->table.files[fi];
   if (options.max_filesize != 0 && !f.identity.stream) {
     // A compressed file may expand past --max-filesize: count first, so
@@ -106,6 +106,7 @@ void SplitFile(const Options& options, FileSystem& fs, uint32_t fi, bool keep_st
     progress.bytes += lines.TakeBytes();
     if (!more.ok()) out->problems.push_back({.file = fi, .line = 0, .status = more.status()});
     if (!more.ok() || !*more) break;
+    line.number += line_base;
     if (line.too_long) {
       out->problems.push_back({.file = fi,
                                .line = line.number,
@@ -129,7 +130,8 @@ void SplitFile(const Options& options, FileSystem& fs, uint32_t fi, bool keep_st
 }  // namespace
 
 void SignJsonlFiles(const Options& options, const MinHasher& minhasher, FileSystem& fs, const Workers& workers,
-                    bool keep_streams, SignProgress& progress, SignedCorpus* out) {
+                    bool keep_streams, SignProgress& progress, SignedCorpus* out,
+                    const std::vector<uint64_t>* line_base, std::vector<SignCounts>* per_file) {
   const size_t num_perm = static_cast<size_t>(options.num_perm);
   std::vector<std::unique_ptr<JsonlDocReader>> parsers(static_cast<size_t>(workers.threads));
   for (auto& p : parsers) p = std::make_unique<JsonlDocReader>(options, minhasher);
@@ -141,12 +143,19 @@ void SignJsonlFiles(const Options& options, const MinHasher& minhasher, FileSyst
     out->counts.bytes += b.counts.bytes;
     out->counts.invalid_utf8 += b.counts.invalid_utf8;
     out->counts.transcoded += b.counts.transcoded;
+    if (per_file != nullptr) {
+      SignCounts& c = (*per_file)[b.file];
+      c.bytes += b.counts.bytes;
+      c.invalid_utf8 += b.counts.invalid_utf8;
+      c.transcoded += b.counts.transcoded;
+    }
   };
   // Progress is ticked by the committing (calling) thread between batches.
   Workers pool = workers;
   OrderedWork<Batch> work(pool, static_cast<size_t>(workers.threads) * kBatchesPerWorker, sign, commit);
   for (uint32_t fi = 0; fi < out->table.files.size() && !workers.Cancelled(); ++fi) {
-    SplitFile(options, fs, fi, keep_streams, progress, work, out);
+    const uint64_t base = line_base != nullptr ? (*line_base)[fi] : 0;
+    SplitFile(options, fs, fi, keep_streams, base, progress, work, out);
     ++progress.inputs_done;
     if (workers.tick) workers.tick();
   }
