@@ -62,10 +62,12 @@ TEST(FuzzReplayTest, JsonlSeeds) { Replay("jsonl", fuzz::JsonlFuzz); }
 
 TEST(FuzzReplayTest, GlobSeeds) { Replay("glob", fuzz::GlobFuzz); }
 
+TEST(FuzzReplayTest, TableSeeds) { Replay("table", fuzz::TableFuzz); }
+
 TEST(FuzzReplayTest, EmptyInputIsFine) {
   fuzz::SetFailureHandler(RecordFailure);
   g_seed = "(empty)";
-  for (Harness harness : {fuzz::DecodeFuzz, fuzz::JsonlFuzz, fuzz::GlobFuzz}) {
+  for (Harness harness : {fuzz::DecodeFuzz, fuzz::JsonlFuzz, fuzz::GlobFuzz, fuzz::TableFuzz}) {
     EXPECT_EQ(harness(nullptr, 0), 0);
   }
   fuzz::SetFailureHandler(nullptr);

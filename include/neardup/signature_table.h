@@ -118,7 +118,15 @@ struct SignatureParams {
   uint32_t tokenizer_version = kTokenizerVersion;
 
   static SignatureParams From(const Options& options);
-  // One 64-bit value standing for all fields (XXH3 of a canonical encoding).
+
+  // The canonical encoding of every field, kCanonicalSize bytes, all
+  // little-endian: u8 shingle (0 word, 1 char), u8 encoding (0 utf8,
+  // 1 latin1), u16 zero, u32 ngram, u32 num_perm, u64 seed,
+  // u32 tokenizer_version, u32 zero. table_codec.h stores this block as is.
+  static constexpr size_t kCanonicalSize = 28;
+  void AppendCanonical(std::string* out) const;
+  // One 64-bit value standing for all fields: XXH3-64 (seed 0) of the
+  // canonical encoding.
   uint64_t Fingerprint() const;
   // "--shingle word, --ngram 5, --num-perm 128, --seed 1, --encoding utf8, tokenizer 1".
   std::string Describe() const;

@@ -46,6 +46,9 @@ int DecodeFuzz(const uint8_t* data, size_t size);
 int JsonlFuzz(const uint8_t* data, size_t size);
 // glob_fuzz.cc: NUL-separated globs and a path -> GlobSet and GlobMatch.
 int GlobFuzz(const uint8_t* data, size_t size);
+// table_fuzz.cc: DecodeFrom (table_codec.h) on the bytes as given and with
+// their checksum made to match; a decoded table re-encodes to the same bytes.
+int TableFuzz(const uint8_t* data, size_t size);
 
 // --- Helpers shared by the harnesses ------------------------------------
 

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <atomic>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "neardup/cluster.h"
 #include "neardup/copy_groups.h"
 #include "neardup/corpus.h"
+#include "neardup/jsonl.h"
 #include "neardup/minhash.h"
 #include "neardup/pipeline.h"
 #include "neardup/sign.h"
@@ -30,7 +32,7 @@ using testing::WriteFile;
 // The same words with every `every`-th one replaced.
 std::string Edited(const std::vector<std::string>& words, size_t every) {
   std::vector<std::string> w = words;
-  for (size_t i = 0; i < w.size(); i += every) w[i] = "edit" + std::to_string(i);
+  for (size_t i = 0; i < w.size(); i += every) w[i] = std::string("edit").append(std::to_string(i));
   return Join(w);
 }
 
@@ -133,6 +135,66 @@ TEST(SignTest, AFileThatCannotBeOpenedIsAProblemAndTheRestIsSigned) {
   EXPECT_EQ(s.problems[0].kind, InputProblem::Kind::kUnreadable);
   EXPECT_EQ(s.table.docs[s.problems[0].file].kind, DocKind::kFailed);
   EXPECT_EQ(s.table.docs[f.Id(s, "c.txt")].kind, DocKind::kOk);
+}
+
+// JSONL is cut into 1 MiB blocks read in parallel: lines across block
+// boundaries, CRLF, over-long lines (dropped without being held) and a last
+// line without a newline must give what LineSplitter gives line by line.
+TEST(SignTest, JsonlBlocksSplitLinesAsLineSplitterDoes) {
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    TempDir dir;
+    std::mt19937_64 rng(seed);
+    std::string bytes;
+    while (bytes.size() < (5u << 20)) {
+      const uint64_t kind = rng() % 10;
+      const size_t words = kind == 0 ? 30000 + rng() % 30000 : kind == 1 ? 0 : 1 + rng() % 400;
+      std::string text;
+      for (size_t w = 0; w < words; ++w) text.append("w").append(std::to_string(rng() % 5000)).append(" ");
+      if (kind == 2) {
+        bytes.append("not json");
+      } else {
+        bytes.append("{\"text\":\"").append(text).append("\"}");
+      }
+      bytes += rng() % 3 == 0 ? "\r\n" : "\n";
+    }
+    bytes += "{\"text\":\"the last line has no newline\"}";
+    WriteFile(dir / "x.jsonl", bytes);
+    Options o;
+    o.paths = {dir.path()};
+    o.input = InputFormat::kJsonl;
+    o.max_line = 200000;
+    Result<WalkedCorpus> walked = WalkCorpus(o);
+    ASSERT_TRUE(walked.ok());
+    const MinHasher minhasher(o.num_perm, o.seed);
+    const SignedCorpus s = Sign(o, std::move(walked->files), minhasher, FileSystem::Default(),
+                                Workers{.threads = 3, .tick = {}, .cancel = nullptr}, false, nullptr);
+    // The same lines by LineSplitter, fed in odd chunks.
+    LineSplitter splitter(o.max_line);
+    std::set<uint64_t> too_long, docs;
+    std::string_view line;
+    uint64_t ln = 0;
+    for (size_t at = 0; at < bytes.size(); at += 77777) {
+      splitter.Feed(std::string_view(bytes).substr(at, 77777));
+      while (splitter.Next(&line, &ln)) (splitter.too_long() ? too_long : docs).insert(ln);
+    }
+    splitter.Finish();
+    while (splitter.Next(&line, &ln)) (splitter.too_long() ? too_long : docs).insert(ln);
+    std::set<uint64_t> got_too_long, got_malformed, got_docs;
+    for (const InputProblem& p : s.problems) {
+      ASSERT_EQ(p.kind, InputProblem::Kind::kMalformed);
+      (p.status.message().find("--max-line") != std::string::npos ? got_too_long : got_malformed).insert(p.line);
+    }
+    for (const DocRecord& r : s.table.docs) {
+      got_docs.insert(r.line);
+      EXPECT_EQ(r.name, (dir / "x.jsonl:").append(std::to_string(r.line)));
+    }
+    EXPECT_EQ(got_too_long, too_long) << seed;
+    EXPECT_FALSE(too_long.empty());
+    std::set<uint64_t> parsed = got_docs;
+    parsed.insert(got_malformed.begin(), got_malformed.end());
+    EXPECT_EQ(parsed, docs) << seed;  // every kept line is a document or malformed
+    EXPECT_EQ(*got_docs.rbegin(), ln) << "the last line, without a newline";
+  }
 }
 
 TEST(CopyGroupsTest, GroupsOkDocumentsByContentUnderTheSmallestId) {
@@ -277,6 +339,33 @@ TEST(BuildReportTest, PairsExpandGroupsAndClustersListRemovableOnce) {
   EXPECT_EQ(clusters.removable, Removable(clusters.docs, clusters.clusters));
   EXPECT_EQ(clusters.removable.size(), 2u);
   EXPECT_EQ(clusters.stats.removable, 2u);
+}
+
+// --verify none takes every candidate, so C (about 0.33 like A) joins A and
+// B's component; --cluster-by keep then compares each member with the kept
+// document by signature, and C is not in A's cluster.
+TEST(FindDuplicatesTest, ClusterByKeepWithVerifyNoneComparesBySignature) {
+  TempDir dir;
+  const auto words = RandomWords(2000, 5);
+  WriteFile(dir / "a.txt", Join(words));
+  WriteFile(dir / "b.txt", Edited(words, 100));
+  WriteFile(dir / "c.txt", Edited(words, 10));
+  Options o;
+  o.paths = {dir.path()};
+  o.verify = VerifyMode::kNone;
+  o.bands = 64;
+  o.rows = 2;
+  o.mode = Mode::kClusters;
+  Result<Report> connected = FindDuplicates(o);
+  ASSERT_TRUE(connected.ok());
+  ASSERT_EQ(connected->clusters.size(), 1u);
+  EXPECT_EQ(connected->clusters[0].members.size(), 3u);
+  o.cluster_by = ClusterBy::kKeep;
+  Result<Report> kept = FindDuplicates(o);
+  ASSERT_TRUE(kept.ok());
+  ASSERT_EQ(kept->clusters.size(), 1u);
+  ASSERT_EQ(kept->clusters[0].members.size(), 2u);
+  EXPECT_EQ(kept->docs[kept->clusters[0].members[1]].name, dir / "b.txt");
 }
 
 TEST(FindDuplicatesTest, CancelFromTheProgressCallbackStopsTheRun) {
