@@ -142,15 +142,7 @@ std::string RunOptions(const Options& o) {
 
 }  // namespace
 
-SignatureParams SignatureParamsOf(const Options& o) {
-  SignatureParams p;
-  p.shingle = o.shingle;
-  p.ngram = o.EffectiveNgram();
-  p.num_perm = o.num_perm;
-  p.seed = o.seed;
-  p.encoding = o.encoding;
-  return p;
-}
+SignatureParams SignatureParamsOf(const Options& o) { return SignatureParams::From(o); }
 
 Result<std::unique_ptr<SignatureIndex>> OpenIndexFor(const Options& options) {
   Result<std::unique_ptr<SignatureIndex>> ix =

@@ -250,6 +250,22 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
                        ->option_text("utf8|latin1 [utf8]");
   auto* min_words = scan->add_option("--min-words", min_words_text, "Skip documents with fewer words")->option_text("N [1]");
 
+  scan->add_option("--index", o.index, "Keep signatures in FILE (SQLite) between runs: only new and changed files are read")
+      ->option_text("FILE");
+  auto* new_only = scan->add_flag("--new", o.new_only, "With --index: report only what involves a document signed in this run");
+  std::string lock_wait_text;
+  auto* lock_wait = scan->add_option("--lock-wait", lock_wait_text, "With --index: wait for another run holding it")
+                        ->option_text("SECONDS [0]");
+  (void)new_only;
+
+  // --- index info|check -------------------------------------------------------
+  CLI::App* index_cmd = app.add_subcommand("index", "Inspect an index written by scan --index");
+  index_cmd->require_subcommand(1);
+  CLI::App* index_info = index_cmd->add_subcommand("info", "Parameters, documents, file size and the last runs of FILE");
+  index_info->add_option("FILE", c.index_file, "The index")->required();
+  CLI::App* index_check = index_cmd->add_subcommand("check", "Integrity and consistency checks of FILE (exit 0 when sound)");
+  index_check->add_option("FILE", c.index_file, "The index")->required();
+
   // --- params ----------------------------------------------------------------
   CLI::App* params = app.add_subcommand("params", "Show the LSH banding and its S-curve for a threshold");
   AddBandingOptions(params, params_raw);
@@ -274,7 +290,10 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
     }
     return usage_error(message);
   }
-  c.command = params->parsed() ? Command::kParams : Command::kScan;
+  c.command = params->parsed()        ? Command::kParams
+              : index_info->parsed()  ? Command::kIndexInfo
+              : index_check->parsed() ? Command::kIndexCheck
+                                      : Command::kScan;
 
   // Every value, in the order of the options table; the first error is reported.
   Errors errors;
@@ -361,6 +380,14 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
                   {"iso-8859-1", Encoding::kLatin1}},
                  &o.encoding, &errors);
     }
+    if (lock_wait->count() > 0) {
+      const std::optional<double> w = ReadNumber<double>(lock_wait_text);
+      if (!w || !(*w >= 0) || *w > 1e9) {
+        errors.Add("--lock-wait must be a number of seconds from 0, got " + Shown(lock_wait_text));
+      } else {
+        o.lock_wait = *w;
+      }
+    }
     if (min_words->count() > 0) {
       ReadInteger("--min-words", min_words_text, 1, std::numeric_limits<long long>::max(), &o.min_words, &errors);
     }
@@ -384,7 +411,12 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
   if (c.command == Command::kScan && o.paths.empty() && c.files_from.empty() && c.files0_from.empty()) {
     return usage_error("scan needs a PATH (or --files-from); see neardup scan --help");
   }
-  if (Status s = ValidateOptions(o); !s.ok()) return usage_error(s.message());
+  if (c.command == Command::kScan && lock_wait->count() > 0 && o.index.empty()) {
+    return usage_error("--lock-wait needs --index FILE");
+  }
+  if (c.command == Command::kScan || c.command == Command::kParams) {
+    if (Status s = ValidateOptions(o); !s.ok()) return usage_error(s.message());
+  }
   return parsed;
 }
 

@@ -17,7 +17,7 @@
 
 namespace neardup::cli {
 
-enum class Command { kScan, kParams };
+enum class Command { kScan, kParams, kIndexInfo, kIndexCheck };
 
 struct CliOptions {
   Command command = Command::kScan;
@@ -29,6 +29,7 @@ struct CliOptions {
   char terminator = '\n';                      // -0: '\0' in duplicates mode
   std::vector<std::string> files_from;         // --files-from (one path a line)
   std::vector<std::string> files0_from;        // --files0-from (NUL-separated)
+  std::string index_file;                      // index info|check FILE
 };
 
 struct ParsedArgs {

@@ -1,7 +1,8 @@
-// The two commands of the front end: scan and params.
+// The commands of the front end: scan, params and index info|check.
 #pragma once
 
 #include <ostream>
+#include <string>
 
 #include "cli/cli_options.h"
 #include "cli/exit_code.h"
@@ -10,6 +11,12 @@ namespace neardup::cli {
 
 // Runs a scan and writes its output; logs problems and the summary on stderr.
 ExitCode RunScan(const CliOptions& options);
+
+// `neardup index info FILE`: parameters, documents, file size, last runs.
+ExitCode RunIndexInfo(const std::string& file, std::ostream& out);
+
+// `neardup index check FILE`: exit 0 when sound; else each problem on stderr, 2.
+ExitCode RunIndexCheck(const std::string& file, std::ostream& out);
 
 // Prints the banding, its approximate threshold and the S-curve table.
 ExitCode RunParams(const Options& options, std::ostream& out);

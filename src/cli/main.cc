@@ -30,6 +30,14 @@ int main(int argc, char** argv) {
       std::cout.flush();
       return static_cast<int>(code);
     }
+    if (args.options.command == neardup::cli::Command::kIndexInfo ||
+        args.options.command == neardup::cli::Command::kIndexCheck) {
+      const ExitCode code = args.options.command == neardup::cli::Command::kIndexInfo
+                                ? neardup::cli::RunIndexInfo(args.options.index_file, std::cout)
+                                : neardup::cli::RunIndexCheck(args.options.index_file, std::cout);
+      std::cout.flush();
+      return static_cast<int>(code);
+    }
     return static_cast<int>(neardup::cli::RunScan(args.options));
   } catch (const std::bad_alloc&) {
     spdlog::error("out of memory");
