@@ -228,6 +228,33 @@ Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFil
     if (p.kind != InputProblem::Kind::kMalformed) whole[p.file] = 0;
   }
 
+  // Stored documents of the files reused or grown, by walked file (read
+  // before this run writes to the index).
+  std::vector<int64_t> wanted;
+  std::vector<size_t> slot_of_file(n, SIZE_MAX);
+  for (size_t i = 0; i < n; ++i) {
+    if (plan[i] == Plan::kSign) continue;
+    slot_of_file[i] = wanted.size();
+    wanted.push_back((*stored)[entry[i]].id);
+  }
+  std::vector<std::vector<DocRecord>> old_docs(wanted.size());
+  std::vector<std::vector<uint32_t>> old_sigs(wanted.size());
+  if (Status s = index.LoadDocuments(wanted,
+                                     [&](size_t slot, DocRecord&& r, SignatureView sig) {
+                                       old_docs[slot].push_back(std::move(r));
+                                       old_sigs[slot].insert(old_sigs[slot].end(), sig.begin(), sig.end());
+                                     });
+      !s.ok()) {
+    return s;
+  }
+  std::vector<std::vector<StoredProblem>> old_problems(wanted.size());
+  if (Status s = index.LoadProblems(wanted, [&](size_t slot, StoredProblem&& p) {
+        old_problems[slot].push_back(std::move(p));
+      });
+      !s.ok()) {
+    return s;
+  }
+
   // Bring the index up to date, in batches of transactions.
   IndexStats st;
   st.used = true;
@@ -307,32 +334,6 @@ Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFil
     if (Status c = maybe_commit(e.documents); !c.ok()) return c;
   }
   if (Status s = index.Commit(); !s.ok()) return s;
-
-  // Stored documents of the files reused or grown, by walked file.
-  std::vector<int64_t> wanted;
-  std::vector<size_t> slot_of_file(n, SIZE_MAX);
-  for (size_t i = 0; i < n; ++i) {
-    if (plan[i] == Plan::kSign) continue;
-    slot_of_file[i] = wanted.size();
-    wanted.push_back((*stored)[entry[i]].id);
-  }
-  std::vector<std::vector<DocRecord>> old_docs(wanted.size());
-  std::vector<std::vector<uint32_t>> old_sigs(wanted.size());
-  if (Status s = index.LoadDocuments(wanted,
-                                     [&](size_t slot, DocRecord&& r, SignatureView sig) {
-                                       old_docs[slot].push_back(std::move(r));
-                                       old_sigs[slot].insert(old_sigs[slot].end(), sig.begin(), sig.end());
-                                     });
-      !s.ok()) {
-    return s;
-  }
-  std::vector<std::vector<StoredProblem>> old_problems(wanted.size());
-  if (Status s = index.LoadProblems(wanted, [&](size_t slot, StoredProblem&& p) {
-        old_problems[slot].push_back(std::move(p));
-      });
-      !s.ok()) {
-    return s;
-  }
 
   // Merge, in walk order.
   IndexedCorpus out{.corpus = {.table = SignatureTable(options.num_perm), .stream_copies = {}, .problems = {},

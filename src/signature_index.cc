@@ -127,6 +127,14 @@ class Stmt {
 // One line for an SQLite error on `path`.
 Status SqlError(sqlite3* db, const std::string& path, int rc) {
   const int primary = rc & 0xff;
+  // A write that fails (SQLITE_IOERR_WRITE: a short write, EFBIG) is, in
+  // practice, a full disk or a quota, as SQLITE_FULL (ENOSPC) is.
+  if (primary == SQLITE_FULL || rc == SQLITE_IOERR_WRITE ||
+      (primary == SQLITE_IOERR && db != nullptr &&
+       (sqlite3_system_errno(db) == ENOSPC || sqlite3_system_errno(db) == EFBIG ||
+        sqlite3_system_errno(db) == EDQUOT))) {
+    return Status::IoError(path + ": disk full (or over quota) while writing the index; it keeps its last committed state");
+  }
   const std::string detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
   switch (primary) {
     case SQLITE_NOTADB:
@@ -134,8 +142,6 @@ Status SqlError(sqlite3* db, const std::string& path, int rc) {
     case SQLITE_CORRUPT:
       return Status::Corrupt(path + ": corrupt index (" + detail +
                              "); start a new index with another --index FILE, or remove " + path);
-    case SQLITE_FULL:
-      return Status::IoError(path + ": disk full while writing the index; it keeps its last committed state");
     case SQLITE_READONLY:
     case SQLITE_PERM:
     case SQLITE_CANTOPEN:
@@ -144,7 +150,7 @@ Status SqlError(sqlite3* db, const std::string& path, int rc) {
     case SQLITE_LOCKED:
       return Status::IoError(path + ": busy (" + detail + ")");
     default:
-      return Status::IoError(path + ": index error (" + detail + ")");
+      return Status::IoError(path + ": index error (" + detail + ") ");
   }
 }
 
@@ -243,14 +249,21 @@ Result<Db> OpenDb(const std::string& path, bool write, bool create, bool* fresh)
   return db;
 }
 
+// Who holds the lock, from the `lock` row. The holder writes it just after
+// taking the lock (and creating the schema of a new index), so it is given
+// a moment to appear.
 std::string Holder(const std::string& path) {
-  bool fresh = false;
-  Result<Db> db = OpenDb(path, /*write=*/false, /*create=*/false, &fresh);
-  if (!db.ok()) return "another process";
-  Stmt st(db->get(), "SELECT pid, host, started FROM lock WHERE id = 1");
-  if (!st.ok() || st.Step() != SQLITE_ROW) return "another process";
-  return std::string("pid ").append(std::to_string(st.Int(0))).append(" on ").append(st.Text(1)).append(
-      " since ").append(st.Text(2));
+  for (int attempt = 0; attempt < 40; ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    bool fresh = false;
+    Result<Db> db = OpenDb(path, /*write=*/false, /*create=*/false, &fresh);
+    if (!db.ok()) continue;
+    Stmt st(db->get(), "SELECT pid, host, started FROM lock WHERE id = 1");
+    if (!st.ok() || st.Step() != SQLITE_ROW) continue;
+    return std::string("pid ").append(std::to_string(st.Int(0))).append(" on ").append(st.Text(1)).append(
+        " since ").append(st.Text(2));
+  }
+  return "another process";
 }
 
 void PutContent(Stmt& st, int col, const ContentHash& c) {
