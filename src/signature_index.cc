@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -123,6 +124,17 @@ class Stmt {
   sqlite3_stmt* st_ = nullptr;
   int rc_ = SQLITE_OK;
 };
+
+// Prepared statements kept for the life of a connection, by their SQL: the
+// writes run once per file or document.
+using StmtCache = std::unordered_map<std::string, std::unique_ptr<Stmt>>;
+
+Stmt& Cached(sqlite3* h, StmtCache& cache, const char* sql) {
+  std::unique_ptr<Stmt>& st = cache[sql];
+  if (st == nullptr) st = std::make_unique<Stmt>(h, sql);
+  st->Reset();
+  return *st;
+}
 
 // One line for an SQLite error on `path`.
 Status SqlError(sqlite3* db, const std::string& path, int rc) {
@@ -290,10 +302,12 @@ ContentHash GetContent(const Stmt& st, int col) {
 
 struct SignatureIndex::Impl {
   Db db;
+  StmtCache cache;  // cleared before db closes
   int fd = -1;  // holds the flock
   int num_perm = 0;
   int64_t run = 0;
   ~Impl() {
+    cache.clear();
     if (db != nullptr) {
       Exec(db.get(), "DELETE FROM lock");
       db.reset();  // closes SQLite (checkpoints the WAL) before the flock goes
@@ -421,27 +435,51 @@ Status SignatureIndex::LoadDocuments(const std::vector<int64_t>& wanted,
                                      const std::function<void(size_t, DocRecord&&, SignatureView)>& doc) {
   sqlite3* h = impl_->db.get();
   const size_t np = static_cast<size_t>(impl_->num_perm);
+  std::vector<uint32_t> sig(np);
+  // Reads the current row of `q` (columns from `first`) into a record.
+  auto emit = [&](Stmt& q, int first, size_t slot) -> Status {
+    DocRecord r;
+    r.line = q.UInt(first);
+    r.name = q.Text(first + 1);
+    r.size = q.UInt(first + 2);
+    r.content = GetContent(q, first + 3);
+    r.kind = static_cast<DocKind>(q.Int(first + 4));
+    if (q.Bytes(first + 5) != np * sizeof(uint32_t)) {
+      return Status::Corrupt(path_ + ": corrupt index (a signature of " + std::to_string(q.Bytes(first + 5)) +
+                             " bytes); run `neardup index check " + path_ + "`");
+    }
+    std::memcpy(sig.data(), q.Blob(first + 5), np * sizeof(uint32_t));
+    doc(slot, std::move(r), SignatureView(sig.data(), np));
+    return Status::Ok();
+  };
+  int rc = SQLITE_OK;
+  const int64_t total = QueryInt(h, "SELECT count(*) FROM files", &rc);
+  if (rc != SQLITE_OK) return SqlError(h, path_, rc);
+  if (wanted.size() * 8 >= static_cast<uint64_t>(total)) {
+    // Most files: one pass over the table, in key order (file, line), beats a
+    // lookup per file.
+    int64_t max_id = 0;
+    for (int64_t id : wanted) max_id = std::max(max_id, id);
+    std::vector<size_t> slot_of(static_cast<size_t>(max_id) + 1, SIZE_MAX);
+    for (size_t k = 0; k < wanted.size(); ++k) slot_of[static_cast<size_t>(wanted[k])] = k;
+    Stmt q(h, "SELECT file_id, line, name, size, content, kind, signature FROM documents");
+    if (!q.ok()) return SqlError(h, path_, q.prepare_rc());
+    while ((rc = q.Step()) == SQLITE_ROW) {
+      const int64_t id = q.Int(0);
+      if (id < 0 || id > max_id || slot_of[static_cast<size_t>(id)] == SIZE_MAX) continue;
+      if (Status s = emit(q, 1, slot_of[static_cast<size_t>(id)]); !s.ok()) return s;
+    }
+    return rc == SQLITE_DONE ? Status::Ok() : SqlError(h, path_, rc);
+  }
   Stmt q(h, "SELECT line, name, size, content, kind, signature FROM documents WHERE file_id = ? ORDER BY line");
   if (!q.ok()) return SqlError(h, path_, q.prepare_rc());
-  std::vector<uint32_t> sig(np);
   for (size_t slot = 0; slot < wanted.size(); ++slot) {
     q.Reset();
     q.Bind(1, wanted[slot]);
-    for (int rc; (rc = q.Step()) != SQLITE_DONE;) {
-      if (rc != SQLITE_ROW) return SqlError(h, path_, rc);
-      DocRecord r;
-      r.line = q.UInt(0);
-      r.name = q.Text(1);
-      r.size = q.UInt(2);
-      r.content = GetContent(q, 3);
-      r.kind = static_cast<DocKind>(q.Int(4));
-      if (q.Bytes(5) != np * sizeof(uint32_t)) {
-        return Status::Corrupt(path_ + ": corrupt index (a signature of " + std::to_string(q.Bytes(5)) +
-                               " bytes); run `neardup index check " + path_ + "`");
-      }
-      std::memcpy(sig.data(), q.Blob(5), np * sizeof(uint32_t));
-      doc(slot, std::move(r), SignatureView(sig.data(), np));
+    while ((rc = q.Step()) == SQLITE_ROW) {
+      if (Status s = emit(q, 0, slot); !s.ok()) return s;
     }
+    if (rc != SQLITE_DONE) return SqlError(h, path_, rc);
   }
   return Status::Ok();
 }
@@ -477,11 +515,11 @@ Status SignatureIndex::Commit() {
 
 namespace {
 
-Status InsertRows(sqlite3* h, const std::string& path, int64_t file_id, int num_perm, std::span<const DocRecord> docs,
+Status InsertRows(sqlite3* h, StmtCache& cache, const std::string& path, int64_t file_id, int num_perm, std::span<const DocRecord> docs,
                   std::span<const uint32_t> sigs, std::span<const StoredProblem> problems, int64_t mtime_ns) {
   const size_t np = static_cast<size_t>(num_perm);
   if (!docs.empty()) {
-    Stmt ins(h,
+    Stmt& ins = Cached(h, cache,
              "INSERT OR REPLACE INTO documents(file_id, line, name, size, mtime_ns, content, kind, signature) "
              "VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
     if (!ins.ok()) return SqlError(h, path, ins.prepare_rc());
@@ -500,7 +538,7 @@ Status InsertRows(sqlite3* h, const std::string& path, int64_t file_id, int num_
     }
   }
   if (!problems.empty()) {
-    Stmt ins(h, "INSERT OR REPLACE INTO problems(file_id, line, message) VALUES(?, ?, ?)");
+    Stmt& ins = Cached(h, cache, "INSERT OR REPLACE INTO problems(file_id, line, message) VALUES(?, ?, ?)");
     if (!ins.ok()) return SqlError(h, path, ins.prepare_rc());
     for (const StoredProblem& p : problems) {
       ins.Reset();
@@ -513,8 +551,8 @@ Status InsertRows(sqlite3* h, const std::string& path, int64_t file_id, int num_
   return Status::Ok();
 }
 
-Status UpdateFileRow(sqlite3* h, const std::string& path, const IndexedFile& f, int64_t run) {
-  Stmt up(h,
+Status UpdateFileRow(sqlite3* h, StmtCache& cache, const std::string& path, const IndexedFile& f, int64_t run) {
+  Stmt& up = Cached(h, cache,
           "UPDATE files SET dev = ?, inode = ?, size = ?, mtime_ns = ?, ctime_ns = ?, reading = ?, jsonl = ?, "
           "lines = ?, raw_hash = ?, ends_newline = ?, bytes = ?, invalid_utf8 = ?, transcoded = ?, documents = ?, "
           "run = ? WHERE id = ?");
@@ -546,21 +584,22 @@ Status SignatureIndex::PutFile(const IndexedFile& file, std::span<const DocRecor
   sqlite3* h = impl_->db.get();
   int64_t id = 0;
   {
-    Stmt find(h, "SELECT id FROM files WHERE path = ?");
+    Stmt& find = Cached(h, impl_->cache, "SELECT id FROM files WHERE path = ?");
     find.Bind(1, file.path);
     const int rc = find.Step();
     if (rc == SQLITE_ROW) id = find.Int(0);
     else if (rc != SQLITE_DONE) return SqlError(h, path_, rc);
+    find.Reset();
   }
   if (id != 0) {
-    Stmt d1(h, "DELETE FROM documents WHERE file_id = ?");
+    Stmt& d1 = Cached(h, impl_->cache, "DELETE FROM documents WHERE file_id = ?");
     d1.Bind(1, id);
     if (int rc = d1.Step(); rc != SQLITE_DONE) return SqlError(h, path_, rc);
-    Stmt d2(h, "DELETE FROM problems WHERE file_id = ?");
+    Stmt& d2 = Cached(h, impl_->cache, "DELETE FROM problems WHERE file_id = ?");
     d2.Bind(1, id);
     if (int rc = d2.Step(); rc != SQLITE_DONE) return SqlError(h, path_, rc);
   } else {
-    Stmt ins(h,
+    Stmt& ins = Cached(h, impl_->cache,
              "INSERT INTO files(path, dev, inode, size, mtime_ns, ctime_ns, reading, jsonl, lines, raw_hash, "
              "ends_newline, bytes, invalid_utf8, transcoded, documents, run) "
              "VALUES(?, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)");
@@ -571,22 +610,22 @@ Status SignatureIndex::PutFile(const IndexedFile& file, std::span<const DocRecor
   IndexedFile f = file;
   f.id = id;
   f.documents = docs.size();
-  if (Status s = UpdateFileRow(h, path_, f, impl_->run); !s.ok()) return s;
-  return InsertRows(h, path_, id, impl_->num_perm, docs, signatures, problems, file.mtime_ns);
+  if (Status s = UpdateFileRow(h, impl_->cache, path_, f, impl_->run); !s.ok()) return s;
+  return InsertRows(h, impl_->cache, path_, id, impl_->num_perm, docs, signatures, problems, file.mtime_ns);
 }
 
 Status SignatureIndex::AppendToFile(const IndexedFile& file, std::span<const DocRecord> docs,
                                     std::span<const uint32_t> signatures, std::span<const StoredProblem> problems) {
   sqlite3* h = impl_->db.get();
-  if (Status s = UpdateFileRow(h, path_, file, impl_->run); !s.ok()) return s;
-  return InsertRows(h, path_, file.id, impl_->num_perm, docs, signatures, problems, file.mtime_ns);
+  if (Status s = UpdateFileRow(h, impl_->cache, path_, file, impl_->run); !s.ok()) return s;
+  return InsertRows(h, impl_->cache, path_, file.id, impl_->num_perm, docs, signatures, problems, file.mtime_ns);
 }
 
 Status SignatureIndex::RemoveFile(int64_t id) {
   sqlite3* h = impl_->db.get();
   for (const char* sql : {"DELETE FROM documents WHERE file_id = ?", "DELETE FROM problems WHERE file_id = ?",
                           "DELETE FROM files WHERE id = ?"}) {
-    Stmt d(h, sql);
+    Stmt& d = Cached(h, impl_->cache, sql);
     d.Bind(1, id);
     if (int rc = d.Step(); rc != SQLITE_DONE) return SqlError(h, path_, rc);
   }
