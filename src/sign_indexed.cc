@@ -163,6 +163,9 @@ Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFil
   const size_t np = static_cast<size_t>(options.num_perm);
   const size_t n = files.size();
 
+  // One transaction from here, committed in batches while writing: reads
+  // take SQLite's locks once.
+  if (Status s = index.Begin(); !s.ok()) return s;
   Result<std::vector<IndexedFile>> stored = index.Files();
   if (!stored.ok()) return stored.status();
   std::unordered_map<std::string, size_t> stored_at;
@@ -228,38 +231,84 @@ Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFil
     if (p.kind != InputProblem::Kind::kMalformed) whole[p.file] = 0;
   }
 
-  // Stored documents of the files reused or grown, by walked file (read
-  // before this run writes to the index).
+  // Where each walked file's documents go in the merged table: its stored
+  // ones (reused, or the old lines of a file that grew), then the new ones.
+  std::vector<size_t> sub_first(m + 1, 0);  // by sub-corpus file, into sub.table.docs
+  for (const DocRecord& r : sub.table.docs) ++sub_first[r.file + 1];
+  for (size_t k = 0; k < m; ++k) sub_first[k + 1] += sub_first[k];
+  std::vector<size_t> first(n + 1, 0);   // by walked file, into the merged table
+  std::vector<size_t> n_old(n, 0);
+  std::vector<size_t> sub_index(n, SIZE_MAX);
+  for (size_t k = 0; k < m; ++k) sub_index[sub_of[k]] = k;
+  for (size_t i = 0; i < n; ++i) {
+    if (plan[i] != Plan::kSign) n_old[i] = (*stored)[entry[i]].documents;
+    const size_t n_new = plan[i] != Plan::kReuse ? sub_first[sub_index[i] + 1] - sub_first[sub_index[i]] : 0;
+    first[i + 1] = first[i] + n_old[i] + n_new;
+  }
+  IndexedCorpus out{.corpus = {.table = SignatureTable(options.num_perm), .stream_copies = {}, .problems = {},
+                               .counts = sub.counts},
+                    .signed_now = std::vector<uint8_t>(first[n], 0),
+                    .stats = {}};
+  out.stats.used = true;
+  SignedCorpus& c = out.corpus;
+  c.table.Resize(first[n]);
+  c.stream_copies.resize(n);
+
+  // Stored documents of the files reused or grown, straight into their rows
+  // (read before this run writes to the index).
   std::vector<int64_t> wanted;
-  std::vector<size_t> slot_of_file(n, SIZE_MAX);
+  std::vector<uint32_t> file_of_slot;
   for (size_t i = 0; i < n; ++i) {
     if (plan[i] == Plan::kSign) continue;
-    slot_of_file[i] = wanted.size();
     wanted.push_back((*stored)[entry[i]].id);
+    file_of_slot.push_back(static_cast<uint32_t>(i));
   }
-  std::vector<std::vector<DocRecord>> old_docs(wanted.size());
-  std::vector<std::vector<uint32_t>> old_sigs(wanted.size());
+  std::vector<size_t> loaded(wanted.size(), 0);
+  bool overflow = false;
   if (Status s = index.LoadDocuments(wanted,
                                      [&](size_t slot, DocRecord&& r, SignatureView sig) {
-                                       old_docs[slot].push_back(std::move(r));
-                                       old_sigs[slot].insert(old_sigs[slot].end(), sig.begin(), sig.end());
+                                       const uint32_t i = file_of_slot[slot];
+                                       if (loaded[slot] == n_old[i]) {
+                                         overflow = true;
+                                         return;
+                                       }
+                                       const size_t at = first[i] + loaded[slot]++;
+                                       const InputFile& f = files[i];
+                                       r.file = i;
+                                       r.mtime_ns = f.mtime_ns;
+                                       r.reference = f.reference;
+                                       if (!jsonl) r.size = f.size;
+                                       c.table.docs[at] = std::move(r);
+                                       std::copy(sig.begin(), sig.end(), c.table.MutableSignature(static_cast<DocId>(at)));
                                      });
       !s.ok()) {
     return s;
   }
-  std::vector<std::vector<StoredProblem>> old_problems(wanted.size());
+  for (size_t slot = 0; slot < wanted.size() && !overflow; ++slot) overflow = loaded[slot] != n_old[file_of_slot[slot]];
+  if (overflow) {
+    return Status::Corrupt(index.path() + ": corrupt index (a file's document count is wrong); run `neardup index check " +
+                           index.path() + "`");
+  }
   if (Status s = index.LoadProblems(wanted, [&](size_t slot, StoredProblem&& p) {
-        old_problems[slot].push_back(std::move(p));
+        c.problems.push_back({.file = file_of_slot[slot],
+                              .line = p.line,
+                              .status = Status::Corrupt(std::move(p.message)),
+                              .kind = InputProblem::Kind::kMalformed});
       });
       !s.ok()) {
     return s;
   }
+  for (size_t slot = 0; slot < wanted.size(); ++slot) {
+    const IndexedFile& e = (*stored)[entry[file_of_slot[slot]]];
+    c.counts.bytes += e.bytes;
+    c.counts.invalid_utf8 += e.invalid_utf8;
+    c.counts.transcoded += e.transcoded;
+    out.stats.reused += n_old[file_of_slot[slot]];
+  }
 
-  // Bring the index up to date, in batches of transactions.
-  IndexStats st;
-  st.used = true;
+  // Bring the index up to date (in the transaction begun above, committed
+  // every kIndexBatchDocuments documents or so).
   uint64_t in_batch = 0;
-  if (Status s = index.Begin(); !s.ok()) return s;
   auto maybe_commit = [&](uint64_t docs) -> Status {
     in_batch += docs + 1;
     if (in_batch < kIndexBatchDocuments) return Status::Ok();
@@ -268,10 +317,6 @@ Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFil
     return index.Begin();
   };
   {
-    // Documents and problems of each signed file, by sub-corpus file.
-    std::vector<size_t> first_doc(m + 1, 0);
-    for (const DocRecord& r : sub.table.docs) ++first_doc[r.file + 1];
-    for (size_t k = 0; k < m; ++k) first_doc[k + 1] += first_doc[k];
     std::vector<std::vector<StoredProblem>> file_problems(m);
     for (const InputProblem& p : sub.problems) {
       if (p.kind == InputProblem::Kind::kMalformed) file_problems[p.file].push_back({p.line, p.status.message()});
@@ -299,7 +344,7 @@ Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFil
         e.raw_hash = raw.hash;
         e.ends_newline = raw.bytes == 0 || raw.last == '\n';
       }
-      const size_t lo = first_doc[k], count = first_doc[k + 1] - first_doc[k];
+      const size_t lo = sub_first[k], count = sub_first[k + 1] - sub_first[k];
       const std::span<const DocRecord> docs(sub.table.docs.data() + lo, count);
       const std::span<const uint32_t> sigs = sub.table.values().subspan(lo * np, count * np);
       Status s;
@@ -315,7 +360,7 @@ Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFil
         s = index.PutFile(e, docs, sigs, file_problems[k]);
       }
       if (!s.ok()) return s;
-      if (Status c = maybe_commit(count); !c.ok()) return c;
+      if (Status b = maybe_commit(count); !b.ok()) return b;
     }
   }
   // Entries under the scanned paths whose files are gone.
@@ -330,61 +375,25 @@ Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFil
       continue;
     }
     if (Status s = index.RemoveFile(e.id); !s.ok()) return s;
-    st.removed += e.documents;
-    if (Status c = maybe_commit(e.documents); !c.ok()) return c;
+    out.stats.removed += e.documents;
+    if (Status b = maybe_commit(e.documents); !b.ok()) return b;
   }
-  if (Status s = index.Commit(); !s.ok()) return s;
 
-  // Merge, in walk order.
-  IndexedCorpus out{.corpus = {.table = SignatureTable(options.num_perm), .stream_copies = {}, .problems = {},
-                               .counts = sub.counts},
-                    .signed_now = {},
-                    .stats = st};
-  SignedCorpus& c = out.corpus;
-  c.stream_copies.resize(n);
-  size_t cursor = 0;
-  size_t k = 0;  // sub-corpus file
-  for (size_t i = 0; i < n; ++i) {
-    const InputFile& f = files[i];
-    if (plan[i] != Plan::kSign) {
-      const size_t slot = slot_of_file[i];
-      const IndexedFile& e = (*stored)[entry[i]];
-      std::vector<DocRecord>& docs = old_docs[slot];
-      for (DocRecord& r : docs) {
-        r.file = static_cast<uint32_t>(i);
-        r.mtime_ns = f.mtime_ns;
-        r.reference = f.reference;
-        if (!jsonl) r.size = f.size;
-      }
-      out.stats.reused += docs.size();
-      out.signed_now.insert(out.signed_now.end(), docs.size(), 0);
-      c.table.Append(std::move(docs), old_sigs[slot]);
-      old_sigs[slot] = {};
-      c.counts.bytes += e.bytes;
-      c.counts.invalid_utf8 += e.invalid_utf8;
-      c.counts.transcoded += e.transcoded;
-      for (StoredProblem& p : old_problems[slot]) {
-        c.problems.push_back({.file = static_cast<uint32_t>(i),
-                              .line = p.line,
-                              .status = Status::Corrupt(std::move(p.message)),
-                              .kind = InputProblem::Kind::kMalformed});
-      }
+  // The documents signed now, after the stored ones of their file.
+  for (size_t k = 0; k < m; ++k) {
+    const size_t i = sub_of[k];
+    const size_t lo = sub_first[k], count = sub_first[k + 1] - sub_first[k];
+    const size_t at = first[i] + n_old[i];
+    for (size_t j = 0; j < count; ++j) {
+      DocRecord& r = c.table.docs[at + j];
+      r = std::move(sub.table.docs[lo + j]);
+      r.file = static_cast<uint32_t>(i);
+      out.signed_now[at + j] = 1;
     }
-    if (plan[i] != Plan::kReuse) {
-      const size_t start = cursor;
-      while (cursor < sub.table.docs.size() && sub.table.docs[cursor].file == k) ++cursor;
-      std::vector<DocRecord> docs(std::make_move_iterator(sub.table.docs.begin() + static_cast<ptrdiff_t>(start)),
-                                  std::make_move_iterator(sub.table.docs.begin() + static_cast<ptrdiff_t>(cursor)));
-      for (DocRecord& r : docs) {
-        r.file = static_cast<uint32_t>(i);
-        if (plan[i] == Plan::kAppend) r.mtime_ns = f.mtime_ns;
-      }
-      out.stats.signed_now += docs.size();
-      out.signed_now.insert(out.signed_now.end(), docs.size(), 1);
-      c.table.Append(std::move(docs), sub.table.values().subspan(start * np, (cursor - start) * np));
-      c.stream_copies[i] = std::move(sub.stream_copies[k]);
-      ++k;
-    }
+    const auto sig = sub.table.values().subspan(lo * np, count * np);
+    std::copy(sig.begin(), sig.end(), c.table.MutableSignature(static_cast<DocId>(at)));
+    out.stats.signed_now += count;
+    c.stream_copies[i] = std::move(sub.stream_copies[k]);
   }
   for (InputProblem& p : sub.problems) {
     p.file = sub_of[p.file];
@@ -400,6 +409,7 @@ Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFil
   run.documents = c.table.size();
   out.stats.run = index.run();
   if (Status s = index.EndRun(run); !s.ok()) return s;
+  if (Status s = index.Commit(); !s.ok()) return s;
   return out;
 }
 

@@ -309,6 +309,7 @@ struct SignatureIndex::Impl {
   ~Impl() {
     cache.clear();
     if (db != nullptr) {
+      Exec(db.get(), "ROLLBACK");  // what an error left uncommitted
       Exec(db.get(), "DELETE FROM lock");
       db.reset();  // closes SQLite (checkpoints the WAL) before the flock goes
     }
@@ -487,17 +488,20 @@ Status SignatureIndex::LoadDocuments(const std::vector<int64_t>& wanted,
 Status SignatureIndex::LoadProblems(const std::vector<int64_t>& wanted,
                                     const std::function<void(size_t, StoredProblem&&)>& problem) {
   sqlite3* h = impl_->db.get();
-  Stmt q(h, "SELECT line, message FROM problems WHERE file_id = ? ORDER BY line");
+  // Problems are few: one pass over the table, in key order (file, line).
+  int64_t max_id = 0;
+  for (int64_t id : wanted) max_id = std::max(max_id, id);
+  std::vector<size_t> slot_of(static_cast<size_t>(max_id) + 1, SIZE_MAX);
+  for (size_t k = 0; k < wanted.size(); ++k) slot_of[static_cast<size_t>(wanted[k])] = k;
+  Stmt q(h, "SELECT file_id, line, message FROM problems");
   if (!q.ok()) return SqlError(h, path_, q.prepare_rc());
-  for (size_t slot = 0; slot < wanted.size(); ++slot) {
-    q.Reset();
-    q.Bind(1, wanted[slot]);
-    for (int rc; (rc = q.Step()) != SQLITE_DONE;) {
-      if (rc != SQLITE_ROW) return SqlError(h, path_, rc);
-      problem(slot, StoredProblem{.line = q.UInt(0), .message = q.Text(1)});
-    }
+  int rc = SQLITE_OK;
+  while ((rc = q.Step()) == SQLITE_ROW) {
+    const int64_t id = q.Int(0);
+    if (id < 0 || id > max_id || slot_of[static_cast<size_t>(id)] == SIZE_MAX) continue;
+    problem(slot_of[static_cast<size_t>(id)], StoredProblem{.line = q.UInt(1), .message = q.Text(2)});
   }
-  return Status::Ok();
+  return rc == SQLITE_DONE ? Status::Ok() : SqlError(h, path_, rc);
 }
 
 Status SignatureIndex::Begin() {
