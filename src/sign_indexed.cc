@@ -275,6 +275,7 @@ Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFil
                                        const size_t at = first[i] + loaded[slot]++;
                                        const InputFile& f = files[i];
                                        r.file = i;
+                                       if (r.name.empty()) r.name = f.path;  // stored as NULL: the path
                                        r.mtime_ns = f.mtime_ns;
                                        r.reference = f.reference;
                                        if (!jsonl) r.size = f.size;
@@ -357,6 +358,7 @@ Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFil
         e.documents = old.documents + count;
         s = index.AppendToFile(e, docs, sigs, file_problems[k]);
       } else {
+        if (entry[i] != SIZE_MAX) e.id = (*stored)[entry[i]].id;
         s = index.PutFile(e, docs, sigs, file_problems[k]);
       }
       if (!s.ok()) return s;

@@ -19,6 +19,13 @@ namespace neardup {
 
 namespace {
 
+// A document's key: its file's id times 2^32 plus its line, so that the
+// documents of a file are one range of a rowid table (appended in order,
+// pages stay full).
+constexpr int kLineBits = 32;
+constexpr uint64_t kMaxLine = (uint64_t{1} << kLineBits) - 1;
+int64_t DocKey(int64_t file_id, uint64_t line) { return (file_id << kLineBits) | static_cast<int64_t>(line); }
+
 // PRAGMA application_id of a neardup index: "NDUP".
 constexpr int32_t kApplicationId = 0x4E445550;
 
@@ -26,7 +33,7 @@ constexpr const char* kSchemaV1 = R"sql(
 CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
 CREATE TABLE files(
   id INTEGER PRIMARY KEY,
-  path TEXT NOT NULL UNIQUE,
+  path TEXT NOT NULL,
   dev INTEGER NOT NULL, inode INTEGER NOT NULL, size INTEGER NOT NULL,
   mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL,
   reading INTEGER NOT NULL,
@@ -36,15 +43,12 @@ CREATE TABLE files(
   documents INTEGER NOT NULL,
   run INTEGER NOT NULL);
 CREATE TABLE documents(
-  file_id INTEGER NOT NULL,
-  line INTEGER NOT NULL,
-  name TEXT NOT NULL,
+  key INTEGER PRIMARY KEY,
+  name TEXT,
   size INTEGER NOT NULL,
-  mtime_ns INTEGER NOT NULL,
   content BLOB NOT NULL,
   kind INTEGER NOT NULL,
-  signature BLOB NOT NULL,
-  PRIMARY KEY(file_id, line)) WITHOUT ROWID;
+  signature BLOB NOT NULL);
 CREATE TABLE problems(
   file_id INTEGER NOT NULL,
   line INTEGER NOT NULL,
@@ -57,6 +61,10 @@ CREATE TABLE runs(
   reused INTEGER, signed INTEGER, removed INTEGER, documents INTEGER,
   exit_status INTEGER,
   options TEXT NOT NULL);
+CREATE VIEW named_documents AS
+  SELECT f.path AS path, d.key & 4294967295 AS line, coalesce(d.name, f.path) AS name, d.size AS size,
+         f.mtime_ns AS mtime_ns, hex(d.content) AS content, d.kind AS kind
+  FROM documents d JOIN files f ON f.id = d.key >> 32;
 CREATE TABLE lock(id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER NOT NULL, host TEXT NOT NULL, started TEXT NOT NULL);
 )sql";
 
@@ -93,6 +101,7 @@ class Stmt {
   Stmt(const Stmt&) = delete;
   Stmt& operator=(const Stmt&) = delete;
   bool ok() const { return rc_ == SQLITE_OK; }
+  sqlite3_stmt* raw() { return st_; }
   int prepare_rc() const { return rc_; }
   void Reset() {
     sqlite3_reset(st_);
@@ -230,7 +239,9 @@ Result<Db> OpenDb(const std::string& path, bool write, bool create, bool* fresh)
   *fresh = false;
   if (app == 0 && version == 0 && tables == 0) {
     if (!create) return Status::InvalidArgument(path + ": not a neardup index (an empty database)");
-    std::string sql = std::string("BEGIN IMMEDIATE;").append(kSchemaV1);
+    // Large pages hold a signature row (~600 bytes at 128 permutations)
+    // with little slack; set before the first table exists.
+    std::string sql = std::string("PRAGMA page_size = 16384; BEGIN IMMEDIATE;").append(kSchemaV1);
     sql.append("PRAGMA application_id = ").append(std::to_string(kApplicationId)).append(";");
     sql.append("PRAGMA user_version = ").append(std::to_string(kIndexSchemaVersion)).append(";COMMIT;");
     rc = Exec(db.get(), sql.c_str());
@@ -440,7 +451,7 @@ Status SignatureIndex::LoadDocuments(const std::vector<int64_t>& wanted,
   // Reads the current row of `q` (columns from `first`) into a record.
   auto emit = [&](Stmt& q, int first, size_t slot) -> Status {
     DocRecord r;
-    r.line = q.UInt(first);
+    r.line = q.UInt(first) & kMaxLine;
     r.name = q.Text(first + 1);
     r.size = q.UInt(first + 2);
     r.content = GetContent(q, first + 3);
@@ -463,20 +474,21 @@ Status SignatureIndex::LoadDocuments(const std::vector<int64_t>& wanted,
     for (int64_t id : wanted) max_id = std::max(max_id, id);
     std::vector<size_t> slot_of(static_cast<size_t>(max_id) + 1, SIZE_MAX);
     for (size_t k = 0; k < wanted.size(); ++k) slot_of[static_cast<size_t>(wanted[k])] = k;
-    Stmt q(h, "SELECT file_id, line, name, size, content, kind, signature FROM documents");
+    Stmt q(h, "SELECT key, name, size, content, kind, signature FROM documents");
     if (!q.ok()) return SqlError(h, path_, q.prepare_rc());
     while ((rc = q.Step()) == SQLITE_ROW) {
-      const int64_t id = q.Int(0);
+      const int64_t id = q.Int(0) >> kLineBits;
       if (id < 0 || id > max_id || slot_of[static_cast<size_t>(id)] == SIZE_MAX) continue;
-      if (Status s = emit(q, 1, slot_of[static_cast<size_t>(id)]); !s.ok()) return s;
+      if (Status s = emit(q, 0, slot_of[static_cast<size_t>(id)]); !s.ok()) return s;
     }
     return rc == SQLITE_DONE ? Status::Ok() : SqlError(h, path_, rc);
   }
-  Stmt q(h, "SELECT line, name, size, content, kind, signature FROM documents WHERE file_id = ? ORDER BY line");
+  Stmt q(h, "SELECT key, name, size, content, kind, signature FROM documents WHERE key BETWEEN ? AND ? ORDER BY key");
   if (!q.ok()) return SqlError(h, path_, q.prepare_rc());
   for (size_t slot = 0; slot < wanted.size(); ++slot) {
     q.Reset();
-    q.Bind(1, wanted[slot]);
+    q.Bind(1, DocKey(wanted[slot], 0));
+    q.Bind(2, DocKey(wanted[slot], kMaxLine));
     while ((rc = q.Step()) == SQLITE_ROW) {
       if (Status s = emit(q, 0, slot); !s.ok()) return s;
     }
@@ -519,25 +531,28 @@ Status SignatureIndex::Commit() {
 
 namespace {
 
-Status InsertRows(sqlite3* h, StmtCache& cache, const std::string& path, int64_t file_id, int num_perm, std::span<const DocRecord> docs,
-                  std::span<const uint32_t> sigs, std::span<const StoredProblem> problems, int64_t mtime_ns) {
+Status InsertRows(sqlite3* h, StmtCache& cache, const std::string& path, const std::string& file_path, int64_t file_id, int num_perm, std::span<const DocRecord> docs,
+                  std::span<const uint32_t> sigs, std::span<const StoredProblem> problems) {
   const size_t np = static_cast<size_t>(num_perm);
   if (!docs.empty()) {
     Stmt& ins = Cached(h, cache,
-             "INSERT OR REPLACE INTO documents(file_id, line, name, size, mtime_ns, content, kind, signature) "
-             "VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
+             "INSERT OR REPLACE INTO documents(key, name, size, content, kind, signature) "
+             "VALUES(?, ?, ?, ?, ?, ?)");
     if (!ins.ok()) return SqlError(h, path, ins.prepare_rc());
     for (size_t k = 0; k < docs.size(); ++k) {
       const DocRecord& d = docs[k];
       ins.Reset();
-      ins.Bind(1, file_id);
-      ins.BindU(2, d.line);
-      ins.Bind(3, d.name);
-      ins.BindU(4, d.size);
-      ins.Bind(5, mtime_ns);
-      PutContent(ins, 6, d.content);
-      ins.Bind(7, static_cast<int64_t>(d.kind));
-      ins.BindBlob(8, sigs.data() + k * np, np * sizeof(uint32_t));
+      if (d.line > kMaxLine) return Status::InvalidArgument(path + ": a line number past 2^32 cannot be stored");
+      ins.Bind(1, DocKey(file_id, d.line));
+      if (d.line == 0 && d.name == file_path) {
+        sqlite3_bind_null(ins.raw(), 2);  // a text document is named by its path: not stored twice
+      } else {
+        ins.Bind(2, d.name);
+      }
+      ins.BindU(3, d.size);
+      PutContent(ins, 4, d.content);
+      ins.Bind(5, static_cast<int64_t>(d.kind));
+      ins.BindBlob(6, sigs.data() + k * np, np * sizeof(uint32_t));
       if (int rc = ins.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
     }
   }
@@ -586,18 +601,11 @@ Status UpdateFileRow(sqlite3* h, StmtCache& cache, const std::string& path, cons
 Status SignatureIndex::PutFile(const IndexedFile& file, std::span<const DocRecord> docs,
                                std::span<const uint32_t> signatures, std::span<const StoredProblem> problems) {
   sqlite3* h = impl_->db.get();
-  int64_t id = 0;
-  {
-    Stmt& find = Cached(h, impl_->cache, "SELECT id FROM files WHERE path = ?");
-    find.Bind(1, file.path);
-    const int rc = find.Step();
-    if (rc == SQLITE_ROW) id = find.Int(0);
-    else if (rc != SQLITE_DONE) return SqlError(h, path_, rc);
-    find.Reset();
-  }
+  int64_t id = file.id;
   if (id != 0) {
-    Stmt& d1 = Cached(h, impl_->cache, "DELETE FROM documents WHERE file_id = ?");
-    d1.Bind(1, id);
+    Stmt& d1 = Cached(h, impl_->cache, "DELETE FROM documents WHERE key BETWEEN ? AND ?");
+    d1.Bind(1, DocKey(id, 0));
+    d1.Bind(2, DocKey(id, kMaxLine));
     if (int rc = d1.Step(); rc != SQLITE_DONE) return SqlError(h, path_, rc);
     Stmt& d2 = Cached(h, impl_->cache, "DELETE FROM problems WHERE file_id = ?");
     d2.Bind(1, id);
@@ -615,20 +623,23 @@ Status SignatureIndex::PutFile(const IndexedFile& file, std::span<const DocRecor
   f.id = id;
   f.documents = docs.size();
   if (Status s = UpdateFileRow(h, impl_->cache, path_, f, impl_->run); !s.ok()) return s;
-  return InsertRows(h, impl_->cache, path_, id, impl_->num_perm, docs, signatures, problems, file.mtime_ns);
+  return InsertRows(h, impl_->cache, path_, file.path, id, impl_->num_perm, docs, signatures, problems);
 }
 
 Status SignatureIndex::AppendToFile(const IndexedFile& file, std::span<const DocRecord> docs,
                                     std::span<const uint32_t> signatures, std::span<const StoredProblem> problems) {
   sqlite3* h = impl_->db.get();
   if (Status s = UpdateFileRow(h, impl_->cache, path_, file, impl_->run); !s.ok()) return s;
-  return InsertRows(h, impl_->cache, path_, file.id, impl_->num_perm, docs, signatures, problems, file.mtime_ns);
+  return InsertRows(h, impl_->cache, path_, file.path, file.id, impl_->num_perm, docs, signatures, problems);
 }
 
 Status SignatureIndex::RemoveFile(int64_t id) {
   sqlite3* h = impl_->db.get();
-  for (const char* sql : {"DELETE FROM documents WHERE file_id = ?", "DELETE FROM problems WHERE file_id = ?",
-                          "DELETE FROM files WHERE id = ?"}) {
+  Stmt& docs = Cached(h, impl_->cache, "DELETE FROM documents WHERE key BETWEEN ? AND ?");
+  docs.Bind(1, DocKey(id, 0));
+  docs.Bind(2, DocKey(id, kMaxLine));
+  if (int rc = docs.Step(); rc != SQLITE_DONE) return SqlError(h, path_, rc);
+  for (const char* sql : {"DELETE FROM problems WHERE file_id = ?", "DELETE FROM files WHERE id = ?"}) {
     Stmt& d = Cached(h, impl_->cache, sql);
     d.Bind(1, id);
     if (int rc = d.Step(); rc != SQLITE_DONE) return SqlError(h, path_, rc);
@@ -757,9 +768,10 @@ Result<std::vector<std::string>> CheckIndex(const std::string& path) {
       {bad_sig, "signatures without " + std::to_string(num_perm) + " values"},
       {"SELECT count(*) FROM documents WHERE length(content) != 16", "content hashes not of 16 bytes"},
       {"SELECT count(*) FROM documents WHERE kind NOT BETWEEN 0 AND 4", "documents of an unknown kind"},
-      {"SELECT count(*) FROM documents WHERE file_id NOT IN (SELECT id FROM files)", "documents of no file"},
+      {"SELECT count(*) FROM documents WHERE (key >> 32) NOT IN (SELECT id FROM files)", "documents of no file"},
       {"SELECT count(*) FROM problems WHERE file_id NOT IN (SELECT id FROM files)", "problems of no file"},
-      {"SELECT count(*) FROM files f WHERE documents != (SELECT count(*) FROM documents d WHERE d.file_id = f.id)",
+      {"SELECT count(*) FROM files f WHERE documents != (SELECT count(*) FROM documents d "
+       "WHERE d.key BETWEEN f.id << 32 AND (f.id << 32) + 4294967295)",
        "files whose document count is wrong"},
       {"SELECT count(*) FROM files WHERE jsonl = 0 AND documents != 1", "text files without exactly one document"},
   };

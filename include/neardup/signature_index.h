@@ -108,7 +108,8 @@ class SignatureIndex {
   Result<std::vector<IndexedFile>> Files();
   // Calls `doc(slot, record, signature)` for each stored document of the
   // files whose ids are in `wanted` (wanted[k] is the file id for slot k),
-  // by file and line; the record's `file` is 0, `name` the raw name.
+  // by file and line; the record's `file` is 0, `name` the raw name, or
+  // empty for a text document (named by its file's path, not stored twice).
   Status LoadDocuments(const std::vector<int64_t>& wanted,
                        const std::function<void(size_t, DocRecord&&, SignatureView)>& doc);
   // The stored problems of the files in `wanted`, as LoadDocuments.
@@ -117,7 +118,8 @@ class SignatureIndex {
   // Writes are grouped: Begin(), any number of Put/Append/Remove, Commit().
   Status Begin();
   Status Commit();
-  // Replaces the entry of file.path (documents and problems too) with these;
+  // Replaces the entry file.id (documents and problems too) with these, or
+  // adds one when file.id is 0 (REQUIRES: then no entry has file.path);
   // `signatures` holds num_perm values per document.
   Status PutFile(const IndexedFile& file, std::span<const DocRecord> docs, std::span<const uint32_t> signatures,
                  std::span<const StoredProblem> problems);
