@@ -202,7 +202,7 @@ Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFil
     sub_of.push_back(static_cast<uint32_t>(i));
     sub.table.files.push_back(files[i]);
   }
-  const size_t m = sub_of.size();
+  size_t m = sub_of.size();
   sub.stream_copies.resize(m);
   std::vector<SignCounts> sub_counts(m);
   HashingFileSystem hashing(fs);
@@ -251,7 +251,10 @@ Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFil
                     .stats = {}};
   out.stats.used = true;
   SignedCorpus& c = out.corpus;
-  c.table.Resize(first[n]);
+  // Nothing stored is used (a first run): the signed table is the answer as
+  // it is, taken over below without a copy.
+  const bool all_signed = std::all_of(plan.begin(), plan.end(), [](Plan p) { return p == Plan::kSign; });
+  if (!all_signed) c.table.Resize(first[n]);
   c.stream_copies.resize(n);
 
   // Stored documents of the files reused or grown, straight into their rows
@@ -382,6 +385,13 @@ Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFil
   }
 
   // The documents signed now, after the stored ones of their file.
+  if (all_signed) {
+    c.table = std::move(sub.table);
+    c.stream_copies = std::move(sub.stream_copies);
+    out.stats.signed_now = c.table.size();
+    std::fill(out.signed_now.begin(), out.signed_now.end(), 1);
+    m = 0;  // nothing to move row by row
+  }
   for (size_t k = 0; k < m; ++k) {
     const size_t i = sub_of[k];
     const size_t lo = sub_first[k], count = sub_first[k + 1] - sub_first[k];
