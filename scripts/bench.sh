@@ -6,6 +6,7 @@
 #   scripts/bench.sh                      # 10k and 100k documents, 3 runs each
 #   scripts/bench.sh --with-1m --keep     # add 1M documents (~3 GB), keep corpora
 #   scripts/bench.sh --quick              # 1000 documents, 1 run (CI smoke check)
+#   scripts/bench.sh --sizes 100000 --index-only   # the --index section only
 #
 # For each size: documents, MB (10^6 bytes of .txt files), median wall seconds
 # of `neardup scan -j $(nproc)` with default options, documents/s, MB/s, peak
@@ -23,6 +24,13 @@
 # 0.9, with and without --exact: time, candidates, pairs and the recall of
 # the planted pairs at that threshold).
 #
+# Index section (skipped with --no-index): per size, the median wall seconds
+# of a first run with --index (a new index each run), of a second run with
+# nothing changed, and of a run after adding 1% new files (near copies of
+# existing ones, in a directory removed afterwards; each run starts from the
+# index of the unchanged corpus), each also as a share of the plain scan; the
+# floor `find DIR -printf '%s %T@\n'`; and the index file's bytes per document.
+#
 # Environment: NEARDUP_BIN (default build/neardup, built in Release when
 # missing), NEARDUP_BUILD_DIR (where gen_corpus is built, default build).
 set -euo pipefail
@@ -38,6 +46,8 @@ usage: scripts/bench.sh [options]
   --workdir DIR     where corpora go (default /tmp/neardup-bench)
   --seed S          corpus seed (default 42)
   --no-sections     only the per-size table (skip the JSONL and threshold sections)
+  --no-index        skip the --index section
+  --index-only      only the --index section (and the plain scan it is compared with)
   --min-recall X    exit 1 if the recall with --exact of the planted pairs at any size
                     is below X, or if a corpus has no planted pair (default: no check)
   -h, --help        this text
@@ -54,6 +64,8 @@ workdir="/tmp/neardup-bench"
 seed=42
 min_recall=""
 sections=1
+index_section=1
+index_only=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --sizes) sizes="$2"; shift 2 ;;
@@ -70,6 +82,8 @@ while [[ $# -gt 0 ]]; do
     --min-recall) min_recall="$2"; shift 2 ;;
     --min-recall=*) min_recall="${1#*=}"; shift ;;
     --no-sections) sections=0; shift ;;
+    --no-index) index_section=0; shift ;;
+    --index-only) index_only=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "bench.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
   esac
@@ -85,6 +99,7 @@ if [[ -n "$min_recall" ]] && ! awk -v m="$min_recall" 'BEGIN {exit !(m ~ /^(0(\.
   echo "bench.sh: --min-recall must be a number from 0 to 1, got '$min_recall'" >&2
   exit 2
 fi
+[[ $index_only == 1 ]] && sections=0
 IFS=, read -r -a size_list <<<"$sizes"
 for n in "${size_list[@]}"; do
   [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: bad size '$n' in --sizes" >&2; exit 2; }
@@ -203,6 +218,7 @@ version="$("$bin" --version 2>&1 | head -1 || true)"
 
 # --- Runs --------------------------------------------------------------------
 rows=()
+index_rows=()
 prev_n=""
 prev_t=""
 status=0
@@ -234,6 +250,60 @@ for n in "${size_list[@]}"; do
   rss_mb="$(awk -v k="$rss_kb" 'BEGIN {printf "%.0f", k / 1024}')"
   # Peak memory beyond the signatures themselves (128 x 4 bytes a document).
   per_doc="$(awk -v k="$rss_kb" -v n="$docs" 'BEGIN {printf "%.0f", (k * 1024 - n * 512) / n}')"
+
+  if [[ $index_section == 1 ]]; then
+    ix="$tmp/index.db"
+    : >"$tmp/ix_first"
+    : >"$tmp/ix_again"
+    : >"$tmp/ix_more"
+    : >"$tmp/find"
+    for ((r = 1; r <= runs; r++)); do
+      log "size $n: --index first run $r/$runs"
+      rm -f "$ix"
+      t0="$(now_ns)"
+      run_neardup "$tmp/pairs_ix" --index "$ix"
+      t1="$(now_ns)"
+      awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f\n", (b - a) / 1e9}' >>"$tmp/ix_first"
+    done
+    ix_bytes="$(stat -c %s "$ix")"
+    for ((r = 1; r <= runs; r++)); do
+      log "size $n: --index unchanged run $r/$runs"
+      t0="$(now_ns)"
+      run_neardup "$tmp/pairs_ix" --index "$ix"
+      t1="$(now_ns)"
+      awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f\n", (b - a) / 1e9}' >>"$tmp/ix_again"
+      t0="$(now_ns)"
+      find "$dir" -printf '%s %T@\n' >/dev/null
+      t1="$(now_ns)"
+      awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f\n", (b - a) / 1e9}' >>"$tmp/find"
+    done
+    # 1% new files: near copies of existing ones, in a directory of their own
+    # (removed afterwards, so the corpus stays as generated).
+    cp "$ix" "$tmp/index.base.db"
+    extra_dir="$dir/zz-index-bench"
+    mkdir -p "$extra_dir"
+    k=0
+    while IFS= read -r -d '' f && ((k < (docs + 99) / 100)); do
+      k=$((k + 1))
+      { cat "$f"; echo " added words"; } >"$extra_dir/new$k.txt"
+    done <"$tmp/files"
+    for ((r = 1; r <= runs; r++)); do
+      log "size $n: --index +1% files run $r/$runs"
+      cp "$tmp/index.base.db" "$ix"
+      t0="$(now_ns)"
+      run_neardup "$tmp/pairs_ix" --index "$ix"
+      t1="$(now_ns)"
+      awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f\n", (b - a) / 1e9}' >>"$tmp/ix_more"
+    done
+    rm -rf "$extra_dir" "$tmp/index.base.db" "$ix"
+    index_rows+=("$(awk -v n="$docs" -v t="$wall" -v a="$(median <"$tmp/ix_first")" -v b="$(median <"$tmp/ix_again")" \
+      -v c="$(median <"$tmp/ix_more")" -v f="$(median <"$tmp/find")" -v ib="$ix_bytes" 'BEGIN {
+        printf "| %d | %.3f | %.3f (%.2fx) | %.3f (%.2fx) | %.3f (%.2fx) | %.3f | %.0f |", \
+          n, t, a, a / t, b, b / t, c, c / t, f, ib / n }')")
+  fi
+  if [[ $index_only == 1 ]]; then
+    continue
+  fi
 
   # One run with --exact, for the recall of verified pairs and its own time.
   log "size $n: neardup --exact"
@@ -379,7 +449,7 @@ cat <<EOF
 | documents | MB | wall s | docs/s | MB/s | peak RSS MB | RSS B/doc beyond signatures | --exact wall s | recall --exact (found/planted >= $threshold) | recall default | unplanted pairs (--exact) | xxhsum s | neardup/xxhsum | time vs previous size |
 |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|
 EOF
-printf '%s\n' "${rows[@]}"
+if [[ ${#rows[@]} -gt 0 ]]; then printf '%s\n' "${rows[@]}"; fi
 if [[ $sections == 1 ]]; then
   cat <<EOF
 
@@ -399,6 +469,18 @@ $cores threads against 1: ${jsonl_speedup}x.
 |---:|---|---:|---:|---:|---:|
 EOF
   printf '%s\n' "${sweep_rows[@]}"
+fi
+if [[ ${#index_rows[@]} -gt 0 ]]; then
+  cat <<EOF
+
+### --index
+
+The same command with \`--index FILE\`: a first run (a new index), a second run with nothing changed, and a run after adding 1% new files; seconds, and in parentheses the share of the plain scan. The floor is \`find DIR -printf '%s %T@\n'\`.
+
+| documents | plain wall s | first run s | unchanged re-run s | +1% files s | find floor s | index bytes/doc |
+|---:|---:|---:|---:|---:|---:|---:|
+EOF
+  printf '%s\n' "${index_rows[@]}"
 fi
 exit "$status"
 

@@ -4,9 +4,9 @@
 NEARDUP_PACKAGES=(
   build-essential cmake pkg-config
   libcli11-dev libspdlog-dev libxxhash-dev nlohmann-json3-dev
-  libsimdjson-dev libutf8proc-dev zlib1g-dev libzstd-dev
+  libsimdjson-dev libutf8proc-dev zlib1g-dev libzstd-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  xxhash time
+  xxhash time sqlite3
   libdtl-dev chromium-headless-shell
 )
 

@@ -316,6 +316,13 @@ void WriteJson(const Report& report, std::ostream& out) {
   root["format"] = kFormatVersion;
   root["params"] = ParamsJson(report.params);
   root["stats"] = StatsJson(report.stats);
+  if (report.index.used) {  // only with --index, so that the rest compares with a run without it
+    Json index = Json::object();
+    index["reused"] = report.index.reused;
+    index["signed"] = report.index.signed_now;
+    index["removed"] = report.index.removed;
+    root["index"] = std::move(index);
+  }
   switch (report.params.mode) {
     case Mode::kPairs:
       root["pairs"] = PairsJson(report);

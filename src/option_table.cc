@@ -358,6 +358,32 @@ constexpr OptionSpec kTable[] = {
      .get = Get<&Options::threads>,
      .put = Put<&Options::threads>},
 
+    // --- Index ---------------------------------------------------------------
+    {.long_name = "--index",
+     .value_name = "FILE",
+     .group = OptionGroup::kIndex,
+     .kind = ValueKind::kText,
+     .help = "Keep signatures in FILE (SQLite) between runs: only new and changed files are read",
+     .commands = kScanCommand,
+     .text = Text<&Options::index>},
+    {.long_name = "--new",
+     .group = OptionGroup::kIndex,
+     .kind = ValueKind::kFlag,
+     .help = "With --index: report only what involves a document signed in this run",
+     .commands = kScanCommand,
+     .get = Get<&Options::new_only>,
+     .put = Put<&Options::new_only>},
+    {.long_name = "--lock-wait",
+     .value_name = "SECONDS",
+     .group = OptionGroup::kIndex,
+     .default_text = "0",
+     .kind = ValueKind::kReal,
+     .range = {.low = 0},
+     .help = "With --index: wait this long for another run holding the index",
+     .commands = kScanCommand,
+     .get = Get<&Options::lock_wait>,
+     .put = Put<&Options::lock_wait>},
+
     // --- Logging ---------------------------------------------------------------
     {.long_name = "--quiet",
      .short_name = "-q",
@@ -465,6 +491,8 @@ const char* ToString(OptionGroup group) {
       return "Clusters";
     case OptionGroup::kExecution:
       return "Execution";
+    case OptionGroup::kIndex:
+      return "Index";
     case OptionGroup::kLogging:
       return "Logging";
   }

@@ -30,6 +30,7 @@ Status ValidateOptions(const Options& o) {
   if (o.input == InputFormat::kJsonl && o.text_key.empty()) {
     return Status::InvalidArgument("--text-key must not be empty");
   }
+  if (o.new_only && o.index.empty()) return Status::InvalidArgument("--new needs --index FILE");
   return Status::Ok();
 }
 

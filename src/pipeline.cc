@@ -14,8 +14,10 @@
 #include "neardup/copy_groups.h"
 #include "neardup/corpus.h"
 #include "neardup/minhash.h"
+#include "neardup/new_only.h"
 #include "neardup/parallel.h"
 #include "neardup/sign.h"
+#include "neardup/sign_indexed.h"
 #include "neardup/verify_candidates.h"
 
 namespace neardup {
@@ -123,6 +125,13 @@ Result<Report> FindDuplicates(const Options& o, const RunContext& ctx) {
   Workers workers{.threads = Workers::Resolve(o.threads), .tick = {}, .cancel = ctx.cancel};
   Report report;
   report.params = MakeParams(o, banding);
+  // With --index: locked and its parameters checked before anything is read.
+  std::unique_ptr<SignatureIndex> index;
+  if (!o.index.empty()) {
+    Result<std::unique_ptr<SignatureIndex>> opened = OpenIndexFor(o);
+    if (!opened.ok()) return opened.status();
+    index = std::move(*opened);
+  }
 
   progress.Tick(Stage::kWalking);
   Result<WalkedCorpus> walked = WalkCorpus(o, fs);
@@ -140,7 +149,18 @@ Result<Report> FindDuplicates(const Options& o, const RunContext& ctx) {
   Workers signing = workers;
   signing.tick = [&] { progress.Tick(Stage::kReading, n_files); };
   const MinHasher minhasher(o.num_perm, o.seed);
-  SignedCorpus signed_corpus = Sign(o, std::move(walked->files), minhasher, fs, signing, rereads, &counts);
+  SignedCorpus signed_corpus;
+  std::vector<uint8_t> signed_now;  // with --index: per document, signed in this run
+  if (index != nullptr) {
+    Result<IndexedCorpus> s = SignWithIndex(o, std::move(walked->files), minhasher, fs, signing, rereads, &counts, *index);
+    if (!s.ok()) return s.status();
+    signed_corpus = std::move(s->corpus);
+    signed_now = std::move(s->signed_now);
+    report.index = s->stats;
+    index.reset();  // the index is up to date: let the next run in
+  } else {
+    signed_corpus = Sign(o, std::move(walked->files), minhasher, fs, signing, rereads, &counts);
+  }
   if (workers.Cancelled()) return Status::Cancelled("interrupted");
   SignatureTable& table = signed_corpus.table;
   if (!rereads && o.input == InputFormat::kText) table.files = {};  // not needed again: free the paths
@@ -173,6 +193,9 @@ Result<Report> FindDuplicates(const Options& o, const RunContext& ctx) {
   } else {
     progress.Tick(Stage::kClustering);
     BuildClusterReport(groups, verified, o, &report);
+  }
+  if (o.new_only) {
+    if (Status s = KeepOnlyNew(signed_now, o, &report); !s.ok()) return s;
   }
   TallyProblems(wc, std::move(signed_corpus.problems), &report);
   report.stats.seconds = progress.seconds();

@@ -48,8 +48,10 @@ Status SignTextFile(const Options& options, FileSystem& fs, DocumentReader& read
   return Status::Ok();
 }
 
+}  // namespace
+
 void SignTextFiles(const Options& options, const MinHasher& minhasher, FileSystem& fs, const Workers& workers,
-                   bool keep_streams, SignProgress& progress, SignedCorpus* out) {
+                   bool keep_streams, SignProgress& progress, SignedCorpus* out, std::vector<SignCounts>* per_file) {
   const size_t n = out->table.files.size();
   out->table.Resize(n);
   std::mutex mu;  // guards out->problems and out->counts
@@ -76,6 +78,12 @@ void SignTextFiles(const Options& options, const MinHasher& minhasher, FileSyste
         out->counts.bytes += sk.bytes;
         out->counts.invalid_utf8 += sk.replaced;
         out->counts.transcoded += sk.transcoded ? 1 : 0;
+        if (per_file != nullptr) {
+          SignCounts& c = (*per_file)[i];
+          c.bytes += sk.bytes;
+          c.invalid_utf8 += sk.replaced;
+          c.transcoded += sk.transcoded ? 1 : 0;
+        }
       }
     }
     progress.bytes += sk.bytes;
@@ -83,8 +91,6 @@ void SignTextFiles(const Options& options, const MinHasher& minhasher, FileSyste
     ++progress.documents;
   });
 }
-
-}  // namespace
 
 DocKind KindOf(const DocumentSketch& sk) {
   switch (sk.kind) {
@@ -105,9 +111,9 @@ SignedCorpus Sign(const Options& options, std::vector<InputFile> files, const Mi
   out.table.files = std::move(files);
   out.stream_copies.resize(out.table.files.size());
   if (options.input == InputFormat::kText) {
-    SignTextFiles(options, minhasher, fs, workers, keep_streams, p, &out);
+    SignTextFiles(options, minhasher, fs, workers, keep_streams, p, &out, nullptr);
   } else {
-    SignJsonlFiles(options, minhasher, fs, workers, keep_streams, p, &out);
+    SignJsonlFiles(options, minhasher, fs, workers, keep_streams, p, &out, nullptr, nullptr);
     RenameDuplicateIds(&out);
   }
   return out;

@@ -9,10 +9,20 @@ namespace neardup {
 // What a sketch's outcome makes of the document.
 DocKind KindOf(const DocumentSketch& sk);
 
+// Signs the text files `out->table.files` into `out->table` (row i is file
+// i); problems and counts to `out`. With `per_file` (sized to the files),
+// each file's counts are added to its entry too (for the index).
+void SignTextFiles(const Options& options, const MinHasher& minhasher, FileSystem& fs, const Workers& workers,
+                   bool keep_streams, SignProgress& progress, SignedCorpus* out, std::vector<SignCounts>* per_file);
+
 // Appends the documents of the JSONL `out->table.files` to `out->table`,
-// in input order; problems and counts to `out`.
+// in input order; problems and counts to `out`. With `line_base`, file i's
+// bytes are taken to start after line line_base[i] (the index resumes a
+// file that grew: its reader starts at the new bytes), so its line numbers
+// continue from there. `per_file` as SignTextFiles.
 void SignJsonlFiles(const Options& options, const MinHasher& minhasher, FileSystem& fs, const Workers& workers,
-                    bool keep_streams, SignProgress& progress, SignedCorpus* out);
+                    bool keep_streams, SignProgress& progress, SignedCorpus* out,
+                    const std::vector<uint64_t>* line_base, std::vector<SignCounts>* per_file);
 
 // Names FILE:LINE every document whose name is not unique in `out->table`.
 void RenameDuplicateIds(SignedCorpus* out);

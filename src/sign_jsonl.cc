@@ -243,12 +243,15 @@ void SplitFile(const Options& options, FileSystem& fs, uint32_t fi, bool keep_st
 }  // namespace
 
 void SignJsonlFiles(const Options& options, const MinHasher& minhasher, FileSystem& fs, const Workers& workers,
-                    bool keep_streams, SignProgress& progress, SignedCorpus* out) {
+                    bool keep_streams, SignProgress& progress, SignedCorpus* out,
+                    const std::vector<uint64_t>* line_base, std::vector<SignCounts>* per_file) {
   const size_t num_perm = static_cast<size_t>(options.num_perm);
   std::vector<std::unique_ptr<JsonlDocReader>> parsers(static_cast<size_t>(workers.threads));
   for (auto& p : parsers) p = std::make_unique<JsonlDocReader>(options, minhasher);
   auto sign = [&](int w, Block& b) { SignBlock(options.max_line, num_perm, *parsers[static_cast<size_t>(w)], b); };
-  std::vector<uint64_t> lines_before(out->table.files.size(), 0);  // per file, lines committed
+  // Per file, lines committed (from line_base: lines signed by an earlier run).
+  std::vector<uint64_t> lines_before =
+      line_base != nullptr ? *line_base : std::vector<uint64_t>(out->table.files.size(), 0);
   auto commit = [&](Block& b) {
     const InputFile& f = out->table.files[b.file];
     const uint64_t base = lines_before[b.file];
@@ -271,6 +274,12 @@ void SignJsonlFiles(const Options& options, const MinHasher& minhasher, FileSyst
     out->counts.bytes += b.counts.bytes;
     out->counts.invalid_utf8 += b.counts.invalid_utf8;
     out->counts.transcoded += b.counts.transcoded;
+    if (per_file != nullptr) {
+      SignCounts& c = (*per_file)[b.file];
+      c.bytes += b.counts.bytes;
+      c.invalid_utf8 += b.counts.invalid_utf8;
+      c.transcoded += b.counts.transcoded;
+    }
   };
   OrderedWork<Block> work(workers, static_cast<size_t>(workers.threads) * kBlocksPerWorker, sign, commit);
   for (uint32_t fi = 0; fi < out->table.files.size() && !workers.Cancelled(); ++fi) {

@@ -106,11 +106,11 @@ const char* NameOf(E value) {
 // ------------------------------------------------------------------- table
 
 // The groups of `--help`, in the order they are listed.
-enum class OptionGroup { kInput, kShingling, kVerification, kOutput, kClusters, kExecution, kLogging };
+enum class OptionGroup { kInput, kShingling, kVerification, kOutput, kClusters, kExecution, kIndex, kLogging };
 inline constexpr OptionGroup kOptionGroups[] = {
     OptionGroup::kInput,    OptionGroup::kShingling, OptionGroup::kVerification, OptionGroup::kOutput,
-    OptionGroup::kClusters, OptionGroup::kExecution, OptionGroup::kLogging};
-// "Input", "Shingling & LSH", "Verification", "Output", "Clusters", "Execution", "Logging".
+    OptionGroup::kClusters, OptionGroup::kExecution, OptionGroup::kIndex, OptionGroup::kLogging};
+// "Input", "Shingling & LSH", "Verification", "Output", "Clusters", "Execution", "Index", "Logging".
 const char* ToString(OptionGroup group);
 
 // The commands an option applies to: bits of OptionSpec::commands.

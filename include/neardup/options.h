@@ -85,6 +85,15 @@ struct Options {
   KeepRule keep = KeepRule::kFirst;
   ClusterBy cluster_by = ClusterBy::kConnected;
 
+  // --- Index (signature_index.h) -------------------------------------------
+  // SQLite file keeping signatures between runs: only new and changed files
+  // are read. Default: none.
+  std::string index;
+  // Report only what involves a document signed in this run. Needs `index`.
+  bool new_only = false;
+  // Seconds to wait for another run holding the index. Range >= 0. Default: 0.
+  double lock_wait = 0;
+
   // --- Execution -----------------------------------------------------------
   // Worker threads. 0 = number of cores (default).
   int threads = 0;

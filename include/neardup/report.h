@@ -85,6 +85,15 @@ struct Stats {
   uint64_t skipped() const { return hidden + glob + too_large + binary + too_short; }
 };
 
+// With --index: what the index gave and took in this run (documents).
+struct IndexStats {
+  bool used = false;
+  uint64_t reused = 0;      // documents taken from the index, none of their bytes read
+  uint64_t signed_now = 0;  // documents read and signed in this run
+  uint64_t removed = 0;     // documents of files gone from the scanned paths, removed
+  int64_t run = 0;          // the run's row in the index
+};
+
 struct Report {
   Params params;
   std::vector<DocEntry> docs;         // indexed by DocId
@@ -94,6 +103,7 @@ struct Report {
   // by name; computed once by the report stage for every writer.
   std::vector<DocId> removable;
   Stats stats;
+  IndexStats index;                   // used only with --index
   std::vector<Status> problems;       // what went wrong, "PATH: reason"
   std::vector<std::string> notices;   // advice that changes nothing (warnings)
 };

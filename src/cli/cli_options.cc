@@ -33,6 +33,8 @@ struct CommandLine {
   BoundOptions explain_options;
   std::string shell;
   std::vector<std::string> explain_args;
+  std::string index_action;
+  std::string index_file;
 
   CommandLine() {
     app.set_version_flag("--version", std::string("neardup ") + kVersion);
@@ -53,6 +55,12 @@ struct CommandLine {
           sub->add_option("ARGS", explain_args, "Two files A B ('-' = stdin), or with --input jsonl: FILE ID_A ID_B")
               ->required();
           explain_options.Register(sub, kExplainCommand);
+          break;
+        case Command::kIndex:
+          sub->add_option("ACTION", index_action, "info: parameters, documents, size, last runs; check: integrity")
+              ->required()
+              ->check(CLI::IsMember({"info", "check"}));
+          sub->add_option("FILE", index_file, "The index (scan --index FILE)")->required();
           break;
         case Command::kCompletions:
           sub->add_option("SHELL", shell, "bash, zsh or fish")
@@ -132,6 +140,7 @@ Status CheckScanOptions(const BoundOptions& given, const CliOptions& c, std::vec
     return Status::InvalidArgument(
         "-f html is a review page of pairs or clusters: use it with --mode pairs or clusters");
   }
+  if (given.Given("--lock-wait") && o.index.empty()) return Status::InvalidArgument("--lock-wait needs --index FILE");
   // '-' as a PATH is standard input, as is '-' as a list of paths.
   const auto has_dash = [](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), "-") != v.end(); };
   if (has_dash(o.paths) && (has_dash(c.files_from) || has_dash(c.files0_from))) {
@@ -170,7 +179,11 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
   }
   c.command = line.Parsed();
   c.shell = line.shell;
-  if (c.command == Command::kCompletions || c.command == Command::kManPage) return parsed;
+  c.index_action = line.index_action;
+  c.index_file = line.index_file;
+  if (c.command == Command::kCompletions || c.command == Command::kManPage || c.command == Command::kIndex) {
+    return parsed;
+  }
   const BoundOptions& given = c.command == Command::kParams    ? line.params_options
                               : c.command == Command::kExplain ? line.explain_options
                                                                : line.scan_options;

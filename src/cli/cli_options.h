@@ -18,7 +18,7 @@
 
 namespace neardup::cli {
 
-enum class Command { kScan, kParams, kExplain, kCompletions, kManPage };
+enum class Command { kScan, kParams, kExplain, kIndex, kCompletions, kManPage };
 
 // The commands of neardup, in the order of `neardup --help`: the source of
 // the subcommands, of the completion scripts and of the man page.
@@ -34,6 +34,8 @@ inline constexpr CommandInfo kCommands[] = {
     {Command::kParams, "params", "", "Show the LSH banding and its S-curve for a threshold", kParamsCommand},
     {Command::kExplain, "explain", "A B",
      "Explain why scan does or does not report a pair (--input jsonl: FILE ID_A ID_B)", kExplainCommand},
+    {Command::kIndex, "index", "info|check FILE", "Inspect an index written by scan --index (info) or check it (check)",
+     0},
     {Command::kCompletions, "completions", "bash|zsh|fish", "Print a shell completion script", 0},
     {Command::kManPage, "manpage", "", "Print the man page (roff)", 0},
 };
@@ -66,6 +68,8 @@ struct CliOptions {
   std::string shell;                           // completions: bash, zsh or fish
   // explain: A B (text input) or FILE ID_A ID_B (--input jsonl); -f json.
   std::vector<std::string> explain_args;
+  std::string index_action;                    // index: info or check
+  std::string index_file;                      // index: FILE
 
   bool operator==(const CliOptions&) const = default;
 };

@@ -16,6 +16,7 @@
 #include "cli/progress.h"
 #include "neardup/banding.h"
 #include "neardup/pipeline.h"
+#include "neardup/signature_index.h"
 #include "neardup/writers.h"
 
 namespace neardup::cli {
@@ -112,6 +113,10 @@ std::string Summary(const Report& r) {
     line += std::to_string(s.clusters) + " clusters of " + std::to_string(s.clustered) + " documents, " +
             std::to_string(s.removable) + " removable (" +
             std::to_string((s.removable_bytes + 500000) / 1000000) + " MB)";
+  }
+  if (r.index.used) {
+    line += "; index: " + std::to_string(r.index.reused) + " reused, " + std::to_string(r.index.signed_now) +
+            " signed, " + std::to_string(r.index.removed) + " removed";
   }
   char secs[32];
   std::snprintf(secs, sizeof secs, "; %.2f s", s.seconds);
@@ -211,13 +216,50 @@ ExitCode RunScan(const CliOptions& cli) {
     if (!detail.empty()) line += " (skipped: " + detail + ")";
     std::fprintf(stderr, "%s\n", line.c_str());
   }
+  const bool any = report.params.mode == Mode::kPairs ? !report.pairs.empty() : !report.clusters.empty();
   // A document asked for and not read (an unreadable file, a malformed JSONL
-  // line) is an error, after everything else was written.
-  if (report.stats.unreadable > 0 || report.stats.malformed_lines > 0 || report.stats.duplicate_ids > 0) {
+  // line, an id that is not unique) is an error, after everything else was
+  // written.
+  const bool lost = report.stats.unreadable > 0 || report.stats.malformed_lines > 0 || report.stats.duplicate_ids > 0;
+  const ExitCode code = lost ? ExitCode::kError : any ? ExitCode::kFound : ExitCode::kNothing;
+  if (report.index.used) {
+    if (Status s = RecordRunExit(options.index, report.index.run, static_cast<int>(code)); !s.ok()) {
+      spdlog::warn("{}", s.message());
+    }
+  }
+  return code;
+}
+
+ExitCode RunIndexInfo(const std::string& file, std::ostream& out) {
+  Result<IndexInfo> info = ReadIndexInfo(file, 10);
+  if (!info.ok()) {
+    spdlog::error("{}", info.status().message());
     return ExitCode::kError;
   }
-  const bool any = report.params.mode == Mode::kPairs ? !report.pairs.empty() : !report.clusters.empty();
-  return any ? ExitCode::kFound : ExitCode::kNothing;
+  out << "index " << file << " (schema " << info->schema_version << ")\n";
+  for (const auto& [name, value] : info->params) out << "  " << name << " " << value << "\n";
+  out << "  files " << info->files << ", documents " << info->documents << ", " << info->file_bytes << " bytes";
+  if (info->documents > 0) out << " (" << info->file_bytes / info->documents << " per document)";
+  out << "\nlast runs (newest first):\n";
+  for (const IndexRun& r : info->runs) {
+    out << "  #" << r.id << " " << r.started << " .. " << (r.ended.empty() ? "(did not finish)" : r.ended) << ": "
+        << r.documents << " documents, " << r.reused << " reused, " << r.signed_now << " signed, " << r.removed
+        << " removed, exit " << (r.exit_status < 0 ? std::string("?") : std::to_string(r.exit_status)) << "; "
+        << r.options << "\n";
+  }
+  return ExitCode::kFound;
+}
+
+ExitCode RunIndexCheck(const std::string& file, std::ostream& out) {
+  Result<std::vector<std::string>> problems = CheckIndex(file);
+  if (!problems.ok()) {
+    spdlog::error("{}", problems.status().message());
+    return ExitCode::kError;
+  }
+  for (const std::string& p : *problems) spdlog::error("{}: {}", file, p);
+  if (!problems->empty()) return ExitCode::kError;
+  out << file << ": ok\n";
+  return ExitCode::kFound;
 }
 
 ExitCode RunParams(const Options& options, std::ostream& out) {

@@ -1,4 +1,5 @@
-// The commands of the front end: scan, params, completions and manpage.
+// The commands of the front end: scan, params, explain, index info|check, completions and
+// manpage.
 #pragma once
 
 #include <ostream>
@@ -11,6 +12,12 @@ namespace neardup::cli {
 
 // Runs a scan and writes its output; logs problems and the summary on stderr.
 ExitCode RunScan(const CliOptions& options);
+
+// `neardup index info FILE`: parameters, documents, file size, last runs.
+ExitCode RunIndexInfo(const std::string& file, std::ostream& out);
+
+// `neardup index check FILE`: exit 0 when sound; else each problem on stderr, 2.
+ExitCode RunIndexCheck(const std::string& file, std::ostream& out);
 
 // Prints the banding, its approximate threshold and the S-curve table.
 ExitCode RunParams(const Options& options, std::ostream& out);

@@ -36,6 +36,10 @@ int main(int argc, char** argv) {
       case neardup::cli::Command::kExplain:
         code = neardup::cli::RunExplain(args.options, std::cout);
         break;
+      case neardup::cli::Command::kIndex:
+        code = args.options.index_action == "info" ? neardup::cli::RunIndexInfo(args.options.index_file, std::cout)
+                                                   : neardup::cli::RunIndexCheck(args.options.index_file, std::cout);
+        break;
       case neardup::cli::Command::kCompletions:
         code = neardup::cli::RunCompletions(args.options.shell, std::cout);
         break;

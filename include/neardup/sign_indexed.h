@@ -1,0 +1,62 @@
+// SignWithIndex: the signing stage with an index (--index): only new and
+// changed files are read and signed; the others' documents come from the
+// index (signature_index.h), and the index is brought up to date.
+//
+// The table it returns is the one Sign() (sign.h) gives for the same files:
+// same DocIds (files in walk order, lines in file order), names (duplicate
+// ids renamed after the stored and new documents are merged), kinds, content
+// hashes, signatures, counts and per-file problems (malformed JSONL lines are
+// stored with their messages), so the output of a scan is byte-identical with
+// and without an index.
+//
+// Per walked file: unchanged (dev, inode, size, mtime_ns, ctime_ns and the
+// options that decide its documents) -> its stored documents, none of its
+// bytes read; a plain JSONL file that only grew (its old bytes hash as
+// stored, and it ended with a newline) -> only its new lines are signed;
+// anything else -> signed whole. Stream documents are never stored; files
+// that could not be read whole are not stored (retried next run). Entries
+// under the scanned paths whose files are gone are removed; entries outside
+// them are kept. Writes are grouped in transactions of about
+// kIndexBatchDocuments documents.
+//
+// Thread safety: as Sign(); the index is used from the calling thread only.
+//
+//   Result<std::unique_ptr<SignatureIndex>> ix = OpenIndexFor(options);
+//   Result<IndexedCorpus> s = SignWithIndex(options, files, minhasher, fs, workers, false, nullptr, **ix);
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "neardup/report.h"
+#include "neardup/sign.h"
+#include "neardup/signature_index.h"
+
+namespace neardup {
+
+inline constexpr uint64_t kIndexBatchDocuments = 4096;
+
+struct IndexedCorpus {
+  SignedCorpus corpus;
+  std::vector<uint8_t> signed_now;  // per DocId: 1 when signed in this run
+  IndexStats stats;
+};
+
+// The signature-shaping parameters of `options`.
+SignatureParams SignatureParamsOf(const Options& options);
+
+// Opens options.index for this run (lock, parameter check) and records the
+// run's start. Errors as SignatureIndex::Open.
+// REQUIRES: options.index is not empty.
+Result<std::unique_ptr<SignatureIndex>> OpenIndexFor(const Options& options);
+
+// Signs `files` (as walked) with `index`; see above. Returns the index's
+// error (disk full, corrupt) or Cancelled; the index then keeps its last
+// committed state.
+// REQUIRES: as Sign(); `index` from OpenIndexFor(options).
+Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFile> files, const MinHasher& minhasher,
+                                    FileSystem& fs, const Workers& workers, bool keep_streams, SignProgress* progress,
+                                    SignatureIndex& index);
+
+}  // namespace neardup

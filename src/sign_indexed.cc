@@ -1,0 +1,428 @@
+#include "neardup/sign_indexed.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "hash.h"
+#include "sign_internal.h"
+
+namespace neardup {
+
+namespace {
+
+bool Compressed(const std::string& path) { return path.ends_with(".gz") || path.ends_with(".zst"); }
+
+// Fingerprint of the options that decide which documents a file yields and
+// their kinds (besides the signature parameters, checked for the whole index).
+uint64_t ReadingFingerprint(const Options& o) {
+  std::string key = o.input == InputFormat::kJsonl ? "jsonl" : "text";
+  key.append("|").append(std::to_string(o.min_words));
+  if (o.input == InputFormat::kJsonl) {
+    key.append("|").append(o.text_key).append("|").append(o.id_key).append("|").append(std::to_string(o.max_line));
+  }
+  return HashBytes(key.data(), key.size(), 0);
+}
+
+bool UnderRoot(const std::string& path, const std::string& root) {
+  if (!path.starts_with(root)) return false;
+  return path.size() == root.size() || root.ends_with('/') || path[root.size()] == '/';
+}
+
+// What a JSONL file's raw bytes were, as the signing read them.
+struct RawRead {
+  uint64_t skip = 0;         // bytes already signed (a file that grew)
+  uint64_t prefix_hash = 0;  // their hash, checked again as they are skipped
+  bool done = false;         // read to the end
+  uint64_t bytes = 0;
+  uint64_t newlines = 0;
+  char last = '\n';
+  uint64_t hash = 0;
+};
+
+// Reads through `inner`, hashing every byte and counting newlines into
+// `slot`; first skips (and checks) the slot's prefix.
+class HashingReader : public ByteReader {
+ public:
+  HashingReader(std::unique_ptr<ByteReader> inner, RawRead* slot, std::string path)
+      : inner_(std::move(inner)), slot_(slot), path_(std::move(path)) {
+    *slot_ = RawRead{.skip = slot->skip, .prefix_hash = slot->prefix_hash};
+    hasher_.Reset(0);
+  }
+  Result<size_t> Read(char* buf, size_t n) override {
+    while (slot_->bytes < slot_->skip) {
+      const size_t want = static_cast<size_t>(std::min<uint64_t>(n, slot_->skip - slot_->bytes));
+      Result<size_t> got = inner_->Read(buf, want);
+      if (!got.ok()) return got;
+      if (*got == 0) return Status::Changed(path_ + ": changed during the run");
+      Take(buf, *got);
+      if (slot_->bytes == slot_->skip && hasher_.Digest() != slot_->prefix_hash) {
+        return Status::Changed(path_ + ": changed during the run");
+      }
+    }
+    Result<size_t> got = inner_->Read(buf, n);
+    if (!got.ok()) return got;
+    if (*got == 0) {
+      slot_->done = true;
+      slot_->hash = hasher_.Digest();
+    }
+    Take(buf, *got);
+    return got;
+  }
+
+ private:
+  void Take(const char* buf, size_t n) {
+    if (n == 0) return;
+    hasher_.Update(buf, n);
+    slot_->bytes += n;
+    slot_->newlines += static_cast<uint64_t>(std::count(buf, buf + n, '\n'));
+    slot_->last = buf[n - 1];
+  }
+  std::unique_ptr<ByteReader> inner_;
+  RawRead* slot_;
+  std::string path_;
+  Hasher64 hasher_;
+};
+
+// The file system the JSONL signing reads through: the files in `slots` are
+// hashed (and resumed) as they are read.
+class HashingFileSystem : public FileSystem {
+ public:
+  explicit HashingFileSystem(FileSystem& inner) : inner_(inner) {}
+  std::unordered_map<std::string, RawRead> slots;  // by path; set up before reading
+
+  Result<std::unique_ptr<ByteReader>> Open(const std::string& path) override { return inner_.Open(path); }
+  Result<std::unique_ptr<ByteReader>> OpenExpected(const std::string& path, const FileIdentity& expected) override {
+    Result<std::unique_ptr<ByteReader>> r = inner_.OpenExpected(path, expected);
+    const auto it = slots.find(path);
+    if (!r.ok() || it == slots.end()) return r;
+    return std::unique_ptr<ByteReader>(std::make_unique<HashingReader>(std::move(*r), &it->second, path));
+  }
+  Result<FileStat> Stat(const std::string& path) override { return inner_.Stat(path); }
+
+ private:
+  FileSystem& inner_;
+};
+
+// XXH3-64 of the first `n` bytes of `f`; nullopt when they cannot be read.
+std::optional<uint64_t> PrefixHash(FileSystem& fs, const InputFile& f, uint64_t n) {
+  Result<std::unique_ptr<ByteReader>> in = fs.OpenExpected(f.path, f.identity);
+  if (!in.ok()) return std::nullopt;
+  Hasher64 h;
+  h.Reset(0);
+  std::vector<char> buf(1 << 16);
+  for (uint64_t left = n; left > 0;) {
+    Result<size_t> got = (*in)->Read(buf.data(), static_cast<size_t>(std::min<uint64_t>(left, buf.size())));
+    if (!got.ok() || *got == 0) return std::nullopt;
+    h.Update(buf.data(), *got);
+    left -= *got;
+  }
+  return h.Digest();
+}
+
+enum class Plan : uint8_t { kSign, kReuse, kAppend };
+
+std::string RunOptions(const Options& o) {
+  std::string s;
+  auto add = [&s](const std::string& x) { s.append(s.empty() ? "" : " ").append(x); };
+  for (const auto& p : o.paths) add(p);
+  for (const auto& p : o.against) add(std::string("--against ").append(p));
+  if (!o.listed_paths.empty()) add(std::to_string(o.listed_paths.size()).append(" listed paths"));
+  add(std::string("--input ").append(o.input == InputFormat::kJsonl ? "jsonl" : "text"));
+  add(std::string("--mode ").append(ToString(o.mode)));
+  add(std::string("--verify ").append(ToString(o.verify)));
+  char t[32];
+  std::snprintf(t, sizeof t, "-t %g", o.threshold);
+  add(t);
+  if (o.new_only) add("--new");
+  return s;
+}
+
+}  // namespace
+
+SignatureParams SignatureParamsOf(const Options& o) { return SignatureParams::From(o); }
+
+Result<std::unique_ptr<SignatureIndex>> OpenIndexFor(const Options& options) {
+  Result<std::unique_ptr<SignatureIndex>> ix =
+      SignatureIndex::Open(options.index, SignatureParamsOf(options), IndexOpenOptions{.lock_wait = options.lock_wait});
+  if (!ix.ok()) return ix;
+  Result<int64_t> run = (*ix)->StartRun(RunOptions(options));
+  if (!run.ok()) return run.status();
+  return ix;
+}
+
+Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFile> files, const MinHasher& minhasher,
+                                    FileSystem& fs, const Workers& workers, bool keep_streams, SignProgress* progress,
+                                    SignatureIndex& index) {
+  SignProgress unused;
+  SignProgress& prog = progress != nullptr ? *progress : unused;
+  const bool jsonl = options.input == InputFormat::kJsonl;
+  const uint64_t reading = ReadingFingerprint(options);
+  const size_t np = static_cast<size_t>(options.num_perm);
+  const size_t n = files.size();
+
+  // One transaction from here, committed in batches while writing: reads
+  // take SQLite's locks once.
+  if (Status s = index.Begin(); !s.ok()) return s;
+  Result<std::vector<IndexedFile>> stored = index.Files();
+  if (!stored.ok()) return stored.status();
+  std::unordered_map<std::string, size_t> stored_at;
+  stored_at.reserve(stored->size());
+  for (size_t k = 0; k < stored->size(); ++k) stored_at.emplace((*stored)[k].path, k);
+
+  // Decide, per walked file.
+  std::vector<Plan> plan(n, Plan::kSign);
+  std::vector<size_t> entry(n, SIZE_MAX);  // index into *stored
+  std::vector<uint8_t> walked(stored->size(), 0);
+  for (size_t i = 0; i < n; ++i) {
+    const InputFile& f = files[i];
+    if (f.identity.stream) continue;
+    const auto it = stored_at.find(f.path);
+    if (it == stored_at.end()) continue;
+    const IndexedFile& e = (*stored)[it->second];
+    entry[i] = it->second;
+    walked[it->second] = 1;
+    const bool same_file = e.dev == f.identity.dev && e.inode == f.identity.ino && e.reading == reading &&
+                           e.jsonl == jsonl;
+    if (same_file && e.size == f.size && e.mtime_ns == f.mtime_ns && e.ctime_ns == f.ctime_ns) {
+      plan[i] = Plan::kReuse;
+    } else if (same_file && jsonl && !Compressed(f.path) && e.ends_newline && f.size > e.size) {
+      const std::optional<uint64_t> h = PrefixHash(fs, f, e.size);
+      if (h && *h == e.raw_hash) plan[i] = Plan::kAppend;
+    }
+  }
+
+  // Sign what must be.
+  std::vector<uint32_t> sub_of;  // sub-corpus file -> walked file
+  SignedCorpus sub{.table = SignatureTable(options.num_perm), .stream_copies = {}, .problems = {}, .counts = {}};
+  for (size_t i = 0; i < n; ++i) {
+    if (plan[i] == Plan::kReuse) continue;
+    sub_of.push_back(static_cast<uint32_t>(i));
+    sub.table.files.push_back(files[i]);
+  }
+  size_t m = sub_of.size();
+  sub.stream_copies.resize(m);
+  std::vector<SignCounts> sub_counts(m);
+  HashingFileSystem hashing(fs);
+  if (jsonl) {
+    std::vector<uint64_t> line_base(m, 0);
+    for (size_t k = 0; k < m; ++k) {
+      const InputFile& f = sub.table.files[k];
+      if (f.identity.stream || Compressed(f.path)) continue;
+      RawRead& slot = hashing.slots[f.path];
+      if (plan[sub_of[k]] == Plan::kAppend) {
+        const IndexedFile& e = (*stored)[entry[sub_of[k]]];
+        slot.skip = e.size;
+        slot.prefix_hash = e.raw_hash;
+        line_base[k] = e.lines;
+      }
+    }
+    SignJsonlFiles(options, minhasher, hashing, workers, keep_streams, prog, &sub, &line_base, &sub_counts);
+  } else {
+    SignTextFiles(options, minhasher, fs, workers, keep_streams, prog, &sub, &sub_counts);
+  }
+  if (workers.Cancelled()) return Status::Cancelled("interrupted");
+
+  // Which signed files are whole (no problem with the file itself).
+  std::vector<uint8_t> whole(m, 1);
+  for (const InputProblem& p : sub.problems) {
+    if (p.kind != InputProblem::Kind::kMalformed) whole[p.file] = 0;
+  }
+
+  // Where each walked file's documents go in the merged table: its stored
+  // ones (reused, or the old lines of a file that grew), then the new ones.
+  std::vector<size_t> sub_first(m + 1, 0);  // by sub-corpus file, into sub.table.docs
+  for (const DocRecord& r : sub.table.docs) ++sub_first[r.file + 1];
+  for (size_t k = 0; k < m; ++k) sub_first[k + 1] += sub_first[k];
+  std::vector<size_t> first(n + 1, 0);   // by walked file, into the merged table
+  std::vector<size_t> n_old(n, 0);
+  std::vector<size_t> sub_index(n, SIZE_MAX);
+  for (size_t k = 0; k < m; ++k) sub_index[sub_of[k]] = k;
+  for (size_t i = 0; i < n; ++i) {
+    if (plan[i] != Plan::kSign) n_old[i] = (*stored)[entry[i]].documents;
+    const size_t n_new = plan[i] != Plan::kReuse ? sub_first[sub_index[i] + 1] - sub_first[sub_index[i]] : 0;
+    first[i + 1] = first[i] + n_old[i] + n_new;
+  }
+  IndexedCorpus out{.corpus = {.table = SignatureTable(options.num_perm), .stream_copies = {}, .problems = {},
+                               .counts = sub.counts},
+                    .signed_now = std::vector<uint8_t>(first[n], 0),
+                    .stats = {}};
+  out.stats.used = true;
+  SignedCorpus& c = out.corpus;
+  // Nothing stored is used (a first run): the signed table is the answer as
+  // it is, taken over below without a copy.
+  const bool all_signed = std::all_of(plan.begin(), plan.end(), [](Plan p) { return p == Plan::kSign; });
+  if (!all_signed) c.table.Resize(first[n]);
+  c.stream_copies.resize(n);
+
+  // Stored documents of the files reused or grown, straight into their rows
+  // (read before this run writes to the index).
+  std::vector<int64_t> wanted;
+  std::vector<uint32_t> file_of_slot;
+  for (size_t i = 0; i < n; ++i) {
+    if (plan[i] == Plan::kSign) continue;
+    wanted.push_back((*stored)[entry[i]].id);
+    file_of_slot.push_back(static_cast<uint32_t>(i));
+  }
+  std::vector<size_t> loaded(wanted.size(), 0);
+  bool overflow = false;
+  if (Status s = index.LoadDocuments(wanted,
+                                     [&](size_t slot, DocRecord&& r, SignatureView sig) {
+                                       const uint32_t i = file_of_slot[slot];
+                                       if (loaded[slot] == n_old[i]) {
+                                         overflow = true;
+                                         return;
+                                       }
+                                       const size_t at = first[i] + loaded[slot]++;
+                                       const InputFile& f = files[i];
+                                       r.file = i;
+                                       if (r.name.empty()) r.name = f.path;  // stored as NULL: the path
+                                       r.mtime_ns = f.mtime_ns;
+                                       r.reference = f.reference;
+                                       if (!jsonl) r.size = f.size;
+                                       c.table.docs[at] = std::move(r);
+                                       std::copy(sig.begin(), sig.end(), c.table.MutableSignature(static_cast<DocId>(at)));
+                                     });
+      !s.ok()) {
+    return s;
+  }
+  for (size_t slot = 0; slot < wanted.size() && !overflow; ++slot) overflow = loaded[slot] != n_old[file_of_slot[slot]];
+  if (overflow) {
+    return Status::Corrupt(index.path() + ": corrupt index (a file's document count is wrong); run `neardup index check " +
+                           index.path() + "`");
+  }
+  if (Status s = index.LoadProblems(wanted, [&](size_t slot, StoredProblem&& p) {
+        c.problems.push_back({.file = file_of_slot[slot],
+                              .line = p.line,
+                              .status = Status::Corrupt(std::move(p.message)),
+                              .kind = InputProblem::Kind::kMalformed});
+      });
+      !s.ok()) {
+    return s;
+  }
+  for (size_t slot = 0; slot < wanted.size(); ++slot) {
+    const IndexedFile& e = (*stored)[entry[file_of_slot[slot]]];
+    c.counts.bytes += e.bytes;
+    c.counts.invalid_utf8 += e.invalid_utf8;
+    c.counts.transcoded += e.transcoded;
+    out.stats.reused += n_old[file_of_slot[slot]];
+  }
+
+  // Bring the index up to date (in the transaction begun above, committed
+  // every kIndexBatchDocuments documents or so).
+  uint64_t in_batch = 0;
+  auto maybe_commit = [&](uint64_t docs) -> Status {
+    in_batch += docs + 1;
+    if (in_batch < kIndexBatchDocuments) return Status::Ok();
+    in_batch = 0;
+    if (Status s = index.Commit(); !s.ok()) return s;
+    return index.Begin();
+  };
+  {
+    std::vector<std::vector<StoredProblem>> file_problems(m);
+    for (const InputProblem& p : sub.problems) {
+      if (p.kind == InputProblem::Kind::kMalformed) file_problems[p.file].push_back({p.line, p.status.message()});
+    }
+    for (size_t k = 0; k < m; ++k) {
+      const InputFile& f = sub.table.files[k];
+      const size_t i = sub_of[k];
+      if (f.identity.stream || whole[k] == 0) continue;
+      IndexedFile e;
+      e.path = f.path;
+      e.dev = f.identity.dev;
+      e.inode = f.identity.ino;
+      e.size = f.size;
+      e.mtime_ns = f.mtime_ns;
+      e.ctime_ns = f.ctime_ns;
+      e.reading = reading;
+      e.jsonl = jsonl;
+      e.bytes = sub_counts[k].bytes;
+      e.invalid_utf8 = sub_counts[k].invalid_utf8;
+      e.transcoded = sub_counts[k].transcoded;
+      if (jsonl && !Compressed(f.path)) {
+        const RawRead& raw = hashing.slots[f.path];
+        if (!raw.done || raw.bytes != f.size) continue;  // changed while read: sign again next run
+        e.lines = raw.newlines;
+        e.raw_hash = raw.hash;
+        e.ends_newline = raw.bytes == 0 || raw.last == '\n';
+      }
+      const size_t lo = sub_first[k], count = sub_first[k + 1] - sub_first[k];
+      const std::span<const DocRecord> docs(sub.table.docs.data() + lo, count);
+      const std::span<const uint32_t> sigs = sub.table.values().subspan(lo * np, count * np);
+      Status s;
+      if (plan[i] == Plan::kAppend) {
+        const IndexedFile& old = (*stored)[entry[i]];
+        e.id = old.id;
+        e.bytes += old.bytes;
+        e.invalid_utf8 += old.invalid_utf8;
+        e.transcoded += old.transcoded;
+        e.documents = old.documents + count;
+        s = index.AppendToFile(e, docs, sigs, file_problems[k]);
+      } else {
+        if (entry[i] != SIZE_MAX) e.id = (*stored)[entry[i]].id;
+        s = index.PutFile(e, docs, sigs, file_problems[k]);
+      }
+      if (!s.ok()) return s;
+      if (Status b = maybe_commit(count); !b.ok()) return b;
+    }
+  }
+  // Entries under the scanned paths whose files are gone.
+  std::vector<const std::string*> roots;
+  for (const auto* list : {&options.paths, &options.against, &options.listed_paths}) {
+    for (const std::string& r : *list) roots.push_back(&r);
+  }
+  for (size_t k = 0; k < stored->size(); ++k) {
+    const IndexedFile& e = (*stored)[k];
+    if (walked[k] != 0) continue;
+    if (std::none_of(roots.begin(), roots.end(), [&](const std::string* r) { return UnderRoot(e.path, *r); })) {
+      continue;
+    }
+    if (Status s = index.RemoveFile(e.id); !s.ok()) return s;
+    out.stats.removed += e.documents;
+    if (Status b = maybe_commit(e.documents); !b.ok()) return b;
+  }
+
+  // The documents signed now, after the stored ones of their file.
+  if (all_signed) {
+    c.table = std::move(sub.table);
+    c.stream_copies = std::move(sub.stream_copies);
+    out.stats.signed_now = c.table.size();
+    std::fill(out.signed_now.begin(), out.signed_now.end(), 1);
+    m = 0;  // nothing to move row by row
+  }
+  for (size_t k = 0; k < m; ++k) {
+    const size_t i = sub_of[k];
+    const size_t lo = sub_first[k], count = sub_first[k + 1] - sub_first[k];
+    const size_t at = first[i] + n_old[i];
+    for (size_t j = 0; j < count; ++j) {
+      DocRecord& r = c.table.docs[at + j];
+      r = std::move(sub.table.docs[lo + j]);
+      r.file = static_cast<uint32_t>(i);
+      out.signed_now[at + j] = 1;
+    }
+    const auto sig = sub.table.values().subspan(lo * np, count * np);
+    std::copy(sig.begin(), sig.end(), c.table.MutableSignature(static_cast<DocId>(at)));
+    out.stats.signed_now += count;
+    c.stream_copies[i] = std::move(sub.stream_copies[k]);
+  }
+  for (InputProblem& p : sub.problems) {
+    p.file = sub_of[p.file];
+    c.problems.push_back(std::move(p));
+  }
+  c.table.files = std::move(files);
+  if (jsonl) RenameDuplicateIds(&c);
+
+  IndexRun run;
+  run.reused = out.stats.reused;
+  run.signed_now = out.stats.signed_now;
+  run.removed = out.stats.removed;
+  run.documents = c.table.size();
+  out.stats.run = index.run();
+  if (Status s = index.EndRun(run); !s.ok()) return s;
+  if (Status s = index.Commit(); !s.ok()) return s;
+  return out;
+}
+
+}  // namespace neardup

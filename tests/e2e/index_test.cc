@@ -1,0 +1,465 @@
+// End to end: `scan --index`. The central promise: with the same PATHs and
+// options, stdout and the exit status of a run with an index are
+// byte-identical to a run without one (json: once the top-level "index"
+// object, present only with --index, is dropped), on the first run and
+// whatever changed since. Also --new, the lock, broken or foreign index
+// files, and runs killed at random moments.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "neardup/sign_indexed.h"
+#include "neardup/signature_index.h"
+#include "test_util.h"
+
+namespace neardup {
+namespace {
+
+using testing::Join;
+using testing::RandomWords;
+using testing::RunProcess;
+using testing::RunResult;
+using testing::TempDir;
+using testing::WriteFile;
+
+const std::string kBin = NEARDUP_BINARY;
+
+RunResult Scan(const TempDir& dir, std::vector<std::string> args) {
+  std::vector<std::string> argv = {kBin, "scan", "-q"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunProcess(argv, dir.path());
+}
+
+// Drops the "index" object (json with --index) so the rest compares byte
+// for byte with a run without --index.
+std::string WithoutIndex(const std::string& json) {
+  const size_t at = json.find("\n  \"index\": {");
+  if (at == std::string::npos) return json;
+  const size_t end = json.find("\n  },", at);
+  return json.substr(0, at) + json.substr(end + 5);
+}
+
+struct IndexCounts {
+  uint64_t reused = 0, signed_now = 0, removed = 0;
+};
+
+IndexCounts CountsOf(const std::string& json) {
+  const nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
+  IndexCounts c;
+  if (!j.is_object() || !j.contains("index")) return {~0ull, ~0ull, ~0ull};
+  c.reused = j["index"]["reused"];
+  c.signed_now = j["index"]["signed"];
+  c.removed = j["index"]["removed"];
+  return c;
+}
+
+// Runs every mode and format with and without the index and expects the same
+// stdout and exit status. Returns the index counts of the first run.
+IndexCounts ExpectSameAsPlain(const TempDir& dir, const std::vector<std::string>& args, const std::string& step) {
+  IndexCounts first;
+  bool have_first = false;
+  for (const char* mode : {"pairs", "clusters", "duplicates"}) {
+    for (const char* format : {"json", "jsonl", "csv"}) {
+      std::vector<std::string> a = {"--mode", mode, "-f", format};
+      a.insert(a.end(), args.begin(), args.end());
+      const RunResult plain = Scan(dir, a);
+      a.insert(a.begin(), {"--index", dir / "ix.db"});
+      const RunResult indexed = Scan(dir, a);
+      EXPECT_EQ(indexed.exit_code, plain.exit_code) << step << " " << mode << " " << format << ": " << indexed.err;
+      EXPECT_EQ(WithoutIndex(indexed.out), plain.out) << step << " " << mode << " " << format;
+      if (!have_first && std::string(format) == "json") {
+        first = CountsOf(indexed.out);
+        have_first = true;
+      }
+    }
+  }
+  return first;
+}
+
+std::string Text(uint64_t seed, size_t words = 300) { return Join(RandomWords(words, seed)); }
+
+// Text(seed) with every 100th word replaced: a near duplicate (J about 0.9).
+std::string Edited(uint64_t seed, const std::string& tag) {
+  auto w = RandomWords(300, seed);
+  for (size_t i = 7; i < w.size(); i += 100) w[i] = tag + std::to_string(i);
+  return Join(w);
+}
+
+void SetTimes(const std::string& path, const struct stat& from) {
+  const struct timespec times[2] = {from.st_atim, from.st_mtim};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+}
+
+TEST(IndexTest, TextOutputEqualsPlainScanThroughEveryChange) {
+  TempDir dir;
+  for (int i = 0; i < 12; ++i) {
+    WriteFile(dir / (std::string("c/doc").append(std::to_string(i)) + ".txt"), Text(100 + static_cast<uint64_t>(i % 6)));
+  }
+  WriteFile(dir / "c/near.txt", Edited(100, "x"));
+  WriteFile(dir / "c/empty.txt", "");
+  WriteFile(dir / "c/short.txt", "two words");
+  WriteFile(dir / "c/binary.bin", std::string("\0\1\2binary", 9));
+  WriteFile(dir / "c/latin.txt", "caf\xe9 " + Text(7));  // invalid UTF-8, replaced and counted
+  const std::vector<std::string> args = {"--min-words", "3", dir / "c"};
+
+  IndexCounts c = ExpectSameAsPlain(dir, args, "first run");
+  EXPECT_EQ(c.reused, 0u);
+  EXPECT_EQ(c.signed_now, 17u);
+  c = ExpectSameAsPlain(dir, args, "unchanged");
+  EXPECT_EQ(c.reused, 17u);
+  EXPECT_EQ(c.signed_now, 0u);
+
+  WriteFile(dir / "c/added.txt", Edited(101, "y"));
+  c = ExpectSameAsPlain(dir, args, "added");
+  EXPECT_EQ(c.signed_now, 1u);
+  EXPECT_EQ(c.reused, 17u);
+
+  WriteFile(dir / "c/doc3.txt", Edited(103, "z"));
+  c = ExpectSameAsPlain(dir, args, "edited");
+  EXPECT_EQ(c.signed_now, 1u);
+
+  // An edit of the same size whose mtime is put back: only ctime tells.
+  struct stat before {};
+  ASSERT_EQ(::stat((dir / "c/doc4.txt").c_str(), &before), 0);
+  std::string same_size = Text(104);
+  same_size[0] = same_size[0] == 'q' ? 'r' : 'q';
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  WriteFile(dir / "c/doc4.txt", same_size);
+  SetTimes(dir / "c/doc4.txt", before);
+  c = ExpectSameAsPlain(dir, args, "edited, mtime restored");
+  EXPECT_EQ(c.signed_now, 1u);
+
+  std::filesystem::remove(dir / "c/doc5.txt");
+  c = ExpectSameAsPlain(dir, args, "deleted");
+  EXPECT_EQ(c.removed, 1u);
+  EXPECT_EQ(c.signed_now, 0u);
+
+  std::filesystem::rename(dir / "c/doc6.txt", dir / "c/renamed.txt");
+  c = ExpectSameAsPlain(dir, args, "renamed");
+  EXPECT_EQ(c.removed, 1u);
+  EXPECT_EQ(c.signed_now, 1u);
+
+  const RunResult check = RunProcess({kBin, "index", "check", dir / "ix.db"}, dir.path());
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+}
+
+std::string JsonlLine(const std::string& id, const std::string& text) {
+  nlohmann::json j;
+  if (!id.empty()) j["id"] = id;
+  j["text"] = text;
+  return j.dump() + "\n";
+}
+
+TEST(IndexTest, JsonlThatGrewSignsOnlyItsNewLines) {
+  TempDir dir;
+  std::string a;
+  for (int i = 0; i < 30; ++i) a += JsonlLine(i % 7 == 3 ? "" : std::string("a").append(std::to_string(i)), Text(200 + i % 10));
+  a += "{not json\n";
+  a += JsonlLine("dup", Text(300));
+  a += "\n";
+  WriteFile(dir / "j/a.jsonl", a);
+  WriteFile(dir / "j/b.jsonl", JsonlLine("b1", Edited(201, "q")) + JsonlLine("dup", Text(301)));
+  const std::vector<std::string> args = {"--input", "jsonl", dir / "j"};
+
+  IndexCounts c = ExpectSameAsPlain(dir, args, "first run");
+  EXPECT_EQ(c.signed_now, 33u);
+  c = ExpectSameAsPlain(dir, args, "unchanged");
+  EXPECT_EQ(c.reused, 33u);
+
+  // Appended: 3 documents, a malformed line, a duplicate id.
+  {
+    std::ofstream out(dir / "j/a.jsonl", std::ios::app | std::ios::binary);
+    out << JsonlLine("a100", Edited(202, "w")) << "[1,\n" << JsonlLine("dup", Text(302))
+        << JsonlLine("", Text(303));
+  }
+  c = ExpectSameAsPlain(dir, args, "appended");
+  EXPECT_EQ(c.signed_now, 3u);
+  EXPECT_EQ(c.reused, 33u);
+
+  // Appended to a file whose last line had no newline: signed whole.
+  WriteFile(dir / "j/c.jsonl", JsonlLine("c1", Text(210)) + R"({"id":"c2","text":"partial line)");
+  ExpectSameAsPlain(dir, args, "partial");
+  {
+    std::ofstream out(dir / "j/c.jsonl", std::ios::app | std::ios::binary);
+    out << " ends now\"}\n" << JsonlLine("c3", Text(211));
+  }
+  c = ExpectSameAsPlain(dir, args, "partial line completed");
+  EXPECT_EQ(c.signed_now, 3u);
+
+  // Rewritten (not appended): its old bytes differ, so it is signed whole.
+  std::string rewritten = JsonlLine("b1", Text(220)) + JsonlLine("b2", Text(221)) + JsonlLine("b3", Text(222));
+  WriteFile(dir / "j/b.jsonl", rewritten);
+  c = ExpectSameAsPlain(dir, args, "rewritten");
+  EXPECT_EQ(c.signed_now, 3u);
+
+  const RunResult check = RunProcess({kBin, "index", "check", dir / "ix.db"}, dir.path());
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+}
+
+TEST(IndexTest, AgainstKeepsArchiveEntriesAndSignsOnlyWhatIsNew) {
+  TempDir dir;
+  for (int i = 0; i < 6; ++i) WriteFile(dir / (std::string("archive/a").append(std::to_string(i))), Text(400 + static_cast<uint64_t>(i)));
+  WriteFile(dir / "incoming/n0", Edited(401, "n"));
+  IndexCounts c = ExpectSameAsPlain(dir, {"--against", dir / "archive", dir / "incoming"}, "first");
+  EXPECT_EQ(c.signed_now, 7u);
+  WriteFile(dir / "incoming/n1", Edited(403, "m"));
+  c = ExpectSameAsPlain(dir, {"--against", dir / "archive", dir / "incoming"}, "new incoming");
+  EXPECT_EQ(c.signed_now, 1u);
+  EXPECT_EQ(c.reused, 7u);
+  // A scan of incoming/ alone keeps archive/'s entries.
+  c = ExpectSameAsPlain(dir, {dir / "incoming"}, "incoming only");
+  EXPECT_EQ(c.removed, 0u);
+  c = ExpectSameAsPlain(dir, {"--against", dir / "archive", dir / "incoming"}, "again");
+  EXPECT_EQ(c.signed_now, 0u);
+  EXPECT_EQ(c.reused, 8u);
+}
+
+TEST(IndexTest, NewReportsWhatInvolvesDocumentsSignedInThisRun) {
+  TempDir dir;
+  for (int i = 0; i < 8; ++i) WriteFile(dir / (std::string("c/old").append(std::to_string(i))), Text(500 + static_cast<uint64_t>(i % 4)));
+  const std::string ix = dir / "ix.db";
+  ASSERT_EQ(Scan(dir, {"--index", ix, dir / "c"}).exit_code, 0);
+  WriteFile(dir / "c/new0", Edited(501, "n"));
+  WriteFile(dir / "c/new1", Text(600));
+  std::set<std::string> fresh = {dir / "c/new0", dir / "c/new1"};
+
+  const RunResult plain = Scan(dir, {"-f", "json", dir / "c"});
+  const RunResult news = Scan(dir, {"-f", "json", "--index", ix, "--new", dir / "c"});
+  ASSERT_EQ(news.exit_code, 0) << news.err;
+  const auto all = nlohmann::json::parse(plain.out);
+  const auto got = nlohmann::json::parse(news.out);
+  std::vector<nlohmann::json> want;
+  for (const auto& p : all["pairs"]) {
+    if (fresh.count(p["a"]) != 0 || fresh.count(p["b"]) != 0) want.push_back(p);
+  }
+  ASSERT_FALSE(want.empty());
+  EXPECT_LT(want.size(), all["pairs"].size());
+  EXPECT_EQ(got["pairs"], nlohmann::json(want));
+  EXPECT_EQ(got["stats"]["pairs"], want.size());
+
+  // Nothing new now: nothing reported, exit 1.
+  const RunResult again = Scan(dir, {"--index", ix, "--new", dir / "c"});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_EQ(again.out, "");
+
+  // Clusters: those with a new member.
+  WriteFile(dir / "c/new2", Edited(502, "k"));
+  const RunResult plain_c = Scan(dir, {"-f", "json", "--mode", "clusters", dir / "c"});
+  const RunResult new_c = Scan(dir, {"-f", "json", "--mode", "clusters", "--index", ix, "--new", dir / "c"});
+  std::vector<nlohmann::json> want_c;
+  const nlohmann::json all_c = nlohmann::json::parse(plain_c.out);
+  const nlohmann::json got_cj = nlohmann::json::parse(new_c.out);
+  for (const auto& cl : all_c["clusters"]) {
+    bool has = false;
+    for (const auto& m : cl["members"]) has = has || m.get<std::string>() == dir / "c/new2";
+    if (has) want_c.push_back(cl["members"]);
+  }
+  std::vector<nlohmann::json> got_c;
+  for (const auto& cl : got_cj["clusters"]) got_c.push_back(cl["members"]);
+  ASSERT_EQ(want_c.size(), 1u) << plain_c.out;
+  EXPECT_EQ(got_c, want_c);
+
+  const RunResult usage = Scan(dir, {"--new", dir / "c"});
+  EXPECT_EQ(usage.exit_code, 2);
+  EXPECT_NE(usage.err.find("--new needs --index"), std::string::npos) << usage.err;
+}
+
+TEST(IndexTest, SecondRunOnAnIndexInUseExitsNamingTheHolder) {
+  TempDir dir;
+  WriteFile(dir / "c/a", Text(1));
+  WriteFile(dir / "c/b", Text(1));
+  const std::string ix = dir / "ix.db";
+  Options o;
+  o.index = ix;
+  {
+    Result<std::unique_ptr<SignatureIndex>> held = OpenIndexFor(o);
+    ASSERT_TRUE(held.ok()) << held.status().message();
+    const RunResult r = Scan(dir, {"--index", ix, dir / "c"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find(std::string("in use by pid ").append(std::to_string(::getpid())) + " on "), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+    // --lock-wait: waits until the holder lets go.
+    std::thread release([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      held->reset();
+    });
+    const RunResult waited = Scan(dir, {"--index", ix, "--lock-wait", "20", dir / "c"});
+    release.join();
+    EXPECT_EQ(waited.exit_code, 0) << waited.err;
+  }
+  // A holder killed with SIGKILL never blocks the next run.
+  const pid_t child = ::fork();
+  if (child == 0) {
+    Result<std::unique_ptr<SignatureIndex>> held = OpenIndexFor(o);
+    if (!held.ok()) ::_exit(3);
+    ::pause();
+    ::_exit(0);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  const RunResult after = Scan(dir, {"--index", ix, dir / "c"});
+  EXPECT_EQ(after.exit_code, 0) << after.err;
+}
+
+TEST(IndexTest, TwoRunsStartedAtOnceOneWorksTheOtherSaysWhoHoldsIt) {
+  TempDir dir;
+  for (int i = 0; i < 3000; ++i) WriteFile(dir / (std::string("c/").append(std::to_string(i))), Text(static_cast<uint64_t>(i), 120));
+  const std::string ix = dir / "ix.db";
+  // Both started together; repeated until they overlap (a fast first run
+  // may be done before the second starts).
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    std::filesystem::remove(ix);
+    RunResult r1, r2;
+    TempDir d1, d2;
+    std::thread t1([&] { r1 = RunProcess({kBin, "scan", "-q", "-j", "1", "--index", ix, dir / "c"}, d1.path()); });
+    std::thread t2([&] { r2 = RunProcess({kBin, "scan", "-q", "-j", "1", "--index", ix, dir / "c"}, d2.path()); });
+    t1.join();
+    t2.join();
+    ASSERT_TRUE(r1.exit_code == 0 || r1.exit_code == 1 || r1.exit_code == 2) << r1.err;
+    if (r1.exit_code == 2 || r2.exit_code == 2) {
+      const RunResult& loser = r1.exit_code == 2 ? r1 : r2;
+      const RunResult& winner = r1.exit_code == 2 ? r2 : r1;
+      EXPECT_NE(winner.exit_code, 2) << winner.err;
+      EXPECT_NE(loser.err.find("in use by pid "), std::string::npos) << loser.err;
+      EXPECT_EQ(loser.out, "");
+      return;
+    }
+  }
+  GTEST_SKIP() << "the two runs never overlapped";
+}
+
+TEST(IndexTest, BrokenOrForeignIndexFilesGiveOneLineErrors) {
+  TempDir dir;
+  WriteFile(dir / "c/a", Text(1));
+  WriteFile(dir / "c/b", Edited(1, "e"));
+  auto expect_error = [&](const std::string& ix, const std::string& words, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"--index", ix};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back(dir / "c");
+    const RunResult r = Scan(dir, args);
+    EXPECT_EQ(r.exit_code, 2) << ix;
+    EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(r.out, "");
+  };
+  WriteFile(dir / "text.db", "just some text, not a database at all\n");
+  expect_error(dir / "text.db", "not a neardup index (not an SQLite database)");
+  EXPECT_EQ(testing::ReadFile(dir / "text.db"), "just some text, not a database at all\n");
+
+  const RunResult made = RunProcess({"/usr/bin/sqlite3", dir / "other.db", "CREATE TABLE t(x); INSERT INTO t VALUES(1);"},
+                                    dir.path());
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  expect_error(dir / "other.db", "another application");
+
+  const std::string ix = dir / "ix.db";
+  ASSERT_EQ(Scan(dir, {"--index", ix, dir / "c"}).exit_code, 0);
+  expect_error(ix, "--ngram: 7 here, 5 in the index", {"-k", "7"});
+  expect_error(ix, "--num-perm: 64 here, 128 in the index", {"--num-perm", "64", "--seed", "3"});
+  expect_error(ix, "--seed: 3 here, 1 in the index", {"--num-perm", "64", "--seed", "3"});
+  expect_error(ix, "to start a new index", {"--shingle", "char"});
+
+  std::filesystem::copy_file(ix, dir / "newer.db");
+  ASSERT_EQ(RunProcess({"/usr/bin/sqlite3", dir / "newer.db", "PRAGMA user_version = 2;"}, dir.path()).exit_code, 0);
+  expect_error(dir / "newer.db", "schema version 2 is newer");
+
+  // Read-only: as nobody when root (root may write anything).
+  std::filesystem::permissions(ix, std::filesystem::perms::owner_read | std::filesystem::perms::group_read |
+                                       std::filesystem::perms::others_read);
+  testing::OpenToEveryone(dir.path());
+  testing::OpenToEveryone(dir / "c");
+  const RunResult ro = testing::RunProcessUnprivileged({kBin, "scan", "-q", "--index", ix, dir / "c"}, dir.path());
+  EXPECT_EQ(ro.exit_code, 2);
+  EXPECT_NE(ro.err.find("read-only"), std::string::npos) << ro.err;
+  std::filesystem::permissions(ix, std::filesystem::perms::owner_write, std::filesystem::perm_options::add);
+
+  // Corrupt: every page after the first overwritten.
+  std::filesystem::copy_file(ix, dir / "corrupt.db");
+  {
+    std::fstream f(dir / "corrupt.db", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(4096);
+    const std::string junk(std::filesystem::file_size(dir / "corrupt.db") - 4096, '\x5a');
+    f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+  }
+  expect_error(dir / "corrupt.db", "corrupt");
+  const RunResult check = RunProcess({kBin, "index", "check", dir / "corrupt.db"}, dir.path());
+  EXPECT_EQ(check.exit_code, 2);
+  const RunResult check_ok = RunProcess({kBin, "index", "check", ix}, dir.path());
+  EXPECT_EQ(check_ok.exit_code, 0) << check_ok.err;
+}
+
+TEST(IndexTest, FullDiskIsAOneLineErrorAndTheIndexStaysUsable) {
+  TempDir dir;
+  for (int i = 0; i < 400; ++i) WriteFile(dir / (std::string("c/").append(std::to_string(i))), Text(static_cast<uint64_t>(i), 80));
+  const std::string ix = dir / "ix.db";
+  // A file size limit stands for a full disk (SIGXFSZ ignored, so that
+  // writes past it fail with EFBIG; ignored signals survive exec).
+  ::signal(SIGXFSZ, SIG_IGN);
+  const RunResult full =
+      RunProcess({"/usr/bin/prlimit", "--fsize=65536", kBin, "scan", "-q", "--index", ix, dir / "c"}, dir.path());
+  ::signal(SIGXFSZ, SIG_DFL);
+  EXPECT_EQ(full.exit_code, 2) << full.err;
+  EXPECT_NE(full.err.find("disk full"), std::string::npos) << full.err;
+  EXPECT_EQ(std::count(full.err.begin(), full.err.end(), '\n'), 1) << full.err;
+  const RunResult again = Scan(dir, {"-f", "json", "--index", ix, dir / "c"});
+  const RunResult plain = Scan(dir, {"-f", "json", dir / "c"});
+  EXPECT_EQ(WithoutIndex(again.out), plain.out);
+  EXPECT_EQ(RunProcess({kBin, "index", "check", ix}, dir.path()).exit_code, 0);
+}
+
+TEST(IndexTest, RunsKilledAtRandomMomentsLeaveAUsableIndex) {
+  TempDir dir;
+  for (int i = 0; i < 2500; ++i) {
+    WriteFile(dir / (std::string("c/").append(std::to_string(i))), Text(static_cast<uint64_t>(i % 1800), 150));
+  }
+  const std::string ix = dir / "ix.db";
+  std::mt19937 rng(42);
+  for (int round = 0; round < 8; ++round) {
+    // Change a few files between rounds, so that later runs write too.
+    for (int k = 0; k < 50; ++k) {
+      const int i = static_cast<int>(rng() % 2500);
+      WriteFile(dir / (std::string("c/").append(std::to_string(i))), Edited(static_cast<uint64_t>(i), std::string("r").append(std::to_string(round))));
+    }
+    const std::string out = dir / ".killed-out";
+    pid_t pid = 0;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    std::vector<std::string> argv = {kBin, "scan", "-q", "--index", ix, dir / "c"};
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    ASSERT_EQ(posix_spawn(&pid, kBin.c_str(), &actions, nullptr, args.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20 + rng() % 400));
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+  }
+  const RunResult plain = Scan(dir, {"-f", "json", dir / "c"});
+  const RunResult indexed = Scan(dir, {"-f", "json", "--index", ix, dir / "c"});
+  EXPECT_EQ(indexed.exit_code, plain.exit_code) << indexed.err;
+  EXPECT_EQ(WithoutIndex(indexed.out), plain.out);
+  const RunResult check = RunProcess({kBin, "index", "check", ix}, dir.path());
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  const RunResult info = RunProcess({kBin, "index", "info", ix}, dir.path());
+  EXPECT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("documents 2500"), std::string::npos) << info.out;
+}
+
+}  // namespace
+}  // namespace neardup
