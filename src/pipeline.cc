@@ -114,6 +114,50 @@ std::vector<DocEntry> Entries(std::vector<DocRecord>&& docs) {
   return out;
 }
 
+// What the walk and signing stages give the rest of the scan.
+struct SignedInputs {
+  SignedCorpus corpus;
+  WalkCounts walk;
+  std::vector<uint8_t> signed_now;  // with --index: per document, signed in this run
+};
+
+// Walks the inputs and signs them (through the index with --index, which is
+// locked and checked before anything is read); the walk's problems, counts
+// and the index's counts go to `report`.
+Result<SignedInputs> WalkAndSign(const Options& o, FileSystem& fs, const Workers& workers, const MinHasher& minhasher,
+                                 bool rereads, ProgressReporter& progress, SignProgress& counts, Report* report) {
+  std::unique_ptr<SignatureIndex> index;
+  if (!o.index.empty()) {
+    Result<std::unique_ptr<SignatureIndex>> opened = OpenIndexFor(o);
+    if (!opened.ok()) return opened.status();
+    index = std::move(*opened);
+  }
+  progress.Tick(Stage::kWalking);
+  Result<WalkedCorpus> walked = WalkCorpus(o, fs);
+  if (!walked.ok()) return walked.status();
+  for (Status& e : walked->errors) report->problems.push_back(std::move(e));
+  SignedInputs out;
+  out.walk = walked->counts;
+  report->stats.hidden = out.walk.hidden;
+  report->stats.glob = out.walk.glob;
+  report->stats.too_large = out.walk.too_large;
+  report->stats.special = out.walk.special;
+
+  const size_t n_files = walked->files.size();
+  Workers signing = workers;
+  signing.tick = [&] { progress.Tick(Stage::kReading, n_files); };
+  if (index == nullptr) {
+    out.corpus = Sign(o, std::move(walked->files), minhasher, fs, signing, rereads, &counts);
+    return out;
+  }
+  Result<IndexedCorpus> s = SignWithIndex(o, std::move(walked->files), minhasher, fs, signing, rereads, &counts, *index);
+  if (!s.ok()) return s.status();
+  out.corpus = std::move(s->corpus);
+  out.signed_now = std::move(s->signed_now);
+  report->index = s->stats;
+  return out;  // the index is closed here: the next run may start
+}
+
 }  // namespace
 
 Result<Report> FindDuplicates(const Options& o, const RunContext& ctx) {
@@ -125,43 +169,13 @@ Result<Report> FindDuplicates(const Options& o, const RunContext& ctx) {
   Workers workers{.threads = Workers::Resolve(o.threads), .tick = {}, .cancel = ctx.cancel};
   Report report;
   report.params = MakeParams(o, banding);
-  // With --index: locked and its parameters checked before anything is read.
-  std::unique_ptr<SignatureIndex> index;
-  if (!o.index.empty()) {
-    Result<std::unique_ptr<SignatureIndex>> opened = OpenIndexFor(o);
-    if (!opened.ok()) return opened.status();
-    index = std::move(*opened);
-  }
-
-  progress.Tick(Stage::kWalking);
-  Result<WalkedCorpus> walked = WalkCorpus(o, fs);
-  if (!walked.ok()) return walked.status();
-  for (Status& e : walked->errors) report.problems.push_back(std::move(e));
-  const WalkCounts wc = walked->counts;
-  report.stats.hidden = wc.hidden;
-  report.stats.glob = wc.glob;
-  report.stats.too_large = wc.too_large;
-  report.stats.special = wc.special;
-
   // --exact and -t 1 read documents again: keep what that needs.
   const bool rereads = o.verify == VerifyMode::kExact || o.threshold >= 1.0;
-  const size_t n_files = walked->files.size();
-  Workers signing = workers;
-  signing.tick = [&] { progress.Tick(Stage::kReading, n_files); };
   const MinHasher minhasher(o.num_perm, o.seed);
-  SignedCorpus signed_corpus;
-  std::vector<uint8_t> signed_now;  // with --index: per document, signed in this run
-  if (index != nullptr) {
-    Result<IndexedCorpus> s = SignWithIndex(o, std::move(walked->files), minhasher, fs, signing, rereads, &counts, *index);
-    if (!s.ok()) return s.status();
-    signed_corpus = std::move(s->corpus);
-    signed_now = std::move(s->signed_now);
-    report.index = s->stats;
-    index.reset();  // the index is up to date: let the next run in
-  } else {
-    signed_corpus = Sign(o, std::move(walked->files), minhasher, fs, signing, rereads, &counts);
-  }
+  Result<SignedInputs> inputs = WalkAndSign(o, fs, workers, minhasher, rereads, progress, counts, &report);
+  if (!inputs.ok()) return inputs.status();
   if (workers.Cancelled()) return Status::Cancelled("interrupted");
+  SignedCorpus& signed_corpus = inputs->corpus;
   SignatureTable& table = signed_corpus.table;
   if (!rereads && o.input == InputFormat::kText) table.files = {};  // not needed again: free the paths
   TallyDocuments(signed_corpus, &report.stats);
@@ -195,9 +209,9 @@ Result<Report> FindDuplicates(const Options& o, const RunContext& ctx) {
     BuildClusterReport(groups, verified, o, &report);
   }
   if (o.new_only) {
-    if (Status s = KeepOnlyNew(signed_now, o, &report); !s.ok()) return s;
+    if (Status s = KeepOnlyNew(inputs->signed_now, o, &report); !s.ok()) return s;
   }
-  TallyProblems(wc, std::move(signed_corpus.problems), &report);
+  TallyProblems(inputs->walk, std::move(signed_corpus.problems), &report);
   report.stats.seconds = progress.seconds();
   progress.Tick(Stage::kDone);
   return report;

@@ -140,6 +140,21 @@ std::string SkipDetail(const Stats& s) {
 
 }  // namespace
 
+namespace {
+
+// The paths of --files-from (one a line) and --files0-from (NUL-separated).
+Status ReadPathLists(const CliOptions& cli, std::vector<std::string>* paths) {
+  for (const auto& f : cli.files_from) {
+    if (Status s = ReadPathList(f, '\n', paths); !s.ok()) return s;
+  }
+  for (const auto& f : cli.files0_from) {
+    if (Status s = ReadPathList(f, '\0', paths); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 ExitCode RunScan(const CliOptions& cli) {
   // Open the output first: a bad -o path fails before the work, not after.
   // (Reading the path lists is part of the work: it may wait on stdin.)
@@ -150,17 +165,9 @@ ExitCode RunScan(const CliOptions& cli) {
   }
 
   Options options = cli.scan;
-  for (const auto& f : cli.files_from) {
-    if (Status s = ReadPathList(f, '\n', &options.listed_paths); !s.ok()) {
-      spdlog::error("{}", s.message());
-      return ExitCode::kError;
-    }
-  }
-  for (const auto& f : cli.files0_from) {
-    if (Status s = ReadPathList(f, '\0', &options.listed_paths); !s.ok()) {
-      spdlog::error("{}", s.message());
-      return ExitCode::kError;
-    }
+  if (Status s = ReadPathLists(cli, &options.listed_paths); !s.ok()) {
+    spdlog::error("{}", s.message());
+    return ExitCode::kError;
   }
 
   const bool show_progress = cli.progress.value_or(::isatty(STDERR_FILENO) != 0);
