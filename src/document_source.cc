@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -95,25 +96,103 @@ Status CheckUnchanged(FileSystem& fs, const InputFile& file) {
   return Status::Ok();
 }
 
+void JsonlBlocks::Block::Reserve(size_t n) {
+  if (n <= capacity) return;
+  const size_t cap = std::max(n, 2 * capacity);
+  std::unique_ptr<char[]> bigger(new char[cap]);
+  if (size > 0) std::memcpy(bigger.get(), data.get(), size);
+  data = std::move(bigger);
+  capacity = cap;
+}
+
+Result<bool> JsonlBlocks::Next(ByteReader& in, Block* out, uint64_t* bytes_read) {
+  while (!done_) {
+    buf_.Reserve(buf_.size + kBlockBytes);
+    Result<size_t> got = in.Read(buf_.data.get() + buf_.size, kBlockBytes);
+    if (!got.ok()) return got.status();
+    *bytes_read += *got;
+    if (*got == 0) {
+      done_ = true;  // a last line without a newline, unless it is being dropped
+      if (skipping_) buf_.size = 0;
+      *out = std::move(buf_);
+      return true;
+    }
+    size_t from = buf_.size;  // the bytes before hold no newline
+    buf_.size += *got;
+    char* base = buf_.data.get();
+    if (skipping_) {
+      const void* nl = std::memchr(base + from, '\n', buf_.size - from);
+      if (nl == nullptr) {
+        buf_.size = 0;
+        continue;
+      }
+      skipping_ = false;
+      const char* rest = static_cast<const char*>(nl) + 1;
+      buf_.size = static_cast<size_t>(base + buf_.size - rest);
+      std::memmove(base, rest, buf_.size);
+      from = 0;
+    }
+    const void* last = memrchr(base + from, '\n', buf_.size - from);
+    if (last == nullptr) {
+      if (buf_.size <= max_line_ + 1) continue;
+      buf_.size = 0;  // the partial line is too long: drop it as it comes
+      skipping_ = true;
+      *out = Block();
+      out->too_long = true;
+      return true;
+    }
+    const size_t cut = static_cast<size_t>(static_cast<const char*>(last) + 1 - base);
+    Block next;
+    next.Reserve(std::max(buf_.size - cut, kBlockBytes));
+    std::memcpy(next.data.get(), base + cut, buf_.size - cut);
+    next.size = buf_.size - cut;
+    buf_.size = cut;
+    *out = std::move(buf_);
+    buf_ = std::move(next);
+    return true;
+  }
+  return false;
+}
+
+BlockLines::BlockLines(const JsonlBlocks::Block& block, uint64_t max_line)
+    : p_(block.data.get()),
+      end_(block.data.get() + block.size),
+      max_line_(max_line == 0 ? UINT64_MAX : max_line),
+      marker_(block.too_long) {}
+
+bool BlockLines::Next(std::string_view* text, bool* too_long) {
+  if (marker_) {
+    marker_ = false;
+    *text = {};
+    *too_long = true;
+    return true;
+  }
+  if (p_ >= end_) return false;
+  const char* nl = static_cast<const char*>(std::memchr(p_, '\n', static_cast<size_t>(end_ - p_)));
+  const char* line_end = nl != nullptr ? nl : end_;
+  size_t len = static_cast<size_t>(line_end - p_);
+  if (len > 0 && p_[len - 1] == '\r') --len;
+  *too_long = len > max_line_;
+  *text = *too_long ? std::string_view() : std::string_view(p_, len);
+  p_ = nl != nullptr ? nl + 1 : end_;
+  return true;
+}
+
 JsonlLines::JsonlLines(std::unique_ptr<ByteReader> in, uint64_t max_line)
-    : in_(std::move(in)), splitter_(max_line), buf_(kChunk) {}
+    : in_(std::move(in)), max_line_(max_line), blocks_(max_line) {}
 
 Result<bool> JsonlLines::Next(Line* line) {
   for (;;) {
-    if (splitter_.Next(&line->text, &line->number)) {
-      line->too_long = splitter_.too_long();
+    if (lines_.has_value() && lines_->Next(&line->text, &line->too_long)) {
+      line->number = ++number_;
       return true;
     }
-    if (finished_) return false;
-    Result<size_t> got = in_->Read(buf_.data(), buf_.size());
-    if (!got.ok()) return got.status();
-    if (*got == 0) {
-      splitter_.Finish();
-      finished_ = true;
-      continue;
-    }
-    bytes_ += *got;
-    splitter_.Feed(std::string_view(buf_.data(), *got));
+    lines_.reset();
+    uint64_t bytes = 0;
+    Result<bool> more = blocks_.Next(*in_, &block_, &bytes);
+    if (!more.ok()) return more.status();
+    if (!*more) return false;
+    lines_.emplace(block_, max_line_);
   }
 }
 

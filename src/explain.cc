@@ -9,6 +9,7 @@
 
 #include "jsonl_doc_reader.h"
 #include "neardup/document.h"
+#include "neardup/document_source.h"
 #include "neardup/jsonl.h"
 #include "neardup/minhash.h"
 #include "neardup/verify.h"
@@ -128,11 +129,10 @@ Status ReadJsonlDocs(const Options& options, const MinHasher& mh, FileSystem& fs
   Result<std::unique_ptr<ByteReader>> in = OpenNamed(fs, inputs.jsonl_file);
   if (!in.ok()) return in.status();
   JsonlDocReader parser(options, mh);
-  LineSplitter lines(options.max_line);
+  JsonlLines lines(std::move(*in), options.max_line);
   JsonlDoc doc;
   const std::string prefix = inputs.jsonl_file + ":";
   auto take = [&](std::string_view line, uint64_t number) -> Status {
-    if (lines.too_long()) return Status::Ok();
     const std::string place = prefix + std::to_string(number);
     bool has = false;
     const Status s = parser.Parse(line, &doc, &has);
@@ -160,25 +160,13 @@ Status ReadJsonlDocs(const Options& options, const MinHasher& mh, FileSystem& fs
     }
     return Status::Ok();
   };
-  auto drain = [&]() -> Status {
-    std::string_view line;
-    uint64_t number = 0;
-    while (lines.Next(&line, &number)) {
-      if (Status s = take(line, number); !s.ok()) return s;
-    }
-    return Status::Ok();
-  };
-  std::unique_ptr<char[]> buf(new char[DocumentReader::kBufferSize]);
+  JsonlLines::Line line;
   while (!(ra->have && rb->have)) {
-    Result<size_t> got = (*in)->Read(buf.get(), DocumentReader::kBufferSize);
-    if (!got.ok()) return got.status();
-    if (*got == 0) {
-      lines.Finish();
-      if (Status s = drain(); !s.ok()) return s;
-      break;
-    }
-    lines.Feed(std::string_view(buf.get(), *got));
-    if (Status s = drain(); !s.ok()) return s;
+    Result<bool> more = lines.Next(&line);
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    if (line.too_long) continue;
+    if (Status s = take(line.text, line.number); !s.ok()) return s;
   }
   for (const ReadDoc* r : {ra, rb}) {
     if (!r->have) {

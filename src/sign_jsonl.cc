@@ -17,29 +17,9 @@ namespace neardup {
 
 namespace {
 
-// Bytes read per block: large enough that a block's fixed costs vanish,
-// small enough that threads * kBlocksPerWorker blocks fit in memory easily.
-constexpr size_t kBlockBytes = 1 << 20;
 // Blocks in flight per worker: enough to keep every worker busy while the
 // reader fills the next.
 constexpr size_t kBlocksPerWorker = 4;
-
-// Bytes that grow at the end without being initialized first.
-struct Bytes {
-  std::unique_ptr<char[]> data;
-  size_t size = 0;
-  size_t capacity = 0;
-  // Room for `n` bytes in all, keeping the first `size`; grows by doubling,
-  // so a long line read block after block is copied a bounded number of times.
-  void Reserve(size_t n) {
-    if (n <= capacity) return;
-    const size_t cap = std::max(n, 2 * capacity);
-    std::unique_ptr<char[]> bigger(new char[cap]);
-    if (size > 0) std::memcpy(bigger.get(), data.get(), size);
-    data = std::move(bigger);
-    capacity = cap;
-  }
-};
 
 // A document or problem found in a block, its line counted from the block's
 // first line (1-based); made global at commit.
@@ -51,8 +31,7 @@ struct BlockProblem {
 struct Block {
   explicit Block(uint32_t f = 0) : file(f) {}
   uint32_t file = 0;
-  Bytes data;              // whole lines; the last may lack its newline at the end of the file
-  bool too_long = false;   // stands for one line too long to hold (data empty)
+  JsonlBlocks::Block data;  // whole lines, or a line too long to hold
   // Results.
   uint64_t lines = 0;
   std::vector<DocRecord> docs;  // line: in the block; name empty when it has no id
@@ -91,112 +70,27 @@ void SignLine(std::string_view line, uint64_t ln, size_t num_perm, JsonlDocReade
   b.counts.transcoded += sk.transcoded ? 1 : 0;
 }
 
-// Splits a block into lines (without "\n" or "\r\n", as LineSplitter) and
+// Splits a block into lines (as every JSONL reader does: BlockLines) and
 // signs them.
 void SignBlock(uint64_t max_line, size_t num_perm, JsonlDocReader& parser, Block& b) {
-  if (b.too_long) {
-    b.lines = 1;
-    b.problems.push_back({.line = 1, .message = TooLongMessage(max_line)});
-    return;
-  }
-  const char* p = b.data.data.get();
-  const char* const end = p + b.data.size;
-  while (p < end) {
-    const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
-    const char* line_end = nl != nullptr ? nl : end;
-    size_t len = static_cast<size_t>(line_end - p);
-    if (len > 0 && p[len - 1] == '\r') --len;
+  BlockLines lines(b.data, max_line);
+  std::string_view text;
+  bool too_long = false;
+  while (lines.Next(&text, &too_long)) {
     const uint64_t ln = ++b.lines;
-    if (len > max_line) {
+    if (too_long) {
       b.problems.push_back({.line = ln, .message = TooLongMessage(max_line)});
     } else {
-      SignLine(std::string_view(p, len), ln, num_perm, parser, b);
+      SignLine(text, ln, num_perm, parser, b);
     }
-    p = nl != nullptr ? nl + 1 : end;
   }
-  b.data = Bytes();
+  b.data = JsonlBlocks::Block();
 }
 
 Status TooLarge(const InputFile& f, uint64_t limit) {
   return Status::InvalidArgument(f.path + ": skipped, more than --max-filesize " + std::to_string(limit) +
                                  " bytes once decompressed");
 }
-
-// Cuts one input into blocks of whole lines, reading straight into the
-// block's memory. The partial line at a block's end starts the next one. A
-// partial line past max_line + 1 bytes (a CR before the newline is not part
-// of the line) is dropped up to its newline and stands as a too_long block,
-// so no line is ever held past the limit.
-class BlockCutter {
- public:
-  explicit BlockCutter(uint64_t max_line) : max_line_(max_line) {}
-
-  // Reads until a block of whole lines is ready. OK(true) with its bytes in
-  // *out (possibly none; then see TakeTooLong()); OK(false) at the end.
-  Result<bool> Next(ByteReader& in, Bytes* out, uint64_t* bytes_read) {
-    while (!done_) {
-      buf_.Reserve(buf_.size + kBlockBytes);
-      Result<size_t> got = in.Read(buf_.data.get() + buf_.size, kBlockBytes);
-      if (!got.ok()) return got.status();
-      *bytes_read += *got;
-      if (*got == 0) {
-        done_ = true;  // a last line without a newline, unless it is being dropped
-        if (skipping_) buf_.size = 0;
-        *out = std::move(buf_);
-        return true;
-      }
-      size_t from = buf_.size;  // the bytes before hold no newline
-      buf_.size += *got;
-      char* base = buf_.data.get();
-      if (skipping_) {
-        const void* nl = std::memchr(base + from, '\n', buf_.size - from);
-        if (nl == nullptr) {
-          buf_.size = 0;
-          continue;
-        }
-        skipping_ = false;
-        const size_t rest = static_cast<size_t>(base + buf_.size - (static_cast<const char*>(nl) + 1));
-        std::memmove(base, static_cast<const char*>(nl) + 1, rest);
-        buf_.size = rest;
-        from = 0;
-      }
-      const void* last = memrchr(base + from, '\n', buf_.size - from);
-      if (last == nullptr) {
-        if (buf_.size > max_line_ + 1) {
-          buf_.size = 0;
-          skipping_ = true;
-          too_long_ = true;
-          *out = Bytes();
-          return true;
-        }
-        continue;
-      }
-      const size_t cut = static_cast<size_t>(static_cast<const char*>(last) + 1 - base);
-      Bytes next;
-      next.Reserve(std::max(buf_.size - cut, kBlockBytes));
-      std::memcpy(next.data.get(), base + cut, buf_.size - cut);
-      next.size = buf_.size - cut;
-      buf_.size = cut;
-      *out = std::move(buf_);
-      buf_ = std::move(next);
-      return true;
-    }
-    return false;
-  }
-  // After Next(): whether a too_long block is to be submitted after its block.
-  bool TakeTooLong() {
-    const bool t = too_long_;
-    too_long_ = false;
-    return t;
-  }
-
- private:
-  uint64_t max_line_;
-  Bytes buf_;
-  bool skipping_ = false;
-  bool too_long_ = false;
-  bool done_ = false;
-};
 
 // Reads file `fi` and submits its blocks. Problems of the file as a whole
 // go straight to `out`.
@@ -223,20 +117,15 @@ void SplitFile(const Options& options, FileSystem& fs, uint32_t fi, bool keep_st
     out->problems.push_back({.file = fi, .line = 0, .status = in.status()});
     return;
   }
-  BlockCutter cutter(options.max_line);
+  JsonlBlocks blocks(options.max_line);
   for (;;) {
     Block block(fi);
     uint64_t bytes = 0;
-    Result<bool> more = cutter.Next(**in, &block.data, &bytes);
+    Result<bool> more = blocks.Next(**in, &block.data, &bytes);
     progress.bytes += bytes;
     if (!more.ok()) out->problems.push_back({.file = fi, .line = 0, .status = more.status()});
     if (!more.ok() || !*more) break;
-    if (block.data.size > 0) work.Submit(std::move(block));
-    if (cutter.TakeTooLong()) {
-      Block marker(fi);
-      marker.too_long = true;
-      work.Submit(std::move(marker));
-    }
+    if (block.data.size > 0 || block.data.too_long) work.Submit(std::move(block));
   }
 }
 

@@ -18,6 +18,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <string_view>
 #include <vector>
 
@@ -63,37 +65,78 @@ class StreamCopy {
 // gone during the run (REASON)".
 [[nodiscard]] Status CheckUnchanged(FileSystem& fs, const InputFile& file);
 
-// The lines of one JSONL input, read `kChunk` bytes at a time.
+// One JSONL input cut into blocks of whole lines, read straight into each
+// block's memory, so that whole blocks can go to other threads: the reader
+// looks only at a block's tail (for its last newline). The partial line at a
+// block's end starts the next block. A partial line past max_line + 1 bytes
+// (a CR before the newline is not part of the line) is dropped up to its
+// newline as it is read, so no line is ever held past the limit, and a block
+// with `too_long` set stands for it in its place.
+class JsonlBlocks {
+ public:
+  static constexpr size_t kBlockBytes = 1 << 20;
+  struct Block {
+    std::unique_ptr<char[]> data;  // whole lines; the last may lack its newline at the end of the input
+    size_t size = 0;
+    size_t capacity = 0;
+    bool too_long = false;  // one line over the limit (no data)
+    // Room for `n` bytes in all, keeping the first `size`; grows by doubling,
+    // so a long line read block after block is copied a bounded number of times.
+    void Reserve(size_t n);
+  };
+
+  // `max_line`: longest line kept, in bytes without its "\n" or "\r\n";
+  // 0 = no limit.
+  explicit JsonlBlocks(uint64_t max_line) : max_line_(max_line == 0 ? UINT64_MAX - 1 : max_line) {}
+  // The next block of `in` (possibly empty). OK(true) with a block; OK(false)
+  // at the end; a read error. Adds the bytes read to *bytes_read.
+  [[nodiscard]] Result<bool> Next(ByteReader& in, Block* out, uint64_t* bytes_read);
+
+ private:
+  uint64_t max_line_;
+  Block buf_;
+  bool skipping_ = false;
+  bool done_ = false;
+};
+
+// The lines of one block, in order, as LineSplitter gives them: without
+// "\n" or "\r\n"; a line longer than max_line is returned empty with
+// too_long set.
+class BlockLines {
+ public:
+  BlockLines(const JsonlBlocks::Block& block, uint64_t max_line);
+  bool Next(std::string_view* text, bool* too_long);
+
+ private:
+  const char* p_;
+  const char* end_;
+  uint64_t max_line_;
+  bool marker_;
+};
+
+// The lines of one JSONL input, numbered, one at a time (for reading a few
+// lines again): the same blocks and lines as signing sees.
 class JsonlLines {
  public:
-  static constexpr size_t kChunk = 256 * 1024;
   struct Line {
     std::string_view text;  // valid until the next call of Next()
     uint64_t number = 0;    // from 1
     bool too_long = false;  // longer than max_line: `text` is empty
   };
 
-  // `max_line`: as LineSplitter. REQUIRES: `in` non-null.
+  // `max_line`: as JsonlBlocks. REQUIRES: `in` non-null.
   JsonlLines(std::unique_ptr<ByteReader> in, uint64_t max_line);
   // OK(true) with the next line; OK(false) at the end; a read error (the
   // lines before it were all returned).
   [[nodiscard]] Result<bool> Next(Line* line);
-  // Bytes read from the input so far.
-  uint64_t bytes_read() const { return bytes_; }
-  // Bytes read since the last call (for progress).
-  uint64_t TakeBytes() {
-    const uint64_t n = bytes_ - reported_;
-    reported_ = bytes_;
-    return n;
-  }
 
  private:
   std::unique_ptr<ByteReader> in_;
-  LineSplitter splitter_;
-  std::vector<char> buf_;
-  uint64_t bytes_ = 0;
-  uint64_t reported_ = 0;
-  bool finished_ = false;
+  uint64_t max_line_;
+  JsonlBlocks blocks_;
+  JsonlBlocks::Block block_;
+  std::optional<BlockLines> lines_;
+  uint64_t number_ = 0;
 };
 
 }  // namespace neardup
