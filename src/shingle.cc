@@ -11,6 +11,7 @@
 #include "hash.h"
 #include "neardup/decode.h"
 #include "neardup/normalize.h"
+#include "tokenize_kernel.h"
 #include "utf8.h"
 
 namespace neardup {
@@ -162,16 +163,103 @@ inline uint64_t ShingleHash(const uint64_t* tokens, int k, uint64_t seed) {
   return Mix64(h);
 }
 
+// Bytes classified, and runs read off the masks, per window of the vector
+// tokenizer (small enough for the run positions to stay in L1).
+constexpr size_t kWindowBlocks = 64;
+// A block of 64 bytes starts at most 32 runs; 3 slots of slack for the
+// unrolled writes of Flatten().
+constexpr size_t kMaxRunsPerWindow = kWindowBlocks * 32 + 1;
+constexpr size_t kRunSlots = kMaxRunsPerWindow + 4;
+
+// Appends base + the position of each set bit of `bits`, in order, to
+// out[*count..]. Writes up to 3 slots past the new end (the loop is unrolled
+// four times so that the number of bits, which varies, costs one branch per
+// four positions).
+// Bits set in x. (std::popcount compiles to a library call for baseline
+// x86-64, which has no POPCNT instruction.)
+inline int PopCount(uint64_t x) {
+  x -= (x >> 1) & 0x5555555555555555ULL;
+  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+  return static_cast<int>((x * 0x0101010101010101ULL) >> 56);
+}
+
+inline void Flatten(uint64_t bits, size_t base, size_t* out, size_t* count) {
+  const int n = PopCount(bits);
+  size_t* o = out + *count;
+  for (int j = 0; j < n; j += 4) {
+    o[j] = base + static_cast<size_t>(std::countr_zero(bits));
+    bits &= bits - 1;
+    o[j + 1] = base + static_cast<size_t>(std::countr_zero(bits));
+    bits &= bits - 1;
+    o[j + 2] = base + static_cast<size_t>(std::countr_zero(bits));
+    bits &= bits - 1;
+    o[j + 3] = base + static_cast<size_t>(std::countr_zero(bits));
+    bits &= bits - 1;
+  }
+  *count += static_cast<size_t>(n);
+}
+
+// True when any byte in [s, e) has its bit set in the masks (`field` of each
+// block). REQUIRES: s < e.
+inline bool AnyBit(const internal::ByteClasses* c, uint64_t internal::ByteClasses::*field,
+                   size_t s, size_t e) {
+  size_t b = s / 64;
+  const size_t last = (e - 1) / 64;
+  uint64_t m = c[b].*field >> (s % 64);
+  if (b == last) {
+    const size_t len = e - s;
+    return (len >= 64 ? m : m & ((uint64_t{1} << len) - 1)) != 0;
+  }
+  if (m != 0) return true;
+  for (++b; b < last; ++b) {
+    if (c[b].*field != 0) return true;
+  }
+  const size_t tail = e - last * 64;  // 1..64
+  m = c[last].*field;
+  return (tail >= 64 ? m : m & ((uint64_t{1} << tail) - 1)) != 0;
+}
+
 }  // namespace
 
 struct Shingler::State {
   Hasher128 content;
   Hasher64 long_word;      // the head of a word longer than kMaxWordBuffer
   bool in_long_word = false; // long_word holds the head of the current word
+  // Vector tokenizer: the classifier, the masks of one window, and the
+  // starts and ends of the runs of word or non-ASCII bytes found in it.
+  internal::ClassifyFn classify = nullptr;
+  internal::ByteClasses classes[kWindowBlocks];
+  size_t starts[kRunSlots];
+  size_t ends[kRunSlots];
+  // The whole ASCII words of a window, waiting to be hashed: where each is
+  // (in the text, or in `lowered` if it had capitals) and the slot of
+  // token_batch_ its hash goes to. They are hashed a length class at a time,
+  // so that XXH3's branches on the length are predicted.
+  struct PendingWord {
+    const unsigned char* text;
+    size_t length;
+    size_t slot;
+  };
+  static constexpr int kLengthClasses = 5;  // XXH3's: 1-3, 4-8, 9-16, 17-128, longer
+  std::vector<PendingWord> pending[kLengthClasses];
+  std::string lowered;     // the window's ASCII words with capitals, lowercased
 };
+
+namespace {
+
+// Without branches: word lengths are random, and so would be the branches.
+inline int LengthClass(size_t len) {
+  return static_cast<int>(len > 3) + static_cast<int>(len > 8) + static_cast<int>(len > 16) +
+         static_cast<int>(len > 128);
+}
+
+}  // namespace
 
 Shingler::Shingler(ShingleUnit unit, int k, uint64_t seed)
     : unit_(unit), k_(k), seed_(seed), state_(std::make_unique<State>()) {
+  state_->classify = internal::ClassifierFor(internal::DefaultTokenizerKernel());
+  vector_words_ = state_->classify != nullptr;
   assert(k >= 1 && k <= 64);
   Reset();
 }
@@ -220,6 +308,95 @@ void Shingler::SpillWord() {
 }
 
 void Shingler::FeedWords(std::string_view text) {
+  if (vector_words_) {
+    FeedWordsVector(text);
+  } else {
+    FeedWordsScalar(text);
+  }
+}
+
+// Words from the classifier's masks. The text is cut into runs of bytes that
+// are ASCII word characters or non-ASCII; every other byte separates words.
+// A run of ASCII word characters that lies inside the text (neither at its
+// start, where it may continue the word of the previous Feed, nor at its end)
+// is a whole word, hashed in place. Every other run (with a non-ASCII
+// character, or at an edge) goes through the scalar tokenizer, which decides
+// each character and keeps the words that continue across calls.
+void Shingler::FeedWordsVector(std::string_view text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  if (n == 0) return;
+  State& st = *state_;
+  // The previous Feed's word ends here unless the text starts inside a run.
+  if (kAscii.word_class[p[0]] == 0 && p[0] < 0x80) EndWord();
+  size_t open_start = 0;     // start of a run that began in an earlier window
+  bool open = false;
+  uint64_t carry = 0;        // 1 when the byte before this block is in a run
+  // A window holds at most its length in lowered bytes: `lowered` never
+  // reallocates while the pending words point into it.
+  st.lowered.reserve(kWindowBlocks * 64);
+  for (size_t window = 0; window < n; window += kWindowBlocks * 64) {
+    const size_t len = std::min(n - window, kWindowBlocks * 64);
+    const size_t blocks = (len + 63) / 64;
+    st.classify(p + window, len, st.classes);
+    size_t num_starts = 0;
+    size_t num_ends = 0;
+    if (open) st.starts[num_starts++] = open_start;
+    for (size_t b = 0; b < blocks; ++b) {
+      const uint64_t x = st.classes[b].word | st.classes[b].high;
+      const uint64_t before = (x << 1) | carry;  // bit j: byte j-1 is in a run
+      const size_t base = window + b * 64;
+      Flatten(x & ~before, base, st.starts, &num_starts);
+      Flatten(~x & before, base, st.ends, &num_ends);
+      carry = x >> 63;
+    }
+    if (window + len == n && carry != 0 && n % 64 == 0) st.ends[num_ends++] = n;
+    assert(num_ends <= num_starts && num_starts <= num_ends + 1);
+    for (size_t r = 0; r < num_ends; ++r) {
+      const size_t s = st.starts[r];
+      const size_t e = st.ends[r];
+      const bool edge = s == 0 || e == n;
+      // Masks are per window: look the bytes up only when the run lies in
+      // this one (a run from an earlier window takes the scalar path).
+      if (!edge && s >= window &&
+          !AnyBit(st.classes, &internal::ByteClasses::high, s - window, e - window)) {
+        const unsigned char* w = p + s;
+        const size_t wlen = e - s;
+        if (AnyBit(st.classes, &internal::ByteClasses::upper, s - window, e - window)) {
+          const size_t at = st.lowered.size();
+          assert(at + wlen <= st.lowered.capacity());
+          st.lowered.resize(at + wlen);
+          for (size_t j = 0; j < wlen; ++j) {
+            st.lowered[at + j] = kAscii.lower[w[j]];
+          }
+          w = reinterpret_cast<const unsigned char*>(st.lowered.data() + at);
+        }
+        ++words_;
+        if (token_text_ != nullptr) {
+          token_text_->append(reinterpret_cast<const char*>(w), wlen).push_back(' ');
+        }
+        st.pending[LengthClass(wlen)].push_back(
+            {w, wlen, token_batch_.size()});
+        EmitToken(0);  // its hash comes below
+      } else {
+        FeedWordsScalar(text.substr(s, e - s));
+        if (e < n) EndWord();
+      }
+    }
+    open = num_starts > num_ends;
+    if (open) open_start = st.starts[num_ends];
+    for (auto& words : st.pending) {
+      for (const State::PendingWord& w : words) {
+        token_batch_[w.slot] = HashBytes(w.text, w.length, seed_);
+      }
+      words.clear();
+    }
+    st.lowered.clear();
+  }
+  assert(!open);
+}
+
+void Shingler::FeedWordsScalar(std::string_view text) {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const size_t n = text.size();
   size_t i = 0;
