@@ -332,6 +332,21 @@ size_t Normalizer::Process(std::string_view text, bool final,
           break;
         }
         next_cluster(i, cls == CharClass::kInert);
+        if (cls == CharClass::kInert) {
+          // A run of inert non-ASCII characters (most of a word of most
+          // scripts): each completes the one-character cluster before it,
+          // which is what next_cluster(i, true) does after an inert cluster.
+          i += len;
+          while (i < n && p[i] >= 0x80 && i - start < kMaxSegment) {
+            int32_t next;
+            const size_t next_len = DecodeAt(p, i, n, &next);
+            if (Classify(next) != CharClass::kInert) break;
+            if (inert_from == kNone) inert_from = cut;
+            cut = i;
+            i += next_len;
+          }
+          continue;
+        }
       } else if (i - cut >= kMaxRun) {
         end = i;  // forced cut: normalize the pieces on either side apart
         break;

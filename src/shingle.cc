@@ -1,7 +1,5 @@
 #include "neardup/shingle.h"
 
-#include <utf8proc.h>
-
 #include <algorithm>
 #include <bit>
 #include <cassert>
@@ -10,6 +8,7 @@
 
 #include "hash.h"
 #include "neardup/decode.h"
+#include "char_classes.h"
 #include "neardup/normalize.h"
 #include "tokenize_kernel.h"
 #include "utf8.h"
@@ -88,63 +87,6 @@ inline int32_t DecodeAt(const unsigned char* p, size_t avail, size_t* len) {
   const Utf8Char c = DecodeUtf8Char(p, avail);
   *len = c.length;
   return c.status == Utf8Status::kValid ? static_cast<int32_t>(c.code_point) : 0xFFFD;
-}
-
-// Letters, marks and numbers make words (plus '_', handled in the ASCII table).
-inline bool IsWordCodePoint(int32_t cp) {
-  switch (utf8proc_category(cp)) {
-    case UTF8PROC_CATEGORY_LU:
-    case UTF8PROC_CATEGORY_LL:
-    case UTF8PROC_CATEGORY_LT:
-    case UTF8PROC_CATEGORY_LM:
-    case UTF8PROC_CATEGORY_LO:
-    case UTF8PROC_CATEGORY_MN:
-    case UTF8PROC_CATEGORY_MC:
-    case UTF8PROC_CATEGORY_ME:
-    case UTF8PROC_CATEGORY_ND:
-    case UTF8PROC_CATEGORY_NL:
-    case UTF8PROC_CATEGORY_NO:
-    case UTF8PROC_CATEGORY_PC:  // connector punctuation: '_' and its kin
-      return true;
-    default:
-      return false;
-  }
-}
-
-inline bool IsSpaceCodePoint(int32_t cp) {
-  switch (utf8proc_category(cp)) {
-    case UTF8PROC_CATEGORY_ZS:
-    case UTF8PROC_CATEGORY_ZL:
-    case UTF8PROC_CATEGORY_ZP:
-    case UTF8PROC_CATEGORY_CC:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Scripts written without spaces between words: Han, Hiragana, Katakana,
-// Thai, Lao, Khmer, Myanmar (block ranges from the Unicode Character Database).
-inline bool IsNoSpaceScript(int32_t cp) {
-  if (cp < 0x0E00) return false;
-  return (cp >= 0x0E00 && cp <= 0x0EFF) ||    // Thai, Lao
-         (cp >= 0x1000 && cp <= 0x109F) ||    // Myanmar
-         (cp >= 0x1780 && cp <= 0x17FF) ||    // Khmer
-         (cp >= 0x19E0 && cp <= 0x19FF) ||    // Khmer symbols
-         (cp >= 0x2E80 && cp <= 0x2FDF) ||    // CJK radicals, Kangxi radicals
-         (cp >= 0x3005 && cp <= 0x3007) ||    // ideographic iteration mark, number zero
-         (cp >= 0x3021 && cp <= 0x3029) ||    // Hangzhou numerals
-         (cp >= 0x3038 && cp <= 0x303B) ||
-         (cp >= 0x3040 && cp <= 0x30FF) ||    // Hiragana, Katakana
-         (cp >= 0x31F0 && cp <= 0x31FF) ||    // Katakana phonetic extensions
-         (cp >= 0x3400 && cp <= 0x4DBF) ||    // CJK extension A
-         (cp >= 0x4E00 && cp <= 0x9FFF) ||    // CJK unified ideographs
-         (cp >= 0xA9E0 && cp <= 0xA9FF) ||    // Myanmar extended-B
-         (cp >= 0xAA60 && cp <= 0xAA7F) ||    // Myanmar extended-A
-         (cp >= 0xF900 && cp <= 0xFAFF) ||    // CJK compatibility ideographs
-         (cp >= 0xFF66 && cp <= 0xFF9F) ||    // halfwidth Katakana
-         (cp >= 0x1B000 && cp <= 0x1B16F) ||  // Kana supplement and extensions
-         (cp >= 0x20000 && cp <= 0x323AF);    // CJK extensions B..H
 }
 
 constexpr uint64_t kShingleMul = 0x9e3779b97f4a7c15ULL;
@@ -437,9 +379,10 @@ void Shingler::FeedWordsScalar(std::string_view text) {
     }
     size_t len = 1;
     const int32_t cp = DecodeAt(p + i, n - i, &len);
-    if (!IsWordCodePoint(cp)) {
+    const uint8_t cls = internal::CharClasses(cp);
+    if ((cls & internal::kCharWord) == 0) {
       EndWord();
-    } else if (IsNoSpaceScript(cp)) {
+    } else if ((cls & internal::kCharNoSpace) != 0) {
       // A word of its own, hashed in place.
       EndWord();
       ++words_;
@@ -469,12 +412,15 @@ void Shingler::FeedChars(std::string_view text) {
       word = kAscii.word[c];
     } else {
       cp = DecodeAt(p + i, n - i, &len);
-      space = IsSpaceCodePoint(cp);
-      word = !space && IsWordCodePoint(cp);
+      const uint8_t cls = internal::CharClasses(cp);
+      space = (cls & internal::kCharSpace) != 0;
+      word = !space && (cls & internal::kCharWord) != 0;
     }
     i += len;
     // Words are counted in char mode too: they decide emptiness and --min-words.
-    if (word && (!in_word_ || IsNoSpaceScript(cp))) ++words_;
+    if (word && (!in_word_ || (internal::CharClasses(cp) & internal::kCharNoSpace) != 0)) {
+      ++words_;
+    }
     in_word_ = word;
     if (space) {
       pending_space_ = seen_char_;

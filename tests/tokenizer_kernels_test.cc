@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "char_classes.h"
 #include "neardup/decode.h"
 #include "neardup/normalize.h"
 #include "neardup/shingle.h"
@@ -98,6 +99,22 @@ TEST(TokenizerKernelsTest, PortableMasksAreTheDocumentedClasses) {
   EXPECT_EQ(c.word, 0b1111u);
   EXPECT_EQ(c.upper, 0b10u);
   EXPECT_EQ(c.high, 0b11000000u);
+}
+
+TEST(TokenizerKernelsTest, CharClassTableAgreesWithUtf8procOnEveryCodePoint) {
+  for (int32_t cp = -1; cp <= 0x110000; ++cp) {
+    ASSERT_EQ(internal::CharClasses(cp), internal::CharClassesReference(cp)) << "U+" << std::hex
+                                                                             << cp;
+  }
+  using internal::kCharNoSpace;
+  using internal::kCharSpace;
+  using internal::kCharWord;
+  EXPECT_EQ(internal::CharClasses(0xE9), kCharWord);                  // é
+  EXPECT_EQ(internal::CharClasses(0x0301), kCharWord);                // combining acute
+  EXPECT_EQ(internal::CharClasses(0x4E2D), kCharWord | kCharNoSpace);  // 中
+  EXPECT_EQ(internal::CharClasses(0x00A0), kCharSpace);               // no-break space
+  EXPECT_EQ(internal::CharClasses(0x2014), 0);                        // em dash
+  EXPECT_EQ(internal::CharClasses(0x20000), kCharWord | kCharNoSpace);
 }
 
 enum class Flavour { kAscii, kLatin, kCyrillic, kCjk, kMixed, kInvalid };
