@@ -196,13 +196,19 @@ class BmpClasses {
   std::bitset<0x10000> inert_;
 };
 
-CharClass Classify(int32_t cp) {
+const BmpClasses& Bmp() {
+  static const BmpClasses classes;
+  return classes;
+}
+
+// Called once or twice per character: inlined, a table lookup for the BMP.
+[[gnu::always_inline]] inline CharClass Classify(int32_t cp) {
   if (cp < 0) return CharClass::kNone;
   if (cp < 0x80) {
     return cp >= 'A' && cp <= 'Z' ? CharClass::kBoundary : CharClass::kInert;
   }
   if (cp < 0x10000) {
-    static const BmpClasses classes;
+    static const BmpClasses& classes = Bmp();
     return classes.Get(cp);
   }
   return ComputeClass(cp);

@@ -162,6 +162,21 @@ inline bool AnyBit(const internal::ByteClasses* c, uint64_t internal::ByteClasse
   return (tail >= 64 ? m : m & ((uint64_t{1} << tail) - 1)) != 0;
 }
 
+// Position of the first byte at or after `from` whose bit is set in the
+// masks (`field` of each block), or `limit` if none is before it.
+inline size_t NextBit(const internal::ByteClasses* c, uint64_t internal::ByteClasses::*field,
+                      size_t from, size_t limit) {
+  size_t b = from / 64;
+  uint64_t m = (c[b].*field >> (from % 64)) << (from % 64);
+  const size_t last = (limit + 63) / 64;
+  while (m == 0) {
+    if (++b >= last) return limit;
+    m = c[b].*field;
+  }
+  const size_t at = b * 64 + static_cast<size_t>(std::countr_zero(m));
+  return at < limit ? at : limit;
+}
+
 }  // namespace
 
 struct Shingler::State {
@@ -277,7 +292,29 @@ void Shingler::FeedWordsVector(std::string_view text) {
   // A window holds at most its length in lowered bytes: `lowered` never
   // reallocates while the pending words point into it.
   st.lowered.reserve(kWindowBlocks * 64);
-  for (size_t window = 0; window < n; window += kWindowBlocks * 64) {
+  size_t window = 0;
+  // Queues the word text[ws, we), which lies in the current window, for
+  // hashing (lowercasing its ASCII capitals first).
+  const auto pend_word = [&](size_t ws, size_t we) __attribute__((always_inline)) {
+    const unsigned char* w = p + ws;
+    const size_t wlen = we - ws;
+    if (AnyBit(st.classes, &internal::ByteClasses::upper, ws - window, we - window)) {
+      const size_t at = st.lowered.size();
+      assert(at + wlen <= st.lowered.capacity());
+      st.lowered.resize(at + wlen);
+      for (size_t j = 0; j < wlen; ++j) {
+        st.lowered[at + j] = w[j] < 0x80 ? kAscii.lower[w[j]] : static_cast<char>(w[j]);
+      }
+      w = reinterpret_cast<const unsigned char*>(st.lowered.data() + at);
+    }
+    ++words_;
+    if (token_text_ != nullptr) {
+      token_text_->append(reinterpret_cast<const char*>(w), wlen).push_back(' ');
+    }
+    st.pending[LengthClass(wlen)].push_back({w, wlen, token_batch_.size()});
+    EmitToken(0);  // its hash comes when the window is done
+  };
+  for (; window < n; window += kWindowBlocks * 64) {
     const size_t len = std::min(n - window, kWindowBlocks * 64);
     const size_t blocks = (len + 63) / 64;
     st.classify(p + window, len, st.classes);
@@ -300,26 +337,32 @@ void Shingler::FeedWordsVector(std::string_view text) {
       const bool edge = s == 0 || e == n;
       // Masks are per window: look the bytes up only when the run lies in
       // this one (a run from an earlier window takes the scalar path).
-      if (!edge && s >= window &&
-          !AnyBit(st.classes, &internal::ByteClasses::high, s - window, e - window)) {
-        const unsigned char* w = p + s;
-        const size_t wlen = e - s;
-        if (AnyBit(st.classes, &internal::ByteClasses::upper, s - window, e - window)) {
-          const size_t at = st.lowered.size();
-          assert(at + wlen <= st.lowered.capacity());
-          st.lowered.resize(at + wlen);
-          for (size_t j = 0; j < wlen; ++j) {
-            st.lowered[at + j] = kAscii.lower[w[j]];
+      if (!edge && s >= window) {
+        if (!AnyBit(st.classes, &internal::ByteClasses::high, s - window, e - window)) {
+          pend_word(s, e);
+          continue;
+        }
+        // Non-ASCII characters: each is decided as the scalar tokenizer
+        // decides it, but words are hashed in place, not gathered in word_.
+        size_t word_start = s;
+        size_t i = s;
+        while (true) {
+          // In a run, ASCII bytes are word characters: skip to the next
+          // non-ASCII one.
+          i = window + NextBit(st.classes, &internal::ByteClasses::high, i - window, e - window);
+          if (i >= e) break;
+          size_t clen = 1;
+          const uint8_t cls = internal::CharClasses(DecodeAt(p + i, e - i, &clen));
+          if ((cls & (internal::kCharWord | internal::kCharNoSpace)) == internal::kCharWord) {
+            i += clen;
+            continue;
           }
-          w = reinterpret_cast<const unsigned char*>(st.lowered.data() + at);
+          if (i > word_start) pend_word(word_start, i);
+          if ((cls & internal::kCharWord) != 0) pend_word(i, i + clen);  // a word of its own
+          i += clen;
+          word_start = i;
         }
-        ++words_;
-        if (token_text_ != nullptr) {
-          token_text_->append(reinterpret_cast<const char*>(w), wlen).push_back(' ');
-        }
-        st.pending[LengthClass(wlen)].push_back(
-            {w, wlen, token_batch_.size()});
-        EmitToken(0);  // its hash comes below
+        if (e > word_start) pend_word(word_start, e);
       } else {
         FeedWordsScalar(text.substr(s, e - s));
         if (e < n) EndWord();
