@@ -162,6 +162,18 @@ inline bool AnyBit(const internal::ByteClasses* c, uint64_t internal::ByteClasse
   return (tail >= 64 ? m : m & ((uint64_t{1} << tail) - 1)) != 0;
 }
 
+// True when a non-ASCII byte in [s, e) is not part of a two-byte word
+// character (high & ~pair). REQUIRES: s < e.
+inline bool AnyBitOutside(const internal::ByteClasses* c, size_t s, size_t e) {
+  for (size_t b = s / 64; b <= (e - 1) / 64; ++b) {
+    uint64_t m = c[b].high & ~c[b].pair;
+    if (b == s / 64) m &= ~uint64_t{0} << (s % 64);
+    if (b == (e - 1) / 64 && e % 64 != 0) m &= (uint64_t{1} << (e % 64)) - 1;
+    if (m != 0) return true;
+  }
+  return false;
+}
+
 // Position of the first byte at or after `from` whose bit is set in the
 // masks (`field` of each block), or `limit` if none is before it.
 inline size_t NextBit(const internal::ByteClasses* c, uint64_t internal::ByteClasses::*field,
@@ -175,6 +187,20 @@ inline size_t NextBit(const internal::ByteClasses* c, uint64_t internal::ByteCla
   }
   const size_t at = b * 64 + static_cast<size_t>(std::countr_zero(m));
   return at < limit ? at : limit;
+}
+
+// ShingleHash of every shingle of K tokens ending at tokens[first-1..n), to out.
+template <int K>
+void HashShingles(const uint64_t* tokens, size_t first, size_t n, uint64_t seed, uint64_t* out) {
+  for (size_t end = first; end <= n; ++end) {
+    const uint64_t* t = tokens + end - K;
+    uint64_t h = seed;
+    for (int j = 0; j < K; ++j) {
+      h = (h ^ t[j]) * kShingleMul;
+      h ^= h >> 29;
+    }
+    *out++ = Mix64(h);
+  }
 }
 
 }  // namespace
@@ -342,6 +368,22 @@ void Shingler::FeedWordsVector(std::string_view text) {
           pend_word(s, e);
           continue;
         }
+        // Every non-ASCII character a two-byte letter (most words of Latin
+        // and Cyrillic scripts): one word.
+        if (!AnyBitOutside(st.classes, s - window, e - window)) {
+          pend_word(s, e);
+          continue;
+        }
+        // A run that starts with ideographs or kana (lead bytes E3..E9) is
+        // mostly words of one character: the scalar tokenizer, which hashes
+        // each as it goes, is the faster for it.
+        const size_t first_high =
+            window + NextBit(st.classes, &internal::ByteClasses::high, s - window, e - window);
+        if (p[first_high] >= 0xE3 && p[first_high] <= 0xE9) {
+          FeedWordsScalar(text.substr(s, e - s));
+          EndWord();
+          continue;
+        }
         // Non-ASCII characters: each is decided as the scalar tokenizer
         // decides it, but words are hashed in place, not gathered in word_.
         size_t word_start = s;
@@ -358,7 +400,15 @@ void Shingler::FeedWordsVector(std::string_view text) {
             continue;
           }
           if (i > word_start) pend_word(word_start, i);
-          if ((cls & internal::kCharWord) != 0) pend_word(i, i + clen);  // a word of its own
+          if ((cls & internal::kCharWord) != 0) {
+            // A word of its own (Han, kana, Thai...): hashed now, as these
+            // come in long runs of one length (3 bytes, mostly).
+            ++words_;
+            if (token_text_ != nullptr) {
+              token_text_->append(text.data() + i, clen).push_back(' ');
+            }
+            EmitToken(HashBytes(p + i, clen, seed_));
+          }
           i += clen;
           word_start = i;
         }
@@ -501,8 +551,26 @@ void Shingler::FlushTokenBatch() {
     const size_t old = shingles_.size();
     shingles_.resize(old + (n + 1 - first));
     uint64_t* out = shingles_.data() + old;
-    for (size_t end = first; end <= n; ++end) {
-      *out++ = ShingleHash(token_batch_.data() + end - k, k_, seed_);
+    const uint64_t* tokens = token_batch_.data();
+    // The usual k with the chain unrolled (same hashes), so that the chains
+    // of successive shingles overlap in the CPU.
+    switch (k_) {
+      case 3:
+        HashShingles<3>(tokens, first, n, seed_, out);
+        break;
+      case 4:
+        HashShingles<4>(tokens, first, n, seed_, out);
+        break;
+      case 5:
+        HashShingles<5>(tokens, first, n, seed_, out);
+        break;
+      case 9:  // the char-mode default
+        HashShingles<9>(tokens, first, n, seed_, out);
+        break;
+      default:
+        for (size_t end = first; end <= n; ++end) {
+          *out++ = ShingleHash(tokens + end - k, k_, seed_);
+        }
     }
   }
   // Keep the last k-1 tokens: the start of the shingles of the next batch.

@@ -19,16 +19,24 @@ std::atomic<int> g_override{-1};
 void ClassifyPortable(const unsigned char* p, size_t n, ByteClasses* out) {
   for (size_t base = 0; base < n; base += 64) {
     const size_t len = n - base < 64 ? n - base : 64;
-    ByteClasses c{0, 0, 0};
+    ByteClasses c{0, 0, 0, 0};
+    uint64_t lead = 0, cont = 0, c3 = 0, not_c3 = 0, d2 = 0, not_d2 = 0;
     for (size_t j = 0; j < len; ++j) {
       const unsigned char b = p[base + j];
       const uint64_t bit = uint64_t{1} << j;
+      if ((b >= 0xC3 && b <= 0xCA) || (b >= 0xD0 && b <= 0xD3)) lead |= bit;
+      if ((b & 0xC0) == 0x80) cont |= bit;
+      if (b == 0xC3) c3 |= bit;
+      if (b == 0x97 || b == 0xB7) not_c3 |= bit;
+      if (b == 0xD2) d2 |= bit;
+      if (b == 0x82) not_d2 |= bit;
       const bool upper = b >= 'A' && b <= 'Z';
       const bool word = upper || (b >= 'a' && b <= 'z') || (b >= '0' && b <= '9') || b == '_';
       if (word) c.word |= bit;
       if (upper) c.upper |= bit;
       if (b >= 0x80) c.high |= bit;
     }
+    c.pair = WordPairs(lead, cont, c3, not_c3, d2, not_d2);
     out[base / 64] = c;
   }
 }
@@ -40,43 +48,65 @@ __attribute__((target("avx2"))) static inline __m256i LessEq(__m256i x, char k) 
   return _mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8(k)), x);
 }
 
-// 32 bytes -> 32-bit masks.
-__attribute__((target("avx2"))) static inline void Classify32(__m256i v, uint32_t* word,
-                                                              uint32_t* high, uint32_t* upper) {
-  const __m256i folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
-  const __m256i letter = LessEq(_mm256_sub_epi8(folded, _mm256_set1_epi8('a')), 25);
-  const __m256i up = LessEq(_mm256_sub_epi8(v, _mm256_set1_epi8('A')), 25);
-  const __m256i digit = LessEq(_mm256_sub_epi8(v, _mm256_set1_epi8('0')), 9);
-  const __m256i under = _mm256_cmpeq_epi8(v, _mm256_set1_epi8('_'));
-  const auto hi = static_cast<uint32_t>(_mm256_movemask_epi8(v));
-  const auto w = static_cast<uint32_t>(
-      _mm256_movemask_epi8(_mm256_or_si256(_mm256_or_si256(letter, digit), under)));
-  *word = w & ~hi;
-  *high = hi;
-  *upper = static_cast<uint32_t>(_mm256_movemask_epi8(up)) & ~hi;
+__attribute__((target("avx2"))) static inline uint64_t Mask(__m256i lo, __m256i hi) {
+  return static_cast<uint32_t>(_mm256_movemask_epi8(lo)) |
+         (uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(hi))} << 32);
+}
+
+__attribute__((target("avx2"))) static inline __m256i Eq(__m256i v, char c) {
+  return _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c));
+}
+
+// The masks of 64 bytes, loaded as two halves.
+__attribute__((target("avx2"))) static inline ByteClasses Classify64(__m256i v0, __m256i v1) {
+  __m256i word[2], upper[2], lead[2], cont[2];
+  const __m256i v[2] = {v0, v1};
+  for (int h = 0; h < 2; ++h) {
+    const __m256i folded = _mm256_or_si256(v[h], _mm256_set1_epi8(0x20));
+    const __m256i letter = LessEq(_mm256_sub_epi8(folded, _mm256_set1_epi8('a')), 25);
+    const __m256i digit = LessEq(_mm256_sub_epi8(v[h], _mm256_set1_epi8('0')), 9);
+    word[h] = _mm256_or_si256(_mm256_or_si256(letter, digit), Eq(v[h], '_'));
+    upper[h] = LessEq(_mm256_sub_epi8(v[h], _mm256_set1_epi8('A')), 25);
+    lead[h] = _mm256_or_si256(
+        LessEq(_mm256_sub_epi8(v[h], _mm256_set1_epi8(static_cast<char>(0xC3))), 7),
+        LessEq(_mm256_sub_epi8(v[h], _mm256_set1_epi8(static_cast<char>(0xD0))), 3));
+    cont[h] = Eq(_mm256_and_si256(v[h], _mm256_set1_epi8(static_cast<char>(0xC0))),
+                 static_cast<char>(0x80));
+  }
+  const uint64_t high = Mask(v0, v1);
+  ByteClasses c;
+  c.word = Mask(word[0], word[1]) & ~high;
+  c.high = high;
+  c.upper = Mask(upper[0], upper[1]) & ~high;
+  c.pair = WordPairs(
+      Mask(lead[0], lead[1]), Mask(cont[0], cont[1]),
+      Mask(Eq(v0, static_cast<char>(0xC3)), Eq(v1, static_cast<char>(0xC3))),
+      Mask(_mm256_or_si256(Eq(v0, static_cast<char>(0x97)), Eq(v0, static_cast<char>(0xB7))),
+           _mm256_or_si256(Eq(v1, static_cast<char>(0x97)), Eq(v1, static_cast<char>(0xB7)))),
+      Mask(Eq(v0, static_cast<char>(0xD2)), Eq(v1, static_cast<char>(0xD2))),
+      Mask(Eq(v0, static_cast<char>(0x82)), Eq(v1, static_cast<char>(0x82))));
+  return c;
 }
 
 __attribute__((target("avx2"))) void ClassifyAvx2(const unsigned char* p, size_t n,
                                                   ByteClasses* out) {
   size_t base = 0;
   for (; base + 64 <= n; base += 64) {
-    uint32_t w0, h0, u0, w1, h1, u1;
-    Classify32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + base)), &w0, &h0, &u0);
-    Classify32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + base + 32)), &w1, &h1,
-               &u1);
-    out[base / 64] = {w0 | (uint64_t{w1} << 32), h0 | (uint64_t{h1} << 32),
-                      u0 | (uint64_t{u1} << 32)};
+    out[base / 64] =
+        Classify64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + base)),
+                   _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + base + 32)));
   }
   if (base < n) {
     // The tail, from a zeroed copy (NUL is in no class).
     alignas(32) unsigned char tail[64] = {};
     std::memcpy(tail, p + base, n - base);
-    uint32_t w0, h0, u0, w1, h1, u1;
-    Classify32(_mm256_load_si256(reinterpret_cast<const __m256i*>(tail)), &w0, &h0, &u0);
-    Classify32(_mm256_load_si256(reinterpret_cast<const __m256i*>(tail + 32)), &w1, &h1, &u1);
-    out[base / 64] = {w0 | (uint64_t{w1} << 32), h0 | (uint64_t{h1} << 32),
-                      u0 | (uint64_t{u1} << 32)};
+    out[base / 64] = Classify64(_mm256_load_si256(reinterpret_cast<const __m256i*>(tail)),
+                                _mm256_load_si256(reinterpret_cast<const __m256i*>(tail + 32)));
   }
+}
+
+__attribute__((target("avx512f,avx512bw"))) static inline uint64_t Eq512(__m512i v, int c) {
+  return _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(static_cast<char>(c)));
 }
 
 __attribute__((target("avx512f,avx512bw"))) void ClassifyAvx512(const unsigned char* p, size_t n,
@@ -99,7 +129,17 @@ __attribute__((target("avx512f,avx512bw"))) void ClassifyAvx512(const unsigned c
     const __mmask64 up = _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, kA), k25);
     const __mmask64 digit = _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, k0), k9);
     const __mmask64 under = _mm512_cmpeq_epi8_mask(v, kUnder);
-    out[base / 64] = {(letter | digit | under) & ~hi, hi, up & ~hi};
+    const __mmask64 lead =
+        _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8(static_cast<char>(0xC3))),
+                               _mm512_set1_epi8(7)) |
+        _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8(static_cast<char>(0xD0))),
+                               _mm512_set1_epi8(3));
+    const __mmask64 cont =
+        _mm512_cmpeq_epi8_mask(_mm512_and_si512(v, _mm512_set1_epi8(static_cast<char>(0xC0))),
+                               _mm512_set1_epi8(static_cast<char>(0x80)));
+    out[base / 64] = {(letter | digit | under) & ~hi, hi, up & ~hi,
+                      WordPairs(lead, cont, Eq512(v, 0xC3), Eq512(v, 0x97) | Eq512(v, 0xB7),
+                                Eq512(v, 0xD2), Eq512(v, 0x82))};
   }
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "char_classes.h"
+#include "hash.h"
 #include "neardup/decode.h"
 #include "neardup/normalize.h"
 #include "neardup/shingle.h"
@@ -68,16 +69,25 @@ class KernelScope {
 
 TEST(TokenizerKernelsTest, ClassifiersAgreeWithPortableOnEveryByteAndLength) {
   uint64_t seed = 7;
-  std::string bytes(4096 + 64, '\0');
+  std::string bytes(8192 + 64, '\0');
   for (char& c : bytes) c = static_cast<char>(SplitMix(&seed));
-  // Every byte value at every position of a block, too.
+  // Every byte value at every position of a block, too, and every two-byte
+  // sequence with a lead byte C2..DF, at odd and even offsets.
   for (size_t i = 0; i < 256; ++i) bytes[i] = static_cast<char>(i);
+  size_t at = 300;
+  for (int lead = 0xC2; lead <= 0xDF; ++lead) {
+    for (int second = 0x70; second <= 0xC5; ++second) {
+      bytes[at++] = static_cast<char>(lead);
+      bytes[at++] = static_cast<char>(second);
+      if (second % 7 == 0) bytes[at++] = 'x';
+    }
+  }
   const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
   for (TokenizerKernel k : VectorKernels()) {
     const internal::ClassifyFn classify = internal::ClassifierFor(k);
     ASSERT_NE(classify, nullptr);
     for (size_t offset : {size_t{0}, size_t{1}, size_t{31}, size_t{63}}) {
-      for (size_t n = 0; n <= 4096; n += (n < 300 ? 1 : 97)) {
+      for (size_t n = 0; n <= 8192; n += (n < 300 ? 1 : 97)) {
         const size_t blocks = (n + 63) / 64;
         std::vector<internal::ByteClasses> want(blocks), got(blocks);
         internal::ClassifyPortable(p + offset, n, want.data());
@@ -86,9 +96,36 @@ TEST(TokenizerKernelsTest, ClassifiersAgreeWithPortableOnEveryByteAndLength) {
           ASSERT_EQ(got[b].word, want[b].word) << Name(k) << " n=" << n << " block " << b;
           ASSERT_EQ(got[b].high, want[b].high) << Name(k) << " n=" << n << " block " << b;
           ASSERT_EQ(got[b].upper, want[b].upper) << Name(k) << " n=" << n << " block " << b;
+          ASSERT_EQ(got[b].pair, want[b].pair) << Name(k) << " n=" << n << " block " << b;
         }
       }
     }
+  }
+}
+
+// The pair mask marks a two-byte sequence only where the tokenizer's own
+// classes make its code point a word character of a spaced script; and it
+// marks the usual letters of Latin and Cyrillic text.
+TEST(TokenizerKernelsTest, PairMaskMarksOnlyWordCharacters) {
+  int marked = 0;
+  for (int lead = 0xC2; lead <= 0xDF; ++lead) {
+    for (int second = 0x80; second <= 0xBF; ++second) {
+      const unsigned char seq[2] = {static_cast<unsigned char>(lead),
+                                    static_cast<unsigned char>(second)};
+      internal::ByteClasses c{};
+      internal::ClassifyPortable(seq, 2, &c);
+      if (c.pair == 0) continue;
+      ASSERT_EQ(c.pair, 0b11u);
+      const int32_t cp = ((lead & 0x1F) << 6) | (second & 0x3F);
+      ASSERT_EQ(internal::CharClassesReference(cp), internal::kCharWord) << "U+" << std::hex << cp;
+      ++marked;
+    }
+  }
+  EXPECT_EQ(marked, 64 * 12 - 3);  // C3..CA, D0..D3, but for three
+  for (const char* letter : {"\xC3\xA9", "\xC3\x9F", "\xC5\x93", "\xD0\xB4", "\xD1\x8F"}) {
+    internal::ByteClasses c{};
+    internal::ClassifyPortable(reinterpret_cast<const unsigned char*>(letter), 2, &c);
+    EXPECT_EQ(c.pair, 0b11u) << letter;
   }
 }
 
@@ -272,6 +309,33 @@ TEST(TokenizerKernelsTest, WordsLongerThanTheWordBufferHashAlikeOnEveryKernel) {
     EXPECT_EQ(want.words, 5u);
     for (TokenizerKernel kernel : VectorKernels()) {
       EXPECT_EQ(Shingle(kernel, pieces, 3), want) << Name(kernel) << " max " << max;
+    }
+  }
+}
+
+// The shingle hash, spelled out: XXH3-64 of each word with the seed, then a
+// multiply-xorshift chain over k token hashes and Mix64. Every k, on every
+// kernel (the chain is unrolled for the usual k).
+TEST(TokenizerKernelsTest, ShingleHashesFollowTheDocumentedFormula) {
+  const std::vector<std::string> words = {"the", "quick", "brown", "fox", "jumps", "over",
+                                          "the", "lazy", "dog", "again", "and", "again"};
+  std::string text;
+  for (const std::string& w : words) text += w + " ";
+  const uint64_t seed = 42;
+  std::vector<TokenizerKernel> kernels = VectorKernels();
+  kernels.push_back(TokenizerKernel::kBaseline);
+  for (int k = 1; k <= 10; ++k) {
+    std::vector<uint64_t> want;
+    for (size_t end = static_cast<size_t>(k); end <= words.size(); ++end) {
+      uint64_t h = seed;
+      for (size_t j = end - static_cast<size_t>(k); j < end; ++j) {
+        h = (h ^ HashBytes(words[j].data(), words[j].size(), seed)) * 0x9e3779b97f4a7c15ULL;
+        h ^= h >> 29;
+      }
+      want.push_back(Mix64(h));
+    }
+    for (TokenizerKernel kernel : kernels) {
+      EXPECT_EQ(Shingle(kernel, {text}, k).shingles, want) << Name(kernel) << " k=" << k;
     }
   }
 }
