@@ -339,7 +339,8 @@ size_t Normalizer::Process(std::string_view text, bool final,
     // Completes the cluster [cut, at) and starts a new one at `at`.
     // The mapping of the current cluster when it is one mapped code point.
     std::string_view cut_mapped;
-    const auto next_cluster = [&](size_t at, bool inert, std::string_view mapped = {}) {
+    const auto next_cluster = [&](size_t at, bool inert, std::string_view mapped = {})
+                                  __attribute__((always_inline)) {
       if (at > cut) {
         if (cut_inert) {
           if (inert_from == kNone) inert_from = cut;
