@@ -4,13 +4,19 @@
 // maximal subpart of an ill-formed sequence becomes one U+FFFD (the practice
 // of Unicode section 3.9 and the W3C Encoding Standard). Runs of valid
 // input are appended to the output in one piece; ASCII is scanned 16 bytes at
-// a time.
+// a time. Before that, the chunk up to its last (maybe incomplete) sequence
+// goes through simdjson's validator (vectorized, dispatched at run time to the
+// processor's best kernel): valid text, the common case, is appended whole
+// without being decoded a character at a time; only a chunk with an
+// ill-formed sequence takes the character loop.
 #include "neardup/decode.h"
 
 #include <algorithm>
 #include <cassert>
 #include <cstddef>
 #include <cstring>
+
+#include <simdjson.h>
 
 #include "ascii.h"
 #include "utf8.h"
@@ -30,11 +36,30 @@ void AppendReplacement(std::string* out, DecodeStats* stats) {
 // Decodes UTF-8 in p[0..n) and returns the number of bytes consumed. Unless
 // `final`, stops before a sequence at the end that is valid so far but
 // incomplete (the caller carries it over).
+// Where the last sequence of p[0..n) starts if it may be incomplete (its lead
+// byte announces more bytes than are left), else n.
+size_t CompletePrefix(const unsigned char* p, size_t n) {
+  size_t j = n;
+  while (j > 0 && n - j < 4 && (p[j - 1] & 0xC0) == 0x80) --j;
+  if (j == 0) return n;  // only continuation bytes: ill-formed, no lead to wait on
+  const unsigned char lead = p[j - 1];
+  const size_t want = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+  return n - (j - 1) < want ? j - 1 : n;
+}
+
 size_t DecodeUtf8(const unsigned char* p, size_t n, bool final,
                   std::string* out, DecodeStats* stats) {
   const char* const chars = reinterpret_cast<const char*>(p);
-  size_t run = 0;  // start of the valid bytes not yet appended
   size_t i = 0;
+  // Valid text is appended as it is: what the loop below would do, at
+  // memory speed.
+  const size_t prefix = CompletePrefix(p, n);
+  if (prefix > 0 && simdjson::validate_utf8(chars, prefix)) {
+    out->append(chars, prefix);
+    i = prefix;
+    if (i == n) return n;
+  }
+  size_t run = i;  // start of the valid bytes not yet appended
   while (true) {
     i += AsciiPrefix(p + i, n - i);
     if (i >= n) break;

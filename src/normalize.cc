@@ -196,13 +196,67 @@ class BmpClasses {
   std::bitset<0x10000> inert_;
 };
 
-CharClass Classify(int32_t cp) {
+const BmpClasses& Bmp() {
+  static const BmpClasses classes;
+  return classes;
+}
+
+// The normalization of one BMP code point on its own, for the boundary code
+// points that are not inert (capitals, compatibility forms such as U+00A0 or
+// full-width punctuation): a cluster of one of them is replaced by its
+// mapping without a utf8proc call. Built once, with utf8proc, on first use.
+class BmpMappings {
+ public:
+  explicit BmpMappings(const BmpClasses& classes) {
+    index_.assign(0x10000, 0);
+    entries_.push_back(Entry{});  // index 0: no mapping
+    utf8proc_int32_t buf[kMaxMapping];
+    for (int32_t cp = 0x80; cp < 0x10000; ++cp) {
+      if (classes.Get(cp) != CharClass::kBoundary) continue;
+      utf8proc_uint8_t utf8[4];
+      const utf8proc_ssize_t bytes = utf8proc_encode_char(cp, utf8);
+      utf8proc_ssize_t len = utf8proc_decompose(utf8, bytes, buf, kMaxMapping - 1, kOptions);
+      if (len < 1 || len >= kMaxMapping) continue;
+      len = utf8proc_reencode(buf, len, kOptions);
+      if (len < 1 || len > static_cast<utf8proc_ssize_t>(sizeof(Entry::bytes))) continue;
+      Entry e{};
+      e.length = static_cast<uint8_t>(len);
+      std::memcpy(e.bytes, buf, static_cast<size_t>(len));
+      assert(entries_.size() < 0x10000);
+      index_[static_cast<size_t>(cp)] = static_cast<uint16_t>(entries_.size());
+      entries_.push_back(e);
+    }
+  }
+
+  // The mapping of `cp` alone, or empty when none is stored.
+  std::string_view Get(int32_t cp) const {
+    if (cp < 0 || cp >= 0x10000) return {};
+    const Entry& e = entries_[index_[static_cast<size_t>(cp)]];
+    return std::string_view(e.bytes, e.length);
+  }
+
+ private:
+  struct Entry {
+    uint8_t length = 0;
+    char bytes[15] = {};
+  };
+  std::vector<uint16_t> index_;
+  std::vector<Entry> entries_;
+};
+
+const BmpMappings& Mappings() {
+  static const BmpMappings mappings(Bmp());
+  return mappings;
+}
+
+// Called once or twice per character: inlined, a table lookup for the BMP.
+[[gnu::always_inline]] inline CharClass Classify(int32_t cp) {
   if (cp < 0) return CharClass::kNone;
   if (cp < 0x80) {
     return cp >= 'A' && cp <= 'Z' ? CharClass::kBoundary : CharClass::kInert;
   }
   if (cp < 0x10000) {
-    static const BmpClasses classes;
+    static const BmpClasses& classes = Bmp();
     return classes.Get(cp);
   }
   return ComputeClass(cp);
@@ -283,10 +337,24 @@ size_t Normalizer::Process(std::string_view text, bool final,
     bool cut_inert =
         start < first_high && Classify(p[start]) == CharClass::kInert;
     // Completes the cluster [cut, at) and starts a new one at `at`.
-    const auto next_cluster = [&](size_t at, bool inert) {
+    // The mapping of the current cluster when it is one mapped code point.
+    std::string_view cut_mapped;
+    const auto next_cluster = [&](size_t at, bool inert, std::string_view mapped = {})
+                                  __attribute__((always_inline)) {
       if (at > cut) {
         if (cut_inert) {
           if (inert_from == kNone) inert_from = cut;
+        } else if (!cut_mapped.empty()) {
+          // Write what comes before the cluster, then its mapping.
+          if (inert_from == kNone) {
+            NormalizeSegment(text.substr(done, cut - done), out);
+          } else {
+            NormalizeSegment(text.substr(done, inert_from - done), out);
+            out->append(text.substr(inert_from, cut - inert_from));
+            inert_from = kNone;
+          }
+          out->append(cut_mapped);
+          done = at;
         } else if (inert_from != kNone) {
           NormalizeSegment(text.substr(done, inert_from - done), out);
           out->append(text.substr(inert_from, cut - inert_from));
@@ -296,6 +364,7 @@ size_t Normalizer::Process(std::string_view text, bool final,
       }
       cut = at;
       cut_inert = inert;
+      cut_mapped = mapped;
     };
     // Writes the segment up to `end`, where the cluster at `cut` is complete
     // (or empty, when end == cut).
@@ -331,12 +400,29 @@ size_t Normalizer::Process(std::string_view text, bool final,
           end = i;
           break;
         }
-        next_cluster(i, cls == CharClass::kInert);
+        next_cluster(i, cls == CharClass::kInert,
+                     cls == CharClass::kBoundary ? Mappings().Get(cp) : std::string_view());
+        if (cls == CharClass::kInert) {
+          // A run of inert non-ASCII characters (most of a word of most
+          // scripts): each completes the one-character cluster before it,
+          // which is what next_cluster(i, true) does after an inert cluster.
+          i += len;
+          while (i < n && p[i] >= 0x80 && i - start < kMaxSegment) {
+            int32_t next;
+            const size_t next_len = DecodeAt(p, i, n, &next);
+            if (Classify(next) != CharClass::kInert) break;
+            if (inert_from == kNone) inert_from = cut;
+            cut = i;
+            i += next_len;
+          }
+          continue;
+        }
       } else if (i - cut >= kMaxRun) {
         end = i;  // forced cut: normalize the pieces on either side apart
         break;
       } else {
         cut_inert = false;  // the cluster has more than one code point
+        cut_mapped = {};
       }
       i += len;
     }
@@ -348,6 +434,7 @@ size_t Normalizer::Process(std::string_view text, bool final,
       // The last cluster may continue in the next chunk: hold it back.
       const size_t keep = cut;
       cut_inert = false;
+      cut_mapped = {};
       flush(keep);
       return keep;
     }

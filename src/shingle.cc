@@ -1,7 +1,5 @@
 #include "neardup/shingle.h"
 
-#include <utf8proc.h>
-
 #include <algorithm>
 #include <bit>
 #include <cassert>
@@ -10,7 +8,9 @@
 
 #include "hash.h"
 #include "neardup/decode.h"
+#include "char_classes.h"
 #include "neardup/normalize.h"
+#include "tokenize_kernel.h"
 #include "utf8.h"
 
 namespace neardup {
@@ -89,63 +89,6 @@ inline int32_t DecodeAt(const unsigned char* p, size_t avail, size_t* len) {
   return c.status == Utf8Status::kValid ? static_cast<int32_t>(c.code_point) : 0xFFFD;
 }
 
-// Letters, marks and numbers make words (plus '_', handled in the ASCII table).
-inline bool IsWordCodePoint(int32_t cp) {
-  switch (utf8proc_category(cp)) {
-    case UTF8PROC_CATEGORY_LU:
-    case UTF8PROC_CATEGORY_LL:
-    case UTF8PROC_CATEGORY_LT:
-    case UTF8PROC_CATEGORY_LM:
-    case UTF8PROC_CATEGORY_LO:
-    case UTF8PROC_CATEGORY_MN:
-    case UTF8PROC_CATEGORY_MC:
-    case UTF8PROC_CATEGORY_ME:
-    case UTF8PROC_CATEGORY_ND:
-    case UTF8PROC_CATEGORY_NL:
-    case UTF8PROC_CATEGORY_NO:
-    case UTF8PROC_CATEGORY_PC:  // connector punctuation: '_' and its kin
-      return true;
-    default:
-      return false;
-  }
-}
-
-inline bool IsSpaceCodePoint(int32_t cp) {
-  switch (utf8proc_category(cp)) {
-    case UTF8PROC_CATEGORY_ZS:
-    case UTF8PROC_CATEGORY_ZL:
-    case UTF8PROC_CATEGORY_ZP:
-    case UTF8PROC_CATEGORY_CC:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Scripts written without spaces between words: Han, Hiragana, Katakana,
-// Thai, Lao, Khmer, Myanmar (block ranges from the Unicode Character Database).
-inline bool IsNoSpaceScript(int32_t cp) {
-  if (cp < 0x0E00) return false;
-  return (cp >= 0x0E00 && cp <= 0x0EFF) ||    // Thai, Lao
-         (cp >= 0x1000 && cp <= 0x109F) ||    // Myanmar
-         (cp >= 0x1780 && cp <= 0x17FF) ||    // Khmer
-         (cp >= 0x19E0 && cp <= 0x19FF) ||    // Khmer symbols
-         (cp >= 0x2E80 && cp <= 0x2FDF) ||    // CJK radicals, Kangxi radicals
-         (cp >= 0x3005 && cp <= 0x3007) ||    // ideographic iteration mark, number zero
-         (cp >= 0x3021 && cp <= 0x3029) ||    // Hangzhou numerals
-         (cp >= 0x3038 && cp <= 0x303B) ||
-         (cp >= 0x3040 && cp <= 0x30FF) ||    // Hiragana, Katakana
-         (cp >= 0x31F0 && cp <= 0x31FF) ||    // Katakana phonetic extensions
-         (cp >= 0x3400 && cp <= 0x4DBF) ||    // CJK extension A
-         (cp >= 0x4E00 && cp <= 0x9FFF) ||    // CJK unified ideographs
-         (cp >= 0xA9E0 && cp <= 0xA9FF) ||    // Myanmar extended-B
-         (cp >= 0xAA60 && cp <= 0xAA7F) ||    // Myanmar extended-A
-         (cp >= 0xF900 && cp <= 0xFAFF) ||    // CJK compatibility ideographs
-         (cp >= 0xFF66 && cp <= 0xFF9F) ||    // halfwidth Katakana
-         (cp >= 0x1B000 && cp <= 0x1B16F) ||  // Kana supplement and extensions
-         (cp >= 0x20000 && cp <= 0x323AF);    // CJK extensions B..H
-}
-
 constexpr uint64_t kShingleMul = 0x9e3779b97f4a7c15ULL;
 
 // A word longer than this is hashed incrementally (streaming XXH3, same value
@@ -162,16 +105,144 @@ inline uint64_t ShingleHash(const uint64_t* tokens, int k, uint64_t seed) {
   return Mix64(h);
 }
 
+// Bytes classified, and runs read off the masks, per window of the vector
+// tokenizer (small enough for the run positions to stay in L1).
+constexpr size_t kWindowBlocks = 64;
+// A block of 64 bytes starts at most 32 runs; 3 slots of slack for the
+// unrolled writes of Flatten().
+constexpr size_t kMaxRunsPerWindow = kWindowBlocks * 32 + 1;
+constexpr size_t kRunSlots = kMaxRunsPerWindow + 4;
+
+// Appends base + the position of each set bit of `bits`, in order, to
+// out[*count..]. Writes up to 3 slots past the new end (the loop is unrolled
+// four times so that the number of bits, which varies, costs one branch per
+// four positions).
+// Bits set in x. (std::popcount compiles to a library call for baseline
+// x86-64, which has no POPCNT instruction.)
+inline int PopCount(uint64_t x) {
+  x -= (x >> 1) & 0x5555555555555555ULL;
+  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+  return static_cast<int>((x * 0x0101010101010101ULL) >> 56);
+}
+
+inline void Flatten(uint64_t bits, size_t base, size_t* out, size_t* count) {
+  const int n = PopCount(bits);
+  size_t* o = out + *count;
+  for (int j = 0; j < n; j += 4) {
+    o[j] = base + static_cast<size_t>(std::countr_zero(bits));
+    bits &= bits - 1;
+    o[j + 1] = base + static_cast<size_t>(std::countr_zero(bits));
+    bits &= bits - 1;
+    o[j + 2] = base + static_cast<size_t>(std::countr_zero(bits));
+    bits &= bits - 1;
+    o[j + 3] = base + static_cast<size_t>(std::countr_zero(bits));
+    bits &= bits - 1;
+  }
+  *count += static_cast<size_t>(n);
+}
+
+// True when any byte in [s, e) has its bit set in the masks (`field` of each
+// block). REQUIRES: s < e.
+inline bool AnyBit(const internal::ByteClasses* c, uint64_t internal::ByteClasses::*field,
+                   size_t s, size_t e) {
+  size_t b = s / 64;
+  const size_t last = (e - 1) / 64;
+  uint64_t m = c[b].*field >> (s % 64);
+  if (b == last) {
+    const size_t len = e - s;
+    return (len >= 64 ? m : m & ((uint64_t{1} << len) - 1)) != 0;
+  }
+  if (m != 0) return true;
+  for (++b; b < last; ++b) {
+    if (c[b].*field != 0) return true;
+  }
+  const size_t tail = e - last * 64;  // 1..64
+  m = c[last].*field;
+  return (tail >= 64 ? m : m & ((uint64_t{1} << tail) - 1)) != 0;
+}
+
+// True when a non-ASCII byte in [s, e) is not part of a two-byte word
+// character (high & ~pair). REQUIRES: s < e.
+inline bool AnyBitOutside(const internal::ByteClasses* c, size_t s, size_t e) {
+  for (size_t b = s / 64; b <= (e - 1) / 64; ++b) {
+    uint64_t m = c[b].high & ~c[b].pair;
+    if (b == s / 64) m &= ~uint64_t{0} << (s % 64);
+    if (b == (e - 1) / 64 && e % 64 != 0) m &= (uint64_t{1} << (e % 64)) - 1;
+    if (m != 0) return true;
+  }
+  return false;
+}
+
+// Position of the first byte at or after `from` whose bit is set in the
+// masks (`field` of each block), or `limit` if none is before it.
+inline size_t NextBit(const internal::ByteClasses* c, uint64_t internal::ByteClasses::*field,
+                      size_t from, size_t limit) {
+  size_t b = from / 64;
+  uint64_t m = (c[b].*field >> (from % 64)) << (from % 64);
+  const size_t last = (limit + 63) / 64;
+  while (m == 0) {
+    if (++b >= last) return limit;
+    m = c[b].*field;
+  }
+  const size_t at = b * 64 + static_cast<size_t>(std::countr_zero(m));
+  return at < limit ? at : limit;
+}
+
+// ShingleHash of every shingle of K tokens ending at tokens[first-1..n), to out.
+template <int K>
+void HashShingles(const uint64_t* tokens, size_t first, size_t n, uint64_t seed, uint64_t* out) {
+  for (size_t end = first; end <= n; ++end) {
+    const uint64_t* t = tokens + end - K;
+    uint64_t h = seed;
+    for (int j = 0; j < K; ++j) {
+      h = (h ^ t[j]) * kShingleMul;
+      h ^= h >> 29;
+    }
+    *out++ = Mix64(h);
+  }
+}
+
 }  // namespace
 
 struct Shingler::State {
   Hasher128 content;
   Hasher64 long_word;      // the head of a word longer than kMaxWordBuffer
   bool in_long_word = false; // long_word holds the head of the current word
+  // Vector tokenizer: the classifier, the masks of one window, and the
+  // starts and ends of the runs of word or non-ASCII bytes found in it.
+  internal::ClassifyFn classify = nullptr;
+  internal::ByteClasses classes[kWindowBlocks];
+  size_t starts[kRunSlots];
+  size_t ends[kRunSlots];
+  // The whole ASCII words of a window, waiting to be hashed: where each is
+  // (in the text, or in `lowered` if it had capitals) and the slot of
+  // token_batch_ its hash goes to. They are hashed a length class at a time,
+  // so that XXH3's branches on the length are predicted.
+  struct PendingWord {
+    const unsigned char* text;
+    size_t length;
+    size_t slot;
+  };
+  static constexpr int kLengthClasses = 5;  // XXH3's: 1-3, 4-8, 9-16, 17-128, longer
+  std::vector<PendingWord> pending[kLengthClasses];
+  std::string lowered;     // the window's ASCII words with capitals, lowercased
 };
+
+namespace {
+
+// Without branches: word lengths are random, and so would be the branches.
+inline int LengthClass(size_t len) {
+  return static_cast<int>(len > 3) + static_cast<int>(len > 8) + static_cast<int>(len > 16) +
+         static_cast<int>(len > 128);
+}
+
+}  // namespace
 
 Shingler::Shingler(ShingleUnit unit, int k, uint64_t seed)
     : unit_(unit), k_(k), seed_(seed), state_(std::make_unique<State>()) {
+  state_->classify = internal::ClassifierFor(internal::DefaultTokenizerKernel());
+  vector_words_ = state_->classify != nullptr;
   assert(k >= 1 && k <= 64);
   Reset();
 }
@@ -220,6 +291,149 @@ void Shingler::SpillWord() {
 }
 
 void Shingler::FeedWords(std::string_view text) {
+  if (vector_words_) {
+    FeedWordsVector(text);
+  } else {
+    FeedWordsScalar(text);
+  }
+}
+
+// Words from the classifier's masks. The text is cut into runs of bytes that
+// are ASCII word characters or non-ASCII; every other byte separates words.
+// A run of ASCII word characters that lies inside the text (neither at its
+// start, where it may continue the word of the previous Feed, nor at its end)
+// is a whole word, hashed in place. Every other run (with a non-ASCII
+// character, or at an edge) goes through the scalar tokenizer, which decides
+// each character and keeps the words that continue across calls.
+void Shingler::FeedWordsVector(std::string_view text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  if (n == 0) return;
+  State& st = *state_;
+  // The previous Feed's word ends here unless the text starts inside a run.
+  if (kAscii.word_class[p[0]] == 0 && p[0] < 0x80) EndWord();
+  size_t open_start = 0;     // start of a run that began in an earlier window
+  bool open = false;
+  uint64_t carry = 0;        // 1 when the byte before this block is in a run
+  // A window holds at most its length in lowered bytes: `lowered` never
+  // reallocates while the pending words point into it.
+  st.lowered.reserve(kWindowBlocks * 64);
+  size_t window = 0;
+  // Queues the word text[ws, we), which lies in the current window, for
+  // hashing (lowercasing its ASCII capitals first).
+  const auto pend_word = [&](size_t ws, size_t we) __attribute__((always_inline)) {
+    const unsigned char* w = p + ws;
+    const size_t wlen = we - ws;
+    if (AnyBit(st.classes, &internal::ByteClasses::upper, ws - window, we - window)) {
+      const size_t at = st.lowered.size();
+      assert(at + wlen <= st.lowered.capacity());
+      st.lowered.resize(at + wlen);
+      for (size_t j = 0; j < wlen; ++j) {
+        st.lowered[at + j] = w[j] < 0x80 ? kAscii.lower[w[j]] : static_cast<char>(w[j]);
+      }
+      w = reinterpret_cast<const unsigned char*>(st.lowered.data() + at);
+    }
+    ++words_;
+    if (token_text_ != nullptr) {
+      token_text_->append(reinterpret_cast<const char*>(w), wlen).push_back(' ');
+    }
+    st.pending[LengthClass(wlen)].push_back({w, wlen, token_batch_.size()});
+    EmitToken(0);  // its hash comes when the window is done
+  };
+  for (; window < n; window += kWindowBlocks * 64) {
+    const size_t len = std::min(n - window, kWindowBlocks * 64);
+    const size_t blocks = (len + 63) / 64;
+    st.classify(p + window, len, st.classes);
+    size_t num_starts = 0;
+    size_t num_ends = 0;
+    if (open) st.starts[num_starts++] = open_start;
+    for (size_t b = 0; b < blocks; ++b) {
+      const uint64_t x = st.classes[b].word | st.classes[b].high;
+      const uint64_t before = (x << 1) | carry;  // bit j: byte j-1 is in a run
+      const size_t base = window + b * 64;
+      Flatten(x & ~before, base, st.starts, &num_starts);
+      Flatten(~x & before, base, st.ends, &num_ends);
+      carry = x >> 63;
+    }
+    if (window + len == n && carry != 0 && n % 64 == 0) st.ends[num_ends++] = n;
+    assert(num_ends <= num_starts && num_starts <= num_ends + 1);
+    for (size_t r = 0; r < num_ends; ++r) {
+      const size_t s = st.starts[r];
+      const size_t e = st.ends[r];
+      const bool edge = s == 0 || e == n;
+      // Masks are per window: look the bytes up only when the run lies in
+      // this one (a run from an earlier window takes the scalar path).
+      if (!edge && s >= window) {
+        if (!AnyBit(st.classes, &internal::ByteClasses::high, s - window, e - window)) {
+          pend_word(s, e);
+          continue;
+        }
+        // Every non-ASCII character a two-byte letter (most words of Latin
+        // and Cyrillic scripts): one word.
+        if (!AnyBitOutside(st.classes, s - window, e - window)) {
+          pend_word(s, e);
+          continue;
+        }
+        // A run that starts with ideographs or kana (lead bytes E3..E9) is
+        // mostly words of one character: the scalar tokenizer, which hashes
+        // each as it goes, is the faster for it.
+        const size_t first_high =
+            window + NextBit(st.classes, &internal::ByteClasses::high, s - window, e - window);
+        if (p[first_high] >= 0xE3 && p[first_high] <= 0xE9) {
+          FeedWordsScalar(text.substr(s, e - s));
+          EndWord();
+          continue;
+        }
+        // Non-ASCII characters: each is decided as the scalar tokenizer
+        // decides it, but words are hashed in place, not gathered in word_.
+        size_t word_start = s;
+        size_t i = s;
+        while (true) {
+          // In a run, ASCII bytes are word characters: skip to the next
+          // non-ASCII one.
+          i = window + NextBit(st.classes, &internal::ByteClasses::high, i - window, e - window);
+          if (i >= e) break;
+          size_t clen = 1;
+          const uint8_t cls = internal::CharClasses(DecodeAt(p + i, e - i, &clen));
+          if ((cls & (internal::kCharWord | internal::kCharNoSpace)) == internal::kCharWord) {
+            i += clen;
+            continue;
+          }
+          if (i > word_start) pend_word(word_start, i);
+          if ((cls & internal::kCharWord) != 0) {
+            // A word of its own (Han, kana, Thai...): hashed now, as these
+            // come in long runs of one length (3 bytes, mostly).
+            ++words_;
+            if (token_text_ != nullptr) {
+              token_text_->append(text.data() + i, clen).push_back(' ');
+            }
+            EmitToken(HashBytes(p + i, clen, seed_));
+          }
+          i += clen;
+          word_start = i;
+        }
+        if (e > word_start) pend_word(word_start, e);
+      } else {
+        FeedWordsScalar(text.substr(s, e - s));
+        if (e < n) EndWord();
+      }
+    }
+    open = num_starts > num_ends;
+    if (open) open_start = st.starts[num_ends];
+    for (auto& words : st.pending) {
+      for (const State::PendingWord& w : words) {
+        token_batch_[w.slot] = HashBytes(w.text, w.length, seed_);
+      }
+      words.clear();
+    }
+    st.lowered.clear();
+  }
+  assert(!open);
+}
+
+// Flattened: with two callers, GCC would otherwise call XXH3 and EndWord
+// out of line, which costs a third of the time on one-character words.
+[[gnu::flatten]] void Shingler::FeedWordsScalar(std::string_view text) {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const size_t n = text.size();
   size_t i = 0;
@@ -260,9 +474,10 @@ void Shingler::FeedWords(std::string_view text) {
     }
     size_t len = 1;
     const int32_t cp = DecodeAt(p + i, n - i, &len);
-    if (!IsWordCodePoint(cp)) {
+    const uint8_t cls = internal::CharClasses(cp);
+    if ((cls & internal::kCharWord) == 0) {
       EndWord();
-    } else if (IsNoSpaceScript(cp)) {
+    } else if ((cls & internal::kCharNoSpace) != 0) {
       // A word of its own, hashed in place.
       EndWord();
       ++words_;
@@ -292,12 +507,15 @@ void Shingler::FeedChars(std::string_view text) {
       word = kAscii.word[c];
     } else {
       cp = DecodeAt(p + i, n - i, &len);
-      space = IsSpaceCodePoint(cp);
-      word = !space && IsWordCodePoint(cp);
+      const uint8_t cls = internal::CharClasses(cp);
+      space = (cls & internal::kCharSpace) != 0;
+      word = !space && (cls & internal::kCharWord) != 0;
     }
     i += len;
     // Words are counted in char mode too: they decide emptiness and --min-words.
-    if (word && (!in_word_ || IsNoSpaceScript(cp))) ++words_;
+    if (word && (!in_word_ || (internal::CharClasses(cp) & internal::kCharNoSpace) != 0)) {
+      ++words_;
+    }
     in_word_ = word;
     if (space) {
       pending_space_ = seen_char_;
@@ -335,8 +553,26 @@ void Shingler::FlushTokenBatch() {
     const size_t old = shingles_.size();
     shingles_.resize(old + (n + 1 - first));
     uint64_t* out = shingles_.data() + old;
-    for (size_t end = first; end <= n; ++end) {
-      *out++ = ShingleHash(token_batch_.data() + end - k, k_, seed_);
+    const uint64_t* tokens = token_batch_.data();
+    // The usual k with the chain unrolled (same hashes), so that the chains
+    // of successive shingles overlap in the CPU.
+    switch (k_) {
+      case 3:
+        HashShingles<3>(tokens, first, n, seed_, out);
+        break;
+      case 4:
+        HashShingles<4>(tokens, first, n, seed_, out);
+        break;
+      case 5:
+        HashShingles<5>(tokens, first, n, seed_, out);
+        break;
+      case 9:  // the char-mode default
+        HashShingles<9>(tokens, first, n, seed_, out);
+        break;
+      default:
+        for (size_t end = first; end <= n; ++end) {
+          *out++ = ShingleHash(tokens + end - k, k_, seed_);
+        }
     }
   }
   // Keep the last k-1 tokens: the start of the shingles of the next batch.

@@ -22,6 +22,11 @@
 // Shingles come out with repeats, in text order, a batch per Feed(); the
 // caller drains shingles() after each Feed() and after Finish().
 //
+// Word mode finds ASCII words 64 bytes at a time: a vector kernel chosen at
+// run time (AVX-512BW, AVX2; src/tokenize_kernel.h) classifies the bytes into
+// bitmasks, and words are read off the masks. Without those instructions, the
+// scalar tokenizer runs, a byte at a time; both give the same hashes.
+//
 // Thread safety: one Shingler per thread; Reset() reuses its buffers.
 //
 //   Shingler sh(ShingleUnit::kWord, 5, /*seed=*/1);
@@ -90,11 +95,14 @@ class Shingler {
   void EndWord();
   void SpillWord();
   void FeedWords(std::string_view text);
+  void FeedWordsScalar(std::string_view text);
+  void FeedWordsVector(std::string_view text);
   void FeedChars(std::string_view text);
   void FlushTokenBatch();
 
   struct State;
   ShingleUnit unit_;
+  bool vector_words_;  // word mode runs FeedWordsVector (a classifier was chosen)
   int k_;
   uint64_t seed_;
   std::unique_ptr<State> state_;   // streaming content hash

@@ -19,6 +19,7 @@
 #include "neardup/options.h"
 #include "neardup/shingle.h"
 #include "text_gen.h"
+#include "tokenize_kernel.h"
 
 namespace neardup_bench {
 namespace {
@@ -33,11 +34,16 @@ constexpr uint64_t kSeed = 1;
 
 int LangIndex(Lang lang) { return static_cast<int>(lang); }
 
+constexpr Lang kLangs[] = {Lang::kEnglish, Lang::kFrench, Lang::kGerman, Lang::kRussian,
+                           Lang::kCjk};
+
 const std::string& Text(Lang lang) {
-  static const std::string texts[] = {GenerateText(Lang::kEnglish, kTextBytes, 42),
-                                      GenerateText(Lang::kFrench, kTextBytes, 42),
-                                      GenerateText(Lang::kCjk, kTextBytes, 42)};
-  return texts[LangIndex(lang)];
+  static const std::vector<std::string> texts = [] {
+    std::vector<std::string> t;
+    for (Lang l : kLangs) t.push_back(GenerateText(l, kTextBytes, 42));
+    return t;
+  }();
+  return texts[static_cast<size_t>(LangIndex(lang))];
 }
 
 std::string Normalize(std::string_view text) {
@@ -50,18 +56,21 @@ std::string Normalize(std::string_view text) {
 
 // What the Shingler sees in the pipeline: Normalizer output (ASCII not lowercased).
 const std::string& NormalizedText(Lang lang) {
-  static const std::string texts[] = {Normalize(Text(Lang::kEnglish)),
-                                      Normalize(Text(Lang::kFrench)),
-                                      Normalize(Text(Lang::kCjk))};
-  return texts[LangIndex(lang)];
+  static const std::vector<std::string> texts = [] {
+    std::vector<std::string> t;
+    for (Lang l : kLangs) t.push_back(Normalize(Text(l)));
+    return t;
+  }();
+  return texts[static_cast<size_t>(LangIndex(lang))];
 }
 
 const std::vector<std::string>& Documents(Lang lang) {
-  static const std::vector<std::string> docs[] = {
-      GenerateDocuments(Lang::kEnglish, kDocCount, kDocBytes, 1000),
-      GenerateDocuments(Lang::kFrench, kDocCount, kDocBytes, 1000),
-      GenerateDocuments(Lang::kCjk, kDocCount, kDocBytes, 1000)};
-  return docs[LangIndex(lang)];
+  static const std::vector<std::vector<std::string>> docs = [] {
+    std::vector<std::vector<std::string>> d;
+    for (Lang l : kLangs) d.push_back(GenerateDocuments(l, kDocCount, kDocBytes, 1000));
+    return d;
+  }();
+  return docs[static_cast<size_t>(LangIndex(lang))];
 }
 
 int64_t TotalBytes(const std::vector<std::string>& docs) {
@@ -91,6 +100,8 @@ void BM_Decode(benchmark::State& state, Lang lang) {
 }
 BENCHMARK_CAPTURE(BM_Decode, ascii, Lang::kEnglish);
 BENCHMARK_CAPTURE(BM_Decode, french, Lang::kFrench);
+BENCHMARK_CAPTURE(BM_Decode, german, Lang::kGerman);
+BENCHMARK_CAPTURE(BM_Decode, russian, Lang::kRussian);
 BENCHMARK_CAPTURE(BM_Decode, cjk, Lang::kCjk);
 
 void BM_Normalize(benchmark::State& state, Lang lang) {
@@ -114,6 +125,8 @@ void BM_Normalize(benchmark::State& state, Lang lang) {
 }
 BENCHMARK_CAPTURE(BM_Normalize, ascii, Lang::kEnglish);
 BENCHMARK_CAPTURE(BM_Normalize, french, Lang::kFrench);
+BENCHMARK_CAPTURE(BM_Normalize, german, Lang::kGerman);
+BENCHMARK_CAPTURE(BM_Normalize, russian, Lang::kRussian);
 BENCHMARK_CAPTURE(BM_Normalize, cjk, Lang::kCjk);
 
 // Word 5-shingles (tokenize + token hashes + shingle hashes + content hash).
@@ -138,7 +151,62 @@ void BM_Shingle(benchmark::State& state, Lang lang) {
 }
 BENCHMARK_CAPTURE(BM_Shingle, ascii, Lang::kEnglish);
 BENCHMARK_CAPTURE(BM_Shingle, french, Lang::kFrench);
+BENCHMARK_CAPTURE(BM_Shingle, german, Lang::kGerman);
+BENCHMARK_CAPTURE(BM_Shingle, russian, Lang::kRussian);
 BENCHMARK_CAPTURE(BM_Shingle, cjk, Lang::kCjk);
+
+// BM_Shingle on the scalar tokenizer (the baseline kernel, what runs without
+// AVX2), in the same binary and run as the dispatched kernel above.
+void BM_ShingleScalar(benchmark::State& state, Lang lang) {
+  neardup::internal::SetTokenizerKernelOverride(neardup::internal::TokenizerKernel::kBaseline);
+  BM_Shingle(state, lang);
+  neardup::internal::ClearTokenizerKernelOverride();
+}
+BENCHMARK_CAPTURE(BM_ShingleScalar, ascii, Lang::kEnglish);
+BENCHMARK_CAPTURE(BM_ShingleScalar, french, Lang::kFrench);
+BENCHMARK_CAPTURE(BM_ShingleScalar, german, Lang::kGerman);
+BENCHMARK_CAPTURE(BM_ShingleScalar, russian, Lang::kRussian);
+BENCHMARK_CAPTURE(BM_ShingleScalar, cjk, Lang::kCjk);
+
+// The tokenizer as the reader runs it: raw bytes -> decode -> normalize ->
+// word 5-shingles, chunk by chunk, without MinHash. This is the per-language
+// tokenizer figure (MB/s of input text).
+void BM_Tokenize(benchmark::State& state, Lang lang) {
+  const std::string& text = Text(lang);
+  neardup::TextDecoder decoder(neardup::Encoding::kUtf8);
+  neardup::Normalizer normalizer;
+  neardup::Shingler shingler(neardup::ShingleUnit::kWord, 5, kSeed);
+  std::string utf8;
+  std::string normalized;
+  for (auto _ : state) {
+    decoder.Reset();
+    normalizer.Reset();
+    shingler.Reset();
+    for (size_t pos = 0; pos <= text.size(); pos += kChunk) {
+      utf8.clear();
+      normalized.clear();
+      if (pos < text.size()) {
+        decoder.Feed(std::string_view(text).substr(pos, kChunk), &utf8);
+        normalizer.Feed(utf8, &normalized);
+      } else {
+        decoder.Finish(&utf8);
+        normalizer.Feed(utf8, &normalized);
+        normalizer.Finish(&normalized);
+      }
+      shingler.Feed(normalized);
+      benchmark::DoNotOptimize(shingler.shingles().data());
+      shingler.shingles().clear();
+    }
+    shingler.Finish();
+    shingler.shingles().clear();
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(text.size()));
+}
+BENCHMARK_CAPTURE(BM_Tokenize, ascii, Lang::kEnglish);
+BENCHMARK_CAPTURE(BM_Tokenize, french, Lang::kFrench);
+BENCHMARK_CAPTURE(BM_Tokenize, german, Lang::kGerman);
+BENCHMARK_CAPTURE(BM_Tokenize, russian, Lang::kRussian);
+BENCHMARK_CAPTURE(BM_Tokenize, cjk, Lang::kCjk);
 
 // MinHasher::Update alone, on the shingles of 3 KB English documents as the
 // reader hands them over (text order, with repeats). Bytes/s are bytes of the
@@ -200,6 +268,8 @@ void BM_SignDocument(benchmark::State& state, Lang lang) {
 }
 BENCHMARK_CAPTURE(BM_SignDocument, ascii, Lang::kEnglish);
 BENCHMARK_CAPTURE(BM_SignDocument, french, Lang::kFrench);
+BENCHMARK_CAPTURE(BM_SignDocument, german, Lang::kGerman);
+BENCHMARK_CAPTURE(BM_SignDocument, russian, Lang::kRussian);
 BENCHMARK_CAPTURE(BM_SignDocument, cjk, Lang::kCjk);
 
 }  // namespace

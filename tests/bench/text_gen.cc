@@ -103,6 +103,77 @@ std::vector<std::string> FrenchVocabulary() {
   return words;
 }
 
+// German: umlauts and ß in common and made-up words; nouns are capitalized
+// when they are written (GermanSentence).
+std::vector<std::string> GermanVocabulary() {
+  static const char* const kCommon[] = {
+      "der",    "die",    "und",    "in",     "den",     "von",    "zu",     "das",
+      "mit",    "sich",   "des",    "auf",    "für",     "ist",    "im",     "dem",
+      "nicht",  "ein",    "eine",   "als",    "auch",    "es",     "an",     "er",
+      "hat",    "aus",    "bei",    "sind",   "noch",    "nach",   "wird",   "über",
+      "so",     "zum",    "um",     "wie",    "nur",     "oder",   "aber",   "vor",
+      "zur",    "bis",    "mehr",   "durch",  "man",     "können", "schon",  "wenn",
+      "jahr",   "zeit",   "straße", "größe",  "mädchen", "bär",    "fuß",    "groß",
+      "schön",  "während", "müssen", "ärger", "öl",      "übung",  "würde",  "möglich",
+      "gemäß",  "außer",  "häuser", "äpfel",  "früh",    "natürlich", "später", "höhe"};
+  static const char* const kOnsets[] = {"b",  "d",  "f",  "g",  "h",  "k",  "l",   "m",  "n",
+                                        "p",  "r",  "s",  "t",  "w",  "z",  "sch", "st", "sp",
+                                        "br", "gr", "kr", "tr", "pf", "schw", "ch"};
+  static const char* const kVowels[] = {"a", "e", "i", "o", "u", "ä", "ö", "ü", "ei", "au", "eu",
+                                        "ie", "ah", "eh"};
+  static const char* const kCodas[] = {"",  "",   "n",  "r",   "s",    "t",     "en",
+                                       "er", "ng", "ß",  "cht", "ung",  "keit",  "lich"};
+  std::vector<std::string> words(std::begin(kCommon), std::end(kCommon));
+  Rng rng(0x6465757473636820);
+  while (words.size() < kVocabulary) {
+    const size_t rank = words.size();
+    const uint64_t syllables = 1 + rng.Below(rank < 2000 ? 2 : 4);
+    std::string w;
+    if (rng.Below(6) == 0) w += Pick(rng, kVowels);
+    for (uint64_t s = 0; s < syllables; ++s) {
+      w += Pick(rng, kOnsets);
+      w += Pick(rng, kVowels);
+    }
+    w += Pick(rng, kCodas);
+    words.push_back(std::move(w));
+  }
+  return words;
+}
+
+// Russian: Cyrillic, two bytes a letter.
+std::vector<std::string> RussianVocabulary() {
+  static const char* const kCommon[] = {
+      "и",     "в",      "не",     "на",    "я",      "быть",   "он",     "с",
+      "что",   "а",      "по",     "это",   "она",    "этот",   "к",      "но",
+      "они",   "мы",     "как",    "из",    "у",      "который", "то",    "за",
+      "свой",  "весь",   "год",    "от",    "так",    "о",      "для",    "ты",
+      "же",    "все",    "тот",    "мочь",  "вы",     "человек", "такой", "его",
+      "только", "или",   "ещё",    "бы",    "себя",   "один",   "уже",    "до",
+      "время", "если",   "сам",    "когда", "другой", "вот",    "наш",    "мой",
+      "знать", "стать",  "при",    "чтобы", "дело",   "жизнь",  "кто",    "первый",
+      "очень", "два",    "день",   "её",    "новый",  "рука",   "даже",   "где"};
+  static const char* const kOnsets[] = {"б", "в", "г", "д", "ж", "з",  "к",  "л",  "м",  "н",
+                                        "п", "р", "с", "т", "ф", "х",  "ц",  "ч",  "ш",  "щ",
+                                        "ст", "пр", "кр", "тр", "св"};
+  static const char* const kVowels[] = {"а", "е", "и", "о", "у", "ы", "э", "ю", "я", "ё"};
+  static const char* const kCodas[] = {"",   "",   "",    "й",    "н",   "т",   "ть",
+                                       "ск", "ый", "ая",  "ость", "ение", "ого", "ов"};
+  std::vector<std::string> words(std::begin(kCommon), std::end(kCommon));
+  Rng rng(0x7275737369616e);
+  while (words.size() < kVocabulary) {
+    const size_t rank = words.size();
+    const uint64_t syllables = 1 + rng.Below(rank < 2000 ? 2 : 4);
+    std::string w;
+    for (uint64_t s = 0; s < syllables; ++s) {
+      w += Pick(rng, kOnsets);
+      w += Pick(rng, kVowels);
+    }
+    w += Pick(rng, kCodas);
+    words.push_back(std::move(w));
+  }
+  return words;
+}
+
 // Common ideographs: 3500 distinct code points spread over U+4E00..U+9FA5.
 std::vector<std::string> CjkVocabulary() {
   std::vector<std::string> words;
@@ -125,20 +196,27 @@ struct Vocabulary {
 const Vocabulary& VocabularyFor(Lang lang) {
   static const Vocabulary english(EnglishVocabulary());
   static const Vocabulary french(FrenchVocabulary());
+  static const Vocabulary german(GermanVocabulary());
+  static const Vocabulary russian(RussianVocabulary());
   static const Vocabulary cjk(CjkVocabulary());
   switch (lang) {
     case Lang::kEnglish:
       return english;
     case Lang::kFrench:
       return french;
+    case Lang::kGerman:
+      return german;
+    case Lang::kRussian:
+      return russian;
     case Lang::kCjk:
       break;
   }
   return cjk;
 }
 
-// Uppercases the first letter: ASCII, or a Latin-1 lowercase letter
-// (U+00E0..U+00FE but U+00F7, encoded C3 A0..C3 BE): é -> É.
+// Uppercases the first letter: ASCII, a Latin-1 lowercase letter
+// (U+00E0..U+00FE but U+00F7, encoded C3 A0..C3 BE): é -> É, or a basic
+// Cyrillic one (U+0430..U+044F): д -> Д.
 void AppendCapitalized(const std::string& word, std::string* out) {
   const size_t at = out->size();
   *out += word;
@@ -149,6 +227,17 @@ void AppendCapitalized(const std::string& word, std::string* out) {
     char& d = (*out)[at + 1];
     const auto u = static_cast<unsigned char>(d);
     if (u >= 0xA0 && u <= 0xBE && u != 0xB7) d = static_cast<char>(u - 0x20);
+  } else if (c == '\xD0' && at + 1 < out->size()) {
+    char& d = (*out)[at + 1];
+    const auto u = static_cast<unsigned char>(d);
+    if (u >= 0xB0 && u <= 0xBF) d = static_cast<char>(u - 0x20);  // а..п -> А..П
+  } else if (c == '\xD1' && at + 1 < out->size()) {
+    char& d = (*out)[at + 1];
+    const auto u = static_cast<unsigned char>(d);
+    if (u >= 0x80 && u <= 0x8F) {  // р..я (D1 80..8F) -> Р..Я (D0 A0..AF)
+      c = '\xD0';
+      d = static_cast<char>(u + 0x20);
+    }
   }
 }
 
@@ -206,6 +295,50 @@ void FrenchSentence(const Vocabulary& v, Rng& rng, std::string* out) {
   }
 }
 
+// Nouns (about one word in four) are capitalized, as German writes them.
+void GermanSentence(const Vocabulary& v, Rng& rng, std::string* out) {
+  const uint64_t n = 6 + rng.Below(19);
+  for (uint64_t i = 0; i < n; ++i) {
+    if (i > 0) *out += ' ';
+    const std::string& w = v.Sample(rng);
+    if (i == 0 || rng.Below(4) == 0) {
+      AppendCapitalized(w, out);
+    } else {
+      *out += w;
+    }
+    if (i + 1 < n && rng.Below(10) == 0) *out += ',';
+  }
+  const uint64_t end = rng.Below(20);
+  *out += end < 17 ? "." : end < 19 ? "?" : "!";
+}
+
+void RussianSentence(const Vocabulary& v, Rng& rng, std::string* out) {
+  static const char* const kDash = " \xE2\x80\x94";  // " —" (U+2014)
+  const uint64_t n = 6 + rng.Below(19);
+  const bool quoted = rng.Below(10) == 0;
+  if (quoted) *out += "\xC2\xAB";  // «
+  for (uint64_t i = 0; i < n; ++i) {
+    if (i > 0) *out += ' ';
+    const std::string& w = v.Sample(rng);
+    if (i == 0 || rng.Below(40) == 0) {
+      AppendCapitalized(w, out);
+    } else {
+      *out += w;
+    }
+    if (i + 1 < n) {
+      const uint64_t r = rng.Below(30);
+      if (r < 2) {
+        *out += ',';
+      } else if (r == 2) {
+        *out += kDash;
+      }
+    }
+  }
+  if (quoted) *out += "\xC2\xBB";  // »
+  const uint64_t end = rng.Below(20);
+  *out += end < 17 ? "." : end < 19 ? "?" : "!";
+}
+
 void CjkSentence(const Vocabulary& v, Rng& rng, std::string* out) {
   static const char* const kComma = "\xEF\xBC\x8C";     // U+FF0C, NFKC: ','
   static const char* const kStop = "\xE3\x80\x82";      // U+3002
@@ -240,6 +373,12 @@ std::string GenerateText(Lang lang, size_t bytes, uint64_t seed) {
         break;
       case Lang::kFrench:
         FrenchSentence(vocabulary, rng, &out);
+        break;
+      case Lang::kGerman:
+        GermanSentence(vocabulary, rng, &out);
+        break;
+      case Lang::kRussian:
+        RussianSentence(vocabulary, rng, &out);
         break;
       case Lang::kCjk:
         CjkSentence(vocabulary, rng, &out);

@@ -7,6 +7,10 @@
 //   kEnglish  pure ASCII (the fast paths throughout),
 //   kFrench   Latin with precomposed accents, capitalized accented words
 //             (É, À: the utf8proc path) and typographic apostrophes,
+//   kGerman   Latin with umlauts and ß, every noun capitalized (Ä, Ö, Ü at
+//             the start of a word: case folding outside ASCII),
+//   kRussian  Cyrillic (two-byte UTF-8 throughout), capitalized sentence
+//             starts, «» quotes and em dashes,
 //   kCjk      Chinese ideographs (one word each) with full-width punctuation
 //             (NFKC maps it to ASCII: the utf8proc path).
 // The same seed gives the same bytes on every platform (no <random>
@@ -21,7 +25,7 @@
 
 namespace neardup_bench {
 
-enum class Lang { kEnglish, kFrench, kCjk };
+enum class Lang { kEnglish, kFrench, kGerman, kRussian, kCjk };
 
 // About `bytes` bytes of text (whole sentences; at least `bytes`).
 std::string GenerateText(Lang lang, size_t bytes, uint64_t seed);

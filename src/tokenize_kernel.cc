@@ -1,0 +1,207 @@
+// Byte classifiers of the tokenizer. See src/tokenize_kernel.h.
+#include "tokenize_kernel.h"
+
+#include <atomic>
+#include <cstring>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define NEARDUP_X86_KERNELS 1
+#endif
+
+namespace neardup::internal {
+namespace {
+
+std::atomic<int> g_override{-1};
+
+}  // namespace
+
+void ClassifyPortable(const unsigned char* p, size_t n, ByteClasses* out) {
+  for (size_t base = 0; base < n; base += 64) {
+    const size_t len = n - base < 64 ? n - base : 64;
+    ByteClasses c{0, 0, 0, 0};
+    uint64_t lead = 0, cont = 0, c3 = 0, not_c3 = 0, d2 = 0, not_d2 = 0;
+    for (size_t j = 0; j < len; ++j) {
+      const unsigned char b = p[base + j];
+      const uint64_t bit = uint64_t{1} << j;
+      if ((b >= 0xC3 && b <= 0xCA) || (b >= 0xD0 && b <= 0xD3)) lead |= bit;
+      if ((b & 0xC0) == 0x80) cont |= bit;
+      if (b == 0xC3) c3 |= bit;
+      if (b == 0x97 || b == 0xB7) not_c3 |= bit;
+      if (b == 0xD2) d2 |= bit;
+      if (b == 0x82) not_d2 |= bit;
+      const bool upper = b >= 'A' && b <= 'Z';
+      const bool word = upper || (b >= 'a' && b <= 'z') || (b >= '0' && b <= '9') || b == '_';
+      if (word) c.word |= bit;
+      if (upper) c.upper |= bit;
+      if (b >= 0x80) c.high |= bit;
+    }
+    c.pair = WordPairs(lead, cont, c3, not_c3, d2, not_d2);
+    out[base / 64] = c;
+  }
+}
+
+#ifdef NEARDUP_X86_KERNELS
+
+// 0xFF in each byte of x that is <= k, unsigned: min(x, k) == x.
+__attribute__((target("avx2"))) static inline __m256i LessEq(__m256i x, char k) {
+  return _mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8(k)), x);
+}
+
+__attribute__((target("avx2"))) static inline uint64_t Mask(__m256i lo, __m256i hi) {
+  return static_cast<uint32_t>(_mm256_movemask_epi8(lo)) |
+         (uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(hi))} << 32);
+}
+
+__attribute__((target("avx2"))) static inline __m256i Eq(__m256i v, char c) {
+  return _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c));
+}
+
+// The masks of 64 bytes, loaded as two halves.
+__attribute__((target("avx2"))) static inline ByteClasses Classify64(__m256i v0, __m256i v1) {
+  __m256i word[2], upper[2], lead[2], cont[2];
+  const __m256i v[2] = {v0, v1};
+  for (int h = 0; h < 2; ++h) {
+    const __m256i folded = _mm256_or_si256(v[h], _mm256_set1_epi8(0x20));
+    const __m256i letter = LessEq(_mm256_sub_epi8(folded, _mm256_set1_epi8('a')), 25);
+    const __m256i digit = LessEq(_mm256_sub_epi8(v[h], _mm256_set1_epi8('0')), 9);
+    word[h] = _mm256_or_si256(_mm256_or_si256(letter, digit), Eq(v[h], '_'));
+    upper[h] = LessEq(_mm256_sub_epi8(v[h], _mm256_set1_epi8('A')), 25);
+    lead[h] = _mm256_or_si256(
+        LessEq(_mm256_sub_epi8(v[h], _mm256_set1_epi8(static_cast<char>(0xC3))), 7),
+        LessEq(_mm256_sub_epi8(v[h], _mm256_set1_epi8(static_cast<char>(0xD0))), 3));
+    cont[h] = Eq(_mm256_and_si256(v[h], _mm256_set1_epi8(static_cast<char>(0xC0))),
+                 static_cast<char>(0x80));
+  }
+  const uint64_t high = Mask(v0, v1);
+  ByteClasses c;
+  c.word = Mask(word[0], word[1]) & ~high;
+  c.high = high;
+  c.upper = Mask(upper[0], upper[1]) & ~high;
+  c.pair = WordPairs(
+      Mask(lead[0], lead[1]), Mask(cont[0], cont[1]),
+      Mask(Eq(v0, static_cast<char>(0xC3)), Eq(v1, static_cast<char>(0xC3))),
+      Mask(_mm256_or_si256(Eq(v0, static_cast<char>(0x97)), Eq(v0, static_cast<char>(0xB7))),
+           _mm256_or_si256(Eq(v1, static_cast<char>(0x97)), Eq(v1, static_cast<char>(0xB7)))),
+      Mask(Eq(v0, static_cast<char>(0xD2)), Eq(v1, static_cast<char>(0xD2))),
+      Mask(Eq(v0, static_cast<char>(0x82)), Eq(v1, static_cast<char>(0x82))));
+  return c;
+}
+
+__attribute__((target("avx2"))) void ClassifyAvx2(const unsigned char* p, size_t n,
+                                                  ByteClasses* out) {
+  size_t base = 0;
+  for (; base + 64 <= n; base += 64) {
+    out[base / 64] =
+        Classify64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + base)),
+                   _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + base + 32)));
+  }
+  if (base < n) {
+    // The tail, from a zeroed copy (NUL is in no class).
+    alignas(32) unsigned char tail[64] = {};
+    std::memcpy(tail, p + base, n - base);
+    out[base / 64] = Classify64(_mm256_load_si256(reinterpret_cast<const __m256i*>(tail)),
+                                _mm256_load_si256(reinterpret_cast<const __m256i*>(tail + 32)));
+  }
+}
+
+__attribute__((target("avx512f,avx512bw"))) static inline uint64_t Eq512(__m512i v, int c) {
+  return _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(static_cast<char>(c)));
+}
+
+__attribute__((target("avx512f,avx512bw"))) void ClassifyAvx512(const unsigned char* p, size_t n,
+                                                                ByteClasses* out) {
+  const __m512i k20 = _mm512_set1_epi8(0x20);
+  const __m512i ka = _mm512_set1_epi8('a');
+  const __m512i kA = _mm512_set1_epi8('A');
+  const __m512i k0 = _mm512_set1_epi8('0');
+  const __m512i k25 = _mm512_set1_epi8(25);
+  const __m512i k9 = _mm512_set1_epi8(9);
+  const __m512i kUnder = _mm512_set1_epi8('_');
+  for (size_t base = 0; base < n; base += 64) {
+    // The tail is loaded under a mask: bytes past n read as 0, never touched.
+    const size_t len = n - base;
+    const __mmask64 valid = len >= 64 ? ~__mmask64{0} : (__mmask64{1} << len) - 1;
+    const __m512i v = _mm512_maskz_loadu_epi8(valid, p + base);
+    const __mmask64 hi = _mm512_movepi8_mask(v);
+    const __mmask64 letter =
+        _mm512_cmple_epu8_mask(_mm512_sub_epi8(_mm512_or_si512(v, k20), ka), k25);
+    const __mmask64 up = _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, kA), k25);
+    const __mmask64 digit = _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, k0), k9);
+    const __mmask64 under = _mm512_cmpeq_epi8_mask(v, kUnder);
+    const __mmask64 lead =
+        _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8(static_cast<char>(0xC3))),
+                               _mm512_set1_epi8(7)) |
+        _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8(static_cast<char>(0xD0))),
+                               _mm512_set1_epi8(3));
+    const __mmask64 cont =
+        _mm512_cmpeq_epi8_mask(_mm512_and_si512(v, _mm512_set1_epi8(static_cast<char>(0xC0))),
+                               _mm512_set1_epi8(static_cast<char>(0x80)));
+    out[base / 64] = {(letter | digit | under) & ~hi, hi, up & ~hi,
+                      WordPairs(lead, cont, Eq512(v, 0xC3), Eq512(v, 0x97) | Eq512(v, 0xB7),
+                                Eq512(v, 0xD2), Eq512(v, 0x82))};
+  }
+}
+
+#endif  // NEARDUP_X86_KERNELS
+
+bool TokenizerKernelSupported(TokenizerKernel kernel) {
+  switch (kernel) {
+    case TokenizerKernel::kBaseline:
+    case TokenizerKernel::kPortable:
+      return true;
+    case TokenizerKernel::kAvx2:
+#ifdef NEARDUP_X86_KERNELS
+      return __builtin_cpu_supports("avx2");
+#else
+      return false;
+#endif
+    case TokenizerKernel::kAvx512:
+#ifdef NEARDUP_X86_KERNELS
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+#else
+      return false;
+#endif
+  }
+  return false;
+}
+
+ClassifyFn ClassifierFor(TokenizerKernel kernel) {
+  switch (kernel) {
+    case TokenizerKernel::kBaseline:
+      return nullptr;
+    case TokenizerKernel::kPortable:
+      return ClassifyPortable;
+#ifdef NEARDUP_X86_KERNELS
+    case TokenizerKernel::kAvx2:
+      return ClassifyAvx2;
+    case TokenizerKernel::kAvx512:
+      return ClassifyAvx512;
+#else
+    default:
+      break;
+#endif
+  }
+  return nullptr;
+}
+
+TokenizerKernel DefaultTokenizerKernel() {
+  const int forced = g_override.load(std::memory_order_relaxed);
+  if (forced >= 0) return static_cast<TokenizerKernel>(forced);
+  static const TokenizerKernel best = [] {
+    if (TokenizerKernelSupported(TokenizerKernel::kAvx512)) return TokenizerKernel::kAvx512;
+    if (TokenizerKernelSupported(TokenizerKernel::kAvx2)) return TokenizerKernel::kAvx2;
+    // Without vector compares, classifying a byte at a time is no faster
+    // than the scalar tokenizer.
+    return TokenizerKernel::kBaseline;
+  }();
+  return best;
+}
+
+void SetTokenizerKernelOverride(TokenizerKernel kernel) {
+  g_override.store(static_cast<int>(kernel), std::memory_order_relaxed);
+}
+
+void ClearTokenizerKernelOverride() { g_override.store(-1, std::memory_order_relaxed); }
+
+}  // namespace neardup::internal

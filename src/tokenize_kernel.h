@@ -1,0 +1,78 @@
+// The tokenizer's byte classifier: 64 bytes of text at a time into bitmasks,
+// as simdjson's stage 1 finds structural characters. Internal to the core.
+//
+// For text p[0..n), block b covers bytes [64b, 64b + 64); bit j of a block's
+// mask stands for byte 64b + j:
+//   word   an ASCII word character: letter, digit or '_';
+//   high   a byte >= 0x80 (part of a non-ASCII character);
+//   upper  an ASCII uppercase letter;
+//   pair   a byte of a two-byte character that is surely a word character
+//          of a script written with spaces: a lead byte C3..CA or D0..D3
+//          (Latin-1 letters, Latin Extended-A/B, IPA, Cyrillic) followed, in
+//          the same block, by a continuation byte, except U+00D7 (C3 97),
+//          U+00F7 (C3 B7) and U+0482 (D2 82); both bytes are marked.
+// Bits past n are 0. (tests/tokenizer_kernels_test.cc checks every pair
+// against the tokenizer's code point classes.) The Shingler (src/shingle.cc) finds words from these
+// masks with bit arithmetic instead of a branch per byte.
+//
+// Each classifier is compiled for its own target (AVX-512BW, AVX2) with
+// GCC target attributes and chosen at run time from what the processor
+// supports (BestTokenizerKernel); the portable one is the reference.
+// tests/tokenizer_kernels_test.cc runs every kernel this machine supports
+// side by side on the same texts.
+//
+// Thread safety: pure functions; the kernel override is for tests only and
+// must be set before Shinglers are made.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace neardup::internal {
+
+enum class TokenizerKernel {
+  kBaseline,  // the scalar tokenizer, byte by byte (no classifier): the reference
+  kPortable,  // masks computed a byte at a time, portable C++
+  kAvx2,      // masks from 32-byte AVX2 compares
+  kAvx512,    // masks from 64-byte AVX-512BW compares
+};
+
+struct ByteClasses {
+  uint64_t word;
+  uint64_t high;
+  uint64_t upper;
+  uint64_t pair;
+};
+
+// The `pair` mask from per-byte masks of one block: lead (C3..CA, D0..D3),
+// cont (80..BF), c3 / d2 (the lead bytes with exceptions), not_c3 (97, B7)
+// and not_d2 (82), the second bytes those leads do not take.
+inline uint64_t WordPairs(uint64_t lead, uint64_t cont, uint64_t c3, uint64_t not_c3,
+                          uint64_t d2, uint64_t not_d2) {
+  const uint64_t first =
+      lead & (cont >> 1) & ~(c3 & (not_c3 >> 1)) & ~(d2 & (not_d2 >> 1));
+  return first | (first << 1);
+}
+
+// Fills out[0 .. (n + 63) / 64) for p[0..n). The kernel must be supported.
+using ClassifyFn = void (*)(const unsigned char* p, size_t n, ByteClasses* out);
+
+void ClassifyPortable(const unsigned char* p, size_t n, ByteClasses* out);
+#if defined(__x86_64__) && defined(__GNUC__)
+void ClassifyAvx2(const unsigned char* p, size_t n, ByteClasses* out);
+void ClassifyAvx512(const unsigned char* p, size_t n, ByteClasses* out);
+#endif
+
+// True when this processor (and build) can run `kernel`.
+bool TokenizerKernelSupported(TokenizerKernel kernel);
+// The classifier of `kernel`; nullptr for kBaseline. REQUIRES: supported.
+ClassifyFn ClassifierFor(TokenizerKernel kernel);
+// The kernel new Shinglers use: the override if set, else the fastest
+// supported one.
+TokenizerKernel DefaultTokenizerKernel();
+// Tests only: makes Shinglers created afterwards use `kernel` (REQUIRES:
+// supported). ClearTokenizerKernelOverride() restores the default.
+void SetTokenizerKernelOverride(TokenizerKernel kernel);
+void ClearTokenizerKernelOverride();
+
+}  // namespace neardup::internal
