@@ -377,67 +377,67 @@ const char* kScript = R"JS(
 })();
 )JS";
 
-}  // namespace
-
-void WriteHtml(const Report& report, const HtmlSources& sources, std::ostream& out) {
-  const Params& p = report.params;
-  const bool pairs_mode = p.mode == Mode::kPairs;
-  TextSource texts(sources);
-
-  Json data = Json::object();
-  data["mode"] = pairs_mode ? "pairs" : "clusters";
-  const bool jaccard_pairs = p.verify == VerifyMode::kExact;
-  data["similarity"] = pairs_mode ? (jaccard_pairs ? "Jaccard" : "estimate") : "Jaccard to kept";
+// The review groups of pairs mode, one per reported pair; appends each
+// pair's similarity to `similarities`.
+Json PairGroups(const Report& report, TextSource& texts, std::vector<double>* similarities) {
   Json groups = Json::array();
-  std::vector<double> similarities;
-  if (pairs_mode) {
-    uint32_t n = 0;
-    // Pairs come sorted by their first document: it is read once per run.
-    PageDoc a;
-    DocId a_id = 0;
-    bool have_a = false;
-    for (const ReportedPair& pair : report.pairs) {
-      const double sim = pair.jaccard >= 0 ? pair.jaccard : pair.estimate;
-      similarities.push_back(sim);
-      if (!have_a || a_id != pair.a) {
-        a = texts.Read(report.docs[pair.a]);
-        a_id = pair.a;
-        have_a = true;
-      }
-      const PageDoc b = texts.Read(report.docs[pair.b]);
-      Json g = Json::object();
-      g["id"] = n++;
-      g["keep"] = DocJson(report.docs[pair.a]);
-      g["members"] = Json::array({MemberJson(report.docs[pair.b], sim, a, b)});
-      groups.push_back(std::move(g));
+  uint32_t n = 0;
+  // Pairs come sorted by their first document: it is read once per run.
+  PageDoc a;
+  DocId a_id = 0;
+  bool have_a = false;
+  for (const ReportedPair& pair : report.pairs) {
+    const double sim = pair.jaccard >= 0 ? pair.jaccard : pair.estimate;
+    similarities->push_back(sim);
+    if (!have_a || a_id != pair.a) {
+      a = texts.Read(report.docs[pair.a]);
+      a_id = pair.a;
+      have_a = true;
     }
-  } else {
-    std::vector<const Cluster*> order;
-    for (const Cluster& c : report.clusters) order.push_back(&c);
-    std::stable_sort(order.begin(), order.end(),
-                     [](const Cluster* x, const Cluster* y) { return x->members.size() > y->members.size(); });
-    for (const Cluster* c : order) {
-      const PageDoc kept = texts.Read(report.docs[c->keep]);
-      Json g = Json::object();
-      g["id"] = c->id;
-      g["keep"] = DocJson(report.docs[c->keep]);
-      Json members = Json::array();
-      for (const DocId id : c->members) {
-        if (id == c->keep) continue;
-        const PageDoc m = texts.Read(report.docs[id]);
-        double sim = -1;
-        if (kept.ok && m.ok) {
-          sim = ExactJaccard(kept.reading.shingles, m.reading.shingles);
-          similarities.push_back(sim);
-        }
-        members.push_back(MemberJson(report.docs[id], sim, kept, m));
-      }
-      g["members"] = std::move(members);
-      groups.push_back(std::move(g));
-    }
+    const PageDoc b = texts.Read(report.docs[pair.b]);
+    Json g = Json::object();
+    g["id"] = n++;
+    g["keep"] = DocJson(report.docs[pair.a]);
+    g["members"] = Json::array({MemberJson(report.docs[pair.b], sim, a, b)});
+    groups.push_back(std::move(g));
   }
-  data["groups"] = std::move(groups);
+  return groups;
+}
 
+// The review groups of clusters mode, largest cluster first; appends each
+// member's exact Jaccard to the kept document (when both were read) to
+// `similarities`.
+Json ClusterGroups(const Report& report, TextSource& texts, std::vector<double>* similarities) {
+  Json groups = Json::array();
+  std::vector<const Cluster*> order;
+  for (const Cluster& c : report.clusters) order.push_back(&c);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Cluster* x, const Cluster* y) { return x->members.size() > y->members.size(); });
+  for (const Cluster* c : order) {
+    const PageDoc kept = texts.Read(report.docs[c->keep]);
+    Json g = Json::object();
+    g["id"] = c->id;
+    g["keep"] = DocJson(report.docs[c->keep]);
+    Json members = Json::array();
+    for (const DocId id : c->members) {
+      if (id == c->keep) continue;
+      const PageDoc m = texts.Read(report.docs[id]);
+      double sim = -1;
+      if (kept.ok && m.ok) {
+        sim = ExactJaccard(kept.reading.shingles, m.reading.shingles);
+        similarities->push_back(sim);
+      }
+      members.push_back(MemberJson(report.docs[id], sim, kept, m));
+    }
+    g["members"] = std::move(members);
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
+// `data` as compact JSON (invalid UTF-8 replaced) with every '<' escaped as
+// \u003c, safe inside a <script> element.
+std::string ScriptSafeJson(const Json& data) {
   std::string json = data.dump(-1, ' ', false, Json::error_handler_t::replace);
   std::string safe;
   safe.reserve(json.size());
@@ -448,20 +448,15 @@ void WriteHtml(const Report& report, const HtmlSources& sources, std::ostream& o
       safe.push_back(c);
     }
   }
+  return safe;
+}
 
+// Appends the Parameters and Summary tables of `report` to `page`.
+void AppendFactTables(const Report& report, std::string* page_out) {
+  std::string& page = *page_out;
+  const Params& p = report.params;
   const Stats& s = report.stats;
-  std::string page;
-  page += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
-          "script-src 'unsafe-inline'\">\n<title>neardup review</title>\n<style>";
-  page += kStyle;
-  page += "</style>\n</head>\n<body>\n<h1>neardup review: ";
-  page += pairs_mode ? std::to_string(s.pairs) + " pairs" : std::to_string(s.clusters) + " clusters";
-  page += "</h1>\n<p class=\"note\">Before deleting anything, check each group below. In a cluster, the "
-          "document marked <em>kept</em> is the one the <code>--keep</code> rule keeps; the others are its "
-          "near-duplicates.</p>\n";
-
+  const bool pairs_mode = p.mode == Mode::kPairs;
   auto fact = [&page](const std::string& name, const std::string& value) {
     page += "<tr><td>" + HtmlEscape(name) + "</td><td>" + HtmlEscape(value) + "</td></tr>\n";
   };
@@ -491,16 +486,31 @@ void WriteHtml(const Report& report, const HtmlSources& sources, std::ostream& o
     fact("removable", std::to_string(s.removable) + " documents (" + std::to_string(s.removable_bytes) + " bytes)");
   }
   if (!report.problems.empty()) fact("problems (see the log)", std::to_string(report.problems.size()));
-  page += "</table>\n<div class=\"charts\">\n<figure><figcaption>Reported similarities (" +
-          HtmlEscape(data["similarity"].get<std::string>()) + "), threshold dashed</figcaption>\n";
+  page += "</table>\n";
+}
+
+// Appends the two charts (similarity histogram, S-curve) to `page`;
+// `similarity` names what the histogram counts.
+void AppendCharts(const Params& p, const std::string& similarity, const std::vector<double>& similarities,
+                  std::string* page_out) {
+  std::string& page = *page_out;
+  page += "<div class=\"charts\">\n<figure><figcaption>Reported similarities (" + HtmlEscape(similarity) +
+          "), threshold dashed</figcaption>\n";
   page += HistogramSvg(similarities, p.threshold);
   page += "</figure>\n<figure><figcaption>Chance of becoming a candidate, 1\u2212(1\u2212s<sup>" +
           std::to_string(p.rows) + "</sup>)<sup>" + std::to_string(p.bands) +
           "</sup>, against Jaccard similarity s</figcaption>\n";
   page += SCurveSvg(p);
   page += "</figure>\n</div>\n";
+}
+
+// Appends the groups' heading, the note on word diffs, the groups'
+// containers and the opening of the JSON data element to `page`.
+void AppendGroupsIntro(const Params& p, const HtmlSources& sources, bool diffs, std::string* page_out) {
+  std::string& page = *page_out;
+  const bool pairs_mode = p.mode == Mode::kPairs;
   page += std::string("<h2>") + (pairs_mode ? "Pairs" : "Clusters, largest first") + "</h2>\n<p class=\"note\">";
-  if (texts.enabled()) {
+  if (diffs) {
     page += "Word diffs compare the normalized words (lowercased, punctuation dropped) of the first " +
             std::to_string(sources.max_words) +
             " words of each document, read again when this page was written; long unchanged stretches are "
@@ -511,6 +521,38 @@ void WriteHtml(const Report& report, const HtmlSources& sources, std::ostream& o
   }
   page += "</p>\n<p id=\"shown\"></p>\n<div id=\"groups\"></div>\n<p id=\"more\"><button id=\"all\" "
           "type=\"button\">Show all</button></p>\n<script type=\"application/json\" id=\"data\">";
+}
+
+}  // namespace
+
+void WriteHtml(const Report& report, const HtmlSources& sources, std::ostream& out) {
+  const Params& p = report.params;
+  const bool pairs_mode = p.mode == Mode::kPairs;
+  TextSource texts(sources);
+
+  Json data = Json::object();
+  data["mode"] = pairs_mode ? "pairs" : "clusters";
+  const bool jaccard_pairs = p.verify == VerifyMode::kExact;
+  data["similarity"] = pairs_mode ? (jaccard_pairs ? "Jaccard" : "estimate") : "Jaccard to kept";
+  std::vector<double> similarities;
+  data["groups"] = pairs_mode ? PairGroups(report, texts, &similarities) : ClusterGroups(report, texts, &similarities);
+  const std::string safe = ScriptSafeJson(data);
+
+  const Stats& s = report.stats;
+  std::string page;
+  page += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+          "script-src 'unsafe-inline'\">\n<title>neardup review</title>\n<style>";
+  page += kStyle;
+  page += "</style>\n</head>\n<body>\n<h1>neardup review: ";
+  page += pairs_mode ? std::to_string(s.pairs) + " pairs" : std::to_string(s.clusters) + " clusters";
+  page += "</h1>\n<p class=\"note\">Before deleting anything, check each group below. In a cluster, the "
+          "document marked <em>kept</em> is the one the <code>--keep</code> rule keeps; the others are its "
+          "near-duplicates.</p>\n";
+  AppendFactTables(report, &page);
+  AppendCharts(p, data["similarity"].get<std::string>(), similarities, &page);
+  AppendGroupsIntro(p, sources, texts.enabled(), &page);
   out.write(page.data(), static_cast<std::streamsize>(page.size()));
   out.write(safe.data(), static_cast<std::streamsize>(safe.size()));
   page = "</script>\n<script>";

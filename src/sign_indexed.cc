@@ -122,6 +122,8 @@ std::optional<uint64_t> PrefixHash(FileSystem& fs, const InputFile& f, uint64_t 
   return h.Digest();
 }
 
+// What to do with a walked file: sign it whole, reuse its stored documents,
+// or sign only the lines appended since it was stored.
 enum class Plan : uint8_t { kSign, kReuse, kAppend };
 
 std::string RunOptions(const Options& o) {
@@ -138,6 +140,328 @@ std::string RunOptions(const Options& o) {
   add(t);
   if (o.new_only) add("--new");
   return s;
+}
+
+// The index's file entries and, per walked file, what to do with it.
+struct FilePlans {
+  std::vector<IndexedFile> stored;  // the index's file entries
+  std::vector<Plan> plan;           // by walked file
+  std::vector<size_t> entry;        // by walked file: index into stored, or SIZE_MAX
+  std::vector<uint8_t> walked;      // by stored entry: 1 when walked in this run
+};
+
+// Decides, per walked file, whether its stored documents are reused, only
+// its appended lines are signed, or it is signed whole.
+FilePlans PlanFiles(const std::vector<InputFile>& files, std::vector<IndexedFile> stored, uint64_t reading, bool jsonl,
+                    FileSystem& fs) {
+  const size_t n = files.size();
+  FilePlans fp;
+  fp.stored = std::move(stored);
+  std::unordered_map<std::string, size_t> stored_at;
+  stored_at.reserve(fp.stored.size());
+  for (size_t k = 0; k < fp.stored.size(); ++k) stored_at.emplace(fp.stored[k].path, k);
+
+  fp.plan.assign(n, Plan::kSign);
+  fp.entry.assign(n, SIZE_MAX);
+  fp.walked.assign(fp.stored.size(), 0);
+  for (size_t i = 0; i < n; ++i) {
+    const InputFile& f = files[i];
+    if (f.identity.stream) continue;
+    const auto it = stored_at.find(f.path);
+    if (it == stored_at.end()) continue;
+    const IndexedFile& e = fp.stored[it->second];
+    fp.entry[i] = it->second;
+    fp.walked[it->second] = 1;
+    const bool same_file = e.dev == f.identity.dev && e.inode == f.identity.ino && e.reading == reading &&
+                           e.jsonl == jsonl;
+    if (same_file && e.size == f.size && e.mtime_ns == f.mtime_ns && e.ctime_ns == f.ctime_ns) {
+      fp.plan[i] = Plan::kReuse;
+    } else if (same_file && jsonl && !Compressed(f.path) && e.ends_newline && f.size > e.size) {
+      const std::optional<uint64_t> h = PrefixHash(fs, f, e.size);
+      if (h && *h == e.raw_hash) fp.plan[i] = Plan::kAppend;
+    }
+  }
+  return fp;
+}
+
+// The walked files not reused, as signed in this run.
+struct SubCorpus {
+  std::vector<uint32_t> sub_of;         // sub-corpus file -> walked file
+  SignedCorpus corpus;                  // their documents, signatures and problems
+  std::vector<SignCounts> file_counts;  // by sub-corpus file
+};
+
+// Signs the walked files not reused; JSONL files are read through `hashing`,
+// a grown file from just after its stored bytes.
+SubCorpus SignChanged(const Options& options, const std::vector<InputFile>& files, const FilePlans& fp,
+                      const MinHasher& minhasher, FileSystem& fs, HashingFileSystem& hashing, const Workers& workers,
+                      bool keep_streams, SignProgress& prog) {
+  const size_t n = files.size();
+  SubCorpus s{.sub_of = {},
+              .corpus = {.table = SignatureTable(options.num_perm), .stream_copies = {}, .problems = {}, .counts = {}},
+              .file_counts = {}};
+  SignedCorpus& sub = s.corpus;
+  for (size_t i = 0; i < n; ++i) {
+    if (fp.plan[i] == Plan::kReuse) continue;
+    s.sub_of.push_back(static_cast<uint32_t>(i));
+    sub.table.files.push_back(files[i]);
+  }
+  const size_t m = s.sub_of.size();
+  sub.stream_copies.resize(m);
+  s.file_counts.resize(m);
+  if (options.input == InputFormat::kJsonl) {
+    std::vector<uint64_t> line_base(m, 0);
+    for (size_t k = 0; k < m; ++k) {
+      const InputFile& f = sub.table.files[k];
+      if (f.identity.stream || Compressed(f.path)) continue;
+      RawRead& slot = hashing.slots[f.path];
+      if (fp.plan[s.sub_of[k]] == Plan::kAppend) {
+        const IndexedFile& e = fp.stored[fp.entry[s.sub_of[k]]];
+        slot.skip = e.size;
+        slot.prefix_hash = e.raw_hash;
+        line_base[k] = e.lines;
+      }
+    }
+    SignJsonlFiles(options, minhasher, hashing, workers, keep_streams, prog, &sub, &line_base, &s.file_counts);
+  } else {
+    SignTextFiles(options, minhasher, fs, workers, keep_streams, prog, &sub, &s.file_counts);
+  }
+  return s;
+}
+
+// Where each walked file's documents go in the merged table: its stored
+// ones (reused, or the old lines of a file that grew), then the new ones.
+struct Layout {
+  std::vector<size_t> sub_first;  // by sub-corpus file, into the sub-corpus table's docs
+  std::vector<size_t> first;      // by walked file, into the merged table
+  std::vector<size_t> n_old;      // by walked file: its stored documents used
+};
+
+// Computes the Layout of the walked files.
+Layout LayOut(const FilePlans& fp, const SubCorpus& s) {
+  const size_t n = fp.plan.size();
+  const size_t m = s.sub_of.size();
+  Layout lay;
+  lay.sub_first.assign(m + 1, 0);
+  for (const DocRecord& r : s.corpus.table.docs) ++lay.sub_first[r.file + 1];
+  for (size_t k = 0; k < m; ++k) lay.sub_first[k + 1] += lay.sub_first[k];
+  lay.first.assign(n + 1, 0);
+  lay.n_old.assign(n, 0);
+  std::vector<size_t> sub_index(n, SIZE_MAX);
+  for (size_t k = 0; k < m; ++k) sub_index[s.sub_of[k]] = k;
+  for (size_t i = 0; i < n; ++i) {
+    if (fp.plan[i] != Plan::kSign) lay.n_old[i] = fp.stored[fp.entry[i]].documents;
+    const size_t n_new =
+        fp.plan[i] != Plan::kReuse ? lay.sub_first[sub_index[i] + 1] - lay.sub_first[sub_index[i]] : 0;
+    lay.first[i + 1] = lay.first[i] + lay.n_old[i] + n_new;
+  }
+  return lay;
+}
+
+// Loads the stored documents of the files reused or grown straight into
+// their rows of `out`, with their stored problems and counts (read before
+// this run writes to the index).
+Status LoadStored(SignatureIndex& index, const std::vector<InputFile>& files, const FilePlans& fp, const Layout& lay,
+                  bool jsonl, IndexedCorpus* out) {
+  SignedCorpus& c = out->corpus;
+  std::vector<int64_t> wanted;
+  std::vector<uint32_t> file_of_slot;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (fp.plan[i] == Plan::kSign) continue;
+    wanted.push_back(fp.stored[fp.entry[i]].id);
+    file_of_slot.push_back(static_cast<uint32_t>(i));
+  }
+  std::vector<size_t> loaded(wanted.size(), 0);
+  bool overflow = false;
+  if (Status s = index.LoadDocuments(wanted,
+                                     [&](size_t slot, DocRecord&& r, SignatureView sig) {
+                                       const uint32_t i = file_of_slot[slot];
+                                       if (loaded[slot] == lay.n_old[i]) {
+                                         overflow = true;
+                                         return;
+                                       }
+                                       const size_t at = lay.first[i] + loaded[slot]++;
+                                       const InputFile& f = files[i];
+                                       r.file = i;
+                                       if (r.name.empty()) r.name = f.path;  // stored as NULL: the path
+                                       r.mtime_ns = f.mtime_ns;
+                                       r.reference = f.reference;
+                                       if (!jsonl) r.size = f.size;
+                                       c.table.docs[at] = std::move(r);
+                                       std::copy(sig.begin(), sig.end(), c.table.MutableSignature(static_cast<DocId>(at)));
+                                     });
+      !s.ok()) {
+    return s;
+  }
+  for (size_t slot = 0; slot < wanted.size() && !overflow; ++slot) {
+    overflow = loaded[slot] != lay.n_old[file_of_slot[slot]];
+  }
+  if (overflow) {
+    return Status::Corrupt(index.path() + ": corrupt index (a file's document count is wrong); run `neardup index check " +
+                           index.path() + "`");
+  }
+  if (Status s = index.LoadProblems(wanted, [&](size_t slot, StoredProblem&& p) {
+        c.problems.push_back({.file = file_of_slot[slot],
+                              .line = p.line,
+                              .status = Status::Corrupt(std::move(p.message)),
+                              .kind = InputProblem::Kind::kMalformed});
+      });
+      !s.ok()) {
+    return s;
+  }
+  for (size_t slot = 0; slot < wanted.size(); ++slot) {
+    const IndexedFile& e = fp.stored[fp.entry[file_of_slot[slot]]];
+    c.counts.bytes += e.bytes;
+    c.counts.invalid_utf8 += e.invalid_utf8;
+    c.counts.transcoded += e.transcoded;
+    out->stats.reused += lay.n_old[file_of_slot[slot]];
+  }
+  return Status::Ok();
+}
+
+// Commits the index's open transaction and begins the next one every
+// kIndexBatchDocuments documents or so.
+class BatchCommitter {
+ public:
+  explicit BatchCommitter(SignatureIndex& index) : index_(index) {}
+  // Counts a file's `docs` documents (and the file itself) into the batch.
+  Status Add(uint64_t docs) {
+    in_batch_ += docs + 1;
+    if (in_batch_ < kIndexBatchDocuments) return Status::Ok();
+    in_batch_ = 0;
+    if (Status s = index_.Commit(); !s.ok()) return s;
+    return index_.Begin();
+  }
+
+ private:
+  SignatureIndex& index_;
+  uint64_t in_batch_ = 0;
+};
+
+// The index entry of `f` as signed now (id, document count and the stored
+// part of a grown file not yet set); nullopt for a JSONL file that changed
+// while it was read (signed again next run).
+std::optional<IndexedFile> EntryOf(const InputFile& f, const SignCounts& counts, uint64_t reading, bool jsonl,
+                                   HashingFileSystem& hashing) {
+  IndexedFile e;
+  e.path = f.path;
+  e.dev = f.identity.dev;
+  e.inode = f.identity.ino;
+  e.size = f.size;
+  e.mtime_ns = f.mtime_ns;
+  e.ctime_ns = f.ctime_ns;
+  e.reading = reading;
+  e.jsonl = jsonl;
+  e.bytes = counts.bytes;
+  e.invalid_utf8 = counts.invalid_utf8;
+  e.transcoded = counts.transcoded;
+  if (jsonl && !Compressed(f.path)) {
+    const RawRead& raw = hashing.slots[f.path];
+    if (!raw.done || raw.bytes != f.size) return std::nullopt;
+    e.lines = raw.newlines;
+    e.raw_hash = raw.hash;
+    e.ends_newline = raw.bytes == 0 || raw.last == '\n';
+  }
+  return e;
+}
+
+// Writes the files signed now that were read whole (not streams) to the
+// index, with their documents, signatures and malformed lines.
+Status StoreSigned(SignatureIndex& index, const FilePlans& fp, const SubCorpus& s, const Layout& lay,
+                   uint64_t reading, bool jsonl, size_t np, HashingFileSystem& hashing, BatchCommitter& batch) {
+  const SignedCorpus& sub = s.corpus;
+  const size_t m = s.sub_of.size();
+  // Which signed files are whole (no problem with the file itself).
+  std::vector<uint8_t> whole(m, 1);
+  for (const InputProblem& p : sub.problems) {
+    if (p.kind != InputProblem::Kind::kMalformed) whole[p.file] = 0;
+  }
+  std::vector<std::vector<StoredProblem>> file_problems(m);
+  for (const InputProblem& p : sub.problems) {
+    if (p.kind == InputProblem::Kind::kMalformed) file_problems[p.file].push_back({p.line, p.status.message()});
+  }
+  for (size_t k = 0; k < m; ++k) {
+    const InputFile& f = sub.table.files[k];
+    const size_t i = s.sub_of[k];
+    if (f.identity.stream || whole[k] == 0) continue;
+    std::optional<IndexedFile> entry = EntryOf(f, s.file_counts[k], reading, jsonl, hashing);
+    if (!entry) continue;  // changed while read: sign again next run
+    IndexedFile& e = *entry;
+    const size_t lo = lay.sub_first[k], count = lay.sub_first[k + 1] - lay.sub_first[k];
+    const std::span<const DocRecord> docs(sub.table.docs.data() + lo, count);
+    const std::span<const uint32_t> sigs = sub.table.values().subspan(lo * np, count * np);
+    Status st;
+    if (fp.plan[i] == Plan::kAppend) {
+      const IndexedFile& old = fp.stored[fp.entry[i]];
+      e.id = old.id;
+      e.bytes += old.bytes;
+      e.invalid_utf8 += old.invalid_utf8;
+      e.transcoded += old.transcoded;
+      e.documents = old.documents + count;
+      st = index.AppendToFile(e, docs, sigs, file_problems[k]);
+    } else {
+      if (fp.entry[i] != SIZE_MAX) e.id = fp.stored[fp.entry[i]].id;
+      st = index.PutFile(e, docs, sigs, file_problems[k]);
+    }
+    if (!st.ok()) return st;
+    if (Status b = batch.Add(count); !b.ok()) return b;
+  }
+  return Status::Ok();
+}
+
+// Removes the index entries under the scanned paths whose files are gone.
+Status RemoveGone(const Options& options, const FilePlans& fp, SignatureIndex& index, BatchCommitter& batch,
+                  IndexStats* stats) {
+  std::vector<const std::string*> roots;
+  for (const auto* list : {&options.paths, &options.against, &options.listed_paths}) {
+    for (const std::string& r : *list) roots.push_back(&r);
+  }
+  for (size_t k = 0; k < fp.stored.size(); ++k) {
+    const IndexedFile& e = fp.stored[k];
+    if (fp.walked[k] != 0) continue;
+    if (std::none_of(roots.begin(), roots.end(), [&](const std::string* r) { return UnderRoot(e.path, *r); })) {
+      continue;
+    }
+    if (Status s = index.RemoveFile(e.id); !s.ok()) return s;
+    stats->removed += e.documents;
+    if (Status b = batch.Add(e.documents); !b.ok()) return b;
+  }
+  return Status::Ok();
+}
+
+// Moves the documents signed now into `out`, after the stored ones of their
+// file (or takes the signed table over whole when nothing stored is used),
+// and their problems, renumbered to walked files.
+void MergeSigned(SubCorpus& s, const Layout& lay, bool all_signed, size_t np, IndexedCorpus* out) {
+  SignedCorpus& c = out->corpus;
+  SignedCorpus& sub = s.corpus;
+  size_t m = s.sub_of.size();
+  if (all_signed) {
+    c.table = std::move(sub.table);
+    c.stream_copies = std::move(sub.stream_copies);
+    out->stats.signed_now = c.table.size();
+    std::fill(out->signed_now.begin(), out->signed_now.end(), 1);
+    m = 0;  // nothing to move row by row
+  }
+  for (size_t k = 0; k < m; ++k) {
+    const size_t i = s.sub_of[k];
+    const size_t lo = lay.sub_first[k], count = lay.sub_first[k + 1] - lay.sub_first[k];
+    const size_t at = lay.first[i] + lay.n_old[i];
+    for (size_t j = 0; j < count; ++j) {
+      DocRecord& r = c.table.docs[at + j];
+      r = std::move(sub.table.docs[lo + j]);
+      r.file = static_cast<uint32_t>(i);
+      out->signed_now[at + j] = 1;
+    }
+    const auto sig = sub.table.values().subspan(lo * np, count * np);
+    std::copy(sig.begin(), sig.end(), c.table.MutableSignature(static_cast<DocId>(at)));
+    out->stats.signed_now += count;
+    c.stream_copies[i] = std::move(sub.stream_copies[k]);
+  }
+  for (InputProblem& p : sub.problems) {
+    p.file = s.sub_of[p.file];
+    c.problems.push_back(std::move(p));
+  }
 }
 
 }  // namespace
@@ -168,257 +492,40 @@ Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFil
   if (Status s = index.Begin(); !s.ok()) return s;
   Result<std::vector<IndexedFile>> stored = index.Files();
   if (!stored.ok()) return stored.status();
-  std::unordered_map<std::string, size_t> stored_at;
-  stored_at.reserve(stored->size());
-  for (size_t k = 0; k < stored->size(); ++k) stored_at.emplace((*stored)[k].path, k);
+  const FilePlans fp = PlanFiles(files, std::move(*stored), reading, jsonl, fs);
 
-  // Decide, per walked file.
-  std::vector<Plan> plan(n, Plan::kSign);
-  std::vector<size_t> entry(n, SIZE_MAX);  // index into *stored
-  std::vector<uint8_t> walked(stored->size(), 0);
-  for (size_t i = 0; i < n; ++i) {
-    const InputFile& f = files[i];
-    if (f.identity.stream) continue;
-    const auto it = stored_at.find(f.path);
-    if (it == stored_at.end()) continue;
-    const IndexedFile& e = (*stored)[it->second];
-    entry[i] = it->second;
-    walked[it->second] = 1;
-    const bool same_file = e.dev == f.identity.dev && e.inode == f.identity.ino && e.reading == reading &&
-                           e.jsonl == jsonl;
-    if (same_file && e.size == f.size && e.mtime_ns == f.mtime_ns && e.ctime_ns == f.ctime_ns) {
-      plan[i] = Plan::kReuse;
-    } else if (same_file && jsonl && !Compressed(f.path) && e.ends_newline && f.size > e.size) {
-      const std::optional<uint64_t> h = PrefixHash(fs, f, e.size);
-      if (h && *h == e.raw_hash) plan[i] = Plan::kAppend;
-    }
-  }
-
-  // Sign what must be.
-  std::vector<uint32_t> sub_of;  // sub-corpus file -> walked file
-  SignedCorpus sub{.table = SignatureTable(options.num_perm), .stream_copies = {}, .problems = {}, .counts = {}};
-  for (size_t i = 0; i < n; ++i) {
-    if (plan[i] == Plan::kReuse) continue;
-    sub_of.push_back(static_cast<uint32_t>(i));
-    sub.table.files.push_back(files[i]);
-  }
-  size_t m = sub_of.size();
-  sub.stream_copies.resize(m);
-  std::vector<SignCounts> sub_counts(m);
   HashingFileSystem hashing(fs);
-  if (jsonl) {
-    std::vector<uint64_t> line_base(m, 0);
-    for (size_t k = 0; k < m; ++k) {
-      const InputFile& f = sub.table.files[k];
-      if (f.identity.stream || Compressed(f.path)) continue;
-      RawRead& slot = hashing.slots[f.path];
-      if (plan[sub_of[k]] == Plan::kAppend) {
-        const IndexedFile& e = (*stored)[entry[sub_of[k]]];
-        slot.skip = e.size;
-        slot.prefix_hash = e.raw_hash;
-        line_base[k] = e.lines;
-      }
-    }
-    SignJsonlFiles(options, minhasher, hashing, workers, keep_streams, prog, &sub, &line_base, &sub_counts);
-  } else {
-    SignTextFiles(options, minhasher, fs, workers, keep_streams, prog, &sub, &sub_counts);
-  }
+  SubCorpus sub = SignChanged(options, files, fp, minhasher, fs, hashing, workers, keep_streams, prog);
   if (workers.Cancelled()) return Status::Cancelled("interrupted");
 
-  // Which signed files are whole (no problem with the file itself).
-  std::vector<uint8_t> whole(m, 1);
-  for (const InputProblem& p : sub.problems) {
-    if (p.kind != InputProblem::Kind::kMalformed) whole[p.file] = 0;
-  }
-
-  // Where each walked file's documents go in the merged table: its stored
-  // ones (reused, or the old lines of a file that grew), then the new ones.
-  std::vector<size_t> sub_first(m + 1, 0);  // by sub-corpus file, into sub.table.docs
-  for (const DocRecord& r : sub.table.docs) ++sub_first[r.file + 1];
-  for (size_t k = 0; k < m; ++k) sub_first[k + 1] += sub_first[k];
-  std::vector<size_t> first(n + 1, 0);   // by walked file, into the merged table
-  std::vector<size_t> n_old(n, 0);
-  std::vector<size_t> sub_index(n, SIZE_MAX);
-  for (size_t k = 0; k < m; ++k) sub_index[sub_of[k]] = k;
-  for (size_t i = 0; i < n; ++i) {
-    if (plan[i] != Plan::kSign) n_old[i] = (*stored)[entry[i]].documents;
-    const size_t n_new = plan[i] != Plan::kReuse ? sub_first[sub_index[i] + 1] - sub_first[sub_index[i]] : 0;
-    first[i + 1] = first[i] + n_old[i] + n_new;
-  }
+  const Layout lay = LayOut(fp, sub);
   IndexedCorpus out{.corpus = {.table = SignatureTable(options.num_perm), .stream_copies = {}, .problems = {},
-                               .counts = sub.counts},
-                    .signed_now = std::vector<uint8_t>(first[n], 0),
+                               .counts = sub.corpus.counts},
+                    .signed_now = std::vector<uint8_t>(lay.first[n], 0),
                     .stats = {}};
   out.stats.used = true;
-  SignedCorpus& c = out.corpus;
   // Nothing stored is used (a first run): the signed table is the answer as
-  // it is, taken over below without a copy.
-  const bool all_signed = std::all_of(plan.begin(), plan.end(), [](Plan p) { return p == Plan::kSign; });
-  if (!all_signed) c.table.Resize(first[n]);
-  c.stream_copies.resize(n);
-
-  // Stored documents of the files reused or grown, straight into their rows
-  // (read before this run writes to the index).
-  std::vector<int64_t> wanted;
-  std::vector<uint32_t> file_of_slot;
-  for (size_t i = 0; i < n; ++i) {
-    if (plan[i] == Plan::kSign) continue;
-    wanted.push_back((*stored)[entry[i]].id);
-    file_of_slot.push_back(static_cast<uint32_t>(i));
-  }
-  std::vector<size_t> loaded(wanted.size(), 0);
-  bool overflow = false;
-  if (Status s = index.LoadDocuments(wanted,
-                                     [&](size_t slot, DocRecord&& r, SignatureView sig) {
-                                       const uint32_t i = file_of_slot[slot];
-                                       if (loaded[slot] == n_old[i]) {
-                                         overflow = true;
-                                         return;
-                                       }
-                                       const size_t at = first[i] + loaded[slot]++;
-                                       const InputFile& f = files[i];
-                                       r.file = i;
-                                       if (r.name.empty()) r.name = f.path;  // stored as NULL: the path
-                                       r.mtime_ns = f.mtime_ns;
-                                       r.reference = f.reference;
-                                       if (!jsonl) r.size = f.size;
-                                       c.table.docs[at] = std::move(r);
-                                       std::copy(sig.begin(), sig.end(), c.table.MutableSignature(static_cast<DocId>(at)));
-                                     });
-      !s.ok()) {
-    return s;
-  }
-  for (size_t slot = 0; slot < wanted.size() && !overflow; ++slot) overflow = loaded[slot] != n_old[file_of_slot[slot]];
-  if (overflow) {
-    return Status::Corrupt(index.path() + ": corrupt index (a file's document count is wrong); run `neardup index check " +
-                           index.path() + "`");
-  }
-  if (Status s = index.LoadProblems(wanted, [&](size_t slot, StoredProblem&& p) {
-        c.problems.push_back({.file = file_of_slot[slot],
-                              .line = p.line,
-                              .status = Status::Corrupt(std::move(p.message)),
-                              .kind = InputProblem::Kind::kMalformed});
-      });
-      !s.ok()) {
-    return s;
-  }
-  for (size_t slot = 0; slot < wanted.size(); ++slot) {
-    const IndexedFile& e = (*stored)[entry[file_of_slot[slot]]];
-    c.counts.bytes += e.bytes;
-    c.counts.invalid_utf8 += e.invalid_utf8;
-    c.counts.transcoded += e.transcoded;
-    out.stats.reused += n_old[file_of_slot[slot]];
-  }
+  // it is, taken over by MergeSigned without a copy.
+  const bool all_signed = std::all_of(fp.plan.begin(), fp.plan.end(), [](Plan p) { return p == Plan::kSign; });
+  if (!all_signed) out.corpus.table.Resize(lay.first[n]);
+  out.corpus.stream_copies.resize(n);
+  if (Status s = LoadStored(index, files, fp, lay, jsonl, &out); !s.ok()) return s;
 
   // Bring the index up to date (in the transaction begun above, committed
   // every kIndexBatchDocuments documents or so).
-  uint64_t in_batch = 0;
-  auto maybe_commit = [&](uint64_t docs) -> Status {
-    in_batch += docs + 1;
-    if (in_batch < kIndexBatchDocuments) return Status::Ok();
-    in_batch = 0;
-    if (Status s = index.Commit(); !s.ok()) return s;
-    return index.Begin();
-  };
-  {
-    std::vector<std::vector<StoredProblem>> file_problems(m);
-    for (const InputProblem& p : sub.problems) {
-      if (p.kind == InputProblem::Kind::kMalformed) file_problems[p.file].push_back({p.line, p.status.message()});
-    }
-    for (size_t k = 0; k < m; ++k) {
-      const InputFile& f = sub.table.files[k];
-      const size_t i = sub_of[k];
-      if (f.identity.stream || whole[k] == 0) continue;
-      IndexedFile e;
-      e.path = f.path;
-      e.dev = f.identity.dev;
-      e.inode = f.identity.ino;
-      e.size = f.size;
-      e.mtime_ns = f.mtime_ns;
-      e.ctime_ns = f.ctime_ns;
-      e.reading = reading;
-      e.jsonl = jsonl;
-      e.bytes = sub_counts[k].bytes;
-      e.invalid_utf8 = sub_counts[k].invalid_utf8;
-      e.transcoded = sub_counts[k].transcoded;
-      if (jsonl && !Compressed(f.path)) {
-        const RawRead& raw = hashing.slots[f.path];
-        if (!raw.done || raw.bytes != f.size) continue;  // changed while read: sign again next run
-        e.lines = raw.newlines;
-        e.raw_hash = raw.hash;
-        e.ends_newline = raw.bytes == 0 || raw.last == '\n';
-      }
-      const size_t lo = sub_first[k], count = sub_first[k + 1] - sub_first[k];
-      const std::span<const DocRecord> docs(sub.table.docs.data() + lo, count);
-      const std::span<const uint32_t> sigs = sub.table.values().subspan(lo * np, count * np);
-      Status s;
-      if (plan[i] == Plan::kAppend) {
-        const IndexedFile& old = (*stored)[entry[i]];
-        e.id = old.id;
-        e.bytes += old.bytes;
-        e.invalid_utf8 += old.invalid_utf8;
-        e.transcoded += old.transcoded;
-        e.documents = old.documents + count;
-        s = index.AppendToFile(e, docs, sigs, file_problems[k]);
-      } else {
-        if (entry[i] != SIZE_MAX) e.id = (*stored)[entry[i]].id;
-        s = index.PutFile(e, docs, sigs, file_problems[k]);
-      }
-      if (!s.ok()) return s;
-      if (Status b = maybe_commit(count); !b.ok()) return b;
-    }
-  }
-  // Entries under the scanned paths whose files are gone.
-  std::vector<const std::string*> roots;
-  for (const auto* list : {&options.paths, &options.against, &options.listed_paths}) {
-    for (const std::string& r : *list) roots.push_back(&r);
-  }
-  for (size_t k = 0; k < stored->size(); ++k) {
-    const IndexedFile& e = (*stored)[k];
-    if (walked[k] != 0) continue;
-    if (std::none_of(roots.begin(), roots.end(), [&](const std::string* r) { return UnderRoot(e.path, *r); })) {
-      continue;
-    }
-    if (Status s = index.RemoveFile(e.id); !s.ok()) return s;
-    out.stats.removed += e.documents;
-    if (Status b = maybe_commit(e.documents); !b.ok()) return b;
-  }
+  BatchCommitter batch(index);
+  if (Status s = StoreSigned(index, fp, sub, lay, reading, jsonl, np, hashing, batch); !s.ok()) return s;
+  if (Status s = RemoveGone(options, fp, index, batch, &out.stats); !s.ok()) return s;
 
-  // The documents signed now, after the stored ones of their file.
-  if (all_signed) {
-    c.table = std::move(sub.table);
-    c.stream_copies = std::move(sub.stream_copies);
-    out.stats.signed_now = c.table.size();
-    std::fill(out.signed_now.begin(), out.signed_now.end(), 1);
-    m = 0;  // nothing to move row by row
-  }
-  for (size_t k = 0; k < m; ++k) {
-    const size_t i = sub_of[k];
-    const size_t lo = sub_first[k], count = sub_first[k + 1] - sub_first[k];
-    const size_t at = first[i] + n_old[i];
-    for (size_t j = 0; j < count; ++j) {
-      DocRecord& r = c.table.docs[at + j];
-      r = std::move(sub.table.docs[lo + j]);
-      r.file = static_cast<uint32_t>(i);
-      out.signed_now[at + j] = 1;
-    }
-    const auto sig = sub.table.values().subspan(lo * np, count * np);
-    std::copy(sig.begin(), sig.end(), c.table.MutableSignature(static_cast<DocId>(at)));
-    out.stats.signed_now += count;
-    c.stream_copies[i] = std::move(sub.stream_copies[k]);
-  }
-  for (InputProblem& p : sub.problems) {
-    p.file = sub_of[p.file];
-    c.problems.push_back(std::move(p));
-  }
-  c.table.files = std::move(files);
-  if (jsonl) RenameDuplicateIds(&c);
+  MergeSigned(sub, lay, all_signed, np, &out);
+  out.corpus.table.files = std::move(files);
+  if (jsonl) RenameDuplicateIds(&out.corpus);
 
   IndexRun run;
   run.reused = out.stats.reused;
   run.signed_now = out.stats.signed_now;
   run.removed = out.stats.removed;
-  run.documents = c.table.size();
+  run.documents = out.corpus.table.size();
   out.stats.run = index.run();
   if (Status s = index.EndRun(run); !s.ok()) return s;
   if (Status s = index.Commit(); !s.ok()) return s;
