@@ -18,7 +18,7 @@
 
 namespace neardup::cli {
 
-enum class Command { kScan, kParams, kCompletions, kManPage };
+enum class Command { kScan, kParams, kCompletions, kManPage, kStageSign, kStageBucket, kStageReport };
 
 // The commands of neardup, in the order of `neardup --help`: the source of
 // the subcommands, of the completion scripts and of the man page.
@@ -62,6 +62,9 @@ struct CliOptions {
   std::vector<std::string> files_from;         // --files-from (one path a line)
   std::vector<std::string> files0_from;        // --files0-from (NUL-separated)
   std::string shell;                           // completions: bash, zsh or fish
+  std::string work;                            // stage commands: the work folder
+  uint32_t task = 0;                           // stage sign, bucket: --task (or SLURM_ARRAY_TASK_ID)
+  uint32_t tasks = 0;                          // --tasks (or SLURM_ARRAY_TASK_COUNT)
 
   bool operator==(const CliOptions&) const = default;
 };
@@ -76,6 +79,9 @@ struct ParsedArgs {
 
 // The options and their help come from the option table
 // (neardup/option_table.h); `neardup scan --help` lists them by its groups.
+// `neardup stage sign|bucket|report WORK` take scan's options too; --task
+// and --tasks (sign, bucket) default to the environment's
+// SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT, read here.
 ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 
 }  // namespace neardup::cli

@@ -135,6 +135,53 @@ std::string SkipDetail(const Stats& s) {
 
 }  // namespace
 
+Status ReadPathLists(const CliOptions& cli, std::vector<std::string>* out) {
+  for (const auto& f : cli.files_from) {
+    if (Status s = ReadPathList(f, '\n', out); !s.ok()) return s;
+  }
+  for (const auto& f : cli.files0_from) {
+    if (Status s = ReadPathList(f, '\0', out); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+ExitCode WriteResults(const CliOptions& cli, const Result<Report>& result, Output& out) {
+  if (!result.ok()) {
+    spdlog::error("{}", result.status().message());
+    return ExitCode::kError;
+  }
+  const Report& report = result.value();
+  for (const Status& p : report.problems) spdlog::warn("{}", p.message());
+  for (const std::string& n : report.notices) spdlog::warn("{}", n);
+  if (report.stats.special > 0) {
+    spdlog::info("{} special files (fifos, sockets, devices) found while walking were not read",
+                 report.stats.special);
+  }
+  const Params& pa = report.params;
+  spdlog::info("{} {}-shingles, {} permutations, {} bands x {} rows, threshold {}, verify {}, seed {}",
+               ToString(pa.shingle), pa.ngram, pa.num_perm, pa.bands, pa.rows, pa.threshold,
+               ToString(pa.verify), pa.seed);
+
+  WriteReport(report, cli.format, out.stream(), cli.terminator);
+  if (!report.pairs.status().ok()) {
+    spdlog::error("{}", report.pairs.status().message());
+    return ExitCode::kError;
+  }
+  if (Status s = out.Commit(); !s.ok()) {
+    spdlog::error("{}", s.message());
+    return ExitCode::kError;
+  }
+  if (cli.verbosity >= 0) {
+    std::string line = "neardup: " + Summary(report);
+    const std::string detail = SkipDetail(report.stats);
+    if (!detail.empty()) line += " (skipped: " + detail + ")";
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+  if (report.stats.unreadable > 0 || report.stats.duplicate_ids > 0) return ExitCode::kError;
+  const bool any = report.params.mode == Mode::kPairs ? !report.pairs.empty() : !report.clusters.empty();
+  return any ? ExitCode::kFound : ExitCode::kNothing;
+}
+
 ExitCode RunScan(const CliOptions& cli) {
   // Open the output first: a bad -o path fails before the work, not after.
   // (Reading the path lists is part of the work: it may wait on stdin.)
@@ -145,17 +192,9 @@ ExitCode RunScan(const CliOptions& cli) {
   }
 
   Options options = cli.scan;
-  for (const auto& f : cli.files_from) {
-    if (Status s = ReadPathList(f, '\n', &options.listed_paths); !s.ok()) {
-      spdlog::error("{}", s.message());
-      return ExitCode::kError;
-    }
-  }
-  for (const auto& f : cli.files0_from) {
-    if (Status s = ReadPathList(f, '\0', &options.listed_paths); !s.ok()) {
-      spdlog::error("{}", s.message());
-      return ExitCode::kError;
-    }
+  if (Status s = ReadPathLists(cli, &options.listed_paths); !s.ok()) {
+    spdlog::error("{}", s.message());
+    return ExitCode::kError;
   }
 
   const bool show_progress = cli.progress.value_or(::isatty(STDERR_FILENO) != 0);
@@ -173,40 +212,7 @@ ExitCode RunScan(const CliOptions& cli) {
   };
   Result<Report> result = FindDuplicates(options, ctx);
   progress.Clear();
-  if (!result.ok()) {
-    spdlog::error("{}", result.status().message());
-    return ExitCode::kError;
-  }
-  const Report& report = *result;
-  for (const Status& p : report.problems) spdlog::warn("{}", p.message());
-  for (const std::string& n : report.notices) spdlog::warn("{}", n);
-  if (report.stats.special > 0) {
-    spdlog::info("{} special files (fifos, sockets, devices) found while walking were not read",
-                 report.stats.special);
-  }
-  const Params& pa = report.params;
-  spdlog::info("{} {}-shingles, {} permutations, {} bands x {} rows, threshold {}, verify {}, seed {}",
-               ToString(pa.shingle), pa.ngram, pa.num_perm, pa.bands, pa.rows, pa.threshold,
-               ToString(pa.verify), pa.seed);
-
-  WriteReport(report, cli.format, (*out)->stream(), cli.terminator);
-  if (!report.pairs.status().ok()) {
-    spdlog::error("{}", report.pairs.status().message());
-    return ExitCode::kError;
-  }
-  if (Status s = (*out)->Commit(); !s.ok()) {
-    spdlog::error("{}", s.message());
-    return ExitCode::kError;
-  }
-  if (cli.verbosity >= 0) {
-    std::string line = "neardup: " + Summary(report);
-    const std::string detail = SkipDetail(report.stats);
-    if (!detail.empty()) line += " (skipped: " + detail + ")";
-    std::fprintf(stderr, "%s\n", line.c_str());
-  }
-  if (report.stats.unreadable > 0 || report.stats.duplicate_ids > 0) return ExitCode::kError;
-  const bool any = report.params.mode == Mode::kPairs ? !report.pairs.empty() : !report.clusters.empty();
-  return any ? ExitCode::kFound : ExitCode::kNothing;
+  return WriteResults(cli, result, **out);
 }
 
 ExitCode RunParams(const Options& options, std::ostream& out) {

@@ -1,4 +1,5 @@
-// The commands of the front end: scan, params, completions and manpage.
+// The commands of the front end: scan, params, completions and manpage
+// (the stage commands are in stage_command.h).
 #pragma once
 
 #include <ostream>
@@ -6,11 +7,22 @@
 
 #include "cli/cli_options.h"
 #include "cli/exit_code.h"
+#include "cli/output.h"
+#include "neardup/report.h"
 
 namespace neardup::cli {
 
 // Runs a scan and writes its output; logs problems and the summary on stderr.
 ExitCode RunScan(const CliOptions& options);
+
+// Appends the paths of the --files-from and --files0-from lists of `cli` to
+// *out. InvalidArgument or IoError for a list that cannot be read.
+Status ReadPathLists(const CliOptions& cli, std::vector<std::string>* out);
+
+// The end of a scan or of a stage report: logs the problems and notices,
+// writes the report to `out` in cli.format, commits it, prints the summary
+// and returns the exit status (an error result is logged, kError).
+ExitCode WriteResults(const CliOptions& cli, const Result<Report>& result, Output& out);
 
 // Prints the banding, its approximate threshold and the S-curve table.
 ExitCode RunParams(const Options& options, std::ostream& out);
