@@ -230,7 +230,9 @@ Status RunBucketTask(const Options& o, const std::string& work, StageTask t, boo
     *already_done = true;
     return Status::Ok();
   }
+  if (Status s = folder.SameRun(StageKind::kBucket, t, fingerprint); !s.ok()) return s;
   folder.RemoveTemporaries(StageKind::kBucket, t.task);
+  if (Status s = CheckShardParams(folder, o); !s.ok()) return s;
   const uint64_t sign_fingerprint = SignFingerprint(o);
   Result<uint32_t> shards = folder.FinishedTasks(StageKind::kSign, sign_fingerprint);
   if (!shards.ok()) return shards.status();

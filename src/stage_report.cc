@@ -165,19 +165,6 @@ std::vector<DocEntry> Entries(std::vector<DocRecord>&& docs) {
 
 }  // namespace
 
-Status CheckShardParams(const WorkFolder& folder, const Options& options) {
-  const std::string path = folder.File(StageKind::kSign, 0, "table");
-  Result<std::string> bytes = ReadWholeFile(path);
-  if (!bytes.ok()) return Status::Ok();  // no shard 0 yet: FinishedTasks() says so
-  Result<TableHeader> header = PeekHeader(*bytes);
-  if (!header.ok()) return Status::Corrupt(path + ": " + header.status().message());
-  const std::vector<std::string> diffs = SignatureParams::From(options).Differences(header->params, "shard 0");
-  if (diffs.empty()) return Status::Ok();
-  std::string message = folder.Dir(StageKind::kSign) + ": signed with other parameters: ";
-  for (size_t k = 0; k < diffs.size(); ++k) message.append(k == 0 ? "" : "; ").append(diffs[k]);
-  return Status::InvalidArgument(message);
-}
-
 Result<Report> RunReportTask(const Options& o, const std::string& work, const RunContext& ctx) {
   if (Status s = ValidateOptions(o); !s.ok()) return s;
   FileSystem& fs = ctx.fs != nullptr ? *ctx.fs : FileSystem::Default();

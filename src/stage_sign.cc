@@ -1,6 +1,7 @@
 #include "neardup/stage_sign.h"
 
 #include <algorithm>
+#include <fstream>
 
 #include "hash.h"
 #include "neardup/table_codec.h"
@@ -150,6 +151,25 @@ Result<ShardMeta> DecodeShardMeta(std::string_view bytes) {
   return m;
 }
 
+Status CheckShardParams(const WorkFolder& folder, const Options& options) {
+  const SignatureParams params = SignatureParams::From(options);
+  for (uint32_t shard = 0;; ++shard) {
+    const std::string path = folder.File(StageKind::kSign, shard, "table");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Status::Ok();  // no more shards (a missing one is FinishedTasks()'s to report)
+    std::string header(kTableHeaderSize, '\0');
+    in.read(header.data(), static_cast<std::streamsize>(header.size()));
+    Result<TableHeader> peeked = PeekHeader(header);
+    if (!peeked.ok()) return Status::Corrupt(path + ": " + peeked.status().message());
+    const std::vector<std::string> diffs =
+        params.Differences(peeked->params, std::string("shard ").append(std::to_string(shard)));
+    if (diffs.empty()) continue;
+    std::string message = path + ": signed with other parameters: ";
+    for (size_t k = 0; k < diffs.size(); ++k) message.append(k == 0 ? "" : "; ").append(diffs[k]);
+    return Status::InvalidArgument(message);
+  }
+}
+
 Status RunSignTask(const Options& o, const std::string& work, StageTask t, const RunContext& ctx,
                    bool* already_done) {
   *already_done = false;
@@ -165,6 +185,8 @@ Status RunSignTask(const Options& o, const std::string& work, StageTask t, const
     *already_done = true;
     return Status::Ok();
   }
+  if (Status s = CheckShardParams(folder, o); !s.ok()) return s;
+  if (Status s = folder.SameRun(StageKind::kSign, t, fingerprint); !s.ok()) return s;
   folder.RemoveTemporaries(StageKind::kSign, t.task);
 
   Result<WalkedCorpus> walked = WalkCorpus(o, fs);

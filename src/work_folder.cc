@@ -82,6 +82,30 @@ Result<bool> WorkFolder::Done(StageKind kind, StageTask t, uint64_t fingerprint)
       ": made with other options (signature, banding or mode): use an empty work folder"));
 }
 
+Status WorkFolder::SameRun(StageKind kind, StageTask t, uint64_t fingerprint) const {
+  std::error_code ec;
+  for (fs::directory_iterator it(Dir(kind), ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!name.ends_with(".done") || name.starts_with(".")) continue;
+    Result<std::string> text = ReadWholeFile(it->path().string());
+    if (!text.ok()) return text.status();
+    Marker m;
+    if (!ParseMarker(*text, &m) || m.stage != ToString(kind)) {
+      return Status::Corrupt(it->path().string().append(": not a completion marker"));
+    }
+    if (m.tasks != t.tasks) {
+      return Status::InvalidArgument(it->path().string().append(": made by a run of ").append(std::to_string(m.tasks))
+                                         .append(" tasks, not ").append(std::to_string(t.tasks))
+                                         .append(": use an empty work folder"));
+    }
+    if (m.fingerprint != fingerprint) {
+      return Status::InvalidArgument(it->path().string().append(
+          ": made with other options (signature, banding or mode): use an empty work folder"));
+    }
+  }
+  return Status::Ok();
+}
+
 void WorkFolder::RemoveTemporaries(StageKind kind, uint32_t task) const {
   const std::string prefix = std::string(".").append(std::to_string(task)).append(".");
   std::error_code ec;

@@ -35,9 +35,4 @@ namespace neardup {
 // unreadable work files.
 Result<Report> RunReportTask(const Options& options, const std::string& work, const RunContext& ctx);
 
-// The shards of `folder` against `options`: Ok when sign/0.table is absent
-// or was signed with the same SignatureParams, else InvalidArgument naming
-// each difference ("--ngram: 5 here, 7 in shard 0").
-Status CheckShardParams(const WorkFolder& folder, const Options& options);
-
 }  // namespace neardup

@@ -77,6 +77,12 @@ struct BandEntry {
   bool operator<(const BandEntry& o) const { return hash != o.hash ? hash < o.hash : id < o.id; }
 };
 
+// The shard tables of `folder` (sign/0.table, 1.table, ... up to the first
+// absent one) against `options`: InvalidArgument naming each difference of
+// their SignatureParams ("--ngram: 5 here, 7 in shard 0"), Corrupt for a
+// damaged header; else Ok.
+Status CheckShardParams(const WorkFolder& folder, const Options& options);
+
 // Runs sign task `t` into `work` (creating it). Sets *already_done and does
 // nothing when the task's marker is there. Errors: invalid options, a
 // malformed glob, a stream input, a folder of another run, I/O errors.

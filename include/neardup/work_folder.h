@@ -55,6 +55,10 @@ class WorkFolder {
   // another run (another task count or parameters): the folder must be
   // emptied first.
   Result<bool> Done(StageKind kind, StageTask t, uint64_t fingerprint) const;
+  // Ok when every marker of the stage present was made by a run of
+  // `t.tasks` tasks with `fingerprint`; else InvalidArgument naming the
+  // first that was not (so a task refuses to join a folder of another run).
+  Status SameRun(StageKind kind, StageTask t, uint64_t fingerprint) const;
   // Removes the temporaries a killed run of task `task` left.
   void RemoveTemporaries(StageKind kind, uint32_t task) const;
 
