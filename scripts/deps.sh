@@ -8,6 +8,8 @@ NEARDUP_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   xxhash time
 )
+# For scripts/slurm/e2e.sh: a real single-node Slurm cluster.
+NEARDUP_SLURM_PACKAGES=(slurm-wlm munge)
 
 neardup_install_packages() {
   local missing=()

@@ -54,3 +54,15 @@ for mode in pairs clusters duplicates; do
   [ "$status" = "$staged" ] || { echo "stage_local.sh --mode $mode: exit $staged, scan $status" >&2; exit 1; }
 done
 echo "stage_local.sh -n 3 -m 2: ok (same output as scan in every mode)"
+
+# The same stages under a real single-node Slurm (munged, slurmctld and
+# slurmd from Debian's packages), chained by scripts/slurm/submit.sh with
+# N=4, M=3. slurmd runs jobs as their users: root only.
+if [ "$sanitize" = OFF ]; then
+  if [ "$(id -u)" = 0 ]; then
+    neardup_install_packages "${NEARDUP_SLURM_PACKAGES[@]}"
+    scripts/slurm/e2e.sh "$build"
+  else
+    echo "scripts/slurm/e2e.sh: skipped (needs root to run slurmd)"
+  fi
+fi
