@@ -79,7 +79,8 @@ struct Run {
   std::vector<BandEntry> block;
   size_t pos = 0;
 
-  // Makes `pos` point at an entry; false at the end (or on a read error, *ok = false).
+  // Makes `pos` point at an entry. False at the end, or on a read error
+  // (which also clears *ok).
   bool Fill(bool* ok) {
     if (pos < block.size()) return true;
     if (left == 0) return false;

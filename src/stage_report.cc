@@ -1,6 +1,8 @@
 #include "neardup/stage_report.h"
 
 #include <algorithm>
+#include <cstring>
+#include <fstream>
 
 #include "neardup/build_report.h"
 #include "neardup/candidates.h"
@@ -26,19 +28,45 @@ struct Merged {
   std::vector<Status> walk_errors;
 };
 
+// The documents of each shard, from its header: to size the merged table once.
+Result<std::vector<uint64_t>> ShardSizes(const WorkFolder& folder, uint32_t shards) {
+  std::vector<uint64_t> sizes;
+  for (uint32_t s = 0; s < shards; ++s) {
+    const std::string path = folder.File(StageKind::kSign, s, "table");
+    std::ifstream in(path, std::ios::binary);
+    std::string header(kTableHeaderSize, '\0');
+    in.read(header.data(), static_cast<std::streamsize>(header.size()));
+    if (!in) return Status::IoError(path + ": cannot read");
+    Result<TableHeader> peeked = PeekHeader(header);
+    if (!peeked.ok()) return Status::Corrupt(path + ": " + peeked.status().message());
+    sizes.push_back(peeked->doc_count);
+  }
+  return sizes;
+}
+
 Result<Merged> LoadShards(const WorkFolder& folder, const Options& o, uint32_t shards) {
+  Result<std::vector<uint64_t>> sizes = ShardSizes(folder, shards);
+  if (!sizes.ok()) return sizes.status();
+  uint64_t total = 0;
+  for (uint64_t n : *sizes) total += n;
   Merged m;
   m.corpus.table = SignatureTable(o.num_perm);
   SignatureTable& table = m.corpus.table;
+  table.Resize(total);
   const SignatureParams params = SignatureParams::From(o);
+  uint64_t first = 0;
   for (uint32_t s = 0; s < shards; ++s) {
     const std::string path = folder.File(StageKind::kSign, s, "table");
-    Result<std::string> bytes = ReadWholeFile(path);
-    if (!bytes.ok()) return bytes.status();
-    Result<DecodedTable> decoded = DecodeFrom(*bytes);
+    Result<DecodedTable> decoded = Status::Internal("unread");
+    {
+      Result<std::string> bytes = ReadWholeFile(path);
+      if (!bytes.ok()) return bytes.status();
+      decoded = DecodeFrom(*bytes);
+    }
     if (!decoded.ok()) return Status::Corrupt(path + ": " + decoded.status().message());
-    bytes = std::string();
     if (!(decoded->params == params)) return Status::InvalidArgument(path + ": signed with other parameters");
+    SignatureTable& part = decoded->table;
+    if (part.size() != (*sizes)[s]) return Status::Corrupt(path + ": changed while read");
     Result<std::string> meta_bytes = ReadWholeFile(folder.File(StageKind::kSign, s, "meta"));
     if (!meta_bytes.ok()) return meta_bytes.status();
     Result<ShardMeta> meta = DecodeShardMeta(*meta_bytes);
@@ -49,11 +77,17 @@ Result<Merged> LoadShards(const WorkFolder& folder, const Options& o, uint32_t s
       m.walk = meta->walk;
       m.walk_errors = std::move(meta->walk_errors);
     }
-    m.first_doc.push_back(table.size());
-    SignatureTable& part = decoded->table;
+    m.first_doc.push_back(first);
     for (InputFile& f : part.files) table.files.push_back(std::move(f));
-    for (DocRecord& r : part.docs) r.file += file_offset;
-    table.Append(std::move(part.docs), part.values());
+    for (size_t k = 0; k < part.size(); ++k) {
+      table.docs[first + k] = std::move(part.docs[k]);
+      table.docs[first + k].file += file_offset;
+    }
+    if (part.size() > 0) {
+      std::memcpy(table.MutableSignature(static_cast<DocId>(first)), part.values().data(),
+                  part.values().size() * sizeof(uint32_t));
+    }
+    first += part.size();
     for (InputProblem& p : meta->problems) {
       p.file += file_offset;
       m.corpus.problems.push_back(std::move(p));
@@ -71,7 +105,9 @@ Result<Merged> LoadShards(const WorkFolder& folder, const Options& o, uint32_t s
 bool FirstSharedBand(const SignatureTable& table, Banding banding, DocId a, DocId b, uint64_t band) {
   const SignatureView x = table.signature(a), y = table.signature(b);
   const size_t rows = static_cast<size_t>(banding.rows);
-  auto equal = [&](uint64_t j) { return std::equal(x.begin() + j * rows, x.begin() + (j + 1) * rows, y.begin() + j * rows); };
+  auto equal = [&](uint64_t j) {
+    return std::equal(x.begin() + j * rows, x.begin() + (j + 1) * rows, y.begin() + j * rows);
+  };
   if (!equal(band)) return false;  // a 64-bit band hash collision
   for (uint64_t j = 0; j < band; ++j) {
     if (equal(j)) return false;

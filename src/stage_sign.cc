@@ -220,20 +220,25 @@ Status RunSignTask(const Options& o, const std::string& work, StageTask t, const
     return Status::InvalidArgument("a shard holds 2^40 documents or more: use more sign tasks");
   }
 
-  std::string table_bytes;
-  if (Status s = EncodeTo(corpus.table, SignatureParams::From(o), &table_bytes); !s.ok()) return s;
-  ShardMeta meta{.task = t,
-                 .first_file = lo,
-                 .counts = corpus.counts,
-                 .problems = std::move(corpus.problems),
-                 .walk = walked->counts,
-                 .walk_errors = std::move(walked->errors)};
-  const std::string bands = EncodeBands(corpus.table, t.task, BandingOf(o), fingerprint);
-  const std::string meta_bytes = EncodeShardMeta(meta);
-  for (const auto& [suffix, bytes] : {std::pair<const char*, const std::string*>{"table", &table_bytes},
-                                      {"meta", &meta_bytes},
-                                      {"bands", &bands}}) {
-    if (Status s = WriteAtomically(folder.File(StageKind::kSign, t.task, suffix), *bytes); !s.ok()) return s;
+  // One encoding at a time, freed once written: the peak is the table and
+  // one of its encodings.
+  {
+    std::string bytes;
+    if (Status s = EncodeTo(corpus.table, SignatureParams::From(o), &bytes); !s.ok()) return s;
+    if (Status s = WriteAtomically(folder.File(StageKind::kSign, t.task, "table"), bytes); !s.ok()) return s;
+  }
+  {
+    const std::string bytes = EncodeBands(corpus.table, t.task, BandingOf(o), fingerprint);
+    if (Status s = WriteAtomically(folder.File(StageKind::kSign, t.task, "bands"), bytes); !s.ok()) return s;
+  }
+  const ShardMeta meta{.task = t,
+                       .first_file = lo,
+                       .counts = corpus.counts,
+                       .problems = std::move(corpus.problems),
+                       .walk = walked->counts,
+                       .walk_errors = std::move(walked->errors)};
+  if (Status s = WriteAtomically(folder.File(StageKind::kSign, t.task, "meta"), EncodeShardMeta(meta)); !s.ok()) {
+    return s;
   }
   return WriteAtomically(folder.File(StageKind::kSign, t.task, "done"),
                          WorkFolder::MarkerText(StageKind::kSign, t, fingerprint));

@@ -146,8 +146,11 @@ Result<uint32_t> WorkFolder::FinishedTasks(StageKind kind, uint64_t fingerprint)
                                          .append(" tasks: use an empty work folder"));
     }
     if (m.fingerprint != fingerprint) {
-      return Status::InvalidArgument(std::string(dir).append("/").append(std::to_string(task))
-                                         .append(".done: made with other options (signature, banding or mode) than these"));
+      return Status::InvalidArgument(
+          std::string(dir)
+              .append("/")
+              .append(std::to_string(task))
+              .append(".done: made with other options (signature, banding or mode) than these"));
     }
   }
   std::string missing;

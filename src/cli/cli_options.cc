@@ -171,7 +171,9 @@ Status CheckScanOptions(const BoundOptions& given, const CliOptions& c, std::vec
   }
   const bool no_paths = o.paths.empty() && c.files_from.empty() && c.files0_from.empty();
   if (c.command == Command::kStageBucket || c.command == Command::kStageReport) {
-    if (!no_paths) {
+    // --files-from and --against are accepted (and not read), so that every
+    // stage can take the same options.
+    if (!o.paths.empty()) {
       return Status::InvalidArgument(
           "stage bucket and stage report take no PATH: they read what the sign tasks wrote in WORK");
     }
@@ -211,7 +213,9 @@ Status ReadTasks(const std::string& task, const std::string& tasks, CliOptions* 
   if (Status s = ReadTask(tasks, "SLURM_ARRAY_TASK_COUNT", "--tasks", &c->tasks); !s.ok()) return s;
   if (c->tasks == 0 || c->task >= c->tasks) {
     return Status::InvalidArgument(std::string("--task must be below --tasks, got ")
-                                       .append(std::to_string(c->task)).append(" of ").append(std::to_string(c->tasks)));
+                                       .append(std::to_string(c->task))
+                                       .append(" of ")
+                                       .append(std::to_string(c->tasks)));
   }
   return Status::Ok();
 }

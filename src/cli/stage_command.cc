@@ -19,7 +19,8 @@ ExitCode Finish(const char* stage, const CliOptions& cli, const Status& s, bool 
     spdlog::error("{}", s.message());
     return ExitCode::kError;
   }
-  spdlog::info("{} task {} of {}: {}", stage, cli.task, cli.tasks, already_done ? "done before, nothing to do" : "done");
+  spdlog::info("{} task {} of {}: {}", stage, cli.task, cli.tasks,
+               already_done ? "done before, nothing to do" : "done");
   return ExitCode::kFound;
 }
 

@@ -34,7 +34,8 @@ void MakeTextCorpus(const TempDir& dir) {
     auto words = RandomWords(300, static_cast<uint64_t>(100 + base));
     for (int copy = 0; copy < 6; ++copy) {
       auto edited = words;
-      for (int e = 0; e < copy * 3; ++e) edited[static_cast<size_t>(e * 13 + copy) % edited.size()] = "edit" + std::to_string(e);
+      for (int e = 0; e < copy * 3; ++e)
+        edited[static_cast<size_t>(e * 13 + copy) % edited.size()] = "edit" + std::to_string(e);
       WriteFile(dir / ("docs/b" + std::to_string(base) + "/c" + std::to_string(copy) + ".txt"), Join(edited));
     }
     WriteFile(dir / ("docs/b" + std::to_string(base) + "/same.txt"), Join(words));
@@ -156,6 +157,13 @@ TEST(StageTest, SameAsScanWithAgainstAndEveryFormat) {
   }
 }
 
+TEST(StageTest, SameAsScanWithPathsFromAListGivenToEveryStage) {
+  TempDir dir;
+  MakeTextCorpus(dir);
+  WriteFile(dir / "list", dir / "docs/b0\n" + dir / "docs/b1/c3.txt\n" + dir / "docs/u\n");
+  ExpectSameAsScan(dir, {"--files-from", dir / "list", "--mode", "clusters"}, {}, 3, 2);
+}
+
 TEST(StageTest, SameAsScanOnJsonlWithRepeatedIdsAcrossShards) {
   TempDir dir;
   MakeJsonlCorpus(dir);
@@ -195,11 +203,13 @@ TEST(StageTest, KilledTaskRunAgainGivesTheSameFiles) {
     WriteFile(dir / ("docs/d" + std::to_string(1000 + i) + ".txt"), Join(RandomWords(3000, static_cast<uint64_t>(i))));
   }
   const std::string clean = dir / "clean";
-  ASSERT_EQ(RunProcess({kBin, "stage", "sign", "--task", "0", "--tasks", "1", clean, dir / "docs"}, dir.path()).exit_code, 0);
+  ASSERT_EQ(
+      RunProcess({kBin, "stage", "sign", "--task", "0", "--tasks", "1", clean, dir / "docs"}, dir.path()).exit_code, 0);
   const std::string work = dir / "work";
   bool killed_midway = false;
   for (int delay_ms : {5, 40, 150}) {
-    std::vector<std::string> argv = {kBin, "stage", "sign", "--task", "0", "--tasks", "1", "-j", "1", work, dir / "docs"};
+    std::vector<std::string> argv = {kBin, "stage", "sign", "--task", "0",         "--tasks",
+                                     "1",  "-j",    "1",    work,     dir / "docs"};
     std::vector<char*> args;
     for (auto& a : argv) args.push_back(a.data());
     args.push_back(nullptr);
@@ -216,7 +226,8 @@ TEST(StageTest, KilledTaskRunAgainGivesTheSameFiles) {
     std::filesystem::remove_all(work);
   }
   ASSERT_TRUE(killed_midway);
-  const RunResult again = RunProcess({kBin, "stage", "sign", "--task", "0", "--tasks", "1", work, dir / "docs"}, dir.path());
+  const RunResult again =
+      RunProcess({kBin, "stage", "sign", "--task", "0", "--tasks", "1", work, dir / "docs"}, dir.path());
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(Files(work), Files(clean));  // and no temporary left
 }
@@ -241,7 +252,9 @@ TEST(StageTest, MissingTasksAreListedByNumber) {
   MakeTextCorpus(dir);
   const std::string work = dir / "work";
   for (const char* task : {"0", "2", "4"}) {
-    ASSERT_EQ(RunProcess({kBin, "stage", "sign", "--task", task, "--tasks", "5", work, dir / "docs"}, dir.path()).exit_code, 0);
+    ASSERT_EQ(
+        RunProcess({kBin, "stage", "sign", "--task", task, "--tasks", "5", work, dir / "docs"}, dir.path()).exit_code,
+        0);
   }
   RunResult r = RunProcess({kBin, "stage", "bucket", "--task", "0", "--tasks", "1", work}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
@@ -251,7 +264,9 @@ TEST(StageTest, MissingTasksAreListedByNumber) {
   EXPECT_EQ(r.out, "");
   EXPECT_NE(r.err.find("sign tasks missing: 1, 3"), std::string::npos) << r.err;
   for (const char* task : {"1", "3"}) {
-    ASSERT_EQ(RunProcess({kBin, "stage", "sign", "--task", task, "--tasks", "5", work, dir / "docs"}, dir.path()).exit_code, 0);
+    ASSERT_EQ(
+        RunProcess({kBin, "stage", "sign", "--task", task, "--tasks", "5", work, dir / "docs"}, dir.path()).exit_code,
+        0);
   }
   ASSERT_EQ(RunProcess({kBin, "stage", "bucket", "--task", "2", "--tasks", "3", work}, dir.path()).exit_code, 0);
   r = RunProcess({kBin, "stage", "report", work}, dir.path());
@@ -263,14 +278,17 @@ TEST(StageTest, ShardsOfOtherParametersAreRefused) {
   TempDir dir;
   MakeTextCorpus(dir);
   const std::string work = dir / "work";
-  ASSERT_EQ(RunProcess({kBin, "stage", "sign", "--task", "0", "--tasks", "2", work, dir / "docs"}, dir.path()).exit_code, 0);
-  RunResult r = RunProcess({kBin, "stage", "sign", "--task", "1", "--tasks", "2", "--ngram", "4", work, dir / "docs"}, dir.path());
+  ASSERT_EQ(
+      RunProcess({kBin, "stage", "sign", "--task", "0", "--tasks", "2", work, dir / "docs"}, dir.path()).exit_code, 0);
+  RunResult r = RunProcess({kBin, "stage", "sign", "--task", "1", "--tasks", "2", "--ngram", "4", work, dir / "docs"},
+                           dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--ngram: 4 here, 5 in shard 0"), std::string::npos) << r.err;
   r = RunProcess({kBin, "stage", "sign", "--task", "1", "--tasks", "3", work, dir / "docs"}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("made by a run of 2 tasks, not 3"), std::string::npos) << r.err;
-  ASSERT_EQ(RunProcess({kBin, "stage", "sign", "--task", "1", "--tasks", "2", work, dir / "docs"}, dir.path()).exit_code, 0);
+  ASSERT_EQ(
+      RunProcess({kBin, "stage", "sign", "--task", "1", "--tasks", "2", work, dir / "docs"}, dir.path()).exit_code, 0);
   r = RunProcess({kBin, "stage", "bucket", "--task", "0", "--tasks", "1", "--seed", "9", work}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--seed: 9 here, 1 in shard 0"), std::string::npos) << r.err;
