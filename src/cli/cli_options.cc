@@ -91,8 +91,8 @@ struct CommandLine {
       sc.app = stage->add_subcommand(info.name, info.summary);
       sc.app->add_option("WORK", work, "The work folder, on storage every task sees")->required();
       if (info.command != Command::kStageReport) {
-        sc.app->add_option("--task", sc.task, "This task's number, from 0 [$SLURM_ARRAY_TASK_ID]");
-        sc.app->add_option("--tasks", sc.tasks, "The number of tasks [$SLURM_ARRAY_TASK_COUNT]");
+        sc.app->add_option("--task", sc.task, "This task's number, from 0 [$SLURM_ARRAY_TASK_ID]")->option_text("I");
+        sc.app->add_option("--tasks", sc.tasks, "The number of tasks [$SLURM_ARRAY_TASK_COUNT]")->option_text("N");
       }
       sc.options.Register(sc.app, kScanCommand);
     }
