@@ -1,6 +1,7 @@
 #include "neardup/work_folder.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -205,10 +206,13 @@ Status WriteAtomically(const std::string& path, std::string_view bytes) {
 Result<std::string> ReadWholeFile(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status::IoError(Errno(path, "cannot open"));
-  std::string out;
-  char block[1 << 16];
+  // Read straight into a string of the file's size (grown if the file grew).
+  struct stat st {};
+  std::string out(::fstat(fd, &st) == 0 && st.st_size > 0 ? static_cast<size_t>(st.st_size) : 0, '\0');
+  size_t have = 0;
   for (;;) {
-    const ssize_t n = ::read(fd, block, sizeof block);
+    if (have == out.size()) out.resize(out.size() + (1 << 16));
+    const ssize_t n = ::read(fd, out.data() + have, out.size() - have);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       Status s = Status::IoError(Errno(path, "cannot read"));
@@ -216,9 +220,10 @@ Result<std::string> ReadWholeFile(const std::string& path) {
       return s;
     }
     if (n == 0) break;
-    out.append(block, static_cast<size_t>(n));
+    have += static_cast<size_t>(n);
   }
   ::close(fd);
+  out.resize(have);
   return out;
 }
 
