@@ -213,7 +213,7 @@ Status RunSignTask(const Options& o, const std::string& work, StageTask t, const
     corpus.table.files = std::move(share);
     corpus.stream_copies.resize(corpus.table.files.size());
     SignProgress progress;
-    SignJsonlFiles(o, minhasher, fs, workers, false, progress, &corpus);
+    SignJsonlFiles(o, minhasher, fs, workers, false, progress, &corpus, nullptr, nullptr);
   }
   if (workers.Cancelled()) return Status::Cancelled("interrupted");
   if (corpus.table.size() >= (uint64_t{1} << kShardShift)) {
