@@ -153,6 +153,29 @@ Status ReadPathLists(const CliOptions& cli, std::vector<std::string>* paths) {
   return Status::Ok();
 }
 
+// The problems and notices of a run as warnings; its parameters at -v.
+void LogWhatTheRunMet(const Report& report) {
+  for (const Status& p : report.problems) spdlog::warn("{}", p.message());
+  for (const std::string& n : report.notices) spdlog::warn("{}", n);
+  if (report.stats.special > 0) {
+    spdlog::info("{} special files (fifos, sockets, devices) found while walking were not read",
+                 report.stats.special);
+  }
+  const Params& pa = report.params;
+  spdlog::info("{} {}-shingles, {} permutations, {} bands x {} rows, threshold {}, verify {}, seed {}",
+               ToString(pa.shingle), pa.ngram, pa.num_perm, pa.bands, pa.rows, pa.threshold,
+               ToString(pa.verify), pa.seed);
+}
+
+// A document asked for and not read (an unreadable file, a malformed JSONL
+// line, an id that is not unique) is an error, after everything else was
+// written; else 0 when something was reported, 1 when nothing was.
+ExitCode ExitCodeOf(const Report& report) {
+  const bool lost = report.stats.unreadable > 0 || report.stats.malformed_lines > 0 || report.stats.duplicate_ids > 0;
+  const bool any = report.params.mode == Mode::kPairs ? !report.pairs.empty() : !report.clusters.empty();
+  return lost ? ExitCode::kError : any ? ExitCode::kFound : ExitCode::kNothing;
+}
+
 }  // namespace
 
 ExitCode RunScan(const CliOptions& cli) {
@@ -190,16 +213,7 @@ ExitCode RunScan(const CliOptions& cli) {
     return ExitCode::kError;
   }
   const Report& report = *result;
-  for (const Status& p : report.problems) spdlog::warn("{}", p.message());
-  for (const std::string& n : report.notices) spdlog::warn("{}", n);
-  if (report.stats.special > 0) {
-    spdlog::info("{} special files (fifos, sockets, devices) found while walking were not read",
-                 report.stats.special);
-  }
-  const Params& pa = report.params;
-  spdlog::info("{} {}-shingles, {} permutations, {} bands x {} rows, threshold {}, verify {}, seed {}",
-               ToString(pa.shingle), pa.ngram, pa.num_perm, pa.bands, pa.rows, pa.threshold,
-               ToString(pa.verify), pa.seed);
+  LogWhatTheRunMet(report);
 
   if (cli.format == OutputFormat::kHtml) {
     // The review page reads the documents shown again, for their word diffs.
@@ -223,12 +237,7 @@ ExitCode RunScan(const CliOptions& cli) {
     if (!detail.empty()) line += " (skipped: " + detail + ")";
     std::fprintf(stderr, "%s\n", line.c_str());
   }
-  const bool any = report.params.mode == Mode::kPairs ? !report.pairs.empty() : !report.clusters.empty();
-  // A document asked for and not read (an unreadable file, a malformed JSONL
-  // line, an id that is not unique) is an error, after everything else was
-  // written.
-  const bool lost = report.stats.unreadable > 0 || report.stats.malformed_lines > 0 || report.stats.duplicate_ids > 0;
-  const ExitCode code = lost ? ExitCode::kError : any ? ExitCode::kFound : ExitCode::kNothing;
+  const ExitCode code = ExitCodeOf(report);
   if (report.index.used) {
     if (Status s = RecordRunExit(options.index, report.index.run, static_cast<int>(code)); !s.ok()) {
       spdlog::warn("{}", s.message());
