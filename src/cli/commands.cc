@@ -150,12 +150,10 @@ Status ReadPathLists(const CliOptions& cli, std::vector<std::string>* out) {
   return Status::Ok();
 }
 
-ExitCode WriteResults(const CliOptions& cli, const Options& options, const Result<Report>& result, Output& out) {
-  if (!result.ok()) {
-    spdlog::error("{}", result.status().message());
-    return ExitCode::kError;
-  }
-  const Report& report = *result;
+namespace {
+
+// The problems and notices of a run as warnings; its parameters at -v.
+void LogWhatTheRunMet(const Report& report) {
   for (const Status& p : report.problems) spdlog::warn("{}", p.message());
   for (const std::string& n : report.notices) spdlog::warn("{}", n);
   if (report.stats.special > 0) {
@@ -166,6 +164,26 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
   spdlog::info("{} {}-shingles, {} permutations, {} bands x {} rows, threshold {}, verify {}, seed {}",
                ToString(pa.shingle), pa.ngram, pa.num_perm, pa.bands, pa.rows, pa.threshold,
                ToString(pa.verify), pa.seed);
+}
+
+// A document asked for and not read (an unreadable file, a malformed JSONL
+// line, an id that is not unique) is an error, after everything else was
+// written; else 0 when something was reported, 1 when nothing was.
+ExitCode ExitCodeOf(const Report& report) {
+  const bool lost = report.stats.unreadable > 0 || report.stats.malformed_lines > 0 || report.stats.duplicate_ids > 0;
+  const bool any = report.params.mode == Mode::kPairs ? !report.pairs.empty() : !report.clusters.empty();
+  return lost ? ExitCode::kError : any ? ExitCode::kFound : ExitCode::kNothing;
+}
+
+}  // namespace
+
+ExitCode WriteResults(const CliOptions& cli, const Options& options, const Result<Report>& result, Output& out) {
+  if (!result.ok()) {
+    spdlog::error("{}", result.status().message());
+    return ExitCode::kError;
+  }
+  const Report& report = *result;
+  LogWhatTheRunMet(report);
 
   if (cli.format == OutputFormat::kHtml) {
     // The review page reads the documents shown again, for their word diffs.
@@ -189,12 +207,7 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
     if (!detail.empty()) line += " (skipped: " + detail + ")";
     std::fprintf(stderr, "%s\n", line.c_str());
   }
-  const bool any = report.params.mode == Mode::kPairs ? !report.pairs.empty() : !report.clusters.empty();
-  // A document asked for and not read (an unreadable file, a malformed JSONL
-  // line, an id that is not unique) is an error, after everything else was
-  // written.
-  const bool lost = report.stats.unreadable > 0 || report.stats.malformed_lines > 0 || report.stats.duplicate_ids > 0;
-  const ExitCode code = lost ? ExitCode::kError : any ? ExitCode::kFound : ExitCode::kNothing;
+  const ExitCode code = ExitCodeOf(report);
   if (report.index.used) {
     if (Status s = RecordRunExit(options.index, report.index.run, static_cast<int>(code)); !s.ok()) {
       spdlog::warn("{}", s.message());
@@ -233,7 +246,7 @@ ExitCode RunIndexCheck(const std::string& file, std::ostream& out) {
   if (!problems->empty()) return ExitCode::kError;
   out << file << ": ok\n";
   return ExitCode::kFound;
-
+}
 
 ExitCode RunScan(const CliOptions& cli) {
   // Open the output first: a bad -o path fails before the work, not after.
