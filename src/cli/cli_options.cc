@@ -186,6 +186,11 @@ Status CheckScanOptions(const BoundOptions& given, const CliOptions& c, std::vec
     if (given.Given("--keep")) warnings->push_back("--keep has no effect in pairs mode (see --mode)");
     if (given.Given("--cluster-by")) warnings->push_back("--cluster-by has no effect in pairs mode (see --mode)");
   }
+  if (c.format == OutputFormat::kHtml && o.mode == Mode::kDuplicates) {
+    return Status::InvalidArgument(
+        "-f html is a review page of pairs or clusters: use it with --mode pairs or clusters");
+  }
+  if (given.Given("--lock-wait") && o.index.empty()) return Status::InvalidArgument("--lock-wait needs --index FILE");
   const bool no_paths = o.paths.empty() && c.files_from.empty() && c.files0_from.empty();
   if (c.command == Command::kStageBucket || c.command == Command::kStageReport) {
     // --files-from and --against are accepted (and not read), so that every
@@ -199,6 +204,11 @@ Status CheckScanOptions(const BoundOptions& given, const CliOptions& c, std::vec
   if (no_paths) {
     return Status::InvalidArgument(stage ? "stage sign needs a PATH (or --files-from) after WORK"
                                          : "scan needs a PATH (or --files-from); see neardup scan --help");
+  }
+  // '-' as a PATH is standard input, as is '-' as a list of paths.
+  const auto has_dash = [](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), "-") != v.end(); };
+  if (has_dash(o.paths) && (has_dash(c.files_from) || has_dash(c.files0_from))) {
+    return Status::InvalidArgument("'-' as a PATH and --files-from - both read standard input: use one of them");
   }
   return Status::Ok();
 }
@@ -233,16 +243,6 @@ Status ReadTasks(const std::string& task, const std::string& tasks, CliOptions* 
                                        .append(std::to_string(c->task))
                                        .append(" of ")
                                        .append(std::to_string(c->tasks)));
-  }
-  if (c.format == OutputFormat::kHtml && o.mode == Mode::kDuplicates) {
-    return Status::InvalidArgument(
-        "-f html is a review page of pairs or clusters: use it with --mode pairs or clusters");
-  }
-  if (given.Given("--lock-wait") && o.index.empty()) return Status::InvalidArgument("--lock-wait needs --index FILE");
-  // '-' as a PATH is standard input, as is '-' as a list of paths.
-  const auto has_dash = [](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), "-") != v.end(); };
-  if (has_dash(o.paths) && (has_dash(c.files_from) || has_dash(c.files0_from))) {
-    return Status::InvalidArgument("'-' as a PATH and --files-from - both read standard input: use one of them");
   }
   return Status::Ok();
 }
