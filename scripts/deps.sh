@@ -9,6 +9,8 @@ NEARDUP_PACKAGES=(
   xxhash time sqlite3
   libdtl-dev chromium-headless-shell
 )
+# For scripts/slurm/e2e.sh: a real single-node Slurm cluster.
+NEARDUP_SLURM_PACKAGES=(slurm-wlm munge)
 
 neardup_install_packages() {
   local missing=()

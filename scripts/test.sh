@@ -38,3 +38,31 @@ if [ "$sanitize" = OFF ]; then
     --min-recall 0.97 --workdir "$PWD/$build/bench-quick" >/dev/null
   echo "bench.sh --quick: ok (recall of the planted pairs with --exact >= 0.97)"
 fi
+
+# The stages by the one-machine shell loop (N=3 sign tasks, M=2 bucket
+# tasks) give scan's bytes and exit status, in every mode.
+stage_dir=$(mktemp -d)
+trap 'rm -rf "$stage_dir"' EXIT
+NEARDUP_BUILD_DIR="$PWD/$build" scripts/gen_corpus --docs 1500 --out "$stage_dir/corpus" --seed 42 -q
+for mode in pairs clusters duplicates; do
+  status=0
+  "$build/neardup" scan -q --mode "$mode" --exact "$stage_dir/corpus" >"$stage_dir/scan.out" || status=$?
+  staged=0
+  NEARDUP_BIN="$PWD/$build/neardup" scripts/stage_local.sh -n 3 -m 2 "$stage_dir/work-$mode" -q --mode "$mode" \
+    --exact -- "$stage_dir/corpus" >"$stage_dir/stage.out" || staged=$?
+  cmp "$stage_dir/scan.out" "$stage_dir/stage.out"
+  [ "$status" = "$staged" ] || { echo "stage_local.sh --mode $mode: exit $staged, scan $status" >&2; exit 1; }
+done
+echo "stage_local.sh -n 3 -m 2: ok (same output as scan in every mode)"
+
+# The same stages under a real single-node Slurm (munged, slurmctld and
+# slurmd from Debian's packages), chained by scripts/slurm/submit.sh with
+# N=4, M=3. slurmd runs jobs as their users: root only.
+if [ "$sanitize" = OFF ]; then
+  if [ "$(id -u)" = 0 ]; then
+    neardup_install_packages "${NEARDUP_SLURM_PACKAGES[@]}"
+    scripts/slurm/e2e.sh "$build"
+  else
+    echo "scripts/slurm/e2e.sh: skipped (needs root to run slurmd)"
+  fi
+fi

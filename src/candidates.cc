@@ -66,11 +66,20 @@ Candidates FindCandidates(const SignatureTable& table, const CopyGroups& groups,
   for (auto& per_worker : buckets) {
     for (auto& bucket : per_worker) LeadBucket(table, options, floor, std::move(bucket), &out.pairs);
   }
-  std::sort(out.pairs.begin(), out.pairs.end());
-  out.pairs.erase(std::unique(out.pairs.begin(), out.pairs.end(),
-                              [](const Candidate& x, const Candidate& y) { return x.a == y.a && x.b == y.b; }),
-                  out.pairs.end());
+  SortUniqueCandidates(&out.pairs);
   return out;
+}
+
+void LeadLargeBucket(const SignatureTable& table, const Options& options, std::vector<DocId> ids,
+                     std::vector<Candidate>* out) {
+  LeadBucket(table, options, CandidateFloor(options), std::move(ids), out);
+}
+
+void SortUniqueCandidates(std::vector<Candidate>* pairs) {
+  std::sort(pairs->begin(), pairs->end());
+  pairs->erase(std::unique(pairs->begin(), pairs->end(),
+                           [](const Candidate& x, const Candidate& y) { return x.a == y.a && x.b == y.b; }),
+               pairs->end());
 }
 
 }  // namespace neardup

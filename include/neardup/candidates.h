@@ -54,4 +54,14 @@ struct Candidates {
 Candidates FindCandidates(const SignatureTable& table, const CopyGroups& groups, const Options& options,
                           Banding banding, const Workers& workers);
 
+// The pairs of one large bucket (`ids`, ascending), by leaders as described
+// above, at or above CandidateFloor(options): appended to *out. Used by
+// FindCandidates and by the stage report (stage_report.h), which gets its
+// large buckets from the bucket tasks.
+void LeadLargeBucket(const SignatureTable& table, const Options& options, std::vector<DocId> ids,
+                     std::vector<Candidate>* out);
+
+// Sorts `pairs` by (a, b) and keeps the first of each repeat.
+void SortUniqueCandidates(std::vector<Candidate>* pairs);
+
 }  // namespace neardup

@@ -3,6 +3,9 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <deque>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,6 +38,16 @@ struct CommandLine {
   std::vector<std::string> explain_args;
   std::string index_action;
   std::string index_file;
+  // neardup stage sign|bucket|report: each with scan's options.
+  struct StageCommand {
+    Command command;
+    CLI::App* app = nullptr;
+    BoundOptions options;
+    std::string task, tasks;  // as typed
+  };
+  CLI::App* stage = nullptr;
+  std::deque<StageCommand> stages;
+  std::string work;
 
   CommandLine() {
     app.set_version_flag("--version", std::string("neardup ") + kVersion);
@@ -68,8 +81,37 @@ struct CommandLine {
               ->check(CLI::IsMember({"bash", "zsh", "fish"}));
           break;
         case Command::kManPage:
+        case Command::kStageSign:
+        case Command::kStageBucket:
+        case Command::kStageReport:
           break;
       }
+    }
+    AddStageCommands();
+  }
+
+  void AddStageCommands() {
+    stage = app.add_subcommand("stage", "Run one task of a stage over a shared work folder (sign, bucket, report)");
+    stage->require_subcommand(1);
+    const struct {
+      Command command;
+      const char* name;
+      const char* summary;
+    } kStages[] = {
+        {Command::kStageSign, "sign", "Sign task I of N: a share of PATH... into WORK/sign"},
+        {Command::kStageBucket, "bucket", "Bucket task J of M: the candidate pairs of a share of the bands"},
+        {Command::kStageReport, "report", "Verify the candidates in WORK and write what scan writes"},
+    };
+    for (const auto& info : kStages) {
+      StageCommand& sc = stages.emplace_back();
+      sc.command = info.command;
+      sc.app = stage->add_subcommand(info.name, info.summary);
+      sc.app->add_option("WORK", work, "The work folder, on storage every task sees")->required();
+      if (info.command != Command::kStageReport) {
+        sc.app->add_option("--task", sc.task, "This task's number, from 0 [$SLURM_ARRAY_TASK_ID]")->option_text("I");
+        sc.app->add_option("--tasks", sc.tasks, "The number of tasks [$SLURM_ARRAY_TASK_COUNT]")->option_text("N");
+      }
+      sc.options.Register(sc.app, kScanCommand);
     }
   }
 
@@ -77,7 +119,16 @@ struct CommandLine {
     for (const auto& [command, sub] : commands) {
       if (sub->parsed()) return command;
     }
+    for (const StageCommand& sc : stages) {
+      if (sc.app->parsed()) return sc.command;
+    }
     return Command::kScan;
+  }
+  const StageCommand* ParsedStage() const {
+    for (const StageCommand& sc : stages) {
+      if (sc.app->parsed()) return &sc;
+    }
+    return nullptr;
   }
 };
 
@@ -122,6 +173,8 @@ std::optional<ExitCode> ParseCommandLine(CLI::App& app, int argc, const char* co
 // applies, which options have no effect (warnings), and that there is
 // something to read.
 Status CheckScanOptions(const BoundOptions& given, const CliOptions& c, std::vector<std::string>* warnings) {
+  const bool stage = c.command == Command::kStageSign || c.command == Command::kStageBucket ||
+                     c.command == Command::kStageReport;
   const Options& o = c.scan;
   if (given.Given("--null") && o.mode != Mode::kDuplicates) {
     return Status::InvalidArgument("-0 (--null) applies only to --mode duplicates");
@@ -133,18 +186,63 @@ Status CheckScanOptions(const BoundOptions& given, const CliOptions& c, std::vec
     if (given.Given("--keep")) warnings->push_back("--keep has no effect in pairs mode (see --mode)");
     if (given.Given("--cluster-by")) warnings->push_back("--cluster-by has no effect in pairs mode (see --mode)");
   }
-  if (o.paths.empty() && c.files_from.empty() && c.files0_from.empty()) {
-    return Status::InvalidArgument("scan needs a PATH (or --files-from); see neardup scan --help");
-  }
   if (c.format == OutputFormat::kHtml && o.mode == Mode::kDuplicates) {
     return Status::InvalidArgument(
         "-f html is a review page of pairs or clusters: use it with --mode pairs or clusters");
   }
   if (given.Given("--lock-wait") && o.index.empty()) return Status::InvalidArgument("--lock-wait needs --index FILE");
+  const bool no_paths = o.paths.empty() && c.files_from.empty() && c.files0_from.empty();
+  if (c.command == Command::kStageBucket || c.command == Command::kStageReport) {
+    // --files-from and --against are accepted (and not read), so that every
+    // stage can take the same options.
+    if (!o.paths.empty()) {
+      return Status::InvalidArgument(
+          "stage bucket and stage report take no PATH: they read what the sign tasks wrote in WORK");
+    }
+    return Status::Ok();
+  }
+  if (no_paths) {
+    return Status::InvalidArgument(stage ? "stage sign needs a PATH (or --files-from) after WORK"
+                                         : "scan needs a PATH (or --files-from); see neardup scan --help");
+  }
   // '-' as a PATH is standard input, as is '-' as a list of paths.
   const auto has_dash = [](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), "-") != v.end(); };
   if (has_dash(o.paths) && (has_dash(c.files_from) || has_dash(c.files0_from))) {
     return Status::InvalidArgument("'-' as a PATH and --files-from - both read standard input: use one of them");
+  }
+  return Status::Ok();
+}
+
+// --task I and --tasks N as typed, else from Slurm's job array variables.
+Status ReadTask(const std::string& typed, const char* variable, const char* option, uint32_t* out) {
+  std::string text = typed;
+  if (text.empty()) {
+    const char* env = std::getenv(variable);
+    if (env == nullptr || *env == '\0') {
+      return Status::InvalidArgument(std::string(option).append(" is missing (and ").append(variable)
+                                         .append(" is not set: not in a Slurm job array)"));
+    }
+    text = env;
+  }
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || v > (1u << 24) || text[0] == '-') {
+    return Status::InvalidArgument(std::string(option).append(" must be an integer from 0 to 2^24, got ")
+                                       .append(ShownValue(text)));
+  }
+  *out = static_cast<uint32_t>(v);
+  return Status::Ok();
+}
+
+Status ReadTasks(const std::string& task, const std::string& tasks, CliOptions* c) {
+  if (Status s = ReadTask(task, "SLURM_ARRAY_TASK_ID", "--task", &c->task); !s.ok()) return s;
+  if (Status s = ReadTask(tasks, "SLURM_ARRAY_TASK_COUNT", "--tasks", &c->tasks); !s.ok()) return s;
+  if (c->tasks == 0 || c->task >= c->tasks) {
+    return Status::InvalidArgument(std::string("--task must be below --tasks, got ")
+                                       .append(std::to_string(c->task))
+                                       .append(" of ")
+                                       .append(std::to_string(c->tasks)));
   }
   return Status::Ok();
 }
@@ -184,15 +282,23 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
   if (c.command == Command::kCompletions || c.command == Command::kManPage || c.command == Command::kIndex) {
     return parsed;
   }
-  const BoundOptions& given = c.command == Command::kParams    ? line.params_options
+  const auto* stage = line.ParsedStage();
+  const BoundOptions& given = stage != nullptr                  ? stage->options
+                              : c.command == Command::kParams  ? line.params_options
                               : c.command == Command::kExplain ? line.explain_options
                                                                : line.scan_options;
   c.explain_args = line.explain_args;
+  c.work = line.work;
 
   Status status = given.Apply(c);
   if (c.verbosity < 0) c.progress = false;  // -q: errors only, no progress line
-  if (status.ok() && c.command == Command::kScan) status = CheckScanOptions(given, c, &parsed.warnings);
+  if (status.ok() && (c.command == Command::kScan || stage != nullptr)) {
+    status = CheckScanOptions(given, c, &parsed.warnings);
+  }
   if (status.ok() && c.command == Command::kExplain) status = CheckExplainOptions(given, c);
+  if (status.ok() && stage != nullptr && c.command != Command::kStageReport) {
+    status = ReadTasks(stage->task, stage->tasks, &c);
+  }
   if (status.ok()) status = ValidateOptions(c.scan);
   if (!status.ok()) {
     err << "neardup: " << status.message() << "\n";

@@ -18,7 +18,7 @@
 
 namespace neardup::cli {
 
-enum class Command { kScan, kParams, kExplain, kIndex, kCompletions, kManPage };
+enum class Command { kScan, kParams, kExplain, kIndex, kCompletions, kManPage, kStageSign, kStageBucket, kStageReport };
 
 // The commands of neardup, in the order of `neardup --help`: the source of
 // the subcommands, of the completion scripts and of the man page.
@@ -70,6 +70,9 @@ struct CliOptions {
   std::vector<std::string> explain_args;
   std::string index_action;                    // index: info or check
   std::string index_file;                      // index: FILE
+  std::string work;                            // stage commands: the work folder
+  uint32_t task = 0;                           // stage sign, bucket: --task (or SLURM_ARRAY_TASK_ID)
+  uint32_t tasks = 0;                          // --tasks (or SLURM_ARRAY_TASK_COUNT)
 
   bool operator==(const CliOptions&) const = default;
 };
@@ -84,6 +87,9 @@ struct ParsedArgs {
 
 // The options and their help come from the option table
 // (neardup/option_table.h); `neardup scan --help` lists them by its groups.
+// `neardup stage sign|bucket|report WORK` take scan's options too; --task
+// and --tasks (sign, bucket) default to the environment's
+// SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT, read here.
 ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 
 }  // namespace neardup::cli

@@ -140,18 +140,17 @@ std::string SkipDetail(const Stats& s) {
 
 }  // namespace
 
-namespace {
-
-// The paths of --files-from (one a line) and --files0-from (NUL-separated).
-Status ReadPathLists(const CliOptions& cli, std::vector<std::string>* paths) {
+Status ReadPathLists(const CliOptions& cli, std::vector<std::string>* out) {
   for (const auto& f : cli.files_from) {
-    if (Status s = ReadPathList(f, '\n', paths); !s.ok()) return s;
+    if (Status s = ReadPathList(f, '\n', out); !s.ok()) return s;
   }
   for (const auto& f : cli.files0_from) {
-    if (Status s = ReadPathList(f, '\0', paths); !s.ok()) return s;
+    if (Status s = ReadPathList(f, '\0', out); !s.ok()) return s;
   }
   return Status::Ok();
 }
+
+namespace {
 
 // The problems and notices of a run as warnings; its parameters at -v.
 void LogWhatTheRunMet(const Report& report) {
@@ -178,36 +177,7 @@ ExitCode ExitCodeOf(const Report& report) {
 
 }  // namespace
 
-ExitCode RunScan(const CliOptions& cli) {
-  // Open the output first: a bad -o path fails before the work, not after.
-  // (Reading the path lists is part of the work: it may wait on stdin.)
-  Result<std::unique_ptr<Output>> out = Output::Open(cli.output);
-  if (!out.ok()) {
-    spdlog::error("{}", out.status().message());
-    return ExitCode::kError;
-  }
-
-  Options options = cli.scan;
-  if (Status s = ReadPathLists(cli, &options.listed_paths); !s.ok()) {
-    spdlog::error("{}", s.message());
-    return ExitCode::kError;
-  }
-
-  const bool show_progress = cli.progress.value_or(::isatty(STDERR_FILENO) != 0);
-  ProgressLine progress(show_progress);
-  RunContext ctx;
-  Stage last_stage = Stage::kWalking;
-  ctx.progress = [&progress, &last_stage](const Progress& p) {
-    if (p.stage != last_stage) {
-      progress.Clear();
-      spdlog::debug("{} after {:.2f} s ({} documents, {} bytes read)", ToString(p.stage), p.seconds, p.documents,
-                    p.bytes);
-      last_stage = p.stage;
-    }
-    progress.Update(p);
-  };
-  Result<Report> result = FindDuplicates(options, ctx);
-  progress.Clear();
+ExitCode WriteResults(const CliOptions& cli, const Options& options, const Result<Report>& result, Output& out) {
   if (!result.ok()) {
     spdlog::error("{}", result.status().message());
     return ExitCode::kError;
@@ -219,15 +189,15 @@ ExitCode RunScan(const CliOptions& cli) {
     // The review page reads the documents shown again, for their word diffs.
     HtmlSources sources;
     sources.options = &options;
-    WriteHtml(report, sources, (*out)->stream());
+    WriteHtml(report, sources, out.stream());
   } else {
-    WriteReport(report, cli.format, (*out)->stream(), cli.terminator);
+    WriteReport(report, cli.format, out.stream(), cli.terminator);
   }
   if (!report.pairs.status().ok()) {
     spdlog::error("{}", report.pairs.status().message());
     return ExitCode::kError;
   }
-  if (Status s = (*out)->Commit(); !s.ok()) {
+  if (Status s = out.Commit(); !s.ok()) {
     spdlog::error("{}", s.message());
     return ExitCode::kError;
   }
@@ -276,6 +246,39 @@ ExitCode RunIndexCheck(const std::string& file, std::ostream& out) {
   if (!problems->empty()) return ExitCode::kError;
   out << file << ": ok\n";
   return ExitCode::kFound;
+}
+
+ExitCode RunScan(const CliOptions& cli) {
+  // Open the output first: a bad -o path fails before the work, not after.
+  // (Reading the path lists is part of the work: it may wait on stdin.)
+  Result<std::unique_ptr<Output>> out = Output::Open(cli.output);
+  if (!out.ok()) {
+    spdlog::error("{}", out.status().message());
+    return ExitCode::kError;
+  }
+
+  Options options = cli.scan;
+  if (Status s = ReadPathLists(cli, &options.listed_paths); !s.ok()) {
+    spdlog::error("{}", s.message());
+    return ExitCode::kError;
+  }
+
+  const bool show_progress = cli.progress.value_or(::isatty(STDERR_FILENO) != 0);
+  ProgressLine progress(show_progress);
+  RunContext ctx;
+  Stage last_stage = Stage::kWalking;
+  ctx.progress = [&progress, &last_stage](const Progress& p) {
+    if (p.stage != last_stage) {
+      progress.Clear();
+      spdlog::debug("{} after {:.2f} s ({} documents, {} bytes read)", ToString(p.stage), p.seconds, p.documents,
+                    p.bytes);
+      last_stage = p.stage;
+    }
+    progress.Update(p);
+  };
+  Result<Report> result = FindDuplicates(options, ctx);
+  progress.Clear();
+  return WriteResults(cli, options, result, **out);
 }
 
 ExitCode RunParams(const Options& options, std::ostream& out) {

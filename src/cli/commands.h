@@ -1,5 +1,5 @@
 // The commands of the front end: scan, params, explain, index info|check, completions and
-// manpage.
+// manpage (the stage commands are in stage_command.h).
 #pragma once
 
 #include <ostream>
@@ -7,6 +7,8 @@
 
 #include "cli/cli_options.h"
 #include "cli/exit_code.h"
+#include "cli/output.h"
+#include "neardup/report.h"
 
 namespace neardup::cli {
 
@@ -18,6 +20,15 @@ ExitCode RunIndexInfo(const std::string& file, std::ostream& out);
 
 // `neardup index check FILE`: exit 0 when sound; else each problem on stderr, 2.
 ExitCode RunIndexCheck(const std::string& file, std::ostream& out);
+
+// Appends the paths of the --files-from and --files0-from lists of `cli` to
+// *out. InvalidArgument or IoError for a list that cannot be read.
+Status ReadPathLists(const CliOptions& cli, std::vector<std::string>* out);
+
+// The end of a scan or of a stage report: logs the problems and notices,
+// writes the report to `out` in cli.format, commits it, prints the summary
+// and returns the exit status (an error result is logged, kError).
+ExitCode WriteResults(const CliOptions& cli, const Options& options, const Result<Report>& result, Output& out);
 
 // Prints the banding, its approximate threshold and the S-curve table.
 ExitCode RunParams(const Options& options, std::ostream& out);

@@ -10,6 +10,7 @@
 #include "cli/explain_command.h"
 #include "cli/logging.h"
 #include "cli/signals.h"
+#include "cli/stage_command.h"
 #include "cli/std_fds.h"
 
 int main(int argc, char** argv) {
@@ -46,6 +47,10 @@ int main(int argc, char** argv) {
       case neardup::cli::Command::kManPage:
         code = neardup::cli::RunManPage(std::cout);
         break;
+      case neardup::cli::Command::kStageSign:
+      case neardup::cli::Command::kStageBucket:
+      case neardup::cli::Command::kStageReport:
+        return static_cast<int>(neardup::cli::RunStage(args.options));
     }
     std::cout.flush();
     return static_cast<int>(code);

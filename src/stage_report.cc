@@ -1,0 +1,260 @@
+#include "neardup/stage_report.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+
+#include "neardup/build_report.h"
+#include "neardup/candidates.h"
+#include "neardup/copy_groups.h"
+#include "neardup/minhash.h"
+#include "neardup/stage_bucket.h"
+#include "neardup/stage_sign.h"
+#include "neardup/table_codec.h"
+#include "neardup/verify.h"
+#include "neardup/verify_candidates.h"
+#include "sign_internal.h"
+
+namespace neardup {
+
+namespace {
+
+// The shards merged: the scan's SignedCorpus, and where each shard's
+// documents start.
+struct Merged {
+  SignedCorpus corpus;
+  std::vector<uint64_t> first_doc;  // per shard
+  WalkCounts walk;
+  std::vector<Status> walk_errors;
+};
+
+// The documents of each shard, from its header: to size the merged table once.
+Result<std::vector<uint64_t>> ShardSizes(const WorkFolder& folder, uint32_t shards) {
+  std::vector<uint64_t> sizes;
+  for (uint32_t s = 0; s < shards; ++s) {
+    const std::string path = folder.File(StageKind::kSign, s, "table");
+    std::ifstream in(path, std::ios::binary);
+    std::string header(kTableHeaderSize, '\0');
+    in.read(header.data(), static_cast<std::streamsize>(header.size()));
+    if (!in) return Status::IoError(path + ": cannot read");
+    Result<TableHeader> peeked = PeekHeader(header);
+    if (!peeked.ok()) return Status::Corrupt(path + ": " + peeked.status().message());
+    sizes.push_back(peeked->doc_count);
+  }
+  return sizes;
+}
+
+Result<Merged> LoadShards(const WorkFolder& folder, const Options& o, uint32_t shards) {
+  Result<std::vector<uint64_t>> sizes = ShardSizes(folder, shards);
+  if (!sizes.ok()) return sizes.status();
+  uint64_t total = 0;
+  for (uint64_t n : *sizes) total += n;
+  Merged m;
+  m.corpus.table = SignatureTable(o.num_perm);
+  SignatureTable& table = m.corpus.table;
+  table.Resize(total);
+  const SignatureParams params = SignatureParams::From(o);
+  uint64_t first = 0;
+  for (uint32_t s = 0; s < shards; ++s) {
+    const std::string path = folder.File(StageKind::kSign, s, "table");
+    Result<DecodedTable> decoded = Status::Internal("unread");
+    {
+      Result<std::string> bytes = ReadWholeFile(path);
+      if (!bytes.ok()) return bytes.status();
+      decoded = DecodeFrom(*bytes);
+    }
+    if (!decoded.ok()) return Status::Corrupt(path + ": " + decoded.status().message());
+    if (!(decoded->params == params)) return Status::InvalidArgument(path + ": signed with other parameters");
+    SignatureTable& part = decoded->table;
+    if (part.size() != (*sizes)[s]) return Status::Corrupt(path + ": changed while read");
+    Result<std::string> meta_bytes = ReadWholeFile(folder.File(StageKind::kSign, s, "meta"));
+    if (!meta_bytes.ok()) return meta_bytes.status();
+    Result<ShardMeta> meta = DecodeShardMeta(*meta_bytes);
+    if (!meta.ok()) return Status::Corrupt(folder.File(StageKind::kSign, s, "meta") + ": " + meta.status().message());
+    const uint32_t file_offset = static_cast<uint32_t>(table.files.size());
+    if (meta->first_file != file_offset) return Status::Corrupt(path + ": its files do not follow the last shard's");
+    if (s == 0) {
+      m.walk = meta->walk;
+      m.walk_errors = std::move(meta->walk_errors);
+    }
+    m.first_doc.push_back(first);
+    for (InputFile& f : part.files) table.files.push_back(std::move(f));
+    for (size_t k = 0; k < part.size(); ++k) {
+      table.docs[first + k] = std::move(part.docs[k]);
+      table.docs[first + k].file += file_offset;
+    }
+    if (part.size() > 0) {
+      std::memcpy(table.MutableSignature(static_cast<DocId>(first)), part.values().data(),
+                  part.values().size() * sizeof(uint32_t));
+    }
+    first += part.size();
+    for (InputProblem& p : meta->problems) {
+      p.file += file_offset;
+      m.corpus.problems.push_back(std::move(p));
+    }
+    m.corpus.counts.bytes += meta->counts.bytes;
+    m.corpus.counts.invalid_utf8 += meta->counts.invalid_utf8;
+    m.corpus.counts.transcoded += meta->counts.transcoded;
+  }
+  m.corpus.stream_copies.resize(table.files.size());
+  return m;
+}
+
+// Whether band `band` is the first whose rows a and b share (as LshIndex
+// produces a pair once, in the first band it shares).
+bool FirstSharedBand(const SignatureTable& table, Banding banding, DocId a, DocId b, uint64_t band) {
+  const SignatureView x = table.signature(a), y = table.signature(b);
+  const size_t rows = static_cast<size_t>(banding.rows);
+  auto equal = [&](uint64_t j) {
+    return std::equal(x.begin() + j * rows, x.begin() + (j + 1) * rows, y.begin() + j * rows);
+  };
+  if (!equal(band)) return false;  // a 64-bit band hash collision
+  for (uint64_t j = 0; j < band; ++j) {
+    if (equal(j)) return false;
+  }
+  return true;
+}
+
+// The candidates of the bucket tasks' files, as FindCandidates finds them.
+Result<Candidates> LoadCandidates(const WorkFolder& folder, const Options& o, uint32_t buckets,
+                                  const Merged& merged) {
+  const SignatureTable& table = merged.corpus.table;
+  const Banding banding = BandingOf(o);
+  const double floor = CandidateFloor(o);
+  auto doc = [&](uint64_t global) {
+    return static_cast<DocId>(merged.first_doc.at(ShardOf(global)) + LocalOf(global));
+  };
+  Candidates out;
+  for (uint32_t j = 0; j < buckets; ++j) {
+    const std::string path = folder.File(StageKind::kBucket, j, "pairs");
+    Result<std::string> bytes = ReadWholeFile(path);
+    if (!bytes.ok()) return bytes.status();
+    Result<BucketOutput> found = DecodeBucketOutput(*bytes);
+    if (!found.ok()) return Status::Corrupt(path + ": " + found.status().message());
+    if (found->large_bucket != LargeBucketOf(o)) {
+      return Status::InvalidArgument(path + ": made for another --mode; run the bucket tasks again");
+    }
+    for (const BucketPair& p : found->pairs) {
+      if (ShardOf(p.a) >= merged.first_doc.size() || ShardOf(p.b) >= merged.first_doc.size()) {
+        return Status::Corrupt(path + ": a document id out of range");
+      }
+      const DocId a = doc(p.a), b = doc(p.b);
+      if (!FirstSharedBand(table, banding, a, b, p.band)) continue;
+      ++out.visited;
+      const SignatureView x = table.signature(a);
+      const double est = SignatureAgreement(x.data(), table.signature(b).data(), static_cast<int>(x.size()));
+      if (MeetsThreshold(est, floor)) out.pairs.push_back({.a = a, .b = b, .estimate = est});
+    }
+    for (const std::vector<uint64_t>& list : found->large) {
+      std::vector<DocId> ids;
+      ids.reserve(list.size());
+      for (uint64_t g : list) ids.push_back(doc(g));
+      LeadLargeBucket(table, o, std::move(ids), &out.pairs);
+    }
+  }
+  SortUniqueCandidates(&out.pairs);
+  return out;
+}
+
+// As pipeline.cc's tally of the signed documents and of the problems.
+void TallyDocuments(const SignedCorpus& s, Stats* st) {
+  for (const DocRecord& r : s.table.docs) {
+    switch (r.kind) {
+      case DocKind::kOk: ++st->documents; break;
+      case DocKind::kEmpty: ++st->empty; break;
+      case DocKind::kTooShort: ++st->too_short; break;
+      case DocKind::kBinary: ++st->binary; break;
+      case DocKind::kFailed: break;
+    }
+  }
+  st->bytes = s.counts.bytes;
+  st->invalid_utf8 = s.counts.invalid_utf8;
+  st->transcoded = s.counts.transcoded;
+  st->duplicate_ids = s.counts.duplicate_ids;
+}
+
+void TallyProblems(const WalkCounts& wc, std::vector<InputProblem> problems, Report* report) {
+  Stats& st = report->stats;
+  st.unreadable += report->problems.size() - wc.loops - wc.dangling;
+  std::stable_sort(problems.begin(), problems.end(), [](const InputProblem& x, const InputProblem& y) {
+    return x.file != y.file ? x.file < y.file : x.line < y.line;
+  });
+  for (InputProblem& p : problems) {
+    switch (p.kind) {
+      case InputProblem::Kind::kMalformed: ++st.malformed_lines; break;
+      case InputProblem::Kind::kTooLarge: ++st.too_large; break;
+      case InputProblem::Kind::kUnreadable: ++st.unreadable; break;
+      case InputProblem::Kind::kCounted: break;
+    }
+    report->problems.push_back(std::move(p.status));
+  }
+}
+
+std::vector<DocEntry> Entries(std::vector<DocRecord>&& docs) {
+  std::vector<DocEntry> out(docs.size());
+  for (size_t i = 0; i < docs.size(); ++i) {
+    out[i] = {.name = std::move(docs[i].name), .size = docs[i].size, .mtime_ns = docs[i].mtime_ns,
+              .reference = docs[i].reference};
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<Report> RunReportTask(const Options& o, const std::string& work, const RunContext& ctx) {
+  if (Status s = ValidateOptions(o); !s.ok()) return s;
+  FileSystem& fs = ctx.fs != nullptr ? *ctx.fs : FileSystem::Default();
+  const WorkFolder folder(work);
+  if (Status s = CheckShardParams(folder, o); !s.ok()) return s;
+  Result<uint32_t> shards = folder.FinishedTasks(StageKind::kSign, SignFingerprint(o));
+  if (!shards.ok()) return shards.status();
+  Result<uint32_t> buckets = folder.FinishedTasks(StageKind::kBucket, BucketFingerprint(o));
+  if (!buckets.ok()) return buckets.status();
+  const Banding banding = BandingOf(o);
+  const Workers workers{.threads = Workers::Resolve(o.threads), .tick = {}, .cancel = ctx.cancel};
+  Report report;
+  report.params = MakeParams(o, banding);
+
+  Result<Merged> merged = LoadShards(folder, o, *shards);
+  if (!merged.ok()) return merged.status();
+  SignedCorpus& signed_corpus = merged->corpus;
+  if (o.input == InputFormat::kJsonl) RenameDuplicateIds(&signed_corpus);
+  for (Status& e : merged->walk_errors) report.problems.push_back(std::move(e));
+  const WalkCounts wc = merged->walk;
+  report.stats.hidden = wc.hidden;
+  report.stats.glob = wc.glob;
+  report.stats.too_large = wc.too_large;
+  report.stats.special = wc.special;
+  SignatureTable& table = signed_corpus.table;
+  TallyDocuments(signed_corpus, &report.stats);
+
+  CopyGroups groups = CopyGroups::Build(table);
+  Candidates candidates;
+  if (o.threshold < 1.0) {
+    Result<Candidates> loaded = LoadCandidates(folder, o, *buckets, *merged);
+    if (!loaded.ok()) return loaded.status();
+    candidates = std::move(*loaded);
+  }
+  report.stats.candidates = candidates.visited;
+  const MinHasher minhasher(o.num_perm, o.seed);
+  Verified verified;
+  if (Status s = VerifyCandidates(table, signed_corpus.stream_copies, o, minhasher, fs, workers, &groups,
+                                  std::move(candidates), &verified);
+      !s.ok()) {
+    return s;
+  }
+  for (auto& [doc, status] : verified.left_out) {
+    signed_corpus.problems.push_back({.file = table.docs[doc].file, .line = table.docs[doc].line, .status = status});
+  }
+  report.stats.exact_duplicates = groups.copies();
+  report.docs = Entries(std::move(table.docs));
+  if (o.mode == Mode::kPairs) {
+    if (Status s = BuildPairs(groups, verified.pairs, o, &report); !s.ok()) return s;
+  } else {
+    BuildClusterReport(groups, verified, o, &report);
+  }
+  TallyProblems(wc, std::move(signed_corpus.problems), &report);
+  return report;
+}
+
+}  // namespace neardup

@@ -1,0 +1,326 @@
+// End to end: `neardup stage sign|bucket|report` give the same bytes and exit
+// status as `neardup scan`, for any number of tasks, and are safe to run
+// again (killed, completed, missing or mismatched tasks).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <thread>
+
+#include "test_util.h"
+
+namespace neardup {
+namespace {
+
+using testing::Join;
+using testing::RandomWords;
+using testing::RunProcess;
+using testing::RunResult;
+using testing::TempDir;
+using testing::WriteFile;
+
+const std::string kBin = NEARDUP_BINARY;
+using Args = std::vector<std::string>;
+
+// Near copies of a few texts, exact copies, unique texts, an empty file, a
+// short one, and a reference folder.
+void MakeTextCorpus(const TempDir& dir) {
+  for (int base = 0; base < 4; ++base) {
+    auto words = RandomWords(300, static_cast<uint64_t>(100 + base));
+    for (int copy = 0; copy < 6; ++copy) {
+      auto edited = words;
+      for (int e = 0; e < copy * 3; ++e)
+        edited[static_cast<size_t>(e * 13 + copy) % edited.size()] = "edit" + std::to_string(e);
+      WriteFile(dir / ("docs/b" + std::to_string(base) + "/c" + std::to_string(copy) + ".txt"), Join(edited));
+    }
+    WriteFile(dir / ("docs/b" + std::to_string(base) + "/same.txt"), Join(words));
+    WriteFile(dir / ("ref/r" + std::to_string(base) + ".txt"), Join(words));
+  }
+  for (int u = 0; u < 20; ++u) {
+    WriteFile(dir / ("docs/u/u" + std::to_string(u) + ".txt"), Join(RandomWords(200, static_cast<uint64_t>(500 + u))));
+  }
+  WriteFile(dir / "docs/empty.txt", "");
+  WriteFile(dir / "docs/short.txt", "two words");
+}
+
+// JSONL files whose ids repeat across files, with a malformed line and
+// near-duplicate texts spread over the files.
+void MakeJsonlCorpus(const TempDir& dir) {
+  const auto base = RandomWords(200, 7);
+  for (int f = 0; f < 5; ++f) {
+    std::string text;
+    for (int line = 0; line < 12; ++line) {
+      const int i = f * 12 + line;
+      if (f == 2 && line == 5) {
+        text += "{not json\n";
+        continue;
+      }
+      auto words = i % 3 == 0 ? base : RandomWords(150, static_cast<uint64_t>(1000 + i));
+      if (i % 3 == 0) words[static_cast<size_t>(i) % words.size()] = "x" + std::to_string(i);
+      const std::string id = i % 11 == 0 ? "shared" : "doc" + std::to_string(i);
+      text += R"({"id": ")" + id + R"(", "text": ")" + Join(words) + "\"}\n";
+    }
+    WriteFile(dir / ("jsonl/part" + std::to_string(f) + ".jsonl"), text);
+  }
+}
+
+// More than kLargeBucket near copies: the leader path in cluster modes.
+void MakeLargeBucketCorpus(const TempDir& dir) {
+  const auto base = RandomWords(120, 9);
+  for (int i = 0; i < 300; ++i) {
+    auto words = base;
+    words.push_back("tail" + std::to_string(i));
+    WriteFile(dir / ("big/f" + std::to_string(1000 + i) + ".txt"), Join(words));
+  }
+  for (int i = 0; i < 10; ++i) WriteFile(dir / ("big/same" + std::to_string(i) + ".txt"), Join(base));
+}
+
+// Runs the three stages (N sign tasks, M bucket tasks, one after the other)
+// in `work` and returns the report's result. `options` go to every stage;
+// `paths` to the sign tasks only.
+RunResult RunStages(const TempDir& dir, const std::string& work, int n, int m, const Args& options,
+                    const Args& paths) {
+  for (int i = 0; i < n; ++i) {
+    Args argv = {kBin, "stage", "sign", "--task", std::to_string(i), "--tasks", std::to_string(n)};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.push_back(work);
+    argv.insert(argv.end(), paths.begin(), paths.end());
+    const RunResult r = RunProcess(argv, dir.path());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  }
+  for (int j = 0; j < m; ++j) {
+    Args argv = {kBin, "stage", "bucket", "--task", std::to_string(j), "--tasks", std::to_string(m)};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.push_back(work);
+    const RunResult r = RunProcess(argv, dir.path());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  }
+  Args argv = {kBin, "stage", "report"};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.push_back(work);
+  return RunProcess(argv, dir.path());
+}
+
+RunResult RunScan(const TempDir& dir, const Args& options, const Args& paths) {
+  Args argv = {kBin, "scan"};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.insert(argv.end(), paths.begin(), paths.end());
+  return RunProcess(argv, dir.path());
+}
+
+// The summary line without its time.
+std::string WithoutSeconds(std::string err) {
+  const size_t at = err.rfind("; ");
+  if (at != std::string::npos && err.ends_with(" s\n")) err.erase(at);
+  return err;
+}
+
+void ExpectSameAsScan(const TempDir& dir, const Args& options, const Args& paths, int n, int m) {
+  const RunResult scan = RunScan(dir, options, paths);
+  const std::string work = dir / ("work-" + std::to_string(n) + "-" + std::to_string(m));
+  const RunResult staged = RunStages(dir, work, n, m, options, paths);
+  std::string what = "N=" + std::to_string(n) + " M=" + std::to_string(m);
+  for (const auto& o : options) what += " " + o;
+  EXPECT_EQ(staged.exit_code, scan.exit_code) << what << "\n" << staged.err;
+  EXPECT_EQ(staged.out, scan.out) << what;
+  EXPECT_EQ(WithoutSeconds(staged.err), WithoutSeconds(scan.err)) << what;
+  std::filesystem::remove_all(work);
+}
+
+TEST(StageTest, SameAsScanForEveryTaskCountModeAndVerification) {
+  TempDir dir;
+  MakeTextCorpus(dir);
+  for (const char* mode : {"pairs", "clusters", "duplicates"}) {
+    for (const char* verify : {"signature", "exact", "none"}) {
+      for (int n : {1, 3, 7}) {
+        for (int m : {1, 2, 5}) {
+          ExpectSameAsScan(dir, {"--mode", mode, "--verify", verify, "-t", "0.6", "-f", "json"}, {dir / "docs"}, n,
+                           m);
+        }
+      }
+    }
+  }
+}
+
+TEST(StageTest, SameAsScanWithAgainstAndEveryFormat) {
+  TempDir dir;
+  MakeTextCorpus(dir);
+  for (const char* format : {"jsonl", "csv", "tsv"}) {
+    for (const char* mode : {"pairs", "duplicates"}) {
+      ExpectSameAsScan(dir, {"--mode", mode, "--exact", "-f", format, "--against", dir / "ref"}, {dir / "docs"}, 3, 2);
+    }
+  }
+}
+
+TEST(StageTest, SameAsScanWithPathsFromAListGivenToEveryStage) {
+  TempDir dir;
+  MakeTextCorpus(dir);
+  WriteFile(dir / "list", dir / "docs/b0\n" + dir / "docs/b1/c3.txt\n" + dir / "docs/u\n");
+  ExpectSameAsScan(dir, {"--files-from", dir / "list", "--mode", "clusters"}, {}, 3, 2);
+}
+
+TEST(StageTest, SameAsScanOnJsonlWithRepeatedIdsAcrossShards) {
+  TempDir dir;
+  MakeJsonlCorpus(dir);
+  for (const char* mode : {"pairs", "clusters"}) {
+    for (int n : {1, 3, 7}) {
+      for (int m : {1, 2, 5}) {
+        ExpectSameAsScan(dir, {"--input", "jsonl", "--mode", mode, "-t", "0.5", "-f", "json"}, {dir / "jsonl"}, n, m);
+      }
+    }
+    ExpectSameAsScan(dir, {"--input", "jsonl", "--mode", mode, "--exact", "-t", "0.5"}, {dir / "jsonl"}, 3, 2);
+  }
+  // The repeated id is reported (exit 2), as by scan.
+  EXPECT_EQ(RunScan(dir, {"--input", "jsonl"}, {dir / "jsonl"}).exit_code, 2);
+}
+
+TEST(StageTest, SameAsScanWithLargeBucketsInClusterModes) {
+  TempDir dir;
+  MakeLargeBucketCorpus(dir);
+  for (const char* mode : {"clusters", "duplicates", "pairs"}) {
+    for (int m : {1, 5}) ExpectSameAsScan(dir, {"--mode", mode, "-f", "json"}, {dir / "big"}, 3, m);
+  }
+}
+
+// The non-hidden files of a folder, by name.
+std::map<std::string, std::string> Files(const std::string& folder) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(folder)) {
+    if (e.is_regular_file()) out[std::filesystem::relative(e.path(), folder).string()] = testing::ReadFile(e.path());
+  }
+  return out;
+}
+
+TEST(StageTest, KilledTaskRunAgainGivesTheSameFiles) {
+  TempDir dir;
+  // Enough text that signing takes a while.
+  for (int i = 0; i < 400; ++i) {
+    WriteFile(dir / ("docs/d" + std::to_string(1000 + i) + ".txt"), Join(RandomWords(3000, static_cast<uint64_t>(i))));
+  }
+  const std::string clean = dir / "clean";
+  ASSERT_EQ(
+      RunProcess({kBin, "stage", "sign", "--task", "0", "--tasks", "1", clean, dir / "docs"}, dir.path()).exit_code, 0);
+  const std::string work = dir / "work";
+  bool killed_midway = false;
+  for (int delay_ms : {5, 40, 150}) {
+    std::vector<std::string> argv = {kBin, "stage", "sign", "--task", "0",         "--tasks",
+                                     "1",  "-j",    "1",    work,     dir / "docs"};
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    pid_t pid = 0;
+    ASSERT_EQ(posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), environ), 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (!std::filesystem::exists(work + "/sign/0.done")) {  // killed before the end: test the re-run
+      killed_midway = true;
+      break;
+    }
+    std::filesystem::remove_all(work);
+  }
+  ASSERT_TRUE(killed_midway);
+  const RunResult again =
+      RunProcess({kBin, "stage", "sign", "--task", "0", "--tasks", "1", work, dir / "docs"}, dir.path());
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(Files(work), Files(clean));  // and no temporary left
+}
+
+TEST(StageTest, CompletedTaskRunAgainIsANoOp) {
+  TempDir dir;
+  MakeTextCorpus(dir);
+  const std::string work = dir / "work";
+  Args sign = {kBin, "stage", "sign", "--task", "1", "--tasks", "2", "-v", work, dir / "docs"};
+  ASSERT_EQ(RunProcess(sign, dir.path()).exit_code, 0);
+  const auto before = Files(work);
+  const auto mtime = std::filesystem::last_write_time(work + "/sign/1.table");
+  const RunResult again = RunProcess(sign, dir.path());
+  EXPECT_EQ(again.exit_code, 0);
+  EXPECT_NE(again.err.find("nothing to do"), std::string::npos) << again.err;
+  EXPECT_EQ(Files(work), before);
+  EXPECT_EQ(std::filesystem::last_write_time(work + "/sign/1.table"), mtime);
+}
+
+TEST(StageTest, MissingTasksAreListedByNumber) {
+  TempDir dir;
+  MakeTextCorpus(dir);
+  const std::string work = dir / "work";
+  for (const char* task : {"0", "2", "4"}) {
+    ASSERT_EQ(
+        RunProcess({kBin, "stage", "sign", "--task", task, "--tasks", "5", work, dir / "docs"}, dir.path()).exit_code,
+        0);
+  }
+  RunResult r = RunProcess({kBin, "stage", "bucket", "--task", "0", "--tasks", "1", work}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("2 of 5 sign tasks missing: 1, 3"), std::string::npos) << r.err;
+  r = RunProcess({kBin, "stage", "report", work}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("sign tasks missing: 1, 3"), std::string::npos) << r.err;
+  for (const char* task : {"1", "3"}) {
+    ASSERT_EQ(
+        RunProcess({kBin, "stage", "sign", "--task", task, "--tasks", "5", work, dir / "docs"}, dir.path()).exit_code,
+        0);
+  }
+  ASSERT_EQ(RunProcess({kBin, "stage", "bucket", "--task", "2", "--tasks", "3", work}, dir.path()).exit_code, 0);
+  r = RunProcess({kBin, "stage", "report", work}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("2 of 3 bucket tasks missing: 0, 1"), std::string::npos) << r.err;
+}
+
+TEST(StageTest, ShardsOfOtherParametersAreRefused) {
+  TempDir dir;
+  MakeTextCorpus(dir);
+  const std::string work = dir / "work";
+  ASSERT_EQ(
+      RunProcess({kBin, "stage", "sign", "--task", "0", "--tasks", "2", work, dir / "docs"}, dir.path()).exit_code, 0);
+  RunResult r = RunProcess({kBin, "stage", "sign", "--task", "1", "--tasks", "2", "--ngram", "4", work, dir / "docs"},
+                           dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--ngram: 4 here, 5 in shard 0"), std::string::npos) << r.err;
+  r = RunProcess({kBin, "stage", "sign", "--task", "1", "--tasks", "3", work, dir / "docs"}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("made by a run of 2 tasks, not 3"), std::string::npos) << r.err;
+  ASSERT_EQ(
+      RunProcess({kBin, "stage", "sign", "--task", "1", "--tasks", "2", work, dir / "docs"}, dir.path()).exit_code, 0);
+  r = RunProcess({kBin, "stage", "bucket", "--task", "0", "--tasks", "1", "--seed", "9", work}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--seed: 9 here, 1 in shard 0"), std::string::npos) << r.err;
+  ASSERT_EQ(RunProcess({kBin, "stage", "bucket", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
+  // Bucket tasks of pairs mode do not serve a cluster report.
+  r = RunProcess({kBin, "stage", "report", "--mode", "clusters", work}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(StageTest, TaskComesFromSlurmOrIsAUsageError) {
+  TempDir dir;
+  MakeTextCorpus(dir);
+  const std::string work = dir / "work";
+  ::unsetenv("SLURM_ARRAY_TASK_ID");
+  ::unsetenv("SLURM_ARRAY_TASK_COUNT");
+  RunResult r = RunProcess({kBin, "stage", "sign", work, dir / "docs"}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--task is missing"), std::string::npos) << r.err;
+  ::setenv("SLURM_ARRAY_TASK_ID", "0", 1);
+  ::setenv("SLURM_ARRAY_TASK_COUNT", "1", 1);
+  r = RunProcess({kBin, "stage", "sign", work, dir / "docs"}, dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = RunProcess({kBin, "stage", "bucket", work}, dir.path());
+  ::unsetenv("SLURM_ARRAY_TASK_ID");
+  ::unsetenv("SLURM_ARRAY_TASK_COUNT");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(work + "/bucket/0.done"));
+  r = RunProcess({kBin, "stage", "report", work, dir / "docs"}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("take no PATH"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace neardup
