@@ -67,6 +67,32 @@ TEST(CompletionsTest, BashReadsTheScriptAndCompletesChoices) {
   std::remove(path);
 }
 
+// bash completes the tasks of `neardup stage`, then their --task/--tasks.
+TEST(CompletionsTest, BashCompletesTheStageTasksAndTheirOptions) {
+  char path[] = "/tmp/neardup_completion_XXXXXX";
+  const int fd = ::mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ::close(fd);
+  std::ofstream(path) << CompletionScript("bash");
+  const std::string source = std::string("bash -c 'source ") + path;
+  EXPECT_EQ(std::system((source + " && COMP_WORDS=(neardup stage \"\") && COMP_CWORD=2 && _neardup"
+                                  " && [ \"${COMPREPLY[*]}\" = \"sign bucket report\" ]'").c_str()),
+            0);
+  EXPECT_EQ(std::system((source + " && COMP_WORDS=(neardup stage sign --tas) && COMP_CWORD=3 && _neardup"
+                                  " && [ \"${COMPREPLY[*]}\" = \"--task --tasks\" ]'").c_str()),
+            0);
+  EXPECT_EQ(std::system((source + " && COMP_WORDS=(neardup stage report --mo) && COMP_CWORD=3 && _neardup"
+                                  " && [ \"${COMPREPLY[*]}\" = \"--mode\" ]'").c_str()),
+            0);
+  std::remove(path);
+  const std::string zsh = CompletionScript("zsh");
+  const std::string fish = CompletionScript("fish");
+  EXPECT_NE(zsh.find("'1:task:(sign bucket report)'"), std::string::npos);
+  EXPECT_NE(zsh.find("'--tasks[The number of tasks"), std::string::npos);
+  EXPECT_NE(fish.find("-a 'sign bucket report'"), std::string::npos);
+  EXPECT_NE(fish.find("'__fish_seen_subcommand_from stage' -l tasks -x"), std::string::npos);
+}
+
 // Text as roff writes it: each - as \-.
 std::string Dashes(std::string_view text) {
   std::string roff;
@@ -87,6 +113,12 @@ TEST(ManPageTest, EveryOptionOfEveryCommandIsDocumented) {
   for (const Example& example : kScanExamples) {
     EXPECT_NE(page.find(Dashes(example.command)), std::string::npos);
     EXPECT_NE(page.find(Dashes(example.what)), std::string::npos);
+  }
+  for (const StageInfo& stage : kStageCommands) {
+    EXPECT_NE(page.find(std::string("\\fBneardup stage ") + stage.name + "\\fR"), std::string::npos) << stage.name;
+  }
+  for (const StageTaskOption& t : kStageTaskOptions) {
+    EXPECT_NE(page.find("\\fB" + Dashes(t.name) + "\\fR"), std::string::npos) << t.name;
   }
   // No line starts with a control character by accident.
   EXPECT_EQ(page.find("\n'"), std::string::npos);

@@ -80,6 +80,9 @@ struct CommandLine {
               ->required()
               ->check(CLI::IsMember({"bash", "zsh", "fish"}));
           break;
+        case Command::kStage:
+          AddStageCommands(sub);
+          break;
         case Command::kManPage:
         case Command::kStageSign:
         case Command::kStageBucket:
@@ -87,40 +90,33 @@ struct CommandLine {
           break;
       }
     }
-    AddStageCommands();
   }
 
-  void AddStageCommands() {
-    stage = app.add_subcommand("stage", "Run one task of a stage over a shared work folder (sign, bucket, report)");
+  void AddStageCommands(CLI::App* group) {
+    stage = group;
     stage->require_subcommand(1);
-    const struct {
-      Command command;
-      const char* name;
-      const char* summary;
-    } kStages[] = {
-        {Command::kStageSign, "sign", "Sign task I of N: a share of PATH... into WORK/sign"},
-        {Command::kStageBucket, "bucket", "Bucket task J of M: the candidate pairs of a share of the bands"},
-        {Command::kStageReport, "report", "Verify the candidates in WORK and write what scan writes"},
-    };
-    for (const auto& info : kStages) {
+    for (const StageInfo& info : kStageCommands) {
       StageCommand& sc = stages.emplace_back();
       sc.command = info.command;
       sc.app = stage->add_subcommand(info.name, info.summary);
       sc.app->add_option("WORK", work, "The work folder, on storage every task sees")->required();
       if (info.command != Command::kStageReport) {
-        sc.app->add_option("--task", sc.task, "This task's number, from 0 [$SLURM_ARRAY_TASK_ID]")->option_text("I");
-        sc.app->add_option("--tasks", sc.tasks, "The number of tasks [$SLURM_ARRAY_TASK_COUNT]")->option_text("N");
+        std::string* values[] = {&sc.task, &sc.tasks};
+        for (size_t k = 0; k < std::size(kStageTaskOptions); ++k) {
+          const StageTaskOption& t = kStageTaskOptions[k];
+          sc.app->add_option(t.name, *values[k], t.help)->option_text(t.value_name);
+        }
       }
       sc.options.Register(sc.app, kScanCommand);
     }
   }
 
   Command Parsed() const {
-    for (const auto& [command, sub] : commands) {
-      if (sub->parsed()) return command;
-    }
     for (const StageCommand& sc : stages) {
       if (sc.app->parsed()) return sc.command;
+    }
+    for (const auto& [command, sub] : commands) {
+      if (sub->parsed()) return command;
     }
     return Command::kScan;
   }

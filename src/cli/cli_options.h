@@ -18,7 +18,20 @@
 
 namespace neardup::cli {
 
-enum class Command { kScan, kParams, kExplain, kIndex, kCompletions, kManPage, kStageSign, kStageBucket, kStageReport };
+// kStage is the group `neardup stage`; a parsed command line names one of
+// its three tasks (kStageSign, kStageBucket, kStageReport), never kStage.
+enum class Command {
+  kScan,
+  kParams,
+  kExplain,
+  kIndex,
+  kStage,
+  kCompletions,
+  kManPage,
+  kStageSign,
+  kStageBucket,
+  kStageReport
+};
 
 // The commands of neardup, in the order of `neardup --help`: the source of
 // the subcommands, of the completion scripts and of the man page.
@@ -36,8 +49,33 @@ inline constexpr CommandInfo kCommands[] = {
      "Explain why scan does or does not report a pair (--input jsonl: FILE ID_A ID_B)", kExplainCommand},
     {Command::kIndex, "index", "info|check FILE", "Inspect an index written by scan --index (info) or check it (check)",
      0},
+    {Command::kStage, "stage", "sign|bucket|report [OPTIONS] WORK [PATH...]",
+     "Run one task of a stage over a shared work folder (sign, bucket, report)", kScanCommand},
     {Command::kCompletions, "completions", "bash|zsh|fish", "Print a shell completion script", 0},
     {Command::kManPage, "manpage", "", "Print the man page (roff)", 0},
+};
+
+// The tasks of `neardup stage`, each with the options of scan. sign and
+// bucket also take --task I and --tasks N (kStageTaskOptions).
+struct StageInfo {
+  Command command;
+  const char* name;      // "sign"
+  const char* operands;  // "WORK PATH..."
+  const char* summary;
+};
+inline constexpr StageInfo kStageCommands[] = {
+    {Command::kStageSign, "sign", "WORK PATH...", "Sign task I of N: a share of PATH... into WORK/sign"},
+    {Command::kStageBucket, "bucket", "WORK", "Bucket task J of M: the candidate pairs of a share of the bands"},
+    {Command::kStageReport, "report", "WORK", "Verify the candidates in WORK and write what scan writes"},
+};
+struct StageTaskOption {
+  const char* name;
+  const char* value_name;
+  const char* help;
+};
+inline constexpr StageTaskOption kStageTaskOptions[] = {
+    {"--task", "I", "This task's number, from 0 [$SLURM_ARRAY_TASK_ID]"},
+    {"--tasks", "N", "The number of tasks [$SLURM_ARRAY_TASK_COUNT]"},
 };
 
 // An example of `neardup scan --help` and of the man page.

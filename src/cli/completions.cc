@@ -53,6 +53,13 @@ std::string Names(const OptionSpec& spec, const char* separator) {
   return names;
 }
 
+// "sign bucket report": the tasks of `neardup stage`.
+std::string StageNames() {
+  std::string names;
+  for (const StageInfo& stage : kStageCommands) names.append(names.empty() ? "" : " ").append(stage.name);
+  return names;
+}
+
 std::string Bash() {
   std::string commands;
   for (const CommandInfo& info : kCommands) commands.append(commands.empty() ? "" : " ").append(info.name);
@@ -86,12 +93,22 @@ std::string Bash() {
       }
       values.append("; return ;;\n");
     });
+    if (info.command == Command::kStage) {
+      for (const StageTaskOption& t : kStageTaskOptions) {
+        words.append(" ").append(t.name);
+        values.append("        ").append(t.name).append(") COMPREPLY=(); return ;;\n");
+      }
+    }
     if (!values.empty()) s.append("      case \"$prev\" in\n").append(values).append("      esac\n");
     s.append("      if [[ \"$cur\" == -* ]]; then\n");
     s.append("        COMPREPLY=($(compgen -W \"").append(words).append("\" -- \"$cur\"))\n");
     s.append("      else\n");
     if (info.command == Command::kCompletions) {
       s.append("        COMPREPLY=($(compgen -W \"bash zsh fish\" -- \"$cur\"))\n");
+    } else if (info.command == Command::kStage) {
+      s.append("        if [[ \"$prev\" == stage ]]; then\n");
+      s.append("          COMPREPLY=($(compgen -W \"").append(StageNames()).append("\" -- \"$cur\"))\n");
+      s.append("        else\n          COMPREPLY=($(compgen -f -- \"$cur\"))\n        fi\n");
     } else if (*info.operands != '\0') {
       s.append("        COMPREPLY=($(compgen -f -- \"$cur\"))\n");
     } else {
@@ -153,7 +170,13 @@ std::string Zsh() {
       s.append("        ").append(arg);
       s.append(Quoted(rest, false)).append(" \\\n");
     });
-    if (info.command == Command::kCompletions) {
+    if (info.command == Command::kStage) {
+      for (const StageTaskOption& t : kStageTaskOptions) {
+        s.append("        ").append(Quoted(std::string(t.name).append("[").append(ZshDescription(t.help)).append("]:")
+                                           .append(t.value_name).append(":"), false)).append(" \\\n");
+      }
+      s.append("        '1:task:(").append(StageNames()).append(")' \\\n        '*:WORK PATH:_files'\n      ;;\n");
+    } else if (info.command == Command::kCompletions) {
       s.append("        '1:shell:(bash zsh fish)'\n      ;;\n");
     } else if (*info.operands != '\0') {
       s.append("        '*:").append(ZshDescription(info.operands)).append(":_files'\n      ;;\n");
@@ -189,7 +212,15 @@ std::string Fish() {
       }
       s.append(" -d ").append(Quoted(spec.help, true)).append("\n");
     });
-    if (info.command == Command::kCompletions) {
+    if (info.command == Command::kStage) {
+      for (const StageTaskOption& t : kStageTaskOptions) {
+        s.append("complete -c neardup ").append(when).append(" -l ").append(t.name + 2).append(" -x -d ");
+        s.append(Quoted(t.help, true)).append("\n");
+      }
+      s.append("complete -c neardup -n '__fish_seen_subcommand_from stage; and not __fish_seen_subcommand_from ");
+      s.append(StageNames()).append("' -x -a ").append(Quoted(StageNames(), true)).append("\n");
+      s.append("complete -c neardup ").append(when).append(" -F\n");
+    } else if (info.command == Command::kCompletions) {
       s.append("complete -c neardup ").append(when).append(" -x -a 'bash zsh fish'\n");
     } else if (*info.operands != '\0') {
       s.append("complete -c neardup ").append(when).append(" -F\n");

@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
       case neardup::cli::Command::kManPage:
         code = neardup::cli::RunManPage(std::cout);
         break;
+      case neardup::cli::Command::kStage:  // never parsed: stage requires sign, bucket or report
       case neardup::cli::Command::kStageSign:
       case neardup::cli::Command::kStageBucket:
       case neardup::cli::Command::kStageReport:

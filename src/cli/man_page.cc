@@ -37,10 +37,30 @@ std::string OptionParagraph(const OptionSpec& spec) {
   return s.append("\n");
 }
 
+// The tasks of `neardup stage` and their --task/--tasks; their other options
+// are scan's, described once under SCAN.
+std::string StageSection() {
+  std::string s;
+  for (const StageInfo& stage : kStageCommands) {
+    s.append(".TP\n\\fBneardup stage ").append(stage.name).append("\\fR [\\fIOPTIONS\\fR] \\fI");
+    s.append(Roff(stage.operands)).append("\\fR\n").append(Roff(stage.summary)).append(".\n");
+  }
+  s.append(".SS Tasks\n");
+  for (const StageTaskOption& t : kStageTaskOptions) {
+    s.append(".TP\n\\fB").append(Roff(t.name)).append("\\fR \\fI").append(t.value_name).append("\\fR\n");
+    s.append(Roff(t.help)).append(" (sign and bucket).\n");
+  }
+  s.append(".PP\nEvery other option is scan's, with the same meaning (see SCAN). The output of stage report is "
+           "byte-identical to scan's over the same PATHs with the same options. scripts/slurm/submit.sh runs the "
+           "three stages as Slurm job arrays.\n");
+  return s;
+}
+
 std::string CommandSection(const CommandInfo& info) {
   std::string s = ".SH ";
   for (const char* c = info.name; *c != '\0'; ++c) s += static_cast<char>(*c - 'a' + 'A');
   s.append("\n").append(Roff(info.summary)).append(std::string_view(info.summary).ends_with(".") ? "\n" : ".\n");
+  if (info.command == Command::kStage) return s.append(StageSection());
   for (const OptionGroup group : kOptionGroups) {
     bool heading = false;
     for (const OptionSpec& spec : OptionTable()) {
@@ -64,9 +84,11 @@ std::string ManPage() {
   s.append(".SH NAME\nneardup \\- ").append(Roff(kSummary)).append("\n.SH SYNOPSIS\n");
   for (const CommandInfo& info : kCommands) {
     s.append(".B neardup ").append(info.name).append("\n");
-    if (info.options != 0) s.append("[\\fIOPTIONS\\fR]");
+    // A stage's options follow its task: the task names them in its operands.
+    const bool options = info.options != 0 && info.command != Command::kStage;
+    if (options) s.append("[\\fIOPTIONS\\fR]");
     if (*info.operands != '\0')
-      s.append(info.options != 0 ? " " : "").append("\\fI").append(Roff(info.operands)).append("\\fR");
+      s.append(options ? " " : "").append("\\fI").append(Roff(info.operands)).append("\\fR");
     s.append("\n.br\n");
   }
   s.append(".B neardup\n\\-\\-help | \\-\\-version\n");
