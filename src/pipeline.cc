@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <new>
+#include <optional>
+#include <thread>
 
 #include "neardup/banding.h"
 #include "neardup/build_report.h"
@@ -114,6 +117,16 @@ std::vector<DocEntry> Entries(std::vector<DocRecord>&& docs) {
   return out;
 }
 
+// ReadStoredInputs on a thread of its own: an exception (out of memory)
+// becomes a Status there instead of ending the process.
+Result<StoredInputs> ReadStoredInputsNoThrow(const Options& o, SignatureIndex& index) {
+  try {
+    return ReadStoredInputs(o, index);
+  } catch (const std::bad_alloc&) {
+    return Status::IoError(index.path() + ": out of memory while reading the index");
+  }
+}
+
 // What the walk and signing stages give the rest of the scan.
 struct SignedInputs {
   SignedCorpus corpus;
@@ -133,7 +146,14 @@ Result<SignedInputs> WalkAndSign(const Options& o, FileSystem& fs, const Workers
     index = std::move(*opened);
   }
   progress.Tick(Stage::kWalking);
+  // What the index holds is read on a second thread while the inputs are
+  // walked: the two costs of a run over unchanged files overlap. (The index
+  // is used by that thread alone until it is joined.)
+  std::optional<Result<StoredInputs>> stored;
+  std::jthread reader;
+  if (index != nullptr) reader = std::jthread([&] { stored.emplace(ReadStoredInputsNoThrow(o, *index)); });
   Result<WalkedCorpus> walked = WalkCorpus(o, fs);
+  if (reader.joinable()) reader.join();
   if (!walked.ok()) return walked.status();
   for (Status& e : walked->errors) report->problems.push_back(std::move(e));
   SignedInputs out;
@@ -150,7 +170,9 @@ Result<SignedInputs> WalkAndSign(const Options& o, FileSystem& fs, const Workers
     out.corpus = Sign(o, std::move(walked->files), minhasher, fs, signing, rereads, &counts);
     return out;
   }
-  Result<IndexedCorpus> s = SignWithIndex(o, std::move(walked->files), minhasher, fs, signing, rereads, &counts, *index);
+  if (!stored->ok()) return stored->status();
+  Result<IndexedCorpus> s = SignWithIndex(o, std::move(walked->files), minhasher, fs, signing, rereads, &counts, *index,
+                                          std::move(**stored));
   if (!s.ok()) return s.status();
   out.corpus = std::move(s->corpus);
   out.signed_now = std::move(s->signed_now);

@@ -258,19 +258,52 @@ Layout LayOut(const FilePlans& fp, const SubCorpus& s) {
   return lay;
 }
 
-// Loads the stored documents of the files reused or grown straight into
-// their rows of `out`, with their stored problems and counts (read before
-// this run writes to the index).
+// Loads the stored documents of the files reused or grown into their rows of
+// `out`, with their stored problems and counts: from what ReadStoredInputs()
+// read, or (an entry it did not read) from the index.
 Status LoadStored(SignatureIndex& index, const std::vector<InputFile>& files, const FilePlans& fp, const Layout& lay,
-                  bool jsonl, IndexedCorpus* out) {
+                  bool jsonl, StoredInputs& stored, IndexedCorpus* out) {
   SignedCorpus& c = out->corpus;
-  std::vector<int64_t> wanted;
+  const size_t np = static_cast<size_t>(c.table.num_perm());
+  // Document j of walked file i, as stored.
+  auto place = [&](uint32_t i, size_t j, DocRecord&& r, const uint32_t* sig) {
+    const size_t at = lay.first[i] + j;
+    const InputFile& f = files[i];
+    r.file = i;
+    if (r.name.empty()) r.name = f.path;  // stored as NULL: the path
+    r.mtime_ns = f.mtime_ns;
+    r.reference = f.reference;
+    if (!jsonl) r.size = f.size;
+    c.table.docs[at] = std::move(r);
+    std::copy(sig, sig + np, c.table.MutableSignature(static_cast<DocId>(at)));
+  };
+  std::vector<int64_t> wanted;  // entries not read ahead, by slot
   std::vector<uint32_t> file_of_slot;
   for (size_t i = 0; i < files.size(); ++i) {
     if (fp.plan[i] == Plan::kSign) continue;
-    wanted.push_back(fp.stored[fp.entry[i]].id);
-    file_of_slot.push_back(static_cast<uint32_t>(i));
+    const size_t k = fp.entry[i];
+    const IndexedFile& e = fp.stored[k];
+    c.counts.bytes += e.bytes;
+    c.counts.invalid_utf8 += e.invalid_utf8;
+    c.counts.transcoded += e.transcoded;
+    out->stats.reused += lay.n_old[i];
+    if (stored.first[k] == SIZE_MAX) {
+      wanted.push_back(e.id);
+      file_of_slot.push_back(static_cast<uint32_t>(i));
+      continue;
+    }
+    const size_t first = stored.first[k];
+    for (size_t j = 0; j < lay.n_old[i]; ++j) {
+      place(static_cast<uint32_t>(i), j, std::move(stored.docs[first + j]), &stored.signatures[(first + j) * np]);
+    }
+    for (StoredProblem& p : stored.problems[k]) {
+      c.problems.push_back({.file = static_cast<uint32_t>(i),
+                            .line = p.line,
+                            .status = Status::Corrupt(std::move(p.message)),
+                            .kind = InputProblem::Kind::kMalformed});
+    }
   }
+  if (wanted.empty()) return Status::Ok();
   std::vector<size_t> loaded(wanted.size(), 0);
   bool overflow = false;
   if (Status s = index.LoadDocuments(wanted,
@@ -280,15 +313,7 @@ Status LoadStored(SignatureIndex& index, const std::vector<InputFile>& files, co
                                          overflow = true;
                                          return;
                                        }
-                                       const size_t at = lay.first[i] + loaded[slot]++;
-                                       const InputFile& f = files[i];
-                                       r.file = i;
-                                       if (r.name.empty()) r.name = f.path;  // stored as NULL: the path
-                                       r.mtime_ns = f.mtime_ns;
-                                       r.reference = f.reference;
-                                       if (!jsonl) r.size = f.size;
-                                       c.table.docs[at] = std::move(r);
-                                       std::copy(sig.begin(), sig.end(), c.table.MutableSignature(static_cast<DocId>(at)));
+                                       place(i, loaded[slot]++, std::move(r), sig.data());
                                      });
       !s.ok()) {
     return s;
@@ -300,23 +325,12 @@ Status LoadStored(SignatureIndex& index, const std::vector<InputFile>& files, co
     return Status::Corrupt(index.path() + ": corrupt index (a file's document count is wrong); run `neardup index check " +
                            index.path() + "`");
   }
-  if (Status s = index.LoadProblems(wanted, [&](size_t slot, StoredProblem&& p) {
-        c.problems.push_back({.file = file_of_slot[slot],
-                              .line = p.line,
-                              .status = Status::Corrupt(std::move(p.message)),
-                              .kind = InputProblem::Kind::kMalformed});
-      });
-      !s.ok()) {
-    return s;
-  }
-  for (size_t slot = 0; slot < wanted.size(); ++slot) {
-    const IndexedFile& e = fp.stored[fp.entry[file_of_slot[slot]]];
-    c.counts.bytes += e.bytes;
-    c.counts.invalid_utf8 += e.invalid_utf8;
-    c.counts.transcoded += e.transcoded;
-    out->stats.reused += lay.n_old[file_of_slot[slot]];
-  }
-  return Status::Ok();
+  return index.LoadProblems(wanted, [&](size_t slot, StoredProblem&& p) {
+    c.problems.push_back({.file = file_of_slot[slot],
+                          .line = p.line,
+                          .status = Status::Corrupt(std::move(p.message)),
+                          .kind = InputProblem::Kind::kMalformed});
+  });
 }
 
 // Commits the index's open transaction and begins the next one every
@@ -477,9 +491,77 @@ Result<std::unique_ptr<SignatureIndex>> OpenIndexFor(const Options& options) {
   return ix;
 }
 
+Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& index) {
+  // One transaction from here to the end of SignWithIndex, committed in
+  // batches while writing: reads take SQLite's locks once.
+  if (Status s = index.Begin(); !s.ok()) return s;
+  Result<std::vector<IndexedFile>> files = index.Files();
+  if (!files.ok()) return files.status();
+  StoredInputs out;
+  out.files = std::move(*files);
+  const size_t n = out.files.size();
+  const size_t np = static_cast<size_t>(options.num_perm);
+  out.first.assign(n, SIZE_MAX);
+  out.problems.resize(n);
+  std::vector<const std::string*> roots;
+  for (const auto* list : {&options.paths, &options.against, &options.listed_paths}) {
+    for (const std::string& r : *list) roots.push_back(&r);
+  }
+  std::vector<int64_t> wanted;
+  std::vector<size_t> entry_of_slot;
+  size_t total = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const IndexedFile& e = out.files[k];
+    if (std::none_of(roots.begin(), roots.end(), [&](const std::string* r) { return UnderRoot(e.path, *r); })) {
+      continue;
+    }
+    out.first[k] = total;
+    total += e.documents;
+    wanted.push_back(e.id);
+    entry_of_slot.push_back(k);
+  }
+  out.docs.resize(total);
+  out.signatures.resize(total * np);
+  std::vector<size_t> loaded(wanted.size(), 0);
+  if (Status s = index.LoadDocuments(wanted,
+                                     [&](size_t slot, DocRecord&& r, SignatureView sig) {
+                                       const size_t k = entry_of_slot[slot];
+                                       if (loaded[slot] == out.files[k].documents) {
+                                         out.first[k] = SIZE_MAX;  // a wrong count: read again if used
+                                         return;
+                                       }
+                                       const size_t at = out.first[k] + loaded[slot]++;
+                                       out.docs[at] = std::move(r);
+                                       std::copy(sig.begin(), sig.end(), out.signatures.begin() + at * np);
+                                     });
+      !s.ok()) {
+    return s;
+  }
+  for (size_t slot = 0; slot < wanted.size(); ++slot) {
+    const size_t k = entry_of_slot[slot];
+    if (loaded[slot] != out.files[k].documents) out.first[k] = SIZE_MAX;
+  }
+  if (Status s = index.LoadProblems(wanted, [&](size_t slot, StoredProblem&& p) {
+        out.problems[entry_of_slot[slot]].push_back(std::move(p));
+      });
+      !s.ok()) {
+    return s;
+  }
+  return out;
+}
+
 Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFile> files, const MinHasher& minhasher,
                                     FileSystem& fs, const Workers& workers, bool keep_streams, SignProgress* progress,
                                     SignatureIndex& index) {
+  Result<StoredInputs> stored = ReadStoredInputs(options, index);
+  if (!stored.ok()) return stored.status();
+  return SignWithIndex(options, std::move(files), minhasher, fs, workers, keep_streams, progress, index,
+                       std::move(*stored));
+}
+
+Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFile> files, const MinHasher& minhasher,
+                                    FileSystem& fs, const Workers& workers, bool keep_streams, SignProgress* progress,
+                                    SignatureIndex& index, StoredInputs stored) {
   SignProgress unused;
   SignProgress& prog = progress != nullptr ? *progress : unused;
   const bool jsonl = options.input == InputFormat::kJsonl;
@@ -487,12 +569,9 @@ Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFil
   const size_t np = static_cast<size_t>(options.num_perm);
   const size_t n = files.size();
 
-  // One transaction from here, committed in batches while writing: reads
-  // take SQLite's locks once.
-  if (Status s = index.Begin(); !s.ok()) return s;
-  Result<std::vector<IndexedFile>> stored = index.Files();
-  if (!stored.ok()) return stored.status();
-  const FilePlans fp = PlanFiles(files, std::move(*stored), reading, jsonl, fs);
+  // The transaction ReadStoredInputs() began goes on, committed in batches
+  // while writing.
+  const FilePlans fp = PlanFiles(files, std::move(stored.files), reading, jsonl, fs);
 
   HashingFileSystem hashing(fs);
   SubCorpus sub = SignChanged(options, files, fp, minhasher, fs, hashing, workers, keep_streams, prog);
@@ -509,7 +588,7 @@ Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFil
   const bool all_signed = std::all_of(fp.plan.begin(), fp.plan.end(), [](Plan p) { return p == Plan::kSign; });
   if (!all_signed) out.corpus.table.Resize(lay.first[n]);
   out.corpus.stream_copies.resize(n);
-  if (Status s = LoadStored(index, files, fp, lay, jsonl, &out); !s.ok()) return s;
+  if (Status s = LoadStored(index, files, fp, lay, jsonl, stored, &out); !s.ok()) return s;
 
   // Bring the index up to date (in the transaction begun above, committed
   // every kIndexBatchDocuments documents or so).

@@ -29,6 +29,7 @@
 #include <memory>
 #include <vector>
 
+#include "neardup/huge_page_allocator.h"
 #include "neardup/report.h"
 #include "neardup/sign.h"
 #include "neardup/signature_index.h"
@@ -50,6 +51,31 @@ SignatureParams SignatureParamsOf(const Options& options);
 // run's start. Errors as SignatureIndex::Open.
 // REQUIRES: options.index is not empty.
 Result<std::unique_ptr<SignatureIndex>> OpenIndexFor(const Options& options);
+
+// What the index holds of the files a run may walk, read before the
+// signing: every file entry, and the documents (records and signatures) and
+// problems of the entries under the run's paths (paths, against and listed
+// paths: the files a walk of them can meet). Reading it begins the index's
+// write transaction, so it may run on another thread while the inputs are
+// walked (as the scan does), then be handed to SignWithIndex on this one.
+struct StoredInputs {
+  std::vector<IndexedFile> files;
+  std::vector<size_t> first;      // per entry: its first document in `docs`, or SIZE_MAX when not read
+  std::vector<DocRecord> docs;    // as SignatureIndex::LoadDocuments gives them
+  std::vector<uint32_t, HugePageAllocator<uint32_t>> signatures;  // num_perm values per document of `docs`
+  std::vector<std::vector<StoredProblem>> problems;  // per entry (empty when not read)
+};
+
+// Reads what SignWithIndex needs of `index` for a run of `options`.
+// Errors as the index's reads (corrupt, I/O).
+// REQUIRES: `index` from OpenIndexFor(options), no transaction open.
+Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& index);
+
+// Signs `files` (as walked) with `index` and what ReadStoredInputs() read of
+// it (in the transaction that call began); see above.
+Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFile> files, const MinHasher& minhasher,
+                                    FileSystem& fs, const Workers& workers, bool keep_streams, SignProgress* progress,
+                                    SignatureIndex& index, StoredInputs stored);
 
 // Signs `files` (as walked) with `index`; see above. Returns the index's
 // error (disk full, corrupt) or Cancelled; the index then keeps its last

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "neardup/corpus.h"
+#include "neardup/huge_page_allocator.h"
 #include "neardup/options.h"
 #include "neardup/shingle.h"
 #include "neardup/sorted_pairs.h"
@@ -99,7 +100,7 @@ class SignatureTable {
 
  private:
   size_t num_perm_;
-  std::vector<uint32_t> values_;
+  std::vector<uint32_t, HugePageAllocator<uint32_t>> values_;
 };
 
 // Version of the text-to-shingles code (decode, normalize, tokenize). Raised
