@@ -58,6 +58,8 @@ constexpr size_t kMaxRun = 256;
 // A Unicode segment longer than this ends at the next boundary (this bounds
 // the utf8proc work buffer, not the output).
 constexpr size_t kMaxSegment = 16 * 1024;
+// "No position": no end found, no inert cluster pending.
+constexpr size_t kNoPos = std::string_view::npos;
 // Room for the mapping of one code point (the longest, U+FDFA, has 18).
 constexpr utf8proc_ssize_t kMaxMapping = 32;
 
@@ -306,9 +308,148 @@ void Normalizer::NormalizeSegment(std::string_view segment, std::string* out) {
               static_cast<size_t>(bytes));
 }
 
+// Writes one Unicode segment of Process()'s text. The segment is a sequence of
+// clusters, each a boundary code point and the non-boundary ones after it. A
+// cluster of one inert code point is copied, a cluster of one mapped code
+// point is replaced by its mapping, and runs of other clusters go through
+// utf8proc. Since clusters start at boundaries, how they are grouped does not
+// change the output.
+// Lives on Process()'s stack for one segment; every method is inlined there,
+// so that the writer's positions stay in registers. Not thread-safe (it
+// writes through its Normalizer).
+class Normalizer::SegmentWriter {
+ public:
+  // The segment starts at `start`, a boundary; text[start..first_high) is at
+  // most one ASCII character (the possible base of a combining mark).
+  [[gnu::always_inline]] SegmentWriter(Normalizer* normalizer, std::string_view text,
+                                       size_t start, size_t first_high, std::string* out)
+      : normalizer_(normalizer),
+        text_(text),
+        p_(reinterpret_cast<const unsigned char*>(text.data())),
+        n_(text.size()),
+        start_(start),
+        out_(out),
+        done_(start),
+        cut_(start),
+        cut_inert_(start < first_high && Classify(p_[start]) == CharClass::kInert) {}
+
+  // Step 1: reads the clusters from `i` on. Returns where the segment ends (a
+  // boundary or a forced cut), or kNoPos when the text ends inside it.
+  [[gnu::always_inline]] size_t Scan(size_t i) {
+    while (i < n_) {
+      if (p_[i] < 0x80) {
+        // Every ASCII character is a boundary. Two in a row: back to the
+        // ASCII fast path.
+        if ((i + 1 < n_ && p_[i + 1] < 0x80) || i - start_ >= kMaxSegment) return i;
+        NextCluster(i, Classify(p_[i]) == CharClass::kInert);
+        ++i;
+        continue;
+      }
+      int32_t cp;
+      const size_t len = DecodeAt(p_, i, n_, &cp);
+      const CharClass cls = Classify(cp);
+      if (cls != CharClass::kNone) {
+        if (i - start_ >= kMaxSegment) return i;
+        NextCluster(i, cls == CharClass::kInert,
+                    cls == CharClass::kBoundary ? Mappings().Get(cp) : std::string_view());
+        if (cls == CharClass::kInert) {
+          i = SkipInertRun(i + len);
+          continue;
+        }
+      } else if (i - cut_ >= kMaxRun) {
+        return i;  // forced cut: normalize the pieces on either side apart
+      } else {
+        cut_inert_ = false;  // the cluster has more than one code point
+        cut_mapped_ = {};
+      }
+      i += len;
+    }
+    return kNoPos;
+  }
+
+  // Step 2 (end of the segment): writes it up to `end`, where the cluster at
+  // cut_ is complete (or empty, when end == cut_).
+  [[gnu::always_inline]] void Flush(size_t end) {
+    NextCluster(end, false);
+    WritePending(end);
+  }
+
+  // Step 2 (end of the text, more to come): the last cluster may continue in
+  // the next chunk. Writes the segment up to it; returns where it starts.
+  [[gnu::always_inline]] size_t HoldBackLastCluster() {
+    const size_t keep = cut_;
+    cut_inert_ = false;
+    cut_mapped_ = {};
+    Flush(keep);
+    return keep;
+  }
+
+ private:
+  // Completes the cluster [cut_, at) and starts a new one at `at`; `mapped`
+  // is the new cluster's mapping when it is one mapped code point.
+  [[gnu::always_inline]] void NextCluster(size_t at, bool inert,
+                                          std::string_view mapped = {}) {
+    if (at > cut_) {
+      if (cut_inert_) {
+        if (inert_from_ == kNoPos) inert_from_ = cut_;
+      } else if (!cut_mapped_.empty()) {
+        // Write what comes before the cluster, then its mapping.
+        WritePending(cut_);
+        out_->append(cut_mapped_);
+        done_ = at;
+      } else if (inert_from_ != kNoPos) {
+        WritePending(cut_);
+      }
+    }
+    cut_ = at;
+    cut_inert_ = inert;
+    cut_mapped_ = mapped;
+  }
+
+  // A run of inert non-ASCII characters from `i` on (most of a word of most
+  // scripts), after an inert cluster: each completes the one-character
+  // cluster before it, which is what NextCluster(i, true) does after an inert
+  // cluster. Returns where the run ends.
+  [[gnu::always_inline]] size_t SkipInertRun(size_t i) {
+    while (i < n_ && p_[i] >= 0x80 && i - start_ < kMaxSegment) {
+      int32_t next;
+      const size_t next_len = DecodeAt(p_, i, n_, &next);
+      if (Classify(next) != CharClass::kInert) break;
+      if (inert_from_ == kNoPos) inert_from_ = cut_;
+      cut_ = i;
+      i += next_len;
+    }
+    return i;
+  }
+
+  // Writes text[done_, end): up to inert_from_ through utf8proc, the inert
+  // clusters from there on copied.
+  [[gnu::always_inline]] void WritePending(size_t end) {
+    if (inert_from_ == kNoPos) {
+      normalizer_->NormalizeSegment(text_.substr(done_, end - done_), out_);
+    } else {
+      normalizer_->NormalizeSegment(text_.substr(done_, inert_from_ - done_), out_);
+      out_->append(text_.substr(inert_from_, end - inert_from_));
+      inert_from_ = kNoPos;
+    }
+    done_ = end;
+  }
+
+  Normalizer* const normalizer_;
+  const std::string_view text_;
+  const unsigned char* const p_;
+  const size_t n_;
+  const size_t start_;           // of the segment
+  std::string* const out_;
+  size_t done_;                  // output written up to here
+  size_t inert_from_ = kNoPos;   // start of the inert clusters before cut_
+  size_t cut_;                   // start of the current cluster
+  bool cut_inert_;               // the current cluster is one inert code point
+  std::string_view cut_mapped_;  // its mapping, when it is one mapped code point
+};
+
 size_t Normalizer::Process(std::string_view text, bool final,
                            std::string* out) {
-  constexpr size_t kNone = std::string_view::npos;
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const size_t n = text.size();
   size_t pos = 0;  // always a boundary or forced cut
@@ -326,119 +467,14 @@ size_t Normalizer::Process(std::string_view text, bool final,
       start = first_high - 1;  // the ASCII character before it
       out->append(text.substr(pos, start - pos));
     }
-
-    // The segment is a sequence of clusters, each a boundary code point and
-    // the non-boundary ones after it. A cluster of one inert code point is
-    // copied; runs of other clusters go through utf8proc. Since clusters
-    // start at boundaries, how they are grouped does not change the output.
-    size_t done = start;        // output written up to here
-    size_t inert_from = kNone;  // start of the inert clusters before `cut`
-    size_t cut = start;         // start of the current cluster
-    bool cut_inert =
-        start < first_high && Classify(p[start]) == CharClass::kInert;
-    // Completes the cluster [cut, at) and starts a new one at `at`.
-    // The mapping of the current cluster when it is one mapped code point.
-    std::string_view cut_mapped;
-    const auto next_cluster = [&](size_t at, bool inert, std::string_view mapped = {})
-                                  __attribute__((always_inline)) {
-      if (at > cut) {
-        if (cut_inert) {
-          if (inert_from == kNone) inert_from = cut;
-        } else if (!cut_mapped.empty()) {
-          // Write what comes before the cluster, then its mapping.
-          if (inert_from == kNone) {
-            NormalizeSegment(text.substr(done, cut - done), out);
-          } else {
-            NormalizeSegment(text.substr(done, inert_from - done), out);
-            out->append(text.substr(inert_from, cut - inert_from));
-            inert_from = kNone;
-          }
-          out->append(cut_mapped);
-          done = at;
-        } else if (inert_from != kNone) {
-          NormalizeSegment(text.substr(done, inert_from - done), out);
-          out->append(text.substr(inert_from, cut - inert_from));
-          done = cut;
-          inert_from = kNone;
-        }
-      }
-      cut = at;
-      cut_inert = inert;
-      cut_mapped = mapped;
-    };
-    // Writes the segment up to `end`, where the cluster at `cut` is complete
-    // (or empty, when end == cut).
-    const auto flush = [&](size_t end) {
-      next_cluster(end, false);
-      if (inert_from == kNone) {
-        NormalizeSegment(text.substr(done, end - done), out);
-      } else {
-        NormalizeSegment(text.substr(done, inert_from - done), out);
-        out->append(text.substr(inert_from, end - inert_from));
-      }
-    };
-
-    size_t end = kNone;
-    size_t i = first_high;
-    while (i < n) {
-      if (p[i] < 0x80) {
-        // Every ASCII character is a boundary. Two in a row: back to the
-        // ASCII fast path.
-        if ((i + 1 < n && p[i + 1] < 0x80) || i - start >= kMaxSegment) {
-          end = i;
-          break;
-        }
-        next_cluster(i, Classify(p[i]) == CharClass::kInert);
-        ++i;
-        continue;
-      }
-      int32_t cp;
-      const size_t len = DecodeAt(p, i, n, &cp);
-      const CharClass cls = Classify(cp);
-      if (cls != CharClass::kNone) {
-        if (i - start >= kMaxSegment) {
-          end = i;
-          break;
-        }
-        next_cluster(i, cls == CharClass::kInert,
-                     cls == CharClass::kBoundary ? Mappings().Get(cp) : std::string_view());
-        if (cls == CharClass::kInert) {
-          // A run of inert non-ASCII characters (most of a word of most
-          // scripts): each completes the one-character cluster before it,
-          // which is what next_cluster(i, true) does after an inert cluster.
-          i += len;
-          while (i < n && p[i] >= 0x80 && i - start < kMaxSegment) {
-            int32_t next;
-            const size_t next_len = DecodeAt(p, i, n, &next);
-            if (Classify(next) != CharClass::kInert) break;
-            if (inert_from == kNone) inert_from = cut;
-            cut = i;
-            i += next_len;
-          }
-          continue;
-        }
-      } else if (i - cut >= kMaxRun) {
-        end = i;  // forced cut: normalize the pieces on either side apart
-        break;
-      } else {
-        cut_inert = false;  // the cluster has more than one code point
-        cut_mapped = {};
-      }
-      i += len;
+    SegmentWriter segment(this, text, start, first_high, out);
+    const size_t end = segment.Scan(first_high);
+    if (end == kNoPos) {  // the text ended inside the segment
+      if (!final) return segment.HoldBackLastCluster();
+      segment.Flush(n);
+      return n;
     }
-    if (end == kNone) {  // the text ended inside the segment
-      if (final) {
-        flush(n);
-        return n;
-      }
-      // The last cluster may continue in the next chunk: hold it back.
-      const size_t keep = cut;
-      cut_inert = false;
-      cut_mapped = {};
-      flush(keep);
-      return keep;
-    }
-    flush(end);
+    segment.Flush(end);
     pos = end;
   }
   return n;

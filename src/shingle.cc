@@ -298,6 +298,167 @@ void Shingler::FeedWords(std::string_view text) {
   }
 }
 
+// FeedWordsVector's pass over one text, a window at a time: finds the runs of
+// word or non-ASCII bytes in the classifier's masks, tokenizes each run, and
+// hashes the whole ASCII words it queued. Lives on FeedWordsVector's stack;
+// every method is inlined there, so that its positions stay in registers.
+// Not thread-safe (it writes through its Shingler).
+class Shingler::VectorWords {
+ public:
+  [[gnu::always_inline]] VectorWords(Shingler* shingler, std::string_view text)
+      : sh_(*shingler),
+        st_(*shingler->state_),
+        text_(text),
+        p_(reinterpret_cast<const unsigned char*>(text.data())),
+        n_(text.size()) {}
+
+  // Step 1: classifies the window that starts at `window` and lists the runs
+  // in it (st_.starts, st_.ends). Returns how many runs end in it; a run that
+  // goes on into the next window is left open.
+  [[gnu::always_inline]] size_t FindRuns(size_t window) {
+    window_ = window;
+    const size_t len = std::min(n_ - window, kWindowBlocks * 64);
+    const size_t blocks = (len + 63) / 64;
+    st_.classify(p_ + window, len, st_.classes);
+    size_t num_starts = 0;
+    size_t num_ends = 0;
+    if (open_) st_.starts[num_starts++] = open_start_;
+    for (size_t b = 0; b < blocks; ++b) {
+      const uint64_t x = st_.classes[b].word | st_.classes[b].high;
+      const uint64_t before = (x << 1) | carry_;  // bit j: byte j-1 is in a run
+      const size_t base = window + b * 64;
+      Flatten(x & ~before, base, st_.starts, &num_starts);
+      Flatten(~x & before, base, st_.ends, &num_ends);
+      carry_ = x >> 63;
+    }
+    if (window + len == n_ && carry_ != 0 && n_ % 64 == 0) st_.ends[num_ends++] = n_;
+    assert(num_ends <= num_starts && num_starts <= num_ends + 1);
+    open_ = num_starts > num_ends;
+    if (open_) open_start_ = st_.starts[num_ends];
+    return num_ends;
+  }
+
+  // Step 2: tokenizes the run text[s, e), which ends in the current window.
+  [[gnu::always_inline]] void FeedRun(size_t s, size_t e) {
+    const bool edge = s == 0 || e == n_;
+    // Masks are per window: look the bytes up only when the run lies in
+    // this one (a run from an earlier window takes the scalar path).
+    if (edge || s < window_) {
+      sh_.FeedWordsScalar(text_.substr(s, e - s));
+      if (e < n_) sh_.EndWord();
+      return;
+    }
+    if (!AnyBit(st_.classes, &internal::ByteClasses::high, s - window_, e - window_)) {
+      PendWord(s, e);
+      return;
+    }
+    // Every non-ASCII character a two-byte letter (most words of Latin
+    // and Cyrillic scripts): one word.
+    if (!AnyBitOutside(st_.classes, s - window_, e - window_)) {
+      PendWord(s, e);
+      return;
+    }
+    // A run that starts with ideographs or kana (lead bytes E3..E9) is
+    // mostly words of one character: the scalar tokenizer, which hashes
+    // each as it goes, is the faster for it.
+    const size_t first_high = NextHigh(s, e);
+    if (p_[first_high] >= 0xE3 && p_[first_high] <= 0xE9) {
+      sh_.FeedWordsScalar(text_.substr(s, e - s));
+      sh_.EndWord();
+      return;
+    }
+    FeedMixedRun(s, e);
+  }
+
+  // Step 3: hashes the words queued by PendWord into their token slots, a
+  // length class at a time; the window's lowered words are then released.
+  [[gnu::always_inline]] void HashPendingWords() {
+    for (auto& words : st_.pending) {
+      for (const State::PendingWord& w : words) {
+        sh_.token_batch_[w.slot] = HashBytes(w.text, w.length, sh_.seed_);
+      }
+      words.clear();
+    }
+    st_.lowered.clear();
+  }
+
+  // True when the last window ended inside a run (never, after the last).
+  bool open() const { return open_; }
+
+ private:
+  // Step 2, a run with non-ASCII characters other than two-byte letters:
+  // each is decided as the scalar tokenizer decides it, but words are hashed
+  // in place, not gathered in word_.
+  [[gnu::always_inline]] void FeedMixedRun(size_t s, size_t e) {
+    size_t word_start = s;
+    size_t i = s;
+    while (true) {
+      // In a run, ASCII bytes are word characters: skip to the next
+      // non-ASCII one.
+      i = NextHigh(i, e);
+      if (i >= e) break;
+      size_t clen = 1;
+      const uint8_t cls = internal::CharClasses(DecodeAt(p_ + i, e - i, &clen));
+      if ((cls & (internal::kCharWord | internal::kCharNoSpace)) == internal::kCharWord) {
+        i += clen;
+        continue;
+      }
+      if (i > word_start) PendWord(word_start, i);
+      if ((cls & internal::kCharWord) != 0) {
+        // A word of its own (Han, kana, Thai...): hashed now, as these
+        // come in long runs of one length (3 bytes, mostly).
+        ++sh_.words_;
+        if (sh_.token_text_ != nullptr) {
+          sh_.token_text_->append(text_.data() + i, clen).push_back(' ');
+        }
+        sh_.EmitToken(HashBytes(p_ + i, clen, sh_.seed_));
+      }
+      i += clen;
+      word_start = i;
+    }
+    if (e > word_start) PendWord(word_start, e);
+  }
+
+  // Queues the word text[ws, we), which lies in the current window, for
+  // hashing in step 3 (lowercasing its ASCII capitals first).
+  [[gnu::always_inline]] void PendWord(size_t ws, size_t we) {
+    const unsigned char* w = p_ + ws;
+    const size_t wlen = we - ws;
+    if (AnyBit(st_.classes, &internal::ByteClasses::upper, ws - window_, we - window_)) {
+      const size_t at = st_.lowered.size();
+      assert(at + wlen <= st_.lowered.capacity());
+      st_.lowered.resize(at + wlen);
+      for (size_t j = 0; j < wlen; ++j) {
+        st_.lowered[at + j] = w[j] < 0x80 ? kAscii.lower[w[j]] : static_cast<char>(w[j]);
+      }
+      w = reinterpret_cast<const unsigned char*>(st_.lowered.data() + at);
+    }
+    ++sh_.words_;
+    if (sh_.token_text_ != nullptr) {
+      sh_.token_text_->append(reinterpret_cast<const char*>(w), wlen).push_back(' ');
+    }
+    st_.pending[LengthClass(wlen)].push_back({w, wlen, sh_.token_batch_.size()});
+    sh_.EmitToken(0);  // its hash comes in step 3
+  }
+
+  // The first non-ASCII byte in text[from, limit), or limit. REQUIRES: both
+  // in the current window.
+  [[gnu::always_inline]] size_t NextHigh(size_t from, size_t limit) const {
+    return window_ + NextBit(st_.classes, &internal::ByteClasses::high, from - window_,
+                             limit - window_);
+  }
+
+  Shingler& sh_;
+  State& st_;
+  const std::string_view text_;
+  const unsigned char* const p_;
+  const size_t n_;
+  size_t window_ = 0;      // start of the current window
+  size_t open_start_ = 0;  // start of a run that began in an earlier window
+  bool open_ = false;
+  uint64_t carry_ = 0;     // 1 when the byte before the next block is in a run
+};
+
 // Words from the classifier's masks. The text is cut into runs of bytes that
 // are ASCII word characters or non-ASCII; every other byte separates words.
 // A run of ASCII word characters that lies inside the text (neither at its
@@ -306,129 +467,21 @@ void Shingler::FeedWords(std::string_view text) {
 // character, or at an edge) goes through the scalar tokenizer, which decides
 // each character and keeps the words that continue across calls.
 void Shingler::FeedWordsVector(std::string_view text) {
-  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  const size_t n = text.size();
-  if (n == 0) return;
-  State& st = *state_;
+  if (text.empty()) return;
   // The previous Feed's word ends here unless the text starts inside a run.
-  if (kAscii.word_class[p[0]] == 0 && p[0] < 0x80) EndWord();
-  size_t open_start = 0;     // start of a run that began in an earlier window
-  bool open = false;
-  uint64_t carry = 0;        // 1 when the byte before this block is in a run
+  const auto first = static_cast<unsigned char>(text[0]);
+  if (kAscii.word_class[first] == 0 && first < 0x80) EndWord();
   // A window holds at most its length in lowered bytes: `lowered` never
   // reallocates while the pending words point into it.
+  State& st = *state_;
   st.lowered.reserve(kWindowBlocks * 64);
-  size_t window = 0;
-  // Queues the word text[ws, we), which lies in the current window, for
-  // hashing (lowercasing its ASCII capitals first).
-  const auto pend_word = [&](size_t ws, size_t we) __attribute__((always_inline)) {
-    const unsigned char* w = p + ws;
-    const size_t wlen = we - ws;
-    if (AnyBit(st.classes, &internal::ByteClasses::upper, ws - window, we - window)) {
-      const size_t at = st.lowered.size();
-      assert(at + wlen <= st.lowered.capacity());
-      st.lowered.resize(at + wlen);
-      for (size_t j = 0; j < wlen; ++j) {
-        st.lowered[at + j] = w[j] < 0x80 ? kAscii.lower[w[j]] : static_cast<char>(w[j]);
-      }
-      w = reinterpret_cast<const unsigned char*>(st.lowered.data() + at);
-    }
-    ++words_;
-    if (token_text_ != nullptr) {
-      token_text_->append(reinterpret_cast<const char*>(w), wlen).push_back(' ');
-    }
-    st.pending[LengthClass(wlen)].push_back({w, wlen, token_batch_.size()});
-    EmitToken(0);  // its hash comes when the window is done
-  };
-  for (; window < n; window += kWindowBlocks * 64) {
-    const size_t len = std::min(n - window, kWindowBlocks * 64);
-    const size_t blocks = (len + 63) / 64;
-    st.classify(p + window, len, st.classes);
-    size_t num_starts = 0;
-    size_t num_ends = 0;
-    if (open) st.starts[num_starts++] = open_start;
-    for (size_t b = 0; b < blocks; ++b) {
-      const uint64_t x = st.classes[b].word | st.classes[b].high;
-      const uint64_t before = (x << 1) | carry;  // bit j: byte j-1 is in a run
-      const size_t base = window + b * 64;
-      Flatten(x & ~before, base, st.starts, &num_starts);
-      Flatten(~x & before, base, st.ends, &num_ends);
-      carry = x >> 63;
-    }
-    if (window + len == n && carry != 0 && n % 64 == 0) st.ends[num_ends++] = n;
-    assert(num_ends <= num_starts && num_starts <= num_ends + 1);
-    for (size_t r = 0; r < num_ends; ++r) {
-      const size_t s = st.starts[r];
-      const size_t e = st.ends[r];
-      const bool edge = s == 0 || e == n;
-      // Masks are per window: look the bytes up only when the run lies in
-      // this one (a run from an earlier window takes the scalar path).
-      if (!edge && s >= window) {
-        if (!AnyBit(st.classes, &internal::ByteClasses::high, s - window, e - window)) {
-          pend_word(s, e);
-          continue;
-        }
-        // Every non-ASCII character a two-byte letter (most words of Latin
-        // and Cyrillic scripts): one word.
-        if (!AnyBitOutside(st.classes, s - window, e - window)) {
-          pend_word(s, e);
-          continue;
-        }
-        // A run that starts with ideographs or kana (lead bytes E3..E9) is
-        // mostly words of one character: the scalar tokenizer, which hashes
-        // each as it goes, is the faster for it.
-        const size_t first_high =
-            window + NextBit(st.classes, &internal::ByteClasses::high, s - window, e - window);
-        if (p[first_high] >= 0xE3 && p[first_high] <= 0xE9) {
-          FeedWordsScalar(text.substr(s, e - s));
-          EndWord();
-          continue;
-        }
-        // Non-ASCII characters: each is decided as the scalar tokenizer
-        // decides it, but words are hashed in place, not gathered in word_.
-        size_t word_start = s;
-        size_t i = s;
-        while (true) {
-          // In a run, ASCII bytes are word characters: skip to the next
-          // non-ASCII one.
-          i = window + NextBit(st.classes, &internal::ByteClasses::high, i - window, e - window);
-          if (i >= e) break;
-          size_t clen = 1;
-          const uint8_t cls = internal::CharClasses(DecodeAt(p + i, e - i, &clen));
-          if ((cls & (internal::kCharWord | internal::kCharNoSpace)) == internal::kCharWord) {
-            i += clen;
-            continue;
-          }
-          if (i > word_start) pend_word(word_start, i);
-          if ((cls & internal::kCharWord) != 0) {
-            // A word of its own (Han, kana, Thai...): hashed now, as these
-            // come in long runs of one length (3 bytes, mostly).
-            ++words_;
-            if (token_text_ != nullptr) {
-              token_text_->append(text.data() + i, clen).push_back(' ');
-            }
-            EmitToken(HashBytes(p + i, clen, seed_));
-          }
-          i += clen;
-          word_start = i;
-        }
-        if (e > word_start) pend_word(word_start, e);
-      } else {
-        FeedWordsScalar(text.substr(s, e - s));
-        if (e < n) EndWord();
-      }
-    }
-    open = num_starts > num_ends;
-    if (open) open_start = st.starts[num_ends];
-    for (auto& words : st.pending) {
-      for (const State::PendingWord& w : words) {
-        token_batch_[w.slot] = HashBytes(w.text, w.length, seed_);
-      }
-      words.clear();
-    }
-    st.lowered.clear();
+  VectorWords words(this, text);
+  for (size_t window = 0; window < text.size(); window += kWindowBlocks * 64) {
+    const size_t num_runs = words.FindRuns(window);
+    for (size_t r = 0; r < num_runs; ++r) words.FeedRun(st.starts[r], st.ends[r]);
+    words.HashPendingWords();
   }
-  assert(!open);
+  assert(!words.open());
 }
 
 // Flattened: with two callers, GCC would otherwise call XXH3 and EndWord

@@ -45,6 +45,9 @@ class Normalizer {
   std::string scratch_;  // carry_ joined with the head of new input
   std::vector<int32_t> codepoints_;  // utf8proc work buffer
 
+  // Process()'s writer of one Unicode segment (defined in normalize.cc).
+  class SegmentWriter;
+
   // Copies or normalizes `text`, which starts at a segment boundary. Returns
   // the offset of the tail to hold back (text.size() when `final`).
   size_t Process(std::string_view text, bool final, std::string* out);

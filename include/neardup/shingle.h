@@ -101,6 +101,8 @@ class Shingler {
   void FlushTokenBatch();
 
   struct State;
+  // FeedWordsVector's pass over one text (defined in shingle.cc).
+  class VectorWords;
   ShingleUnit unit_;
   bool vector_words_;  // word mode runs FeedWordsVector (a classifier was chosen)
   int k_;
