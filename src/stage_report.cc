@@ -26,7 +26,8 @@ namespace {
 // pages that are read (the candidates').
 struct Merged {
   SignedCorpus corpus;
-  std::vector<uint64_t> first_doc;  // per shard
+  std::vector<uint64_t> first_doc;                      // per shard
+  std::vector<std::shared_ptr<const MappedFile>> shards;  // the files mapped
   WalkCounts walk;
   std::vector<Status> walk_errors;
 };
@@ -37,7 +38,11 @@ Result<DecodedRecords> DecodeShard(const std::string& path, const MappedFile& fi
   // The checksum reads the whole file once, front to back: each chunk is let
   // go once hashed, so that all the signatures are never resident at once.
   file.Advise(MappedFile::Access::kSequential);
-  Result<DecodedRecords> records = DecodeRecords(file.bytes(), [&file](size_t hashed) { file.Release(0, hashed); });
+  size_t released = 0;
+  Result<DecodedRecords> records = DecodeRecords(file.bytes(), [&](size_t hashed) {
+    file.Release(released, hashed - released);
+    released = hashed;
+  });
   if (!records.ok()) return Status::Corrupt(std::string(path).append(": ").append(records.status().message()));
   // The records are copied out; from now on only some signatures are read.
   file.Release(0, file.size());
@@ -82,7 +87,7 @@ Result<Merged> LoadShards(const WorkFolder& folder, const Options& o, uint32_t s
     m.first_doc.push_back(table.size());
     for (InputFile& f : part->files) table.files.push_back(std::move(f));
     for (DocRecord& d : part->docs) d.file += file_offset;
-    table.AppendBorrowed(std::move(part->docs), part->signatures, std::move(files[s]));
+    table.AppendBorrowed(std::move(part->docs), part->signatures, files[s]);
     for (InputProblem& p : meta->problems) {
       p.file += file_offset;
       m.corpus.problems.push_back(std::move(p));
@@ -92,6 +97,7 @@ Result<Merged> LoadShards(const WorkFolder& folder, const Options& o, uint32_t s
     m.corpus.counts.transcoded += meta->counts.transcoded;
   }
   m.corpus.stream_copies.resize(table.files.size());
+  m.shards = std::move(files);
   return m;
 }
 
@@ -204,6 +210,9 @@ Result<Report> RunReportTask(const Options& o, const std::string& work, const Ru
       !s.ok()) {
     return s;
   }
+  // No signature is read past verification: the pages read (and those the
+  // kernel mapped around them) need not stay next to the report's memory.
+  for (const auto& shard : merged->shards) shard->Release(0, shard->size());
   for (auto& [doc, status] : verified.left_out) {
     signed_corpus.problems.push_back({.file = table.docs[doc].file, .line = table.docs[doc].line, .status = status});
   }
