@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "mapped_file.h"
 #include "neardup/build_report.h"
 #include "neardup/candidates.h"
 #include "neardup/copy_groups.h"
@@ -13,7 +14,6 @@
 #include "neardup/table_codec.h"
 #include "neardup/verify.h"
 #include "neardup/verify_candidates.h"
-#include "mapped_file.h"
 #include "sign_internal.h"
 
 namespace neardup {
@@ -26,7 +26,7 @@ namespace {
 // pages that are read (the candidates').
 struct Merged {
   SignedCorpus corpus;
-  std::vector<uint64_t> first_doc;                      // per shard
+  std::vector<uint64_t> first_doc;                        // per shard
   std::vector<std::shared_ptr<const MappedFile>> shards;  // the files mapped
   WalkCounts walk;
   std::vector<Status> walk_errors;

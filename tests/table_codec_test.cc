@@ -527,7 +527,8 @@ TEST(TableCodecTest, DecodeRecordsRefusesEveryBitFlipAsDecodeFromDoes) {
   Result<DecodedRecords> r = DecodeRecords(damaged);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Status::Code::kCorrupt);
-  EXPECT_TRUE(StartsWith(r.status().message(), "signature table: checksum mismatch (stored 0x")) << r.status().message();
+  EXPECT_TRUE(StartsWith(r.status().message(), "signature table: checksum mismatch (stored 0x"))
+      << r.status().message();
 }
 
 TEST(TableCodecTest, DecodeRecordsRefusesAMisalignedMatrix) {

@@ -165,8 +165,8 @@ class SignatureTable {
 
   SignatureView BorrowedSignature(DocId id) const {
     // The last segment starting at or before `id` (the first starts at 0).
-    const auto after = std::upper_bound(segments_.begin(), segments_.end(), id,
-                                        [](DocId x, const Segment& s) { return x < s.first; });
+    const auto after =
+        std::upper_bound(segments_.begin(), segments_.end(), id, [](DocId x, const Segment& s) { return x < s.first; });
     assert(after != segments_.begin());
     const Segment& s = *(after - 1);
     return {s.rows + size_t{id - s.first} * num_perm_, num_perm_};
