@@ -115,4 +115,39 @@ void BuildClusterReport(const CopyGroups& groups, const Verified& verified, cons
   }
 }
 
+void TallyDocuments(const SignedCorpus& corpus, Stats* stats) {
+  for (const DocRecord& r : corpus.table.docs) {
+    switch (r.kind) {
+      case DocKind::kOk: ++stats->documents; break;
+      case DocKind::kEmpty: ++stats->empty; break;
+      case DocKind::kTooShort: ++stats->too_short; break;
+      case DocKind::kBinary: ++stats->binary; break;
+      case DocKind::kFailed: break;
+    }
+  }
+  stats->bytes = corpus.counts.bytes;
+  stats->invalid_utf8 = corpus.counts.invalid_utf8;
+  stats->transcoded = corpus.counts.transcoded;
+  stats->duplicate_ids = corpus.counts.duplicate_ids;
+}
+
+void TallyProblems(const WalkCounts& walk, std::vector<InputProblem> problems, Report* report) {
+  Stats& st = report->stats;
+  // A directory loop or a dangling link (with --follow) is skipped and
+  // warned about, but nothing went unread.
+  st.unreadable += report->problems.size() - walk.loops - walk.dangling;
+  std::stable_sort(problems.begin(), problems.end(), [](const InputProblem& x, const InputProblem& y) {
+    return x.file != y.file ? x.file < y.file : x.line < y.line;
+  });
+  for (InputProblem& p : problems) {
+    switch (p.kind) {
+      case InputProblem::Kind::kMalformed: ++st.malformed_lines; break;
+      case InputProblem::Kind::kTooLarge: ++st.too_large; break;
+      case InputProblem::Kind::kUnreadable: ++st.unreadable; break;
+      case InputProblem::Kind::kCounted: break;
+    }
+    report->problems.push_back(std::move(p.status));
+  }
+}
+
 }  // namespace neardup

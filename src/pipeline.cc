@@ -71,43 +71,6 @@ class ProgressReporter {
   Stage last_stage_ = Stage::kDone;
 };
 
-void TallyDocuments(const SignedCorpus& s, Stats* st) {
-  for (const DocRecord& r : s.table.docs) {
-    switch (r.kind) {
-      case DocKind::kOk: ++st->documents; break;
-      case DocKind::kEmpty: ++st->empty; break;
-      case DocKind::kTooShort: ++st->too_short; break;
-      case DocKind::kBinary: ++st->binary; break;
-      case DocKind::kFailed: break;
-    }
-  }
-  st->bytes = s.counts.bytes;
-  st->invalid_utf8 = s.counts.invalid_utf8;
-  st->transcoded = s.counts.transcoded;
-  st->duplicate_ids = s.counts.duplicate_ids;
-}
-
-// The walk's problems first, then the inputs' in input order; each counted
-// by its kind.
-void TallyProblems(const WalkCounts& wc, std::vector<InputProblem> problems, Report* report) {
-  Stats& st = report->stats;
-  // A directory loop or a dangling link (with --follow) is skipped and
-  // warned about, but nothing went unread.
-  st.unreadable += report->problems.size() - wc.loops - wc.dangling;
-  std::stable_sort(problems.begin(), problems.end(), [](const InputProblem& x, const InputProblem& y) {
-    return x.file != y.file ? x.file < y.file : x.line < y.line;
-  });
-  for (InputProblem& p : problems) {
-    switch (p.kind) {
-      case InputProblem::Kind::kMalformed: ++st.malformed_lines; break;
-      case InputProblem::Kind::kTooLarge: ++st.too_large; break;
-      case InputProblem::Kind::kUnreadable: ++st.unreadable; break;
-      case InputProblem::Kind::kCounted: break;
-    }
-    report->problems.push_back(std::move(p.status));
-  }
-}
-
 std::vector<DocEntry> Entries(std::vector<DocRecord>&& docs) {
   std::vector<DocEntry> out(docs.size());
   for (size_t i = 0; i < docs.size(); ++i) {

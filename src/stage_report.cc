@@ -1,9 +1,10 @@
 #include "neardup/stage_report.h"
 
 #include <algorithm>
-#include <cstring>
-#include <fstream>
+#include <memory>
+#include <string>
 
+#include "mapped_file.h"
 #include "neardup/build_report.h"
 #include "neardup/candidates.h"
 #include "neardup/copy_groups.h"
@@ -20,53 +21,59 @@ namespace neardup {
 namespace {
 
 // The shards merged: the scan's SignedCorpus, and where each shard's
-// documents start.
+// documents start. The table borrows its signatures from the shard files,
+// memory-mapped: memory holds the records, and of the signatures only the
+// pages that are read (the candidates').
 struct Merged {
   SignedCorpus corpus;
-  std::vector<uint64_t> first_doc;  // per shard
+  std::vector<uint64_t> first_doc;                        // per shard
+  std::vector<std::shared_ptr<const MappedFile>> shards;  // the files mapped
   WalkCounts walk;
   std::vector<Status> walk_errors;
 };
 
-// The documents of each shard, from its header: to size the merged table once.
-Result<std::vector<uint64_t>> ShardSizes(const WorkFolder& folder, uint32_t shards) {
-  std::vector<uint64_t> sizes;
-  for (uint32_t s = 0; s < shards; ++s) {
-    const std::string path = folder.File(StageKind::kSign, s, "table");
-    std::ifstream in(path, std::ios::binary);
-    std::string header(kTableHeaderSize, '\0');
-    in.read(header.data(), static_cast<std::streamsize>(header.size()));
-    if (!in) return Status::IoError(path + ": cannot read");
-    Result<TableHeader> peeked = PeekHeader(header);
-    if (!peeked.ok()) return Status::Corrupt(path + ": " + peeked.status().message());
-    sizes.push_back(peeked->doc_count);
-  }
-  return sizes;
+// The decoded records of shard `path`, mapped as `file`; its signatures stay
+// in the mapping.
+Result<DecodedRecords> DecodeShard(const std::string& path, const MappedFile& file) {
+  // The checksum reads the whole file once, front to back: each chunk is let
+  // go once hashed, so that all the signatures are never resident at once.
+  file.Advise(MappedFile::Access::kSequential);
+  size_t released = 0;
+  Result<DecodedRecords> records = DecodeRecords(file.bytes(), [&](size_t hashed) {
+    file.Release(released, hashed - released);
+    released = hashed;
+  });
+  if (!records.ok()) return Status::Corrupt(std::string(path).append(": ").append(records.status().message()));
+  // The records are copied out; from now on only some signatures are read.
+  file.Release(0, file.size());
+  file.Advise(MappedFile::Access::kRandom);
+  return records;
 }
 
 Result<Merged> LoadShards(const WorkFolder& folder, const Options& o, uint32_t shards) {
-  Result<std::vector<uint64_t>> sizes = ShardSizes(folder, shards);
-  if (!sizes.ok()) return sizes.status();
-  uint64_t total = 0;
-  for (uint64_t n : *sizes) total += n;
   Merged m;
   m.corpus.table = SignatureTable(o.num_perm);
   SignatureTable& table = m.corpus.table;
-  table.Resize(total);
-  const SignatureParams params = SignatureParams::From(o);
-  uint64_t first = 0;
+  // Every shard mapped first, to size the merged records once from the
+  // headers (which touches only their first page).
+  std::vector<std::shared_ptr<const MappedFile>> files;
+  uint64_t total = 0;
   for (uint32_t s = 0; s < shards; ++s) {
     const std::string path = folder.File(StageKind::kSign, s, "table");
-    Result<DecodedTable> decoded = Status::Internal("unread");
-    {
-      Result<std::string> bytes = ReadWholeFile(path);
-      if (!bytes.ok()) return bytes.status();
-      decoded = DecodeFrom(*bytes);
-    }
-    if (!decoded.ok()) return Status::Corrupt(path + ": " + decoded.status().message());
-    if (!(decoded->params == params)) return Status::InvalidArgument(path + ": signed with other parameters");
-    SignatureTable& part = decoded->table;
-    if (part.size() != (*sizes)[s]) return Status::Corrupt(path + ": changed while read");
+    Result<MappedFile> mapped = MappedFile::Open(path);
+    if (!mapped.ok()) return mapped.status();
+    Result<TableHeader> header = PeekHeader(mapped->bytes());
+    if (!header.ok()) return Status::Corrupt(std::string(path).append(": ").append(header.status().message()));
+    total += header->doc_count;
+    files.push_back(std::make_shared<const MappedFile>(std::move(*mapped)));
+  }
+  table.docs.reserve(total);
+  const SignatureParams params = SignatureParams::From(o);
+  for (uint32_t s = 0; s < shards; ++s) {
+    const std::string path = folder.File(StageKind::kSign, s, "table");
+    Result<DecodedRecords> part = DecodeShard(path, *files[s]);
+    if (!part.ok()) return part.status();
+    if (!(part->params == params)) return Status::InvalidArgument(path + ": signed with other parameters");
     Result<std::string> meta_bytes = ReadWholeFile(folder.File(StageKind::kSign, s, "meta"));
     if (!meta_bytes.ok()) return meta_bytes.status();
     Result<ShardMeta> meta = DecodeShardMeta(*meta_bytes);
@@ -77,17 +84,10 @@ Result<Merged> LoadShards(const WorkFolder& folder, const Options& o, uint32_t s
       m.walk = meta->walk;
       m.walk_errors = std::move(meta->walk_errors);
     }
-    m.first_doc.push_back(first);
-    for (InputFile& f : part.files) table.files.push_back(std::move(f));
-    for (size_t k = 0; k < part.size(); ++k) {
-      table.docs[first + k] = std::move(part.docs[k]);
-      table.docs[first + k].file += file_offset;
-    }
-    if (part.size() > 0) {
-      std::memcpy(table.MutableSignature(static_cast<DocId>(first)), part.values().data(),
-                  part.values().size() * sizeof(uint32_t));
-    }
-    first += part.size();
+    m.first_doc.push_back(table.size());
+    for (InputFile& f : part->files) table.files.push_back(std::move(f));
+    for (DocRecord& d : part->docs) d.file += file_offset;
+    table.AppendBorrowed(std::move(part->docs), part->signatures, files[s]);
     for (InputProblem& p : meta->problems) {
       p.file += file_offset;
       m.corpus.problems.push_back(std::move(p));
@@ -97,6 +97,7 @@ Result<Merged> LoadShards(const WorkFolder& folder, const Options& o, uint32_t s
     m.corpus.counts.transcoded += meta->counts.transcoded;
   }
   m.corpus.stream_copies.resize(table.files.size());
+  m.shards = std::move(files);
   return m;
 }
 
@@ -156,40 +157,6 @@ Result<Candidates> LoadCandidates(const WorkFolder& folder, const Options& o, ui
   return out;
 }
 
-// As pipeline.cc's tally of the signed documents and of the problems.
-void TallyDocuments(const SignedCorpus& s, Stats* st) {
-  for (const DocRecord& r : s.table.docs) {
-    switch (r.kind) {
-      case DocKind::kOk: ++st->documents; break;
-      case DocKind::kEmpty: ++st->empty; break;
-      case DocKind::kTooShort: ++st->too_short; break;
-      case DocKind::kBinary: ++st->binary; break;
-      case DocKind::kFailed: break;
-    }
-  }
-  st->bytes = s.counts.bytes;
-  st->invalid_utf8 = s.counts.invalid_utf8;
-  st->transcoded = s.counts.transcoded;
-  st->duplicate_ids = s.counts.duplicate_ids;
-}
-
-void TallyProblems(const WalkCounts& wc, std::vector<InputProblem> problems, Report* report) {
-  Stats& st = report->stats;
-  st.unreadable += report->problems.size() - wc.loops - wc.dangling;
-  std::stable_sort(problems.begin(), problems.end(), [](const InputProblem& x, const InputProblem& y) {
-    return x.file != y.file ? x.file < y.file : x.line < y.line;
-  });
-  for (InputProblem& p : problems) {
-    switch (p.kind) {
-      case InputProblem::Kind::kMalformed: ++st.malformed_lines; break;
-      case InputProblem::Kind::kTooLarge: ++st.too_large; break;
-      case InputProblem::Kind::kUnreadable: ++st.unreadable; break;
-      case InputProblem::Kind::kCounted: break;
-    }
-    report->problems.push_back(std::move(p.status));
-  }
-}
-
 std::vector<DocEntry> Entries(std::vector<DocRecord>&& docs) {
   std::vector<DocEntry> out(docs.size());
   for (size_t i = 0; i < docs.size(); ++i) {
@@ -243,6 +210,9 @@ Result<Report> RunReportTask(const Options& o, const std::string& work, const Ru
       !s.ok()) {
     return s;
   }
+  // No signature is read past verification: the pages read (and those the
+  // kernel mapped around them) need not stay next to the report's memory.
+  for (const auto& shard : merged->shards) shard->Release(0, shard->size());
   for (auto& [doc, status] : verified.left_out) {
     signed_corpus.problems.push_back({.file = table.docs[doc].file, .line = table.docs[doc].line, .status = status});
   }

@@ -1,10 +1,12 @@
 #include "neardup/table_codec.h"
 
+#include <algorithm>
 #include <bit>
 #include <cassert>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -28,6 +30,8 @@ constexpr size_t kTotalSizeAt = 80;
 static_assert(kParamsAt + SignatureParams::kCanonicalSize == kFingerprintAt);
 static_assert(kTotalSizeAt + 8 == kTableHeaderSize);
 constexpr size_t kChecksumSize = 8;
+// How many bytes DecodeRecords() hashes between two calls of its `hashed`.
+constexpr size_t kChecksumChunk = size_t{4} << 20;
 // File flags and doc flags.
 constexpr uint8_t kFileReference = 1;
 constexpr uint8_t kFileStream = 2;
@@ -224,7 +228,7 @@ Status EncodableSizes(const SignatureTable& table, const SignatureParams& params
                                        .append(" values per signature, --num-perm is ")
                                        .append(std::to_string(params.num_perm)));
   }
-  assert(table.values().size() == table.size() * static_cast<size_t>(params.num_perm));
+  assert(!table.contiguous() || table.values().size() == table.size() * static_cast<size_t>(params.num_perm));
   constexpr uint64_t kMaxLength = std::numeric_limits<uint32_t>::max();
 
   uint64_t files_size = 0;
@@ -267,7 +271,8 @@ Status EncodeTo(const SignatureTable& table, const SignatureParams& params, std:
   if (Status s = EncodableSizes(table, params, &files_size, &docs_size); !s.ok()) return s;
   const uint64_t docs_offset = kTableHeaderSize + files_size;
   const uint64_t signatures_offset = RoundUp8(docs_offset + docs_size);
-  const uint64_t total_size = signatures_offset + uint64_t{4} * table.values().size() + kChecksumSize;
+  const uint64_t total_size =
+      signatures_offset + uint64_t{4} * table.size() * static_cast<uint64_t>(params.num_perm) + kChecksumSize;
 
   out->reserve(total_size);
   out->append(kTableMagic, sizeof kTableMagic);
@@ -305,11 +310,17 @@ Status EncodeTo(const SignatureTable& table, const SignatureParams& params, std:
     Put<uint8_t>(out, d.reference ? kDocReference : 0);
   }
   out->resize(signatures_offset, '\0');
-  const std::span<const uint32_t> values = table.values();
-  if constexpr (kLittleHost) {
-    out->append(reinterpret_cast<const char*>(values.data()), values.size_bytes());
+  auto put_rows = [out](std::span<const uint32_t> values) {
+    if constexpr (kLittleHost) {
+      out->append(reinterpret_cast<const char*>(values.data()), values.size_bytes());
+    } else {
+      for (const uint32_t v : values) Put<uint32_t>(out, v);
+    }
+  };
+  if (table.contiguous()) {
+    put_rows(table.values());
   } else {
-    for (const uint32_t v : values) Put<uint32_t>(out, v);
+    for (DocId id = 0; id < table.size(); ++id) put_rows(table.signature(id).span());
   }
   Put<uint64_t>(out, ChecksumOf(*out));
   assert(out->size() == total_size);
@@ -443,11 +454,28 @@ Result<TableHeader> PeekHeader(std::string_view bytes) {
   return h;
 }
 
-Status VerifyChecksum(std::string_view bytes) {
+namespace {
+
+// As VerifyChecksum(), calling `hashed` (if set) after each kChecksumChunk
+// bytes and at the end (see DecodeRecords()).
+Status VerifyChecksumBy(std::string_view bytes, const std::function<void(size_t)>& hashed) {
   if (bytes.size() < kChecksumSize) return Corrupt("truncated: no room for the checksum");
   const size_t body = bytes.size() - kChecksumSize;
   const uint64_t stored = Load<uint64_t>(bytes.data() + body);
-  const uint64_t computed = ChecksumOf(bytes.substr(0, body));
+  uint64_t computed = 0;
+  if (!hashed) {
+    computed = ChecksumOf(bytes.substr(0, body));
+  } else {
+    Hasher64 hasher;
+    hasher.Reset(0);
+    for (size_t done = 0; done < body;) {
+      const size_t n = std::min(kChecksumChunk, body - done);
+      hasher.Update(bytes.data() + done, n);
+      done += n;
+      hashed(done);
+    }
+    computed = hasher.Digest();
+  }
   if (stored != computed) {
     return Corrupt(std::string("checksum mismatch (stored ")
                        .append(Hex(stored))
@@ -458,37 +486,32 @@ Status VerifyChecksum(std::string_view bytes) {
   return Status::Ok();
 }
 
-Result<std::span<const uint32_t>> SignaturesInPlace(std::string_view bytes) {
+// The matrix of a whole encoding whose header is `h`, where it lies.
+Result<std::span<const uint32_t>> InPlace(std::string_view bytes, const TableHeader& h) {
   if constexpr (!kLittleHost) {
     return Status::InvalidArgument(Error("signatures cannot be used in place on a big-endian host"));
   }
-  Result<TableHeader> header = PeekWhole(bytes);
-  if (!header.ok()) return header.status();
-  const char* start = bytes.data() + header->signatures_offset;
+  const char* start = bytes.data() + h.signatures_offset;
   if (reinterpret_cast<uintptr_t>(start) % alignof(uint32_t) != 0) {
     return Status::InvalidArgument(Error("signatures are not aligned in this buffer; decode them instead"));
   }
-  return std::span<const uint32_t>(reinterpret_cast<const uint32_t*>(start), header->signatures_size() / 4);
+  return std::span<const uint32_t>(reinterpret_cast<const uint32_t*>(start), h.signatures_size() / 4);
 }
 
-Result<DecodedTable> DecodeFrom(std::string_view bytes) {
-  Result<TableHeader> header = PeekWhole(bytes);
-  if (!header.ok()) return header.status();
-  if (Status s = VerifyChecksum(bytes); !s.ok()) return s;
-  const TableHeader& h = *header;
-
-  DecodedTable out{h.params, SignatureTable(h.params.num_perm)};
+// The files and docs sections of a whole encoding whose header is `h`, and
+// the padding after them, checked.
+Status ReadSections(std::string_view bytes, const TableHeader& h, std::vector<InputFile>* files_out,
+                    std::vector<DocRecord>* docs) {
   Cursor files(bytes.data(), kTableHeaderSize, h.docs_offset);
-  if (Status s = ReadFiles(files, h.file_count, &out.table.files); !s.ok()) return s;
+  if (Status s = ReadFiles(files, h.file_count, files_out); !s.ok()) return s;
   if (files.pos() != h.docs_offset) {
     return Corrupt(std::string("the files section ends at ")
                        .append(Num(files.pos()))
                        .append(", the docs offset is ")
                        .append(Num(h.docs_offset)));
   }
-  std::vector<DocRecord> docs;
   Cursor doc_cursor(bytes.data(), h.docs_offset, h.signatures_offset);
-  if (Status s = ReadDocs(doc_cursor, h.doc_count, h.file_count, &docs); !s.ok()) return s;
+  if (Status s = ReadDocs(doc_cursor, h.doc_count, h.file_count, docs); !s.ok()) return s;
   if (RoundUp8(doc_cursor.pos()) != h.signatures_offset) {
     return Corrupt(std::string("the docs section ends at ")
                        .append(Num(doc_cursor.pos()))
@@ -498,7 +521,31 @@ Result<DecodedTable> DecodeFrom(std::string_view bytes) {
   for (size_t i = doc_cursor.pos(); i < h.signatures_offset; ++i) {
     if (bytes[i] != '\0') return Corrupt(std::string("nonzero padding byte at offset ").append(Num(i)));
   }
+  return Status::Ok();
+}
 
+}  // namespace
+
+Status VerifyChecksum(std::string_view bytes) { return VerifyChecksumBy(bytes, nullptr); }
+
+Result<std::span<const uint32_t>> SignaturesInPlace(std::string_view bytes) {
+  if constexpr (!kLittleHost) {
+    return Status::InvalidArgument(Error("signatures cannot be used in place on a big-endian host"));
+  }
+  Result<TableHeader> header = PeekWhole(bytes);
+  if (!header.ok()) return header.status();
+  return InPlace(bytes, *header);
+}
+
+Result<DecodedTable> DecodeFrom(std::string_view bytes) {
+  Result<TableHeader> header = PeekWhole(bytes);
+  if (!header.ok()) return header.status();
+  if (Status s = VerifyChecksum(bytes); !s.ok()) return s;
+  const TableHeader& h = *header;
+
+  DecodedTable out{h.params, SignatureTable(h.params.num_perm)};
+  std::vector<DocRecord> docs;
+  if (Status s = ReadSections(bytes, h, &out.table.files, &docs); !s.ok()) return s;
   out.table.Resize(docs.size());
   out.table.docs = std::move(docs);
   const char* matrix = bytes.data() + h.signatures_offset;
@@ -511,6 +558,22 @@ Result<DecodedTable> DecodeFrom(std::string_view bytes) {
       for (size_t i = 0; i < count; ++i) values[i] = Load<uint32_t>(matrix + 4 * i);
     }
   }
+  return out;
+}
+
+Result<DecodedRecords> DecodeRecords(std::string_view bytes, const std::function<void(size_t)>& hashed) {
+  if constexpr (!kLittleHost) {
+    return Status::InvalidArgument(Error("signatures cannot be used in place on a big-endian host"));
+  }
+  Result<TableHeader> header = PeekWhole(bytes);
+  if (!header.ok()) return header.status();
+  const TableHeader& h = *header;
+  Result<std::span<const uint32_t>> signatures = InPlace(bytes, h);
+  if (!signatures.ok()) return signatures.status();
+  if (Status s = VerifyChecksumBy(bytes, hashed); !s.ok()) return s;
+
+  DecodedRecords out{.params = h.params, .files = {}, .docs = {}, .signatures = *signatures};
+  if (Status s = ReadSections(bytes, h, &out.files, &out.docs); !s.ok()) return s;
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -155,6 +156,46 @@ TEST(SignatureTableTest, RowsStayWithTheirDocuments) {
   EXPECT_EQ(table.signature(0)[0], UINT32_MAX);
   EXPECT_EQ(table.signature(1)[2], 7u);
   EXPECT_EQ(table.signature(1).size(), 3u);
+}
+
+std::vector<DocRecord> Records(const std::string& prefix, size_t n) {
+  std::vector<DocRecord> out(n);
+  for (size_t i = 0; i < n; ++i) out[i].name = prefix + std::to_string(i);
+  return out;
+}
+
+TEST(SignatureTableTest, BorrowedSegmentsGiveEachDocumentItsRow) {
+  // Three buffers of rows (2, 1 and 3 documents of 2 values), held by a
+  // shared owner as a mapped file would be; row values name the document.
+  auto a = std::make_shared<std::vector<uint32_t>>(std::vector<uint32_t>{0, 100, 1, 101});
+  auto b = std::make_shared<std::vector<uint32_t>>(std::vector<uint32_t>{2, 102});
+  auto c = std::make_shared<std::vector<uint32_t>>(std::vector<uint32_t>{3, 103, 4, 104, 5, 105});
+  SignatureTable table(2);
+  EXPECT_TRUE(table.contiguous());
+  table.AppendBorrowed(Records("a", 2), *a, a);
+  table.AppendBorrowed({}, {}, nullptr);  // an empty shard adds nothing
+  table.AppendBorrowed(Records("b", 1), *b, b);
+  table.AppendBorrowed(Records("c", 3), *c, c);
+  EXPECT_FALSE(table.contiguous());
+  ASSERT_EQ(table.size(), 6u);
+  EXPECT_EQ(table.docs[2].name, "b0");
+  EXPECT_EQ(table.docs[5].name, "c2");
+  const std::weak_ptr<std::vector<uint32_t>> watch = c;
+  a.reset();
+  b.reset();
+  c.reset();
+  EXPECT_FALSE(watch.expired());  // the table keeps its rows alive
+  for (DocId id = 0; id < 6; ++id) {
+    const SignatureView v = table.signature(id);
+    ASSERT_EQ(v.size(), 2u);
+    EXPECT_EQ(v[0], id);
+    EXPECT_EQ(v[1], 100 + id);
+  }
+  // Reading is unchanged after the records are moved out (as the report does).
+  std::vector<DocRecord> docs = std::move(table.docs);
+  EXPECT_EQ(table.signature(4)[1], 104u);
+  table = SignatureTable(2);
+  EXPECT_TRUE(watch.expired());
 }
 
 }  // namespace

@@ -4,14 +4,17 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "hash.h"
+#include "mapped_file.h"
 #include "neardup/document.h"
 #include "neardup/minhash.h"
 #include "neardup/options.h"
+#include "test_util.h"
 
 namespace neardup {
 namespace {
@@ -452,6 +455,140 @@ TEST(TableCodecTest, EncodeRefusesWhatCannotBeDecoded) {
   st = EncodeTo(s.table, s.params, &bytes);
   EXPECT_EQ(st.code(), Status::Code::kInvalidArgument);
   EXPECT_EQ(st.message(), "signature table: cannot encode: doc 5: file 3 out of range (3 files)");
+}
+
+// DecodeRecords: DecodeFrom's checks and errors, the signatures left in place.
+
+void ExpectSameRecords(const DecodedRecords& r, const DecodedTable& t) {
+  EXPECT_EQ(r.params, t.params);
+  SignatureTable as_table(t.params.num_perm);
+  as_table.files = r.files;
+  std::vector<DocRecord> docs = r.docs;
+  as_table.Append(std::move(docs), r.signatures);
+  ExpectSameTable(as_table, t.table);
+}
+
+TEST(TableCodecTest, DecodeRecordsLeavesTheSignaturesInPlace) {
+  const Sample s = MakeSample();
+  const std::string bytes = Encode(s);
+  std::vector<size_t> hashed;
+  Result<DecodedRecords> r = DecodeRecords(bytes, [&hashed](size_t n) { hashed.push_back(n); });
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->signatures.data(), reinterpret_cast<const uint32_t*>(bytes.data() + LoadU64(bytes, 72)));
+  EXPECT_EQ(r->signatures.size(), 7u * 32);
+  Result<DecodedTable> whole = DecodeFrom(bytes);
+  ASSERT_TRUE(whole.ok());
+  ExpectSameRecords(*r, *whole);
+  // The checksum is over everything but itself, reported once hashed.
+  EXPECT_EQ(hashed, std::vector<size_t>{bytes.size() - 8});
+  EXPECT_TRUE(DecodeRecords(bytes).ok());
+}
+
+TEST(TableCodecTest, DecodeRecordsOfAnEmptyTable) {
+  const SignatureParams params;
+  std::string bytes;
+  ASSERT_TRUE(EncodeTo(SignatureTable(params.num_perm), params, &bytes).ok());
+  Result<DecodedRecords> r = DecodeRecords(bytes);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->docs.empty());
+  EXPECT_TRUE(r->files.empty());
+  EXPECT_TRUE(r->signatures.empty());
+}
+
+TEST(TableCodecTest, DecodeRecordsRefusesEveryTruncationAsCorrupt) {
+  const std::string bytes = Encode(MakeSample(4));
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    const std::string cut = bytes.substr(0, n);  // its own (aligned) buffer
+    Result<DecodedRecords> r = DecodeRecords(cut);
+    ASSERT_FALSE(r.ok()) << n;
+    EXPECT_EQ(r.status().code(), Status::Code::kCorrupt) << n;
+    EXPECT_EQ(r.status().message(), DecodeFrom(cut).status().message()) << n;
+  }
+}
+
+TEST(TableCodecTest, DecodeRecordsRefusesEveryBitFlipAsDecodeFromDoes) {
+  const std::string bytes = Encode(MakeSample(4));
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    std::string damaged = bytes;
+    damaged[i] = static_cast<char>(damaged[i] ^ 0x10);
+    Result<DecodedRecords> r = DecodeRecords(damaged);
+    ASSERT_FALSE(r.ok()) << "byte " << i;
+    const Status expected = DecodeFrom(damaged).status();
+    EXPECT_EQ(r.status().code(), expected.code()) << "byte " << i;
+    EXPECT_EQ(r.status().message(), expected.message()) << "byte " << i;
+    if (i >= 12) {
+      EXPECT_EQ(r.status().code(), Status::Code::kCorrupt) << "byte " << i;
+    }
+  }
+  // A flipped signature bit is caught by the checksum, though the
+  // signatures themselves are not decoded.
+  std::string damaged = bytes;
+  damaged[LoadU64(bytes, 72) + 5] ^= 0x04;
+  Result<DecodedRecords> r = DecodeRecords(damaged);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kCorrupt);
+  EXPECT_TRUE(StartsWith(r.status().message(), "signature table: checksum mismatch (stored 0x"))
+      << r.status().message();
+}
+
+TEST(TableCodecTest, DecodeRecordsRefusesAMisalignedMatrix) {
+  const std::string bytes = Encode(MakeSample(4));
+  const std::string shifted = "x" + bytes;
+  Result<DecodedRecords> r = DecodeRecords(std::string_view(shifted).substr(1));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kInvalidArgument);
+}
+
+// The stage report's way: shards written to files, mapped, their records
+// decoded and their signatures borrowed by one table.
+TEST(TableCodecTest, TableOfMappedShardsReadsEverySignature) {
+  const Sample s = MakeSample(16);
+  testing::TempDir dir;
+  // Three shards of the sample's documents (3, 0 and 4 of them), each with
+  // all the files.
+  const size_t cuts[] = {0, 3, 3, 7};
+  SignatureTable merged(16);
+  merged.files = s.table.files;
+  for (int k = 0; k < 3; ++k) {
+    SignatureTable shard(16);
+    shard.files = s.table.files;
+    for (size_t d = cuts[k]; d < cuts[k + 1]; ++d) {
+      const DocId id = shard.Add(s.table.docs[d]);
+      std::copy(s.table.signature(static_cast<DocId>(d)).begin(), s.table.signature(static_cast<DocId>(d)).end(),
+                shard.MutableSignature(id));
+    }
+    std::string bytes;
+    ASSERT_TRUE(EncodeTo(shard, s.params, &bytes).ok());
+    const std::string path = dir / (std::to_string(k) + ".table");
+    testing::WriteFile(path, bytes);
+    Result<MappedFile> mapped = MappedFile::Open(path);
+    ASSERT_TRUE(mapped.ok()) << mapped.status().message();
+    auto file = std::make_shared<const MappedFile>(std::move(*mapped));
+    Result<DecodedRecords> records = DecodeRecords(file->bytes(), [&file](size_t n) { file->Release(0, n); });
+    ASSERT_TRUE(records.ok()) << records.status().message();
+    EXPECT_EQ(records->params, s.params);
+    merged.AppendBorrowed(std::move(records->docs), records->signatures, std::move(file));
+  }
+  ASSERT_FALSE(merged.contiguous());
+  ASSERT_EQ(merged.size(), s.table.size());
+  Result<DecodedTable> whole = DecodeFrom(Encode(s));
+  ASSERT_TRUE(whole.ok());
+  for (DocId id = 0; id < merged.size(); ++id) {
+    const SignatureView got = merged.signature(id);
+    const SignatureView want = whole->table.signature(id);
+    ASSERT_EQ(got.size(), 16u);
+    EXPECT_TRUE(std::equal(got.begin(), got.end(), want.begin(), want.end())) << "doc " << id;
+    EXPECT_EQ(merged.docs[id].name, s.table.docs[id].name);
+  }
+  // A copy shares the mappings, which outlive the original.
+  SignatureTable copy = merged;
+  merged = SignatureTable(16);
+  EXPECT_EQ(copy.signature(6)[0], UINT32_MAX);
+  EXPECT_TRUE(std::equal(copy.signature(1).begin(), copy.signature(1).end(), s.table.signature(1).begin()));
+  // Encoding a borrowed table gives the bytes of the same table held whole.
+  std::string again;
+  ASSERT_TRUE(EncodeTo(copy, s.params, &again).ok());
+  EXPECT_EQ(again, Encode(s));
 }
 
 }  // namespace

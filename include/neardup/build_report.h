@@ -15,6 +15,10 @@
 // Both fill the report's stats for what they add (pairs, or clusters,
 // clustered, removable and removable_bytes) and may add notices.
 //
+// The tallies (TallyDocuments, TallyProblems) fill the rest of the stats from
+// what the signing stage met; the scan (pipeline.cc) and the stage report
+// (stage_report.cc) share them.
+//
 // Thread safety: plain functions.
 #pragma once
 
@@ -22,8 +26,10 @@
 
 #include "neardup/candidates.h"
 #include "neardup/copy_groups.h"
+#include "neardup/corpus.h"
 #include "neardup/options.h"
 #include "neardup/report.h"
+#include "neardup/sign.h"
 #include "neardup/status.h"
 #include "neardup/verify_candidates.h"
 
@@ -40,5 +46,18 @@ inline constexpr uint64_t kManyPairs = 1000000;
 
 // REQUIRES: as BuildPairs; `verified` from VerifyCandidates over `groups`.
 void BuildClusterReport(const CopyGroups& groups, const Verified& verified, const Options& options, Report* report);
+
+// Counts the signed documents of `corpus` by kind into `stats` (documents,
+// empty, too_short, binary) and copies its reading counts (bytes,
+// invalid_utf8, transcoded, duplicate_ids).
+void TallyDocuments(const SignedCorpus& corpus, Stats* stats);
+
+// Appends the inputs' `problems` to report->problems, sorted in input order
+// (by file, then line; stable), each counted in the stats by its kind. The
+// walk's errors already in report->problems are counted as unreadable, but
+// for the directory loops and dangling links of `walk` (skipped and warned
+// about, nothing went unread).
+// REQUIRES: report->problems holds the walk's errors and nothing else.
+void TallyProblems(const WalkCounts& walk, std::vector<InputProblem> problems, Report* report);
 
 }  // namespace neardup

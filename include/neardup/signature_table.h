@@ -2,10 +2,18 @@
 // later stage (grouping, candidates, verification, report) reads.
 //
 // It holds the input files as walked, one DocRecord per document read (in
-// input order: DocId k is docs[k]) and one contiguous matrix of signatures,
-// num_perm() values per document, reached through SignatureView. A document
-// that could not be signed (kind != kOk) keeps a row of UINT32_MAX values, so
-// that row k always belongs to document k.
+// input order: DocId k is docs[k]) and the signatures, num_perm() values per
+// document, reached through SignatureView. A document that could not be
+// signed (kind != kOk) keeps a row of UINT32_MAX values, so that row k always
+// belongs to document k.
+//
+// The signatures lie in one of two ways, decided by how the table is filled:
+//  - contiguous (Add, Resize, Append): one matrix the table owns, row after
+//    row, which values() and MutableSignature() give;
+//  - borrowed (AppendBorrowed): in segments of rows the table does not own,
+//    such as the matrices of memory-mapped shard files (stage_report.cc),
+//    each kept alive by a shared owner. Such a table is read-only and read
+//    through signature() only; it costs no copy of the signatures.
 //
 // A document's identity is separate from the name it is written under: its key
 // is (files[file].path, line), checked by the file's dev and inode, its size,
@@ -15,12 +23,17 @@
 // The table and its SignatureParams can be stored and read back
 // (table_codec.h).
 //
-// Thread safety: a plain value. Distinct rows may be written from distinct
-// threads through MutableSignature().
+// Thread safety: a plain value (a copy of a borrowed table shares its
+// segments' owners). Distinct rows may be written from distinct threads
+// through MutableSignature(); signature() may be called from any number of
+// threads while nothing writes.
 #pragma once
 
+#include <algorithm>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -73,34 +86,96 @@ class SignatureTable {
   int num_perm() const { return static_cast<int>(num_perm_); }
   size_t size() const { return docs.size(); }
 
+  // Add, Resize and Append fill a contiguous table.
+  // REQUIRES (all three): contiguous().
+
   // Appends a document with an unset signature (all UINT32_MAX); returns its id.
   DocId Add(DocRecord record) {
+    assert(contiguous());
     docs.push_back(std::move(record));
     values_.resize(values_.size() + num_perm_, UINT32_MAX);
     return static_cast<DocId>(docs.size() - 1);
   }
   // Makes room for n documents, default records and unset signatures.
   void Resize(size_t n) {
+    assert(contiguous());
     docs.resize(n);
     values_.resize(n * num_perm_, UINT32_MAX);
   }
   // Appends `n` documents whose signatures are `values` (n * num_perm values).
   void Append(std::vector<DocRecord>&& records, std::span<const uint32_t> values) {
+    assert(contiguous());
     for (DocRecord& r : records) docs.push_back(std::move(r));
     values_.insert(values_.end(), values.begin(), values.end());
   }
 
-  SignatureView signature(DocId id) const { return {values_.data() + id * num_perm_, num_perm_}; }
-  uint32_t* MutableSignature(DocId id) { return values_.data() + id * num_perm_; }
+  // Appends `records` with signatures that stay where they lie: row k of
+  // `rows` (records.size() * num_perm() values) is records[k]'s signature.
+  // The table keeps `owner` (say, a shared_ptr to the mapped file holding
+  // `rows`) as long as it or a copy of it may read them, and never writes
+  // them. Makes the table borrowed (contiguous() false) unless records is
+  // empty.
+  // REQUIRES: rows.size() == records.size() * num_perm(); the table holds no
+  // signatures of its own (it is empty or was filled by AppendBorrowed
+  // only); `rows` stays readable while `owner` lives.
+  void AppendBorrowed(std::vector<DocRecord>&& records, std::span<const uint32_t> rows,
+                      std::shared_ptr<const void> owner) {
+    assert(values_.empty());
+    assert(rows.size() == records.size() * num_perm_);
+    if (records.empty()) return;
+    segments_.push_back({.first = static_cast<DocId>(docs.size()), .rows = rows.data(), .owner = std::move(owner)});
+    for (DocRecord& r : records) docs.push_back(std::move(r));
+  }
+
+  // Whether the signatures are the table's own single matrix: true unless
+  // AppendBorrowed added documents.
+  bool contiguous() const { return segments_.empty(); }
+
+  // Document `id`'s signature, wherever it lies. Valid while the table lives
+  // (and, if contiguous, is not grown).
+  // REQUIRES: id < size(), or was before docs were moved out.
+  SignatureView signature(DocId id) const {
+    if (segments_.empty()) [[likely]] {
+      return {values_.data() + id * num_perm_, num_perm_};
+    }
+    return BorrowedSignature(id);
+  }
+  // REQUIRES: contiguous().
+  uint32_t* MutableSignature(DocId id) {
+    assert(contiguous());
+    return values_.data() + id * num_perm_;
+  }
   // The whole matrix, row after row.
-  std::span<const uint32_t> values() const { return values_; }
+  // REQUIRES: contiguous() (a borrowed table has no matrix of its own).
+  std::span<const uint32_t> values() const {
+    assert(contiguous());
+    return values_;
+  }
 
   std::vector<InputFile> files;  // as walked, sorted by path
   std::vector<DocRecord> docs;   // indexed by DocId
 
  private:
+  // Rows of documents first, first + 1, ... up to the next segment's first
+  // (or the last document).
+  struct Segment {
+    DocId first = 0;
+    const uint32_t* rows = nullptr;
+    std::shared_ptr<const void> owner;
+  };
+
+  SignatureView BorrowedSignature(DocId id) const {
+    // The last segment starting at or before `id` (the first starts at 0).
+    const auto after =
+        std::upper_bound(segments_.begin(), segments_.end(), id, [](DocId x, const Segment& s) { return x < s.first; });
+    assert(after != segments_.begin());
+    const Segment& s = *(after - 1);
+    return {s.rows + size_t{id - s.first} * num_perm_, num_perm_};
+  }
+
   size_t num_perm_;
   std::vector<uint32_t, HugePageAllocator<uint32_t>> values_;
+  std::vector<Segment> segments_;  // sorted by first; empty when contiguous
 };
 
 // Version of the text-to-shingles code (decode, normalize, tokenize). Raised

@@ -3,8 +3,11 @@
 // The encoding is what an index or a shard file holds: written once by
 // EncodeTo(), read whole by DecodeFrom(), or in part without decoding
 // everything: PeekHeader() reads the parameters and counts from the first
-// kTableHeaderSize bytes, and SignaturesInPlace() gives the signature matrix
-// where it lies (for a memory-mapped file, row k is document k's signature).
+// kTableHeaderSize bytes, SignaturesInPlace() gives the signature matrix
+// where it lies (for a memory-mapped file, row k is document k's signature),
+// and DecodeRecords() decodes everything but that matrix, checked as
+// DecodeFrom() checks it, for a table that borrows its signatures
+// (SignatureTable::AppendBorrowed).
 //
 // Layout, byte by byte. Every integer is little-endian; offsets count from
 // the first byte of the encoding.
@@ -58,9 +61,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "neardup/signature_table.h"
 #include "neardup/status.h"
@@ -92,6 +97,16 @@ struct DecodedTable {
   SignatureTable table;
 };
 
+// A whole encoding decoded but for its signatures (DecodeRecords()).
+struct DecodedRecords {
+  SignatureParams params;
+  std::vector<InputFile> files;
+  std::vector<DocRecord> docs;
+  // The matrix where it lies in the decoded bytes, borrowed from them:
+  // docs.size() * params.num_perm values, row k being docs[k]'s signature.
+  std::span<const uint32_t> signatures;
+};
+
 // Replaces *out with the encoding of `table` under `params`.
 // InvalidArgument (and *out unspecified) when the pair cannot be encoded:
 // table.num_perm() != params.num_perm, params out of range (ngram 1..64,
@@ -104,6 +119,21 @@ Status EncodeTo(const SignatureTable& table, const SignatureParams& params, std:
 // Errors as described above; the checksum is verified before the sections
 // are read.
 Result<DecodedTable> DecodeFrom(std::string_view bytes);
+
+// As DecodeFrom(), with the same checks in the same order and the same
+// errors (the checksum over all of `bytes` included), but the signatures are
+// not copied: DecodedRecords::signatures borrows `bytes`, for a memory-mapped
+// shard. Also InvalidArgument where SignaturesInPlace() gives it (a big-endian
+// host, a matrix not aligned for uint32_t).
+// If `hashed` is set, it is called while the checksum is verified, after
+// each few MiB, with the count of leading bytes hashed so far (ending with
+// bytes.size() - 8): the checksum does not read them again, so a caller that
+// mapped `bytes` may let their pages go (see src/mapped_file.h); the files
+// and docs sections are read after the checksum.
+//
+//   Result<DecodedRecords> shard = DecodeRecords(mapped.bytes());
+//   table.AppendBorrowed(std::move(shard->docs), shard->signatures, owner);
+Result<DecodedRecords> DecodeRecords(std::string_view bytes, const std::function<void(size_t)>& hashed = nullptr);
 
 // Reads the header at the start of `bytes`, which may hold only the header
 // (at least kTableHeaderSize bytes): magic, version, parameters in range and

@@ -299,6 +299,46 @@ TEST(StageTest, ShardsOfOtherParametersAreRefused) {
   EXPECT_EQ(r.out, "");
 }
 
+// The report reads signatures from the shard files where they lie, but still
+// checks every file whole: a signature byte damaged after the sign task is
+// an error naming the file, not a different report.
+TEST(StageTest, ShardDamagedAfterSigningIsRefusedNamingTheFile) {
+  TempDir dir;
+  MakeTextCorpus(dir);
+  const std::string work = dir / "work";
+  for (const char* task : {"0", "1"}) {
+    ASSERT_EQ(
+        RunProcess({kBin, "stage", "sign", "--task", task, "--tasks", "2", work, dir / "docs"}, dir.path()).exit_code,
+        0);
+  }
+  ASSERT_EQ(RunProcess({kBin, "stage", "bucket", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
+  RunResult r = RunProcess({kBin, "stage", "report", work}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string good = r.out;
+
+  const std::string table = work + "/sign/1.table";
+  const std::string bytes = testing::ReadFile(table);
+  ASSERT_GT(bytes.size(), 200u);
+  std::string damaged = bytes;
+  damaged[damaged.size() - 8 - 100] ^= 0x01;  // a bit of a signature near the end
+  WriteFile(table, damaged);
+  r = RunProcess({kBin, "stage", "report", work}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find(table + ": signature table: checksum mismatch"), std::string::npos) << r.err;
+
+  WriteFile(table, bytes.substr(0, bytes.size() - 1));  // truncated
+  r = RunProcess({kBin, "stage", "report", work}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find(table + ": signature table: truncated"), std::string::npos) << r.err;
+
+  WriteFile(table, bytes);
+  r = RunProcess({kBin, "stage", "report", work}, dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, good);
+}
+
 TEST(StageTest, TaskComesFromSlurmOrIsAUsageError) {
   TempDir dir;
   MakeTextCorpus(dir);

@@ -1,4 +1,4 @@
-// Fuzz harness: bytes -> DecodeFrom (table_codec.h).
+// Fuzz harness: bytes -> DecodeFrom and DecodeRecords (table_codec.h).
 //
 // Checks that, for the input and for a copy whose trailing 8 bytes are
 // rewritten to the checksum of the rest (random mutations almost never pass
@@ -9,7 +9,11 @@
 //   - a decoded table encodes back to exactly the same bytes (the encoding
 //     is canonical), PeekHeader() agrees with it, VerifyChecksum() passes and
 //     SignaturesInPlace() gives its matrix;
-//   - PeekHeader() accepting means its counts and offsets add up.
+//   - PeekHeader() accepting means its counts and offsets add up;
+//   - DecodeRecords() fails exactly when DecodeFrom() does, with the same
+//     status; on success its records and in-place signatures make the same
+//     table (encoded back through a table that borrows the signatures), and
+//     its progress calls count up to the checksum's start.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -41,10 +45,40 @@ bool CheckHeader(std::string_view bytes) {
   return true;
 }
 
+// DecodeRecords() agrees with DecodeFrom()'s `decoded`.
+bool CheckRecords(const std::string& bytes, const Result<DecodedTable>& decoded) {
+  size_t last = 0;
+  bool monotonic = true;
+  Result<DecodedRecords> records = DecodeRecords(bytes, [&](size_t n) {
+    monotonic = monotonic && n > last;
+    last = n;
+  });
+  NEARDUP_FUZZ_CHECK(monotonic);
+  NEARDUP_FUZZ_CHECK(records.ok() == decoded.ok());
+  if (!records.ok()) {
+    NEARDUP_FUZZ_CHECK(records.status().code() == decoded.status().code());
+    NEARDUP_FUZZ_CHECK(records.status().message() == decoded.status().message());
+    return true;
+  }
+  NEARDUP_FUZZ_CHECK(last == bytes.size() - 8);
+  NEARDUP_FUZZ_CHECK(records->params == decoded->params);
+  NEARDUP_FUZZ_CHECK(records->docs.size() == decoded->table.size());
+  NEARDUP_FUZZ_CHECK(records->signatures.data() >= reinterpret_cast<const uint32_t*>(bytes.data()));
+  NEARDUP_FUZZ_CHECK(records->signatures.size_bytes() <= bytes.size());
+  SignatureTable borrowed(records->params.num_perm);
+  borrowed.files = std::move(records->files);
+  borrowed.AppendBorrowed(std::move(records->docs), records->signatures, nullptr);
+  std::string again;
+  NEARDUP_FUZZ_CHECK(EncodeTo(borrowed, records->params, &again).ok());
+  NEARDUP_FUZZ_CHECK(again == bytes);
+  return true;
+}
+
 // `bytes` is held in a heap buffer (aligned for uint32_t).
 bool CheckDecode(const std::string& bytes) {
   if (!CheckHeader(bytes)) return false;
   Result<DecodedTable> decoded = DecodeFrom(bytes);
+  if (!CheckRecords(bytes, decoded)) return false;
   if (!decoded.ok()) return CheckFailure(decoded.status());
 
   std::string again;
