@@ -150,4 +150,13 @@ void TallyProblems(const WalkCounts& walk, std::vector<InputProblem> problems, R
   }
 }
 
+std::vector<DocEntry> Entries(std::vector<DocRecord>&& docs) {
+  std::vector<DocEntry> out(docs.size());
+  for (size_t i = 0; i < docs.size(); ++i) {
+    out[i] = {.name = std::move(docs[i].name), .size = docs[i].size, .mtime_ns = docs[i].mtime_ns,
+              .reference = docs[i].reference};
+  }
+  return out;
+}
+
 }  // namespace neardup

@@ -71,15 +71,6 @@ class ProgressReporter {
   Stage last_stage_ = Stage::kDone;
 };
 
-std::vector<DocEntry> Entries(std::vector<DocRecord>&& docs) {
-  std::vector<DocEntry> out(docs.size());
-  for (size_t i = 0; i < docs.size(); ++i) {
-    out[i] = {.name = std::move(docs[i].name), .size = docs[i].size, .mtime_ns = docs[i].mtime_ns,
-              .reference = docs[i].reference};
-  }
-  return out;
-}
-
 // ReadStoredInputs on a thread of its own: an exception (out of memory)
 // becomes a Status there instead of ending the process.
 Result<StoredInputs> ReadStoredInputsNoThrow(const Options& o, SignatureIndex& index) {

@@ -157,15 +157,6 @@ Result<Candidates> LoadCandidates(const WorkFolder& folder, const Options& o, ui
   return out;
 }
 
-std::vector<DocEntry> Entries(std::vector<DocRecord>&& docs) {
-  std::vector<DocEntry> out(docs.size());
-  for (size_t i = 0; i < docs.size(); ++i) {
-    out[i] = {.name = std::move(docs[i].name), .size = docs[i].size, .mtime_ns = docs[i].mtime_ns,
-              .reference = docs[i].reference};
-  }
-  return out;
-}
-
 }  // namespace
 
 Result<Report> RunReportTask(const Options& o, const std::string& work, const RunContext& ctx) {

@@ -60,4 +60,8 @@ void TallyDocuments(const SignedCorpus& corpus, Stats* stats);
 // REQUIRES: report->problems holds the walk's errors and nothing else.
 void TallyProblems(const WalkCounts& walk, std::vector<InputProblem> problems, Report* report);
 
+// The report's view of the documents: name, size, mtime and whether under
+// --against, moved out of `docs` (indexed by DocId as before).
+std::vector<DocEntry> Entries(std::vector<DocRecord>&& docs);
+
 }  // namespace neardup
