@@ -7,7 +7,7 @@ NEARDUP_PACKAGES=(
   libsimdjson-dev libutf8proc-dev zlib1g-dev libzstd-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   xxhash time sqlite3
-  libdtl-dev chromium-headless-shell
+  libdtl-dev chromium-headless-shell libjemalloc-dev
 )
 # For scripts/slurm/e2e.sh: a real single-node Slurm cluster.
 NEARDUP_SLURM_PACKAGES=(slurm-wlm munge)

@@ -258,11 +258,24 @@ Layout LayOut(const FilePlans& fp, const SubCorpus& s) {
   return lay;
 }
 
+// Whether the walk met exactly the files ReadStoredInputs() read, all
+// reused, each at the place it was read to: then its signature matrix is the
+// run's, as it is.
+bool ReadInWalkOrder(const FilePlans& fp, const Layout& lay, const StoredInputs& stored) {
+  const size_t n = fp.plan.size();
+  if (lay.first[n] != stored.docs.size()) return false;
+  for (size_t i = 0; i < n; ++i) {
+    if (fp.plan[i] != Plan::kReuse || stored.first[fp.entry[i]] != lay.first[i]) return false;
+  }
+  return true;
+}
+
 // Loads the stored documents of the files reused or grown into their rows of
 // `out`, with their stored problems and counts: from what ReadStoredInputs()
-// read, or (an entry it did not read) from the index.
+// read, or (an entry it did not read) from the index. `adopted`: the table's
+// matrix is the one read (ReadInWalkOrder), its rows already in place.
 Status LoadStored(SignatureIndex& index, const std::vector<InputFile>& files, const FilePlans& fp, const Layout& lay,
-                  bool jsonl, StoredInputs& stored, IndexedCorpus* out) {
+                  bool jsonl, bool adopted, StoredInputs& stored, IndexedCorpus* out) {
   SignedCorpus& c = out->corpus;
   const size_t np = static_cast<size_t>(c.table.num_perm());
   // Document j of walked file i, as stored.
@@ -275,7 +288,8 @@ Status LoadStored(SignatureIndex& index, const std::vector<InputFile>& files, co
     r.reference = f.reference;
     if (!jsonl) r.size = f.size;
     c.table.docs[at] = std::move(r);
-    std::copy(sig, sig + np, c.table.MutableSignature(static_cast<DocId>(at)));
+    uint32_t* row = c.table.MutableSignature(static_cast<DocId>(at));
+    if (sig != row) std::copy(sig, sig + np, row);  // in place when the matrix was taken over
   };
   std::vector<int64_t> wanted;  // entries not read ahead, by slot
   std::vector<uint32_t> file_of_slot;
@@ -294,7 +308,9 @@ Status LoadStored(SignatureIndex& index, const std::vector<InputFile>& files, co
     }
     const size_t first = stored.first[k];
     for (size_t j = 0; j < lay.n_old[i]; ++j) {
-      place(static_cast<uint32_t>(i), j, std::move(stored.docs[first + j]), &stored.signatures[(first + j) * np]);
+      const uint32_t* sig = adopted ? c.table.MutableSignature(static_cast<DocId>(first + j))
+                                    : &stored.signatures[(first + j) * np];
+      place(static_cast<uint32_t>(i), j, std::move(stored.docs[first + j]), sig);
     }
     for (StoredProblem& p : stored.problems[k]) {
       c.problems.push_back({.file = static_cast<uint32_t>(i),
@@ -507,17 +523,21 @@ Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& in
   for (const auto* list : {&options.paths, &options.against, &options.listed_paths}) {
     for (const std::string& r : *list) roots.push_back(&r);
   }
+  std::vector<size_t> read;  // the entries under the roots, in path order
+  for (size_t k = 0; k < n; ++k) {
+    const IndexedFile& e = out.files[k];
+    if (std::any_of(roots.begin(), roots.end(), [&](const std::string* r) { return UnderRoot(e.path, *r); })) {
+      read.push_back(k);
+    }
+  }
+  std::sort(read.begin(), read.end(), [&](size_t a, size_t b) { return out.files[a].path < out.files[b].path; });
   std::vector<int64_t> wanted;
   std::vector<size_t> entry_of_slot;
   size_t total = 0;
-  for (size_t k = 0; k < n; ++k) {
-    const IndexedFile& e = out.files[k];
-    if (std::none_of(roots.begin(), roots.end(), [&](const std::string* r) { return UnderRoot(e.path, *r); })) {
-      continue;
-    }
+  for (const size_t k : read) {
     out.first[k] = total;
-    total += e.documents;
-    wanted.push_back(e.id);
+    total += out.files[k].documents;
+    wanted.push_back(out.files[k].id);
     entry_of_slot.push_back(k);
   }
   out.docs.resize(total);
@@ -586,9 +606,14 @@ Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFil
   // Nothing stored is used (a first run): the signed table is the answer as
   // it is, taken over by MergeSigned without a copy.
   const bool all_signed = std::all_of(fp.plan.begin(), fp.plan.end(), [](Plan p) { return p == Plan::kSign; });
-  if (!all_signed) out.corpus.table.Resize(lay.first[n]);
+  const bool adopted = !all_signed && ReadInWalkOrder(fp, lay, stored);
+  if (adopted) {
+    out.corpus.table.AdoptMatrix(std::move(stored.signatures));
+  } else if (!all_signed) {
+    out.corpus.table.Resize(lay.first[n]);
+  }  // else MergeSigned takes the signed table over
   out.corpus.stream_copies.resize(n);
-  if (Status s = LoadStored(index, files, fp, lay, jsonl, stored, &out); !s.ok()) return s;
+  if (Status s = LoadStored(index, files, fp, lay, jsonl, adopted, stored, &out); !s.ok()) return s;
 
   // Bring the index up to date (in the transaction begun above, committed
   // every kIndexBatchDocuments documents or so).

@@ -29,7 +29,6 @@
 #include <memory>
 #include <vector>
 
-#include "neardup/huge_page_allocator.h"
 #include "neardup/report.h"
 #include "neardup/sign.h"
 #include "neardup/signature_index.h"
@@ -58,11 +57,15 @@ Result<std::unique_ptr<SignatureIndex>> OpenIndexFor(const Options& options);
 // paths: the files a walk of them can meet). Reading it begins the index's
 // write transaction, so it may run on another thread while the inputs are
 // walked (as the scan does), then be handed to SignWithIndex on this one.
+//
+// The entries read are laid out in path order, the order of a walk: when the
+// walk meets exactly these files, unchanged, their documents and signatures
+// become the run's table as they are, without a copy.
 struct StoredInputs {
   std::vector<IndexedFile> files;
   std::vector<size_t> first;      // per entry: its first document in `docs`, or SIZE_MAX when not read
   std::vector<DocRecord> docs;    // as SignatureIndex::LoadDocuments gives them
-  std::vector<uint32_t, HugePageAllocator<uint32_t>> signatures;  // num_perm values per document of `docs`
+  SignatureTable::Matrix signatures;  // num_perm values per document of `docs`
   std::vector<std::vector<StoredProblem>> problems;  // per entry (empty when not read)
 };
 

@@ -109,6 +109,19 @@ class SignatureTable {
     values_.insert(values_.end(), values.begin(), values.end());
   }
 
+  // The signature matrix: num_perm() values per document, row after row.
+  using Matrix = std::vector<uint32_t, HugePageAllocator<uint32_t>>;
+
+  // Makes the table values.size() / num_perm() documents (default records)
+  // whose signatures are `values`, taken over without a copy.
+  // REQUIRES: the table is empty and contiguous(); values.size() is a
+  // multiple of num_perm().
+  void AdoptMatrix(Matrix&& values) {
+    assert(docs.empty() && contiguous() && values.size() % num_perm_ == 0);
+    values_ = std::move(values);
+    docs.resize(values_.size() / num_perm_);
+  }
+
   // Appends `records` with signatures that stay where they lie: row k of
   // `rows` (records.size() * num_perm() values) is records[k]'s signature.
   // The table keeps `owner` (say, a shared_ptr to the mapped file holding
@@ -174,7 +187,7 @@ class SignatureTable {
   }
 
   size_t num_perm_;
-  std::vector<uint32_t, HugePageAllocator<uint32_t>> values_;
+  Matrix values_;
   std::vector<Segment> segments_;  // sorted by first; empty when contiguous
 };
 
