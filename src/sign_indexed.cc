@@ -31,6 +31,17 @@ bool UnderRoot(const std::string& path, const std::string& root) {
   return path.size() == root.size() || root.ends_with('/') || path[root.size()] == '/';
 }
 
+// Whether `path` is under one of the run's paths (PATHs, --against paths and
+// listed paths): a file a walk of them can meet.
+bool UnderScannedPaths(const std::string& path, const Options& o) {
+  for (const auto* list : {&o.paths, &o.against, &o.listed_paths}) {
+    for (const std::string& root : *list) {
+      if (UnderRoot(path, root)) return true;
+    }
+  }
+  return false;
+}
+
 // What a JSONL file's raw bytes were, as the signing read them.
 struct RawRead {
   uint64_t skip = 0;         // bytes already signed (a file that grew)
@@ -442,16 +453,10 @@ Status StoreSigned(SignatureIndex& index, const FilePlans& fp, const SubCorpus& 
 // Removes the index entries under the scanned paths whose files are gone.
 Status RemoveGone(const Options& options, const FilePlans& fp, SignatureIndex& index, BatchCommitter& batch,
                   IndexStats* stats) {
-  std::vector<const std::string*> roots;
-  for (const auto* list : {&options.paths, &options.against, &options.listed_paths}) {
-    for (const std::string& r : *list) roots.push_back(&r);
-  }
   for (size_t k = 0; k < fp.stored.size(); ++k) {
     const IndexedFile& e = fp.stored[k];
     if (fp.walked[k] != 0) continue;
-    if (std::none_of(roots.begin(), roots.end(), [&](const std::string* r) { return UnderRoot(e.path, *r); })) {
-      continue;
-    }
+    if (!UnderScannedPaths(e.path, options)) continue;
     if (Status s = index.RemoveFile(e.id); !s.ok()) return s;
     stats->removed += e.documents;
     if (Status b = batch.Add(e.documents); !b.ok()) return b;
@@ -519,16 +524,10 @@ Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& in
   const size_t np = static_cast<size_t>(options.num_perm);
   out.first.assign(n, SIZE_MAX);
   out.problems.resize(n);
-  std::vector<const std::string*> roots;
-  for (const auto* list : {&options.paths, &options.against, &options.listed_paths}) {
-    for (const std::string& r : *list) roots.push_back(&r);
-  }
-  std::vector<size_t> read;  // the entries under the roots, in path order
+  std::vector<size_t> read;  // the entries under the scanned paths, in path order
   for (size_t k = 0; k < n; ++k) {
     const IndexedFile& e = out.files[k];
-    if (std::any_of(roots.begin(), roots.end(), [&](const std::string* r) { return UnderRoot(e.path, *r); })) {
-      read.push_back(k);
-    }
+    if (UnderScannedPaths(e.path, options)) read.push_back(k);
   }
   std::sort(read.begin(), read.end(), [&](size_t a, size_t b) { return out.files[a].path < out.files[b].path; });
   std::vector<int64_t> wanted;
