@@ -20,13 +20,18 @@
 #include "neardup/corpus.h"
 
 #include <algorithm>
+#include <condition_variable>
+#include <exception>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string_view>
+#include <thread>
 #include <utility>
 
 #include "neardup/glob.h"
+#include "neardup/parallel.h"
 
 namespace neardup {
 namespace {
@@ -79,17 +84,42 @@ struct SubDir {
   FileKey key;  // filled only with --follow
 };
 
+// What a walk (or, in a parallel walk, the listing of one directory) found:
+// files, problems in the order met, and counts.
+struct Listing {
+  std::vector<FoundFile> found;
+  std::vector<Status> errors;
+  WalkCounts counts;
+
+  // Appends `other` after what this holds.
+  void Append(Listing&& other) {
+    found.insert(found.end(), std::make_move_iterator(other.found.begin()),
+                 std::make_move_iterator(other.found.end()));
+    errors.insert(errors.end(), std::make_move_iterator(other.errors.begin()),
+                  std::make_move_iterator(other.errors.end()));
+    counts.hidden += other.counts.hidden;
+    counts.glob += other.counts.glob;
+    counts.too_large += other.counts.too_large;
+    counts.symlinks += other.counts.symlinks;
+    counts.loops += other.counts.loops;
+    counts.dangling += other.counts.dangling;
+    counts.special += other.counts.special;
+  }
+};
+
 class Walker {
  public:
-  Walker(const Options& options, const GlobSet& globs, FileSystem& fs, WalkedCorpus* out)
-      : options_(options), globs_(globs), fs_(fs), out_(out) {}
+  // `threads` > 1: directories are listed (and their files stat'ed) by that
+  // many threads at once, unless links are followed (see WalkTreeParallel).
+  Walker(const Options& options, const GlobSet& globs, FileSystem& fs, Listing* into, int threads)
+      : options_(options), globs_(globs), fs_(fs), into_(into), threads_(threads) {}
 
   // Walks one PATH argument. The argument itself is always followed if it is
   // a link, and never filtered by hidden or globs.
   void WalkRoot(const std::string& root, bool reference) {
     Result<FileStat> st = fs_.Stat(root);
     if (!st.ok()) {
-      out_->errors.push_back(st.status());
+      into_->errors.push_back(st.status());
       return;
     }
     switch (st->type) {
@@ -102,7 +132,11 @@ class Walker {
         ancestors_.clear();
         visited_.insert(key);
         ancestors_.insert(key);
-        WalkTree(root, reference);
+        if (threads_ > 1 && !options_.follow) {
+          WalkTreeParallel(root, reference);
+        } else {
+          WalkTree(root, reference);
+        }
         break;
       }
       case FileType::kRegular:
@@ -115,8 +149,6 @@ class Walker {
         break;
     }
   }
-
-  std::vector<FoundFile>& found() { return found_; }
 
  private:
   // A directory being walked: its path and its subdirectories still to enter.
@@ -158,8 +190,8 @@ class Walker {
       std::string sub_display = JoinDisplay(top.display, sub.name);
       if (options_.follow) {
         if (ancestors_.count(sub.key) != 0) {
-          ++out_->counts.loops;
-          out_->errors.push_back(Status::IoError(sub_display + ": symlink loop, not followed"));
+          ++into_->counts.loops;
+          into_->errors.push_back(Status::IoError(sub_display + ": symlink loop, not followed"));
           continue;
         }
         // Already walked under a smaller path: its files are listed.
@@ -169,6 +201,136 @@ class Walker {
       // `top` and `sub` are invalid once enter() pushes.
       std::string sub_relative = JoinRelative(top.relative, sub.name);
       enter(std::move(sub_display), std::move(sub_relative));
+    }
+  }
+
+  // WalkTree with threads_ threads (without --follow): each thread takes a
+  // directory, lists it and stats its files into the directory's own node,
+  // and queues its subdirectories. The nodes are then joined in the order
+  // WalkTree visits them (a directory, then its subdirectories in path order,
+  // depth first), so the files, problems and counts are WalkTree's, in the
+  // same order. (With --follow, which path reaches a directory first depends
+  // on that order, so the walk stays on one thread.)
+  void WalkTreeParallel(const std::string& root, bool reference) {
+    auto top = std::make_unique<DirNode>();
+    top->display = root;
+    DirQueue queue(top.get());
+    std::exception_ptr failed;
+    std::mutex failed_mu;
+    auto work = [&] {
+      Walker lister(options_, globs_, fs_, nullptr, 1);
+      while (DirNode* node = queue.Take()) {
+        std::vector<DirNode*> more;
+        try {
+          more = lister.ListNode(node, reference);
+        } catch (...) {  // out of memory: rethrown on the calling thread
+          const std::lock_guard lock(failed_mu);
+          failed = std::current_exception();
+        }
+        queue.Done(std::move(more));
+      }
+    };
+    {
+      std::vector<std::jthread> pool;
+      for (int t = 1; t < threads_; ++t) pool.emplace_back(work);
+      work();
+    }
+    if (failed) std::rethrow_exception(failed);
+    JoinNodes(std::move(top));
+  }
+
+  // A directory of a parallel walk: what listing it found, and the nodes of
+  // its subdirectories in path order.
+  struct DirNode {
+    std::string display;
+    std::string relative;
+    Listing listing;
+    std::vector<std::unique_ptr<DirNode>> children;
+  };
+
+  // The directories of a parallel walk still to list, taken last in first
+  // out (depth first, which keeps the queue short). Take() waits while a
+  // directory is being listed (it may queue more) and returns nullptr once
+  // all are listed.
+  class DirQueue {
+   public:
+    explicit DirQueue(DirNode* root) : pending_{root} {}
+    DirNode* Take() {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return !pending_.empty() || busy_ == 0; });
+      if (pending_.empty()) return nullptr;
+      DirNode* node = pending_.back();
+      pending_.pop_back();
+      ++busy_;
+      return node;
+    }
+    // A directory taken is listed; `more` (its subdirectories, in path
+    // order) are to list.
+    void Done(std::vector<DirNode*> more) {
+      {
+        const std::lock_guard lock(mu_);
+        pending_.insert(pending_.end(), more.rbegin(), more.rend());
+        --busy_;
+      }
+      cv_.notify_all();
+    }
+
+   private:
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::vector<DirNode*> pending_;
+    size_t busy_ = 0;
+  };
+
+  // Lists `node` into its listing; returns the nodes of its subdirectories.
+  std::vector<DirNode*> ListNode(DirNode* node, bool reference) {
+    into_ = &node->listing;
+    std::vector<SubDir> subdirs;
+    ListDir(node->display, node->relative, reference, &subdirs);
+    SortSubdirs(&subdirs);
+    std::vector<DirNode*> more;
+    for (const SubDir& sub : subdirs) {
+      auto child = std::make_unique<DirNode>();
+      child->display = JoinDisplay(node->display, sub.name);
+      child->relative = JoinRelative(node->relative, sub.name);
+      more.push_back(child.get());
+      node->children.push_back(std::move(child));
+    }
+    into_ = nullptr;
+    return more;
+  }
+
+  // The number of files the listings of `top`'s tree found.
+  static size_t FilesUnder(const DirNode& top) {
+    size_t n = 0;
+    std::vector<const DirNode*> stack = {&top};
+    while (!stack.empty()) {
+      const DirNode* node = stack.back();
+      stack.pop_back();
+      n += node->listing.found.size();
+      for (const auto& child : node->children) stack.push_back(child.get());
+    }
+    return n;
+  }
+
+  // Appends the listings of `top`'s tree in WalkTree's order, depth first
+  // with an explicit stack; each node's children are freed when it is done,
+  // so no destructor recurses deeper than one level.
+  void JoinNodes(std::unique_ptr<DirNode> top) {
+    into_->found.reserve(into_->found.size() + FilesUnder(*top));  // one allocation, not a doubling
+    into_->Append(std::move(top->listing));
+    std::vector<std::pair<DirNode*, size_t>> stack = {{top.get(), 0}};
+    while (!stack.empty()) {
+      DirNode* node = stack.back().first;
+      const size_t next = stack.back().second++;
+      if (next == node->children.size()) {
+        node->children.clear();
+        stack.pop_back();
+        continue;
+      }
+      DirNode* child = node->children[next].get();
+      into_->Append(std::move(child->listing));
+      stack.emplace_back(child, 0);
     }
   }
 
@@ -196,11 +358,11 @@ class Walker {
     const bool follow_symlink = options_.follow || relative.empty();
     Result<std::unique_ptr<Directory>> dir = fs_.OpenDir(display, follow_symlink);
     if (!dir.ok()) {
-      out_->errors.push_back(dir.status());
+      into_->errors.push_back(dir.status());
       return;
     }
     std::vector<DirEntry> entries;
-    if (Status listed = (*dir)->List(&entries); !listed.ok()) out_->errors.push_back(std::move(listed));
+    if (Status listed = (*dir)->List(&entries); !listed.ok()) into_->errors.push_back(std::move(listed));
     for (DirEntry& entry : entries) AddEntry(**dir, display, relative, reference, &entry, subdirs);
   }
 
@@ -209,7 +371,7 @@ class Walker {
   void AddEntry(Directory& dir, const std::string& display, const std::string& relative, bool reference,
                 DirEntry* entry, std::vector<SubDir>* subdirs) {
     if (!options_.hidden && entry->name[0] == '.') {
-      ++out_->counts.hidden;
+      ++into_->counts.hidden;
       return;
     }
     std::optional<FileStat> st;
@@ -218,7 +380,7 @@ class Walker {
     auto stat_entry = [&] {
       Result<FileStat> got = dir.StatEntry(entry->name, /*follow_symlink=*/false);
       if (!got.ok()) {
-        out_->errors.push_back(got.status());
+        into_->errors.push_back(got.status());
         return false;
       }
       st = *got;
@@ -232,7 +394,7 @@ class Walker {
     }
     if (type == FileType::kSymlink) {
       if (!options_.follow) {
-        ++out_->counts.symlinks;
+        ++into_->counts.symlinks;
         return;
       }
       st = FollowLink(dir, display, entry->name);
@@ -240,13 +402,13 @@ class Walker {
       type = st->type;
     }
     if (type == FileType::kOther) {
-      ++out_->counts.special;
+      ++into_->counts.special;
       return;
     }
     const std::string child_relative = JoinRelative(relative, entry->name);
     if (type == FileType::kDirectory) {
       if (globs_.ExcludesDirectory(child_relative)) {
-        ++out_->counts.glob;
+        ++into_->counts.glob;
         return;
       }
       FileKey key;
@@ -259,14 +421,14 @@ class Walker {
     }
     // A regular file, as far as the listing or a followed link says.
     if (!globs_.Matches(child_relative)) {
-      ++out_->counts.glob;
+      ++into_->counts.glob;
       return;
     }
     if (!st && !stat_entry()) return;
     if (st->type != FileType::kRegular) {
       // Replaced since it was listed; a link to a directory here would need
       // the directory logic, so skip it as the special entry it now is.
-      ++out_->counts.special;
+      ++into_->counts.special;
       return;
     }
     AddFile(JoinDisplay(display, entry->name), *st, reference);
@@ -279,12 +441,12 @@ class Walker {
     Result<FileStat> got = dir.StatEntry(name, /*follow_symlink=*/true);
     if (got.ok()) return *got;
     if (got.status().code() != Status::Code::kNotFound) {
-      out_->errors.push_back(got.status());
+      into_->errors.push_back(got.status());
       return std::nullopt;
     }
-    ++out_->counts.dangling;
+    ++into_->counts.dangling;
     const std::string path = JoinDisplay(display, name);
-    out_->errors.push_back(Status::NotFound(std::string(path)
+    into_->errors.push_back(Status::NotFound(std::string(path)
                                                 .append(": dangling symbolic link, not followed (")
                                                 .append(Reason(got.status(), path))
                                                 .append(")")));
@@ -293,7 +455,7 @@ class Walker {
 
   void AddFile(std::string display, const FileStat& st, bool reference) {
     if (options_.max_filesize != 0 && st.size > options_.max_filesize) {
-      ++out_->counts.too_large;
+      ++into_->counts.too_large;
       return;
     }
     FoundFile found;
@@ -305,7 +467,7 @@ class Walker {
     found.key = KeyOf(st);
     found.file.identity.dev = found.key.dev;
     found.file.identity.ino = found.key.ino;
-    found_.push_back(std::move(found));
+    into_->found.push_back(std::move(found));
   }
 
   void AddStream(std::string display, const FileStat& st, bool reference) {
@@ -317,14 +479,14 @@ class Walker {
     found.file.identity.dev = found.key.dev;
     found.file.identity.ino = found.key.ino;
     found.file.identity.stream = true;
-    found_.push_back(std::move(found));
+    into_->found.push_back(std::move(found));
   }
 
   const Options& options_;
   const GlobSet& globs_;
   FileSystem& fs_;
-  WalkedCorpus* out_;
-  std::vector<FoundFile> found_;
+  Listing* into_;
+  const int threads_;
   // With --follow: directories on the current path, and all walked so far
   // under the current PATH argument.
   std::set<FileKey> ancestors_;
@@ -332,39 +494,48 @@ class Walker {
 };
 
 // One entry per (device, inode), under its smallest path, reference if any
-// path was; then sorted by path.
+// path was; then sorted by path. (Indices are sorted, not the files: a file
+// is a hundred bytes, moved once.)
 std::vector<InputFile> Deduplicate(std::vector<FoundFile> found) {
-  std::sort(found.begin(), found.end(), [](const FoundFile& a, const FoundFile& b) {
+  struct Keyed {
+    FileKey key;
+    uint32_t at;
+  };
+  std::vector<Keyed> by_key(found.size());
+  for (size_t i = 0; i < found.size(); ++i) by_key[i] = {found[i].key, static_cast<uint32_t>(i)};
+  std::sort(by_key.begin(), by_key.end(), [&](const Keyed& a, const Keyed& b) {
     if (a.key != b.key) return a.key < b.key;
-    return a.file.path < b.file.path;
+    return found[a.at].file.path < found[b.at].file.path;
   });
-  std::vector<InputFile> files;
-  files.reserve(found.size());
-  for (size_t i = 0; i < found.size();) {
+  std::vector<uint32_t> kept;  // the smallest path of each identity
+  kept.reserve(found.size());
+  for (size_t i = 0; i < by_key.size();) {
+    InputFile& first = found[by_key[i].at].file;
     size_t j = i + 1;
-    bool reference = found[i].file.reference;
-    while (j < found.size() && found[j].key == found[i].key) {
-      reference = reference || found[j].file.reference;
-      ++j;
+    for (; j < by_key.size() && by_key[j].key == by_key[i].key; ++j) {
+      first.reference = first.reference || found[by_key[j].at].file.reference;
     }
-    files.push_back(std::move(found[i].file));
-    files.back().reference = reference;
+    kept.push_back(by_key[i].at);
     i = j;
   }
-  std::sort(files.begin(), files.end(),
-            [](const InputFile& a, const InputFile& b) { return a.path < b.path; });
+  by_key = {};
+  std::sort(kept.begin(), kept.end(), [&](uint32_t a, uint32_t b) {
+    const int c = found[a].file.path.compare(found[b].file.path);
+    return c != 0 ? c < 0 : found[a].key < found[b].key;
+  });
   // One path with two identities: the file was replaced between two PATH
-  // arguments that both reach it. Keep the first.
-  std::vector<InputFile> unique;
-  unique.reserve(files.size());
-  for (InputFile& file : files) {
-    if (!unique.empty() && unique.back().path == file.path) {
-      unique.back().reference = unique.back().reference || file.reference;
+  // arguments that both reach it. Keep the one with the smaller identity.
+  std::vector<InputFile> files;
+  files.reserve(kept.size());
+  for (const uint32_t at : kept) {
+    InputFile& file = found[at].file;
+    if (!files.empty() && files.back().path == file.path) {
+      files.back().reference = files.back().reference || file.reference;
     } else {
-      unique.push_back(std::move(file));
+      files.push_back(std::move(file));
     }
   }
-  return unique;
+  return files;
 }
 
 }  // namespace
@@ -373,12 +544,15 @@ Result<WalkedCorpus> WalkCorpus(const Options& options, FileSystem& fs) {
   Result<GlobSet> globs = GlobSet::Compile(options.globs);
   if (!globs.ok()) return globs.status();
 
-  WalkedCorpus out;
-  Walker walker(options, *globs, fs, &out);
+  Listing all;
+  Walker walker(options, *globs, fs, &all, Workers::Resolve(options.threads));
   for (const std::string& path : options.paths) walker.WalkRoot(path, /*reference=*/false);
   for (const std::string& path : options.listed_paths) walker.WalkRoot(path, /*reference=*/false);
   for (const std::string& path : options.against) walker.WalkRoot(path, /*reference=*/true);
-  out.files = Deduplicate(std::move(walker.found()));
+  WalkedCorpus out;
+  out.files = Deduplicate(std::move(all.found));
+  out.errors = std::move(all.errors);
+  out.counts = all.counts;
   return out;
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <new>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -12,6 +14,10 @@
 namespace neardup {
 
 namespace {
+
+// Documents the matrix read from the index can grow by, at least, before
+// the rows are copied into a new one.
+constexpr size_t kGrowthDocuments = 65536;
 
 bool Compressed(const std::string& path) { return path.ends_with(".gz") || path.ends_with(".zst"); }
 
@@ -161,28 +167,35 @@ struct FilePlans {
   std::vector<uint8_t> walked;      // by stored entry: 1 when walked in this run
 };
 
+// The walked files in path order (the walk's order, checked).
+std::vector<size_t> PathOrder(const std::vector<InputFile>& files) {
+  std::vector<size_t> order(files.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto by_path = [&](size_t a, size_t b) { return files[a].path < files[b].path; };
+  if (!std::is_sorted(order.begin(), order.end(), by_path)) std::sort(order.begin(), order.end(), by_path);
+  return order;
+}
+
 // Decides, per walked file, whether its stored documents are reused, only
-// its appended lines are signed, or it is signed whole.
-FilePlans PlanFiles(const std::vector<InputFile>& files, std::vector<IndexedFile> stored, uint64_t reading, bool jsonl,
-                    FileSystem& fs) {
+// its appended lines are signed, or it is signed whole. A walked file's entry
+// is found by a merge of the walked paths and `by_path` (the entries under
+// the run's paths, in path order: every entry a walk can meet).
+FilePlans PlanFiles(const std::vector<InputFile>& files, std::vector<IndexedFile> stored,
+                    const std::vector<size_t>& by_path, uint64_t reading, bool jsonl, FileSystem& fs) {
   const size_t n = files.size();
   FilePlans fp;
   fp.stored = std::move(stored);
-  std::unordered_map<std::string, size_t> stored_at;
-  stored_at.reserve(fp.stored.size());
-  for (size_t k = 0; k < fp.stored.size(); ++k) stored_at.emplace(fp.stored[k].path, k);
-
   fp.plan.assign(n, Plan::kSign);
   fp.entry.assign(n, SIZE_MAX);
   fp.walked.assign(fp.stored.size(), 0);
-  for (size_t i = 0; i < n; ++i) {
+  size_t r = 0;
+  for (const size_t i : PathOrder(files)) {
     const InputFile& f = files[i];
-    if (f.identity.stream) continue;
-    const auto it = stored_at.find(f.path);
-    if (it == stored_at.end()) continue;
-    const IndexedFile& e = fp.stored[it->second];
-    fp.entry[i] = it->second;
-    fp.walked[it->second] = 1;
+    while (r < by_path.size() && fp.stored[by_path[r]].path < f.path) ++r;
+    if (f.identity.stream || r == by_path.size() || fp.stored[by_path[r]].path != f.path) continue;
+    const IndexedFile& e = fp.stored[by_path[r]];
+    fp.entry[i] = by_path[r];
+    fp.walked[by_path[r]] = 1;
     const bool same_file = e.dev == f.identity.dev && e.inode == f.identity.ino && e.reading == reading &&
                            e.jsonl == jsonl;
     if (same_file && e.size == f.size && e.mtime_ns == f.mtime_ns && e.ctime_ns == f.ctime_ns) {
@@ -269,22 +282,50 @@ Layout LayOut(const FilePlans& fp, const SubCorpus& s) {
   return lay;
 }
 
-// Whether the walk met exactly the files ReadStoredInputs() read, all
-// reused, each at the place it was read to: then its signature matrix is the
-// run's, as it is.
-bool ReadInWalkOrder(const FilePlans& fp, const Layout& lay, const StoredInputs& stored) {
+// Moves the stored rows that ReadStoredInputs() read (in path order) to
+// their rows in the run's table, within the matrix they were read into, so
+// that it becomes the run's matrix without a copy: rows moving down are moved
+// first, in ascending order, then rows moving up, in descending order; with
+// the rows in the same order before and after, no row is overwritten before
+// it is moved. Returns false, moving nothing, when the rows would change
+// order or the matrix's reserved space cannot hold the table; the caller then
+// copies. Rows of new documents and of entries not read ahead are left to be
+// written.
+bool MoveStoredRows(const FilePlans& fp, const Layout& lay, size_t np, StoredInputs& stored) {
+  struct Move {
+    size_t from, to, count;  // in rows
+  };
+  std::vector<Move> moves;
   const size_t n = fp.plan.size();
-  if (lay.first[n] != stored.docs.size()) return false;
   for (size_t i = 0; i < n; ++i) {
-    if (fp.plan[i] != Plan::kReuse || stored.first[fp.entry[i]] != lay.first[i]) return false;
+    if (fp.plan[i] == Plan::kSign || stored.first[fp.entry[i]] == SIZE_MAX) continue;
+    const Move m{.from = stored.first[fp.entry[i]], .to = lay.first[i], .count = lay.n_old[i]};
+    if (!moves.empty() && (m.from < moves.back().from + moves.back().count || m.to < moves.back().to + moves.back().count)) {
+      return false;
+    }
+    moves.push_back(m);
   }
+  const size_t values = lay.first[n] * np;
+  if (values > stored.signatures.capacity()) return false;
+  if (values > stored.signatures.size()) stored.signatures.resize(values);  // within the reserved space
+  uint32_t* rows = stored.signatures.data();
+  auto move = [&](const Move& m) {
+    std::memmove(rows + m.to * np, rows + m.from * np, m.count * np * sizeof(uint32_t));
+  };
+  for (const Move& m : moves) {
+    if (m.to < m.from) move(m);
+  }
+  for (auto m = moves.rbegin(); m != moves.rend(); ++m) {
+    if (m->to > m->from) move(*m);
+  }
+  stored.signatures.resize(values);
   return true;
 }
 
 // Loads the stored documents of the files reused or grown into their rows of
 // `out`, with their stored problems and counts: from what ReadStoredInputs()
 // read, or (an entry it did not read) from the index. `adopted`: the table's
-// matrix is the one read (ReadInWalkOrder), its rows already in place.
+// matrix is the one read, its rows already moved in place (MoveStoredRows).
 Status LoadStored(SignatureIndex& index, const std::vector<InputFile>& files, const FilePlans& fp, const Layout& lay,
                   bool jsonl, bool adopted, StoredInputs& stored, IndexedCorpus* out) {
   SignedCorpus& c = out->corpus;
@@ -319,7 +360,7 @@ Status LoadStored(SignatureIndex& index, const std::vector<InputFile>& files, co
     }
     const size_t first = stored.first[k];
     for (size_t j = 0; j < lay.n_old[i]; ++j) {
-      const uint32_t* sig = adopted ? c.table.MutableSignature(static_cast<DocId>(first + j))
+      const uint32_t* sig = adopted ? c.table.MutableSignature(static_cast<DocId>(lay.first[i] + j))
                                     : &stored.signatures[(first + j) * np];
       place(static_cast<uint32_t>(i), j, std::move(stored.docs[first + j]), sig);
     }
@@ -524,7 +565,7 @@ Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& in
   const size_t np = static_cast<size_t>(options.num_perm);
   out.first.assign(n, SIZE_MAX);
   out.problems.resize(n);
-  std::vector<size_t> read;  // the entries under the scanned paths, in path order
+  std::vector<size_t>& read = out.by_path;
   for (size_t k = 0; k < n; ++k) {
     const IndexedFile& e = out.files[k];
     if (UnderScannedPaths(e.path, options)) read.push_back(k);
@@ -540,6 +581,12 @@ Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& in
     entry_of_slot.push_back(k);
   }
   out.docs.resize(total);
+  // Room to grow in place (address space only, not touched unless used):
+  // new documents then join the stored rows without a copy of them.
+  try {
+    out.signatures.reserve((total + total / 2 + kGrowthDocuments) * np);
+  } catch (const std::bad_alloc&) {  // strict overcommit: no room reserved
+  }
   out.signatures.resize(total * np);
   std::vector<size_t> loaded(wanted.size(), 0);
   if (Status s = index.LoadDocuments(wanted,
@@ -590,7 +637,7 @@ Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFil
 
   // The transaction ReadStoredInputs() began goes on, committed in batches
   // while writing.
-  const FilePlans fp = PlanFiles(files, std::move(stored.files), reading, jsonl, fs);
+  const FilePlans fp = PlanFiles(files, std::move(stored.files), stored.by_path, reading, jsonl, fs);
 
   HashingFileSystem hashing(fs);
   SubCorpus sub = SignChanged(options, files, fp, minhasher, fs, hashing, workers, keep_streams, prog);
@@ -605,7 +652,7 @@ Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFil
   // Nothing stored is used (a first run): the signed table is the answer as
   // it is, taken over by MergeSigned without a copy.
   const bool all_signed = std::all_of(fp.plan.begin(), fp.plan.end(), [](Plan p) { return p == Plan::kSign; });
-  const bool adopted = !all_signed && ReadInWalkOrder(fp, lay, stored);
+  const bool adopted = !all_signed && MoveStoredRows(fp, lay, np, stored);
   if (adopted) {
     out.corpus.table.AdoptMatrix(std::move(stored.signatures));
   } else if (!all_signed) {

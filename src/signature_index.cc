@@ -418,7 +418,10 @@ Result<std::vector<IndexedFile>> SignatureIndex::Files() {
          "SELECT id, path, dev, inode, size, mtime_ns, ctime_ns, reading, jsonl, lines, raw_hash, ends_newline, "
          "bytes, invalid_utf8, transcoded, documents FROM files");
   if (!q.ok()) return SqlError(h, path_, q.prepare_rc());
+  int count_rc = SQLITE_OK;
+  const int64_t count = QueryInt(h, "SELECT count(*) FROM files", &count_rc);
   std::vector<IndexedFile> out;
+  if (count_rc == SQLITE_OK && count > 0) out.reserve(static_cast<size_t>(count));  // one allocation
   for (int rc; (rc = q.Step()) != SQLITE_DONE;) {
     if (rc != SQLITE_ROW) return SqlError(h, path_, rc);
     IndexedFile f;

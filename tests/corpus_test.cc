@@ -638,6 +638,61 @@ TEST(WalkCorpusFaultTest, ListingsWithoutTypesGiveTheSameWalk) {
   }
 }
 
+// A walk on several threads (directories listed at once, without --follow)
+// gives what the walk on one thread gives: the same files, the same problems
+// in the same order (a directory's, then its subdirectories' in path order),
+// the same counts.
+TEST(WalkCorpusFaultTest, WalkOnSeveralThreadsEqualsTheWalkOnOne) {
+  TempDir tmp;
+  for (int d = 0; d < 10; ++d) {
+    for (int e = 0; e < 4; ++e) {
+      const std::string dir = "r/d" + std::to_string(d) + "/e" + std::to_string(e) + "/";
+      for (int f = 0; f < 5; ++f) tmp.File(dir + "f" + std::to_string(f) + ".txt", std::string(static_cast<size_t>(f), 'x'));
+      tmp.File(dir + ".hidden.txt");
+      tmp.File(dir + "skip.md");
+    }
+    tmp.Symlink("../r", "r/d" + std::to_string(d) + "/link");
+  }
+  tmp.File("r/top.txt");
+  tmp.File("r/a-b/x.txt");  // "a-b" sorts before "a/" as paths do
+  tmp.File("r/a/y.txt");
+  ASSERT_EQ(::mkfifo(tmp.Path("r/d3/fifo").c_str(), 0600), 0);
+  for (const bool types_unknown : {false, true}) {
+    auto walk = [&](int threads) {
+      FaultyFs fs;
+      fs.open_fails = tmp.Path("r/d9");
+      fs.stat_fails = tmp.Path("r/d1/e3/f2.txt");
+      fs.list_fails = tmp.Path("r/d5/e0");
+      fs.keep = 3;
+      fs.types_unknown = types_unknown;
+      Options options;
+      options.paths = {tmp.Path("r")};
+      options.globs = {"*.txt"};
+      options.threads = threads;
+      return Walk(options, fs);
+    };
+    const WalkedCorpus one = walk(1);
+    ASSERT_EQ(one.errors.size(), 3u);
+    EXPECT_EQ(one.errors[0].message(), tmp.Path("r/d1/e3/f2.txt") + ": Input/output error");
+    EXPECT_EQ(one.errors[2].message(), tmp.Path("r/d9") + ": Permission denied");
+    for (const int threads : {2, 4, 8}) {
+      const WalkedCorpus many = walk(threads);
+      EXPECT_EQ(Paths(many), Paths(one)) << threads;
+      EXPECT_EQ(Messages(many), Messages(one)) << threads;
+      for (size_t i = 0; i < std::min(many.files.size(), one.files.size()); ++i) {
+        EXPECT_EQ(many.files[i].size, one.files[i].size);
+        EXPECT_EQ(many.files[i].mtime_ns, one.files[i].mtime_ns);
+        EXPECT_EQ(many.files[i].identity.ino, one.files[i].identity.ino);
+      }
+      EXPECT_EQ(many.counts.hidden, one.counts.hidden);
+      EXPECT_EQ(many.counts.glob, one.counts.glob);
+      EXPECT_EQ(many.counts.symlinks, one.counts.symlinks);
+      EXPECT_EQ(many.counts.special, one.counts.special);
+      EXPECT_EQ(many.counts.symlinks, 9u);  // not d9's, which cannot be opened
+    }
+  }
+}
+
 // ------------------------------------------------ one file, several paths
 
 TEST(WalkCorpusTest, FileNamedByTwoArgumentsIsOneFile) {

@@ -48,7 +48,10 @@ class HugePageAllocator {
     if (bytes < kHugePageMinBytes) return std::allocator<T>().allocate(n);
     const size_t size = RoundUp(bytes);
     // Map one huge page more than needed, and give back the unaligned ends.
-    void* raw = ::mmap(nullptr, size + kHugePageSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    // MAP_NORESERVE: reserved capacity (vector::reserve) that is never
+    // touched does not count against the heuristic overcommit limit.
+    void* raw = ::mmap(nullptr, size + kHugePageSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                       -1, 0);
     if (raw == MAP_FAILED) throw std::bad_alloc();
     const uintptr_t start = reinterpret_cast<uintptr_t>(raw);
     const uintptr_t aligned = (start + kHugePageSize - 1) & ~(uintptr_t{kHugePageSize} - 1);

@@ -58,11 +58,13 @@ Result<std::unique_ptr<SignatureIndex>> OpenIndexFor(const Options& options);
 // write transaction, so it may run on another thread while the inputs are
 // walked (as the scan does), then be handed to SignWithIndex on this one.
 //
-// The entries read are laid out in path order, the order of a walk: when the
-// walk meets exactly these files, unchanged, their documents and signatures
-// become the run's table as they are, without a copy.
+// The entries read are laid out in path order, the order of a walk, in a
+// matrix with room to grow: when the walk meets these files in that order
+// (unchanged, grown, or with files added or removed around them), their
+// signatures become the run's matrix, moved within it, without a copy.
 struct StoredInputs {
   std::vector<IndexedFile> files;
+  std::vector<size_t> by_path;    // the entries under the run's paths, in path order
   std::vector<size_t> first;      // per entry: its first document in `docs`, or SIZE_MAX when not read
   std::vector<DocRecord> docs;    // as SignatureIndex::LoadDocuments gives them
   SignatureTable::Matrix signatures;  // num_perm values per document of `docs`

@@ -153,6 +153,17 @@ TEST(IndexTest, TextOutputEqualsPlainScanThroughEveryChange) {
   EXPECT_EQ(c.removed, 1u);
   EXPECT_EQ(c.signed_now, 1u);
 
+  // In one run, a file added first in path order, two removed in the middle
+  // and one added last: the stored rows move up, then down, within the
+  // matrix read from the index.
+  WriteFile(dir / "c/a0.txt", Text(201));
+  std::filesystem::remove(dir / "c/doc8.txt");
+  std::filesystem::remove(dir / "c/doc9.txt");
+  WriteFile(dir / "c/zz.txt", Edited(102, "w"));
+  c = ExpectSameAsPlain(dir, args, "added around, removed between");
+  EXPECT_EQ(c.signed_now, 2u);
+  EXPECT_EQ(c.removed, 2u);
+
   const RunResult check = RunProcess({kBin, "index", "check", dir / "ix.db"}, dir.path());
   EXPECT_EQ(check.exit_code, 0) << check.err;
 }
@@ -208,6 +219,32 @@ TEST(IndexTest, JsonlThatGrewSignsOnlyItsNewLines) {
 
   const RunResult check = RunProcess({kBin, "index", "check", dir / "ix.db"}, dir.path());
   EXPECT_EQ(check.exit_code, 0) << check.err;
+}
+
+// A corpus that grows past the room the matrix read from the index has
+// (half its documents plus 65536) is copied into a new one: the same answer.
+TEST(IndexTest, GrowthPastTheReservedRoomGivesTheSameAnswer) {
+  TempDir dir;
+  std::string small;
+  for (int i = 0; i < 4; ++i) small += JsonlLine(std::string("s").append(std::to_string(i)), Text(500 + static_cast<uint64_t>(i), 40));
+  WriteFile(dir / "j/a.jsonl", small);
+  const std::vector<std::string> args = {"--input", "jsonl", "-f", "json", dir / "j"};
+  const std::vector<std::string> indexed = {"--input", "jsonl", "-f", "json", "--index", dir / "ix.db", dir / "j"};
+  ASSERT_EQ(Scan(dir, indexed).exit_code, 1);
+  std::string grown;
+  for (int i = 0; i < 70000; ++i) {
+    // Every 1000th line a near copy of line 0, so that pairs are found.
+    grown += i % 1000 == 0 ? JsonlLine(std::string("g").append(std::to_string(i)), Text(500, 40) + " more")
+                           : JsonlLine("", std::string("w").append(std::to_string(i)).append(" x y z"));
+  }
+  WriteFile(dir / "j/b.jsonl", grown);  // a new file of 70,000 documents
+  const RunResult plain = Scan(dir, args);
+  const RunResult again = Scan(dir, indexed);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(again.exit_code, plain.exit_code) << again.err;
+  EXPECT_EQ(WithoutIndex(again.out), plain.out);
+  EXPECT_EQ(CountsOf(again.out).signed_now, 70000u);
+  EXPECT_NE(plain.out.find("g69000"), std::string::npos);
 }
 
 TEST(IndexTest, AgainstKeepsArchiveEntriesAndSignsOnlyWhatIsNew) {
