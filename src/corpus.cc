@@ -9,7 +9,8 @@
 // entries whose type the listing does not give, and, with --follow, for
 // directories and links. A directory is listed and its entries stat'ed before
 // its subdirectories are entered, so the walk holds at most one directory
-// open whatever the depth.
+// open whatever the depth (one per thread when directories are listed on
+// several threads, see WalkTreeParallel).
 //
 // Files are identified by (device, inode): a file reached by several paths (a
 // followed link, a hard link, overlapping PATH arguments such as "." and

@@ -35,7 +35,9 @@
 //   for (const InputFile& f : walked->files) Read(f.path);
 //
 // Thread safety: WalkCorpus is a pure function of its arguments and the file
-// system; it calls `fs` from the calling thread only.
+// system. Without --follow it lists directories on Options::threads threads
+// at once (each Directory used by one thread), so `fs` must be thread-safe
+// as FileSystem says; the result is the one-thread walk's, in the same order.
 #pragma once
 
 #include <cstdint>
