@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cassert>
 #include <vector>
 
@@ -9,6 +10,66 @@
 #include "neardup/parallel.h"
 
 namespace neardup {
+namespace {
+
+// How many rows ahead HashBand prefetches.
+constexpr size_t kPrefetchAhead = 16;
+
+// Partitions of at most this many entries are sorted by insertion.
+constexpr size_t kInsertionSortMax = 32;
+
+// The radix bits for n entries: about log2(n) - 2, so a partition holds ~4-8
+// entries on average; at most 16, so the partition ends (256 KiB) stay in L2;
+// 0 (plain std::sort) below 256 entries.
+int RadixBits(size_t n) {
+  if (n < 256) return 0;
+  return std::min(16, static_cast<int>(std::bit_width(n)) - 3);
+}
+
+template <class E>
+void InsertionSort(E* first, E* last) {
+  for (E* i = first + 1; i < last; ++i) {
+    const E v = *i;
+    E* j = i;
+    for (; j > first && v < j[-1]; --j) *j = j[-1];
+    *j = v;
+  }
+}
+
+// Sorts `entries` (operator< by hash then id) as std::sort would. The hashes
+// being uniformly random, one counting pass and one scatter into `scratch` by
+// the hash's top bits leave small partitions, each then sorted on its own.
+// `scratch` and `ends` are working space, kept by the caller for reuse.
+template <class E>
+void SortByHash(std::vector<E>& entries, std::vector<E>& scratch, std::vector<uint32_t>& ends) {
+  assert(entries.size() <= UINT32_MAX);
+  const int bits = RadixBits(entries.size());
+  if (bits == 0) {
+    std::sort(entries.begin(), entries.end());
+    return;
+  }
+  const int shift = 64 - bits;
+  // ends[p + 1] counts partition p; the prefix sums make ends[p] its start.
+  ends.assign((size_t{1} << bits) + 1, 0);
+  for (const E& e : entries) ++ends[(e.hash >> shift) + 1];
+  for (size_t p = 1; p < ends.size(); ++p) ends[p] += ends[p - 1];
+  scratch.resize(entries.size());
+  // Scattering moves ends[p] from partition p's start to its end.
+  for (const E& e : entries) scratch[ends[e.hash >> shift]++] = e;
+  uint32_t lo = 0;
+  for (size_t p = 0; p + 1 < ends.size(); ++p) {
+    const uint32_t hi = ends[p];
+    if (hi - lo > kInsertionSortMax) {
+      std::sort(scratch.begin() + lo, scratch.begin() + hi);
+    } else if (hi - lo > 1) {
+      InsertionSort(scratch.data() + lo, scratch.data() + hi);
+    }
+    lo = hi;
+  }
+  entries.swap(scratch);
+}
+
+}  // namespace
 
 LshIndex::LshIndex(const uint32_t* signatures, int num_perm, std::span<const uint32_t> row_ids,
                    Banding banding)
@@ -25,6 +86,24 @@ bool LshIndex::BandEqual(uint32_t x, uint32_t y, int band) const {
     if (rx[i] != ry[i]) return false;
   }
   return true;
+}
+
+void LshIndex::HashBand(int band, std::vector<Entry>& entries) const {
+  const size_t n = row_ids_.size();
+  const size_t off = static_cast<size_t>(band) * static_cast<size_t>(banding_.rows);
+  const size_t row_bytes = static_cast<size_t>(banding_.rows) * sizeof(uint32_t);
+  entries.resize(n);
+  for (size_t k = 0; k < n; ++k) {
+    // The rows lie num_perm values apart, a stride the hardware does not
+    // prefetch across pages: ask for the band a few rows ahead.
+    if (k + kPrefetchAhead < n) {
+      const uint32_t* ahead = Row(row_ids_[k + kPrefetchAhead]) + off;
+      __builtin_prefetch(ahead);
+      __builtin_prefetch(reinterpret_cast<const char*>(ahead) + row_bytes - 1);
+    }
+    const uint32_t id = row_ids_[k];
+    entries[k] = {HashBytes(Row(id) + off, row_bytes, static_cast<uint64_t>(band)), id};
+  }
 }
 
 // The pairs of one bucket whose band is really equal (not a 64-bit hash
@@ -49,23 +128,20 @@ uint64_t LshIndex::PairsOfBucket(int worker, std::span<const Entry> bucket, int 
 uint64_t LshIndex::ForEachCandidate(int threads, const PairFn& pair, size_t large_bucket,
                                     const BucketFn& bucket) const {
   std::atomic<uint64_t> total{0};
-  const size_t row_bytes = static_cast<size_t>(banding_.rows) * sizeof(uint32_t);
   threads = std::max(1, std::min(threads, banding_.bands));
-  // Per worker: the band's entries and a bucket's ids, reused band after band.
+  // Per worker: the band's entries, the sort's working space and a bucket's
+  // ids, reused band after band.
   std::vector<std::vector<Entry>> entries_of(static_cast<size_t>(threads));
+  std::vector<std::vector<Entry>> scratch_of(static_cast<size_t>(threads));
+  std::vector<std::vector<uint32_t>> ends_of(static_cast<size_t>(threads));
   std::vector<std::vector<uint32_t>> ids_of(static_cast<size_t>(threads));
   auto band_work = [&](int worker, size_t b) {
     const int band = static_cast<int>(b);
     std::vector<Entry>& entries = entries_of[static_cast<size_t>(worker)];
     std::vector<uint32_t>& ids = ids_of[static_cast<size_t>(worker)];
-    entries.resize(row_ids_.size());
+    HashBand(band, entries);
     uint64_t count = 0;
-    const size_t off = static_cast<size_t>(band) * static_cast<size_t>(banding_.rows);
-    for (size_t k = 0; k < row_ids_.size(); ++k) {
-      const uint32_t id = row_ids_[k];
-      entries[k] = {HashBytes(Row(id) + off, row_bytes, static_cast<uint64_t>(band)), id};
-    }
-    std::sort(entries.begin(), entries.end());
+    SortByHash(entries, scratch_of[static_cast<size_t>(worker)], ends_of[static_cast<size_t>(worker)]);
     for (size_t lo = 0; lo < entries.size();) {
       size_t hi = lo + 1;
       while (hi < entries.size() && entries[hi].hash == entries[lo].hash) ++hi;

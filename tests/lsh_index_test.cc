@@ -2,10 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <set>
+#include <vector>
 
+#include "hash.h"
 #include "neardup/minhash.h"
 
 namespace neardup {
@@ -123,6 +126,123 @@ TEST(LshIndexTest, LargeBucketIsHandedOverWhole) {
       });
   EXPECT_EQ(pairs, 0);
   EXPECT_EQ(buckets, (std::vector<size_t>{50, 50, 50, 50}));
+}
+
+// What ForEachCandidate reports, in order: {0, a, b} for a pair, {1, ids...}
+// for a large bucket.
+using Events = std::vector<std::vector<uint32_t>>;
+
+// Signatures of n rows of bands x rows values, made to share bands a lot: a
+// row's band is copied from an earlier row (1 in 4), or, for up to 300 rows,
+// drawn from the 2^rows values over {0, 1} (buckets of dozens), or random.
+std::vector<uint32_t> SharingSignatures(size_t n, Banding banding, uint64_t seed) {
+  const size_t perm = static_cast<size_t>(banding.bands * banding.rows);
+  const auto rows = static_cast<size_t>(banding.rows);
+  std::vector<uint32_t> sigs(n * perm);
+  uint64_t rng = seed;
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t off = 0; off < perm; off += rows) {
+      uint32_t* band = sigs.data() + i * perm + off;
+      const uint64_t pick = SplitMix(&rng) % 4;
+      if (pick == 0 && i > 0) {
+        std::copy_n(sigs.data() + (SplitMix(&rng) % i) * perm + off, rows, band);
+      } else {
+        for (size_t r = 0; r < rows; ++r) {
+          band[r] = static_cast<uint32_t>(i % 7 == 0 && i < 7 * 300 ? SplitMix(&rng) % 2 : SplitMix(&rng));
+        }
+      }
+    }
+  }
+  return sigs;
+}
+
+bool BandsEqual(const uint32_t* sigs, size_t perm, uint32_t a, uint32_t b, size_t off, size_t rows) {
+  return std::equal(sigs + a * perm + off, sigs + a * perm + off + rows, sigs + b * perm + off);
+}
+
+// ForEachCandidate written plainly: per band, the (hash, id) entries sorted by
+// std::sort, runs of equal hashes as buckets, a pair kept in the first band
+// whose rows it really shares.
+Events ReferenceEvents(const std::vector<uint32_t>& sigs, const std::vector<uint32_t>& ids, Banding banding,
+                       size_t large_bucket) {
+  const size_t rows = static_cast<size_t>(banding.rows);
+  const size_t perm = static_cast<size_t>(banding.bands) * rows;
+  Events out;
+  for (size_t band = 0; band < static_cast<size_t>(banding.bands); ++band) {
+    std::vector<std::pair<uint64_t, uint32_t>> entries;
+    for (uint32_t id : ids) entries.push_back({HashBytes(&sigs[id * perm + band * rows], rows * 4, band), id});
+    std::sort(entries.begin(), entries.end());
+    for (size_t lo = 0, hi = 0; lo < entries.size(); lo = hi) {
+      while (hi < entries.size() && entries[hi].first == entries[lo].first) ++hi;
+      if (hi - lo > large_bucket) {
+        out.push_back({1});
+        for (size_t k = lo; k < hi; ++k) out.back().push_back(entries[k].second);
+        continue;
+      }
+      for (size_t x = lo; x < hi; ++x) {
+        for (size_t y = x + 1; y < hi; ++y) {
+          const uint32_t a = entries[x].second, b = entries[y].second;
+          bool first = BandsEqual(sigs.data(), perm, a, b, band * rows, rows);
+          for (size_t e = 0; e < band && first; ++e) first = !BandsEqual(sigs.data(), perm, a, b, e * rows, rows);
+          if (first) out.push_back({0, a, b});
+        }
+      }
+    }
+  }
+  return out;
+}
+
+Events IndexEvents(const std::vector<uint32_t>& sigs, const std::vector<uint32_t>& ids, Banding banding,
+                   size_t large_bucket, int threads, uint64_t* visited) {
+  LshIndex index(sigs.data(), banding.bands * banding.rows, ids, banding);
+  std::mutex mu;
+  Events out;
+  *visited = index.ForEachCandidate(
+      threads,
+      [&](int, uint32_t a, uint32_t b) {
+        std::lock_guard<std::mutex> lock(mu);
+        out.push_back({0, a, b});
+      },
+      large_bucket,
+      [&](int, std::span<const uint32_t> members) {
+        std::lock_guard<std::mutex> lock(mu);
+        out.push_back({1});
+        out.back().insert(out.back().end(), members.begin(), members.end());
+      });
+  return out;
+}
+
+// The grouping of equal band hashes matches a plain std::sort, event for
+// event and in the same order on one thread, at sizes around the switch to
+// radix partitioning (256) and past its 16-bit cap (2^19), with every row
+// indexed in order, or half of them shuffled.
+TEST(LshIndexTest, MatchesThePlainSortReference) {
+  const Banding banding{3, 2};
+  constexpr size_t kLarge = 20;
+  for (size_t n : {0, 1, 2, 3, 255, 256, 257, 1000, 4097, 1 << 17, (1 << 19) + 1}) {
+    const auto sigs = SharingSignatures(n, banding, n + 1);
+    std::vector<uint32_t> all(n), half;
+    for (size_t i = 0; i < n; ++i) all[i] = static_cast<uint32_t>(i);
+    uint64_t rng = n;
+    for (size_t i = 0; i < n; i += 2) half.push_back(static_cast<uint32_t>(i));
+    for (size_t i = half.size(); i > 1; --i) std::swap(half[i - 1], half[SplitMix(&rng) % i]);
+    for (const auto* ids : {&all, &half}) {
+      const Events want = ReferenceEvents(sigs, *ids, banding, kLarge);
+      uint64_t visited = 0;
+      EXPECT_EQ(IndexEvents(sigs, *ids, banding, kLarge, 1, &visited), want) << "n=" << n;
+      const auto pairs = std::count_if(want.begin(), want.end(), [](const auto& e) { return e[0] == 0; });
+      if (n >= 1000) {  // the data exercise both kinds of bucket
+        EXPECT_GT(pairs, 100) << "n=" << n;
+        EXPECT_LT(pairs, static_cast<ptrdiff_t>(want.size())) << "n=" << n;
+      }
+      EXPECT_EQ(visited, static_cast<uint64_t>(pairs)) << "n=" << n;
+      Events two = IndexEvents(sigs, *ids, banding, kLarge, 2, &visited);
+      Events sorted_want = want;
+      std::sort(two.begin(), two.end());
+      std::sort(sorted_want.begin(), sorted_want.end());
+      EXPECT_EQ(two, sorted_want) << "n=" << n;
+    }
+  }
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <vector>
 
 #include "neardup/banding.h"
 
@@ -51,6 +52,9 @@ class LshIndex {
     uint32_t id;
     bool operator<(const Entry& o) const { return hash != o.hash ? hash < o.hash : id < o.id; }
   };
+  // Fills `entries` with the hash of band `band` of each indexed row, in
+  // row_ids order.
+  void HashBand(int band, std::vector<Entry>& entries) const;
   uint64_t PairsOfBucket(int worker, std::span<const Entry> bucket, int band, const PairFn& pair) const;
 
   const uint32_t* signatures_;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "neardup/banding.h"
@@ -14,21 +15,20 @@ namespace neardup_bench {
 namespace {
 
 constexpr int kNumPerm = 128;
-constexpr size_t kSignatures = 100'000;
 constexpr size_t kPlantedPairs = 8;
 
-// Random signatures (unrelated documents) and kPlantedPairs near-copies, each
-// differing from its original in 13 of 128 positions (estimated J ~ 0.9).
+// n random signatures (unrelated documents) and kPlantedPairs near-copies,
+// each differing from its original in 13 of 128 positions (estimated J ~ 0.9).
 struct SignatureSet {
   std::vector<uint32_t> values;
   std::vector<uint32_t> ids;
-  SignatureSet() : values(kSignatures * kNumPerm), ids(kSignatures) {
+  explicit SignatureSet(size_t n) : values(n * kNumPerm), ids(n) {
     Rng rng(7);
     for (uint32_t& v : values) v = static_cast<uint32_t>(rng.Next());
-    for (size_t i = 0; i < kSignatures; ++i) ids[i] = static_cast<uint32_t>(i);
+    for (size_t i = 0; i < n; ++i) ids[i] = static_cast<uint32_t>(i);
     for (size_t p = 0; p < kPlantedPairs; ++p) {
-      const size_t original = p * 10'000;
-      const size_t copy = original + 5'000;
+      const size_t original = p * (n / 10);
+      const size_t copy = original + n / 20;
       std::copy_n(values.begin() + static_cast<ptrdiff_t>(original * kNumPerm), kNumPerm,
                   values.begin() + static_cast<ptrdiff_t>(copy * kNumPerm));
       for (int k = 0; k < 13; ++k) {
@@ -38,9 +38,17 @@ struct SignatureSet {
   }
 };
 
-// ForEachCandidate on one thread, bands 16 x rows 6. Items/s are signatures.
+// The set of n signatures, made on first use (benchmarks run one at a time).
+const SignatureSet& SetOf(size_t n) {
+  static std::map<size_t, SignatureSet> sets;
+  return sets.try_emplace(n, n).first->second;
+}
+
+// ForEachCandidate on one thread, bands 16 x rows 6, over range(0) signatures
+// (1M take 512 MB). Items/s are signatures.
 void BM_Banding(benchmark::State& state) {
-  static const SignatureSet set;
+  const size_t n = static_cast<size_t>(state.range(0));
+  const SignatureSet& set = SetOf(n);
   const neardup::LshIndex index(set.values.data(), kNumPerm, set.ids,
                                 neardup::Banding{.bands = 16, .rows = 6});
   uint64_t pairs = 0;
@@ -50,10 +58,10 @@ void BM_Banding(benchmark::State& state) {
       benchmark::DoNotOptimize(b);
     });
   }
-  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(kSignatures));
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(n));
   state.counters["pairs"] = static_cast<double>(pairs);  // expect kPlantedPairs
 }
-BENCHMARK(BM_Banding)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Banding)->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
 
 // Two sorted sets of 500 shingles, 400 in common (J = 0.667). Items/s are
 // elements merged (1000 per call).
