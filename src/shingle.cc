@@ -352,15 +352,6 @@ class Shingler::VectorWords {
       PendWord(s, e);
       return;
     }
-    // A run that starts with ideographs or kana (lead bytes E3..E9) is
-    // mostly words of one character: the scalar tokenizer, which hashes
-    // each as it goes, is the faster for it.
-    const size_t first_high = NextHigh(s, e);
-    if (p_[first_high] >= 0xE3 && p_[first_high] <= 0xE9) {
-      sh_.FeedWordsScalar(text_.substr(s, e - s));
-      sh_.EndWord();
-      return;
-    }
     FeedMixedRun(s, e);
   }
 
@@ -417,9 +408,13 @@ class Shingler::VectorWords {
         continue;
       }
       if (i > word_start) PendWord(word_start, i);
+      if ((cls & internal::kCharWord) != 0 && clen == 3 && sh_.token_text_ == nullptr) {
+        i = EmitThreeByteWords(i, e);
+        word_start = i;
+        continue;
+      }
       if ((cls & internal::kCharWord) != 0) {
-        // A word of its own (Han, kana, Thai...): hashed now, as these
-        // come in long runs of one length (3 bytes, mostly).
+        // A word of its own (Han, kana, Thai...): hashed now.
         ++sh_.words_;
         if (sh_.token_text_ != nullptr) {
           sh_.token_text_->append(text_.data() + i, clen).push_back(' ');
@@ -430,6 +425,36 @@ class Shingler::VectorWords {
       word_start = i;
     }
     if (e > word_start) PendWord(word_start, e);
+  }
+
+  // FeedMixedRun's loop for the words of one character of three bytes (most
+  // ideographs and kana) from text[i], a first one, on: hashed straight into
+  // the token batch. Returns where they stop, before e.
+  [[gnu::always_inline]] size_t EmitThreeByteWords(size_t i, size_t e) {
+    constexpr uint8_t kOwnWord = internal::kCharWord | internal::kCharNoSpace;
+    std::vector<uint64_t>& batch = sh_.token_batch_;
+    const size_t at = batch.size();
+    batch.resize(at + (e - i) / 3);
+    uint64_t* const begin = batch.data() + at;
+    uint64_t* out = begin;
+    do {
+      *out++ = st_.short_words.HashThreeBytes(p_ + i);
+      i += 3;
+      if (i + 3 > e) break;
+      // Lead bytes E1..EC, EE, EF take any two continuation bytes (E0 and
+      // ED, with narrower ranges, end the loop: FeedMixedRun decodes them).
+      const unsigned lead = p_[i];
+      if (lead - 0xE1u > 0xEFu - 0xE1u || lead == 0xED) break;
+      if (((p_[i + 1] & 0xC0u) != 0x80) || ((p_[i + 2] & 0xC0u) != 0x80)) break;
+      const auto cp = static_cast<int32_t>(((lead & 0x0Fu) << 12) | ((p_[i + 1] & 0x3Fu) << 6) |
+                                           (p_[i + 2] & 0x3Fu));
+      if ((internal::CharClasses(cp) & kOwnWord) != kOwnWord) break;
+    } while (true);
+    const auto count = static_cast<size_t>(out - begin);
+    batch.resize(at + count);
+    sh_.words_ += count;
+    sh_.tokens_ += count;
+    return i;
   }
 
   // Hashes the word text[ws, we), which lies in the current window, from

@@ -61,6 +61,12 @@ class ShortWordHasher {
     return Select(len <= 3, h1to3, Select(len <= 8, h4to8, h9to16));
   }
 
+  // HashBytes(p, 3, seed): XXH3's formula for 1-3 bytes, for exactly three.
+  [[gnu::always_inline]] uint64_t HashThreeBytes(const unsigned char* p) const {
+    const uint64_t combined = (uint64_t{p[0]} << 16) | (uint64_t{p[1]} << 24) | p[2] | (3u << 8);
+    return XXH64_avalanche(combined ^ flip_1to3_);
+  }
+
  private:
   // cond ? x : y with masks. GCC turns a plain ?: here back into branches
   // that compute one formula each; the empty asm makes the values opaque,

@@ -168,6 +168,7 @@ TEST(TokenizerKernelsTest, ShortWordHashIsXxh3OnEveryLength) {
                                        internal::ShortWordHasher::Load(word + len - 8), len);
       ASSERT_EQ(got, want) << "len " << len << " seed " << seed;
     }
+    ASSERT_EQ(hasher.HashThreeBytes(buffer), HashBytes(buffer, 3, seed)) << "seed " << seed;
   }
 }
 
