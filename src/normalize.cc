@@ -411,10 +411,20 @@ class Normalizer::SegmentWriter {
   // cluster before it, which is what NextCluster(i, true) does after an inert
   // cluster. Returns where the run ends.
   [[gnu::always_inline]] size_t SkipInertRun(size_t i) {
+    static const BmpClasses& classes = Bmp();
     while (i < n_ && p_[i] >= 0x80 && i - start_ < kMaxSegment) {
       int32_t next;
-      const size_t next_len = DecodeAt(p_, i, n_, &next);
-      if (Classify(next) != CharClass::kInert) break;
+      size_t next_len;
+      const unsigned lead = p_[i];
+      if (lead - 0xC2u <= 0xDFu - 0xC2u && i + 1 < n_ && (p_[i + 1] & 0xC0u) == 0x80) {
+        // Two bytes (Latin, Greek, Cyrillic...): decoded inline.
+        next = static_cast<int32_t>(((lead & 0x1Fu) << 6) | (p_[i + 1] & 0x3Fu));
+        next_len = 2;
+        if (classes.Get(next) != CharClass::kInert) break;
+      } else {
+        next_len = DecodeAt(p_, i, n_, &next);
+        if (Classify(next) != CharClass::kInert) break;
+      }
       if (inert_from_ == kNoPos) inert_from_ = cut_;
       cut_ = i;
       i += next_len;

@@ -12,6 +12,7 @@
 #include "neardup/normalize.h"
 #include "tokenize_kernel.h"
 #include "utf8.h"
+#include "word_hash.h"
 
 namespace neardup {
 
@@ -212,36 +213,26 @@ struct Shingler::State {
   // Vector tokenizer: the classifier, the masks of one window, and the
   // starts and ends of the runs of word or non-ASCII bytes found in it.
   internal::ClassifyFn classify = nullptr;
+  internal::ShingleHashFn hash_shingles = nullptr;  // vector shingle hashes, if any
   internal::ByteClasses classes[kWindowBlocks];
   size_t starts[kRunSlots];
   size_t ends[kRunSlots];
-  // The whole ASCII words of a window, waiting to be hashed: where each is
-  // (in the text, or in `lowered` if it had capitals) and the slot of
-  // token_batch_ its hash goes to. They are hashed a length class at a time,
-  // so that XXH3's branches on the length are predicted.
-  struct PendingWord {
-    const unsigned char* text;
-    size_t length;
-    size_t slot;
-  };
-  static constexpr int kLengthClasses = 5;  // XXH3's: 1-3, 4-8, 9-16, 17-128, longer
-  std::vector<PendingWord> pending[kLengthClasses];
-  std::string lowered;     // the window's ASCII words with capitals, lowercased
+  // The window's text with ASCII capitals lowercased (the classifier's
+  // copy), with kLoweredPad bytes of slack on either side: a word's hash
+  // loads the 8 bytes at its start and the 8 ending at its end, which may
+  // reach past the window (those bytes do not change the hash).
+  static constexpr size_t kLoweredPad = 16;
+  alignas(64) unsigned char lowered_buffer[kLoweredPad + kWindowBlocks * 64 + kLoweredPad];
+  unsigned char* lowered() { return lowered_buffer + kLoweredPad; }
+  internal::ShortWordHasher short_words;
+  explicit State(uint64_t seed) : lowered_buffer(), short_words(seed) {}
 };
 
-namespace {
-
-// Without branches: word lengths are random, and so would be the branches.
-inline int LengthClass(size_t len) {
-  return static_cast<int>(len > 3) + static_cast<int>(len > 8) + static_cast<int>(len > 16) +
-         static_cast<int>(len > 128);
-}
-
-}  // namespace
-
 Shingler::Shingler(ShingleUnit unit, int k, uint64_t seed)
-    : unit_(unit), k_(k), seed_(seed), state_(std::make_unique<State>()) {
-  state_->classify = internal::ClassifierFor(internal::DefaultTokenizerKernel());
+    : unit_(unit), k_(k), seed_(seed), state_(std::make_unique<State>(seed)) {
+  const internal::TokenizerKernel kernel = internal::DefaultTokenizerKernel();
+  state_->classify = internal::ClassifierFor(kernel);
+  state_->hash_shingles = internal::ShingleHasherFor(kernel);
   vector_words_ = state_->classify != nullptr;
   assert(k >= 1 && k <= 64);
   Reset();
@@ -319,11 +310,13 @@ class Shingler::VectorWords {
     window_ = window;
     const size_t len = std::min(n_ - window, kWindowBlocks * 64);
     const size_t blocks = (len + 63) / 64;
-    st_.classify(p_ + window, len, st_.classes);
+    st_.classify(p_ + window, len, st_.classes, st_.lowered());
     size_t num_starts = 0;
     size_t num_ends = 0;
     if (open_) st_.starts[num_starts++] = open_start_;
+    uint64_t high = 0;
     for (size_t b = 0; b < blocks; ++b) {
+      high |= st_.classes[b].high;
       const uint64_t x = st_.classes[b].word | st_.classes[b].high;
       const uint64_t before = (x << 1) | carry_;  // bit j: byte j-1 is in a run
       const size_t base = window + b * 64;
@@ -331,6 +324,7 @@ class Shingler::VectorWords {
       Flatten(~x & before, base, st_.ends, &num_ends);
       carry_ = x >> 63;
     }
+    ascii_window_ = high == 0;
     if (window + len == n_ && carry_ != 0 && n_ % 64 == 0) st_.ends[num_ends++] = n_;
     assert(num_ends <= num_starts && num_starts <= num_ends + 1);
     open_ = num_starts > num_ends;
@@ -358,28 +352,38 @@ class Shingler::VectorWords {
       PendWord(s, e);
       return;
     }
-    // A run that starts with ideographs or kana (lead bytes E3..E9) is
-    // mostly words of one character: the scalar tokenizer, which hashes
-    // each as it goes, is the faster for it.
-    const size_t first_high = NextHigh(s, e);
-    if (p_[first_high] >= 0xE3 && p_[first_high] <= 0xE9) {
-      sh_.FeedWordsScalar(text_.substr(s, e - s));
-      sh_.EndWord();
-      return;
-    }
     FeedMixedRun(s, e);
   }
 
-  // Step 3: hashes the words queued by PendWord into their token slots, a
-  // length class at a time; the window's lowered words are then released.
-  [[gnu::always_inline]] void HashPendingWords() {
-    for (auto& words : st_.pending) {
-      for (const State::PendingWord& w : words) {
-        sh_.token_batch_[w.slot] = HashBytes(w.text, w.length, sh_.seed_);
-      }
-      words.clear();
+  // Step 2 for all `num_runs` runs of the window. In a window of ASCII
+  // bytes only, every run but those at an edge (the first, if it began
+  // before the window or at the text's start; the last, if it ends the
+  // text) is a whole word: hashed straight into the token batch.
+  [[gnu::always_inline]] void FeedRuns(size_t num_runs) {
+    const size_t* starts = st_.starts;
+    const size_t* ends = st_.ends;
+    size_t r = 0;
+    if (!ascii_window_ || sh_.token_text_ != nullptr) {
+      for (; r < num_runs; ++r) FeedRun(starts[r], ends[r]);
+      return;
     }
-    st_.lowered.clear();
+    if (num_runs > 0 && (starts[0] < window_ || starts[0] == 0)) {
+      FeedRun(starts[0], ends[0]);
+      ++r;
+    }
+    const size_t last = num_runs > r && ends[num_runs - 1] == n_ ? num_runs - 1 : num_runs;
+    if (last > r) {
+      const size_t count = last - r;
+      std::vector<uint64_t>& batch = sh_.token_batch_;
+      const size_t at = batch.size();
+      batch.resize(at + count);
+      uint64_t* out = batch.data() + at;
+      const unsigned char* lowered = st_.lowered() - window_;  // indexed by text position
+      for (; r < last; ++r) *out++ = HashWord(lowered + starts[r], ends[r] - starts[r]);
+      sh_.words_ += count;
+      sh_.tokens_ += count;
+    }
+    for (; r < num_runs; ++r) FeedRun(starts[r], ends[r]);
   }
 
   // True when the last window ended inside a run (never, after the last).
@@ -404,9 +408,13 @@ class Shingler::VectorWords {
         continue;
       }
       if (i > word_start) PendWord(word_start, i);
+      if ((cls & internal::kCharWord) != 0 && clen == 3 && sh_.token_text_ == nullptr) {
+        i = EmitThreeByteWords(i, e);
+        word_start = i;
+        continue;
+      }
       if ((cls & internal::kCharWord) != 0) {
-        // A word of its own (Han, kana, Thai...): hashed now, as these
-        // come in long runs of one length (3 bytes, mostly).
+        // A word of its own (Han, kana, Thai...): hashed now.
         ++sh_.words_;
         if (sh_.token_text_ != nullptr) {
           sh_.token_text_->append(text_.data() + i, clen).push_back(' ');
@@ -419,26 +427,53 @@ class Shingler::VectorWords {
     if (e > word_start) PendWord(word_start, e);
   }
 
-  // Queues the word text[ws, we), which lies in the current window, for
-  // hashing in step 3 (lowercasing its ASCII capitals first).
+  // FeedMixedRun's loop for the words of one character of three bytes (most
+  // ideographs and kana) from text[i], a first one, on: hashed straight into
+  // the token batch. Returns where they stop, before e.
+  [[gnu::always_inline]] size_t EmitThreeByteWords(size_t i, size_t e) {
+    constexpr uint8_t kOwnWord = internal::kCharWord | internal::kCharNoSpace;
+    std::vector<uint64_t>& batch = sh_.token_batch_;
+    const size_t at = batch.size();
+    batch.resize(at + (e - i) / 3);
+    uint64_t* const begin = batch.data() + at;
+    uint64_t* out = begin;
+    do {
+      *out++ = st_.short_words.HashThreeBytes(p_ + i);
+      i += 3;
+      if (i + 3 > e) break;
+      // Lead bytes E1..EC, EE, EF take any two continuation bytes (E0 and
+      // ED, with narrower ranges, end the loop: FeedMixedRun decodes them).
+      const unsigned lead = p_[i];
+      if (lead - 0xE1u > 0xEFu - 0xE1u || lead == 0xED) break;
+      if (((p_[i + 1] & 0xC0u) != 0x80) || ((p_[i + 2] & 0xC0u) != 0x80)) break;
+      const auto cp = static_cast<int32_t>(((lead & 0x0Fu) << 12) | ((p_[i + 1] & 0x3Fu) << 6) |
+                                           (p_[i + 2] & 0x3Fu));
+      if ((internal::CharClasses(cp) & kOwnWord) != kOwnWord) break;
+    } while (true);
+    const auto count = static_cast<size_t>(out - begin);
+    batch.resize(at + count);
+    sh_.words_ += count;
+    sh_.tokens_ += count;
+    return i;
+  }
+
+  // Hashes the word text[ws, we), which lies in the current window, from
+  // the window's lowered copy.
   [[gnu::always_inline]] void PendWord(size_t ws, size_t we) {
-    const unsigned char* w = p_ + ws;
+    const unsigned char* w = st_.lowered() + (ws - window_);
     const size_t wlen = we - ws;
-    if (AnyBit(st_.classes, &internal::ByteClasses::upper, ws - window_, we - window_)) {
-      const size_t at = st_.lowered.size();
-      assert(at + wlen <= st_.lowered.capacity());
-      st_.lowered.resize(at + wlen);
-      for (size_t j = 0; j < wlen; ++j) {
-        st_.lowered[at + j] = w[j] < 0x80 ? kAscii.lower[w[j]] : static_cast<char>(w[j]);
-      }
-      w = reinterpret_cast<const unsigned char*>(st_.lowered.data() + at);
-    }
     ++sh_.words_;
     if (sh_.token_text_ != nullptr) {
       sh_.token_text_->append(reinterpret_cast<const char*>(w), wlen).push_back(' ');
     }
-    st_.pending[LengthClass(wlen)].push_back({w, wlen, sh_.token_batch_.size()});
-    sh_.EmitToken(0);  // its hash comes in step 3
+    sh_.EmitToken(HashWord(w, wlen));
+  }
+
+  // XXH3-64 of the lowered word w[0..len) with the seed (HashBytes).
+  [[gnu::always_inline]] uint64_t HashWord(const unsigned char* w, size_t len) const {
+    using internal::ShortWordHasher;
+    if (len > 16) [[unlikely]] return HashBytes(w, len, sh_.seed_);
+    return st_.short_words.Hash(ShortWordHasher::Load(w), ShortWordHasher::Load(w + len - 8), len);
   }
 
   // The first non-ASCII byte in text[from, limit), or limit. REQUIRES: both
@@ -456,6 +491,7 @@ class Shingler::VectorWords {
   size_t window_ = 0;      // start of the current window
   size_t open_start_ = 0;  // start of a run that began in an earlier window
   bool open_ = false;
+  bool ascii_window_ = false;  // the current window has no byte >= 0x80
   uint64_t carry_ = 0;     // 1 when the byte before the next block is in a run
 };
 
@@ -471,15 +507,9 @@ void Shingler::FeedWordsVector(std::string_view text) {
   // The previous Feed's word ends here unless the text starts inside a run.
   const auto first = static_cast<unsigned char>(text[0]);
   if (kAscii.word_class[first] == 0 && first < 0x80) EndWord();
-  // A window holds at most its length in lowered bytes: `lowered` never
-  // reallocates while the pending words point into it.
-  State& st = *state_;
-  st.lowered.reserve(kWindowBlocks * 64);
   VectorWords words(this, text);
   for (size_t window = 0; window < text.size(); window += kWindowBlocks * 64) {
-    const size_t num_runs = words.FindRuns(window);
-    for (size_t r = 0; r < num_runs; ++r) words.FeedRun(st.starts[r], st.ends[r]);
-    words.HashPendingWords();
+    words.FeedRuns(words.FindRuns(window));
   }
   assert(!words.open());
 }
@@ -607,9 +637,24 @@ void Shingler::FlushTokenBatch() {
     shingles_.resize(old + (n + 1 - first));
     uint64_t* out = shingles_.data() + old;
     const uint64_t* tokens = token_batch_.data();
-    // The usual k with the chain unrolled (same hashes), so that the chains
-    // of successive shingles overlap in the CPU.
-    switch (k_) {
+    if (state_->hash_shingles != nullptr) {
+      state_->hash_shingles(tokens + first - k, n + 1 - first, k_, seed_, out);
+    } else {
+      HashShinglesScalar(tokens, first, n, out);
+    }
+  }
+  // Keep the last k-1 tokens: the start of the shingles of the next batch.
+  carried_ = std::min(n, k - 1);
+  token_batch_.erase(token_batch_.begin(), token_batch_.end() - static_cast<ptrdiff_t>(carried_));
+}
+
+// FlushTokenBatch's scalar shingle hashes, of those ending at tokens[first-1..n).
+void Shingler::HashShinglesScalar(const uint64_t* tokens, size_t first, size_t n,
+                                  uint64_t* out) const {
+  const auto k = static_cast<size_t>(k_);
+  // The usual k with the chain unrolled (same hashes), so that the chains
+  // of successive shingles overlap in the CPU.
+  switch (k_) {
       case 3:
         HashShingles<3>(tokens, first, n, seed_, out);
         break;
@@ -622,15 +667,11 @@ void Shingler::FlushTokenBatch() {
       case 9:  // the char-mode default
         HashShingles<9>(tokens, first, n, seed_, out);
         break;
-      default:
-        for (size_t end = first; end <= n; ++end) {
-          *out++ = ShingleHash(tokens + end - k, k_, seed_);
-        }
-    }
+    default:
+      for (size_t end = first; end <= n; ++end) {
+        *out++ = ShingleHash(tokens + end - k, k_, seed_);
+      }
   }
-  // Keep the last k-1 tokens: the start of the shingles of the next batch.
-  carried_ = std::min(n, k - 1);
-  token_batch_.erase(token_batch_.begin(), token_batch_.end() - static_cast<ptrdiff_t>(carried_));
 }
 
 void Shingler::Feed(std::string_view text) {

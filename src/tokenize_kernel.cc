@@ -16,7 +16,8 @@ std::atomic<int> g_override{-1};
 
 }  // namespace
 
-void ClassifyPortable(const unsigned char* p, size_t n, ByteClasses* out) {
+void ClassifyPortable(const unsigned char* p, size_t n, ByteClasses* out,
+                      unsigned char* lowered) {
   for (size_t base = 0; base < n; base += 64) {
     const size_t len = n - base < 64 ? n - base : 64;
     ByteClasses c{0, 0, 0, 0};
@@ -32,6 +33,7 @@ void ClassifyPortable(const unsigned char* p, size_t n, ByteClasses* out) {
       if (b == 0x82) not_d2 |= bit;
       const bool upper = b >= 'A' && b <= 'Z';
       const bool word = upper || (b >= 'a' && b <= 'z') || (b >= '0' && b <= '9') || b == '_';
+      lowered[base + j] = upper ? static_cast<unsigned char>(b + ('a' - 'A')) : b;
       if (word) c.word |= bit;
       if (upper) c.upper |= bit;
       if (b >= 0x80) c.high |= bit;
@@ -57,8 +59,9 @@ __attribute__((target("avx2"))) static inline __m256i Eq(__m256i v, char c) {
   return _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c));
 }
 
-// The masks of 64 bytes, loaded as two halves.
-__attribute__((target("avx2"))) static inline ByteClasses Classify64(__m256i v0, __m256i v1) {
+// The masks of 64 bytes, loaded as two halves; writes their lowered form.
+__attribute__((target("avx2"))) static inline ByteClasses Classify64(__m256i v0, __m256i v1,
+                                                                     unsigned char* lowered) {
   __m256i word[2], upper[2], lead[2], cont[2];
   const __m256i v[2] = {v0, v1};
   for (int h = 0; h < 2; ++h) {
@@ -72,6 +75,8 @@ __attribute__((target("avx2"))) static inline ByteClasses Classify64(__m256i v0,
         LessEq(_mm256_sub_epi8(v[h], _mm256_set1_epi8(static_cast<char>(0xD0))), 3));
     cont[h] = Eq(_mm256_and_si256(v[h], _mm256_set1_epi8(static_cast<char>(0xC0))),
                  static_cast<char>(0x80));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(lowered + 32 * h),
+                        _mm256_add_epi8(v[h], _mm256_and_si256(upper[h], _mm256_set1_epi8(0x20))));
   }
   const uint64_t high = Mask(v0, v1);
   ByteClasses c;
@@ -89,19 +94,21 @@ __attribute__((target("avx2"))) static inline ByteClasses Classify64(__m256i v0,
 }
 
 __attribute__((target("avx2"))) void ClassifyAvx2(const unsigned char* p, size_t n,
-                                                  ByteClasses* out) {
+                                                  ByteClasses* out, unsigned char* lowered) {
   size_t base = 0;
   for (; base + 64 <= n; base += 64) {
     out[base / 64] =
         Classify64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + base)),
-                   _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + base + 32)));
+                   _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + base + 32)),
+                   lowered + base);
   }
   if (base < n) {
     // The tail, from a zeroed copy (NUL is in no class).
     alignas(32) unsigned char tail[64] = {};
     std::memcpy(tail, p + base, n - base);
     out[base / 64] = Classify64(_mm256_load_si256(reinterpret_cast<const __m256i*>(tail)),
-                                _mm256_load_si256(reinterpret_cast<const __m256i*>(tail + 32)));
+                                _mm256_load_si256(reinterpret_cast<const __m256i*>(tail + 32)),
+                                lowered + base);
   }
 }
 
@@ -110,7 +117,8 @@ __attribute__((target("avx512f,avx512bw"))) static inline uint64_t Eq512(__m512i
 }
 
 __attribute__((target("avx512f,avx512bw"))) void ClassifyAvx512(const unsigned char* p, size_t n,
-                                                                ByteClasses* out) {
+                                                                ByteClasses* out,
+                                                                unsigned char* lowered) {
   const __m512i k20 = _mm512_set1_epi8(0x20);
   const __m512i ka = _mm512_set1_epi8('a');
   const __m512i kA = _mm512_set1_epi8('A');
@@ -127,6 +135,7 @@ __attribute__((target("avx512f,avx512bw"))) void ClassifyAvx512(const unsigned c
     const __mmask64 letter =
         _mm512_cmple_epu8_mask(_mm512_sub_epi8(_mm512_or_si512(v, k20), ka), k25);
     const __mmask64 up = _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, kA), k25);
+    _mm512_storeu_si512(lowered + base, _mm512_mask_add_epi8(v, up, v, k20));
     const __mmask64 digit = _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, k0), k9);
     const __mmask64 under = _mm512_cmpeq_epi8_mask(v, kUnder);
     const __mmask64 lead =
@@ -143,7 +152,55 @@ __attribute__((target("avx512f,avx512bw"))) void ClassifyAvx512(const unsigned c
   }
 }
 
+// x ^= x >> shift, in each lane.
+__attribute__((target("avx512f"))) static inline __m512i XorShift(__m512i x, unsigned shift) {
+  // (The masked form: GCC 12 warns on the plain one's undefined source.)
+  return _mm512_xor_si512(x, _mm512_maskz_srli_epi64(0xFF, x, shift));
+}
+
+// Eight shingles ending at consecutive tokens, in lanes; `lanes` masks the
+// loads and the store at the end of the range.
+__attribute__((target("avx512f,avx512dq"))) static inline void HashEight(
+    const uint64_t* tokens, int k, __m512i seed, __mmask8 lanes, uint64_t* out) {
+  const __m512i mul = _mm512_set1_epi64(static_cast<long long>(0x9e3779b97f4a7c15ULL));
+  __m512i h = seed;
+  for (int j = 0; j < k; ++j) {
+    const __m512i t = _mm512_maskz_loadu_epi64(lanes, tokens + j);
+    h = XorShift(_mm512_mullo_epi64(_mm512_xor_si512(h, t), mul), 29);
+  }
+  // Mix64, the MurmurHash3 finalizer (src/hash.h).
+  h = XorShift(h, 33);
+  h = _mm512_mullo_epi64(h, _mm512_set1_epi64(static_cast<long long>(0xff51afd7ed558ccdULL)));
+  h = XorShift(h, 33);
+  h = _mm512_mullo_epi64(h, _mm512_set1_epi64(static_cast<long long>(0xc4ceb9fe1a85ec53ULL)));
+  h = XorShift(h, 33);
+  _mm512_mask_storeu_epi64(out, lanes, h);
+}
+
+__attribute__((target("avx512f,avx512dq"))) void HashShinglesAvx512(const uint64_t* tokens,
+                                                                   size_t count, int k,
+                                                                   uint64_t seed,
+                                                                   uint64_t* out) {
+  const __m512i s = _mm512_set1_epi64(static_cast<long long>(seed));
+  size_t i = 0;
+  for (; i + 8 <= count; i += 8) HashEight(tokens + i, k, s, 0xFF, out + i);
+  if (i < count) {
+    HashEight(tokens + i, k, s, static_cast<__mmask8>((1u << (count - i)) - 1), out + i);
+  }
+}
+
 #endif  // NEARDUP_X86_KERNELS
+
+ShingleHashFn ShingleHasherFor(TokenizerKernel kernel) {
+#ifdef NEARDUP_X86_KERNELS
+  if (kernel == TokenizerKernel::kAvx512 && __builtin_cpu_supports("avx512dq")) {
+    return HashShinglesAvx512;
+  }
+#else
+  (void)kernel;
+#endif
+  return nullptr;
+}
 
 bool TokenizerKernelSupported(TokenizerKernel kernel) {
   switch (kernel) {

@@ -11,7 +11,10 @@
 //          (Latin-1 letters, Latin Extended-A/B, IPA, Cyrillic) followed, in
 //          the same block, by a continuation byte, except U+00D7 (C3 97),
 //          U+00F7 (C3 B7) and U+0482 (D2 82); both bytes are marked.
-// Bits past n are 0. (tests/tokenizer_kernels_test.cc checks every pair
+// Bits past n are 0. Each classifier also writes the text with its ASCII
+// capitals lowercased to lowered[0..n) (other bytes copied), and may write
+// anything to lowered[n .. 64 * blocks): the Shingler hashes words from this
+// copy. (tests/tokenizer_kernels_test.cc checks every pair
 // against the tokenizer's code point classes.) The Shingler (src/shingle.cc) finds words from these
 // masks with bit arithmetic instead of a branch per byte.
 //
@@ -54,14 +57,30 @@ inline uint64_t WordPairs(uint64_t lead, uint64_t cont, uint64_t c3, uint64_t no
   return first | (first << 1);
 }
 
-// Fills out[0 .. (n + 63) / 64) for p[0..n). The kernel must be supported.
-using ClassifyFn = void (*)(const unsigned char* p, size_t n, ByteClasses* out);
+// Fills out[0 .. blocks) and lowered[0 .. 64 * blocks) for p[0..n), where
+// blocks = (n + 63) / 64. The kernel must be supported.
+using ClassifyFn = void (*)(const unsigned char* p, size_t n, ByteClasses* out,
+                            unsigned char* lowered);
 
-void ClassifyPortable(const unsigned char* p, size_t n, ByteClasses* out);
+void ClassifyPortable(const unsigned char* p, size_t n, ByteClasses* out, unsigned char* lowered);
 #if defined(__x86_64__) && defined(__GNUC__)
-void ClassifyAvx2(const unsigned char* p, size_t n, ByteClasses* out);
-void ClassifyAvx512(const unsigned char* p, size_t n, ByteClasses* out);
+void ClassifyAvx2(const unsigned char* p, size_t n, ByteClasses* out, unsigned char* lowered);
+void ClassifyAvx512(const unsigned char* p, size_t n, ByteClasses* out, unsigned char* lowered);
 #endif
+
+// Shingle hashes: out[i] = the hash of the shingle tokens[i .. i + k), for
+// i in [0, count), with the formula of src/shingle.cc's ShingleHash (a
+// multiply-xorshift chain over the k token hashes from `seed`, then Mix64).
+using ShingleHashFn = void (*)(const uint64_t* tokens, size_t count, int k, uint64_t seed,
+                               uint64_t* out);
+#if defined(__x86_64__) && defined(__GNUC__)
+// Eight shingles at a time in 64-bit lanes (AVX-512F + DQ: vpmullq).
+void HashShinglesAvx512(const uint64_t* tokens, size_t count, int k, uint64_t seed,
+                        uint64_t* out);
+#endif
+// The vector shingle hasher that goes with `kernel`, or nullptr when there
+// is none (the Shingler's scalar loop is then used). REQUIRES: supported.
+ShingleHashFn ShingleHasherFor(TokenizerKernel kernel);
 
 // True when this processor (and build) can run `kernel`.
 bool TokenizerKernelSupported(TokenizerKernel kernel);

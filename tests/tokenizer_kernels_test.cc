@@ -22,6 +22,7 @@
 #include "neardup/normalize.h"
 #include "neardup/shingle.h"
 #include "tokenize_kernel.h"
+#include "word_hash.h"
 
 namespace neardup {
 namespace {
@@ -90,8 +91,15 @@ TEST(TokenizerKernelsTest, ClassifiersAgreeWithPortableOnEveryByteAndLength) {
       for (size_t n = 0; n <= 8192; n += (n < 300 ? 1 : 97)) {
         const size_t blocks = (n + 63) / 64;
         std::vector<internal::ByteClasses> want(blocks), got(blocks);
-        internal::ClassifyPortable(p + offset, n, want.data());
-        classify(p + offset, n, got.data());
+        std::vector<unsigned char> want_lowered(64 * blocks), got_lowered(64 * blocks);
+        internal::ClassifyPortable(p + offset, n, want.data(), want_lowered.data());
+        classify(p + offset, n, got.data(), got_lowered.data());
+        for (size_t i = 0; i < n; ++i) {
+          const unsigned char b = p[offset + i];
+          const unsigned char lower = b >= 'A' && b <= 'Z' ? b + ('a' - 'A') : b;
+          ASSERT_EQ(want_lowered[i], lower) << "portable n=" << n << " byte " << i;
+          ASSERT_EQ(got_lowered[i], lower) << Name(k) << " n=" << n << " byte " << i;
+        }
         for (size_t b = 0; b < blocks; ++b) {
           ASSERT_EQ(got[b].word, want[b].word) << Name(k) << " n=" << n << " block " << b;
           ASSERT_EQ(got[b].high, want[b].high) << Name(k) << " n=" << n << " block " << b;
@@ -113,7 +121,8 @@ TEST(TokenizerKernelsTest, PairMaskMarksOnlyWordCharacters) {
       const unsigned char seq[2] = {static_cast<unsigned char>(lead),
                                     static_cast<unsigned char>(second)};
       internal::ByteClasses c{};
-      internal::ClassifyPortable(seq, 2, &c);
+      unsigned char lowered[64];
+      internal::ClassifyPortable(seq, 2, &c, lowered);
       if (c.pair == 0) continue;
       ASSERT_EQ(c.pair, 0b11u);
       const int32_t cp = ((lead & 0x1F) << 6) | (second & 0x3F);
@@ -124,7 +133,8 @@ TEST(TokenizerKernelsTest, PairMaskMarksOnlyWordCharacters) {
   EXPECT_EQ(marked, 64 * 12 - 3);  // C3..CA, D0..D3, but for three
   for (const char* letter : {"\xC3\xA9", "\xC3\x9F", "\xC5\x93", "\xD0\xB4", "\xD1\x8F"}) {
     internal::ByteClasses c{};
-    internal::ClassifyPortable(reinterpret_cast<const unsigned char*>(letter), 2, &c);
+    unsigned char lowered[64];
+    internal::ClassifyPortable(reinterpret_cast<const unsigned char*>(letter), 2, &c, lowered);
     EXPECT_EQ(c.pair, 0b11u) << letter;
   }
 }
@@ -132,10 +142,34 @@ TEST(TokenizerKernelsTest, PairMaskMarksOnlyWordCharacters) {
 TEST(TokenizerKernelsTest, PortableMasksAreTheDocumentedClasses) {
   const std::string text = "aZ_9 -\xC3\xA9";
   internal::ByteClasses c{};
-  internal::ClassifyPortable(reinterpret_cast<const unsigned char*>(text.data()), text.size(), &c);
+  unsigned char lowered[64];
+  internal::ClassifyPortable(reinterpret_cast<const unsigned char*>(text.data()), text.size(), &c,
+                             lowered);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(lowered), text.size()),
+            "az_9 -\xC3\xA9");
   EXPECT_EQ(c.word, 0b1111u);
   EXPECT_EQ(c.upper, 0b10u);
   EXPECT_EQ(c.high, 0b11000000u);
+}
+
+// The branch-free short-word hash is XXH3-64 with the seed, bit for bit, for
+// every length 1..16, whatever bytes surround the word in its two loads.
+TEST(TokenizerKernelsTest, ShortWordHashIsXxh3OnEveryLength) {
+  uint64_t state = 3;
+  for (int round = 0; round < 2000; ++round) {
+    const uint64_t seed = round < 4 ? static_cast<uint64_t>(round) : SplitMix(&state);
+    const internal::ShortWordHasher hasher(seed);
+    unsigned char buffer[48];
+    for (unsigned char& b : buffer) b = static_cast<unsigned char>(SplitMix(&state));
+    for (size_t len = 1; len <= 16; ++len) {
+      const unsigned char* word = buffer + 16;
+      const uint64_t want = HashBytes(word, len, seed);
+      const uint64_t got = hasher.Hash(internal::ShortWordHasher::Load(word),
+                                       internal::ShortWordHasher::Load(word + len - 8), len);
+      ASSERT_EQ(got, want) << "len " << len << " seed " << seed;
+    }
+    ASSERT_EQ(hasher.HashThreeBytes(buffer), HashBytes(buffer, 3, seed)) << "seed " << seed;
+  }
 }
 
 TEST(TokenizerKernelsTest, CharClassTableAgreesWithUtf8procOnEveryCodePoint) {

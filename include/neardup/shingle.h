@@ -99,6 +99,7 @@ class Shingler {
   void FeedWordsVector(std::string_view text);
   void FeedChars(std::string_view text);
   void FlushTokenBatch();
+  void HashShinglesScalar(const uint64_t* tokens, size_t first, size_t n, uint64_t* out) const;
 
   struct State;
   // FeedWordsVector's pass over one text (defined in shingle.cc).
