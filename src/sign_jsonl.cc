@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <numeric>
 #include <string>
 
@@ -32,6 +33,7 @@ struct Block {
   explicit Block(uint32_t f = 0) : file(f) {}
   uint32_t file = 0;
   JsonlBlocks::Block data;  // whole lines, or a line too long to hold
+  uint64_t line_bytes = 0;  // data.size, kept once data is freed
   // Results.
   uint64_t lines = 0;
   std::vector<DocRecord> docs;  // line: in the block; name empty when it has no id
@@ -125,7 +127,34 @@ void SplitFile(const Options& options, FileSystem& fs, uint32_t fi, bool keep_st
     progress.bytes += bytes;
     if (!more.ok()) out->problems.push_back({.file = fi, .line = 0, .status = more.status()});
     if (!more.ok() || !*more) break;
+    block.line_bytes = block.data.size;
     if (block.data.size > 0 || block.data.too_long) work.Submit(std::move(block));
+  }
+}
+
+// Room for the documents of the whole input before the table has to grow:
+// growing by doubling would copy the signature matrix, and fault in twice its
+// memory, on the thread that commits blocks (the one that also reads).
+// Estimated from the documents per byte of the lines committed so far, for
+// the bytes of the input files (a compressed file's bytes on disk, which
+// underestimates, as do files read from an earlier run's end; growth by
+// doubling takes over from there). At most one
+// document per 16 input bytes, so an odd first block cannot reserve absurdly.
+void ReserveForInput(uint64_t input_bytes, uint64_t seen_bytes, size_t seen_docs, size_t need,
+                     SignatureTable* table) {
+  if (need <= table->capacity()) return;
+  size_t want = need;
+  if (seen_bytes > 0 && input_bytes > seen_bytes) {
+    const double per_byte = static_cast<double>(seen_docs) / static_cast<double>(seen_bytes);
+    const double estimate = per_byte * static_cast<double>(input_bytes) * 1.125 + 64;
+    const double cap = static_cast<double>(input_bytes / 16 + 64);
+    want = std::max(want, static_cast<size_t>(std::min(estimate, cap)));
+  }
+  want = std::max(want, 2 * table->capacity());  // never worse than doubling
+  try {
+    table->Reserve(want);
+  } catch (const std::bad_alloc&) {
+    // No room for the estimate (strict overcommit): grow as needed.
   }
 }
 
@@ -141,8 +170,20 @@ void SignJsonlFiles(const Options& options, const MinHasher& minhasher, FileSyst
   // Per file, lines committed (from line_base: lines signed by an earlier run).
   std::vector<uint64_t> lines_before =
       line_base != nullptr ? *line_base : std::vector<uint64_t>(out->table.files.size(), 0);
+  // The bytes to read, as far as known: not those of a stream, nor those of a
+  // file read from where an earlier run stopped (line_base).
+  uint64_t input_bytes = 0;
+  for (size_t k = 0; k < out->table.files.size(); ++k) {
+    const InputFile& f = out->table.files[k];
+    if (!f.identity.stream && lines_before[k] == 0) input_bytes += f.size;
+  }
+  uint64_t seen_bytes = 0;
+  size_t seen_docs = 0;
   auto commit = [&](Block& b) {
     const InputFile& f = out->table.files[b.file];
+    seen_bytes += b.line_bytes;
+    seen_docs += b.docs.size();
+    ReserveForInput(input_bytes, seen_bytes, seen_docs, out->table.size() + b.docs.size(), &out->table);
     const uint64_t base = lines_before[b.file];
     for (DocRecord& r : b.docs) {
       r.line += base;

@@ -164,6 +164,24 @@ std::vector<DocRecord> Records(const std::string& prefix, size_t n) {
   return out;
 }
 
+TEST(SignatureTableTest, AppendingWithinTheReservedRoomMovesNoRow) {
+  SignatureTable table(4);
+  table.Append(Records("a", 1), std::vector<uint32_t>{1, 2, 3, 4});
+  table.Reserve(1000);
+  EXPECT_GE(table.capacity(), 1000u);
+  const uint32_t* first_row = table.signature(0).data();
+  for (uint32_t k = 1; k < 1000; ++k) table.Append(Records("b", 1), std::vector<uint32_t>{k, k, k, k});
+  EXPECT_EQ(table.signature(0).data(), first_row);  // no copy of the matrix was made
+  ASSERT_EQ(table.size(), 1000u);
+  EXPECT_EQ(table.signature(0)[3], 4u);
+  EXPECT_EQ(table.signature(999)[0], 999u);
+  // Past the room, the table grows as before.
+  table.Append(Records("c", 1), std::vector<uint32_t>{7, 7, 7, 7});
+  EXPECT_EQ(table.size(), 1001u);
+  EXPECT_EQ(table.signature(1000)[2], 7u);
+  EXPECT_EQ(table.signature(0)[1], 2u);
+}
+
 TEST(SignatureTableTest, BorrowedSegmentsGiveEachDocumentItsRow) {
   // Three buffers of rows (2, 1 and 3 documents of 2 values), held by a
   // shared owner as a mapped file would be; row values name the document.

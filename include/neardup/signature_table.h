@@ -102,6 +102,17 @@ class SignatureTable {
     docs.resize(n);
     values_.resize(n * num_perm_, UINT32_MAX);
   }
+  // Room for `n` documents in all, so that filling up to n copies nothing.
+  // The matrix's room is address space until written (huge_page_allocator.h).
+  // Throws std::bad_alloc when the room cannot be had (under strict
+  // overcommit, say); the documents are then unchanged.
+  void Reserve(size_t n) {
+    assert(contiguous());
+    values_.reserve(n * num_perm_);
+    docs.reserve(n);
+  }
+  // How many documents fit without a copy of the matrix.
+  size_t capacity() const { return values_.capacity() / num_perm_; }
   // Appends `n` documents whose signatures are `values` (n * num_perm values).
   void Append(std::vector<DocRecord>&& records, std::span<const uint32_t> values) {
     assert(contiguous());
