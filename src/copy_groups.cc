@@ -3,43 +3,67 @@
 #include <algorithm>
 #include <utility>
 
+#include "hash_sort.h"
+
 namespace neardup {
+namespace {
+
+// A readable document's content hash, high half first (the order of
+// ContentHash's operator<), then its id.
+struct ContentEntry {
+  uint64_t hash;  // ContentHash::high
+  uint64_t low;
+  DocId id;
+  bool operator<(const ContentEntry& o) const {
+    if (hash != o.hash) return hash < o.hash;
+    return low != o.low ? low < o.low : id < o.id;
+  }
+};
+
+}  // namespace
 
 CopyGroups CopyGroups::Build(const SignatureTable& table) {
   const auto& docs = table.docs;
   const size_t n = docs.size();
-  std::vector<DocId> ok;
+  // Documents of equal content, side by side, each group in id order.
+  std::vector<ContentEntry> ok;
+  ok.reserve(n);
   for (DocId i = 0; i < n; ++i) {
-    if (docs[i].kind == DocKind::kOk) ok.push_back(i);
+    if (docs[i].kind == DocKind::kOk) ok.push_back({docs[i].content.high, docs[i].content.low, i});
   }
-  std::sort(ok.begin(), ok.end(), [&](DocId x, DocId y) {
-    if (!(docs[x].content == docs[y].content)) return docs[x].content < docs[y].content;
-    return x < y;
-  });
+  {
+    std::vector<ContentEntry> scratch;
+    std::vector<uint32_t> ends;
+    internal::SortByHash(ok, scratch, ends);
+  }
   CopyGroups g;
   g.rep_of_.assign(n, kNone);
   g.rep_slot_.assign(n, kNone);
-  std::vector<std::pair<DocId, DocId>> rep_member;
   for (size_t lo = 0; lo < ok.size();) {
     size_t hi = lo + 1;
-    while (hi < ok.size() && docs[ok[hi]].content == docs[ok[lo]].content) ++hi;
-    const DocId rep = ok[lo];  // smallest id of the group
-    for (size_t k = lo; k < hi; ++k) {
-      g.rep_of_[ok[k]] = rep;
-      rep_member.emplace_back(rep, ok[k]);
-    }
+    while (hi < ok.size() && ok[hi].hash == ok[lo].hash && ok[hi].low == ok[lo].low) ++hi;
+    const DocId rep = ok[lo].id;  // smallest id of the group
+    for (size_t k = lo; k < hi; ++k) g.rep_of_[ok[k].id] = rep;
     lo = hi;
   }
-  std::sort(rep_member.begin(), rep_member.end());
-  for (size_t k = 0; k < rep_member.size(); ++k) {
-    if (k == 0 || rep_member[k].first != rep_member[k - 1].first) {
-      g.rep_slot_[rep_member[k].first] = static_cast<uint32_t>(g.reps_.size());
-      g.reps_.push_back(rep_member[k].first);
-      g.start_.push_back(static_cast<uint32_t>(g.members_.size()));
+  // Groups in the order of their representatives, members in id order: a
+  // counting pass over the ids, then each id placed after its group's last.
+  for (DocId i = 0; i < n; ++i) {
+    if (g.rep_of_[i] == i) {
+      g.rep_slot_[i] = static_cast<uint32_t>(g.reps_.size());
+      g.reps_.push_back(i);
     }
-    g.members_.push_back(rep_member[k].second);
   }
-  g.start_.push_back(static_cast<uint32_t>(g.members_.size()));
+  g.start_.assign(g.reps_.size() + 1, 0);
+  for (DocId i = 0; i < n; ++i) {
+    if (g.rep_of_[i] != kNone) ++g.start_[g.rep_slot_[g.rep_of_[i]] + 1];
+  }
+  for (size_t k = 1; k < g.start_.size(); ++k) g.start_[k] += g.start_[k - 1];
+  g.members_.resize(ok.size());
+  std::vector<uint32_t> next(g.start_.begin(), g.start_.end() - 1);
+  for (DocId i = 0; i < n; ++i) {
+    if (g.rep_of_[i] != kNone) g.members_[next[g.rep_slot_[g.rep_of_[i]]]++] = i;
+  }
   return g;
 }
 

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <cassert>
 #include <vector>
 
 #include "hash.h"
+#include "hash_sort.h"
 #include "neardup/parallel.h"
 
 namespace neardup {
@@ -15,59 +15,7 @@ namespace {
 // How many rows ahead HashBand prefetches.
 constexpr size_t kPrefetchAhead = 16;
 
-// Partitions of at most this many entries are sorted by insertion.
-constexpr size_t kInsertionSortMax = 32;
-
-// The radix bits for n entries: about log2(n) - 2, so a partition holds ~4-8
-// entries on average; at most 16, so the partition ends (256 KiB) stay in L2;
-// 0 (plain std::sort) below 256 entries.
-int RadixBits(size_t n) {
-  if (n < 256) return 0;
-  return std::min(16, static_cast<int>(std::bit_width(n)) - 3);
-}
-
-template <class E>
-void InsertionSort(E* first, E* last) {
-  for (E* i = first + 1; i < last; ++i) {
-    const E v = *i;
-    E* j = i;
-    for (; j > first && v < j[-1]; --j) *j = j[-1];
-    *j = v;
-  }
-}
-
-// Sorts `entries` (operator< by hash then id) as std::sort would. The hashes
-// being uniformly random, one counting pass and one scatter into `scratch` by
-// the hash's top bits leave small partitions, each then sorted on its own.
-// `scratch` and `ends` are working space, kept by the caller for reuse.
-template <class E>
-void SortByHash(std::vector<E>& entries, std::vector<E>& scratch, std::vector<uint32_t>& ends) {
-  assert(entries.size() <= UINT32_MAX);
-  const int bits = RadixBits(entries.size());
-  if (bits == 0) {
-    std::sort(entries.begin(), entries.end());
-    return;
-  }
-  const int shift = 64 - bits;
-  // ends[p + 1] counts partition p; the prefix sums make ends[p] its start.
-  ends.assign((size_t{1} << bits) + 1, 0);
-  for (const E& e : entries) ++ends[(e.hash >> shift) + 1];
-  for (size_t p = 1; p < ends.size(); ++p) ends[p] += ends[p - 1];
-  scratch.resize(entries.size());
-  // Scattering moves ends[p] from partition p's start to its end.
-  for (const E& e : entries) scratch[ends[e.hash >> shift]++] = e;
-  uint32_t lo = 0;
-  for (size_t p = 0; p + 1 < ends.size(); ++p) {
-    const uint32_t hi = ends[p];
-    if (hi - lo > kInsertionSortMax) {
-      std::sort(scratch.begin() + lo, scratch.begin() + hi);
-    } else if (hi - lo > 1) {
-      InsertionSort(scratch.data() + lo, scratch.data() + hi);
-    }
-    lo = hi;
-  }
-  entries.swap(scratch);
-}
+using internal::SortByHash;
 
 }  // namespace
 

@@ -168,11 +168,41 @@ struct FilePlans {
 };
 
 // The walked files in path order (the walk's order, checked).
+// Sorts `v`, made of a few ascending runs, by merging the runs: the stored
+// entries come in row order, which is path order within what each run added
+// (a walk's order), so an index's entries are one run per run that added
+// files. Many runs: a plain sort.
+template <class Less>
+void SortRuns(std::vector<size_t>& v, Less less) {
+  constexpr size_t kMaxRuns = 64;
+  std::vector<size_t> bounds{0};
+  for (size_t i = 1; i < v.size(); ++i) {
+    if (!less(v[i], v[i - 1])) continue;
+    bounds.push_back(i);
+    if (bounds.size() > kMaxRuns) {
+      std::sort(v.begin(), v.end(), less);
+      return;
+    }
+  }
+  bounds.push_back(v.size());
+  while (bounds.size() > 2) {  // merge runs pairwise until one is left
+    std::vector<size_t> merged{0};
+    for (size_t k = 0; k + 1 < bounds.size(); k += 2) {
+      if (k + 2 < bounds.size()) {
+        std::inplace_merge(v.begin() + static_cast<ptrdiff_t>(bounds[k]),
+                           v.begin() + static_cast<ptrdiff_t>(bounds[k + 1]),
+                           v.begin() + static_cast<ptrdiff_t>(bounds[k + 2]), less);
+      }
+      merged.push_back(bounds[std::min(k + 2, bounds.size() - 1)]);
+    }
+    bounds.swap(merged);
+  }
+}
+
 std::vector<size_t> PathOrder(const std::vector<InputFile>& files) {
   std::vector<size_t> order(files.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  auto by_path = [&](size_t a, size_t b) { return files[a].path < files[b].path; };
-  if (!std::is_sorted(order.begin(), order.end(), by_path)) std::sort(order.begin(), order.end(), by_path);
+  SortRuns(order, [&](size_t a, size_t b) { return files[a].path < files[b].path; });
   return order;
 }
 
@@ -570,7 +600,7 @@ Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& in
     const IndexedFile& e = out.files[k];
     if (UnderScannedPaths(e.path, options)) read.push_back(k);
   }
-  std::sort(read.begin(), read.end(), [&](size_t a, size_t b) { return out.files[a].path < out.files[b].path; });
+  SortRuns(read, [&](size_t a, size_t b) { return out.files[a].path < out.files[b].path; });
   std::vector<int64_t> wanted;
   std::vector<size_t> entry_of_slot;
   size_t total = 0;
