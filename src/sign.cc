@@ -51,7 +51,8 @@ Status SignTextFile(const Options& options, FileSystem& fs, DocumentReader& read
 }  // namespace
 
 void SignTextFiles(const Options& options, const MinHasher& minhasher, FileSystem& fs, const Workers& workers,
-                   bool keep_streams, SignProgress& progress, SignedCorpus* out, std::vector<SignCounts>* per_file) {
+                   bool keep_streams, SignProgress& progress, SignedCorpus* out, std::vector<SignCounts>* per_file,
+                   const std::function<void(size_t i, bool ok)>& file_done) {
   const size_t n = out->table.files.size();
   out->table.Resize(n);
   std::mutex mu;  // guards out->problems and out->counts
@@ -89,6 +90,7 @@ void SignTextFiles(const Options& options, const MinHasher& minhasher, FileSyste
     progress.bytes += sk.bytes;
     ++progress.inputs_done;
     ++progress.documents;
+    if (file_done) file_done(i, s.ok());
   });
 }
 

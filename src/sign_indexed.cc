@@ -1,11 +1,16 @@
 #include "neardup/sign_indexed.h"
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <functional>
+#include <mutex>
 #include <new>
 #include <optional>
 #include <string>
+#include <thread>
 #include <unordered_map>
 
 #include "hash.h"
@@ -245,24 +250,29 @@ struct SubCorpus {
   std::vector<SignCounts> file_counts;  // by sub-corpus file
 };
 
-// Signs the walked files not reused; JSONL files are read through `hashing`,
-// a grown file from just after its stored bytes.
-SubCorpus SignChanged(const Options& options, const std::vector<InputFile>& files, const FilePlans& fp,
-                      const MinHasher& minhasher, FileSystem& fs, HashingFileSystem& hashing, const Workers& workers,
-                      bool keep_streams, SignProgress& prog) {
+// The walked files not reused, as a sub-corpus to sign.
+SubCorpus ChangedFiles(const Options& options, const std::vector<InputFile>& files, const FilePlans& fp) {
   const size_t n = files.size();
   SubCorpus s{.sub_of = {},
               .corpus = {.table = SignatureTable(options.num_perm), .stream_copies = {}, .problems = {}, .counts = {}},
               .file_counts = {}};
-  SignedCorpus& sub = s.corpus;
   for (size_t i = 0; i < n; ++i) {
     if (fp.plan[i] == Plan::kReuse) continue;
     s.sub_of.push_back(static_cast<uint32_t>(i));
-    sub.table.files.push_back(files[i]);
+    s.corpus.table.files.push_back(files[i]);
   }
+  s.corpus.stream_copies.resize(s.sub_of.size());
+  s.file_counts.resize(s.sub_of.size());
+  return s;
+}
+
+// Signs the sub-corpus `s`; JSONL files are read through `hashing`, a grown
+// file from just after its stored bytes. `text_file_done`: as SignTextFiles.
+void SignChanged(const Options& options, const FilePlans& fp, const MinHasher& minhasher, FileSystem& fs,
+                 HashingFileSystem& hashing, const Workers& workers, bool keep_streams, SignProgress& prog,
+                 const std::function<void(size_t, bool)>& text_file_done, SubCorpus& s) {
+  SignedCorpus& sub = s.corpus;
   const size_t m = s.sub_of.size();
-  sub.stream_copies.resize(m);
-  s.file_counts.resize(m);
   if (options.input == InputFormat::kJsonl) {
     std::vector<uint64_t> line_base(m, 0);
     for (size_t k = 0; k < m; ++k) {
@@ -278,9 +288,8 @@ SubCorpus SignChanged(const Options& options, const std::vector<InputFile>& file
     }
     SignJsonlFiles(options, minhasher, hashing, workers, keep_streams, prog, &sub, &line_base, &s.file_counts);
   } else {
-    SignTextFiles(options, minhasher, fs, workers, keep_streams, prog, &sub, &s.file_counts);
+    SignTextFiles(options, minhasher, fs, workers, keep_streams, prog, &sub, &s.file_counts, text_file_done);
   }
-  return s;
 }
 
 // Where each walked file's documents go in the merged table: its stored
@@ -477,6 +486,37 @@ std::optional<IndexedFile> EntryOf(const InputFile& f, const SignCounts& counts,
   return e;
 }
 
+// Writes sub-corpus file k, signed now and read whole, to the index with
+// its documents `docs` (signatures `sigs`) and malformed lines. Streams and
+// JSONL files that changed while read are left out (signed again next run).
+Status StoreFile(SignatureIndex& index, const FilePlans& fp, const SubCorpus& s, size_t k,
+                 std::span<const DocRecord> docs, std::span<const uint32_t> sigs,
+                 std::span<const StoredProblem> problems, uint64_t reading, bool jsonl, HashingFileSystem& hashing,
+                 BatchCommitter& batch) {
+  const InputFile& f = s.corpus.table.files[k];
+  const size_t i = s.sub_of[k];
+  if (f.identity.stream) return Status::Ok();
+  std::optional<IndexedFile> entry = EntryOf(f, s.file_counts[k], reading, jsonl, hashing);
+  if (!entry) return Status::Ok();  // changed while read: sign again next run
+  IndexedFile& e = *entry;
+  const size_t count = docs.size();
+  Status st;
+  if (fp.plan[i] == Plan::kAppend) {
+    const IndexedFile& old = fp.stored[fp.entry[i]];
+    e.id = old.id;
+    e.bytes += old.bytes;
+    e.invalid_utf8 += old.invalid_utf8;
+    e.transcoded += old.transcoded;
+    e.documents = old.documents + count;
+    st = index.AppendToFile(e, docs, sigs, problems);
+  } else {
+    if (fp.entry[i] != SIZE_MAX) e.id = fp.stored[fp.entry[i]].id;
+    st = index.PutFile(e, docs, sigs, problems);
+  }
+  if (!st.ok()) return st;
+  return batch.Add(count);
+}
+
 // Writes the files signed now that were read whole (not streams) to the
 // index, with their documents, signatures and malformed lines.
 Status StoreSigned(SignatureIndex& index, const FilePlans& fp, const SubCorpus& s, const Layout& lay,
@@ -493,33 +533,98 @@ Status StoreSigned(SignatureIndex& index, const FilePlans& fp, const SubCorpus& 
     if (p.kind == InputProblem::Kind::kMalformed) file_problems[p.file].push_back({p.line, p.status.message()});
   }
   for (size_t k = 0; k < m; ++k) {
-    const InputFile& f = sub.table.files[k];
-    const size_t i = s.sub_of[k];
-    if (f.identity.stream || whole[k] == 0) continue;
-    std::optional<IndexedFile> entry = EntryOf(f, s.file_counts[k], reading, jsonl, hashing);
-    if (!entry) continue;  // changed while read: sign again next run
-    IndexedFile& e = *entry;
+    if (whole[k] == 0) continue;
     const size_t lo = lay.sub_first[k], count = lay.sub_first[k + 1] - lay.sub_first[k];
     const std::span<const DocRecord> docs(sub.table.docs.data() + lo, count);
     const std::span<const uint32_t> sigs = sub.table.values().subspan(lo * np, count * np);
-    Status st;
-    if (fp.plan[i] == Plan::kAppend) {
-      const IndexedFile& old = fp.stored[fp.entry[i]];
-      e.id = old.id;
-      e.bytes += old.bytes;
-      e.invalid_utf8 += old.invalid_utf8;
-      e.transcoded += old.transcoded;
-      e.documents = old.documents + count;
-      st = index.AppendToFile(e, docs, sigs, file_problems[k]);
-    } else {
-      if (fp.entry[i] != SIZE_MAX) e.id = fp.stored[fp.entry[i]].id;
-      st = index.PutFile(e, docs, sigs, file_problems[k]);
+    if (Status st = StoreFile(index, fp, s, k, docs, sigs, file_problems[k], reading, jsonl, hashing, batch); !st.ok()) {
+      return st;
     }
-    if (!st.ok()) return st;
-    if (Status b = batch.Add(count); !b.ok()) return b;
   }
   return Status::Ok();
 }
+
+// Stores the text files signed now while they are signed: a thread writes
+// file k once it is signed, in the order StoreSigned() would, so that the
+// index's work overlaps signing instead of following it, and the index ends
+// the same. Workers report each file through done(); finish() waits for the
+// writes. Nothing is written past the first file left unsigned (an
+// interrupted run).
+class TextStoreStream {
+ public:
+  TextStoreStream(SignatureIndex& index, const FilePlans& fp, const SubCorpus& s, uint64_t reading, size_t np,
+                  HashingFileSystem& hashing, BatchCommitter& batch)
+      : index_(index), fp_(fp), s_(s), reading_(reading), np_(np), hashing_(hashing), batch_(batch),
+        state_(s.sub_of.size(), kPending) {
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~TextStoreStream() { (void)Finish(); }
+  TextStoreStream(const TextStoreStream&) = delete;
+  TextStoreStream& operator=(const TextStoreStream&) = delete;
+
+  // Sub-corpus file k is signed (ok: without a problem). From any thread.
+  void Done(size_t k, bool ok) {
+    bool wake = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      state_[k] = ok ? kSigned : kFailed;
+      wake = waiting_for_ == k;
+    }
+    if (wake) cv_.notify_one();
+  }
+  // Signing is over: writes what is left and returns the first error.
+  Status Finish() {
+    if (!thread_.joinable()) return status_;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      signing_over_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
+    return status_;
+  }
+
+ private:
+  enum State : uint8_t { kPending, kSigned, kFailed };
+
+  void Run() {
+    try {
+      for (size_t k = 0; k < state_.size(); ++k) {
+        State st;
+        {
+          std::unique_lock<std::mutex> lock(mu_);
+          waiting_for_ = k;
+          cv_.wait(lock, [&] { return state_[k] != kPending || signing_over_; });
+          st = state_[k];
+        }
+        if (st == kPending) return;  // signing stopped before file k
+        if (st == kFailed) continue;
+        const SignedCorpus& sub = s_.corpus;
+        const std::span<const DocRecord> docs(sub.table.docs.data() + k, 1);  // a text file is one document
+        const std::span<const uint32_t> sigs(sub.table.values().data() + k * np_, np_);
+        status_ = StoreFile(index_, fp_, s_, k, docs, sigs, {}, reading_, false, hashing_, batch_);
+        if (!status_.ok()) return;
+      }
+    } catch (const std::exception& e) {
+      status_ = Status::Internal(std::string("writing the index: ").append(e.what()));
+    }
+  }
+
+  SignatureIndex& index_;
+  const FilePlans& fp_;
+  const SubCorpus& s_;
+  const uint64_t reading_;
+  const size_t np_;
+  HashingFileSystem& hashing_;
+  BatchCommitter& batch_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<State> state_;  // by sub-corpus file; guarded by mu_
+  size_t waiting_for_ = SIZE_MAX;  // guarded by mu_
+  bool signing_over_ = false;      // guarded by mu_
+  Status status_;                  // the writer's, read once it is joined
+  std::thread thread_;
+};
 
 // Removes the index entries under the scanned paths whose files are gone.
 Status RemoveGone(const Options& options, const FilePlans& fp, SignatureIndex& index, BatchCommitter& batch,
@@ -670,8 +775,23 @@ Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFil
   const FilePlans fp = PlanFiles(files, std::move(stored.files), stored.by_path, reading, jsonl, fs);
 
   HashingFileSystem hashing(fs);
-  SubCorpus sub = SignChanged(options, files, fp, minhasher, fs, hashing, workers, keep_streams, prog);
-  if (workers.Cancelled()) return Status::Cancelled("interrupted");
+  // The index is brought up to date in the transaction begun above,
+  // committed every kIndexBatchDocuments documents or so: text files while
+  // they are signed (TextStoreStream), JSONL files once signed.
+  BatchCommitter batch(index);
+  SubCorpus sub = ChangedFiles(options, files, fp);
+  {
+    std::optional<TextStoreStream> stream;
+    std::function<void(size_t, bool)> done;
+    if (!jsonl && !sub.sub_of.empty()) {
+      stream.emplace(index, fp, sub, reading, np, hashing, batch);
+      done = [&stream](size_t k, bool ok) { stream->Done(k, ok); };
+    }
+    SignChanged(options, fp, minhasher, fs, hashing, workers, keep_streams, prog, done, sub);
+    const Status stored_now = stream ? stream->Finish() : Status::Ok();
+    if (workers.Cancelled()) return Status::Cancelled("interrupted");
+    if (!stored_now.ok()) return stored_now;
+  }
 
   const Layout lay = LayOut(fp, sub);
   IndexedCorpus out{.corpus = {.table = SignatureTable(options.num_perm), .stream_copies = {}, .problems = {},
@@ -691,10 +811,9 @@ Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFil
   out.corpus.stream_copies.resize(n);
   if (Status s = LoadStored(index, files, fp, lay, jsonl, adopted, stored, &out); !s.ok()) return s;
 
-  // Bring the index up to date (in the transaction begun above, committed
-  // every kIndexBatchDocuments documents or so).
-  BatchCommitter batch(index);
-  if (Status s = StoreSigned(index, fp, sub, lay, reading, jsonl, np, hashing, batch); !s.ok()) return s;
+  if (jsonl) {
+    if (Status s = StoreSigned(index, fp, sub, lay, reading, jsonl, np, hashing, batch); !s.ok()) return s;
+  }
   if (Status s = RemoveGone(options, fp, index, batch, &out.stats); !s.ok()) return s;
 
   MergeSigned(sub, lay, all_signed, np, &out);

@@ -1,6 +1,9 @@
 // Sign() (sign.h) in parts: text files in sign.cc, JSONL in sign_jsonl.cc.
 #pragma once
 
+#include <functional>
+#include <vector>
+
 #include "neardup/document.h"
 #include "neardup/sign.h"
 
@@ -11,9 +14,13 @@ DocKind KindOf(const DocumentSketch& sk);
 
 // Signs the text files `out->table.files` into `out->table` (row i is file
 // i); problems and counts to `out`. With `per_file` (sized to the files),
-// each file's counts are added to its entry too (for the index).
+// each file's counts are added to its entry too (for the index). With
+// `file_done`, called (from a worker) once file i's row, counts and problem
+// are in place: ok false when the file had a problem. Row i and per_file[i]
+// are not written again after that call.
 void SignTextFiles(const Options& options, const MinHasher& minhasher, FileSystem& fs, const Workers& workers,
-                   bool keep_streams, SignProgress& progress, SignedCorpus* out, std::vector<SignCounts>* per_file);
+                   bool keep_streams, SignProgress& progress, SignedCorpus* out, std::vector<SignCounts>* per_file,
+                   const std::function<void(size_t i, bool ok)>& file_done = {});
 
 // Appends the documents of the JSONL `out->table.files` to `out->table`,
 // in input order; problems and counts to `out`. With `line_base`, file i's

@@ -573,12 +573,8 @@ Status InsertRows(sqlite3* h, StmtCache& cache, const std::string& path, const s
   return Status::Ok();
 }
 
-Status UpdateFileRow(sqlite3* h, StmtCache& cache, const std::string& path, const IndexedFile& f, int64_t run) {
-  Stmt& up = Cached(h, cache,
-          "UPDATE files SET dev = ?, inode = ?, size = ?, mtime_ns = ?, ctime_ns = ?, reading = ?, jsonl = ?, "
-          "lines = ?, raw_hash = ?, ends_newline = ?, bytes = ?, invalid_utf8 = ?, transcoded = ?, documents = ?, "
-          "run = ? WHERE id = ?");
-  if (!up.ok()) return SqlError(h, path, up.prepare_rc());
+// Binds the columns of `f` from dev to run, as parameters 1 to 15.
+void BindFileColumns(Stmt& up, const IndexedFile& f, int64_t run) {
   up.BindU(1, f.dev);
   up.BindU(2, f.inode);
   up.BindU(3, f.size);
@@ -594,8 +590,32 @@ Status UpdateFileRow(sqlite3* h, StmtCache& cache, const std::string& path, cons
   up.BindU(13, f.transcoded);
   up.BindU(14, f.documents);
   up.Bind(15, run);
+}
+
+Status UpdateFileRow(sqlite3* h, StmtCache& cache, const std::string& path, const IndexedFile& f, int64_t run) {
+  Stmt& up = Cached(h, cache,
+          "UPDATE files SET dev = ?, inode = ?, size = ?, mtime_ns = ?, ctime_ns = ?, reading = ?, jsonl = ?, "
+          "lines = ?, raw_hash = ?, ends_newline = ?, bytes = ?, invalid_utf8 = ?, transcoded = ?, documents = ?, "
+          "run = ? WHERE id = ?");
+  if (!up.ok()) return SqlError(h, path, up.prepare_rc());
+  BindFileColumns(up, f, run);
   up.Bind(16, f.id);
   if (int rc = up.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
+  return Status::Ok();
+}
+
+// Inserts the new row of `f` (its id not yet given); its id in *id.
+Status InsertFileRow(sqlite3* h, StmtCache& cache, const std::string& path, const IndexedFile& f, int64_t run,
+                     int64_t* id) {
+  Stmt& ins = Cached(h, cache,
+          "INSERT INTO files(dev, inode, size, mtime_ns, ctime_ns, reading, jsonl, lines, raw_hash, ends_newline, "
+          "bytes, invalid_utf8, transcoded, documents, run, path) "
+          "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  if (!ins.ok()) return SqlError(h, path, ins.prepare_rc());
+  BindFileColumns(ins, f, run);
+  ins.Bind(16, f.path);
+  if (int rc = ins.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
+  *id = sqlite3_last_insert_rowid(h);
   return Status::Ok();
 }
 
@@ -613,19 +633,15 @@ Status SignatureIndex::PutFile(const IndexedFile& file, std::span<const DocRecor
     Stmt& d2 = Cached(h, impl_->cache, "DELETE FROM problems WHERE file_id = ?");
     d2.Bind(1, id);
     if (int rc = d2.Step(); rc != SQLITE_DONE) return SqlError(h, path_, rc);
-  } else {
-    Stmt& ins = Cached(h, impl_->cache,
-             "INSERT INTO files(path, dev, inode, size, mtime_ns, ctime_ns, reading, jsonl, lines, raw_hash, "
-             "ends_newline, bytes, invalid_utf8, transcoded, documents, run) "
-             "VALUES(?, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)");
-    ins.Bind(1, file.path);
-    if (int rc = ins.Step(); rc != SQLITE_DONE) return SqlError(h, path_, rc);
-    id = sqlite3_last_insert_rowid(h);
   }
   IndexedFile f = file;
   f.id = id;
   f.documents = docs.size();
-  if (Status s = UpdateFileRow(h, impl_->cache, path_, f, impl_->run); !s.ok()) return s;
+  if (Status s = id != 0 ? UpdateFileRow(h, impl_->cache, path_, f, impl_->run)
+                         : InsertFileRow(h, impl_->cache, path_, f, impl_->run, &id);
+      !s.ok()) {
+    return s;
+  }
   return InsertRows(h, impl_->cache, path_, file.path, id, impl_->num_perm, docs, signatures, problems);
 }
 
