@@ -172,7 +172,6 @@ struct FilePlans {
   std::vector<uint8_t> walked;      // by stored entry: 1 when walked in this run
 };
 
-// The walked files in path order (the walk's order, checked).
 // Sorts `v`, made of a few ascending runs, by merging the runs: the stored
 // entries come in row order, which is path order within what each run added
 // (a walk's order), so an index's entries are one run per run that added
@@ -204,6 +203,7 @@ void SortRuns(std::vector<size_t>& v, Less less) {
   }
 }
 
+// The walked files in path order (the walk's order, checked).
 std::vector<size_t> PathOrder(const std::vector<InputFile>& files) {
   std::vector<size_t> order(files.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -547,7 +547,7 @@ Status StoreSigned(SignatureIndex& index, const FilePlans& fp, const SubCorpus& 
 // Stores the text files signed now while they are signed: a thread writes
 // file k once it is signed, in the order StoreSigned() would, so that the
 // index's work overlaps signing instead of following it, and the index ends
-// the same. Workers report each file through done(); finish() waits for the
+// the same. Workers report each file through Done(); Finish() waits for the
 // writes. Nothing is written past the first file left unsigned (an
 // interrupted run).
 class TextStoreStream {
