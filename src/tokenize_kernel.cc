@@ -43,6 +43,30 @@ void ClassifyPortable(const unsigned char* p, size_t n, ByteClasses* out,
   }
 }
 
+size_t CleanPrefixPortable(const unsigned char* p, const CleanTables& tables) {
+  size_t last = 0;  // start of the last clean character
+  size_t j = 0;
+  while (j < 64) {
+    const unsigned char c = p[j];
+    size_t len;
+    if (c < 0x80) {
+      if (c >= 'A' && c <= 'Z' && p[j + 1] >= 0x80) break;
+      len = 1;
+    } else if ((c & 0xE0) == 0xC0 && (p[j + 1] & 0xC0) == 0x80 &&
+               (tables.lead[c & 0x3F] & tables.cont[p[j + 1] & 0x3F]) != 0) {
+      len = 2;
+    } else if (c == 0xE2 && p[j + 1] == 0x80 && (p[j + 2] & 0xC0) == 0x80 &&
+               tables.e280[p[j + 2] & 0x3F] != 0) {
+      len = 3;
+    } else {
+      break;
+    }
+    last = j;
+    j += len;
+  }
+  return last;
+}
+
 #ifdef NEARDUP_X86_KERNELS
 
 // 0xFF in each byte of x that is <= k, unsigned: min(x, k) == x.
@@ -152,6 +176,39 @@ __attribute__((target("avx512f,avx512bw"))) void ClassifyAvx512(const unsigned c
   }
 }
 
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) size_t CleanPrefixAvx512(
+    const unsigned char* p, const CleanTables& tables) {
+  const __m512i v = _mm512_loadu_si512(p);      // byte j
+  const __m512i w = _mm512_loadu_si512(p + 1);  // byte j + 1
+  const __m512i x = _mm512_loadu_si512(p + 2);  // byte j + 2
+  const __m512i kc0 = _mm512_set1_epi8(static_cast<char>(0xC0));
+  const __m512i k80 = _mm512_set1_epi8(static_cast<char>(0x80));
+  const __mmask64 high = _mm512_movepi8_mask(v);
+  const __mmask64 upper =
+      _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8('A')), _mm512_set1_epi8(25));
+  const __mmask64 lead2 = _mm512_cmpeq_epi8_mask(
+      _mm512_and_si512(v, _mm512_set1_epi8(static_cast<char>(0xE0))), kc0);
+  const __mmask64 cont_w = _mm512_cmpeq_epi8_mask(_mm512_and_si512(w, kc0), k80);
+  const __mmask64 cont_x = _mm512_cmpeq_epi8_mask(_mm512_and_si512(x, kc0), k80);
+  // vpermb indexes with the low 6 bits of each byte. (The zero-masked form:
+  // GCC 12 warns on the plain one's undefined source.)
+  const __mmask64 all = ~__mmask64{0};
+  const __m512i lead_bits = _mm512_maskz_permutexvar_epi8(all, v, _mm512_load_si512(tables.lead));
+  const __m512i cont_bits = _mm512_maskz_permutexvar_epi8(all, w, _mm512_load_si512(tables.cont));
+  const __m512i e280_bits = _mm512_maskz_permutexvar_epi8(all, x, _mm512_load_si512(tables.e280));
+  const __mmask64 pair = lead2 & cont_w & _mm512_test_epi8_mask(lead_bits, cont_bits);
+  const __mmask64 triple = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(static_cast<char>(0xE2))) &
+                           _mm512_cmpeq_epi8_mask(w, k80) & cont_x &
+                           _mm512_test_epi8_mask(e280_bits, e280_bits);
+  const uint64_t ok = pair | (pair << 1) | triple | (triple << 1) | (triple << 2);
+  const uint64_t bad = (high & ~ok) | (upper & _mm512_movepi8_mask(w));
+  if ((bad & 1) != 0) return 0;
+  size_t cut = bad == 0 ? 63 : static_cast<size_t>(__builtin_ctzll(bad)) - 1;
+  // Back to the start of the character holding byte `cut`.
+  while (cut > 0 && (p[cut] & 0xC0) == 0x80) --cut;
+  return cut;
+}
+
 // x ^= x >> shift, in each lane.
 __attribute__((target("avx512f"))) static inline __m512i XorShift(__m512i x, unsigned shift) {
   // (The masked form: GCC 12 warns on the plain one's undefined source.)
@@ -200,6 +257,20 @@ ShingleHashFn ShingleHasherFor(TokenizerKernel kernel) {
   (void)kernel;
 #endif
   return nullptr;
+}
+
+CleanPrefixFn CleanPrefixFor(TokenizerKernel kernel) {
+  switch (kernel) {
+    case TokenizerKernel::kBaseline:
+      return nullptr;
+#ifdef NEARDUP_X86_KERNELS
+    case TokenizerKernel::kAvx512:
+      if (__builtin_cpu_supports("avx512vbmi")) return CleanPrefixAvx512;
+      return CleanPrefixPortable;
+#endif
+    default:
+      return CleanPrefixPortable;
+  }
 }
 
 bool TokenizerKernelSupported(TokenizerKernel kernel) {
