@@ -117,6 +117,8 @@ size_t CleanPrefixPortable(const unsigned char* p, const CleanTables& tables);
 #if defined(__x86_64__) && defined(__GNUC__)
 // AVX-512BW + VBMI (byte permutes for the table lookups).
 size_t CleanPrefixAvx512(const unsigned char* p, const CleanTables& tables);
+// AVX2 (pshufb lookups).
+size_t CleanPrefixAvx2(const unsigned char* p, const CleanTables& tables);
 #endif
 // The clean-prefix scan that goes with `kernel`; nullptr for kBaseline (the
 // Normalizer then decides every character, the reference). REQUIRES: supported.
