@@ -174,7 +174,8 @@ __attribute__((target("avx2"))) static inline uint32_t CleanBad32(const unsigned
       _mm256_and_si256(Lookup64(v, tables.lead), Lookup64(w, tables.cont)), zero);
   const auto pair = static_cast<uint32_t>(
       _mm256_movemask_epi8(_mm256_andnot_si256(accepted, _mm256_and_si256(lead2, cont_w))));
-  const __m256i e2_80 = _mm256_and_si256(Eq(v, static_cast<char>(0xE2)), Eq(w, static_cast<char>(0x80)));
+  const __m256i e2_80 =
+      _mm256_and_si256(Eq(v, static_cast<char>(0xE2)), Eq(w, static_cast<char>(0x80)));
   const __m256i third = _mm256_cmpeq_epi8(Lookup64(x, tables.e280), zero);
   const auto triple = static_cast<uint32_t>(
       _mm256_movemask_epi8(_mm256_andnot_si256(third, _mm256_and_si256(e2_80, cont_x))));
