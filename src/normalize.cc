@@ -31,6 +31,16 @@
 // copied instead of going through utf8proc; the class of every BMP code point
 // is computed once, on first use (about 10 ms), into two 8 KiB bitsets.
 //
+// Clean runs. Most of a text in a Latin, Greek or Cyrillic script is already
+// normalized: lowercase letters (ASCII or two bytes, such as U+00E9), spaces,
+// punctuation such as U+2019. Where a segment would start, a vector scan
+// (tokenize_kernel.h: CleanPrefixFn, chosen with the tokenizer's kernel)
+// measures the run of such "clean" characters, all inert, and the run up to
+// its last character is copied in one piece: exactly what the segment would
+// write for it, since each is a cluster of its own that is copied. (An
+// uppercase ASCII letter is clean only when not followed by a non-ASCII
+// byte: only then does the segment leave it unfolded.)
+//
 // Bounded memory. Feed holds back the text from the last boundary on, since
 // what comes next may combine with it. A run of more than kMaxRun bytes with
 // no boundary (only pathological text: hundreds of stacked combining marks)
@@ -48,6 +58,7 @@
 #include <cstring>
 
 #include "ascii.h"
+#include "tokenize_kernel.h"
 #include "utf8.h"
 
 namespace neardup {
@@ -251,6 +262,33 @@ const BmpMappings& Mappings() {
   return mappings;
 }
 
+// The lead bytes whose inert two-byte characters the clean-prefix scan
+// accepts (one bit each): Latin-1, Latin Extended-A, Greek, Cyrillic.
+constexpr unsigned char kCleanLeads[8] = {0xC2, 0xC3, 0xC4, 0xC5, 0xCE, 0xCF, 0xD0, 0xD1};
+
+// The clean-prefix scan's tables (src/tokenize_kernel.h): exactly the inert
+// characters among those it can accept, so that a clean character is one
+// that Process() would copy as a cluster of its own.
+const internal::CleanTables& CleanTablesForScan() {
+  static const internal::CleanTables tables = [] {
+    const BmpClasses& classes = Bmp();
+    internal::CleanTables t{};
+    for (unsigned k = 0; k < 8; ++k) {
+      const unsigned lead = kCleanLeads[k];
+      t.lead[lead & 0x3F] = static_cast<uint8_t>(1u << k);
+      for (unsigned c = 0; c < 64; ++c) {
+        const auto cp = static_cast<int32_t>(((lead & 0x1Fu) << 6) | c);
+        if (classes.Get(cp) == CharClass::kInert) t.cont[c] |= static_cast<uint8_t>(1u << k);
+      }
+    }
+    for (unsigned c = 0; c < 64; ++c) {
+      if (classes.Get(static_cast<int32_t>(0x2000 | c)) == CharClass::kInert) t.e280[c] = 0xFF;
+    }
+    return t;
+  }();
+  return tables;
+}
+
 // Called once or twice per character: inlined, a table lookup for the BMP.
 [[gnu::always_inline]] inline CharClass Classify(int32_t cp) {
   if (cp < 0) return CharClass::kNone;
@@ -278,6 +316,10 @@ size_t FirstBoundary(std::string_view text, size_t limit) {
 }
 
 }  // namespace
+
+Normalizer::Normalizer()
+    : clean_prefix_(internal::CleanPrefixFor(internal::DefaultTokenizerKernel())),
+      clean_tables_(&CleanTablesForScan()) {}
 
 void Normalizer::NormalizeSegment(std::string_view segment, std::string* out) {
   if (segment.empty()) return;
@@ -473,10 +515,21 @@ size_t Normalizer::Process(std::string_view text, bool final,
       return keep;
     }
     size_t start = pos;  // of the Unicode segment
-    if (first_high > pos) {
-      start = first_high - 1;  // the ASCII character before it
-      out->append(text.substr(pos, start - pos));
+    if (first_high > pos) start = first_high - 1;  // the ASCII character before it
+    if (clean_prefix_ != nullptr && n - start >= internal::kCleanPrefixReads) {
+      // Already normalized text from `start` on (a boundary) is copied whole
+      // up to a clean character, itself a boundary: what the segment would
+      // write for it, since every clean character is a cluster of its own
+      // that is copied (and an uppercase ASCII letter is clean only when not
+      // followed by a byte >= 0x80, so never inside a segment).
+      const size_t clean = clean_prefix_(p + start, *clean_tables_);
+      if (clean > 0) {
+        out->append(text.substr(pos, start + clean - pos));
+        pos = start + clean;
+        continue;
+      }
     }
+    out->append(text.substr(pos, start - pos));
     SegmentWriter segment(this, text, start, first_high, out);
     const size_t end = segment.Scan(first_high);
     if (end == kNoPos) {  // the text ended inside the segment

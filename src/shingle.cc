@@ -143,26 +143,6 @@ inline void Flatten(uint64_t bits, size_t base, size_t* out, size_t* count) {
   *count += static_cast<size_t>(n);
 }
 
-// True when any byte in [s, e) has its bit set in the masks (`field` of each
-// block). REQUIRES: s < e.
-inline bool AnyBit(const internal::ByteClasses* c, uint64_t internal::ByteClasses::*field,
-                   size_t s, size_t e) {
-  size_t b = s / 64;
-  const size_t last = (e - 1) / 64;
-  uint64_t m = c[b].*field >> (s % 64);
-  if (b == last) {
-    const size_t len = e - s;
-    return (len >= 64 ? m : m & ((uint64_t{1} << len) - 1)) != 0;
-  }
-  if (m != 0) return true;
-  for (++b; b < last; ++b) {
-    if (c[b].*field != 0) return true;
-  }
-  const size_t tail = e - last * 64;  // 1..64
-  m = c[last].*field;
-  return (tail >= 64 ? m : m & ((uint64_t{1} << tail) - 1)) != 0;
-}
-
 // True when a non-ASCII byte in [s, e) is not part of a two-byte word
 // character (high & ~pair). REQUIRES: s < e.
 inline bool AnyBitOutside(const internal::ByteClasses* c, size_t s, size_t e) {
@@ -215,6 +195,9 @@ struct Shingler::State {
   internal::ClassifyFn classify = nullptr;
   internal::ShingleHashFn hash_shingles = nullptr;  // vector shingle hashes, if any
   internal::ByteClasses classes[kWindowBlocks];
+  // Per block of the window, its non-ASCII bytes that are not part of a
+  // two-byte word character (high & ~pair); 0 in the block after the last.
+  uint64_t odd[kWindowBlocks + 1];
   size_t starts[kRunSlots];
   size_t ends[kRunSlots];
   // The window's text with ASCII capitals lowercased (the classifier's
@@ -317,6 +300,7 @@ class Shingler::VectorWords {
     uint64_t high = 0;
     for (size_t b = 0; b < blocks; ++b) {
       high |= st_.classes[b].high;
+      st_.odd[b] = st_.classes[b].high & ~st_.classes[b].pair;
       const uint64_t x = st_.classes[b].word | st_.classes[b].high;
       const uint64_t before = (x << 1) | carry_;  // bit j: byte j-1 is in a run
       const size_t base = window + b * 64;
@@ -324,6 +308,7 @@ class Shingler::VectorWords {
       Flatten(~x & before, base, st_.ends, &num_ends);
       carry_ = x >> 63;
     }
+    st_.odd[blocks] = 0;
     ascii_window_ = high == 0;
     if (window + len == n_ && carry_ != 0 && n_ % 64 == 0) st_.ends[num_ends++] = n_;
     assert(num_ends <= num_starts && num_starts <= num_ends + 1);
@@ -342,13 +327,24 @@ class Shingler::VectorWords {
       if (e < n_) sh_.EndWord();
       return;
     }
-    if (!AnyBit(st_.classes, &internal::ByteClasses::high, s - window_, e - window_)) {
-      PendWord(s, e);
-      return;
+    // Every non-ASCII character (if any) a two-byte letter (most words of
+    // Latin and Cyrillic scripts): one word. For a run of up to 64 bytes,
+    // which spans at most two blocks, that is one test without a loop:
+    // words with and without accents alternate at random, and a branch on
+    // which kind a word is would be mispredicted.
+    const size_t rel = s - window_;
+    const size_t len = e - s;
+    bool plain;
+    if (len <= 64) {
+      const size_t b = rel / 64;
+      const size_t shift = rel % 64;
+      uint64_t m = (st_.odd[b] >> shift) | ((st_.odd[b + 1] << 1) << (63 - shift));
+      if (len < 64) m &= (uint64_t{1} << len) - 1;
+      plain = m == 0;
+    } else {
+      plain = !AnyBitOutside(st_.classes, rel, e - window_);
     }
-    // Every non-ASCII character a two-byte letter (most words of Latin
-    // and Cyrillic scripts): one word.
-    if (!AnyBitOutside(st_.classes, s - window_, e - window_)) {
+    if (plain) {
       PendWord(s, e);
       return;
     }

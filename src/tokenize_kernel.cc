@@ -43,6 +43,30 @@ void ClassifyPortable(const unsigned char* p, size_t n, ByteClasses* out,
   }
 }
 
+size_t CleanPrefixPortable(const unsigned char* p, const CleanTables& tables) {
+  size_t last = 0;  // start of the last clean character
+  size_t j = 0;
+  while (j < 64) {
+    const unsigned char c = p[j];
+    size_t len;
+    if (c < 0x80) {
+      if (c >= 'A' && c <= 'Z' && p[j + 1] >= 0x80) break;
+      len = 1;
+    } else if ((c & 0xE0) == 0xC0 && (p[j + 1] & 0xC0) == 0x80 &&
+               (tables.lead[c & 0x3F] & tables.cont[p[j + 1] & 0x3F]) != 0) {
+      len = 2;
+    } else if (c == 0xE2 && p[j + 1] == 0x80 && (p[j + 2] & 0xC0) == 0x80 &&
+               tables.e280[p[j + 2] & 0x3F] != 0) {
+      len = 3;
+    } else {
+      break;
+    }
+    last = j;
+    j += len;
+  }
+  return last;
+}
+
 #ifdef NEARDUP_X86_KERNELS
 
 // 0xFF in each byte of x that is <= k, unsigned: min(x, k) == x.
@@ -112,6 +136,70 @@ __attribute__((target("avx2"))) void ClassifyAvx2(const unsigned char* p, size_t
   }
 }
 
+// tables[idx & 0x3F] in each byte, for a table of 64 bytes (four 16-byte
+// pshufb lookups, chosen by bits 4 and 5 of the index).
+__attribute__((target("avx2"))) static inline __m256i Lookup64(__m256i idx,
+                                                              const uint8_t* table) {
+  const __m256i lo = _mm256_and_si256(idx, _mm256_set1_epi8(0x0F));
+  __m256i t[4];
+  for (int q = 0; q < 4; ++q) {
+    t[q] = _mm256_shuffle_epi8(
+        _mm256_broadcastsi128_si256(
+            _mm_load_si128(reinterpret_cast<const __m128i*>(table + 16 * q))),
+        lo);
+  }
+  // blendv takes the top bit of each byte: bit 4 (or 5) of the index,
+  // shifted there (bits shifted in from the byte below land under bit 7).
+  const __m256i bit4 = _mm256_slli_epi16(idx, 3);
+  const __m256i bit5 = _mm256_slli_epi16(idx, 2);
+  return _mm256_blendv_epi8(_mm256_blendv_epi8(t[0], t[1], bit4),
+                            _mm256_blendv_epi8(t[2], t[3], bit4), bit5);
+}
+
+// CleanPrefixAvx512's `bad` mask for 32 bytes from p.
+__attribute__((target("avx2"))) static inline uint32_t CleanBad32(const unsigned char* p,
+                                                                 const CleanTables& tables,
+                                                                 uint32_t* carry) {
+  const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 1));
+  const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2));
+  const __m256i kc0 = _mm256_set1_epi8(static_cast<char>(0xC0));
+  const __m256i k80 = _mm256_set1_epi8(static_cast<char>(0x80));
+  const __m256i lead2 =
+      _mm256_cmpeq_epi8(_mm256_and_si256(v, _mm256_set1_epi8(static_cast<char>(0xE0))), kc0);
+  const __m256i cont_w = _mm256_cmpeq_epi8(_mm256_and_si256(w, kc0), k80);
+  const __m256i cont_x = _mm256_cmpeq_epi8(_mm256_and_si256(x, kc0), k80);
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i accepted = _mm256_cmpeq_epi8(
+      _mm256_and_si256(Lookup64(v, tables.lead), Lookup64(w, tables.cont)), zero);
+  const auto pair = static_cast<uint32_t>(
+      _mm256_movemask_epi8(_mm256_andnot_si256(accepted, _mm256_and_si256(lead2, cont_w))));
+  const __m256i e2_80 =
+      _mm256_and_si256(Eq(v, static_cast<char>(0xE2)), Eq(w, static_cast<char>(0x80)));
+  const __m256i third = _mm256_cmpeq_epi8(Lookup64(x, tables.e280), zero);
+  const auto triple = static_cast<uint32_t>(
+      _mm256_movemask_epi8(_mm256_andnot_si256(third, _mm256_and_si256(e2_80, cont_x))));
+  const auto high = static_cast<uint32_t>(_mm256_movemask_epi8(v));
+  const auto upper = static_cast<uint32_t>(
+      _mm256_movemask_epi8(LessEq(_mm256_sub_epi8(v, _mm256_set1_epi8('A')), 25)));
+  const uint32_t ok = *carry | pair | (pair << 1) | triple | (triple << 1) | (triple << 2);
+  // Bytes of a clean character that started in these 32 and go on past them.
+  *carry = (pair >> 31) | (triple >> 30) | (triple >> 31);
+  return (high & ~ok) | (upper & static_cast<uint32_t>(_mm256_movemask_epi8(w)));
+}
+
+__attribute__((target("avx2"))) size_t CleanPrefixAvx2(const unsigned char* p,
+                                                       const CleanTables& tables) {
+  uint32_t carry = 0;
+  const uint32_t bad_lo = CleanBad32(p, tables, &carry);
+  const uint32_t bad_hi = CleanBad32(p + 32, tables, &carry);
+  const uint64_t bad = bad_lo | (uint64_t{bad_hi} << 32);
+  if ((bad & 1) != 0) return 0;
+  size_t cut = bad == 0 ? 63 : static_cast<size_t>(__builtin_ctzll(bad)) - 1;
+  while (cut > 0 && (p[cut] & 0xC0) == 0x80) --cut;
+  return cut;
+}
+
 __attribute__((target("avx512f,avx512bw"))) static inline uint64_t Eq512(__m512i v, int c) {
   return _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(static_cast<char>(c)));
 }
@@ -150,6 +238,39 @@ __attribute__((target("avx512f,avx512bw"))) void ClassifyAvx512(const unsigned c
                       WordPairs(lead, cont, Eq512(v, 0xC3), Eq512(v, 0x97) | Eq512(v, 0xB7),
                                 Eq512(v, 0xD2), Eq512(v, 0x82))};
   }
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) size_t CleanPrefixAvx512(
+    const unsigned char* p, const CleanTables& tables) {
+  const __m512i v = _mm512_loadu_si512(p);      // byte j
+  const __m512i w = _mm512_loadu_si512(p + 1);  // byte j + 1
+  const __m512i x = _mm512_loadu_si512(p + 2);  // byte j + 2
+  const __m512i kc0 = _mm512_set1_epi8(static_cast<char>(0xC0));
+  const __m512i k80 = _mm512_set1_epi8(static_cast<char>(0x80));
+  const __mmask64 high = _mm512_movepi8_mask(v);
+  const __mmask64 upper =
+      _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8('A')), _mm512_set1_epi8(25));
+  const __mmask64 lead2 = _mm512_cmpeq_epi8_mask(
+      _mm512_and_si512(v, _mm512_set1_epi8(static_cast<char>(0xE0))), kc0);
+  const __mmask64 cont_w = _mm512_cmpeq_epi8_mask(_mm512_and_si512(w, kc0), k80);
+  const __mmask64 cont_x = _mm512_cmpeq_epi8_mask(_mm512_and_si512(x, kc0), k80);
+  // vpermb indexes with the low 6 bits of each byte. (The zero-masked form:
+  // GCC 12 warns on the plain one's undefined source.)
+  const __mmask64 all = ~__mmask64{0};
+  const __m512i lead_bits = _mm512_maskz_permutexvar_epi8(all, v, _mm512_load_si512(tables.lead));
+  const __m512i cont_bits = _mm512_maskz_permutexvar_epi8(all, w, _mm512_load_si512(tables.cont));
+  const __m512i e280_bits = _mm512_maskz_permutexvar_epi8(all, x, _mm512_load_si512(tables.e280));
+  const __mmask64 pair = lead2 & cont_w & _mm512_test_epi8_mask(lead_bits, cont_bits);
+  const __mmask64 triple = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(static_cast<char>(0xE2))) &
+                           _mm512_cmpeq_epi8_mask(w, k80) & cont_x &
+                           _mm512_test_epi8_mask(e280_bits, e280_bits);
+  const uint64_t ok = pair | (pair << 1) | triple | (triple << 1) | (triple << 2);
+  const uint64_t bad = (high & ~ok) | (upper & _mm512_movepi8_mask(w));
+  if ((bad & 1) != 0) return 0;
+  size_t cut = bad == 0 ? 63 : static_cast<size_t>(__builtin_ctzll(bad)) - 1;
+  // Back to the start of the character holding byte `cut`.
+  while (cut > 0 && (p[cut] & 0xC0) == 0x80) --cut;
+  return cut;
 }
 
 // x ^= x >> shift, in each lane.
@@ -200,6 +321,22 @@ ShingleHashFn ShingleHasherFor(TokenizerKernel kernel) {
   (void)kernel;
 #endif
   return nullptr;
+}
+
+CleanPrefixFn CleanPrefixFor(TokenizerKernel kernel) {
+  switch (kernel) {
+    case TokenizerKernel::kBaseline:
+      return nullptr;
+#ifdef NEARDUP_X86_KERNELS
+    case TokenizerKernel::kAvx512:
+      if (__builtin_cpu_supports("avx512vbmi")) return CleanPrefixAvx512;
+      return CleanPrefixAvx2;  // AVX-512BW implies AVX2
+    case TokenizerKernel::kAvx2:
+      return CleanPrefixAvx2;
+#endif
+    default:
+      return CleanPrefixPortable;
+  }
 }
 
 bool TokenizerKernelSupported(TokenizerKernel kernel) {

@@ -82,6 +82,48 @@ void HashShinglesAvx512(const uint64_t* tokens, size_t count, int k, uint64_t se
 // is none (the Shingler's scalar loop is then used). REQUIRES: supported.
 ShingleHashFn ShingleHasherFor(TokenizerKernel kernel);
 
+// The Normalizer's clean-prefix scan. A text that is already normalized
+// (lowercase ASCII, inert two-byte letters such as U+00E9, inert punctuation
+// such as U+2019) needs no work: the Normalizer copies a clean prefix of up
+// to 64 bytes at a time instead of deciding it a character at a time.
+//
+// A character is clean when it is
+//   - ASCII, except an uppercase letter followed by a byte >= 0x80 (the
+//     Normalizer case folds those, see src/normalize.cc);
+//   - two bytes L C with lead[L & 0x1F] & cont[C & 0x3F] != 0 (L in C0..DF,
+//     C a continuation byte);
+//   - three bytes E2 80 C with e280[C & 0x3F] != 0 (U+2000..U+203F).
+// The Normalizer fills the tables from its own classes: only characters that
+// normalize to themselves and may be cut before (inert) are accepted.
+struct CleanTables {
+  alignas(64) uint8_t lead[64];  // [L & 0x3F] for L in C0..DF: one bit per
+                                 // accepted lead byte; entries 32..63 are 0
+  alignas(64) uint8_t cont[64];  // [C & 0x3F]: the bits of the leads L for
+                                 // which L C is clean
+  alignas(64) uint8_t e280[64];  // [C & 0x3F]: 0xFF when E2 80 C is clean
+};
+
+// Follows the run of clean characters that starts at p[0] until it ends or
+// reaches p[64], and returns where the last of them starts: p[0..result) is
+// whole clean characters and the character at p[result] is clean too (so it
+// is a boundary: what follows the run may combine with the last clean
+// character, never with those before it). 0 when fewer than two characters
+// from p[0] on are clean. Reads p[0..66). Results are the same for every
+// kernel and any tables (tests/normalize_test.cc).
+using CleanPrefixFn = size_t (*)(const unsigned char* p, const CleanTables& tables);
+// Bytes CleanPrefixFn reads.
+inline constexpr size_t kCleanPrefixReads = 66;
+size_t CleanPrefixPortable(const unsigned char* p, const CleanTables& tables);
+#if defined(__x86_64__) && defined(__GNUC__)
+// AVX-512BW + VBMI (byte permutes for the table lookups).
+size_t CleanPrefixAvx512(const unsigned char* p, const CleanTables& tables);
+// AVX2 (pshufb lookups).
+size_t CleanPrefixAvx2(const unsigned char* p, const CleanTables& tables);
+#endif
+// The clean-prefix scan that goes with `kernel`; nullptr for kBaseline (the
+// Normalizer then decides every character, the reference). REQUIRES: supported.
+CleanPrefixFn CleanPrefixFor(TokenizerKernel kernel);
+
 // True when this processor (and build) can run `kernel`.
 bool TokenizerKernelSupported(TokenizerKernel kernel);
 // The classifier of `kernel`; nullptr for kBaseline. REQUIRES: supported.

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "tokenize_kernel.h"
+
 namespace neardup {
 namespace {
 
@@ -346,6 +348,180 @@ TEST(NormalizerTest, ForcedCutsDoNotDependOnChunking) {
     const std::vector<size_t> cuts =
         RandomCuts(starts, 1 + static_cast<size_t>(trial) * 3, &rng);
     ASSERT_TRUE(NormalizeInPieces(text, cuts) == whole) << "trial " << trial;
+  }
+}
+
+
+// The clean-prefix fast path (src/tokenize_kernel.h) copies already
+// normalized text in bulk; with TokenizerKernel::kBaseline the Normalizer
+// decides every character (the reference). Every kernel must give the
+// reference's bytes exactly, uppercase ASCII included.
+
+using internal::TokenizerKernel;
+
+std::vector<TokenizerKernel> FastKernels() {
+  std::vector<TokenizerKernel> kernels;
+  for (TokenizerKernel k :
+       {TokenizerKernel::kPortable, TokenizerKernel::kAvx2, TokenizerKernel::kAvx512}) {
+    if (internal::TokenizerKernelSupported(k)) kernels.push_back(k);
+  }
+  return kernels;
+}
+
+std::string NormalizeOn(TokenizerKernel kernel, std::string_view text,
+                        const std::vector<size_t>& cuts) {
+  internal::SetTokenizerKernelOverride(kernel);
+  std::string out = NormalizeInPieces(text, cuts);
+  internal::ClearTokenizerKernelOverride();
+  return out;
+}
+
+// Pieces of French-like (and some other) text: inert accented letters and
+// punctuation the fast path copies, and around them what it must leave to
+// the reference path (capitals, NBSP, ß, combining marks, ligatures,
+// fullwidth forms, invalid bytes).
+const std::vector<std::string>& MixedFragments() {
+  static const std::vector<std::string> fragments = {
+      "le ", "de ", "la ", "Le ", "De ", "A", "E", "e", "a", "x", " ", ", ", ". ", "\n",
+      "\u00E9t\u00E9 ", "tr\u00E8s ", "\u00E0 ", "o\u00F9 ", "c\u0153ur ", "fa\u00E7on ",
+      "\u00C9l\u00E8ve ", "\u00C0 ", "E\u00E9", "A\u0153", "l\u2019", "d\u2019",
+      "\u2014", "\u201C", "\u201D", "\u2026", "\u00AB\u00A0", "\u00A0\u00BB", "\u00A0?",
+      "\u00DF", "stra\u00DFe ", "\u00FC\u00F6\u00E4 ", "\u00DC", "\u0301", "\u0327",
+      "\u0308", "e\u0301", "\uFB01", "\uFF21", "\u00B2", "\u0441\u043B\u043E\u0432\u043E ",
+      "\u0421\u043B\u043E\u0432\u043E ", "\u0451", "\u0401", "\u03C3\u03AF ", "\u03A3",
+      "\u0131", "\u0130", "\u017F", "\u0149", "\u4E2D\u6587", "\xFF", "\xC3", "\x80",
+      "\xE2\x80", "\xE2\x80\x99", "\xC3\xA9", "\xCC\x81",
+  };
+  return fragments;
+}
+
+std::string RandomMixedText(std::mt19937* rng, size_t pieces, size_t common) {
+  const auto& fragments = MixedFragments();
+  // The first `common` fragments (plain words) are drawn most of the time.
+  std::uniform_int_distribution<size_t> any(0, fragments.size() - 1);
+  std::uniform_int_distribution<size_t> plain(0, common - 1);
+  std::uniform_int_distribution<int> coin(0, 3);
+  std::string text;
+  for (size_t i = 0; i < pieces; ++i) {
+    text += fragments[coin(*rng) == 0 ? any(*rng) : plain(*rng)];
+  }
+  return text;
+}
+
+TEST(NormalizerFastPathTest, CleanPrefixKernelsAgreeOnRandomTablesAndBytes) {
+  // The contract is the same for any tables: the AVX2 and AVX-512 scans
+  // against the portable one, on byte windows built from the pieces that
+  // matter (every offset, so that characters straddle the 32-byte halves).
+  // The first ten are clean under dense tables; the rest are drawn rarely,
+  // so that runs often reach past 32 and 64 bytes.
+  const char* const pieces[] = {"a", "z", " ", "\xC3\xA9", "\xC5\x93", "\xD0\xB0", "\xD1\x8F",
+                                "\xCE\xB1", "\xE2\x80\x99", "\xE2\x80\xA6", "A", "Z",
+                                "\xC3\x89", "\xC2\xA0", "\xE2\x81\x80", "\xE4\xB8\xAD",
+                                "\xCC\x81", "\x80", "\xBF", "\xC3", "\xE2", "\xE2\x80",
+                                "\xDF\xBF", "\xC0\x80", "\xF0\x9F\x98\x80"};
+  std::mt19937 rng(2024);
+  std::uniform_int_distribution<size_t> any(0, std::size(pieces) - 1);
+  std::uniform_int_distribution<size_t> common(0, 9);
+  std::uniform_int_distribution<int> coin(0, 15);
+  std::uniform_int_distribution<int> byte(0, 255);
+  int checked = 0;
+  for (int round = 0; round < 2000; ++round) {
+    internal::CleanTables tables{};
+    const int density = round % 4;  // from few to all characters accepted
+    for (size_t i = 0; i < 64; ++i) {
+      if (i < 32 && byte(rng) % 4 < density + 1) {
+        tables.lead[i] = static_cast<uint8_t>(1u << (byte(rng) % 8));
+      }
+      tables.cont[i] = static_cast<uint8_t>(density == 3 ? 0xFF : byte(rng) & byte(rng));
+      tables.e280[i] = byte(rng) % 4 < density + 1 ? 0xFF : 0;
+    }
+    std::string text;
+    while (text.size() < 160) text += pieces[coin(rng) == 0 ? any(rng) : common(rng)];
+    const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+    for (size_t at = 0; at + internal::kCleanPrefixReads <= text.size(); ++at) {
+      const size_t want = internal::CleanPrefixPortable(p + at, tables);
+      ASSERT_LT(want, 64u);
+      // The result is the start of a character (not a continuation byte).
+      if (want > 0) {
+        ASSERT_NE(p[at + want] & 0xC0, 0x80) << round;
+      }
+#if defined(__x86_64__) && defined(__GNUC__)
+      if (internal::TokenizerKernelSupported(TokenizerKernel::kAvx2)) {
+        ASSERT_EQ(internal::CleanPrefixAvx2(p + at, tables), want)
+            << "avx2, round " << round << " at " << at;
+        ++checked;
+      }
+      if (internal::TokenizerKernelSupported(TokenizerKernel::kAvx512) &&
+          internal::CleanPrefixFor(TokenizerKernel::kAvx512) == &internal::CleanPrefixAvx512) {
+        ASSERT_EQ(internal::CleanPrefixAvx512(p + at, tables), want)
+            << "avx512, round " << round << " at " << at;
+        ++checked;
+      }
+#endif
+    }
+  }
+  if (checked == 0) GTEST_SKIP() << "no AVX2: only the portable scan ran";
+}
+
+TEST(NormalizerFastPathTest, EveryTwoByteAndGeneralPunctuationCodePointMatchesTheReference) {
+  // Each code point c of U+0080..U+07FF and U+2000..U+206F in contexts that
+  // put it inside, at the edge of and just past a clean run, after an
+  // uppercase ASCII letter and before a combining mark, fed whole and in
+  // pieces: the bytes of the reference path.
+  const std::string run = "une phrase d\u00E9j\u00E0 normalis\u00E9e, tr\u00E8s longue ";
+  for (int32_t cp = 0x80; cp < 0x2070; ++cp) {
+    if (cp == 0x800) cp = 0x2000;
+    utf8proc_uint8_t buf[4];
+    const auto len = utf8proc_encode_char(cp, buf);
+    const std::string c(reinterpret_cast<const char*>(buf), static_cast<size_t>(len));
+    const std::string text = run + c + run + "A" + c + "e" + c + "\u0301" + run + run.substr(3) +
+                             c + "Z" + c + c + run + "x" + c;
+    const std::string want = NormalizeOn(TokenizerKernel::kBaseline, text, {});
+    for (TokenizerKernel kernel : FastKernels()) {
+      ASSERT_EQ(NormalizeOn(kernel, text, {}), want) << std::hex << cp;
+    }
+    // Every offset of the character relative to the 64-byte scan.
+    for (size_t shift = 1; shift < 66; shift += 13) {
+      const std::string shifted = std::string(shift, 'q') + text;
+      const std::string want_shifted = NormalizeOn(TokenizerKernel::kBaseline, shifted, {});
+      for (TokenizerKernel kernel : FastKernels()) {
+        ASSERT_EQ(NormalizeOn(kernel, shifted, {}), want_shifted) << std::hex << cp << " " << shift;
+      }
+    }
+  }
+}
+
+TEST(NormalizerFastPathTest, RandomMixedTextMatchesTheReferenceInAnyChunking) {
+  std::mt19937 rng(777);
+  for (int round = 0; round < 400; ++round) {
+    const std::string text =
+        RandomMixedText(&rng, 1 + static_cast<size_t>(round) * 2, round % 2 == 0 ? 20 : 60);
+    const std::vector<size_t> starts = CodePointStarts(text);
+    const std::vector<size_t> cuts = RandomCuts(starts, 1 + static_cast<size_t>(round % 30), &rng);
+    // (The reference itself may fold an uppercase ASCII letter next to a
+    // cut differently, see normalize.h: compare like with like.)
+    const std::string want = NormalizeOn(TokenizerKernel::kBaseline, text, {});
+    const std::string want_cut = NormalizeOn(TokenizerKernel::kBaseline, text, cuts);
+    for (TokenizerKernel kernel : FastKernels()) {
+      ASSERT_EQ(NormalizeOn(kernel, text, {}), want) << "round " << round;
+      ASSERT_EQ(NormalizeOn(kernel, text, cuts), want_cut) << "round " << round;
+    }
+  }
+}
+
+TEST(NormalizerFastPathTest, LongFrenchTextMatchesTheReference) {
+  // A long text in the 1 KiB-ish chunks of the reader.
+  std::mt19937 rng(31337);
+  const std::string text = RandomMixedText(&rng, 40000, 20);
+  std::vector<size_t> cuts;
+  for (size_t s : CodePointStarts(text)) {
+    if (cuts.empty() ? s >= 1000 : s >= cuts.back() + 1000) cuts.push_back(s);
+  }
+  const std::string want = NormalizeOn(TokenizerKernel::kBaseline, text, {});
+  const std::string want_cut = NormalizeOn(TokenizerKernel::kBaseline, text, cuts);
+  for (TokenizerKernel kernel : FastKernels()) {
+    EXPECT_TRUE(NormalizeOn(kernel, text, {}) == want);  // (EXPECT_EQ would print it)
+    EXPECT_TRUE(NormalizeOn(kernel, text, cuts) == want_cut);
   }
 }
 

@@ -26,8 +26,13 @@
 
 namespace neardup {
 
+namespace internal {
+struct CleanTables;
+}  // namespace internal
+
 class Normalizer {
  public:
+  Normalizer();
   // Starts a new document.
   void Reset() { carry_.clear(); }
   // REQUIRES: `utf8` is valid UTF-8 (TextDecoder output) and ends on a code
@@ -44,6 +49,10 @@ class Normalizer {
   std::string carry_;    // held-back tail; starts at a segment boundary
   std::string scratch_;  // carry_ joined with the head of new input
   std::vector<int32_t> codepoints_;  // utf8proc work buffer
+  // Vector scan for already normalized text (src/tokenize_kernel.h), or
+  // nullptr to decide every character (the reference).
+  size_t (*clean_prefix_)(const unsigned char* p, const internal::CleanTables& tables);
+  const internal::CleanTables* clean_tables_;
 
   // Process()'s writer of one Unicode segment (defined in normalize.cc).
   class SegmentWriter;
