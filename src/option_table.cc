@@ -540,6 +540,9 @@ std::string Expectation(const OptionSpec& spec) {
       return what.append(" from ").append(std::to_string(r.low)).append(" to ").append(std::to_string(r.high));
     }
     case ValueKind::kReal:
+      if (!r.has_high) {
+        return std::string("a number ").append(r.low_open ? "above " : "of at least ").append(std::to_string(r.low));
+      }
       return std::string("in ")
           .append(r.low_open ? "(" : "[")
           .append(std::to_string(r.low))
@@ -574,6 +577,7 @@ std::string ValueName(const OptionSpec& spec) {
 std::string RangeText(const OptionSpec& spec) {
   const ValueRange& r = spec.range;
   if (spec.kind == ValueKind::kReal) {
+    if (!r.has_high) return std::string(spec.value_name).append(r.low_open ? " > " : " >= ").append(std::to_string(r.low));
     return std::to_string(r.low)
         .append(r.low_open ? " < " : " <= ")
         .append(spec.value_name)

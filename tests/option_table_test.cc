@@ -238,6 +238,13 @@ TEST(OptionTableTest, HelpTextsComeFromTheTable) {
   EXPECT_EQ(DefaultText(*FindOption("--bands")), "chosen");
   EXPECT_EQ(DefaultText(*FindOption("--max-line")), "256M");
   EXPECT_EQ(RangeText(*FindOption("--seed")), "0..2^64-1");
+  // A real without an upper bound says so (it once printed "0 <= SECONDS <= 0").
+  EXPECT_EQ(HelpLine(*FindOption("--lock-wait")), "With --index: wait this long for another run holding the index, SECONDS >= 0");
+  Options options;
+  EXPECT_EQ(ApplyOption(*FindOption("--lock-wait"), "-1", options).message(),
+            "--lock-wait must be a number of at least 0, got -1");
+  ASSERT_TRUE(ApplyOption(*FindOption("--lock-wait"), "86400", options).ok());
+  EXPECT_EQ(options.lock_wait, 86400.0);
 }
 
 // The README's options tables: one row per option, "| `-t, --threshold X` |
