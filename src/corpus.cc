@@ -92,10 +92,9 @@ struct Listing {
   std::vector<Status> errors;
   WalkCounts counts;
 
-  // Appends `other` after what this holds.
-  void Append(Listing&& other) {
-    found.insert(found.end(), std::make_move_iterator(other.found.begin()),
-                 std::make_move_iterator(other.found.end()));
+  // Appends `other`'s problems and counts after what this holds (not its
+  // files).
+  void AppendProblems(Listing&& other) {
     errors.insert(errors.end(), std::make_move_iterator(other.errors.begin()),
                   std::make_move_iterator(other.errors.end()));
     counts.hidden += other.counts.hidden;
@@ -107,6 +106,26 @@ struct Listing {
     counts.special += other.counts.special;
   }
 };
+
+// The name of a file found in the directory `dir_display` (its path past the
+// directory's).
+std::string_view NameIn(const FoundFile& f, size_t dir_display_size) {
+  std::string_view path = f.file.path;
+  path.remove_prefix(std::min(path.size(), dir_display_size));
+  if (!path.empty() && path.front() == '/') path.remove_prefix(1);
+  return path;
+}
+
+// Whether, in one directory, the file `file` comes before everything under
+// the subdirectory `dir` in byte order of paths: the directory compares as
+// "dir/".
+bool FileBeforeDir(std::string_view file, std::string_view dir) {
+  const size_t n = std::min(file.size(), dir.size());
+  const int c = file.compare(0, n, dir.substr(0, n));
+  if (c != 0) return c < 0;
+  if (file.size() == n) return true;  // "a" < "a/..." and "a" < "ab/..."
+  return static_cast<unsigned char>(file[n]) < static_cast<unsigned char>('/');
+}
 
 class Walker {
  public:
@@ -243,6 +262,7 @@ class Walker {
   // A directory of a parallel walk: what listing it found, and the nodes of
   // its subdirectories in path order.
   struct DirNode {
+    std::string name;  // in its parent directory
     std::string display;
     std::string relative;
     Listing listing;
@@ -289,9 +309,15 @@ class Walker {
     std::vector<SubDir> subdirs;
     ListDir(node->display, node->relative, reference, &subdirs);
     SortSubdirs(&subdirs);
+    // The files by name, for JoinNodes (names are short: cheaper here, on
+    // the listing threads, than whole paths in one sort at the end).
+    const size_t dir_size = node->display.size();
+    std::sort(node->listing.found.begin(), node->listing.found.end(),
+              [dir_size](const FoundFile& a, const FoundFile& b) { return NameIn(a, dir_size) < NameIn(b, dir_size); });
     std::vector<DirNode*> more;
     for (const SubDir& sub : subdirs) {
       auto child = std::make_unique<DirNode>();
+      child->name = sub.name;
       child->display = JoinDisplay(node->display, sub.name);
       child->relative = JoinRelative(node->relative, sub.name);
       more.push_back(child.get());
@@ -314,24 +340,42 @@ class Walker {
     return n;
   }
 
-  // Appends the listings of `top`'s tree in WalkTree's order, depth first
-  // with an explicit stack; each node's children are freed when it is done,
-  // so no destructor recurses deeper than one level.
+  // Appends the listings of `top`'s tree: problems and counts in WalkTree's
+  // order (a directory, then its subdirectories in path order, depth first),
+  // files in byte order of their paths (each directory's files, sorted by
+  // ListNode, merged with its subdirectories' trees), so that Deduplicate()
+  // need not sort them. An explicit stack; each node's children are freed
+  // when it is done, so no destructor recurses deeper than one level.
   void JoinNodes(std::unique_ptr<DirNode> top) {
     into_->found.reserve(into_->found.size() + FilesUnder(*top));  // one allocation, not a doubling
-    into_->Append(std::move(top->listing));
-    std::vector<std::pair<DirNode*, size_t>> stack = {{top.get(), 0}};
+    struct Cursor {
+      DirNode* node;
+      size_t file = 0;   // next file of node's listing
+      size_t child = 0;  // next child
+    };
+    into_->AppendProblems(std::move(top->listing));
+    std::vector<Cursor> stack = {{top.get()}};
     while (!stack.empty()) {
-      DirNode* node = stack.back().first;
-      const size_t next = stack.back().second++;
-      if (next == node->children.size()) {
+      Cursor& at = stack.back();
+      DirNode* node = at.node;
+      std::vector<FoundFile>& files = node->listing.found;
+      const bool more_files = at.file < files.size();
+      const bool more_children = at.child < node->children.size();
+      if (!more_files && !more_children) {
         node->children.clear();
+        files = {};
         stack.pop_back();
         continue;
       }
-      DirNode* child = node->children[next].get();
-      into_->Append(std::move(child->listing));
-      stack.emplace_back(child, 0);
+      if (more_files &&
+          (!more_children ||
+           FileBeforeDir(NameIn(files[at.file], node->display.size()), node->children[at.child]->name))) {
+        into_->found.push_back(std::move(files[at.file++]));
+        continue;
+      }
+      DirNode* child = node->children[at.child++].get();
+      into_->AppendProblems(std::move(child->listing));
+      stack.push_back({child});  // `at` is invalid from here
     }
   }
 
@@ -495,41 +539,50 @@ class Walker {
 };
 
 // One entry per (device, inode), under its smallest path, reference if any
-// path was; then sorted by path. (Indices are sorted, not the files: a file
-// is a hundred bytes, moved once.)
+// path was; then sorted by path. A parallel walk of one PATH argument gives
+// the files in path order already; several arguments, or a walk on one
+// thread, are sorted here. (Indices are sorted, not the files: a file is a
+// hundred bytes, moved once.)
 std::vector<InputFile> Deduplicate(std::vector<FoundFile> found) {
+  const size_t n = found.size();
+  auto path_less = [&](uint32_t a, uint32_t b) {
+    const int c = found[a].file.path.compare(found[b].file.path);
+    return c != 0 ? c < 0 : found[a].key < found[b].key;
+  };
+  std::vector<uint32_t> order(n);  // found files in path order
+  for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
+  bool sorted = true;
+  for (size_t i = 1; i < n && sorted; ++i) sorted = !path_less(order[i], order[i - 1]);
+  if (!sorted) std::sort(order.begin(), order.end(), path_less);
+  // Ranks by identity: the smallest rank of each identity is its smallest
+  // path.
   struct Keyed {
     FileKey key;
-    uint32_t at;
+    uint32_t rank;
   };
-  std::vector<Keyed> by_key(found.size());
-  for (size_t i = 0; i < found.size(); ++i) by_key[i] = {found[i].key, static_cast<uint32_t>(i)};
-  std::sort(by_key.begin(), by_key.end(), [&](const Keyed& a, const Keyed& b) {
-    if (a.key != b.key) return a.key < b.key;
-    return found[a.at].file.path < found[b.at].file.path;
+  std::vector<Keyed> by_key(n);
+  for (size_t r = 0; r < n; ++r) by_key[r] = {found[order[r]].key, static_cast<uint32_t>(r)};
+  std::sort(by_key.begin(), by_key.end(), [](const Keyed& a, const Keyed& b) {
+    return a.key != b.key ? a.key < b.key : a.rank < b.rank;
   });
-  std::vector<uint32_t> kept;  // the smallest path of each identity
-  kept.reserve(found.size());
-  for (size_t i = 0; i < by_key.size();) {
-    InputFile& first = found[by_key[i].at].file;
+  std::vector<uint8_t> kept(n, 0);  // by rank
+  for (size_t i = 0; i < n;) {
+    InputFile& first = found[order[by_key[i].rank]].file;
     size_t j = i + 1;
-    for (; j < by_key.size() && by_key[j].key == by_key[i].key; ++j) {
-      first.reference = first.reference || found[by_key[j].at].file.reference;
+    for (; j < n && by_key[j].key == by_key[i].key; ++j) {
+      first.reference = first.reference || found[order[by_key[j].rank]].file.reference;
     }
-    kept.push_back(by_key[i].at);
+    kept[by_key[i].rank] = 1;
     i = j;
   }
   by_key = {};
-  std::sort(kept.begin(), kept.end(), [&](uint32_t a, uint32_t b) {
-    const int c = found[a].file.path.compare(found[b].file.path);
-    return c != 0 ? c < 0 : found[a].key < found[b].key;
-  });
   // One path with two identities: the file was replaced between two PATH
   // arguments that both reach it. Keep the one with the smaller identity.
   std::vector<InputFile> files;
-  files.reserve(kept.size());
-  for (const uint32_t at : kept) {
-    InputFile& file = found[at].file;
+  files.reserve(n);
+  for (size_t r = 0; r < n; ++r) {
+    if (kept[r] == 0) continue;
+    InputFile& file = found[order[r]].file;
     if (!files.empty() && files.back().path == file.path) {
       files.back().reference = files.back().reference || file.reference;
     } else {

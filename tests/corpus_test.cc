@@ -101,6 +101,31 @@ TEST(WalkCorpusTest, WalksNestedDirectoriesInByteOrder) {
   for (const InputFile& file : walked.files) EXPECT_FALSE(file.reference);
 }
 
+// Files and directories whose names share prefixes, on one thread and on
+// several: the files come in byte order of their whole paths, a directory's
+// files merged with its subdirectories' (a directory "a" sorts as "a/":
+// after "a-b.txt" and "a.txt", before "a0" and "ab").
+TEST(WalkCorpusTest, FilesAmongDirectoriesComeInByteOrderOfTheirPaths) {
+  TempDir tmp;
+  const std::vector<std::string> rels = {"a-b.txt", "a.txt", "a/x",   "a/y/z",   "a0",    "a2",
+                                         "ab/c",    "ab0",   "b-/q",  "b/p",     "c",     "x/a-b/1",
+                                         "x/a.b/2", "x/a/3", "x/a0",  "x/ab",    "zz/0"};
+  std::vector<std::string> want;
+  for (const std::string& rel : rels) {
+    tmp.File("r/" + rel);
+    want.push_back(tmp.Path("r/") + rel);
+  }
+  std::sort(want.begin(), want.end());
+  for (const int threads : {1, 2, 4}) {
+    for (const std::string& root : {tmp.Path("r"), tmp.Path("r") + "/"}) {
+      Options options;
+      options.paths = {root};
+      options.threads = threads;
+      EXPECT_EQ(Paths(Walk(options)), want) << threads << " " << root;
+    }
+  }
+}
+
 TEST(WalkCorpusTest, FillsSizeAndMtimeFromStat) {
   TempDir tmp;
   tmp.File("r/a.txt", "12345");
