@@ -361,24 +361,39 @@ bool MoveStoredRows(const FilePlans& fp, const Layout& lay, size_t np, StoredInp
   return true;
 }
 
+// Whether every stored document read ahead is where the run's table wants
+// it, and the table is those documents alone: nothing signed now, removed or
+// moved (an unchanged corpus). The records read are then the table's as
+// they are.
+bool StoredInPlace(const FilePlans& fp, const Layout& lay, const StoredInputs& stored) {
+  const size_t n = fp.plan.size();
+  if (lay.first[n] != stored.docs.size()) return false;
+  for (size_t i = 0; i < n; ++i) {
+    if (fp.plan[i] != Plan::kReuse || stored.first[fp.entry[i]] != lay.first[i]) return false;
+  }
+  return true;
+}
+
 // Loads the stored documents of the files reused or grown into their rows of
 // `out`, with their stored problems and counts: from what ReadStoredInputs()
 // read, or (an entry it did not read) from the index. `adopted`: the table's
-// matrix is the one read, its rows already moved in place (MoveStoredRows).
+// matrix is the one read, its rows already moved in place (MoveStoredRows);
+// `in_place`: its records too (StoredInPlace).
 Status LoadStored(SignatureIndex& index, const std::vector<InputFile>& files, const FilePlans& fp, const Layout& lay,
-                  bool jsonl, bool adopted, StoredInputs& stored, IndexedCorpus* out) {
+                  bool jsonl, bool adopted, bool in_place, StoredInputs& stored, IndexedCorpus* out) {
   SignedCorpus& c = out->corpus;
   const size_t np = static_cast<size_t>(c.table.num_perm());
   // Document j of walked file i, as stored.
   auto place = [&](uint32_t i, size_t j, DocRecord&& r, const uint32_t* sig) {
     const size_t at = lay.first[i] + j;
     const InputFile& f = files[i];
-    r.file = i;
-    if (r.name.empty()) r.name = f.path;  // stored as NULL: the path
-    r.mtime_ns = f.mtime_ns;
-    r.reference = f.reference;
-    if (!jsonl) r.size = f.size;
-    c.table.docs[at] = std::move(r);
+    DocRecord& to = c.table.docs[at];
+    if (&to != &r) to = std::move(r);
+    to.file = i;
+    if (to.name.empty()) to.name = f.path;  // stored as NULL: the path
+    to.mtime_ns = f.mtime_ns;
+    to.reference = f.reference;
+    if (!jsonl) to.size = f.size;
     uint32_t* row = c.table.MutableSignature(static_cast<DocId>(at));
     if (sig != row) std::copy(sig, sig + np, row);  // in place when the matrix was taken over
   };
@@ -401,7 +416,8 @@ Status LoadStored(SignatureIndex& index, const std::vector<InputFile>& files, co
     for (size_t j = 0; j < lay.n_old[i]; ++j) {
       const uint32_t* sig = adopted ? c.table.MutableSignature(static_cast<DocId>(lay.first[i] + j))
                                     : &stored.signatures[(first + j) * np];
-      place(static_cast<uint32_t>(i), j, std::move(stored.docs[first + j]), sig);
+      DocRecord& r = in_place ? c.table.docs[first + j] : stored.docs[first + j];
+      place(static_cast<uint32_t>(i), j, std::move(r), sig);
     }
     for (StoredProblem& p : stored.problems[k]) {
       c.problems.push_back({.file = static_cast<uint32_t>(i),
@@ -722,19 +738,22 @@ Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& in
     out.signatures.reserve((total + total / 2 + kGrowthDocuments) * np);
   } catch (const std::bad_alloc&) {  // strict overcommit: no room reserved
   }
-  out.signatures.resize(total * np);
+  out.signatures.resize(total * np);  // uninitialized: the loads below write every row read
   std::vector<size_t> loaded(wanted.size(), 0);
-  if (Status s = index.LoadDocuments(wanted,
-                                     [&](size_t slot, DocRecord&& r, SignatureView sig) {
-                                       const size_t k = entry_of_slot[slot];
-                                       if (loaded[slot] == out.files[k].documents) {
-                                         out.first[k] = SIZE_MAX;  // a wrong count: read again if used
-                                         return;
-                                       }
-                                       const size_t at = out.first[k] + loaded[slot]++;
-                                       out.docs[at] = std::move(r);
-                                       std::copy(sig.begin(), sig.end(), out.signatures.begin() + at * np);
-                                     });
+  // On the run's threads, each for its own slots (entries, rows).
+  if (Status s = index.LoadDocuments(
+          wanted,
+          [&](size_t slot, DocRecord&& r, SignatureView sig) {
+            const size_t k = entry_of_slot[slot];
+            if (loaded[slot] == out.files[k].documents) {
+              out.first[k] = SIZE_MAX;  // a wrong count: read again if used
+              return;
+            }
+            const size_t at = out.first[k] + loaded[slot]++;
+            out.docs[at] = std::move(r);
+            std::copy(sig.begin(), sig.end(), out.signatures.begin() + at * np);
+          },
+          Workers::Resolve(options.threads));
       !s.ok()) {
     return s;
   }
@@ -803,13 +822,16 @@ Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFil
   // it is, taken over by MergeSigned without a copy.
   const bool all_signed = std::all_of(fp.plan.begin(), fp.plan.end(), [](Plan p) { return p == Plan::kSign; });
   const bool adopted = !all_signed && MoveStoredRows(fp, lay, np, stored);
-  if (adopted) {
+  const bool in_place = adopted && StoredInPlace(fp, lay, stored);
+  if (in_place) {
+    out.corpus.table.AdoptMatrix(std::move(stored.signatures), std::move(stored.docs));
+  } else if (adopted) {
     out.corpus.table.AdoptMatrix(std::move(stored.signatures));
   } else if (!all_signed) {
     out.corpus.table.Resize(lay.first[n]);
   }  // else MergeSigned takes the signed table over
   out.corpus.stream_copies.resize(n);
-  if (Status s = LoadStored(index, files, fp, lay, jsonl, adopted, stored, &out); !s.ok()) return s;
+  if (Status s = LoadStored(index, files, fp, lay, jsonl, adopted, in_place, stored, &out); !s.ok()) return s;
 
   if (jsonl) {
     if (Status s = StoreSigned(index, fp, sub, lay, reading, jsonl, np, hashing, batch); !s.ok()) return s;

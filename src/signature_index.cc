@@ -317,6 +317,9 @@ struct SignatureIndex::Impl {
   int fd = -1;  // holds the flock
   int num_perm = 0;
   int64_t run = 0;
+  // Entries Files() last read: a hint for LoadDocuments' choice of plan (a
+  // count(*) reads the whole table), right or not.
+  int64_t files_read = -1;
   ~Impl() {
     cache.clear();
     if (db != nullptr) {
@@ -443,57 +446,111 @@ Result<std::vector<IndexedFile>> SignatureIndex::Files() {
     f.documents = q.UInt(15);
     out.push_back(std::move(f));
   }
+  impl_->files_read = static_cast<int64_t>(out.size());
   return out;
 }
 
-Status SignatureIndex::LoadDocuments(const std::vector<int64_t>& wanted,
-                                     const std::function<void(size_t, DocRecord&&, SignatureView)>& doc) {
+namespace {
+
+// Reads the current row of `q` (key, name, size, content, kind, signature)
+// into a record, and its signature into `sig`.
+Status ReadDocumentRow(const Stmt& q, const std::string& path, std::vector<uint32_t>& sig, DocRecord* r) {
+  r->line = q.UInt(0) & kMaxLine;
+  r->name = q.Text(1);
+  r->size = q.UInt(2);
+  r->content = GetContent(q, 3);
+  r->kind = static_cast<DocKind>(q.Int(4));
+  if (q.Bytes(5) != sig.size() * sizeof(uint32_t)) {
+    return Status::Corrupt(path + ": corrupt index (a signature of " + std::to_string(q.Bytes(5)) +
+                           " bytes); run `neardup index check " + path + "`");
+  }
+  std::memcpy(sig.data(), q.Blob(5), sig.size() * sizeof(uint32_t));
+  return Status::Ok();
+}
+
+// Documents of files first_id..last_id read in key order (file, line) by
+// one pass over that range of the table; those of files in `slot_of` are
+// given to `doc`.
+Status ScanDocuments(sqlite3* h, const std::string& path, size_t np, int64_t first_id, int64_t last_id,
+                     const std::vector<size_t>& slot_of, const SignatureIndex::DocFn& doc) {
+  Stmt q(h, "SELECT key, name, size, content, kind, signature FROM documents WHERE key BETWEEN ? AND ?");
+  if (!q.ok()) return SqlError(h, path, q.prepare_rc());
+  q.Bind(1, DocKey(first_id, 0));
+  q.Bind(2, DocKey(last_id, kMaxLine));
+  std::vector<uint32_t> sig(np);
+  int rc = SQLITE_OK;
+  while ((rc = q.Step()) == SQLITE_ROW) {
+    const int64_t id = q.Int(0) >> kLineBits;
+    if (id < first_id || id > last_id || slot_of[static_cast<size_t>(id)] == SIZE_MAX) continue;
+    DocRecord r;
+    if (Status s = ReadDocumentRow(q, path, sig, &r); !s.ok()) return s;
+    doc(slot_of[static_cast<size_t>(id)], std::move(r), SignatureView(sig.data(), np));
+  }
+  return rc == SQLITE_DONE ? Status::Ok() : SqlError(h, path, rc);
+}
+
+}  // namespace
+
+Status SignatureIndex::LoadDocuments(const std::vector<int64_t>& wanted, const DocFn& doc, int threads) {
   sqlite3* h = impl_->db.get();
   const size_t np = static_cast<size_t>(impl_->num_perm);
-  std::vector<uint32_t> sig(np);
-  // Reads the current row of `q` (columns from `first`) into a record.
-  auto emit = [&](Stmt& q, int first, size_t slot) -> Status {
-    DocRecord r;
-    r.line = q.UInt(first) & kMaxLine;
-    r.name = q.Text(first + 1);
-    r.size = q.UInt(first + 2);
-    r.content = GetContent(q, first + 3);
-    r.kind = static_cast<DocKind>(q.Int(first + 4));
-    if (q.Bytes(first + 5) != np * sizeof(uint32_t)) {
-      return Status::Corrupt(path_ + ": corrupt index (a signature of " + std::to_string(q.Bytes(first + 5)) +
-                             " bytes); run `neardup index check " + path_ + "`");
-    }
-    std::memcpy(sig.data(), q.Blob(first + 5), np * sizeof(uint32_t));
-    doc(slot, std::move(r), SignatureView(sig.data(), np));
-    return Status::Ok();
-  };
   int rc = SQLITE_OK;
-  const int64_t total = QueryInt(h, "SELECT count(*) FROM files", &rc);
+  const int64_t total = impl_->files_read >= 0 ? impl_->files_read : QueryInt(h, "SELECT count(*) FROM files", &rc);
   if (rc != SQLITE_OK) return SqlError(h, path_, rc);
+  if (wanted.empty()) return Status::Ok();
   if (wanted.size() * 8 >= static_cast<uint64_t>(total)) {
-    // Most files: one pass over the table, in key order (file, line), beats a
-    // lookup per file.
-    int64_t max_id = 0;
-    for (int64_t id : wanted) max_id = std::max(max_id, id);
-    std::vector<size_t> slot_of(static_cast<size_t>(max_id) + 1, SIZE_MAX);
+    // Most files: passes over the table in key order (file, line) beat a
+    // lookup per file. With threads, the wanted ids are cut into that many
+    // ranges of as many files, each read on a connection of its own (the
+    // first on this one): SQLite decodes rows on one thread per connection.
+    std::vector<int64_t> ids = wanted;
+    std::sort(ids.begin(), ids.end());
+    if (ids.front() < 0) return Status::InvalidArgument(path_ + ": a negative file id");
+    std::vector<size_t> slot_of(static_cast<size_t>(ids.back()) + 1, SIZE_MAX);
     for (size_t k = 0; k < wanted.size(); ++k) slot_of[static_cast<size_t>(wanted[k])] = k;
-    Stmt q(h, "SELECT key, name, size, content, kind, signature FROM documents");
-    if (!q.ok()) return SqlError(h, path_, q.prepare_rc());
-    while ((rc = q.Step()) == SQLITE_ROW) {
-      const int64_t id = q.Int(0) >> kLineBits;
-      if (id < 0 || id > max_id || slot_of[static_cast<size_t>(id)] == SIZE_MAX) continue;
-      if (Status s = emit(q, 0, slot_of[static_cast<size_t>(id)]); !s.ok()) return s;
+    constexpr size_t kMinFilesPerPart = 4096;
+    const size_t parts =
+        std::clamp<size_t>(ids.size() / kMinFilesPerPart, 1, static_cast<size_t>(std::max(1, threads)));
+    std::vector<Status> status(parts);
+    std::vector<std::thread> helpers;
+    auto part = [&](size_t p, sqlite3* conn) {
+      const int64_t first = p == 0 ? 0 : ids[ids.size() * p / parts];
+      const int64_t last = p + 1 == parts ? ids.back() : ids[ids.size() * (p + 1) / parts] - 1;
+      try {
+        status[p] = ScanDocuments(conn, path_, np, first, last, slot_of, doc);
+      } catch (const std::bad_alloc&) {
+        status[p] = Status::IoError(path_ + ": out of memory while reading the index");
+      }
+    };
+    for (size_t p = 1; p < parts; ++p) {
+      helpers.emplace_back([&, p] {
+        bool fresh = false;
+        Result<Db> reader = OpenDb(path_, /*write=*/false, /*create=*/false, &fresh);
+        if (!reader.ok()) {
+          status[p] = reader.status();
+          return;
+        }
+        part(p, reader->get());
+      });
     }
-    return rc == SQLITE_DONE ? Status::Ok() : SqlError(h, path_, rc);
+    part(0, h);
+    for (std::thread& t : helpers) t.join();
+    for (const Status& s : status) {
+      if (!s.ok()) return s;
+    }
+    return Status::Ok();
   }
   Stmt q(h, "SELECT key, name, size, content, kind, signature FROM documents WHERE key BETWEEN ? AND ? ORDER BY key");
   if (!q.ok()) return SqlError(h, path_, q.prepare_rc());
+  std::vector<uint32_t> sig(np);
   for (size_t slot = 0; slot < wanted.size(); ++slot) {
     q.Reset();
     q.Bind(1, DocKey(wanted[slot], 0));
     q.Bind(2, DocKey(wanted[slot], kMaxLine));
     while ((rc = q.Step()) == SQLITE_ROW) {
-      if (Status s = emit(q, 0, slot); !s.ok()) return s;
+      DocRecord r;
+      if (Status s = ReadDocumentRow(q, path_, sig, &r); !s.ok()) return s;
+      doc(slot, std::move(r), SignatureView(sig.data(), np));
     }
     if (rc != SQLITE_DONE) return SqlError(h, path_, rc);
   }

@@ -4,6 +4,7 @@
 // table a plain Sign() gives.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,76 @@ TEST(SignatureIndexTest, StoredFilesAndDocumentsComeBackAsWritten) {
   Result<std::vector<std::string>> check = CheckIndex(path);
   ASSERT_TRUE(check.ok());
   EXPECT_TRUE(check->empty());
+}
+
+// A large load is read on several threads (connections of their own, ranges
+// of file ids): every wanted file's documents come back, each on its slot,
+// in line order, with its signatures, as one thread reads them; unwanted
+// files' documents do not come back.
+TEST(SignatureIndexTest, LoadOnSeveralThreadsGivesWhatOneThreadGives) {
+  TempDir dir;
+  const std::string path = dir / "ix.db";
+  Result<std::unique_ptr<SignatureIndex>> ix = SignatureIndex::Open(path, Params(), {});
+  ASSERT_TRUE(ix.ok()) << ix.status().message();
+  ASSERT_TRUE((*ix)->StartRun("test").ok());
+  constexpr size_t kFiles = 20000;  // past the size a load is cut into parts at
+  ASSERT_TRUE((*ix)->Begin().ok());
+  for (size_t k = 0; k < kFiles; ++k) {
+    IndexedFile f;
+    f.path = "f" + std::to_string(k);
+    f.inode = k;
+    const size_t n_docs = 1 + k % 3;
+    std::vector<DocRecord> docs(n_docs);
+    std::vector<uint32_t> sigs;
+    for (size_t j = 0; j < n_docs; ++j) {
+      docs[j].line = j + 1;
+      docs[j].size = k * 10 + j;
+      docs[j].kind = DocKind::kOk;
+      for (uint32_t v = 0; v < 4; ++v) sigs.push_back(static_cast<uint32_t>(k * 100 + j * 10 + v));
+    }
+    ASSERT_TRUE((*ix)->PutFile(f, docs, sigs, {}).ok());
+  }
+  ASSERT_TRUE((*ix)->Commit().ok());
+  Result<std::vector<IndexedFile>> files = (*ix)->Files();
+  ASSERT_TRUE(files.ok());
+  ASSERT_EQ(files->size(), kFiles);
+  // Every file but each seventh, in an order other than the ids'.
+  std::vector<int64_t> wanted;
+  std::vector<size_t> file_of_slot;
+  for (size_t k = kFiles; k-- > 0;) {
+    if (k % 7 == 0) continue;
+    wanted.push_back((*files)[k].id);
+    file_of_slot.push_back(k);
+  }
+  struct Got {
+    std::vector<uint64_t> lines, sizes;
+    std::vector<uint32_t> sigs;
+    bool operator==(const Got&) const = default;
+  };
+  auto load = [&](int threads) {
+    std::vector<Got> got(wanted.size());
+    std::vector<std::atomic<int>> calls_on(wanted.size());
+    const Status s = (*ix)->LoadDocuments(
+        wanted,
+        [&](size_t slot, DocRecord&& r, SignatureView sig) {
+          Got& g = got[slot];  // each slot from one thread: no lock
+          g.lines.push_back(r.line);
+          g.sizes.push_back(r.size);
+          g.sigs.insert(g.sigs.end(), sig.begin(), sig.end());
+        },
+        threads);
+    EXPECT_TRUE(s.ok()) << s.message();
+    return got;
+  };
+  const std::vector<Got> one = load(1);
+  for (size_t slot = 0; slot < wanted.size(); ++slot) {
+    const size_t k = std::stoul((*files)[file_of_slot[slot]].path.substr(1));
+    ASSERT_EQ(one[slot].lines.size(), 1 + k % 3) << k;
+    EXPECT_EQ(one[slot].lines.back(), 1 + k % 3);
+    EXPECT_EQ(one[slot].sizes.front(), k * 10);
+    EXPECT_EQ(one[slot].sigs.back(), static_cast<uint32_t>(k * 100 + (k % 3) * 10 + 3));
+  }
+  for (const int threads : {2, 3, 8}) EXPECT_TRUE(load(threads) == one) << threads;
 }
 
 TEST(SignatureIndexTest, OtherSignatureParametersAreRefusedNamingEachDifference) {

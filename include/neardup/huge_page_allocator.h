@@ -9,8 +9,11 @@
 // madvise(MADV_HUGEPAGE) (honoured when
 // /sys/kernel/mm/transparent_hugepage/enabled is "always" or "madvise", the
 // usual defaults; ignored where it is "never"). Smaller arrays come from
-// std::allocator. Contents are as with std::allocator: uninitialized until
-// the container constructs them.
+// std::allocator. Unlike std::allocator, a value-initialized element (as
+// vector::resize(n) makes) is left uninitialized, as `new T` would: every
+// row of a matrix is written before it is read, and zeroing it first would
+// touch each page twice (and fault it in on the thread that resizes, not
+// the ones that fill it).
 //
 // Thread safety: stateless; allocate and deallocate from any thread.
 #pragma once
@@ -21,6 +24,8 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <type_traits>
+#include <utility>
 
 namespace neardup {
 
@@ -69,6 +74,16 @@ class HugePageAllocator {
       return;
     }
     ::munmap(p, RoundUp(bytes));
+  }
+
+  // Default-initializes (for a trivial type: leaves the memory as it is).
+  template <typename U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
 
   template <typename U>

@@ -108,10 +108,13 @@ class SignatureIndex {
   Result<std::vector<IndexedFile>> Files();
   // Calls `doc(slot, record, signature)` for each stored document of the
   // files whose ids are in `wanted` (wanted[k] is the file id for slot k),
-  // by file and line; the record's `file` is 0, `name` the raw name, or
-  // empty for a text document (named by its file's path, not stored twice).
-  Status LoadDocuments(const std::vector<int64_t>& wanted,
-                       const std::function<void(size_t, DocRecord&&, SignatureView)>& doc);
+  // a file's documents by line; the record's `file` is 0, `name` the raw
+  // name, or empty for a text document (named by its file's path, not
+  // stored twice). With `threads` > 1, a large load is read on up to that
+  // many threads (read-only connections of their own besides this one), and
+  // `doc` is called from all of them at once, each slot from one thread.
+  using DocFn = std::function<void(size_t, DocRecord&&, SignatureView)>;
+  Status LoadDocuments(const std::vector<int64_t>& wanted, const DocFn& doc, int threads = 1);
   // The stored problems of the files in `wanted`, as LoadDocuments.
   Status LoadProblems(const std::vector<int64_t>& wanted, const std::function<void(size_t, StoredProblem&&)>& problem);
 

@@ -123,14 +123,19 @@ class SignatureTable {
   // The signature matrix: num_perm() values per document, row after row.
   using Matrix = std::vector<uint32_t, HugePageAllocator<uint32_t>>;
 
-  // Makes the table values.size() / num_perm() documents (default records)
-  // whose signatures are `values`, taken over without a copy.
+  // Makes the table values.size() / num_perm() documents whose signatures
+  // are `values`, taken over without a copy; their records are `records`
+  // (taken over too) when it holds one per row, else default records.
   // REQUIRES: the table is empty and contiguous(); values.size() is a
   // multiple of num_perm().
-  void AdoptMatrix(Matrix&& values) {
+  void AdoptMatrix(Matrix&& values, std::vector<DocRecord>&& records = {}) {
     assert(docs.empty() && contiguous() && values.size() % num_perm_ == 0);
     values_ = std::move(values);
-    docs.resize(values_.size() / num_perm_);
+    if (records.size() == values_.size() / num_perm_) {
+      docs = std::move(records);
+    } else {
+      docs.resize(values_.size() / num_perm_);
+    }
   }
 
   // Appends `records` with signatures that stay where they lie: row k of
