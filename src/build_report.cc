@@ -10,13 +10,20 @@ namespace neardup {
 
 namespace {
 
-// Output order is by names: the documents ranked by name once; a pair's
-// sort key is then its two ranks.
-std::vector<uint32_t> RankByName(const std::vector<DocEntry>& docs) {
-  std::vector<uint32_t> order(docs.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return docs[x].name < docs[y].name; });
-  std::vector<uint32_t> rank(docs.size());
+// Output order is by names: the documents in some pair (`used`) ranked by
+// name once, equal names by id; a pair's sort key is then its two ranks.
+// (The others are not sorted: a run has far fewer documents in pairs than
+// documents.)
+std::vector<uint32_t> RankByName(const std::vector<DocEntry>& docs, const std::vector<uint8_t>& used) {
+  std::vector<uint32_t> order;
+  for (uint32_t d = 0; d < docs.size(); ++d) {
+    if (used[d] != 0) order.push_back(d);
+  }
+  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+    const int c = docs[x].name.compare(docs[y].name);
+    return c != 0 ? c < 0 : x < y;
+  });
+  std::vector<uint32_t> rank(docs.size(), UINT32_MAX);
   for (uint32_t r = 0; r < order.size(); ++r) rank[order[r]] = r;
   return rank;
 }
@@ -46,7 +53,17 @@ Status BuildPairs(const CopyGroups& groups, const std::vector<Candidate>& verifi
                   Report* report) {
   const bool exact = options.verify == VerifyMode::kExact;
   const auto& docs = report->docs;
-  const std::vector<uint32_t> rank = RankByName(docs);
+  std::vector<uint8_t> used(docs.size(), 0);
+  for (const Candidate& p : verified) {
+    for (DocId x : groups.members_of(p.a)) used[x] = 1;
+    for (DocId y : groups.members_of(p.b)) used[y] = 1;
+  }
+  for (size_t k = 0; k < groups.size(); ++k) {
+    const auto m = groups.members(k);
+    if (m.size() < 2) continue;
+    for (DocId x : m) used[x] = 1;
+  }
+  const std::vector<uint32_t> rank = RankByName(docs, used);
   SortedPairs pairs(options.pair_memory);
   Status status;
   auto add = [&](DocId x, DocId y, double est, double jac) {

@@ -31,6 +31,7 @@
 #include <thread>
 #include <utility>
 
+#include "hash.h"
 #include "neardup/glob.h"
 #include "neardup/parallel.h"
 
@@ -309,11 +310,7 @@ class Walker {
     std::vector<SubDir> subdirs;
     ListDir(node->display, node->relative, reference, &subdirs);
     SortSubdirs(&subdirs);
-    // The files by name, for JoinNodes (names are short: cheaper here, on
-    // the listing threads, than whole paths in one sort at the end).
-    const size_t dir_size = node->display.size();
-    std::sort(node->listing.found.begin(), node->listing.found.end(),
-              [dir_size](const FoundFile& a, const FoundFile& b) { return NameIn(a, dir_size) < NameIn(b, dir_size); });
+    SortByName(node->display.size(), &node->listing.found);
     std::vector<DirNode*> more;
     for (const SubDir& sub : subdirs) {
       auto child = std::make_unique<DirNode>();
@@ -377,6 +374,41 @@ class Walker {
       into_->AppendProblems(std::move(child->listing));
       stack.push_back({child});  // `at` is invalid from here
     }
+  }
+
+  // Sorts the files of one directory (whose path is `dir_size` bytes) by
+  // name, for JoinNodes: cheaper here, on the listing threads, than whole
+  // paths in one sort at the end. An index is sorted on the names' first 16
+  // bytes as two integers (most names fit; the rest tie-break on the whole
+  // name), then the files are moved once.
+  static void SortByName(size_t dir_size, std::vector<FoundFile>* files) {
+    if (files->size() < 2) return;
+    struct Key {
+      uint64_t head[2];
+      uint32_t at;
+    };
+    std::vector<Key> keys(files->size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const std::string_view name = NameIn((*files)[i], dir_size);
+      keys[i].at = static_cast<uint32_t>(i);
+      for (size_t w = 0; w < 2; ++w) {
+        uint64_t h = 0;  // big-endian, zero-padded: integer order is byte order
+        for (size_t b = 0; b < 8; ++b) {
+          const size_t at = w * 8 + b;
+          h = h << 8 | (at < name.size() ? static_cast<unsigned char>(name[at]) : 0u);
+        }
+        keys[i].head[w] = h;
+      }
+    }
+    std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
+      if (a.head[0] != b.head[0]) return a.head[0] < b.head[0];
+      if (a.head[1] != b.head[1]) return a.head[1] < b.head[1];
+      return NameIn((*files)[a.at], dir_size) < NameIn((*files)[b.at], dir_size);
+    });
+    std::vector<FoundFile> sorted;
+    sorted.reserve(files->size());
+    for (const Key& k : keys) sorted.push_back(std::move((*files)[k.at]));
+    files->swap(sorted);
   }
 
   static void SortSubdirs(std::vector<SubDir>* subdirs) {
@@ -554,28 +586,27 @@ std::vector<InputFile> Deduplicate(std::vector<FoundFile> found) {
   bool sorted = true;
   for (size_t i = 1; i < n && sorted; ++i) sorted = !path_less(order[i], order[i - 1]);
   if (!sorted) std::sort(order.begin(), order.end(), path_less);
-  // Ranks by identity: the smallest rank of each identity is its smallest
-  // path.
-  struct Keyed {
-    FileKey key;
-    uint32_t rank;
-  };
-  std::vector<Keyed> by_key(n);
-  for (size_t r = 0; r < n; ++r) by_key[r] = {found[order[r]].key, static_cast<uint32_t>(r)};
-  std::sort(by_key.begin(), by_key.end(), [](const Keyed& a, const Keyed& b) {
-    return a.key != b.key ? a.key < b.key : a.rank < b.rank;
-  });
-  std::vector<uint8_t> kept(n, 0);  // by rank
-  for (size_t i = 0; i < n;) {
-    InputFile& first = found[order[by_key[i].rank]].file;
-    size_t j = i + 1;
-    for (; j < n && by_key[j].key == by_key[i].key; ++j) {
-      first.reference = first.reference || found[order[by_key[j].rank]].file.reference;
+  // The first path (in that order) of each identity is its smallest: kept,
+  // reference if any of its paths is. Identities in an open-addressing
+  // table (a sort of them cost more than all the rest).
+  std::vector<uint8_t> kept(n, 1);  // by rank
+  size_t slots = 16;
+  while (slots < 2 * n) slots *= 2;
+  constexpr uint32_t kEmpty = UINT32_MAX;
+  std::vector<uint32_t> table(slots, kEmpty);  // ranks
+  for (size_t r = 0; r < n; ++r) {
+    const FileKey& key = found[order[r]].key;
+    size_t h = static_cast<size_t>(Mix64(key.dev * 0x9E3779B97F4A7C15ull ^ key.ino)) & (slots - 1);
+    while (table[h] != kEmpty && found[order[table[h]]].key != key) h = (h + 1) & (slots - 1);
+    if (table[h] == kEmpty) {
+      table[h] = static_cast<uint32_t>(r);
+      continue;
     }
-    kept[by_key[i].rank] = 1;
-    i = j;
+    InputFile& first = found[order[table[h]]].file;
+    first.reference = first.reference || found[order[r]].file.reference;
+    kept[r] = 0;
   }
-  by_key = {};
+  table = {};
   // One path with two identities: the file was replaced between two PATH
   // arguments that both reach it. Keep the one with the smaller identity.
   std::vector<InputFile> files;

@@ -503,19 +503,31 @@ Status SignatureIndex::LoadDocuments(const std::vector<int64_t>& wanted, const D
     // lookup per file. With threads, the wanted ids are cut into that many
     // ranges of as many files, each read on a connection of its own (the
     // first on this one): SQLite decodes rows on one thread per connection.
-    std::vector<int64_t> ids = wanted;
-    std::sort(ids.begin(), ids.end());
-    if (ids.front() < 0) return Status::InvalidArgument(path_ + ": a negative file id");
-    std::vector<size_t> slot_of(static_cast<size_t>(ids.back()) + 1, SIZE_MAX);
+    int64_t max_id = 0;
+    for (const int64_t id : wanted) {
+      if (id < 0) return Status::Corrupt(path_ + ": corrupt index (a negative file id)");
+      max_id = std::max(max_id, id);
+    }
+    std::vector<size_t> slot_of(static_cast<size_t>(max_id) + 1, SIZE_MAX);
     for (size_t k = 0; k < wanted.size(); ++k) slot_of[static_cast<size_t>(wanted[k])] = k;
     constexpr size_t kMinFilesPerPart = 4096;
     const size_t parts =
-        std::clamp<size_t>(ids.size() / kMinFilesPerPart, 1, static_cast<size_t>(std::max(1, threads)));
+        std::clamp<size_t>(wanted.size() / kMinFilesPerPart, 1, static_cast<size_t>(std::max(1, threads)));
+    // Part p reads ids bound[p]..bound[p + 1] - 1: as many wanted files each.
+    std::vector<int64_t> bound{0};
+    for (size_t id = 0, seen = 0; id < slot_of.size() && bound.size() < parts; ++id) {
+      if (slot_of[id] == SIZE_MAX) continue;
+      if (seen == wanted.size() * bound.size() / parts) bound.push_back(static_cast<int64_t>(id));
+      ++seen;
+    }
+    while (bound.size() < parts) bound.push_back(max_id + 1);  // repeated wanted ids: empty parts
+    bound.push_back(max_id + 1);
     std::vector<Status> status(parts);
     std::vector<std::thread> helpers;
     auto part = [&](size_t p, sqlite3* conn) {
-      const int64_t first = p == 0 ? 0 : ids[ids.size() * p / parts];
-      const int64_t last = p + 1 == parts ? ids.back() : ids[ids.size() * (p + 1) / parts] - 1;
+      const int64_t first = bound[p];
+      const int64_t last = bound[p + 1] - 1;
+      if (last < first) return;
       try {
         status[p] = ScanDocuments(conn, path_, np, first, last, slot_of, doc);
       } catch (const std::bad_alloc&) {
