@@ -1,6 +1,8 @@
 #include "neardup/sign_indexed.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
@@ -563,15 +565,18 @@ Status StoreSigned(SignatureIndex& index, const FilePlans& fp, const SubCorpus& 
 // Stores the text files signed now while they are signed: a thread writes
 // file k once it is signed, in the order StoreSigned() would, so that the
 // index's work overlaps signing instead of following it, and the index ends
-// the same. Workers report each file through Done(); Finish() waits for the
-// writes. Nothing is written past the first file left unsigned (an
-// interrupted run).
+// the same. Workers mark each file through Done() (an atomic store, no lock,
+// no wake-up: waking the writer for each file cost more CPU than the
+// writes); the writer looks every kPoll for what is ready, and Finish()
+// wakes it for the rest. Nothing is written past the first file left
+// unsigned (an interrupted run).
 class TextStoreStream {
  public:
   TextStoreStream(SignatureIndex& index, const FilePlans& fp, const SubCorpus& s, uint64_t reading, size_t np,
                   HashingFileSystem& hashing, BatchCommitter& batch)
       : index_(index), fp_(fp), s_(s), reading_(reading), np_(np), hashing_(hashing), batch_(batch),
-        state_(s.sub_of.size(), kPending) {
+        state_(s.sub_of.size()) {
+    for (std::atomic<uint8_t>& st : state_) st.store(kPending, std::memory_order_relaxed);
     thread_ = std::thread([this] { Run(); });
   }
   ~TextStoreStream() { (void)Finish(); }
@@ -579,15 +584,7 @@ class TextStoreStream {
   TextStoreStream& operator=(const TextStoreStream&) = delete;
 
   // Sub-corpus file k is signed (ok: without a problem). From any thread.
-  void Done(size_t k, bool ok) {
-    bool wake = false;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      state_[k] = ok ? kSigned : kFailed;
-      wake = waiting_for_ == k;
-    }
-    if (wake) cv_.notify_one();
-  }
+  void Done(size_t k, bool ok) { state_[k].store(ok ? kSigned : kFailed, std::memory_order_release); }
   // Signing is over: writes what is left and returns the first error.
   Status Finish() {
     if (!thread_.joinable()) return status_;
@@ -602,18 +599,21 @@ class TextStoreStream {
 
  private:
   enum State : uint8_t { kPending, kSigned, kFailed };
+  static constexpr std::chrono::milliseconds kPoll{2};
 
   void Run() {
     try {
       for (size_t k = 0; k < state_.size(); ++k) {
-        State st;
-        {
-          std::unique_lock<std::mutex> lock(mu_);
-          waiting_for_ = k;
-          cv_.wait(lock, [&] { return state_[k] != kPending || signing_over_; });
-          st = state_[k];
+        uint8_t st = state_[k].load(std::memory_order_acquire);
+        while (st == kPending) {
+          bool over = false;
+          {
+            std::unique_lock<std::mutex> lock(mu_);
+            over = cv_.wait_for(lock, kPoll, [&] { return signing_over_; });
+          }
+          st = state_[k].load(std::memory_order_acquire);
+          if (st == kPending && over) return;  // signing stopped before file k
         }
-        if (st == kPending) return;  // signing stopped before file k
         if (st == kFailed) continue;
         const SignedCorpus& sub = s_.corpus;
         const std::span<const DocRecord> docs(sub.table.docs.data() + k, 1);  // a text file is one document
@@ -635,10 +635,9 @@ class TextStoreStream {
   BatchCommitter& batch_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::vector<State> state_;  // by sub-corpus file; guarded by mu_
-  size_t waiting_for_ = SIZE_MAX;  // guarded by mu_
-  bool signing_over_ = false;      // guarded by mu_
-  Status status_;                  // the writer's, read once it is joined
+  std::vector<std::atomic<uint8_t>> state_;  // by sub-corpus file: State
+  bool signing_over_ = false;                // guarded by mu_
+  Status status_;                            // the writer's, read once it is joined
   std::thread thread_;
 };
 
