@@ -324,14 +324,15 @@ Layout LayOut(const FilePlans& fp, const SubCorpus& s) {
 }
 
 // Moves the stored rows that ReadStoredInputs() read (in path order) to
-// their rows in the run's table, within the matrix they were read into, so
-// that it becomes the run's matrix without a copy: rows moving down are moved
-// first, in ascending order, then rows moving up, in descending order; with
-// the rows in the same order before and after, no row is overwritten before
-// it is moved. Returns false, moving nothing, when the rows would change
-// order or the matrix's reserved space cannot hold the table; the caller then
-// copies. Rows of new documents and of entries not read ahead are left to be
-// written.
+// their rows in the run's table, within the matrix they were read into, and
+// their records likewise within the records read, so that both become the
+// run's table without a copy: rows moving down are moved first, in
+// ascending order, then rows moving up, in descending order; with the rows
+// in the same order before and after, no row is overwritten before it is
+// moved. Returns false, moving nothing, when the rows would change order or
+// the matrix's reserved space cannot hold the table; the caller then copies.
+// Rows (and records) of new documents and of entries not read ahead are left
+// to be written.
 bool MoveStoredRows(const FilePlans& fp, const Layout& lay, size_t np, StoredInputs& stored) {
   struct Move {
     size_t from, to, count;  // in rows
@@ -346,43 +347,40 @@ bool MoveStoredRows(const FilePlans& fp, const Layout& lay, size_t np, StoredInp
     }
     moves.push_back(m);
   }
-  const size_t values = lay.first[n] * np;
-  if (values > stored.signatures.capacity()) return false;
-  if (values > stored.signatures.size()) stored.signatures.resize(values);  // within the reserved space
-  uint32_t* rows = stored.signatures.data();
-  auto move = [&](const Move& m) {
-    std::memmove(rows + m.to * np, rows + m.from * np, m.count * np * sizeof(uint32_t));
+  const size_t rows = lay.first[n];
+  if (rows * np > stored.signatures.capacity()) return false;
+  if (rows * np > stored.signatures.size()) stored.signatures.resize(rows * np);  // within the reserved space
+  if (rows > stored.docs.size()) stored.docs.resize(rows);
+  uint32_t* values = stored.signatures.data();
+  auto docs = stored.docs.begin();
+  auto down = [&](const Move& m) {
+    std::memmove(values + m.to * np, values + m.from * np, m.count * np * sizeof(uint32_t));
+    std::move(docs + static_cast<ptrdiff_t>(m.from), docs + static_cast<ptrdiff_t>(m.from + m.count),
+              docs + static_cast<ptrdiff_t>(m.to));
+  };
+  auto up = [&](const Move& m) {
+    std::memmove(values + m.to * np, values + m.from * np, m.count * np * sizeof(uint32_t));
+    std::move_backward(docs + static_cast<ptrdiff_t>(m.from), docs + static_cast<ptrdiff_t>(m.from + m.count),
+                       docs + static_cast<ptrdiff_t>(m.to + m.count));
   };
   for (const Move& m : moves) {
-    if (m.to < m.from) move(m);
+    if (m.to < m.from) down(m);
   }
   for (auto m = moves.rbegin(); m != moves.rend(); ++m) {
-    if (m->to > m->from) move(*m);
+    if (m->to > m->from) up(*m);
   }
-  stored.signatures.resize(values);
-  return true;
-}
-
-// Whether every stored document read ahead is where the run's table wants
-// it, and the table is those documents alone: nothing signed now, removed or
-// moved (an unchanged corpus). The records read are then the table's as
-// they are.
-bool StoredInPlace(const FilePlans& fp, const Layout& lay, const StoredInputs& stored) {
-  const size_t n = fp.plan.size();
-  if (lay.first[n] != stored.docs.size()) return false;
-  for (size_t i = 0; i < n; ++i) {
-    if (fp.plan[i] != Plan::kReuse || stored.first[fp.entry[i]] != lay.first[i]) return false;
-  }
+  stored.signatures.resize(rows * np);
+  stored.docs.resize(rows);
   return true;
 }
 
 // Loads the stored documents of the files reused or grown into their rows of
 // `out`, with their stored problems and counts: from what ReadStoredInputs()
 // read, or (an entry it did not read) from the index. `adopted`: the table's
-// matrix is the one read, its rows already moved in place (MoveStoredRows);
-// `in_place`: its records too (StoredInPlace).
+// matrix and records are the ones read, already moved in place
+// (MoveStoredRows).
 Status LoadStored(SignatureIndex& index, const std::vector<InputFile>& files, const FilePlans& fp, const Layout& lay,
-                  bool jsonl, bool adopted, bool in_place, StoredInputs& stored, IndexedCorpus* out) {
+                  bool jsonl, bool adopted, StoredInputs& stored, IndexedCorpus* out) {
   SignedCorpus& c = out->corpus;
   const size_t np = static_cast<size_t>(c.table.num_perm());
   // Document j of walked file i, as stored.
@@ -418,7 +416,7 @@ Status LoadStored(SignatureIndex& index, const std::vector<InputFile>& files, co
     for (size_t j = 0; j < lay.n_old[i]; ++j) {
       const uint32_t* sig = adopted ? c.table.MutableSignature(static_cast<DocId>(lay.first[i] + j))
                                     : &stored.signatures[(first + j) * np];
-      DocRecord& r = in_place ? c.table.docs[first + j] : stored.docs[first + j];
+      DocRecord& r = adopted ? c.table.docs[lay.first[i] + j] : stored.docs[first + j];
       place(static_cast<uint32_t>(i), j, std::move(r), sig);
     }
     for (StoredProblem& p : stored.problems[k]) {
@@ -821,16 +819,13 @@ Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFil
   // it is, taken over by MergeSigned without a copy.
   const bool all_signed = std::all_of(fp.plan.begin(), fp.plan.end(), [](Plan p) { return p == Plan::kSign; });
   const bool adopted = !all_signed && MoveStoredRows(fp, lay, np, stored);
-  const bool in_place = adopted && StoredInPlace(fp, lay, stored);
-  if (in_place) {
+  if (adopted) {
     out.corpus.table.AdoptMatrix(std::move(stored.signatures), std::move(stored.docs));
-  } else if (adopted) {
-    out.corpus.table.AdoptMatrix(std::move(stored.signatures));
   } else if (!all_signed) {
     out.corpus.table.Resize(lay.first[n]);
   }  // else MergeSigned takes the signed table over
   out.corpus.stream_copies.resize(n);
-  if (Status s = LoadStored(index, files, fp, lay, jsonl, adopted, in_place, stored, &out); !s.ok()) return s;
+  if (Status s = LoadStored(index, files, fp, lay, jsonl, adopted, stored, &out); !s.ok()) return s;
 
   if (jsonl) {
     if (Status s = StoreSigned(index, fp, sub, lay, reading, jsonl, np, hashing, batch); !s.ok()) return s;
