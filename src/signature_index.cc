@@ -523,7 +523,7 @@ Status SignatureIndex::LoadDocuments(const std::vector<int64_t>& wanted, const D
     while (bound.size() < parts) bound.push_back(max_id + 1);  // repeated wanted ids: empty parts
     bound.push_back(max_id + 1);
     std::vector<Status> status(parts);
-    std::vector<std::thread> helpers;
+    std::vector<std::jthread> helpers;  // joined on every way out, a throw included
     auto part = [&](size_t p, sqlite3* conn) {
       const int64_t first = bound[p];
       const int64_t last = bound[p + 1] - 1;
@@ -546,7 +546,7 @@ Status SignatureIndex::LoadDocuments(const std::vector<int64_t>& wanted, const D
       });
     }
     part(0, h);
-    for (std::thread& t : helpers) t.join();
+    for (std::jthread& t : helpers) t.join();
     for (const Status& s : status) {
       if (!s.ok()) return s;
     }
