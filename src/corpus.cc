@@ -117,15 +117,20 @@ std::string_view NameIn(const FoundFile& f, size_t dir_display_size) {
   return path;
 }
 
-// Whether, in one directory, the file `file` comes before everything under
-// the subdirectory `dir` in byte order of paths: the directory compares as
-// "dir/".
-bool FileBeforeDir(std::string_view file, std::string_view dir) {
-  const size_t n = std::min(file.size(), dir.size());
-  const int c = file.compare(0, n, dir.substr(0, n));
+// Whether, in one directory, the entry `a` comes before the entry `b` in
+// byte order of the paths they stand for: a directory's name compares as
+// "name/" (so "a-b" < "a/", as "a-b/x" < "a/x"), a file's as itself (so
+// "a" < "a/..." and "a" < "ab/...").
+bool EntryLess(std::string_view a, bool a_dir, std::string_view b, bool b_dir) {
+  const size_t n = std::min(a.size(), b.size());
+  const int c = a.compare(0, n, b.substr(0, n));
   if (c != 0) return c < 0;
-  if (file.size() == n) return true;  // "a" < "a/..." and "a" < "ab/..."
-  return static_cast<unsigned char>(file[n]) < static_cast<unsigned char>('/');
+  // One name starts the other: the next bytes decide, '/' after a
+  // directory's name, nothing (smallest) after a file's.
+  auto next = [n](std::string_view name, bool dir) -> int {
+    return name.size() > n ? static_cast<unsigned char>(name[n]) : dir ? '/' : -1;
+  };
+  return next(a, a_dir) < next(b, b_dir);
 }
 
 class Walker {
@@ -366,7 +371,7 @@ class Walker {
       }
       if (more_files &&
           (!more_children ||
-           FileBeforeDir(NameIn(files[at.file], node->display.size()), node->children[at.child]->name))) {
+           EntryLess(NameIn(files[at.file], node->display.size()), false, node->children[at.child]->name, true))) {
         into_->found.push_back(std::move(files[at.file++]));
         continue;
       }
@@ -412,17 +417,10 @@ class Walker {
   }
 
   static void SortSubdirs(std::vector<SubDir>* subdirs) {
-    std::sort(subdirs->begin(), subdirs->end(), [](const SubDir& a, const SubDir& b) {
-      // Compare "name/" so that "a-b" sorts before "a" ('-' < '/'), as their
-      // contents' paths do.
-      const size_t n = std::min(a.name.size(), b.name.size());
-      const int c = a.name.compare(0, n, b.name, 0, n);
-      if (c != 0) return c < 0;
-      const char ca = a.name.size() > n ? a.name[n] : '/';
-      const char cb = b.name.size() > n ? b.name[n] : '/';
-      return static_cast<unsigned char>(ca) < static_cast<unsigned char>(cb);
-    });
+    std::sort(subdirs->begin(), subdirs->end(),
+              [](const SubDir& a, const SubDir& b) { return EntryLess(a.name, true, b.name, true); });
   }
+
 
   // Lists the directory `display`, records its files and appends its
   // subdirectories to `*subdirs`. A directory that cannot be opened, or whose
