@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -45,15 +46,21 @@ class MidRunFs : public FileSystem {
   }
   // The walk stats its PATH arguments through the file system too: the
   // change comes at the first stat of a document, the re-check of --exact.
+  // --exact re-checks on its worker threads: the first stat of a document
+  // runs `between`, and every other stat waits until it is done.
   Result<FileStat> Stat(const std::string& path) override {
-    if (between_ && path.ends_with(".txt")) {
-      between_();
-      between_ = nullptr;
+    if (path.ends_with(".txt")) {
+      const std::lock_guard<std::mutex> lock(mu_);
+      if (between_) {
+        between_();
+        between_ = nullptr;
+      }
     }
     return FileSystem::Default().Stat(path);
   }
 
  private:
+  std::mutex mu_;
   std::function<void()> between_;
 };
 
@@ -133,6 +140,7 @@ class LyingStatFs : public FileSystem {
   LyingStatFs(std::string path, std::string new_text) : path_(std::move(path)), new_text_(std::move(new_text)) {}
   Result<std::unique_ptr<ByteReader>> Open(const std::string& p) override { return FileSystem::Default().Open(p); }
   Result<FileStat> Stat(const std::string& p) override {
+    const std::lock_guard<std::mutex> lock(mu_);  // stats come from the worker threads
     if (!changed_ && p.ends_with(".txt")) {  // the first Stat() of a document: every file was signed
       Result<FileStat> st = FileSystem::Default().Stat(path_);
       seen_ = *st;
@@ -144,6 +152,7 @@ class LyingStatFs : public FileSystem {
   }
 
  private:
+  std::mutex mu_;
   std::string path_, new_text_;
   bool changed_ = false;
   FileStat seen_;
