@@ -421,7 +421,6 @@ class Walker {
               [](const SubDir& a, const SubDir& b) { return EntryLess(a.name, true, b.name, true); });
   }
 
-
   // Lists the directory `display`, records its files and appends its
   // subdirectories to `*subdirs`. A directory that cannot be opened, or whose
   // listing fails midway, is one error; what was listed before a failure is

@@ -353,21 +353,23 @@ bool MoveStoredRows(const FilePlans& fp, const Layout& lay, size_t np, StoredInp
   if (rows > stored.docs.size()) stored.docs.resize(rows);
   uint32_t* values = stored.signatures.data();
   auto docs = stored.docs.begin();
-  auto down = [&](const Move& m) {
+  // memmove copies overlapping rows either way; the records need the
+  // direction: forward when moving down, backward when moving up.
+  auto move_rows = [&](const Move& m) {
     std::memmove(values + m.to * np, values + m.from * np, m.count * np * sizeof(uint32_t));
-    std::move(docs + static_cast<ptrdiff_t>(m.from), docs + static_cast<ptrdiff_t>(m.from + m.count),
-              docs + static_cast<ptrdiff_t>(m.to));
-  };
-  auto up = [&](const Move& m) {
-    std::memmove(values + m.to * np, values + m.from * np, m.count * np * sizeof(uint32_t));
-    std::move_backward(docs + static_cast<ptrdiff_t>(m.from), docs + static_cast<ptrdiff_t>(m.from + m.count),
-                       docs + static_cast<ptrdiff_t>(m.to + m.count));
+    const auto from = docs + static_cast<ptrdiff_t>(m.from);
+    const auto end = from + static_cast<ptrdiff_t>(m.count);
+    if (m.to < m.from) {
+      std::move(from, end, docs + static_cast<ptrdiff_t>(m.to));
+    } else {
+      std::move_backward(from, end, docs + static_cast<ptrdiff_t>(m.to + m.count));
+    }
   };
   for (const Move& m : moves) {
-    if (m.to < m.from) down(m);
+    if (m.to < m.from) move_rows(m);
   }
   for (auto m = moves.rbegin(); m != moves.rend(); ++m) {
-    if (m->to > m->from) up(*m);
+    if (m->to > m->from) move_rows(*m);
   }
   stored.signatures.resize(rows * np);
   stored.docs.resize(rows);
