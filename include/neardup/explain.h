@@ -25,10 +25,10 @@
 #include <vector>
 
 #include "neardup/banding.h"
-#include "neardup/file_system.h"
-#include "neardup/minhash.h"
+#include "walk/file_system.h"
+#include "sign/minhash.h"
 #include "neardup/options.h"
-#include "neardup/shingle.h"
+#include "text/shingle.h"
 #include "neardup/status.h"
 
 namespace neardup {

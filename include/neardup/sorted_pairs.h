@@ -30,11 +30,10 @@
 #include <memory>
 #include <vector>
 
+#include "neardup/doc_id.h"
 #include "neardup/status.h"
 
 namespace neardup {
-
-using DocId = uint32_t;
 
 struct ReportedPair {
   DocId a = 0;  // REQUIRES: docs[a].name < docs[b].name

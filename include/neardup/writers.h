@@ -18,7 +18,7 @@
 #include <ostream>
 #include <string>
 
-#include "neardup/file_system.h"
+#include "walk/file_system.h"
 #include "neardup/options.h"
 #include "neardup/report.h"
 

@@ -15,8 +15,8 @@
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "neardup/banding.h"
-#include "neardup/pipeline.h"
-#include "neardup/signature_index.h"
+#include "neardup/scan.h"
+#include "neardup/index.h"
 #include "neardup/writers.h"
 
 namespace neardup::cli {

@@ -5,7 +5,7 @@
 
 #include <chrono>
 
-#include "neardup/pipeline.h"
+#include "neardup/scan.h"
 
 namespace neardup::cli {
 

@@ -6,9 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "neardup/stage_bucket.h"
-#include "neardup/stage_report.h"
-#include "neardup/stage_sign.h"
+#include "neardup/stages.h"
 
 namespace neardup::cli {
 

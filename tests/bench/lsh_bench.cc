@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "neardup/banding.h"
-#include "neardup/lsh_index.h"
-#include "neardup/verify.h"
+#include "lsh/lsh_index.h"
+#include "lsh/similarity.h"
 #include "text_gen.h"
 
 namespace neardup_bench {

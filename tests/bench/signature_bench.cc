@@ -12,14 +12,14 @@
 #include <string_view>
 #include <vector>
 
-#include "neardup/decode.h"
-#include "neardup/document.h"
-#include "neardup/minhash.h"
-#include "neardup/normalize.h"
+#include "text/decode.h"
+#include "sign/document.h"
+#include "sign/minhash.h"
+#include "text/normalize.h"
 #include "neardup/options.h"
-#include "neardup/shingle.h"
+#include "text/shingle.h"
 #include "text_gen.h"
-#include "tokenize_kernel.h"
+#include "text/tokenize_kernel.h"
 
 namespace neardup_bench {
 namespace {

@@ -14,9 +14,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "neardup/pipeline.h"
-#include "neardup/shingle.h"
-#include "neardup/verify.h"
+#include "neardup/scan.h"
+#include "text/shingle.h"
+#include "lsh/similarity.h"
 #include "test_util.h"
 
 namespace neardup {

@@ -31,9 +31,9 @@
 #include <thread>
 #include <vector>
 
-#include "neardup/file_system.h"
+#include "walk/file_system.h"
 #include "neardup/options.h"
-#include "neardup/pipeline.h"
+#include "neardup/scan.h"
 #include "test_util.h"
 
 namespace neardup {

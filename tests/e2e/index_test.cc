@@ -22,8 +22,8 @@
 #include <thread>
 #include <vector>
 
-#include "neardup/sign_indexed.h"
-#include "neardup/signature_index.h"
+#include "index/sign_indexed.h"
+#include "index/signature_index.h"
 #include "test_util.h"
 
 namespace neardup {

@@ -25,10 +25,10 @@
 #include <thread>
 #include <vector>
 
-#include "neardup/minhash.h"
-#include "neardup/pipeline.h"
-#include "neardup/shingle.h"
-#include "neardup/verify.h"
+#include "sign/minhash.h"
+#include "neardup/scan.h"
+#include "text/shingle.h"
+#include "lsh/similarity.h"
 #include "test_util.h"
 
 namespace neardup {

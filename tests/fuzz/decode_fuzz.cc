@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "harnesses.h"
-#include "neardup/decode.h"
-#include "neardup/normalize.h"
-#include "neardup/shingle.h"
+#include "text/decode.h"
+#include "text/normalize.h"
+#include "text/shingle.h"
 
 namespace neardup::fuzz {
 namespace {

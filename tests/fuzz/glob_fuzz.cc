@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "harnesses.h"
-#include "neardup/glob.h"
+#include "walk/glob.h"
 
 namespace neardup::fuzz {
 namespace {

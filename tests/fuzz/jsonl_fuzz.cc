@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "harnesses.h"
-#include "neardup/jsonl.h"
+#include "text/jsonl.h"
 
 namespace neardup::fuzz {
 namespace {

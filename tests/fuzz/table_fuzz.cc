@@ -20,8 +20,8 @@
 #include <string_view>
 
 #include "harnesses.h"
-#include "hash.h"
-#include "neardup/table_codec.h"
+#include "base/hash.h"
+#include "sign/table_codec.h"
 
 namespace neardup::fuzz {
 namespace {

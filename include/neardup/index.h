@@ -1,0 +1,61 @@
+// The --index file seen from outside a scan: what `neardup index info` and
+// `neardup index check` show, and the exit status a run records once its
+// output is written. The index itself (its schema, its lock, how a scan reads
+// and updates it) is src/index/.
+//
+// Errors are one line naming the file: not a neardup index, corrupt, a newer
+// schema, read-only. The functions open the file themselves and close it
+// before they return.
+//
+// Thread safety: free functions; safe to call from any thread.
+//
+//   Result<IndexInfo> info = ReadIndexInfo("mirror.db", 10);
+//   Result<std::vector<std::string>> problems = CheckIndex("mirror.db");
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "neardup/status.h"
+
+namespace neardup {
+
+// The schema version this build writes and reads.
+inline constexpr int kIndexSchemaVersion = 1;
+
+// One run's row.
+struct IndexRun {
+  int64_t id = 0;
+  std::string started;  // UTC, ISO 8601
+  std::string ended;    // empty while running or when killed
+  uint64_t reused = 0, signed_now = 0, removed = 0, documents = 0;
+  int exit_status = -1;  // -1: not recorded
+  std::string options;
+};
+
+// Sets the exit status of run `run` in the index at `path` (after the
+// output was written). Errors as Open, without the lock.
+Status RecordRunExit(const std::string& path, int64_t run, int exit_status);
+
+struct IndexInfo {
+  int schema_version = 0;
+  std::vector<std::pair<std::string, std::string>> params;  // name, value
+  uint64_t files = 0;
+  uint64_t documents = 0;
+  uint64_t file_bytes = 0;
+  std::vector<IndexRun> runs;  // the last runs, newest first
+};
+
+// Reads what `neardup index info` shows; `last_runs` rows at most.
+Result<IndexInfo> ReadIndexInfo(const std::string& path, int last_runs);
+
+// SQLite's integrity check and neardup's consistency checks (every
+// signature has num_perm values, every document and problem belongs to a
+// file, document counts match). OK with an empty list when sound; the list
+// of problems otherwise; a non-OK status when the file cannot be read as an
+// index.
+Result<std::vector<std::string>> CheckIndex(const std::string& path);
+
+}  // namespace neardup

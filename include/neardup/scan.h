@@ -1,0 +1,57 @@
+// FindDuplicates: the whole scan, from paths to a Report.
+//
+// Stages: walk the inputs (corpus.h); read, decode, normalize, shingle and
+// sign every document on `threads` workers, keeping only its signature and
+// name (a document's text is dropped as soon as it is signed); group exact
+// duplicates (same content hash) so each distinct text is indexed once; find
+// candidate pairs by LSH banding; verify them (signature agreement, or exact
+// Jaccard after re-reading only the documents in candidate pairs); then, by
+// mode, write pairs or build clusters. The report is the same, byte for byte
+// once written, for every thread count.
+//
+// Problems with single inputs (unreadable, vanished, changed during the run,
+// malformed JSONL lines) are recorded in Report::problems and the run goes on.
+// A non-OK Status is returned only for invalid options or cancellation.
+//
+// Thread safety: FindDuplicates may run concurrently with itself; the progress
+// callback is called from the calling thread only.
+//
+//   Options o; o.paths = {"docs"};
+//   Result<Report> r = FindDuplicates(o);
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+
+#include "walk/file_system.h"
+#include "neardup/options.h"
+#include "neardup/report.h"
+#include "neardup/status.h"
+
+namespace neardup {
+
+enum class Stage { kWalking, kReading, kBanding, kVerifying, kClustering, kDone };
+const char* ToString(Stage stage);
+
+struct Progress {
+  Stage stage = Stage::kWalking;
+  uint64_t inputs_done = 0;   // files (or JSONL batches' files) finished
+  uint64_t inputs_total = 0;  // files to read, when known
+  uint64_t bytes = 0;         // bytes read so far
+  uint64_t documents = 0;     // documents signed so far
+  double seconds = 0;         // since the start
+};
+
+struct RunContext {
+  // Where input bytes come from. Default: the real file system.
+  FileSystem* fs = nullptr;
+  // Called a few times a second at most, from the calling thread. May be empty.
+  std::function<void(const Progress&)> progress;
+  // When set and true, the run stops soon and returns Cancelled.
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+Result<Report> FindDuplicates(const Options& options, const RunContext& context = {});
+
+}  // namespace neardup

@@ -1,0 +1,58 @@
+// The stage commands: a scan split into tasks of job arrays, so that many
+// machines share it (`neardup stage sign|bucket|report`, run by
+// scripts/stage_local.sh or scripts/slurm/submit.sh).
+//
+//   sign   task I of N walks the inputs, takes its share of the files and
+//          signs them into the work folder;
+//   bucket task J of M reads every shard's band keys for its share of the
+//          bands and writes the candidate pairs;
+//   report reads the shards and the candidates and returns the scan's Report,
+//          byte for byte the same once written, for any N and M.
+//
+// Each task writes under temporary names and renames into place, its
+// completion marker last: a task killed at any moment can be run again, and a
+// task whose marker is there does nothing. The work folder's layout and file
+// formats are src/distributed/.
+//
+// Thread safety: each call uses options.threads threads inside; distinct
+// tasks may run at once in distinct processes on one folder.
+//
+//   bool done = false;
+//   Status s = RunSignTask(options, "work", {.task = 0, .tasks = 4}, {}, &done);
+//   Result<Report> r = RunReportTask(options, "work", {});
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "neardup/options.h"
+#include "neardup/report.h"
+#include "neardup/scan.h"
+#include "neardup/status.h"
+
+namespace neardup {
+
+// A task of a job array: number `task` of `tasks` (0 <= task < tasks).
+struct StageTask {
+  uint32_t task = 0;
+  uint32_t tasks = 1;
+};
+
+// Runs sign task `t` into `work` (creating it). Sets *already_done and does
+// nothing when the task's marker is there. Errors: invalid options, a
+// malformed glob, a stream input, a folder of another run, I/O errors.
+// Problems with single inputs are results, stored for the report.
+Status RunSignTask(const Options& options, const std::string& work, StageTask t, const RunContext& ctx,
+                   bool* already_done);
+
+// Runs bucket task `t` over `work`. Sets *already_done and does nothing when
+// its marker is there. InvalidArgument when sign tasks are missing (listed
+// by number) or were run with other options.
+Status RunBucketTask(const Options& options, const std::string& work, StageTask t, bool* already_done);
+
+// InvalidArgument when tasks are missing or shards were signed with other
+// parameters (each difference named); Corrupt or IoError for damaged or
+// unreadable work files.
+Result<Report> RunReportTask(const Options& options, const std::string& work, const RunContext& ctx);
+
+}  // namespace neardup

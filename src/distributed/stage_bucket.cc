@@ -1,0 +1,262 @@
+#include "distributed/stage_bucket.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <queue>
+
+#include "lsh/candidates.h"
+#include "distributed/stage_sign.h"
+#include "distributed/stage_bytes.h"
+
+namespace neardup {
+
+namespace {
+
+constexpr char kPairsMagic[8] = {'N', 'D', 'U', 'P', 'P', 'A', 'I', 'R'};
+constexpr uint32_t kPairsVersion = 1;
+constexpr size_t kBlockEntries = 4096;  // entries read at once from a shard
+
+// An open sign/I.bands file: its header and descriptor.
+class BandsFile {
+ public:
+  BandsFile() = default;
+  BandsFile(const BandsFile&) = delete;
+  BandsFile& operator=(const BandsFile&) = delete;
+  BandsFile(BandsFile&& o) noexcept : path_(std::move(o.path_)), fd_(o.fd_), per_band_(o.per_band_) { o.fd_ = -1; }
+  ~BandsFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  Status Open(const std::string& path, Banding banding, uint64_t fingerprint) {
+    path_ = path;
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) return Status::IoError(path + ": cannot open: " + std::strerror(errno));
+    std::string header(kBandsHeaderSize, '\0');
+    if (!Read(0, header.data(), header.size())) return Status::Corrupt(path + ": truncated");
+    FieldReader r(header);
+    char magic[8];
+    r.Raw(magic, 8);
+    const uint32_t version = r.U32(), bands = r.U32(), rows = r.U32();
+    r.U32();
+    const uint64_t fp = r.U64();
+    per_band_ = r.U64();
+    if (std::memcmp(magic, "NDUPBAND", 8) != 0 || version != 1) return Status::Corrupt(path + ": not a band file");
+    if (static_cast<int>(bands) != banding.bands || static_cast<int>(rows) != banding.rows || fp != fingerprint) {
+      return Status::InvalidArgument(path + ": signed with other options (signature or banding) than these");
+    }
+    return Status::Ok();
+  }
+  uint64_t per_band() const { return per_band_; }
+  bool Read(uint64_t offset, void* to, size_t size) const {
+    char* p = static_cast<char*>(to);
+    while (size > 0) {
+      const ssize_t n = ::pread(fd_, p, size, static_cast<off_t>(offset));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      p += n;
+      offset += static_cast<uint64_t>(n);
+      size -= static_cast<size_t>(n);
+    }
+    return true;
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  uint64_t per_band_ = 0;
+};
+
+// One shard's run of one band, read block by block.
+struct Run {
+  const BandsFile* file = nullptr;
+  uint64_t offset = 0;  // of the next block
+  uint64_t left = 0;    // entries not yet read
+  std::vector<BandEntry> block;
+  size_t pos = 0;
+
+  // Makes `pos` point at an entry. False at the end, or on a read error
+  // (which also clears *ok).
+  bool Fill(bool* ok) {
+    if (pos < block.size()) return true;
+    if (left == 0) return false;
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(left, kBlockEntries));
+    std::string raw(n * kBandEntrySize, '\0');
+    if (!file->Read(offset, raw.data(), raw.size())) {
+      *ok = false;
+      return false;
+    }
+    block.resize(n);
+    FieldReader r(raw);
+    for (BandEntry& e : block) {
+      e.hash = r.U64();
+      e.id = r.U64();
+      e.content.low = r.U64();
+      e.content.high = r.U64();
+    }
+    offset += raw.size();
+    left -= n;
+    pos = 0;
+    return true;
+  }
+};
+
+// One bucket (entries ascending by id): its representatives' pairs, or the
+// whole list when it is large.
+void EmitBucket(std::vector<BandEntry>& bucket, uint64_t band, uint64_t large_bucket, std::vector<uint64_t>& reps,
+                BucketOutput* out) {
+  if (bucket.size() < 2) return;
+  std::stable_sort(bucket.begin(), bucket.end(),
+                   [](const BandEntry& x, const BandEntry& y) { return x.content < y.content; });
+  reps.clear();
+  for (size_t k = 0; k < bucket.size(); ++k) {
+    if (k == 0 || !(bucket[k].content == bucket[k - 1].content)) reps.push_back(bucket[k].id);
+  }
+  if (reps.size() < 2) return;
+  std::sort(reps.begin(), reps.end());
+  if (large_bucket > 0 && reps.size() > large_bucket) {
+    out->large.push_back(reps);
+    return;
+  }
+  for (size_t x = 0; x < reps.size(); ++x) {
+    for (size_t y = x + 1; y < reps.size(); ++y) out->pairs.push_back({.a = reps[x], .b = reps[y], .band = band});
+  }
+}
+
+// Merges band `band`'s runs of every shard, bucket by bucket.
+Status BucketBand(const std::vector<BandsFile>& files, uint64_t band, uint64_t large_bucket, BucketOutput* out) {
+  std::vector<Run> runs(files.size());
+  for (size_t s = 0; s < files.size(); ++s) {
+    const uint64_t k = files[s].per_band();
+    runs[s].file = &files[s];
+    runs[s].offset = kBandsHeaderSize + band * k * kBandEntrySize;
+    runs[s].left = k;
+  }
+  using Head = std::pair<BandEntry, size_t>;  // entry, run
+  auto later = [](const Head& x, const Head& y) { return y.first < x.first; };
+  std::priority_queue<Head, std::vector<Head>, decltype(later)> heap(later);
+  bool ok = true;
+  for (size_t s = 0; s < runs.size(); ++s) {
+    if (runs[s].Fill(&ok)) heap.push({runs[s].block[runs[s].pos++], s});
+  }
+  std::vector<BandEntry> bucket;
+  std::vector<uint64_t> reps;
+  while (!heap.empty()) {
+    const auto [entry, s] = heap.top();
+    heap.pop();
+    if (runs[s].Fill(&ok)) heap.push({runs[s].block[runs[s].pos++], s});
+    if (!bucket.empty() && bucket.front().hash != entry.hash) {
+      EmitBucket(bucket, band, large_bucket, reps, out);
+      bucket.clear();
+    }
+    bucket.push_back(entry);
+  }
+  EmitBucket(bucket, band, large_bucket, reps, out);
+  if (!ok) return Status::IoError("band files: read failed or truncated (" + files.front().path() + "...)");
+  return Status::Ok();
+}
+
+}  // namespace
+
+uint64_t LargeBucketOf(const Options& options) { return options.mode != Mode::kPairs ? kLargeBucket : 0; }
+
+uint64_t BucketFingerprint(const Options& options) {
+  return SignFingerprint(options) ^ (LargeBucketOf(options) * 0x9e3779b97f4a7c15ULL);
+}
+
+std::string EncodeBucketOutput(const BucketOutput& o) {
+  std::string out;
+  FieldWriter w(&out);
+  w.Raw(kPairsMagic, 8);
+  w.U32(kPairsVersion);
+  w.U64(o.large_bucket);
+  w.U64(o.pairs.size());
+  for (const BucketPair& p : o.pairs) {
+    w.U64(p.a);
+    w.U64(p.b);
+    w.U64(p.band);
+  }
+  w.U64(o.large.size());
+  for (const auto& list : o.large) {
+    w.U64(list.size());
+    for (uint64_t id : list) w.U64(id);
+  }
+  w.Checksum();
+  return out;
+}
+
+Result<BucketOutput> DecodeBucketOutput(std::string_view bytes) {
+  auto corrupt = [] { return Status::Corrupt("bucket pairs: damaged (checksum, size or fields)"); };
+  if (bytes.size() < 20 || !ChecksumMatches(bytes) || bytes.substr(0, 8) != std::string_view(kPairsMagic, 8)) {
+    return corrupt();
+  }
+  FieldReader r(bytes.substr(8, bytes.size() - 16));
+  if (r.U32() != kPairsVersion) return Status::InvalidArgument("bucket pairs: another format version");
+  BucketOutput o;
+  o.large_bucket = r.U64();
+  const uint64_t n = r.U64();
+  if (n > r.left() / 24) return corrupt();
+  o.pairs.resize(n);
+  for (BucketPair& p : o.pairs) {
+    p.a = r.U64();
+    p.b = r.U64();
+    p.band = r.U64();
+  }
+  const uint64_t lists = r.U64();
+  for (uint64_t i = 0; i < lists && r.ok(); ++i) {
+    const uint64_t size = r.U64();
+    if (size > r.left() / 8) return corrupt();
+    std::vector<uint64_t> list(size);
+    for (uint64_t& id : list) id = r.U64();
+    o.large.push_back(std::move(list));
+  }
+  if (!r.ok() || r.left() != 0) return corrupt();
+  return o;
+}
+
+Status RunBucketTask(const Options& o, const std::string& work, StageTask t, bool* already_done) {
+  *already_done = false;
+  if (Status s = ValidateOptions(o); !s.ok()) return s;
+  if (t.tasks == 0 || t.task >= t.tasks) return Status::InvalidArgument("--task must be below --tasks");
+  const WorkFolder folder(work);
+  if (Status s = folder.Create(); !s.ok()) return s;
+  const uint64_t fingerprint = BucketFingerprint(o);
+  Result<bool> done = folder.Done(StageKind::kBucket, t, fingerprint);
+  if (!done.ok()) return done.status();
+  if (*done) {
+    *already_done = true;
+    return Status::Ok();
+  }
+  if (Status s = folder.SameRun(StageKind::kBucket, t, fingerprint); !s.ok()) return s;
+  folder.RemoveTemporaries(StageKind::kBucket, t.task);
+  if (Status s = CheckShardParams(folder, o); !s.ok()) return s;
+  const uint64_t sign_fingerprint = SignFingerprint(o);
+  Result<uint32_t> shards = folder.FinishedTasks(StageKind::kSign, sign_fingerprint);
+  if (!shards.ok()) return shards.status();
+  const Banding banding = BandingOf(o);
+  std::vector<BandsFile> files(*shards);
+  for (uint32_t s = 0; s < *shards; ++s) {
+    if (Status st = files[s].Open(folder.File(StageKind::kSign, s, "bands"), banding, sign_fingerprint); !st.ok()) {
+      return st;
+    }
+  }
+  BucketOutput out;
+  out.large_bucket = LargeBucketOf(o);
+  const uint64_t bands = static_cast<uint64_t>(banding.bands);
+  for (uint64_t band = t.task * bands / t.tasks; band < (t.task + 1) * bands / t.tasks; ++band) {
+    if (Status s = BucketBand(files, band, out.large_bucket, &out); !s.ok()) return s;
+  }
+  std::sort(out.pairs.begin(), out.pairs.end());
+  out.pairs.erase(std::unique(out.pairs.begin(), out.pairs.end()), out.pairs.end());
+  if (Status s = WriteAtomically(folder.File(StageKind::kBucket, t.task, "pairs"), EncodeBucketOutput(out)); !s.ok()) {
+    return s;
+  }
+  return WriteAtomically(folder.File(StageKind::kBucket, t.task, "done"),
+                         WorkFolder::MarkerText(StageKind::kBucket, t, fingerprint));
+}
+
+}  // namespace neardup

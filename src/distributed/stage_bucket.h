@@ -1,0 +1,63 @@
+// Stage bucket: task J of M finds the candidate pairs of its share of the
+// bands, [J*b/M, (J+1)*b/M), from every shard's band keys
+// (`neardup stage bucket`).
+//
+// For each of its bands it merges the shards' sorted runs of BandEntry
+// (stage_sign.h), reading them in blocks with pread: its memory is a block
+// per shard, the largest bucket and the pairs it finds, never a whole
+// signature. A bucket is a run of entries with one band hash. Copies share
+// every band, so a bucket holds every copy of each text in it: its
+// representatives (the smallest global id per content hash) are the scan's
+// (copy_groups.h). Each pair of representatives of a bucket is written with
+// its band; the report keeps a pair only in the first band whose rows the
+// two really share, as LshIndex does. In cluster modes a bucket of more than
+// kLargeBucket representatives is written whole instead, for the report's
+// leaders (candidates.h).
+//
+// Output: bucket/J.pairs (BucketOutput, sorted), then bucket/J.done.
+//
+// Thread safety: RunBucketTask is single-threaded.
+//
+//   Status s = RunBucketTask(options, "work", {.task = 1, .tasks = 3}, &done);
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "neardup/options.h"
+#include "neardup/stages.h"
+#include "neardup/status.h"
+#include "distributed/work_folder.h"
+
+namespace neardup {
+
+struct BucketPair {
+  uint64_t a = 0, b = 0;  // global ids of representatives, a < b
+  uint64_t band = 0;
+  bool operator<(const BucketPair& o) const {
+    return a != o.a ? a < o.a : b != o.b ? b < o.b : band < o.band;
+  }
+  bool operator==(const BucketPair&) const = default;
+};
+
+struct BucketOutput {
+  uint64_t large_bucket = 0;                // 0 in pairs mode, else kLargeBucket
+  std::vector<BucketPair> pairs;            // sorted, unique
+  std::vector<std::vector<uint64_t>> large;  // large buckets' representatives, ascending
+};
+
+// The large-bucket size a mode needs: kLargeBucket in cluster modes, else 0.
+uint64_t LargeBucketOf(const Options& options);
+// SignFingerprint() and the large-bucket size.
+uint64_t BucketFingerprint(const Options& options);
+
+// Encoding: magic "NDUPPAIR", u32 version, u64 large_bucket, u64 P, P
+// records (u64 a, u64 b, u64 band), u64 L, L lists (u64 n, n u64 ids),
+// XXH3-64 checksum.
+std::string EncodeBucketOutput(const BucketOutput& out);
+Result<BucketOutput> DecodeBucketOutput(std::string_view bytes);
+
+
+}  // namespace neardup

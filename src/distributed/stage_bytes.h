@@ -1,0 +1,85 @@
+// Little-endian writing and bounds-checked reading of the stage files'
+// fields (stage_sign.cc, stage_bucket.cc, stage_report.cc). Internal.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "base/hash.h"
+
+namespace neardup {
+
+class FieldWriter {
+ public:
+  explicit FieldWriter(std::string* out) : out_(out) {}
+  void U8(uint8_t v) { out_->push_back(static_cast<char>(v)); }
+  void U32(uint32_t v) { Raw(&v, 4); }
+  void U64(uint64_t v) { Raw(&v, 8); }
+  void Text(std::string_view s) {
+    U64(s.size());
+    out_->append(s);
+  }
+  void Raw(const void* p, size_t n) { out_->append(static_cast<const char*>(p), n); }
+  // Appends XXH3-64 (seed 0) of everything written so far.
+  void Checksum() { U64(HashBytes(out_->data(), out_->size(), 0)); }
+
+ private:
+  std::string* out_;  // host order is little-endian (checked by table_codec)
+};
+
+class FieldReader {
+ public:
+  explicit FieldReader(std::string_view in) : in_(in) {}
+  bool ok() const { return ok_; }
+  size_t left() const { return in_.size() - pos_; }
+  uint8_t U8() {
+    uint8_t v = 0;
+    Raw(&v, 1);
+    return v;
+  }
+  uint32_t U32() {
+    uint32_t v = 0;
+    Raw(&v, 4);
+    return v;
+  }
+  uint64_t U64() {
+    uint64_t v = 0;
+    Raw(&v, 8);
+    return v;
+  }
+  std::string Text() {
+    const uint64_t n = U64();
+    if (!ok_ || n > left()) {
+      ok_ = false;
+      return {};
+    }
+    std::string s(in_.substr(pos_, n));
+    pos_ += n;
+    return s;
+  }
+  void Raw(void* p, size_t n) {
+    if (!ok_ || n > left()) {
+      ok_ = false;
+      return;
+    }
+    std::memcpy(p, in_.data() + pos_, n);
+    pos_ += n;
+  }
+
+ private:
+  std::string_view in_;
+  size_t pos_ = 0;
+  bool ok_ = true;
+};
+
+// Whether the last 8 bytes of `bytes` are XXH3-64 of the rest.
+inline bool ChecksumMatches(std::string_view bytes) {
+  if (bytes.size() < 8) return false;
+  uint64_t stored = 0;
+  std::memcpy(&stored, bytes.data() + bytes.size() - 8, 8);
+  return stored == HashBytes(bytes.data(), bytes.size() - 8, 0);
+}
+
+}  // namespace neardup

@@ -1,0 +1,221 @@
+#include "neardup/stages.h"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "base/mapped_file.h"
+#include "report/build_report.h"
+#include "lsh/candidates.h"
+#include "lsh/copy_groups.h"
+#include "sign/minhash.h"
+#include "distributed/stage_bucket.h"
+#include "distributed/stage_sign.h"
+#include "sign/table_codec.h"
+#include "lsh/similarity.h"
+#include "verify/verify_candidates.h"
+#include "sign/sign_internal.h"
+
+namespace neardup {
+
+namespace {
+
+// The shards merged: the scan's SignedCorpus, and where each shard's
+// documents start. The table borrows its signatures from the shard files,
+// memory-mapped: memory holds the records, and of the signatures only the
+// pages that are read (the candidates').
+struct Merged {
+  SignedCorpus corpus;
+  std::vector<uint64_t> first_doc;                        // per shard
+  std::vector<std::shared_ptr<const MappedFile>> shards;  // the files mapped
+  WalkCounts walk;
+  std::vector<Status> walk_errors;
+};
+
+// The decoded records of shard `path`, mapped as `file`; its signatures stay
+// in the mapping.
+Result<DecodedRecords> DecodeShard(const std::string& path, const MappedFile& file) {
+  // The checksum reads the whole file once, front to back: each chunk is let
+  // go once hashed, so that all the signatures are never resident at once.
+  file.Advise(MappedFile::Access::kSequential);
+  size_t released = 0;
+  Result<DecodedRecords> records = DecodeRecords(file.bytes(), [&](size_t hashed) {
+    file.Release(released, hashed - released);
+    released = hashed;
+  });
+  if (!records.ok()) return Status::Corrupt(std::string(path).append(": ").append(records.status().message()));
+  // The records are copied out; from now on only some signatures are read.
+  file.Release(0, file.size());
+  file.Advise(MappedFile::Access::kRandom);
+  return records;
+}
+
+Result<Merged> LoadShards(const WorkFolder& folder, const Options& o, uint32_t shards) {
+  Merged m;
+  m.corpus.table = SignatureTable(o.num_perm);
+  SignatureTable& table = m.corpus.table;
+  // Every shard mapped first, to size the merged records once from the
+  // headers (which touches only their first page).
+  std::vector<std::shared_ptr<const MappedFile>> files;
+  uint64_t total = 0;
+  for (uint32_t s = 0; s < shards; ++s) {
+    const std::string path = folder.File(StageKind::kSign, s, "table");
+    Result<MappedFile> mapped = MappedFile::Open(path);
+    if (!mapped.ok()) return mapped.status();
+    Result<TableHeader> header = PeekHeader(mapped->bytes());
+    if (!header.ok()) return Status::Corrupt(std::string(path).append(": ").append(header.status().message()));
+    total += header->doc_count;
+    files.push_back(std::make_shared<const MappedFile>(std::move(*mapped)));
+  }
+  table.docs.reserve(total);
+  const SignatureParams params = SignatureParams::From(o);
+  for (uint32_t s = 0; s < shards; ++s) {
+    const std::string path = folder.File(StageKind::kSign, s, "table");
+    Result<DecodedRecords> part = DecodeShard(path, *files[s]);
+    if (!part.ok()) return part.status();
+    if (!(part->params == params)) return Status::InvalidArgument(path + ": signed with other parameters");
+    Result<std::string> meta_bytes = ReadWholeFile(folder.File(StageKind::kSign, s, "meta"));
+    if (!meta_bytes.ok()) return meta_bytes.status();
+    Result<ShardMeta> meta = DecodeShardMeta(*meta_bytes);
+    if (!meta.ok()) return Status::Corrupt(folder.File(StageKind::kSign, s, "meta") + ": " + meta.status().message());
+    const uint32_t file_offset = static_cast<uint32_t>(table.files.size());
+    if (meta->first_file != file_offset) return Status::Corrupt(path + ": its files do not follow the last shard's");
+    if (s == 0) {
+      m.walk = meta->walk;
+      m.walk_errors = std::move(meta->walk_errors);
+    }
+    m.first_doc.push_back(table.size());
+    for (InputFile& f : part->files) table.files.push_back(std::move(f));
+    for (DocRecord& d : part->docs) d.file += file_offset;
+    table.AppendBorrowed(std::move(part->docs), part->signatures, files[s]);
+    for (InputProblem& p : meta->problems) {
+      p.file += file_offset;
+      m.corpus.problems.push_back(std::move(p));
+    }
+    m.corpus.counts.bytes += meta->counts.bytes;
+    m.corpus.counts.invalid_utf8 += meta->counts.invalid_utf8;
+    m.corpus.counts.transcoded += meta->counts.transcoded;
+  }
+  m.corpus.stream_copies.resize(table.files.size());
+  m.shards = std::move(files);
+  return m;
+}
+
+// Whether band `band` is the first whose rows a and b share (as LshIndex
+// produces a pair once, in the first band it shares).
+bool FirstSharedBand(const SignatureTable& table, Banding banding, DocId a, DocId b, uint64_t band) {
+  const SignatureView x = table.signature(a), y = table.signature(b);
+  const size_t rows = static_cast<size_t>(banding.rows);
+  auto equal = [&](uint64_t j) {
+    return std::equal(x.begin() + j * rows, x.begin() + (j + 1) * rows, y.begin() + j * rows);
+  };
+  if (!equal(band)) return false;  // a 64-bit band hash collision
+  for (uint64_t j = 0; j < band; ++j) {
+    if (equal(j)) return false;
+  }
+  return true;
+}
+
+// The candidates of the bucket tasks' files, as FindCandidates finds them.
+Result<Candidates> LoadCandidates(const WorkFolder& folder, const Options& o, uint32_t buckets,
+                                  const Merged& merged) {
+  const SignatureTable& table = merged.corpus.table;
+  const Banding banding = BandingOf(o);
+  const double floor = CandidateFloor(o);
+  auto doc = [&](uint64_t global) {
+    return static_cast<DocId>(merged.first_doc.at(ShardOf(global)) + LocalOf(global));
+  };
+  Candidates out;
+  for (uint32_t j = 0; j < buckets; ++j) {
+    const std::string path = folder.File(StageKind::kBucket, j, "pairs");
+    Result<std::string> bytes = ReadWholeFile(path);
+    if (!bytes.ok()) return bytes.status();
+    Result<BucketOutput> found = DecodeBucketOutput(*bytes);
+    if (!found.ok()) return Status::Corrupt(path + ": " + found.status().message());
+    if (found->large_bucket != LargeBucketOf(o)) {
+      return Status::InvalidArgument(path + ": made for another --mode; run the bucket tasks again");
+    }
+    for (const BucketPair& p : found->pairs) {
+      if (ShardOf(p.a) >= merged.first_doc.size() || ShardOf(p.b) >= merged.first_doc.size()) {
+        return Status::Corrupt(path + ": a document id out of range");
+      }
+      const DocId a = doc(p.a), b = doc(p.b);
+      if (!FirstSharedBand(table, banding, a, b, p.band)) continue;
+      ++out.visited;
+      const SignatureView x = table.signature(a);
+      const double est = SignatureAgreement(x.data(), table.signature(b).data(), static_cast<int>(x.size()));
+      if (MeetsThreshold(est, floor)) out.pairs.push_back({.a = a, .b = b, .estimate = est});
+    }
+    for (const std::vector<uint64_t>& list : found->large) {
+      std::vector<DocId> ids;
+      ids.reserve(list.size());
+      for (uint64_t g : list) ids.push_back(doc(g));
+      LeadLargeBucket(table, o, std::move(ids), &out.pairs);
+    }
+  }
+  SortUniqueCandidates(&out.pairs);
+  return out;
+}
+
+}  // namespace
+
+Result<Report> RunReportTask(const Options& o, const std::string& work, const RunContext& ctx) {
+  if (Status s = ValidateOptions(o); !s.ok()) return s;
+  FileSystem& fs = ctx.fs != nullptr ? *ctx.fs : FileSystem::Default();
+  const WorkFolder folder(work);
+  if (Status s = CheckShardParams(folder, o); !s.ok()) return s;
+  Result<uint32_t> shards = folder.FinishedTasks(StageKind::kSign, SignFingerprint(o));
+  if (!shards.ok()) return shards.status();
+  Result<uint32_t> buckets = folder.FinishedTasks(StageKind::kBucket, BucketFingerprint(o));
+  if (!buckets.ok()) return buckets.status();
+  const Banding banding = BandingOf(o);
+  const Workers workers{.threads = Workers::Resolve(o.threads), .tick = {}, .cancel = ctx.cancel};
+  Report report;
+  report.params = MakeParams(o, banding);
+
+  Result<Merged> merged = LoadShards(folder, o, *shards);
+  if (!merged.ok()) return merged.status();
+  SignedCorpus& signed_corpus = merged->corpus;
+  if (o.input == InputFormat::kJsonl) RenameDuplicateIds(&signed_corpus);
+  for (Status& e : merged->walk_errors) report.problems.push_back(std::move(e));
+  const WalkCounts wc = merged->walk;
+  report.stats.hidden = wc.hidden;
+  report.stats.glob = wc.glob;
+  report.stats.too_large = wc.too_large;
+  report.stats.special = wc.special;
+  SignatureTable& table = signed_corpus.table;
+  TallyDocuments(signed_corpus, &report.stats);
+
+  CopyGroups groups = CopyGroups::Build(table);
+  Candidates candidates;
+  if (o.threshold < 1.0) {
+    Result<Candidates> loaded = LoadCandidates(folder, o, *buckets, *merged);
+    if (!loaded.ok()) return loaded.status();
+    candidates = std::move(*loaded);
+  }
+  report.stats.candidates = candidates.visited;
+  const MinHasher minhasher(o.num_perm, o.seed);
+  Verified verified;
+  if (Status s = VerifyCandidates(table, signed_corpus.stream_copies, o, minhasher, fs, workers, &groups,
+                                  std::move(candidates), &verified);
+      !s.ok()) {
+    return s;
+  }
+  // No signature is read past verification: the pages read (and those the
+  // kernel mapped around them) need not stay next to the report's memory.
+  for (const auto& shard : merged->shards) shard->Release(0, shard->size());
+  for (auto& [doc, status] : verified.left_out) {
+    signed_corpus.problems.push_back({.file = table.docs[doc].file, .line = table.docs[doc].line, .status = status});
+  }
+  report.stats.exact_duplicates = groups.copies();
+  report.docs = Entries(std::move(table.docs));
+  if (o.mode == Mode::kPairs) {
+    if (Status s = BuildPairs(groups, verified.pairs, o, &report); !s.ok()) return s;
+  } else {
+    BuildClusterReport(groups, verified, o, &report);
+  }
+  TallyProblems(wc, std::move(signed_corpus.problems), &report);
+  return report;
+}
+
+}  // namespace neardup

@@ -1,0 +1,247 @@
+#include "distributed/stage_sign.h"
+
+#include <algorithm>
+#include <fstream>
+
+#include "base/hash.h"
+#include "sign/table_codec.h"
+#include "sign/sign_internal.h"
+#include "distributed/stage_bytes.h"
+
+namespace neardup {
+
+namespace {
+
+constexpr char kMetaMagic[8] = {'N', 'D', 'U', 'P', 'M', 'E', 'T', 'A'};
+constexpr char kBandsMagic[8] = {'N', 'D', 'U', 'P', 'B', 'A', 'N', 'D'};
+constexpr uint32_t kMetaVersion = 1;
+constexpr uint32_t kBandsVersion = 1;
+
+void PutStatus(FieldWriter& w, const Status& s) {
+  w.U8(static_cast<uint8_t>(s.code()));
+  w.Text(s.message());
+}
+
+Status MakeStatus(uint8_t code, std::string message) {
+  switch (static_cast<Status::Code>(code)) {
+    case Status::Code::kInvalidArgument: return Status::InvalidArgument(std::move(message));
+    case Status::Code::kNotFound: return Status::NotFound(std::move(message));
+    case Status::Code::kIoError: return Status::IoError(std::move(message));
+    case Status::Code::kCorrupt: return Status::Corrupt(std::move(message));
+    case Status::Code::kChanged: return Status::Changed(std::move(message));
+    case Status::Code::kCancelled: return Status::Cancelled(std::move(message));
+    default: return Status::Internal(std::move(message));
+  }
+}
+
+// The band keys of a signed shard (see stage_sign.h).
+std::string EncodeBands(const SignatureTable& table, uint32_t shard, Banding banding, uint64_t fingerprint) {
+  std::vector<uint64_t> signed_docs;
+  for (size_t k = 0; k < table.size(); ++k) {
+    if (table.docs[k].kind == DocKind::kOk) signed_docs.push_back(k);
+  }
+  std::string out;
+  out.reserve(kBandsHeaderSize + signed_docs.size() * kBandEntrySize * static_cast<size_t>(banding.bands));
+  FieldWriter w(&out);
+  w.Raw(kBandsMagic, 8);
+  w.U32(kBandsVersion);
+  w.U32(static_cast<uint32_t>(banding.bands));
+  w.U32(static_cast<uint32_t>(banding.rows));
+  w.U32(0);
+  w.U64(fingerprint);
+  w.U64(signed_docs.size());
+  const size_t row_bytes = static_cast<size_t>(banding.rows) * sizeof(uint32_t);
+  std::vector<BandEntry> entries(signed_docs.size());
+  for (int band = 0; band < banding.bands; ++band) {
+    const size_t off = static_cast<size_t>(band) * static_cast<size_t>(banding.rows);
+    for (size_t k = 0; k < signed_docs.size(); ++k) {
+      const DocId id = static_cast<DocId>(signed_docs[k]);
+      entries[k] = {.hash = HashBytes(table.signature(id).data() + off, row_bytes, static_cast<uint64_t>(band)),
+                    .id = GlobalId(shard, id),
+                    .content = table.docs[id].content};
+    }
+    std::sort(entries.begin(), entries.end());
+    for (const BandEntry& e : entries) {
+      w.U64(e.hash);
+      w.U64(e.id);
+      w.U64(e.content.low);
+      w.U64(e.content.high);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Banding BandingOf(const Options& o) {
+  return o.bands > 0 ? Banding{o.bands, o.rows} : ChooseBanding(o.threshold, o.num_perm);
+}
+
+uint64_t SignFingerprint(const Options& options) {
+  std::string bytes;
+  SignatureParams::From(options).AppendCanonical(&bytes);
+  const Banding b = BandingOf(options);
+  FieldWriter w(&bytes);
+  w.U32(static_cast<uint32_t>(b.bands));
+  w.U32(static_cast<uint32_t>(b.rows));
+  w.U8(static_cast<uint8_t>(options.input));
+  return HashBytes(bytes.data(), bytes.size(), 0);
+}
+
+std::string EncodeShardMeta(const ShardMeta& m) {
+  std::string out;
+  FieldWriter w(&out);
+  w.Raw(kMetaMagic, 8);
+  w.U32(kMetaVersion);
+  w.U32(m.task.task);
+  w.U32(m.task.tasks);
+  w.U64(m.first_file);
+  w.U64(m.counts.bytes);
+  w.U64(m.counts.invalid_utf8);
+  w.U64(m.counts.transcoded);
+  w.U64(m.counts.duplicate_ids);
+  w.U64(m.problems.size());
+  for (const InputProblem& p : m.problems) {
+    w.U32(p.file);
+    w.U64(p.line);
+    w.U8(static_cast<uint8_t>(p.kind));
+    PutStatus(w, p.status);
+  }
+  const WalkCounts& c = m.walk;
+  for (uint64_t v : {c.hidden, c.glob, c.too_large, c.symlinks, c.loops, c.dangling, c.special}) w.U64(v);
+  w.U64(m.walk_errors.size());
+  for (const Status& s : m.walk_errors) PutStatus(w, s);
+  w.Checksum();
+  return out;
+}
+
+Result<ShardMeta> DecodeShardMeta(std::string_view bytes) {
+  auto corrupt = [] { return Status::Corrupt("shard meta: damaged (checksum, size or fields)"); };
+  if (bytes.size() < 20 || !ChecksumMatches(bytes) || bytes.substr(0, 8) != std::string_view(kMetaMagic, 8)) {
+    return corrupt();
+  }
+  FieldReader r(bytes.substr(8, bytes.size() - 16));
+  if (r.U32() != kMetaVersion) return Status::InvalidArgument("shard meta: another format version");
+  ShardMeta m;
+  m.task.task = r.U32();
+  m.task.tasks = r.U32();
+  m.first_file = r.U64();
+  m.counts.bytes = r.U64();
+  m.counts.invalid_utf8 = r.U64();
+  m.counts.transcoded = r.U64();
+  m.counts.duplicate_ids = r.U64();
+  const uint64_t n_problems = r.U64();
+  for (uint64_t i = 0; i < n_problems && r.ok(); ++i) {
+    InputProblem p;
+    p.file = r.U32();
+    p.line = r.U64();
+    p.kind = static_cast<InputProblem::Kind>(r.U8());
+    const uint8_t code = r.U8();
+    p.status = MakeStatus(code, r.Text());
+    m.problems.push_back(std::move(p));
+  }
+  WalkCounts& c = m.walk;
+  for (uint64_t* v : {&c.hidden, &c.glob, &c.too_large, &c.symlinks, &c.loops, &c.dangling, &c.special}) *v = r.U64();
+  const uint64_t n_errors = r.U64();
+  for (uint64_t i = 0; i < n_errors && r.ok(); ++i) {
+    const uint8_t code = r.U8();
+    m.walk_errors.push_back(MakeStatus(code, r.Text()));
+  }
+  if (!r.ok() || r.left() != 0) return corrupt();
+  return m;
+}
+
+Status CheckShardParams(const WorkFolder& folder, const Options& options) {
+  const SignatureParams params = SignatureParams::From(options);
+  for (uint32_t shard = 0;; ++shard) {
+    const std::string path = folder.File(StageKind::kSign, shard, "table");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Status::Ok();  // no more shards (a missing one is FinishedTasks()'s to report)
+    std::string header(kTableHeaderSize, '\0');
+    in.read(header.data(), static_cast<std::streamsize>(header.size()));
+    Result<TableHeader> peeked = PeekHeader(header);
+    if (!peeked.ok()) return Status::Corrupt(path + ": " + peeked.status().message());
+    const std::vector<std::string> diffs =
+        params.Differences(peeked->params, std::string("shard ").append(std::to_string(shard)));
+    if (diffs.empty()) continue;
+    std::string message = path + ": signed with other parameters: ";
+    for (size_t k = 0; k < diffs.size(); ++k) message.append(k == 0 ? "" : "; ").append(diffs[k]);
+    return Status::InvalidArgument(message);
+  }
+}
+
+Status RunSignTask(const Options& o, const std::string& work, StageTask t, const RunContext& ctx,
+                   bool* already_done) {
+  *already_done = false;
+  if (Status s = ValidateOptions(o); !s.ok()) return s;
+  if (t.tasks == 0 || t.task >= t.tasks) return Status::InvalidArgument("--task must be below --tasks");
+  FileSystem& fs = ctx.fs != nullptr ? *ctx.fs : FileSystem::Default();
+  const WorkFolder folder(work);
+  if (Status s = folder.Create(); !s.ok()) return s;
+  const uint64_t fingerprint = SignFingerprint(o);
+  Result<bool> done = folder.Done(StageKind::kSign, t, fingerprint);
+  if (!done.ok()) return done.status();
+  if (*done) {
+    *already_done = true;
+    return Status::Ok();
+  }
+  if (Status s = CheckShardParams(folder, o); !s.ok()) return s;
+  if (Status s = folder.SameRun(StageKind::kSign, t, fingerprint); !s.ok()) return s;
+  folder.RemoveTemporaries(StageKind::kSign, t.task);
+
+  Result<WalkedCorpus> walked = WalkCorpus(o, fs);
+  if (!walked.ok()) return walked.status();
+  const uint64_t n = walked->files.size();
+  const uint64_t lo = t.task * n / t.tasks;
+  const uint64_t hi = (t.task + 1) * n / t.tasks;
+  std::vector<InputFile> share(std::make_move_iterator(walked->files.begin() + static_cast<ptrdiff_t>(lo)),
+                               std::make_move_iterator(walked->files.begin() + static_cast<ptrdiff_t>(hi)));
+  for (const InputFile& f : share) {
+    if (f.identity.stream) {
+      return Status::InvalidArgument(f.path + ": a stream (pipe, stdin, device) cannot be read by a stage task; "
+                                              "save it to a file first");
+    }
+  }
+  const MinHasher minhasher(o.num_perm, o.seed);
+  const Workers workers{.threads = Workers::Resolve(o.threads), .tick = {}, .cancel = ctx.cancel};
+  SignedCorpus corpus;
+  if (o.input == InputFormat::kText) {
+    corpus = Sign(o, std::move(share), minhasher, fs, workers, false, nullptr);
+  } else {
+    // As Sign(), but ids are made unique by the report, over every shard.
+    corpus.table = SignatureTable(o.num_perm);
+    corpus.table.files = std::move(share);
+    corpus.stream_copies.resize(corpus.table.files.size());
+    SignProgress progress;
+    SignJsonlFiles(o, minhasher, fs, workers, false, progress, &corpus, nullptr, nullptr);
+  }
+  if (workers.Cancelled()) return Status::Cancelled("interrupted");
+  if (corpus.table.size() >= (uint64_t{1} << kShardShift)) {
+    return Status::InvalidArgument("a shard holds 2^40 documents or more: use more sign tasks");
+  }
+
+  // One encoding at a time, freed once written: the peak is the table and
+  // one of its encodings.
+  {
+    std::string bytes;
+    if (Status s = EncodeTo(corpus.table, SignatureParams::From(o), &bytes); !s.ok()) return s;
+    if (Status s = WriteAtomically(folder.File(StageKind::kSign, t.task, "table"), bytes); !s.ok()) return s;
+  }
+  {
+    const std::string bytes = EncodeBands(corpus.table, t.task, BandingOf(o), fingerprint);
+    if (Status s = WriteAtomically(folder.File(StageKind::kSign, t.task, "bands"), bytes); !s.ok()) return s;
+  }
+  const ShardMeta meta{.task = t,
+                       .first_file = lo,
+                       .counts = corpus.counts,
+                       .problems = std::move(corpus.problems),
+                       .walk = walked->counts,
+                       .walk_errors = std::move(walked->errors)};
+  if (Status s = WriteAtomically(folder.File(StageKind::kSign, t.task, "meta"), EncodeShardMeta(meta)); !s.ok()) {
+    return s;
+  }
+  return WriteAtomically(folder.File(StageKind::kSign, t.task, "done"),
+                         WorkFolder::MarkerText(StageKind::kSign, t, fingerprint));
+}
+
+}  // namespace neardup

@@ -1,0 +1,88 @@
+// Stage sign: task I of N signs a share of the inputs into the work folder
+// (`neardup stage sign`), the first of the three stages that together give
+// the scan's answer on many machines (sign -> bucket -> report).
+//
+// Every task walks the same inputs (the walk is a pure function of the
+// options and the file system) and takes the contiguous share
+// [I*F/N, (I+1)*F/N) of the F walked files, so that the shards in task order
+// hold the documents in the scan's DocId order. It writes (work_folder.h):
+//  - sign/I.table: its SignatureTable (table_codec.h), local ids;
+//  - sign/I.meta: its problems and counts, and the walk's tally (ShardMeta);
+//  - sign/I.bands: for each band, one BandEntry per signed document, sorted
+//    by (band hash, global id), so that a bucket task reads only its bands;
+//  - sign/I.done, last.
+// A document's global id is (shard << 40) | local index (kShardShift): ids
+// of distinct shards never collide, and their order is the scan's.
+//
+// JSONL ids are made unique later, over all shards, by the report.
+// A stream input (stdin, a pipe) cannot be read by a stage task: it is an
+// error (save it to a file first).
+//
+// Thread safety: RunSignTask uses options.threads threads inside.
+//
+//   bool done = false;
+//   Status s = RunSignTask(options, "work", {.task = 0, .tasks = 4}, {}, &done);
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "neardup/banding.h"
+#include "walk/walk.h"
+#include "neardup/options.h"
+#include "neardup/scan.h"
+#include "sign/sign.h"
+#include "neardup/stages.h"
+#include "neardup/status.h"
+#include "distributed/work_folder.h"
+
+namespace neardup {
+
+inline constexpr int kShardShift = 40;  // local index < 2^40, shard < 2^24
+inline uint64_t GlobalId(uint32_t shard, uint64_t local) { return (uint64_t{shard} << kShardShift) | local; }
+inline uint32_t ShardOf(uint64_t global) { return static_cast<uint32_t>(global >> kShardShift); }
+inline uint64_t LocalOf(uint64_t global) { return global & ((uint64_t{1} << kShardShift) - 1); }
+
+// The banding in effect for `options`.
+Banding BandingOf(const Options& options);
+// One value for what every shard of a work folder must share: the
+// SignatureParams and the banding.
+uint64_t SignFingerprint(const Options& options);
+
+// What a sign task found besides its table.
+struct ShardMeta {
+  StageTask task;
+  uint64_t first_file = 0;  // index of its first file among all walked files
+  SignCounts counts;
+  std::vector<InputProblem> problems;  // `file` is local to the shard
+  WalkCounts walk;                     // the walk's (the same in every shard)
+  std::vector<Status> walk_errors;
+};
+// Encoding: magic "NDUPMETA", u32 version, fields, XXH3-64 checksum.
+std::string EncodeShardMeta(const ShardMeta& meta);
+// Corrupt on any damage.
+Result<ShardMeta> DecodeShardMeta(std::string_view bytes);
+
+// sign/I.bands: a header of kBandsHeaderSize bytes (magic "NDUPBAND",
+// u32 version, u32 bands, u32 rows, u32 zero, u64 SignFingerprint, u64 K the
+// entries per band), then `bands` runs of K entries of kBandEntrySize bytes,
+// band after band (band b's run starts at kBandsHeaderSize + b*K*32).
+inline constexpr size_t kBandsHeaderSize = 40;
+inline constexpr size_t kBandEntrySize = 32;
+struct BandEntry {
+  uint64_t hash = 0;    // XXH3-64 of the band's rows, seeded by the band (as LshIndex)
+  uint64_t id = 0;      // global id
+  ContentHash content;  // copies share it, and so every band
+  bool operator<(const BandEntry& o) const { return hash != o.hash ? hash < o.hash : id < o.id; }
+};
+
+// The shard tables of `folder` (sign/0.table, 1.table, ... up to the first
+// absent one) against `options`: InvalidArgument naming each difference of
+// their SignatureParams ("--ngram: 5 here, 7 in shard 0"), Corrupt for a
+// damaged header; else Ok.
+Status CheckShardParams(const WorkFolder& folder, const Options& options);
+
+
+}  // namespace neardup

@@ -1,0 +1,77 @@
+// WorkFolder: the shared folder of the stage commands (`neardup stage`), its
+// layout, and the writes that make every task safe to run again.
+//
+// Layout under WORK (see the README's "Running on a cluster"):
+//   sign/I.table   shard I's SignatureTable (table_codec.h)
+//   sign/I.meta    shard I's problems, counts and the walk's tally
+//   sign/I.bands   shard I's band keys, per band sorted (stage_sign.h)
+//   sign/I.done    completion marker: "neardup sign I N FINGERPRINT\n"
+//   bucket/J.pairs bucket task J's candidate pairs and large buckets
+//   bucket/J.done  completion marker: "neardup bucket J M FINGERPRINT\n"
+//
+// A task writes each file under a hidden temporary name in the same folder,
+// syncs it and renames it into place, and writes its marker last, the same
+// way. A task killed at any moment leaves at most temporaries (removed when
+// it runs again) and complete files whose marker is missing, which a re-run
+// rewrites with the same bytes; a task whose marker is there is done.
+//
+// Thread safety: free functions over the file system; distinct tasks may
+// run at once in distinct processes on one folder.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "neardup/stages.h"
+#include "neardup/status.h"
+
+namespace neardup {
+
+enum class StageKind { kSign, kBucket };
+const char* ToString(StageKind kind);  // "sign", "bucket"
+
+class WorkFolder {
+ public:
+  explicit WorkFolder(std::string root) : root_(std::move(root)) {}
+  const std::string& root() const { return root_; }
+  // root/sign or root/bucket.
+  std::string Dir(StageKind kind) const;
+  // root/sign/I.<suffix>, e.g. File(kSign, 3, "table").
+  std::string File(StageKind kind, uint32_t task, std::string_view suffix) const;
+  // Creates root and its stage folders (existing ones are fine).
+  Status Create() const;
+
+  // The marker text of a finished task.
+  static std::string MarkerText(StageKind kind, StageTask t, uint64_t fingerprint);
+  // Whether `t` is done: true when its marker holds exactly MarkerText();
+  // false when there is no marker; InvalidArgument when the marker is of
+  // another run (another task count or parameters): the folder must be
+  // emptied first.
+  Result<bool> Done(StageKind kind, StageTask t, uint64_t fingerprint) const;
+  // Ok when every marker of the stage present was made by a run of
+  // `t.tasks` tasks with `fingerprint`; else InvalidArgument naming the
+  // first that was not (so a task refuses to join a folder of another run).
+  Status SameRun(StageKind kind, StageTask t, uint64_t fingerprint) const;
+  // Removes the temporaries a killed run of task `task` left.
+  void RemoveTemporaries(StageKind kind, uint32_t task) const;
+
+  // The task count of a stage's finished tasks (all markers must agree on
+  // it and on the fingerprint). InvalidArgument "WORK/sign: N of M tasks
+  // missing: 1, 4" when some are missing (by number, from 0), or when none
+  // has finished, or markers disagree.
+  Result<uint32_t> FinishedTasks(StageKind kind, uint64_t fingerprint) const;
+
+ private:
+  std::string root_;
+};
+
+// Writes `bytes` to `path` through a temporary file in its folder (synced,
+// then renamed over `path`). IoError on failure; no temporary is left.
+Status WriteAtomically(const std::string& path, std::string_view bytes);
+
+// The whole content of `path`, or IoError.
+Result<std::string> ReadWholeFile(const std::string& path);
+
+}  // namespace neardup

@@ -1,0 +1,852 @@
+#include "index/sign_indexed.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+
+#include "base/hash.h"
+#include "sign/sign_internal.h"
+
+namespace neardup {
+
+namespace {
+
+// Documents the matrix read from the index can grow by, at least, before
+// the rows are copied into a new one.
+constexpr size_t kGrowthDocuments = 65536;
+
+bool Compressed(const std::string& path) { return path.ends_with(".gz") || path.ends_with(".zst"); }
+
+// Fingerprint of the options that decide which documents a file yields and
+// their kinds (besides the signature parameters, checked for the whole index).
+uint64_t ReadingFingerprint(const Options& o) {
+  std::string key = o.input == InputFormat::kJsonl ? "jsonl" : "text";
+  key.append("|").append(std::to_string(o.min_words));
+  if (o.input == InputFormat::kJsonl) {
+    key.append("|").append(o.text_key).append("|").append(o.id_key).append("|").append(std::to_string(o.max_line));
+  }
+  return HashBytes(key.data(), key.size(), 0);
+}
+
+bool UnderRoot(const std::string& path, const std::string& root) {
+  if (!path.starts_with(root)) return false;
+  return path.size() == root.size() || root.ends_with('/') || path[root.size()] == '/';
+}
+
+// Whether `path` is under one of the run's paths (PATHs, --against paths and
+// listed paths): a file a walk of them can meet.
+bool UnderScannedPaths(const std::string& path, const Options& o) {
+  for (const auto* list : {&o.paths, &o.against, &o.listed_paths}) {
+    for (const std::string& root : *list) {
+      if (UnderRoot(path, root)) return true;
+    }
+  }
+  return false;
+}
+
+// What a JSONL file's raw bytes were, as the signing read them.
+struct RawRead {
+  uint64_t skip = 0;         // bytes already signed (a file that grew)
+  uint64_t prefix_hash = 0;  // their hash, checked again as they are skipped
+  bool done = false;         // read to the end
+  uint64_t bytes = 0;
+  uint64_t newlines = 0;
+  char last = '\n';
+  uint64_t hash = 0;
+};
+
+// Reads through `inner`, hashing every byte and counting newlines into
+// `slot`; first skips (and checks) the slot's prefix.
+class HashingReader : public ByteReader {
+ public:
+  HashingReader(std::unique_ptr<ByteReader> inner, RawRead* slot, std::string path)
+      : inner_(std::move(inner)), slot_(slot), path_(std::move(path)) {
+    *slot_ = RawRead{.skip = slot->skip, .prefix_hash = slot->prefix_hash};
+    hasher_.Reset(0);
+  }
+  Result<size_t> Read(char* buf, size_t n) override {
+    while (slot_->bytes < slot_->skip) {
+      const size_t want = static_cast<size_t>(std::min<uint64_t>(n, slot_->skip - slot_->bytes));
+      Result<size_t> got = inner_->Read(buf, want);
+      if (!got.ok()) return got;
+      if (*got == 0) return Status::Changed(path_ + ": changed during the run");
+      Take(buf, *got);
+      if (slot_->bytes == slot_->skip && hasher_.Digest() != slot_->prefix_hash) {
+        return Status::Changed(path_ + ": changed during the run");
+      }
+    }
+    Result<size_t> got = inner_->Read(buf, n);
+    if (!got.ok()) return got;
+    if (*got == 0) {
+      slot_->done = true;
+      slot_->hash = hasher_.Digest();
+    }
+    Take(buf, *got);
+    return got;
+  }
+
+ private:
+  void Take(const char* buf, size_t n) {
+    if (n == 0) return;
+    hasher_.Update(buf, n);
+    slot_->bytes += n;
+    slot_->newlines += static_cast<uint64_t>(std::count(buf, buf + n, '\n'));
+    slot_->last = buf[n - 1];
+  }
+  std::unique_ptr<ByteReader> inner_;
+  RawRead* slot_;
+  std::string path_;
+  Hasher64 hasher_;
+};
+
+// The file system the JSONL signing reads through: the files in `slots` are
+// hashed (and resumed) as they are read.
+class HashingFileSystem : public FileSystem {
+ public:
+  explicit HashingFileSystem(FileSystem& inner) : inner_(inner) {}
+  std::unordered_map<std::string, RawRead> slots;  // by path; set up before reading
+
+  Result<std::unique_ptr<ByteReader>> Open(const std::string& path) override { return inner_.Open(path); }
+  Result<std::unique_ptr<ByteReader>> OpenExpected(const std::string& path, const FileIdentity& expected) override {
+    Result<std::unique_ptr<ByteReader>> r = inner_.OpenExpected(path, expected);
+    const auto it = slots.find(path);
+    if (!r.ok() || it == slots.end()) return r;
+    return std::unique_ptr<ByteReader>(std::make_unique<HashingReader>(std::move(*r), &it->second, path));
+  }
+  Result<FileStat> Stat(const std::string& path) override { return inner_.Stat(path); }
+
+ private:
+  FileSystem& inner_;
+};
+
+// XXH3-64 of the first `n` bytes of `f`; nullopt when they cannot be read.
+std::optional<uint64_t> PrefixHash(FileSystem& fs, const InputFile& f, uint64_t n) {
+  Result<std::unique_ptr<ByteReader>> in = fs.OpenExpected(f.path, f.identity);
+  if (!in.ok()) return std::nullopt;
+  Hasher64 h;
+  h.Reset(0);
+  std::vector<char> buf(1 << 16);
+  for (uint64_t left = n; left > 0;) {
+    Result<size_t> got = (*in)->Read(buf.data(), static_cast<size_t>(std::min<uint64_t>(left, buf.size())));
+    if (!got.ok() || *got == 0) return std::nullopt;
+    h.Update(buf.data(), *got);
+    left -= *got;
+  }
+  return h.Digest();
+}
+
+// What to do with a walked file: sign it whole, reuse its stored documents,
+// or sign only the lines appended since it was stored.
+enum class Plan : uint8_t { kSign, kReuse, kAppend };
+
+std::string RunOptions(const Options& o) {
+  std::string s;
+  auto add = [&s](const std::string& x) { s.append(s.empty() ? "" : " ").append(x); };
+  for (const auto& p : o.paths) add(p);
+  for (const auto& p : o.against) add(std::string("--against ").append(p));
+  if (!o.listed_paths.empty()) add(std::to_string(o.listed_paths.size()).append(" listed paths"));
+  add(std::string("--input ").append(o.input == InputFormat::kJsonl ? "jsonl" : "text"));
+  add(std::string("--mode ").append(ToString(o.mode)));
+  add(std::string("--verify ").append(ToString(o.verify)));
+  char t[32];
+  std::snprintf(t, sizeof t, "-t %g", o.threshold);
+  add(t);
+  if (o.new_only) add("--new");
+  return s;
+}
+
+// The index's file entries and, per walked file, what to do with it.
+struct FilePlans {
+  std::vector<IndexedFile> stored;  // the index's file entries
+  std::vector<Plan> plan;           // by walked file
+  std::vector<size_t> entry;        // by walked file: index into stored, or SIZE_MAX
+  std::vector<uint8_t> walked;      // by stored entry: 1 when walked in this run
+};
+
+// Sorts `v`, made of a few ascending runs, by merging the runs: the stored
+// entries come in row order, which is path order within what each run added
+// (a walk's order), so an index's entries are one run per run that added
+// files. Many runs: a plain sort.
+template <class Less>
+void SortRuns(std::vector<size_t>& v, Less less) {
+  constexpr size_t kMaxRuns = 64;
+  std::vector<size_t> bounds{0};
+  for (size_t i = 1; i < v.size(); ++i) {
+    if (!less(v[i], v[i - 1])) continue;
+    bounds.push_back(i);
+    if (bounds.size() > kMaxRuns) {
+      std::sort(v.begin(), v.end(), less);
+      return;
+    }
+  }
+  bounds.push_back(v.size());
+  while (bounds.size() > 2) {  // merge runs pairwise until one is left
+    std::vector<size_t> merged{0};
+    for (size_t k = 0; k + 1 < bounds.size(); k += 2) {
+      if (k + 2 < bounds.size()) {
+        std::inplace_merge(v.begin() + static_cast<ptrdiff_t>(bounds[k]),
+                           v.begin() + static_cast<ptrdiff_t>(bounds[k + 1]),
+                           v.begin() + static_cast<ptrdiff_t>(bounds[k + 2]), less);
+      }
+      merged.push_back(bounds[std::min(k + 2, bounds.size() - 1)]);
+    }
+    bounds.swap(merged);
+  }
+}
+
+// The walked files in path order (the walk's order, checked).
+std::vector<size_t> PathOrder(const std::vector<InputFile>& files) {
+  std::vector<size_t> order(files.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  SortRuns(order, [&](size_t a, size_t b) { return files[a].path < files[b].path; });
+  return order;
+}
+
+// Decides, per walked file, whether its stored documents are reused, only
+// its appended lines are signed, or it is signed whole. A walked file's entry
+// is found by a merge of the walked paths and `by_path` (the entries under
+// the run's paths, in path order: every entry a walk can meet).
+FilePlans PlanFiles(const std::vector<InputFile>& files, std::vector<IndexedFile> stored,
+                    const std::vector<size_t>& by_path, uint64_t reading, bool jsonl, FileSystem& fs) {
+  const size_t n = files.size();
+  FilePlans fp;
+  fp.stored = std::move(stored);
+  fp.plan.assign(n, Plan::kSign);
+  fp.entry.assign(n, SIZE_MAX);
+  fp.walked.assign(fp.stored.size(), 0);
+  size_t r = 0;
+  for (const size_t i : PathOrder(files)) {
+    const InputFile& f = files[i];
+    while (r < by_path.size() && fp.stored[by_path[r]].path < f.path) ++r;
+    if (f.identity.stream || r == by_path.size() || fp.stored[by_path[r]].path != f.path) continue;
+    const IndexedFile& e = fp.stored[by_path[r]];
+    fp.entry[i] = by_path[r];
+    fp.walked[by_path[r]] = 1;
+    const bool same_file = e.dev == f.identity.dev && e.inode == f.identity.ino && e.reading == reading &&
+                           e.jsonl == jsonl;
+    if (same_file && e.size == f.size && e.mtime_ns == f.mtime_ns && e.ctime_ns == f.ctime_ns) {
+      fp.plan[i] = Plan::kReuse;
+    } else if (same_file && jsonl && !Compressed(f.path) && e.ends_newline && f.size > e.size) {
+      const std::optional<uint64_t> h = PrefixHash(fs, f, e.size);
+      if (h && *h == e.raw_hash) fp.plan[i] = Plan::kAppend;
+    }
+  }
+  return fp;
+}
+
+// The walked files not reused, as signed in this run.
+struct SubCorpus {
+  std::vector<uint32_t> sub_of;         // sub-corpus file -> walked file
+  SignedCorpus corpus;                  // their documents, signatures and problems
+  std::vector<SignCounts> file_counts;  // by sub-corpus file
+};
+
+// The walked files not reused, as a sub-corpus to sign.
+SubCorpus ChangedFiles(const Options& options, const std::vector<InputFile>& files, const FilePlans& fp) {
+  const size_t n = files.size();
+  SubCorpus s{.sub_of = {},
+              .corpus = {.table = SignatureTable(options.num_perm), .stream_copies = {}, .problems = {}, .counts = {}},
+              .file_counts = {}};
+  for (size_t i = 0; i < n; ++i) {
+    if (fp.plan[i] == Plan::kReuse) continue;
+    s.sub_of.push_back(static_cast<uint32_t>(i));
+    s.corpus.table.files.push_back(files[i]);
+  }
+  s.corpus.stream_copies.resize(s.sub_of.size());
+  s.file_counts.resize(s.sub_of.size());
+  return s;
+}
+
+// Signs the sub-corpus `s`; JSONL files are read through `hashing`, a grown
+// file from just after its stored bytes. `text_file_done`: as SignTextFiles.
+void SignChanged(const Options& options, const FilePlans& fp, const MinHasher& minhasher, FileSystem& fs,
+                 HashingFileSystem& hashing, const Workers& workers, bool keep_streams, SignProgress& prog,
+                 const std::function<void(size_t, bool)>& text_file_done, SubCorpus& s) {
+  SignedCorpus& sub = s.corpus;
+  const size_t m = s.sub_of.size();
+  if (options.input == InputFormat::kJsonl) {
+    std::vector<uint64_t> line_base(m, 0);
+    for (size_t k = 0; k < m; ++k) {
+      const InputFile& f = sub.table.files[k];
+      if (f.identity.stream || Compressed(f.path)) continue;
+      RawRead& slot = hashing.slots[f.path];
+      if (fp.plan[s.sub_of[k]] == Plan::kAppend) {
+        const IndexedFile& e = fp.stored[fp.entry[s.sub_of[k]]];
+        slot.skip = e.size;
+        slot.prefix_hash = e.raw_hash;
+        line_base[k] = e.lines;
+      }
+    }
+    SignJsonlFiles(options, minhasher, hashing, workers, keep_streams, prog, &sub, &line_base, &s.file_counts);
+  } else {
+    SignTextFiles(options, minhasher, fs, workers, keep_streams, prog, &sub, &s.file_counts, text_file_done);
+  }
+}
+
+// Where each walked file's documents go in the merged table: its stored
+// ones (reused, or the old lines of a file that grew), then the new ones.
+struct Layout {
+  std::vector<size_t> sub_first;  // by sub-corpus file, into the sub-corpus table's docs
+  std::vector<size_t> first;      // by walked file, into the merged table
+  std::vector<size_t> n_old;      // by walked file: its stored documents used
+};
+
+// Computes the Layout of the walked files.
+Layout LayOut(const FilePlans& fp, const SubCorpus& s) {
+  const size_t n = fp.plan.size();
+  const size_t m = s.sub_of.size();
+  Layout lay;
+  lay.sub_first.assign(m + 1, 0);
+  for (const DocRecord& r : s.corpus.table.docs) ++lay.sub_first[r.file + 1];
+  for (size_t k = 0; k < m; ++k) lay.sub_first[k + 1] += lay.sub_first[k];
+  lay.first.assign(n + 1, 0);
+  lay.n_old.assign(n, 0);
+  std::vector<size_t> sub_index(n, SIZE_MAX);
+  for (size_t k = 0; k < m; ++k) sub_index[s.sub_of[k]] = k;
+  for (size_t i = 0; i < n; ++i) {
+    if (fp.plan[i] != Plan::kSign) lay.n_old[i] = fp.stored[fp.entry[i]].documents;
+    const size_t n_new =
+        fp.plan[i] != Plan::kReuse ? lay.sub_first[sub_index[i] + 1] - lay.sub_first[sub_index[i]] : 0;
+    lay.first[i + 1] = lay.first[i] + lay.n_old[i] + n_new;
+  }
+  return lay;
+}
+
+// Moves the stored rows that ReadStoredInputs() read (in path order) to
+// their rows in the run's table, within the matrix they were read into, and
+// their records likewise within the records read, so that both become the
+// run's table without a copy: rows moving down are moved first, in
+// ascending order, then rows moving up, in descending order; with the rows
+// in the same order before and after, no row is overwritten before it is
+// moved. Returns false, moving nothing, when the rows would change order or
+// the matrix's reserved space cannot hold the table; the caller then copies.
+// Rows (and records) of new documents and of entries not read ahead are left
+// to be written.
+bool MoveStoredRows(const FilePlans& fp, const Layout& lay, size_t np, StoredInputs& stored) {
+  struct Move {
+    size_t from, to, count;  // in rows
+  };
+  std::vector<Move> moves;
+  const size_t n = fp.plan.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (fp.plan[i] == Plan::kSign || stored.first[fp.entry[i]] == SIZE_MAX) continue;
+    const Move m{.from = stored.first[fp.entry[i]], .to = lay.first[i], .count = lay.n_old[i]};
+    if (!moves.empty() && (m.from < moves.back().from + moves.back().count || m.to < moves.back().to + moves.back().count)) {
+      return false;
+    }
+    moves.push_back(m);
+  }
+  const size_t rows = lay.first[n];
+  if (rows * np > stored.signatures.capacity()) return false;
+  if (rows * np > stored.signatures.size()) stored.signatures.resize(rows * np);  // within the reserved space
+  if (rows > stored.docs.size()) stored.docs.resize(rows);
+  uint32_t* values = stored.signatures.data();
+  auto docs = stored.docs.begin();
+  // memmove copies overlapping rows either way; the records need the
+  // direction: forward when moving down, backward when moving up.
+  auto move_rows = [&](const Move& m) {
+    std::memmove(values + m.to * np, values + m.from * np, m.count * np * sizeof(uint32_t));
+    const auto from = docs + static_cast<ptrdiff_t>(m.from);
+    const auto end = from + static_cast<ptrdiff_t>(m.count);
+    if (m.to < m.from) {
+      std::move(from, end, docs + static_cast<ptrdiff_t>(m.to));
+    } else {
+      std::move_backward(from, end, docs + static_cast<ptrdiff_t>(m.to + m.count));
+    }
+  };
+  for (const Move& m : moves) {
+    if (m.to < m.from) move_rows(m);
+  }
+  for (auto m = moves.rbegin(); m != moves.rend(); ++m) {
+    if (m->to > m->from) move_rows(*m);
+  }
+  stored.signatures.resize(rows * np);
+  stored.docs.resize(rows);
+  return true;
+}
+
+// Loads the stored documents of the files reused or grown into their rows of
+// `out`, with their stored problems and counts: from what ReadStoredInputs()
+// read, or (an entry it did not read) from the index. `adopted`: the table's
+// matrix and records are the ones read, already moved in place
+// (MoveStoredRows).
+Status LoadStored(SignatureIndex& index, const std::vector<InputFile>& files, const FilePlans& fp, const Layout& lay,
+                  bool jsonl, bool adopted, StoredInputs& stored, IndexedCorpus* out) {
+  SignedCorpus& c = out->corpus;
+  const size_t np = static_cast<size_t>(c.table.num_perm());
+  // Document j of walked file i, as stored.
+  auto place = [&](uint32_t i, size_t j, DocRecord&& r, const uint32_t* sig) {
+    const size_t at = lay.first[i] + j;
+    const InputFile& f = files[i];
+    DocRecord& to = c.table.docs[at];
+    if (&to != &r) to = std::move(r);
+    to.file = i;
+    if (to.name.empty()) to.name = f.path;  // stored as NULL: the path
+    to.mtime_ns = f.mtime_ns;
+    to.reference = f.reference;
+    if (!jsonl) to.size = f.size;
+    uint32_t* row = c.table.MutableSignature(static_cast<DocId>(at));
+    if (sig != row) std::copy(sig, sig + np, row);  // in place when the matrix was taken over
+  };
+  std::vector<int64_t> wanted;  // entries not read ahead, by slot
+  std::vector<uint32_t> file_of_slot;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (fp.plan[i] == Plan::kSign) continue;
+    const size_t k = fp.entry[i];
+    const IndexedFile& e = fp.stored[k];
+    c.counts.bytes += e.bytes;
+    c.counts.invalid_utf8 += e.invalid_utf8;
+    c.counts.transcoded += e.transcoded;
+    out->stats.reused += lay.n_old[i];
+    if (stored.first[k] == SIZE_MAX) {
+      wanted.push_back(e.id);
+      file_of_slot.push_back(static_cast<uint32_t>(i));
+      continue;
+    }
+    const size_t first = stored.first[k];
+    for (size_t j = 0; j < lay.n_old[i]; ++j) {
+      const uint32_t* sig = adopted ? c.table.MutableSignature(static_cast<DocId>(lay.first[i] + j))
+                                    : &stored.signatures[(first + j) * np];
+      DocRecord& r = adopted ? c.table.docs[lay.first[i] + j] : stored.docs[first + j];
+      place(static_cast<uint32_t>(i), j, std::move(r), sig);
+    }
+    for (StoredProblem& p : stored.problems[k]) {
+      c.problems.push_back({.file = static_cast<uint32_t>(i),
+                            .line = p.line,
+                            .status = Status::Corrupt(std::move(p.message)),
+                            .kind = InputProblem::Kind::kMalformed});
+    }
+  }
+  if (wanted.empty()) return Status::Ok();
+  std::vector<size_t> loaded(wanted.size(), 0);
+  bool overflow = false;
+  if (Status s = index.LoadDocuments(wanted,
+                                     [&](size_t slot, DocRecord&& r, SignatureView sig) {
+                                       const uint32_t i = file_of_slot[slot];
+                                       if (loaded[slot] == lay.n_old[i]) {
+                                         overflow = true;
+                                         return;
+                                       }
+                                       place(i, loaded[slot]++, std::move(r), sig.data());
+                                     });
+      !s.ok()) {
+    return s;
+  }
+  for (size_t slot = 0; slot < wanted.size() && !overflow; ++slot) {
+    overflow = loaded[slot] != lay.n_old[file_of_slot[slot]];
+  }
+  if (overflow) {
+    return Status::Corrupt(index.path() + ": corrupt index (a file's document count is wrong); run `neardup index check " +
+                           index.path() + "`");
+  }
+  return index.LoadProblems(wanted, [&](size_t slot, StoredProblem&& p) {
+    c.problems.push_back({.file = file_of_slot[slot],
+                          .line = p.line,
+                          .status = Status::Corrupt(std::move(p.message)),
+                          .kind = InputProblem::Kind::kMalformed});
+  });
+}
+
+// Commits the index's open transaction and begins the next one every
+// kIndexBatchDocuments documents or so.
+class BatchCommitter {
+ public:
+  explicit BatchCommitter(SignatureIndex& index) : index_(index) {}
+  // Counts a file's `docs` documents (and the file itself) into the batch.
+  Status Add(uint64_t docs) {
+    in_batch_ += docs + 1;
+    if (in_batch_ < kIndexBatchDocuments) return Status::Ok();
+    in_batch_ = 0;
+    if (Status s = index_.Commit(); !s.ok()) return s;
+    return index_.Begin();
+  }
+
+ private:
+  SignatureIndex& index_;
+  uint64_t in_batch_ = 0;
+};
+
+// The index entry of `f` as signed now (id, document count and the stored
+// part of a grown file not yet set); nullopt for a JSONL file that changed
+// while it was read (signed again next run).
+std::optional<IndexedFile> EntryOf(const InputFile& f, const SignCounts& counts, uint64_t reading, bool jsonl,
+                                   HashingFileSystem& hashing) {
+  IndexedFile e;
+  e.path = f.path;
+  e.dev = f.identity.dev;
+  e.inode = f.identity.ino;
+  e.size = f.size;
+  e.mtime_ns = f.mtime_ns;
+  e.ctime_ns = f.ctime_ns;
+  e.reading = reading;
+  e.jsonl = jsonl;
+  e.bytes = counts.bytes;
+  e.invalid_utf8 = counts.invalid_utf8;
+  e.transcoded = counts.transcoded;
+  if (jsonl && !Compressed(f.path)) {
+    const RawRead& raw = hashing.slots[f.path];
+    if (!raw.done || raw.bytes != f.size) return std::nullopt;
+    e.lines = raw.newlines;
+    e.raw_hash = raw.hash;
+    e.ends_newline = raw.bytes == 0 || raw.last == '\n';
+  }
+  return e;
+}
+
+// Writes sub-corpus file k, signed now and read whole, to the index with
+// its documents `docs` (signatures `sigs`) and malformed lines. Streams and
+// JSONL files that changed while read are left out (signed again next run).
+Status StoreFile(SignatureIndex& index, const FilePlans& fp, const SubCorpus& s, size_t k,
+                 std::span<const DocRecord> docs, std::span<const uint32_t> sigs,
+                 std::span<const StoredProblem> problems, uint64_t reading, bool jsonl, HashingFileSystem& hashing,
+                 BatchCommitter& batch) {
+  const InputFile& f = s.corpus.table.files[k];
+  const size_t i = s.sub_of[k];
+  if (f.identity.stream) return Status::Ok();
+  std::optional<IndexedFile> entry = EntryOf(f, s.file_counts[k], reading, jsonl, hashing);
+  if (!entry) return Status::Ok();  // changed while read: sign again next run
+  IndexedFile& e = *entry;
+  const size_t count = docs.size();
+  Status st;
+  if (fp.plan[i] == Plan::kAppend) {
+    const IndexedFile& old = fp.stored[fp.entry[i]];
+    e.id = old.id;
+    e.bytes += old.bytes;
+    e.invalid_utf8 += old.invalid_utf8;
+    e.transcoded += old.transcoded;
+    e.documents = old.documents + count;
+    st = index.AppendToFile(e, docs, sigs, problems);
+  } else {
+    if (fp.entry[i] != SIZE_MAX) e.id = fp.stored[fp.entry[i]].id;
+    st = index.PutFile(e, docs, sigs, problems);
+  }
+  if (!st.ok()) return st;
+  return batch.Add(count);
+}
+
+// Writes the files signed now that were read whole (not streams) to the
+// index, with their documents, signatures and malformed lines.
+Status StoreSigned(SignatureIndex& index, const FilePlans& fp, const SubCorpus& s, const Layout& lay,
+                   uint64_t reading, bool jsonl, size_t np, HashingFileSystem& hashing, BatchCommitter& batch) {
+  const SignedCorpus& sub = s.corpus;
+  const size_t m = s.sub_of.size();
+  // Which signed files are whole (no problem with the file itself).
+  std::vector<uint8_t> whole(m, 1);
+  for (const InputProblem& p : sub.problems) {
+    if (p.kind != InputProblem::Kind::kMalformed) whole[p.file] = 0;
+  }
+  std::vector<std::vector<StoredProblem>> file_problems(m);
+  for (const InputProblem& p : sub.problems) {
+    if (p.kind == InputProblem::Kind::kMalformed) file_problems[p.file].push_back({p.line, p.status.message()});
+  }
+  for (size_t k = 0; k < m; ++k) {
+    if (whole[k] == 0) continue;
+    const size_t lo = lay.sub_first[k], count = lay.sub_first[k + 1] - lay.sub_first[k];
+    const std::span<const DocRecord> docs(sub.table.docs.data() + lo, count);
+    const std::span<const uint32_t> sigs = sub.table.values().subspan(lo * np, count * np);
+    if (Status st = StoreFile(index, fp, s, k, docs, sigs, file_problems[k], reading, jsonl, hashing, batch); !st.ok()) {
+      return st;
+    }
+  }
+  return Status::Ok();
+}
+
+// Stores the text files signed now while they are signed: a thread writes
+// file k once it is signed, in the order StoreSigned() would, so that the
+// index's work overlaps signing instead of following it, and the index ends
+// the same. Workers mark each file through Done() (an atomic store, no lock,
+// no wake-up: waking the writer for each file cost more CPU than the
+// writes); the writer looks every kPoll for what is ready, and Finish()
+// wakes it for the rest. Nothing is written past the first file left
+// unsigned (an interrupted run).
+class TextStoreStream {
+ public:
+  TextStoreStream(SignatureIndex& index, const FilePlans& fp, const SubCorpus& s, uint64_t reading, size_t np,
+                  HashingFileSystem& hashing, BatchCommitter& batch)
+      : index_(index), fp_(fp), s_(s), reading_(reading), np_(np), hashing_(hashing), batch_(batch),
+        state_(s.sub_of.size()) {
+    for (std::atomic<uint8_t>& st : state_) st.store(kPending, std::memory_order_relaxed);
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~TextStoreStream() { (void)Finish(); }
+  TextStoreStream(const TextStoreStream&) = delete;
+  TextStoreStream& operator=(const TextStoreStream&) = delete;
+
+  // Sub-corpus file k is signed (ok: without a problem). From any thread.
+  void Done(size_t k, bool ok) { state_[k].store(ok ? kSigned : kFailed, std::memory_order_release); }
+  // Signing is over: writes what is left and returns the first error.
+  Status Finish() {
+    if (!thread_.joinable()) return status_;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      signing_over_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
+    return status_;
+  }
+
+ private:
+  enum State : uint8_t { kPending, kSigned, kFailed };
+  static constexpr std::chrono::milliseconds kPoll{2};
+
+  void Run() {
+    try {
+      for (size_t k = 0; k < state_.size(); ++k) {
+        uint8_t st = state_[k].load(std::memory_order_acquire);
+        while (st == kPending) {
+          bool over = false;
+          {
+            std::unique_lock<std::mutex> lock(mu_);
+            over = cv_.wait_for(lock, kPoll, [&] { return signing_over_; });
+          }
+          st = state_[k].load(std::memory_order_acquire);
+          if (st == kPending && over) return;  // signing stopped before file k
+        }
+        if (st == kFailed) continue;
+        const SignedCorpus& sub = s_.corpus;
+        const std::span<const DocRecord> docs(sub.table.docs.data() + k, 1);  // a text file is one document
+        const std::span<const uint32_t> sigs(sub.table.values().data() + k * np_, np_);
+        status_ = StoreFile(index_, fp_, s_, k, docs, sigs, {}, reading_, false, hashing_, batch_);
+        if (!status_.ok()) return;
+      }
+    } catch (const std::exception& e) {
+      status_ = Status::Internal(std::string("writing the index: ").append(e.what()));
+    }
+  }
+
+  SignatureIndex& index_;
+  const FilePlans& fp_;
+  const SubCorpus& s_;
+  const uint64_t reading_;
+  const size_t np_;
+  HashingFileSystem& hashing_;
+  BatchCommitter& batch_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::atomic<uint8_t>> state_;  // by sub-corpus file: State
+  bool signing_over_ = false;                // guarded by mu_
+  Status status_;                            // the writer's, read once it is joined
+  std::thread thread_;
+};
+
+// Removes the index entries under the scanned paths whose files are gone.
+Status RemoveGone(const Options& options, const FilePlans& fp, SignatureIndex& index, BatchCommitter& batch,
+                  IndexStats* stats) {
+  for (size_t k = 0; k < fp.stored.size(); ++k) {
+    const IndexedFile& e = fp.stored[k];
+    if (fp.walked[k] != 0) continue;
+    if (!UnderScannedPaths(e.path, options)) continue;
+    if (Status s = index.RemoveFile(e.id); !s.ok()) return s;
+    stats->removed += e.documents;
+    if (Status b = batch.Add(e.documents); !b.ok()) return b;
+  }
+  return Status::Ok();
+}
+
+// Moves the documents signed now into `out`, after the stored ones of their
+// file (or takes the signed table over whole when nothing stored is used),
+// and their problems, renumbered to walked files.
+void MergeSigned(SubCorpus& s, const Layout& lay, bool all_signed, size_t np, IndexedCorpus* out) {
+  SignedCorpus& c = out->corpus;
+  SignedCorpus& sub = s.corpus;
+  size_t m = s.sub_of.size();
+  if (all_signed) {
+    c.table = std::move(sub.table);
+    c.stream_copies = std::move(sub.stream_copies);
+    out->stats.signed_now = c.table.size();
+    std::fill(out->signed_now.begin(), out->signed_now.end(), 1);
+    m = 0;  // nothing to move row by row
+  }
+  for (size_t k = 0; k < m; ++k) {
+    const size_t i = s.sub_of[k];
+    const size_t lo = lay.sub_first[k], count = lay.sub_first[k + 1] - lay.sub_first[k];
+    const size_t at = lay.first[i] + lay.n_old[i];
+    for (size_t j = 0; j < count; ++j) {
+      DocRecord& r = c.table.docs[at + j];
+      r = std::move(sub.table.docs[lo + j]);
+      r.file = static_cast<uint32_t>(i);
+      out->signed_now[at + j] = 1;
+    }
+    const auto sig = sub.table.values().subspan(lo * np, count * np);
+    std::copy(sig.begin(), sig.end(), c.table.MutableSignature(static_cast<DocId>(at)));
+    out->stats.signed_now += count;
+    c.stream_copies[i] = std::move(sub.stream_copies[k]);
+  }
+  for (InputProblem& p : sub.problems) {
+    p.file = s.sub_of[p.file];
+    c.problems.push_back(std::move(p));
+  }
+}
+
+}  // namespace
+
+SignatureParams SignatureParamsOf(const Options& o) { return SignatureParams::From(o); }
+
+Result<std::unique_ptr<SignatureIndex>> OpenIndexFor(const Options& options) {
+  Result<std::unique_ptr<SignatureIndex>> ix =
+      SignatureIndex::Open(options.index, SignatureParamsOf(options), IndexOpenOptions{.lock_wait = options.lock_wait});
+  if (!ix.ok()) return ix;
+  Result<int64_t> run = (*ix)->StartRun(RunOptions(options));
+  if (!run.ok()) return run.status();
+  return ix;
+}
+
+Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& index) {
+  // One transaction from here to the end of SignWithIndex, committed in
+  // batches while writing: reads take SQLite's locks once.
+  if (Status s = index.Begin(); !s.ok()) return s;
+  Result<std::vector<IndexedFile>> files = index.Files();
+  if (!files.ok()) return files.status();
+  StoredInputs out;
+  out.files = std::move(*files);
+  const size_t n = out.files.size();
+  const size_t np = static_cast<size_t>(options.num_perm);
+  out.first.assign(n, SIZE_MAX);
+  out.problems.resize(n);
+  std::vector<size_t>& read = out.by_path;
+  for (size_t k = 0; k < n; ++k) {
+    const IndexedFile& e = out.files[k];
+    if (UnderScannedPaths(e.path, options)) read.push_back(k);
+  }
+  SortRuns(read, [&](size_t a, size_t b) { return out.files[a].path < out.files[b].path; });
+  std::vector<int64_t> wanted;
+  std::vector<size_t> entry_of_slot;
+  size_t total = 0;
+  for (const size_t k : read) {
+    out.first[k] = total;
+    total += out.files[k].documents;
+    wanted.push_back(out.files[k].id);
+    entry_of_slot.push_back(k);
+  }
+  out.docs.resize(total);
+  // Room to grow in place (address space only, not touched unless used):
+  // new documents then join the stored rows without a copy of them.
+  try {
+    out.signatures.reserve((total + total / 2 + kGrowthDocuments) * np);
+  } catch (const std::bad_alloc&) {  // strict overcommit: no room reserved
+  }
+  out.signatures.resize(total * np);  // uninitialized: the loads below write every row read
+  std::vector<size_t> loaded(wanted.size(), 0);
+  // On the run's threads, each for its own slots (entries, rows).
+  if (Status s = index.LoadDocuments(
+          wanted,
+          [&](size_t slot, DocRecord&& r, SignatureView sig) {
+            const size_t k = entry_of_slot[slot];
+            if (loaded[slot] == out.files[k].documents) {
+              out.first[k] = SIZE_MAX;  // a wrong count: read again if used
+              return;
+            }
+            const size_t at = out.first[k] + loaded[slot]++;
+            out.docs[at] = std::move(r);
+            std::copy(sig.begin(), sig.end(), out.signatures.begin() + at * np);
+          },
+          Workers::Resolve(options.threads));
+      !s.ok()) {
+    return s;
+  }
+  for (size_t slot = 0; slot < wanted.size(); ++slot) {
+    const size_t k = entry_of_slot[slot];
+    if (loaded[slot] != out.files[k].documents) out.first[k] = SIZE_MAX;
+  }
+  if (Status s = index.LoadProblems(wanted, [&](size_t slot, StoredProblem&& p) {
+        out.problems[entry_of_slot[slot]].push_back(std::move(p));
+      });
+      !s.ok()) {
+    return s;
+  }
+  return out;
+}
+
+Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFile> files, const MinHasher& minhasher,
+                                    FileSystem& fs, const Workers& workers, bool keep_streams, SignProgress* progress,
+                                    SignatureIndex& index) {
+  Result<StoredInputs> stored = ReadStoredInputs(options, index);
+  if (!stored.ok()) return stored.status();
+  return SignWithIndex(options, std::move(files), minhasher, fs, workers, keep_streams, progress, index,
+                       std::move(*stored));
+}
+
+Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFile> files, const MinHasher& minhasher,
+                                    FileSystem& fs, const Workers& workers, bool keep_streams, SignProgress* progress,
+                                    SignatureIndex& index, StoredInputs stored) {
+  SignProgress unused;
+  SignProgress& prog = progress != nullptr ? *progress : unused;
+  const bool jsonl = options.input == InputFormat::kJsonl;
+  const uint64_t reading = ReadingFingerprint(options);
+  const size_t np = static_cast<size_t>(options.num_perm);
+  const size_t n = files.size();
+
+  // The transaction ReadStoredInputs() began goes on, committed in batches
+  // while writing.
+  const FilePlans fp = PlanFiles(files, std::move(stored.files), stored.by_path, reading, jsonl, fs);
+
+  HashingFileSystem hashing(fs);
+  // The index is brought up to date in the transaction begun above,
+  // committed every kIndexBatchDocuments documents or so: text files while
+  // they are signed (TextStoreStream), JSONL files once signed.
+  BatchCommitter batch(index);
+  SubCorpus sub = ChangedFiles(options, files, fp);
+  {
+    std::optional<TextStoreStream> stream;
+    std::function<void(size_t, bool)> done;
+    if (!jsonl && !sub.sub_of.empty()) {
+      stream.emplace(index, fp, sub, reading, np, hashing, batch);
+      done = [&stream](size_t k, bool ok) { stream->Done(k, ok); };
+    }
+    SignChanged(options, fp, minhasher, fs, hashing, workers, keep_streams, prog, done, sub);
+    const Status stored_now = stream ? stream->Finish() : Status::Ok();
+    if (workers.Cancelled()) return Status::Cancelled("interrupted");
+    if (!stored_now.ok()) return stored_now;
+  }
+
+  const Layout lay = LayOut(fp, sub);
+  IndexedCorpus out{.corpus = {.table = SignatureTable(options.num_perm), .stream_copies = {}, .problems = {},
+                               .counts = sub.corpus.counts},
+                    .signed_now = std::vector<uint8_t>(lay.first[n], 0),
+                    .stats = {}};
+  out.stats.used = true;
+  // Nothing stored is used (a first run): the signed table is the answer as
+  // it is, taken over by MergeSigned without a copy.
+  const bool all_signed = std::all_of(fp.plan.begin(), fp.plan.end(), [](Plan p) { return p == Plan::kSign; });
+  const bool adopted = !all_signed && MoveStoredRows(fp, lay, np, stored);
+  if (adopted) {
+    out.corpus.table.AdoptMatrix(std::move(stored.signatures), std::move(stored.docs));
+  } else if (!all_signed) {
+    out.corpus.table.Resize(lay.first[n]);
+  }  // else MergeSigned takes the signed table over
+  out.corpus.stream_copies.resize(n);
+  if (Status s = LoadStored(index, files, fp, lay, jsonl, adopted, stored, &out); !s.ok()) return s;
+
+  if (jsonl) {
+    if (Status s = StoreSigned(index, fp, sub, lay, reading, jsonl, np, hashing, batch); !s.ok()) return s;
+  }
+  if (Status s = RemoveGone(options, fp, index, batch, &out.stats); !s.ok()) return s;
+
+  MergeSigned(sub, lay, all_signed, np, &out);
+  out.corpus.table.files = std::move(files);
+  if (jsonl) RenameDuplicateIds(&out.corpus);
+
+  IndexRun run;
+  run.reused = out.stats.reused;
+  run.signed_now = out.stats.signed_now;
+  run.removed = out.stats.removed;
+  run.documents = out.corpus.table.size();
+  out.stats.run = index.run();
+  if (Status s = index.EndRun(run); !s.ok()) return s;
+  if (Status s = index.Commit(); !s.ok()) return s;
+  return out;
+}
+
+}  // namespace neardup

@@ -1,0 +1,872 @@
+// SignatureIndex over SQLite: the only file that includes sqlite3.h.
+#include "index/signature_index.h"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <thread>
+#include <unordered_map>
+
+namespace neardup {
+
+namespace {
+
+// A document's key: its file's id times 2^32 plus its line, so that the
+// documents of a file are one range of a rowid table (appended in order,
+// pages stay full).
+constexpr int kLineBits = 32;
+constexpr uint64_t kMaxLine = (uint64_t{1} << kLineBits) - 1;
+int64_t DocKey(int64_t file_id, uint64_t line) { return (file_id << kLineBits) | static_cast<int64_t>(line); }
+
+// PRAGMA application_id of a neardup index: "NDUP".
+constexpr int32_t kApplicationId = 0x4E445550;
+
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+CREATE TABLE files(
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL,
+  dev INTEGER NOT NULL, inode INTEGER NOT NULL, size INTEGER NOT NULL,
+  mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL,
+  reading INTEGER NOT NULL,
+  jsonl INTEGER NOT NULL,
+  lines INTEGER NOT NULL, raw_hash INTEGER NOT NULL, ends_newline INTEGER NOT NULL,
+  bytes INTEGER NOT NULL, invalid_utf8 INTEGER NOT NULL, transcoded INTEGER NOT NULL,
+  documents INTEGER NOT NULL,
+  run INTEGER NOT NULL);
+CREATE TABLE documents(
+  key INTEGER PRIMARY KEY,
+  name TEXT,
+  size INTEGER NOT NULL,
+  content BLOB NOT NULL,
+  kind INTEGER NOT NULL,
+  signature BLOB NOT NULL);
+CREATE TABLE problems(
+  file_id INTEGER NOT NULL,
+  line INTEGER NOT NULL,
+  message TEXT NOT NULL,
+  PRIMARY KEY(file_id, line)) WITHOUT ROWID;
+CREATE TABLE runs(
+  id INTEGER PRIMARY KEY,
+  started TEXT NOT NULL, ended TEXT,
+  pid INTEGER NOT NULL, host TEXT NOT NULL,
+  reused INTEGER, signed INTEGER, removed INTEGER, documents INTEGER,
+  exit_status INTEGER,
+  options TEXT NOT NULL);
+CREATE VIEW named_documents AS
+  SELECT f.path AS path, d.key & 4294967295 AS line, coalesce(d.name, f.path) AS name, d.size AS size,
+         f.mtime_ns AS mtime_ns, hex(d.content) AS content, d.kind AS kind
+  FROM documents d JOIN files f ON f.id = d.key >> 32;
+CREATE TABLE lock(id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER NOT NULL, host TEXT NOT NULL, started TEXT NOT NULL);
+)sql";
+
+std::string NowUtc() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string HostName() {
+  char buf[256] = {0};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "?";
+  return buf;
+}
+
+// The parameters as stored in `meta`, name and value, in a fixed order.
+std::vector<std::pair<std::string, std::string>> ParamRows(const SignatureParams& p) {
+  return {{"--shingle", ToString(p.shingle)},
+          {"--ngram", std::to_string(p.ngram)},
+          {"--num-perm", std::to_string(p.num_perm)},
+          {"--seed", std::to_string(p.seed)},
+          {"--encoding", p.encoding == Encoding::kUtf8 ? "utf8" : "latin1"},
+          {"tokenizer", std::to_string(p.tokenizer_version)}};
+}
+
+// Owns a prepared statement.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) : db_(db) { rc_ = sqlite3_prepare_v2(db, sql, -1, &st_, nullptr); }
+  ~Stmt() { sqlite3_finalize(st_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  bool ok() const { return rc_ == SQLITE_OK; }
+  sqlite3_stmt* raw() { return st_; }
+  int prepare_rc() const { return rc_; }
+  void Reset() {
+    sqlite3_reset(st_);
+    sqlite3_clear_bindings(st_);
+  }
+  void Bind(int i, int64_t v) { sqlite3_bind_int64(st_, i, v); }
+  void BindU(int i, uint64_t v) { sqlite3_bind_int64(st_, i, static_cast<int64_t>(v)); }
+  void Bind(int i, const std::string& s) {
+    sqlite3_bind_text(st_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+  }
+  void BindBlob(int i, const void* p, size_t n) {
+    sqlite3_bind_blob(st_, i, p, static_cast<int>(n), SQLITE_TRANSIENT);
+  }
+  // SQLITE_ROW, SQLITE_DONE or an error code.
+  int Step() { return sqlite3_step(st_); }
+  int64_t Int(int c) const { return sqlite3_column_int64(st_, c); }
+  uint64_t UInt(int c) const { return static_cast<uint64_t>(sqlite3_column_int64(st_, c)); }
+  std::string Text(int c) const {
+    const unsigned char* t = sqlite3_column_text(st_, c);
+    return t == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(t),
+                                                      static_cast<size_t>(sqlite3_column_bytes(st_, c)));
+  }
+  bool IsNull(int c) const { return sqlite3_column_type(st_, c) == SQLITE_NULL; }
+  const void* Blob(int c) const { return sqlite3_column_blob(st_, c); }
+  size_t Bytes(int c) const { return static_cast<size_t>(sqlite3_column_bytes(st_, c)); }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* st_ = nullptr;
+  int rc_ = SQLITE_OK;
+};
+
+// Prepared statements kept for the life of a connection, by their SQL: the
+// writes run once per file or document.
+using StmtCache = std::unordered_map<std::string, std::unique_ptr<Stmt>>;
+
+Stmt& Cached(sqlite3* h, StmtCache& cache, const char* sql) {
+  std::unique_ptr<Stmt>& st = cache[sql];
+  if (st == nullptr) st = std::make_unique<Stmt>(h, sql);
+  st->Reset();
+  return *st;
+}
+
+// One line for an SQLite error on `path`.
+Status SqlError(sqlite3* db, const std::string& path, int rc) {
+  const int primary = rc & 0xff;
+  // A write that fails (SQLITE_IOERR_WRITE: a short write, EFBIG) is, in
+  // practice, a full disk or a quota, as SQLITE_FULL (ENOSPC) is.
+  if (primary == SQLITE_FULL || rc == SQLITE_IOERR_WRITE ||
+      (primary == SQLITE_IOERR && db != nullptr &&
+       (sqlite3_system_errno(db) == ENOSPC || sqlite3_system_errno(db) == EFBIG ||
+        sqlite3_system_errno(db) == EDQUOT))) {
+    return Status::IoError(path + ": disk full (or over quota) while writing the index; it keeps its last committed state");
+  }
+  const std::string detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  switch (primary) {
+    case SQLITE_NOTADB:
+      return Status::InvalidArgument(path + ": not a neardup index (not an SQLite database)");
+    case SQLITE_CORRUPT:
+      return Status::Corrupt(path + ": corrupt index (" + detail +
+                             "); start a new index with another --index FILE, or remove " + path);
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_CANTOPEN:
+      return Status::IoError(path + ": read-only or cannot be opened for writing (" + detail + ")");
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return Status::IoError(path + ": busy (" + detail + ")");
+    default:
+      return Status::IoError(path + ": index error (" + detail + ") ");
+  }
+}
+
+// Runs SQL without results.
+int Exec(sqlite3* db, const char* sql) { return sqlite3_exec(db, sql, nullptr, nullptr, nullptr); }
+
+// Reads one integer (a PRAGMA); the error code in *rc.
+int64_t QueryInt(sqlite3* db, const char* sql, int* rc) {
+  Stmt st(db, sql);
+  if (!st.ok()) {
+    *rc = st.prepare_rc();
+    return 0;
+  }
+  const int r = st.Step();
+  if (r == SQLITE_ROW) {
+    *rc = SQLITE_OK;
+    return st.Int(0);
+  }
+  *rc = r == SQLITE_DONE ? SQLITE_OK : r;
+  return 0;
+}
+
+struct DbCloser {
+  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+};
+using Db = std::unique_ptr<sqlite3, DbCloser>;
+
+// Opens `path` with SQLite and checks that it is a neardup index of a schema
+// this build reads. With `create`, an empty database gets the schema.
+// *fresh says whether it was created now.
+Result<Db> OpenDb(const std::string& path, bool write, bool create, bool* fresh) {
+  // A file that does not start as SQLite's do is not an index: say so
+  // before SQLite looks at it.
+  {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      const int e = errno;
+      if (e == ENOENT) return Status::NotFound(path + ": no such index");
+      return Status::IoError(path + ": cannot open the index: " + std::strerror(e));
+    }
+    struct stat st {};
+    char head[16] = {0};
+    const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    const ssize_t n = regular ? ::read(fd, head, sizeof head) : -1;
+    ::close(fd);
+    if (!regular) return Status::InvalidArgument(path + ": not a neardup index (not a regular file)");
+    if (n != 0 && (n != 16 || std::memcmp(head, "SQLite format 3", 16) != 0)) {
+      return Status::InvalidArgument(path + ": not a neardup index (not an SQLite database)");
+    }
+    if (n == 0 && !create) return Status::InvalidArgument(path + ": not a neardup index (an empty file)");
+  }
+  sqlite3* raw = nullptr;
+  const int flags = (write ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX;
+  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  Db db(raw);
+  if (rc != SQLITE_OK) return SqlError(db.get(), path, rc);
+  sqlite3_busy_timeout(db.get(), 10000);
+  sqlite3_extended_result_codes(db.get(), 1);
+  const int64_t app = QueryInt(db.get(), "PRAGMA application_id", &rc);
+  if (rc != SQLITE_OK) return SqlError(db.get(), path, rc);
+  const int64_t version = QueryInt(db.get(), "PRAGMA user_version", &rc);
+  if (rc != SQLITE_OK) return SqlError(db.get(), path, rc);
+  const int64_t tables = QueryInt(db.get(), "SELECT count(*) FROM sqlite_master", &rc);
+  if (rc != SQLITE_OK) return SqlError(db.get(), path, rc);
+  *fresh = false;
+  if (app == 0 && version == 0 && tables == 0) {
+    if (!create) return Status::InvalidArgument(path + ": not a neardup index (an empty database)");
+    // Large pages hold a signature row (~600 bytes at 128 permutations)
+    // with little slack; set before the first table exists.
+    std::string sql = std::string("PRAGMA page_size = 16384; BEGIN IMMEDIATE;").append(kSchemaV1);
+    sql.append("PRAGMA application_id = ").append(std::to_string(kApplicationId)).append(";");
+    sql.append("PRAGMA user_version = ").append(std::to_string(kIndexSchemaVersion)).append(";COMMIT;");
+    rc = Exec(db.get(), sql.c_str());
+    if (rc != SQLITE_OK) {
+      Status s = SqlError(db.get(), path, rc);
+      Exec(db.get(), "ROLLBACK");
+      return s;
+    }
+    *fresh = true;
+  } else if (app != kApplicationId) {
+    return Status::InvalidArgument(path + ": not a neardup index (an SQLite database of another application)");
+  } else if (version > kIndexSchemaVersion) {
+    return Status::InvalidArgument(std::string(path)
+                                       .append(": index schema version ")
+                                       .append(std::to_string(version))
+                                       .append(" is newer than this neardup reads (")
+                                       .append(std::to_string(kIndexSchemaVersion))
+                                       .append("); use a newer neardup, or start a new index"));
+  } else if (version < kIndexSchemaVersion) {
+    // The migration path: each step from version v to v + 1 goes here, in
+    // one transaction. Version 1 is the first.
+    return Status::InvalidArgument(path + ": unknown index schema version " + std::to_string(version));
+  }
+  if (write) {
+    rc = Exec(db.get(), "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
+    if (rc != SQLITE_OK) return SqlError(db.get(), path, rc);
+  }
+  return db;
+}
+
+// Who holds the lock, from the `lock` row. The holder writes it just after
+// taking the lock (and creating the schema of a new index), so it is given
+// a moment to appear.
+std::string Holder(const std::string& path) {
+  for (int attempt = 0; attempt < 40; ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    bool fresh = false;
+    Result<Db> db = OpenDb(path, /*write=*/false, /*create=*/false, &fresh);
+    if (!db.ok()) continue;
+    Stmt st(db->get(), "SELECT pid, host, started FROM lock WHERE id = 1");
+    if (!st.ok() || st.Step() != SQLITE_ROW) continue;
+    return std::string("pid ").append(std::to_string(st.Int(0))).append(" on ").append(st.Text(1)).append(
+        " since ").append(st.Text(2));
+  }
+  return "another process";
+}
+
+void PutContent(Stmt& st, int col, const ContentHash& c) {
+  unsigned char b[16];
+  for (int i = 0; i < 8; ++i) {
+    b[i] = static_cast<unsigned char>(c.high >> (56 - 8 * i));
+    b[8 + i] = static_cast<unsigned char>(c.low >> (56 - 8 * i));
+  }
+  st.BindBlob(col, b, sizeof b);
+}
+
+ContentHash GetContent(const Stmt& st, int col) {
+  ContentHash c;
+  if (st.Bytes(col) != 16) return c;
+  const auto* b = static_cast<const unsigned char*>(st.Blob(col));
+  for (int i = 0; i < 8; ++i) {
+    c.high = (c.high << 8) | b[i];
+    c.low = (c.low << 8) | b[8 + i];
+  }
+  return c;
+}
+
+}  // namespace
+
+struct SignatureIndex::Impl {
+  Db db;
+  StmtCache cache;  // cleared before db closes
+  int fd = -1;  // holds the flock
+  int num_perm = 0;
+  int64_t run = 0;
+  // Entries Files() last read: a hint for LoadDocuments' choice of plan (a
+  // count(*) reads the whole table), right or not.
+  int64_t files_read = -1;
+  ~Impl() {
+    cache.clear();
+    if (db != nullptr) {
+      Exec(db.get(), "ROLLBACK");  // what an error left uncommitted
+      Exec(db.get(), "DELETE FROM lock");
+      db.reset();  // closes SQLite (checkpoints the WAL) before the flock goes
+    }
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+SignatureIndex::SignatureIndex(std::unique_ptr<Impl> impl, std::string path)
+    : impl_(std::move(impl)), path_(std::move(path)) {}
+SignatureIndex::~SignatureIndex() = default;
+
+Result<std::unique_ptr<SignatureIndex>> SignatureIndex::Open(const std::string& path, const SignatureParams& params,
+                                                             const IndexOpenOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->num_perm = params.num_perm;
+  impl->fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+  if (impl->fd < 0) {
+    const int e = errno;
+    if (e == EACCES || e == EROFS || e == EPERM || e == ETXTBSY) {
+      return Status::IoError(path + ": the index is read-only (" + std::strerror(e) + ")");
+    }
+    if (e == EISDIR) return Status::InvalidArgument(path + ": not a neardup index (a directory)");
+    return Status::IoError(path + ": cannot open the index: " + std::strerror(e));
+  }
+  struct stat st {};
+  if (::fstat(impl->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    return Status::InvalidArgument(path + ": not a neardup index (not a regular file)");
+  }
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(options.lock_wait * 1000));
+  while (::flock(impl->fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EINTR) continue;
+    if (errno != EWOULDBLOCK) return Status::IoError(path + ": cannot lock the index: " + std::strerror(errno));
+    if (std::chrono::steady_clock::now() >= deadline) {
+      std::string msg = path + ": in use by " + Holder(path);
+      msg += options.lock_wait > 0 ? " (waited " + std::to_string(static_cast<int64_t>(options.lock_wait)) + " s)"
+                                   : "; give --lock-wait SECONDS to wait for it";
+      return Status::IoError(msg);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  bool fresh = false;
+  Result<Db> db = OpenDb(path, /*write=*/true, /*create=*/true, &fresh);
+  if (!db.ok()) return db.status();
+  impl->db = std::move(*db);
+  sqlite3* h = impl->db.get();
+  const auto rows = ParamRows(params);
+  if (fresh) {
+    if (int rc = Exec(h, "BEGIN IMMEDIATE"); rc != SQLITE_OK) return SqlError(h, path, rc);
+    Stmt ins(h, "INSERT INTO meta(key, value) VALUES(?, ?)");
+    for (const auto& [k, v] : rows) {
+      ins.Reset();
+      ins.Bind(1, k);
+      ins.Bind(2, v);
+      if (int rc = ins.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
+    }
+    ins.Reset();
+    ins.Bind(1, std::string("created"));
+    ins.Bind(2, NowUtc());
+    if (int rc = ins.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
+    if (int rc = Exec(h, "COMMIT"); rc != SQLITE_OK) return SqlError(h, path, rc);
+  } else {
+    std::unordered_map<std::string, std::string> stored;
+    Stmt q(h, "SELECT key, value FROM meta");
+    if (!q.ok()) return SqlError(h, path, q.prepare_rc());
+    for (int rc; (rc = q.Step()) != SQLITE_DONE;) {
+      if (rc != SQLITE_ROW) return SqlError(h, path, rc);
+      stored[q.Text(0)] = q.Text(1);
+    }
+    std::string diff;
+    for (const auto& [k, v] : rows) {
+      const auto it = stored.find(k);
+      const std::string theirs = it == stored.end() ? "none" : it->second;
+      if (theirs != v) diff.append(diff.empty() ? "" : ", ").append(k + ": " + v + " here, " + theirs + " in the index");
+    }
+    if (!diff.empty()) {
+      return Status::InvalidArgument(path + ": the signature parameters differ from the index's (" + diff +
+                                     "); to start a new index, give another --index FILE or remove " + path);
+    }
+  }
+  // The holder, for a second run's message.
+  {
+    Stmt lock(h, "INSERT OR REPLACE INTO lock(id, pid, host, started) VALUES(1, ?, ?, ?)");
+    lock.Bind(1, static_cast<int64_t>(::getpid()));
+    lock.Bind(2, HostName());
+    lock.Bind(3, NowUtc());
+    if (int rc = lock.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
+  }
+  return std::unique_ptr<SignatureIndex>(new SignatureIndex(std::move(impl), path));
+}
+
+Result<std::vector<IndexedFile>> SignatureIndex::Files() {
+  sqlite3* h = impl_->db.get();
+  Stmt q(h,
+         "SELECT id, path, dev, inode, size, mtime_ns, ctime_ns, reading, jsonl, lines, raw_hash, ends_newline, "
+         "bytes, invalid_utf8, transcoded, documents FROM files");
+  if (!q.ok()) return SqlError(h, path_, q.prepare_rc());
+  int count_rc = SQLITE_OK;
+  const int64_t count = QueryInt(h, "SELECT count(*) FROM files", &count_rc);
+  std::vector<IndexedFile> out;
+  if (count_rc == SQLITE_OK && count > 0) out.reserve(static_cast<size_t>(count));  // one allocation
+  for (int rc; (rc = q.Step()) != SQLITE_DONE;) {
+    if (rc != SQLITE_ROW) return SqlError(h, path_, rc);
+    IndexedFile f;
+    f.id = q.Int(0);
+    f.path = q.Text(1);
+    f.dev = q.UInt(2);
+    f.inode = q.UInt(3);
+    f.size = q.UInt(4);
+    f.mtime_ns = q.Int(5);
+    f.ctime_ns = q.Int(6);
+    f.reading = q.UInt(7);
+    f.jsonl = q.Int(8) != 0;
+    f.lines = q.UInt(9);
+    f.raw_hash = q.UInt(10);
+    f.ends_newline = q.Int(11) != 0;
+    f.bytes = q.UInt(12);
+    f.invalid_utf8 = q.UInt(13);
+    f.transcoded = q.UInt(14);
+    f.documents = q.UInt(15);
+    out.push_back(std::move(f));
+  }
+  impl_->files_read = static_cast<int64_t>(out.size());
+  return out;
+}
+
+namespace {
+
+// Reads the current row of `q` (key, name, size, content, kind, signature)
+// into a record, and its signature into `sig`.
+Status ReadDocumentRow(const Stmt& q, const std::string& path, std::vector<uint32_t>& sig, DocRecord* r) {
+  r->line = q.UInt(0) & kMaxLine;
+  r->name = q.Text(1);
+  r->size = q.UInt(2);
+  r->content = GetContent(q, 3);
+  r->kind = static_cast<DocKind>(q.Int(4));
+  if (q.Bytes(5) != sig.size() * sizeof(uint32_t)) {
+    return Status::Corrupt(path + ": corrupt index (a signature of " + std::to_string(q.Bytes(5)) +
+                           " bytes); run `neardup index check " + path + "`");
+  }
+  std::memcpy(sig.data(), q.Blob(5), sig.size() * sizeof(uint32_t));
+  return Status::Ok();
+}
+
+// Documents of files first_id..last_id read in key order (file, line) by
+// one pass over that range of the table; those of files in `slot_of` are
+// given to `doc`.
+Status ScanDocuments(sqlite3* h, const std::string& path, size_t np, int64_t first_id, int64_t last_id,
+                     const std::vector<size_t>& slot_of, const SignatureIndex::DocFn& doc) {
+  Stmt q(h, "SELECT key, name, size, content, kind, signature FROM documents WHERE key BETWEEN ? AND ?");
+  if (!q.ok()) return SqlError(h, path, q.prepare_rc());
+  q.Bind(1, DocKey(first_id, 0));
+  q.Bind(2, DocKey(last_id, kMaxLine));
+  std::vector<uint32_t> sig(np);
+  int rc = SQLITE_OK;
+  while ((rc = q.Step()) == SQLITE_ROW) {
+    const int64_t id = q.Int(0) >> kLineBits;
+    if (id < first_id || id > last_id || slot_of[static_cast<size_t>(id)] == SIZE_MAX) continue;
+    DocRecord r;
+    if (Status s = ReadDocumentRow(q, path, sig, &r); !s.ok()) return s;
+    doc(slot_of[static_cast<size_t>(id)], std::move(r), SignatureView(sig.data(), np));
+  }
+  return rc == SQLITE_DONE ? Status::Ok() : SqlError(h, path, rc);
+}
+
+}  // namespace
+
+Status SignatureIndex::LoadDocuments(const std::vector<int64_t>& wanted, const DocFn& doc, int threads) {
+  sqlite3* h = impl_->db.get();
+  const size_t np = static_cast<size_t>(impl_->num_perm);
+  int rc = SQLITE_OK;
+  const int64_t total = impl_->files_read >= 0 ? impl_->files_read : QueryInt(h, "SELECT count(*) FROM files", &rc);
+  if (rc != SQLITE_OK) return SqlError(h, path_, rc);
+  if (wanted.empty()) return Status::Ok();
+  if (wanted.size() * 8 >= static_cast<uint64_t>(total)) {
+    // Most files: passes over the table in key order (file, line) beat a
+    // lookup per file. With threads, the wanted ids are cut into that many
+    // ranges of as many files, each read on a connection of its own (the
+    // first on this one): SQLite decodes rows on one thread per connection.
+    int64_t max_id = 0;
+    for (const int64_t id : wanted) {
+      if (id < 0) return Status::Corrupt(path_ + ": corrupt index (a negative file id)");
+      max_id = std::max(max_id, id);
+    }
+    std::vector<size_t> slot_of(static_cast<size_t>(max_id) + 1, SIZE_MAX);
+    for (size_t k = 0; k < wanted.size(); ++k) slot_of[static_cast<size_t>(wanted[k])] = k;
+    constexpr size_t kMinFilesPerPart = 4096;
+    const size_t parts =
+        std::clamp<size_t>(wanted.size() / kMinFilesPerPart, 1, static_cast<size_t>(std::max(1, threads)));
+    // Part p reads ids bound[p]..bound[p + 1] - 1: as many wanted files each.
+    std::vector<int64_t> bound{0};
+    for (size_t id = 0, seen = 0; id < slot_of.size() && bound.size() < parts; ++id) {
+      if (slot_of[id] == SIZE_MAX) continue;
+      if (seen == wanted.size() * bound.size() / parts) bound.push_back(static_cast<int64_t>(id));
+      ++seen;
+    }
+    while (bound.size() < parts) bound.push_back(max_id + 1);  // repeated wanted ids: empty parts
+    bound.push_back(max_id + 1);
+    std::vector<Status> status(parts);
+    std::vector<std::jthread> helpers;  // joined on every way out, a throw included
+    auto part = [&](size_t p, sqlite3* conn) {
+      const int64_t first = bound[p];
+      const int64_t last = bound[p + 1] - 1;
+      if (last < first) return;
+      try {
+        status[p] = ScanDocuments(conn, path_, np, first, last, slot_of, doc);
+      } catch (const std::bad_alloc&) {
+        status[p] = Status::IoError(path_ + ": out of memory while reading the index");
+      }
+    };
+    for (size_t p = 1; p < parts; ++p) {
+      helpers.emplace_back([&, p] {
+        bool fresh = false;
+        Result<Db> reader = OpenDb(path_, /*write=*/false, /*create=*/false, &fresh);
+        if (!reader.ok()) {
+          status[p] = reader.status();
+          return;
+        }
+        part(p, reader->get());
+      });
+    }
+    part(0, h);
+    for (std::jthread& t : helpers) t.join();
+    for (const Status& s : status) {
+      if (!s.ok()) return s;
+    }
+    return Status::Ok();
+  }
+  Stmt q(h, "SELECT key, name, size, content, kind, signature FROM documents WHERE key BETWEEN ? AND ? ORDER BY key");
+  if (!q.ok()) return SqlError(h, path_, q.prepare_rc());
+  std::vector<uint32_t> sig(np);
+  for (size_t slot = 0; slot < wanted.size(); ++slot) {
+    q.Reset();
+    q.Bind(1, DocKey(wanted[slot], 0));
+    q.Bind(2, DocKey(wanted[slot], kMaxLine));
+    while ((rc = q.Step()) == SQLITE_ROW) {
+      DocRecord r;
+      if (Status s = ReadDocumentRow(q, path_, sig, &r); !s.ok()) return s;
+      doc(slot, std::move(r), SignatureView(sig.data(), np));
+    }
+    if (rc != SQLITE_DONE) return SqlError(h, path_, rc);
+  }
+  return Status::Ok();
+}
+
+Status SignatureIndex::LoadProblems(const std::vector<int64_t>& wanted,
+                                    const std::function<void(size_t, StoredProblem&&)>& problem) {
+  sqlite3* h = impl_->db.get();
+  // Problems are few: one pass over the table, in key order (file, line).
+  int64_t max_id = 0;
+  for (int64_t id : wanted) max_id = std::max(max_id, id);
+  std::vector<size_t> slot_of(static_cast<size_t>(max_id) + 1, SIZE_MAX);
+  for (size_t k = 0; k < wanted.size(); ++k) slot_of[static_cast<size_t>(wanted[k])] = k;
+  Stmt q(h, "SELECT file_id, line, message FROM problems");
+  if (!q.ok()) return SqlError(h, path_, q.prepare_rc());
+  int rc = SQLITE_OK;
+  while ((rc = q.Step()) == SQLITE_ROW) {
+    const int64_t id = q.Int(0);
+    if (id < 0 || id > max_id || slot_of[static_cast<size_t>(id)] == SIZE_MAX) continue;
+    problem(slot_of[static_cast<size_t>(id)], StoredProblem{.line = q.UInt(1), .message = q.Text(2)});
+  }
+  return rc == SQLITE_DONE ? Status::Ok() : SqlError(h, path_, rc);
+}
+
+Status SignatureIndex::Begin() {
+  const int rc = Exec(impl_->db.get(), "BEGIN IMMEDIATE");
+  return rc == SQLITE_OK ? Status::Ok() : SqlError(impl_->db.get(), path_, rc);
+}
+
+Status SignatureIndex::Commit() {
+  const int rc = Exec(impl_->db.get(), "COMMIT");
+  if (rc == SQLITE_OK) return Status::Ok();
+  Status s = SqlError(impl_->db.get(), path_, rc);
+  Exec(impl_->db.get(), "ROLLBACK");
+  return s;
+}
+
+namespace {
+
+Status InsertRows(sqlite3* h, StmtCache& cache, const std::string& path, const std::string& file_path, int64_t file_id, int num_perm, std::span<const DocRecord> docs,
+                  std::span<const uint32_t> sigs, std::span<const StoredProblem> problems) {
+  const size_t np = static_cast<size_t>(num_perm);
+  if (!docs.empty()) {
+    Stmt& ins = Cached(h, cache,
+             "INSERT OR REPLACE INTO documents(key, name, size, content, kind, signature) "
+             "VALUES(?, ?, ?, ?, ?, ?)");
+    if (!ins.ok()) return SqlError(h, path, ins.prepare_rc());
+    for (size_t k = 0; k < docs.size(); ++k) {
+      const DocRecord& d = docs[k];
+      ins.Reset();
+      if (d.line > kMaxLine) return Status::InvalidArgument(path + ": a line number past 2^32 cannot be stored");
+      ins.Bind(1, DocKey(file_id, d.line));
+      if (d.line == 0 && d.name == file_path) {
+        sqlite3_bind_null(ins.raw(), 2);  // a text document is named by its path: not stored twice
+      } else {
+        ins.Bind(2, d.name);
+      }
+      ins.BindU(3, d.size);
+      PutContent(ins, 4, d.content);
+      ins.Bind(5, static_cast<int64_t>(d.kind));
+      ins.BindBlob(6, sigs.data() + k * np, np * sizeof(uint32_t));
+      if (int rc = ins.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
+    }
+  }
+  if (!problems.empty()) {
+    Stmt& ins = Cached(h, cache, "INSERT OR REPLACE INTO problems(file_id, line, message) VALUES(?, ?, ?)");
+    if (!ins.ok()) return SqlError(h, path, ins.prepare_rc());
+    for (const StoredProblem& p : problems) {
+      ins.Reset();
+      ins.Bind(1, file_id);
+      ins.BindU(2, p.line);
+      ins.Bind(3, p.message);
+      if (int rc = ins.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
+    }
+  }
+  return Status::Ok();
+}
+
+// Binds the columns of `f` from dev to run, as parameters 1 to 15.
+void BindFileColumns(Stmt& up, const IndexedFile& f, int64_t run) {
+  up.BindU(1, f.dev);
+  up.BindU(2, f.inode);
+  up.BindU(3, f.size);
+  up.Bind(4, f.mtime_ns);
+  up.Bind(5, f.ctime_ns);
+  up.BindU(6, f.reading);
+  up.Bind(7, int64_t{f.jsonl ? 1 : 0});
+  up.BindU(8, f.lines);
+  up.BindU(9, f.raw_hash);
+  up.Bind(10, int64_t{f.ends_newline ? 1 : 0});
+  up.BindU(11, f.bytes);
+  up.BindU(12, f.invalid_utf8);
+  up.BindU(13, f.transcoded);
+  up.BindU(14, f.documents);
+  up.Bind(15, run);
+}
+
+Status UpdateFileRow(sqlite3* h, StmtCache& cache, const std::string& path, const IndexedFile& f, int64_t run) {
+  Stmt& up = Cached(h, cache,
+          "UPDATE files SET dev = ?, inode = ?, size = ?, mtime_ns = ?, ctime_ns = ?, reading = ?, jsonl = ?, "
+          "lines = ?, raw_hash = ?, ends_newline = ?, bytes = ?, invalid_utf8 = ?, transcoded = ?, documents = ?, "
+          "run = ? WHERE id = ?");
+  if (!up.ok()) return SqlError(h, path, up.prepare_rc());
+  BindFileColumns(up, f, run);
+  up.Bind(16, f.id);
+  if (int rc = up.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
+  return Status::Ok();
+}
+
+// Inserts the new row of `f` (its id not yet given); its id in *id.
+Status InsertFileRow(sqlite3* h, StmtCache& cache, const std::string& path, const IndexedFile& f, int64_t run,
+                     int64_t* id) {
+  Stmt& ins = Cached(h, cache,
+          "INSERT INTO files(dev, inode, size, mtime_ns, ctime_ns, reading, jsonl, lines, raw_hash, ends_newline, "
+          "bytes, invalid_utf8, transcoded, documents, run, path) "
+          "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  if (!ins.ok()) return SqlError(h, path, ins.prepare_rc());
+  BindFileColumns(ins, f, run);
+  ins.Bind(16, f.path);
+  if (int rc = ins.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
+  *id = sqlite3_last_insert_rowid(h);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status SignatureIndex::PutFile(const IndexedFile& file, std::span<const DocRecord> docs,
+                               std::span<const uint32_t> signatures, std::span<const StoredProblem> problems) {
+  sqlite3* h = impl_->db.get();
+  int64_t id = file.id;
+  if (id != 0) {
+    Stmt& d1 = Cached(h, impl_->cache, "DELETE FROM documents WHERE key BETWEEN ? AND ?");
+    d1.Bind(1, DocKey(id, 0));
+    d1.Bind(2, DocKey(id, kMaxLine));
+    if (int rc = d1.Step(); rc != SQLITE_DONE) return SqlError(h, path_, rc);
+    Stmt& d2 = Cached(h, impl_->cache, "DELETE FROM problems WHERE file_id = ?");
+    d2.Bind(1, id);
+    if (int rc = d2.Step(); rc != SQLITE_DONE) return SqlError(h, path_, rc);
+  }
+  IndexedFile f = file;
+  f.id = id;
+  f.documents = docs.size();
+  if (Status s = id != 0 ? UpdateFileRow(h, impl_->cache, path_, f, impl_->run)
+                         : InsertFileRow(h, impl_->cache, path_, f, impl_->run, &id);
+      !s.ok()) {
+    return s;
+  }
+  return InsertRows(h, impl_->cache, path_, file.path, id, impl_->num_perm, docs, signatures, problems);
+}
+
+Status SignatureIndex::AppendToFile(const IndexedFile& file, std::span<const DocRecord> docs,
+                                    std::span<const uint32_t> signatures, std::span<const StoredProblem> problems) {
+  sqlite3* h = impl_->db.get();
+  if (Status s = UpdateFileRow(h, impl_->cache, path_, file, impl_->run); !s.ok()) return s;
+  return InsertRows(h, impl_->cache, path_, file.path, file.id, impl_->num_perm, docs, signatures, problems);
+}
+
+Status SignatureIndex::RemoveFile(int64_t id) {
+  sqlite3* h = impl_->db.get();
+  Stmt& docs = Cached(h, impl_->cache, "DELETE FROM documents WHERE key BETWEEN ? AND ?");
+  docs.Bind(1, DocKey(id, 0));
+  docs.Bind(2, DocKey(id, kMaxLine));
+  if (int rc = docs.Step(); rc != SQLITE_DONE) return SqlError(h, path_, rc);
+  for (const char* sql : {"DELETE FROM problems WHERE file_id = ?", "DELETE FROM files WHERE id = ?"}) {
+    Stmt& d = Cached(h, impl_->cache, sql);
+    d.Bind(1, id);
+    if (int rc = d.Step(); rc != SQLITE_DONE) return SqlError(h, path_, rc);
+  }
+  return Status::Ok();
+}
+
+Result<int64_t> SignatureIndex::StartRun(const std::string& options) {
+  sqlite3* h = impl_->db.get();
+  Stmt ins(h, "INSERT INTO runs(started, pid, host, options) VALUES(?, ?, ?, ?)");
+  ins.Bind(1, NowUtc());
+  ins.Bind(2, static_cast<int64_t>(::getpid()));
+  ins.Bind(3, HostName());
+  ins.Bind(4, options);
+  if (int rc = ins.Step(); rc != SQLITE_DONE) return SqlError(h, path_, rc);
+  impl_->run = sqlite3_last_insert_rowid(h);
+  return impl_->run;
+}
+
+int64_t SignatureIndex::run() const { return impl_->run; }
+
+Status SignatureIndex::EndRun(const IndexRun& c) {
+  const int64_t run = impl_->run;
+  sqlite3* h = impl_->db.get();
+  Stmt up(h, "UPDATE runs SET ended = ?, reused = ?, signed = ?, removed = ?, documents = ? WHERE id = ?");
+  up.Bind(1, NowUtc());
+  up.BindU(2, c.reused);
+  up.BindU(3, c.signed_now);
+  up.BindU(4, c.removed);
+  up.BindU(5, c.documents);
+  up.Bind(6, run);
+  if (int rc = up.Step(); rc != SQLITE_DONE) return SqlError(h, path_, rc);
+  return Status::Ok();
+}
+
+Status RecordRunExit(const std::string& path, int64_t run, int exit_status) {
+  bool fresh = false;
+  Result<Db> db = OpenDb(path, /*write=*/true, /*create=*/false, &fresh);
+  if (!db.ok()) return db.status();
+  Stmt up(db->get(), "UPDATE runs SET exit_status = ? WHERE id = ?");
+  up.Bind(1, int64_t{exit_status});
+  up.Bind(2, run);
+  if (int rc = up.Step(); rc != SQLITE_DONE) return SqlError(db->get(), path, rc);
+  return Status::Ok();
+}
+
+Result<IndexInfo> ReadIndexInfo(const std::string& path, int last_runs) {
+  bool fresh = false;
+  Result<Db> db = OpenDb(path, /*write=*/false, /*create=*/false, &fresh);
+  if (!db.ok()) return db.status();
+  sqlite3* h = db->get();
+  IndexInfo info;
+  int rc = SQLITE_OK;
+  info.schema_version = static_cast<int>(QueryInt(h, "PRAGMA user_version", &rc));
+  {
+    std::unordered_map<std::string, std::string> stored;
+    Stmt q(h, "SELECT key, value FROM meta");
+    if (!q.ok()) return SqlError(h, path, q.prepare_rc());
+    while ((rc = q.Step()) == SQLITE_ROW) stored[q.Text(0)] = q.Text(1);
+    if (rc != SQLITE_DONE) return SqlError(h, path, rc);
+    for (const auto& [k, v] : ParamRows(SignatureParams{})) {
+      (void)v;
+      info.params.emplace_back(k, stored.count(k) != 0 ? stored[k] : "?");
+    }
+    if (stored.count("created") != 0) info.params.emplace_back("created", stored["created"]);
+  }
+  info.files = static_cast<uint64_t>(QueryInt(h, "SELECT count(*) FROM files", &rc));
+  if (rc != SQLITE_OK) return SqlError(h, path, rc);
+  info.documents = static_cast<uint64_t>(QueryInt(h, "SELECT count(*) FROM documents", &rc));
+  if (rc != SQLITE_OK) return SqlError(h, path, rc);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) info.file_bytes = static_cast<uint64_t>(st.st_size);
+  Stmt q(h,
+         "SELECT id, started, ended, reused, signed, removed, documents, exit_status, options FROM runs "
+         "ORDER BY id DESC LIMIT ?");
+  q.Bind(1, int64_t{last_runs});
+  while ((rc = q.Step()) == SQLITE_ROW) {
+    IndexRun r;
+    r.id = q.Int(0);
+    r.started = q.Text(1);
+    r.ended = q.Text(2);
+    r.reused = q.UInt(3);
+    r.signed_now = q.UInt(4);
+    r.removed = q.UInt(5);
+    r.documents = q.UInt(6);
+    r.exit_status = q.IsNull(7) ? -1 : static_cast<int>(q.Int(7));
+    r.options = q.Text(8);
+    info.runs.push_back(std::move(r));
+  }
+  if (rc != SQLITE_DONE) return SqlError(h, path, rc);
+  return info;
+}
+
+Result<std::vector<std::string>> CheckIndex(const std::string& path) {
+  bool fresh = false;
+  Result<Db> db = OpenDb(path, /*write=*/false, /*create=*/false, &fresh);
+  if (!db.ok()) return db.status();
+  sqlite3* h = db->get();
+  std::vector<std::string> problems;
+  int rc = SQLITE_OK;
+  {
+    Stmt q(h, "PRAGMA integrity_check");
+    if (!q.ok()) return SqlError(h, path, q.prepare_rc());
+    while ((rc = q.Step()) == SQLITE_ROW) {
+      const std::string line = q.Text(0);
+      if (line != "ok") problems.push_back("integrity: " + line);
+    }
+    if (rc != SQLITE_DONE) return SqlError(h, path, rc);
+  }
+  int64_t num_perm = 0;
+  {
+    Stmt q(h, "SELECT value FROM meta WHERE key = '--num-perm'");
+    if (q.ok() && q.Step() == SQLITE_ROW) num_perm = q.Int(0);
+    if (num_perm < 1 || num_perm > kMaxNumPerm) problems.push_back("meta: no valid --num-perm");
+  }
+  auto count = [&](const char* sql, const std::string& what) -> Status {
+    const int64_t n = QueryInt(h, sql, &rc);
+    if (rc != SQLITE_OK) return SqlError(h, path, rc);
+    if (n != 0) problems.push_back(std::to_string(n) + " " + what);
+    return Status::Ok();
+  };
+  const std::string bad_sig = std::string("SELECT count(*) FROM documents WHERE length(signature) != ")
+                                  .append(std::to_string(num_perm * 4))
+                                  .append(" OR typeof(signature) != 'blob'");
+  std::vector<std::pair<std::string, std::string>> checks = {
+      {bad_sig, "signatures without " + std::to_string(num_perm) + " values"},
+      {"SELECT count(*) FROM documents WHERE length(content) != 16", "content hashes not of 16 bytes"},
+      {"SELECT count(*) FROM documents WHERE kind NOT BETWEEN 0 AND 4", "documents of an unknown kind"},
+      {"SELECT count(*) FROM documents WHERE (key >> 32) NOT IN (SELECT id FROM files)", "documents of no file"},
+      {"SELECT count(*) FROM problems WHERE file_id NOT IN (SELECT id FROM files)", "problems of no file"},
+      {"SELECT count(*) FROM files f WHERE documents != (SELECT count(*) FROM documents d "
+       "WHERE d.key BETWEEN f.id << 32 AND (f.id << 32) + 4294967295)",
+       "files whose document count is wrong"},
+      {"SELECT count(*) FROM files WHERE jsonl = 0 AND documents != 1", "text files without exactly one document"},
+  };
+  for (const auto& [sql, what] : checks) {
+    if (Status s = count(sql.c_str(), what); !s.ok()) return s;
+  }
+  return problems;
+}
+
+}  // namespace neardup

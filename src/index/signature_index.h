@@ -1,0 +1,140 @@
+// SignatureIndex: signatures kept between runs in one SQLite file, so that a
+// scan reads and signs only the files that are new or changed (--index).
+//
+// The file holds, per input file, the key that says it is unchanged (dev,
+// inode, size, mtime_ns, ctime_ns, plus a fingerprint of the options that
+// decide which documents a file yields), what signing it added to the run's
+// counts, and for a JSONL file the number of lines and the XXH3 of its bytes
+// (so that a file that only grew signs only its new lines); per document its
+// name as read (before duplicate ids are renamed), size, kind, content hash
+// and signature; per JSONL file its malformed lines' messages; the signature
+// parameters; and one row per run. The schema is in the README; its version
+// is PRAGMA user_version, and PRAGMA application_id marks the file as
+// neardup's.
+//
+// Invariants: the index changes only in SQLite transactions (WAL mode), and a
+// file's row, documents and problems change in one transaction, so a process
+// killed at any moment leaves an index whose every file entry is whole. Every
+// signature has num_perm values.
+//
+// One writer at a time: Open() takes an exclusive flock(2) on the file (not
+// SQLite's fcntl locks; the kernel drops it when the holder dies) and writes
+// the holder's pid, host and start time in the `lock` table. A second Open()
+// fails at once with "FILE: in use by pid P on HOST since T" unless it was
+// told to wait.
+//
+// Errors are one line naming the file: not a neardup index, corrupt, a newer
+// schema, read-only, disk full, parameters that differ. The core never prints.
+//
+// Thread safety: one SignatureIndex is used by one thread at a time.
+//
+//   Result<std::unique_ptr<SignatureIndex>> ix = SignatureIndex::Open("mirror.db", params, {});
+//   Result<std::vector<IndexedFile>> files = (*ix)->Files();
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sign/signature_table.h"
+#include "neardup/index.h"
+#include "neardup/status.h"
+
+namespace neardup {
+
+// What the index keeps of one input file.
+struct IndexedFile {
+  int64_t id = 0;  // row id in `files`; 0 for a new entry
+  std::string path;
+  uint64_t dev = 0;
+  uint64_t inode = 0;
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+  int64_t ctime_ns = 0;
+  uint64_t reading = 0;       // fingerprint of the options that decide its documents
+  bool jsonl = false;
+  uint64_t lines = 0;         // JSONL: newlines in the file
+  uint64_t raw_hash = 0;      // JSONL: XXH3-64 (seed 0) of the file's bytes
+  bool ends_newline = false;  // JSONL: the file is empty or ends with '\n'
+  // What signing the file added to the run's totals.
+  uint64_t bytes = 0;
+  uint64_t invalid_utf8 = 0;
+  uint64_t transcoded = 0;
+  uint64_t documents = 0;  // rows in `documents`
+};
+
+// A stored JSONL problem (a malformed or too long line).
+struct StoredProblem {
+  uint64_t line = 0;
+  std::string message;
+};
+
+struct IndexOpenOptions {
+  // Seconds to wait for another run's lock; 0 = fail at once.
+  double lock_wait = 0;
+};
+
+class SignatureIndex {
+ public:
+  // Opens (creating when missing or empty) the index at `path` for writing,
+  // takes the writer's lock and checks `params` against the stored ones.
+  // Errors (InvalidArgument unless said): "PATH: not a neardup index ...",
+  // "PATH: corrupt ...", "PATH: schema version N is newer ...", "PATH:
+  // read-only ...", "PATH: in use by pid P on HOST since T", "PATH: the
+  // signature parameters differ from the index's: ...; to start a new index,
+  // give another --index FILE or remove PATH".
+  static Result<std::unique_ptr<SignatureIndex>> Open(const std::string& path, const SignatureParams& params,
+                                                      const IndexOpenOptions& options);
+  ~SignatureIndex();
+  SignatureIndex(const SignatureIndex&) = delete;
+  SignatureIndex& operator=(const SignatureIndex&) = delete;
+
+  // Every file entry.
+  Result<std::vector<IndexedFile>> Files();
+  // Calls `doc(slot, record, signature)` for each stored document of the
+  // files whose ids are in `wanted` (wanted[k] is the file id for slot k),
+  // a file's documents by line; the record's `file` is 0, `name` the raw
+  // name, or empty for a text document (named by its file's path, not
+  // stored twice). With `threads` > 1, a large load is read on up to that
+  // many threads (read-only connections of their own besides this one), and
+  // `doc` is called from all of them at once, each slot from one thread.
+  using DocFn = std::function<void(size_t, DocRecord&&, SignatureView)>;
+  Status LoadDocuments(const std::vector<int64_t>& wanted, const DocFn& doc, int threads = 1);
+  // The stored problems of the files in `wanted`, as LoadDocuments.
+  Status LoadProblems(const std::vector<int64_t>& wanted, const std::function<void(size_t, StoredProblem&&)>& problem);
+
+  // Writes are grouped: Begin(), any number of Put/Append/Remove, Commit().
+  Status Begin();
+  Status Commit();
+  // Replaces the entry file.id (documents and problems too) with these, or
+  // adds one when file.id is 0 (REQUIRES: then no entry has file.path);
+  // `signatures` holds num_perm values per document.
+  Status PutFile(const IndexedFile& file, std::span<const DocRecord> docs, std::span<const uint32_t> signatures,
+                 std::span<const StoredProblem> problems);
+  // Updates the row of an existing entry (file.id) and adds documents and
+  // problems to it (a JSONL file that grew).
+  Status AppendToFile(const IndexedFile& file, std::span<const DocRecord> docs, std::span<const uint32_t> signatures,
+                      std::span<const StoredProblem> problems);
+  Status RemoveFile(int64_t id);
+
+  // Records a run's start (its own transaction); returns its id.
+  Result<int64_t> StartRun(const std::string& options);
+  // Records the end of the run StartRun() began, with its counts.
+  Status EndRun(const IndexRun& counts);
+  // The run StartRun() began; 0 before.
+  int64_t run() const;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  struct Impl;
+  explicit SignatureIndex(std::unique_ptr<Impl> impl, std::string path);
+  std::unique_ptr<Impl> impl_;
+  std::string path_;
+};
+
+
+}  // namespace neardup

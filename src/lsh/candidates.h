@@ -1,0 +1,67 @@
+// Candidates: representatives' signatures -> candidate pairs (the LSH stage).
+//
+// The representatives of a CopyGroups are banded (LshIndex); every pair that
+// shares a band and whose signature estimate reaches the candidate floor
+// (CandidateFloor(), verify.h) is a candidate, once.
+//
+// In cluster modes only connectivity matters, so a bucket of more than
+// kLargeBucket members is not expanded into its n(n-1)/2 pairs: a leader is
+// taken (its first member), every member whose estimate against it is within
+// kLeaderSlack of the threshold joins it as a candidate pair (leader,
+// member), and the rest elect the next leader. The work is linear per
+// leader instead of quadratic in the bucket. The slack lets a member that
+// the leader estimates slightly below the threshold still be linked
+// through it (it is verified like every other pair); a member further away
+// is left for a later leader.
+//
+// The result is sorted by (a, b) with a < b, without repeats, and does not
+// depend on the thread count.
+//
+// Thread safety: FindCandidates uses `workers.threads` threads inside.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "neardup/banding.h"
+#include "lsh/copy_groups.h"
+#include "neardup/options.h"
+#include "base/parallel.h"
+#include "sign/signature_table.h"
+
+namespace neardup {
+
+// Buckets larger than this are handled by leaders in cluster modes.
+inline constexpr size_t kLargeBucket = 256;
+// How far below the threshold a member's estimate against a leader may be
+// and still be linked to it.
+inline constexpr double kLeaderSlack = 0.1;
+
+struct Candidate {
+  DocId a = 0, b = 0;     // representatives, a < b
+  double estimate = 0;    // signature agreement
+  double jaccard = -1;    // exact Jaccard, once verified by --exact; else -1
+  bool operator<(const Candidate& o) const { return a != o.a ? a < o.a : b < o.b; }
+};
+
+struct Candidates {
+  std::vector<Candidate> pairs;  // those at or above the candidate floor
+  uint64_t visited = 0;          // distinct pairs the banding produced
+};
+
+// REQUIRES: banding.bands * banding.rows <= table.num_perm().
+Candidates FindCandidates(const SignatureTable& table, const CopyGroups& groups, const Options& options,
+                          Banding banding, const Workers& workers);
+
+// The pairs of one large bucket (`ids`, ascending), by leaders as described
+// above, at or above CandidateFloor(options): appended to *out. Used by
+// FindCandidates and by the stage report (stage_report.h), which gets its
+// large buckets from the bucket tasks.
+void LeadLargeBucket(const SignatureTable& table, const Options& options, std::vector<DocId> ids,
+                     std::vector<Candidate>* out);
+
+// Sorts `pairs` by (a, b) and keeps the first of each repeat.
+void SortUniqueCandidates(std::vector<Candidate>* pairs);
+
+}  // namespace neardup

@@ -1,0 +1,112 @@
+#include "lsh/lsh_index.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cassert>
+#include <vector>
+
+#include "base/hash.h"
+#include "base/hash_sort.h"
+#include "base/parallel.h"
+
+namespace neardup {
+namespace {
+
+// How many rows ahead HashBand prefetches.
+constexpr size_t kPrefetchAhead = 16;
+
+using internal::SortByHash;
+
+}  // namespace
+
+LshIndex::LshIndex(const uint32_t* signatures, int num_perm, std::span<const uint32_t> row_ids,
+                   Banding banding)
+    : signatures_(signatures), num_perm_(num_perm), row_ids_(row_ids), banding_(banding) {
+  assert(banding.bands >= 1 && banding.rows >= 1);
+  assert(banding.bands * banding.rows <= num_perm);
+}
+
+bool LshIndex::BandEqual(uint32_t x, uint32_t y, int band) const {
+  const size_t off = static_cast<size_t>(band) * static_cast<size_t>(banding_.rows);
+  const uint32_t* rx = Row(x) + off;
+  const uint32_t* ry = Row(y) + off;
+  for (int i = 0; i < banding_.rows; ++i) {
+    if (rx[i] != ry[i]) return false;
+  }
+  return true;
+}
+
+void LshIndex::HashBand(int band, std::vector<Entry>& entries) const {
+  const size_t n = row_ids_.size();
+  const size_t off = static_cast<size_t>(band) * static_cast<size_t>(banding_.rows);
+  const size_t row_bytes = static_cast<size_t>(banding_.rows) * sizeof(uint32_t);
+  entries.resize(n);
+  for (size_t k = 0; k < n; ++k) {
+    // The rows lie num_perm values apart, a stride the hardware does not
+    // prefetch across pages: ask for the band a few rows ahead.
+    if (k + kPrefetchAhead < n) {
+      const uint32_t* ahead = Row(row_ids_[k + kPrefetchAhead]) + off;
+      __builtin_prefetch(ahead);
+      __builtin_prefetch(reinterpret_cast<const char*>(ahead) + row_bytes - 1);
+    }
+    const uint32_t id = row_ids_[k];
+    entries[k] = {HashBytes(Row(id) + off, row_bytes, static_cast<uint64_t>(band)), id};
+  }
+}
+
+// The pairs of one bucket whose band is really equal (not a 64-bit hash
+// collision) and that share no earlier band, so each pair is produced once.
+uint64_t LshIndex::PairsOfBucket(int worker, std::span<const Entry> bucket, int band, const PairFn& pair) const {
+  uint64_t count = 0;
+  for (size_t x = 0; x < bucket.size(); ++x) {
+    for (size_t y = x + 1; y < bucket.size(); ++y) {
+      const uint32_t a = bucket[x].id;
+      const uint32_t b = bucket[y].id;
+      if (!BandEqual(a, b, band)) continue;  // 64-bit hash collision
+      bool seen = false;
+      for (int earlier = 0; earlier < band && !seen; ++earlier) seen = BandEqual(a, b, earlier);
+      if (seen) continue;
+      ++count;
+      pair(worker, a, b);
+    }
+  }
+  return count;
+}
+
+uint64_t LshIndex::ForEachCandidate(int threads, const PairFn& pair, size_t large_bucket,
+                                    const BucketFn& bucket) const {
+  std::atomic<uint64_t> total{0};
+  threads = std::max(1, std::min(threads, banding_.bands));
+  // Per worker: the band's entries, the sort's working space and a bucket's
+  // ids, reused band after band.
+  std::vector<std::vector<Entry>> entries_of(static_cast<size_t>(threads));
+  std::vector<std::vector<Entry>> scratch_of(static_cast<size_t>(threads));
+  std::vector<std::vector<uint32_t>> ends_of(static_cast<size_t>(threads));
+  std::vector<std::vector<uint32_t>> ids_of(static_cast<size_t>(threads));
+  auto band_work = [&](int worker, size_t b) {
+    const int band = static_cast<int>(b);
+    std::vector<Entry>& entries = entries_of[static_cast<size_t>(worker)];
+    std::vector<uint32_t>& ids = ids_of[static_cast<size_t>(worker)];
+    HashBand(band, entries);
+    uint64_t count = 0;
+    SortByHash(entries, scratch_of[static_cast<size_t>(worker)], ends_of[static_cast<size_t>(worker)]);
+    for (size_t lo = 0; lo < entries.size();) {
+      size_t hi = lo + 1;
+      while (hi < entries.size() && entries[hi].hash == entries[lo].hash) ++hi;
+      if (hi - lo >= 2 && bucket && large_bucket > 0 && hi - lo > large_bucket) {
+        ids.clear();
+        for (size_t k = lo; k < hi; ++k) ids.push_back(entries[k].id);
+        bucket(worker, ids);
+      } else if (hi - lo >= 2) {
+        count += PairsOfBucket(worker, std::span<const Entry>(entries.data() + lo, hi - lo), band, pair);
+      }
+      lo = hi;
+    }
+    total += count;
+  };
+  ParallelFor(Workers{.threads = threads, .tick = {}, .cancel = nullptr}, static_cast<size_t>(banding_.bands),
+              band_work);
+  return total.load();
+}
+
+}  // namespace neardup

@@ -1,0 +1,179 @@
+#include "report/build_report.h"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "report/cluster.h"
+
+namespace neardup {
+
+namespace {
+
+// Output order is by names: the documents in some pair (`used`) ranked by
+// name once, equal names by id; a pair's sort key is then its two ranks.
+// (The others are not sorted: a run has far fewer documents in pairs than
+// documents.)
+std::vector<uint32_t> RankByName(const std::vector<DocEntry>& docs, const std::vector<uint8_t>& used) {
+  std::vector<uint32_t> order;
+  for (uint32_t d = 0; d < docs.size(); ++d) {
+    if (used[d] != 0) order.push_back(d);
+  }
+  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+    const int c = docs[x].name.compare(docs[y].name);
+    return c != 0 ? c < 0 : x < y;
+  });
+  std::vector<uint32_t> rank(docs.size(), UINT32_MAX);
+  for (uint32_t r = 0; r < order.size(); ++r) rank[order[r]] = r;
+  return rank;
+}
+
+// The member of each group that stands for it in the cluster graph: its
+// first non-reference member if it has one, so that no edge stands for a
+// pair of reference documents alone; kNone for a group left empty.
+std::vector<DocId> Anchors(const CopyGroups& groups, const std::vector<DocEntry>& docs) {
+  std::vector<DocId> anchor(groups.size(), CopyGroups::kNone);
+  for (size_t k = 0; k < groups.size(); ++k) {
+    const auto members = groups.members(k);
+    if (members.empty()) continue;  // all left out (--exact)
+    anchor[k] = members[0];
+    for (DocId m : members) {
+      if (!docs[m].reference) {
+        anchor[k] = m;
+        break;
+      }
+    }
+  }
+  return anchor;
+}
+
+}  // namespace
+
+Status BuildPairs(const CopyGroups& groups, const std::vector<Candidate>& verified, const Options& options,
+                  Report* report) {
+  const bool exact = options.verify == VerifyMode::kExact;
+  const auto& docs = report->docs;
+  std::vector<uint8_t> used(docs.size(), 0);
+  for (const Candidate& p : verified) {
+    for (DocId x : groups.members_of(p.a)) used[x] = 1;
+    for (DocId y : groups.members_of(p.b)) used[y] = 1;
+  }
+  for (size_t k = 0; k < groups.size(); ++k) {
+    const auto m = groups.members(k);
+    if (m.size() < 2) continue;
+    for (DocId x : m) used[x] = 1;
+  }
+  const std::vector<uint32_t> rank = RankByName(docs, used);
+  SortedPairs pairs(options.pair_memory);
+  Status status;
+  auto add = [&](DocId x, DocId y, double est, double jac) {
+    if (!status.ok() || (docs[x].reference && docs[y].reference)) return;
+    if (rank[y] < rank[x]) std::swap(x, y);
+    status = pairs.Add(uint64_t{rank[x]} << 32 | rank[y], {x, y, est, jac});
+  };
+  uint64_t largest_group = 0;
+  DocId largest_rep = CopyGroups::kNone;
+  auto note_group = [&](uint64_t n_pairs, DocId rep) {
+    if (n_pairs > largest_group) {
+      largest_group = n_pairs;
+      largest_rep = rep;
+    }
+  };
+  for (const Candidate& p : verified) {
+    const auto ma = groups.members_of(p.a);
+    const auto mb = groups.members_of(p.b);
+    note_group(uint64_t{ma.size()} * mb.size(), p.a);
+    for (DocId x : ma) {
+      for (DocId y : mb) add(x, y, p.estimate, p.jaccard);
+    }
+  }
+  for (size_t k = 0; k < groups.size(); ++k) {
+    const auto m = groups.members(k);
+    note_group(uint64_t{m.size()} * (m.size() - 1) / 2, groups.representative(k));
+    for (size_t i = 0; i < m.size(); ++i) {
+      for (size_t j = i + 1; j < m.size(); ++j) add(m[i], m[j], 1.0, exact ? 1.0 : -1.0);
+    }
+  }
+  if (status.ok()) status = pairs.Finish();
+  if (!status.ok()) return status;
+  if (largest_group > kManyPairs) {
+    report->notices.push_back(docs[largest_rep].name + " and its copies make " + std::to_string(largest_group) +
+                              " pairs; --mode clusters reports each group of copies once");
+  }
+  report->stats.pairs = pairs.size();
+  report->pairs = std::move(pairs);
+  return Status::Ok();
+}
+
+void BuildClusterReport(const CopyGroups& groups, const Verified& verified, const Options& options, Report* report) {
+  const auto& docs = report->docs;
+  const std::vector<DocId> anchor = Anchors(groups, docs);
+  std::vector<DocPair> edges;
+  for (size_t k = 0; k < groups.size(); ++k) {
+    for (DocId m : groups.members(k)) {
+      if (m != anchor[k] && !(docs[m].reference && docs[anchor[k]].reference)) edges.emplace_back(anchor[k], m);
+    }
+  }
+  for (const Candidate& p : verified.pairs) {
+    const DocId x = anchor[groups.slot_of(p.a)];
+    const DocId y = anchor[groups.slot_of(p.b)];
+    if (docs[x].reference && docs[y].reference) continue;
+    edges.emplace_back(x, y);
+  }
+  report->clusters = BuildClusters(docs, edges, options.keep, options.cluster_by,
+                                   [&verified](DocId kept, DocId m) { return verified.Similar(kept, m); });
+  report->removable = Removable(docs, report->clusters);
+  Stats& st = report->stats;
+  st.clusters = report->clusters.size();
+  for (const Cluster& c : report->clusters) st.clustered += c.members.size();
+  for (DocId d : report->removable) {
+    ++st.removable;
+    st.removable_bytes += docs[d].size;
+  }
+}
+
+void TallyDocuments(const SignedCorpus& corpus, Stats* stats) {
+  for (const DocRecord& r : corpus.table.docs) {
+    switch (r.kind) {
+      case DocKind::kOk: ++stats->documents; break;
+      case DocKind::kEmpty: ++stats->empty; break;
+      case DocKind::kTooShort: ++stats->too_short; break;
+      case DocKind::kBinary: ++stats->binary; break;
+      case DocKind::kFailed: break;
+    }
+  }
+  stats->bytes = corpus.counts.bytes;
+  stats->invalid_utf8 = corpus.counts.invalid_utf8;
+  stats->transcoded = corpus.counts.transcoded;
+  stats->duplicate_ids = corpus.counts.duplicate_ids;
+}
+
+void TallyProblems(const WalkCounts& walk, std::vector<InputProblem> problems, Report* report) {
+  Stats& st = report->stats;
+  // A directory loop or a dangling link (with --follow) is skipped and
+  // warned about, but nothing went unread.
+  st.unreadable += report->problems.size() - walk.loops - walk.dangling;
+  std::stable_sort(problems.begin(), problems.end(), [](const InputProblem& x, const InputProblem& y) {
+    return x.file != y.file ? x.file < y.file : x.line < y.line;
+  });
+  for (InputProblem& p : problems) {
+    switch (p.kind) {
+      case InputProblem::Kind::kMalformed: ++st.malformed_lines; break;
+      case InputProblem::Kind::kTooLarge: ++st.too_large; break;
+      case InputProblem::Kind::kUnreadable: ++st.unreadable; break;
+      case InputProblem::Kind::kCounted: break;
+    }
+    report->problems.push_back(std::move(p.status));
+  }
+}
+
+std::vector<DocEntry> Entries(std::vector<DocRecord>&& docs) {
+  std::vector<DocEntry> out(docs.size());
+  for (size_t i = 0; i < docs.size(); ++i) {
+    out[i] = {.name = std::move(docs[i].name), .size = docs[i].size, .mtime_ns = docs[i].mtime_ns,
+              .reference = docs[i].reference};
+  }
+  return out;
+}
+
+}  // namespace neardup

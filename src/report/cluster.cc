@@ -1,0 +1,131 @@
+#include "report/cluster.h"
+
+#include <algorithm>
+#include <cassert>
+
+#include "base/union_find.h"
+
+namespace neardup {
+
+namespace {
+
+// True when x should be kept rather than y.
+bool Better(const std::vector<DocEntry>& docs, DocId x, DocId y, KeepRule rule) {
+  const DocEntry& a = docs[x];
+  const DocEntry& b = docs[y];
+  if (a.reference != b.reference) return a.reference;
+  switch (rule) {
+    case KeepRule::kFirst:
+      break;
+    case KeepRule::kLongest:
+      if (a.size != b.size) return a.size > b.size;
+      break;
+    case KeepRule::kShortest:
+      if (a.size != b.size) return a.size < b.size;
+      break;
+    case KeepRule::kNewest:
+      if (a.mtime_ns != b.mtime_ns) return a.mtime_ns > b.mtime_ns;
+      break;
+    case KeepRule::kOldest:
+      if (a.mtime_ns != b.mtime_ns) return a.mtime_ns < b.mtime_ns;
+      break;
+  }
+  if (a.name != b.name) return a.name < b.name;
+  return x < y;
+}
+
+}  // namespace
+
+DocId ChooseKeep(const std::vector<DocEntry>& docs, std::span<const DocId> members, KeepRule rule) {
+  assert(!members.empty());
+  DocId best = members[0];
+  for (DocId m : members.subspan(1)) {
+    if (Better(docs, m, best, rule)) best = m;
+  }
+  return best;
+}
+
+std::vector<Cluster> BuildClusters(const std::vector<DocEntry>& docs, std::span<const DocPair> edges,
+                                   KeepRule rule, ClusterBy by, const SimilarFn& similar) {
+  UnionFind uf(docs.size());
+  std::vector<DocId> touched;
+  for (const auto& [a, b] : edges) {
+    uf.Union(a, b);
+    touched.push_back(a);
+    touched.push_back(b);
+  }
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  // Group the touched documents by their root.
+  std::vector<std::pair<uint32_t, DocId>> by_root;
+  by_root.reserve(touched.size());
+  for (DocId d : touched) by_root.emplace_back(uf.Find(d), d);
+  std::sort(by_root.begin(), by_root.end());
+
+  auto by_name = [&](DocId x, DocId y) {
+    return docs[x].name != docs[y].name ? docs[x].name < docs[y].name : x < y;
+  };
+  std::vector<Cluster> clusters;
+  auto emit = [&](DocId keep, std::vector<DocId> members) {
+    if (members.size() < 2) return;
+    const bool any_new = std::any_of(members.begin(), members.end(),
+                                     [&](DocId d) { return !docs[d].reference; });
+    if (!any_new) return;
+    std::sort(members.begin(), members.end(), by_name);
+    Cluster c;
+    c.keep = keep;
+    c.members = std::move(members);
+    clusters.push_back(std::move(c));
+  };
+
+  std::vector<DocId> component;
+  for (size_t lo = 0; lo < by_root.size();) {
+    size_t hi = lo;
+    component.clear();
+    while (hi < by_root.size() && by_root[hi].first == by_root[lo].first) {
+      component.push_back(by_root[hi].second);
+      ++hi;
+    }
+    lo = hi;
+    if (by == ClusterBy::kConnected) {
+      emit(ChooseKeep(docs, component, rule), component);
+      continue;
+    }
+    // kKeep: peel off the kept document and its matches until too few remain.
+    std::vector<DocId> rest = component;
+    while (rest.size() >= 2) {
+      const DocId keep = ChooseKeep(docs, rest, rule);
+      std::vector<DocId> members{keep};
+      std::vector<DocId> left;
+      for (DocId m : rest) {
+        if (m == keep) continue;
+        if (similar(keep, m)) {
+          members.push_back(m);
+        } else {
+          left.push_back(m);
+        }
+      }
+      emit(keep, std::move(members));
+      rest = std::move(left);
+    }
+  }
+  std::sort(clusters.begin(), clusters.end(),
+            [&](const Cluster& x, const Cluster& y) { return by_name(x.keep, y.keep); });
+  for (size_t i = 0; i < clusters.size(); ++i) clusters[i].id = static_cast<uint32_t>(i);
+  return clusters;
+}
+
+std::vector<DocId> Removable(const std::vector<DocEntry>& docs, const std::vector<Cluster>& clusters) {
+  std::vector<DocId> out;
+  for (const Cluster& c : clusters) {
+    for (DocId m : c.members) {
+      if (m != c.keep && !docs[m].reference) out.push_back(m);
+    }
+  }
+  std::sort(out.begin(), out.end(), [&](DocId x, DocId y) {
+    return docs[x].name != docs[y].name ? docs[x].name < docs[y].name : x < y;
+  });
+  return out;
+}
+
+}  // namespace neardup

@@ -1,0 +1,246 @@
+#include "neardup/explain.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <memory>
+#include <string_view>
+#include <utility>
+
+#include "sign/jsonl_doc_reader.h"
+#include "sign/document.h"
+#include "text/document_source.h"
+#include "text/jsonl.h"
+#include "sign/minhash.h"
+#include "lsh/similarity.h"
+
+namespace neardup {
+namespace {
+
+// A document as read: its facts, signature and shingle set.
+struct ReadDoc {
+  ExplainedDoc doc;
+  std::vector<uint32_t> sig;
+  std::vector<uint64_t> set;
+  ContentHash content;  // equal for equal token sequences, as the scan groups copies
+  bool have = false;
+};
+
+// Keeps the first `max_words` words of a token text arriving in pieces.
+class TokenTextKeeper {
+ public:
+  TokenTextKeeper(ExplainedDoc* doc, uint64_t max_words) : doc_(doc), max_words_(max_words) {}
+  void Add(std::string_view piece) {
+    if (doc_->token_text_capped) return;
+    for (size_t i = 0; i < piece.size(); ++i) {
+      if (piece[i] != ' ') continue;
+      if (++words_ == max_words_) {
+        doc_->token_text.append(piece.substr(0, i + 1));
+        // Capped only if anything but spaces follows (checked lazily: a
+        // following piece, or the rest of this one).
+        rest_ = piece.substr(i + 1);
+        doc_->token_text_capped = rest_.find_first_not_of(' ') != std::string_view::npos;
+        full_ = true;
+        return;
+      }
+    }
+    if (full_) {
+      doc_->token_text_capped = piece.find_first_not_of(' ') != std::string_view::npos;
+      return;
+    }
+    doc_->token_text.append(piece);
+  }
+
+ private:
+  ExplainedDoc* doc_;
+  uint64_t max_words_;
+  uint64_t words_ = 0;
+  bool full_ = false;
+  std::string_view rest_;
+};
+
+// Opens a file named on the command line; "-" (standard input) may be a
+// pipe, read as a stream.
+Result<std::unique_ptr<ByteReader>> OpenNamed(FileSystem& fs, const std::string& path) {
+  if (path != "-") return OpenInput(fs, path);
+  Result<FileStat> st = fs.Stat(path);
+  if (!st.ok()) return st.status();
+  FileIdentity stdin_identity;
+  stdin_identity.dev = st->dev;
+  stdin_identity.ino = st->ino;
+  stdin_identity.stream = true;
+  return OpenInput(fs, path, stdin_identity);
+}
+
+const char* SkipReason(DocumentSketch::Kind kind) {
+  switch (kind) {
+    case DocumentSketch::Kind::kOk: return "";
+    case DocumentSketch::Kind::kEmpty: return "empty";
+    case DocumentSketch::Kind::kTooShort: return "too short";
+    case DocumentSketch::Kind::kBinary: return "binary";
+    case DocumentSketch::Kind::kTooLarge: return "too large";
+  }
+  return "";
+}
+
+void Finish(const DocumentSketch& sk, ReadDoc* r) {
+  r->doc.bytes = sk.bytes;
+  r->content = sk.content;
+  r->doc.words = sk.words;
+  r->doc.shingles = r->set.size();
+  r->doc.skipped = SkipReason(sk.kind);
+  r->have = true;
+}
+
+// Tokens are counted from the token text: words (one space each), or in
+// char mode its characters.
+uint64_t CountTokens(ShingleUnit unit, const DocumentSketch& sk, uint64_t chars) {
+  return unit == ShingleUnit::kWord ? sk.words : chars;
+}
+
+uint64_t Utf8Chars(std::string_view s) {
+  uint64_t n = 0;
+  for (const char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+Status ReadFileDoc(const Options& options, const MinHasher& mh, FileSystem& fs, const std::string& path,
+                   uint64_t max_words, ReadDoc* r) {
+  r->doc.name = path;
+  Result<std::unique_ptr<ByteReader>> in = OpenNamed(fs, path);
+  if (!in.ok()) return in.status();
+  DocumentReader reader(options, mh);
+  TokenTextKeeper keep(&r->doc, max_words);
+  uint64_t chars = 0;
+  reader.set_token_sink([&](std::string_view piece) {
+    chars += Utf8Chars(piece);
+    keep.Add(piece);
+  });
+  r->sig.assign(static_cast<size_t>(mh.num_perm()), 0);
+  DocumentSketch sk;
+  if (Status s = reader.ReadStream(**in, r->sig.data(), &r->set, &sk); !s.ok()) return s;
+  Finish(sk, r);
+  r->doc.tokens = CountTokens(options.shingle, sk, chars);
+  return Status::Ok();
+}
+
+Status ReadJsonlDocs(const Options& options, const MinHasher& mh, FileSystem& fs, const ExplainInputs& inputs,
+                     ReadDoc* ra, ReadDoc* rb) {
+  Result<std::unique_ptr<ByteReader>> in = OpenNamed(fs, inputs.jsonl_file);
+  if (!in.ok()) return in.status();
+  JsonlDocReader parser(options, mh);
+  JsonlLines lines(std::move(*in), options.max_line);
+  JsonlDoc doc;
+  const std::string prefix = inputs.jsonl_file + ":";
+  auto take = [&](std::string_view line, uint64_t number) -> Status {
+    const std::string place = prefix + std::to_string(number);
+    bool has = false;
+    const Status s = parser.Parse(line, &doc, &has);
+    for (ReadDoc* r : {ra, rb}) {
+      if (r->have) continue;
+      const std::string& want = r == ra ? inputs.a : inputs.b;
+      const bool by_place = want == place;
+      if (!by_place && (!s.ok() || !has || doc.id != want)) continue;
+      if (!s.ok()) return Status::InvalidArgument(place + ": " + s.message());
+      if (!has) return Status::InvalidArgument(place + ": blank line, not a document");
+      r->doc.name = doc.id.empty() ? place : doc.id;
+      TokenTextKeeper keep(&r->doc, inputs.max_words);
+      uint64_t chars = 0;
+      parser.reader().set_token_sink([&](std::string_view piece) {
+        chars += Utf8Chars(piece);
+        keep.Add(piece);
+      });
+      r->sig.assign(static_cast<size_t>(mh.num_perm()), 0);
+      DocumentSketch sk;
+      parser.reader().ReadText(doc.text, r->sig.data(), &r->set, &sk);
+      parser.reader().set_token_sink(nullptr);
+      sk.bytes = doc.text.size();
+      Finish(sk, r);
+      r->doc.tokens = CountTokens(options.shingle, sk, chars);
+    }
+    return Status::Ok();
+  };
+  JsonlLines::Line line;
+  while (!(ra->have && rb->have)) {
+    Result<bool> more = lines.Next(&line);
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    if (line.too_long) continue;
+    if (Status s = take(line.text, line.number); !s.ok()) return s;
+  }
+  for (const ReadDoc* r : {ra, rb}) {
+    if (!r->have) {
+      return Status::NotFound(std::string(r == ra ? inputs.a : inputs.b) + ": no document with this id (or FILE:LINE) in " +
+                              inputs.jsonl_file);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<DocReading> ReadDocumentFile(const Options& options, const MinHasher& minhasher, FileSystem& fs,
+                                    const std::string& path, uint64_t max_words) {
+  ReadDoc r;
+  if (Status s = ReadFileDoc(options, minhasher, fs, path, max_words, &r); !s.ok()) return s;
+  DocReading out;
+  out.doc = std::move(r.doc);
+  out.signature = std::move(r.sig);
+  out.shingles = std::move(r.set);
+  out.content = r.content;
+  return out;
+}
+
+Result<PairExplanation> ExplainPair(const Options& options, const ExplainInputs& inputs, FileSystem& fs) {
+  if (Status s = ValidateOptions(options); !s.ok()) return s;
+  const MinHasher mh(options.num_perm, options.seed);
+  ReadDoc ra, rb;
+  if (options.input == InputFormat::kJsonl) {
+    if (Status s = ReadJsonlDocs(options, mh, fs, inputs, &ra, &rb); !s.ok()) return s;
+  } else {
+    if (inputs.a == "-" && inputs.b == "-") {
+      return Status::InvalidArgument("-: standard input can be read once only, not as both documents");
+    }
+    if (Status s = ReadFileDoc(options, mh, fs, inputs.a, inputs.max_words, &ra); !s.ok()) return s;
+    if (Status s = ReadFileDoc(options, mh, fs, inputs.b, inputs.max_words, &rb); !s.ok()) return s;
+  }
+
+  PairExplanation e;
+  e.num_perm = options.num_perm;
+  e.banding = options.bands > 0 ? Banding{options.bands, options.rows}
+                                : ChooseBanding(options.threshold, options.num_perm);
+  e.threshold = options.threshold;
+  e.exact_margin = options.verify == VerifyMode::kExact ? options.exact_margin : Options{}.exact_margin;
+  std::vector<uint64_t> common;
+  std::set_intersection(ra.set.begin(), ra.set.end(), rb.set.begin(), rb.set.end(), std::back_inserter(common));
+  e.shared_shingles = common.size();
+  e.union_shingles = ra.set.size() + rb.set.size() - common.size();
+  e.jaccard = ExactJaccard(ra.set, rb.set);
+  e.estimate = SignatureAgreement(ra.sig.data(), rb.sig.data(), options.num_perm);
+  e.standard_error = std::sqrt(e.jaccard * (1 - e.jaccard) / options.num_perm);
+  const int rows = e.banding.rows;
+  for (int band = 0; band < e.banding.bands; ++band) {
+    const auto first = static_cast<size_t>(band) * static_cast<size_t>(rows);
+    if (std::equal(ra.sig.begin() + static_cast<std::ptrdiff_t>(first),
+                   ra.sig.begin() + static_cast<std::ptrdiff_t>(first + static_cast<size_t>(rows)),
+                   rb.sig.begin() + static_cast<std::ptrdiff_t>(first))) {
+      e.agreeing_bands.push_back(band);
+    }
+  }
+  const bool indexed = ra.doc.skipped.empty() && rb.doc.skipped.empty();
+  e.same_tokens = indexed && ra.content == rb.content;
+  e.candidate = indexed && (!e.agreeing_bands.empty() || e.same_tokens);
+  e.candidate_probability = CandidateProbability(e.jaccard, e.banding.bands, rows);
+  Options exact = options;
+  exact.verify = VerifyMode::kExact;
+  exact.exact_margin = e.exact_margin;
+  e.reported_signature = e.same_tokens || (e.candidate && MeetsThreshold(e.estimate, options.threshold));
+  e.reported_exact = e.same_tokens || (e.candidate && MeetsThreshold(e.estimate, CandidateFloor(exact)) &&
+                                       MeetsThreshold(e.jaccard, options.threshold));
+  e.reported_none = e.candidate;
+  e.a = std::move(ra.doc);
+  e.b = std::move(rb.doc);
+  return e;
+}
+
+}  // namespace neardup

@@ -1,0 +1,99 @@
+// DocumentReader: one document's bytes -> its MinHash signature, content hash
+// and counts, streaming.
+//
+// Bytes flow through a fixed buffer: decode (TextDecoder) -> normalize
+// (Normalizer) -> shingle (Shingler) -> fold into the signature (MinHasher),
+// chunk by chunk, so a multi-gigabyte file is read with memory bounded by the
+// buffer (and, when the shingle set is asked for, by the set: repeats are
+// removed as the set grows, so at most about twice the set is held).
+// With Options::max_filesize, reading stops once more bytes than that came
+// out of the reader (a compressed file counts its decompressed bytes): the
+// document is kTooLarge.
+//
+// Thread safety: one DocumentReader per thread; it reuses its buffers.
+//
+//   DocumentReader reader(options, minhasher);
+//   Status s = reader.ReadStream(*byte_reader, sig.data(), nullptr, &sketch);
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "text/decode.h"
+#include "walk/file_system.h"
+#include "sign/minhash.h"
+#include "text/normalize.h"
+#include "neardup/options.h"
+#include "text/shingle.h"
+#include "neardup/status.h"
+
+namespace neardup {
+
+struct DocumentSketch {
+  // kTooLarge: more than Options::max_filesize bytes were read; reading stopped.
+  enum class Kind : uint8_t { kOk, kEmpty, kTooShort, kBinary, kTooLarge };
+  Kind kind = Kind::kOk;
+  uint64_t bytes = 0;     // bytes read (after decompression)
+  uint64_t words = 0;
+  uint64_t replaced = 0;  // invalid sequences replaced by U+FFFD
+  bool transcoded = false;
+  ContentHash content;
+};
+
+class DocumentReader {
+ public:
+  // Size of the read buffer and of the block tested for binary content.
+  static constexpr size_t kBufferSize = 256 * 1024;
+  static constexpr size_t kBinaryProbe = 64 * 1024;
+
+  // `minhasher` must outlive the reader.
+  DocumentReader(const Options& options, const MinHasher& minhasher);
+  DocumentReader(const DocumentReader&) = delete;
+  DocumentReader& operator=(const DocumentReader&) = delete;
+
+  // Reads `in` to its end. Writes the signature (num_perm values) to `sig`
+  // when not null, and the sorted unique shingle set to `*set` when not null.
+  // A file whose first block looks binary stops early with kind kBinary; one
+  // with more than Options::max_filesize bytes stops there with kTooLarge
+  // (the signature and set are then meaningless).
+  // Returns the reader's error (the sketch is then meaningless).
+  Status ReadStream(ByteReader& in, uint32_t* sig, std::vector<uint64_t>* set, DocumentSketch* out);
+
+  // When set, every ReadStream()/ReadText() hands the document's token text
+  // (Shingler::set_token_text) to `sink`, a piece after each chunk, so a
+  // document of any size can be compared token by token with another.
+  // Empty: no token text (the default).
+  using TokenSink = std::function<void(std::string_view)>;
+  void set_token_sink(TokenSink sink);
+
+  // The same for a text already in memory (a JSONL document); no binary test.
+  void ReadText(std::string_view text, uint32_t* sig, std::vector<uint64_t>* set, DocumentSketch* out);
+
+ private:
+  void Begin(uint32_t* sig, std::vector<uint64_t>* set);
+  void Feed(std::string_view bytes);
+  void End(DocumentSketch* out);
+  void Drain();
+  void CompactSet();
+
+  const MinHasher& minhasher_;
+  uint64_t min_words_;
+  uint64_t max_bytes_;  // 0: no limit
+  TextDecoder decoder_;
+  Normalizer normalizer_;
+  Shingler shingler_;
+  std::unique_ptr<char[]> buffer_;
+  std::string utf8_;
+  std::string normalized_;
+  TokenSink token_sink_;
+  std::string token_text_;
+  uint32_t* sig_ = nullptr;
+  std::vector<uint64_t>* set_ = nullptr;
+  size_t set_compact_at_ = 0;  // compact *set_ when it reaches this size
+};
+
+}  // namespace neardup

@@ -1,0 +1,124 @@
+#include "sign/sign.h"
+
+#include <mutex>
+#include <string>
+
+#include "sign/document.h"
+#include "sign/sign_internal.h"
+
+namespace neardup {
+
+namespace {
+
+bool Compressed(const std::string& path) { return path.ends_with(".gz") || path.ends_with(".zst"); }
+
+// Reads and signs text file `i` into row i of the table. Returns the
+// problem, if any, and fills `sk`.
+Status SignTextFile(const Options& options, FileSystem& fs, DocumentReader& reader, size_t i, bool keep_streams,
+                    SignedCorpus* out, DocumentSketch* sk) {
+  const InputFile& f = out->table.files[i];
+  DocRecord& r = out->table.docs[i];
+  r.name = f.path;
+  r.file = static_cast<uint32_t>(i);
+  r.size = f.size;
+  r.mtime_ns = f.mtime_ns;
+  r.reference = f.reference;
+  StreamCopy* copy = nullptr;
+  if (keep_streams && f.identity.stream) {
+    out->stream_copies[i] = std::make_unique<StreamCopy>();
+    copy = out->stream_copies[i].get();
+  }
+  Result<std::unique_ptr<ByteReader>> in = OpenForSigning(fs, f, copy);
+  if (!in.ok()) return in.status();
+  Status s = reader.ReadStream(**in, out->table.MutableSignature(static_cast<DocId>(i)), nullptr, sk);
+  if (f.identity.stream) r.size = sk->bytes;
+  if (!s.ok()) return s;
+  // A plain file that no longer has the size it had when walked changed
+  // under us: its signature mixes two versions, so it is left out. (A
+  // stream document had no size to compare; a compressed file's size is
+  // not its text's.)
+  if (sk->kind != DocumentSketch::Kind::kBinary && !f.identity.stream && !Compressed(f.path) && sk->bytes != f.size) {
+    return Status::Changed(f.path + ": changed size during the run (" + std::to_string(f.size) +
+                           " bytes when listed, " + std::to_string(sk->bytes) + " read)");
+  }
+  if (sk->kind == DocumentSketch::Kind::kTooLarge) {
+    return Status::InvalidArgument(f.path + ": skipped, more than --max-filesize " +
+                                   std::to_string(options.max_filesize) + " bytes once decompressed");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+void SignTextFiles(const Options& options, const MinHasher& minhasher, FileSystem& fs, const Workers& workers,
+                   bool keep_streams, SignProgress& progress, SignedCorpus* out, std::vector<SignCounts>* per_file,
+                   const std::function<void(size_t i, bool ok)>& file_done) {
+  const size_t n = out->table.files.size();
+  out->table.Resize(n);
+  std::mutex mu;  // guards out->problems and out->counts
+  std::vector<std::unique_ptr<DocumentReader>> readers(static_cast<size_t>(workers.threads));
+  ParallelFor(workers, n, [&](int w, size_t i) {
+    auto& reader = readers[static_cast<size_t>(w)];
+    if (reader == nullptr) reader = std::make_unique<DocumentReader>(options, minhasher);
+    DocumentSketch sk;
+    const Status s = SignTextFile(options, fs, *reader, i, keep_streams, out, &sk);
+    DocRecord& r = out->table.docs[i];
+    if (s.ok()) {
+      r.kind = KindOf(sk);
+      r.content = sk.content;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!s.ok()) {
+        const bool too_large = sk.kind == DocumentSketch::Kind::kTooLarge;
+        out->problems.push_back({.file = static_cast<uint32_t>(i),
+                                 .line = 0,
+                                 .status = s,
+                                 .kind = too_large ? InputProblem::Kind::kTooLarge : InputProblem::Kind::kUnreadable});
+      } else {
+        out->counts.bytes += sk.bytes;
+        out->counts.invalid_utf8 += sk.replaced;
+        out->counts.transcoded += sk.transcoded ? 1 : 0;
+        if (per_file != nullptr) {
+          SignCounts& c = (*per_file)[i];
+          c.bytes += sk.bytes;
+          c.invalid_utf8 += sk.replaced;
+          c.transcoded += sk.transcoded ? 1 : 0;
+        }
+      }
+    }
+    progress.bytes += sk.bytes;
+    ++progress.inputs_done;
+    ++progress.documents;
+    if (file_done) file_done(i, s.ok());
+  });
+}
+
+DocKind KindOf(const DocumentSketch& sk) {
+  switch (sk.kind) {
+    case DocumentSketch::Kind::kOk: return DocKind::kOk;
+    case DocumentSketch::Kind::kEmpty: return DocKind::kEmpty;
+    case DocumentSketch::Kind::kTooShort: return DocKind::kTooShort;
+    case DocumentSketch::Kind::kBinary: return DocKind::kBinary;
+    case DocumentSketch::Kind::kTooLarge: return DocKind::kFailed;
+  }
+  return DocKind::kFailed;
+}
+
+SignedCorpus Sign(const Options& options, std::vector<InputFile> files, const MinHasher& minhasher, FileSystem& fs,
+                  const Workers& workers, bool keep_streams, SignProgress* progress) {
+  SignProgress unused;
+  SignProgress& p = progress != nullptr ? *progress : unused;
+  SignedCorpus out{.table = SignatureTable(options.num_perm), .stream_copies = {}, .problems = {}, .counts = {}};
+  out.table.files = std::move(files);
+  out.stream_copies.resize(out.table.files.size());
+  if (options.input == InputFormat::kText) {
+    SignTextFiles(options, minhasher, fs, workers, keep_streams, p, &out, nullptr);
+  } else {
+    SignJsonlFiles(options, minhasher, fs, workers, keep_streams, p, &out, nullptr, nullptr);
+    RenameDuplicateIds(&out);
+  }
+  return out;
+}
+
+}  // namespace neardup

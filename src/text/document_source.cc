@@ -1,0 +1,199 @@
+#include "text/document_source.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+namespace neardup {
+
+namespace {
+
+Status TempError(const char* what) {
+  return Status::IoError(std::string("temporary file for --exact: ") + what + ": " + std::strerror(errno));
+}
+
+// Tees a stream into a StreamCopy's file.
+class RecordingReader final : public ByteReader {
+ public:
+  RecordingReader(std::unique_ptr<ByteReader> in, std::FILE* copy) : in_(std::move(in)), copy_(copy) {}
+  Result<size_t> Read(char* buf, size_t n) override {
+    Result<size_t> got = in_->Read(buf, n);
+    if (got.ok() && *got > 0 && std::fwrite(buf, 1, *got, copy_) != *got) return TempError("write");
+    if (got.ok() && *got == 0 && std::fflush(copy_) != 0) return TempError("write");
+    return got;
+  }
+
+ private:
+  std::unique_ptr<ByteReader> in_;
+  std::FILE* copy_;
+};
+
+// Reads a StreamCopy's file from its start, by offset (pread), so several
+// readers may share it.
+class ReplayReader final : public ByteReader {
+ public:
+  explicit ReplayReader(std::FILE* copy) : fd_(fileno(copy)) {}
+  Result<size_t> Read(char* buf, size_t n) override {
+    for (;;) {
+      const ssize_t got = ::pread(fd_, buf, n, static_cast<off_t>(offset_));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) return TempError("read");
+      offset_ += static_cast<uint64_t>(got);
+      return static_cast<size_t>(got);
+    }
+  }
+
+ private:
+  int fd_;
+  uint64_t offset_ = 0;
+};
+
+FileStat SeenAtWalk(const InputFile& f) {
+  FileStat st;
+  st.size = f.size;
+  st.mtime_ns = f.mtime_ns;
+  st.ctime_ns = f.ctime_ns;
+  st.dev = f.identity.dev;
+  st.ino = f.identity.ino;
+  return st;
+}
+
+}  // namespace
+
+StreamCopy::~StreamCopy() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+Result<std::unique_ptr<ByteReader>> StreamCopy::Record(std::unique_ptr<ByteReader> in) {
+  file_ = std::tmpfile();
+  if (file_ == nullptr) return TempError("create");
+  return std::unique_ptr<ByteReader>(std::make_unique<RecordingReader>(std::move(in), file_));
+}
+
+Result<std::unique_ptr<ByteReader>> StreamCopy::Replay() const {
+  if (file_ == nullptr) return Status::IoError("no copy of the stream was made");
+  return std::unique_ptr<ByteReader>(std::make_unique<ReplayReader>(file_));
+}
+
+Result<std::unique_ptr<ByteReader>> OpenForSigning(FileSystem& fs, const InputFile& file, StreamCopy* copy) {
+  Result<std::unique_ptr<ByteReader>> in = OpenInput(fs, file.path, file.identity);
+  if (!in.ok() || !file.identity.stream || copy == nullptr) return in;
+  return copy->Record(std::move(*in));
+}
+
+Result<std::unique_ptr<ByteReader>> OpenAgain(FileSystem& fs, const InputFile& file, const StreamCopy* copy) {
+  if (copy != nullptr) return copy->Replay();
+  return OpenInput(fs, file.path, file.identity);
+}
+
+Status CheckUnchanged(FileSystem& fs, const InputFile& file) {
+  Result<FileStat> now = fs.Stat(file.path);
+  if (!now.ok()) return Status::Changed(file.path + ": gone during the run (" + now.status().message() + ")");
+  if (!(*now == SeenAtWalk(file))) return Status::Changed(file.path + ": changed during the run");
+  return Status::Ok();
+}
+
+void JsonlBlocks::Block::Reserve(size_t n) {
+  if (n <= capacity) return;
+  const size_t cap = std::max(n, 2 * capacity);
+  std::unique_ptr<char[]> bigger(new char[cap]);
+  if (size > 0) std::memcpy(bigger.get(), data.get(), size);
+  data = std::move(bigger);
+  capacity = cap;
+}
+
+Result<bool> JsonlBlocks::Next(ByteReader& in, Block* out, uint64_t* bytes_read) {
+  while (!done_) {
+    buf_.Reserve(buf_.size + kBlockBytes);
+    Result<size_t> got = in.Read(buf_.data.get() + buf_.size, kBlockBytes);
+    if (!got.ok()) return got.status();
+    *bytes_read += *got;
+    if (*got == 0) {
+      done_ = true;  // a last line without a newline, unless it is being dropped
+      if (skipping_) buf_.size = 0;
+      *out = std::move(buf_);
+      return true;
+    }
+    size_t from = buf_.size;  // the bytes before hold no newline
+    buf_.size += *got;
+    char* base = buf_.data.get();
+    if (skipping_) {
+      const void* nl = std::memchr(base + from, '\n', buf_.size - from);
+      if (nl == nullptr) {
+        buf_.size = 0;
+        continue;
+      }
+      skipping_ = false;
+      const char* rest = static_cast<const char*>(nl) + 1;
+      buf_.size = static_cast<size_t>(base + buf_.size - rest);
+      std::memmove(base, rest, buf_.size);
+      from = 0;
+    }
+    const void* last = memrchr(base + from, '\n', buf_.size - from);
+    if (last == nullptr) {
+      if (buf_.size <= max_line_ + 1) continue;
+      buf_.size = 0;  // the partial line is too long: drop it as it comes
+      skipping_ = true;
+      *out = Block();
+      out->too_long = true;
+      return true;
+    }
+    const size_t cut = static_cast<size_t>(static_cast<const char*>(last) + 1 - base);
+    Block next;
+    next.Reserve(std::max(buf_.size - cut, kBlockBytes));
+    std::memcpy(next.data.get(), base + cut, buf_.size - cut);
+    next.size = buf_.size - cut;
+    buf_.size = cut;
+    *out = std::move(buf_);
+    buf_ = std::move(next);
+    return true;
+  }
+  return false;
+}
+
+BlockLines::BlockLines(const JsonlBlocks::Block& block, uint64_t max_line)
+    : p_(block.data.get()),
+      end_(block.data.get() + block.size),
+      max_line_(max_line == 0 ? UINT64_MAX : max_line),
+      marker_(block.too_long) {}
+
+bool BlockLines::Next(std::string_view* text, bool* too_long) {
+  if (marker_) {
+    marker_ = false;
+    *text = {};
+    *too_long = true;
+    return true;
+  }
+  if (p_ >= end_) return false;
+  const char* nl = static_cast<const char*>(std::memchr(p_, '\n', static_cast<size_t>(end_ - p_)));
+  const char* line_end = nl != nullptr ? nl : end_;
+  size_t len = static_cast<size_t>(line_end - p_);
+  if (len > 0 && p_[len - 1] == '\r') --len;
+  *too_long = len > max_line_;
+  *text = *too_long ? std::string_view() : std::string_view(p_, len);
+  p_ = nl != nullptr ? nl + 1 : end_;
+  return true;
+}
+
+JsonlLines::JsonlLines(std::unique_ptr<ByteReader> in, uint64_t max_line)
+    : in_(std::move(in)), max_line_(max_line), blocks_(max_line) {}
+
+Result<bool> JsonlLines::Next(Line* line) {
+  for (;;) {
+    if (lines_.has_value() && lines_->Next(&line->text, &line->too_long)) {
+      line->number = ++number_;
+      return true;
+    }
+    lines_.reset();
+    uint64_t bytes = 0;
+    Result<bool> more = blocks_.Next(*in_, &block_, &bytes);
+    if (!more.ok()) return more.status();
+    if (!*more) return false;
+    lines_.emplace(block_, max_line_);
+  }
+}
+
+}  // namespace neardup

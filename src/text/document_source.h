@@ -1,0 +1,142 @@
+// Document sources: where a document's bytes come from, for its first read
+// (signing) and for a read again (--exact, -t 1). Both stages open files and
+// split JSONL lines through these, so a document is read the same way twice.
+//
+//  - OpenForSigning() opens an input file as the walk found it (by path,
+//    checked against the walk's device and inode). A stream document (a pipe
+//    or device named as an argument) can be read once only; when it will be
+//    needed again its bytes are recorded in a StreamCopy as they are read.
+//  - OpenAgain() opens a document's source by its key (the walked path, never
+//    the name written in the output), or the stream's copy.
+//  - CheckUnchanged() says whether a file is still the one the walk saw.
+//  - JsonlLines splits a byte stream into numbered lines, chunk by chunk.
+//
+// Thread safety: StreamCopy::Replay() may be called from several threads;
+// everything else is one object per thread.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <string_view>
+#include <vector>
+
+#include "walk/walk.h"
+#include "walk/file_system.h"
+#include "text/jsonl.h"
+#include "neardup/status.h"
+
+namespace neardup {
+
+// A stream's bytes as the first read got them (after decompression), kept
+// in an anonymous temporary file (TMPDIR) so that it can be read again.
+class StreamCopy {
+ public:
+  StreamCopy() = default;
+  ~StreamCopy();
+  StreamCopy(const StreamCopy&) = delete;
+  StreamCopy& operator=(const StreamCopy&) = delete;
+  // Wraps `in`: what is read through it is also appended to the copy. A
+  // failed write to the copy is a read error of the stream (IoError).
+  // REQUIRES: called once.
+  [[nodiscard]] Result<std::unique_ptr<ByteReader>> Record(std::unique_ptr<ByteReader> in);
+  // A reader of the copy, from its start; IoError if the copy was never made.
+  [[nodiscard]] Result<std::unique_ptr<ByteReader>> Replay() const;
+
+ private:
+  std::FILE* file_ = nullptr;
+};
+
+// Opens `file` for its first read. When `copy` is non-null and `file` is a
+// stream document, its bytes are recorded into *copy as they are read.
+// Errors as OpenInput() (file_system.h).
+[[nodiscard]] Result<std::unique_ptr<ByteReader>> OpenForSigning(FileSystem& fs, const InputFile& file,
+                                                                StreamCopy* copy);
+
+// Opens `file` again: through `copy` when it is non-null (a stream), else by
+// its walked path and identity. Errors as OpenInput().
+[[nodiscard]] Result<std::unique_ptr<ByteReader>> OpenAgain(FileSystem& fs, const InputFile& file,
+                                                           const StreamCopy* copy);
+
+// OK when `file.path` is still the file the walk saw: same size, mtime, ctime,
+// device and inode. Else Changed: "PATH: changed during the run", or "PATH:
+// gone during the run (REASON)".
+[[nodiscard]] Status CheckUnchanged(FileSystem& fs, const InputFile& file);
+
+// One JSONL input cut into blocks of whole lines, read straight into each
+// block's memory, so that whole blocks can go to other threads: the reader
+// looks only at a block's tail (for its last newline). The partial line at a
+// block's end starts the next block. A partial line past max_line + 1 bytes
+// (a CR before the newline is not part of the line) is dropped up to its
+// newline as it is read, so no line is ever held past the limit, and a block
+// with `too_long` set stands for it in its place.
+class JsonlBlocks {
+ public:
+  static constexpr size_t kBlockBytes = 1 << 20;
+  struct Block {
+    std::unique_ptr<char[]> data;  // whole lines; the last may lack its newline at the end of the input
+    size_t size = 0;
+    size_t capacity = 0;
+    bool too_long = false;  // one line over the limit (no data)
+    // Room for `n` bytes in all, keeping the first `size`; grows by doubling,
+    // so a long line read block after block is copied a bounded number of times.
+    void Reserve(size_t n);
+  };
+
+  // `max_line`: longest line kept, in bytes without its "\n" or "\r\n";
+  // 0 = no limit.
+  explicit JsonlBlocks(uint64_t max_line) : max_line_(max_line == 0 ? UINT64_MAX - 1 : max_line) {}
+  // The next block of `in` (possibly empty). OK(true) with a block; OK(false)
+  // at the end; a read error. Adds the bytes read to *bytes_read.
+  [[nodiscard]] Result<bool> Next(ByteReader& in, Block* out, uint64_t* bytes_read);
+
+ private:
+  uint64_t max_line_;
+  Block buf_;
+  bool skipping_ = false;
+  bool done_ = false;
+};
+
+// The lines of one block, in order, as LineSplitter gives them: without
+// "\n" or "\r\n"; a line longer than max_line is returned empty with
+// too_long set.
+class BlockLines {
+ public:
+  BlockLines(const JsonlBlocks::Block& block, uint64_t max_line);
+  bool Next(std::string_view* text, bool* too_long);
+
+ private:
+  const char* p_;
+  const char* end_;
+  uint64_t max_line_;
+  bool marker_;
+};
+
+// The lines of one JSONL input, numbered, one at a time (for reading a few
+// lines again): the same blocks and lines as signing sees.
+class JsonlLines {
+ public:
+  struct Line {
+    std::string_view text;  // valid until the next call of Next()
+    uint64_t number = 0;    // from 1
+    bool too_long = false;  // longer than max_line: `text` is empty
+  };
+
+  // `max_line`: as JsonlBlocks. REQUIRES: `in` non-null.
+  JsonlLines(std::unique_ptr<ByteReader> in, uint64_t max_line);
+  // OK(true) with the next line; OK(false) at the end; a read error (the
+  // lines before it were all returned).
+  [[nodiscard]] Result<bool> Next(Line* line);
+
+ private:
+  std::unique_ptr<ByteReader> in_;
+  uint64_t max_line_;
+  JsonlBlocks blocks_;
+  JsonlBlocks::Block block_;
+  std::optional<BlockLines> lines_;
+  uint64_t number_ = 0;
+};
+
+}  // namespace neardup

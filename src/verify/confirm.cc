@@ -1,0 +1,371 @@
+#include "verify/confirm.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string_view>
+#include <unordered_set>
+
+#include "sign/jsonl_doc_reader.h"
+#include "sign/document.h"
+#include "base/parallel.h"
+#include "lsh/similarity.h"
+
+namespace neardup {
+
+namespace {
+
+constexpr size_t kCompareChunk = 64 * 1024;
+
+Status TempError(const char* what) {
+  return Status::IoError(std::string("temporary file for --exact: ") + what + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
+// A worker's temporary file of token texts, written front to back.
+struct Confirmer::Spool {
+  std::FILE* file = nullptr;
+  uint64_t size = 0;
+  bool failed = false;
+  int error = 0;
+  ~Spool() {
+    if (file != nullptr) std::fclose(file);
+  }
+  void Append(std::string_view piece) {
+    if (failed) return;
+    if (std::fwrite(piece.data(), 1, piece.size(), file) != piece.size()) {
+      failed = true;
+      error = errno;
+    }
+    size += piece.size();
+  }
+  // Reads [offset, offset + n) into `buf`. REQUIRES: flushed.
+  bool ReadAt(uint64_t offset, char* buf, size_t n) const {
+    size_t done = 0;
+    while (done < n) {
+      const ssize_t got = ::pread(fileno(file), buf + done, n - done, static_cast<off_t>(offset + done));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) return false;
+      done += static_cast<size_t>(got);
+    }
+    return true;
+  }
+};
+
+// One member's re-read.
+struct Confirmer::Read {
+  DocId doc = 0;
+  size_t group = 0;
+  bool want_set = false;
+  Status status;
+  ContentHash content;
+  size_t spool = 0;
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  std::vector<uint64_t> set;
+};
+
+Confirmer::Confirmer(const Options& options, const MinHasher& minhasher, FileSystem& fs, int threads)
+    : options_(options), minhasher_(minhasher), fs_(fs), threads_(std::max(1, threads)) {}
+
+Confirmer::~Confirmer() = default;
+
+Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<std::vector<DocId>>& groups,
+                      const std::vector<char>& want_set, const std::atomic<bool>* cancel, ConfirmedGroups* out) {
+  reads_.clear();
+  for (size_t g = 0; g < groups.size(); ++g) {
+    for (size_t k = 0; k < groups[g].size(); ++k) {
+      Read r;
+      r.doc = groups[g][k];
+      r.group = g;
+      r.want_set = want_set[g] != 0 && k == 0;  // the first member: the likely reference
+      reads_.push_back(std::move(r));
+    }
+  }
+  if (Status s = ReadAll(origins, cancel); !s.ok()) return s;
+  if (Status s = Judge(origins, groups.size(), out); !s.ok()) return s;
+  return CollectSets(want_set, out);
+}
+
+Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const std::atomic<bool>* cancel) {
+  auto cancelled = [cancel] { return cancel != nullptr && cancel->load(); };
+  // Jobs: a text document each; a JSONL file each, with its wanted lines.
+  std::vector<std::vector<size_t>> jobs;
+  if (options_.input == InputFormat::kText) {
+    for (size_t i = 0; i < reads_.size(); ++i) jobs.push_back({i});
+  } else {
+    std::map<const InputFile*, std::vector<size_t>> by_file;
+    for (size_t i = 0; i < reads_.size(); ++i) by_file[origins[reads_[i].doc].file].push_back(i);
+    for (auto& [file, ids] : by_file) {
+      std::sort(ids.begin(), ids.end(),
+                [&](size_t x, size_t y) { return origins[reads_[x].doc].line < origins[reads_[y].doc].line; });
+      jobs.push_back(std::move(ids));
+    }
+    std::sort(jobs.begin(), jobs.end(), [&](const auto& x, const auto& y) {
+      return origins[reads_[x[0]].doc].file->path < origins[reads_[y[0]].doc].file->path;
+    });
+  }
+  spools_.clear();
+  for (int w = 0; w < threads_; ++w) {
+    auto spool = std::make_unique<Spool>();
+    spool->file = std::tmpfile();
+    if (spool->file == nullptr) return TempError("create");
+    spools_.push_back(std::move(spool));
+  }
+  // One reader per worker, made on its first job.
+  std::vector<std::unique_ptr<DocumentReader>> text_readers(static_cast<size_t>(threads_));
+  std::vector<std::unique_ptr<JsonlDocReader>> parsers(static_cast<size_t>(threads_));
+  Workers workers{.threads = threads_, .tick = {}, .cancel = cancel};
+  ParallelFor(workers, jobs.size(), [&](int worker, size_t j) {
+    const size_t w = static_cast<size_t>(worker);
+    Spool& spool = *spools_[w];
+    auto sink = [&spool](std::string_view piece) { spool.Append(piece); };
+    if (options_.input == InputFormat::kText) {
+      if (text_readers[w] == nullptr) {
+        text_readers[w] = std::make_unique<DocumentReader>(options_, minhasher_);
+        text_readers[w]->set_token_sink(sink);
+      }
+      ReadTextDoc(origins, jobs[j][0], w, *text_readers[w]);
+    } else {
+      if (parsers[w] == nullptr) {
+        parsers[w] = std::make_unique<JsonlDocReader>(options_, minhasher_);
+        parsers[w]->reader().set_token_sink(sink);
+      }
+      ReadJsonlFile(origins, jobs[j], w, *parsers[w]);
+    }
+  });
+  if (cancelled()) return Status::Cancelled("interrupted");
+  for (auto& spool : spools_) {
+    if (spool->failed || std::fflush(spool->file) != 0) {
+      errno = spool->failed ? spool->error : errno;
+      return TempError("write");
+    }
+  }
+  return Status::Ok();
+}
+
+// Reads text document reads_[i] again, its token text to spool `w`.
+void Confirmer::ReadTextDoc(const std::vector<DocOrigin>& origins, size_t i, size_t w, DocumentReader& reader) {
+  Read& r = reads_[i];
+  const InputFile& f = *origins[r.doc].file;
+  const StreamCopy* copy = origins[r.doc].copy;
+  Spool& spool = *spools_[w];
+  r.spool = w;
+  r.offset = spool.size;
+  r.status = copy != nullptr ? Status::Ok() : CheckUnchanged(fs_, f);
+  if (!r.status.ok()) return;
+  Result<std::unique_ptr<ByteReader>> in = OpenAgain(fs_, f, copy);
+  if (!in.ok()) {
+    r.status = Status::Changed(f.path + ": cannot be read again (" + in.status().message() + ")");
+    return;
+  }
+  DocumentSketch sk;
+  Status s = reader.ReadStream(**in, nullptr, r.want_set ? &r.set : nullptr, &sk);
+  if (!s.ok()) {
+    r.status = Status::Changed(f.path + ": cannot be read again (" + s.message() + ")");
+    return;
+  }
+  r.length = spool.size - r.offset;
+  r.content = sk.content;
+  if (sk.kind != DocumentSketch::Kind::kOk) r.status = Status::Changed(f.path + ": changed during the run");
+  if (r.status.ok() && copy == nullptr) r.status = CheckUnchanged(fs_, f);
+}
+
+// Reads the wanted lines of one JSONL file again (reads_ indices, in line
+// order), their token texts to spool `w`.
+void Confirmer::ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::vector<size_t>& wanted, size_t w,
+                              JsonlDocReader& parser) {
+  const InputFile& f = *origins[reads_[wanted[0]].doc].file;
+  const StreamCopy* copy = origins[reads_[wanted[0]].doc].copy;
+  Spool& spool = *spools_[w];
+  auto fail_all = [&](const Status& s) {
+    for (size_t i : wanted) {
+      if (reads_[i].status.ok()) reads_[i].status = s;
+    }
+  };
+  for (size_t i : wanted) reads_[i].spool = w;
+  if (copy == nullptr) {
+    if (Status s = CheckUnchanged(fs_, f); !s.ok()) return fail_all(s);
+  }
+  Result<std::unique_ptr<ByteReader>> in = OpenAgain(fs_, f, copy);
+  if (!in.ok()) return fail_all(Status::Changed(f.path + ": cannot be read again (" + in.status().message() + ")"));
+  JsonlLines lines(std::move(*in), options_.max_line);
+  JsonlLines::Line line;
+  JsonlDoc doc;
+  size_t next = 0;
+  while (next < wanted.size()) {  // the rest of the file is not needed
+    Result<bool> more = lines.Next(&line);
+    if (!more.ok()) return fail_all(Status::Changed(f.path + ": cannot be read again (" + more.status().message() + ")"));
+    if (!*more) break;
+    for (; next < wanted.size() && origins[reads_[wanted[next]].doc].line == line.number; ++next) {
+      Read& r = reads_[wanted[next]];
+      bool has = false;
+      r.offset = spool.size;
+      DocumentSketch sk;
+      if (parser.Parse(line.text, &doc, &has).ok() && has) {
+        parser.reader().ReadText(doc.text, nullptr, r.want_set ? &r.set : nullptr, &sk);
+        r.content = sk.content;
+      }
+      if (!has || sk.kind != DocumentSketch::Kind::kOk) {
+        r.status = Status::Changed(f.path + ":" + std::to_string(line.number) + ": changed during the run");
+      }
+      r.length = spool.size - r.offset;
+    }
+  }
+  for (size_t k = next; k < wanted.size(); ++k) {
+    Read& r = reads_[wanted[k]];
+    if (r.status.ok()) r.status = Status::Changed(f.path + ": changed during the run (a line is gone)");
+  }
+  if (copy == nullptr) {
+    if (Status s = CheckUnchanged(fs_, f); !s.ok()) fail_all(s);
+  }
+}
+
+// Whether two reads' token texts are equal, byte for byte.
+Result<bool> Confirmer::SameText(const Read& a, const Read& b) const {
+  if (a.length != b.length) return false;
+  std::vector<char> x(kCompareChunk), y(kCompareChunk);
+  for (uint64_t pos = 0; pos < a.length; pos += kCompareChunk) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(kCompareChunk, a.length - pos));
+    if (!spools_[a.spool]->ReadAt(a.offset + pos, x.data(), n) ||
+        !spools_[b.spool]->ReadAt(b.offset + pos, y.data(), n)) {
+      return TempError("read");
+    }
+    if (std::memcmp(x.data(), y.data(), n) != 0) return false;
+  }
+  return true;
+}
+
+// Judges each group: the signed hash must still hold, then the token text
+// must equal the reference's (the first member that still holds).
+Status Confirmer::Judge(const std::vector<DocOrigin>& origins, size_t groups, ConfirmedGroups* out) {
+  out->members.assign(groups, {});
+  out->sets.assign(groups, {});
+  out->left_out.clear();
+  reference_read_.assign(groups, SIZE_MAX);
+  auto place = [&](const DocOrigin& o) {
+    std::string where = o.file->path;
+    if (o.line > 0) where.append(":").append(std::to_string(o.line));
+    return where;
+  };
+  for (size_t i = 0; i < reads_.size(); ++i) {
+    Read& r = reads_[i];
+    const DocOrigin& origin = origins[r.doc];
+    if (r.status.ok() && !(r.content == origin.content)) {
+      r.status = Status::Changed(place(origin) + ": changed during the run");
+    }
+    if (!r.status.ok()) {
+      out->left_out.emplace_back(r.doc, r.status);
+      continue;
+    }
+    const size_t g = r.group;
+    if (reference_read_[g] == SIZE_MAX) {
+      reference_read_[g] = i;
+      out->members[g].push_back(r.doc);
+      continue;
+    }
+    const Read& ref = reads_[reference_read_[g]];
+    Result<bool> same = SameText(ref, r);
+    if (!same.ok()) return same.status();
+    if (*same) {
+      out->members[g].push_back(r.doc);
+    } else {
+      out->left_out.emplace_back(r.doc, Status::Corrupt(place(origin) + ": has the content hash of " +
+                                                        place(origins[ref.doc]) +
+                                                        " but not its text (a hash collision); left out of the results"));
+    }
+  }
+  return Status::Ok();
+}
+
+// Shingle sets of the references: the first member's, read with its set,
+// or, when another member took its place, made from that one's token text.
+Status Confirmer::CollectSets(const std::vector<char>& want_set, ConfirmedGroups* out) {
+  for (size_t g = 0; g < want_set.size(); ++g) {
+    if (want_set[g] == 0 || reference_read_[g] == SIZE_MAX) continue;
+    Read& ref = reads_[reference_read_[g]];
+    if (!ref.want_set) {
+      if (Status s = SetFromTokenText(&ref); !s.ok()) return s;
+    }
+    out->sets[g] = ref.set;
+  }
+  return Status::Ok();
+}
+
+// The Shingler turns a token text into the same tokens it came from: words
+// are separated by spaces, characters are as they were.
+Status Confirmer::SetFromTokenText(Read* r) const {
+  Shingler shingler(options_.shingle, options_.EffectiveNgram(), options_.seed);
+  std::vector<char> buf(kCompareChunk);
+  uint64_t pos = 0;
+  while (pos < r->length) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(kCompareChunk, r->length - pos));
+    if (!spools_[r->spool]->ReadAt(r->offset + pos, buf.data(), n)) return TempError("read");
+    size_t cut = n;
+    if (pos + n < r->length) {  // end the piece on a whole UTF-8 character
+      while (cut > 0 && (static_cast<unsigned char>(buf[cut - 1]) & 0xC0) == 0x80) --cut;
+      if (cut > 0 && static_cast<unsigned char>(buf[cut - 1]) >= 0xC0) --cut;
+    }
+    shingler.Feed(std::string_view(buf.data(), cut));
+    r->set.insert(r->set.end(), shingler.shingles().begin(), shingler.shingles().end());
+    shingler.shingles().clear();
+    pos += cut;
+  }
+  shingler.Finish();
+  r->set.insert(r->set.end(), shingler.shingles().begin(), shingler.shingles().end());
+  std::sort(r->set.begin(), r->set.end());
+  r->set.erase(std::unique(r->set.begin(), r->set.end()), r->set.end());
+  return Status::Ok();
+}
+
+Result<double> Confirmer::TextJaccard(size_t group_a, size_t group_b) const {
+  const size_t k = static_cast<size_t>(options_.EffectiveNgram());
+  auto shingles = [&](size_t g, std::unordered_set<std::string>* out) -> Status {
+    const Read& r = reads_[reference_read_[g]];
+    std::string text(r.length, '\0');
+    if (r.length > 0 && !spools_[r.spool]->ReadAt(r.offset, text.data(), text.size())) return TempError("read");
+    // Tokens: words end with a space; in char mode every code point is one.
+    std::vector<std::string_view> tokens;
+    if (options_.shingle == ShingleUnit::kWord) {
+      size_t start = 0;
+      for (size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == ' ') {
+          tokens.emplace_back(text.data() + start, i - start);
+          start = i + 1;
+        }
+      }
+    } else {
+      for (size_t i = 0; i < text.size();) {
+        size_t len = 1;
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c >= 0xF0) len = 4; else if (c >= 0xE0) len = 3; else if (c >= 0xC0) len = 2;
+        tokens.emplace_back(text.data() + i, std::min(len, text.size() - i));
+        i += len;
+      }
+    }
+    // A shingle is k tokens; a shorter document is one shingle of all of them.
+    // Tokens are joined with a byte no token holds.
+    const size_t n = tokens.size();
+    const size_t width = std::min(k, n);
+    for (size_t s = 0; s + width <= n && width > 0; ++s) {
+      std::string sh;
+      for (size_t t = s; t < s + width; ++t) sh.append(tokens[t]).push_back('\x1f');
+      out->insert(std::move(sh));
+    }
+    return Status::Ok();
+  };
+  std::unordered_set<std::string> a, b;
+  if (Status s = shingles(group_a, &a); !s.ok()) return s;
+  if (Status s = shingles(group_b, &b); !s.ok()) return s;
+  size_t common = 0;
+  for (const std::string& sh : a) common += b.count(sh);
+  const size_t all = a.size() + b.size() - common;
+  return all == 0 ? 0.0 : static_cast<double>(common) / static_cast<double>(all);
+}
+
+}  // namespace neardup

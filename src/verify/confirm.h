@@ -1,0 +1,112 @@
+// Confirmer: proves from the documents' current content what --exact and
+// -t 1 report, trusting neither an earlier read nor a hash.
+//
+// Input: groups of documents that were signed with the same content hash
+// (exact copies, as far as a hash can tell). Each member is read again:
+//  - a text file whose size, mtime, ctime, device or inode differ from what
+//    the walk saw, before or after the read, or that is gone, is left out;
+//    so is one whose content hash is not what it was when signed (a JSONL
+//    document: the same, for the file that holds it);
+//  - the token text of every remaining member (Shingler::set_token_text)
+//    is compared byte for byte with the group's reference, its first
+//    remaining member: a member whose text differs although its hash agrees
+//    (a hash collision) is left out as well. So a confirmed group holds
+//    documents with the same normalized token sequence, whatever the hashes.
+// Every left-out document comes with a Status naming it and why.
+// Token texts go to anonymous temporary files (TMPDIR), one per worker,
+// so memory stays bounded by the read buffers whatever the document sizes;
+// the disk they take is the size of the token texts read.
+//
+// Thread safety: one Confirmer per run; Run() uses `threads` workers inside.
+//
+//   Confirmer c(options, minhasher, fs, threads);
+//   Status s = c.Run(origins, groups, want_set, &out);
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "walk/walk.h"
+#include "text/document_source.h"
+#include "walk/file_system.h"
+#include "sign/minhash.h"
+#include "neardup/options.h"
+#include "text/shingle.h"
+#include "neardup/sorted_pairs.h"
+#include "neardup/status.h"
+
+namespace neardup {
+
+class DocumentReader;
+class JsonlDocReader;
+
+// Where a document's text is, and what it was when signed.
+struct DocOrigin {
+  const InputFile* file = nullptr;  // REQUIRES: outlives the Confirmer
+  uint64_t line = 0;                // JSONL line number (from 1); 0 for a text file
+  ContentHash content;              // content hash when signed
+  // A stream document (a pipe can be read once): the copy of what it gave
+  // (StreamCopy), read instead of the file. Null for a file.
+  const StreamCopy* copy = nullptr;
+};
+
+struct ConfirmedGroups {
+  // Per group: the confirmed members, ascending; the first is the reference.
+  // Empty when no member could be confirmed.
+  std::vector<std::vector<DocId>> members;
+  // Per group: the reference's sorted, unique shingle set, when it was asked
+  // for and the group has a confirmed member.
+  std::vector<std::vector<uint64_t>> sets;
+  // The documents left out, with the reason ("PATH: changed during the run").
+  std::vector<std::pair<DocId, Status>> left_out;
+};
+
+class Confirmer {
+ public:
+  // `minhasher`, `fs` and the origins given to Run() must outlive the Confirmer.
+  Confirmer(const Options& options, const MinHasher& minhasher, FileSystem& fs, int threads);
+  ~Confirmer();
+  Confirmer(const Confirmer&) = delete;
+  Confirmer& operator=(const Confirmer&) = delete;
+
+  // Reads and compares every member of `groups` (ascending DocIds, each
+  // group non-empty). `want_set[g]`: also build group g's shingle set.
+  // Returns IoError when a temporary file cannot be written (nothing is then
+  // confirmed), Cancelled when `cancel` was set; per-document problems are
+  // results (ConfirmedGroups::left_out), not errors.
+  [[nodiscard]] Status Run(const std::vector<DocOrigin>& origins, const std::vector<std::vector<DocId>>& groups,
+                           const std::vector<char>& want_set, const std::atomic<bool>* cancel,
+                           ConfirmedGroups* out);
+
+  // The Jaccard similarity of the references of two confirmed groups over
+  // their shingles as text, with no hash involved: for a pair whose hashed
+  // shingle sets agree entirely (1 by hashes), which must not be reported as
+  // 1 unless the texts make it so. Memory: both documents' shingles.
+  // REQUIRES: Run() returned OK; both groups have a confirmed member.
+  [[nodiscard]] Result<double> TextJaccard(size_t group_a, size_t group_b) const;
+
+ private:
+  struct Spool;
+  struct Read;
+  [[nodiscard]] Status ReadAll(const std::vector<DocOrigin>& origins, const std::atomic<bool>* cancel);
+  void ReadTextDoc(const std::vector<DocOrigin>& origins, size_t i, size_t w, DocumentReader& reader);
+  void ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::vector<size_t>& wanted, size_t w,
+                     JsonlDocReader& parser);
+  [[nodiscard]] Result<bool> SameText(const Read& a, const Read& b) const;
+  [[nodiscard]] Status Judge(const std::vector<DocOrigin>& origins, size_t groups, ConfirmedGroups* out);
+  [[nodiscard]] Status CollectSets(const std::vector<char>& want_set, ConfirmedGroups* out);
+  [[nodiscard]] Status SetFromTokenText(Read* r) const;
+  const Options& options_;
+  const MinHasher& minhasher_;
+  FileSystem& fs_;
+  const int threads_;
+  std::vector<std::unique_ptr<Spool>> spools_;  // one per worker
+  std::vector<Read> reads_;                     // per (group, member) slot
+  std::vector<size_t> reference_read_;          // per group: index into reads_, or SIZE_MAX
+};
+
+}  // namespace neardup

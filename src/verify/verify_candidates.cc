@@ -1,0 +1,105 @@
+#include "verify/verify_candidates.h"
+
+#include "verify/confirm.h"
+#include "lsh/similarity.h"
+
+namespace neardup {
+
+namespace {
+
+// The groups Confirm must read: every group of copies, and every group in a
+// candidate pair (whose shingle set is then wanted).
+struct ToConfirm {
+  std::vector<uint32_t> slots;
+  std::vector<std::vector<DocId>> groups;
+  std::vector<char> want_set;
+};
+
+ToConfirm GroupsToConfirm(const CopyGroups& groups, const std::vector<Candidate>& pairs) {
+  std::vector<char> in_pair(groups.size(), 0);
+  for (const Candidate& p : pairs) {
+    in_pair[groups.slot_of(p.a)] = 1;
+    in_pair[groups.slot_of(p.b)] = 1;
+  }
+  ToConfirm c;
+  for (uint32_t k = 0; k < groups.size(); ++k) {
+    const auto members = groups.members(k);
+    if (members.size() < 2 && in_pair[k] == 0) continue;
+    c.slots.push_back(k);
+    c.groups.emplace_back(members.begin(), members.end());
+    c.want_set.push_back(in_pair[k]);
+  }
+  return c;
+}
+
+std::vector<DocOrigin> Origins(const SignatureTable& table, const std::vector<std::unique_ptr<StreamCopy>>& copies) {
+  std::vector<DocOrigin> origins(table.docs.size());
+  for (size_t d = 0; d < table.docs.size(); ++d) {
+    const DocRecord& r = table.docs[d];
+    origins[d] = {.file = &table.files[r.file], .line = r.line, .content = r.content, .copy = copies[r.file].get()};
+  }
+  return origins;
+}
+
+}  // namespace
+
+double Verified::Similarity(DocId a, DocId b) const {
+  const SignatureView x = table_->signature(a);
+  const double estimate = SignatureAgreement(x.data(), table_->signature(b).data(), static_cast<int>(x.size()));
+  if (options_->verify != VerifyMode::kExact) return estimate;
+  auto ia = sets_.find(a);
+  auto ib = sets_.find(b);
+  if (ia == sets_.end() || ib == sets_.end()) return -1;
+  return ExactJaccard(ia->second, ib->second);
+}
+
+bool Verified::Similar(DocId x, DocId y) const {
+  const DocId a = groups_->rep_of(x);
+  const DocId b = groups_->rep_of(y);
+  if (a == b) return true;
+  return MeetsThreshold(Similarity(a, b), options_->threshold);
+}
+
+Status VerifyCandidates(const SignatureTable& table, const std::vector<std::unique_ptr<StreamCopy>>& stream_copies,
+                        const Options& options, const MinHasher& minhasher, FileSystem& fs, const Workers& workers,
+                        CopyGroups* groups, Candidates candidates, Verified* out) {
+  out->table_ = &table;
+  out->groups_ = groups;
+  out->options_ = &options;
+  // -t 1 means the same text: exact copies only, proven, whatever --verify says.
+  const bool identical_only = options.threshold >= 1.0;
+  if (!identical_only && options.verify != VerifyMode::kExact) {
+    out->pairs = std::move(candidates.pairs);
+    return Status::Ok();
+  }
+  ToConfirm todo = GroupsToConfirm(*groups, candidates.pairs);
+  Confirmer confirmer(options, minhasher, fs, workers.threads);
+  ConfirmedGroups confirmed;
+  const std::vector<DocOrigin> origins = Origins(table, stream_copies);
+  if (Status s = confirmer.Run(origins, todo.groups, todo.want_set, workers.cancel, &confirmed); !s.ok()) return s;
+  out->left_out = std::move(confirmed.left_out);
+  std::vector<uint32_t> group_of_slot(groups->size(), CopyGroups::kNone);
+  for (uint32_t g = 0; g < todo.slots.size(); ++g) {
+    group_of_slot[todo.slots[g]] = g;
+    if (!confirmed.sets[g].empty()) out->sets_[groups->representative(todo.slots[g])] = std::move(confirmed.sets[g]);
+  }
+  groups->KeepOnly(todo.slots, confirmed.members);
+  if (identical_only) return Status::Ok();
+  for (Candidate p : candidates.pairs) {
+    const uint32_t ga = group_of_slot[groups->slot_of(p.a)];
+    const uint32_t gb = group_of_slot[groups->slot_of(p.b)];
+    if (confirmed.members[ga].empty() || confirmed.members[gb].empty()) continue;
+    double j = out->Similarity(p.a, p.b);
+    if (j >= 1.0) {
+      Result<double> text_j = confirmer.TextJaccard(ga, gb);
+      if (!text_j.ok()) return text_j.status();
+      j = *text_j;
+    }
+    if (j < 0 || !MeetsThreshold(j, options.threshold)) continue;
+    p.jaccard = j;
+    out->pairs.push_back(p);
+  }
+  return Status::Ok();
+}
+
+}  // namespace neardup

@@ -1,0 +1,462 @@
+// The POSIX FileSystem and the gzip/zstd decoding readers.
+//
+// Every reader streams through a fixed-size buffer; no file is ever loaded
+// whole. Errors are sticky: once a reader has failed, every later Read()
+// returns the same Status.
+
+#include "walk/file_system.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+namespace neardup {
+namespace {
+
+// Size of the compressed-input buffer of the decoding readers.
+constexpr size_t kInputBufferSize = 256 * 1024;
+// Largest single read(2) request; keeps the count inside ssize_t.
+constexpr size_t kMaxReadRequest = size_t{1} << 30;
+
+// "PATH: No such file or directory". std::system_category().message() is
+// thread-safe, unlike strerror().
+std::string ErrnoMessage(const std::string& path, int err) {
+  return path + ": " + std::system_category().message(err);
+}
+
+Status ErrnoStatus(const std::string& path, int err) {
+  if (err == ENOENT || err == ENOTDIR) return Status::NotFound(ErrnoMessage(path, err));
+  return Status::IoError(ErrnoMessage(path, err));
+}
+
+// For a stat: a path that resolves to nothing, a link loop included, is NotFound.
+Status StatErrnoStatus(const std::string& path, int err) {
+  if (err == ELOOP) return Status::NotFound(ErrnoMessage(path, err));
+  return ErrnoStatus(path, err);
+}
+
+int64_t Nanoseconds(const struct timespec& ts) {
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + static_cast<int64_t>(ts.tv_nsec);
+}
+
+FileType TypeOfMode(mode_t mode) {
+  if (S_ISREG(mode)) return FileType::kRegular;
+  if (S_ISDIR(mode)) return FileType::kDirectory;
+  if (S_ISLNK(mode)) return FileType::kSymlink;
+  return FileType::kOther;
+}
+
+FileType TypeOfDirent(unsigned char d_type) {
+  switch (d_type) {
+    case DT_REG:
+      return FileType::kRegular;
+    case DT_DIR:
+      return FileType::kDirectory;
+    case DT_LNK:
+      return FileType::kSymlink;
+    case DT_UNKNOWN:
+      return FileType::kUnknown;
+    default:
+      return FileType::kOther;  // fifo, socket, character or block device
+  }
+}
+
+FileStat ToFileStat(const struct stat& st) {
+  FileStat out;
+  out.size = static_cast<uint64_t>(st.st_size);
+  out.mtime_ns = Nanoseconds(st.st_mtim);
+  out.ctime_ns = Nanoseconds(st.st_ctim);
+  out.dev = static_cast<uint64_t>(st.st_dev);
+  out.ino = static_cast<uint64_t>(st.st_ino);
+  out.type = TypeOfMode(st.st_mode);
+  return out;
+}
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// Owns a file descriptor; closes it on destruction. Move-only.
+class UniqueFd {
+ public:
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept {
+    if (this != &other) {
+      Reset();
+      fd_ = std::exchange(other.fd_, -1);
+    }
+    return *this;
+  }
+  ~UniqueFd() { Reset(); }
+
+  int get() const { return fd_; }
+
+ private:
+  void Reset() {
+    // close() is not retried on EINTR: on Linux the descriptor is gone anyway.
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+  int fd_ = -1;
+};
+
+// A directory open with opendir(); entries are stat'ed with fstatat()
+// relative to it.
+class PosixDirectory final : public Directory {
+ public:
+  PosixDirectory(DIR* dir, std::string path) : dir_(dir), path_(std::move(path)) {}
+  ~PosixDirectory() override { ::closedir(dir_); }
+
+  Status List(std::vector<DirEntry>* entries) override {
+    while (true) {
+      errno = 0;
+      const struct dirent* ent = ::readdir(dir_);
+      if (ent == nullptr) return errno == 0 ? Status::Ok() : ErrnoStatus(path_, errno);
+      const std::string_view name = ent->d_name;
+      if (name == "." || name == "..") continue;
+      entries->push_back({std::string(name), TypeOfDirent(ent->d_type)});
+    }
+  }
+
+  Result<FileStat> StatEntry(const std::string& name, bool follow_symlink) override {
+    struct stat st;
+    if (::fstatat(::dirfd(dir_), name.c_str(), &st, follow_symlink ? 0 : AT_SYMLINK_NOFOLLOW) != 0) {
+      const int err = errno;
+      std::string path = path_;
+      if (path.empty() || path.back() != '/') path += '/';
+      return StatErrnoStatus(path.append(name), err);
+    }
+    return ToFileStat(st);
+  }
+
+ private:
+  DIR* const dir_;  // owned
+  std::string path_;
+};
+
+class PosixReader final : public ByteReader {
+ public:
+  PosixReader(UniqueFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {}
+
+  Result<size_t> Read(char* buf, size_t n) override {
+    if (!error_.ok()) return error_;
+    const size_t want = std::min(n, kMaxReadRequest);
+    while (true) {
+      const ssize_t got = ::read(fd_.get(), buf, want);
+      if (got >= 0) return static_cast<size_t>(got);
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN && !blocking_) {
+        // A regular file opened with O_NONBLOCK (see OpenChecked) reads as
+        // if blocking on local file systems; one that says "try again" (some
+        // network or FUSE file systems) is set to blocking, once.
+        blocking_ = true;
+        const int fl = ::fcntl(fd_.get(), F_GETFL);
+        if (fl >= 0 && ::fcntl(fd_.get(), F_SETFL, fl & ~O_NONBLOCK) == 0) continue;
+      }
+      error_ = Status::IoError(ErrnoMessage(path_, errno));
+      return error_;
+    }
+  }
+
+ private:
+  UniqueFd fd_;
+  std::string path_;
+  Status error_;
+  bool blocking_ = false;  // O_NONBLOCK was cleared after an EAGAIN
+};
+
+class PosixFileSystem final : public FileSystem {
+ public:
+  Result<std::unique_ptr<ByteReader>> Open(const std::string& path) override {
+    return OpenChecked(path, nullptr);
+  }
+
+  Result<std::unique_ptr<ByteReader>> OpenExpected(const std::string& path,
+                                                   const FileIdentity& expected) override {
+    return OpenChecked(path, &expected);
+  }
+
+  Result<FileStat> Stat(const std::string& path) override {
+    struct stat st;
+    if (::stat(SystemPath(path).c_str(), &st) != 0) return StatErrnoStatus(path, errno);  // "-" is stdin
+    return ToFileStat(st);
+  }
+
+  Result<std::unique_ptr<Directory>> OpenDir(const std::string& path, bool follow_symlink) override {
+    const int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow_symlink ? 0 : O_NOFOLLOW);
+    int fd;
+    do {
+      fd = ::open(path.c_str(), flags);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) return ErrnoStatus(path, errno);
+    DIR* const dir = ::fdopendir(fd);
+    if (dir == nullptr) {
+      const int err = errno;
+      ::close(fd);
+      return ErrnoStatus(path, err);
+    }
+    return std::unique_ptr<Directory>(std::make_unique<PosixDirectory>(dir, path));
+  }
+
+ private:
+  // Opens without blocking, checks what was opened, then makes reads blocking.
+  static Result<std::unique_ptr<ByteReader>> OpenChecked(const std::string& path,
+                                                         const FileIdentity* expected) {
+    const bool stream = expected != nullptr && expected->stream;
+    // A stream named by the user is opened as cat(1) opens it: a FIFO waits
+    // for its writer. Anything else must not wait: O_NONBLOCK makes opening a
+    // FIFO (swapped in since the walk) return at once, and fstat() refuses it.
+    const int flags = O_RDONLY | O_CLOEXEC | (stream ? 0 : O_NONBLOCK);
+    int raw;
+    do {
+      raw = ::open(SystemPath(path).c_str(), flags);
+    } while (raw < 0 && errno == EINTR);
+    if (raw < 0) return ErrnoStatus(path, errno);
+    UniqueFd fd(raw);
+    struct stat st;
+    if (::fstat(fd.get(), &st) != 0) return ErrnoStatus(path, errno);
+    if (S_ISDIR(st.st_mode)) return Status::IoError(ErrnoMessage(path, EISDIR));
+    if (expected != nullptr && (static_cast<uint64_t>(st.st_dev) != expected->dev ||
+                                static_cast<uint64_t>(st.st_ino) != expected->ino)) {
+      return Status::Changed(path + ": replaced since it was listed (another file is there now)");
+    }
+    if (!stream && !S_ISREG(st.st_mode)) {
+      if (expected != nullptr) {
+        return Status::Changed(path + ": no longer a regular file since it was listed");
+      }
+      return Status::IoError(path + ": not a regular file");
+    }
+    // A regular file keeps O_NONBLOCK: it has no effect on reading one (two
+    // fcntl calls a file saved; PosixReader::Read clears it on EAGAIN).
+    return std::unique_ptr<ByteReader>(std::make_unique<PosixReader>(std::move(fd), path));
+  }
+};
+
+// Decodes a gzip (or zlib) stream, including several gzip members written one
+// after another, as gzip(1) does.
+class GzipByteReader final : public ByteReader {
+ public:
+  GzipByteReader(std::unique_ptr<ByteReader> inner, std::string path)
+      : inner_(std::move(inner)),
+        path_(std::move(path)),
+        input_(std::make_unique<char[]>(kInputBufferSize)) {
+    // 15 + 32: largest window, detect a gzip or zlib header automatically.
+    const int rc = inflateInit2(&zs_, 15 + 32);
+    if (rc == Z_OK) {
+      initialized_ = true;
+    } else {
+      error_ = Status::Internal(path_ + ": cannot initialize zlib: " + zError(rc));
+    }
+  }
+  // z_stream points back at itself through its state: not movable, and the
+  // base class already forbids copies.
+  ~GzipByteReader() override {
+    if (initialized_) inflateEnd(&zs_);
+  }
+
+  Result<size_t> Read(char* buf, size_t n) override {
+    if (!error_.ok()) return error_;
+    if (n == 0 || done_) return size_t{0};
+    const auto want = static_cast<uInt>(std::min<size_t>(n, UINT_MAX));
+    zs_.next_out = reinterpret_cast<Bytef*>(buf);
+    zs_.avail_out = want;
+    while (zs_.avail_out == want) {
+      if (zs_.avail_in == 0 && !inner_eof_) {
+        if (Status s = Refill(); !s.ok()) return Fail(std::move(s));
+      }
+      if (member_ended_) {
+        if (zs_.avail_in == 0) {  // and the input is at its end: a clean finish
+          done_ = true;
+          break;
+        }
+        // More bytes after a complete member: the next member starts.
+        inflateReset(&zs_);
+        member_ended_ = false;
+      }
+      const int rc = inflate(&zs_, Z_NO_FLUSH);
+      if (rc == Z_STREAM_END) {
+        member_ended_ = true;
+      } else if (rc == Z_BUF_ERROR) {
+        // No progress was possible: inflate needs input we do not have.
+        if (zs_.avail_in != 0) return Fail(Status::Corrupt(path_ + ": invalid gzip data"));
+        if (inner_eof_) return Fail(Status::Corrupt(path_ + ": truncated gzip stream"));
+      } else if (rc != Z_OK) {
+        const char* why = zs_.msg != nullptr ? zs_.msg : zError(rc);
+        if (rc == Z_MEM_ERROR) return Fail(Status::Internal(path_ + ": " + why));
+        return Fail(Status::Corrupt(path_ + ": invalid gzip data: " + why));
+      }
+    }
+    return static_cast<size_t>(want - zs_.avail_out);
+  }
+
+ private:
+  Status Refill() {
+    Result<size_t> got = inner_->Read(input_.get(), kInputBufferSize);
+    if (!got.ok()) return got.status();
+    if (*got == 0) {
+      inner_eof_ = true;
+    } else {
+      zs_.next_in = reinterpret_cast<Bytef*>(input_.get());
+      zs_.avail_in = static_cast<uInt>(*got);
+    }
+    return Status::Ok();
+  }
+
+  Status Fail(Status s) {
+    error_ = std::move(s);
+    return error_;
+  }
+
+  std::unique_ptr<ByteReader> inner_;
+  std::string path_;
+  std::unique_ptr<char[]> input_;
+  z_stream zs_{};
+  bool initialized_ = false;
+  bool inner_eof_ = false;
+  bool member_ended_ = false;  // the last inflate() finished a member
+  bool done_ = false;
+  Status error_;
+};
+
+// Decodes a zstd stream of one or more frames.
+class ZstdByteReader final : public ByteReader {
+ public:
+  ZstdByteReader(std::unique_ptr<ByteReader> inner, std::string path)
+      : inner_(std::move(inner)),
+        path_(std::move(path)),
+        input_(std::make_unique<char[]>(kInputBufferSize)),
+        dctx_(ZSTD_createDCtx()) {
+    if (dctx_ == nullptr) error_ = Status::Internal(path_ + ": cannot create a zstd context");
+  }
+  ~ZstdByteReader() override { ZSTD_freeDCtx(dctx_); }
+
+  Result<size_t> Read(char* buf, size_t n) override {
+    if (!error_.ok()) return error_;
+    if (n == 0 || done_) return size_t{0};
+    ZSTD_outBuffer out{buf, n, 0};
+    while (out.pos == 0) {
+      if (in_.pos == in_.size && !inner_eof_) {
+        if (Status s = Refill(); !s.ok()) return Fail(std::move(s));
+      }
+      const bool input_exhausted = in_.pos == in_.size && inner_eof_;
+      if (input_exhausted && frame_ended_) {
+        done_ = true;
+        break;
+      }
+      // Called even without input: the decoder may still hold output to flush.
+      const size_t rc = ZSTD_decompressStream(dctx_, &out, &in_);
+      if (ZSTD_isError(rc)) {
+        return Fail(Status::Corrupt(path_ + ": invalid zstd data: " + ZSTD_getErrorName(rc)));
+      }
+      frame_ended_ = rc == 0;
+      if (input_exhausted && !frame_ended_ && out.pos == 0) {
+        return Fail(Status::Corrupt(path_ + ": truncated zstd stream"));
+      }
+    }
+    return out.pos;
+  }
+
+ private:
+  Status Refill() {
+    Result<size_t> got = inner_->Read(input_.get(), kInputBufferSize);
+    if (!got.ok()) return got.status();
+    in_ = ZSTD_inBuffer{input_.get(), *got, 0};
+    if (*got == 0) inner_eof_ = true;
+    return Status::Ok();
+  }
+
+  Status Fail(Status s) {
+    error_ = std::move(s);
+    return error_;
+  }
+
+  std::unique_ptr<ByteReader> inner_;
+  std::string path_;
+  std::unique_ptr<char[]> input_;
+  ZSTD_DCtx* const dctx_;  // owned; freed in the destructor
+  ZSTD_inBuffer in_{nullptr, 0, 0};
+  bool inner_eof_ = false;
+  // The last call completed a frame. Starts false, so an empty file is
+  // reported as truncated, as zstd(1) does.
+  bool frame_ended_ = false;
+  bool done_ = false;
+  Status error_;
+};
+
+}  // namespace
+
+FileSystem& FileSystem::Default() {
+  // Trivially destructible state, so a function-local static is safe at exit.
+  static PosixFileSystem file_system;
+  return file_system;
+}
+
+Result<std::unique_ptr<ByteReader>> FileSystem::OpenExpected(const std::string& path,
+                                                             const FileIdentity& /*expected*/) {
+  return Open(path);
+}
+
+Result<std::unique_ptr<Directory>> FileSystem::OpenDir(const std::string& path, bool follow_symlink) {
+  return Default().OpenDir(path, follow_symlink);
+}
+
+namespace {
+
+Result<std::unique_ptr<ByteReader>> WithDecoder(Result<std::unique_ptr<ByteReader>> raw,
+                                                const std::string& path) {
+  if (!raw.ok()) return raw;
+  if (EndsWith(path, ".gz")) return GzipReader(std::move(*raw), path);
+  if (EndsWith(path, ".zst")) return ZstdReader(std::move(*raw), path);
+  return raw;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ByteReader>> OpenInput(FileSystem& fs, const std::string& path) {
+  return WithDecoder(fs.Open(path), path);
+}
+
+Result<std::unique_ptr<ByteReader>> OpenInput(FileSystem& fs, const std::string& path,
+                                              const FileIdentity& expected) {
+  return WithDecoder(fs.OpenExpected(path, expected), path);
+}
+
+Result<bool> DecompressedLargerThan(FileSystem& fs, const std::string& path,
+                                    const FileIdentity& expected, uint64_t limit) {
+  if (!EndsWith(path, ".gz") && !EndsWith(path, ".zst")) return false;
+  Result<std::unique_ptr<ByteReader>> in = OpenInput(fs, path, expected);
+  if (!in.ok()) return in.status();
+  const auto buf = std::make_unique<char[]>(kInputBufferSize);
+  uint64_t total = 0;
+  while (total <= limit) {
+    Result<size_t> got = (*in)->Read(buf.get(), kInputBufferSize);
+    if (!got.ok()) return got.status();
+    if (*got == 0) break;
+    total += *got;
+  }
+  return total > limit;
+}
+
+std::unique_ptr<ByteReader> GzipReader(std::unique_ptr<ByteReader> inner, std::string path) {
+  return std::make_unique<GzipByteReader>(std::move(inner), std::move(path));
+}
+
+std::unique_ptr<ByteReader> ZstdReader(std::unique_ptr<ByteReader> inner, std::string path) {
+  return std::make_unique<ZstdByteReader>(std::move(inner), std::move(path));
+}
+
+}  // namespace neardup

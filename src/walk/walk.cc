@@ -1,0 +1,643 @@
+// WalkCorpus: a depth-first walk through a FileSystem (Stat, OpenDir, and the
+// Directory's List and StatEntry).
+//
+// The walk keeps its own stack of directories (a vector on the heap), so a
+// tree thousands of levels deep needs no more call stack than a flat one.
+//
+// Cost per entry: the listing's record, plus one StatEntry() (fstatat
+// relative to the open directory) for regular files (size and mtime), for
+// entries whose type the listing does not give, and, with --follow, for
+// directories and links. A directory is listed and its entries stat'ed before
+// its subdirectories are entered, so the walk holds at most one directory
+// open whatever the depth (one per thread when directories are listed on
+// several threads, see WalkTreeParallel).
+//
+// Files are identified by (device, inode): a file reached by several paths (a
+// followed link, a hard link, overlapping PATH arguments such as "." and
+// "ref") is listed once, under its smallest path, and is a reference file if
+// any of its paths is under an --against path. Hard links are thus one
+// document, as duplicate-file finders (fclones, jdupes) treat them by default.
+
+#include "walk/walk.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <thread>
+#include <utility>
+
+#include "base/hash.h"
+#include "walk/glob.h"
+#include "base/parallel.h"
+
+namespace neardup {
+namespace {
+
+// "data" + "a.txt" -> "data/a.txt"; "data/" + "a.txt" -> "data/a.txt".
+std::string JoinDisplay(const std::string& dir, std::string_view name) {
+  std::string out;
+  out.reserve(dir.size() + 1 + name.size());
+  out = dir;
+  if (out.empty() || out.back() != '/') out += '/';
+  out += name;
+  return out;
+}
+
+std::string JoinRelative(const std::string& dir, std::string_view name) {
+  if (dir.empty()) return std::string(name);
+  std::string out;
+  out.reserve(dir.size() + 1 + name.size());
+  out = dir;
+  out += '/';
+  out += name;
+  return out;
+}
+
+// The reason in a "PATH: reason" message, or the whole message.
+std::string_view Reason(const Status& status, const std::string& path) {
+  std::string_view message = status.message();
+  if (message.size() > path.size() + 2 && message.substr(0, path.size()) == path &&
+      message.substr(path.size(), 2) == ": ") {
+    message.remove_prefix(path.size() + 2);
+  }
+  return message;
+}
+
+struct FileKey {
+  uint64_t dev = 0;
+  uint64_t ino = 0;
+  auto operator<=>(const FileKey&) const = default;
+};
+
+FileKey KeyOf(const FileStat& st) { return {st.dev, st.ino}; }
+
+struct FoundFile {
+  InputFile file;
+  FileKey key;
+};
+
+struct SubDir {
+  std::string name;
+  FileKey key;  // filled only with --follow
+};
+
+// What a walk (or, in a parallel walk, the listing of one directory) found:
+// files, problems in the order met, and counts.
+struct Listing {
+  std::vector<FoundFile> found;
+  std::vector<Status> errors;
+  WalkCounts counts;
+
+  // Appends `other`'s problems and counts after what this holds (not its
+  // files).
+  void AppendProblems(Listing&& other) {
+    errors.insert(errors.end(), std::make_move_iterator(other.errors.begin()),
+                  std::make_move_iterator(other.errors.end()));
+    counts.hidden += other.counts.hidden;
+    counts.glob += other.counts.glob;
+    counts.too_large += other.counts.too_large;
+    counts.symlinks += other.counts.symlinks;
+    counts.loops += other.counts.loops;
+    counts.dangling += other.counts.dangling;
+    counts.special += other.counts.special;
+  }
+};
+
+// The name of a file found in the directory `dir_display` (its path past the
+// directory's).
+std::string_view NameIn(const FoundFile& f, size_t dir_display_size) {
+  std::string_view path = f.file.path;
+  path.remove_prefix(std::min(path.size(), dir_display_size));
+  if (!path.empty() && path.front() == '/') path.remove_prefix(1);
+  return path;
+}
+
+// Whether, in one directory, the entry `a` comes before the entry `b` in
+// byte order of the paths they stand for: a directory's name compares as
+// "name/" (so "a-b" < "a/", as "a-b/x" < "a/x"), a file's as itself (so
+// "a" < "a/..." and "a" < "ab/...").
+bool EntryLess(std::string_view a, bool a_dir, std::string_view b, bool b_dir) {
+  const size_t n = std::min(a.size(), b.size());
+  const int c = a.compare(0, n, b.substr(0, n));
+  if (c != 0) return c < 0;
+  // One name starts the other: the next bytes decide, '/' after a
+  // directory's name, nothing (smallest) after a file's.
+  auto next = [n](std::string_view name, bool dir) -> int {
+    return name.size() > n ? static_cast<unsigned char>(name[n]) : dir ? '/' : -1;
+  };
+  return next(a, a_dir) < next(b, b_dir);
+}
+
+class Walker {
+ public:
+  // `threads` > 1: directories are listed (and their files stat'ed) by that
+  // many threads at once, unless links are followed (see WalkTreeParallel).
+  Walker(const Options& options, const GlobSet& globs, FileSystem& fs, Listing* into, int threads)
+      : options_(options), globs_(globs), fs_(fs), into_(into), threads_(threads) {}
+
+  // Walks one PATH argument. The argument itself is always followed if it is
+  // a link, and never filtered by hidden or globs.
+  void WalkRoot(const std::string& root, bool reference) {
+    Result<FileStat> st = fs_.Stat(root);
+    if (!st.ok()) {
+      into_->errors.push_back(st.status());
+      return;
+    }
+    switch (st->type) {
+      case FileType::kDirectory: {
+        const FileKey key = KeyOf(*st);
+        // Links are followed per PATH argument: each argument is walked in
+        // full, so a file under both a PATH and an --against path is seen
+        // under both and marked reference.
+        visited_.clear();
+        ancestors_.clear();
+        visited_.insert(key);
+        ancestors_.insert(key);
+        if (threads_ > 1 && !options_.follow) {
+          WalkTreeParallel(root, reference);
+        } else {
+          WalkTree(root, reference);
+        }
+        break;
+      }
+      case FileType::kRegular:
+        AddFile(root, *st, reference);
+        break;
+      default:
+        // Named explicitly: a FIFO, pipe (/dev/stdin, <(cmd)) or device is
+        // read as a stream document. --max-filesize applies to the bytes read.
+        AddStream(root, *st, reference);
+        break;
+    }
+  }
+
+ private:
+  // A directory being walked: its path and its subdirectories still to enter.
+  struct Frame {
+    std::string display;
+    std::string relative;
+    std::vector<SubDir> subdirs;  // sorted
+    size_t next = 0;              // index of the next subdirectory to enter
+  };
+
+  // Lists a directory, records its files and then walks its subdirectories in
+  // byte order of their paths, depth first, with an explicit stack. That
+  // order makes the first visit of a directory reached by several links the
+  // one with the smallest path.
+  void WalkTree(const std::string& root, bool reference) {
+    std::vector<Frame> stack;
+    // Lists `display` and pushes it (with no subdirectories when it cannot
+    // be read: popping it then ends its visit like any other).
+    auto enter = [&](std::string display, std::string relative) {
+      Frame frame;
+      ListDir(display, relative, reference, &frame.subdirs);
+      SortSubdirs(&frame.subdirs);
+      frame.display = std::move(display);
+      frame.relative = std::move(relative);
+      stack.push_back(std::move(frame));
+    };
+    enter(root, "");
+    while (!stack.empty()) {
+      Frame& top = stack.back();
+      if (top.next == top.subdirs.size()) {
+        stack.pop_back();
+        // The directory that was entered from the new top is done.
+        if (options_.follow && !stack.empty()) {
+          ancestors_.erase(stack.back().subdirs[stack.back().next - 1].key);
+        }
+        continue;
+      }
+      const SubDir& sub = top.subdirs[top.next++];
+      std::string sub_display = JoinDisplay(top.display, sub.name);
+      if (options_.follow) {
+        if (ancestors_.count(sub.key) != 0) {
+          ++into_->counts.loops;
+          into_->errors.push_back(Status::IoError(sub_display + ": symlink loop, not followed"));
+          continue;
+        }
+        // Already walked under a smaller path: its files are listed.
+        if (!visited_.insert(sub.key).second) continue;
+        ancestors_.insert(sub.key);
+      }
+      // `top` and `sub` are invalid once enter() pushes.
+      std::string sub_relative = JoinRelative(top.relative, sub.name);
+      enter(std::move(sub_display), std::move(sub_relative));
+    }
+  }
+
+  // WalkTree with threads_ threads (without --follow): each thread takes a
+  // directory, lists it and stats its files into the directory's own node,
+  // and queues its subdirectories. The nodes are then joined in the order
+  // WalkTree visits them (a directory, then its subdirectories in path order,
+  // depth first), so the files, problems and counts are WalkTree's, in the
+  // same order. (With --follow, which path reaches a directory first depends
+  // on that order, so the walk stays on one thread.)
+  void WalkTreeParallel(const std::string& root, bool reference) {
+    auto top = std::make_unique<DirNode>();
+    top->display = root;
+    DirQueue queue(top.get());
+    std::exception_ptr failed;
+    std::mutex failed_mu;
+    auto work = [&] {
+      Walker lister(options_, globs_, fs_, nullptr, 1);
+      while (DirNode* node = queue.Take()) {
+        std::vector<DirNode*> more;
+        try {
+          more = lister.ListNode(node, reference);
+        } catch (...) {  // out of memory: rethrown on the calling thread
+          const std::lock_guard lock(failed_mu);
+          failed = std::current_exception();
+        }
+        queue.Done(std::move(more));
+      }
+    };
+    {
+      std::vector<std::jthread> pool;
+      for (int t = 1; t < threads_; ++t) pool.emplace_back(work);
+      work();
+    }
+    if (failed) std::rethrow_exception(failed);
+    JoinNodes(std::move(top));
+  }
+
+  // A directory of a parallel walk: what listing it found, and the nodes of
+  // its subdirectories in path order.
+  struct DirNode {
+    std::string name;  // in its parent directory
+    std::string display;
+    std::string relative;
+    Listing listing;
+    std::vector<std::unique_ptr<DirNode>> children;
+  };
+
+  // The directories of a parallel walk still to list, taken last in first
+  // out (depth first, which keeps the queue short). Take() waits while a
+  // directory is being listed (it may queue more) and returns nullptr once
+  // all are listed.
+  class DirQueue {
+   public:
+    explicit DirQueue(DirNode* root) : pending_{root} {}
+    DirNode* Take() {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return !pending_.empty() || busy_ == 0; });
+      if (pending_.empty()) return nullptr;
+      DirNode* node = pending_.back();
+      pending_.pop_back();
+      ++busy_;
+      return node;
+    }
+    // A directory taken is listed; `more` (its subdirectories, in path
+    // order) are to list.
+    void Done(std::vector<DirNode*> more) {
+      {
+        const std::lock_guard lock(mu_);
+        pending_.insert(pending_.end(), more.rbegin(), more.rend());
+        --busy_;
+      }
+      cv_.notify_all();
+    }
+
+   private:
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::vector<DirNode*> pending_;
+    size_t busy_ = 0;
+  };
+
+  // Lists `node` into its listing; returns the nodes of its subdirectories.
+  std::vector<DirNode*> ListNode(DirNode* node, bool reference) {
+    into_ = &node->listing;
+    std::vector<SubDir> subdirs;
+    ListDir(node->display, node->relative, reference, &subdirs);
+    SortSubdirs(&subdirs);
+    SortByName(node->display.size(), &node->listing.found);
+    std::vector<DirNode*> more;
+    for (const SubDir& sub : subdirs) {
+      auto child = std::make_unique<DirNode>();
+      child->name = sub.name;
+      child->display = JoinDisplay(node->display, sub.name);
+      child->relative = JoinRelative(node->relative, sub.name);
+      more.push_back(child.get());
+      node->children.push_back(std::move(child));
+    }
+    into_ = nullptr;
+    return more;
+  }
+
+  // The number of files the listings of `top`'s tree found.
+  static size_t FilesUnder(const DirNode& top) {
+    size_t n = 0;
+    std::vector<const DirNode*> stack = {&top};
+    while (!stack.empty()) {
+      const DirNode* node = stack.back();
+      stack.pop_back();
+      n += node->listing.found.size();
+      for (const auto& child : node->children) stack.push_back(child.get());
+    }
+    return n;
+  }
+
+  // Appends the listings of `top`'s tree: problems and counts in WalkTree's
+  // order (a directory, then its subdirectories in path order, depth first),
+  // files in byte order of their paths (each directory's files, sorted by
+  // ListNode, merged with its subdirectories' trees), so that Deduplicate()
+  // need not sort them. An explicit stack; each node's children are freed
+  // when it is done, so no destructor recurses deeper than one level.
+  void JoinNodes(std::unique_ptr<DirNode> top) {
+    into_->found.reserve(into_->found.size() + FilesUnder(*top));  // one allocation, not a doubling
+    struct Cursor {
+      DirNode* node;
+      size_t file = 0;   // next file of node's listing
+      size_t child = 0;  // next child
+    };
+    into_->AppendProblems(std::move(top->listing));
+    std::vector<Cursor> stack = {{top.get()}};
+    while (!stack.empty()) {
+      Cursor& at = stack.back();
+      DirNode* node = at.node;
+      std::vector<FoundFile>& files = node->listing.found;
+      const bool more_files = at.file < files.size();
+      const bool more_children = at.child < node->children.size();
+      if (!more_files && !more_children) {
+        node->children.clear();
+        files = {};
+        stack.pop_back();
+        continue;
+      }
+      if (more_files &&
+          (!more_children ||
+           EntryLess(NameIn(files[at.file], node->display.size()), false, node->children[at.child]->name, true))) {
+        into_->found.push_back(std::move(files[at.file++]));
+        continue;
+      }
+      DirNode* child = node->children[at.child++].get();
+      into_->AppendProblems(std::move(child->listing));
+      stack.push_back({child});  // `at` is invalid from here
+    }
+  }
+
+  // Sorts the files of one directory (whose path is `dir_size` bytes) by
+  // name, for JoinNodes: cheaper here, on the listing threads, than whole
+  // paths in one sort at the end. An index is sorted on the names' first 16
+  // bytes as two integers (most names fit; the rest tie-break on the whole
+  // name), then the files are moved once.
+  static void SortByName(size_t dir_size, std::vector<FoundFile>* files) {
+    if (files->size() < 2) return;
+    struct Key {
+      uint64_t head[2];
+      uint32_t at;
+    };
+    std::vector<Key> keys(files->size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const std::string_view name = NameIn((*files)[i], dir_size);
+      keys[i].at = static_cast<uint32_t>(i);
+      for (size_t w = 0; w < 2; ++w) {
+        uint64_t h = 0;  // big-endian, zero-padded: integer order is byte order
+        for (size_t b = 0; b < 8; ++b) {
+          const size_t at = w * 8 + b;
+          h = h << 8 | (at < name.size() ? static_cast<unsigned char>(name[at]) : 0u);
+        }
+        keys[i].head[w] = h;
+      }
+    }
+    std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
+      if (a.head[0] != b.head[0]) return a.head[0] < b.head[0];
+      if (a.head[1] != b.head[1]) return a.head[1] < b.head[1];
+      return NameIn((*files)[a.at], dir_size) < NameIn((*files)[b.at], dir_size);
+    });
+    std::vector<FoundFile> sorted;
+    sorted.reserve(files->size());
+    for (const Key& k : keys) sorted.push_back(std::move((*files)[k.at]));
+    files->swap(sorted);
+  }
+
+  static void SortSubdirs(std::vector<SubDir>* subdirs) {
+    std::sort(subdirs->begin(), subdirs->end(),
+              [](const SubDir& a, const SubDir& b) { return EntryLess(a.name, true, b.name, true); });
+  }
+
+  // Lists the directory `display`, records its files and appends its
+  // subdirectories to `*subdirs`. A directory that cannot be opened, or whose
+  // listing fails midway, is one error; what was listed before a failure is
+  // still used.
+  void ListDir(const std::string& display, const std::string& relative, bool reference,
+               std::vector<SubDir>* subdirs) {
+    // Below the PATH argument, a directory that became a link since it was
+    // listed is not followed without --follow.
+    const bool follow_symlink = options_.follow || relative.empty();
+    Result<std::unique_ptr<Directory>> dir = fs_.OpenDir(display, follow_symlink);
+    if (!dir.ok()) {
+      into_->errors.push_back(dir.status());
+      return;
+    }
+    std::vector<DirEntry> entries;
+    if (Status listed = (*dir)->List(&entries); !listed.ok()) into_->errors.push_back(std::move(listed));
+    for (DirEntry& entry : entries) AddEntry(**dir, display, relative, reference, &entry, subdirs);
+  }
+
+  // Sorts out one entry of `dir` (whose path is `display`): counted and
+  // skipped, a file recorded, or a subdirectory appended to `*subdirs`.
+  void AddEntry(Directory& dir, const std::string& display, const std::string& relative, bool reference,
+                DirEntry* entry, std::vector<SubDir>* subdirs) {
+    if (!options_.hidden && entry->name[0] == '.') {
+      ++into_->counts.hidden;
+      return;
+    }
+    std::optional<FileStat> st;
+    // The entry's own stat (a link is not followed); false, with the problem
+    // recorded, when it fails.
+    auto stat_entry = [&] {
+      Result<FileStat> got = dir.StatEntry(entry->name, /*follow_symlink=*/false);
+      if (!got.ok()) {
+        into_->errors.push_back(got.status());
+        return false;
+      }
+      st = *got;
+      return true;
+    };
+
+    FileType type = entry->type;
+    if (type == FileType::kUnknown) {
+      if (!stat_entry()) return;
+      type = st->type;
+    }
+    if (type == FileType::kSymlink) {
+      if (!options_.follow) {
+        ++into_->counts.symlinks;
+        return;
+      }
+      st = FollowLink(dir, display, entry->name);
+      if (!st) return;
+      type = st->type;
+    }
+    if (type == FileType::kOther) {
+      ++into_->counts.special;
+      return;
+    }
+    const std::string child_relative = JoinRelative(relative, entry->name);
+    if (type == FileType::kDirectory) {
+      if (globs_.ExcludesDirectory(child_relative)) {
+        ++into_->counts.glob;
+        return;
+      }
+      FileKey key;
+      if (options_.follow) {
+        if (!st && !stat_entry()) return;
+        key = KeyOf(*st);
+      }
+      subdirs->push_back({std::move(entry->name), key});
+      return;
+    }
+    // A regular file, as far as the listing or a followed link says.
+    if (!globs_.Matches(child_relative)) {
+      ++into_->counts.glob;
+      return;
+    }
+    if (!st && !stat_entry()) return;
+    if (st->type != FileType::kRegular) {
+      // Replaced since it was listed; a link to a directory here would need
+      // the directory logic, so skip it as the special entry it now is.
+      ++into_->counts.special;
+      return;
+    }
+    AddFile(JoinDisplay(display, entry->name), *st, reference);
+  }
+
+  // The stat of the target of the link `name` in `dir`, or nothing (with the
+  // problem recorded): a link to nothing is a warning of its own kind, like a
+  // loop.
+  std::optional<FileStat> FollowLink(Directory& dir, const std::string& display, const std::string& name) {
+    Result<FileStat> got = dir.StatEntry(name, /*follow_symlink=*/true);
+    if (got.ok()) return *got;
+    if (got.status().code() != Status::Code::kNotFound) {
+      into_->errors.push_back(got.status());
+      return std::nullopt;
+    }
+    ++into_->counts.dangling;
+    const std::string path = JoinDisplay(display, name);
+    into_->errors.push_back(Status::NotFound(std::string(path)
+                                                .append(": dangling symbolic link, not followed (")
+                                                .append(Reason(got.status(), path))
+                                                .append(")")));
+    return std::nullopt;
+  }
+
+  void AddFile(std::string display, const FileStat& st, bool reference) {
+    if (options_.max_filesize != 0 && st.size > options_.max_filesize) {
+      ++into_->counts.too_large;
+      return;
+    }
+    FoundFile found;
+    found.file.path = std::move(display);
+    found.file.size = st.size;
+    found.file.mtime_ns = st.mtime_ns;
+    found.file.ctime_ns = st.ctime_ns;
+    found.file.reference = reference;
+    found.key = KeyOf(st);
+    found.file.identity.dev = found.key.dev;
+    found.file.identity.ino = found.key.ino;
+    into_->found.push_back(std::move(found));
+  }
+
+  void AddStream(std::string display, const FileStat& st, bool reference) {
+    FoundFile found;
+    found.file.path = std::move(display);
+    found.file.mtime_ns = st.mtime_ns;
+    found.file.reference = reference;
+    found.key = KeyOf(st);
+    found.file.identity.dev = found.key.dev;
+    found.file.identity.ino = found.key.ino;
+    found.file.identity.stream = true;
+    into_->found.push_back(std::move(found));
+  }
+
+  const Options& options_;
+  const GlobSet& globs_;
+  FileSystem& fs_;
+  Listing* into_;
+  const int threads_;
+  // With --follow: directories on the current path, and all walked so far
+  // under the current PATH argument.
+  std::set<FileKey> ancestors_;
+  std::set<FileKey> visited_;
+};
+
+// One entry per (device, inode), under its smallest path, reference if any
+// path was; then sorted by path. A parallel walk of one PATH argument gives
+// the files in path order already; several arguments, or a walk on one
+// thread, are sorted here. (Indices are sorted, not the files: a file is a
+// hundred bytes, moved once.)
+std::vector<InputFile> Deduplicate(std::vector<FoundFile> found) {
+  const size_t n = found.size();
+  auto path_less = [&](uint32_t a, uint32_t b) {
+    const int c = found[a].file.path.compare(found[b].file.path);
+    return c != 0 ? c < 0 : found[a].key < found[b].key;
+  };
+  std::vector<uint32_t> order(n);  // found files in path order
+  for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
+  bool sorted = true;
+  for (size_t i = 1; i < n && sorted; ++i) sorted = !path_less(order[i], order[i - 1]);
+  if (!sorted) std::sort(order.begin(), order.end(), path_less);
+  // The first path (in that order) of each identity is its smallest: kept,
+  // reference if any of its paths is. Identities in an open-addressing
+  // table (a sort of them cost more than all the rest).
+  std::vector<uint8_t> kept(n, 1);  // by rank
+  size_t slots = 16;
+  while (slots < 2 * n) slots *= 2;
+  constexpr uint32_t kEmpty = UINT32_MAX;
+  std::vector<uint32_t> table(slots, kEmpty);  // ranks
+  for (size_t r = 0; r < n; ++r) {
+    const FileKey& key = found[order[r]].key;
+    size_t h = static_cast<size_t>(Mix64(key.dev * 0x9E3779B97F4A7C15ull ^ key.ino)) & (slots - 1);
+    while (table[h] != kEmpty && found[order[table[h]]].key != key) h = (h + 1) & (slots - 1);
+    if (table[h] == kEmpty) {
+      table[h] = static_cast<uint32_t>(r);
+      continue;
+    }
+    InputFile& first = found[order[table[h]]].file;
+    first.reference = first.reference || found[order[r]].file.reference;
+    kept[r] = 0;
+  }
+  table = {};
+  // One path with two identities: the file was replaced between two PATH
+  // arguments that both reach it. Keep the one with the smaller identity.
+  std::vector<InputFile> files;
+  files.reserve(n);
+  for (size_t r = 0; r < n; ++r) {
+    if (kept[r] == 0) continue;
+    InputFile& file = found[order[r]].file;
+    if (!files.empty() && files.back().path == file.path) {
+      files.back().reference = files.back().reference || file.reference;
+    } else {
+      files.push_back(std::move(file));
+    }
+  }
+  return files;
+}
+
+}  // namespace
+
+Result<WalkedCorpus> WalkCorpus(const Options& options, FileSystem& fs) {
+  Result<GlobSet> globs = GlobSet::Compile(options.globs);
+  if (!globs.ok()) return globs.status();
+
+  Listing all;
+  Walker walker(options, *globs, fs, &all, Workers::Resolve(options.threads));
+  for (const std::string& path : options.paths) walker.WalkRoot(path, /*reference=*/false);
+  for (const std::string& path : options.listed_paths) walker.WalkRoot(path, /*reference=*/false);
+  for (const std::string& path : options.against) walker.WalkRoot(path, /*reference=*/true);
+  WalkedCorpus out;
+  out.files = Deduplicate(std::move(all.found));
+  out.errors = std::move(all.errors);
+  out.counts = all.counts;
+  return out;
+}
+
+Result<WalkedCorpus> WalkCorpus(const Options& options) { return WalkCorpus(options, FileSystem::Default()); }
+
+}  // namespace neardup

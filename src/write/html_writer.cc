@@ -1,0 +1,564 @@
+// html writer: one self-contained review page (see writers.h).
+//
+// The page is static HTML for what is small (parameters, counts, the two
+// SVG charts) and one JSON document in <script type="application/json"> for
+// the groups, which the inline script renders in chunks as they scroll into
+// view, so 10,000 clusters load without freezing the browser. Every name
+// reaches the page through JSON (invalid UTF-8 replaced by U+FFFD) and is
+// put in the DOM as text (textContent), never as markup; the JSON has every
+// '<' escaped as \u003c so no name can end the script element.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "neardup/banding.h"
+#include "neardup/explain.h"
+#include "sign/minhash.h"
+#include "lsh/similarity.h"
+#include "neardup/word_diff.h"
+#include "neardup/writers.h"
+
+namespace neardup {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Words of unchanged text kept on each side of a change; longer unchanged
+// runs are shown as "... N unchanged words ...".
+constexpr uint64_t kContextWords = 12;
+// A shorter unchanged stretch is shown whole.
+constexpr uint64_t kMinSkipped = 10;
+
+std::string HtmlEscape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out.push_back(c);
+    }
+  }
+  return out;
+}
+
+std::string Fixed(double value, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+  return buf;
+}
+
+// The first and last `n` words of a run of words joined by spaces.
+std::string_view FirstWords(std::string_view text, uint64_t n) {
+  size_t at = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    at = text.find(' ', at);
+    if (at == std::string_view::npos) return text;
+    if (i + 1 < n) ++at;
+  }
+  return text.substr(0, at);
+}
+std::string_view LastWords(std::string_view text, uint64_t n) {
+  size_t at = text.size();
+  for (uint64_t i = 0; i < n; ++i) {
+    if (at == 0) return text;
+    at = text.rfind(' ', at - 1);
+    if (at == std::string_view::npos) return text;
+  }
+  return text.substr(at + 1);
+}
+
+// Diff runs as JSON [[kind, text], ...]: 0 same, 1 removed, 2 added, 3 a
+// skipped unchanged stretch (text: its number of words).
+Json DiffJson(const std::vector<DiffRun>& runs) {
+  Json out = Json::array();
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const DiffRun& run = runs[i];
+    if (run.kind != DiffRun::Kind::kSame) {
+      out.push_back(Json::array({run.kind == DiffRun::Kind::kRemoved ? 1 : 2, run.text}));
+      continue;
+    }
+    const bool first = i == 0;
+    const bool last = i + 1 == runs.size();
+    const uint64_t keep = (first ? 0 : kContextWords) + (last ? 0 : kContextWords);
+    if (run.words < keep + kMinSkipped) {
+      out.push_back(Json::array({0, run.text}));
+      continue;
+    }
+    if (!first) out.push_back(Json::array({0, std::string(FirstWords(run.text, kContextWords))}));
+    out.push_back(Json::array({3, std::to_string(run.words - keep)}));
+    if (!last) out.push_back(Json::array({0, std::string(LastWords(run.text, kContextWords))}));
+  }
+  return out;
+}
+
+// A document read again for the page.
+struct PageDoc {
+  bool ok = false;
+  std::string note;  // why not, when !ok
+  DocReading reading;
+};
+
+class TextSource {
+ public:
+  explicit TextSource(const HtmlSources& sources)
+      : sources_(sources),
+        fs_(sources.fs != nullptr ? *sources.fs : FileSystem::Default()),
+        minhasher_(sources.options != nullptr ? sources.options->num_perm : 1,
+                   sources.options != nullptr ? sources.options->seed : 1) {}
+
+  bool enabled() const { return sources_.options != nullptr && sources_.options->input == InputFormat::kText; }
+
+  PageDoc Read(const DocEntry& entry) {
+    PageDoc page;
+    if (!enabled()) {
+      page.note = "no diff: texts are read again for text input only";
+      return page;
+    }
+    if (entry.name == "-") {
+      page.note = "no diff: standard input cannot be read again";
+      return page;
+    }
+    Result<DocReading> r = ReadDocumentFile(*sources_.options, minhasher_, fs_, entry.name, sources_.max_words);
+    if (!r.ok()) {
+      page.note = "no diff: " + r.status().message();
+      return page;
+    }
+    page.ok = true;
+    page.reading = std::move(*r);
+    return page;
+  }
+
+ private:
+  const HtmlSources& sources_;
+  FileSystem& fs_;
+  MinHasher minhasher_;
+};
+
+Json DocJson(const DocEntry& d) {
+  Json j = Json::object();
+  j["name"] = d.name;
+  j["size"] = d.size;
+  j["mtime"] = d.mtime_ns / 1'000'000;  // milliseconds, for JavaScript's Date
+  if (d.reference) j["reference"] = true;
+  return j;
+}
+
+// One member of a group compared with the kept document.
+Json MemberJson(const DocEntry& d, double similarity, const PageDoc& kept, const PageDoc& member) {
+  Json j = DocJson(d);
+  if (similarity >= 0) j["similarity"] = std::stod(FormatScore(similarity));
+  if (kept.ok && member.ok) {
+    j["diff"] = DiffJson(WordDiff(kept.reading.doc.token_text, member.reading.doc.token_text));
+    if (kept.reading.doc.token_text_capped || member.reading.doc.token_text_capped) j["capped"] = true;
+  } else {
+    j["note"] = !member.ok ? member.note : kept.note;
+  }
+  return j;
+}
+
+// Histogram of `values` in 20 bins from a multiple of 0.05 up to 1, as SVG.
+std::string HistogramSvg(const std::vector<double>& values, double threshold) {
+  constexpr int kBins = 20;
+  constexpr double kW = 600, kH = 200, kLeft = 40, kBottom = 30, kTop = 10;
+  double lo = 1;
+  for (const double v : values) lo = std::min(lo, v);
+  lo = std::min(lo, threshold);
+  lo = std::max(0.0, std::floor(lo * 20 - 1e-9) / 20);
+  if (lo >= 1) lo = 0.95;
+  const double width = (1 - lo) / kBins;
+  std::vector<uint64_t> counts(kBins, 0);
+  for (const double v : values) {
+    int bin = static_cast<int>((v - lo) / width);
+    counts[static_cast<size_t>(std::clamp(bin, 0, kBins - 1))]++;
+  }
+  const uint64_t top = std::max<uint64_t>(1, *std::max_element(counts.begin(), counts.end()));
+  const double plot_w = kW - kLeft - 10, plot_h = kH - kBottom - kTop;
+  std::string svg = "<svg class=\"chart\" id=\"histogram\" viewBox=\"0 0 600 200\" role=\"img\" "
+                    "aria-label=\"histogram of reported similarities\">";
+  svg += "<line x1=\"40\" y1=\"170\" x2=\"590\" y2=\"170\" class=\"axis\"/>";
+  for (int i = 0; i < kBins; ++i) {
+    const double h = plot_h * static_cast<double>(counts[static_cast<size_t>(i)]) / static_cast<double>(top);
+    const double x = kLeft + plot_w * i / kBins;
+    svg += "<rect class=\"bar\" x=\"" + Fixed(x + 1, 1) + "\" y=\"" + Fixed(kTop + plot_h - h, 1) + "\" width=\"" +
+           Fixed(plot_w / kBins - 2, 1) + "\" height=\"" + Fixed(h, 1) + "\"><title>" +
+           Fixed(lo + width * i, 3) + "–" + Fixed(lo + width * (i + 1), 3) + ": " +
+           std::to_string(counts[static_cast<size_t>(i)]) + "</title></rect>";
+  }
+  for (int i = 0; i <= kBins; i += 5) {
+    const double x = kLeft + plot_w * i / kBins;
+    svg += "<text x=\"" + Fixed(x, 1) + "\" y=\"188\" text-anchor=\"middle\">" + Fixed(lo + width * i, 2) + "</text>";
+  }
+  const double tx = kLeft + plot_w * (threshold - lo) / (1 - lo);
+  svg += "<line class=\"threshold\" x1=\"" + Fixed(tx, 1) + "\" y1=\"10\" x2=\"" + Fixed(tx, 1) + "\" y2=\"170\"/>";
+  svg += "<text x=\"36\" y=\"18\" text-anchor=\"end\">" + std::to_string(top) + "</text>";
+  svg += "<text x=\"36\" y=\"170\" text-anchor=\"end\">0</text></svg>";
+  return svg;
+}
+
+// The S-curve 1-(1-s^r)^b over s in [0, 1], threshold marked, as SVG.
+std::string SCurveSvg(const Params& p) {
+  constexpr double kLeft = 40, kTop = 10, kPlotW = 550, kPlotH = 160;
+  std::string points;
+  for (int i = 0; i <= 200; ++i) {
+    const double s = i / 200.0;
+    const double y = CandidateProbability(s, p.bands, p.rows);
+    points += Fixed(kLeft + kPlotW * s, 1) + "," + Fixed(kTop + kPlotH * (1 - y), 1) + " ";
+  }
+  const double tx = kLeft + kPlotW * p.threshold;
+  const double ty = kTop + kPlotH * (1 - CandidateProbability(p.threshold, p.bands, p.rows));
+  std::string svg = "<svg class=\"chart\" id=\"scurve\" viewBox=\"0 0 600 200\" role=\"img\" "
+                    "aria-label=\"S-curve of the banding\">";
+  svg += "<line x1=\"40\" y1=\"170\" x2=\"590\" y2=\"170\" class=\"axis\"/>";
+  svg += "<line x1=\"40\" y1=\"10\" x2=\"40\" y2=\"170\" class=\"axis\"/>";
+  svg += "<polyline class=\"curve\" points=\"" + points + "\"/>";
+  svg += "<line class=\"threshold\" x1=\"" + Fixed(tx, 1) + "\" y1=\"10\" x2=\"" + Fixed(tx, 1) + "\" y2=\"170\"/>";
+  svg += "<circle class=\"mark\" cx=\"" + Fixed(tx, 1) + "\" cy=\"" + Fixed(ty, 1) + "\" r=\"3\"/>";
+  for (int i = 0; i <= 10; i += 2) {
+    svg += "<text x=\"" + Fixed(kLeft + kPlotW * i / 10, 1) + "\" y=\"188\" text-anchor=\"middle\">" +
+           Fixed(i / 10.0, 1) + "</text>";
+  }
+  svg += "<text x=\"36\" y=\"18\" text-anchor=\"end\">1</text><text x=\"36\" y=\"170\" text-anchor=\"end\">0</text>";
+  svg += "<text x=\"" + Fixed(tx + 4, 1) + "\" y=\"24\">threshold " + HtmlEscape(FormatScore(p.threshold)) + "</text>";
+  svg += "</svg>";
+  return svg;
+}
+
+const char* kStyle = R"CSS(
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:72rem;padding:1rem 1.5rem;color:#1b1b1b;background:#fff}
+h1{font-size:1.5rem;margin:.2rem 0 1rem}h2{font-size:1.15rem;margin:1.6rem 0 .5rem;border-bottom:1px solid #ddd}
+table{border-collapse:collapse}td,th{padding:.15rem .6rem;text-align:left;vertical-align:top}
+.facts td:first-child{color:#555}.num{text-align:right;font-variant-numeric:tabular-nums}
+.charts{display:flex;flex-wrap:wrap;gap:1.5rem}.charts figure{margin:0;flex:1 1 20rem}
+.chart{width:100%;max-width:36rem;height:auto}.chart text{font-size:11px;fill:#444}
+.axis{stroke:#888}.bar{fill:#6a8fc2}.curve{fill:none;stroke:#2b5a9e;stroke-width:2}.threshold{stroke:#c33;stroke-dasharray:4 3}.mark{fill:#c33}
+.note{color:#555;font-size:.9rem}.group{border:1px solid #ddd;border-radius:4px;padding:.4rem .8rem;margin:.8rem 0}
+.group h3{font-size:1rem;margin:.2rem 0 .4rem}.members td.name{font-family:ui-monospace,Menlo,Consolas,monospace;word-break:break-all}
+tr.kept td{font-weight:600}.tag{font-size:.75rem;border:1px solid #999;border-radius:3px;padding:0 .25rem;margin-left:.4rem;font-weight:normal}
+details{margin:.2rem 0 .4rem 1rem}summary{cursor:pointer;color:#2b5a9e}
+.diff{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.85rem;white-space:pre-wrap;word-break:break-word;background:#fafafa;border:1px solid #eee;padding:.5rem;max-height:30rem;overflow:auto}
+del{background:#fdd;color:#900;text-decoration:line-through}ins{background:#dfd;color:#060;text-decoration:none}
+.skip{color:#888;font-style:italic}#more{margin:1rem 0}button{font:inherit}
+)CSS";
+
+const char* kScript = R"JS(
+(function () {
+  "use strict";
+  var body = document.body;
+  window.onerror = function (message) {
+    body.dataset.errors = (body.dataset.errors || "") + String(message) + "\n";
+  };
+  var data = JSON.parse(document.getElementById("data").textContent);
+  var groups = data.groups;
+  var list = document.getElementById("groups");
+  var status = document.getElementById("shown");
+  var next = 0;
+  var CHUNK = 100;
+  var openAll = false;
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = text;
+    return e;
+  }
+  function size(n) {
+    if (n < 1000) return n + " B";
+    if (n < 1e6) return (n / 1e3).toFixed(1) + " kB";
+    if (n < 1e9) return (n / 1e6).toFixed(1) + " MB";
+    return (n / 1e9).toFixed(1) + " GB";
+  }
+  function time(ms) {
+    if (!ms) return "";
+    return new Date(ms).toISOString().replace("T", " ").slice(0, 19) + " UTC";
+  }
+  function renderDiff(box, diff) {
+    var frag = document.createDocumentFragment();
+    for (var i = 0; i < diff.length; i++) {
+      var kind = diff[i][0], text = diff[i][1];
+      if (i > 0) frag.appendChild(document.createTextNode(" "));
+      if (kind === 0) frag.appendChild(document.createTextNode(text));
+      else if (kind === 1) frag.appendChild(el("del", null, text));
+      else if (kind === 2) frag.appendChild(el("ins", null, text));
+      else frag.appendChild(el("span", "skip", "[\u2026 " + text + " unchanged words \u2026]"));
+    }
+    box.appendChild(frag);
+  }
+  function diffBlock(m) {
+    var det = el("details");
+    var sum = el("summary", null, "word diff against the kept document" + (m.capped ? " (capped)" : ""));
+    det.appendChild(sum);
+    var box = el("div", "diff");
+    det.appendChild(box);
+    var done = false;
+    function fill() {
+      if (done) return;
+      done = true;
+      if (m.diff.length === 0) box.appendChild(el("span", "skip", "(both empty)"));
+      renderDiff(box, m.diff);
+    }
+    det.addEventListener("toggle", function () { if (det.open) fill(); });
+    if (openAll) { det.open = true; fill(); }
+    return det;
+  }
+  function row(table, d, kept) {
+    var tr = el("tr", kept ? "kept" : null);
+    var name = el("td", "name", d.name);
+    if (kept) name.appendChild(el("span", "tag", "kept"));
+    if (d.reference) name.appendChild(el("span", "tag", "reference"));
+    tr.appendChild(name);
+    tr.appendChild(el("td", "num", kept ? "" : (d.similarity === undefined ? "\u2014" : d.similarity.toFixed(4))));
+    tr.appendChild(el("td", "num", size(d.size)));
+    tr.appendChild(el("td", null, time(d.mtime)));
+    table.appendChild(tr);
+    if (kept) return;
+    var tr2 = el("tr");
+    var td = el("td");
+    td.colSpan = 4;
+    if (d.diff) td.appendChild(diffBlock(d));
+    else if (d.note) td.appendChild(el("span", "note", d.note));
+    tr2.appendChild(td);
+    table.appendChild(tr2);
+  }
+  function renderGroup(g) {
+    var sec = el("section", "group");
+    sec.id = "group-" + g.id;
+    var n = g.members.length + 1;
+    sec.appendChild(el("h3", null, (data.mode === "pairs" ? "Pair " : "Cluster ") + g.id + " \u00b7 " + n + " documents"));
+    var table = el("table", "members");
+    var head = el("tr");
+    ["document", data.similarity, "size", "modified"].forEach(function (h) { head.appendChild(el("th", null, h)); });
+    table.appendChild(head);
+    row(table, g.keep, true);
+    for (var i = 0; i < g.members.length; i++) row(table, g.members[i], false);
+    sec.appendChild(table);
+    return sec;
+  }
+  function renderMore(count) {
+    var end = Math.min(groups.length, next + count);
+    var frag = document.createDocumentFragment();
+    for (; next < end; next++) frag.appendChild(renderGroup(groups[next]));
+    list.appendChild(frag);
+    status.textContent = "Showing " + next + " of " + groups.length + (data.mode === "pairs" ? " pairs." : " clusters.");
+    body.dataset.rendered = String(next);
+    if (next >= groups.length) document.getElementById("more").hidden = true;
+  }
+  function renderAll() {
+    while (next < groups.length) renderMore(1000);
+  }
+  document.getElementById("all").addEventListener("click", function () { renderAll(); });
+  if (location.hash === "#all") {
+    openAll = true;
+    renderAll();
+  } else {
+    renderMore(CHUNK);
+    var sentinel = document.getElementById("more");
+    if ("IntersectionObserver" in window) {
+      new IntersectionObserver(function (entries) {
+        if (entries[0].isIntersecting) renderMore(CHUNK);
+      }, { rootMargin: "800px" }).observe(sentinel);
+    } else {
+      window.addEventListener("scroll", function () {
+        if (window.innerHeight + window.scrollY > document.body.offsetHeight - 800) renderMore(CHUNK);
+      });
+    }
+  }
+  body.dataset.ok = "1";
+})();
+)JS";
+
+// The review groups of pairs mode, one per reported pair; appends each
+// pair's similarity to `similarities`.
+Json PairGroups(const Report& report, TextSource& texts, std::vector<double>* similarities) {
+  Json groups = Json::array();
+  uint32_t n = 0;
+  // Pairs come sorted by their first document: it is read once per run.
+  PageDoc a;
+  DocId a_id = 0;
+  bool have_a = false;
+  for (const ReportedPair& pair : report.pairs) {
+    const double sim = pair.jaccard >= 0 ? pair.jaccard : pair.estimate;
+    similarities->push_back(sim);
+    if (!have_a || a_id != pair.a) {
+      a = texts.Read(report.docs[pair.a]);
+      a_id = pair.a;
+      have_a = true;
+    }
+    const PageDoc b = texts.Read(report.docs[pair.b]);
+    Json g = Json::object();
+    g["id"] = n++;
+    g["keep"] = DocJson(report.docs[pair.a]);
+    g["members"] = Json::array({MemberJson(report.docs[pair.b], sim, a, b)});
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
+// The review groups of clusters mode, largest cluster first; appends each
+// member's exact Jaccard to the kept document (when both were read) to
+// `similarities`.
+Json ClusterGroups(const Report& report, TextSource& texts, std::vector<double>* similarities) {
+  Json groups = Json::array();
+  std::vector<const Cluster*> order;
+  for (const Cluster& c : report.clusters) order.push_back(&c);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Cluster* x, const Cluster* y) { return x->members.size() > y->members.size(); });
+  for (const Cluster* c : order) {
+    const PageDoc kept = texts.Read(report.docs[c->keep]);
+    Json g = Json::object();
+    g["id"] = c->id;
+    g["keep"] = DocJson(report.docs[c->keep]);
+    Json members = Json::array();
+    for (const DocId id : c->members) {
+      if (id == c->keep) continue;
+      const PageDoc m = texts.Read(report.docs[id]);
+      double sim = -1;
+      if (kept.ok && m.ok) {
+        sim = ExactJaccard(kept.reading.shingles, m.reading.shingles);
+        similarities->push_back(sim);
+      }
+      members.push_back(MemberJson(report.docs[id], sim, kept, m));
+    }
+    g["members"] = std::move(members);
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
+// `data` as compact JSON (invalid UTF-8 replaced) with every '<' escaped as
+// \u003c, safe inside a <script> element.
+std::string ScriptSafeJson(const Json& data) {
+  std::string json = data.dump(-1, ' ', false, Json::error_handler_t::replace);
+  std::string safe;
+  safe.reserve(json.size());
+  for (const char c : json) {
+    if (c == '<') {
+      safe += "\\u003c";
+    } else {
+      safe.push_back(c);
+    }
+  }
+  return safe;
+}
+
+// Appends the Parameters and Summary tables of `report` to `page`.
+void AppendFactTables(const Report& report, std::string* page_out) {
+  std::string& page = *page_out;
+  const Params& p = report.params;
+  const Stats& s = report.stats;
+  const bool pairs_mode = p.mode == Mode::kPairs;
+  auto fact = [&page](const std::string& name, const std::string& value) {
+    page += "<tr><td>" + HtmlEscape(name) + "</td><td>" + HtmlEscape(value) + "</td></tr>\n";
+  };
+  page += "<h2>Parameters</h2>\n<table class=\"facts\" id=\"params\">\n";
+  fact("threshold", FormatScore(p.threshold));
+  fact("shingles", std::string(ToString(p.shingle)) + " " + std::to_string(p.ngram) + "-grams");
+  fact("permutations", std::to_string(p.num_perm));
+  fact("banding", std::to_string(p.bands) + " bands \u00d7 " + std::to_string(p.rows) + " rows");
+  fact("seed", std::to_string(p.seed));
+  fact("verify", ToString(p.verify));
+  fact("mode", ToString(p.mode));
+  if (!pairs_mode) {
+    fact("keep", ToString(p.keep));
+    fact("cluster by", ToString(p.cluster_by));
+  }
+  page += "</table>\n<h2>Summary</h2>\n<table class=\"facts\" id=\"summary\">\n";
+  fact("documents", std::to_string(s.documents) + " (" + std::to_string(s.bytes) + " bytes)");
+  fact("empty / skipped / unreadable",
+       std::to_string(s.empty) + " / " + std::to_string(s.skipped()) + " / " + std::to_string(s.unreadable));
+  if (s.malformed_lines > 0) fact("malformed JSONL lines", std::to_string(s.malformed_lines));
+  fact("exact copies", std::to_string(s.exact_duplicates));
+  fact("candidate pairs", std::to_string(s.candidates));
+  if (pairs_mode) {
+    fact("pairs reported", std::to_string(s.pairs));
+  } else {
+    fact("clusters", std::to_string(s.clusters) + " of " + std::to_string(s.clustered) + " documents");
+    fact("removable", std::to_string(s.removable) + " documents (" + std::to_string(s.removable_bytes) + " bytes)");
+  }
+  if (!report.problems.empty()) fact("problems (see the log)", std::to_string(report.problems.size()));
+  page += "</table>\n";
+}
+
+// Appends the two charts (similarity histogram, S-curve) to `page`;
+// `similarity` names what the histogram counts.
+void AppendCharts(const Params& p, const std::string& similarity, const std::vector<double>& similarities,
+                  std::string* page_out) {
+  std::string& page = *page_out;
+  page += "<div class=\"charts\">\n<figure><figcaption>Reported similarities (" + HtmlEscape(similarity) +
+          "), threshold dashed</figcaption>\n";
+  page += HistogramSvg(similarities, p.threshold);
+  page += "</figure>\n<figure><figcaption>Chance of becoming a candidate, 1\u2212(1\u2212s<sup>" +
+          std::to_string(p.rows) + "</sup>)<sup>" + std::to_string(p.bands) +
+          "</sup>, against Jaccard similarity s</figcaption>\n";
+  page += SCurveSvg(p);
+  page += "</figure>\n</div>\n";
+}
+
+// Appends the groups' heading, the note on word diffs, the groups'
+// containers and the opening of the JSON data element to `page`.
+void AppendGroupsIntro(const Params& p, const HtmlSources& sources, bool diffs, std::string* page_out) {
+  std::string& page = *page_out;
+  const bool pairs_mode = p.mode == Mode::kPairs;
+  page += std::string("<h2>") + (pairs_mode ? "Pairs" : "Clusters, largest first") + "</h2>\n<p class=\"note\">";
+  if (diffs) {
+    page += "Word diffs compare the normalized words (lowercased, punctuation dropped) of the first " +
+            std::to_string(sources.max_words) +
+            " words of each document, read again when this page was written; long unchanged stretches are "
+            "shortened.";
+    if (p.verify == VerifyMode::kExact) page += " Only documents in reported groups (all candidates) are read.";
+  } else {
+    page += "No word diffs: texts are read again for text input only.";
+  }
+  page += "</p>\n<p id=\"shown\"></p>\n<div id=\"groups\"></div>\n<p id=\"more\"><button id=\"all\" "
+          "type=\"button\">Show all</button></p>\n<script type=\"application/json\" id=\"data\">";
+}
+
+}  // namespace
+
+void WriteHtml(const Report& report, const HtmlSources& sources, std::ostream& out) {
+  const Params& p = report.params;
+  const bool pairs_mode = p.mode == Mode::kPairs;
+  TextSource texts(sources);
+
+  Json data = Json::object();
+  data["mode"] = pairs_mode ? "pairs" : "clusters";
+  const bool jaccard_pairs = p.verify == VerifyMode::kExact;
+  data["similarity"] = pairs_mode ? (jaccard_pairs ? "Jaccard" : "estimate") : "Jaccard to kept";
+  std::vector<double> similarities;
+  data["groups"] = pairs_mode ? PairGroups(report, texts, &similarities) : ClusterGroups(report, texts, &similarities);
+  const std::string safe = ScriptSafeJson(data);
+
+  const Stats& s = report.stats;
+  std::string page;
+  page += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+          "script-src 'unsafe-inline'\">\n<title>neardup review</title>\n<style>";
+  page += kStyle;
+  page += "</style>\n</head>\n<body>\n<h1>neardup review: ";
+  page += pairs_mode ? std::to_string(s.pairs) + " pairs" : std::to_string(s.clusters) + " clusters";
+  page += "</h1>\n<p class=\"note\">Before deleting anything, check each group below. In a cluster, the "
+          "document marked <em>kept</em> is the one the <code>--keep</code> rule keeps; the others are its "
+          "near-duplicates.</p>\n";
+  AppendFactTables(report, &page);
+  AppendCharts(p, data["similarity"].get<std::string>(), similarities, &page);
+  AppendGroupsIntro(p, sources, texts.enabled(), &page);
+  out.write(page.data(), static_cast<std::streamsize>(page.size()));
+  out.write(safe.data(), static_cast<std::streamsize>(safe.size()));
+  page = "</script>\n<script>";
+  page += kScript;
+  page += "</script>\n</body>\n</html>\n";
+  out.write(page.data(), static_cast<std::streamsize>(page.size()));
+}
+
+}  // namespace neardup

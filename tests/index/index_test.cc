@@ -1,0 +1,265 @@
+// SignatureIndex (signature_index.h) and SignWithIndex (sign_indexed.h)
+// through their headers: what is stored comes back as it was, parameters
+// are checked, one writer at a time, and signing with an index gives the
+// table a plain Sign() gives.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "walk/walk.h"
+#include "sign/minhash.h"
+#include "sign/sign.h"
+#include "index/sign_indexed.h"
+#include "index/signature_index.h"
+#include "test_util.h"
+
+namespace neardup {
+namespace {
+
+using testing::Join;
+using testing::RandomWords;
+using testing::TempDir;
+using testing::WriteFile;
+
+SignatureParams Params(int num_perm = 4) {
+  Options o;
+  o.num_perm = num_perm;
+  return SignatureParamsOf(o);
+}
+
+TEST(SignatureIndexTest, StoredFilesAndDocumentsComeBackAsWritten) {
+  TempDir dir;
+  const std::string path = dir / "ix.db";
+  {
+    Result<std::unique_ptr<SignatureIndex>> ix = SignatureIndex::Open(path, Params(), {});
+    ASSERT_TRUE(ix.ok()) << ix.status().message();
+    ASSERT_TRUE((*ix)->StartRun("test").ok());
+    IndexedFile f;
+    f.path = "a/b.jsonl";
+    f.dev = 7;
+    f.inode = 9;
+    f.size = 1234;
+    f.mtime_ns = -5;
+    f.ctime_ns = 42;
+    f.jsonl = true;
+    f.lines = 3;
+    f.raw_hash = ~0ull;
+    f.ends_newline = true;
+    f.bytes = 99;
+    std::vector<DocRecord> docs(2);
+    docs[0].name = "x";
+    docs[0].line = 1;
+    docs[0].size = 10;
+    docs[0].content = {.low = 1, .high = ~0ull};
+    docs[0].kind = DocKind::kOk;
+    docs[1].name = "a/b.jsonl:3";
+    docs[1].line = 3;
+    docs[1].kind = DocKind::kTooShort;
+    const std::vector<uint32_t> sigs = {1, 2, 3, 4, 5, 6, 7, UINT32_MAX};
+    const std::vector<StoredProblem> problems = {{2, "a/b.jsonl:2: bad"}};
+    ASSERT_TRUE((*ix)->Begin().ok());
+    ASSERT_TRUE((*ix)->PutFile(f, docs, sigs, problems).ok());
+    ASSERT_TRUE((*ix)->Commit().ok());
+  }
+  Result<std::unique_ptr<SignatureIndex>> ix = SignatureIndex::Open(path, Params(), {});
+  ASSERT_TRUE(ix.ok()) << ix.status().message();
+  Result<std::vector<IndexedFile>> files = (*ix)->Files();
+  ASSERT_TRUE(files.ok());
+  ASSERT_EQ(files->size(), 1u);
+  const IndexedFile& f = (*files)[0];
+  EXPECT_EQ(f.path, "a/b.jsonl");
+  EXPECT_EQ(f.dev, 7u);
+  EXPECT_EQ(f.inode, 9u);
+  EXPECT_EQ(f.size, 1234u);
+  EXPECT_EQ(f.mtime_ns, -5);
+  EXPECT_EQ(f.ctime_ns, 42);
+  EXPECT_EQ(f.raw_hash, ~0ull);
+  EXPECT_TRUE(f.ends_newline);
+  EXPECT_EQ(f.documents, 2u);
+  std::vector<DocRecord> got;
+  std::vector<uint32_t> got_sigs;
+  ASSERT_TRUE((*ix)->LoadDocuments({f.id}, [&](size_t slot, DocRecord&& r, SignatureView s) {
+                    EXPECT_EQ(slot, 0u);
+                    got.push_back(std::move(r));
+                    got_sigs.insert(got_sigs.end(), s.begin(), s.end());
+                  }).ok());
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].name, "x");
+  EXPECT_EQ(got[0].size, 10u);
+  EXPECT_TRUE(got[0].content == (ContentHash{.low = 1, .high = ~0ull}));
+  EXPECT_EQ(got[1].kind, DocKind::kTooShort);
+  EXPECT_EQ(got[1].line, 3u);
+  EXPECT_EQ(got_sigs, (std::vector<uint32_t>{1, 2, 3, 4, 5, 6, 7, UINT32_MAX}));
+  std::vector<StoredProblem> got_problems;
+  ASSERT_TRUE((*ix)->LoadProblems({f.id}, [&](size_t, StoredProblem&& p) { got_problems.push_back(p); }).ok());
+  ASSERT_EQ(got_problems.size(), 1u);
+  EXPECT_EQ(got_problems[0].message, "a/b.jsonl:2: bad");
+
+  ASSERT_TRUE((*ix)->Begin().ok());
+  ASSERT_TRUE((*ix)->RemoveFile(f.id).ok());
+  ASSERT_TRUE((*ix)->Commit().ok());
+  EXPECT_TRUE((*ix)->Files()->empty());
+  ix->reset();
+  Result<std::vector<std::string>> check = CheckIndex(path);
+  ASSERT_TRUE(check.ok());
+  EXPECT_TRUE(check->empty());
+}
+
+// A large load is read on several threads (connections of their own, ranges
+// of file ids): every wanted file's documents come back, each on its slot,
+// in line order, with its signatures, as one thread reads them; unwanted
+// files' documents do not come back.
+TEST(SignatureIndexTest, LoadOnSeveralThreadsGivesWhatOneThreadGives) {
+  TempDir dir;
+  const std::string path = dir / "ix.db";
+  Result<std::unique_ptr<SignatureIndex>> ix = SignatureIndex::Open(path, Params(), {});
+  ASSERT_TRUE(ix.ok()) << ix.status().message();
+  ASSERT_TRUE((*ix)->StartRun("test").ok());
+  constexpr size_t kFiles = 20000;  // past the size a load is cut into parts at
+  ASSERT_TRUE((*ix)->Begin().ok());
+  for (size_t k = 0; k < kFiles; ++k) {
+    IndexedFile f;
+    f.path = "f" + std::to_string(k);
+    f.inode = k;
+    const size_t n_docs = 1 + k % 3;
+    std::vector<DocRecord> docs(n_docs);
+    std::vector<uint32_t> sigs;
+    for (size_t j = 0; j < n_docs; ++j) {
+      docs[j].line = j + 1;
+      docs[j].size = k * 10 + j;
+      docs[j].kind = DocKind::kOk;
+      for (uint32_t v = 0; v < 4; ++v) sigs.push_back(static_cast<uint32_t>(k * 100 + j * 10 + v));
+    }
+    ASSERT_TRUE((*ix)->PutFile(f, docs, sigs, {}).ok());
+  }
+  ASSERT_TRUE((*ix)->Commit().ok());
+  Result<std::vector<IndexedFile>> files = (*ix)->Files();
+  ASSERT_TRUE(files.ok());
+  ASSERT_EQ(files->size(), kFiles);
+  // Every file but each seventh, in an order other than the ids'.
+  std::vector<int64_t> wanted;
+  std::vector<size_t> file_of_slot;
+  for (size_t k = kFiles; k-- > 0;) {
+    if (k % 7 == 0) continue;
+    wanted.push_back((*files)[k].id);
+    file_of_slot.push_back(k);
+  }
+  struct Got {
+    std::vector<uint64_t> lines, sizes;
+    std::vector<uint32_t> sigs;
+    bool operator==(const Got&) const = default;
+  };
+  auto load = [&](int threads) {
+    std::vector<Got> got(wanted.size());
+    std::vector<std::atomic<int>> calls_on(wanted.size());
+    const Status s = (*ix)->LoadDocuments(
+        wanted,
+        [&](size_t slot, DocRecord&& r, SignatureView sig) {
+          Got& g = got[slot];  // each slot from one thread: no lock
+          g.lines.push_back(r.line);
+          g.sizes.push_back(r.size);
+          g.sigs.insert(g.sigs.end(), sig.begin(), sig.end());
+        },
+        threads);
+    EXPECT_TRUE(s.ok()) << s.message();
+    return got;
+  };
+  const std::vector<Got> one = load(1);
+  for (size_t slot = 0; slot < wanted.size(); ++slot) {
+    const size_t k = std::stoul((*files)[file_of_slot[slot]].path.substr(1));
+    ASSERT_EQ(one[slot].lines.size(), 1 + k % 3) << k;
+    EXPECT_EQ(one[slot].lines.back(), 1 + k % 3);
+    EXPECT_EQ(one[slot].sizes.front(), k * 10);
+    EXPECT_EQ(one[slot].sigs.back(), static_cast<uint32_t>(k * 100 + (k % 3) * 10 + 3));
+  }
+  for (const int threads : {2, 3, 8}) EXPECT_TRUE(load(threads) == one) << threads;
+}
+
+TEST(SignatureIndexTest, OtherSignatureParametersAreRefusedNamingEachDifference) {
+  TempDir dir;
+  const std::string path = dir / "ix.db";
+  ASSERT_TRUE(SignatureIndex::Open(path, Params(4), {}).ok());
+  SignatureParams other = Params(8);
+  other.seed = 9;
+  Result<std::unique_ptr<SignatureIndex>> ix = SignatureIndex::Open(path, other, {});
+  ASSERT_FALSE(ix.ok());
+  const std::string& m = ix.status().message();
+  EXPECT_NE(m.find("--num-perm: 8 here, 4 in the index"), std::string::npos) << m;
+  EXPECT_NE(m.find("--seed: 9 here, 1 in the index"), std::string::npos) << m;
+  EXPECT_EQ(m.find("--ngram"), std::string::npos) << m;
+}
+
+TEST(SignatureIndexTest, OneWriterAtATime) {
+  TempDir dir;
+  const std::string path = dir / "ix.db";
+  Result<std::unique_ptr<SignatureIndex>> first = SignatureIndex::Open(path, Params(), {});
+  ASSERT_TRUE(first.ok());
+  Result<std::unique_ptr<SignatureIndex>> second = SignatureIndex::Open(path, Params(), {});
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.status().message().find(std::string("in use by pid ").append(std::to_string(::getpid()))), std::string::npos)
+      << second.status().message();
+  first->reset();
+  EXPECT_TRUE(SignatureIndex::Open(path, Params(), {}).ok());
+}
+
+TEST(SignatureIndexTest, InfoAndCheckOfAFileThatIsNoIndexFail) {
+  TempDir dir;
+  WriteFile(dir / "t", "hello");
+  EXPECT_FALSE(ReadIndexInfo(dir / "t", 3).ok());
+  EXPECT_FALSE(CheckIndex(dir / "t").ok());
+  EXPECT_FALSE(CheckIndex(dir / "missing").ok());
+}
+
+// The table signed with an index equals a plain Sign(), whatever was stored.
+TEST(SignWithIndexTest, TableEqualsPlainSign) {
+  TempDir dir;
+  for (int i = 0; i < 20; ++i) WriteFile(dir / (std::string("c/").append(std::to_string(i))), Join(RandomWords(50, uint64_t(i % 5))));
+  WriteFile(dir / "c/empty", "");
+  Options o;
+  o.paths = {dir / "c"};
+  o.num_perm = 16;
+  o.index = dir / "ix.db";
+  const MinHasher minhasher(o.num_perm, o.seed);
+  const Workers w{.threads = 2, .tick = {}, .cancel = nullptr};
+  auto plain = [&] {
+    Result<WalkedCorpus> walked = WalkCorpus(o);
+    return Sign(o, std::move(walked->files), minhasher, FileSystem::Default(), w, false, nullptr);
+  };
+  auto indexed = [&](uint64_t* reused) {
+    Result<std::unique_ptr<SignatureIndex>> ix = OpenIndexFor(o);
+    EXPECT_TRUE(ix.ok()) << ix.status().message();
+    Result<WalkedCorpus> walked = WalkCorpus(o);
+    Result<IndexedCorpus> s =
+        SignWithIndex(o, std::move(walked->files), minhasher, FileSystem::Default(), w, false, nullptr, **ix);
+    EXPECT_TRUE(s.ok());
+    *reused = s->stats.reused;
+    return std::move(s->corpus);
+  };
+  // Rounds: first run, unchanged (the stored matrix is taken over as it is),
+  // one file edited, one added that sorts first (its entry is the newest:
+  // stored order is no longer path order), unchanged again.
+  for (int round = 0; round < 5; ++round) {
+    if (round == 2) WriteFile(dir / "c/3", Join(RandomWords(60, 77)));
+    if (round == 3) WriteFile(dir / "c/00", Join(RandomWords(40, 78)));
+    const SignedCorpus a = plain();
+    uint64_t reused = 0;
+    const SignedCorpus b = indexed(&reused);
+    const uint64_t want[] = {0, 21, 20, 21, 22};
+    EXPECT_EQ(reused, want[round]) << "round " << round;
+    ASSERT_EQ(a.table.size(), b.table.size());
+    for (DocId d = 0; d < a.table.size(); ++d) {
+      EXPECT_EQ(a.table.docs[d].name, b.table.docs[d].name);
+      EXPECT_EQ(a.table.docs[d].size, b.table.docs[d].size);
+      EXPECT_EQ(a.table.docs[d].kind, b.table.docs[d].kind);
+      EXPECT_TRUE(a.table.docs[d].content == b.table.docs[d].content);
+      EXPECT_EQ(a.table.docs[d].mtime_ns, b.table.docs[d].mtime_ns);
+    }
+    EXPECT_TRUE(std::equal(a.table.values().begin(), a.table.values().end(), b.table.values().begin()));
+    EXPECT_EQ(a.counts.bytes, b.counts.bytes);
+  }
+}
+
+}  // namespace
+}  // namespace neardup

@@ -1,0 +1,389 @@
+// The stages one by one, through their public headers: sign, copy groups,
+// candidates, verify, report building, and their composition's cancellation.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <atomic>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "report/build_report.h"
+#include "lsh/candidates.h"
+#include "report/cluster.h"
+#include "lsh/copy_groups.h"
+#include "walk/walk.h"
+#include "text/jsonl.h"
+#include "sign/minhash.h"
+#include "neardup/scan.h"
+#include "sign/sign.h"
+#include "verify/verify_candidates.h"
+#include "test_util.h"
+
+namespace neardup {
+namespace {
+
+using testing::Join;
+using testing::RandomWords;
+using testing::TempDir;
+using testing::WriteFile;
+
+// The same words with every `every`-th one replaced.
+std::string Edited(const std::vector<std::string>& words, size_t every) {
+  std::vector<std::string> w = words;
+  for (size_t i = 0; i < w.size(); i += every) w[i] = std::string("edit").append(std::to_string(i));
+  return Join(w);
+}
+
+struct Fixture {
+  TempDir dir;
+  Options options;
+  // a.txt and b.txt identical, c.txt a light edit of them, d.txt unrelated,
+  // e.txt empty.
+  Fixture() {
+    const auto words = RandomWords(400, 11);
+    WriteFile(dir / "a.txt", Join(words));
+    WriteFile(dir / "b.txt", Join(words));
+    WriteFile(dir / "c.txt", Edited(words, 40));
+    WriteFile(dir / "d.txt", Join(RandomWords(400, 12)));
+    WriteFile(dir / "e.txt", "");
+    options.paths = {dir.path()};
+  }
+  SignedCorpus Signed(int threads, bool keep_streams = false) {
+    Result<WalkedCorpus> walked = WalkCorpus(options);
+    EXPECT_TRUE(walked.ok());
+    const MinHasher minhasher(options.num_perm, options.seed);
+    Workers w{.threads = threads, .tick = {}, .cancel = nullptr};
+    return Sign(options, std::move(walked->files), minhasher, FileSystem::Default(), w, keep_streams, nullptr);
+  }
+  DocId Id(const SignedCorpus& s, const std::string& name) {
+    for (DocId i = 0; i < s.table.docs.size(); ++i) {
+      if (s.table.docs[i].name == dir / name) return i;
+    }
+    ADD_FAILURE() << name;
+    return 0;
+  }
+};
+
+TEST(SignTest, TableFollowsTheWalkAndIsTheSameForEveryThreadCount) {
+  Fixture f;
+  const SignedCorpus one = f.Signed(1);
+  ASSERT_EQ(one.table.size(), 5u);
+  EXPECT_EQ(one.table.docs[f.Id(one, "e.txt")].kind, DocKind::kEmpty);
+  EXPECT_EQ(one.table.docs[f.Id(one, "a.txt")].kind, DocKind::kOk);
+  EXPECT_EQ(one.table.docs[f.Id(one, "a.txt")].content, one.table.docs[f.Id(one, "b.txt")].content);
+  EXPECT_FALSE(one.table.docs[f.Id(one, "a.txt")].content == one.table.docs[f.Id(one, "c.txt")].content);
+  const SignatureView a = one.table.signature(f.Id(one, "a.txt"));
+  EXPECT_EQ(a.size(), 128u);
+  EXPECT_TRUE(std::equal(a.begin(), a.end(), one.table.signature(f.Id(one, "b.txt")).begin()));
+  for (int threads : {2, 5}) {
+    const SignedCorpus many = f.Signed(threads);
+    ASSERT_EQ(many.table.size(), one.table.size());
+    for (DocId i = 0; i < one.table.size(); ++i) {
+      EXPECT_EQ(many.table.docs[i].name, one.table.docs[i].name);
+      EXPECT_EQ(many.table.docs[i].content, one.table.docs[i].content);
+    }
+    EXPECT_TRUE(std::equal(many.table.values().begin(), many.table.values().end(), one.table.values().begin()));
+  }
+  uint64_t bytes = 0;
+  for (const DocRecord& r : one.table.docs) bytes += r.size;
+  EXPECT_EQ(one.counts.bytes, bytes);
+  EXPECT_GT(bytes, 0u);
+}
+
+TEST(SignTest, JsonlIdsThatRepeatAreRenamedFileLine) {
+  TempDir dir;
+  WriteFile(dir / "x.jsonl",
+            "{\"id\":\"same\",\"text\":\"one two three four five six\"}\n"
+            "{\"id\":\"other\",\"text\":\"seven eight nine ten eleven\"}\n"
+            "not json\n"
+            "{\"id\":\"same\",\"text\":\"one two three four five six seven\"}\n");
+  Options o;
+  o.paths = {dir.path()};
+  o.input = InputFormat::kJsonl;
+  Result<WalkedCorpus> walked = WalkCorpus(o);
+  ASSERT_TRUE(walked.ok());
+  const MinHasher minhasher(o.num_perm, o.seed);
+  const SignedCorpus s = Sign(o, std::move(walked->files), minhasher, FileSystem::Default(),
+                              Workers{.threads = 2, .tick = {}, .cancel = nullptr}, false, nullptr);
+  ASSERT_EQ(s.table.size(), 3u);
+  EXPECT_EQ(s.table.docs[0].name, dir / "x.jsonl:1");
+  EXPECT_EQ(s.table.docs[1].name, "other");
+  EXPECT_EQ(s.table.docs[2].name, dir / "x.jsonl:4");
+  EXPECT_EQ(s.table.docs[2].line, 4u);
+  EXPECT_EQ(s.counts.duplicate_ids, 2u);
+  int malformed = 0, counted = 0;
+  for (const InputProblem& p : s.problems) {
+    malformed += p.kind == InputProblem::Kind::kMalformed;
+    counted += p.kind == InputProblem::Kind::kCounted;
+  }
+  EXPECT_EQ(malformed, 1);
+  EXPECT_EQ(counted, 1);
+}
+
+TEST(SignTest, AFileThatCannotBeOpenedIsAProblemAndTheRestIsSigned) {
+  Fixture f;
+  Result<WalkedCorpus> walked = WalkCorpus(f.options);
+  ASSERT_TRUE(walked.ok());
+  std::filesystem::remove(f.dir / "d.txt");  // gone between walk and read
+  const MinHasher minhasher(f.options.num_perm, f.options.seed);
+  const SignedCorpus s = Sign(f.options, std::move(walked->files), minhasher, FileSystem::Default(),
+                              Workers{.threads = 2, .tick = {}, .cancel = nullptr}, false, nullptr);
+  ASSERT_EQ(s.problems.size(), 1u);
+  EXPECT_NE(s.problems[0].status.message().find("d.txt"), std::string::npos);
+  EXPECT_EQ(s.problems[0].kind, InputProblem::Kind::kUnreadable);
+  EXPECT_EQ(s.table.docs[s.problems[0].file].kind, DocKind::kFailed);
+  EXPECT_EQ(s.table.docs[f.Id(s, "c.txt")].kind, DocKind::kOk);
+}
+
+// JSONL is cut into 1 MiB blocks read in parallel: lines across block
+// boundaries, CRLF, over-long lines (dropped without being held) and a last
+// line without a newline must give what LineSplitter gives line by line.
+TEST(SignTest, JsonlBlocksSplitLinesAsLineSplitterDoes) {
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    TempDir dir;
+    std::mt19937_64 rng(seed);
+    std::string bytes;
+    while (bytes.size() < (5u << 20)) {
+      const uint64_t kind = rng() % 10;
+      const size_t words = kind == 0 ? 30000 + rng() % 30000 : kind == 1 ? 0 : 1 + rng() % 400;
+      std::string text;
+      for (size_t w = 0; w < words; ++w) text.append("w").append(std::to_string(rng() % 5000)).append(" ");
+      if (kind == 2) {
+        bytes.append("not json");
+      } else {
+        bytes.append("{\"text\":\"").append(text).append("\"}");
+      }
+      bytes += rng() % 3 == 0 ? "\r\n" : "\n";
+    }
+    bytes += "{\"text\":\"the last line has no newline\"}";
+    WriteFile(dir / "x.jsonl", bytes);
+    Options o;
+    o.paths = {dir.path()};
+    o.input = InputFormat::kJsonl;
+    o.max_line = 200000;
+    Result<WalkedCorpus> walked = WalkCorpus(o);
+    ASSERT_TRUE(walked.ok());
+    const MinHasher minhasher(o.num_perm, o.seed);
+    const SignedCorpus s = Sign(o, std::move(walked->files), minhasher, FileSystem::Default(),
+                                Workers{.threads = 3, .tick = {}, .cancel = nullptr}, false, nullptr);
+    // The same lines by LineSplitter, fed in odd chunks.
+    LineSplitter splitter(o.max_line);
+    std::set<uint64_t> too_long, docs;
+    std::string_view line;
+    uint64_t ln = 0;
+    for (size_t at = 0; at < bytes.size(); at += 77777) {
+      splitter.Feed(std::string_view(bytes).substr(at, 77777));
+      while (splitter.Next(&line, &ln)) (splitter.too_long() ? too_long : docs).insert(ln);
+    }
+    splitter.Finish();
+    while (splitter.Next(&line, &ln)) (splitter.too_long() ? too_long : docs).insert(ln);
+    std::set<uint64_t> got_too_long, got_malformed, got_docs;
+    for (const InputProblem& p : s.problems) {
+      ASSERT_EQ(p.kind, InputProblem::Kind::kMalformed);
+      (p.status.message().find("--max-line") != std::string::npos ? got_too_long : got_malformed).insert(p.line);
+    }
+    for (const DocRecord& r : s.table.docs) {
+      got_docs.insert(r.line);
+      EXPECT_EQ(r.name, (dir / "x.jsonl:").append(std::to_string(r.line)));
+    }
+    EXPECT_EQ(got_too_long, too_long) << seed;
+    EXPECT_FALSE(too_long.empty());
+    std::set<uint64_t> parsed = got_docs;
+    parsed.insert(got_malformed.begin(), got_malformed.end());
+    EXPECT_EQ(parsed, docs) << seed;  // every kept line is a document or malformed
+    EXPECT_EQ(*got_docs.rbegin(), ln) << "the last line, without a newline";
+  }
+}
+
+TEST(CopyGroupsTest, GroupsOkDocumentsByContentUnderTheSmallestId) {
+  Fixture f;
+  const SignedCorpus s = f.Signed(1);
+  CopyGroups g = CopyGroups::Build(s.table);
+  const DocId a = f.Id(s, "a.txt"), b = f.Id(s, "b.txt"), c = f.Id(s, "c.txt"), e = f.Id(s, "e.txt");
+  EXPECT_EQ(g.size(), 3u);  // {a, b}, {c}, {d}; e is empty
+  EXPECT_EQ(g.rep_of(b), std::min(a, b));
+  EXPECT_EQ(g.rep_of(a), std::min(a, b));
+  EXPECT_EQ(g.rep_of(c), c);
+  EXPECT_EQ(g.rep_of(e), CopyGroups::kNone);
+  EXPECT_EQ(g.copies(), 1u);
+  const auto ab = g.members_of(g.rep_of(a));
+  EXPECT_EQ(std::vector<DocId>(ab.begin(), ab.end()), (std::vector<DocId>{std::min(a, b), std::max(a, b)}));
+  // Verification keeps only b of the group.
+  g.KeepOnly({g.slot_of(g.rep_of(a))}, {{b}});
+  EXPECT_EQ(g.rep_of(a), CopyGroups::kNone);
+  EXPECT_EQ(g.copies(), 0u);
+  EXPECT_EQ(g.members(g.slot_of(std::min(a, b))).size(), 1u);
+}
+
+TEST(CandidatesTest, FindsTheEditedCopyOnlyAndTheSameForEveryThreadCount) {
+  Fixture f;
+  const SignedCorpus s = f.Signed(1);
+  const CopyGroups g = CopyGroups::Build(s.table);
+  f.options.threshold = 0.7;
+  const Banding banding = ChooseBanding(f.options.threshold, f.options.num_perm);
+  const Candidates one = FindCandidates(s.table, g, f.options, banding, Workers{.threads = 1, .tick = {}, .cancel = nullptr});
+  ASSERT_EQ(one.pairs.size(), 1u);
+  const DocId rep_ab = g.rep_of(f.Id(s, "a.txt"));
+  EXPECT_EQ(std::set<DocId>({one.pairs[0].a, one.pairs[0].b}), std::set<DocId>({rep_ab, f.Id(s, "c.txt")}));
+  EXPECT_LT(one.pairs[0].a, one.pairs[0].b);
+  EXPECT_GT(one.pairs[0].estimate, 0.7);
+  EXPECT_EQ(one.pairs[0].jaccard, -1);
+  const Candidates three = FindCandidates(s.table, g, f.options, banding, Workers{.threads = 3, .tick = {}, .cancel = nullptr});
+  ASSERT_EQ(three.pairs.size(), 1u);
+  EXPECT_EQ(three.visited, one.visited);
+}
+
+// 300 documents that agree in every band: in pairs mode all 44,850 pairs are
+// candidates; in cluster mode the bucket goes to leaders and stays linear.
+TEST(CandidatesTest, LargeBucketsGoToLeadersInClusterModes) {
+  const int n = 300;
+  SignatureTable table(16);
+  for (int i = 0; i < n; ++i) {
+    DocRecord r;
+    r.kind = DocKind::kOk;
+    r.content = {static_cast<uint64_t>(i), 0};
+    const DocId id = table.Add(r);
+    for (int k = 0; k < 16; ++k) table.MutableSignature(id)[k] = k < 15 ? 7u : static_cast<uint32_t>(i);
+  }
+  const CopyGroups g = CopyGroups::Build(table);
+  Options o;
+  o.num_perm = 16;
+  o.threshold = 0.9;
+  const Banding banding{1, 8};
+  const Workers w{.threads = 2, .tick = {}, .cancel = nullptr};
+  o.mode = Mode::kPairs;
+  EXPECT_EQ(FindCandidates(table, g, o, banding, w).pairs.size(), static_cast<size_t>(n * (n - 1) / 2));
+  o.mode = Mode::kClusters;
+  const Candidates led = FindCandidates(table, g, o, banding, w);
+  EXPECT_EQ(led.pairs.size(), static_cast<size_t>(n - 1));  // 15/16 agree: all join the first leader
+  for (const Candidate& c : led.pairs) EXPECT_EQ(c.a, 0u);
+}
+
+TEST(VerifyTest, SignatureModeAcceptsTheCandidatesAsFound) {
+  Fixture f;
+  const SignedCorpus s = f.Signed(1);
+  CopyGroups g = CopyGroups::Build(s.table);
+  f.options.threshold = 0.7;
+  Candidates c = FindCandidates(s.table, g, f.options, ChooseBanding(0.7, 128), Workers{});
+  const MinHasher minhasher(f.options.num_perm, f.options.seed);
+  Verified v;
+  ASSERT_TRUE(VerifyCandidates(s.table, s.stream_copies, f.options, minhasher, FileSystem::Default(), Workers{}, &g,
+                               c, &v)
+                  .ok());
+  ASSERT_EQ(v.pairs.size(), 1u);
+  EXPECT_EQ(v.pairs[0].estimate, c.pairs[0].estimate);
+  EXPECT_TRUE(v.Similar(f.Id(s, "a.txt"), f.Id(s, "b.txt")));
+  EXPECT_TRUE(v.Similar(f.Id(s, "a.txt"), f.Id(s, "c.txt")));
+  EXPECT_FALSE(v.Similar(f.Id(s, "a.txt"), f.Id(s, "d.txt")));
+}
+
+TEST(VerifyTest, ExactModeMeasuresJaccardAndLeavesOutAFileChangedSinceSigning) {
+  Fixture f;
+  f.options.verify = VerifyMode::kExact;
+  f.options.threshold = 0.7;
+  const SignedCorpus s = f.Signed(2, true);
+  CopyGroups g = CopyGroups::Build(s.table);
+  const Candidates c = FindCandidates(s.table, g, f.options, ChooseBanding(0.7, 128), Workers{});
+  ASSERT_EQ(c.pairs.size(), 1u);
+  // b.txt changes after signing (new size): it is left out of its group.
+  WriteFile(f.dir / "b.txt", "changed now");
+  const MinHasher minhasher(f.options.num_perm, f.options.seed);
+  Verified v;
+  ASSERT_TRUE(VerifyCandidates(s.table, s.stream_copies, f.options, minhasher, FileSystem::Default(),
+                               Workers{.threads = 2, .tick = {}, .cancel = nullptr}, &g, c, &v)
+                  .ok());
+  ASSERT_EQ(v.left_out.size(), 1u);
+  EXPECT_EQ(v.left_out[0].first, f.Id(s, "b.txt"));
+  EXPECT_EQ(g.rep_of(f.Id(s, "b.txt")), CopyGroups::kNone);
+  ASSERT_EQ(v.pairs.size(), 1u);
+  EXPECT_GT(v.pairs[0].jaccard, 0.7);
+  EXPECT_LT(v.pairs[0].jaccard, 1.0);
+}
+
+std::vector<DocEntry> EntriesOf(const SignatureTable& t) {
+  std::vector<DocEntry> out;
+  for (const DocRecord& r : t.docs) out.push_back({r.name, r.size, r.mtime_ns, r.reference});
+  return out;
+}
+
+TEST(BuildReportTest, PairsExpandGroupsAndClustersListRemovableOnce) {
+  Fixture f;
+  f.options.threshold = 0.7;
+  const SignedCorpus s = f.Signed(1);
+  CopyGroups g = CopyGroups::Build(s.table);
+  const MinHasher minhasher(f.options.num_perm, f.options.seed);
+  Verified v;
+  ASSERT_TRUE(VerifyCandidates(s.table, s.stream_copies, f.options, minhasher, FileSystem::Default(), Workers{}, &g,
+                               FindCandidates(s.table, g, f.options, ChooseBanding(0.7, 128), Workers{}), &v)
+                  .ok());
+  Report pairs;
+  pairs.docs = EntriesOf(s.table);
+  ASSERT_TRUE(BuildPairs(g, v.pairs, f.options, &pairs).ok());
+  EXPECT_EQ(pairs.stats.pairs, 3u);  // a-b, a-c, b-c
+  std::set<std::pair<std::string, std::string>> names;
+  for (const auto& p : pairs.pairs) {
+    EXPECT_LT(pairs.docs[p.a].name, pairs.docs[p.b].name);
+    names.insert({pairs.docs[p.a].name, pairs.docs[p.b].name});
+  }
+  EXPECT_EQ(names.count({f.dir / "a.txt", f.dir / "b.txt"}), 1u);
+  EXPECT_EQ(names.count({f.dir / "a.txt", f.dir / "c.txt"}), 1u);
+
+  Report clusters;
+  clusters.docs = EntriesOf(s.table);
+  f.options.mode = Mode::kDuplicates;
+  BuildClusterReport(g, v, f.options, &clusters);
+  ASSERT_EQ(clusters.clusters.size(), 1u);
+  EXPECT_EQ(clusters.docs[clusters.clusters[0].keep].name, f.dir / "a.txt");
+  EXPECT_EQ(clusters.removable, Removable(clusters.docs, clusters.clusters));
+  EXPECT_EQ(clusters.removable.size(), 2u);
+  EXPECT_EQ(clusters.stats.removable, 2u);
+}
+
+// --verify none takes every candidate, so C (about 0.33 like A) joins A and
+// B's component; --cluster-by keep then compares each member with the kept
+// document by signature, and C is not in A's cluster.
+TEST(FindDuplicatesTest, ClusterByKeepWithVerifyNoneComparesBySignature) {
+  TempDir dir;
+  const auto words = RandomWords(2000, 5);
+  WriteFile(dir / "a.txt", Join(words));
+  WriteFile(dir / "b.txt", Edited(words, 100));
+  WriteFile(dir / "c.txt", Edited(words, 10));
+  Options o;
+  o.paths = {dir.path()};
+  o.verify = VerifyMode::kNone;
+  o.bands = 64;
+  o.rows = 2;
+  o.mode = Mode::kClusters;
+  Result<Report> connected = FindDuplicates(o);
+  ASSERT_TRUE(connected.ok());
+  ASSERT_EQ(connected->clusters.size(), 1u);
+  EXPECT_EQ(connected->clusters[0].members.size(), 3u);
+  o.cluster_by = ClusterBy::kKeep;
+  Result<Report> kept = FindDuplicates(o);
+  ASSERT_TRUE(kept.ok());
+  ASSERT_EQ(kept->clusters.size(), 1u);
+  ASSERT_EQ(kept->clusters[0].members.size(), 2u);
+  EXPECT_EQ(kept->docs[kept->clusters[0].members[1]].name, dir / "b.txt");
+}
+
+TEST(FindDuplicatesTest, CancelFromTheProgressCallbackStopsTheRun) {
+  TempDir dir;
+  for (int i = 0; i < 2000; ++i) WriteFile(dir / testing::Numbered("f", i), Join(RandomWords(50, static_cast<uint64_t>(i))));
+  Options o;
+  o.paths = {dir.path()};
+  o.threads = 1;
+  std::atomic<bool> cancel{false};
+  RunContext ctx;
+  ctx.cancel = &cancel;
+  ctx.progress = [&](const Progress& p) {
+    if (p.stage == Stage::kReading) cancel = true;
+  };
+  Result<Report> r = FindDuplicates(o, ctx);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kCancelled);
+}
+
+}  // namespace
+}  // namespace neardup

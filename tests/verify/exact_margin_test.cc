@@ -1,0 +1,141 @@
+// The --exact margin: how often a pair at the threshold is dropped before
+// its exact check, by simulation against the binomial law of the estimate.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "sign/minhash.h"
+#include "neardup/scan.h"
+#include "lsh/similarity.h"
+#include "test_util.h"
+
+namespace neardup {
+namespace {
+
+// P(X < floor * n) for X ~ Binomial(n, p): the share of pairs of Jaccard p
+// whose estimate falls below `floor` (MinHash positions agree independently
+// with probability J, for an ideal family).
+double BinomialBelow(int n, double p, double floor) {
+  double total = 0;
+  for (int k = 0; k < n; ++k) {
+    if (!(static_cast<double>(k) / n < floor - 1e-12)) break;
+    total += std::exp(std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1) + k * std::log(p) +
+                      (n - k) * std::log(1 - p));
+  }
+  return total;
+}
+
+// Share of `trials` pairs with Jaccard exactly 0.5 (100 shared shingles, 50
+// of each alone) whose estimate lies below `floor`.
+double DroppedShare(const MinHasher& mh, int trials, double floor, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const int n = mh.num_perm();
+  std::vector<uint32_t> sa(static_cast<size_t>(n)), sb(static_cast<size_t>(n));
+  int dropped = 0;
+  for (int t = 0; t < trials; ++t) {
+    std::vector<uint64_t> a, b;
+    for (int i = 0; i < 100; ++i) {
+      const uint64_t x = rng();
+      a.push_back(x);
+      b.push_back(x);
+    }
+    for (int i = 0; i < 50; ++i) a.push_back(rng());
+    for (int i = 0; i < 50; ++i) b.push_back(rng());
+    mh.Init(sa.data());
+    mh.Update(a.data(), a.size(), sa.data());
+    mh.Init(sb.data());
+    mh.Update(b.data(), b.size(), sb.data());
+    if (!MeetsThreshold(SignatureAgreement(sa.data(), sb.data(), n), floor)) ++dropped;
+  }
+  return static_cast<double>(dropped) / trials;
+}
+
+TEST(ExactMarginTest, FloorIsTheThresholdLessMarginStandardErrors) {
+  Options o;
+  o.verify = VerifyMode::kExact;
+  o.threshold = 0.5;
+  o.num_perm = 128;
+  EXPECT_NEAR(CandidateFloor(o), 0.5 - 4 * std::sqrt(0.25 / 128), 1e-12);  // 0.3232
+  o.exact_margin = 0;
+  EXPECT_EQ(CandidateFloor(o), 0);
+  o.verify = VerifyMode::kSignature;
+  EXPECT_EQ(CandidateFloor(o), 0.5);
+  o.verify = VerifyMode::kNone;
+  EXPECT_EQ(CandidateFloor(o), 0);
+}
+
+// At a margin of 1 the drop rate is large enough to measure: it must match
+// the binomial tail within 4 standard errors of the simulation (seed 7).
+TEST(ExactMarginTest, DropRateAtOneSigmaMatchesTheBinomialTail) {
+  const MinHasher mh(128, 1);
+  Options o;
+  o.verify = VerifyMode::kExact;
+  o.threshold = 0.5;
+  o.exact_margin = 1;
+  const double floor = CandidateFloor(o);
+  const double expected = BinomialBelow(128, 0.5, floor);
+  const int trials = 4000;
+  const double seen = DroppedShare(mh, trials, floor, 7);
+  const double se = std::sqrt(expected * (1 - expected) / trials);
+  EXPECT_NEAR(seen, expected, 4 * se) << "expected " << expected;
+}
+
+// At the default margin of 4 the binomial tail is 2.5e-5: 20,000 pairs at
+// the threshold lose about 0.5 of a pair; more than 4 (P < 2e-4 under the
+// law) fails the test.
+TEST(ExactMarginTest, DefaultMarginLosesAlmostNoPairAtTheThreshold) {
+  const MinHasher mh(128, 1);
+  Options o;
+  o.verify = VerifyMode::kExact;
+  o.threshold = 0.5;
+  const double floor = CandidateFloor(o);
+  EXPECT_LT(BinomialBelow(128, 0.5, floor), 1e-4);
+  const double seen = DroppedShare(mh, 20000, floor, 8);
+  EXPECT_LE(seen * 20000, 4.0);
+}
+
+// The real file system, counting opens. Files are opened on the worker
+// threads, so the count is atomic.
+class CountingFs : public FileSystem {
+ public:
+  Result<std::unique_ptr<ByteReader>> Open(const std::string& path) override {
+    ++opens;
+    return FileSystem::Default().Open(path);
+  }
+  Result<FileStat> Stat(const std::string& path) override { return FileSystem::Default().Stat(path); }
+  std::atomic<int> opens{0};
+};
+
+// With 128 bands of one row every pair sharing a MinHash value is a
+// candidate; a pair of Jaccard about 0.3 at -t 0.9 lies far below the floor,
+// so --exact does not read it again, and --exact-all (margin 0) does.
+TEST(ExactMarginTest, CandidatesFarBelowTheThresholdAreNotReadAgain) {
+  testing::TempDir dir;
+  auto words = testing::RandomWords(400, 31);
+  testing::WriteFile(dir / "a.txt", testing::Join(words));
+  for (size_t i = 0; i < words.size(); i += 10) words[i] = testing::Numbered("x", static_cast<long long>(i));
+  testing::WriteFile(dir / "b.txt", testing::Join(words));
+  Options o;
+  o.paths = {dir.path()};
+  o.verify = VerifyMode::kExact;
+  o.threshold = 0.9;
+  o.bands = 128;
+  o.rows = 1;
+  for (const double margin : {4.0, 0.0}) {
+    CountingFs fs;
+    RunContext ctx;
+    ctx.fs = &fs;
+    o.exact_margin = margin;
+    Result<Report> r = FindDuplicates(o, ctx);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->stats.candidates, 1u);
+    EXPECT_TRUE(r->pairs.empty());
+    EXPECT_EQ(fs.opens.load(), margin > 0 ? 2 : 4) << "margin " << margin;
+  }
+}
+
+}  // namespace
+}  // namespace neardup

@@ -1,0 +1,836 @@
+#include "report/cluster.h"
+#include "neardup/writers.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "neardup/report.h"
+#include "neardup/version.h"
+
+namespace neardup {
+namespace {
+
+using nlohmann::json;
+
+// U+FFFD, as written for invalid UTF-8 in jsonl and json.
+const std::string kFffd = "\xEF\xBF\xBD";
+
+// Names chosen to need every kind of escaping somewhere.
+const std::string kA = "docs/a.txt";
+const std::string kComma = "docs/b,c\\d.txt";       // comma, backslash
+const std::string kQuote = "docs/q\"uote\x01.txt";  // quote, control char
+const std::string kTab = "docs/tab\there.txt";      // tab
+const std::string kNewline = "docs/new\nline.txt";  // newline
+const std::string kBad =
+    "docs/bad\xFF\xE2\x82.txt";         // invalid byte, truncated sequence
+const std::string kRef = "ref/r.txt";   // reference document
+const std::string kRef2 = "ref/s.txt";  // reference document
+
+enum Doc : DocId { A, Comma, Quote, Tab, Newline, Bad, Ref, Ref2 };
+
+Report MakeReport(Mode mode, bool exact, bool has_reference) {
+  Report report;
+  report.params.threshold = 0.8;
+  report.params.bands = 16;
+  report.params.rows = 8;
+  report.params.verify = exact ? VerifyMode::kExact : VerifyMode::kSignature;
+  report.params.mode = mode;
+  report.params.has_reference = has_reference;
+  for (const std::string& name :
+       {kA, kComma, kQuote, kTab, kNewline, kBad, kRef, kRef2}) {
+    DocEntry entry;
+    entry.name = name;
+    entry.size = 100;
+    entry.reference = has_reference && name.rfind("ref/", 0) == 0;
+    report.docs.push_back(entry);
+  }
+  if (mode == Mode::kPairs) {
+    report.pairs = {
+        {A, Comma, 0.875, exact ? 0.86123 : -1},
+        {Quote, Tab, 1.0, exact ? 1.0 : -1},
+        {Bad, Newline, 0.80004, exact ? 0.8 : -1},
+        {A, Ref, 0.9, exact ? 0.91 : -1},
+    };
+  } else {
+    report.clusters = {
+        {0, A, {A, Comma, Ref}},
+        {1, Tab, {Bad, Quote, Tab}},
+        {2, Ref2, {Newline, Ref2}},
+    };
+  }
+  report.stats.documents = 8;
+  report.stats.bytes = 800;
+  report.stats.too_short = 5;
+  report.stats.hidden = 1;
+  report.stats.glob = 2;
+  report.stats.too_large = 3;
+  report.stats.binary = 4;
+  report.stats.unreadable = 6;
+  report.stats.malformed_lines = 7;
+  report.stats.invalid_utf8 = 2;
+  report.stats.transcoded = 1;
+  report.stats.exact_duplicates = 1;
+  report.stats.candidates = 9;
+  report.stats.pairs = report.pairs.size();
+  report.stats.clusters = report.clusters.size();
+  report.removable = Removable(report.docs, report.clusters);
+  report.stats.clustered = 8;
+  report.stats.removable = 4;
+  report.stats.removable_bytes = 400;
+  report.stats.seconds = 1.25;
+  return report;
+}
+
+template <typename Writer>
+std::string Run(Writer writer, const Report& report) {
+  std::ostringstream out;
+  writer(report, out);
+  return out.str();
+}
+
+std::string Jsonl(const Report& report) { return Run(WriteJsonl, report); }
+std::string Json(const Report& report) { return Run(WriteJson, report); }
+std::string Csv(const Report& report) { return Run(WriteCsv, report); }
+std::string Tsv(const Report& report) { return Run(WriteTsv, report); }
+
+std::vector<std::string> SplitLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// A strict RFC 4180 reader (records end in "\n" or "\r\n").
+std::vector<std::vector<std::string>> ReadCsv(const std::string& text) {
+  std::vector<std::vector<std::string>> records;
+  std::vector<std::string> record;
+  std::string field;
+  size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] == '"') {
+      ++i;
+      while (true) {
+        if (i >= text.size()) ADD_FAILURE() << "unterminated quoted field";
+        if (i >= text.size()) return records;
+        if (text[i] == '"') {
+          if (i + 1 < text.size() && text[i + 1] == '"') {
+            field.push_back('"');
+            i += 2;
+            continue;
+          }
+          ++i;
+          break;
+        }
+        field.push_back(text[i++]);
+      }
+    } else {
+      while (i < text.size() && text[i] != ',' && text[i] != '\n' &&
+             text[i] != '\r') {
+        if (text[i] == '"') ADD_FAILURE() << "quote inside an unquoted field";
+        field.push_back(text[i++]);
+      }
+    }
+    record.push_back(field);
+    field.clear();
+    if (i < text.size() && text[i] == ',') {
+      ++i;
+      continue;
+    }
+    if (i < text.size() && text[i] == '\r') ++i;
+    if (i < text.size() && text[i] != '\n')
+      ADD_FAILURE() << "junk after a field at " << i;
+    ++i;
+    records.push_back(record);
+    record.clear();
+  }
+  return records;
+}
+
+// ----------------------------------------------------------------- FormatScore
+
+TEST(FormatScoreTest, RoundsToFourDecimalsWithoutTrailingZeros) {
+  EXPECT_EQ(FormatScore(0.875), "0.875");
+  EXPECT_EQ(FormatScore(1.0), "1");
+  EXPECT_EQ(FormatScore(0.86123), "0.8612");
+  EXPECT_EQ(FormatScore(0.86127), "0.8613");
+  EXPECT_EQ(FormatScore(0.0), "0");
+  EXPECT_EQ(FormatScore(-0.0), "0");
+  EXPECT_EQ(FormatScore(0.5), "0.5");
+  EXPECT_EQ(FormatScore(0.1 + 0.2), "0.3");
+  EXPECT_EQ(FormatScore(0.0001), "0.0001");  // fixed notation, not 1e-04
+  EXPECT_EQ(FormatScore(0.00004), "0");
+  EXPECT_EQ(FormatScore(0.99996), "1");
+  EXPECT_EQ(FormatScore(0.80004), "0.8");
+}
+
+// ----------------------------------------------------------------------- jsonl
+
+TEST(WriteJsonlTest, PairsWithJaccard) {
+  const std::string expected =
+      R"({"a":"docs/a.txt","b":"docs/b,c\\d.txt","estimate":0.875,"jaccard":0.8612})"
+      "\n"
+      R"({"a":"docs/q\"uote\u0001.txt","b":"docs/tab\there.txt","estimate":1,"jaccard":1})"
+      "\n"
+      R"({"a":"docs/bad)" +
+      kFffd + kFffd +
+      R"(.txt","b":"docs/new\nline.txt","estimate":0.8,"jaccard":0.8})"
+      "\n"
+      R"({"a":"docs/a.txt","b":"ref/r.txt","estimate":0.9,"jaccard":0.91})"
+      "\n";
+  EXPECT_EQ(Jsonl(MakeReport(Mode::kPairs, true, false)), expected);
+}
+
+TEST(WriteJsonlTest, PairsWithoutJaccardWithReference) {
+  const std::string expected =
+      R"({"a":"docs/a.txt","b":"docs/b,c\\d.txt","estimate":0.875,"reference":[]})"
+      "\n"
+      R"({"a":"docs/q\"uote\u0001.txt","b":"docs/tab\there.txt","estimate":1,"reference":[]})"
+      "\n"
+      R"({"a":"docs/bad)" +
+      kFffd + kFffd +
+      R"(.txt","b":"docs/new\nline.txt","estimate":0.8,"reference":[]})"
+      "\n"
+      R"({"a":"docs/a.txt","b":"ref/r.txt","estimate":0.9,"reference":["ref/r.txt"]})"
+      "\n";
+  EXPECT_EQ(Jsonl(MakeReport(Mode::kPairs, false, true)), expected);
+}
+
+TEST(WriteJsonlTest, Clusters) {
+  const std::string expected =
+      R"({"cluster":0,"keep":"docs/a.txt","members":["docs/a.txt","docs/b,c\\d.txt","ref/r.txt"],"size":3})"
+      "\n"
+      R"({"cluster":1,"keep":"docs/tab\there.txt","members":["docs/bad)" +
+      kFffd + kFffd +
+      R"(.txt","docs/q\"uote\u0001.txt","docs/tab\there.txt"],"size":3})"
+      "\n"
+      R"({"cluster":2,"keep":"ref/s.txt","members":["docs/new\nline.txt","ref/s.txt"],"size":2})"
+      "\n";
+  EXPECT_EQ(Jsonl(MakeReport(Mode::kClusters, false, false)), expected);
+}
+
+TEST(WriteJsonlTest, ClustersWithReference) {
+  const std::vector<std::string> lines =
+      SplitLines(Jsonl(MakeReport(Mode::kClusters, false, true)));
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(
+      lines[0],
+      R"({"cluster":0,"keep":"docs/a.txt","members":["docs/a.txt","docs/b,c\\d.txt","ref/r.txt"],"size":3,"reference":["ref/r.txt"]})");
+  EXPECT_NE(lines[1].find(R"("size":3,"reference":[]})"), std::string::npos)
+      << lines[1];
+  EXPECT_EQ(
+      lines[2],
+      R"({"cluster":2,"keep":"ref/s.txt","members":["docs/new\nline.txt","ref/s.txt"],"size":2,"reference":["ref/s.txt"]})");
+}
+
+TEST(WriteJsonlTest, EmptyReportWritesNothing) {
+  Report report;
+  EXPECT_EQ(Jsonl(report), "");
+  report.params.mode = Mode::kClusters;
+  EXPECT_EQ(Jsonl(report), "");
+}
+
+// Builds a pairs report whose names are `names` (pair i = names[2i],
+// names[2i+1]).
+Report ReportWithNames(const std::vector<std::string>& names) {
+  Report report;
+  for (const std::string& name : names)
+    report.docs.push_back({name, 0, 0, false});
+  for (DocId i = 0; i + 1 < names.size(); i += 2)
+    report.pairs.push_back({i, i + 1, 0.5, -1});
+  return report;
+}
+
+std::string NlohmannString(const std::string& s) {
+  return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+void ExpectJsonlEscapesLikeNlohmann(const std::vector<std::string>& names) {
+  std::vector<std::string> padded = names;
+  if (padded.size() % 2 == 1) padded.push_back("");
+  const std::vector<std::string> lines =
+      SplitLines(Jsonl(ReportWithNames(padded)));
+  ASSERT_EQ(lines.size(), padded.size() / 2);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string expected = "{\"a\":" + NlohmannString(padded[2 * i]) +
+                                 ",\"b\":" + NlohmannString(padded[2 * i + 1]) +
+                                 ",\"estimate\":0.5}";
+    ASSERT_EQ(lines[i], expected) << "pair " << i;
+  }
+}
+
+TEST(WriteJsonlTest, EscapesTrickyStringsLikeNlohmann) {
+  using namespace std::string_literals;
+  ExpectJsonlEscapesLikeNlohmann({
+      ""s,
+      "\x00"s,
+      "\x01\x1f\x7f \"\\/\b\f\n\r\t"s,
+      "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 \xEF\xBF\xBF \xF4\x8F\xBF\xBF"s,  // valid
+      "\xFF"s,
+      "a\xE2\x82"s,             // truncated at the end
+      "\xE2\x82z"s,             // truncated in the middle
+      "\xE2\x82\xE2\x82\xAC"s,  // truncated, then a valid sequence
+      "\xC0\x80"s,              // overlong
+      "\xE0\x80\x80"s,          // overlong
+      "\xED\xA0\x80"s,          // UTF-16 surrogate
+      "\xF4\x90\x80\x80"s,      // above U+10FFFF
+      "\xF5\x80"s,
+      "\x80\xBF"s,  // lone continuation bytes
+      "\xC2"s,
+      "\xF0\x9F\x98"s,
+      "\xF0\x9F\x98 "s,
+      "docs/bad\xFF\xE2\x82.txt"s,
+  });
+}
+
+TEST(WriteJsonlTest, EscapesRandomBytesLikeNlohmann) {
+  // Bytes drawn mostly from the interesting ranges: controls, quote,
+  // backslash, continuation bytes and lead bytes.
+  using namespace std::string_literals;
+  std::mt19937 rng(12345);
+  const std::string pool =
+      "\x00\x01\x1f\x7f\"\\"
+      "abc "
+      "\x80\x8f\x90\x9f\xa0\xbf\xc0\xc1\xc2\xdf\xe0\xe1\xec\xed\xee\xef\xf0\xf1\xf3\xf4\xf5\xff"s;
+  ASSERT_EQ(pool.size(), 32u);
+  std::vector<std::string> names;
+  for (int i = 0; i < 4000; ++i) {
+    std::string name;
+    const size_t length = rng() % 12;
+    for (size_t k = 0; k < length; ++k) {
+      name.push_back(rng() % 4 == 0 ? static_cast<char>(rng() % 256)
+                                    : pool[rng() % pool.size()]);
+    }
+    names.push_back(name);
+  }
+  ExpectJsonlEscapesLikeNlohmann(names);
+}
+
+TEST(WriteJsonlTest, ScoresAreWrittenAsInJson) {
+  // The same numbers must come out of the hand-written jsonl and of nlohmann.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<double> scores = {0,       1,       0.00005, 0.00004, 0.0001,
+                                0.99995, 0.99994, 0.12345, 0.5,     0.875,
+                                0.86123, 1e-9,    0.3};
+  for (int i = 0; i < 3000; ++i) scores.push_back(unit(rng));
+  Report report;
+  report.docs = {{"x", 0, 0, false}, {"y", 0, 0, false}};
+  for (double score : scores) report.pairs.push_back({0, 1, score, score});
+
+  const std::vector<std::string> lines = SplitLines(Jsonl(report));
+  const json doc = json::parse(Json(report));
+  ASSERT_EQ(lines.size(), scores.size());
+  ASSERT_EQ(doc["pairs"].size(), scores.size());
+  for (size_t i = 0; i < scores.size(); ++i) {
+    const json& entry = doc["pairs"][i];
+    const std::string expected =
+        "{\"a\":\"x\",\"b\":\"y\",\"estimate\":" + entry["estimate"].dump() +
+        ",\"jaccard\":" + entry["jaccard"].dump() + "}";
+    ASSERT_EQ(lines[i], expected) << "score " << scores[i];
+    ASSERT_EQ(entry["estimate"].dump(), FormatScore(scores[i]));
+  }
+}
+
+TEST(WriteJsonlTest, InvalidUtf8InNamesBecomesOneReplacementPerSequence) {
+  // \xFF is one ill-formed byte; \xE2\x82 is a sequence cut short by '.':
+  // one U+FFFD each. A valid sequence after a broken one is kept.
+  const Report report = ReportWithNames({kBad, "x\xE2\x82\xE2\x82\xAC\xC0\xAF"});
+  const std::string line = Jsonl(report);
+  EXPECT_EQ(line, "{\"a\":\"docs/bad" + kFffd + kFffd + ".txt\",\"b\":\"x" + kFffd +
+                      "\xE2\x82\xAC" + kFffd + kFffd + "\",\"estimate\":0.5}\n");
+  const json parsed = json::parse(line);  // throws on invalid UTF-8
+  EXPECT_EQ(parsed["a"], "docs/bad" + kFffd + kFffd + ".txt");
+}
+
+// ------------------------------------------------------------------------ json
+
+TEST(WriteJsonTest, PairsDocument) {
+  const std::string expected = R"({
+  "neardup": "0.1.0",
+  "format": 1,
+  "params": {
+    "threshold": 0.8,
+    "shingle": "word",
+    "ngram": 5,
+    "num_perm": 128,
+    "bands": 16,
+    "rows": 8,
+    "seed": 1,
+    "verify": "exact",
+    "mode": "pairs"
+  },
+  "stats": {
+    "documents": 8,
+    "bytes": 800,
+    "empty": 0,
+    "too_short": 5,
+    "hidden": 1,
+    "glob": 2,
+    "too_large": 3,
+    "binary": 4,
+    "unreadable": 6,
+    "malformed_lines": 7,
+    "invalid_utf8": 2,
+    "transcoded": 1,
+    "exact_duplicates": 1,
+    "skipped": 15,
+    "candidates": 9,
+    "pairs": 4,
+    "clusters": 0,
+    "clustered": 8,
+    "removable": 4,
+    "removable_bytes": 400
+  },
+  "pairs": [
+    {
+      "a": "docs/a.txt",
+      "b": "docs/b,c\\d.txt",
+      "estimate": 0.875,
+      "jaccard": 0.8612
+    },
+    {
+      "a": "docs/q\"uote\u0001.txt",
+      "b": "docs/tab\there.txt",
+      "estimate": 1,
+      "jaccard": 1
+    },
+    {
+      "a": "docs/bad)" + kFffd +
+                               kFffd + R"(.txt",
+      "b": "docs/new\nline.txt",
+      "estimate": 0.8,
+      "jaccard": 0.8
+    },
+    {
+      "a": "docs/a.txt",
+      "b": "ref/r.txt",
+      "estimate": 0.9,
+      "jaccard": 0.91
+    }
+  ]
+}
+)";
+  EXPECT_EQ(Json(MakeReport(Mode::kPairs, true, false)), expected);
+}
+
+TEST(WriteJsonTest, EmptyPairsDocumentEndsWithEmptyArray) {
+  Report report;
+  const std::string text = Json(report);
+  const std::string tail = "\n  \"pairs\": []\n}\n";
+  ASSERT_GE(text.size(), tail.size());
+  EXPECT_EQ(text.substr(text.size() - tail.size()), tail);
+  EXPECT_EQ(text.find("\"keep\""), std::string::npos);
+  EXPECT_EQ(text.find("\"seconds\""), std::string::npos);
+}
+
+TEST(WriteJsonTest, ClustersDocumentParsesBack) {
+  const json doc = json::parse(Json(MakeReport(Mode::kClusters, false, true)));
+  EXPECT_EQ(doc["neardup"], kVersion);
+  EXPECT_EQ(doc["format"], kFormatVersion);
+  EXPECT_EQ(doc["params"]["mode"], "clusters");
+  EXPECT_EQ(doc["params"]["verify"], "signature");
+  EXPECT_EQ(doc["params"]["keep"], "first");
+  EXPECT_EQ(doc["params"]["cluster_by"], "connected");
+  EXPECT_FALSE(doc.contains("pairs"));
+  EXPECT_FALSE(doc["stats"].contains("seconds"));
+  ASSERT_EQ(doc["clusters"].size(), 3u);
+  const json& second = doc["clusters"][1];
+  EXPECT_EQ(second["cluster"], 1);
+  EXPECT_EQ(second["keep"], kTab);
+  EXPECT_EQ(second["members"],
+            json::array({"docs/bad" + kFffd + kFffd + ".txt", kQuote, kTab}));
+  EXPECT_EQ(second["size"], 3);
+  EXPECT_EQ(second["reference"], json::array());
+  EXPECT_EQ(doc["clusters"][2]["reference"], json::array({kRef2}));
+}
+
+TEST(WriteJsonTest, ParamsKeyOrderInClustersMode) {
+  Report report = MakeReport(Mode::kClusters, false, false);
+  report.params.shingle = ShingleUnit::kChar;
+  report.params.ngram = 9;
+  report.params.seed = 18446744073709551615u;
+  report.params.verify = VerifyMode::kNone;
+  report.params.keep = KeepRule::kLongest;
+  report.params.cluster_by = ClusterBy::kKeep;
+  report.params.threshold = 0.73;
+  const std::string expected_params = R"(  "params": {
+    "threshold": 0.73,
+    "shingle": "char",
+    "ngram": 9,
+    "num_perm": 128,
+    "bands": 16,
+    "rows": 8,
+    "seed": 18446744073709551615,
+    "verify": "none",
+    "mode": "clusters",
+    "keep": "longest",
+    "cluster_by": "keep"
+  },
+)";
+  EXPECT_NE(Json(report).find(expected_params), std::string::npos)
+      << Json(report);
+}
+
+TEST(WriteJsonTest, DuplicatesModeListsRemovable) {
+  const json doc =
+      json::parse(Json(MakeReport(Mode::kDuplicates, false, true)));
+  EXPECT_EQ(doc["params"]["mode"], "duplicates");
+  EXPECT_FALSE(doc.contains("clusters"));
+  EXPECT_EQ(doc["removable"],
+            json::array({kComma, "docs/bad" + kFffd + kFffd + ".txt", kNewline,
+                         kQuote}));  // sorted by name
+}
+
+TEST(WriteJsonTest, AgreesWithJsonl) {
+  for (const Mode mode : {Mode::kPairs, Mode::kClusters}) {
+    for (const bool reference : {false, true}) {
+      for (const bool exact : {false, true}) {
+        const Report report = MakeReport(mode, exact, reference);
+        // ordered_json keeps the keys in the order written.
+        const auto doc = nlohmann::ordered_json::parse(Json(report));
+        const auto& records = doc[mode == Mode::kPairs ? "pairs" : "clusters"];
+        const std::vector<std::string> lines = SplitLines(Jsonl(report));
+        ASSERT_EQ(lines.size(), records.size());
+        for (size_t i = 0; i < lines.size(); ++i) {
+          const auto record = nlohmann::ordered_json::parse(lines[i]);
+          EXPECT_EQ(record, records[i]) << lines[i];
+          EXPECT_EQ(record.dump(), records[i].dump());  // same keys, same order
+        }
+      }
+    }
+  }
+}
+
+TEST(WriteJsonTest, SameBytesWhateverTheTiming) {
+  Report report = MakeReport(Mode::kPairs, true, true);
+  const std::string first = Json(report);
+  report.stats.seconds = 99;
+  EXPECT_EQ(Json(report), first);
+}
+
+// ------------------------------------------------------------------------- csv
+
+TEST(WriteCsvTest, PairsWithReference) {
+  const std::string expected =
+      "a,b,estimate,jaccard,a_reference,b_reference\n"
+      "docs/a.txt,\"docs/b,c\\d.txt\",0.875,0.8612,false,false\n"
+      "\"docs/q\"\"uote\x01.txt\",docs/tab\there.txt,1,1,false,false\n"
+      "docs/bad\xFF\xE2\x82.txt,\"docs/new\nline.txt\",0.8,0.8,false,false\n"
+      "docs/a.txt,ref/r.txt,0.9,0.91,false,true\n";
+  EXPECT_EQ(Csv(MakeReport(Mode::kPairs, true, true)), expected);
+}
+
+TEST(WriteCsvTest, PairsWithoutJaccardHaveEmptyColumn) {
+  const std::string expected =
+      "a,b,estimate,jaccard\n"
+      "docs/a.txt,\"docs/b,c\\d.txt\",0.875,\n"
+      "\"docs/q\"\"uote\x01.txt\",docs/tab\there.txt,1,\n"
+      "docs/bad\xFF\xE2\x82.txt,\"docs/new\nline.txt\",0.8,\n"
+      "docs/a.txt,ref/r.txt,0.9,\n";
+  EXPECT_EQ(Csv(MakeReport(Mode::kPairs, false, false)), expected);
+}
+
+TEST(WriteCsvTest, Clusters) {
+  const std::string expected =
+      "cluster,path,kept,reference\n"
+      "0,docs/a.txt,true,false\n"
+      "0,\"docs/b,c\\d.txt\",false,false\n"
+      "0,ref/r.txt,false,true\n"
+      "1,docs/bad\xFF\xE2\x82.txt,false,false\n"
+      "1,\"docs/q\"\"uote\x01.txt\",false,false\n"
+      "1,docs/tab\there.txt,true,false\n"
+      "2,\"docs/new\nline.txt\",false,false\n"
+      "2,ref/s.txt,true,true\n";
+  EXPECT_EQ(Csv(MakeReport(Mode::kClusters, false, true)), expected);
+}
+
+TEST(WriteCsvTest, Rfc4180ReaderGetsTheNamesBack) {
+  const Report report = MakeReport(Mode::kPairs, true, true);
+  const auto records = ReadCsv(Csv(report));
+  ASSERT_EQ(records.size(), report.pairs.size() + 1);
+  EXPECT_EQ(records[0],
+            (std::vector<std::string>{"a", "b", "estimate", "jaccard",
+                                      "a_reference", "b_reference"}));
+  const std::vector<ReportedPair> pairs = report.pairs.ToVector();
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    ASSERT_EQ(records[i + 1].size(), 6u);
+    EXPECT_EQ(records[i + 1][0], report.docs[pairs[i].a].name);
+    EXPECT_EQ(records[i + 1][1], report.docs[pairs[i].b].name);
+  }
+  const Report clusters = MakeReport(Mode::kClusters, false, false);
+  const auto rows = ReadCsv(Csv(clusters));
+  std::vector<std::string> paths;
+  for (size_t i = 1; i < rows.size(); ++i) paths.push_back(rows[i].at(1));
+  EXPECT_EQ(paths, (std::vector<std::string>{kA, kComma, kRef, kBad, kQuote,
+                                             kTab, kNewline, kRef2}));
+}
+
+TEST(WriteCsvTest, QuotesCarriageReturnAndLeavesOtherBytes) {
+  const Report report = ReportWithNames({"a\rb", "tab\there;semi 'single'\\"});
+  EXPECT_EQ(Csv(report),
+            "a,b,estimate,jaccard\n\"a\rb\",tab\there;semi 'single'\\,0.5,\n");
+}
+
+TEST(WriteCsvTest, EmptyReportWritesHeaderOnly) {
+  EXPECT_EQ(Csv(Report{}), "a,b,estimate,jaccard\n");
+}
+
+// ------------------------------------------------------------------------- tsv
+
+TEST(WriteTsvTest, PairsWithJaccard) {
+  const std::string expected =
+      "docs/a.txt\tdocs/b,c\\\\d.txt\t0.875\t0.8612\n"
+      "docs/q\"uote\x01.txt\tdocs/tab\\there.txt\t1\t1\n"
+      "docs/bad\xFF\xE2\x82.txt\tdocs/new\\nline.txt\t0.8\t0.8\n"
+      "docs/a.txt\tref/r.txt\t0.9\t0.91\n";
+  EXPECT_EQ(Tsv(MakeReport(Mode::kPairs, true, false)), expected);
+}
+
+TEST(WriteTsvTest, PairsWithoutJaccardWithReference) {
+  const std::string expected =
+      "docs/a.txt\tdocs/b,c\\\\d.txt\t0.875\tfalse\tfalse\n"
+      "docs/q\"uote\x01.txt\tdocs/tab\\there.txt\t1\tfalse\tfalse\n"
+      "docs/bad\xFF\xE2\x82.txt\tdocs/new\\nline.txt\t0.8\tfalse\tfalse\n"
+      "docs/a.txt\tref/r.txt\t0.9\tfalse\ttrue\n";
+  EXPECT_EQ(Tsv(MakeReport(Mode::kPairs, false, true)), expected);
+}
+
+TEST(WriteTsvTest, Clusters) {
+  const std::string expected =
+      "0\tdocs/a.txt\ttrue\tfalse\n"
+      "0\tdocs/b,c\\\\d.txt\tfalse\tfalse\n"
+      "0\tref/r.txt\tfalse\tfalse\n"
+      "1\tdocs/bad\xFF\xE2\x82.txt\tfalse\tfalse\n"
+      "1\tdocs/q\"uote\x01.txt\tfalse\tfalse\n"
+      "1\tdocs/tab\\there.txt\ttrue\tfalse\n"
+      "2\tdocs/new\\nline.txt\tfalse\tfalse\n"
+      "2\tref/s.txt\ttrue\tfalse\n";
+  EXPECT_EQ(Tsv(MakeReport(Mode::kClusters, false, false)), expected);
+}
+
+TEST(WriteTsvTest, CarriageReturnIsEscaped) {
+  const Report report = ReportWithNames({"a\rb", "c\\\t\n"});
+  EXPECT_EQ(Tsv(report), "a\\rb\tc\\\\\\t\\n\t0.5\n");
+}
+
+// jq's @tsv unescaping: \\ \t \n \r back to the bytes they stand for.
+std::string UnescapeTsvField(std::string_view field) {
+  std::string out;
+  for (size_t i = 0; i < field.size(); ++i) {
+    if (field[i] != '\\' || i + 1 == field.size()) {
+      out.push_back(field[i]);
+      continue;
+    }
+    switch (field[++i]) {
+      case '\\':
+        out.push_back('\\');
+        break;
+      case 't':
+        out.push_back('\t');
+        break;
+      case 'n':
+        out.push_back('\n');
+        break;
+      case 'r':
+        out.push_back('\r');
+        break;
+      default:
+        ADD_FAILURE() << "unknown escape \\" << field[i];
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> SplitTsvLine(const std::string& line) {
+  std::vector<std::string> fields;
+  size_t start = 0;
+  while (true) {
+    const size_t tab = line.find('\t', start);
+    fields.push_back(UnescapeTsvField(std::string_view(line).substr(start, tab - start)));
+    if (tab == std::string::npos) return fields;
+    start = tab + 1;
+  }
+}
+
+TEST(WriteTsvTest, RandomNamesRoundTripThroughTsvUnescaping) {
+  // Names of any bytes, weighted towards the escaped ones and invalid UTF-8:
+  // each record stays one line, and unescaping gives the bytes back.
+  std::mt19937 rng(99);
+  const std::string pool = std::string("\\\t\n\rtn\\a,\"\xFF\xC3\xA9\xE2\x82", 15);
+  std::vector<std::string> names;
+  for (int i = 0; i < 2000; ++i) {
+    std::string name;
+    const size_t length = rng() % 10;
+    for (size_t k = 0; k < length; ++k) {
+      name.push_back(rng() % 4 == 0 ? static_cast<char>(rng() % 256) : pool[rng() % pool.size()]);
+    }
+    names.push_back(name);
+  }
+  const Report report = ReportWithNames(names);
+  const std::vector<std::string> lines = SplitLines(Tsv(report));
+  ASSERT_EQ(lines.size(), names.size() / 2);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::vector<std::string> fields = SplitTsvLine(lines[i]);
+    ASSERT_EQ(fields.size(), 3u) << lines[i];
+    ASSERT_EQ(fields[0], names[2 * i]);
+    ASSERT_EQ(fields[1], names[2 * i + 1]);
+  }
+}
+
+TEST(WriteTsvTest, InvalidUtf8IsWrittenAsItsBytes) {
+  const Report report = ReportWithNames({kBad, "\xC0\xAF"});
+  EXPECT_EQ(Tsv(report), kBad + "\t\xC0\xAF\t0.5\n");
+  EXPECT_EQ(Csv(report), "a,b,estimate,jaccard\n" + kBad + ",\xC0\xAF,0.5,\n");
+}
+
+// ------------------------------------------------------------------ duplicates
+
+TEST(WriteDuplicatesTest, NewlineTerminated) {
+  std::ostringstream out;
+  WriteDuplicates(MakeReport(Mode::kDuplicates, false, true), out, '\n');
+  EXPECT_EQ(out.str(),
+            kComma + "\n" + kBad + "\n" + kNewline + "\n" + kQuote + "\n");
+}
+
+TEST(WriteDuplicatesTest, NulTerminatedKeepsBytes) {
+  std::ostringstream out;
+  WriteDuplicates(MakeReport(Mode::kDuplicates, false, true), out, '\0');
+  const std::string nul(1, '\0');
+  EXPECT_EQ(out.str(),
+            kComma + nul + kBad + nul + kNewline + nul + kQuote + nul);
+}
+
+TEST(WriteDuplicatesTest, ReferenceDocumentsAreNotRemovable) {
+  // Without --against, ref/r.txt is an ordinary member and can go.
+  std::ostringstream out;
+  WriteDuplicates(MakeReport(Mode::kDuplicates, false, false), out, '\n');
+  EXPECT_EQ(out.str(), kComma + "\n" + kBad + "\n" + kNewline + "\n" + kQuote +
+                           "\n" + kRef + "\n");
+}
+
+// ------------------------------------------------------------------
+// WriteReport
+
+TEST(WriteReportTest, DispatchesOnFormat) {
+  const Report report = MakeReport(Mode::kPairs, true, true);
+  const std::vector<std::pair<OutputFormat, std::string>> cases = {
+      {OutputFormat::kJsonl, Jsonl(report)},
+      {OutputFormat::kJson, Json(report)},
+      {OutputFormat::kCsv, Csv(report)},
+      {OutputFormat::kTsv, Tsv(report)},
+  };
+  for (const auto& [format, expected] : cases) {
+    std::ostringstream out;
+    WriteReport(report, format, out);
+    EXPECT_EQ(out.str(), expected);
+  }
+}
+
+TEST(WriteReportTest, DuplicatesModeWritesPathsInTheLineFormats) {
+  const Report report = MakeReport(Mode::kDuplicates, false, true);
+  const std::string nul(1, '\0');
+  for (const OutputFormat format : {OutputFormat::kJsonl, OutputFormat::kCsv,
+                                    OutputFormat::kTsv}) {
+    std::ostringstream out;
+    WriteReport(report, format, out, '\0');
+    EXPECT_EQ(out.str(),
+              kComma + nul + kBad + nul + kNewline + nul + kQuote + nul);
+  }
+}
+
+TEST(WriteReportTest, DuplicatesModeJsonIsOneDocumentWithRemovable) {
+  // -f json stays a json document in duplicates mode, as the README shows:
+  // the same header as the other modes, then "removable" (the terminator
+  // does not apply).
+  const Report report = MakeReport(Mode::kDuplicates, false, true);
+  std::ostringstream out;
+  WriteReport(report, OutputFormat::kJson, out, '\0');
+  EXPECT_EQ(out.str(), Json(report));
+  const json doc = json::parse(out.str());
+  EXPECT_EQ(doc["params"]["mode"], "duplicates");
+  EXPECT_TRUE(doc.contains("stats"));
+  EXPECT_FALSE(doc.contains("pairs"));
+  EXPECT_FALSE(doc.contains("clusters"));
+  ASSERT_EQ(doc["removable"].size(), 4u);
+  EXPECT_EQ(doc["removable"][0], kComma);
+}
+
+// A stream that records how the writer hands its bytes over.
+class RecordingBuf : public std::streambuf {
+ public:
+  std::vector<std::string> writes;
+
+ protected:
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    writes.emplace_back(s, static_cast<size_t>(n));
+    return n;
+  }
+  int_type overflow(int_type ch) override {
+    if (ch != traits_type::eof()) writes.emplace_back(1, static_cast<char>(ch));
+    return traits_type::not_eof(ch);
+  }
+};
+
+TEST(WriteReportTest, EveryWriteHoldsWholeRecords) {
+  // The front end flushes only between writes, so that a signal never cuts
+  // a record: each write must end at a record boundary.
+  Report big;
+  big.params.mode = Mode::kPairs;
+  for (int i = 0; i < 20000; ++i)
+    big.docs.push_back({"doc" + std::to_string(i), 0, 0, false});
+  for (DocId i = 0; i + 1 < 20000; i += 2) big.pairs.push_back({i, i + 1, 0.9, -1});
+  Report clusters = MakeReport(Mode::kClusters, false, true);
+  Report duplicates = MakeReport(Mode::kDuplicates, false, true);
+  struct Case {
+    const Report* report;
+    OutputFormat format;
+    char terminator;
+  };
+  const Case cases[] = {
+      {&big, OutputFormat::kJsonl, '\n'},       {&big, OutputFormat::kCsv, '\n'},
+      {&big, OutputFormat::kTsv, '\n'},         {&big, OutputFormat::kJson, '\n'},
+      {&clusters, OutputFormat::kJsonl, '\n'},  {&clusters, OutputFormat::kJson, '\n'},
+      {&duplicates, OutputFormat::kJsonl, '\0'}, {&duplicates, OutputFormat::kJson, '\n'},
+  };
+  for (const Case& c : cases) {
+    RecordingBuf buf;
+    std::ostream out(&buf);
+    WriteReport(*c.report, c.format, out, c.terminator);
+    ASSERT_FALSE(buf.writes.empty());
+    std::string all;
+    for (const std::string& w : buf.writes) {
+      ASSERT_FALSE(w.empty());
+      EXPECT_EQ(w.back(), c.terminator) << static_cast<int>(c.format);
+      all += w;
+    }
+    if (c.format == OutputFormat::kJson) {
+      EXPECT_EQ(buf.writes.size(), 1u);  // the document in one piece
+      EXPECT_TRUE(json::accept(all));
+    }
+  }
+}
+
+TEST(WriteReportTest, LargeOutputIsComplete) {
+  // More than one flush block.
+  Report report;
+  report.params.mode = Mode::kPairs;
+  for (int i = 0; i < 20000; ++i)
+    report.docs.push_back({"doc" + std::to_string(i), 0, 0, false});
+  for (DocId i = 0; i + 1 < 20000; i += 2)
+    report.pairs.push_back({i, i + 1, 0.9, -1});
+  const std::vector<std::string> lines = SplitLines(Jsonl(report));
+  ASSERT_EQ(lines.size(), 10000u);
+  EXPECT_EQ(lines.back(), R"({"a":"doc19998","b":"doc19999","estimate":0.9})");
+  EXPECT_EQ(SplitLines(Csv(report)).size(), 10001u);
+  EXPECT_EQ(SplitLines(Tsv(report)).back(), "doc19998\tdoc19999\t0.9");
+}
+
+}  // namespace
+}  // namespace neardup
