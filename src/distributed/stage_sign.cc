@@ -204,16 +204,17 @@ Status RunSignTask(const Options& o, const std::string& work, StageTask t, const
   }
   const MinHasher minhasher(o.num_perm, o.seed);
   const Workers workers{.threads = Workers::Resolve(o.threads), .tick = {}, .cancel = ctx.cancel};
+  SignProgress progress;
+  const SignContext sign{o, minhasher, fs, workers, false, progress};
   SignedCorpus corpus;
   if (o.input == InputFormat::kText) {
-    corpus = Sign(o, std::move(share), minhasher, fs, workers, false, nullptr);
+    corpus = Sign(sign, std::move(share));
   } else {
     // As Sign(), but ids are made unique by the report, over every shard.
     corpus.table = SignatureTable(o.num_perm);
     corpus.table.files = std::move(share);
     corpus.stream_copies.resize(corpus.table.files.size());
-    SignProgress progress;
-    SignJsonlFiles(o, minhasher, fs, workers, false, progress, &corpus, nullptr, nullptr);
+    SignJsonlFiles(sign, &corpus, nullptr, nullptr);
   }
   if (workers.Cancelled()) return Status::Cancelled("interrupted");
   if (corpus.table.size() >= (uint64_t{1} << kShardShift)) {

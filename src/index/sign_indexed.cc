@@ -270,9 +270,9 @@ SubCorpus ChangedFiles(const Options& options, const std::vector<InputFile>& fil
 
 // Signs the sub-corpus `s`; JSONL files are read through `hashing`, a grown
 // file from just after its stored bytes. `text_file_done`: as SignTextFiles.
-void SignChanged(const Options& options, const FilePlans& fp, const MinHasher& minhasher, FileSystem& fs,
-                 HashingFileSystem& hashing, const Workers& workers, bool keep_streams, SignProgress& prog,
+void SignChanged(const SignContext& ctx, const FilePlans& fp, HashingFileSystem& hashing,
                  const std::function<void(size_t, bool)>& text_file_done, SubCorpus& s) {
+  const Options& options = ctx.options;
   SignedCorpus& sub = s.corpus;
   const size_t m = s.sub_of.size();
   if (options.input == InputFormat::kJsonl) {
@@ -288,9 +288,10 @@ void SignChanged(const Options& options, const FilePlans& fp, const MinHasher& m
         line_base[k] = e.lines;
       }
     }
-    SignJsonlFiles(options, minhasher, hashing, workers, keep_streams, prog, &sub, &line_base, &s.file_counts);
+    const SignContext through_hashing{options, ctx.minhasher, hashing, ctx.workers, ctx.keep_streams, ctx.progress};
+    SignJsonlFiles(through_hashing, &sub, &line_base, &s.file_counts);
   } else {
-    SignTextFiles(options, minhasher, fs, workers, keep_streams, prog, &sub, &s.file_counts, text_file_done);
+    SignTextFiles(ctx, &sub, &s.file_counts, text_file_done);
   }
 }
 
@@ -769,20 +770,16 @@ Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& in
   return out;
 }
 
-Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFile> files, const MinHasher& minhasher,
-                                    FileSystem& fs, const Workers& workers, bool keep_streams, SignProgress* progress,
-                                    SignatureIndex& index) {
-  Result<StoredInputs> stored = ReadStoredInputs(options, index);
+Result<IndexedCorpus> SignWithIndex(const SignContext& ctx, std::vector<InputFile> files, SignatureIndex& index) {
+  Result<StoredInputs> stored = ReadStoredInputs(ctx.options, index);
   if (!stored.ok()) return stored.status();
-  return SignWithIndex(options, std::move(files), minhasher, fs, workers, keep_streams, progress, index,
-                       std::move(*stored));
+  return SignWithIndex(ctx, std::move(files), index, std::move(*stored));
 }
 
-Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFile> files, const MinHasher& minhasher,
-                                    FileSystem& fs, const Workers& workers, bool keep_streams, SignProgress* progress,
-                                    SignatureIndex& index, StoredInputs stored) {
-  SignProgress unused;
-  SignProgress& prog = progress != nullptr ? *progress : unused;
+Result<IndexedCorpus> SignWithIndex(const SignContext& ctx, std::vector<InputFile> files, SignatureIndex& index,
+                                    StoredInputs stored) {
+  const Options& options = ctx.options;
+  FileSystem& fs = ctx.fs;
   const bool jsonl = options.input == InputFormat::kJsonl;
   const uint64_t reading = ReadingFingerprint(options);
   const size_t np = static_cast<size_t>(options.num_perm);
@@ -805,9 +802,9 @@ Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFil
       stream.emplace(index, fp, sub, reading, np, hashing, batch);
       done = [&stream](size_t k, bool ok) { stream->Done(k, ok); };
     }
-    SignChanged(options, fp, minhasher, fs, hashing, workers, keep_streams, prog, done, sub);
+    SignChanged(ctx, fp, hashing, done, sub);
     const Status stored_now = stream ? stream->Finish() : Status::Ok();
-    if (workers.Cancelled()) return Status::Cancelled("interrupted");
+    if (ctx.workers.Cancelled()) return Status::Cancelled("interrupted");
     if (!stored_now.ok()) return stored_now;
   }
 

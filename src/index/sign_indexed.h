@@ -78,16 +78,13 @@ Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& in
 
 // Signs `files` (as walked) with `index` and what ReadStoredInputs() read of
 // it (in the transaction that call began); see above.
-Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFile> files, const MinHasher& minhasher,
-                                    FileSystem& fs, const Workers& workers, bool keep_streams, SignProgress* progress,
-                                    SignatureIndex& index, StoredInputs stored);
+Result<IndexedCorpus> SignWithIndex(const SignContext& ctx, std::vector<InputFile> files, SignatureIndex& index,
+                                    StoredInputs stored);
 
 // Signs `files` (as walked) with `index`; see above. Returns the index's
 // error (disk full, corrupt) or Cancelled; the index then keeps its last
 // committed state.
 // REQUIRES: as Sign(); `index` from OpenIndexFor(options).
-Result<IndexedCorpus> SignWithIndex(const Options& options, std::vector<InputFile> files, const MinHasher& minhasher,
-                                    FileSystem& fs, const Workers& workers, bool keep_streams, SignProgress* progress,
-                                    SignatureIndex& index);
+Result<IndexedCorpus> SignWithIndex(const SignContext& ctx, std::vector<InputFile> files, SignatureIndex& index);
 
 }  // namespace neardup

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/types.h"
 #include "neardup/banding.h"
 #include "lsh/copy_groups.h"
 #include "neardup/options.h"
@@ -37,13 +38,6 @@ inline constexpr size_t kLargeBucket = 256;
 // How far below the threshold a member's estimate against a leader may be
 // and still be linked to it.
 inline constexpr double kLeaderSlack = 0.1;
-
-struct Candidate {
-  DocId a = 0, b = 0;     // representatives, a < b
-  double estimate = 0;    // signature agreement
-  double jaccard = -1;    // exact Jaccard, once verified by --exact; else -1
-  bool operator<(const Candidate& o) const { return a != o.a ? a < o.a : b < o.b; }
-};
 
 struct Candidates {
   std::vector<Candidate> pairs;  // those at or above the candidate floor

@@ -121,12 +121,12 @@ Result<SignedInputs> WalkAndSign(const Options& o, FileSystem& fs, const Workers
   Workers signing = workers;
   signing.tick = [&] { progress.Tick(Stage::kReading, n_files); };
   if (index == nullptr) {
-    out.corpus = Sign(o, std::move(walked->files), minhasher, fs, signing, rereads, &counts);
+    out.corpus = Sign({o, minhasher, fs, signing, rereads, counts}, std::move(walked->files));
     return out;
   }
   if (!stored->ok()) return stored->status();
-  Result<IndexedCorpus> s = SignWithIndex(o, std::move(walked->files), minhasher, fs, signing, rereads, &counts, *index,
-                                          std::move(**stored));
+  Result<IndexedCorpus> s =
+      SignWithIndex({o, minhasher, fs, signing, rereads, counts}, std::move(walked->files), *index, std::move(**stored));
   if (!s.ok()) return s.status();
   out.corpus = std::move(s->corpus);
   out.signed_now = std::move(s->signed_now);

@@ -50,18 +50,20 @@ Status SignTextFile(const Options& options, FileSystem& fs, DocumentReader& read
 
 }  // namespace
 
-void SignTextFiles(const Options& options, const MinHasher& minhasher, FileSystem& fs, const Workers& workers,
-                   bool keep_streams, SignProgress& progress, SignedCorpus* out, std::vector<SignCounts>* per_file,
+void SignTextFiles(const SignContext& ctx, SignedCorpus* out, std::vector<SignCounts>* per_file,
                    const std::function<void(size_t i, bool ok)>& file_done) {
+  const Options& options = ctx.options;
+  const Workers& workers = ctx.workers;
+  SignProgress& progress = ctx.progress;
   const size_t n = out->table.files.size();
   out->table.Resize(n);
   std::mutex mu;  // guards out->problems and out->counts
   std::vector<std::unique_ptr<DocumentReader>> readers(static_cast<size_t>(workers.threads));
   ParallelFor(workers, n, [&](int w, size_t i) {
     auto& reader = readers[static_cast<size_t>(w)];
-    if (reader == nullptr) reader = std::make_unique<DocumentReader>(options, minhasher);
+    if (reader == nullptr) reader = std::make_unique<DocumentReader>(options, ctx.minhasher);
     DocumentSketch sk;
-    const Status s = SignTextFile(options, fs, *reader, i, keep_streams, out, &sk);
+    const Status s = SignTextFile(options, ctx.fs, *reader, i, ctx.keep_streams, out, &sk);
     DocRecord& r = out->table.docs[i];
     if (s.ok()) {
       r.kind = KindOf(sk);
@@ -105,17 +107,15 @@ DocKind KindOf(const DocumentSketch& sk) {
   return DocKind::kFailed;
 }
 
-SignedCorpus Sign(const Options& options, std::vector<InputFile> files, const MinHasher& minhasher, FileSystem& fs,
-                  const Workers& workers, bool keep_streams, SignProgress* progress) {
-  SignProgress unused;
-  SignProgress& p = progress != nullptr ? *progress : unused;
+SignedCorpus Sign(const SignContext& ctx, std::vector<InputFile> files) {
+  const Options& options = ctx.options;
   SignedCorpus out{.table = SignatureTable(options.num_perm), .stream_copies = {}, .problems = {}, .counts = {}};
   out.table.files = std::move(files);
   out.stream_copies.resize(out.table.files.size());
   if (options.input == InputFormat::kText) {
-    SignTextFiles(options, minhasher, fs, workers, keep_streams, p, &out, nullptr);
+    SignTextFiles(ctx, &out, nullptr);
   } else {
-    SignJsonlFiles(options, minhasher, fs, workers, keep_streams, p, &out, nullptr, nullptr);
+    SignJsonlFiles(ctx, &out, nullptr, nullptr);
     RenameDuplicateIds(&out);
   }
   return out;

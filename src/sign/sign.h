@@ -16,10 +16,12 @@
 // read, over --max-filesize, malformed or too long lines) are results, in
 // SignedCorpus::problems, and signing goes on.
 //
-// Thread safety: Sign() uses `workers.threads` threads inside; `progress`
-// counters are updated from them.
+// Thread safety: Sign() uses `ctx.workers.threads` threads inside; the
+// `ctx.progress` counters are updated from them.
 //
-//   SignedCorpus s = Sign(options, std::move(walked.files), minhasher, fs, workers, &counters);
+//   SignProgress counts;
+//   const SignContext ctx{options, minhasher, FileSystem::Default(), workers, false, counts};
+//   SignedCorpus s = Sign(ctx, std::move(walked.files));
 #pragma once
 
 #include <atomic>
@@ -27,6 +29,7 @@
 #include <memory>
 #include <vector>
 
+#include "base/types.h"
 #include "walk/walk.h"
 #include "text/document_source.h"
 #include "walk/file_system.h"
@@ -38,33 +41,11 @@
 
 namespace neardup {
 
-// A problem with one input, where it was found.
-struct InputProblem {
-  enum class Kind : uint8_t {
-    kUnreadable,   // counted as unreadable
-    kMalformed,    // a JSONL line skipped
-    kTooLarge,     // over --max-filesize once decompressed
-    kCounted,      // counted elsewhere already (e.g. duplicate ids)
-  };
-  uint32_t file = 0;  // index into the walked files
-  uint64_t line = 0;  // JSONL line number; 0 for the whole file
-  Status status;
-  Kind kind = Kind::kUnreadable;
-};
-
 // Live counts, read by the caller's progress callback while Sign() runs.
 struct SignProgress {
   std::atomic<uint64_t> inputs_done{0};  // files finished
   std::atomic<uint64_t> bytes{0};        // bytes read
   std::atomic<uint64_t> documents{0};    // documents signed
-};
-
-// Totals over the documents read.
-struct SignCounts {
-  uint64_t bytes = 0;         // bytes of text read
-  uint64_t invalid_utf8 = 0;  // invalid sequences replaced by U+FFFD
-  uint64_t transcoded = 0;    // UTF-16 files transcoded
-  uint64_t duplicate_ids = 0;  // JSONL documents renamed FILE:LINE
 };
 
 struct SignedCorpus {
@@ -75,11 +56,19 @@ struct SignedCorpus {
   SignCounts counts;
 };
 
-// Signs every document of `files` (as walked). With `keep_streams`, stream
-// documents are recorded so they can be read again (--exact, -t 1).
-// REQUIRES: ValidateOptions(options) is OK; `minhasher` has options' num_perm
-// and seed; `progress` may be null.
-SignedCorpus Sign(const Options& options, std::vector<InputFile> files, const MinHasher& minhasher, FileSystem& fs,
-                  const Workers& workers, bool keep_streams, SignProgress* progress);
+// What every signing function shares: decided once for a run (scan/run.h)
+// and passed as one value. Borrows everything; the referents outlive it.
+struct SignContext {
+  const Options& options;      // REQUIRES: ValidateOptions(options) is OK
+  const MinHasher& minhasher;  // of options' num_perm and seed
+  FileSystem& fs;              // where input bytes come from
+  const Workers& workers;
+  // Record stream documents so that they can be read again (--exact, -t 1).
+  bool keep_streams;
+  SignProgress& progress;  // live counts, updated from the workers
+};
+
+// Signs every document of `files` (as walked).
+SignedCorpus Sign(const SignContext& ctx, std::vector<InputFile> files);
 
 }  // namespace neardup

@@ -18,8 +18,7 @@ DocKind KindOf(const DocumentSketch& sk);
 // `file_done`, called (from a worker) once file i's row, counts and problem
 // are in place: ok false when the file had a problem. Row i and per_file[i]
 // are not written again after that call.
-void SignTextFiles(const Options& options, const MinHasher& minhasher, FileSystem& fs, const Workers& workers,
-                   bool keep_streams, SignProgress& progress, SignedCorpus* out, std::vector<SignCounts>* per_file,
+void SignTextFiles(const SignContext& ctx, SignedCorpus* out, std::vector<SignCounts>* per_file,
                    const std::function<void(size_t i, bool ok)>& file_done = {});
 
 // Appends the documents of the JSONL `out->table.files` to `out->table`,
@@ -27,9 +26,8 @@ void SignTextFiles(const Options& options, const MinHasher& minhasher, FileSyste
 // bytes are taken to start after line line_base[i] (the index resumes a
 // file that grew: its reader starts at the new bytes), so its line numbers
 // continue from there. `per_file` as SignTextFiles.
-void SignJsonlFiles(const Options& options, const MinHasher& minhasher, FileSystem& fs, const Workers& workers,
-                    bool keep_streams, SignProgress& progress, SignedCorpus* out,
-                    const std::vector<uint64_t>* line_base, std::vector<SignCounts>* per_file);
+void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector<uint64_t>* line_base,
+                    std::vector<SignCounts>* per_file);
 
 // Names FILE:LINE every document whose name is not unique in `out->table`.
 void RenameDuplicateIds(SignedCorpus* out);

@@ -160,12 +160,14 @@ void ReserveForInput(uint64_t input_bytes, uint64_t seen_bytes, size_t seen_docs
 
 }  // namespace
 
-void SignJsonlFiles(const Options& options, const MinHasher& minhasher, FileSystem& fs, const Workers& workers,
-                    bool keep_streams, SignProgress& progress, SignedCorpus* out,
-                    const std::vector<uint64_t>* line_base, std::vector<SignCounts>* per_file) {
+void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector<uint64_t>* line_base,
+                    std::vector<SignCounts>* per_file) {
+  const Options& options = ctx.options;
+  const Workers& workers = ctx.workers;
+  SignProgress& progress = ctx.progress;
   const size_t num_perm = static_cast<size_t>(options.num_perm);
   std::vector<std::unique_ptr<JsonlDocReader>> parsers(static_cast<size_t>(workers.threads));
-  for (auto& p : parsers) p = std::make_unique<JsonlDocReader>(options, minhasher);
+  for (auto& p : parsers) p = std::make_unique<JsonlDocReader>(options, ctx.minhasher);
   auto sign = [&](int w, Block& b) { SignBlock(options.max_line, num_perm, *parsers[static_cast<size_t>(w)], b); };
   // Per file, lines committed (from line_base: lines signed by an earlier run).
   std::vector<uint64_t> lines_before =
@@ -213,7 +215,7 @@ void SignJsonlFiles(const Options& options, const MinHasher& minhasher, FileSyst
   };
   OrderedWork<Block> work(workers, static_cast<size_t>(workers.threads) * kBlocksPerWorker, sign, commit);
   for (uint32_t fi = 0; fi < out->table.files.size() && !workers.Cancelled(); ++fi) {
-    SplitFile(options, fs, fi, keep_streams, progress, work, out);
+    SplitFile(options, ctx.fs, fi, ctx.keep_streams, progress, work, out);
     ++progress.inputs_done;
     if (workers.tick) workers.tick();
   }

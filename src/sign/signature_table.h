@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "base/types.h"
 #include "walk/walk.h"
 #include "base/huge_page_allocator.h"
 #include "neardup/options.h"
@@ -45,20 +46,6 @@
 #include "neardup/sorted_pairs.h"
 
 namespace neardup {
-
-// What became of a document once read. Only kOk documents have a signature.
-enum class DocKind : uint8_t { kOk, kEmpty, kTooShort, kBinary, kFailed };
-
-struct DocRecord {
-  std::string name;       // as written in the output: path, JSONL id or FILE:LINE
-  uint32_t file = 0;      // index into SignatureTable::files
-  uint64_t line = 0;      // JSONL line number (from 1); 0 for a text file
-  uint64_t size = 0;      // bytes of text
-  int64_t mtime_ns = 0;   // of its file, when walked
-  ContentHash content;    // of its normalized token text
-  DocKind kind = DocKind::kFailed;
-  bool reference = false;  // under an --against path
-};
 
 // One document's signature: num_perm values, borrowed from a SignatureTable
 // (or any buffer that outlives the view).

@@ -39,20 +39,10 @@
 #include <string_view>
 #include <vector>
 
+#include "base/types.h"
 #include "neardup/options.h"
 
 namespace neardup {
-
-struct ContentHash {
-  uint64_t low = 0;
-  uint64_t high = 0;
-  friend bool operator==(const ContentHash& x, const ContentHash& y) {
-    return x.low == y.low && x.high == y.high;
-  }
-  friend bool operator<(const ContentHash& x, const ContentHash& y) {
-    return x.high != y.high ? x.high < y.high : x.low < y.low;
-  }
-};
 
 class Shingler {
  public:

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "base/types.h"
 #include "neardup/status.h"
 
 namespace neardup {
@@ -68,15 +69,6 @@ struct FileStat {
     return x.size == y.size && x.mtime_ns == y.mtime_ns && x.ctime_ns == y.ctime_ns && x.dev == y.dev &&
            x.ino == y.ino;
   }
-};
-
-// What the walk saw of an input, checked again when it is opened.
-struct FileIdentity {
-  uint64_t dev = 0;
-  uint64_t ino = 0;
-  // Not a regular file: a pipe, FIFO, character or block device given
-  // explicitly. Read once, front to back; its size is unknown beforehand.
-  bool stream = false;
 };
 
 // One name in a directory, as the listing gave it.

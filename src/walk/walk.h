@@ -44,23 +44,12 @@
 #include <string>
 #include <vector>
 
+#include "base/types.h"
 #include "walk/file_system.h"
 #include "neardup/options.h"
 #include "neardup/status.h"
 
 namespace neardup {
-
-struct InputFile {
-  std::string path;        // as written in the output (PATH joined with the rest)
-  uint64_t size = 0;       // bytes, at walk time
-  int64_t mtime_ns = 0;    // modification time at walk time
-  int64_t ctime_ns = 0;    // status change time at walk time (0 for a stream)
-  bool reference = false;  // under an --against path
-  // Device and inode at walk time, checked again on open; identity.stream
-  // marks a stream document (a non-regular file named explicitly: read once,
-  // size unknown, so a second read, e.g. for --exact, is not possible).
-  FileIdentity identity;
-};
 
 struct WalkCounts {
   uint64_t hidden = 0;     // hidden files and directories not entered

@@ -225,14 +225,16 @@ TEST(SignWithIndexTest, TableEqualsPlainSign) {
   const Workers w{.threads = 2, .tick = {}, .cancel = nullptr};
   auto plain = [&] {
     Result<WalkedCorpus> walked = WalkCorpus(o);
-    return Sign(o, std::move(walked->files), minhasher, FileSystem::Default(), w, false, nullptr);
+    SignProgress counts;
+    return Sign({o, minhasher, FileSystem::Default(), w, false, counts}, std::move(walked->files));
   };
   auto indexed = [&](uint64_t* reused) {
     Result<std::unique_ptr<SignatureIndex>> ix = OpenIndexFor(o);
     EXPECT_TRUE(ix.ok()) << ix.status().message();
     Result<WalkedCorpus> walked = WalkCorpus(o);
+    SignProgress counts;
     Result<IndexedCorpus> s =
-        SignWithIndex(o, std::move(walked->files), minhasher, FileSystem::Default(), w, false, nullptr, **ix);
+        SignWithIndex({o, minhasher, FileSystem::Default(), w, false, counts}, std::move(walked->files), **ix);
     EXPECT_TRUE(s.ok());
     *reused = s->stats.reused;
     return std::move(s->corpus);

@@ -55,7 +55,8 @@ struct Fixture {
     EXPECT_TRUE(walked.ok());
     const MinHasher minhasher(options.num_perm, options.seed);
     Workers w{.threads = threads, .tick = {}, .cancel = nullptr};
-    return Sign(options, std::move(walked->files), minhasher, FileSystem::Default(), w, keep_streams, nullptr);
+    SignProgress counts;
+    return Sign({options, minhasher, FileSystem::Default(), w, keep_streams, counts}, std::move(walked->files));
   }
   DocId Id(const SignedCorpus& s, const std::string& name) {
     for (DocId i = 0; i < s.table.docs.size(); ++i) {
@@ -105,8 +106,9 @@ TEST(SignTest, JsonlIdsThatRepeatAreRenamedFileLine) {
   Result<WalkedCorpus> walked = WalkCorpus(o);
   ASSERT_TRUE(walked.ok());
   const MinHasher minhasher(o.num_perm, o.seed);
-  const SignedCorpus s = Sign(o, std::move(walked->files), minhasher, FileSystem::Default(),
-                              Workers{.threads = 2, .tick = {}, .cancel = nullptr}, false, nullptr);
+  const Workers w{.threads = 2, .tick = {}, .cancel = nullptr};
+  SignProgress counts;
+  const SignedCorpus s = Sign({o, minhasher, FileSystem::Default(), w, false, counts}, std::move(walked->files));
   ASSERT_EQ(s.table.size(), 3u);
   EXPECT_EQ(s.table.docs[0].name, dir / "x.jsonl:1");
   EXPECT_EQ(s.table.docs[1].name, "other");
@@ -128,8 +130,9 @@ TEST(SignTest, AFileThatCannotBeOpenedIsAProblemAndTheRestIsSigned) {
   ASSERT_TRUE(walked.ok());
   std::filesystem::remove(f.dir / "d.txt");  // gone between walk and read
   const MinHasher minhasher(f.options.num_perm, f.options.seed);
-  const SignedCorpus s = Sign(f.options, std::move(walked->files), minhasher, FileSystem::Default(),
-                              Workers{.threads = 2, .tick = {}, .cancel = nullptr}, false, nullptr);
+  const Workers w{.threads = 2, .tick = {}, .cancel = nullptr};
+  SignProgress counts;
+  const SignedCorpus s = Sign({f.options, minhasher, FileSystem::Default(), w, false, counts}, std::move(walked->files));
   ASSERT_EQ(s.problems.size(), 1u);
   EXPECT_NE(s.problems[0].status.message().find("d.txt"), std::string::npos);
   EXPECT_EQ(s.problems[0].kind, InputProblem::Kind::kUnreadable);
@@ -166,8 +169,9 @@ TEST(SignTest, JsonlBlocksSplitLinesAsLineSplitterDoes) {
     Result<WalkedCorpus> walked = WalkCorpus(o);
     ASSERT_TRUE(walked.ok());
     const MinHasher minhasher(o.num_perm, o.seed);
-    const SignedCorpus s = Sign(o, std::move(walked->files), minhasher, FileSystem::Default(),
-                                Workers{.threads = 3, .tick = {}, .cancel = nullptr}, false, nullptr);
+    const Workers w{.threads = 3, .tick = {}, .cancel = nullptr};
+  SignProgress counts;
+  const SignedCorpus s = Sign({o, minhasher, FileSystem::Default(), w, false, counts}, std::move(walked->files));
     // The same lines by LineSplitter, fed in odd chunks.
     LineSplitter splitter(o.max_line);
     std::set<uint64_t> too_long, docs;

@@ -1,0 +1,106 @@
+// The words every phase shares: what an input is (InputFile), what became of
+// a document (DocRecord), what identifies its text (ContentHash), a candidate
+// pair (Candidate), a problem with one input (InputProblem) and the counts of
+// what was read (SignCounts). Plain values with no behaviour beyond
+// comparison and adding up; each phase's own types live in its wing.
+//
+// Thread safety: plain values.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "neardup/doc_id.h"
+#include "neardup/status.h"
+
+namespace neardup {
+
+// What the walk saw of an input, checked again when it is opened.
+struct FileIdentity {
+  uint64_t dev = 0;
+  uint64_t ino = 0;
+  // Not a regular file: a pipe, FIFO, character or block device given
+  // explicitly. Read once, front to back; its size is unknown beforehand.
+  bool stream = false;
+};
+
+// One input file as the walk found it (walk/walk.h).
+struct InputFile {
+  std::string path;        // as written in the output (PATH joined with the rest)
+  uint64_t size = 0;       // bytes, at walk time
+  int64_t mtime_ns = 0;    // modification time at walk time
+  int64_t ctime_ns = 0;    // status change time at walk time (0 for a stream)
+  bool reference = false;  // under an --against path
+  // Device and inode at walk time, checked again on open; identity.stream
+  // marks a stream document (a non-regular file named explicitly: read once,
+  // size unknown, so a second read, e.g. for --exact, is not possible).
+  FileIdentity identity;
+};
+
+// A 128-bit hash of a document's normalized token text: equal for equal
+// token sequences (text/shingle.h computes it).
+struct ContentHash {
+  uint64_t low = 0;
+  uint64_t high = 0;
+  friend bool operator==(const ContentHash& x, const ContentHash& y) {
+    return x.low == y.low && x.high == y.high;
+  }
+  friend bool operator<(const ContentHash& x, const ContentHash& y) {
+    return x.high != y.high ? x.high < y.high : x.low < y.low;
+  }
+};
+
+// What became of a document once read. Only kOk documents have a signature.
+enum class DocKind : uint8_t { kOk, kEmpty, kTooShort, kBinary, kFailed };
+
+struct DocRecord {
+  std::string name;       // as written in the output: path, JSONL id or FILE:LINE
+  uint32_t file = 0;      // index into SignatureTable::files
+  uint64_t line = 0;      // JSONL line number (from 1); 0 for a text file
+  uint64_t size = 0;      // bytes of text
+  int64_t mtime_ns = 0;   // of its file, when walked
+  ContentHash content;    // of its normalized token text
+  DocKind kind = DocKind::kFailed;
+  bool reference = false;  // under an --against path
+};
+
+// A candidate pair of representatives of groups of copies (lsh/).
+struct Candidate {
+  DocId a = 0, b = 0;     // representatives, a < b
+  double estimate = 0;    // signature agreement
+  double jaccard = -1;    // exact Jaccard, once verified by --exact; else -1
+  bool operator<(const Candidate& o) const { return a != o.a ? a < o.a : b < o.b; }
+};
+
+// A problem with one input, where it was found.
+struct InputProblem {
+  enum class Kind : uint8_t {
+    kUnreadable,   // counted as unreadable
+    kMalformed,    // a JSONL line skipped
+    kTooLarge,     // over --max-filesize once decompressed
+    kCounted,      // counted elsewhere already (e.g. duplicate ids)
+  };
+  uint32_t file = 0;  // index into the walked files
+  uint64_t line = 0;  // JSONL line number; 0 for the whole file
+  Status status;
+  Kind kind = Kind::kUnreadable;
+};
+
+// Totals over the documents read.
+struct SignCounts {
+  uint64_t bytes = 0;         // bytes of text read
+  uint64_t invalid_utf8 = 0;  // invalid sequences replaced by U+FFFD
+  uint64_t transcoded = 0;    // UTF-16 files transcoded
+  uint64_t duplicate_ids = 0;  // JSONL documents renamed FILE:LINE
+
+  // Adds the counts of another share of the documents.
+  SignCounts& operator+=(const SignCounts& o) {
+    bytes += o.bytes;
+    invalid_utf8 += o.invalid_utf8;
+    transcoded += o.transcoded;
+    duplicate_ids += o.duplicate_ids;
+    return *this;
+  }
+};
+
+}  // namespace neardup
