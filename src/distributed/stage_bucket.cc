@@ -9,6 +9,7 @@
 #include <queue>
 
 #include "lsh/candidates.h"
+#include "scan/run.h"
 #include "distributed/stage_sign.h"
 #include "distributed/stage_bytes.h"
 

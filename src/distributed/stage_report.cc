@@ -14,6 +14,8 @@
 #include "sign/table_codec.h"
 #include "lsh/similarity.h"
 #include "verify/verify_candidates.h"
+#include "scan/phases.h"
+#include "scan/run.h"
 #include "sign/sign_internal.h"
 
 namespace neardup {
@@ -117,11 +119,11 @@ bool FirstSharedBand(const SignatureTable& table, Banding banding, DocId a, DocI
 }
 
 // The candidates of the bucket tasks' files, as FindCandidates finds them.
-Result<Candidates> LoadCandidates(const WorkFolder& folder, const Options& o, uint32_t buckets,
-                                  const Merged& merged) {
+Result<Candidates> LoadCandidates(const WorkFolder& folder, const Run& run, uint32_t buckets, const Merged& merged) {
+  const Options& o = run.options();
   const SignatureTable& table = merged.corpus.table;
-  const Banding banding = BandingOf(o);
-  const double floor = CandidateFloor(o);
+  const Banding banding = run.banding();
+  const double floor = run.rule().candidate_floor;
   auto doc = [&](uint64_t global) {
     return static_cast<DocId>(merged.first_doc.at(ShardOf(global)) + LocalOf(global));
   };
@@ -160,62 +162,31 @@ Result<Candidates> LoadCandidates(const WorkFolder& folder, const Options& o, ui
 }  // namespace
 
 Result<Report> RunReportTask(const Options& o, const std::string& work, const RunContext& ctx) {
-  if (Status s = ValidateOptions(o); !s.ok()) return s;
-  FileSystem& fs = ctx.fs != nullptr ? *ctx.fs : FileSystem::Default();
+  Result<std::unique_ptr<Run>> decided = Run::Decide(o, ctx);
+  if (!decided.ok()) return decided.status();
+  const Run& run = **decided;
   const WorkFolder folder(work);
   if (Status s = CheckShardParams(folder, o); !s.ok()) return s;
   Result<uint32_t> shards = folder.FinishedTasks(StageKind::kSign, SignFingerprint(o));
   if (!shards.ok()) return shards.status();
   Result<uint32_t> buckets = folder.FinishedTasks(StageKind::kBucket, BucketFingerprint(o));
   if (!buckets.ok()) return buckets.status();
-  const Banding banding = BandingOf(o);
-  const Workers workers{.threads = Workers::Resolve(o.threads), .tick = {}, .cancel = ctx.cancel};
-  Report report;
-  report.params = MakeParams(o, banding);
-
   Result<Merged> merged = LoadShards(folder, o, *shards);
   if (!merged.ok()) return merged.status();
-  SignedCorpus& signed_corpus = merged->corpus;
-  if (o.input == InputFormat::kJsonl) RenameDuplicateIds(&signed_corpus);
-  for (Status& e : merged->walk_errors) report.problems.push_back(std::move(e));
-  const WalkCounts wc = merged->walk;
-  report.stats.hidden = wc.hidden;
-  report.stats.glob = wc.glob;
-  report.stats.too_large = wc.too_large;
-  report.stats.special = wc.special;
-  SignatureTable& table = signed_corpus.table;
-  TallyDocuments(signed_corpus, &report.stats);
-
-  CopyGroups groups = CopyGroups::Build(table);
-  Candidates candidates;
-  if (o.threshold < 1.0) {
-    Result<Candidates> loaded = LoadCandidates(folder, o, *buckets, *merged);
+  if (o.input == InputFormat::kJsonl) RenameDuplicateIds(&merged->corpus);
+  FoundPairs found{.groups = CopyGroups::Build(merged->corpus.table), .candidates = {}};
+  if (!run.rule().identical_only) {
+    Result<Candidates> loaded = LoadCandidates(folder, run, *buckets, *merged);
     if (!loaded.ok()) return loaded.status();
-    candidates = std::move(*loaded);
+    found.candidates = std::move(*loaded);
   }
-  report.stats.candidates = candidates.visited;
-  const MinHasher minhasher(o.num_perm, o.seed);
-  Verified verified;
-  if (Status s = VerifyCandidates(table, signed_corpus.stream_copies, o, minhasher, fs, workers, &groups,
-                                  std::move(candidates), &verified);
-      !s.ok()) {
-    return s;
-  }
-  // No signature is read past verification: the pages read (and those the
-  // kernel mapped around them) need not stay next to the report's memory.
-  for (const auto& shard : merged->shards) shard->Release(0, shard->size());
-  for (auto& [doc, status] : verified.left_out) {
-    signed_corpus.problems.push_back({.file = table.docs[doc].file, .line = table.docs[doc].line, .status = status});
-  }
-  report.stats.exact_duplicates = groups.copies();
-  report.docs = Entries(std::move(table.docs));
-  if (o.mode == Mode::kPairs) {
-    if (Status s = BuildPairs(groups, verified.pairs, o, &report); !s.ok()) return s;
-  } else {
-    BuildClusterReport(groups, verified, o, &report);
-  }
-  TallyProblems(wc, std::move(signed_corpus.problems), &report);
-  return report;
+  SignedInputs inputs{.corpus = std::move(merged->corpus),
+                      .walk = merged->walk,
+                      .walk_errors = std::move(merged->walk_errors),
+                      .signed_now = {},
+                      .index = {},
+                      .mapped = std::move(merged->shards)};
+  return ReportPhase(run, std::move(inputs), std::move(found));
 }
 
 }  // namespace neardup

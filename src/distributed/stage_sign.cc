@@ -5,6 +5,8 @@
 
 #include "base/hash.h"
 #include "sign/table_codec.h"
+#include "scan/phases.h"
+#include "scan/run.h"
 #include "sign/sign_internal.h"
 #include "distributed/stage_bytes.h"
 
@@ -72,10 +74,6 @@ std::string EncodeBands(const SignatureTable& table, uint32_t shard, Banding ban
 }
 
 }  // namespace
-
-Banding BandingOf(const Options& o) {
-  return o.bands > 0 ? Banding{o.bands, o.rows} : ChooseBanding(o.threshold, o.num_perm);
-}
 
 uint64_t SignFingerprint(const Options& options) {
   std::string bytes;
@@ -170,79 +168,93 @@ Status CheckShardParams(const WorkFolder& folder, const Options& options) {
   }
 }
 
-Status RunSignTask(const Options& o, const std::string& work, StageTask t, const RunContext& ctx,
-                   bool* already_done) {
-  *already_done = false;
-  if (Status s = ValidateOptions(o); !s.ok()) return s;
-  if (t.tasks == 0 || t.task >= t.tasks) return Status::InvalidArgument("--task must be below --tasks");
-  FileSystem& fs = ctx.fs != nullptr ? *ctx.fs : FileSystem::Default();
-  const WorkFolder folder(work);
-  if (Status s = folder.Create(); !s.ok()) return s;
-  const uint64_t fingerprint = SignFingerprint(o);
-  Result<bool> done = folder.Done(StageKind::kSign, t, fingerprint);
-  if (!done.ok()) return done.status();
-  if (*done) {
-    *already_done = true;
-    return Status::Ok();
-  }
-  if (Status s = CheckShardParams(folder, o); !s.ok()) return s;
-  if (Status s = folder.SameRun(StageKind::kSign, t, fingerprint); !s.ok()) return s;
-  folder.RemoveTemporaries(StageKind::kSign, t.task);
+namespace {
 
-  Result<WalkedCorpus> walked = WalkCorpus(o, fs);
-  if (!walked.ok()) return walked.status();
-  const uint64_t n = walked->files.size();
+// Files [t*F/N, (t+1)*F/N) of the F walked, in walk order; a stream among
+// them is an error.
+Result<std::vector<InputFile>> ShareOf(std::vector<InputFile> files, StageTask t, uint64_t* first) {
+  const uint64_t n = files.size();
   const uint64_t lo = t.task * n / t.tasks;
   const uint64_t hi = (t.task + 1) * n / t.tasks;
-  std::vector<InputFile> share(std::make_move_iterator(walked->files.begin() + static_cast<ptrdiff_t>(lo)),
-                               std::make_move_iterator(walked->files.begin() + static_cast<ptrdiff_t>(hi)));
+  *first = lo;
+  std::vector<InputFile> share(std::make_move_iterator(files.begin() + static_cast<ptrdiff_t>(lo)),
+                               std::make_move_iterator(files.begin() + static_cast<ptrdiff_t>(hi)));
   for (const InputFile& f : share) {
     if (f.identity.stream) {
       return Status::InvalidArgument(f.path + ": a stream (pipe, stdin, device) cannot be read by a stage task; "
                                               "save it to a file first");
     }
   }
-  const MinHasher minhasher(o.num_perm, o.seed);
-  const Workers workers{.threads = Workers::Resolve(o.threads), .tick = {}, .cancel = ctx.cancel};
-  SignProgress progress;
-  const SignContext sign{o, minhasher, fs, workers, false, progress};
-  SignedCorpus corpus;
-  if (o.input == InputFormat::kText) {
-    corpus = Sign(sign, std::move(share));
-  } else {
-    // As Sign(), but ids are made unique by the report, over every shard.
-    corpus.table = SignatureTable(o.num_perm);
-    corpus.table.files = std::move(share);
-    corpus.stream_copies.resize(corpus.table.files.size());
-    SignJsonlFiles(sign, &corpus, nullptr, nullptr);
-  }
-  if (workers.Cancelled()) return Status::Cancelled("interrupted");
-  if (corpus.table.size() >= (uint64_t{1} << kShardShift)) {
-    return Status::InvalidArgument("a shard holds 2^40 documents or more: use more sign tasks");
-  }
+  return share;
+}
 
+// Writes shard t's table, band keys, meta and marker, in that order.
+Status WriteShard(const Run& run, const WorkFolder& folder, StageTask t, const SignedInputs& in, uint64_t first) {
+  const Options& o = run.options();
+  const uint64_t fingerprint = SignFingerprint(o);
   // One encoding at a time, freed once written: the peak is the table and
   // one of its encodings.
   {
     std::string bytes;
-    if (Status s = EncodeTo(corpus.table, SignatureParams::From(o), &bytes); !s.ok()) return s;
+    if (Status s = EncodeTo(in.corpus.table, SignatureParams::From(o), &bytes); !s.ok()) return s;
     if (Status s = WriteAtomically(folder.File(StageKind::kSign, t.task, "table"), bytes); !s.ok()) return s;
   }
   {
-    const std::string bytes = EncodeBands(corpus.table, t.task, BandingOf(o), fingerprint);
+    const std::string bytes = EncodeBands(in.corpus.table, t.task, run.banding(), fingerprint);
     if (Status s = WriteAtomically(folder.File(StageKind::kSign, t.task, "bands"), bytes); !s.ok()) return s;
   }
   const ShardMeta meta{.task = t,
-                       .first_file = lo,
-                       .counts = corpus.counts,
-                       .problems = std::move(corpus.problems),
-                       .walk = walked->counts,
-                       .walk_errors = std::move(walked->errors)};
+                       .first_file = first,
+                       .counts = in.corpus.counts,
+                       .problems = in.corpus.problems,
+                       .walk = in.walk,
+                       .walk_errors = in.walk_errors};
   if (Status s = WriteAtomically(folder.File(StageKind::kSign, t.task, "meta"), EncodeShardMeta(meta)); !s.ok()) {
     return s;
   }
   return WriteAtomically(folder.File(StageKind::kSign, t.task, "done"),
                          WorkFolder::MarkerText(StageKind::kSign, t, fingerprint));
+}
+
+// Whether task t may run in `folder`: *done when it ran already; an error
+// when the folder is of another run.
+Status Prepare(const WorkFolder& folder, const Options& o, StageTask t, bool* done) {
+  if (t.tasks == 0 || t.task >= t.tasks) return Status::InvalidArgument("--task must be below --tasks");
+  if (Status s = folder.Create(); !s.ok()) return s;
+  const uint64_t fingerprint = SignFingerprint(o);
+  Result<bool> marked = folder.Done(StageKind::kSign, t, fingerprint);
+  if (!marked.ok()) return marked.status();
+  *done = *marked;
+  if (*done) return Status::Ok();
+  if (Status s = CheckShardParams(folder, o); !s.ok()) return s;
+  if (Status s = folder.SameRun(StageKind::kSign, t, fingerprint); !s.ok()) return s;
+  folder.RemoveTemporaries(StageKind::kSign, t.task);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status RunSignTask(const Options& o, const std::string& work, StageTask t, const RunContext& ctx,
+                   bool* already_done) {
+  *already_done = false;
+  Result<std::unique_ptr<Run>> decided = Run::Decide(o, ctx);
+  if (!decided.ok()) return decided.status();
+  const Run& run = **decided;
+  const WorkFolder folder(work);
+  if (Status s = Prepare(folder, o, t, already_done); !s.ok() || *already_done) return s;
+  // The stages read no index: each task walks the inputs themselves.
+  Result<WalkedCorpus> walked = WalkCorpus(o, run.fs());
+  if (!walked.ok()) return walked.status();
+  uint64_t first = 0;
+  Result<std::vector<InputFile>> share = ShareOf(std::move(walked->files), t, &first);
+  if (!share.ok()) return share.status();
+  walked->files = std::move(*share);
+  Result<SignedInputs> in = SignInputs(run, {.walked = std::move(*walked), .index = nullptr, .stored = {}}, IdScope::kShard);
+  if (!in.ok()) return in.status();
+  if (in->corpus.table.size() >= (uint64_t{1} << kShardShift)) {
+    return Status::InvalidArgument("a shard holds 2^40 documents or more: use more sign tasks");
+  }
+  return WriteShard(run, folder, t, *in, first);
 }
 
 }  // namespace neardup

@@ -45,8 +45,6 @@ inline uint64_t GlobalId(uint32_t shard, uint64_t local) { return (uint64_t{shar
 inline uint32_t ShardOf(uint64_t global) { return static_cast<uint32_t>(global >> kShardShift); }
 inline uint64_t LocalOf(uint64_t global) { return global & ((uint64_t{1} << kShardShift) - 1); }
 
-// The banding in effect for `options`.
-Banding BandingOf(const Options& options);
 // One value for what every shard of a work folder must share: the
 // SignatureParams and the banding.
 uint64_t SignFingerprint(const Options& options);

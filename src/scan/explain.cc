@@ -13,6 +13,7 @@
 #include "text/jsonl.h"
 #include "sign/minhash.h"
 #include "lsh/similarity.h"
+#include "scan/run.h"
 
 namespace neardup {
 namespace {
@@ -177,6 +178,18 @@ Status ReadJsonlDocs(const Options& options, const MinHasher& mh, FileSystem& fs
   return Status::Ok();
 }
 
+// The verification rule of a scan with `options` under --verify `mode`
+// (explain says what each setting would report). --exact's margin is the
+// user's only when --exact was given.
+Verification RuleUnder(const Options& options, VerifyMode mode) {
+  Options o = options;
+  if (o.verify != mode) {
+    o.verify = mode;
+    o.exact_margin = Options{}.exact_margin;
+  }
+  return VerificationOf(o);
+}
+
 }  // namespace
 
 Result<DocReading> ReadDocumentFile(const Options& options, const MinHasher& minhasher, FileSystem& fs,
@@ -192,8 +205,11 @@ Result<DocReading> ReadDocumentFile(const Options& options, const MinHasher& min
 }
 
 Result<PairExplanation> ExplainPair(const Options& options, const ExplainInputs& inputs, FileSystem& fs) {
-  if (Status s = ValidateOptions(options); !s.ok()) return s;
-  const MinHasher mh(options.num_perm, options.seed);
+  const RunContext context{.fs = &fs, .progress = {}, .cancel = nullptr};
+  Result<std::unique_ptr<Run>> decided = Run::Decide(options, context);
+  if (!decided.ok()) return decided.status();
+  const Run& run = **decided;
+  const MinHasher& mh = run.minhasher();
   ReadDoc ra, rb;
   if (options.input == InputFormat::kJsonl) {
     if (Status s = ReadJsonlDocs(options, mh, fs, inputs, &ra, &rb); !s.ok()) return s;
@@ -207,8 +223,7 @@ Result<PairExplanation> ExplainPair(const Options& options, const ExplainInputs&
 
   PairExplanation e;
   e.num_perm = options.num_perm;
-  e.banding = options.bands > 0 ? Banding{options.bands, options.rows}
-                                : ChooseBanding(options.threshold, options.num_perm);
+  e.banding = run.banding();
   e.threshold = options.threshold;
   e.exact_margin = options.verify == VerifyMode::kExact ? options.exact_margin : Options{}.exact_margin;
   std::vector<uint64_t> common;
@@ -231,13 +246,11 @@ Result<PairExplanation> ExplainPair(const Options& options, const ExplainInputs&
   e.same_tokens = indexed && ra.content == rb.content;
   e.candidate = indexed && (!e.agreeing_bands.empty() || e.same_tokens);
   e.candidate_probability = CandidateProbability(e.jaccard, e.banding.bands, rows);
-  Options exact = options;
-  exact.verify = VerifyMode::kExact;
-  exact.exact_margin = e.exact_margin;
-  e.reported_signature = e.same_tokens || (e.candidate && MeetsThreshold(e.estimate, options.threshold));
-  e.reported_exact = e.same_tokens || (e.candidate && MeetsThreshold(e.estimate, CandidateFloor(exact)) &&
-                                       MeetsThreshold(e.jaccard, options.threshold));
-  e.reported_none = e.candidate;
+  const PairFacts facts{
+      .same_tokens = e.same_tokens, .candidate = e.candidate, .estimate = e.estimate, .jaccard = e.jaccard};
+  e.reported_signature = Reported(RuleUnder(options, VerifyMode::kSignature), facts);
+  e.reported_exact = Reported(RuleUnder(options, VerifyMode::kExact), facts);
+  e.reported_none = Reported(RuleUnder(options, VerifyMode::kNone), facts);
   e.a = std::move(ra.doc);
   e.b = std::move(rb.doc);
   return e;

@@ -107,17 +107,21 @@ DocKind KindOf(const DocumentSketch& sk) {
   return DocKind::kFailed;
 }
 
-SignedCorpus Sign(const SignContext& ctx, std::vector<InputFile> files) {
-  const Options& options = ctx.options;
-  SignedCorpus out{.table = SignatureTable(options.num_perm), .stream_copies = {}, .problems = {}, .counts = {}};
+SignedCorpus SignShare(const SignContext& ctx, std::vector<InputFile> files) {
+  SignedCorpus out{.table = SignatureTable(ctx.options.num_perm), .stream_copies = {}, .problems = {}, .counts = {}};
   out.table.files = std::move(files);
   out.stream_copies.resize(out.table.files.size());
-  if (options.input == InputFormat::kText) {
+  if (ctx.options.input == InputFormat::kText) {
     SignTextFiles(ctx, &out, nullptr);
   } else {
     SignJsonlFiles(ctx, &out, nullptr, nullptr);
-    RenameDuplicateIds(&out);
   }
+  return out;
+}
+
+SignedCorpus Sign(const SignContext& ctx, std::vector<InputFile> files) {
+  SignedCorpus out = SignShare(ctx, std::move(files));
+  if (ctx.options.input == InputFormat::kJsonl) RenameDuplicateIds(&out);
   return out;
 }
 

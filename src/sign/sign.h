@@ -70,5 +70,8 @@ struct SignContext {
 
 // Signs every document of `files` (as walked).
 SignedCorpus Sign(const SignContext& ctx, std::vector<InputFile> files);
+// As Sign(), for a share of a run's files (a stage sign task): JSONL ids are
+// left as read, to be made unique over every share (RenameDuplicateIds).
+SignedCorpus SignShare(const SignContext& ctx, std::vector<InputFile> files);
 
 }  // namespace neardup

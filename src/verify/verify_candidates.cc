@@ -43,10 +43,29 @@ std::vector<DocOrigin> Origins(const SignatureTable& table, const std::vector<st
 
 }  // namespace
 
+Verification VerificationOf(const Options& options) {
+  return {.mode = options.verify,
+          .threshold = options.threshold,
+          .candidate_floor = CandidateFloor(options),
+          .identical_only = options.threshold >= 1.0};
+}
+
+bool Reported(const Verification& rule, const PairFacts& f) {
+  if (f.same_tokens) return true;
+  if (!f.candidate) return false;
+  switch (rule.mode) {
+    case VerifyMode::kNone: return true;
+    case VerifyMode::kSignature: return MeetsThreshold(f.estimate, rule.threshold);
+    case VerifyMode::kExact:
+      return MeetsThreshold(f.estimate, rule.candidate_floor) && MeetsThreshold(f.jaccard, rule.threshold);
+  }
+  return false;
+}
+
 double Verified::Similarity(DocId a, DocId b) const {
   const SignatureView x = table_->signature(a);
   const double estimate = SignatureAgreement(x.data(), table_->signature(b).data(), static_cast<int>(x.size()));
-  if (options_->verify != VerifyMode::kExact) return estimate;
+  if (rule_.mode != VerifyMode::kExact) return estimate;
   auto ia = sets_.find(a);
   auto ib = sets_.find(b);
   if (ia == sets_.end() || ib == sets_.end()) return -1;
@@ -57,26 +76,27 @@ bool Verified::Similar(DocId x, DocId y) const {
   const DocId a = groups_->rep_of(x);
   const DocId b = groups_->rep_of(y);
   if (a == b) return true;
-  return MeetsThreshold(Similarity(a, b), options_->threshold);
+  return MeetsThreshold(Similarity(a, b), rule_.threshold);
 }
 
-Status VerifyCandidates(const SignatureTable& table, const std::vector<std::unique_ptr<StreamCopy>>& stream_copies,
-                        const Options& options, const MinHasher& minhasher, FileSystem& fs, const Workers& workers,
-                        CopyGroups* groups, Candidates candidates, Verified* out) {
-  out->table_ = &table;
+Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& corpus, CopyGroups* groups,
+                                  Candidates candidates) {
+  Verified verified;
+  Verified* out = &verified;
+  out->table_ = &corpus.table;
   out->groups_ = groups;
-  out->options_ = &options;
-  // -t 1 means the same text: exact copies only, proven, whatever --verify says.
-  const bool identical_only = options.threshold >= 1.0;
-  if (!identical_only && options.verify != VerifyMode::kExact) {
+  out->rule_ = ctx.rule;
+  if (!ctx.rule.rereads()) {
     out->pairs = std::move(candidates.pairs);
-    return Status::Ok();
+    return verified;
   }
   ToConfirm todo = GroupsToConfirm(*groups, candidates.pairs);
-  Confirmer confirmer(options, minhasher, fs, workers.threads);
+  Confirmer confirmer(ctx.options, ctx.minhasher, ctx.fs, ctx.workers.threads);
   ConfirmedGroups confirmed;
-  const std::vector<DocOrigin> origins = Origins(table, stream_copies);
-  if (Status s = confirmer.Run(origins, todo.groups, todo.want_set, workers.cancel, &confirmed); !s.ok()) return s;
+  const std::vector<DocOrigin> origins = Origins(corpus.table, corpus.stream_copies);
+  if (Status s = confirmer.Run(origins, todo.groups, todo.want_set, ctx.workers.cancel, &confirmed); !s.ok()) {
+    return s;
+  }
   out->left_out = std::move(confirmed.left_out);
   std::vector<uint32_t> group_of_slot(groups->size(), CopyGroups::kNone);
   for (uint32_t g = 0; g < todo.slots.size(); ++g) {
@@ -84,7 +104,7 @@ Status VerifyCandidates(const SignatureTable& table, const std::vector<std::uniq
     if (!confirmed.sets[g].empty()) out->sets_[groups->representative(todo.slots[g])] = std::move(confirmed.sets[g]);
   }
   groups->KeepOnly(todo.slots, confirmed.members);
-  if (identical_only) return Status::Ok();
+  if (ctx.rule.identical_only) return verified;
   for (Candidate p : candidates.pairs) {
     const uint32_t ga = group_of_slot[groups->slot_of(p.a)];
     const uint32_t gb = group_of_slot[groups->slot_of(p.b)];
@@ -95,11 +115,11 @@ Status VerifyCandidates(const SignatureTable& table, const std::vector<std::uniq
       if (!text_j.ok()) return text_j.status();
       j = *text_j;
     }
-    if (j < 0 || !MeetsThreshold(j, options.threshold)) continue;
+    if (j < 0 || !MeetsThreshold(j, ctx.rule.threshold)) continue;
     p.jaccard = j;
     out->pairs.push_back(p);
   }
-  return Status::Ok();
+  return verified;
 }
 
 }  // namespace neardup

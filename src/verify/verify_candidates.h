@@ -13,9 +13,10 @@
 //    copies remain: no pair of distinct texts.
 //
 // Verified::Similar() is the same judgement for any two documents, for the
-// clustering stage (--cluster-by keep).
+// clustering stage (--cluster-by keep); Reported() is the judgement on one
+// pair from its facts, for `neardup explain`.
 //
-// Thread safety: VerifyCandidates uses `workers.threads` threads inside.
+// Thread safety: VerifyCandidates uses `ctx.workers.threads` threads inside.
 #pragma once
 
 #include <memory>
@@ -30,10 +31,47 @@
 #include "sign/minhash.h"
 #include "neardup/options.h"
 #include "base/parallel.h"
+#include "sign/sign.h"
 #include "sign/signature_table.h"
 #include "neardup/status.h"
 
 namespace neardup {
+
+// How candidates are checked: the verification rule of a run, decided once
+// from its options by VerificationOf().
+struct Verification {
+  VerifyMode mode = VerifyMode::kSignature;
+  double threshold = 0;        // Options::threshold
+  double candidate_floor = 0;  // CandidateFloor(): a lower estimate is no candidate
+  // -t 1 means the same text: exact copies only, proven by reading them
+  // again, whatever --verify says.
+  bool identical_only = false;
+  // Documents are read again and proven (--exact, or identical_only).
+  bool rereads() const { return identical_only || mode == VerifyMode::kExact; }
+};
+Verification VerificationOf(const Options& options);
+
+// The facts a verdict on one pair rests on.
+struct PairFacts {
+  bool same_tokens = false;  // identical token sequences: an exact copy
+  bool candidate = false;    // LSH makes them a candidate (or same_tokens)
+  double estimate = 0;       // signature agreement
+  double jaccard = -1;       // exact Jaccard; -1 when not computed
+};
+// Whether a scan under `rule` reports a pair with these facts: exact copies
+// always; else a candidate whose estimate reaches the threshold (signature),
+// whose estimate reaches the candidate floor and Jaccard the threshold
+// (exact), or any candidate (none).
+bool Reported(const Verification& rule, const PairFacts& facts);
+
+// What verification reads documents again with: the run's, borrowed.
+struct VerifyContext {
+  const Options& options;
+  const Verification& rule;
+  const MinHasher& minhasher;
+  FileSystem& fs;
+  const Workers& workers;
+};
 
 class Verified {
  public:
@@ -49,26 +87,21 @@ class Verified {
   bool Similar(DocId x, DocId y) const;
 
  private:
-  friend Status VerifyCandidates(const SignatureTable&, const std::vector<std::unique_ptr<StreamCopy>>&,
-                                 const Options&, const MinHasher&, FileSystem&, const Workers&, CopyGroups*,
-                                 Candidates, Verified*);
+  friend Result<Verified> VerifyCandidates(const VerifyContext&, const SignedCorpus&, CopyGroups*, Candidates);
   const SignatureTable* table_ = nullptr;
   const CopyGroups* groups_ = nullptr;
-  const Options* options_ = nullptr;
+  Verification rule_;
   // Exact mode: the shingle set of each representative in a pair.
   std::unordered_map<DocId, std::vector<uint64_t>> sets_;
   double Similarity(DocId rep_a, DocId rep_b) const;
 };
 
-// Verifies `candidates` by options.verify (see above); may shrink `groups`
-// (exact mode, -t 1). `table`, `groups` and `options` must outlive `out`.
+// Verifies `candidates` by ctx.rule (see above); may shrink `groups`
+// (exact mode, -t 1). `corpus.table` and `groups` must outlive the result.
 // Returns IoError when a temporary file cannot be written, Cancelled when
 // cancelled; a document that cannot be proven is a result (left_out).
-// `stream_copies`: per input file, its stream copy or null.
-[[nodiscard]] Status VerifyCandidates(const SignatureTable& table,
-                                      const std::vector<std::unique_ptr<StreamCopy>>& stream_copies,
-                                      const Options& options, const MinHasher& minhasher, FileSystem& fs,
-                                      const Workers& workers, CopyGroups* groups, Candidates candidates,
-                                      Verified* out);
+// Stream documents are read again from `corpus.stream_copies`.
+Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& corpus, CopyGroups* groups,
+                                  Candidates candidates);
 
 }  // namespace neardup

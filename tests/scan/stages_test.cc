@@ -272,10 +272,11 @@ TEST(VerifyTest, SignatureModeAcceptsTheCandidatesAsFound) {
   f.options.threshold = 0.7;
   Candidates c = FindCandidates(s.table, g, f.options, ChooseBanding(0.7, 128), Workers{});
   const MinHasher minhasher(f.options.num_perm, f.options.seed);
-  Verified v;
-  ASSERT_TRUE(VerifyCandidates(s.table, s.stream_copies, f.options, minhasher, FileSystem::Default(), Workers{}, &g,
-                               c, &v)
-                  .ok());
+  const Verification rule = VerificationOf(f.options);
+  const Workers w;
+  Result<Verified> verified = VerifyCandidates({f.options, rule, minhasher, FileSystem::Default(), w}, s, &g, c);
+  ASSERT_TRUE(verified.ok());
+  const Verified& v = *verified;
   ASSERT_EQ(v.pairs.size(), 1u);
   EXPECT_EQ(v.pairs[0].estimate, c.pairs[0].estimate);
   EXPECT_TRUE(v.Similar(f.Id(s, "a.txt"), f.Id(s, "b.txt")));
@@ -294,10 +295,11 @@ TEST(VerifyTest, ExactModeMeasuresJaccardAndLeavesOutAFileChangedSinceSigning) {
   // b.txt changes after signing (new size): it is left out of its group.
   WriteFile(f.dir / "b.txt", "changed now");
   const MinHasher minhasher(f.options.num_perm, f.options.seed);
-  Verified v;
-  ASSERT_TRUE(VerifyCandidates(s.table, s.stream_copies, f.options, minhasher, FileSystem::Default(),
-                               Workers{.threads = 2, .tick = {}, .cancel = nullptr}, &g, c, &v)
-                  .ok());
+  const Verification rule = VerificationOf(f.options);
+  const Workers w{.threads = 2, .tick = {}, .cancel = nullptr};
+  Result<Verified> verified = VerifyCandidates({f.options, rule, minhasher, FileSystem::Default(), w}, s, &g, c);
+  ASSERT_TRUE(verified.ok());
+  const Verified& v = *verified;
   ASSERT_EQ(v.left_out.size(), 1u);
   EXPECT_EQ(v.left_out[0].first, f.Id(s, "b.txt"));
   EXPECT_EQ(g.rep_of(f.Id(s, "b.txt")), CopyGroups::kNone);
@@ -318,10 +320,12 @@ TEST(BuildReportTest, PairsExpandGroupsAndClustersListRemovableOnce) {
   const SignedCorpus s = f.Signed(1);
   CopyGroups g = CopyGroups::Build(s.table);
   const MinHasher minhasher(f.options.num_perm, f.options.seed);
-  Verified v;
-  ASSERT_TRUE(VerifyCandidates(s.table, s.stream_copies, f.options, minhasher, FileSystem::Default(), Workers{}, &g,
-                               FindCandidates(s.table, g, f.options, ChooseBanding(0.7, 128), Workers{}), &v)
-                  .ok());
+  const Verification rule = VerificationOf(f.options);
+  const Workers w;
+  Result<Verified> verified = VerifyCandidates({f.options, rule, minhasher, FileSystem::Default(), w}, s, &g,
+                                               FindCandidates(s.table, g, f.options, ChooseBanding(0.7, 128), w));
+  ASSERT_TRUE(verified.ok());
+  const Verified& v = *verified;
   Report pairs;
   pairs.docs = EntriesOf(s.table);
   ASSERT_TRUE(BuildPairs(g, v.pairs, f.options, &pairs).ok());

@@ -1,0 +1,137 @@
+#include "scan/phases.h"
+
+#include <new>
+#include <utility>
+
+#include "report/build_report.h"
+#include "report/new_only.h"
+
+namespace neardup {
+
+namespace {
+
+// What the index holds of the run's inputs; out of memory is an error of
+// the index, not the end of the process.
+Result<StoredInputs> ReadStored(const Options& options, SignatureIndex& index) {
+  try {
+    return ReadStoredInputs(options, index);
+  } catch (const std::bad_alloc&) {
+    return Status::IoError(index.path() + ": out of memory while reading the index");
+  }
+}
+
+// The report's view of what the walk met: its problems and skip counts.
+void TallyWalk(const SignedInputs& inputs, Report* report) {
+  for (const Status& e : inputs.walk_errors) report->problems.push_back(e);
+  report->stats.hidden = inputs.walk.hidden;
+  report->stats.glob = inputs.walk.glob;
+  report->stats.too_large = inputs.walk.too_large;
+  report->stats.special = inputs.walk.special;
+}
+
+}  // namespace
+
+Result<WalkedInputs> WalkInputs(const Run& run) {
+  const Options& o = run.options();
+  WalkedInputs out;
+  if (!o.index.empty()) {
+    Result<std::unique_ptr<SignatureIndex>> opened = OpenIndexFor(o);
+    if (!opened.ok()) return opened.status();
+    out.index = std::move(*opened);
+  }
+  run.Tick(Stage::kWalking);
+  // What the index holds is read while the inputs are walked: the two costs
+  // of a run over unchanged files overlap. (The index is used by that task
+  // alone until both are done.)
+  std::optional<Result<WalkedCorpus>> walked;
+  std::optional<Result<StoredInputs>> stored;
+  const Workers two{.threads = out.index != nullptr ? 2 : 1, .tick = {}, .cancel = nullptr};
+  ParallelFor(two, out.index != nullptr ? 2 : 1, [&](int, size_t task) {
+    if (task == 0) {
+      walked.emplace(WalkCorpus(o, run.fs()));
+    } else {
+      stored.emplace(ReadStored(o, *out.index));
+    }
+  });
+  if (!walked->ok()) return walked->status();
+  out.walked = std::move(**walked);
+  if (stored) {
+    if (!stored->ok()) return stored->status();
+    out.stored = std::move(**stored);
+  }
+  return out;
+}
+
+Result<SignedInputs> SignInputs(const Run& run, WalkedInputs walked, IdScope ids) {
+  SignedInputs out;
+  out.walk = walked.walked.counts;
+  out.walk_errors = std::move(walked.walked.errors);
+  const size_t n_files = walked.walked.files.size();
+  Workers signing = run.workers();
+  if (run.Watched()) signing.tick = [&] { run.Tick(Stage::kReading, n_files); };
+  const SignContext ctx = run.Signing(signing);
+  if (walked.index == nullptr) {
+    out.corpus = ids == IdScope::kRun ? Sign(ctx, std::move(walked.walked.files))
+                                      : SignShare(ctx, std::move(walked.walked.files));
+  } else {
+    Result<IndexedCorpus> s =
+        SignWithIndex(ctx, std::move(walked.walked.files), *walked.index, std::move(*walked.stored));
+    if (!s.ok()) return s.status();
+    out.corpus = std::move(s->corpus);
+    out.signed_now = std::move(s->signed_now);
+    out.index = s->stats;
+  }
+  if (run.Cancelled()) return Status::Cancelled("interrupted");
+  return out;  // the index is closed here: the next run may start
+}
+
+FoundPairs FindCandidatePairs(const Run& run, const SignatureTable& table) {
+  FoundPairs out{.groups = CopyGroups::Build(table), .candidates = {}};
+  if (!run.rule().identical_only) {
+    run.Tick(Stage::kBanding);
+    out.candidates = FindCandidates(table, out.groups, run.options(), run.banding(), run.workers());
+  }
+  return out;
+}
+
+Result<Report> ReportPhase(const Run& run, SignedInputs inputs, FoundPairs found) {
+  const Options& o = run.options();
+  Report report;
+  report.params = MakeParams(o, run.banding());
+  report.index = inputs.index;
+  TallyWalk(inputs, &report);
+  SignedCorpus& corpus = inputs.corpus;
+  // Text files need their paths again only to be read again.
+  if (!run.rereads() && o.input == InputFormat::kText) corpus.table.files = {};
+  TallyDocuments(corpus, &report.stats);
+  report.stats.candidates = found.candidates.visited;
+  if (run.Cancelled()) return Status::Cancelled("interrupted");
+
+  if (run.rereads()) run.Tick(Stage::kVerifying);
+  Result<Verified> verified = VerifyCandidates(run.Verifying(), corpus, &found.groups, std::move(found.candidates));
+  if (!verified.ok()) return verified.status();
+  // No signature is read past verification but by --cluster-by keep, which
+  // reads them back in: the borrowed pages need not stay resident.
+  for (const auto& file : inputs.mapped) file->Release(0, file->size());
+  const SignatureTable& table = corpus.table;
+  for (auto& [doc, status] : verified->left_out) {
+    corpus.problems.push_back({.file = table.docs[doc].file, .line = table.docs[doc].line, .status = status});
+  }
+  report.stats.exact_duplicates = found.groups.copies();
+  report.docs = Entries(std::move(corpus.table.docs));
+  if (o.mode == Mode::kPairs) {
+    if (Status s = BuildPairs(found.groups, verified->pairs, o, &report); !s.ok()) return s;
+  } else {
+    run.Tick(Stage::kClustering);
+    BuildClusterReport(found.groups, *verified, o, &report);
+  }
+  if (o.new_only) {
+    if (Status s = KeepOnlyNew(inputs.signed_now, o, &report); !s.ok()) return s;
+  }
+  TallyProblems(inputs.walk, std::move(corpus.problems), &report);
+  report.stats.seconds = run.seconds();
+  run.Tick(Stage::kDone);
+  return report;
+}
+
+}  // namespace neardup

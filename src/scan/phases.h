@@ -1,0 +1,79 @@
+// The phases of a run, composed once: each takes the Run and values and
+// returns values. The drivers are a few lines over them:
+//   scan          = WalkInputs, SignInputs, FindCandidatePairs, ReportPhase
+//   stage sign    = WalkInputs, its share, SignInputs (ids per shard), encode
+//   stage report  = decode the shards and candidates, ReportPhase
+//   explain       = the same Run on two documents, judged by Reported()
+//
+// Thread safety: each phase uses the Run's workers inside and is called from
+// the driver's thread.
+//
+//   Result<WalkedInputs> walked = WalkInputs(run);
+//   Result<SignedInputs> inputs = SignInputs(run, std::move(*walked));
+//   FoundPairs found = FindCandidatePairs(run, inputs->corpus.table);
+//   Result<Report> report = ReportPhase(run, std::move(*inputs), std::move(found));
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "base/mapped_file.h"
+#include "index/sign_indexed.h"
+#include "lsh/candidates.h"
+#include "lsh/copy_groups.h"
+#include "neardup/report.h"
+#include "neardup/status.h"
+#include "scan/run.h"
+#include "sign/sign.h"
+#include "walk/walk.h"
+
+namespace neardup {
+
+// The inputs as walked; with --index, the index opened (locked, checked)
+// and what it holds of them, read while the inputs were walked.
+struct WalkedInputs {
+  WalkedCorpus walked;
+  std::unique_ptr<SignatureIndex> index;
+  std::optional<StoredInputs> stored;
+};
+// Errors: a malformed glob or path list; the index's errors (locked,
+// corrupt, other parameters, out of memory while reading it).
+Result<WalkedInputs> WalkInputs(const Run& run);
+
+// What signing gives the rest of a run.
+struct SignedInputs {
+  SignedCorpus corpus;
+  WalkCounts walk;
+  std::vector<Status> walk_errors;  // the walk's problems, "PATH: reason"
+  std::vector<uint8_t> signed_now;  // with --index: per document, 1 when signed in this run
+  IndexStats index;                 // with --index
+  // Files the table's signatures are borrowed from (stage report): their
+  // pages are let go once verification has read what it needs.
+  std::vector<std::shared_ptr<const MappedFile>> mapped;
+};
+
+// Whose JSONL ids must be unique: the run's (a scan), or none yet (a stage
+// sign task: the report makes them unique over every shard).
+enum class IdScope { kRun, kShard };
+
+// Signs `walked` (text files, JSONL, or through the index alike). Errors:
+// the index's (disk full, corrupt), Cancelled. Problems with single inputs
+// are results, in corpus.problems.
+Result<SignedInputs> SignInputs(const Run& run, WalkedInputs walked, IdScope ids = IdScope::kRun);
+
+// Copy groups and the candidate pairs of their representatives.
+struct FoundPairs {
+  CopyGroups groups;
+  Candidates candidates;
+};
+// Groups the copies of `table` and finds candidates by LSH (none with -t 1:
+// only copies are reported then).
+FoundPairs FindCandidatePairs(const Run& run, const SignatureTable& table);
+
+// Verifies the candidates, builds pairs or clusters by mode, keeps only what
+// is new with --new, and counts: the run's Report. Errors: IoError (a
+// temporary file for sorting), Cancelled, the index's with --new.
+Result<Report> ReportPhase(const Run& run, SignedInputs inputs, FoundPairs found);
+
+}  // namespace neardup

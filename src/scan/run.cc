@@ -1,0 +1,47 @@
+#include "scan/run.h"
+
+namespace neardup {
+
+Banding BandingOf(const Options& options) {
+  return options.bands > 0 ? Banding{options.bands, options.rows} : ChooseBanding(options.threshold, options.num_perm);
+}
+
+Run::Run(const Options& options, const RunContext& context)
+    : options_(options),
+      context_(context),
+      banding_(BandingOf(options)),
+      rule_(VerificationOf(options)),
+      minhasher_(options.num_perm, options.seed),
+      workers_{.threads = Workers::Resolve(options.threads), .tick = {}, .cancel = context.cancel},
+      fs_(context.fs != nullptr ? *context.fs : FileSystem::Default()) {}
+
+Result<std::unique_ptr<Run>> Run::Decide(const Options& options, const RunContext& context) {
+  if (Status s = ValidateOptions(options); !s.ok()) return s;
+  return std::unique_ptr<Run>(new Run(options, context));
+}
+
+SignContext Run::Signing(const Workers& workers) const {
+  return {options_, minhasher_, fs_, workers, rereads(), counts_};
+}
+
+VerifyContext Run::Verifying() const { return {options_, rule_, minhasher_, fs_, workers_}; }
+
+void Run::Tick(Stage stage, uint64_t total) const {
+  if (!context_.progress) return;
+  const auto now = Clock::now();
+  if (stage == last_stage_ && now - last_tick_ < std::chrono::milliseconds(200)) return;
+  last_tick_ = now;
+  last_stage_ = stage;
+  Progress p;
+  p.stage = stage;
+  p.inputs_done = stage == Stage::kReading ? counts_.inputs_done.load() : 0;
+  p.inputs_total = total;
+  p.bytes = counts_.bytes.load();
+  p.documents = counts_.documents.load();
+  p.seconds = seconds();
+  context_.progress(p);
+}
+
+double Run::seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+}  // namespace neardup

@@ -1,0 +1,92 @@
+// Run: what a scan, a stage task and `explain` decide once from the Options,
+// before anything is read. Every rule that says how the phases behave for a
+// set of options is decided here, in one place:
+//  - the banding: --bands x --rows, or the one chosen for -t and --num-perm;
+//  - the verification rule (verify_candidates.h), with "-t 1 means the same
+//    text" (identical_only) and what is read again after signing (--exact
+//    and -t 1), and so what signing must keep (stream copies);
+//  - the MinHasher, the worker threads, cancellation and progress.
+//
+// The phases (phases.h) take a Run and values and return values; the drivers
+// (scan.cc, the stage tasks in distributed/, explain.cc) are a few lines
+// over them.
+//
+// Thread safety: the phases read a Run from many threads at once and change
+// none of it but its progress counters, which are atomic; Tick() is called
+// from the driver's thread only.
+//
+//   Result<std::unique_ptr<Run>> run = Run::Decide(options, context);
+//   if (!run.ok()) return run.status();
+//   Result<WalkedInputs> walked = WalkInputs(**run);
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+#include "base/parallel.h"
+#include "neardup/banding.h"
+#include "neardup/options.h"
+#include "neardup/scan.h"
+#include "neardup/status.h"
+#include "sign/minhash.h"
+#include "sign/sign.h"
+#include "verify/verify_candidates.h"
+#include "walk/file_system.h"
+
+namespace neardup {
+
+// The banding in effect for `options`: --bands x --rows when given, else the
+// one ChooseBanding() picks for -t and --num-perm.
+Banding BandingOf(const Options& options);
+
+class Run {
+ public:
+  // Validates `options` (InvalidArgument as ValidateOptions) and decides
+  // the rest. `options` and `context` must outlive the Run.
+  static Result<std::unique_ptr<Run>> Decide(const Options& options, const RunContext& context);
+  Run(const Run&) = delete;
+  Run& operator=(const Run&) = delete;
+
+  const Options& options() const { return options_; }
+  Banding banding() const { return banding_; }
+  const Verification& rule() const { return rule_; }
+  // Documents are read again after signing (--exact, -t 1).
+  bool rereads() const { return rule_.rereads(); }
+  const MinHasher& minhasher() const { return minhasher_; }
+  const Workers& workers() const { return workers_; }
+  FileSystem& fs() const { return fs_; }
+  bool Cancelled() const { return workers_.Cancelled(); }
+  // Whether someone is shown the progress (the context has a callback).
+  bool Watched() const { return static_cast<bool>(context_.progress); }
+
+  // Signing for this run on `workers` (the run's, or a copy with a tick):
+  // stream documents kept when they are read again, counts into the run's.
+  SignContext Signing(const Workers& workers) const;
+  VerifyContext Verifying() const;
+
+  // Reports progress to the context's callback, at most every 200 ms within
+  // a stage and always on a change of stage. `total`: inputs to read, when
+  // known. From the driver's thread only.
+  void Tick(Stage stage, uint64_t total = 0) const;
+  // Seconds since the run was decided.
+  double seconds() const;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  Run(const Options& options, const RunContext& context);
+
+  const Options& options_;
+  const RunContext& context_;
+  const Banding banding_;
+  const Verification rule_;
+  const MinHasher minhasher_;
+  const Workers workers_;
+  FileSystem& fs_;
+  mutable SignProgress counts_;
+  const Clock::time_point start_ = Clock::now();
+  mutable Clock::time_point last_tick_{};
+  mutable Stage last_stage_ = Stage::kDone;
+};
+
+}  // namespace neardup
