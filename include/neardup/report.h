@@ -75,11 +75,6 @@ struct Stats {
   uint64_t transcoded = 0;        // UTF-16 files transcoded
   uint64_t exact_duplicates = 0;  // documents identical to an earlier one
   uint64_t candidates = 0;        // distinct candidate pairs from LSH
-  uint64_t pairs = 0;             // reported pairs
-  uint64_t clusters = 0;
-  uint64_t clustered = 0;         // documents in clusters
-  uint64_t removable = 0;         // documents that can go
-  uint64_t removable_bytes = 0;
   double seconds = 0;
 
   uint64_t skipped() const { return hidden + glob + too_large + binary + too_short; }
@@ -106,6 +101,11 @@ struct Report {
   IndexStats index;                   // used only with --index
   std::vector<Status> problems;       // what went wrong, "PATH: reason"
   std::vector<std::string> notices;   // advice that changes nothing (warnings)
+
+  // The counts of what is reported, derived from it (the stats hold what
+  // was read): documents in clusters, and bytes of text of the removable.
+  uint64_t clustered() const;
+  uint64_t removable_bytes() const;
 };
 
 }  // namespace neardup

@@ -108,11 +108,11 @@ std::string Summary(const Report& r) {
   if (s.transcoded > 0) line += ", " + std::to_string(s.transcoded) + " transcoded from UTF-16";
   line += "; " + std::to_string(s.candidates) + " candidate pairs, ";
   if (r.params.mode == Mode::kPairs) {
-    line += std::to_string(s.pairs) + " pairs reported";
+    line += std::to_string(r.pairs.size()) + " pairs reported";
   } else {
-    line += std::to_string(s.clusters) + " clusters of " + std::to_string(s.clustered) + " documents, " +
-            std::to_string(s.removable) + " removable (" +
-            std::to_string((s.removable_bytes + 500000) / 1000000) + " MB)";
+    line += std::to_string(r.clusters.size()) + " clusters of " + std::to_string(r.clustered()) + " documents, " +
+            std::to_string(r.removable.size()) + " removable (" +
+            std::to_string((r.removable_bytes() + 500000) / 1000000) + " MB)";
   }
   if (r.index.used) {
     line += "; index: " + std::to_string(r.index.reused) + " reused, " + std::to_string(r.index.signed_now) +

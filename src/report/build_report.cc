@@ -49,10 +49,9 @@ std::vector<DocId> Anchors(const CopyGroups& groups, const std::vector<DocEntry>
 
 }  // namespace
 
-Status BuildPairs(const CopyGroups& groups, const std::vector<Candidate>& verified, const Options& options,
-                  Report* report) {
+Result<PairList> BuildPairs(const CopyGroups& groups, const std::vector<Candidate>& verified, const Options& options,
+                            const std::vector<DocEntry>& docs) {
   const bool exact = options.verify == VerifyMode::kExact;
-  const auto& docs = report->docs;
   std::vector<uint8_t> used(docs.size(), 0);
   for (const Candidate& p : verified) {
     for (DocId x : groups.members_of(p.a)) used[x] = 1;
@@ -96,17 +95,16 @@ Status BuildPairs(const CopyGroups& groups, const std::vector<Candidate>& verifi
   }
   if (status.ok()) status = pairs.Finish();
   if (!status.ok()) return status;
+  PairList out{.pairs = std::move(pairs), .notices = {}};
   if (largest_group > kManyPairs) {
-    report->notices.push_back(docs[largest_rep].name + " and its copies make " + std::to_string(largest_group) +
-                              " pairs; --mode clusters reports each group of copies once");
+    out.notices.push_back(docs[largest_rep].name + " and its copies make " + std::to_string(largest_group) +
+                          " pairs; --mode clusters reports each group of copies once");
   }
-  report->stats.pairs = pairs.size();
-  report->pairs = std::move(pairs);
-  return Status::Ok();
+  return out;
 }
 
-void BuildClusterReport(const CopyGroups& groups, const Verified& verified, const Options& options, Report* report) {
-  const auto& docs = report->docs;
+Clustering BuildClustering(const CopyGroups& groups, const Verified& verified, const Options& options,
+                           const std::vector<DocEntry>& docs) {
   const std::vector<DocId> anchor = Anchors(groups, docs);
   std::vector<DocPair> edges;
   for (size_t k = 0; k < groups.size(); ++k) {
@@ -120,39 +118,42 @@ void BuildClusterReport(const CopyGroups& groups, const Verified& verified, cons
     if (docs[x].reference && docs[y].reference) continue;
     edges.emplace_back(x, y);
   }
-  report->clusters = BuildClusters(docs, edges, options.keep, options.cluster_by,
-                                   [&verified](DocId kept, DocId m) { return verified.Similar(kept, m); });
-  report->removable = Removable(docs, report->clusters);
-  Stats& st = report->stats;
-  st.clusters = report->clusters.size();
-  for (const Cluster& c : report->clusters) st.clustered += c.members.size();
-  for (DocId d : report->removable) {
-    ++st.removable;
-    st.removable_bytes += docs[d].size;
-  }
+  Clustering out;
+  out.clusters = BuildClusters(docs, edges, options.keep, options.cluster_by,
+                               [&verified](DocId kept, DocId m) { return verified.Similar(kept, m); });
+  out.removable = Removable(docs, out.clusters);
+  return out;
 }
 
-void TallyDocuments(const SignedCorpus& corpus, Stats* stats) {
+Stats CountRead(const SignedCorpus& corpus, const WalkCounts& walk) {
+  Stats stats;
   for (const DocRecord& r : corpus.table.docs) {
     switch (r.kind) {
-      case DocKind::kOk: ++stats->documents; break;
-      case DocKind::kEmpty: ++stats->empty; break;
-      case DocKind::kTooShort: ++stats->too_short; break;
-      case DocKind::kBinary: ++stats->binary; break;
+      case DocKind::kOk: ++stats.documents; break;
+      case DocKind::kEmpty: ++stats.empty; break;
+      case DocKind::kTooShort: ++stats.too_short; break;
+      case DocKind::kBinary: ++stats.binary; break;
       case DocKind::kFailed: break;
     }
   }
-  stats->bytes = corpus.counts.bytes;
-  stats->invalid_utf8 = corpus.counts.invalid_utf8;
-  stats->transcoded = corpus.counts.transcoded;
-  stats->duplicate_ids = corpus.counts.duplicate_ids;
+  stats.bytes = corpus.counts.bytes;
+  stats.invalid_utf8 = corpus.counts.invalid_utf8;
+  stats.transcoded = corpus.counts.transcoded;
+  stats.duplicate_ids = corpus.counts.duplicate_ids;
+  stats.hidden = walk.hidden;
+  stats.glob = walk.glob;
+  stats.too_large = walk.too_large;
+  stats.special = walk.special;
+  return stats;
 }
 
-void TallyProblems(const WalkCounts& walk, std::vector<InputProblem> problems, Report* report) {
-  Stats& st = report->stats;
+std::vector<Status> TallyProblems(const WalkCounts& walk, std::vector<Status> walk_errors,
+                                  std::vector<InputProblem> problems, Stats* counts) {
+  Stats& st = *counts;
   // A directory loop or a dangling link (with --follow) is skipped and
   // warned about, but nothing went unread.
-  st.unreadable += report->problems.size() - walk.loops - walk.dangling;
+  st.unreadable += walk_errors.size() - walk.loops - walk.dangling;
+  std::vector<Status> out = std::move(walk_errors);
   std::stable_sort(problems.begin(), problems.end(), [](const InputProblem& x, const InputProblem& y) {
     return x.file != y.file ? x.file < y.file : x.line < y.line;
   });
@@ -163,8 +164,9 @@ void TallyProblems(const WalkCounts& walk, std::vector<InputProblem> problems, R
       case InputProblem::Kind::kUnreadable: ++st.unreadable; break;
       case InputProblem::Kind::kCounted: break;
     }
-    report->problems.push_back(std::move(p.status));
+    out.push_back(std::move(p.status));
   }
+  return out;
 }
 
 std::vector<DocEntry> Entries(std::vector<DocRecord>&& docs) {

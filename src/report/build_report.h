@@ -7,21 +7,19 @@
 //    sorted by (name of a, name of b), name(a) < name(b) in byte order,
 //    in memory up to Options::pair_memory and in sorted runs on disk past
 //    it (sorted_pairs.h).
-//  - BuildClusterReport: documents are linked through their groups and the
+//  - BuildClustering: documents are linked through their groups and the
 //    verified pairs (never by an edge between two reference documents),
 //    clustered (cluster.h), and the removable documents are listed once,
-//    in Report::removable, for every writer.
+//    for every writer.
 //
-// Both fill the report's stats for what they add (pairs, or clusters,
-// clustered, removable and removable_bytes) and may add notices.
-//
-// The tallies (TallyDocuments, TallyProblems) fill the rest of the stats from
-// what the signing stage met; the scan (pipeline.cc) and the stage report
-// (stage_report.cc) share them.
+// CountRead and TallyProblems count what the walk and the signing met. Each
+// returns its value; the report phase (scan/phases.cc) alone assembles the
+// Report from them, for the scan and the stage report alike.
 //
 // Thread safety: plain functions.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "lsh/candidates.h"
@@ -39,26 +37,39 @@ namespace neardup {
 // to --mode clusters, where it is one cluster.
 inline constexpr uint64_t kManyPairs = 1000000;
 
-// REQUIRES: report->docs holds the documents the groups and pairs refer to.
+// The pairs of BuildPairs, and a notice when one group of copies alone
+// makes more than kManyPairs of them.
+struct PairList {
+  SortedPairs pairs;
+  std::vector<std::string> notices;
+};
+// REQUIRES: `docs` holds the documents the groups and pairs refer to.
 // Returns IoError when a temporary file for sorting cannot be written.
-[[nodiscard]] Status BuildPairs(const CopyGroups& groups, const std::vector<Candidate>& pairs, const Options& options,
-                                Report* report);
+Result<PairList> BuildPairs(const CopyGroups& groups, const std::vector<Candidate>& pairs, const Options& options,
+                            const std::vector<DocEntry>& docs);
 
+// The clusters and, once, the removable documents of BuildClustering.
+struct Clustering {
+  std::vector<Cluster> clusters;
+  std::vector<DocId> removable;
+};
 // REQUIRES: as BuildPairs; `verified` from VerifyCandidates over `groups`.
-void BuildClusterReport(const CopyGroups& groups, const Verified& verified, const Options& options, Report* report);
+Clustering BuildClustering(const CopyGroups& groups, const Verified& verified, const Options& options,
+                           const std::vector<DocEntry>& docs);
 
-// Counts the signed documents of `corpus` by kind into `stats` (documents,
-// empty, too_short, binary) and copies its reading counts (bytes,
-// invalid_utf8, transcoded, duplicate_ids).
-void TallyDocuments(const SignedCorpus& corpus, Stats* stats);
+// The counts of what was read: the signed documents of `corpus` by kind
+// (documents, empty, too_short, binary), its reading counts (bytes,
+// invalid_utf8, transcoded, duplicate_ids) and the walk's skips (hidden,
+// glob, too_large, special).
+Stats CountRead(const SignedCorpus& corpus, const WalkCounts& walk);
 
-// Appends the inputs' `problems` to report->problems, sorted in input order
-// (by file, then line; stable), each counted in the stats by its kind. The
-// walk's errors already in report->problems are counted as unreadable, but
-// for the directory loops and dangling links of `walk` (skipped and warned
-// about, nothing went unread).
-// REQUIRES: report->problems holds the walk's errors and nothing else.
-void TallyProblems(const WalkCounts& walk, std::vector<InputProblem> problems, Report* report);
+// The problems of a run in the order reported: the walk's errors, then the
+// inputs' `problems` in input order (by file, then line; stable). Each is
+// counted in `counts` by its kind; the walk's errors as unreadable, but for
+// its directory loops and dangling links (skipped and warned about, nothing
+// went unread).
+std::vector<Status> TallyProblems(const WalkCounts& walk, std::vector<Status> walk_errors,
+                                  std::vector<InputProblem> problems, Stats* counts);
 
 // The report's view of the documents: name, size, mtime and whether under
 // --against, moved out of `docs` (indexed by DocId as before).

@@ -18,4 +18,16 @@ Params::Params(const Options& options, Banding banding)
 
 Params MakeParams(const Options& options, Banding banding) { return Params(options, banding); }
 
+uint64_t Report::clustered() const {
+  uint64_t n = 0;
+  for (const Cluster& c : clusters) n += c.members.size();
+  return n;
+}
+
+uint64_t Report::removable_bytes() const {
+  uint64_t bytes = 0;
+  for (DocId d : removable) bytes += docs[d].size;
+  return bytes;
+}
+
 }  // namespace neardup

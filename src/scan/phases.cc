@@ -20,15 +20,6 @@ Result<StoredInputs> ReadStored(const Options& options, SignatureIndex& index) {
   }
 }
 
-// The report's view of what the walk met: its problems and skip counts.
-void TallyWalk(const SignedInputs& inputs, Report* report) {
-  for (const Status& e : inputs.walk_errors) report->problems.push_back(e);
-  report->stats.hidden = inputs.walk.hidden;
-  report->stats.glob = inputs.walk.glob;
-  report->stats.too_large = inputs.walk.too_large;
-  report->stats.special = inputs.walk.special;
-}
-
 }  // namespace
 
 Result<WalkedInputs> WalkInputs(const Run& run) {
@@ -94,16 +85,44 @@ FoundPairs FindCandidatePairs(const Run& run, const SignatureTable& table) {
   return out;
 }
 
+namespace {
+
+// The report's pairs or clusters by mode, cut down to what is new with --new.
+Status BuildOutcome(const Run& run, const FoundPairs& found, const Verified& verified,
+                    const std::vector<uint8_t>& signed_now, Report* report) {
+  const Options& o = run.options();
+  if (o.mode == Mode::kPairs) {
+    Result<PairList> built = BuildPairs(found.groups, verified.pairs, o, report->docs);
+    if (!built.ok()) return built.status();
+    report->notices = std::move(built->notices);
+    if (!o.new_only) {
+      report->pairs = std::move(built->pairs);
+      return Status::Ok();
+    }
+    Result<SortedPairs> kept = NewPairsOnly(signed_now, built->pairs, o.pair_memory);
+    if (!kept.ok()) return kept.status();
+    report->pairs = std::move(*kept);
+    return Status::Ok();
+  }
+  run.Tick(Stage::kClustering);
+  Clustering built = BuildClustering(found.groups, verified, o, report->docs);
+  if (o.new_only) built = NewClustersOnly(signed_now, std::move(built));
+  report->clusters = std::move(built.clusters);
+  report->removable = std::move(built.removable);
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<Report> ReportPhase(const Run& run, SignedInputs inputs, FoundPairs found) {
   const Options& o = run.options();
-  Report report;
-  report.params = MakeParams(o, run.banding());
-  report.index = inputs.index;
-  TallyWalk(inputs, &report);
   SignedCorpus& corpus = inputs.corpus;
   // Text files need their paths again only to be read again.
   if (!run.rereads() && o.input == InputFormat::kText) corpus.table.files = {};
-  TallyDocuments(corpus, &report.stats);
+  Report report;
+  report.params = MakeParams(o, run.banding());
+  report.index = inputs.index;
+  report.stats = CountRead(corpus, inputs.walk);
   report.stats.candidates = found.candidates.visited;
   if (run.Cancelled()) return Status::Cancelled("interrupted");
 
@@ -113,22 +132,15 @@ Result<Report> ReportPhase(const Run& run, SignedInputs inputs, FoundPairs found
   // No signature is read past verification but by --cluster-by keep, which
   // reads them back in: the borrowed pages need not stay resident.
   for (const auto& file : inputs.mapped) file->Release(0, file->size());
-  const SignatureTable& table = corpus.table;
   for (auto& [doc, status] : verified->left_out) {
-    corpus.problems.push_back({.file = table.docs[doc].file, .line = table.docs[doc].line, .status = status});
+    const DocRecord& r = corpus.table.docs[doc];
+    corpus.problems.push_back({.file = r.file, .line = r.line, .status = status});
   }
   report.stats.exact_duplicates = found.groups.copies();
   report.docs = Entries(std::move(corpus.table.docs));
-  if (o.mode == Mode::kPairs) {
-    if (Status s = BuildPairs(found.groups, verified->pairs, o, &report); !s.ok()) return s;
-  } else {
-    run.Tick(Stage::kClustering);
-    BuildClusterReport(found.groups, *verified, o, &report);
-  }
-  if (o.new_only) {
-    if (Status s = KeepOnlyNew(inputs.signed_now, o, &report); !s.ok()) return s;
-  }
-  TallyProblems(inputs.walk, std::move(corpus.problems), &report);
+  if (Status s = BuildOutcome(run, found, *verified, inputs.signed_now, &report); !s.ok()) return s;
+  report.problems =
+      TallyProblems(inputs.walk, std::move(inputs.walk_errors), std::move(corpus.problems), &report.stats);
   report.stats.seconds = run.seconds();
   run.Tick(Stage::kDone);
   return report;

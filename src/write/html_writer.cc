@@ -480,10 +480,11 @@ void AppendFactTables(const Report& report, std::string* page_out) {
   fact("exact copies", std::to_string(s.exact_duplicates));
   fact("candidate pairs", std::to_string(s.candidates));
   if (pairs_mode) {
-    fact("pairs reported", std::to_string(s.pairs));
+    fact("pairs reported", std::to_string(report.pairs.size()));
   } else {
-    fact("clusters", std::to_string(s.clusters) + " of " + std::to_string(s.clustered) + " documents");
-    fact("removable", std::to_string(s.removable) + " documents (" + std::to_string(s.removable_bytes) + " bytes)");
+    fact("clusters", std::to_string(report.clusters.size()) + " of " + std::to_string(report.clustered()) + " documents");
+    fact("removable", std::to_string(report.removable.size()) + " documents (" + std::to_string(report.removable_bytes()) +
+                              " bytes)");
   }
   if (!report.problems.empty()) fact("problems (see the log)", std::to_string(report.problems.size()));
   page += "</table>\n";
@@ -538,7 +539,6 @@ void WriteHtml(const Report& report, const HtmlSources& sources, std::ostream& o
   data["groups"] = pairs_mode ? PairGroups(report, texts, &similarities) : ClusterGroups(report, texts, &similarities);
   const std::string safe = ScriptSafeJson(data);
 
-  const Stats& s = report.stats;
   std::string page;
   page += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -546,7 +546,7 @@ void WriteHtml(const Report& report, const HtmlSources& sources, std::ostream& o
           "script-src 'unsafe-inline'\">\n<title>neardup review</title>\n<style>";
   page += kStyle;
   page += "</style>\n</head>\n<body>\n<h1>neardup review: ";
-  page += pairs_mode ? std::to_string(s.pairs) + " pairs" : std::to_string(s.clusters) + " clusters";
+  page += pairs_mode ? std::to_string(report.pairs.size()) + " pairs" : std::to_string(report.clusters.size()) + " clusters";
   page += "</h1>\n<p class=\"note\">Before deleting anything, check each group below. In a cluster, the "
           "document marked <em>kept</em> is the one the <code>--keep</code> rule keeps; the others are its "
           "near-duplicates.</p>\n";

@@ -225,7 +225,8 @@ Json ParamsJson(const Params& params) {
 }
 
 // Every count but `seconds`, which would make runs differ.
-Json StatsJson(const Stats& stats) {
+Json StatsJson(const Report& report) {
+  const Stats& stats = report.stats;
   Json json = Json::object();
   json["documents"] = stats.documents;
   json["bytes"] = stats.bytes;
@@ -242,11 +243,11 @@ Json StatsJson(const Stats& stats) {
   json["exact_duplicates"] = stats.exact_duplicates;
   json["skipped"] = stats.skipped();
   json["candidates"] = stats.candidates;
-  json["pairs"] = stats.pairs;
-  json["clusters"] = stats.clusters;
-  json["clustered"] = stats.clustered;
-  json["removable"] = stats.removable;
-  json["removable_bytes"] = stats.removable_bytes;
+  json["pairs"] = report.pairs.size();
+  json["clusters"] = report.clusters.size();
+  json["clustered"] = report.clustered();
+  json["removable"] = report.removable.size();
+  json["removable_bytes"] = report.removable_bytes();
   return json;
 }
 
@@ -315,7 +316,7 @@ void WriteJson(const Report& report, std::ostream& out) {
   root["neardup"] = kVersion;
   root["format"] = kFormatVersion;
   root["params"] = ParamsJson(report.params);
-  root["stats"] = StatsJson(report.stats);
+  root["stats"] = StatsJson(report);
   if (report.index.used) {  // only with --index, so that the rest compares with a run without it
     Json index = Json::object();
     index["reused"] = report.index.reused;

@@ -91,7 +91,7 @@ TEST(HostileExactTest, FileReplacedOrDeletedMidRunIsLeftOutOfEveryCluster) {
   Result<Report> r = FindDuplicates(o, ctx);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(ClusterNames(*r), (std::vector<std::vector<std::string>>{{dir / "b.txt", dir / "d.txt"}}));
-  EXPECT_EQ(r->stats.removable, 1u);
+  EXPECT_EQ(r->removable.size(), 1u);
   EXPECT_EQ(r->stats.unreadable, 2u);  // exit status 2
   std::string problems;
   for (const Status& s : r->problems) problems += s.message() + "\n";

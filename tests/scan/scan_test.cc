@@ -253,7 +253,7 @@ TEST(PipelineTest, ClustersModeGroupsCopiesAndKeepsTheFirst) {
   ASSERT_EQ(r.clusters.size(), 1u);
   EXPECT_EQ(r.docs[r.clusters[0].keep].name, dir / "a.txt");
   EXPECT_EQ(r.clusters[0].members.size(), 3u);
-  EXPECT_EQ(r.stats.removable, 2u);
+  EXPECT_EQ(r.removable.size(), 2u);
 }
 
 }  // namespace
