@@ -14,6 +14,7 @@
 #include "sign/table_codec.h"
 #include "lsh/similarity.h"
 #include "verify/verify_candidates.h"
+#include "lsh/band_key.h"
 #include "scan/phases.h"
 #include "scan/run.h"
 #include "sign/sign_internal.h"
@@ -103,21 +104,6 @@ Result<Merged> LoadShards(const WorkFolder& folder, const Options& o, uint32_t s
   return m;
 }
 
-// Whether band `band` is the first whose rows a and b share (as LshIndex
-// produces a pair once, in the first band it shares).
-bool FirstSharedBand(const SignatureTable& table, Banding banding, DocId a, DocId b, uint64_t band) {
-  const SignatureView x = table.signature(a), y = table.signature(b);
-  const size_t rows = static_cast<size_t>(banding.rows);
-  auto equal = [&](uint64_t j) {
-    return std::equal(x.begin() + j * rows, x.begin() + (j + 1) * rows, y.begin() + j * rows);
-  };
-  if (!equal(band)) return false;  // a 64-bit band hash collision
-  for (uint64_t j = 0; j < band; ++j) {
-    if (equal(j)) return false;
-  }
-  return true;
-}
-
 // The candidates of the bucket tasks' files, as FindCandidates finds them.
 Result<Candidates> LoadCandidates(const WorkFolder& folder, const Run& run, uint32_t buckets, const Merged& merged) {
   const Options& o = run.options();
@@ -142,7 +128,10 @@ Result<Candidates> LoadCandidates(const WorkFolder& folder, const Run& run, uint
         return Status::Corrupt(path + ": a document id out of range");
       }
       const DocId a = doc(p.a), b = doc(p.b);
-      if (!FirstSharedBand(table, banding, a, b, p.band)) continue;
+      if (p.band >= static_cast<uint64_t>(banding.bands)) return Status::Corrupt(path + ": a band out of range");
+      if (!FirstSharedBand(table.signature(a).data(), table.signature(b).data(), banding, static_cast<int>(p.band))) {
+        continue;
+      }
       ++out.visited;
       const SignatureView x = table.signature(a);
       const double est = SignatureAgreement(x.data(), table.signature(b).data(), static_cast<int>(x.size()));

@@ -5,6 +5,7 @@
 
 #include "base/hash.h"
 #include "sign/table_codec.h"
+#include "lsh/band_key.h"
 #include "scan/phases.h"
 #include "scan/run.h"
 #include "sign/sign_internal.h"
@@ -52,13 +53,11 @@ std::string EncodeBands(const SignatureTable& table, uint32_t shard, Banding ban
   w.U32(0);
   w.U64(fingerprint);
   w.U64(signed_docs.size());
-  const size_t row_bytes = static_cast<size_t>(banding.rows) * sizeof(uint32_t);
   std::vector<BandEntry> entries(signed_docs.size());
   for (int band = 0; band < banding.bands; ++band) {
-    const size_t off = static_cast<size_t>(band) * static_cast<size_t>(banding.rows);
     for (size_t k = 0; k < signed_docs.size(); ++k) {
       const DocId id = static_cast<DocId>(signed_docs[k]);
-      entries[k] = {.hash = HashBytes(table.signature(id).data() + off, row_bytes, static_cast<uint64_t>(band)),
+      entries[k] = {.hash = BandKey(table.signature(id).data(), banding, band),
                     .id = GlobalId(shard, id),
                     .content = table.docs[id].content};
     }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/hash.h"
+#include "lsh/band_key.h"
 #include "base/hash_sort.h"
 #include "base/parallel.h"
 
@@ -26,16 +27,6 @@ LshIndex::LshIndex(const uint32_t* signatures, int num_perm, std::span<const uin
   assert(banding.bands * banding.rows <= num_perm);
 }
 
-bool LshIndex::BandEqual(uint32_t x, uint32_t y, int band) const {
-  const size_t off = static_cast<size_t>(band) * static_cast<size_t>(banding_.rows);
-  const uint32_t* rx = Row(x) + off;
-  const uint32_t* ry = Row(y) + off;
-  for (int i = 0; i < banding_.rows; ++i) {
-    if (rx[i] != ry[i]) return false;
-  }
-  return true;
-}
-
 void LshIndex::HashBand(int band, std::vector<Entry>& entries) const {
   const size_t n = row_ids_.size();
   const size_t off = static_cast<size_t>(band) * static_cast<size_t>(banding_.rows);
@@ -50,7 +41,7 @@ void LshIndex::HashBand(int band, std::vector<Entry>& entries) const {
       __builtin_prefetch(reinterpret_cast<const char*>(ahead) + row_bytes - 1);
     }
     const uint32_t id = row_ids_[k];
-    entries[k] = {HashBytes(Row(id) + off, row_bytes, static_cast<uint64_t>(band)), id};
+    entries[k] = {BandKey(Row(id), banding_, band), id};
   }
 }
 
@@ -62,10 +53,7 @@ uint64_t LshIndex::PairsOfBucket(int worker, std::span<const Entry> bucket, int 
     for (size_t y = x + 1; y < bucket.size(); ++y) {
       const uint32_t a = bucket[x].id;
       const uint32_t b = bucket[y].id;
-      if (!BandEqual(a, b, band)) continue;  // 64-bit hash collision
-      bool seen = false;
-      for (int earlier = 0; earlier < band && !seen; ++earlier) seen = BandEqual(a, b, earlier);
-      if (seen) continue;
+      if (!FirstSharedBand(Row(a), Row(b), banding_, band)) continue;
       ++count;
       pair(worker, a, b);
     }

@@ -46,7 +46,6 @@ class LshIndex {
   const uint32_t* Row(uint32_t id) const {
     return signatures_ + static_cast<size_t>(id) * static_cast<size_t>(num_perm_);
   }
-  bool BandEqual(uint32_t x, uint32_t y, int band) const;
   struct Entry {
     uint64_t hash;  // of a band's values
     uint32_t id;
