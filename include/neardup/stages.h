@@ -17,8 +17,7 @@
 // Thread safety: each call uses options.threads threads inside; distinct
 // tasks may run at once in distinct processes on one folder.
 //
-//   bool done = false;
-//   Status s = RunSignTask(options, "work", {.task = 0, .tasks = 4}, {}, &done);
+//   Result<TaskRun> ran = RunSignTask(options, "work", {.task = 0, .tasks = 4}, {});
 //   Result<Report> r = RunReportTask(options, "work", {});
 #pragma once
 
@@ -38,17 +37,17 @@ struct StageTask {
   uint32_t tasks = 1;
 };
 
-// Runs sign task `t` into `work` (creating it). Sets *already_done and does
-// nothing when the task's marker is there. Errors: invalid options, a
+// What a task did: its work, or nothing because its marker was there.
+enum class TaskRun { kRan, kAlreadyDone };
+
+// Runs sign task `t` into `work` (creating it). Errors: invalid options, a
 // malformed glob, a stream input, a folder of another run, I/O errors.
 // Problems with single inputs are results, stored for the report.
-Status RunSignTask(const Options& options, const std::string& work, StageTask t, const RunContext& ctx,
-                   bool* already_done);
+Result<TaskRun> RunSignTask(const Options& options, const std::string& work, StageTask t, const RunContext& ctx);
 
-// Runs bucket task `t` over `work`. Sets *already_done and does nothing when
-// its marker is there. InvalidArgument when sign tasks are missing (listed
-// by number) or were run with other options.
-Status RunBucketTask(const Options& options, const std::string& work, StageTask t, bool* already_done);
+// Runs bucket task `t` over `work`. InvalidArgument when sign tasks are
+// missing (listed by number) or were run with other options.
+Result<TaskRun> RunBucketTask(const Options& options, const std::string& work, StageTask t, const RunContext& ctx);
 
 // InvalidArgument when tasks are missing or shards were signed with other
 // parameters (each difference named); Corrupt or IoError for damaged or

@@ -12,13 +12,13 @@ namespace neardup::cli {
 
 namespace {
 
-ExitCode Finish(const char* stage, const CliOptions& cli, const Status& s, bool already_done) {
-  if (!s.ok()) {
-    spdlog::error("{}", s.message());
+ExitCode Finish(const char* stage, const CliOptions& cli, const Result<TaskRun>& ran) {
+  if (!ran.ok()) {
+    spdlog::error("{}", ran.status().message());
     return ExitCode::kError;
   }
   spdlog::info("{} task {} of {}: {}", stage, cli.task, cli.tasks,
-               already_done ? "done before, nothing to do" : "done");
+               *ran == TaskRun::kAlreadyDone ? "done before, nothing to do" : "done");
   return ExitCode::kFound;
 }
 
@@ -28,15 +28,11 @@ ExitCode RunSign(const CliOptions& cli) {
     spdlog::error("{}", s.message());
     return ExitCode::kError;
   }
-  bool done = false;
-  const Status s = RunSignTask(options, cli.work, {.task = cli.task, .tasks = cli.tasks}, {}, &done);
-  return Finish("sign", cli, s, done);
+  return Finish("sign", cli, RunSignTask(options, cli.work, {.task = cli.task, .tasks = cli.tasks}, {}));
 }
 
 ExitCode RunBucket(const CliOptions& cli) {
-  bool done = false;
-  const Status s = RunBucketTask(cli.scan, cli.work, {.task = cli.task, .tasks = cli.tasks}, &done);
-  return Finish("bucket", cli, s, done);
+  return Finish("bucket", cli, RunBucketTask(cli.scan, cli.work, {.task = cli.task, .tasks = cli.tasks}, {}));
 }
 
 ExitCode RunReport(const CliOptions& cli) {

@@ -73,7 +73,7 @@ class BandsFile {
 };
 
 // One shard's run of one band, read block by block.
-struct Run {
+struct BandRun {
   const BandsFile* file = nullptr;
   uint64_t offset = 0;  // of the next block
   uint64_t left = 0;    // entries not yet read
@@ -130,7 +130,7 @@ void EmitBucket(std::vector<BandEntry>& bucket, uint64_t band, uint64_t large_bu
 
 // Merges band `band`'s runs of every shard, bucket by bucket.
 Status BucketBand(const std::vector<BandsFile>& files, uint64_t band, uint64_t large_bucket, BucketOutput* out) {
-  std::vector<Run> runs(files.size());
+  std::vector<BandRun> runs(files.size());
   for (size_t s = 0; s < files.size(); ++s) {
     const uint64_t k = files[s].per_band();
     runs[s].file = &files[s];
@@ -219,26 +219,24 @@ Result<BucketOutput> DecodeBucketOutput(std::string_view bytes) {
   return o;
 }
 
-Status RunBucketTask(const Options& o, const std::string& work, StageTask t, bool* already_done) {
-  *already_done = false;
-  if (Status s = ValidateOptions(o); !s.ok()) return s;
+Result<TaskRun> RunBucketTask(const Options& o, const std::string& work, StageTask t, const RunContext& ctx) {
+  Result<std::unique_ptr<Run>> decided = Run::Decide(o, ctx);
+  if (!decided.ok()) return decided.status();
+  const Run& run = **decided;
   if (t.tasks == 0 || t.task >= t.tasks) return Status::InvalidArgument("--task must be below --tasks");
   const WorkFolder folder(work);
   if (Status s = folder.Create(); !s.ok()) return s;
   const uint64_t fingerprint = BucketFingerprint(o);
   Result<bool> done = folder.Done(StageKind::kBucket, t, fingerprint);
   if (!done.ok()) return done.status();
-  if (*done) {
-    *already_done = true;
-    return Status::Ok();
-  }
+  if (*done) return TaskRun::kAlreadyDone;
   if (Status s = folder.SameRun(StageKind::kBucket, t, fingerprint); !s.ok()) return s;
   folder.RemoveTemporaries(StageKind::kBucket, t.task);
   if (Status s = CheckShardParams(folder, o); !s.ok()) return s;
   const uint64_t sign_fingerprint = SignFingerprint(o);
   Result<uint32_t> shards = folder.FinishedTasks(StageKind::kSign, sign_fingerprint);
   if (!shards.ok()) return shards.status();
-  const Banding banding = BandingOf(o);
+  const Banding banding = run.banding();
   std::vector<BandsFile> files(*shards);
   for (uint32_t s = 0; s < *shards; ++s) {
     if (Status st = files[s].Open(folder.File(StageKind::kSign, s, "bands"), banding, sign_fingerprint); !st.ok()) {
@@ -256,8 +254,12 @@ Status RunBucketTask(const Options& o, const std::string& work, StageTask t, boo
   if (Status s = WriteAtomically(folder.File(StageKind::kBucket, t.task, "pairs"), EncodeBucketOutput(out)); !s.ok()) {
     return s;
   }
-  return WriteAtomically(folder.File(StageKind::kBucket, t.task, "done"),
-                         WorkFolder::MarkerText(StageKind::kBucket, t, fingerprint));
+  if (Status s = WriteAtomically(folder.File(StageKind::kBucket, t.task, "done"),
+                                 WorkFolder::MarkerText(StageKind::kBucket, t, fingerprint));
+      !s.ok()) {
+    return s;
+  }
+  return TaskRun::kRan;
 }
 
 }  // namespace neardup

@@ -233,14 +233,14 @@ Status Prepare(const WorkFolder& folder, const Options& o, StageTask t, bool* do
 
 }  // namespace
 
-Status RunSignTask(const Options& o, const std::string& work, StageTask t, const RunContext& ctx,
-                   bool* already_done) {
-  *already_done = false;
+Result<TaskRun> RunSignTask(const Options& o, const std::string& work, StageTask t, const RunContext& ctx) {
   Result<std::unique_ptr<Run>> decided = Run::Decide(o, ctx);
   if (!decided.ok()) return decided.status();
   const Run& run = **decided;
   const WorkFolder folder(work);
-  if (Status s = Prepare(folder, o, t, already_done); !s.ok() || *already_done) return s;
+  bool done = false;
+  if (Status s = Prepare(folder, o, t, &done); !s.ok()) return s;
+  if (done) return TaskRun::kAlreadyDone;
   // The stages read no index: each task walks the inputs themselves.
   Result<WalkedCorpus> walked = WalkCorpus(o, run.fs());
   if (!walked.ok()) return walked.status();
@@ -253,7 +253,8 @@ Status RunSignTask(const Options& o, const std::string& work, StageTask t, const
   if (in->corpus.table.size() >= (uint64_t{1} << kShardShift)) {
     return Status::InvalidArgument("a shard holds 2^40 documents or more: use more sign tasks");
   }
-  return WriteShard(run, folder, t, *in, first);
+  if (Status s = WriteShard(run, folder, t, *in, first); !s.ok()) return s;
+  return TaskRun::kRan;
 }
 
 }  // namespace neardup
