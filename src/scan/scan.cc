@@ -9,7 +9,6 @@
 #include <chrono>
 #include <new>
 #include <optional>
-#include <thread>
 
 #include "neardup/banding.h"
 #include "report/build_report.h"
@@ -102,12 +101,21 @@ Result<SignedInputs> WalkAndSign(const Options& o, FileSystem& fs, const Workers
   progress.Tick(Stage::kWalking);
   // What the index holds is read on a second thread while the inputs are
   // walked: the two costs of a run over unchanged files overlap. (The index
-  // is used by that thread alone until it is joined.)
+  // is used by that thread alone until ParallelFor has joined it.)
   std::optional<Result<StoredInputs>> stored;
-  std::jthread reader;
-  if (index != nullptr) reader = std::jthread([&] { stored.emplace(ReadStoredInputsNoThrow(o, *index)); });
-  Result<WalkedCorpus> walked = WalkCorpus(o, fs);
-  if (reader.joinable()) reader.join();
+  std::optional<Result<WalkedCorpus>> walked_or;
+  if (index == nullptr) {
+    walked_or.emplace(WalkCorpus(o, fs));
+  } else {
+    ParallelFor(Workers{.threads = 2, .tick = {}, .cancel = nullptr}, 2, [&](int, size_t i) {
+      if (i == 0) {
+        walked_or.emplace(WalkCorpus(o, fs));
+      } else {
+        stored.emplace(ReadStoredInputsNoThrow(o, *index));
+      }
+    });
+  }
+  Result<WalkedCorpus>& walked = *walked_or;
   if (!walked.ok()) return walked.status();
   for (Status& e : walked->errors) report->problems.push_back(std::move(e));
   SignedInputs out;
