@@ -18,12 +18,15 @@
 #include <ostream>
 #include <string>
 
-#include "walk/file_system.h"
 #include "neardup/options.h"
 #include "neardup/report.h"
 #include "neardup/word_diff.h"
 
 namespace neardup {
+
+// The core's way to read input (src/walk/file_system.h); null here means
+// the real file system.
+class FileSystem;
 
 enum class OutputFormat { kJsonl, kJson, kCsv, kTsv, kHtml };
 
