@@ -146,8 +146,9 @@ struct OptionSpec {
   const char* short_name = "";  // "-t", or ""
   const char* value_name = "";  // "X", "FILE"; "" for flags and choices (spelled from `choices`)
   OptionGroup group = OptionGroup::kInput;
-  // The default as help shows it ("0.8", "256M"), a value that reads back as
-  // the default of Options; "" when there is none.
+  // A front-end option's default as help shows it ("jsonl"), a value that
+  // reads back as the front end's default; "" when there is none. A core
+  // option leaves it "": DefaultText() reads its default from Options{}.
   const char* default_text = "";
   // What leaving the option out means, when no value says it ("chosen",
   // "cores", "no limit"; the core's 0); else "".
@@ -207,7 +208,11 @@ std::string ValueName(const OptionSpec& spec);
 // (or when the upper bound is only that of an int, as for --bands).
 std::string RangeText(const OptionSpec& spec);
 
-// The default in help: `default_text`, else `unset_text` ("" if neither).
+// The default in help. A core option's is read from Options{} and spelled as
+// it would be typed ("0.8", "256M", "word", "text"); a value that means "not
+// given" (0 where `zero_is_unset`, an empty text) and a flag show
+// `unset_text` instead. A front-end option's is `default_text`, else
+// `unset_text`. "" if none.
 std::string DefaultText(const OptionSpec& spec);
 
 // The help line: `help`, with the range when there is one.

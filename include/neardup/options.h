@@ -27,6 +27,10 @@ enum class Mode { kPairs, kClusters, kDuplicates };
 enum class KeepRule { kFirst, kLongest, kShortest, kNewest, kOldest };
 enum class ClusterBy { kConnected, kKeep };
 
+// The shingle sizes when --ngram is not given (Options::EffectiveNgram()).
+inline constexpr int kWordNgram = 5;
+inline constexpr int kCharNgram = 9;
+
 struct Options {
   // --- What to read -------------------------------------------------------
   // Files or directories (walked recursively). Default: none.
@@ -60,7 +64,8 @@ struct Options {
 
   // --- Shingling and signatures -------------------------------------------
   ShingleUnit shingle = ShingleUnit::kWord;
-  // Words or characters per shingle. Range 1..64. 0 = 5 for words, 9 for chars.
+  // Words or characters per shingle. Range 1..64. 0 = kWordNgram (5) for
+  // words, kCharNgram (9) for chars.
   int ngram = 0;
   // MinHash permutations (signature length). Range 1..4096. Default: 128.
   int num_perm = 128;
@@ -103,7 +108,7 @@ struct Options {
 
   // The shingle size in effect: `ngram`, or the unit's default.
   int EffectiveNgram() const {
-    return ngram > 0 ? ngram : (shingle == ShingleUnit::kWord ? 5 : 9);
+    return ngram > 0 ? ngram : (shingle == ShingleUnit::kWord ? kWordNgram : kCharNgram);
   }
 
   bool operator==(const Options&) const = default;

@@ -24,12 +24,15 @@
 #include <cstdint>
 #include <functional>
 
-#include "walk/file_system.h"
 #include "neardup/options.h"
 #include "neardup/report.h"
 #include "neardup/status.h"
 
 namespace neardup {
+
+// The core's way to read input (src/walk/file_system.h); null here means
+// the real file system.
+class FileSystem;
 
 enum class Stage { kWalking, kReading, kBanding, kVerifying, kClustering, kDone };
 const char* ToString(Stage stage);

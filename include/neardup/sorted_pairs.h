@@ -16,7 +16,7 @@
 //
 // Thread safety: none; one thread builds it, one thread reads it.
 //
-//   SortedPairs pairs(64 << 20);
+//   SortedPairs pairs(options.pair_memory);
 //   pairs.Add(key, pair); ...; Status s = pairs.Finish();
 //   for (const ReportedPair& p : pairs) Write(p);
 //   if (!pairs.status().ok()) ...
@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "neardup/doc_id.h"
+#include "neardup/options.h"
 #include "neardup/status.h"
 
 namespace neardup {
@@ -44,11 +45,11 @@ struct ReportedPair {
 
 class SortedPairs {
  public:
-  // Bytes of pairs held in memory before a run is written out.
-  static constexpr size_t kDefaultBudgetBytes = size_t{64} << 20;
   static constexpr size_t kMaxRuns = 64;
 
-  SortedPairs() : SortedPairs(kDefaultBudgetBytes) {}
+  // Holds Options{}.pair_memory bytes of pairs in memory before a run is
+  // written out.
+  SortedPairs() : SortedPairs(Options{}.pair_memory) {}
   explicit SortedPairs(size_t budget_bytes);
   // Pairs already in order (tests).
   SortedPairs(std::initializer_list<ReportedPair> in_order);

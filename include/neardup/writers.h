@@ -18,11 +18,15 @@
 #include <ostream>
 #include <string>
 
-#include "walk/file_system.h"
 #include "neardup/options.h"
 #include "neardup/report.h"
+#include "neardup/word_diff.h"
 
 namespace neardup {
+
+// The core's way to read input (src/walk/file_system.h); null here means
+// the real file system.
+class FileSystem;
 
 enum class OutputFormat { kJsonl, kJson, kCsv, kTsv, kHtml };
 
@@ -84,7 +88,7 @@ void WriteDuplicates(const Report& report, std::ostream& out, char terminator);
 struct HtmlSources {
   const Options* options = nullptr;  // the scan's options; must outlive the call
   FileSystem* fs = nullptr;          // null: the real file system
-  uint64_t max_words = 20000;        // per document, for the diffs
+  uint64_t max_words = kDefaultMaxWords;  // per document, for the diffs
 };
 void WriteHtml(const Report& report, const HtmlSources& sources, std::ostream& out);
 

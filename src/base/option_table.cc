@@ -66,7 +66,8 @@ constexpr long long kIntMax = std::numeric_limits<int>::max();
 constexpr unsigned long long kUint64Max = std::numeric_limits<uint64_t>::max();
 
 // Every option, in help order. Help lines leave out ranges (RangeText() adds
-// them) and defaults (`default_text`, shown as "[0.8]").
+// them) and defaults (DefaultText() reads a core option's from Options{},
+// shown as "[0.8]"; a front-end option's is its `default_text`).
 constexpr OptionSpec kTable[] = {
     // --- Input ---------------------------------------------------------------
     {.long_name = "PATH",
@@ -126,7 +127,6 @@ constexpr OptionSpec kTable[] = {
      .put = Put<&Options::max_filesize>},
     {.long_name = "--input",
      .group = OptionGroup::kInput,
-     .default_text = "text",
      .kind = ValueKind::kChoice,
      .choices = kInputFormatNames,
      .help = "Input kind: text (a file is a document) or jsonl (a line is)",
@@ -136,7 +136,6 @@ constexpr OptionSpec kTable[] = {
     {.long_name = "--max-line",
      .value_name = "SIZE",
      .group = OptionGroup::kInput,
-     .default_text = "256M",
      .kind = ValueKind::kSize,
      .range = {.low = 1},
      .expects = "a size of at least 1 such as 64K or 256M",
@@ -147,7 +146,6 @@ constexpr OptionSpec kTable[] = {
     {.long_name = "--text-key",
      .value_name = "KEY",
      .group = OptionGroup::kInput,
-     .default_text = "text",
      .kind = ValueKind::kText,
      .help = "JSONL key of the text",
      .commands = kScanCommand | kExplainCommand,
@@ -155,14 +153,12 @@ constexpr OptionSpec kTable[] = {
     {.long_name = "--id-key",
      .value_name = "KEY",
      .group = OptionGroup::kInput,
-     .default_text = "id",
      .kind = ValueKind::kText,
      .help = "JSONL key of the document's name (without it: FILE:LINE)",
      .commands = kScanCommand | kExplainCommand,
      .text = Text<&Options::id_key>},
     {.long_name = "--encoding",
      .group = OptionGroup::kInput,
-     .default_text = "utf8",
      .kind = ValueKind::kChoice,
      .choices = kEncodingNames,
      .help = "Input encoding: utf8 (UTF-16 with a BOM is detected) or latin1",
@@ -172,7 +168,6 @@ constexpr OptionSpec kTable[] = {
     {.long_name = "--min-words",
      .value_name = "N",
      .group = OptionGroup::kInput,
-     .default_text = "1",
      .kind = ValueKind::kInteger,
      .range = {.low = 1},
      .help = "Skip documents with fewer words",
@@ -190,7 +185,6 @@ constexpr OptionSpec kTable[] = {
     // --- Shingling & LSH -------------------------------------------------------
     {.long_name = "--shingle",
      .group = OptionGroup::kShingling,
-     .default_text = "word",
      .kind = ValueKind::kChoice,
      .choices = kShingleUnitNames,
      .help = "Shingle unit: word or char",
@@ -201,7 +195,7 @@ constexpr OptionSpec kTable[] = {
      .short_name = "-k",
      .value_name = "N",
      .group = OptionGroup::kShingling,
-     .unset_text = "5 words, 9 chars",
+     .unset_text = "5 words, 9 chars",  // kWordNgram, kCharNgram: checked below the table
      .kind = ValueKind::kInteger,
      .range = {.low = 1, .high = kMaxNgram, .has_high = true, .zero_is_unset = true},
      .help = "Words or characters per shingle",
@@ -211,7 +205,6 @@ constexpr OptionSpec kTable[] = {
     {.long_name = "--num-perm",
      .value_name = "N",
      .group = OptionGroup::kShingling,
-     .default_text = "128",
      .kind = ValueKind::kInteger,
      .range = {.low = 1, .high = kMaxNumPerm, .has_high = true},
      .help = "MinHash permutations (signature length)",
@@ -241,7 +234,6 @@ constexpr OptionSpec kTable[] = {
     {.long_name = "--seed",
      .value_name = "N",
      .group = OptionGroup::kShingling,
-     .default_text = "1",
      .kind = ValueKind::kInteger,
      .range = {.low = 0, .high = kUint64Max, .has_high = true},
      .help = "Seed of every hash function",
@@ -254,7 +246,6 @@ constexpr OptionSpec kTable[] = {
      .short_name = "-t",
      .value_name = "X",
      .group = OptionGroup::kVerification,
-     .default_text = "0.8",
      .kind = ValueKind::kReal,
      .range = {.low = 0, .high = 1, .has_high = true, .low_open = true},
      .help = "Jaccard similarity threshold",
@@ -263,7 +254,6 @@ constexpr OptionSpec kTable[] = {
      .put = Put<&Options::threshold>},
     {.long_name = "--verify",
      .group = OptionGroup::kVerification,
-     .default_text = "signature",
      .kind = ValueKind::kChoice,
      .choices = kVerifyModeNames,
      .help = "How candidates are checked: signature, exact or none",
@@ -310,7 +300,6 @@ constexpr OptionSpec kTable[] = {
      .front_end = true},
     {.long_name = "--mode",
      .group = OptionGroup::kOutput,
-     .default_text = "pairs",
      .kind = ValueKind::kChoice,
      .choices = kModeNames,
      .help = "What to report: pairs, clusters or duplicates",
@@ -328,7 +317,6 @@ constexpr OptionSpec kTable[] = {
     // --- Clusters --------------------------------------------------------------
     {.long_name = "--keep",
      .group = OptionGroup::kClusters,
-     .default_text = "first",
      .kind = ValueKind::kChoice,
      .choices = kKeepRuleNames,
      .help = "Document kept in a cluster: first, longest, shortest, newest, oldest",
@@ -337,7 +325,6 @@ constexpr OptionSpec kTable[] = {
      .put = Put<&Options::keep>},
     {.long_name = "--cluster-by",
      .group = OptionGroup::kClusters,
-     .default_text = "connected",
      .kind = ValueKind::kChoice,
      .choices = kClusterByNames,
      .help = "Cluster membership: connected or keep",
@@ -376,7 +363,6 @@ constexpr OptionSpec kTable[] = {
     {.long_name = "--lock-wait",
      .value_name = "SECONDS",
      .group = OptionGroup::kIndex,
-     .default_text = "0",
      .kind = ValueKind::kReal,
      .range = {.low = 0},
      .help = "With --index: wait this long for another run holding the index",
@@ -414,6 +400,7 @@ constexpr OptionSpec kTable[] = {
      .excludes = "--progress",
      .front_end = true},
 };
+static_assert(kWordNgram == 5 && kCharNgram == 9, "the --ngram entry's unset_text spells these");
 
 // The shortest text that reads back as `value`: -0.5, 1e+308, nan (never
 // the 309 digits std::to_string() gives for DBL_MAX).
@@ -427,6 +414,20 @@ std::string Shortest(double value) {
 std::string IntegerText(long double value) {
   if (value < 0) return std::to_string(static_cast<long long>(value));
   return std::to_string(static_cast<unsigned long long>(value));
+}
+
+// A byte count as it would be typed (ParseSize() reads it back): with the
+// largest of the suffixes T, G, M, K that divides it ("256M"), else bare.
+std::string SizeText(uint64_t value) {
+  constexpr struct {
+    int shift;
+    char suffix;
+  } kUnits[] = {{40, 'T'}, {30, 'G'}, {20, 'M'}, {10, 'K'}};
+  for (const auto& unit : kUnits) {
+    const uint64_t size = uint64_t{1} << unit.shift;
+    if (value != 0 && value % size == 0) return std::to_string(value / size) + unit.suffix;
+  }
+  return std::to_string(value);
 }
 
 Status MustBe(const OptionSpec& spec, const std::string& expects, const std::string& shown) {
@@ -591,7 +592,28 @@ std::string RangeText(const OptionSpec& spec) {
 }
 
 std::string DefaultText(const OptionSpec& spec) {
-  return *spec.default_text != '\0' ? spec.default_text : spec.unset_text;
+  if (spec.front_end) return *spec.default_text != '\0' ? spec.default_text : spec.unset_text;
+  assert(*spec.default_text == '\0');  // a core option's default is the one of Options
+  Options defaults;
+  switch (spec.kind) {
+    case ValueKind::kText:
+      if (!spec.text(defaults)->empty()) return *spec.text(defaults);
+      break;
+    case ValueKind::kChoice:
+      return EnumValueName(spec.choices, static_cast<int>(spec.get(defaults)));
+    case ValueKind::kInteger:
+    case ValueKind::kReal:
+    case ValueKind::kSize: {
+      const long double value = spec.get(defaults);
+      if (value == 0 && spec.range.zero_is_unset) break;
+      if (spec.kind == ValueKind::kInteger) return IntegerText(value);
+      if (spec.kind == ValueKind::kReal) return Shortest(static_cast<double>(value));
+      return SizeText(static_cast<uint64_t>(value));
+    }
+    default:
+      break;
+  }
+  return spec.unset_text;
 }
 
 std::string HelpLine(const OptionSpec& spec) {

@@ -1,6 +1,10 @@
 // Parallel work for the stages: one helper for independent items
 // (ParallelFor) and one for a stream of items whose results must be taken in
-// order (OrderedWork). Every worker pool of the library is one of these.
+// order (OrderedWork). The library starts its threads here: the signing and
+// LSH pools, the walk's directory listers (ParallelFor over one loop per
+// lister) and the read of the index beside the walk (ParallelFor over two
+// items). (src/index/ still starts two of its own: its write-behind thread
+// and the helpers of its bulk load.)
 //
 // Progress and cancellation go through the Workers value: while items run,
 // the calling thread calls `tick` every 50 ms (and so does no item work
@@ -37,6 +41,9 @@ struct Workers {
 // Calls fn(worker, i) once for every i in [0, n), items taken in ascending
 // order by whichever worker is free. Returns when all have returned (or, when
 // cancelled, when the started ones have). Uses min(threads, n) workers.
+// Every worker is joined before it returns, on every way out: if fn throws,
+// no new item starts, and once the started ones have returned the first
+// exception is rethrown on the calling thread.
 void ParallelFor(const Workers& workers, size_t n, const std::function<void(int worker, size_t i)>& fn);
 
 // A stream of items: the calling thread Submit()s them in order; `work` runs

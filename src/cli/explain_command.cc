@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "neardup/explain.h"
 #include "neardup/options.h"
 #include "neardup/writers.h"
 

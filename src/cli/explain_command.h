@@ -5,8 +5,11 @@
 
 #include "cli/cli_options.h"
 #include "cli/exit_code.h"
-#include "neardup/explain.h"
 #include "neardup/word_diff.h"
+
+namespace neardup {
+struct PairExplanation;  // neardup/explain.h
+}  // namespace neardup
 
 namespace neardup::cli {
 

@@ -200,13 +200,13 @@ class SignatureTable {
 inline constexpr uint32_t kTokenizerVersion = 1;
 
 // The parameters that shape a signature. Two signatures can be compared only
-// if their SignatureParams are equal.
+// if their SignatureParams are equal. Default: those of Options{}.
 struct SignatureParams {
-  ShingleUnit shingle = ShingleUnit::kWord;
-  int ngram = 5;  // in effect (never 0)
-  int num_perm = 128;
-  uint64_t seed = 1;
-  Encoding encoding = Encoding::kUtf8;
+  ShingleUnit shingle = Options{}.shingle;
+  int ngram = Options{}.EffectiveNgram();  // in effect (never 0)
+  int num_perm = Options{}.num_perm;
+  uint64_t seed = Options{}.seed;
+  Encoding encoding = Options{}.encoding;
   uint32_t tokenizer_version = kTokenizerVersion;
 
   static SignatureParams From(const Options& options);

@@ -28,7 +28,6 @@
 #include <optional>
 #include <set>
 #include <string_view>
-#include <thread>
 #include <utility>
 
 #include "base/hash.h"
@@ -256,11 +255,9 @@ class Walker {
         queue.Done(std::move(more));
       }
     };
-    {
-      std::vector<std::jthread> pool;
-      for (int t = 1; t < threads_; ++t) pool.emplace_back(work);
-      work();
-    }
+    // One item per lister, each looping until the queue is done; the calling
+    // thread is one of them. ParallelFor joins them all before it returns.
+    ParallelFor(Workers{.threads = threads_, .tick = {}, .cancel = nullptr}, static_cast<size_t>(threads_), [&](int, size_t) { work(); });
     if (failed) std::rethrow_exception(failed);
     JoinNodes(std::move(top));
   }
@@ -293,13 +290,16 @@ class Walker {
     }
     // A directory taken is listed; `more` (its subdirectories, in path
     // order) are to list.
+    // (Should the insert throw, the directory still counts as listed and the
+    // waiting listers are woken, so they end and ParallelFor can rethrow.)
     void Done(std::vector<DirNode*> more) {
-      {
-        const std::lock_guard lock(mu_);
-        pending_.insert(pending_.end(), more.rbegin(), more.rend());
-        --busy_;
-      }
-      cv_.notify_all();
+      struct WakeAll {
+        std::condition_variable& cv;
+        ~WakeAll() { cv.notify_all(); }
+      } wake{cv_};
+      const std::lock_guard lock(mu_);
+      --busy_;
+      pending_.insert(pending_.end(), more.rbegin(), more.rend());
     }
 
    private:

@@ -77,14 +77,29 @@ TEST(OptionTableTest, OptionsAreListedByGroupInHelpOrder) {
   }
 }
 
+// A value help shows as the default, rather than what leaving it out means.
+bool ShowsADefaultValue(const OptionSpec& spec) {
+  const std::string shown = DefaultText(spec);
+  return !shown.empty() && shown != spec.unset_text;
+}
+
+TEST(OptionTableTest, CoreDefaultsAreReadFromOptionsNotWrittenInTheTable) {
+  for (const OptionSpec& spec : OptionTable()) {
+    if (!spec.front_end) {
+      EXPECT_STREQ(spec.default_text, "") << spec.long_name;
+    }
+  }
+}
+
 TEST(OptionTableTest, EveryDefaultReadsBackAsTheDefaultOfOptions) {
   int checked = 0;
   for (const OptionSpec& spec : OptionTable()) {
-    if (*spec.default_text == '\0' || spec.front_end) continue;
+    if (spec.front_end || !ShowsADefaultValue(spec)) continue;
     SCOPED_TRACE(spec.long_name);
+    const std::string shown = DefaultText(spec);
     Options options;
-    ASSERT_TRUE(ApplyOption(spec, spec.default_text, options).ok());
-    EXPECT_TRUE(options == Options{}) << spec.default_text << " is not the default of Options";
+    ASSERT_TRUE(ApplyOption(spec, shown, options).ok());
+    EXPECT_TRUE(options == Options{}) << shown << " is not the default of Options";
     EXPECT_TRUE(ValidateOptions(options).ok());
     ++checked;
   }
@@ -93,7 +108,7 @@ TEST(OptionTableTest, EveryDefaultReadsBackAsTheDefaultOfOptions) {
 
 TEST(OptionTableTest, OptionsWithoutADefaultSayWhatTheirAbsenceMeans) {
   for (const OptionSpec& spec : OptionTable()) {
-    if (!IsRanged(spec) || *spec.default_text != '\0') continue;
+    if (!IsRanged(spec) || ShowsADefaultValue(spec)) continue;
     SCOPED_TRACE(spec.long_name);
     EXPECT_TRUE(spec.range.zero_is_unset);
     EXPECT_STRNE(spec.unset_text, "");

@@ -17,6 +17,7 @@
 #include "neardup/scan.h"
 #include "text/shingle.h"
 #include "lsh/similarity.h"
+#include "walk/file_system.h"
 #include "test_util.h"
 
 namespace neardup {

@@ -12,6 +12,7 @@
 #include "neardup/banding.h"
 #include "text/shingle.h"
 #include "lsh/similarity.h"
+#include "walk/file_system.h"
 #include "neardup/writers.h"
 #include "test_util.h"
 

@@ -10,6 +10,7 @@
 #include "sign/minhash.h"
 #include "neardup/scan.h"
 #include "lsh/similarity.h"
+#include "walk/file_system.h"
 #include "test_util.h"
 
 namespace neardup {
