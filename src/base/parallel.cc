@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <utility>
 
 namespace neardup {
 
@@ -17,19 +18,16 @@ void ParallelFor(const Workers& workers, size_t n, const std::function<void(int 
   const int threads = static_cast<int>(std::min<size_t>(static_cast<size_t>(std::max(1, workers.threads)), n));
   std::atomic<size_t> next{0};
   std::atomic<int> running{threads};
-  std::atomic<bool> failing{false};
-  std::exception_ptr failed;  // the first exception of fn, under `mu`
   std::mutex mu;
   std::condition_variable all_done;
+  std::exception_ptr error;  // the first exception of `fn`; guarded by mu
   auto work = [&](int w) {
     try {
-      for (size_t i = next++; i < n && !workers.Cancelled() && !failing.load(std::memory_order_relaxed); i = next++) {
-        fn(w, i);
-      }
+      for (size_t i = next++; i < n && !workers.Cancelled(); i = next++) fn(w, i);
     } catch (...) {
-      const std::lock_guard<std::mutex> lock(mu);
-      if (!failed) failed = std::current_exception();
-      failing = true;
+      std::lock_guard<std::mutex> lock(mu);
+      if (error == nullptr) error = std::current_exception();
+      next = n;  // no new item starts
     }
     if (--running == 0) {
       std::lock_guard<std::mutex> lock(mu);
@@ -37,9 +35,7 @@ void ParallelFor(const Workers& workers, size_t n, const std::function<void(int 
     }
   };
   {
-    // Joined when the block ends, however it ends (a thread that cannot be
-    // started throws std::system_error from emplace_back).
-    std::vector<std::jthread> pool;
+    std::vector<std::jthread> pool;  // joined on every way out, a throw of `tick` included
     if (!workers.tick) {
       // The calling thread is worker 0.
       for (int w = 1; w < threads; ++w) pool.emplace_back(work, w);
@@ -56,7 +52,26 @@ void ParallelFor(const Workers& workers, size_t n, const std::function<void(int 
       }
     }
   }
-  if (failed) std::rethrow_exception(failed);
+  if (error != nullptr) std::rethrow_exception(error);
+}
+
+BackgroundTask::BackgroundTask(std::function<void()> fn)
+    : thread_([this, fn = std::move(fn)] {
+        try {
+          fn();
+        } catch (...) {
+          error_ = std::current_exception();
+        }
+      }) {}
+
+BackgroundTask::~BackgroundTask() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void BackgroundTask::Join() {
+  if (!thread_.joinable()) return;
+  thread_.join();
+  if (error_ != nullptr) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
 }  // namespace neardup

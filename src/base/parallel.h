@@ -1,10 +1,11 @@
 // Parallel work for the stages: one helper for independent items
-// (ParallelFor) and one for a stream of items whose results must be taken in
-// order (OrderedWork). The library starts its threads here: the signing and
-// LSH pools, the walk's directory listers (ParallelFor over one loop per
-// lister) and the read of the index beside the walk (ParallelFor over two
-// items). (src/index/ still starts two of its own: its write-behind thread
-// and the helpers of its bulk load.)
+// (ParallelFor), one for a stream of items whose results must be taken in
+// order (OrderedWork), and one for a single task that runs alongside the
+// calling thread (BackgroundTask). Every thread the library starts is started
+// by one of these: the signing and LSH pools, the walk's directory listers
+// (ParallelFor over one loop per lister), the read of the index beside the
+// walk (ParallelFor over two items), the index's bulk load and its
+// write-behind thread.
 //
 // Progress and cancellation go through the Workers value: while items run,
 // the calling thread calls `tick` every 50 ms (and so does no item work
@@ -21,6 +22,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -41,10 +43,30 @@ struct Workers {
 // Calls fn(worker, i) once for every i in [0, n), items taken in ascending
 // order by whichever worker is free. Returns when all have returned (or, when
 // cancelled, when the started ones have). Uses min(threads, n) workers.
-// Every worker is joined before it returns, on every way out: if fn throws,
-// no new item starts, and once the started ones have returned the first
-// exception is rethrown on the calling thread.
+// Exceptions: when a call of `fn` throws, no new item starts, every worker is
+// joined, and the first exception is rethrown on the calling thread.
 void ParallelFor(const Workers& workers, size_t n, const std::function<void(int worker, size_t i)>& fn);
+
+// One function run on a thread of its own while the calling thread goes on
+// (a writer that follows the workers, say). Join() waits for it to return
+// and rethrows an exception that left it; the destructor joins too (without
+// rethrowing), so the thread is joined on every way out.
+// REQUIRES: before the destructor runs, `fn` has returned or has been told
+// to (the destructor waits for it).
+class BackgroundTask {
+ public:
+  explicit BackgroundTask(std::function<void()> fn);
+  ~BackgroundTask();
+  BackgroundTask(const BackgroundTask&) = delete;
+  BackgroundTask& operator=(const BackgroundTask&) = delete;
+
+  // Waits for `fn` to return; rethrows what it threw. Later calls return at once.
+  void Join();
+
+ private:
+  std::exception_ptr error_;  // set by the thread before it ends
+  std::thread thread_;
+};
 
 // A stream of items: the calling thread Submit()s them in order; `work` runs
 // on a pool of workers; `commit` is then called on the calling thread with

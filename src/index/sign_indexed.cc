@@ -12,10 +12,10 @@
 #include <new>
 #include <optional>
 #include <string>
-#include <thread>
 #include <unordered_map>
 
 #include "base/hash.h"
+#include "base/parallel.h"
 #include "sign/sign_internal.h"
 
 namespace neardup {
@@ -268,33 +268,6 @@ SubCorpus ChangedFiles(const Options& options, const std::vector<InputFile>& fil
   return s;
 }
 
-// Signs the sub-corpus `s`; JSONL files are read through `hashing`, a grown
-// file from just after its stored bytes. `text_file_done`: as SignTextFiles.
-void SignChanged(const SignContext& ctx, const FilePlans& fp, HashingFileSystem& hashing,
-                 const std::function<void(size_t, bool)>& text_file_done, SubCorpus& s) {
-  const Options& options = ctx.options;
-  SignedCorpus& sub = s.corpus;
-  const size_t m = s.sub_of.size();
-  if (options.input == InputFormat::kJsonl) {
-    std::vector<uint64_t> line_base(m, 0);
-    for (size_t k = 0; k < m; ++k) {
-      const InputFile& f = sub.table.files[k];
-      if (f.identity.stream || Compressed(f.path)) continue;
-      RawRead& slot = hashing.slots[f.path];
-      if (fp.plan[s.sub_of[k]] == Plan::kAppend) {
-        const IndexedFile& e = fp.stored[fp.entry[s.sub_of[k]]];
-        slot.skip = e.size;
-        slot.prefix_hash = e.raw_hash;
-        line_base[k] = e.lines;
-      }
-    }
-    const SignContext through_hashing{options, ctx.minhasher, hashing, ctx.workers, ctx.keep_streams, ctx.progress};
-    SignJsonlFiles(through_hashing, &sub, &line_base, &s.file_counts);
-  } else {
-    SignTextFiles(ctx, &sub, &s.file_counts, text_file_done);
-  }
-}
-
 // Where each walked file's documents go in the merged table: its stored
 // ones (reused, or the old lines of a file that grew), then the new ones.
 struct Layout {
@@ -377,88 +350,6 @@ bool MoveStoredRows(const FilePlans& fp, const Layout& lay, size_t np, StoredInp
   return true;
 }
 
-// Loads the stored documents of the files reused or grown into their rows of
-// `out`, with their stored problems and counts: from what ReadStoredInputs()
-// read, or (an entry it did not read) from the index. `adopted`: the table's
-// matrix and records are the ones read, already moved in place
-// (MoveStoredRows).
-Status LoadStored(SignatureIndex& index, const std::vector<InputFile>& files, const FilePlans& fp, const Layout& lay,
-                  bool jsonl, bool adopted, StoredInputs& stored, IndexedCorpus* out) {
-  SignedCorpus& c = out->corpus;
-  const size_t np = static_cast<size_t>(c.table.num_perm());
-  // Document j of walked file i, as stored.
-  auto place = [&](uint32_t i, size_t j, DocRecord&& r, const uint32_t* sig) {
-    const size_t at = lay.first[i] + j;
-    const InputFile& f = files[i];
-    DocRecord& to = c.table.docs[at];
-    if (&to != &r) to = std::move(r);
-    to.file = i;
-    if (to.name.empty()) to.name = f.path;  // stored as NULL: the path
-    to.mtime_ns = f.mtime_ns;
-    to.reference = f.reference;
-    if (!jsonl) to.size = f.size;
-    uint32_t* row = c.table.MutableSignature(static_cast<DocId>(at));
-    if (sig != row) std::copy(sig, sig + np, row);  // in place when the matrix was taken over
-  };
-  std::vector<int64_t> wanted;  // entries not read ahead, by slot
-  std::vector<uint32_t> file_of_slot;
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (fp.plan[i] == Plan::kSign) continue;
-    const size_t k = fp.entry[i];
-    const IndexedFile& e = fp.stored[k];
-    c.counts.bytes += e.bytes;
-    c.counts.invalid_utf8 += e.invalid_utf8;
-    c.counts.transcoded += e.transcoded;
-    out->stats.reused += lay.n_old[i];
-    if (stored.first[k] == SIZE_MAX) {
-      wanted.push_back(e.id);
-      file_of_slot.push_back(static_cast<uint32_t>(i));
-      continue;
-    }
-    const size_t first = stored.first[k];
-    for (size_t j = 0; j < lay.n_old[i]; ++j) {
-      const uint32_t* sig = adopted ? c.table.MutableSignature(static_cast<DocId>(lay.first[i] + j))
-                                    : &stored.signatures[(first + j) * np];
-      DocRecord& r = adopted ? c.table.docs[lay.first[i] + j] : stored.docs[first + j];
-      place(static_cast<uint32_t>(i), j, std::move(r), sig);
-    }
-    for (StoredProblem& p : stored.problems[k]) {
-      c.problems.push_back({.file = static_cast<uint32_t>(i),
-                            .line = p.line,
-                            .status = Status::Corrupt(std::move(p.message)),
-                            .kind = InputProblem::Kind::kMalformed});
-    }
-  }
-  if (wanted.empty()) return Status::Ok();
-  std::vector<size_t> loaded(wanted.size(), 0);
-  bool overflow = false;
-  if (Status s = index.LoadDocuments(wanted,
-                                     [&](size_t slot, DocRecord&& r, SignatureView sig) {
-                                       const uint32_t i = file_of_slot[slot];
-                                       if (loaded[slot] == lay.n_old[i]) {
-                                         overflow = true;
-                                         return;
-                                       }
-                                       place(i, loaded[slot]++, std::move(r), sig.data());
-                                     });
-      !s.ok()) {
-    return s;
-  }
-  for (size_t slot = 0; slot < wanted.size() && !overflow; ++slot) {
-    overflow = loaded[slot] != lay.n_old[file_of_slot[slot]];
-  }
-  if (overflow) {
-    return Status::Corrupt(index.path() + ": corrupt index (a file's document count is wrong); run `neardup index check " +
-                           index.path() + "`");
-  }
-  return index.LoadProblems(wanted, [&](size_t slot, StoredProblem&& p) {
-    c.problems.push_back({.file = file_of_slot[slot],
-                          .line = p.line,
-                          .status = Status::Corrupt(std::move(p.message)),
-                          .kind = InputProblem::Kind::kMalformed});
-  });
-}
-
 // Commits the index's open transaction and begins the next one every
 // kIndexBatchDocuments documents or so.
 class BatchCommitter {
@@ -478,129 +369,44 @@ class BatchCommitter {
   uint64_t in_batch_ = 0;
 };
 
-// The index entry of `f` as signed now (id, document count and the stored
-// part of a grown file not yet set); nullopt for a JSONL file that changed
-// while it was read (signed again next run).
-std::optional<IndexedFile> EntryOf(const InputFile& f, const SignCounts& counts, uint64_t reading, bool jsonl,
-                                   HashingFileSystem& hashing) {
-  IndexedFile e;
-  e.path = f.path;
-  e.dev = f.identity.dev;
-  e.inode = f.identity.ino;
-  e.size = f.size;
-  e.mtime_ns = f.mtime_ns;
-  e.ctime_ns = f.ctime_ns;
-  e.reading = reading;
-  e.jsonl = jsonl;
-  e.bytes = counts.bytes;
-  e.invalid_utf8 = counts.invalid_utf8;
-  e.transcoded = counts.transcoded;
-  if (jsonl && !Compressed(f.path)) {
-    const RawRead& raw = hashing.slots[f.path];
-    if (!raw.done || raw.bytes != f.size) return std::nullopt;
-    e.lines = raw.newlines;
-    e.raw_hash = raw.hash;
-    e.ends_newline = raw.bytes == 0 || raw.last == '\n';
-  }
-  return e;
-}
-
-// Writes sub-corpus file k, signed now and read whole, to the index with
-// its documents `docs` (signatures `sigs`) and malformed lines. Streams and
-// JSONL files that changed while read are left out (signed again next run).
-Status StoreFile(SignatureIndex& index, const FilePlans& fp, const SubCorpus& s, size_t k,
-                 std::span<const DocRecord> docs, std::span<const uint32_t> sigs,
-                 std::span<const StoredProblem> problems, uint64_t reading, bool jsonl, HashingFileSystem& hashing,
-                 BatchCommitter& batch) {
-  const InputFile& f = s.corpus.table.files[k];
-  const size_t i = s.sub_of[k];
-  if (f.identity.stream) return Status::Ok();
-  std::optional<IndexedFile> entry = EntryOf(f, s.file_counts[k], reading, jsonl, hashing);
-  if (!entry) return Status::Ok();  // changed while read: sign again next run
-  IndexedFile& e = *entry;
-  const size_t count = docs.size();
-  Status st;
-  if (fp.plan[i] == Plan::kAppend) {
-    const IndexedFile& old = fp.stored[fp.entry[i]];
-    e.id = old.id;
-    e.bytes += old.bytes;
-    e.invalid_utf8 += old.invalid_utf8;
-    e.transcoded += old.transcoded;
-    e.documents = old.documents + count;
-    st = index.AppendToFile(e, docs, sigs, problems);
-  } else {
-    if (fp.entry[i] != SIZE_MAX) e.id = fp.stored[fp.entry[i]].id;
-    st = index.PutFile(e, docs, sigs, problems);
-  }
-  if (!st.ok()) return st;
-  return batch.Add(count);
-}
-
-// Writes the files signed now that were read whole (not streams) to the
-// index, with their documents, signatures and malformed lines.
-Status StoreSigned(SignatureIndex& index, const FilePlans& fp, const SubCorpus& s, const Layout& lay,
-                   uint64_t reading, bool jsonl, size_t np, HashingFileSystem& hashing, BatchCommitter& batch) {
-  const SignedCorpus& sub = s.corpus;
-  const size_t m = s.sub_of.size();
-  // Which signed files are whole (no problem with the file itself).
-  std::vector<uint8_t> whole(m, 1);
-  for (const InputProblem& p : sub.problems) {
-    if (p.kind != InputProblem::Kind::kMalformed) whole[p.file] = 0;
-  }
-  std::vector<std::vector<StoredProblem>> file_problems(m);
-  for (const InputProblem& p : sub.problems) {
-    if (p.kind == InputProblem::Kind::kMalformed) file_problems[p.file].push_back({p.line, p.status.message()});
-  }
-  for (size_t k = 0; k < m; ++k) {
-    if (whole[k] == 0) continue;
-    const size_t lo = lay.sub_first[k], count = lay.sub_first[k + 1] - lay.sub_first[k];
-    const std::span<const DocRecord> docs(sub.table.docs.data() + lo, count);
-    const std::span<const uint32_t> sigs = sub.table.values().subspan(lo * np, count * np);
-    if (Status st = StoreFile(index, fp, s, k, docs, sigs, file_problems[k], reading, jsonl, hashing, batch); !st.ok()) {
-      return st;
-    }
-  }
-  return Status::Ok();
-}
-
-// Stores the text files signed now while they are signed: a thread writes
-// file k once it is signed, in the order StoreSigned() would, so that the
-// index's work overlaps signing instead of following it, and the index ends
-// the same. Workers mark each file through Done() (an atomic store, no lock,
-// no wake-up: waking the writer for each file cost more CPU than the
-// writes); the writer looks every kPoll for what is ready, and Finish()
-// wakes it for the rest. Nothing is written past the first file left
-// unsigned (an interrupted run).
+// Stores files signed now while they are signed: a writer thread stores file
+// k (through `store`) once it is signed, in ascending order, as
+// IndexUpdate::StoreSigned() would, so that the index's work overlaps
+// signing instead of following it, and the index ends the same. Workers mark
+// each file through Done() (an atomic store, no lock, no wake-up: waking the
+// writer for each file cost more CPU than the writes); the writer looks every
+// kPoll for what is ready, and Finish() wakes it for the rest. Nothing is
+// written past the first file left unsigned (an interrupted run). The writer
+// is a BackgroundTask (base/parallel.h), joined on every way out.
 class TextStoreStream {
  public:
-  TextStoreStream(SignatureIndex& index, const FilePlans& fp, const SubCorpus& s, uint64_t reading, size_t np,
-                  HashingFileSystem& hashing, BatchCommitter& batch)
-      : index_(index), fp_(fp), s_(s), reading_(reading), np_(np), hashing_(hashing), batch_(batch),
-        state_(s.sub_of.size()) {
-    for (std::atomic<uint8_t>& st : state_) st.store(kPending, std::memory_order_relaxed);
-    thread_ = std::thread([this] { Run(); });
-  }
-  ~TextStoreStream() { (void)Finish(); }
+  using StoreFn = std::function<Status(size_t k)>;
+
+  TextStoreStream(size_t files, StoreFn store) : store_(std::move(store)), state_(files), writer_([this] { Run(); }) {}
+  ~TextStoreStream() { SigningOver(); }  // then writer_, the last member, is joined
   TextStoreStream(const TextStoreStream&) = delete;
   TextStoreStream& operator=(const TextStoreStream&) = delete;
 
-  // Sub-corpus file k is signed (ok: without a problem). From any thread.
+  // File k is signed (ok: without a problem). From any thread.
   void Done(size_t k, bool ok) { state_[k].store(ok ? kSigned : kFailed, std::memory_order_release); }
   // Signing is over: writes what is left and returns the first error.
   Status Finish() {
-    if (!thread_.joinable()) return status_;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      signing_over_ = true;
-    }
-    cv_.notify_one();
-    thread_.join();
+    SigningOver();
+    writer_.Join();
     return status_;
   }
 
  private:
   enum State : uint8_t { kPending, kSigned, kFailed };
   static constexpr std::chrono::milliseconds kPoll{2};
+
+  void SigningOver() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      signing_over_ = true;
+    }
+    cv_.notify_one();
+  }
 
   void Run() {
     try {
@@ -616,10 +422,7 @@ class TextStoreStream {
           if (st == kPending && over) return;  // signing stopped before file k
         }
         if (st == kFailed) continue;
-        const SignedCorpus& sub = s_.corpus;
-        const std::span<const DocRecord> docs(sub.table.docs.data() + k, 1);  // a text file is one document
-        const std::span<const uint32_t> sigs(sub.table.values().data() + k * np_, np_);
-        status_ = StoreFile(index_, fp_, s_, k, docs, sigs, {}, reading_, false, hashing_, batch_);
+        status_ = store_(k);
         if (!status_.ok()) return;
       }
     } catch (const std::exception& e) {
@@ -627,31 +430,351 @@ class TextStoreStream {
     }
   }
 
-  SignatureIndex& index_;
-  const FilePlans& fp_;
-  const SubCorpus& s_;
-  const uint64_t reading_;
-  const size_t np_;
-  HashingFileSystem& hashing_;
-  BatchCommitter& batch_;
+  const StoreFn store_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::vector<std::atomic<uint8_t>> state_;  // by sub-corpus file: State
+  std::vector<std::atomic<uint8_t>> state_;  // by file: State (value-initialized: kPending)
   bool signing_over_ = false;                // guarded by mu_
   Status status_;                            // the writer's, read once it is joined
-  std::thread thread_;
+  BackgroundTask writer_;                    // last: started once the rest is built, joined first
 };
 
+// The update of the index in one run of SignWithIndex, and the run's table.
+// It holds what every step shares: the index, the walked files and what
+// ReadStoredInputs() read, their plans (PlanFiles), the options' reading
+// fingerprint and num_perm, the file system JSONL files are hashed through,
+// the batch committer, the files signed now (SubCorpus) and where each
+// file's documents go (Layout). The steps, in order: SignChanged(), then
+// Finish().
+//
+// Thread safety: used from the calling thread; while text files are signed,
+// StoreTextFile() runs on TextStoreStream's writer, and the index with it.
+class IndexUpdate {
+ public:
+  // Plans the run: which walked files are reused, grown or signed whole.
+  IndexUpdate(const SignContext& ctx, SignatureIndex& index, std::vector<InputFile> files, StoredInputs stored);
+  IndexUpdate(const IndexUpdate&) = delete;
+  IndexUpdate& operator=(const IndexUpdate&) = delete;
+
+  // Signs the walked files not reused (JSONL files through the hashing file
+  // system, a grown file from just after its stored bytes), storing text
+  // files while they are signed. Returns Cancelled or the index's error.
+  Status SignChanged();
+  // Lays out the run's table, fills it with the stored documents, stores the
+  // JSONL files signed now, removes the entries of files gone, merges in the
+  // documents signed now, and records the run's end.
+  // REQUIRES: SignChanged() returned OK; called once.
+  Result<IndexedCorpus> Finish();
+
+ private:
+  IndexedCorpus NewCorpus() const;
+  void PlaceStored(size_t i, size_t j, DocRecord&& r, const uint32_t* sig, IndexedCorpus* out) const;
+  Status LoadStored(bool adopted, IndexedCorpus* out);
+  Status LoadFromIndex(const std::vector<int64_t>& wanted, const std::vector<uint32_t>& file_of_slot,
+                       IndexedCorpus* out);
+  std::optional<IndexedFile> EntryOf(size_t k);
+  Status StoreFile(size_t k, std::span<const DocRecord> docs, std::span<const uint32_t> sigs,
+                   std::span<const StoredProblem> problems);
+  Status StoreTextFile(size_t k);
+  Status StoreSigned();
+  Status RemoveGone(IndexStats* stats);
+  void MergeSigned(bool all_signed, IndexedCorpus* out);
+  Status EndRun(IndexedCorpus* out);
+
+  const SignContext& ctx_;
+  SignatureIndex& index_;
+  const bool jsonl_;
+  const uint64_t reading_;  // ReadingFingerprint(options)
+  const size_t np_;         // options.num_perm
+  std::vector<InputFile> files_;  // as walked; moved into the table by Finish()
+  StoredInputs stored_;           // its `files` moved into plans_
+  const FilePlans plans_;
+  HashingFileSystem hashing_;
+  // The index is brought up to date in the transaction ReadStoredInputs()
+  // began, committed every kIndexBatchDocuments documents or so: text files
+  // while they are signed (TextStoreStream), JSONL files once signed.
+  BatchCommitter batch_;
+  SubCorpus sub_;
+  Layout lay_;  // set by Finish()
+};
+
+IndexUpdate::IndexUpdate(const SignContext& ctx, SignatureIndex& index, std::vector<InputFile> files,
+                         StoredInputs stored)
+    : ctx_(ctx),
+      index_(index),
+      jsonl_(ctx.options.input == InputFormat::kJsonl),
+      reading_(ReadingFingerprint(ctx.options)),
+      np_(static_cast<size_t>(ctx.options.num_perm)),
+      files_(std::move(files)),
+      stored_(std::move(stored)),
+      plans_(PlanFiles(files_, std::move(stored_.files), stored_.by_path, reading_, jsonl_, ctx.fs)),
+      hashing_(ctx.fs),
+      batch_(index),
+      sub_(ChangedFiles(ctx.options, files_, plans_)) {}
+
+Status IndexUpdate::SignChanged() {
+  const size_t m = sub_.sub_of.size();
+  SignedCorpus& sub = sub_.corpus;
+  if (jsonl_) {
+    std::vector<uint64_t> line_base(m, 0);
+    for (size_t k = 0; k < m; ++k) {
+      const InputFile& f = sub.table.files[k];
+      if (f.identity.stream || Compressed(f.path)) continue;
+      RawRead& slot = hashing_.slots[f.path];
+      if (plans_.plan[sub_.sub_of[k]] == Plan::kAppend) {
+        const IndexedFile& e = plans_.stored[plans_.entry[sub_.sub_of[k]]];
+        slot.skip = e.size;
+        slot.prefix_hash = e.raw_hash;
+        line_base[k] = e.lines;
+      }
+    }
+    const SignContext through_hashing{ctx_.options, ctx_.minhasher, hashing_,
+                                      ctx_.workers, ctx_.keep_streams, ctx_.progress};
+    SignJsonlFiles(through_hashing, &sub, &line_base, &sub_.file_counts);
+    if (ctx_.workers.Cancelled()) return Status::Cancelled("interrupted");
+    return Status::Ok();
+  }
+  std::optional<TextStoreStream> stream;
+  std::function<void(size_t, bool)> done;
+  if (m > 0) {
+    stream.emplace(m, [this](size_t k) { return StoreTextFile(k); });
+    done = [&stream](size_t k, bool ok) { stream->Done(k, ok); };
+  }
+  SignTextFiles(ctx_, &sub, &sub_.file_counts, done);
+  const Status stored_now = stream ? stream->Finish() : Status::Ok();
+  if (ctx_.workers.Cancelled()) return Status::Cancelled("interrupted");
+  return stored_now;
+}
+
+// The run's corpus before any document goes in (its table is sized, or
+// taken over, by Finish()): the counts of the files signed now, no row
+// marked signed yet, a stream copy slot per walked file.
+IndexedCorpus IndexUpdate::NewCorpus() const {
+  const size_t n = files_.size();
+  IndexedCorpus out{.corpus = {.table = SignatureTable(ctx_.options.num_perm), .stream_copies = {}, .problems = {},
+                               .counts = sub_.corpus.counts},
+                    .signed_now = std::vector<uint8_t>(lay_.first[n], 0),
+                    .stats = {}};
+  out.stats.used = true;
+  out.corpus.stream_copies.resize(n);
+  return out;
+}
+
+Result<IndexedCorpus> IndexUpdate::Finish() {
+  const size_t n = files_.size();
+  lay_ = LayOut(plans_, sub_);
+  IndexedCorpus out = NewCorpus();
+  // Nothing stored is used (a first run): the signed table is the answer as
+  // it is, taken over by MergeSigned without a copy.
+  const bool all_signed =
+      std::all_of(plans_.plan.begin(), plans_.plan.end(), [](Plan p) { return p == Plan::kSign; });
+  const bool adopted = !all_signed && MoveStoredRows(plans_, lay_, np_, stored_);
+  if (adopted) {
+    out.corpus.table.AdoptMatrix(std::move(stored_.signatures), std::move(stored_.docs));
+  } else if (!all_signed) {
+    out.corpus.table.Resize(lay_.first[n]);
+  }  // else MergeSigned takes the signed table over
+  if (Status s = LoadStored(adopted, &out); !s.ok()) return s;
+  if (jsonl_) {
+    if (Status s = StoreSigned(); !s.ok()) return s;
+  }
+  if (Status s = RemoveGone(&out.stats); !s.ok()) return s;
+  MergeSigned(all_signed, &out);
+  out.corpus.table.files = std::move(files_);
+  if (jsonl_) RenameDuplicateIds(&out.corpus);
+  if (Status s = EndRun(&out); !s.ok()) return s;
+  return out;
+}
+
+// Puts document j of walked file i, as stored, in its row of `out`.
+void IndexUpdate::PlaceStored(size_t i, size_t j, DocRecord&& r, const uint32_t* sig, IndexedCorpus* out) const {
+  SignatureTable& table = out->corpus.table;
+  const size_t at = lay_.first[i] + j;
+  const InputFile& f = files_[i];
+  DocRecord& to = table.docs[at];
+  if (&to != &r) to = std::move(r);
+  to.file = static_cast<uint32_t>(i);
+  if (to.name.empty()) to.name = f.path;  // stored as NULL: the path
+  to.mtime_ns = f.mtime_ns;
+  to.reference = f.reference;
+  if (!jsonl_) to.size = f.size;
+  uint32_t* row = table.MutableSignature(static_cast<DocId>(at));
+  if (sig != row) std::copy(sig, sig + np_, row);  // in place when the matrix was taken over
+}
+
+// Loads the stored documents of the files reused or grown into their rows of
+// `out`, with their stored problems and counts: from what ReadStoredInputs()
+// read, or (an entry it did not read) from the index. `adopted`: the table's
+// matrix and records are the ones read, already moved in place
+// (MoveStoredRows).
+Status IndexUpdate::LoadStored(bool adopted, IndexedCorpus* out) {
+  SignedCorpus& c = out->corpus;
+  std::vector<int64_t> wanted;  // entries not read ahead, by slot
+  std::vector<uint32_t> file_of_slot;
+  for (size_t i = 0; i < files_.size(); ++i) {
+    if (plans_.plan[i] == Plan::kSign) continue;
+    const size_t k = plans_.entry[i];
+    const IndexedFile& e = plans_.stored[k];
+    c.counts.bytes += e.bytes;
+    c.counts.invalid_utf8 += e.invalid_utf8;
+    c.counts.transcoded += e.transcoded;
+    out->stats.reused += lay_.n_old[i];
+    if (stored_.first[k] == SIZE_MAX) {
+      wanted.push_back(e.id);
+      file_of_slot.push_back(static_cast<uint32_t>(i));
+      continue;
+    }
+    const size_t first = stored_.first[k];
+    for (size_t j = 0; j < lay_.n_old[i]; ++j) {
+      const uint32_t* sig = adopted ? c.table.MutableSignature(static_cast<DocId>(lay_.first[i] + j))
+                                    : &stored_.signatures[(first + j) * np_];
+      DocRecord& r = adopted ? c.table.docs[lay_.first[i] + j] : stored_.docs[first + j];
+      PlaceStored(i, j, std::move(r), sig, out);
+    }
+    for (StoredProblem& p : stored_.problems[k]) {
+      c.problems.push_back({.file = static_cast<uint32_t>(i),
+                            .line = p.line,
+                            .status = Status::Corrupt(std::move(p.message)),
+                            .kind = InputProblem::Kind::kMalformed});
+    }
+  }
+  if (wanted.empty()) return Status::Ok();
+  return LoadFromIndex(wanted, file_of_slot, out);
+}
+
+// Loads the stored documents and problems of the entries `wanted` (the
+// ids of walked files file_of_slot[slot]) from the index into `out`.
+Status IndexUpdate::LoadFromIndex(const std::vector<int64_t>& wanted, const std::vector<uint32_t>& file_of_slot,
+                                  IndexedCorpus* out) {
+  std::vector<size_t> loaded(wanted.size(), 0);
+  bool overflow = false;
+  if (Status s = index_.LoadDocuments(wanted,
+                                      [&](size_t slot, DocRecord&& r, SignatureView sig) {
+                                        const uint32_t i = file_of_slot[slot];
+                                        if (loaded[slot] == lay_.n_old[i]) {
+                                          overflow = true;
+                                          return;
+                                        }
+                                        PlaceStored(i, loaded[slot]++, std::move(r), sig.data(), out);
+                                      });
+      !s.ok()) {
+    return s;
+  }
+  for (size_t slot = 0; slot < wanted.size() && !overflow; ++slot) {
+    overflow = loaded[slot] != lay_.n_old[file_of_slot[slot]];
+  }
+  if (overflow) {
+    return Status::Corrupt(index_.path() +
+                           ": corrupt index (a file's document count is wrong); run `neardup index check " +
+                           index_.path() + "`");
+  }
+  return index_.LoadProblems(wanted, [&](size_t slot, StoredProblem&& p) {
+    out->corpus.problems.push_back({.file = file_of_slot[slot],
+                                    .line = p.line,
+                                    .status = Status::Corrupt(std::move(p.message)),
+                                    .kind = InputProblem::Kind::kMalformed});
+  });
+}
+
+// The index entry of sub-corpus file k as signed now (id, document count
+// and the stored part of a grown file not yet set); nullopt for a JSONL
+// file that changed while it was read (signed again next run).
+std::optional<IndexedFile> IndexUpdate::EntryOf(size_t k) {
+  const InputFile& f = sub_.corpus.table.files[k];
+  const SignCounts& counts = sub_.file_counts[k];
+  IndexedFile e;
+  e.path = f.path;
+  e.dev = f.identity.dev;
+  e.inode = f.identity.ino;
+  e.size = f.size;
+  e.mtime_ns = f.mtime_ns;
+  e.ctime_ns = f.ctime_ns;
+  e.reading = reading_;
+  e.jsonl = jsonl_;
+  e.bytes = counts.bytes;
+  e.invalid_utf8 = counts.invalid_utf8;
+  e.transcoded = counts.transcoded;
+  if (jsonl_ && !Compressed(f.path)) {
+    const RawRead& raw = hashing_.slots[f.path];
+    if (!raw.done || raw.bytes != f.size) return std::nullopt;
+    e.lines = raw.newlines;
+    e.raw_hash = raw.hash;
+    e.ends_newline = raw.bytes == 0 || raw.last == '\n';
+  }
+  return e;
+}
+
+// Writes sub-corpus file k, signed now and read whole, to the index with
+// its documents `docs` (signatures `sigs`) and malformed lines. Streams and
+// JSONL files that changed while read are left out (signed again next run).
+Status IndexUpdate::StoreFile(size_t k, std::span<const DocRecord> docs, std::span<const uint32_t> sigs,
+                              std::span<const StoredProblem> problems) {
+  const InputFile& f = sub_.corpus.table.files[k];
+  const size_t i = sub_.sub_of[k];
+  if (f.identity.stream) return Status::Ok();
+  std::optional<IndexedFile> entry = EntryOf(k);
+  if (!entry) return Status::Ok();  // changed while read: sign again next run
+  IndexedFile& e = *entry;
+  const size_t count = docs.size();
+  Status st;
+  if (plans_.plan[i] == Plan::kAppend) {
+    const IndexedFile& old = plans_.stored[plans_.entry[i]];
+    e.id = old.id;
+    e.bytes += old.bytes;
+    e.invalid_utf8 += old.invalid_utf8;
+    e.transcoded += old.transcoded;
+    e.documents = old.documents + count;
+    st = index_.AppendToFile(e, docs, sigs, problems);
+  } else {
+    if (plans_.entry[i] != SIZE_MAX) e.id = plans_.stored[plans_.entry[i]].id;
+    st = index_.PutFile(e, docs, sigs, problems);
+  }
+  if (!st.ok()) return st;
+  return batch_.Add(count);
+}
+
+// Writes text file k of the sub-corpus, just signed, to the index: what
+// TextStoreStream's writer calls.
+Status IndexUpdate::StoreTextFile(size_t k) {
+  const SignatureTable& table = sub_.corpus.table;
+  const std::span<const DocRecord> docs(table.docs.data() + k, 1);  // a text file is one document
+  const std::span<const uint32_t> sigs(table.values().data() + k * np_, np_);
+  return StoreFile(k, docs, sigs, {});
+}
+
+// Writes the files signed now that were read whole (not streams) to the
+// index, with their documents, signatures and malformed lines.
+Status IndexUpdate::StoreSigned() {
+  const SignedCorpus& sub = sub_.corpus;
+  const size_t m = sub_.sub_of.size();
+  // Which signed files are whole (no problem with the file itself).
+  std::vector<uint8_t> whole(m, 1);
+  for (const InputProblem& p : sub.problems) {
+    if (p.kind != InputProblem::Kind::kMalformed) whole[p.file] = 0;
+  }
+  std::vector<std::vector<StoredProblem>> file_problems(m);
+  for (const InputProblem& p : sub.problems) {
+    if (p.kind == InputProblem::Kind::kMalformed) file_problems[p.file].push_back({p.line, p.status.message()});
+  }
+  for (size_t k = 0; k < m; ++k) {
+    if (whole[k] == 0) continue;
+    const size_t lo = lay_.sub_first[k], count = lay_.sub_first[k + 1] - lay_.sub_first[k];
+    const std::span<const DocRecord> docs(sub.table.docs.data() + lo, count);
+    const std::span<const uint32_t> sigs = sub.table.values().subspan(lo * np_, count * np_);
+    if (Status st = StoreFile(k, docs, sigs, file_problems[k]); !st.ok()) return st;
+  }
+  return Status::Ok();
+}
+
 // Removes the index entries under the scanned paths whose files are gone.
-Status RemoveGone(const Options& options, const FilePlans& fp, SignatureIndex& index, BatchCommitter& batch,
-                  IndexStats* stats) {
-  for (size_t k = 0; k < fp.stored.size(); ++k) {
-    const IndexedFile& e = fp.stored[k];
-    if (fp.walked[k] != 0) continue;
-    if (!UnderScannedPaths(e.path, options)) continue;
-    if (Status s = index.RemoveFile(e.id); !s.ok()) return s;
+Status IndexUpdate::RemoveGone(IndexStats* stats) {
+  for (size_t k = 0; k < plans_.stored.size(); ++k) {
+    const IndexedFile& e = plans_.stored[k];
+    if (plans_.walked[k] != 0) continue;
+    if (!UnderScannedPaths(e.path, ctx_.options)) continue;
+    if (Status s = index_.RemoveFile(e.id); !s.ok()) return s;
     stats->removed += e.documents;
-    if (Status b = batch.Add(e.documents); !b.ok()) return b;
+    if (Status b = batch_.Add(e.documents); !b.ok()) return b;
   }
   return Status::Ok();
 }
@@ -659,10 +782,10 @@ Status RemoveGone(const Options& options, const FilePlans& fp, SignatureIndex& i
 // Moves the documents signed now into `out`, after the stored ones of their
 // file (or takes the signed table over whole when nothing stored is used),
 // and their problems, renumbered to walked files.
-void MergeSigned(SubCorpus& s, const Layout& lay, bool all_signed, size_t np, IndexedCorpus* out) {
+void IndexUpdate::MergeSigned(bool all_signed, IndexedCorpus* out) {
   SignedCorpus& c = out->corpus;
-  SignedCorpus& sub = s.corpus;
-  size_t m = s.sub_of.size();
+  SignedCorpus& sub = sub_.corpus;
+  size_t m = sub_.sub_of.size();
   if (all_signed) {
     c.table = std::move(sub.table);
     c.stream_copies = std::move(sub.stream_copies);
@@ -671,24 +794,36 @@ void MergeSigned(SubCorpus& s, const Layout& lay, bool all_signed, size_t np, In
     m = 0;  // nothing to move row by row
   }
   for (size_t k = 0; k < m; ++k) {
-    const size_t i = s.sub_of[k];
-    const size_t lo = lay.sub_first[k], count = lay.sub_first[k + 1] - lay.sub_first[k];
-    const size_t at = lay.first[i] + lay.n_old[i];
+    const size_t i = sub_.sub_of[k];
+    const size_t lo = lay_.sub_first[k], count = lay_.sub_first[k + 1] - lay_.sub_first[k];
+    const size_t at = lay_.first[i] + lay_.n_old[i];
     for (size_t j = 0; j < count; ++j) {
       DocRecord& r = c.table.docs[at + j];
       r = std::move(sub.table.docs[lo + j]);
       r.file = static_cast<uint32_t>(i);
       out->signed_now[at + j] = 1;
     }
-    const auto sig = sub.table.values().subspan(lo * np, count * np);
+    const auto sig = sub.table.values().subspan(lo * np_, count * np_);
     std::copy(sig.begin(), sig.end(), c.table.MutableSignature(static_cast<DocId>(at)));
     out->stats.signed_now += count;
     c.stream_copies[i] = std::move(sub.stream_copies[k]);
   }
   for (InputProblem& p : sub.problems) {
-    p.file = s.sub_of[p.file];
+    p.file = sub_.sub_of[p.file];
     c.problems.push_back(std::move(p));
   }
+}
+
+// Records the end of the run with its counts, and commits.
+Status IndexUpdate::EndRun(IndexedCorpus* out) {
+  IndexRun run;
+  run.reused = out->stats.reused;
+  run.signed_now = out->stats.signed_now;
+  run.removed = out->stats.removed;
+  run.documents = out->corpus.table.size();
+  out->stats.run = index_.run();
+  if (Status s = index_.EndRun(run); !s.ok()) return s;
+  return index_.Commit();
 }
 
 }  // namespace
@@ -778,72 +913,11 @@ Result<IndexedCorpus> SignWithIndex(const SignContext& ctx, std::vector<InputFil
 
 Result<IndexedCorpus> SignWithIndex(const SignContext& ctx, std::vector<InputFile> files, SignatureIndex& index,
                                     StoredInputs stored) {
-  const Options& options = ctx.options;
-  FileSystem& fs = ctx.fs;
-  const bool jsonl = options.input == InputFormat::kJsonl;
-  const uint64_t reading = ReadingFingerprint(options);
-  const size_t np = static_cast<size_t>(options.num_perm);
-  const size_t n = files.size();
-
   // The transaction ReadStoredInputs() began goes on, committed in batches
   // while writing.
-  const FilePlans fp = PlanFiles(files, std::move(stored.files), stored.by_path, reading, jsonl, fs);
-
-  HashingFileSystem hashing(fs);
-  // The index is brought up to date in the transaction begun above,
-  // committed every kIndexBatchDocuments documents or so: text files while
-  // they are signed (TextStoreStream), JSONL files once signed.
-  BatchCommitter batch(index);
-  SubCorpus sub = ChangedFiles(options, files, fp);
-  {
-    std::optional<TextStoreStream> stream;
-    std::function<void(size_t, bool)> done;
-    if (!jsonl && !sub.sub_of.empty()) {
-      stream.emplace(index, fp, sub, reading, np, hashing, batch);
-      done = [&stream](size_t k, bool ok) { stream->Done(k, ok); };
-    }
-    SignChanged(ctx, fp, hashing, done, sub);
-    const Status stored_now = stream ? stream->Finish() : Status::Ok();
-    if (ctx.workers.Cancelled()) return Status::Cancelled("interrupted");
-    if (!stored_now.ok()) return stored_now;
-  }
-
-  const Layout lay = LayOut(fp, sub);
-  IndexedCorpus out{.corpus = {.table = SignatureTable(options.num_perm), .stream_copies = {}, .problems = {},
-                               .counts = sub.corpus.counts},
-                    .signed_now = std::vector<uint8_t>(lay.first[n], 0),
-                    .stats = {}};
-  out.stats.used = true;
-  // Nothing stored is used (a first run): the signed table is the answer as
-  // it is, taken over by MergeSigned without a copy.
-  const bool all_signed = std::all_of(fp.plan.begin(), fp.plan.end(), [](Plan p) { return p == Plan::kSign; });
-  const bool adopted = !all_signed && MoveStoredRows(fp, lay, np, stored);
-  if (adopted) {
-    out.corpus.table.AdoptMatrix(std::move(stored.signatures), std::move(stored.docs));
-  } else if (!all_signed) {
-    out.corpus.table.Resize(lay.first[n]);
-  }  // else MergeSigned takes the signed table over
-  out.corpus.stream_copies.resize(n);
-  if (Status s = LoadStored(index, files, fp, lay, jsonl, adopted, stored, &out); !s.ok()) return s;
-
-  if (jsonl) {
-    if (Status s = StoreSigned(index, fp, sub, lay, reading, jsonl, np, hashing, batch); !s.ok()) return s;
-  }
-  if (Status s = RemoveGone(options, fp, index, batch, &out.stats); !s.ok()) return s;
-
-  MergeSigned(sub, lay, all_signed, np, &out);
-  out.corpus.table.files = std::move(files);
-  if (jsonl) RenameDuplicateIds(&out.corpus);
-
-  IndexRun run;
-  run.reused = out.stats.reused;
-  run.signed_now = out.stats.signed_now;
-  run.removed = out.stats.removed;
-  run.documents = out.corpus.table.size();
-  out.stats.run = index.run();
-  if (Status s = index.EndRun(run); !s.ok()) return s;
-  if (Status s = index.Commit(); !s.ok()) return s;
-  return out;
+  IndexUpdate update(ctx, index, std::move(files), std::move(stored));
+  if (Status s = update.SignChanged(); !s.ok()) return s;
+  return update.Finish();
 }
 
 }  // namespace neardup

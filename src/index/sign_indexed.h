@@ -19,10 +19,12 @@
 // them are kept. Writes are grouped in transactions of about
 // kIndexBatchDocuments documents.
 //
-// Thread safety: as Sign(); the index is used from the calling thread only.
+// Thread safety: as Sign(); the index is used by one thread at a time (the
+// calling thread, or the writer that stores text files while they are
+// signed; the update is one class, IndexUpdate, in sign_indexed.cc).
 //
 //   Result<std::unique_ptr<SignatureIndex>> ix = OpenIndexFor(options);
-//   Result<IndexedCorpus> s = SignWithIndex(options, files, minhasher, fs, workers, false, nullptr, **ix);
+//   Result<IndexedCorpus> s = SignWithIndex(ctx, std::move(walked.files), **ix);  // ctx: a SignContext (sign.h)
 #pragma once
 
 #include <cstdint>

@@ -12,8 +12,11 @@
 #include <chrono>
 #include <cstring>
 #include <ctime>
+#include <new>
 #include <thread>
 #include <unordered_map>
+
+#include "base/parallel.h"
 
 namespace neardup {
 
@@ -468,25 +471,103 @@ Status ReadDocumentRow(const Stmt& q, const std::string& path, std::vector<uint3
   return Status::Ok();
 }
 
-// Documents of files first_id..last_id read in key order (file, line) by
-// one pass over that range of the table; those of files in `slot_of` are
-// given to `doc`.
-Status ScanDocuments(sqlite3* h, const std::string& path, size_t np, int64_t first_id, int64_t last_id,
-                     const std::vector<size_t>& slot_of, const SignatureIndex::DocFn& doc) {
+// Where documents are read from: a connection, the index's path (errors
+// name it; more connections open it) and the values per signature.
+struct DocSource {
+  sqlite3* db;
+  const std::string& path;
+  size_t np;
+};
+
+// File ids first..last, both included.
+struct IdRange {
+  int64_t first = 0;
+  int64_t last = -1;
+};
+
+// Documents of the files in `ids` read in key order (file, line) by one pass
+// over that range of the table; those of files in `slot_of` are given to
+// `doc`.
+Status ScanDocuments(const DocSource& src, IdRange ids, const std::vector<size_t>& slot_of,
+                     const SignatureIndex::DocFn& doc) {
+  sqlite3* h = src.db;
   Stmt q(h, "SELECT key, name, size, content, kind, signature FROM documents WHERE key BETWEEN ? AND ?");
-  if (!q.ok()) return SqlError(h, path, q.prepare_rc());
-  q.Bind(1, DocKey(first_id, 0));
-  q.Bind(2, DocKey(last_id, kMaxLine));
-  std::vector<uint32_t> sig(np);
+  if (!q.ok()) return SqlError(h, src.path, q.prepare_rc());
+  q.Bind(1, DocKey(ids.first, 0));
+  q.Bind(2, DocKey(ids.last, kMaxLine));
+  std::vector<uint32_t> sig(src.np);
   int rc = SQLITE_OK;
   while ((rc = q.Step()) == SQLITE_ROW) {
     const int64_t id = q.Int(0) >> kLineBits;
-    if (id < first_id || id > last_id || slot_of[static_cast<size_t>(id)] == SIZE_MAX) continue;
+    if (id < ids.first || id > ids.last || slot_of[static_cast<size_t>(id)] == SIZE_MAX) continue;
     DocRecord r;
-    if (Status s = ReadDocumentRow(q, path, sig, &r); !s.ok()) return s;
-    doc(slot_of[static_cast<size_t>(id)], std::move(r), SignatureView(sig.data(), np));
+    if (Status s = ReadDocumentRow(q, src.path, sig, &r); !s.ok()) return s;
+    doc(slot_of[static_cast<size_t>(id)], std::move(r), SignatureView(sig.data(), src.np));
   }
-  return rc == SQLITE_DONE ? Status::Ok() : SqlError(h, path, rc);
+  return rc == SQLITE_DONE ? Status::Ok() : SqlError(h, src.path, rc);
+}
+
+// The ids up to the largest in `slot_of` cut into `parts` ranges of as many
+// wanted files (slot_of[id] != SIZE_MAX) each, `wanted` of them in all; a
+// range may be empty (repeated wanted ids).
+std::vector<IdRange> CutIntoParts(const std::vector<size_t>& slot_of, size_t wanted, size_t parts) {
+  const auto end = static_cast<int64_t>(slot_of.size());  // max_id + 1
+  // Part p reads ids bound[p]..bound[p + 1] - 1.
+  std::vector<int64_t> bound{0};
+  for (size_t id = 0, seen = 0; id < slot_of.size() && bound.size() < parts; ++id) {
+    if (slot_of[id] == SIZE_MAX) continue;
+    if (seen == wanted * bound.size() / parts) bound.push_back(static_cast<int64_t>(id));
+    ++seen;
+  }
+  while (bound.size() < parts) bound.push_back(end);  // repeated wanted ids: empty parts
+  bound.push_back(end);
+  std::vector<IdRange> ranges(parts);
+  for (size_t p = 0; p < parts; ++p) ranges[p] = IdRange{.first = bound[p], .last = bound[p + 1] - 1};
+  return ranges;
+}
+
+// Reads the documents of the files in `wanted` by passes over the table in
+// key order (file, line). With threads, the wanted ids are cut into that
+// many ranges of as many files, each read on a connection of its own (the
+// first on `src.db`): SQLite decodes rows on one thread per connection.
+Status ScanInParts(const DocSource& src, const std::vector<int64_t>& wanted, const SignatureIndex::DocFn& doc,
+                   int threads) {
+  int64_t max_id = 0;
+  for (const int64_t id : wanted) {
+    if (id < 0) return Status::Corrupt(src.path + ": corrupt index (a negative file id)");
+    max_id = std::max(max_id, id);
+  }
+  std::vector<size_t> slot_of(static_cast<size_t>(max_id) + 1, SIZE_MAX);
+  for (size_t k = 0; k < wanted.size(); ++k) slot_of[static_cast<size_t>(wanted[k])] = k;
+  constexpr size_t kMinFilesPerPart = 4096;
+  const size_t parts =
+      std::clamp<size_t>(wanted.size() / kMinFilesPerPart, 1, static_cast<size_t>(std::max(1, threads)));
+  const std::vector<IdRange> ranges = CutIntoParts(slot_of, wanted.size(), parts);
+  std::vector<Status> status(parts);
+  // One part per worker; the calling thread is one of them.
+  ParallelFor(Workers{.threads = static_cast<int>(parts), .tick = {}, .cancel = nullptr}, parts,
+              [&](int, size_t p) {
+                if (ranges[p].last < ranges[p].first) return;
+                try {
+                  if (p == 0) {
+                    status[p] = ScanDocuments(src, ranges[p], slot_of, doc);
+                    return;
+                  }
+                  bool fresh = false;
+                  Result<Db> reader = OpenDb(src.path, /*write=*/false, /*create=*/false, &fresh);
+                  if (!reader.ok()) {
+                    status[p] = reader.status();
+                    return;
+                  }
+                  status[p] = ScanDocuments(DocSource{reader->get(), src.path, src.np}, ranges[p], slot_of, doc);
+                } catch (const std::bad_alloc&) {
+                  status[p] = Status::IoError(src.path + ": out of memory while reading the index");
+                }
+              });
+  for (const Status& s : status) {
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -498,59 +579,10 @@ Status SignatureIndex::LoadDocuments(const std::vector<int64_t>& wanted, const D
   const int64_t total = impl_->files_read >= 0 ? impl_->files_read : QueryInt(h, "SELECT count(*) FROM files", &rc);
   if (rc != SQLITE_OK) return SqlError(h, path_, rc);
   if (wanted.empty()) return Status::Ok();
+  // Most files: passes over the table in key order (file, line) beat a
+  // lookup per file.
   if (wanted.size() * 8 >= static_cast<uint64_t>(total)) {
-    // Most files: passes over the table in key order (file, line) beat a
-    // lookup per file. With threads, the wanted ids are cut into that many
-    // ranges of as many files, each read on a connection of its own (the
-    // first on this one): SQLite decodes rows on one thread per connection.
-    int64_t max_id = 0;
-    for (const int64_t id : wanted) {
-      if (id < 0) return Status::Corrupt(path_ + ": corrupt index (a negative file id)");
-      max_id = std::max(max_id, id);
-    }
-    std::vector<size_t> slot_of(static_cast<size_t>(max_id) + 1, SIZE_MAX);
-    for (size_t k = 0; k < wanted.size(); ++k) slot_of[static_cast<size_t>(wanted[k])] = k;
-    constexpr size_t kMinFilesPerPart = 4096;
-    const size_t parts =
-        std::clamp<size_t>(wanted.size() / kMinFilesPerPart, 1, static_cast<size_t>(std::max(1, threads)));
-    // Part p reads ids bound[p]..bound[p + 1] - 1: as many wanted files each.
-    std::vector<int64_t> bound{0};
-    for (size_t id = 0, seen = 0; id < slot_of.size() && bound.size() < parts; ++id) {
-      if (slot_of[id] == SIZE_MAX) continue;
-      if (seen == wanted.size() * bound.size() / parts) bound.push_back(static_cast<int64_t>(id));
-      ++seen;
-    }
-    while (bound.size() < parts) bound.push_back(max_id + 1);  // repeated wanted ids: empty parts
-    bound.push_back(max_id + 1);
-    std::vector<Status> status(parts);
-    std::vector<std::jthread> helpers;  // joined on every way out, a throw included
-    auto part = [&](size_t p, sqlite3* conn) {
-      const int64_t first = bound[p];
-      const int64_t last = bound[p + 1] - 1;
-      if (last < first) return;
-      try {
-        status[p] = ScanDocuments(conn, path_, np, first, last, slot_of, doc);
-      } catch (const std::bad_alloc&) {
-        status[p] = Status::IoError(path_ + ": out of memory while reading the index");
-      }
-    };
-    for (size_t p = 1; p < parts; ++p) {
-      helpers.emplace_back([&, p] {
-        bool fresh = false;
-        Result<Db> reader = OpenDb(path_, /*write=*/false, /*create=*/false, &fresh);
-        if (!reader.ok()) {
-          status[p] = reader.status();
-          return;
-        }
-        part(p, reader->get());
-      });
-    }
-    part(0, h);
-    for (std::jthread& t : helpers) t.join();
-    for (const Status& s : status) {
-      if (!s.ok()) return s;
-    }
-    return Status::Ok();
+    return ScanInParts(DocSource{h, path_, np}, wanted, doc, threads);
   }
   Stmt q(h, "SELECT key, name, size, content, kind, signature FROM documents WHERE key BETWEEN ? AND ? ORDER BY key");
   if (!q.ok()) return SqlError(h, path_, q.prepare_rc());
@@ -603,16 +635,35 @@ Status SignatureIndex::Commit() {
 
 namespace {
 
-Status InsertRows(sqlite3* h, StmtCache& cache, const std::string& path, const std::string& file_path, int64_t file_id, int num_perm, std::span<const DocRecord> docs,
-                  std::span<const uint32_t> sigs, std::span<const StoredProblem> problems) {
-  const size_t np = static_cast<size_t>(num_perm);
-  if (!docs.empty()) {
-    Stmt& ins = Cached(h, cache,
+// Where the writes go: the connection and its cached statements, the
+// index's path (errors name it) and the values per signature.
+struct Writer {
+  sqlite3* db;
+  StmtCache& cache;
+  const std::string& path;
+  size_t np;
+};
+
+// What a file entry holds besides its row: documents, their signatures
+// (np values each) and problems.
+struct FileRows {
+  std::span<const DocRecord> docs;
+  std::span<const uint32_t> sigs;
+  std::span<const StoredProblem> problems;
+};
+
+// Inserts `rows` as those of file `file_id` (whose path is `file_path`).
+Status InsertRows(const Writer& w, int64_t file_id, const std::string& file_path, const FileRows& rows) {
+  sqlite3* h = w.db;
+  const std::string& path = w.path;
+  const size_t np = w.np;
+  if (!rows.docs.empty()) {
+    Stmt& ins = Cached(h, w.cache,
              "INSERT OR REPLACE INTO documents(key, name, size, content, kind, signature) "
              "VALUES(?, ?, ?, ?, ?, ?)");
     if (!ins.ok()) return SqlError(h, path, ins.prepare_rc());
-    for (size_t k = 0; k < docs.size(); ++k) {
-      const DocRecord& d = docs[k];
+    for (size_t k = 0; k < rows.docs.size(); ++k) {
+      const DocRecord& d = rows.docs[k];
       ins.Reset();
       if (d.line > kMaxLine) return Status::InvalidArgument(path + ": a line number past 2^32 cannot be stored");
       ins.Bind(1, DocKey(file_id, d.line));
@@ -624,14 +675,14 @@ Status InsertRows(sqlite3* h, StmtCache& cache, const std::string& path, const s
       ins.BindU(3, d.size);
       PutContent(ins, 4, d.content);
       ins.Bind(5, static_cast<int64_t>(d.kind));
-      ins.BindBlob(6, sigs.data() + k * np, np * sizeof(uint32_t));
+      ins.BindBlob(6, rows.sigs.data() + k * np, np * sizeof(uint32_t));
       if (int rc = ins.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
     }
   }
-  if (!problems.empty()) {
-    Stmt& ins = Cached(h, cache, "INSERT OR REPLACE INTO problems(file_id, line, message) VALUES(?, ?, ?)");
+  if (!rows.problems.empty()) {
+    Stmt& ins = Cached(h, w.cache, "INSERT OR REPLACE INTO problems(file_id, line, message) VALUES(?, ?, ?)");
     if (!ins.ok()) return SqlError(h, path, ins.prepare_rc());
-    for (const StoredProblem& p : problems) {
+    for (const StoredProblem& p : rows.problems) {
       ins.Reset();
       ins.Bind(1, file_id);
       ins.BindU(2, p.line);
@@ -661,8 +712,10 @@ void BindFileColumns(Stmt& up, const IndexedFile& f, int64_t run) {
   up.Bind(15, run);
 }
 
-Status UpdateFileRow(sqlite3* h, StmtCache& cache, const std::string& path, const IndexedFile& f, int64_t run) {
-  Stmt& up = Cached(h, cache,
+Status UpdateFileRow(const Writer& w, const IndexedFile& f, int64_t run) {
+  sqlite3* h = w.db;
+  const std::string& path = w.path;
+  Stmt& up = Cached(h, w.cache,
           "UPDATE files SET dev = ?, inode = ?, size = ?, mtime_ns = ?, ctime_ns = ?, reading = ?, jsonl = ?, "
           "lines = ?, raw_hash = ?, ends_newline = ?, bytes = ?, invalid_utf8 = ?, transcoded = ?, documents = ?, "
           "run = ? WHERE id = ?");
@@ -674,9 +727,10 @@ Status UpdateFileRow(sqlite3* h, StmtCache& cache, const std::string& path, cons
 }
 
 // Inserts the new row of `f` (its id not yet given); its id in *id.
-Status InsertFileRow(sqlite3* h, StmtCache& cache, const std::string& path, const IndexedFile& f, int64_t run,
-                     int64_t* id) {
-  Stmt& ins = Cached(h, cache,
+Status InsertFileRow(const Writer& w, const IndexedFile& f, int64_t run, int64_t* id) {
+  sqlite3* h = w.db;
+  const std::string& path = w.path;
+  Stmt& ins = Cached(h, w.cache,
           "INSERT INTO files(dev, inode, size, mtime_ns, ctime_ns, reading, jsonl, lines, raw_hash, ends_newline, "
           "bytes, invalid_utf8, transcoded, documents, run, path) "
           "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
@@ -706,19 +760,16 @@ Status SignatureIndex::PutFile(const IndexedFile& file, std::span<const DocRecor
   IndexedFile f = file;
   f.id = id;
   f.documents = docs.size();
-  if (Status s = id != 0 ? UpdateFileRow(h, impl_->cache, path_, f, impl_->run)
-                         : InsertFileRow(h, impl_->cache, path_, f, impl_->run, &id);
-      !s.ok()) {
-    return s;
-  }
-  return InsertRows(h, impl_->cache, path_, file.path, id, impl_->num_perm, docs, signatures, problems);
+  const Writer w{h, impl_->cache, path_, static_cast<size_t>(impl_->num_perm)};
+  if (Status s = id != 0 ? UpdateFileRow(w, f, impl_->run) : InsertFileRow(w, f, impl_->run, &id); !s.ok()) return s;
+  return InsertRows(w, id, file.path, FileRows{.docs = docs, .sigs = signatures, .problems = problems});
 }
 
 Status SignatureIndex::AppendToFile(const IndexedFile& file, std::span<const DocRecord> docs,
                                     std::span<const uint32_t> signatures, std::span<const StoredProblem> problems) {
-  sqlite3* h = impl_->db.get();
-  if (Status s = UpdateFileRow(h, impl_->cache, path_, file, impl_->run); !s.ok()) return s;
-  return InsertRows(h, impl_->cache, path_, file.path, file.id, impl_->num_perm, docs, signatures, problems);
+  const Writer w{impl_->db.get(), impl_->cache, path_, static_cast<size_t>(impl_->num_perm)};
+  if (Status s = UpdateFileRow(w, file, impl_->run); !s.ok()) return s;
+  return InsertRows(w, file.id, file.path, FileRows{.docs = docs, .sigs = signatures, .problems = problems});
 }
 
 Status SignatureIndex::RemoveFile(int64_t id) {

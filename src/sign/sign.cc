@@ -12,10 +12,10 @@ namespace {
 
 bool Compressed(const std::string& path) { return path.ends_with(".gz") || path.ends_with(".zst"); }
 
-// Reads and signs text file `i` into row i of the table. Returns the
-// problem, if any, and fills `sk`.
-Status SignTextFile(const Options& options, FileSystem& fs, DocumentReader& reader, size_t i, bool keep_streams,
-                    SignedCorpus* out, DocumentSketch* sk) {
+// Reads and signs text file `i` into row i of the table (from ctx.fs,
+// keeping a stream's copy when ctx.keep_streams). Returns the problem, if
+// any, and fills `sk`.
+Status SignTextFile(const SignContext& ctx, DocumentReader& reader, size_t i, SignedCorpus* out, DocumentSketch* sk) {
   const InputFile& f = out->table.files[i];
   DocRecord& r = out->table.docs[i];
   r.name = f.path;
@@ -24,11 +24,11 @@ Status SignTextFile(const Options& options, FileSystem& fs, DocumentReader& read
   r.mtime_ns = f.mtime_ns;
   r.reference = f.reference;
   StreamCopy* copy = nullptr;
-  if (keep_streams && f.identity.stream) {
+  if (ctx.keep_streams && f.identity.stream) {
     out->stream_copies[i] = std::make_unique<StreamCopy>();
     copy = out->stream_copies[i].get();
   }
-  Result<std::unique_ptr<ByteReader>> in = OpenForSigning(fs, f, copy);
+  Result<std::unique_ptr<ByteReader>> in = OpenForSigning(ctx.fs, f, copy);
   if (!in.ok()) return in.status();
   Status s = reader.ReadStream(**in, out->table.MutableSignature(static_cast<DocId>(i)), nullptr, sk);
   if (f.identity.stream) r.size = sk->bytes;
@@ -43,7 +43,7 @@ Status SignTextFile(const Options& options, FileSystem& fs, DocumentReader& read
   }
   if (sk->kind == DocumentSketch::Kind::kTooLarge) {
     return Status::InvalidArgument(f.path + ": skipped, more than --max-filesize " +
-                                   std::to_string(options.max_filesize) + " bytes once decompressed");
+                                   std::to_string(ctx.options.max_filesize) + " bytes once decompressed");
   }
   return Status::Ok();
 }
@@ -63,7 +63,7 @@ void SignTextFiles(const SignContext& ctx, SignedCorpus* out, std::vector<SignCo
     auto& reader = readers[static_cast<size_t>(w)];
     if (reader == nullptr) reader = std::make_unique<DocumentReader>(options, ctx.minhasher);
     DocumentSketch sk;
-    const Status s = SignTextFile(options, ctx.fs, *reader, i, ctx.keep_streams, out, &sk);
+    const Status s = SignTextFile(ctx, *reader, i, out, &sk);
     DocRecord& r = out->table.docs[i];
     if (s.ok()) {
       r.kind = KindOf(sk);

@@ -94,10 +94,12 @@ Status TooLarge(const InputFile& f, uint64_t limit) {
                                  " bytes once decompressed");
 }
 
-// Reads file `fi` and submits its blocks. Problems of the file as a whole
+// Reads file `fi` (from ctx.fs, keeping a stream's copy when
+// ctx.keep_streams) and submits its blocks. Problems of the file as a whole
 // go straight to `out`.
-void SplitFile(const Options& options, FileSystem& fs, uint32_t fi, bool keep_streams, SignProgress& progress,
-               OrderedWork<Block>& work, SignedCorpus* out) {
+void SplitFile(const SignContext& ctx, uint32_t fi, OrderedWork<Block>& work, SignedCorpus* out) {
+  const Options& options = ctx.options;
+  FileSystem& fs = ctx.fs;
   const InputFile& f = out->table.files[fi];
   if (options.max_filesize != 0 && !f.identity.stream) {
     // A compressed file may expand past --max-filesize: count first, so
@@ -110,7 +112,7 @@ void SplitFile(const Options& options, FileSystem& fs, uint32_t fi, bool keep_st
     }
   }
   StreamCopy* copy = nullptr;
-  if (keep_streams && f.identity.stream) {
+  if (ctx.keep_streams && f.identity.stream) {
     out->stream_copies[fi] = std::make_unique<StreamCopy>();
     copy = out->stream_copies[fi].get();
   }
@@ -124,7 +126,7 @@ void SplitFile(const Options& options, FileSystem& fs, uint32_t fi, bool keep_st
     Block block(fi);
     uint64_t bytes = 0;
     Result<bool> more = blocks.Next(**in, &block.data, &bytes);
-    progress.bytes += bytes;
+    ctx.progress.bytes += bytes;
     if (!more.ok()) out->problems.push_back({.file = fi, .line = 0, .status = more.status()});
     if (!more.ok() || !*more) break;
     block.line_bytes = block.data.size;
@@ -215,7 +217,7 @@ void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector
   };
   OrderedWork<Block> work(workers, static_cast<size_t>(workers.threads) * kBlocksPerWorker, sign, commit);
   for (uint32_t fi = 0; fi < out->table.files.size() && !workers.Cancelled(); ++fi) {
-    SplitFile(options, ctx.fs, fi, ctx.keep_streams, progress, work, out);
+    SplitFile(ctx, fi, work, out);
     ++progress.inputs_done;
     if (workers.tick) workers.tick();
   }

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -95,6 +96,55 @@ TEST(OrderedWorkTest, CommitsInSubmissionOrderWhateverTheWorkTakes) {
     for (int i = 0; i < 200; ++i) EXPECT_EQ(committed[static_cast<size_t>(i)], i);
     EXPECT_LE(in_flight_max.load(), static_cast<int>(window) + 1) << threads;
   }
+}
+
+TEST(ParallelForTest, AThrowStopsNewItemsAndIsRethrownOnceEveryWorkerIsJoined) {
+  for (bool with_tick : {false, true}) {
+    std::atomic<int> running{0};
+    std::atomic<size_t> ran{0};
+    Workers w{.threads = 3, .tick = {}, .cancel = nullptr};
+    if (with_tick) w.tick = [] {};
+    EXPECT_THROW(ParallelFor(w, 100000,
+                             [&](int, size_t i) {
+                               ++running;
+                               ++ran;
+                               std::this_thread::sleep_for(std::chrono::microseconds(50));
+                               --running;
+                               if (i == 10) throw std::runtime_error("item 10");
+                             }),
+                 std::runtime_error);
+    EXPECT_EQ(running.load(), 0);  // no call still running once it returned
+    EXPECT_LT(ran.load(), 1000u);
+  }
+}
+
+TEST(BackgroundTaskTest, RunsAlongsideTheCallerAndJoinWaitsForIt) {
+  std::atomic<bool> go{false};
+  std::atomic<bool> done{false};
+  BackgroundTask task([&] {
+    while (!go.load()) std::this_thread::yield();
+    done = true;
+  });
+  go = true;  // the task waits for the calling thread: it runs alongside it
+  task.Join();
+  EXPECT_TRUE(done.load());
+  task.Join();  // a second Join returns at once
+}
+
+TEST(BackgroundTaskTest, JoinRethrowsAndTheDestructorJoinsQuietly) {
+  {
+    BackgroundTask task([] { throw std::runtime_error("writer"); });
+    EXPECT_THROW(task.Join(), std::runtime_error);
+  }
+  std::atomic<bool> done{false};
+  {
+    BackgroundTask task([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      done = true;
+      throw std::runtime_error("not rethrown by the destructor");
+    });
+  }
+  EXPECT_TRUE(done.load());
 }
 
 TEST(WorkersTest, ResolveZeroIsTheNumberOfCores) {
