@@ -25,10 +25,7 @@
 #include <vector>
 
 #include "neardup/banding.h"
-#include "walk/file_system.h"
-#include "sign/minhash.h"
 #include "neardup/options.h"
-#include "text/shingle.h"
 #include "neardup/status.h"
 
 namespace neardup {
@@ -83,23 +80,10 @@ struct PairExplanation {
   bool reported_none = false;
 };
 
-// One document file read as ExplainPair reads it (text input): its facts
-// and token text (up to `max_words` words), MinHash signature and sorted
-// shingle set. The path "-" is standard input. Errors as OpenInput().
-struct DocReading {
-  ExplainedDoc doc;
-  std::vector<uint32_t> signature;  // num_perm values
-  std::vector<uint64_t> shingles;   // sorted, unique
-  ContentHash content;              // equal for equal token sequences
-};
-Result<DocReading> ReadDocumentFile(const Options& options, const MinHasher& minhasher, FileSystem& fs,
-                                    const std::string& path, uint64_t max_words);
-
 // Reads both documents and explains the pair. Errors: IoError / NotFound
 // for a file that cannot be read; NotFound for an id that is not in the
 // JSONL file; InvalidArgument for invalid options, or a JSONL line of either
 // document that is malformed.
-Result<PairExplanation> ExplainPair(const Options& options, const ExplainInputs& inputs,
-                                    FileSystem& fs = FileSystem::Default());
+Result<PairExplanation> ExplainPair(const Options& options, const ExplainInputs& inputs);
 
 }  // namespace neardup

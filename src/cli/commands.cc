@@ -15,8 +15,9 @@
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "neardup/banding.h"
-#include "neardup/scan.h"
 #include "neardup/index.h"
+#include "neardup/review.h"
+#include "neardup/scan.h"
 #include "neardup/writers.h"
 
 namespace neardup::cli {
@@ -187,9 +188,7 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
 
   if (cli.format == OutputFormat::kHtml) {
     // The review page reads the documents shown again, for their word diffs.
-    HtmlSources sources;
-    sources.options = &options;
-    WriteHtml(report, sources, out.stream());
+    WriteHtml(report, BuildReview(report, options), out.stream());
   } else {
     WriteReport(report, cli.format, out.stream(), cli.terminator);
   }
