@@ -1,4 +1,5 @@
-// ExplainPair: why a scan does (or does not) report a pair of documents.
+// Explain: why a scan does (or does not) report a pair of documents
+// (ExplainPair), and what a banding makes of each similarity (ExplainParams).
 //
 // Reads two documents under the same Options as a scan and returns every fact
 // the scan's decision rests on: sizes, token and shingle counts, the shared
@@ -14,17 +15,21 @@
 // normalized words, lowercased, one space after each) is kept, up to
 // `max_words` words, for a word diff (word_diff.h).
 //
-// Thread safety: a pure function of its arguments and the file system.
+// ExplainParams gives, for `neardup params`, the banding a scan with the
+// options uses and its S-curve at a few similarities.
+//
+// Thread safety: ExplainPair is a pure function of its arguments and the
+// file system; ExplainParams of its arguments.
 //
 //   ExplainInputs in; in.a = "x.txt"; in.b = "y.txt";
 //   Result<PairExplanation> e = ExplainPair(options, in);
+//   ParamsExplanation p = ExplainParams(options);
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "neardup/banding.h"
 #include "neardup/options.h"
 #include "neardup/status.h"
 
@@ -85,5 +90,24 @@ struct PairExplanation {
 // JSONL file; InvalidArgument for invalid options, or a JSONL line of either
 // document that is malformed.
 Result<PairExplanation> ExplainPair(const Options& options, const ExplainInputs& inputs);
+
+// The S-curve 1-(1-s^r)^b of a banding at one similarity s.
+struct CurvePoint {
+  double similarity = 0;
+  double probability = 0;  // that a pair of this Jaccard becomes a candidate
+};
+
+struct ParamsExplanation {
+  double threshold = 0;
+  int num_perm = 0;
+  Banding banding;                     // as the scan would choose it (or --bands/--rows)
+  double approximate_threshold = 0;    // (1/b)^(1/r), where the S-curve is steepest
+  std::vector<CurvePoint> curve;       // at s = 0.1, 0.2, ..., 1.0
+  double threshold_probability = 0;    // at s = threshold
+};
+
+// The banding of a scan with `options` and its S-curve.
+// REQUIRES: ValidateOptions(options).ok().
+ParamsExplanation ExplainParams(const Options& options);
 
 }  // namespace neardup

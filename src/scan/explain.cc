@@ -11,7 +11,7 @@
 #include "sign/document.h"
 #include "text/document_source.h"
 #include "text/jsonl.h"
-#include "neardup/banding.h"
+#include "lsh/banding.h"
 #include "lsh/similarity.h"
 
 namespace neardup {

@@ -11,7 +11,7 @@
 #include <optional>
 #include <thread>
 
-#include "neardup/banding.h"
+#include "lsh/banding.h"
 #include "report/build_report.h"
 #include "lsh/candidates.h"
 #include "lsh/copy_groups.h"

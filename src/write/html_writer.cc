@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "neardup/banding.h"
+#include "lsh/banding.h"
 #include "neardup/review.h"
 #include "neardup/word_diff.h"
 #include "neardup/writers.h"

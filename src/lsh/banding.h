@@ -9,15 +9,15 @@
 // missed, fewer above it) and whose area below the threshold is the least (the
 // fewest false candidates to verify).
 //
+// The Banding value itself is public (options.h): explain and the report
+// echo it.
+//
 // Thread safety: pure functions.
 #pragma once
 
-namespace neardup {
+#include "neardup/options.h"
 
-struct Banding {
-  int bands = 0;
-  int rows = 0;
-};
+namespace neardup {
 
 // 1 - (1 - s^r)^b.
 double CandidateProbability(double s, int bands, int rows);
