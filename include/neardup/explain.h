@@ -1,4 +1,5 @@
-// ExplainPair: why a scan does (or does not) report a pair of documents.
+// Explain: why a scan does (or does not) report a pair of documents
+// (ExplainPair), and what a banding makes of each similarity (ExplainParams).
 //
 // Reads two documents under the same Options as a scan and returns every fact
 // the scan's decision rests on: sizes, token and shingle counts, the shared
@@ -14,21 +15,22 @@
 // normalized words, lowercased, one space after each) is kept, up to
 // `max_words` words, for a word diff (word_diff.h).
 //
-// Thread safety: a pure function of its arguments and the file system.
+// ExplainParams gives, for `neardup params`, the banding a scan with the
+// options uses and its S-curve at a few similarities.
+//
+// Thread safety: ExplainPair is a pure function of its arguments and the
+// file system; ExplainParams of its arguments.
 //
 //   ExplainInputs in; in.a = "x.txt"; in.b = "y.txt";
 //   Result<PairExplanation> e = ExplainPair(options, in);
+//   ParamsExplanation p = ExplainParams(options);
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "neardup/banding.h"
-#include "walk/file_system.h"
-#include "sign/minhash.h"
 #include "neardup/options.h"
-#include "text/shingle.h"
 #include "neardup/status.h"
 
 namespace neardup {
@@ -83,23 +85,29 @@ struct PairExplanation {
   bool reported_none = false;
 };
 
-// One document file read as ExplainPair reads it (text input): its facts
-// and token text (up to `max_words` words), MinHash signature and sorted
-// shingle set. The path "-" is standard input. Errors as OpenInput().
-struct DocReading {
-  ExplainedDoc doc;
-  std::vector<uint32_t> signature;  // num_perm values
-  std::vector<uint64_t> shingles;   // sorted, unique
-  ContentHash content;              // equal for equal token sequences
-};
-Result<DocReading> ReadDocumentFile(const Options& options, const MinHasher& minhasher, FileSystem& fs,
-                                    const std::string& path, uint64_t max_words);
-
 // Reads both documents and explains the pair. Errors: IoError / NotFound
 // for a file that cannot be read; NotFound for an id that is not in the
 // JSONL file; InvalidArgument for invalid options, or a JSONL line of either
 // document that is malformed.
-Result<PairExplanation> ExplainPair(const Options& options, const ExplainInputs& inputs,
-                                    FileSystem& fs = FileSystem::Default());
+Result<PairExplanation> ExplainPair(const Options& options, const ExplainInputs& inputs);
+
+// The S-curve 1-(1-s^r)^b of a banding at one similarity s.
+struct CurvePoint {
+  double similarity = 0;
+  double probability = 0;  // that a pair of this Jaccard becomes a candidate
+};
+
+struct ParamsExplanation {
+  double threshold = 0;
+  int num_perm = 0;
+  Banding banding;                     // as the scan would choose it (or --bands/--rows)
+  double approximate_threshold = 0;    // (1/b)^(1/r), where the S-curve is steepest
+  std::vector<CurvePoint> curve;       // at s = 0.1, 0.2, ..., 1.0
+  double threshold_probability = 0;    // at s = threshold
+};
+
+// The banding of a scan with `options` and its S-curve.
+// REQUIRES: ValidateOptions(options).ok().
+ParamsExplanation ExplainParams(const Options& options);
 
 }  // namespace neardup

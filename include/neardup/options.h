@@ -31,6 +31,15 @@ enum class ClusterBy { kConnected, kKeep };
 inline constexpr int kWordNgram = 5;
 inline constexpr int kCharNgram = 9;
 
+// An LSH banding: `bands` bands of `rows` signature positions each (bands *
+// rows <= num_perm), as --bands/--rows give it or as chosen for the threshold
+// (Options::bands). A pair is a candidate when its signatures agree in every
+// row of at least one band.
+struct Banding {
+  int bands = 0;
+  int rows = 0;
+};
+
 struct Options {
   // --- What to read -------------------------------------------------------
   // Files or directories (walked recursively). Default: none.

@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "neardup/banding.h"
 #include "neardup/options.h"
 #include "neardup/sorted_pairs.h"
 #include "neardup/status.h"

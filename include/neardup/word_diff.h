@@ -8,10 +8,15 @@
 // differing words and memory O(M+N), so callers cap the inputs
 // (kDefaultMaxWords).
 //
-// Thread safety: a pure function.
+// FoldDiff shortens a diff for reading: an unchanged stretch longer than its
+// context is shown as its first and last kContextWords words around the
+// number of words left out, as `neardup explain` and the review page show it.
+//
+// Thread safety: pure functions.
 //
 //   std::vector<DiffRun> runs = WordDiff("a b c", "a x c");
 //   // {kSame "a"}, {kRemoved "b"}, {kAdded "x"}, {kSame "c"}
+//   std::vector<FoldedRun> shown = FoldDiff(runs);
 #pragma once
 
 #include <cstdint>
@@ -35,5 +40,26 @@ inline constexpr uint64_t kDefaultMaxWords = 20000;
 // order, kSame and kAdded runs b's. Two adjacent runs never share a kind; a
 // kRemoved run comes before the kAdded run it is replaced by.
 std::vector<DiffRun> WordDiff(std::string_view a, std::string_view b);
+
+// A run of a folded diff: a DiffRun's kinds, or an unchanged stretch left out.
+struct FoldedRun {
+  enum class Kind : uint8_t { kSame, kRemoved, kAdded, kSkipped };
+  Kind kind = Kind::kSame;
+  std::string text;    // the words joined by single spaces; empty for kSkipped
+  uint64_t words = 0;  // words in `text`, or (kSkipped) the words left out
+};
+
+// Unchanged words kept on each side of a change when a stretch is folded.
+inline constexpr uint64_t kContextWords = 12;
+// An unchanged stretch with fewer words than this beyond its context is
+// shown whole.
+inline constexpr uint64_t kMinSkipped = 10;
+
+// `runs` with each long kSame run folded: a kSame run of the context kept
+// before it (none at the start of the diff), one kSkipped run, and a kSame
+// run of the context kept after it (none at the end). A kSame run of fewer
+// than (context kept) + kMinSkipped words, and every other run, is kept as it
+// is. The kSame runs of a fold are not joined with their neighbours.
+std::vector<FoldedRun> FoldDiff(const std::vector<DiffRun>& runs);
 
 }  // namespace neardup

@@ -20,18 +20,14 @@
 
 #include "neardup/options.h"
 #include "neardup/report.h"
-#include "neardup/word_diff.h"
+#include "neardup/review.h"
 
 namespace neardup {
 
-// The core's way to read input (src/walk/file_system.h); null here means
-// the real file system.
-class FileSystem;
-
 enum class OutputFormat { kJsonl, kJson, kCsv, kTsv, kHtml };
 
-// Pairs mode: one record per pair. html: WriteHtml() without sources (no
-// diffs). Clusters mode: one record (jsonl, json) or
+// Pairs mode: one record per pair. html: WriteHtml() with
+// ReviewWithoutTexts() (no diffs). Clusters mode: one record (jsonl, json) or
 // one row per member (csv, tsv) per cluster. Duplicates mode: json writes its
 // one document with a "removable" list (WriteJson()); jsonl, csv and tsv
 // write the removable paths, each followed by `terminator` ('\n', or '\0'
@@ -67,30 +63,19 @@ void WriteTsv(const Report& report, std::ostream& out);
 // in order, followed by `terminator`.
 void WriteDuplicates(const Report& report, std::ostream& out, char terminator);
 
-// html: one self-contained review page (html_writer.cc): CSS and script
-// inline, no network access, opens from file://. It shows the parameters and
-// counts, a histogram of the reported similarities and the banding's S-curve
-// (inline SVG), then the clusters, largest first (pairs mode: each pair as a
-// group of two, its first document kept), each with its kept document and
-// every member's similarity to it, size and mtime, and a collapsible word
-// diff (word_diff.h) against the kept one. The page renders groups in chunks
-// as they scroll into view; opened as PAGE#all it renders every group and
-// opens every diff at once. When done, its script sets data-ok="1" on
-// <body>; script errors are collected in <body data-errors>.
-//
-// The diffs need the texts: with `sources.options` set, each document shown
-// is read again (text input, by path) through `sources.fs` as the scan read
-// it, its token text (normalized words) capped at `max_words` words; the
-// similarity of a cluster member to its kept document is the exact Jaccard
-// of the texts read again. Documents that cannot be read again (standard
-// input, JSONL lines, files changed or gone) are shown without a diff, with
-// the reason. Without `sources.options` the page has no diffs.
-struct HtmlSources {
-  const Options* options = nullptr;  // the scan's options; must outlive the call
-  FileSystem* fs = nullptr;          // null: the real file system
-  uint64_t max_words = kDefaultMaxWords;  // per document, for the diffs
-};
-void WriteHtml(const Report& report, const HtmlSources& sources, std::ostream& out);
+// html: one self-contained review page (html_writer.cc) of `report` and its
+// `review` (review.h; BuildReview() reads the texts, the writer reads
+// nothing): CSS and script inline, no network access, opens from file://.
+// It shows the parameters and counts, a histogram of the reported
+// similarities and the banding's S-curve (inline SVG), then the review's
+// groups, each with its kept document and every member's similarity to it,
+// size and mtime, and a collapsible word diff against the kept one, or the
+// reason there is none. The page renders groups in chunks as they scroll
+// into view; opened as PAGE#all it renders every group and opens every diff
+// at once. When done, its script sets data-ok="1" on <body>; script errors
+// are collected in <body data-errors>.
+// REQUIRES: `review` is a review of `report`.
+void WriteHtml(const Report& report, const Review& review, std::ostream& out);
 
 // Formats a similarity with at most 4 decimals and no trailing zeros: 0.875, 1, 0.8612.
 std::string FormatScore(double value);

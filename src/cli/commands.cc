@@ -14,9 +14,10 @@
 #include "cli/man_page.h"
 #include "cli/output.h"
 #include "cli/progress.h"
-#include "neardup/banding.h"
-#include "neardup/scan.h"
+#include "neardup/explain.h"
 #include "neardup/index.h"
+#include "neardup/review.h"
+#include "neardup/scan.h"
 #include "neardup/writers.h"
 
 namespace neardup::cli {
@@ -187,9 +188,7 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
 
   if (cli.format == OutputFormat::kHtml) {
     // The review page reads the documents shown again, for their word diffs.
-    HtmlSources sources;
-    sources.options = &options;
-    WriteHtml(report, sources, out.stream());
+    WriteHtml(report, BuildReview(report, options), out.stream());
   } else {
     WriteReport(report, cli.format, out.stream(), cli.terminator);
   }
@@ -282,25 +281,22 @@ ExitCode RunScan(const CliOptions& cli) {
 }
 
 ExitCode RunParams(const Options& options, std::ostream& out) {
-  const Banding b = options.bands > 0 ? Banding{options.bands, options.rows}
-                                      : ChooseBanding(options.threshold, options.num_perm);
-  const double t = options.threshold;
+  const ParamsExplanation e = ExplainParams(options);
+  const Banding& b = e.banding;
   char line[160];
   std::snprintf(line, sizeof line, "threshold %.4g, num_perm %d: bands %d x rows %d (%d of %d permutations in LSH)\n",
-                t, options.num_perm, b.bands, b.rows, b.bands * b.rows, options.num_perm);
+                e.threshold, e.num_perm, b.bands, b.rows, b.bands * b.rows, e.num_perm);
   out << line;
-  std::snprintf(line, sizeof line, "approximate LSH threshold (1/b)^(1/r) = %.4f\n",
-                ApproximateThreshold(b.bands, b.rows));
+  std::snprintf(line, sizeof line, "approximate LSH threshold (1/b)^(1/r) = %.4f\n", e.approximate_threshold);
   out << line << "\n  similarity  P(candidate) = 1-(1-s^r)^b\n";
-  for (int i = 1; i <= 10; ++i) {
-    const double s = i / 10.0;
-    std::snprintf(line, sizeof line, "  %10.1f  %.4f\n", s, CandidateProbability(s, b.bands, b.rows));
+  for (const CurvePoint& point : e.curve) {
+    std::snprintf(line, sizeof line, "  %10.1f  %.4f\n", point.similarity, point.probability);
     out << line;
   }
-  const double p = CandidateProbability(t, b.bands, b.rows);
+  const double p = e.threshold_probability;
   std::snprintf(line, sizeof line,
-                "\nat the threshold s = %.4g: %.4f of the pairs become candidates; %.2f%% are missed\n", t, p,
-                (1.0 - p) * 100.0);
+                "\nat the threshold s = %.4g: %.4f of the pairs become candidates; %.2f%% are missed\n", e.threshold,
+                p, (1.0 - p) * 100.0);
   out << line;
   return ExitCode::kFound;
 }

@@ -20,11 +20,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// Unchanged words kept on each side of a change in the text diff; a longer
-// unchanged stretch is shown as "... (N unchanged words) ...".
-constexpr uint64_t kContextWords = 12;
-// A shorter unchanged stretch is shown whole.
-constexpr uint64_t kMinSkipped = 10;
 // The diff's lines are wrapped between words at this width.
 constexpr size_t kWrap = 78;
 
@@ -90,22 +85,36 @@ class Wrapper {
   size_t column_ = 0;
 };
 
-std::string_view Words(std::string_view text, uint64_t n, bool from_end) {
-  if (!from_end) {
-    size_t at = 0;
-    for (uint64_t i = 0; i < n; ++i) {
-      at = text.find(' ', i == 0 ? 0 : at + 1);
-      if (at == std::string_view::npos) return text;
+// Appends the word diff of `e` (folded: a long unchanged stretch is shown as
+// "... (N unchanged words) ..." on a line of its own) to `text`.
+void AppendDiffText(const PairExplanation& e, const std::vector<DiffRun>& diff, DiffMarks marks, std::string* text) {
+  std::string& t = *text;
+  t += "\nword diff of the normalized words (a -> b)";
+  if (e.a.token_text_capped || e.b.token_text_capped) {
+    t += ", first " + std::to_string(e.a.token_text_capped ? e.a.words : e.b.words) + " words";
+  }
+  t += ":\n";
+  const bool color = marks == DiffMarks::kColor;
+  const char* del_open = color ? "\x1b[31m" : "[-";
+  const char* del_close = color ? "\x1b[m" : "-]";
+  const char* add_open = color ? "\x1b[32m" : "{+";
+  const char* add_close = color ? "\x1b[m" : "+}";
+  Wrapper w(&t);
+  for (const FoldedRun& run : FoldDiff(diff)) {
+    switch (run.kind) {
+      case FoldedRun::Kind::kRemoved: w.Words(run.text, del_open, del_close, color); break;
+      case FoldedRun::Kind::kAdded: w.Words(run.text, add_open, add_close, color); break;
+      case FoldedRun::Kind::kSame: w.Words(run.text, "", "", false); break;
+      case FoldedRun::Kind::kSkipped:
+        w.End();
+        t += "... (" + std::to_string(run.words) + " unchanged words) ...\n";
+        break;
     }
-    return text.substr(0, at);
   }
-  size_t at = text.size();
-  for (uint64_t i = 0; i < n; ++i) {
-    if (at == 0) return text;
-    at = text.rfind(' ', at - 1);
-    if (at == std::string_view::npos) return text;
+  w.End();
+  if (e.a.token_text_capped || e.b.token_text_capped) {
+    t += "(diff capped: only the first words of each document are compared)\n";
   }
-  return text.substr(at + 1);
 }
 
 }  // namespace
@@ -146,42 +155,7 @@ void WriteExplanationText(const PairExplanation& e, const std::vector<DiffRun>& 
        "\n";
   t += std::string("  --verify none:      ") + Yes(e.reported_none) + "\n";
 
-  t += "\nword diff of the normalized words (a -> b)";
-  if (e.a.token_text_capped || e.b.token_text_capped) {
-    t += ", first " + std::to_string(e.a.token_text_capped ? e.a.words : e.b.words) + " words";
-  }
-  t += ":\n";
-  const bool color = marks == DiffMarks::kColor;
-  const char* del_open = color ? "\x1b[31m" : "[-";
-  const char* del_close = color ? "\x1b[m" : "-]";
-  const char* add_open = color ? "\x1b[32m" : "{+";
-  const char* add_close = color ? "\x1b[m" : "+}";
-  Wrapper w(&t);
-  for (size_t i = 0; i < diff.size(); ++i) {
-    const DiffRun& run = diff[i];
-    if (run.kind == DiffRun::Kind::kRemoved) {
-      w.Words(run.text, del_open, del_close, color);
-      continue;
-    }
-    if (run.kind == DiffRun::Kind::kAdded) {
-      w.Words(run.text, add_open, add_close, color);
-      continue;
-    }
-    const bool first = i == 0, last = i + 1 == diff.size();
-    const uint64_t keep = (first ? 0 : kContextWords) + (last ? 0 : kContextWords);
-    if (run.words < keep + kMinSkipped) {
-      w.Words(run.text, "", "", false);
-      continue;
-    }
-    if (!first) w.Words(Words(run.text, kContextWords, false), "", "", false);
-    w.End();
-    t += "... (" + std::to_string(run.words - keep) + " unchanged words) ...\n";
-    if (!last) w.Words(Words(run.text, kContextWords, true), "", "", false);
-  }
-  w.End();
-  if (e.a.token_text_capped || e.b.token_text_capped) {
-    t += "(diff capped: only the first words of each document are compared)\n";
-  }
+  AppendDiffText(e, diff, marks, &t);
   out << t;
 }
 

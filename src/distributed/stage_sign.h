@@ -29,7 +29,7 @@
 #include <string_view>
 #include <vector>
 
-#include "neardup/banding.h"
+#include "lsh/banding.h"
 #include "walk/walk.h"
 #include "neardup/options.h"
 #include "neardup/scan.h"

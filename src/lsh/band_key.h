@@ -19,7 +19,7 @@
 #include <cstdint>
 
 #include "base/hash.h"
-#include "neardup/banding.h"
+#include "lsh/banding.h"
 
 namespace neardup {
 

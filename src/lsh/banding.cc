@@ -1,4 +1,4 @@
-#include "neardup/banding.h"
+#include "lsh/banding.h"
 
 #include <cassert>
 #include <cmath>
@@ -49,6 +49,10 @@ Banding ChooseBanding(double threshold, int num_perm) {
     }
   }
   return best.bands == 0 ? fallback : best;
+}
+
+Banding BandingOf(const Options& options) {
+  return options.bands > 0 ? Banding{options.bands, options.rows} : ChooseBanding(options.threshold, options.num_perm);
 }
 
 }  // namespace neardup

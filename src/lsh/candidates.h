@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "base/types.h"
-#include "neardup/banding.h"
+#include "lsh/banding.h"
 #include "lsh/copy_groups.h"
 #include "neardup/options.h"
 #include "base/parallel.h"

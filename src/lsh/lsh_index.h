@@ -20,7 +20,7 @@
 #include <span>
 #include <vector>
 
-#include "neardup/banding.h"
+#include "lsh/banding.h"
 
 namespace neardup {
 

@@ -1,4 +1,4 @@
-#include "neardup/explain.h"
+#include "scan/explain.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@
 #include "sign/document.h"
 #include "text/document_source.h"
 #include "text/jsonl.h"
-#include "sign/minhash.h"
+#include "lsh/banding.h"
 #include "lsh/similarity.h"
 #include "scan/run.h"
 
@@ -254,6 +254,10 @@ Result<PairExplanation> ExplainPair(const Options& options, const ExplainInputs&
   e.a = std::move(ra.doc);
   e.b = std::move(rb.doc);
   return e;
+}
+
+Result<PairExplanation> ExplainPair(const Options& options, const ExplainInputs& inputs) {
+  return ExplainPair(options, inputs, FileSystem::Default());
 }
 
 }  // namespace neardup

@@ -2,10 +2,6 @@
 
 namespace neardup {
 
-Banding BandingOf(const Options& options) {
-  return options.bands > 0 ? Banding{options.bands, options.rows} : ChooseBanding(options.threshold, options.num_perm);
-}
-
 Run::Run(const Options& options, const RunContext& context)
     : options_(options),
       context_(context),

@@ -25,7 +25,7 @@
 #include <memory>
 
 #include "base/parallel.h"
-#include "neardup/banding.h"
+#include "lsh/banding.h"
 #include "neardup/options.h"
 #include "neardup/scan.h"
 #include "neardup/status.h"
@@ -35,10 +35,6 @@
 #include "walk/file_system.h"
 
 namespace neardup {
-
-// The banding in effect for `options`: --bands x --rows when given, else the
-// one ChooseBanding() picks for -t and --num-perm.
-Banding BandingOf(const Options& options);
 
 class Run {
  public:

@@ -24,7 +24,56 @@ std::vector<std::string_view> SplitWords(std::string_view text) {
   return words;
 }
 
+// The first `n` words of a run of words joined by single spaces.
+std::string_view FirstWords(std::string_view text, uint64_t n) {
+  size_t at = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    at = text.find(' ', i == 0 ? 0 : at + 1);
+    if (at == std::string_view::npos) return text;
+  }
+  return text.substr(0, at);
+}
+
+// The last `n` words of a run of words joined by single spaces.
+std::string_view LastWords(std::string_view text, uint64_t n) {
+  size_t at = text.size();
+  for (uint64_t i = 0; i < n; ++i) {
+    if (at == 0) return text;
+    at = text.rfind(' ', at - 1);
+    if (at == std::string_view::npos) return text;
+  }
+  return text.substr(at + 1);
+}
+
+FoldedRun::Kind FoldedKind(DiffRun::Kind kind) {
+  switch (kind) {
+    case DiffRun::Kind::kSame: return FoldedRun::Kind::kSame;
+    case DiffRun::Kind::kRemoved: return FoldedRun::Kind::kRemoved;
+    case DiffRun::Kind::kAdded: return FoldedRun::Kind::kAdded;
+  }
+  return FoldedRun::Kind::kSame;
+}
+
 }  // namespace
+
+std::vector<FoldedRun> FoldDiff(const std::vector<DiffRun>& runs) {
+  std::vector<FoldedRun> out;
+  out.reserve(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const DiffRun& run = runs[i];
+    const bool first = i == 0;
+    const bool last = i + 1 == runs.size();
+    const uint64_t keep = (first ? 0 : kContextWords) + (last ? 0 : kContextWords);
+    if (run.kind != DiffRun::Kind::kSame || run.words < keep + kMinSkipped) {
+      out.push_back({FoldedKind(run.kind), run.text, run.words});
+      continue;
+    }
+    if (!first) out.push_back({FoldedRun::Kind::kSame, std::string(FirstWords(run.text, kContextWords)), kContextWords});
+    out.push_back({FoldedRun::Kind::kSkipped, std::string(), run.words - keep});
+    if (!last) out.push_back({FoldedRun::Kind::kSame, std::string(LastWords(run.text, kContextWords)), kContextWords});
+  }
+  return out;
+}
 
 std::vector<DiffRun> WordDiff(std::string_view a, std::string_view b) {
   const std::vector<std::string_view> wa = SplitWords(a);

@@ -18,10 +18,8 @@
 #include <utility>
 #include <vector>
 
-#include "neardup/banding.h"
-#include "neardup/explain.h"
-#include "sign/minhash.h"
-#include "lsh/similarity.h"
+#include "lsh/banding.h"
+#include "neardup/review.h"
 #include "neardup/word_diff.h"
 #include "neardup/writers.h"
 
@@ -29,12 +27,6 @@ namespace neardup {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-// Words of unchanged text kept on each side of a change; longer unchanged
-// runs are shown as "... N unchanged words ...".
-constexpr uint64_t kContextWords = 12;
-// A shorter unchanged stretch is shown whole.
-constexpr uint64_t kMinSkipped = 10;
 
 std::string HtmlEscape(std::string_view text) {
   std::string out;
@@ -58,92 +50,20 @@ std::string Fixed(double value, int decimals) {
   return buf;
 }
 
-// The first and last `n` words of a run of words joined by spaces.
-std::string_view FirstWords(std::string_view text, uint64_t n) {
-  size_t at = 0;
-  for (uint64_t i = 0; i < n; ++i) {
-    at = text.find(' ', at);
-    if (at == std::string_view::npos) return text;
-    if (i + 1 < n) ++at;
-  }
-  return text.substr(0, at);
-}
-std::string_view LastWords(std::string_view text, uint64_t n) {
-  size_t at = text.size();
-  for (uint64_t i = 0; i < n; ++i) {
-    if (at == 0) return text;
-    at = text.rfind(' ', at - 1);
-    if (at == std::string_view::npos) return text;
-  }
-  return text.substr(at + 1);
-}
-
-// Diff runs as JSON [[kind, text], ...]: 0 same, 1 removed, 2 added, 3 a
+// A folded diff as JSON [[kind, text], ...]: 0 same, 1 removed, 2 added, 3 a
 // skipped unchanged stretch (text: its number of words).
-Json DiffJson(const std::vector<DiffRun>& runs) {
+Json DiffJson(const std::vector<FoldedRun>& runs) {
   Json out = Json::array();
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const DiffRun& run = runs[i];
-    if (run.kind != DiffRun::Kind::kSame) {
-      out.push_back(Json::array({run.kind == DiffRun::Kind::kRemoved ? 1 : 2, run.text}));
-      continue;
+  for (const FoldedRun& run : runs) {
+    switch (run.kind) {
+      case FoldedRun::Kind::kSame: out.push_back(Json::array({0, run.text})); break;
+      case FoldedRun::Kind::kRemoved: out.push_back(Json::array({1, run.text})); break;
+      case FoldedRun::Kind::kAdded: out.push_back(Json::array({2, run.text})); break;
+      case FoldedRun::Kind::kSkipped: out.push_back(Json::array({3, std::to_string(run.words)})); break;
     }
-    const bool first = i == 0;
-    const bool last = i + 1 == runs.size();
-    const uint64_t keep = (first ? 0 : kContextWords) + (last ? 0 : kContextWords);
-    if (run.words < keep + kMinSkipped) {
-      out.push_back(Json::array({0, run.text}));
-      continue;
-    }
-    if (!first) out.push_back(Json::array({0, std::string(FirstWords(run.text, kContextWords))}));
-    out.push_back(Json::array({3, std::to_string(run.words - keep)}));
-    if (!last) out.push_back(Json::array({0, std::string(LastWords(run.text, kContextWords))}));
   }
   return out;
 }
-
-// A document read again for the page.
-struct PageDoc {
-  bool ok = false;
-  std::string note;  // why not, when !ok
-  DocReading reading;
-};
-
-class TextSource {
- public:
-  explicit TextSource(const HtmlSources& sources)
-      : sources_(sources),
-        fs_(sources.fs != nullptr ? *sources.fs : FileSystem::Default()),
-        minhasher_(sources.options != nullptr ? sources.options->num_perm : 1,
-                   sources.options != nullptr ? sources.options->seed : 1) {}
-
-  bool enabled() const { return sources_.options != nullptr && sources_.options->input == InputFormat::kText; }
-
-  PageDoc Read(const DocEntry& entry) {
-    PageDoc page;
-    if (!enabled()) {
-      page.note = "no diff: texts are read again for text input only";
-      return page;
-    }
-    if (entry.name == "-") {
-      page.note = "no diff: standard input cannot be read again";
-      return page;
-    }
-    Result<DocReading> r = ReadDocumentFile(*sources_.options, minhasher_, fs_, entry.name, sources_.max_words);
-    if (!r.ok()) {
-      page.note = "no diff: " + r.status().message();
-      return page;
-    }
-    page.ok = true;
-    page.reading = std::move(*r);
-    return page;
-  }
-
- private:
-  const HtmlSources& sources_;
-  FileSystem& fs_;
-  MinHasher minhasher_;
-};
 
 Json DocJson(const DocEntry& d) {
   Json j = Json::object();
@@ -155,14 +75,14 @@ Json DocJson(const DocEntry& d) {
 }
 
 // One member of a group compared with the kept document.
-Json MemberJson(const DocEntry& d, double similarity, const PageDoc& kept, const PageDoc& member) {
+Json MemberJson(const DocEntry& d, const ReviewMember& m) {
   Json j = DocJson(d);
-  if (similarity >= 0) j["similarity"] = std::stod(FormatScore(similarity));
-  if (kept.ok && member.ok) {
-    j["diff"] = DiffJson(WordDiff(kept.reading.doc.token_text, member.reading.doc.token_text));
-    if (kept.reading.doc.token_text_capped || member.reading.doc.token_text_capped) j["capped"] = true;
+  if (m.similarity >= 0) j["similarity"] = std::stod(FormatScore(m.similarity));
+  if (m.diff) {
+    j["diff"] = DiffJson(*m.diff);
+    if (m.capped) j["capped"] = true;
   } else {
-    j["note"] = !member.ok ? member.note : kept.note;
+    j["note"] = m.note;
   }
   return j;
 }
@@ -377,57 +297,18 @@ const char* kScript = R"JS(
 })();
 )JS";
 
-// The review groups of pairs mode, one per reported pair; appends each
-// pair's similarity to `similarities`.
-Json PairGroups(const Report& report, TextSource& texts, std::vector<double>* similarities) {
+// The review's groups as JSON; appends each member's known similarity to
+// the kept document to `similarities`.
+Json GroupsJson(const Report& report, const Review& review, std::vector<double>* similarities) {
   Json groups = Json::array();
-  uint32_t n = 0;
-  // Pairs come sorted by their first document: it is read once per run.
-  PageDoc a;
-  DocId a_id = 0;
-  bool have_a = false;
-  for (const ReportedPair& pair : report.pairs) {
-    const double sim = pair.jaccard >= 0 ? pair.jaccard : pair.estimate;
-    similarities->push_back(sim);
-    if (!have_a || a_id != pair.a) {
-      a = texts.Read(report.docs[pair.a]);
-      a_id = pair.a;
-      have_a = true;
-    }
-    const PageDoc b = texts.Read(report.docs[pair.b]);
+  for (const ReviewGroup& group : review.groups) {
     Json g = Json::object();
-    g["id"] = n++;
-    g["keep"] = DocJson(report.docs[pair.a]);
-    g["members"] = Json::array({MemberJson(report.docs[pair.b], sim, a, b)});
-    groups.push_back(std::move(g));
-  }
-  return groups;
-}
-
-// The review groups of clusters mode, largest cluster first; appends each
-// member's exact Jaccard to the kept document (when both were read) to
-// `similarities`.
-Json ClusterGroups(const Report& report, TextSource& texts, std::vector<double>* similarities) {
-  Json groups = Json::array();
-  std::vector<const Cluster*> order;
-  for (const Cluster& c : report.clusters) order.push_back(&c);
-  std::stable_sort(order.begin(), order.end(),
-                   [](const Cluster* x, const Cluster* y) { return x->members.size() > y->members.size(); });
-  for (const Cluster* c : order) {
-    const PageDoc kept = texts.Read(report.docs[c->keep]);
-    Json g = Json::object();
-    g["id"] = c->id;
-    g["keep"] = DocJson(report.docs[c->keep]);
+    g["id"] = group.id;
+    g["keep"] = DocJson(report.docs[group.keep]);
     Json members = Json::array();
-    for (const DocId id : c->members) {
-      if (id == c->keep) continue;
-      const PageDoc m = texts.Read(report.docs[id]);
-      double sim = -1;
-      if (kept.ok && m.ok) {
-        sim = ExactJaccard(kept.reading.shingles, m.reading.shingles);
-        similarities->push_back(sim);
-      }
-      members.push_back(MemberJson(report.docs[id], sim, kept, m));
+    for (const ReviewMember& m : group.members) {
+      if (m.similarity >= 0) similarities->push_back(m.similarity);
+      members.push_back(MemberJson(report.docs[m.doc], m));
     }
     g["members"] = std::move(members);
     groups.push_back(std::move(g));
@@ -507,13 +388,13 @@ void AppendCharts(const Params& p, const std::string& similarity, const std::vec
 
 // Appends the groups' heading, the note on word diffs, the groups'
 // containers and the opening of the JSON data element to `page`.
-void AppendGroupsIntro(const Params& p, const HtmlSources& sources, bool diffs, std::string* page_out) {
+void AppendGroupsIntro(const Params& p, const Review& review, std::string* page_out) {
   std::string& page = *page_out;
   const bool pairs_mode = p.mode == Mode::kPairs;
   page += std::string("<h2>") + (pairs_mode ? "Pairs" : "Clusters, largest first") + "</h2>\n<p class=\"note\">";
-  if (diffs) {
+  if (review.texts_read) {
     page += "Word diffs compare the normalized words (lowercased, punctuation dropped) of the first " +
-            std::to_string(sources.max_words) +
+            std::to_string(review.max_words) +
             " words of each document, read again when this page was written; long unchanged stretches are "
             "shortened.";
     if (p.verify == VerifyMode::kExact) page += " Only documents in reported groups (all candidates) are read.";
@@ -526,17 +407,16 @@ void AppendGroupsIntro(const Params& p, const HtmlSources& sources, bool diffs, 
 
 }  // namespace
 
-void WriteHtml(const Report& report, const HtmlSources& sources, std::ostream& out) {
+void WriteHtml(const Report& report, const Review& review, std::ostream& out) {
   const Params& p = report.params;
   const bool pairs_mode = p.mode == Mode::kPairs;
-  TextSource texts(sources);
 
   Json data = Json::object();
   data["mode"] = pairs_mode ? "pairs" : "clusters";
   const bool jaccard_pairs = p.verify == VerifyMode::kExact;
   data["similarity"] = pairs_mode ? (jaccard_pairs ? "Jaccard" : "estimate") : "Jaccard to kept";
   std::vector<double> similarities;
-  data["groups"] = pairs_mode ? PairGroups(report, texts, &similarities) : ClusterGroups(report, texts, &similarities);
+  data["groups"] = GroupsJson(report, review, &similarities);
   const std::string safe = ScriptSafeJson(data);
 
   std::string page;
@@ -552,7 +432,7 @@ void WriteHtml(const Report& report, const HtmlSources& sources, std::ostream& o
           "near-duplicates.</p>\n";
   AppendFactTables(report, &page);
   AppendCharts(p, data["similarity"].get<std::string>(), similarities, &page);
-  AppendGroupsIntro(p, sources, texts.enabled(), &page);
+  AppendGroupsIntro(p, review, &page);
   out.write(page.data(), static_cast<std::streamsize>(page.size()));
   out.write(safe.data(), static_cast<std::streamsize>(safe.size()));
   page = "</script>\n<script>";

@@ -363,7 +363,7 @@ void WriteReport(const Report& report, OutputFormat format, std::ostream& out,
       WriteTsv(report, out);
       return;
     case OutputFormat::kHtml:
-      WriteHtml(report, HtmlSources{}, out);
+      WriteHtml(report, ReviewWithoutTexts(report), out);
       return;
   }
 }

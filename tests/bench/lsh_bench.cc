@@ -6,7 +6,7 @@
 #include <map>
 #include <vector>
 
-#include "neardup/banding.h"
+#include "lsh/banding.h"
 #include "lsh/lsh_index.h"
 #include "lsh/similarity.h"
 #include "text_gen.h"

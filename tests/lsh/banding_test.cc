@@ -1,4 +1,4 @@
-#include "neardup/banding.h"
+#include "lsh/banding.h"
 
 #include <gtest/gtest.h>
 

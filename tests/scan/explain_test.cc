@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "lsh/banding.h"
 #include "sign/minhash.h"
 #include "neardup/scan.h"
 #include "text/shingle.h"
@@ -237,6 +238,31 @@ TEST(ExplainTest, MissingFileIsAnError) {
   Result<PairExplanation> e = ExplainPair(Options{}, in);
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.status().message().find("/nonexistent/a"), std::string::npos);
+}
+
+TEST(ExplainParamsTest, BandingAndSCurveAreTheScans) {
+  Options o;
+  o.threshold = 0.7;
+  const ParamsExplanation p = ExplainParams(o);
+  const Banding b = ChooseBanding(0.7, o.num_perm);
+  EXPECT_EQ(p.banding.bands, b.bands);
+  EXPECT_EQ(p.banding.rows, b.rows);
+  EXPECT_EQ(p.num_perm, 128);
+  EXPECT_DOUBLE_EQ(p.threshold, 0.7);
+  EXPECT_DOUBLE_EQ(p.approximate_threshold, ApproximateThreshold(b.bands, b.rows));
+  ASSERT_EQ(p.curve.size(), 10u);
+  EXPECT_DOUBLE_EQ(p.curve[0].similarity, 0.1);
+  EXPECT_DOUBLE_EQ(p.curve[9].similarity, 1.0);
+  EXPECT_DOUBLE_EQ(p.curve[9].probability, 1.0);
+  for (size_t i = 1; i < p.curve.size(); ++i) EXPECT_GE(p.curve[i].probability, p.curve[i - 1].probability);
+  EXPECT_GE(p.threshold_probability, kTargetRecall);
+
+  o.bands = 16;
+  o.rows = 8;
+  const ParamsExplanation given = ExplainParams(o);
+  EXPECT_EQ(given.banding.bands, 16);
+  EXPECT_EQ(given.banding.rows, 8);
+  EXPECT_DOUBLE_EQ(given.threshold_probability, CandidateProbability(0.7, 16, 8));
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "neardup/banding.h"
+#include "lsh/banding.h"
 #include "text/shingle.h"
 #include "lsh/similarity.h"
 #include "walk/file_system.h"

@@ -9,15 +9,15 @@
 // missed, fewer above it) and whose area below the threshold is the least (the
 // fewest false candidates to verify).
 //
+// The Banding value itself is public (options.h): explain and the report
+// echo it.
+//
 // Thread safety: pure functions.
 #pragma once
 
-namespace neardup {
+#include "neardup/options.h"
 
-struct Banding {
-  int bands = 0;
-  int rows = 0;
-};
+namespace neardup {
 
 // 1 - (1 - s^r)^b.
 double CandidateProbability(double s, int bands, int rows);
@@ -32,6 +32,10 @@ double FalseCandidateArea(double threshold, int bands, int rows);
 // the threshold (tiny num_perm, very low threshold), the one with the highest
 // probability at the threshold is returned.
 Banding ChooseBanding(double threshold, int num_perm);
+
+// The banding in effect for `options`, the one place it is decided: --bands
+// x --rows when given, else ChooseBanding() for -t and --num-perm.
+Banding BandingOf(const Options& options);
 
 // The target probability at the threshold used by ChooseBanding.
 inline constexpr double kTargetRecall = 0.99;

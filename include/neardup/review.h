@@ -1,0 +1,71 @@
+// Review: what the review page (-f html, WriteHtml()) shows of a report.
+//
+// A Review is the report's groups as a reader checks them before deleting
+// anything: the clusters, largest first (pairs mode: each pair as a group of
+// two, its first document kept), each with its kept document and every other
+// member's similarity to it and folded word diff against it (word_diff.h).
+// The diffs need the texts, so the scan's documents are read again
+// (BuildReview); the writer only renders the value.
+//
+// Invariants: groups follow the report (pairs: one per reported pair, in
+// order, ids 0, 1, ...; clusters: Cluster::id, a stable sort by size,
+// largest first); members are the group's documents other than `keep`, in
+// the report's order; a member has a diff or a note saying why not.
+//
+// Thread safety: plain values; BuildReview is a pure function of its
+// arguments and the file system.
+//
+//   Review review = BuildReview(report, options);
+//   WriteHtml(report, review, out);
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "neardup/options.h"
+#include "neardup/report.h"
+#include "neardup/word_diff.h"
+
+namespace neardup {
+
+// A document of a group other than the kept one, compared with the kept one.
+struct ReviewMember {
+  DocId doc = 0;  // in Report::docs (name, size, mtime, reference)
+  // Pairs mode: the pair's Jaccard, or its estimate when no Jaccard was
+  // computed. Clusters mode: the exact Jaccard of the member's and the kept
+  // document's texts read again. < 0: not known (a text not read again).
+  double similarity = -1;
+  // The folded word diff of the kept document's token text (normalized
+  // words) against the member's; none when either could not be read again.
+  std::optional<std::vector<FoldedRun>> diff;
+  bool capped = false;  // a token text compared was cut at max_words words
+  std::string note;     // why there is no diff ("no diff: ..."), when !diff
+};
+
+struct ReviewGroup {
+  uint32_t id = 0;
+  DocId keep = 0;  // the kept document (pairs mode: the pair's first)
+  std::vector<ReviewMember> members;
+};
+
+struct Review {
+  bool texts_read = false;               // text input: the documents were read again
+  uint64_t max_words = kDefaultMaxWords;  // words compared per document
+  std::vector<ReviewGroup> groups;
+};
+
+// The review of `report` without reading anything: pair similarities, no
+// diffs, every member noted "texts are read again for text input only".
+Review ReviewWithoutTexts(const Report& report);
+
+// The review of `report`, a scan with `options`: with text input, each
+// document shown is read again by path as the scan read it, its token text
+// capped at `max_words` words. A document that cannot be read again
+// (standard input, a file changed or gone) gets a note, not a diff; this is
+// not an error. Other inputs (JSONL): ReviewWithoutTexts(report).
+// REQUIRES: `options` are those of the scan that made `report`.
+Review BuildReview(const Report& report, const Options& options, uint64_t max_words = kDefaultMaxWords);
+
+}  // namespace neardup

@@ -1,0 +1,51 @@
+// The groups of a review, before any text is read again (review.h).
+#include "neardup/review.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace neardup {
+namespace {
+
+constexpr const char* kNotTextInput = "no diff: texts are read again for text input only";
+
+ReviewMember MemberOf(DocId doc, double similarity) {
+  ReviewMember m;
+  m.doc = doc;
+  m.similarity = similarity;
+  m.note = kNotTextInput;
+  return m;
+}
+
+}  // namespace
+
+Review ReviewWithoutTexts(const Report& report) {
+  Review review;
+  if (report.params.mode == Mode::kPairs) {
+    uint32_t n = 0;
+    for (const ReportedPair& pair : report.pairs) {
+      ReviewGroup g;
+      g.id = n++;
+      g.keep = pair.a;
+      g.members.push_back(MemberOf(pair.b, pair.jaccard >= 0 ? pair.jaccard : pair.estimate));
+      review.groups.push_back(std::move(g));
+    }
+    return review;
+  }
+  std::vector<const Cluster*> order;
+  for (const Cluster& c : report.clusters) order.push_back(&c);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Cluster* x, const Cluster* y) { return x->members.size() > y->members.size(); });
+  for (const Cluster* c : order) {
+    ReviewGroup g;
+    g.id = c->id;
+    g.keep = c->keep;
+    for (const DocId id : c->members) {
+      if (id != c->keep) g.members.push_back(MemberOf(id, -1));
+    }
+    review.groups.push_back(std::move(g));
+  }
+  return review;
+}
+
+}  // namespace neardup

@@ -1,0 +1,34 @@
+// The inside of explain (neardup/explain.h): one document file read as
+// ExplainPair reads it, for the review's texts (review.h), and ExplainPair
+// over any FileSystem.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/types.h"
+#include "neardup/explain.h"
+#include "neardup/options.h"
+#include "neardup/status.h"
+#include "sign/minhash.h"
+#include "walk/file_system.h"
+
+namespace neardup {
+
+// One document file read as ExplainPair reads it (text input): its facts
+// and token text (up to `max_words` words), MinHash signature and sorted
+// shingle set. The path "-" is standard input. Errors as OpenInput().
+struct DocReading {
+  ExplainedDoc doc;
+  std::vector<uint32_t> signature;  // num_perm values
+  std::vector<uint64_t> shingles;   // sorted, unique
+  ContentHash content;              // equal for equal token sequences
+};
+Result<DocReading> ReadDocumentFile(const Options& options, const MinHasher& minhasher, FileSystem& fs,
+                                    const std::string& path, uint64_t max_words);
+
+// As ExplainPair(options, inputs), reading through `fs`.
+Result<PairExplanation> ExplainPair(const Options& options, const ExplainInputs& inputs, FileSystem& fs);
+
+}  // namespace neardup

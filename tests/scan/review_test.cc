@@ -1,0 +1,136 @@
+// BuildReview and ReviewWithoutTexts: the groups follow the report, and each
+// member has a diff against its kept document or a note saying why not.
+#include "scan/review.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "neardup/scan.h"
+#include "test_util.h"
+
+namespace neardup {
+namespace {
+
+using testing::Join;
+using testing::RandomWords;
+using testing::TempDir;
+using testing::WriteFile;
+
+// a.txt, b.txt (two words replaced), c.txt (a copy of a): one cluster of three.
+void WriteTrio(const TempDir& dir) {
+  std::vector<std::string> w = RandomWords(300, 21);
+  WriteFile(dir / "a.txt", Join(w));
+  WriteFile(dir / "c.txt", Join(w));
+  w[100] = "alpha";
+  w[200] = "omega";
+  WriteFile(dir / "b.txt", Join(w));
+}
+
+Report Scan(const Options& o) {
+  Result<Report> r = FindDuplicates(o, RunContext{});
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? std::move(*r) : Report{};
+}
+
+class FailingFs : public FileSystem {
+ public:
+  explicit FailingFs(std::string bad) : bad_(std::move(bad)) {}
+  Result<std::unique_ptr<ByteReader>> Open(const std::string& path) override {
+    if (path == bad_) return Status::IoError(path + ": Permission denied");
+    return FileSystem::Default().Open(path);
+  }
+  Result<FileStat> Stat(const std::string& path) override { return FileSystem::Default().Stat(path); }
+
+ private:
+  std::string bad_;
+};
+
+TEST(ReviewTest, PairsHaveTheirSimilarityAndAFoldedDiff) {
+  TempDir dir;
+  WriteTrio(dir);
+  Options o;
+  o.paths = {dir.path()};
+  o.verify = VerifyMode::kExact;
+  const Report report = Scan(o);
+  ASSERT_EQ(report.pairs.size(), 3u);
+  const Review review = BuildReview(report, o, 20000);
+  EXPECT_TRUE(review.texts_read);
+  ASSERT_EQ(review.groups.size(), 3u);
+  size_t i = 0;
+  for (const ReportedPair& pair : report.pairs) {
+    const ReviewGroup& g = review.groups[i];
+    EXPECT_EQ(g.id, i++);
+    EXPECT_EQ(g.keep, pair.a);
+    ASSERT_EQ(g.members.size(), 1u);
+    EXPECT_EQ(g.members[0].doc, pair.b);
+    EXPECT_DOUBLE_EQ(g.members[0].similarity, pair.jaccard);
+    ASSERT_TRUE(g.members[0].diff.has_value());
+    EXPECT_TRUE(g.members[0].note.empty());
+    EXPECT_FALSE(g.members[0].capped);
+  }
+  // a.txt and b.txt: two replaced words between folded unchanged stretches.
+  const std::vector<FoldedRun>& diff = *review.groups[0].members[0].diff;
+  int changes = 0, skipped = 0;
+  for (const FoldedRun& run : diff) {
+    changes += run.kind == FoldedRun::Kind::kRemoved || run.kind == FoldedRun::Kind::kAdded ? 1 : 0;
+    skipped += run.kind == FoldedRun::Kind::kSkipped ? 1 : 0;
+  }
+  EXPECT_EQ(changes, 4);
+  EXPECT_EQ(skipped, 3);
+}
+
+TEST(ReviewTest, ClusterMemberThatCannotBeReadAgainHasANoteAndNoSimilarity) {
+  TempDir dir;
+  WriteTrio(dir);
+  Options o;
+  o.paths = {dir.path()};
+  o.mode = Mode::kClusters;
+  const Report report = Scan(o);
+  ASSERT_EQ(report.clusters.size(), 1u);
+  FailingFs fs(dir / "b.txt");
+  const Review review = BuildReview(report, o, 20000, fs);
+  ASSERT_EQ(review.groups.size(), 1u);
+  const ReviewGroup& g = review.groups[0];
+  EXPECT_EQ(g.keep, report.clusters[0].keep);
+  ASSERT_EQ(g.members.size(), 2u);
+  for (const ReviewMember& m : g.members) {
+    if (report.docs[m.doc].name == dir / "b.txt") {
+      EXPECT_FALSE(m.diff.has_value());
+      EXPECT_LT(m.similarity, 0);
+      EXPECT_EQ(m.note, "no diff: " + (dir / "b.txt") + ": Permission denied");
+    } else {
+      ASSERT_TRUE(m.diff.has_value());
+      EXPECT_DOUBLE_EQ(m.similarity, 1.0);  // a copy
+    }
+  }
+}
+
+TEST(ReviewTest, ClustersComeLargestFirstAndJsonlInputReadsNothing) {
+  Report report;
+  report.params.mode = Mode::kClusters;
+  for (const char* name : {"d0", "d1", "d2", "d3", "d4"}) report.docs.push_back({name, 1, 0, false});
+  report.clusters = {{0, 0, {0, 1}}, {1, 2, {2, 3, 4}}};
+  Options o;
+  o.input = InputFormat::kJsonl;
+  const Review review = BuildReview(report, o);
+  EXPECT_FALSE(review.texts_read);
+  ASSERT_EQ(review.groups.size(), 2u);
+  EXPECT_EQ(review.groups[0].id, 1u);
+  EXPECT_EQ(review.groups[0].keep, 2u);
+  ASSERT_EQ(review.groups[0].members.size(), 2u);
+  EXPECT_EQ(review.groups[0].members[0].doc, 3u);
+  EXPECT_EQ(review.groups[1].id, 0u);
+  for (const ReviewGroup& g : review.groups) {
+    for (const ReviewMember& m : g.members) {
+      EXPECT_FALSE(m.diff.has_value());
+      EXPECT_EQ(m.note, "no diff: texts are read again for text input only");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace neardup
