@@ -17,7 +17,7 @@ this script's to the 4 decimals neardup prints, and every pair with
 Jaccard >= 0.01 here must be reported. Two tokenizers written apart (Python's
 unicodedata against utf8proc and neardup's word rules) must agree.
 
-Word rules, as neardup's (see include/neardup/shingle.h): the text is NFKC
+Word rules, as neardup's (see src/text/shingle.h): the text is NFKC
 normalized and case folded; a word is a maximal run of characters in the
 Unicode categories L*, M*, N* or '_'; everything else separates words. (The
 sample has no Han/Kana/Thai text, so neardup's one-word-per-character rule for

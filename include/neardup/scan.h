@@ -1,13 +1,14 @@
 // FindDuplicates: the whole scan, from paths to a Report.
 //
-// Stages: walk the inputs (corpus.h); read, decode, normalize, shingle and
-// sign every document on `threads` workers, keeping only its signature and
-// name (a document's text is dropped as soon as it is signed); group exact
-// duplicates (same content hash) so each distinct text is indexed once; find
-// candidate pairs by LSH banding; verify them (signature agreement, or exact
-// Jaccard after re-reading only the documents in candidate pairs); then, by
-// mode, write pairs or build clusters. The report is the same, byte for byte
-// once written, for every thread count.
+// The phases (src/scan/phases.h), composed in process: walk the inputs
+// (src/walk/); read, decode, normalize, shingle and sign every document on
+// `threads` workers, keeping only its signature and name (a document's text
+// is dropped as soon as it is signed); group exact duplicates (same content
+// hash) so each distinct text is indexed once; find candidate pairs by LSH
+// banding; verify them (signature agreement, or exact Jaccard after
+// re-reading only the documents in candidate pairs); then, by mode, build
+// pairs or clusters. The stage tasks (stages.h) drive the same phases. The
+// report is the same, byte for byte once written, for every thread count.
 //
 // Problems with single inputs (unreadable, vanished, changed during the run,
 // malformed JSONL lines) are recorded in Report::problems and the run goes on.

@@ -1,6 +1,6 @@
 // The stage commands: `neardup stage sign|bucket|report WORK`, one task of
 // a stage over a shared work folder (see neardup/stage_sign.h,
-// stage_bucket.h, stage_report.h and the README's "Running on a cluster").
+// stage_bucket.h, stages.h and the README's "Running on a cluster").
 //
 // sign and bucket exit 0 when their task is done (also when it was done
 // before: a no-op), 2 on an error; report writes what scan writes, with the

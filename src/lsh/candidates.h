@@ -2,7 +2,7 @@
 //
 // The representatives of a CopyGroups are banded (LshIndex); every pair that
 // shares a band and whose signature estimate reaches the candidate floor
-// (CandidateFloor(), verify.h) is a candidate, once.
+// (CandidateFloor(), similarity.h) is a candidate, once.
 //
 // In cluster modes only connectivity matters, so a bucket of more than
 // kLargeBucket members is not expanded into its n(n-1)/2 pairs: a leader is
@@ -50,7 +50,7 @@ Candidates FindCandidates(const SignatureTable& table, const CopyGroups& groups,
 
 // The pairs of one large bucket (`ids`, ascending), by leaders as described
 // above, at or above CandidateFloor(options): appended to *out. Used by
-// FindCandidates and by the stage report (stage_report.h), which gets its
+// FindCandidates and by the stage report (stages.h), which gets its
 // large buckets from the bucket tasks.
 void LeadLargeBucket(const SignatureTable& table, const Options& options, std::vector<DocId> ids,
                      std::vector<Candidate>* out);

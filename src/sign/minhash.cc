@@ -13,7 +13,7 @@ namespace {
 
 constexpr int kLanes = internal::kMinHashLanes;
 
-// One block of 16 permutations over all shingles (src/minhash_kernel.h),
+// One block of 16 permutations over all shingles (src/sign/minhash_kernel.h),
 // compiled for each target; the loader picks the best the processor has.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("avx512f", "avx2", "default")))

@@ -1,7 +1,7 @@
 // The MinHash kernel: folds shingles into a signature, 16 permutations (one
 // block) at a time. Internal to the core.
 //
-// src/minhash.cc compiles it into one function with GCC target_clones
+// src/sign/minhash.cc compiles it into one function with GCC target_clones
 // (AVX-512, AVX2, baseline x86-64), and the loader picks the version the
 // processor runs. tests/minhash_kernels_test.cc compiles the same body once
 // per target under names of its own and checks that every version gives the

@@ -128,7 +128,7 @@ Result<DecodedTable> DecodeFrom(std::string_view bytes);
 // If `hashed` is set, it is called while the checksum is verified, after
 // each few MiB, with the count of leading bytes hashed so far (ending with
 // bytes.size() - 8): the checksum does not read them again, so a caller that
-// mapped `bytes` may let their pages go (see src/mapped_file.h); the files
+// mapped `bytes` may let their pages go (see src/base/mapped_file.h); the files
 // and docs sections are read after the checksum.
 //
 //   Result<DecodedRecords> shard = DecodeRecords(mapped.bytes());

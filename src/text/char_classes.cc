@@ -1,4 +1,4 @@
-// The tokenizer's code point classes. See src/char_classes.h.
+// The tokenizer's code point classes. See src/text/char_classes.h.
 #include "text/char_classes.h"
 
 #include <utf8proc.h>

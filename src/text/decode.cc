@@ -1,4 +1,4 @@
-// TextDecoder: bytes -> valid UTF-8. See include/neardup/decode.h.
+// TextDecoder: bytes -> valid UTF-8. See src/text/decode.h.
 //
 // UTF-8 validation is DecodeUtf8Char() (utf8.h: Unicode Table 3-7), and each
 // maximal subpart of an ill-formed sequence becomes one U+FFFD (the practice

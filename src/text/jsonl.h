@@ -13,7 +13,7 @@
 // becomes one U+FFFD, counted in JsonlDoc::replaced), since simdjson rejects
 // invalid UTF-8 anywhere in its input; a valid line is parsed in place. A
 // UTF-8 BOM at the start of a line is ignored. (Latin-1 input is transcoded
-// before it gets here: see src/jsonl_doc_reader.h.)
+// before it gets here: see src/sign/jsonl_doc_reader.h.)
 //
 // LineSplitter cuts a byte stream into lines (LF, with an optional CR before
 // it), carrying a partial line across chunks, and numbers them from 1. A line

@@ -1,5 +1,5 @@
 // Normalizer: NFKC + full case folding with utf8proc. See
-// include/neardup/normalize.h.
+// src/text/normalize.h.
 //
 // Segments. Normalization (case fold, compatibility decomposition, canonical
 // reordering, composition) only looks across a position p when the code point
@@ -266,7 +266,7 @@ const BmpMappings& Mappings() {
 // accepts (one bit each): Latin-1, Latin Extended-A, Greek, Cyrillic.
 constexpr unsigned char kCleanLeads[8] = {0xC2, 0xC3, 0xC4, 0xC5, 0xCE, 0xCF, 0xD0, 0xD1};
 
-// The clean-prefix scan's tables (src/tokenize_kernel.h): exactly the inert
+// The clean-prefix scan's tables (src/text/tokenize_kernel.h): exactly the inert
 // characters among those it can accept, so that a clean character is one
 // that Process() would copy as a cluster of its own.
 const internal::CleanTables& CleanTablesForScan() {

@@ -49,7 +49,7 @@ class Normalizer {
   std::string carry_;    // held-back tail; starts at a segment boundary
   std::string scratch_;  // carry_ joined with the head of new input
   std::vector<int32_t> codepoints_;  // utf8proc work buffer
-  // Vector scan for already normalized text (src/tokenize_kernel.h), or
+  // Vector scan for already normalized text (src/text/tokenize_kernel.h), or
   // nullptr to decide every character (the reference).
   size_t (*clean_prefix_)(const unsigned char* p, const internal::CleanTables& tables);
   const internal::CleanTables* clean_tables_;

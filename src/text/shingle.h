@@ -23,7 +23,7 @@
 // caller drains shingles() after each Feed() and after Finish().
 //
 // Word mode finds ASCII words 64 bytes at a time: a vector kernel chosen at
-// run time (AVX-512BW, AVX2; src/tokenize_kernel.h) classifies the bytes into
+// run time (AVX-512BW, AVX2; src/text/tokenize_kernel.h) classifies the bytes into
 // bitmasks, and words are read off the masks. Without those instructions, the
 // scalar tokenizer runs, a byte at a time; both give the same hashes.
 //

@@ -1,4 +1,4 @@
-// Byte classifiers of the tokenizer. See src/tokenize_kernel.h.
+// Byte classifiers of the tokenizer. See src/text/tokenize_kernel.h.
 #include "text/tokenize_kernel.h"
 
 #include <atomic>
@@ -289,7 +289,7 @@ __attribute__((target("avx512f,avx512dq"))) static inline void HashEight(
     const __m512i t = _mm512_maskz_loadu_epi64(lanes, tokens + j);
     h = XorShift(_mm512_mullo_epi64(_mm512_xor_si512(h, t), mul), 29);
   }
-  // Mix64, the MurmurHash3 finalizer (src/hash.h).
+  // Mix64, the MurmurHash3 finalizer (src/base/hash.h).
   h = XorShift(h, 33);
   h = _mm512_mullo_epi64(h, _mm512_set1_epi64(static_cast<long long>(0xff51afd7ed558ccdULL)));
   h = XorShift(h, 33);

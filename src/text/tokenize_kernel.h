@@ -15,7 +15,7 @@
 // capitals lowercased to lowered[0..n) (other bytes copied), and may write
 // anything to lowered[n .. 64 * blocks): the Shingler hashes words from this
 // copy. (tests/tokenizer_kernels_test.cc checks every pair
-// against the tokenizer's code point classes.) The Shingler (src/shingle.cc) finds words from these
+// against the tokenizer's code point classes.) The Shingler (src/text/shingle.cc) finds words from these
 // masks with bit arithmetic instead of a branch per byte.
 //
 // Each classifier is compiled for its own target (AVX-512BW, AVX2) with
@@ -69,7 +69,7 @@ void ClassifyAvx512(const unsigned char* p, size_t n, ByteClasses* out, unsigned
 #endif
 
 // Shingle hashes: out[i] = the hash of the shingle tokens[i .. i + k), for
-// i in [0, count), with the formula of src/shingle.cc's ShingleHash (a
+// i in [0, count), with the formula of src/text/shingle.cc's ShingleHash (a
 // multiply-xorshift chain over the k token hashes from `seed`, then Mix64).
 using ShingleHashFn = void (*)(const uint64_t* tokens, size_t count, int k, uint64_t seed,
                                uint64_t* out);
@@ -89,7 +89,7 @@ ShingleHashFn ShingleHasherFor(TokenizerKernel kernel);
 //
 // A character is clean when it is
 //   - ASCII, except an uppercase letter followed by a byte >= 0x80 (the
-//     Normalizer case folds those, see src/normalize.cc);
+//     Normalizer case folds those, see src/text/normalize.cc);
 //   - two bytes L C with lead[L & 0x1F] & cont[C & 0x3F] != 0 (L in C0..DF,
 //     C a continuation byte);
 //   - three bytes E2 80 C with e280[C & 0x3F] != 0 (U+2000..U+203F).

@@ -1,9 +1,9 @@
 // Every version of the MinHash kernel gives the same signatures.
 //
-// src/minhash.cc compiles the kernel with GCC target_clones for AVX-512, AVX2
+// src/sign/minhash.cc compiles the kernel with GCC target_clones for AVX-512, AVX2
 // and baseline x86-64, and the loader runs only the best one the processor
 // has: on an AVX-512 machine the other two would never run in a test. Here the
-// same body (src/minhash_kernel.h) is compiled once per target under names of
+// same body (src/sign/minhash_kernel.h) is compiled once per target under names of
 // its own, and each is checked against what MinHasher gives through the
 // production dispatch and against a plain scalar reference, on many random
 // shingle sets. A version is skipped only when the processor cannot run it.

@@ -352,7 +352,7 @@ TEST(NormalizerTest, ForcedCutsDoNotDependOnChunking) {
 }
 
 
-// The clean-prefix fast path (src/tokenize_kernel.h) copies already
+// The clean-prefix fast path (src/text/tokenize_kernel.h) copies already
 // normalized text in bulk; with TokenizerKernel::kBaseline the Normalizer
 // decides every character (the reference). Every kernel must give the
 // reference's bytes exactly, uppercase ASCII included.

@@ -1,6 +1,6 @@
 // Every tokenizer kernel gives the scalar tokenizer's hashes.
 //
-// src/tokenize_kernel.cc has byte classifiers for AVX-512BW, AVX2 and
+// src/text/tokenize_kernel.cc has byte classifiers for AVX-512BW, AVX2 and
 // portable C++; the Shingler picks the best the processor runs, and without
 // one keeps the scalar tokenizer (TokenizerKernel::kBaseline), which is the
 // reference. Here each classifier this machine supports is checked against
