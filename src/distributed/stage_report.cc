@@ -95,9 +95,7 @@ Result<Merged> LoadShards(const WorkFolder& folder, const Options& o, uint32_t s
       p.file += file_offset;
       m.corpus.problems.push_back(std::move(p));
     }
-    m.corpus.counts.bytes += meta->counts.bytes;
-    m.corpus.counts.invalid_utf8 += meta->counts.invalid_utf8;
-    m.corpus.counts.transcoded += meta->counts.transcoded;
+    m.corpus.counts += meta->counts;  // duplicate_ids: 0 in a shard, counted over all by the report
   }
   m.corpus.stream_copies.resize(table.files.size());
   m.shards = std::move(files);

@@ -78,15 +78,10 @@ void SignTextFiles(const SignContext& ctx, SignedCorpus* out, std::vector<SignCo
                                  .status = s,
                                  .kind = too_large ? InputProblem::Kind::kTooLarge : InputProblem::Kind::kUnreadable});
       } else {
-        out->counts.bytes += sk.bytes;
-        out->counts.invalid_utf8 += sk.replaced;
-        out->counts.transcoded += sk.transcoded ? 1 : 0;
-        if (per_file != nullptr) {
-          SignCounts& c = (*per_file)[i];
-          c.bytes += sk.bytes;
-          c.invalid_utf8 += sk.replaced;
-          c.transcoded += sk.transcoded ? 1 : 0;
-        }
+        const SignCounts read{
+            .bytes = sk.bytes, .invalid_utf8 = sk.replaced, .transcoded = sk.transcoded ? 1u : 0u, .duplicate_ids = 0};
+        out->counts += read;
+        if (per_file != nullptr) (*per_file)[i] += read;
       }
     }
     progress.bytes += sk.bytes;

@@ -205,15 +205,8 @@ void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector
     lines_before[b.file] += b.lines;
     progress.documents += b.docs.size();
     out->table.Append(std::move(b.docs), b.sigs);
-    out->counts.bytes += b.counts.bytes;
-    out->counts.invalid_utf8 += b.counts.invalid_utf8;
-    out->counts.transcoded += b.counts.transcoded;
-    if (per_file != nullptr) {
-      SignCounts& c = (*per_file)[b.file];
-      c.bytes += b.counts.bytes;
-      c.invalid_utf8 += b.counts.invalid_utf8;
-      c.transcoded += b.counts.transcoded;
-    }
+    out->counts += b.counts;
+    if (per_file != nullptr) (*per_file)[b.file] += b.counts;
   };
   OrderedWork<Block> work(workers, static_cast<size_t>(workers.threads) * kBlocksPerWorker, sign, commit);
   for (uint32_t fi = 0; fi < out->table.files.size() && !workers.Cancelled(); ++fi) {
