@@ -97,7 +97,12 @@ struct Options {
   double exact_margin = 4.0;
   Mode mode = Mode::kPairs;
   KeepRule keep = KeepRule::kFirst;
-  ClusterBy cluster_by = ClusterBy::kConnected;
+  // Who is in a cluster. kKeep (default): only documents that pass the run's
+  // verification against the cluster's kept document itself, so every
+  // removable document is like the one kept. kConnected: the connected
+  // components of the verified pairs; members may be unlike the kept one
+  // (A~B, B~C), so its removable list is not safe for rm.
+  ClusterBy cluster_by = ClusterBy::kKeep;
 
   // --- Index (signature_index.h) -------------------------------------------
   // SQLite file keeping signatures between runs: only new and changed files

@@ -88,14 +88,25 @@ struct IndexStats {
   int64_t run = 0;          // the run's row in the index
 };
 
+// A document that can go, and the document it duplicates: the kept one of
+// its cluster, with the scores by which it was judged like it.
+struct Removal {
+  DocId doc = 0;
+  DocId kept = 0;
+  double estimate = 0;  // share of agreeing signature positions with `kept`
+  double jaccard = -1;  // exact Jaccard with `kept` (--exact); -1 when not computed
+  bool operator==(const Removal&) const = default;
+};
+
 struct Report {
   Params params;
   std::vector<DocEntry> docs;         // indexed by DocId
   SortedPairs pairs;                  // filled in pairs mode
   std::vector<Cluster> clusters;      // filled in clusters and duplicates modes
-  // Members of the clusters that can go (not kept, not reference), sorted
-  // by name; computed once by the report stage for every writer.
-  std::vector<DocId> removable;
+  // Members of the clusters that can go (not kept, not reference, not a
+  // stream), sorted by name; computed once by the report stage for every
+  // writer.
+  std::vector<Removal> removable;
   Stats stats;
   IndexStats index;                   // used only with --index
   std::vector<Status> problems;       // what went wrong, "PATH: reason"

@@ -42,6 +42,10 @@ struct ReviewMember {
   std::optional<std::vector<FoldedRun>> diff;
   bool capped = false;  // a token text compared was cut at max_words words
   std::string note;     // why there is no diff ("no diff: ..."), when !diff
+  // --cluster-by connected: the member is not like the kept document itself
+  // (its score against it, Jaccard with --exact or else the estimate, is
+  // under the threshold); removing it on this cluster's say is not safe.
+  bool unlike_kept = false;
 };
 
 struct ReviewGroup {

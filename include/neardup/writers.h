@@ -24,14 +24,17 @@
 
 namespace neardup {
 
-enum class OutputFormat { kJsonl, kJson, kCsv, kTsv, kHtml };
+// kPaths: the bare list of removable paths, what --mode duplicates writes
+// when no -f is given (not a choice of -f).
+enum class OutputFormat { kJsonl, kJson, kCsv, kTsv, kHtml, kPaths };
 
 // Pairs mode: one record per pair. html: WriteHtml() with
 // ReviewWithoutTexts() (no diffs). Clusters mode: one record (jsonl, json) or
-// one row per member (csv, tsv) per cluster. Duplicates mode: json writes its
-// one document with a "removable" list (WriteJson()); jsonl, csv and tsv
-// write the removable paths, each followed by `terminator` ('\n', or '\0'
-// for xargs -0) (WriteDuplicates()).
+// one row per member (csv, tsv) per cluster. Duplicates mode: kPaths writes
+// the removable paths, each followed by `terminator` ('\n', or '\0' for
+// xargs -0) (WriteDuplicates()); jsonl, csv and tsv one record per removable
+// document (WriteRemovals()); json its one document with a "removable" list
+// of the same records (WriteJson()).
 //
 // Every writer hands whole records to `out`: each out.write() call holds one
 // or more complete records (a json document is one record), so a stream that
@@ -62,6 +65,14 @@ void WriteTsv(const Report& report, std::ostream& out);
 // Each member of each cluster that is neither kept nor a reference document,
 // in order, followed by `terminator`.
 void WriteDuplicates(const Report& report, std::ostream& out, char terminator);
+// Each removable document as a record naming the document it duplicates:
+// jsonl {"path":..,"kept":..,"estimate":..[,"jaccard":..][,"kept_reference":..]};
+// csv with a header path,kept,estimate,jaccard[,kept_reference] (jaccard
+// empty when not computed); tsv the same columns without a header, jaccard
+// with --exact only. "jaccard" is the exact Jaccard with the kept document
+// (--exact); "kept_reference" (with --against) whether the kept document is
+// a reference document. REQUIRES: format is kJsonl, kCsv or kTsv.
+void WriteRemovals(const Report& report, OutputFormat format, std::ostream& out);
 
 // html: one self-contained review page (html_writer.cc) of `report` and its
 // `review` (review.h; BuildReview() reads the texts, the writer reads

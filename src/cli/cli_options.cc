@@ -175,8 +175,9 @@ Status CheckScanOptions(const BoundOptions& given, const CliOptions& c, std::vec
   if (given.Given("--null") && o.mode != Mode::kDuplicates) {
     return Status::InvalidArgument("-0 (--null) applies only to --mode duplicates");
   }
-  if (given.Given("--null") && c.format == OutputFormat::kJson) {
-    return Status::InvalidArgument("-0 (--null) does not apply to -f json (one json document)");
+  if (given.Given("--null") && given.Given("--format")) {
+    return Status::InvalidArgument(
+        "-0 (--null) ends the bare paths of --mode duplicates: drop -f, which writes records");
   }
   if (o.mode == Mode::kPairs) {
     if (given.Given("--keep")) warnings->push_back("--keep has no effect in pairs mode (see --mode)");
@@ -290,6 +291,9 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
   if (c.verbosity < 0) c.progress = false;  // -q: errors only, no progress line
   if (status.ok() && (c.command == Command::kScan || stage != nullptr)) {
     status = CheckScanOptions(given, c, &parsed.warnings);
+    // --mode duplicates without -f: the bare paths, for xargs; with -f, one
+    // record per removable document naming the document it duplicates.
+    if (c.scan.mode == Mode::kDuplicates && !given.Given("--format")) c.format = OutputFormat::kPaths;
   }
   if (status.ok() && c.command == Command::kExplain) status = CheckExplainOptions(given, c);
   if (status.ok() && stage != nullptr && c.command != Command::kStageReport) {

@@ -85,7 +85,7 @@ struct Example {
 };
 inline constexpr Example kScanExamples[] = {
     {"neardup scan docs/", "pairs of near-duplicate files under docs/, as jsonl"},
-    {"neardup scan --mode duplicates -0 mail/ | xargs -0 rm --", "remove all but one document of each cluster"},
+    {"neardup scan --mode duplicates -0 mail/ | xargs -0 -r rm --", "remove all but one document of each cluster"},
     {"neardup scan --input jsonl --text-key body -f csv corpus.jsonl.zst > pairs.csv",
      "each line of a compressed JSONL file is a document"},
 };

@@ -122,6 +122,11 @@ Clustering BuildClustering(const CopyGroups& groups, const Verified& verified, c
   out.clusters = BuildClusters(docs, edges, options.keep, options.cluster_by,
                                [&verified](DocId kept, DocId m) { return verified.Similar(kept, m); });
   out.removable = Removable(docs, out.clusters);
+  for (Removal& r : out.removable) {
+    const PairScores scores = verified.Scores(r.kept, r.doc);
+    r.estimate = scores.estimate;
+    r.jaccard = scores.jaccard;
+  }
   return out;
 }
 

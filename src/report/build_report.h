@@ -51,7 +51,7 @@ Result<PairList> BuildPairs(const CopyGroups& groups, const std::vector<Candidat
 // The clusters and, once, the removable documents of BuildClustering.
 struct Clustering {
   std::vector<Cluster> clusters;
-  std::vector<DocId> removable;
+  std::vector<Removal> removable;
 };
 // REQUIRES: as BuildPairs; `verified` from VerifyCandidates over `groups`.
 Clustering BuildClustering(const CopyGroups& groups, const Verified& verified, const Options& options,

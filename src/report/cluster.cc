@@ -115,15 +115,17 @@ std::vector<Cluster> BuildClusters(const std::vector<DocEntry>& docs, std::span<
   return clusters;
 }
 
-std::vector<DocId> Removable(const std::vector<DocEntry>& docs, const std::vector<Cluster>& clusters) {
-  std::vector<DocId> out;
+std::vector<Removal> Removable(const std::vector<DocEntry>& docs, const std::vector<Cluster>& clusters) {
+  std::vector<Removal> out;
   for (const Cluster& c : clusters) {
     for (DocId m : c.members) {
-      if (m != c.keep && !docs[m].reference) out.push_back(m);
+      if (m != c.keep && !docs[m].reference) out.push_back({.doc = m, .kept = c.keep, .estimate = 0, .jaccard = -1});
     }
   }
-  std::sort(out.begin(), out.end(), [&](DocId x, DocId y) {
-    return docs[x].name != docs[y].name ? docs[x].name < docs[y].name : x < y;
+  std::sort(out.begin(), out.end(), [&](const Removal& x, const Removal& y) {
+    const std::string& a = docs[x.doc].name;
+    const std::string& b = docs[y.doc].name;
+    return a != b ? a < b : x.doc < y.doc;
   });
   return out;
 }

@@ -40,7 +40,8 @@ std::vector<Cluster> BuildClusters(const std::vector<DocEntry>& docs, std::span<
                                    KeepRule rule, ClusterBy by, const SimilarFn& similar);
 
 // Members of the clusters that can be removed (not kept, not reference),
-// sorted by name.
-std::vector<DocId> Removable(const std::vector<DocEntry>& docs, const std::vector<Cluster>& clusters);
+// sorted by name, each with its cluster's kept document (scores unset:
+// estimate 0, jaccard -1).
+std::vector<Removal> Removable(const std::vector<DocEntry>& docs, const std::vector<Cluster>& clusters);
 
 }  // namespace neardup

@@ -27,7 +27,7 @@ Clustering NewClustersOnly(const std::vector<uint8_t>& signed_now, Clustering al
     out.clusters.push_back(std::move(c));
   }
   out.removable = std::move(all.removable);
-  std::erase_if(out.removable, [&](DocId d) { return in_kept[d] == 0; });
+  std::erase_if(out.removable, [&](const Removal& r) { return in_kept[r.doc] == 0; });
   return out;
 }
 

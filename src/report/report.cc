@@ -26,7 +26,7 @@ uint64_t Report::clustered() const {
 
 uint64_t Report::removable_bytes() const {
   uint64_t bytes = 0;
-  for (DocId d : removable) bytes += docs[d].size;
+  for (const Removal& r : removable) bytes += docs[r.doc].size;
   return bytes;
 }
 

@@ -32,6 +32,14 @@ Review ReviewWithoutTexts(const Report& report) {
     }
     return review;
   }
+  // Connected components may hold members unlike the kept document: marked.
+  std::vector<char> unlike(report.docs.size(), 0);
+  if (report.params.cluster_by == ClusterBy::kConnected) {
+    for (const Removal& r : report.removable) {
+      const double score = r.jaccard >= 0 ? r.jaccard : r.estimate;
+      unlike[r.doc] = score < report.params.threshold - 1e-12 ? 1 : 0;
+    }
+  }
   std::vector<const Cluster*> order;
   for (const Cluster& c : report.clusters) order.push_back(&c);
   std::stable_sort(order.begin(), order.end(),
@@ -41,7 +49,9 @@ Review ReviewWithoutTexts(const Report& report) {
     g.id = c->id;
     g.keep = c->keep;
     for (const DocId id : c->members) {
-      if (id != c->keep) g.members.push_back(MemberOf(id, -1));
+      if (id == c->keep) continue;
+      g.members.push_back(MemberOf(id, -1));
+      g.members.back().unlike_kept = unlike[id] != 0;
     }
     review.groups.push_back(std::move(g));
   }

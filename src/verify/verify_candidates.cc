@@ -62,6 +62,18 @@ bool Reported(const Verification& rule, const PairFacts& f) {
   return false;
 }
 
+PairScores Verified::Scores(DocId x, DocId y) const {
+  const DocId a = groups_->rep_of(x);
+  const DocId b = groups_->rep_of(y);
+  const bool exact = rule_.mode == VerifyMode::kExact;
+  if (a == b) return {.estimate = 1.0, .jaccard = exact ? 1.0 : -1.0};
+  const SignatureView sa = table_->signature(a);
+  PairScores out{.estimate = SignatureAgreement(sa.data(), table_->signature(b).data(), static_cast<int>(sa.size())),
+                 .jaccard = -1};
+  if (exact) out.jaccard = Similarity(a, b);
+  return out;
+}
+
 double Verified::Similarity(DocId a, DocId b) const {
   const SignatureView x = table_->signature(a);
   const double estimate = SignatureAgreement(x.data(), table_->signature(b).data(), static_cast<int>(x.size()));

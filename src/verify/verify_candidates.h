@@ -64,6 +64,12 @@ struct PairFacts {
 // (exact), or any candidate (none).
 bool Reported(const Verification& rule, const PairFacts& facts);
 
+// The scores of a pair of documents.
+struct PairScores {
+  double estimate = 0;  // signature agreement
+  double jaccard = -1;  // exact Jaccard; -1 when not computed
+};
+
 // What verification reads documents again with: the run's, borrowed.
 struct VerifyContext {
   const Options& options;
@@ -85,6 +91,10 @@ class Verified {
   // missing) of their representatives against the threshold.
   // REQUIRES: both belong to a group of `groups`.
   bool Similar(DocId x, DocId y) const;
+  // The scores of documents x and y: their signature agreement, and with
+  // --exact their exact Jaccard (else -1); 1 and 1 (or -1) for two members
+  // of one group of copies. REQUIRES: as Similar().
+  PairScores Scores(DocId x, DocId y) const;
 
  private:
   friend Result<Verified> VerifyCandidates(const VerifyContext&, const SignedCorpus&, CopyGroups*, Candidates);

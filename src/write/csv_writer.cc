@@ -20,6 +20,7 @@
 #include "neardup/options.h"
 #include "neardup/report.h"
 #include "neardup/writers.h"
+#include "write/jsonl_records.h"
 
 #include "report/cluster.h"
 
@@ -126,7 +127,43 @@ void WriteClusterRows(const Report& report, const Dialect& dialect,
   }
 }
 
+// Rows "path,kept,estimate[,jaccard][,kept_reference]", one per removable
+// document.
+void WriteRemovalRows(const Report& report, const Dialect& dialect, bool jaccard_column, std::ostream& out,
+                      std::string* buf) {
+  for (const Removal& r : report.removable) {
+    dialect.append_field(buf, report.docs[r.doc].name);
+    buf->push_back(dialect.separator);
+    dialect.append_field(buf, report.docs[r.kept].name);
+    AppendRaw(buf, dialect.separator, FormatScore(r.estimate));
+    if (jaccard_column) {
+      buf->push_back(dialect.separator);
+      if (r.jaccard >= 0) buf->append(FormatScore(r.jaccard));
+    }
+    if (report.params.has_reference) AppendRaw(buf, dialect.separator, Bool(report.docs[r.kept].reference));
+    buf->push_back('\n');
+    if (buf->size() >= kFlushBytes && !Flush(buf, out)) return;
+  }
+}
+
 }  // namespace
+
+void WriteRemovals(const Report& report, OutputFormat format, std::ostream& out) {
+  if (format == OutputFormat::kJsonl) {
+    WriteJsonlRemovals(report, out);
+    return;
+  }
+  std::string buf;
+  const bool exact = report.params.verify == VerifyMode::kExact;
+  if (format == OutputFormat::kCsv) {
+    buf.append("path,kept,estimate,jaccard");
+    if (report.params.has_reference) buf.append(",kept_reference");
+    buf.push_back('\n');
+  }
+  WriteRemovalRows(report, format == OutputFormat::kCsv ? kCsv : kTsv, format == OutputFormat::kCsv || exact, out,
+                   &buf);
+  Flush(&buf, out);
+}
 
 void WriteCsv(const Report& report, std::ostream& out) {
   std::string buf;
@@ -165,8 +202,8 @@ void WriteTsv(const Report& report, std::ostream& out) {
 
 void WriteDuplicates(const Report& report, std::ostream& out, char terminator) {
   std::string buf;
-  for (const DocId id : report.removable) {
-    buf.append(report.docs[id].name);
+  for (const Removal& r : report.removable) {
+    buf.append(report.docs[r.doc].name);
     buf.push_back(terminator);
     if (buf.size() >= kFlushBytes && !Flush(&buf, out)) return;
   }

@@ -78,6 +78,7 @@ Json DocJson(const DocEntry& d) {
 Json MemberJson(const DocEntry& d, const ReviewMember& m) {
   Json j = DocJson(d);
   if (m.similarity >= 0) j["similarity"] = std::stod(FormatScore(m.similarity));
+  if (m.unlike_kept) j["unlike"] = true;
   if (m.diff) {
     j["diff"] = DiffJson(*m.diff);
     if (m.capped) j["capped"] = true;
@@ -164,7 +165,7 @@ table{border-collapse:collapse}td,th{padding:.15rem .6rem;text-align:left;vertic
 .axis{stroke:#888}.bar{fill:#6a8fc2}.curve{fill:none;stroke:#2b5a9e;stroke-width:2}.threshold{stroke:#c33;stroke-dasharray:4 3}.mark{fill:#c33}
 .note{color:#555;font-size:.9rem}.group{border:1px solid #ddd;border-radius:4px;padding:.4rem .8rem;margin:.8rem 0}
 .group h3{font-size:1rem;margin:.2rem 0 .4rem}.members td.name{font-family:ui-monospace,Menlo,Consolas,monospace;word-break:break-all}
-tr.kept td{font-weight:600}.tag{font-size:.75rem;border:1px solid #999;border-radius:3px;padding:0 .25rem;margin-left:.4rem;font-weight:normal}
+tr.kept td{font-weight:600}.tag{font-size:.75rem;border:1px solid #999;border-radius:3px;padding:0 .25rem;margin-left:.4rem;font-weight:normal}.tag.unlike{border-color:#b00;color:#b00}
 details{margin:.2rem 0 .4rem 1rem}summary{cursor:pointer;color:#2b5a9e}
 .diff{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.85rem;white-space:pre-wrap;word-break:break-word;background:#fafafa;border:1px solid #eee;padding:.5rem;max-height:30rem;overflow:auto}
 del{background:#fdd;color:#900;text-decoration:line-through}ins{background:#dfd;color:#060;text-decoration:none}
@@ -236,6 +237,7 @@ const char* kScript = R"JS(
     var name = el("td", "name", d.name);
     if (kept) name.appendChild(el("span", "tag", "kept"));
     if (d.reference) name.appendChild(el("span", "tag", "reference"));
+    if (d.unlike) name.appendChild(el("span", "tag unlike", "not like the kept one: do not remove"));
     tr.appendChild(name);
     tr.appendChild(el("td", "num", kept ? "" : (d.similarity === undefined ? "\u2014" : d.similarity.toFixed(4))));
     tr.appendChild(el("td", "num", size(d.size)));

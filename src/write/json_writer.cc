@@ -22,8 +22,9 @@
 #include "neardup/version.h"
 #include "neardup/writers.h"
 
-#include "report/cluster.h"
 #include "base/utf8.h"
+#include "report/cluster.h"
+#include "write/jsonl_records.h"
 
 namespace neardup {
 namespace {
@@ -287,10 +288,19 @@ Json ClustersJson(const Report& report) {
   return clusters;
 }
 
-// The same paths, in the same order, as WriteDuplicates() (csv_writer.cc).
+// One record per removable document, in the order of WriteDuplicates()
+// (csv_writer.cc), as WriteJsonlRemovals() writes them.
 Json RemovableJson(const Report& report) {
   Json removable = Json::array();
-  for (const DocId id : report.removable) removable.push_back(report.docs[id].name);
+  for (const Removal& r : report.removable) {
+    Json entry = Json::object();
+    entry["path"] = report.docs[r.doc].name;
+    entry["kept"] = report.docs[r.kept].name;
+    entry["estimate"] = ScoreJson(r.estimate);
+    if (r.jaccard >= 0) entry["jaccard"] = ScoreJson(r.jaccard);
+    if (report.params.has_reference) entry["kept_reference"] = report.docs[r.kept].reference;
+    removable.push_back(std::move(entry));
+  }
   return removable;
 }
 
@@ -300,6 +310,26 @@ std::string FormatScore(double value) {
   std::string text;
   AppendScore(&text, value);
   return text;
+}
+
+void WriteJsonlRemovals(const Report& report, std::ostream& out) {
+  std::string buf;
+  for (const Removal& r : report.removable) {
+    buf.append("{\"path\":");
+    AppendJsonString(&buf, report.docs[r.doc].name);
+    buf.append(",\"kept\":");
+    AppendJsonString(&buf, report.docs[r.kept].name);
+    buf.append(",\"estimate\":");
+    AppendScore(&buf, r.estimate);
+    if (r.jaccard >= 0) {
+      buf.append(",\"jaccard\":");
+      AppendScore(&buf, r.jaccard);
+    }
+    if (report.params.has_reference) buf.append(report.docs[r.kept].reference ? ",\"kept_reference\":true" : ",\"kept_reference\":false");
+    buf.append("}\n");
+    if (buf.size() >= kFlushBytes && !Flush(&buf, out)) return;
+  }
+  Flush(&buf, out);
 }
 
 void WriteJsonl(const Report& report, std::ostream& out) {
@@ -346,7 +376,11 @@ void WriteReport(const Report& report, OutputFormat format, std::ostream& out,
   // Duplicates mode: the list of removable paths, except that json stays one
   // json document (with "removable" in place of "pairs").
   if (report.params.mode == Mode::kDuplicates && format != OutputFormat::kJson) {
-    WriteDuplicates(report, out, terminator);
+    if (format == OutputFormat::kPaths) {
+      WriteDuplicates(report, out, terminator);
+    } else {
+      WriteRemovals(report, format, out);
+    }
     return;
   }
   switch (format) {
@@ -361,6 +395,9 @@ void WriteReport(const Report& report, OutputFormat format, std::ostream& out,
       return;
     case OutputFormat::kTsv:
       WriteTsv(report, out);
+      return;
+    case OutputFormat::kPaths:
+      WriteDuplicates(report, out, terminator);
       return;
     case OutputFormat::kHtml:
       WriteHtml(report, ReviewWithoutTexts(report), out);

@@ -50,11 +50,27 @@ TEST(ParseArgsTest, ScanDefaults) {
   EXPECT_EQ(c.terminator, '\n');
 }
 
+// --mode duplicates without -f writes bare paths (for xargs; -0 ends each
+// with NUL); with -f, records. The default membership is keep: every
+// removable document is like the kept one.
+TEST(ParseArgsTest, DuplicatesModeWithoutFormatWritesPathsAndClustersByKeep) {
+  auto p = Parse({"scan", "--mode", "duplicates", "-0", "x"});
+  ASSERT_FALSE(p.args.exit_now) << p.err;
+  EXPECT_EQ(p.args.options.format, OutputFormat::kPaths);
+  EXPECT_EQ(p.args.options.terminator, '\0');
+  EXPECT_EQ(p.args.options.scan.cluster_by, ClusterBy::kKeep);
+  p = Parse({"scan", "--mode", "duplicates", "-f", "jsonl", "x"});
+  ASSERT_FALSE(p.args.exit_now) << p.err;
+  EXPECT_EQ(p.args.options.format, OutputFormat::kJsonl);
+  p = Parse({"scan", "--mode", "clusters", "x"});
+  EXPECT_EQ(p.args.options.format, OutputFormat::kJsonl);
+}
+
 TEST(ParseArgsTest, EveryScanOptionIsRead) {
   const auto p = Parse({"scan", "-t", "0.5", "--shingle", "char", "-k", "7", "--num-perm", "64", "--bands", "8",
                         "--rows", "8", "--seed", "42", "--exact", "-f", "csv", "-o", "out.csv", "-j", "3", "-vv",
-                        "--progress", "--mode", "duplicates", "--keep", "newest", "--cluster-by", "keep",
-                        "--against", "ref", "-0", "-g", "*.txt", "-g", "!skip/**", "--hidden", "-L",
+                        "--progress", "--mode", "duplicates", "--keep", "newest", "--cluster-by", "connected",
+                        "--against", "ref", "-g", "*.txt", "-g", "!skip/**", "--hidden", "-L",
                         "--max-filesize", "10M", "--input", "jsonl", "--text-key", "body", "--id-key", "url",
                         "--encoding", "latin1", "--min-words", "20", "a", "b"});
   ASSERT_FALSE(p.args.exit_now) << p.err;
@@ -74,9 +90,9 @@ TEST(ParseArgsTest, EveryScanOptionIsRead) {
   EXPECT_EQ(c.progress, std::optional<bool>(true));
   EXPECT_EQ(c.scan.mode, Mode::kDuplicates);
   EXPECT_EQ(c.scan.keep, KeepRule::kNewest);
-  EXPECT_EQ(c.scan.cluster_by, ClusterBy::kKeep);
+  EXPECT_EQ(c.scan.cluster_by, ClusterBy::kConnected);
   EXPECT_EQ(c.scan.against, std::vector<std::string>{"ref"});
-  EXPECT_EQ(c.terminator, '\0');
+  EXPECT_EQ(c.terminator, '\n');
   EXPECT_EQ(c.scan.globs, (std::vector<std::string>{"*.txt", "!skip/**"}));
   EXPECT_TRUE(c.scan.hidden);
   EXPECT_TRUE(c.scan.follow);
@@ -142,7 +158,10 @@ TEST(ParseArgsTest, UsageErrorsAreOneShortLineNamingOptionAndValue) {
       {{"--max-filesize", "0K"}, "--max-filesize must be more than 0 (without it there is no limit), got 0K"},
       {{"-o", ""}, "--output needs a file name ('-' for stdout), got ''"},
       {{"-0"}, "-0 (--null) applies only to --mode duplicates"},
-      {{"-0", "--mode", "duplicates", "-f", "json"}, "-0 (--null) does not apply to -f json (one json document)"},
+      {{"-0", "--mode", "duplicates", "-f", "json"},
+       "-0 (--null) ends the bare paths of --mode duplicates: drop -f, which writes records"},
+      {{"-0", "--mode", "duplicates", "-f", "jsonl"},
+       "-0 (--null) ends the bare paths of --mode duplicates: drop -f, which writes records"},
       {{"--mode", "1"}, "--mode must be pairs, clusters or duplicates, got 1"},
       {{"--shingle", "0"}, "--shingle must be word or char, got 0"},
       {{"--verify", "2"}, "--verify must be signature, exact or none, got 2"},

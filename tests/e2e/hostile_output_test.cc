@@ -652,10 +652,14 @@ TEST(HostileOutputTest, JsonDuplicatesModeIsADocumentWithRemovable) {
   const auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["params"]["mode"], "duplicates");
   EXPECT_EQ(doc["stats"]["removable"], 1);
-  EXPECT_EQ(doc["removable"], nlohmann::json::array({dir / "docs/b.txt"}));
-  // The line formats still list the paths.
+  ASSERT_EQ(doc["removable"].size(), 1u);
+  EXPECT_EQ(doc["removable"][0]["path"], dir / "docs/b.txt");
+  EXPECT_EQ(doc["removable"][0]["kept"], dir / "docs/a.txt");
+  // Without -f, the bare paths; with -f csv, a record per removable path.
+  const RunResult paths = RunProcess({kBin, "scan", "--mode", "duplicates", docs}, dir.path());
+  EXPECT_EQ(paths.out, dir / "docs/b.txt\n");
   const RunResult list = RunProcess({kBin, "scan", "--mode", "duplicates", "-f", "csv", docs}, dir.path());
-  EXPECT_EQ(list.out, dir / "docs/b.txt\n");
+  EXPECT_EQ(list.out, "path,kept,estimate,jaccard\n" + dir / "docs/b.txt," + dir / "docs/a.txt,1,\n");
 }
 
 }  // namespace

@@ -90,7 +90,7 @@ TEST(BuildClustersTest, ReferenceOnlyClustersAreDroppedAndReferencesNeverRemovab
   const auto clusters = BuildClusters(docs, edges, KeepRule::kFirst, ClusterBy::kConnected, nullptr);
   ASSERT_EQ(clusters.size(), 1u);
   EXPECT_EQ(clusters[0].keep, 1u);  // the reference copy is kept
-  EXPECT_EQ(Removable(docs, clusters), (std::vector<DocId>{0}));
+  EXPECT_EQ(Removable(docs, clusters), (std::vector<Removal>{{.doc = 0, .kept = 1, .estimate = 0, .jaccard = -1}}));
 }
 
 TEST(BuildClustersTest, ClustersSortedByKeptName) {

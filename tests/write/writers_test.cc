@@ -432,7 +432,7 @@ TEST(WriteJsonTest, ClustersDocumentParsesBack) {
   EXPECT_EQ(doc["params"]["mode"], "clusters");
   EXPECT_EQ(doc["params"]["verify"], "signature");
   EXPECT_EQ(doc["params"]["keep"], "first");
-  EXPECT_EQ(doc["params"]["cluster_by"], "connected");
+  EXPECT_EQ(doc["params"]["cluster_by"], "keep");
   EXPECT_FALSE(doc.contains("pairs"));
   EXPECT_FALSE(doc["stats"].contains("seconds"));
   ASSERT_EQ(doc["clusters"].size(), 3u);
@@ -478,9 +478,10 @@ TEST(WriteJsonTest, DuplicatesModeListsRemovable) {
       json::parse(Json(MakeReport(Mode::kDuplicates, false, true)));
   EXPECT_EQ(doc["params"]["mode"], "duplicates");
   EXPECT_FALSE(doc.contains("clusters"));
-  EXPECT_EQ(doc["removable"],
-            json::array({kComma, "docs/bad" + kFffd + kFffd + ".txt", kNewline,
-                         kQuote}));  // sorted by name
+  std::vector<std::string> paths;
+  for (const json& r : doc["removable"]) paths.push_back(r["path"]);
+  EXPECT_EQ(paths, (std::vector<std::string>{kComma, "docs/bad" + kFffd + kFffd + ".txt", kNewline,
+                                             kQuote}));  // sorted by name
 }
 
 TEST(WriteJsonTest, AgreesWithJsonl) {
@@ -728,16 +729,35 @@ TEST(WriteReportTest, DispatchesOnFormat) {
   }
 }
 
-TEST(WriteReportTest, DuplicatesModeWritesPathsInTheLineFormats) {
+TEST(WriteReportTest, DuplicatesModeWritesBarePathsWithoutFormat) {
   const Report report = MakeReport(Mode::kDuplicates, false, true);
   const std::string nul(1, '\0');
-  for (const OutputFormat format : {OutputFormat::kJsonl, OutputFormat::kCsv,
-                                    OutputFormat::kTsv}) {
-    std::ostringstream out;
-    WriteReport(report, format, out, '\0');
-    EXPECT_EQ(out.str(),
-              kComma + nul + kBad + nul + kNewline + nul + kQuote + nul);
+  std::ostringstream out;
+  WriteReport(report, OutputFormat::kPaths, out, '\0');
+  EXPECT_EQ(out.str(), kComma + nul + kBad + nul + kNewline + nul + kQuote + nul);
+}
+
+// With -f, one record per removable document naming the one it duplicates,
+// with the scores it was judged by.
+TEST(WriteReportTest, DuplicatesModeRecordsNameTheKeptDocument) {
+  Report report = MakeReport(Mode::kDuplicates, true, true);
+  for (Removal& r : report.removable) {
+    r.estimate = 0.875;
+    r.jaccard = 0.86123;
   }
+  std::ostringstream jsonl, csv, tsv;
+  WriteReport(report, OutputFormat::kJsonl, jsonl);
+  WriteReport(report, OutputFormat::kCsv, csv);
+  WriteReport(report, OutputFormat::kTsv, tsv);
+  const std::vector<std::string> lines = SplitLines(jsonl.str());
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0],
+            R"({"path":"docs/b,c\\d.txt","kept":"docs/a.txt","estimate":0.875,"jaccard":0.8612,"kept_reference":false})");
+  EXPECT_EQ(json::parse(lines[2])["kept"], kRef2);  // newline.txt's cluster keeps its reference copy
+  EXPECT_EQ(json::parse(lines[2])["kept_reference"], true);
+  EXPECT_EQ(csv.str().substr(0, csv.str().find('\n')), "path,kept,estimate,jaccard,kept_reference");
+  EXPECT_NE(csv.str().find("\"docs/b,c\\d.txt\",docs/a.txt,0.875,0.8612,false\n"), std::string::npos);
+  EXPECT_EQ(SplitLines(tsv.str())[0], "docs/b,c\\\\d.txt\tdocs/a.txt\t0.875\t0.8612\tfalse");
 }
 
 TEST(WriteReportTest, DuplicatesModeJsonIsOneDocumentWithRemovable) {
@@ -754,7 +774,8 @@ TEST(WriteReportTest, DuplicatesModeJsonIsOneDocumentWithRemovable) {
   EXPECT_FALSE(doc.contains("pairs"));
   EXPECT_FALSE(doc.contains("clusters"));
   ASSERT_EQ(doc["removable"].size(), 4u);
-  EXPECT_EQ(doc["removable"][0], kComma);
+  EXPECT_EQ(doc["removable"][0]["path"], kComma);
+  EXPECT_EQ(doc["removable"][0]["kept"], kA);
 }
 
 // A stream that records how the writer hands its bytes over.
@@ -792,7 +813,8 @@ TEST(WriteReportTest, EveryWriteHoldsWholeRecords) {
       {&big, OutputFormat::kJsonl, '\n'},       {&big, OutputFormat::kCsv, '\n'},
       {&big, OutputFormat::kTsv, '\n'},         {&big, OutputFormat::kJson, '\n'},
       {&clusters, OutputFormat::kJsonl, '\n'},  {&clusters, OutputFormat::kJson, '\n'},
-      {&duplicates, OutputFormat::kJsonl, '\0'}, {&duplicates, OutputFormat::kJson, '\n'},
+      {&duplicates, OutputFormat::kPaths, '\0'}, {&duplicates, OutputFormat::kJsonl, '\n'},
+      {&duplicates, OutputFormat::kJson, '\n'},
   };
   for (const Case& c : cases) {
     RecordingBuf buf;
