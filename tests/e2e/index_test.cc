@@ -680,6 +680,38 @@ TEST(IndexTest, RacyRewriteOnAFileSystemWithOneSecondTimestamps) {
   GTEST_SKIP() << "the run never fit within one second";
 }
 
+TEST(IndexTest, ExactSignsAFileItFoundChangedAgainOnTheNextRun) {
+  TempDir dir;
+  const std::string near = Edited(1, "x");
+  const size_t size = std::max(near.size(), Text(2).size());
+  WriteFile(dir / "c/a", Text(1));
+  WriteFile(dir / "c/b", PaddedTo(near, size));
+  const std::string ix = dir / "ix.db";
+  ASSERT_EQ(Scan(dir, {"--index", ix, dir / "c"}).exit_code, 0);
+  // b changes while its entry still looks right and old enough to trust:
+  // a stale signature (a pair with a that is not there any more).
+  struct stat before {};
+  ASSERT_EQ(::stat((dir / "c/b").c_str(), &before), 0);
+  WriteFile(dir / "c/b", PaddedTo(Text(2), size));
+  SetTimes(dir / "c/b", before);
+  StoreCurrentStat(dir, ix, dir / "c/b");
+  const int64_t hour_on = (static_cast<int64_t>(std::time(nullptr)) + 3600) * 1000000000;
+  Sql(dir, ix, "UPDATE files SET seen_ns = " + std::to_string(hour_on));  // (a version 1 index has none)
+
+  const RunResult plain = Scan(dir, {"-f", "json", "--exact", dir / "c"});
+  ASSERT_EQ(plain.exit_code, 1) << plain.err;
+  const RunResult stale = ScanIn(dir.path(), dir, {"-f", "json", "--exact", "--index", ix, dir / "c"});
+  EXPECT_EQ(stale.exit_code, 2);
+  EXPECT_NE(stale.err.find("changed during the run"), std::string::npos) << stale.err;
+  // The next runs sign b again: the plain run's answer, exit 1.
+  for (int run = 0; run < 2; ++run) {
+    const RunResult healed = Scan(dir, {"-f", "json", "--exact", "--index", ix, dir / "c"});
+    EXPECT_EQ(healed.exit_code, 1) << healed.err;
+    EXPECT_EQ(WithoutIndex(healed.out), plain.out);
+  }
+  EXPECT_EQ(RunProcess({kBin, "index", "check", ix}, dir.path()).exit_code, 0);
+}
+
 TEST(IndexTest, EverySpellingOfAPathSharesTheIndexEntries) {
   TempDir dir;
   for (int i = 0; i < 6; ++i) WriteFile(dir / (std::string("grow/doc").append(std::to_string(i))), Text(700 + static_cast<uint64_t>(i % 3)));
