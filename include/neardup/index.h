@@ -23,7 +23,7 @@
 namespace neardup {
 
 // The schema version this build writes and reads.
-inline constexpr int kIndexSchemaVersion = 1;
+inline constexpr int kIndexSchemaVersion = 2;
 
 // One run's row.
 struct IndexRun {

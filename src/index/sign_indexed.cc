@@ -29,30 +29,60 @@ constexpr size_t kGrowthDocuments = 65536;
 bool Compressed(const std::string& path) { return path.ends_with(".gz") || path.ends_with(".zst"); }
 
 // Fingerprint of the options that decide which documents a file yields and
-// their kinds (besides the signature parameters, checked for the whole index).
-uint64_t ReadingFingerprint(const Options& o) {
+// their kinds (besides the signature parameters, checked for the whole
+// index): --input, --min-words, and for JSONL --text-key, --id-key and
+// --max-line; for a compressed file also --max-filesize, which applies to
+// its decompressed size, known only once read (the walk applies it to any
+// other file by its size, part of the stat compared).
+// (--encoding is a signature parameter; --glob, --hidden and -L decide which
+// files are walked, not what a file yields.)
+uint64_t ReadingFingerprint(const Options& o, bool compressed) {
   std::string key = o.input == InputFormat::kJsonl ? "jsonl" : "text";
   key.append("|").append(std::to_string(o.min_words));
   if (o.input == InputFormat::kJsonl) {
     key.append("|").append(o.text_key).append("|").append(o.id_key).append("|").append(std::to_string(o.max_line));
   }
+  if (compressed) key.append("|max-filesize ").append(std::to_string(o.max_filesize));
   return HashBytes(key.data(), key.size(), 0);
 }
 
-bool UnderRoot(const std::string& path, const std::string& root) {
-  if (!path.starts_with(root)) return false;
-  return path.size() == root.size() || root.ends_with('/') || path[root.size()] == '/';
+// A stored problem's message as this run shows it: ":LINE: reason" was
+// stored for "PATH:LINE: reason" (IndexedFile::walked_as), PATH being how
+// this run walked the file.
+std::string ShownMessage(const std::string& walked_as, std::string stored) {
+  if (!stored.starts_with(':')) return stored;
+  return walked_as + stored;
 }
 
-// Whether `path` is under one of the run's paths (PATHs, --against paths and
-// listed paths): a file a walk of them can meet.
-bool UnderScannedPaths(const std::string& path, const Options& o) {
-  for (const auto* list : {&o.paths, &o.against, &o.listed_paths}) {
-    for (const std::string& root : *list) {
-      if (UnderRoot(path, root)) return true;
-    }
-  }
-  return false;
+// The reading fingerprints of a run, for plain and for compressed files.
+struct Reading {
+  uint64_t plain = 0;
+  uint64_t compressed = 0;
+  bool jsonl = false;
+  explicit Reading(const Options& o)
+      : plain(ReadingFingerprint(o, false)),
+        compressed(ReadingFingerprint(o, true)),
+        jsonl(o.input == InputFormat::kJsonl) {}
+  uint64_t For(const std::string& path) const { return Compressed(path) ? compressed : plain; }
+};
+
+// How far apart two timestamps must be to tell which came first, whatever
+// the file system: 1 s (ext4 with 128-byte inodes, HFS+, most NFS servers)
+// or 2 s (FAT), plus clock skew between an NFS server and its client. A
+// file whose mtime or ctime is not older than this before the index saw it
+// could change again within the same timestamp, its stat unchanged.
+constexpr int64_t kTimestampResolutionNs = 2'000'000'000;
+
+// Whether the stat stored in `e` proves that the file, with that stat now,
+// is as the index saw it: its mtime and ctime older than the moment the
+// index saw it by more than the timestamp resolution. Otherwise the entry
+// is "racily clean" (git's word): a rewrite of the same size in that same
+// timestamp, or a delete and re-create that reused the inode, leaves the
+// same stat. An entry of unknown age (seen_ns 0: a version 1 index) is
+// racy once.
+bool StatProvesUnchanged(const IndexedFile& e) {
+  return e.seen_ns > kTimestampResolutionNs && e.mtime_ns < e.seen_ns - kTimestampResolutionNs &&
+         e.ctime_ns < e.seen_ns - kTimestampResolutionNs;
 }
 
 // What a JSONL file's raw bytes were, as the signing read them.
@@ -172,6 +202,13 @@ struct FilePlans {
   std::vector<Plan> plan;           // by walked file
   std::vector<size_t> entry;        // by walked file: index into stored, or SIZE_MAX
   std::vector<uint8_t> walked;      // by stored entry: 1 when walked in this run
+  // By walked file: 1 when its stat is as stored but too close to when the
+  // index saw it to prove anything (StatProvesUnchanged): signed again, and
+  // its documents compared with the stored ones.
+  std::vector<uint8_t> racy;
+  // By walked file: 1 for a file whose key another walked file has (not
+  // expected: the walk lists a file once): neither reused nor stored.
+  std::vector<uint8_t> shared_key;
 };
 
 // Sorts `v`, made of a few ascending runs, by merging the runs: the stored
@@ -205,44 +242,66 @@ void SortRuns(std::vector<size_t>& v, Less less) {
   }
 }
 
-// The walked files in path order (the walk's order, checked).
-std::vector<size_t> PathOrder(const std::vector<InputFile>& files) {
-  std::vector<size_t> order(files.size());
+// The walked files in the order of their keys (mostly the walk's order).
+std::vector<size_t> KeyOrder(const std::vector<std::string>& keys) {
+  std::vector<size_t> order(keys.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  SortRuns(order, [&](size_t a, size_t b) { return files[a].path < files[b].path; });
+  SortRuns(order, [&](size_t a, size_t b) { return keys[a] < keys[b]; });
   return order;
 }
 
 // Decides, per walked file, whether its stored documents are reused, only
 // its appended lines are signed, or it is signed whole. A walked file's entry
-// is found by a merge of the walked paths and `by_path` (the entries under
-// the run's paths, in path order: every entry a walk can meet).
-FilePlans PlanFiles(const std::vector<InputFile>& files, std::vector<IndexedFile> stored,
-                    const std::vector<size_t>& by_path, uint64_t reading, bool jsonl, FileSystem& fs) {
+// is found by a merge of the walked files' keys and `by_path` (the entries
+// under the run's paths, in key order: every entry a walk can meet).
+FilePlans PlanFiles(const std::vector<InputFile>& files, const std::vector<std::string>& keys,
+                    std::vector<IndexedFile> stored, const std::vector<size_t>& by_path, const Reading& reading,
+                    FileSystem& fs) {
   const size_t n = files.size();
   FilePlans fp;
   fp.stored = std::move(stored);
   fp.plan.assign(n, Plan::kSign);
   fp.entry.assign(n, SIZE_MAX);
   fp.walked.assign(fp.stored.size(), 0);
+  fp.racy.assign(n, 0);
+  fp.shared_key.assign(n, 0);
   size_t r = 0;
-  for (const size_t i : PathOrder(files)) {
+  const std::string* previous = nullptr;
+  for (const size_t i : KeyOrder(keys)) {
     const InputFile& f = files[i];
-    while (r < by_path.size() && fp.stored[by_path[r]].path < f.path) ++r;
-    if (f.identity.stream || r == by_path.size() || fp.stored[by_path[r]].path != f.path) continue;
+    const std::string& key = keys[i];
+    if (previous != nullptr && *previous == key) fp.shared_key[i] = 1;
+    previous = &key;
+    while (r < by_path.size() && fp.stored[by_path[r]].path < key) ++r;
+    if (f.identity.stream || fp.shared_key[i] != 0 || r == by_path.size() || fp.stored[by_path[r]].path != key) {
+      continue;
+    }
     const IndexedFile& e = fp.stored[by_path[r]];
     fp.entry[i] = by_path[r];
     fp.walked[by_path[r]] = 1;
-    const bool same_file = e.dev == f.identity.dev && e.inode == f.identity.ino && e.reading == reading &&
-                           e.jsonl == jsonl;
+    const bool same_file = e.dev == f.identity.dev && e.inode == f.identity.ino && e.reading == reading.For(f.path) &&
+                           e.jsonl == reading.jsonl;
     if (same_file && e.size == f.size && e.mtime_ns == f.mtime_ns && e.ctime_ns == f.ctime_ns) {
-      fp.plan[i] = Plan::kReuse;
-    } else if (same_file && jsonl && !Compressed(f.path) && e.ends_newline && f.size > e.size) {
+      if (StatProvesUnchanged(e)) {
+        fp.plan[i] = Plan::kReuse;
+      } else {
+        fp.racy[i] = 1;  // signed again, compared with what is stored
+      }
+    } else if (same_file && reading.jsonl && !Compressed(f.path) && e.ends_newline && f.size > e.size &&
+               e.seen_ns != 0) {  // (a version 1 entry's names and messages hold the path it was walked as)
       const std::optional<uint64_t> h = PrefixHash(fs, f, e.size);
       if (h && *h == e.raw_hash) fp.plan[i] = Plan::kAppend;
     }
   }
   return fp;
+}
+
+// The index keys of the walked files.
+std::vector<std::string> KeysOf(const IndexKeys& keys, const std::vector<InputFile>& files) {
+  std::vector<std::string> out;
+  out.reserve(files.size());
+  for (const InputFile& f : files) out.push_back(keys.KeyOf(f.path));
+  return out;
 }
 
 // The walked files not reused, as signed in this run.
@@ -479,16 +538,22 @@ class IndexUpdate {
   Status StoreSigned();
   Status RemoveGone(IndexStats* stats);
   void MergeSigned(bool all_signed, IndexedCorpus* out);
+  void KeepRacyCopies();
+  void CountVerified(IndexedCorpus* out) const;
   Status EndRun(IndexedCorpus* out);
 
   const SignContext& ctx_;
   SignatureIndex& index_;
   const bool jsonl_;
-  const uint64_t reading_;  // ReadingFingerprint(options)
+  const Reading reading_;   // the options' reading fingerprints
   const size_t np_;         // options.num_perm
   std::vector<InputFile> files_;  // as walked; moved into the table by Finish()
   StoredInputs stored_;           // its `files` moved into plans_
+  const std::vector<std::string> keys_;  // by walked file: its key in the index
   const FilePlans plans_;
+  // By racy walked file (FilePlans::racy): its stored documents, copied
+  // before the stored rows move (empty when they were not read ahead).
+  std::unordered_map<size_t, std::vector<DocRecord>> racy_stored_;
   HashingFileSystem hashing_;
   // The index is brought up to date in the transaction ReadStoredInputs()
   // began, committed every kIndexBatchDocuments documents or so: text files
@@ -503,14 +568,54 @@ IndexUpdate::IndexUpdate(const SignContext& ctx, SignatureIndex& index, std::vec
     : ctx_(ctx),
       index_(index),
       jsonl_(ctx.options.input == InputFormat::kJsonl),
-      reading_(ReadingFingerprint(ctx.options)),
+      reading_(ctx.options),
       np_(static_cast<size_t>(ctx.options.num_perm)),
       files_(std::move(files)),
       stored_(std::move(stored)),
-      plans_(PlanFiles(files_, std::move(stored_.files), stored_.by_path, reading_, jsonl_, ctx.fs)),
+      keys_(KeysOf(stored_.keys, files_)),
+      plans_(PlanFiles(files_, keys_, std::move(stored_.files), stored_.by_path, reading_, ctx.fs)),
       hashing_(ctx.fs),
       batch_(index),
-      sub_(ChangedFiles(ctx.options, files_, plans_)) {}
+      sub_(ChangedFiles(ctx.options, files_, plans_)) {
+  KeepRacyCopies();
+}
+
+// Copies the stored documents of the racy files, to compare them with what
+// they are signed as now (CountVerified).
+void IndexUpdate::KeepRacyCopies() {
+  for (size_t i = 0; i < files_.size(); ++i) {
+    if (plans_.racy[i] == 0) continue;
+    const size_t k = plans_.entry[i];
+    std::vector<DocRecord>& copy = racy_stored_[i];
+    if (stored_.first[k] == SIZE_MAX) continue;  // not read ahead: counted as changed
+    const auto from = stored_.docs.begin() + static_cast<ptrdiff_t>(stored_.first[k]);
+    copy.assign(from, from + static_cast<ptrdiff_t>(plans_.stored[k].documents));
+  }
+}
+
+// A racy file signed again whose documents are the stored ones (same lines,
+// names, sizes, content hashes and kinds) did not change: its documents
+// count as reused, not signed, and are not new for --new.
+void IndexUpdate::CountVerified(IndexedCorpus* out) const {
+  const std::vector<DocRecord>& docs = out->corpus.table.docs;
+  for (const auto& [i, stored] : racy_stored_) {
+    const size_t first = lay_.first[i], count = lay_.first[i + 1] - first;
+    if (stored.empty() || stored.size() != count) continue;
+    bool same = true;
+    for (size_t j = 0; j < count && same; ++j) {
+      const DocRecord& now = docs[first + j];
+      const DocRecord& was = stored[j];
+      const std::string& path = files_[i].path;
+      const std::string name = !was.name.empty() ? was.name : was.line == 0 ? path : path + ":" + std::to_string(was.line);
+      same = now.line == was.line && now.name == name &&
+             now.size == was.size && now.content == was.content && now.kind == was.kind;
+    }
+    if (!same) continue;
+    std::fill_n(out->signed_now.begin() + static_cast<ptrdiff_t>(first), count, uint8_t{0});
+    out->stats.signed_now -= count;
+    out->stats.reused += count;
+  }
+}
 
 Status IndexUpdate::SignChanged() {
   const size_t m = sub_.sub_of.size();
@@ -580,6 +685,7 @@ Result<IndexedCorpus> IndexUpdate::Finish() {
   }
   if (Status s = RemoveGone(&out.stats); !s.ok()) return s;
   MergeSigned(all_signed, &out);
+  CountVerified(&out);
   out.corpus.table.files = std::move(files_);
   if (jsonl_) RenameDuplicateIds(&out.corpus);
   if (Status s = EndRun(&out); !s.ok()) return s;
@@ -594,7 +700,7 @@ void IndexUpdate::PlaceStored(size_t i, size_t j, DocRecord&& r, const uint32_t*
   DocRecord& to = table.docs[at];
   if (&to != &r) to = std::move(r);
   to.file = static_cast<uint32_t>(i);
-  if (to.name.empty()) to.name = f.path;  // stored as NULL: the path
+  if (to.name.empty()) to.name = to.line == 0 ? f.path : f.path + ":" + std::to_string(to.line);  // NULL: by path
   to.mtime_ns = f.mtime_ns;
   to.reference = f.reference;
   if (!jsonl_) to.size = f.size;
@@ -634,7 +740,7 @@ Status IndexUpdate::LoadStored(bool adopted, IndexedCorpus* out) {
     for (StoredProblem& p : stored_.problems[k]) {
       c.problems.push_back({.file = static_cast<uint32_t>(i),
                             .line = p.line,
-                            .status = Status::Corrupt(std::move(p.message)),
+                            .status = Status::Corrupt(ShownMessage(files_[i].path, std::move(p.message))),
                             .kind = InputProblem::Kind::kMalformed});
     }
   }
@@ -671,7 +777,8 @@ Status IndexUpdate::LoadFromIndex(const std::vector<int64_t>& wanted, const std:
   return index_.LoadProblems(wanted, [&](size_t slot, StoredProblem&& p) {
     out->corpus.problems.push_back({.file = file_of_slot[slot],
                                     .line = p.line,
-                                    .status = Status::Corrupt(std::move(p.message)),
+                                    .status = Status::Corrupt(ShownMessage(files_[file_of_slot[slot]].path,
+                                                                           std::move(p.message))),
                                     .kind = InputProblem::Kind::kMalformed});
   });
 }
@@ -683,13 +790,14 @@ std::optional<IndexedFile> IndexUpdate::EntryOf(size_t k) {
   const InputFile& f = sub_.corpus.table.files[k];
   const SignCounts& counts = sub_.file_counts[k];
   IndexedFile e;
-  e.path = f.path;
+  e.path = keys_[sub_.sub_of[k]];
+  e.walked_as = f.path;
   e.dev = f.identity.dev;
   e.inode = f.identity.ino;
   e.size = f.size;
   e.mtime_ns = f.mtime_ns;
   e.ctime_ns = f.ctime_ns;
-  e.reading = reading_;
+  e.reading = reading_.For(f.path);
   e.jsonl = jsonl_;
   e.bytes = counts.bytes;
   e.invalid_utf8 = counts.invalid_utf8;
@@ -711,7 +819,7 @@ Status IndexUpdate::StoreFile(size_t k, std::span<const DocRecord> docs, std::sp
                               std::span<const StoredProblem> problems) {
   const InputFile& f = sub_.corpus.table.files[k];
   const size_t i = sub_.sub_of[k];
-  if (f.identity.stream) return Status::Ok();
+  if (f.identity.stream || plans_.shared_key[i] != 0) return Status::Ok();
   std::optional<IndexedFile> entry = EntryOf(k);
   if (!entry) return Status::Ok();  // changed while read: sign again next run
   IndexedFile& e = *entry;
@@ -771,7 +879,7 @@ Status IndexUpdate::RemoveGone(IndexStats* stats) {
   for (size_t k = 0; k < plans_.stored.size(); ++k) {
     const IndexedFile& e = plans_.stored[k];
     if (plans_.walked[k] != 0) continue;
-    if (!UnderScannedPaths(e.path, ctx_.options)) continue;
+    if (!stored_.keys.Covers(e.path)) continue;
     if (Status s = index_.RemoveFile(e.id); !s.ok()) return s;
     stats->removed += e.documents;
     if (Status b = batch_.Add(e.documents); !b.ok()) return b;
@@ -846,6 +954,7 @@ Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& in
   Result<std::vector<IndexedFile>> files = index.Files();
   if (!files.ok()) return files.status();
   StoredInputs out;
+  out.keys = IndexKeys(options);
   out.files = std::move(*files);
   const size_t n = out.files.size();
   const size_t np = static_cast<size_t>(options.num_perm);
@@ -854,7 +963,7 @@ Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& in
   std::vector<size_t>& read = out.by_path;
   for (size_t k = 0; k < n; ++k) {
     const IndexedFile& e = out.files[k];
-    if (UnderScannedPaths(e.path, options)) read.push_back(k);
+    if (out.keys.Covers(e.path)) read.push_back(k);
   }
   SortRuns(read, [&](size_t a, size_t b) { return out.files[a].path < out.files[b].path; });
   std::vector<int64_t> wanted;

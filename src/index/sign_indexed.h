@@ -9,11 +9,15 @@
 // stored with their messages), so the output of a scan is byte-identical with
 // and without an index.
 //
-// Per walked file: unchanged (dev, inode, size, mtime_ns, ctime_ns and the
-// options that decide its documents) -> its stored documents, none of its
-// bytes read; a plain JSONL file that only grew (its old bytes hash as
-// stored, and it ended with a newline) -> only its new lines are signed;
-// anything else -> signed whole. Stream documents are never stored; files
+// Per walked file, found by its key (index_keys.h: its canonical absolute
+// path): unchanged (dev, inode, size, mtime_ns, ctime_ns and the options
+// that decide its documents, mtime and ctime older by more than the
+// timestamp resolution, 2 s, than when the index saw the file) -> its stored
+// documents, none of its bytes read; the same stat but younger than that
+// ("racily clean") -> signed again, its documents counted as reused (and not
+// new) when they are the stored ones; a plain JSONL file that only grew (its
+// old bytes hash as stored, and it ended with a newline) -> only its new
+// lines are signed; anything else -> signed whole. Stream documents are never stored; files
 // that could not be read whole are not stored (retried next run). Entries
 // under the scanned paths whose files are gone are removed; entries outside
 // them are kept. Writes are grouped in transactions of about
@@ -33,6 +37,7 @@
 
 #include "neardup/report.h"
 #include "sign/sign.h"
+#include "index/index_keys.h"
 #include "index/signature_index.h"
 
 namespace neardup {
@@ -65,6 +70,7 @@ Result<std::unique_ptr<SignatureIndex>> OpenIndexFor(const Options& options);
 // (unchanged, grown, or with files added or removed around them), their
 // signatures become the run's matrix, moved within it, without a copy.
 struct StoredInputs {
+  IndexKeys keys;                 // the run's arguments, canonical (index_keys.h)
   std::vector<IndexedFile> files;
   std::vector<size_t> by_path;    // the entries under the run's paths, in path order
   std::vector<size_t> first;      // per entry: its first document in `docs`, or SIZE_MAX when not read

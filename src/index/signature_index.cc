@@ -32,7 +32,8 @@ int64_t DocKey(int64_t file_id, uint64_t line) { return (file_id << kLineBits) |
 // PRAGMA application_id of a neardup index: "NDUP".
 constexpr int32_t kApplicationId = 0x4E445550;
 
-constexpr const char* kSchemaV1 = R"sql(
+// The schema of a new index (version 2: version 1 and `files.seen_ns`).
+constexpr const char* kSchema = R"sql(
 CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
 CREATE TABLE files(
   id INTEGER PRIMARY KEY,
@@ -44,7 +45,8 @@ CREATE TABLE files(
   lines INTEGER NOT NULL, raw_hash INTEGER NOT NULL, ends_newline INTEGER NOT NULL,
   bytes INTEGER NOT NULL, invalid_utf8 INTEGER NOT NULL, transcoded INTEGER NOT NULL,
   documents INTEGER NOT NULL,
-  run INTEGER NOT NULL);
+  run INTEGER NOT NULL,
+  seen_ns INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE documents(
   key INTEGER PRIMARY KEY,
   name TEXT,
@@ -65,8 +67,9 @@ CREATE TABLE runs(
   exit_status INTEGER,
   options TEXT NOT NULL);
 CREATE VIEW named_documents AS
-  SELECT f.path AS path, d.key & 4294967295 AS line, coalesce(d.name, f.path) AS name, d.size AS size,
-         f.mtime_ns AS mtime_ns, hex(d.content) AS content, d.kind AS kind
+  SELECT f.path AS path, d.key & 4294967295 AS line,
+         coalesce(d.name, CASE WHEN f.jsonl THEN f.path || ':' || (d.key & 4294967295) ELSE f.path END) AS name,
+         d.size AS size, f.mtime_ns AS mtime_ns, hex(d.content) AS content, d.kind AS kind
   FROM documents d JOIN files f ON f.id = d.key >> 32;
 CREATE TABLE lock(id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER NOT NULL, host TEXT NOT NULL, started TEXT NOT NULL);
 )sql";
@@ -78,6 +81,12 @@ std::string NowUtc() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
+}
+
+int64_t WallClockNs() {
+  struct timespec ts {};
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
 std::string HostName() {
@@ -197,6 +206,36 @@ int64_t QueryInt(sqlite3* db, const char* sql, int* rc) {
   return 0;
 }
 
+// Version 1 -> 2, in one transaction: `files.seen_ns` added, 0 (unknown)
+// for every entry, so each is read again and compared once (racily clean,
+// see sign_indexed.h); and the entries of relative paths dropped: version 1
+// keyed files by the path as spelled, relative to the cwd of the run that
+// stored them, which is not known any more (version 2 keys are absolute,
+// canonical paths). Their files are signed again by the next run.
+Status MigrateV1(sqlite3* db, const std::string& path) {
+  constexpr const char* kSql = R"sql(
+BEGIN IMMEDIATE;
+ALTER TABLE files ADD COLUMN seen_ns INTEGER NOT NULL DEFAULT 0;
+DELETE FROM documents WHERE (key >> 32) IN (SELECT id FROM files WHERE substr(path, 1, 1) != '/');
+DELETE FROM problems WHERE file_id IN (SELECT id FROM files WHERE substr(path, 1, 1) != '/');
+DELETE FROM files WHERE substr(path, 1, 1) != '/';
+DROP VIEW named_documents;
+CREATE VIEW named_documents AS
+  SELECT f.path AS path, d.key & 4294967295 AS line,
+         coalesce(d.name, CASE WHEN f.jsonl THEN f.path || ':' || (d.key & 4294967295) ELSE f.path END) AS name,
+         d.size AS size, f.mtime_ns AS mtime_ns, hex(d.content) AS content, d.kind AS kind
+  FROM documents d JOIN files f ON f.id = d.key >> 32;
+PRAGMA user_version = 2;
+COMMIT;
+)sql";
+  if (const int rc = Exec(db, kSql); rc != SQLITE_OK) {
+    Status s = SqlError(db, path, rc);
+    Exec(db, "ROLLBACK");
+    return s;
+  }
+  return Status::Ok();
+}
+
 struct DbCloser {
   void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
 };
@@ -244,7 +283,7 @@ Result<Db> OpenDb(const std::string& path, bool write, bool create, bool* fresh)
     if (!create) return Status::InvalidArgument(path + ": not a neardup index (an empty database)");
     // Large pages hold a signature row (~600 bytes at 128 permutations)
     // with little slack; set before the first table exists.
-    std::string sql = std::string("PRAGMA page_size = 16384; BEGIN IMMEDIATE;").append(kSchemaV1);
+    std::string sql = std::string("PRAGMA page_size = 16384; BEGIN IMMEDIATE;").append(kSchema);
     sql.append("PRAGMA application_id = ").append(std::to_string(kApplicationId)).append(";");
     sql.append("PRAGMA user_version = ").append(std::to_string(kIndexSchemaVersion)).append(";COMMIT;");
     rc = Exec(db.get(), sql.c_str());
@@ -263,11 +302,11 @@ Result<Db> OpenDb(const std::string& path, bool write, bool create, bool* fresh)
                                        .append(" is newer than this neardup reads (")
                                        .append(std::to_string(kIndexSchemaVersion))
                                        .append("); use a newer neardup, or start a new index"));
-  } else if (version < kIndexSchemaVersion) {
-    // The migration path: each step from version v to v + 1 goes here, in
-    // one transaction. Version 1 is the first.
+  } else if (version == 1 && write) {
+    if (Status s = MigrateV1(db.get(), path); !s.ok()) return s;
+  } else if (version < 1) {
     return Status::InvalidArgument(path + ": unknown index schema version " + std::to_string(version));
-  }
+  }  // a version 1 file opened to read: its tables read as version 2's (info, check)
   if (write) {
     rc = Exec(db.get(), "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
     if (rc != SQLITE_OK) return SqlError(db.get(), path, rc);
@@ -320,6 +359,7 @@ struct SignatureIndex::Impl {
   int fd = -1;  // holds the flock
   int num_perm = 0;
   int64_t run = 0;
+  int64_t run_started_ns = 0;  // wall clock when StartRun() was called: the seen_ns of what the run writes
   // Entries Files() last read: a hint for LoadDocuments' choice of plan (a
   // count(*) reads the whole table), right or not.
   int64_t files_read = -1;
@@ -422,7 +462,7 @@ Result<std::vector<IndexedFile>> SignatureIndex::Files() {
   sqlite3* h = impl_->db.get();
   Stmt q(h,
          "SELECT id, path, dev, inode, size, mtime_ns, ctime_ns, reading, jsonl, lines, raw_hash, ends_newline, "
-         "bytes, invalid_utf8, transcoded, documents FROM files");
+         "bytes, invalid_utf8, transcoded, documents, seen_ns FROM files");
   if (!q.ok()) return SqlError(h, path_, q.prepare_rc());
   int count_rc = SQLITE_OK;
   const int64_t count = QueryInt(h, "SELECT count(*) FROM files", &count_rc);
@@ -447,6 +487,7 @@ Result<std::vector<IndexedFile>> SignatureIndex::Files() {
     f.invalid_utf8 = q.UInt(13);
     f.transcoded = q.UInt(14);
     f.documents = q.UInt(15);
+    f.seen_ns = q.Int(16);
     out.push_back(std::move(f));
   }
   impl_->files_read = static_cast<int64_t>(out.size());
@@ -652,8 +693,17 @@ struct FileRows {
   std::span<const StoredProblem> problems;
 };
 
-// Inserts `rows` as those of file `file_id` (whose path is `file_path`).
-Status InsertRows(const Writer& w, int64_t file_id, const std::string& file_path, const FileRows& rows) {
+// Whether `name`, a document's name, is the one made from the path the
+// file was walked as: the path itself (a text document, line 0) or
+// PATH:LINE (a JSONL line without an id). Such names are stored as NULL.
+bool NamedByPath(const std::string& name, const std::string& walked_as, uint64_t line) {
+  if (line == 0) return name == walked_as;
+  return name.size() > walked_as.size() + 1 && name.starts_with(walked_as) && name[walked_as.size()] == ':' &&
+         std::string_view(name).substr(walked_as.size() + 1) == std::to_string(line);
+}
+
+// Inserts `rows` as those of file `file_id` (walked as `walked_as`).
+Status InsertRows(const Writer& w, int64_t file_id, const std::string& walked_as, const FileRows& rows) {
   sqlite3* h = w.db;
   const std::string& path = w.path;
   const size_t np = w.np;
@@ -667,8 +717,8 @@ Status InsertRows(const Writer& w, int64_t file_id, const std::string& file_path
       ins.Reset();
       if (d.line > kMaxLine) return Status::InvalidArgument(path + ": a line number past 2^32 cannot be stored");
       ins.Bind(1, DocKey(file_id, d.line));
-      if (d.line == 0 && d.name == file_path) {
-        sqlite3_bind_null(ins.raw(), 2);  // a text document is named by its path: not stored twice
+      if (NamedByPath(d.name, walked_as, d.line)) {
+        sqlite3_bind_null(ins.raw(), 2);  // named by its file's path, as the run that reads it walks it
       } else {
         ins.Bind(2, d.name);
       }
@@ -686,15 +736,20 @@ Status InsertRows(const Writer& w, int64_t file_id, const std::string& file_path
       ins.Reset();
       ins.Bind(1, file_id);
       ins.BindU(2, p.line);
-      ins.Bind(3, p.message);
+      // "PATH:LINE: reason" is stored as ":LINE: reason", PATH put back
+      // by the run that reads it, as it walked the file.
+      const bool by_path = p.message.starts_with(walked_as) && p.message.size() > walked_as.size() &&
+                           p.message[walked_as.size()] == ':';
+      ins.Bind(3, by_path ? p.message.substr(walked_as.size()) : p.message);
       if (int rc = ins.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
     }
   }
   return Status::Ok();
 }
 
-// Binds the columns of `f` from dev to run, as parameters 1 to 15.
-void BindFileColumns(Stmt& up, const IndexedFile& f, int64_t run) {
+// Binds the columns of `f` from dev to run, as parameters 1 to 15, and
+// `seen_ns` as 16.
+void BindFileColumns(Stmt& up, const IndexedFile& f, int64_t run, int64_t seen_ns) {
   up.BindU(1, f.dev);
   up.BindU(2, f.inode);
   up.BindU(3, f.size);
@@ -710,33 +765,34 @@ void BindFileColumns(Stmt& up, const IndexedFile& f, int64_t run) {
   up.BindU(13, f.transcoded);
   up.BindU(14, f.documents);
   up.Bind(15, run);
+  up.Bind(16, seen_ns);
 }
 
-Status UpdateFileRow(const Writer& w, const IndexedFile& f, int64_t run) {
+Status UpdateFileRow(const Writer& w, const IndexedFile& f, int64_t run, int64_t seen_ns) {
   sqlite3* h = w.db;
   const std::string& path = w.path;
   Stmt& up = Cached(h, w.cache,
           "UPDATE files SET dev = ?, inode = ?, size = ?, mtime_ns = ?, ctime_ns = ?, reading = ?, jsonl = ?, "
           "lines = ?, raw_hash = ?, ends_newline = ?, bytes = ?, invalid_utf8 = ?, transcoded = ?, documents = ?, "
-          "run = ? WHERE id = ?");
+          "run = ?, seen_ns = ? WHERE id = ?");
   if (!up.ok()) return SqlError(h, path, up.prepare_rc());
-  BindFileColumns(up, f, run);
-  up.Bind(16, f.id);
+  BindFileColumns(up, f, run, seen_ns);
+  up.Bind(17, f.id);
   if (int rc = up.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
   return Status::Ok();
 }
 
 // Inserts the new row of `f` (its id not yet given); its id in *id.
-Status InsertFileRow(const Writer& w, const IndexedFile& f, int64_t run, int64_t* id) {
+Status InsertFileRow(const Writer& w, const IndexedFile& f, int64_t run, int64_t seen_ns, int64_t* id) {
   sqlite3* h = w.db;
   const std::string& path = w.path;
   Stmt& ins = Cached(h, w.cache,
           "INSERT INTO files(dev, inode, size, mtime_ns, ctime_ns, reading, jsonl, lines, raw_hash, ends_newline, "
-          "bytes, invalid_utf8, transcoded, documents, run, path) "
-          "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+          "bytes, invalid_utf8, transcoded, documents, run, seen_ns, path) "
+          "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   if (!ins.ok()) return SqlError(h, path, ins.prepare_rc());
-  BindFileColumns(ins, f, run);
-  ins.Bind(16, f.path);
+  BindFileColumns(ins, f, run, seen_ns);
+  ins.Bind(17, f.path);
   if (int rc = ins.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
   *id = sqlite3_last_insert_rowid(h);
   return Status::Ok();
@@ -761,15 +817,19 @@ Status SignatureIndex::PutFile(const IndexedFile& file, std::span<const DocRecor
   f.id = id;
   f.documents = docs.size();
   const Writer w{h, impl_->cache, path_, static_cast<size_t>(impl_->num_perm)};
-  if (Status s = id != 0 ? UpdateFileRow(w, f, impl_->run) : InsertFileRow(w, f, impl_->run, &id); !s.ok()) return s;
-  return InsertRows(w, id, file.path, FileRows{.docs = docs, .sigs = signatures, .problems = problems});
+  const int64_t seen = impl_->run_started_ns;
+  if (Status s = id != 0 ? UpdateFileRow(w, f, impl_->run, seen) : InsertFileRow(w, f, impl_->run, seen, &id);
+      !s.ok()) {
+    return s;
+  }
+  return InsertRows(w, id, file.walked_as, FileRows{.docs = docs, .sigs = signatures, .problems = problems});
 }
 
 Status SignatureIndex::AppendToFile(const IndexedFile& file, std::span<const DocRecord> docs,
                                     std::span<const uint32_t> signatures, std::span<const StoredProblem> problems) {
   const Writer w{impl_->db.get(), impl_->cache, path_, static_cast<size_t>(impl_->num_perm)};
-  if (Status s = UpdateFileRow(w, file, impl_->run); !s.ok()) return s;
-  return InsertRows(w, file.id, file.path, FileRows{.docs = docs, .sigs = signatures, .problems = problems});
+  if (Status s = UpdateFileRow(w, file, impl_->run, impl_->run_started_ns); !s.ok()) return s;
+  return InsertRows(w, file.id, file.walked_as, FileRows{.docs = docs, .sigs = signatures, .problems = problems});
 }
 
 Status SignatureIndex::RemoveFile(int64_t id) {
@@ -788,6 +848,7 @@ Status SignatureIndex::RemoveFile(int64_t id) {
 
 Result<int64_t> SignatureIndex::StartRun(const std::string& options) {
   sqlite3* h = impl_->db.get();
+  impl_->run_started_ns = WallClockNs();
   Stmt ins(h, "INSERT INTO runs(started, pid, host, options) VALUES(?, ?, ?, ?)");
   ins.Bind(1, NowUtc());
   ins.Bind(2, static_cast<int64_t>(::getpid()));
@@ -822,6 +883,44 @@ Status RecordRunExit(const std::string& path, int64_t run, int exit_status) {
   up.Bind(1, int64_t{exit_status});
   up.Bind(2, run);
   if (int rc = up.Step(); rc != SQLITE_DONE) return SqlError(db->get(), path, rc);
+  return Status::Ok();
+}
+
+Status ForgetFiles(const std::string& path, const std::vector<std::string>& keys) {
+  if (keys.empty()) return Status::Ok();
+  bool fresh = false;
+  Result<Db> db = OpenDb(path, /*write=*/true, /*create=*/false, &fresh);
+  if (!db.ok()) return db.status();
+  sqlite3* h = db->get();
+  // An error leaves the transaction open: closing the connection rolls it back.
+  if (int rc = Exec(h, "BEGIN IMMEDIATE"); rc != SQLITE_OK) return SqlError(h, path, rc);
+  Stmt find(h, "SELECT id FROM files WHERE path = ?");
+  Stmt docs(h, "DELETE FROM documents WHERE key BETWEEN ? AND ?");
+  Stmt problems(h, "DELETE FROM problems WHERE file_id = ?");
+  Stmt files(h, "DELETE FROM files WHERE id = ?");
+  for (Stmt* st : {&find, &docs, &problems, &files}) {
+    if (!st->ok()) return SqlError(h, path, st->prepare_rc());
+  }
+  for (const std::string& key : keys) {
+    find.Reset();
+    find.Bind(1, key);
+    std::vector<int64_t> ids;
+    int rc = SQLITE_OK;
+    while ((rc = find.Step()) == SQLITE_ROW) ids.push_back(find.Int(0));
+    if (rc != SQLITE_DONE) return SqlError(h, path, rc);
+    for (const int64_t id : ids) {
+      docs.Reset();
+      docs.Bind(1, DocKey(id, 0));
+      docs.Bind(2, DocKey(id, kMaxLine));
+      if (rc = docs.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
+      for (Stmt* st : {&problems, &files}) {
+        st->Reset();
+        st->Bind(1, id);
+        if (rc = st->Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
+      }
+    }
+  }
+  if (int rc = Exec(h, "COMMIT"); rc != SQLITE_OK) return SqlError(h, path, rc);
   return Status::Ok();
 }
 

@@ -1,9 +1,11 @@
 // SignatureIndex: signatures kept between runs in one SQLite file, so that a
 // scan reads and signs only the files that are new or changed (--index).
 //
-// The file holds, per input file, the key that says it is unchanged (dev,
-// inode, size, mtime_ns, ctime_ns, plus a fingerprint of the options that
-// decide which documents a file yields), what signing it added to the run's
+// The file holds, per input file (keyed by its canonical absolute path),
+// the stat that says it is unchanged (dev, inode, size, mtime_ns, ctime_ns,
+// plus a fingerprint of the options that decide which documents a file
+// yields), when the index saw it (seen_ns: a stat within the file system's
+// timestamp resolution of it proves nothing), what signing it added to the run's
 // counts, and for a JSONL file the number of lines and the XXH3 of its bytes
 // (so that a file that only grew signs only its new lines); per document its
 // name as read (before duplicate ids are renamed), size, kind, content hash
@@ -48,7 +50,7 @@ namespace neardup {
 // What the index keeps of one input file.
 struct IndexedFile {
   int64_t id = 0;  // row id in `files`; 0 for a new entry
-  std::string path;
+  std::string path;  // the key: the file's canonical absolute path (IndexKeys, sign_indexed.h)
   uint64_t dev = 0;
   uint64_t inode = 0;
   uint64_t size = 0;
@@ -64,6 +66,15 @@ struct IndexedFile {
   uint64_t invalid_utf8 = 0;
   uint64_t transcoded = 0;
   uint64_t documents = 0;  // rows in `documents`
+  // Wall clock (ns since the epoch) when the run that last wrote the entry
+  // began, before its walk stat'ed the file; set by the index on every write
+  // (this field is ignored there). 0: unknown (an entry of a version 1 index).
+  int64_t seen_ns = 0;
+  // Not stored: the path the writing run walked the file as. Document names
+  // made from it (the path, PATH:LINE) are stored as NULL, and problem
+  // messages "PATH:LINE: reason" as ":LINE: reason", so that a run that
+  // spells the file another way names them its way.
+  std::string walked_as;
 };
 
 // A stored JSONL problem (a malformed or too long line).
@@ -97,8 +108,8 @@ class SignatureIndex {
   // Calls `doc(slot, record, signature)` for each stored document of the
   // files whose ids are in `wanted` (wanted[k] is the file id for slot k),
   // a file's documents by line; the record's `file` is 0, `name` the raw
-  // name, or empty for a text document (named by its file's path, not
-  // stored twice). With `threads` > 1, a large load is read on up to that
+  // name, or empty for a name made from the file's path (the path for a
+  // text document, PATH:LINE for JSONL; see IndexedFile::walked_as). With `threads` > 1, a large load is read on up to that
   // many threads (read-only connections of their own besides this one), and
   // `doc` is called from all of them at once, each slot from one thread.
   using DocFn = std::function<void(size_t, DocRecord&&, SignatureView)>;
@@ -120,7 +131,9 @@ class SignatureIndex {
                       std::span<const StoredProblem> problems);
   Status RemoveFile(int64_t id);
 
-  // Records a run's start (its own transaction); returns its id.
+  // Records a run's start (its own transaction); returns its id. The entries
+  // the run writes get this moment as their seen_ns: call it before the
+  // run's files are stat'ed.
   Result<int64_t> StartRun(const std::string& options);
   // Records the end of the run StartRun() began, with its counts.
   Status EndRun(const IndexRun& counts);
@@ -136,5 +149,10 @@ class SignatureIndex {
   std::string path_;
 };
 
+// Removes the entries keyed `keys` (documents and problems too) from the
+// index at `path`, in one transaction, so that the next run signs those files
+// again: what a run does once --exact found them changed since their stored
+// signatures. Opens the file as RecordRunExit does; errors as it.
+Status ForgetFiles(const std::string& path, const std::vector<std::string>& keys);
 
 }  // namespace neardup

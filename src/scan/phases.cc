@@ -1,8 +1,12 @@
 #include "scan/phases.h"
 
+#include <algorithm>
 #include <new>
+#include <string>
 #include <utility>
+#include <vector>
 
+#include "index/index_keys.h"
 #include "report/build_report.h"
 #include "report/new_only.h"
 
@@ -18,6 +22,25 @@ Result<StoredInputs> ReadStored(const Options& options, SignatureIndex& index) {
   } catch (const std::bad_alloc&) {
     return Status::IoError(index.path() + ": out of memory while reading the index");
   }
+}
+
+// With --index: removes the index entries of the files whose documents
+// --exact left out (changed since they were signed, or unreadable now), so
+// that the next run signs them again instead of refusing the same stale
+// signatures on every run.
+Status ForgetLeftOut(const Run& run, const SignedCorpus& corpus,
+                     const std::vector<std::pair<DocId, Status>>& left_out) {
+  const Options& o = run.options();
+  if (o.index.empty() || left_out.empty()) return Status::Ok();
+  const IndexKeys keys(o);
+  std::vector<std::string> forget;
+  for (const auto& [doc, status] : left_out) {
+    const InputFile& f = corpus.table.files[corpus.table.docs[doc].file];
+    if (!f.identity.stream) forget.push_back(keys.KeyOf(f.path));
+  }
+  std::sort(forget.begin(), forget.end());
+  forget.erase(std::unique(forget.begin(), forget.end()), forget.end());
+  return ForgetFiles(o.index, forget);
 }
 
 }  // namespace
@@ -132,6 +155,9 @@ Result<Report> ReportPhase(const Run& run, SignedInputs inputs, FoundPairs found
   // No signature is read past verification but by --cluster-by keep, which
   // reads them back in: the borrowed pages need not stay resident.
   for (const auto& file : inputs.mapped) file->Release(0, file->size());
+  if (inputs.index.used) {
+    if (Status s = ForgetLeftOut(run, corpus, verified->left_out); !s.ok()) return s;
+  }
   for (auto& [doc, status] : verified->left_out) {
     const DocRecord& r = corpus.table.docs[doc];
     corpus.problems.push_back({.file = r.file, .line = r.line, .status = status});

@@ -11,7 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -411,8 +413,8 @@ TEST(IndexTest, BrokenOrForeignIndexFilesGiveOneLineErrors) {
   expect_error(ix, "to start a new index", {"--shingle", "char"});
 
   std::filesystem::copy_file(ix, dir / "newer.db");
-  ASSERT_EQ(RunProcess({"/usr/bin/sqlite3", dir / "newer.db", "PRAGMA user_version = 2;"}, dir.path()).exit_code, 0);
-  expect_error(dir / "newer.db", "schema version 2 is newer");
+  ASSERT_EQ(RunProcess({"/usr/bin/sqlite3", dir / "newer.db", "PRAGMA user_version = 3;"}, dir.path()).exit_code, 0);
+  expect_error(dir / "newer.db", "schema version 3 is newer");
 
   // Read-only: as nobody when root (root may write anything).
   std::filesystem::permissions(ix, std::filesystem::perms::owner_read | std::filesystem::perms::group_read |
@@ -496,6 +498,285 @@ TEST(IndexTest, RunsKilledAtRandomMomentsLeaveAUsableIndex) {
   const RunResult info = RunProcess({kBin, "index", "info", ix}, dir.path());
   EXPECT_EQ(info.exit_code, 0) << info.err;
   EXPECT_NE(info.out.find("documents 2500"), std::string::npos) << info.out;
+}
+
+
+// --- Issue #23, "Every removal right" ----------------------------------------
+
+// Runs `neardup scan ARGS` in the directory `cwd` (relative PATHs are
+// spelled from there), without -q: stderr ends with the summary line.
+RunResult ScanIn(const std::string& cwd, const TempDir& dir, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", cwd, kBin, "scan"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunProcess(argv, dir.path());
+}
+
+// Runs `sql` on the SQLite file `db` with the sqlite3 shell; its exit status.
+int Sql(const TempDir& dir, const std::string& db, const std::string& sql) {
+  return RunProcess({"/usr/bin/sqlite3", db, sql}, dir.path()).exit_code;
+}
+
+// "R reused, S signed" from the summary line on stderr.
+std::string ReusedSigned(const std::string& err) {
+  const size_t at = err.find("index: ");
+  if (at == std::string::npos) return "no index counts in: " + err;
+  const size_t end = err.find(" signed", at);
+  return err.substr(at + 7, end + 7 - (at + 7));
+}
+
+int64_t Ns(const struct timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; }
+
+// `text` with spaces appended to `size` bytes: the same words.
+std::string PaddedTo(std::string text, size_t size) {
+  if (text.size() < size) text.append(size - text.size(), ' ');
+  return text;
+}
+
+// Makes the index entry of `file` hold the file's current stat, as a file
+// system with 1-second timestamps would have stored it had the change come
+// within that second: the stat no longer tells that the file changed.
+void StoreCurrentStat(const TempDir& dir, const std::string& ix, const std::string& file) {
+  struct stat st {};
+  ASSERT_EQ(::stat(file.c_str(), &st), 0);
+  const std::string name = std::filesystem::path(file).filename().string();
+  ASSERT_EQ(Sql(dir, ix,
+                "UPDATE files SET mtime_ns = " + std::to_string(Ns(st.st_mtim)) + ", ctime_ns = " +
+                    std::to_string(Ns(st.st_ctim)) + " WHERE path LIKE '%/" + name + "'"),
+            0);
+}
+
+TEST(IndexTest, EveryOptionThatDecidesTheDocumentsMayChangeBetweenRuns) {
+  TempDir dir;
+  // big.txt.gz: 300 words and 20,000 spaces, a few KB compressed but over
+  // --max-filesize 8000 decompressed; copy.txt, its near copy, under it.
+  WriteFile(dir / "c/big.txt", Text(1) + std::string(20000, ' '));
+  ASSERT_EQ(RunProcess({"/usr/bin/gzip", dir / "c/big.txt"}, dir.path()).exit_code, 0);
+  ASSERT_LT(std::filesystem::file_size(dir / "c/big.txt.gz"), 8000u);
+  WriteFile(dir / "c/copy.txt", Edited(1, "x"));
+  WriteFile(dir / "c/short1.txt", Text(9, 20));
+  WriteFile(dir / "c/short2.txt", Text(9, 20) + " extra");
+  WriteFile(dir / "c/.hidden.txt", Edited(1, "h"));
+  const std::string c = dir / "c";
+  const std::vector<std::vector<std::string>> steps = {
+      {c},
+      {"--max-filesize", "8000", c},  // big.txt.gz is skipped now: no pair with copy.txt
+      {c},
+      {"--min-words", "3", c},
+      {"--min-words", "50", c},
+      {"--hidden", c},
+      {"--glob", "*.gz", c},
+      {"--max-filesize", "8000", "--hidden", c},
+      {c},
+  };
+  for (const auto& args : steps) ExpectSameAsPlain(dir, args, Join(args));
+  EXPECT_EQ(RunProcess({kBin, "index", "check", dir / "ix.db"}, dir.path()).exit_code, 0);
+}
+
+TEST(IndexTest, EveryJsonlReadingOptionMayChangeBetweenRuns) {
+  TempDir dir;
+  std::string a;
+  for (int i = 0; i < 6; ++i) {
+    nlohmann::json j;
+    j["id"] = std::string("id").append(std::to_string(i));
+    j["name"] = std::string("n").append(std::to_string(i % 3));
+    j["text"] = i < 3 ? Text(30) : Edited(30, "t");
+    j["body"] = i % 2 == 0 ? Text(31) : Edited(31, "b");
+    a += j.dump() + "\n";
+  }
+  WriteFile(dir / "j/a.jsonl", a);
+  WriteFile(dir / "j/long.jsonl", JsonlLine("long", Text(32, 2000)));
+  WriteFile(dir / "j/big.jsonl", JsonlLine("big", Edited(30, "z")) + std::string(20000, '\n'));
+  ASSERT_EQ(RunProcess({"/usr/bin/gzip", dir / "j/big.jsonl"}, dir.path()).exit_code, 0);
+  const std::string j = dir / "j";
+  const std::vector<std::vector<std::string>> steps = {
+      {"--input", "jsonl", j},
+      {"--input", "jsonl", "--max-filesize", "8000", j},  // big.jsonl.gz is skipped now
+      {"--input", "jsonl", "--text-key", "body", j},
+      {"--input", "jsonl", "--id-key", "name", j},
+      {"--input", "jsonl", "--max-line", "5000", j},
+      {"--input", "jsonl", "--min-words", "100", j},
+      {"--input", "text", j},
+      {"--input", "jsonl", j},
+  };
+  for (const auto& args : steps) ExpectSameAsPlain(dir, args, Join(args));
+  EXPECT_EQ(RunProcess({kBin, "index", "check", dir / "ix.db"}, dir.path()).exit_code, 0);
+}
+
+TEST(IndexTest, RacyRewriteThatLeavesTheStatAsStoredIsNoticed) {
+  TempDir dir;
+  const std::string near = Edited(1, "x");
+  const size_t size = std::max(near.size(), Text(2).size());
+  WriteFile(dir / "c/a", Text(1));
+  WriteFile(dir / "c/b", PaddedTo(Text(2), size));
+  const std::string ix = dir / "ix.db";
+  ASSERT_EQ(Scan(dir, {"--index", ix, dir / "c"}).exit_code, 1);
+  // Rewritten in place within the second the index saw it: same inode,
+  // same size, mtime put back, and (1-second timestamps) the same ctime.
+  struct stat before {}, after {};
+  ASSERT_EQ(::stat((dir / "c/b").c_str(), &before), 0);
+  WriteFile(dir / "c/b", PaddedTo(near, size));
+  SetTimes(dir / "c/b", before);
+  ASSERT_EQ(::stat((dir / "c/b").c_str(), &after), 0);
+  ASSERT_EQ(after.st_ino, before.st_ino);
+  ASSERT_EQ(after.st_size, before.st_size);
+  StoreCurrentStat(dir, ix, dir / "c/b");
+
+  const RunResult plain = Scan(dir, {"-f", "json", dir / "c"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  const RunResult indexed = Scan(dir, {"-f", "json", "--index", ix, dir / "c"});
+  EXPECT_EQ(indexed.exit_code, 0) << indexed.err;
+  EXPECT_EQ(WithoutIndex(indexed.out), plain.out);
+  // Read again, b is new; a, read again as well (as racy), is not.
+  EXPECT_EQ(CountsOf(indexed.out).signed_now, 1u);
+  EXPECT_EQ(CountsOf(indexed.out).reused, 1u);
+}
+
+// The same on a real file system with 1-second timestamps: ext4 with
+// 128-byte inodes, loop-mounted (root only; skipped where mounting fails).
+TEST(IndexTest, RacyRewriteOnAFileSystemWithOneSecondTimestamps) {
+  if (!testing::IsRoot()) GTEST_SKIP() << "mounting a file system needs root";
+  TempDir dir;
+  const std::string img = dir / "fs.img";
+  const std::string mnt = dir / "mnt";
+  std::filesystem::create_directories(mnt);
+  ASSERT_EQ(RunProcess({"/usr/bin/truncate", "-s", "16M", img}, dir.path()).exit_code, 0);
+  if (RunProcess({"/usr/sbin/mkfs.ext4", "-q", "-F", "-I", "128", img}, dir.path()).exit_code != 0) {
+    GTEST_SKIP() << "mkfs.ext4 failed";
+  }
+  if (RunProcess({"/usr/bin/mount", "-o", "loop", img, mnt}, dir.path()).exit_code != 0) {
+    GTEST_SKIP() << "cannot mount a loop device here";
+  }
+  struct Unmount {
+    std::string mnt, dir;
+    ~Unmount() { RunProcess({"/usr/bin/umount", mnt}, dir); }
+  } unmount{mnt, dir.path()};
+  const std::string near = Edited(1, "x");
+  const size_t size = std::max(near.size(), Text(2).size());
+  const std::string ix = dir / "ix.db";
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    std::filesystem::remove(ix);
+    WriteFile(mnt + "/c/a", Text(1));
+    // Just past the start of a second: the write, the indexed run and the
+    // rewrite fit in it.
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    std::this_thread::sleep_for(std::chrono::seconds(1) - now % std::chrono::seconds(1) + std::chrono::milliseconds(20));
+    WriteFile(mnt + "/c/b", PaddedTo(Text(2), size));
+    struct stat before {}, after {};
+    ASSERT_EQ(::stat((mnt + "/c/b").c_str(), &before), 0);
+    ASSERT_EQ(before.st_mtim.tv_nsec, 0) << "not a file system with 1-second timestamps";
+    ASSERT_EQ(Scan(dir, {"--index", ix, mnt + "/c"}).exit_code, 1);
+    WriteFile(mnt + "/c/b", PaddedTo(near, size));
+    SetTimes(mnt + "/c/b", before);
+    ASSERT_EQ(::stat((mnt + "/c/b").c_str(), &after), 0);
+    if (Ns(after.st_ctim) != Ns(before.st_ctim)) continue;  // the second ended: again
+    ASSERT_EQ(after.st_ino, before.st_ino);
+    const RunResult plain = Scan(dir, {"-f", "json", mnt + "/c"});
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    const RunResult indexed = Scan(dir, {"-f", "json", "--index", ix, mnt + "/c"});
+    EXPECT_EQ(indexed.exit_code, 0) << indexed.err;
+    EXPECT_EQ(WithoutIndex(indexed.out), plain.out);
+    return;
+  }
+  GTEST_SKIP() << "the run never fit within one second";
+}
+
+TEST(IndexTest, ExactSignsAFileItFoundChangedAgainOnTheNextRun) {
+  TempDir dir;
+  const std::string near = Edited(1, "x");
+  const size_t size = std::max(near.size(), Text(2).size());
+  WriteFile(dir / "c/a", Text(1));
+  WriteFile(dir / "c/b", PaddedTo(near, size));
+  const std::string ix = dir / "ix.db";
+  ASSERT_EQ(Scan(dir, {"--index", ix, dir / "c"}).exit_code, 0);
+  // b changes while its entry still looks right and old enough to trust:
+  // a stale signature (a pair with a that is not there any more).
+  struct stat before {};
+  ASSERT_EQ(::stat((dir / "c/b").c_str(), &before), 0);
+  WriteFile(dir / "c/b", PaddedTo(Text(2), size));
+  SetTimes(dir / "c/b", before);
+  StoreCurrentStat(dir, ix, dir / "c/b");
+  const int64_t hour_on = (static_cast<int64_t>(std::time(nullptr)) + 3600) * 1000000000;
+  Sql(dir, ix, "UPDATE files SET seen_ns = " + std::to_string(hour_on));  // (a version 1 index has none)
+
+  const RunResult plain = Scan(dir, {"-f", "json", "--exact", dir / "c"});
+  ASSERT_EQ(plain.exit_code, 1) << plain.err;
+  const RunResult stale = ScanIn(dir.path(), dir, {"-f", "json", "--exact", "--index", ix, dir / "c"});
+  EXPECT_EQ(stale.exit_code, 2);
+  EXPECT_NE(stale.err.find("changed during the run"), std::string::npos) << stale.err;
+  // The next runs sign b again: the plain run's answer, exit 1.
+  for (int run = 0; run < 2; ++run) {
+    const RunResult healed = Scan(dir, {"-f", "json", "--exact", "--index", ix, dir / "c"});
+    EXPECT_EQ(healed.exit_code, 1) << healed.err;
+    EXPECT_EQ(WithoutIndex(healed.out), plain.out);
+  }
+  EXPECT_EQ(RunProcess({kBin, "index", "check", ix}, dir.path()).exit_code, 0);
+}
+
+TEST(IndexTest, EverySpellingOfAPathSharesTheIndexEntries) {
+  TempDir dir;
+  for (int i = 0; i < 6; ++i) WriteFile(dir / (std::string("grow/doc").append(std::to_string(i))), Text(700 + static_cast<uint64_t>(i % 3)));
+  WriteFile(dir / "grow/near", Edited(700, "n"));
+  std::string lines;
+  for (int i = 0; i < 4; ++i) lines += JsonlLine(i % 2 == 0 ? "" : std::string("id").append(std::to_string(i)), Text(710));
+  lines += "{not json\n";
+  WriteFile(dir / "j/a.jsonl", lines);
+  const std::string ix = dir / "ix.db", jx = dir / "jx.db";
+  const std::string cwd = dir.path();
+  RunResult first = ScanIn(cwd, dir, {"-f", "json", "--index", ix, "grow"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(ReusedSigned(first.err), "0 reused, 7 signed");
+  first = ScanIn(cwd, dir, {"-f", "json", "--input", "jsonl", "--index", jx, "j"});
+  ASSERT_EQ(first.exit_code, 2) << first.err;  // the malformed line
+  for (const std::string& spelling : std::vector<std::string>{"./grow", "grow/", "grow/../grow", cwd + "/grow", cwd + "//grow/."}) {
+    const RunResult plain = ScanIn(cwd, dir, {"-f", "json", spelling});
+    const RunResult indexed = ScanIn(cwd, dir, {"-f", "json", "--index", ix, spelling});
+    EXPECT_EQ(ReusedSigned(indexed.err), "7 reused, 0 signed") << spelling;
+    EXPECT_EQ(indexed.exit_code, plain.exit_code) << spelling;
+    EXPECT_EQ(WithoutIndex(indexed.out), plain.out) << spelling;  // names as spelled
+    const RunResult news = ScanIn(cwd, dir, {"--index", ix, "--new", spelling});
+    EXPECT_EQ(news.exit_code, 1) << spelling << ": " << news.err;
+    EXPECT_EQ(news.out, "") << spelling;
+  }
+  // JSONL: names made from the path (FILE:LINE) and problem messages follow
+  // the spelling too.
+  for (const std::string& spelling : std::vector<std::string>{"./j", cwd + "/j"}) {
+    const RunResult plain = ScanIn(cwd, dir, {"-f", "json", "--input", "jsonl", spelling});
+    const RunResult indexed = ScanIn(cwd, dir, {"-f", "json", "--input", "jsonl", "--index", jx, spelling});
+    EXPECT_EQ(ReusedSigned(indexed.err), "4 reused, 0 signed") << spelling;
+    EXPECT_EQ(indexed.exit_code, plain.exit_code) << spelling;
+    EXPECT_EQ(WithoutIndex(indexed.out), plain.out) << spelling;
+    EXPECT_NE(plain.out.find(spelling + "/a.jsonl:1"), std::string::npos) << plain.out;
+  }
+}
+
+TEST(IndexTest, AVersion1IndexIsMigratedInPlace) {
+  TempDir dir;
+  for (int i = 0; i < 4; ++i) WriteFile(dir / (std::string("c/doc").append(std::to_string(i))), Text(800 + static_cast<uint64_t>(i % 2)));
+  const std::string ix = dir / "ix.db";
+  ASSERT_EQ(Scan(dir, {"--index", ix, dir / "c"}).exit_code, 0);
+  // Back to version 1: no seen_ns, and one entry keyed by a relative path
+  // (as version 1 stored a path spelled relative to its run's directory).
+  ASSERT_EQ(Sql(dir, ix,
+                "ALTER TABLE files DROP COLUMN seen_ns; UPDATE files SET path = 'c/doc0' WHERE path LIKE '%/c/doc0';"
+                "PRAGMA user_version = 1;"),
+            0);
+  RunResult info = RunProcess({kBin, "index", "info", ix}, dir.path());
+  EXPECT_NE(info.out.find("(schema 1)"), std::string::npos) << info.out << info.err;
+  EXPECT_EQ(RunProcess({kBin, "index", "check", ix}, dir.path()).exit_code, 0);
+
+  const RunResult plain = Scan(dir, {"-f", "json", dir / "c"});
+  const RunResult indexed = Scan(dir, {"-f", "json", "--index", ix, dir / "c"});
+  EXPECT_EQ(indexed.exit_code, plain.exit_code) << indexed.err;
+  EXPECT_EQ(WithoutIndex(indexed.out), plain.out);
+  // The relative entry was dropped (its file signed again); the others were
+  // read again once (stored at an unknown time) and found unchanged.
+  EXPECT_EQ(CountsOf(indexed.out).signed_now, 1u);
+  EXPECT_EQ(CountsOf(indexed.out).reused, 3u);
+  info = RunProcess({kBin, "index", "info", ix}, dir.path());
+  EXPECT_NE(info.out.find("(schema 2)"), std::string::npos) << info.out;
+  const RunResult check = RunProcess({kBin, "index", "check", ix}, dir.path());
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_EQ(Sql(dir, ix, "SELECT count(*) FROM files WHERE path NOT LIKE '/%'"), 0);
 }
 
 }  // namespace
