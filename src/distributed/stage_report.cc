@@ -171,6 +171,7 @@ Result<Report> RunReportTask(const Options& o, const std::string& work, const Ru
   SignedInputs inputs{.corpus = std::move(merged->corpus),
                       .walk = merged->walk,
                       .walk_errors = std::move(merged->walk_errors),
+                      .walk_notices = {},
                       .signed_now = {},
                       .index = {},
                       .mapped = std::move(merged->shards)};

@@ -57,6 +57,7 @@ Result<SignedInputs> SignInputs(const Run& run, WalkedInputs walked, IdScope ids
   SignedInputs out;
   out.walk = walked.walked.counts;
   out.walk_errors = std::move(walked.walked.errors);
+  out.walk_notices = std::move(walked.walked.notices);
   const size_t n_files = walked.walked.files.size();
   Workers signing = run.workers();
   if (run.Watched()) signing.tick = [&] { run.Tick(Stage::kReading, n_files); };
@@ -139,6 +140,7 @@ Result<Report> ReportPhase(const Run& run, SignedInputs inputs, FoundPairs found
   report.stats.exact_duplicates = found.groups.copies();
   report.docs = Entries(std::move(corpus.table.docs));
   if (Status s = BuildOutcome(run, found, *verified, inputs.signed_now, &report); !s.ok()) return s;
+  report.notices.insert(report.notices.begin(), inputs.walk_notices.begin(), inputs.walk_notices.end());
   report.problems =
       TallyProblems(inputs.walk, std::move(inputs.walk_errors), std::move(corpus.problems), &report.stats);
   report.stats.seconds = run.seconds();
