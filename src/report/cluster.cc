@@ -119,7 +119,7 @@ std::vector<DocId> Removable(const std::vector<DocEntry>& docs, const std::vecto
   std::vector<DocId> out;
   for (const Cluster& c : clusters) {
     for (DocId m : c.members) {
-      if (m != c.keep && !docs[m].reference) out.push_back(m);
+      if (m != c.keep && !docs[m].reference && !docs[m].stream) out.push_back(m);
     }
   }
   std::sort(out.begin(), out.end(), [&](DocId x, DocId y) {
