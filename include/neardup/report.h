@@ -49,6 +49,10 @@ struct DocEntry {
   uint64_t size = 0;       // bytes of text
   int64_t mtime_ns = 0;
   bool reference = false;  // under an --against path
+  // Read from a stream (stdin as `-`, a pipe, a FIFO, a device): no path a
+  // removal could act on, so never listed as removable (it stays in its
+  // cluster).
+  bool stream = false;
 };
 
 struct Cluster {

@@ -58,4 +58,15 @@ struct RunContext {
 
 Result<Report> FindDuplicates(const Options& options, const RunContext& context = {});
 
+// Whether `output` (the -o path; empty or "-" is stdout) may receive the
+// report of a run over `options`, checked before anything is read: it must
+// not be an input (a PATH, a listed path or an --against path), lie inside
+// a scanned folder (even as a file not yet made: the next scan would read
+// it as a document) or be the --index file. Paths are compared canonical
+// (links resolved). A device, FIFO or socket is always accepted: it is
+// written in place and never read as a document found in a folder.
+// Returns InvalidArgument, one line naming both paths and the way out;
+// else Ok (a path that cannot be resolved is left to the front end).
+Status CheckOutputTarget(const Options& options, const std::string& output);
+
 }  // namespace neardup

@@ -11,7 +11,10 @@
 //
 // Each task writes under temporary names and renames into place, its
 // completion marker last: a task killed at any moment can be run again, and a
-// task whose marker is there does nothing. The work folder's layout and file
+// task whose marker is there does nothing. Every sign task records the
+// listing it walked; a sign task (walking first, even when its marker is
+// there), a bucket task or the report refuses shards whose listings differ
+// (the inputs changed between the tasks). The work folder's layout and file
 // formats are src/distributed/.
 //
 // Thread safety: each call uses options.threads threads inside; distinct
@@ -41,7 +44,8 @@ struct StageTask {
 enum class TaskRun { kRan, kAlreadyDone };
 
 // Runs sign task `t` into `work` (creating it). Errors: invalid options, a
-// malformed glob, a stream input, a folder of another run, I/O errors.
+// malformed glob, a stream input, a folder of another run, inputs that
+// changed since a finished shard was signed, I/O errors.
 // Problems with single inputs are results, stored for the report.
 Result<TaskRun> RunSignTask(const Options& options, const std::string& work, StageTask t, const RunContext& ctx);
 

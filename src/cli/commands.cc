@@ -248,8 +248,13 @@ ExitCode RunIndexCheck(const std::string& file, std::ostream& out) {
 }
 
 ExitCode RunScan(const CliOptions& cli) {
-  // Open the output first: a bad -o path fails before the work, not after.
-  // (Reading the path lists is part of the work: it may wait on stdin.)
+  // Check and open the output first: a bad -o path fails before the work,
+  // not after, and -o never names an input. (Reading the path lists is part
+  // of the work: it may wait on stdin; the listed paths are checked after.)
+  if (Status s = CheckOutputTarget(cli.scan, cli.output); !s.ok()) {
+    spdlog::error("{}", s.message());
+    return ExitCode::kError;
+  }
   Result<std::unique_ptr<Output>> out = Output::Open(cli.output);
   if (!out.ok()) {
     spdlog::error("{}", out.status().message());
@@ -257,8 +262,10 @@ ExitCode RunScan(const CliOptions& cli) {
   }
 
   Options options = cli.scan;
-  if (Status s = ReadPathLists(cli, &options.listed_paths); !s.ok()) {
-    spdlog::error("{}", s.message());
+  Status listed = ReadPathLists(cli, &options.listed_paths);
+  if (listed.ok()) listed = CheckOutputTarget(options, cli.output);
+  if (!listed.ok()) {
+    spdlog::error("{}", listed.message());
     return ExitCode::kError;
   }
 

@@ -36,6 +36,10 @@ ExitCode RunBucket(const CliOptions& cli) {
 }
 
 ExitCode RunReport(const CliOptions& cli) {
+  if (Status s = CheckOutputTarget(cli.scan, cli.output); !s.ok()) {
+    spdlog::error("{}", s.message());
+    return ExitCode::kError;
+  }
   Result<std::unique_ptr<Output>> out = Output::Open(cli.output);
   if (!out.ok()) {
     spdlog::error("{}", out.status().message());

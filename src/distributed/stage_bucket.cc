@@ -236,6 +236,7 @@ Result<TaskRun> RunBucketTask(const Options& o, const std::string& work, StageTa
   const uint64_t sign_fingerprint = SignFingerprint(o);
   Result<uint32_t> shards = folder.FinishedTasks(StageKind::kSign, sign_fingerprint);
   if (!shards.ok()) return shards.status();
+  if (Status s = CheckShardListings(folder, *shards, std::nullopt); !s.ok()) return s;
   const Banding banding = run.banding();
   std::vector<BandsFile> files(*shards);
   for (uint32_t s = 0; s < *shards; ++s) {

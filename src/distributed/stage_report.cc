@@ -156,6 +156,7 @@ Result<Report> RunReportTask(const Options& o, const std::string& work, const Ru
   if (Status s = CheckShardParams(folder, o); !s.ok()) return s;
   Result<uint32_t> shards = folder.FinishedTasks(StageKind::kSign, SignFingerprint(o));
   if (!shards.ok()) return shards.status();
+  if (Status s = CheckShardListings(folder, *shards, std::nullopt); !s.ok()) return s;
   Result<uint32_t> buckets = folder.FinishedTasks(StageKind::kBucket, BucketFingerprint(o));
   if (!buckets.ok()) return buckets.status();
   Result<Merged> merged = LoadShards(folder, o, *shards);
@@ -170,6 +171,7 @@ Result<Report> RunReportTask(const Options& o, const std::string& work, const Ru
   SignedInputs inputs{.corpus = std::move(merged->corpus),
                       .walk = merged->walk,
                       .walk_errors = std::move(merged->walk_errors),
+                      .walk_notices = {},
                       .signed_now = {},
                       .index = {},
                       .mapped = std::move(merged->shards)};

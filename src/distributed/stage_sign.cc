@@ -1,6 +1,7 @@
 #include "distributed/stage_sign.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 
 #include "base/hash.h"
@@ -17,7 +18,7 @@ namespace {
 
 constexpr char kMetaMagic[8] = {'N', 'D', 'U', 'P', 'M', 'E', 'T', 'A'};
 constexpr char kBandsMagic[8] = {'N', 'D', 'U', 'P', 'B', 'A', 'N', 'D'};
-constexpr uint32_t kMetaVersion = 1;
+constexpr uint32_t kMetaVersion = 2;  // 2: the listing fingerprint
 constexpr uint32_t kBandsVersion = 1;
 
 void PutStatus(FieldWriter& w, const Status& s) {
@@ -85,6 +86,23 @@ uint64_t SignFingerprint(const Options& options) {
   return HashBytes(bytes.data(), bytes.size(), 0);
 }
 
+uint64_t ListingFingerprint(const std::vector<InputFile>& files) {
+  Hasher64 h;
+  h.Reset(0);
+  const uint64_t n = files.size();
+  h.Update(&n, sizeof n);
+  for (const InputFile& f : files) {
+    std::string fields;
+    FieldWriter w(&fields);
+    w.Text(f.path);
+    for (uint64_t v : {f.identity.dev, f.identity.ino, f.size}) w.U64(v);
+    for (int64_t v : {f.mtime_ns, f.ctime_ns}) w.U64(static_cast<uint64_t>(v));
+    w.U8(static_cast<uint8_t>((f.reference ? 1 : 0) | (f.identity.stream ? 2 : 0)));
+    h.Update(fields.data(), fields.size());
+  }
+  return h.Digest();
+}
+
 std::string EncodeShardMeta(const ShardMeta& m) {
   std::string out;
   FieldWriter w(&out);
@@ -93,6 +111,7 @@ std::string EncodeShardMeta(const ShardMeta& m) {
   w.U32(m.task.task);
   w.U32(m.task.tasks);
   w.U64(m.first_file);
+  w.U64(m.listing);
   w.U64(m.counts.bytes);
   w.U64(m.counts.invalid_utf8);
   w.U64(m.counts.transcoded);
@@ -123,6 +142,7 @@ Result<ShardMeta> DecodeShardMeta(std::string_view bytes) {
   m.task.task = r.U32();
   m.task.tasks = r.U32();
   m.first_file = r.U64();
+  m.listing = r.U64();
   m.counts.bytes = r.U64();
   m.counts.invalid_utf8 = r.U64();
   m.counts.transcoded = r.U64();
@@ -167,6 +187,29 @@ Status CheckShardParams(const WorkFolder& folder, const Options& options) {
   }
 }
 
+Status CheckShardListings(const WorkFolder& folder, uint32_t tasks, std::optional<uint64_t> expected) {
+  std::optional<uint32_t> first;  // the shard `expected` came from, if any
+  for (uint32_t shard = 0; shard < tasks; ++shard) {
+    std::error_code ec;
+    if (!std::filesystem::exists(folder.File(StageKind::kSign, shard, "done"), ec)) continue;
+    const std::string path = folder.File(StageKind::kSign, shard, "meta");
+    Result<std::string> bytes = ReadWholeFile(path);
+    if (!bytes.ok()) return bytes.status();
+    Result<ShardMeta> meta = DecodeShardMeta(*bytes);
+    if (!meta.ok()) return Status::Corrupt(path + ": " + meta.status().message());
+    if (!expected) {
+      expected = meta->listing;
+      first = shard;
+    }
+    if (meta->listing == *expected) continue;
+    const std::string other = first ? "shard " + std::to_string(*first) : std::string("this task's walk");
+    return Status::InvalidArgument(folder.Dir(StageKind::kSign) + ": shard " + std::to_string(shard) +
+                                   " walked other files than " + other +
+                                   ": the inputs changed between sign tasks; run again in an empty work folder");
+  }
+  return Status::Ok();
+}
+
 namespace {
 
 // Files [t*F/N, (t+1)*F/N) of the F walked, in walk order; a stream among
@@ -187,8 +230,14 @@ Result<std::vector<InputFile>> ShareOf(std::vector<InputFile> files, StageTask t
   return share;
 }
 
+// Where shard t's files start among the walked ones, and what was walked.
+struct ShareOrigin {
+  uint64_t first_file = 0;
+  uint64_t listing = 0;  // ListingFingerprint() of the whole walk
+};
+
 // Writes shard t's table, band keys, meta and marker, in that order.
-Status WriteShard(const Run& run, const WorkFolder& folder, StageTask t, const SignedInputs& in, uint64_t first) {
+Status WriteShard(const Run& run, const WorkFolder& folder, StageTask t, const SignedInputs& in, ShareOrigin origin) {
   const Options& o = run.options();
   const uint64_t fingerprint = SignFingerprint(o);
   // One encoding at a time, freed once written: the peak is the table and
@@ -203,7 +252,8 @@ Status WriteShard(const Run& run, const WorkFolder& folder, StageTask t, const S
     if (Status s = WriteAtomically(folder.File(StageKind::kSign, t.task, "bands"), bytes); !s.ok()) return s;
   }
   const ShardMeta meta{.task = t,
-                       .first_file = first,
+                       .first_file = origin.first_file,
+                       .listing = origin.listing,
                        .counts = in.corpus.counts,
                        .problems = in.corpus.problems,
                        .walk = in.walk,
@@ -216,7 +266,8 @@ Status WriteShard(const Run& run, const WorkFolder& folder, StageTask t, const S
 }
 
 // Whether task t may run in `folder`: *done when it ran already; an error
-// when the folder is of another run.
+// when the folder is of another run. (Whether the inputs are still those
+// of the finished shards is known only once walked: CheckShardListings.)
 Status Prepare(const WorkFolder& folder, const Options& o, StageTask t, bool* done) {
   if (t.tasks == 0 || t.task >= t.tasks) return Status::InvalidArgument("--task must be below --tasks");
   if (Status s = folder.Create(); !s.ok()) return s;
@@ -226,9 +277,7 @@ Status Prepare(const WorkFolder& folder, const Options& o, StageTask t, bool* do
   *done = *marked;
   if (*done) return Status::Ok();
   if (Status s = CheckShardParams(folder, o); !s.ok()) return s;
-  if (Status s = folder.SameRun(StageKind::kSign, t, fingerprint); !s.ok()) return s;
-  folder.RemoveTemporaries(StageKind::kSign, t.task);
-  return Status::Ok();
+  return folder.SameRun(StageKind::kSign, t, fingerprint);
 }
 
 }  // namespace
@@ -240,12 +289,16 @@ Result<TaskRun> RunSignTask(const Options& o, const std::string& work, StageTask
   const WorkFolder folder(work);
   bool done = false;
   if (Status s = Prepare(folder, o, t, &done); !s.ok()) return s;
-  if (done) return TaskRun::kAlreadyDone;
-  // The stages read no index: each task walks the inputs themselves.
+  // The stages read no index: each task walks the inputs themselves, first,
+  // so that a task run again over a changed tree refuses rather than count
+  // its old shard done.
   Result<WalkedCorpus> walked = WalkCorpus(o, run.fs());
   if (!walked.ok()) return walked.status();
-  uint64_t first = 0;
-  Result<std::vector<InputFile>> share = ShareOf(std::move(walked->files), t, &first);
+  ShareOrigin origin{.first_file = 0, .listing = ListingFingerprint(walked->files)};
+  if (Status s = CheckShardListings(folder, t.tasks, origin.listing); !s.ok()) return s;
+  if (done) return TaskRun::kAlreadyDone;
+  folder.RemoveTemporaries(StageKind::kSign, t.task);
+  Result<std::vector<InputFile>> share = ShareOf(std::move(walked->files), t, &origin.first_file);
   if (!share.ok()) return share.status();
   walked->files = std::move(*share);
   Result<SignedInputs> in = SignInputs(run, {.walked = std::move(*walked), .index = nullptr, .stored = {}}, IdScope::kShard);
@@ -253,7 +306,7 @@ Result<TaskRun> RunSignTask(const Options& o, const std::string& work, StageTask
   if (in->corpus.table.size() >= (uint64_t{1} << kShardShift)) {
     return Status::InvalidArgument("a shard holds 2^40 documents or more: use more sign tasks");
   }
-  if (Status s = WriteShard(run, folder, t, *in, first); !s.ok()) return s;
+  if (Status s = WriteShard(run, folder, t, *in, origin); !s.ok()) return s;
   return TaskRun::kRan;
 }
 

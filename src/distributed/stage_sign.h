@@ -7,12 +7,18 @@
 // [I*F/N, (I+1)*F/N) of the F walked files, so that the shards in task order
 // hold the documents in the scan's DocId order. It writes (work_folder.h):
 //  - sign/I.table: its SignatureTable (table_codec.h), local ids;
-//  - sign/I.meta: its problems and counts, and the walk's tally (ShardMeta);
+//  - sign/I.meta: its problems and counts, the walk's tally and the
+//    fingerprint of the whole listing it walked (ShardMeta);
 //  - sign/I.bands: for each band, one BandEntry per signed document, sorted
 //    by (band hash, global id), so that a bucket task reads only its bands;
 //  - sign/I.done, last.
 // A document's global id is (shard << 40) | local index (kShardShift): ids
 // of distinct shards never collide, and their order is the scan's.
+//
+// A task walks before anything else, and refuses to sign (or to count
+// itself done) when a finished shard, its own included, walked another
+// listing: the inputs changed between the tasks, and their shares would
+// overlap or leave files out (CheckShardListings).
 //
 // JSONL ids are made unique later, over all shards, by the report.
 // A stream input (stdin, a pipe) cannot be read by a stage task: it is an
@@ -25,6 +31,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,16 +56,25 @@ inline uint64_t LocalOf(uint64_t global) { return global & ((uint64_t{1} << kSha
 // SignatureParams and the banding.
 uint64_t SignFingerprint(const Options& options);
 
+// A fingerprint of a walk's whole listing: XXH3-64 over every walked file,
+// in walk order, of its path, device, inode, size, mtime, ctime and flags.
+// Every sign task of a run walks the same tree, so their shares fit together
+// only when their listings agree: a file renamed, added, removed or changed
+// between two tasks changes it.
+uint64_t ListingFingerprint(const std::vector<InputFile>& files);
+
 // What a sign task found besides its table.
 struct ShardMeta {
   StageTask task;
   uint64_t first_file = 0;  // index of its first file among all walked files
+  uint64_t listing = 0;     // ListingFingerprint() of the task's whole walk
   SignCounts counts;
   std::vector<InputProblem> problems;  // `file` is local to the shard
   WalkCounts walk;                     // the walk's (the same in every shard)
   std::vector<Status> walk_errors;
 };
-// Encoding: magic "NDUPMETA", u32 version, fields, XXH3-64 checksum.
+// Encoding: magic "NDUPMETA", u32 version (2: with the listing), fields,
+// XXH3-64 checksum.
 std::string EncodeShardMeta(const ShardMeta& meta);
 // Corrupt on any damage.
 Result<ShardMeta> DecodeShardMeta(std::string_view bytes);
@@ -81,6 +97,13 @@ struct BandEntry {
 // their SignatureParams ("--ngram: 5 here, 7 in shard 0"), Corrupt for a
 // damaged header; else Ok.
 Status CheckShardParams(const WorkFolder& folder, const Options& options);
+
+// The listings of the finished shards of `folder` (those of tasks below
+// `tasks` whose marker is there) against `expected`, or against each other
+// when `expected` is empty. InvalidArgument naming the shard, "the inputs
+// changed between sign tasks; run again in an empty work folder", when one
+// differs; Corrupt or IoError for a meta that cannot be read; else Ok.
+Status CheckShardListings(const WorkFolder& folder, uint32_t tasks, std::optional<uint64_t> expected);
 
 
 }  // namespace neardup

@@ -119,7 +119,8 @@ std::vector<Removal> Removable(const std::vector<DocEntry>& docs, const std::vec
   std::vector<Removal> out;
   for (const Cluster& c : clusters) {
     for (DocId m : c.members) {
-      if (m != c.keep && !docs[m].reference) out.push_back({.doc = m, .kept = c.keep, .estimate = 0, .jaccard = -1});
+      if (m == c.keep || docs[m].reference || docs[m].stream) continue;
+      out.push_back({.doc = m, .kept = c.keep, .estimate = 0, .jaccard = -1});
     }
   }
   std::sort(out.begin(), out.end(), [&](const Removal& x, const Removal& y) {

@@ -80,6 +80,7 @@ Result<SignedInputs> SignInputs(const Run& run, WalkedInputs walked, IdScope ids
   SignedInputs out;
   out.walk = walked.walked.counts;
   out.walk_errors = std::move(walked.walked.errors);
+  out.walk_notices = std::move(walked.walked.notices);
   const size_t n_files = walked.walked.files.size();
   Workers signing = run.workers();
   if (run.Watched()) signing.tick = [&] { run.Tick(Stage::kReading, n_files); };
@@ -109,6 +110,17 @@ FoundPairs FindCandidatePairs(const Run& run, const SignatureTable& table) {
 }
 
 namespace {
+
+// Per document, 1 when it was read from a stream: stdin (`-`, even
+// redirected from a file: `rm -- -` would hit another file), a pipe, a
+// FIFO or a device. Empty when there is none.
+std::vector<uint8_t> FromStreams(const SignatureTable& table) {
+  auto is_stream = [](const InputFile& f) { return f.identity.stream || f.path == "-"; };
+  if (std::none_of(table.files.begin(), table.files.end(), is_stream)) return {};
+  std::vector<uint8_t> out(table.size());
+  for (size_t k = 0; k < table.size(); ++k) out[k] = is_stream(table.files[table.docs[k].file]) ? 1 : 0;
+  return out;
+}
 
 // The report's pairs or clusters by mode, cut down to what is new with --new.
 Status BuildOutcome(const Run& run, const FoundPairs& found, const Verified& verified,
@@ -140,6 +152,7 @@ Status BuildOutcome(const Run& run, const FoundPairs& found, const Verified& ver
 Result<Report> ReportPhase(const Run& run, SignedInputs inputs, FoundPairs found) {
   const Options& o = run.options();
   SignedCorpus& corpus = inputs.corpus;
+  const std::vector<uint8_t> streams = FromStreams(corpus.table);
   // Text files need their paths again only to be read again.
   if (!run.rereads() && o.input == InputFormat::kText) corpus.table.files = {};
   Report report;
@@ -164,7 +177,9 @@ Result<Report> ReportPhase(const Run& run, SignedInputs inputs, FoundPairs found
   }
   report.stats.exact_duplicates = found.groups.copies();
   report.docs = Entries(std::move(corpus.table.docs));
+  for (size_t k = 0; k < streams.size(); ++k) report.docs[k].stream = streams[k] != 0;
   if (Status s = BuildOutcome(run, found, *verified, inputs.signed_now, &report); !s.ok()) return s;
+  report.notices.insert(report.notices.begin(), inputs.walk_notices.begin(), inputs.walk_notices.end());
   report.problems =
       TallyProblems(inputs.walk, std::move(inputs.walk_errors), std::move(corpus.problems), &report.stats);
   report.stats.seconds = run.seconds();

@@ -620,6 +620,26 @@ std::vector<InputFile> Deduplicate(std::vector<FoundFile> found) {
   return files;
 }
 
+// Leaves the --index file and its SQLite companions (-wal, -shm, -journal)
+// out of `files` when the walk found them (by device and inode: under any
+// path), with a notice each: the index changes while the run writes it, and
+// is no document anyone asked for.
+void LeaveOutIndex(const Options& options, FileSystem& fs, WalkedCorpus* out) {
+  if (options.index.empty()) return;
+  std::set<FileKey> keys;
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    Result<FileStat> st = fs.Stat(options.index + suffix);
+    if (st.ok()) keys.insert(KeyOf(*st));
+  }
+  if (keys.empty()) return;
+  std::erase_if(out->files, [&](const InputFile& f) {
+    if (f.identity.stream || keys.count({f.identity.dev, f.identity.ino}) == 0) return false;
+    out->notices.push_back(f.path + ": the --index file (or its journal), left out of the documents; "
+                                    "keep the index outside the scanned paths");
+    return true;
+  });
+}
+
 }  // namespace
 
 Result<WalkedCorpus> WalkCorpus(const Options& options, FileSystem& fs) {
@@ -635,6 +655,7 @@ Result<WalkedCorpus> WalkCorpus(const Options& options, FileSystem& fs) {
   out.files = Deduplicate(std::move(all.found));
   out.errors = std::move(all.errors);
   out.counts = all.counts;
+  LeaveOutIndex(options, fs, &out);
   return out;
 }
 

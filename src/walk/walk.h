@@ -22,6 +22,8 @@
 // overlapping arguments such as "." and "ref") is listed once, under its
 // smallest path, as a reference file if any of those paths is under --against.
 // A directory whose path the last matching glob excludes is not entered.
+// The --index file and its SQLite companions are never listed: found
+// below a PATH, each is left out with a notice.
 //
 // Expected problems do not stop the walk: a missing PATH, an unreadable
 // directory, a listing that fails midway (what was listed before the failure
@@ -67,6 +69,9 @@ struct WalkedCorpus {
   // One per problem, message "PATH: reason". Loops and dangling links are
   // here too (as warnings), counted in `counts`; the rest are unreadable.
   std::vector<Status> errors;
+  // Advice that changes nothing: the --index file found among the inputs,
+  // left out ("PATH: the --index file ..."). Not an error.
+  std::vector<std::string> notices;
 };
 
 // Walks options.paths, options.listed_paths (taken as files or directories

@@ -264,5 +264,33 @@ TEST(DedupTest, TenThousandCopiesAndTenThousandNearCopiesCluster) {
   EXPECT_EQ(std::count(dups.out.begin(), dups.out.end(), '\n'), 19998);
 }
 
+// "Every removal right" (#23): a document read from stdin or a pipe has no
+// path `xargs rm` could act on (`rm -- -` would remove a file named `-`):
+// it stays in its cluster but is never listed as removable.
+TEST(DedupTest, StreamDocumentsAreNeverRemovable) {
+  TempDir dir;
+  const std::string text = Join(RandomWords(200, 41));
+  WriteFile(dir / "stdin.txt", text);
+  WriteFile(dir / "docs/a.txt", text + " and a few more words");  // longer: kept by --keep longest
+  WriteFile(dir / "docs/b.txt", text);
+  const std::string docs = dir / "docs";
+  // stdin a pipe, and stdin a regular file (still `-`, no path to remove).
+  const RunResult piped = RunProcess({"/bin/sh", "-c",
+                                      "cat '" + dir / "stdin.txt" + "' | '" + kBin +
+                                          "' scan --mode duplicates --keep longest -t 0.5 - '" + docs + "'"},
+                                     dir.path());
+  const RunResult redirected =
+      RunProcess({kBin, "scan", "--mode", "duplicates", "--keep", "longest", "-t", "0.5", "-", docs}, dir.path(),
+                 dir / "stdin.txt");
+  for (const RunResult* r : {&piped, &redirected}) {
+    EXPECT_EQ(r->exit_code, 0) << r->err;
+    EXPECT_EQ(r->out, docs + "/b.txt\n");
+  }
+  const RunResult clusters = RunProcess(
+      {kBin, "scan", "--mode", "clusters", "--keep", "longest", "-t", "0.5", "-", docs}, dir.path(), dir / "stdin.txt");
+  EXPECT_EQ(clusters.exit_code, 0) << clusters.err;
+  EXPECT_NE(clusters.out.find(R"("-")"), std::string::npos) << clusters.out;
+}
+
 }  // namespace
 }  // namespace neardup

@@ -42,6 +42,7 @@ using testing::TempDir;
 using testing::WriteFile;
 
 const std::string kBin = NEARDUP_BINARY;
+using Args = std::vector<std::string>;
 
 // Every signal neardup catches to clean up, with its exit status 128 + n
 // (of the real-time signals, the first, a middle one and the last).
@@ -639,6 +640,130 @@ TEST(HostileOutputTest, PathListsAreReadAcrossBlocks) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(r.err.find("longer than"), std::string::npos) << r.err;
   ExpectSmallCorpusPair(r.out, dir);
+}
+
+// ------------------------------------------- -o never over an input (#23)
+
+// "Every removal right" (#23): -o naming an input would replace it with the
+// report (and the next `xargs rm` would act on a corpus that lost a file).
+// Refused before anything is read, in one line that says the way out.
+TEST(HostileOutputTest, OutputNamingAnInputIsRefusedBeforeAnythingIsRead) {
+  TempDir dir;
+  const std::string docs = MakeSmallCorpus(dir);
+  const std::string before = ReadFile(dir / "docs/a.txt");
+  for (const Args& argv : {Args{kBin, "scan", "-o", dir / "docs/a.txt", docs},
+                           Args{kBin, "scan", "-o", dir / "docs/a.txt", dir / "docs/a.txt", dir / "docs/b.txt"},
+                           Args{kBin, "scan", "-o", dir / "docs/../docs/a.txt", docs},
+                           Args{"/bin/sh", "-c", "cd '" + dir.path() + "' && exec '" + kBin +
+                                                     "' scan --mode duplicates -o docs/a.txt docs/"}}) {
+    const RunResult r = RunProcess(argv, dir.path());
+    EXPECT_EQ(r.exit_code, 2) << Join(argv);
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(Lines(r.err).size(), 1u) << r.err;
+    EXPECT_NE(r.err.find("write it outside the scanned"), std::string::npos) << r.err;
+    EXPECT_EQ(ReadFile(dir / "docs/a.txt"), before);
+    EXPECT_TRUE(TemporaryFiles(docs).empty());
+  }
+}
+
+// A file inside a scanned folder, new or an earlier output, would be read
+// as a document by the next scan of that folder: refused, and nothing is
+// created or replaced there. --against folders and listed folders alike.
+TEST(HostileOutputTest, OutputInsideAScannedFolderIsRefused) {
+  TempDir dir;
+  const std::string docs = MakeSmallCorpus(dir);
+  WriteFile(dir / "ref/r.txt", Join(RandomWords(200, 3)));
+  WriteFile(dir / "docs/old.jsonl", "earlier output\n");
+  WriteFile(dir / "list", docs + "\n");
+  for (const Args& argv : {Args{kBin, "scan", "-o", dir / "docs/new.jsonl", docs},
+                           Args{kBin, "scan", "-o", dir / "docs/sub/new.jsonl", docs},
+                           Args{kBin, "scan", "-o", dir / "docs/old.jsonl", docs},
+                           Args{kBin, "scan", "-o", dir / "ref/out.jsonl", "--against", dir / "ref", docs},
+                           Args{kBin, "scan", "-o", dir / "docs/new.jsonl", "--files-from", dir / "list"}}) {
+    const RunResult r = RunProcess(argv, dir.path());
+    EXPECT_EQ(r.exit_code, 2) << Join(argv);
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(Lines(r.err).size(), 1u) << r.err;
+    EXPECT_NE(r.err.find("is inside the scanned folder"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("write it outside the scanned folders"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "docs/new.jsonl"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "ref/out.jsonl"));
+  EXPECT_EQ(ReadFile(dir / "docs/old.jsonl"), "earlier output\n");
+  EXPECT_TRUE(TemporaryFiles(docs).empty());
+  // A link to a scanned folder is seen through.
+  std::filesystem::create_directory_symlink(docs, dir / "docs_link");
+  const RunResult r = RunProcess({kBin, "scan", "-o", dir / "docs_link/x.jsonl", docs}, dir.path());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "docs/x.jsonl"));
+}
+
+// -o over the --index file would replace the signatures with a report.
+TEST(HostileOutputTest, OutputOverTheIndexIsRefused) {
+  TempDir dir;
+  const std::string docs = MakeSmallCorpus(dir);
+  const std::string index = dir / "i.db";
+  RunResult r = RunProcess({kBin, "scan", "--index", index, "-o", index, docs}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is the --index file"), std::string::npos) << r.err;
+  EXPECT_EQ(Lines(r.err).size(), 1u) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(index));
+  ASSERT_EQ(RunProcess({kBin, "scan", "--index", index, docs}, dir.path()).exit_code, 0);
+  const std::string stored = ReadFile(index);
+  r = RunProcess({kBin, "scan", "--index", index, "-o", dir / "./i.db", docs}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is the --index file"), std::string::npos) << r.err;
+  EXPECT_EQ(ReadFile(index), stored);
+  EXPECT_EQ(RunProcess({kBin, "index", "check", index}, dir.path()).exit_code, 0);
+}
+
+// An --index file inside a scanned folder is left out of the documents with
+// a warning (and its journals with it), so the answer is the one without
+// the index; the warning alone does not make the exit status 2.
+TEST(HostileOutputTest, IndexInsideAScannedFolderIsLeftOutWithAWarning) {
+  TempDir dir;
+  const std::string docs = MakeSmallCorpus(dir);
+  const RunResult plain = RunProcess({kBin, "scan", docs}, dir.path());
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  const std::string index = dir / "docs/i.db";
+  for (int run = 0; run < 2; ++run) {
+    const RunResult r = RunProcess({kBin, "scan", "--index", index, docs}, dir.path());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, plain.out);
+    EXPECT_NE(r.err.find(index + ": the --index file"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("keep the index outside the scanned paths"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("binary"), std::string::npos) << r.err;  // not read as a document
+    EXPECT_NE(r.err.find("3 documents"), std::string::npos) << r.err;
+  }
+  EXPECT_TRUE(std::filesystem::exists(index));
+}
+
+// What stays allowed: -o outside the scanned folders, /dev/stdout, and a
+// FIFO even inside a scanned folder (written in place; a walk never reads a
+// FIFO it finds).
+TEST(HostileOutputTest, OutputOutsideTheInputsStdoutAndFifoStillWork) {
+  TempDir dir;
+  const std::string docs = MakeSmallCorpus(dir);
+  RunResult r = RunProcess({kBin, "scan", "-o", dir / "out.jsonl", docs}, dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ExpectSmallCorpusPair(ReadFile(dir / "out.jsonl"), dir);
+  r = RunProcess({kBin, "scan", "-o", dir / "out.jsonl", "--index", dir / "i.db", docs}, dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = RunProcess({kBin, "scan", "-o", "/dev/stdout", docs}, dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ExpectSmallCorpusPair(r.out, dir);
+  const std::string fifo = dir / "docs/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  r = RunProcess({kBin, "scan", "-o", fifo, docs}, dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::string got;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(reader, buf, sizeof buf)) > 0) got.append(buf, static_cast<size_t>(n));
+  ::close(reader);
+  ExpectSmallCorpusPair(got, dir);
 }
 
 // --------------------------------------------------------- json duplicates

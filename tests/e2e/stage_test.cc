@@ -339,6 +339,96 @@ TEST(StageTest, ShardDamagedAfterSigningIsRefusedNamingTheFile) {
   EXPECT_EQ(r.out, good);
 }
 
+// "Every removal right" (#23): a file renamed between two sign tasks would
+// be in two shards (and reported as a copy of itself); every task records a
+// fingerprint of the whole walked listing, and shards that disagree are
+// refused by the next sign task, the bucket tasks and the report.
+TEST(StageTest, InputsChangedBetweenSignTasksAreRefused) {
+  TempDir dir;
+  MakeTextCorpus(dir);
+  const std::string work = dir / "work";
+  const std::string kChanged = "the inputs changed between sign tasks; run again in an empty work folder";
+  auto sign = [&](const char* task, const std::string& folder) {
+    return RunProcess({kBin, "stage", "sign", "--task", task, "--tasks", "2", folder, dir / "docs"}, dir.path());
+  };
+  ASSERT_EQ(sign("0", work).exit_code, 0);
+  // docs/b0/c0.txt is in task 0's share; renamed, it falls in task 1's.
+  std::filesystem::rename(dir / "docs/b0/c0.txt", dir / "docs/u/z.txt");
+  RunResult r = sign("1", work);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(kChanged), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(work + "/sign/1.done"));
+  // Tasks run at once do not see each other: task 1 signed elsewhere and
+  // its shard brought in, as a parallel task would have left it.
+  const std::string other = dir / "other";
+  ASSERT_EQ(sign("1", other).exit_code, 0);
+  for (const char* suffix : {"table", "bands", "meta", "done"}) {
+    std::filesystem::copy_file(other + "/sign/1." + suffix, work + "/sign/1." + suffix);
+  }
+  r = RunProcess({kBin, "stage", "bucket", "--task", "0", "--tasks", "1", work}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(kChanged), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(work + "/sign"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(work + "/bucket/0.done"));
+  // Even with the bucket task's files there (made in a consistent folder
+  // and brought in), the report refuses.
+  ASSERT_EQ(sign("0", other).exit_code, 0);
+  ASSERT_EQ(RunProcess({kBin, "stage", "bucket", "--task", "0", "--tasks", "1", other}, dir.path()).exit_code, 0);
+  for (const char* suffix : {"pairs", "done"}) {
+    std::filesystem::copy_file(other + "/bucket/0." + suffix, work + "/bucket/0." + suffix);
+  }
+  r = RunProcess({kBin, "stage", "report", "--mode", "duplicates", "--exact", work}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find(kChanged), std::string::npos) << r.err;
+}
+
+// A work folder used again after its inputs changed: the sign tasks walk
+// before deciding they are done, and refuse instead of handing on the first
+// run's shards. Over an unchanged tree a finished task is still a no-op.
+TEST(StageTest, SignTaskRunAgainOverAChangedTreeIsRefused) {
+  TempDir dir;
+  MakeTextCorpus(dir);
+  const std::string work = dir / "work";
+  auto sign = [&](const char* task) {
+    return RunProcess({kBin, "stage", "sign", "--task", task, "--tasks", "2", "-v", work, dir / "docs"}, dir.path());
+  };
+  ASSERT_EQ(sign("0").exit_code, 0);
+  ASSERT_EQ(sign("1").exit_code, 0);
+  RunResult r = sign("0");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("done before, nothing to do"), std::string::npos) << r.err;
+  WriteFile(dir / "docs/u/u3.txt", Join(RandomWords(210, 77)));  // edited in place
+  for (const char* task : {"0", "1"}) {
+    r = sign(task);
+    EXPECT_EQ(r.exit_code, 2) << task;
+    EXPECT_NE(r.err.find("the inputs changed between sign tasks; run again in an empty work folder"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find(work + "/sign"), std::string::npos) << r.err;
+  }
+  // A new file is a change too.
+  const std::string fresh = dir / "fresh";
+  ASSERT_EQ(RunProcess({kBin, "stage", "sign", "--task", "0", "--tasks", "1", fresh, dir / "docs"}, dir.path())
+                .exit_code,
+            0);
+  WriteFile(dir / "docs/new.txt", "a new file");
+  r = RunProcess({kBin, "stage", "sign", "--task", "0", "--tasks", "1", fresh, dir / "docs"}, dir.path());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+}
+
+// Two paths of one file (a hard link) are one document in the stages, as in
+// scan: the walk keys files by device and inode before the shares are cut,
+// so the link is neither signed twice nor listed as removable.
+TEST(StageTest, HardLinkedFileIsOneDocumentAsInScan) {
+  TempDir dir;
+  MakeTextCorpus(dir);
+  std::filesystem::create_hard_link(dir / "docs/b0/c0.txt", dir / "docs/u/zz_link.txt");
+  for (int n : {1, 2, 3}) ExpectSameAsScan(dir, {"--mode", "duplicates", "--exact"}, {dir / "docs"}, n, 1);
+  const RunResult scan = RunScan(dir, {"--mode", "duplicates", "--exact"}, {dir / "docs"});
+  EXPECT_EQ(scan.out.find("zz_link"), std::string::npos) << scan.out;
+}
+
 TEST(StageTest, TaskComesFromSlurmOrIsAUsageError) {
   TempDir dir;
   MakeTextCorpus(dir);

@@ -1,0 +1,72 @@
+// CheckOutputTarget (neardup/scan.h): -o must never name an input, lie in a
+// scanned folder or be the --index file. Paths are compared canonical (links
+// resolved, `..` gone), so `docs/../docs/a.txt`, an absolute path or a link
+// to a scanned folder are caught as well as the spelling given.
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "neardup/scan.h"
+
+namespace neardup {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// `path` absolute, every link resolved as far as it exists (the rest kept as
+// written, normalized); empty when that fails.
+fs::path Resolved(const std::string& path) {
+  std::error_code ec;
+  fs::path out = fs::weakly_canonical(fs::path(path), ec);
+  return ec ? fs::path() : out;
+}
+
+// Whether `file` lies below the folder `dir` (both canonical).
+bool Below(const fs::path& file, const fs::path& dir) {
+  const auto [d, f] = std::mismatch(dir.begin(), dir.end(), file.begin(), file.end());
+  return d == dir.end() && f != file.end();
+}
+
+// The -o target refused for the input `input` (a PATH, listed or --against
+// argument), or Ok.
+Status AgainstInput(const std::string& output, const fs::path& target, const std::string& input) {
+  const fs::path in = Resolved(input);
+  if (in.empty()) return Status::Ok();  // a missing input is the walk's to report
+  if (in == target) {
+    return Status::InvalidArgument("-o " + output + " is the input " + input +
+                                   ", which the output would replace; write it outside the scanned paths");
+  }
+  std::error_code ec;
+  if (Below(target, in) && fs::is_directory(in, ec)) {
+    return Status::InvalidArgument("-o " + output + " is inside the scanned folder " + input +
+                                   ", where a scan would read it as a document; write it outside the scanned folders");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckOutputTarget(const Options& options, const std::string& output) {
+  if (output.empty() || output == "-") return Status::Ok();
+  const fs::path target = Resolved(output);
+  if (target.empty()) return Status::Ok();  // Output::Open reports what is wrong with it
+  std::error_code ec;
+  const fs::file_status st = fs::status(target, ec);
+  // A device, FIFO or socket is written in place and never read as a
+  // document found in a folder; a directory is refused by the front end.
+  if (fs::exists(st) && !fs::is_regular_file(st)) return Status::Ok();
+  if (!options.index.empty() && Resolved(options.index) == target) {
+    return Status::InvalidArgument("-o " + output + " is the --index file, which the output would replace; "
+                                   "write it to another file");
+  }
+  for (const std::vector<std::string>* list : {&options.paths, &options.listed_paths, &options.against}) {
+    for (const std::string& input : *list) {
+      if (Status s = AgainstInput(output, target, input); !s.ok()) return s;
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace neardup
