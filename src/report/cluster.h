@@ -39,8 +39,8 @@ DocId ChooseKeep(const std::vector<DocEntry>& docs, std::span<const DocId> membe
 std::vector<Cluster> BuildClusters(const std::vector<DocEntry>& docs, std::span<const DocPair> edges,
                                    KeepRule rule, ClusterBy by, const SimilarFn& similar);
 
-// Members of the clusters that can be removed (not kept, not reference),
-// sorted by name, each with its cluster's kept document (scores unset:
+// Members of the clusters that can be removed (not kept, not reference, not
+// a stream: no path to remove), sorted by name, each with its cluster's kept document (scores unset:
 // estimate 0, jaccard -1).
 std::vector<Removal> Removable(const std::vector<DocEntry>& docs, const std::vector<Cluster>& clusters);
 
