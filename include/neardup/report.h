@@ -49,6 +49,10 @@ struct DocEntry {
   uint64_t size = 0;       // bytes of text
   int64_t mtime_ns = 0;
   bool reference = false;  // under an --against path
+  // Its place in input order: the input (PATH argument, as given) it came
+  // from; documents of one input follow DocId order (walk order, then line
+  // order). --keep first keeps the earliest.
+  uint32_t root = 0;
   // Read from a stream (stdin as `-`, a pipe, a FIFO, a device): no path a
   // removal could act on, so never listed as removable (it stays in its
   // cluster).

@@ -31,6 +31,11 @@ struct InputFile {
   int64_t mtime_ns = 0;    // modification time at walk time
   int64_t ctime_ns = 0;    // status change time at walk time (0 for a stream)
   bool reference = false;  // under an --against path
+  // The input it was found under, by position: the PATH arguments in the
+  // order given, then the --files-from paths, then the --against paths (the
+  // first of them, for a file reached from several). With walk order and
+  // line order it makes the input order that --keep first follows.
+  uint32_t root = 0;
   // Device and inode at walk time, checked again on open; identity.stream
   // marks a stream document (a non-regular file named explicitly: read once,
   // size unknown, so a second read, e.g. for --exact, is not possible).

@@ -88,7 +88,11 @@ Result<Merged> LoadShards(const WorkFolder& folder, const Options& o, uint32_t s
       m.walk_errors = std::move(meta->walk_errors);
     }
     m.first_doc.push_back(table.size());
-    for (InputFile& f : part->files) table.files.push_back(std::move(f));
+    if (meta->roots.size() != part->files.size()) return Status::Corrupt(path + ": its meta does not match its files");
+    for (size_t k = 0; k < part->files.size(); ++k) {
+      part->files[k].root = meta->roots[k];
+      table.files.push_back(std::move(part->files[k]));
+    }
     for (DocRecord& d : part->docs) d.file += file_offset;
     table.AppendBorrowed(std::move(part->docs), part->signatures, files[s]);
     for (InputProblem& p : meta->problems) {

@@ -127,6 +127,8 @@ std::string EncodeShardMeta(const ShardMeta& m) {
   for (uint64_t v : {c.hidden, c.glob, c.too_large, c.symlinks, c.loops, c.dangling, c.special}) w.U64(v);
   w.U64(m.walk_errors.size());
   for (const Status& s : m.walk_errors) PutStatus(w, s);
+  w.U64(m.roots.size());
+  for (const uint32_t root : m.roots) w.U32(root);
   w.Checksum();
   return out;
 }
@@ -164,6 +166,10 @@ Result<ShardMeta> DecodeShardMeta(std::string_view bytes) {
     const uint8_t code = r.U8();
     m.walk_errors.push_back(MakeStatus(code, r.Text()));
   }
+  const uint64_t n_roots = r.U64();
+  if (n_roots > r.left() / 4) return corrupt();
+  m.roots.resize(n_roots);
+  for (uint32_t& root : m.roots) root = r.U32();
   if (!r.ok() || r.left() != 0) return corrupt();
   return m;
 }
@@ -251,13 +257,15 @@ Status WriteShard(const Run& run, const WorkFolder& folder, StageTask t, const S
     const std::string bytes = EncodeBands(in.corpus.table, t.task, run.banding(), fingerprint);
     if (Status s = WriteAtomically(folder.File(StageKind::kSign, t.task, "bands"), bytes); !s.ok()) return s;
   }
-  const ShardMeta meta{.task = t,
-                       .first_file = origin.first_file,
-                       .listing = origin.listing,
-                       .counts = in.corpus.counts,
-                       .problems = in.corpus.problems,
-                       .walk = in.walk,
-                       .walk_errors = in.walk_errors};
+  ShardMeta meta{.task = t,
+                 .first_file = origin.first_file,
+                 .listing = origin.listing,
+                 .counts = in.corpus.counts,
+                 .problems = in.corpus.problems,
+                 .walk = in.walk,
+                 .walk_errors = in.walk_errors,
+                 .roots = {}};
+  for (const InputFile& f : in.corpus.table.files) meta.roots.push_back(f.root);
   if (Status s = WriteAtomically(folder.File(StageKind::kSign, t.task, "meta"), EncodeShardMeta(meta)); !s.ok()) {
     return s;
   }

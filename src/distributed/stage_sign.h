@@ -72,9 +72,12 @@ struct ShardMeta {
   std::vector<InputProblem> problems;  // `file` is local to the shard
   WalkCounts walk;                     // the walk's (the same in every shard)
   std::vector<Status> walk_errors;
+  // Per file of the shard, the input it came from (InputFile::root), which
+  // the table does not store: --keep first follows input order.
+  std::vector<uint32_t> roots;
 };
-// Encoding: magic "NDUPMETA", u32 version (2: with the listing), fields,
-// XXH3-64 checksum.
+// Encoding: magic "NDUPMETA", u32 version (2: with the listing and the
+// roots), fields, XXH3-64 checksum.
 std::string EncodeShardMeta(const ShardMeta& meta);
 // Corrupt on any damage.
 Result<ShardMeta> DecodeShardMeta(std::string_view bytes);

@@ -174,11 +174,16 @@ std::vector<Status> TallyProblems(const WalkCounts& walk, std::vector<Status> wa
   return out;
 }
 
-std::vector<DocEntry> Entries(std::vector<DocRecord>&& docs) {
+std::vector<DocEntry> Entries(std::vector<DocRecord>&& docs, const std::vector<FileOrigin>& files) {
   std::vector<DocEntry> out(docs.size());
   for (size_t i = 0; i < docs.size(); ++i) {
-    out[i] = {.name = std::move(docs[i].name), .size = docs[i].size, .mtime_ns = docs[i].mtime_ns,
-              .reference = docs[i].reference};
+    const FileOrigin& from = files[docs[i].file];
+    out[i] = {.name = std::move(docs[i].name),
+              .size = docs[i].size,
+              .mtime_ns = docs[i].mtime_ns,
+              .reference = docs[i].reference,
+              .root = from.root,
+              .stream = from.stream};
   }
   return out;
 }

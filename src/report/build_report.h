@@ -73,6 +73,12 @@ std::vector<Status> TallyProblems(const WalkCounts& walk, std::vector<Status> wa
 
 // The report's view of the documents: name, size, mtime and whether under
 // --against, moved out of `docs` (indexed by DocId as before).
-std::vector<DocEntry> Entries(std::vector<DocRecord>&& docs);
+// What the report keeps of an input file: the input it came from and
+// whether it is a stream.
+struct FileOrigin {
+  uint32_t root = 0;
+  bool stream = false;
+};
+std::vector<DocEntry> Entries(std::vector<DocRecord>&& docs, const std::vector<FileOrigin>& files);
 
 }  // namespace neardup

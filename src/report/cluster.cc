@@ -16,7 +16,10 @@ bool Better(const std::vector<DocEntry>& docs, DocId x, DocId y, KeepRule rule) 
   if (a.reference != b.reference) return a.reference;
   switch (rule) {
     case KeepRule::kFirst:
-      break;
+      // The first in input order: PATH arguments as given, then walk order
+      // and line order, which DocIds follow within one input.
+      if (a.root != b.root) return a.root < b.root;
+      return x < y;
     case KeepRule::kLongest:
       if (a.size != b.size) return a.size > b.size;
       break;

@@ -10,8 +10,9 @@
 //
 // The kept document is, among the candidates: a reference document if there is
 // one (a reference document is never removable), then the best by KeepRule
-// (first = smallest name; longest/shortest by size; newest/oldest by mtime),
-// ties broken by the smallest name.
+// (first = the first in input order: PATH arguments as given, files in walk
+// order, lines in file order; longest/shortest by size; newest/oldest by
+// mtime), ties broken by the smallest name.
 //
 // Output: clusters of two or more documents with at least one non-reference
 // member, members sorted by name, clusters sorted by the name of their kept

@@ -111,14 +111,15 @@ FoundPairs FindCandidatePairs(const Run& run, const SignatureTable& table) {
 
 namespace {
 
-// Per document, 1 when it was read from a stream: stdin (`-`, even
-// redirected from a file: `rm -- -` would hit another file), a pipe, a
-// FIFO or a device. Empty when there is none.
-std::vector<uint8_t> FromStreams(const SignatureTable& table) {
-  auto is_stream = [](const InputFile& f) { return f.identity.stream || f.path == "-"; };
-  if (std::none_of(table.files.begin(), table.files.end(), is_stream)) return {};
-  std::vector<uint8_t> out(table.size());
-  for (size_t k = 0; k < table.size(); ++k) out[k] = is_stream(table.files[table.docs[k].file]) ? 1 : 0;
+// Per file, what the report needs of it once the paths are let go: the
+// input it came from, and whether it was read from a stream: stdin (`-`,
+// even redirected from a file: `rm -- -` would hit another file), a pipe, a
+// FIFO or a device.
+std::vector<FileOrigin> OriginsOf(const std::vector<InputFile>& files) {
+  std::vector<FileOrigin> out(files.size());
+  for (size_t k = 0; k < files.size(); ++k) {
+    out[k] = {.root = files[k].root, .stream = files[k].identity.stream || files[k].path == "-"};
+  }
   return out;
 }
 
@@ -152,7 +153,7 @@ Status BuildOutcome(const Run& run, const FoundPairs& found, const Verified& ver
 Result<Report> ReportPhase(const Run& run, SignedInputs inputs, FoundPairs found) {
   const Options& o = run.options();
   SignedCorpus& corpus = inputs.corpus;
-  const std::vector<uint8_t> streams = FromStreams(corpus.table);
+  const std::vector<FileOrigin> origins = OriginsOf(corpus.table.files);
   // Text files need their paths again only to be read again.
   if (!run.rereads() && o.input == InputFormat::kText) corpus.table.files = {};
   Report report;
@@ -176,8 +177,7 @@ Result<Report> ReportPhase(const Run& run, SignedInputs inputs, FoundPairs found
     corpus.problems.push_back({.file = r.file, .line = r.line, .status = status});
   }
   report.stats.exact_duplicates = found.groups.copies();
-  report.docs = Entries(std::move(corpus.table.docs));
-  for (size_t k = 0; k < streams.size(); ++k) report.docs[k].stream = streams[k] != 0;
+  report.docs = Entries(std::move(corpus.table.docs), origins);
   if (Status s = BuildOutcome(run, found, *verified, inputs.signed_now, &report); !s.ok()) return s;
   report.notices.insert(report.notices.begin(), inputs.walk_notices.begin(), inputs.walk_notices.end());
   report.problems =

@@ -568,7 +568,8 @@ class Walker {
 };
 
 // One entry per (device, inode), under its smallest path, reference if any
-// path was; then sorted by path. A parallel walk of one PATH argument gives
+// path was, of the first input (root) any path was found under; then sorted
+// by path. A parallel walk of one PATH argument gives
 // the files in path order already; several arguments, or a walk on one
 // thread, are sorted here. (Indices are sorted, not the files: a file is a
 // hundred bytes, moved once.)
@@ -601,6 +602,7 @@ std::vector<InputFile> Deduplicate(std::vector<FoundFile> found) {
     }
     InputFile& first = found[order[table[h]]].file;
     first.reference = first.reference || found[order[r]].file.reference;
+    first.root = std::min(first.root, found[order[r]].file.root);
     kept[r] = 0;
   }
   table = {};
@@ -613,6 +615,7 @@ std::vector<InputFile> Deduplicate(std::vector<FoundFile> found) {
     InputFile& file = found[order[r]].file;
     if (!files.empty() && files.back().path == file.path) {
       files.back().reference = files.back().reference || file.reference;
+      files.back().root = std::min(files.back().root, file.root);
     } else {
       files.push_back(std::move(file));
     }
@@ -648,9 +651,16 @@ Result<WalkedCorpus> WalkCorpus(const Options& options, FileSystem& fs) {
 
   Listing all;
   Walker walker(options, *globs, fs, &all, Workers::Resolve(options.threads));
-  for (const std::string& path : options.paths) walker.WalkRoot(path, /*reference=*/false);
-  for (const std::string& path : options.listed_paths) walker.WalkRoot(path, /*reference=*/false);
-  for (const std::string& path : options.against) walker.WalkRoot(path, /*reference=*/true);
+  uint32_t root = 0;
+  auto walk_root = [&](const std::string& path, bool reference) {
+    const size_t before = all.found.size();
+    walker.WalkRoot(path, reference);
+    for (size_t i = before; i < all.found.size(); ++i) all.found[i].file.root = root;
+    ++root;
+  };
+  for (const std::string& path : options.paths) walk_root(path, /*reference=*/false);
+  for (const std::string& path : options.listed_paths) walk_root(path, /*reference=*/false);
+  for (const std::string& path : options.against) walk_root(path, /*reference=*/true);
   WalkedCorpus out;
   out.files = Deduplicate(std::move(all.found));
   out.errors = std::move(all.errors);

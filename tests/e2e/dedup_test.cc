@@ -158,6 +158,35 @@ TEST(DedupTest, EveryRemovedDocumentIsLikeTheDocumentKept) {
   EXPECT_GE(checked, 24u);
 }
 
+// --keep first keeps the first document in input order: PATH arguments in
+// the order given (b/ before a/), JSONL lines in file order (line 9 before
+// line 10, id "9" before id "10"), not the smallest name in byte order.
+TEST(DedupTest, KeepFirstIsTheFirstInInputOrder) {
+  TempDir dir;
+  const std::string text = Join(RandomWords(200, 77));
+  WriteFile(dir / "b/x.txt", text);
+  WriteFile(dir / "a/y.txt", text);
+  RunResult r = RunProcess({kBin, "scan", "--mode", "duplicates", dir / "b", dir / "a"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, dir / "a/y.txt\n");
+  r = RunProcess({kBin, "scan", "--mode", "duplicates", dir / "a", dir / "b"}, dir.path());
+  EXPECT_EQ(r.out, dir / "b/x.txt\n");
+
+  std::string lines;
+  for (int i = 1; i <= 10; ++i) {
+    const std::string body = (i == 9 || i == 10) ? text : Join(RandomWords(200, 1000 + static_cast<uint64_t>(i)));
+    lines += i == 9 ? "{\"id\":\"9\",\"text\":\"" + body + "\"}\n"
+                    : i == 10 ? "{\"id\":\"10\",\"text\":\"" + body + "\"}\n" : "{\"text\":\"" + body + "\"}\n";
+  }
+  WriteFile(dir / "ids.jsonl", lines);
+  r = RunProcess({kBin, "scan", "--input", "jsonl", "--mode", "duplicates", dir / "ids.jsonl"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "10\n");
+  r = RunProcess({kBin, "scan", "--input", "jsonl", "--id-key", "", "--mode", "duplicates", dir / "ids.jsonl"},
+                 dir.path());
+  EXPECT_EQ(r.out, dir / "ids.jsonl:10\n");
+}
+
 TEST(DedupTest, KeepRulesChooseTheKeptCopy) {
   TempDir dir;
   const auto base = RandomWords(300, 5);

@@ -38,11 +38,22 @@ TEST(ChooseKeepTest, RulesPickByPathSizeAndTimeWithPathTies) {
   docs[2].size = 300; docs[2].mtime_ns = 1;
   docs[3].size = 100; docs[3].mtime_ns = 9;
   const std::vector<DocId> all{0, 1, 2, 3};
-  EXPECT_EQ(ChooseKeep(docs, all, KeepRule::kFirst), 1u);     // a.txt
+  EXPECT_EQ(ChooseKeep(docs, all, KeepRule::kFirst), 0u);     // c.txt: first in input order
   EXPECT_EQ(ChooseKeep(docs, all, KeepRule::kLongest), 2u);   // b.txt beats c.txt on the tie
   EXPECT_EQ(ChooseKeep(docs, all, KeepRule::kShortest), 1u);  // a.txt beats d.txt
   EXPECT_EQ(ChooseKeep(docs, all, KeepRule::kNewest), 1u);    // a.txt beats d.txt
   EXPECT_EQ(ChooseKeep(docs, all, KeepRule::kOldest), 2u);
+}
+
+// --keep first: the earliest input (PATH argument as given) wins, then the
+// smaller DocId (walk order, line order), whatever the names: FILE:10 is not
+// kept over FILE:9, nor id "10" over "9".
+TEST(ChooseKeepTest, FirstIsInputOrderNotByteOrder) {
+  auto docs = Docs({"f.jsonl:9", "f.jsonl:10", "b/x.txt", "a/y.txt"});
+  EXPECT_EQ(ChooseKeep(docs, std::vector<DocId>{0, 1}, KeepRule::kFirst), 0u);
+  docs[2].root = 0;  // b/ given first
+  docs[3].root = 1;
+  EXPECT_EQ(ChooseKeep(docs, std::vector<DocId>{3, 2}, KeepRule::kFirst), 2u);
 }
 
 TEST(ChooseKeepTest, ReferenceDocumentIsAlwaysKept) {
