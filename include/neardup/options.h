@@ -70,6 +70,10 @@ struct Options {
   // Reference set: documents under these paths are never removable, and
   // pairs among reference documents alone are not reported. Default: none.
   std::vector<std::string> against;
+  // With --against: report also what involves new documents alone (pairs of
+  // two new documents, clusters without a reference document). Default
+  // false: only what involves a reference document is reported.
+  bool among_new = false;
 
   // --- Shingling and signatures -------------------------------------------
   ShingleUnit shingle = ShingleUnit::kWord;

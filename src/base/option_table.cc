@@ -178,9 +178,16 @@ constexpr OptionSpec kTable[] = {
      .value_name = "PATH",
      .group = OptionGroup::kInput,
      .kind = ValueKind::kTextList,
-     .help = "Reference path (repeatable): never removable, reference-only pairs not reported",
+     .help = "Reference path (repeatable): report only what matches a reference document, never removable",
      .commands = kScanCommand,
      .list = List<&Options::against>},
+    {.long_name = "--among-new",
+     .group = OptionGroup::kInput,
+     .kind = ValueKind::kFlag,
+     .help = "With --against: also report pairs and clusters of new documents alone",
+     .commands = kScanCommand,
+     .get = Get<&Options::among_new>,
+     .put = Put<&Options::among_new>},
 
     // --- Shingling & LSH -------------------------------------------------------
     {.long_name = "--shingle",

@@ -4,12 +4,11 @@
 
 namespace neardup {
 
-Result<SortedPairs> NewPairsOnly(const std::vector<uint8_t>& signed_now, const SortedPairs& all,
-                                 size_t pair_memory) {
+Result<SortedPairs> PairsWith(const std::vector<uint8_t>& flagged, const SortedPairs& all, size_t pair_memory) {
   SortedPairs kept(pair_memory);
   uint64_t position = 0;
   for (const ReportedPair& p : all) {
-    if (signed_now[p.a] == 0 && signed_now[p.b] == 0) continue;
+    if (flagged[p.a] == 0 && flagged[p.b] == 0) continue;
     if (Status s = kept.Add(position++, p); !s.ok()) return s;
   }
   if (!all.status().ok()) return all.status();
@@ -17,11 +16,11 @@ Result<SortedPairs> NewPairsOnly(const std::vector<uint8_t>& signed_now, const S
   return kept;
 }
 
-Clustering NewClustersOnly(const std::vector<uint8_t>& signed_now, Clustering all) {
+Clustering ClustersWith(const std::vector<uint8_t>& flagged, Clustering all) {
   Clustering out;
-  std::vector<uint8_t> in_kept(signed_now.size(), 0);
+  std::vector<uint8_t> in_kept(flagged.size(), 0);
   for (Cluster& c : all.clusters) {
-    if (std::none_of(c.members.begin(), c.members.end(), [&](DocId d) { return signed_now[d] != 0; })) continue;
+    if (std::none_of(c.members.begin(), c.members.end(), [&](DocId d) { return flagged[d] != 0; })) continue;
     c.id = static_cast<uint32_t>(out.clusters.size());
     for (DocId d : c.members) in_kept[d] = 1;
     out.clusters.push_back(std::move(c));

@@ -1,5 +1,7 @@
-// NewPairsOnly, NewClustersOnly: --new, the report cut down to what involves a document signed
-// in this run (with --index: new, or changed since the index last saw it).
+// PairsWith, ClustersWith: the report cut down to what involves a flagged
+// document: with --new, one signed in this run (with --index: new, or
+// changed since the index last saw it); with --against (unless
+// --among-new), a reference document.
 //
 // Pairs mode keeps the pairs with at least one such document; clusters and
 // duplicates modes keep the clusters containing one (renumbered densely from
@@ -18,14 +20,16 @@
 
 namespace neardup {
 
-// The pairs of `all` with a document signed in this run, in their order.
-// REQUIRES: signed_now is indexed by DocId. Returns IoError when a
+// The pairs of `all` with a flagged document (--new: signed in this run;
+// --against: a reference document), in their order.
+// REQUIRES: flagged is indexed by DocId. Returns IoError when a
 // temporary file for the pairs cannot be written, or the error met reading
 // `all` back.
-Result<SortedPairs> NewPairsOnly(const std::vector<uint8_t>& signed_now, const SortedPairs& all,
-                                 size_t pair_memory);
-// The clusters of `all` with a document signed in this run, renumbered, and
-// their removable documents.
-Clustering NewClustersOnly(const std::vector<uint8_t>& signed_now, Clustering all);
+Result<SortedPairs> PairsWith(const std::vector<uint8_t>& flagged, const SortedPairs& all, size_t pair_memory);
+// The clusters of `all` with a flagged member, renumbered, and their
+// removable documents. (A cluster with a reference member keeps one, so
+// with --against these are the removable documents whose kept document is
+// a reference.)
+Clustering ClustersWith(const std::vector<uint8_t>& flagged, Clustering all);
 
 }  // namespace neardup

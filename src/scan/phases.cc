@@ -123,26 +123,42 @@ std::vector<FileOrigin> OriginsOf(const std::vector<InputFile>& files) {
   return out;
 }
 
-// The report's pairs or clusters by mode, cut down to what is new with --new.
+// The flags of the filters a run asks for, each indexed by DocId: with
+// --new, the documents signed in this run; with --against (and not
+// --among-new), the reference documents. What is reported must involve a
+// flagged document of each.
+std::vector<std::vector<uint8_t>> Filters(const Options& o, const std::vector<uint8_t>& signed_now,
+                                          const std::vector<DocEntry>& docs) {
+  std::vector<std::vector<uint8_t>> out;
+  if (o.new_only) out.push_back(signed_now);
+  if (!o.against.empty() && !o.among_new) {
+    std::vector<uint8_t> reference(docs.size());
+    for (size_t d = 0; d < docs.size(); ++d) reference[d] = docs[d].reference ? 1 : 0;
+    out.push_back(std::move(reference));
+  }
+  return out;
+}
+
+// The report's pairs or clusters by mode, cut down by Filters().
 Status BuildOutcome(const Run& run, const FoundPairs& found, const Verified& verified,
                     const std::vector<uint8_t>& signed_now, Report* report) {
   const Options& o = run.options();
+  const std::vector<std::vector<uint8_t>> filters = Filters(o, signed_now, report->docs);
   if (o.mode == Mode::kPairs) {
     Result<PairList> built = BuildPairs(found.groups, verified.pairs, o, report->docs);
     if (!built.ok()) return built.status();
     report->notices = std::move(built->notices);
-    if (!o.new_only) {
-      report->pairs = std::move(built->pairs);
-      return Status::Ok();
+    for (const std::vector<uint8_t>& flagged : filters) {
+      Result<SortedPairs> kept = PairsWith(flagged, built->pairs, o.pair_memory);
+      if (!kept.ok()) return kept.status();
+      built->pairs = std::move(*kept);
     }
-    Result<SortedPairs> kept = NewPairsOnly(signed_now, built->pairs, o.pair_memory);
-    if (!kept.ok()) return kept.status();
-    report->pairs = std::move(*kept);
+    report->pairs = std::move(built->pairs);
     return Status::Ok();
   }
   run.Tick(Stage::kClustering);
   Clustering built = BuildClustering(found.groups, verified, o, report->docs);
-  if (o.new_only) built = NewClustersOnly(signed_now, std::move(built));
+  for (const std::vector<uint8_t>& flagged : filters) built = ClustersWith(flagged, std::move(built));
   report->clusters = std::move(built.clusters);
   report->removable = std::move(built.removable);
   return Status::Ok();

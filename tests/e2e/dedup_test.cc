@@ -243,20 +243,37 @@ TEST(DedupTest, AgainstReferenceNeverRemovableAndReferencePairsNotReported) {
     got.insert({p["a"].get<std::string>(), p["b"].get<std::string>()});
     EXPECT_TRUE(p.contains("reference"));
   }
+  // Only what matches a reference document: x~y, two new documents alone,
+  // is another question (--among-new).
   EXPECT_EQ(got, (std::set<std::pair<std::string, std::string>>{{dir / "new/again.txt", dir / "ref/old.txt"},
-                                                                {dir / "new/again.txt", dir / "ref/old_copy.txt"},
-                                                                {dir / "new/x.txt", dir / "new/y.txt"}}));
+                                                                {dir / "new/again.txt", dir / "ref/old_copy.txt"}}));
 
   r = RunProcess({kBin, "scan", "--mode", "duplicates", "--against", dir / "ref", dir / "new"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, dir / "new/again.txt\n" + dir / "new/y.txt\n");
+  EXPECT_EQ(r.out, dir / "new/again.txt\n");
+  r = RunProcess({kBin, "scan", "--mode", "duplicates", "-f", "jsonl", "--against", dir / "ref", dir / "new"},
+                 dir.path());
+  const auto records = JsonLines(r.out);
+  ASSERT_EQ(records.size(), 1u) << r.out;
+  EXPECT_EQ(records[0]["kept"], dir / "ref/old.txt");
+  EXPECT_EQ(records[0]["kept_reference"], true);
 
   r = RunProcess({kBin, "scan", "--mode", "clusters", "--against", dir / "ref", dir / "new"}, dir.path());
-  const auto clusters = JsonLines(r.out);
+  auto clusters = JsonLines(r.out);
+  ASSERT_EQ(clusters.size(), 1u) << r.out;
+  EXPECT_EQ(clusters[0]["keep"], dir / "ref/old.txt");
+  EXPECT_EQ(clusters[0]["reference"], (nlohmann::json{dir / "ref/old.txt", dir / "ref/old_copy.txt"}));
+
+  // --among-new: the new documents' own copies too.
+  r = RunProcess({kBin, "scan", "--among-new", "--mode", "duplicates", "--against", dir / "ref", dir / "new"},
+                 dir.path());
+  EXPECT_EQ(r.out, dir / "new/again.txt\n" + dir / "new/y.txt\n");
+  r = RunProcess({kBin, "scan", "--among-new", "--mode", "clusters", "--against", dir / "ref", dir / "new"},
+                 dir.path());
+  clusters = JsonLines(r.out);
   ASSERT_EQ(clusters.size(), 2u) << r.out;
   EXPECT_EQ(clusters[0]["keep"], dir / "new/x.txt");
   EXPECT_EQ(clusters[1]["keep"], dir / "ref/old.txt");
-  EXPECT_EQ(clusters[1]["reference"], (nlohmann::json{dir / "ref/old.txt", dir / "ref/old_copy.txt"}));
 }
 
 // Thousands of copies of one text and thousands of near-copies of another:
