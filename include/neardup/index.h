@@ -1,6 +1,7 @@
 // The --index file seen from outside a scan: what `neardup index info` and
 // `neardup index check` show, and the exit status a run records once its
-// output is written. The index itself (its schema, its lock, how a scan reads
+// output is written (or failed), with whether it was delivered (--new reports
+// again what was not). The index itself (its schema, its lock, how a scan reads
 // and updates it) is src/index/.
 //
 // Errors are one line naming the file: not a neardup index, corrupt, a newer
@@ -32,12 +33,17 @@ struct IndexRun {
   std::string ended;    // empty while running or when killed
   uint64_t reused = 0, signed_now = 0, removed = 0, documents = 0;
   int exit_status = -1;  // -1: not recorded
+  int delivered = -1;    // 1: its whole output was written; 0: not; -1: not recorded
   std::string options;
 };
 
-// Sets the exit status of run `run` in the index at `path` (after the
-// output was written). Errors as Open, without the lock.
-Status RecordRunExit(const std::string& path, int64_t run, int exit_status);
+// Sets the exit status of run `run` in the index at `path` (once its output
+// was written or failed), and whether its output was delivered: written
+// whole, flushed and, with -o, renamed into place. A run that delivered
+// clears the pending marks of the files it covered (their documents are no
+// longer new for --new); one that did not leaves them, so the next --new run
+// reports those documents again. Errors as Open, without the lock.
+Status RecordRunExit(const std::string& path, int64_t run, int exit_status, bool delivered);
 
 struct IndexInfo {
   int schema_version = 0;

@@ -176,6 +176,15 @@ ExitCode ExitCodeOf(const Report& report) {
   return lost ? ExitCode::kError : any ? ExitCode::kFound : ExitCode::kNothing;
 }
 
+// With --index: records the run's exit in the index, and whether its whole
+// output was delivered (which clears the pending marks of what it covered).
+void RecordExit(const Options& options, const Report& report, ExitCode code, bool delivered) {
+  if (!report.index.used) return;
+  if (Status s = RecordRunExit(options.index, report.index.run, static_cast<int>(code), delivered); !s.ok()) {
+    spdlog::warn("{}", s.message());
+  }
+}
+
 }  // namespace
 
 ExitCode WriteResults(const CliOptions& cli, const Options& options, const Result<Report>& result, Output& out) {
@@ -192,12 +201,16 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
   } else {
     WriteReport(report, cli.format, out.stream(), cli.terminator);
   }
-  if (!report.pairs.status().ok()) {
-    spdlog::error("{}", report.pairs.status().message());
-    return ExitCode::kError;
+  Status written = report.pairs.status();
+  if (Status s = out.Commit(); written.ok()) written = s;
+  if (written.ok() && out.closed() && options.new_only) {
+    // --new: what the reader did not take is reported again by the next run.
+    written = Status::IoError("stdout: closed before the whole output was written (" + std::string(std::strerror(EPIPE)) +
+                              "); the next --new run reports these documents again");
   }
-  if (Status s = out.Commit(); !s.ok()) {
-    spdlog::error("{}", s.message());
+  if (!written.ok()) {
+    spdlog::error("{}", written.message());
+    RecordExit(options, report, ExitCode::kError, /*delivered=*/false);
     return ExitCode::kError;
   }
   if (cli.verbosity >= 0) {
@@ -207,11 +220,7 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
     std::fprintf(stderr, "%s\n", line.c_str());
   }
   const ExitCode code = ExitCodeOf(report);
-  if (report.index.used) {
-    if (Status s = RecordRunExit(options.index, report.index.run, static_cast<int>(code)); !s.ok()) {
-      spdlog::warn("{}", s.message());
-    }
-  }
+  RecordExit(options, report, code, /*delivered=*/!out.closed());
   return code;
 }
 
@@ -229,7 +238,8 @@ ExitCode RunIndexInfo(const std::string& file, std::ostream& out) {
   for (const IndexRun& r : info->runs) {
     out << "  #" << r.id << " " << r.started << " .. " << (r.ended.empty() ? "(did not finish)" : r.ended) << ": "
         << r.documents << " documents, " << r.reused << " reused, " << r.signed_now << " signed, " << r.removed
-        << " removed, exit " << (r.exit_status < 0 ? std::string("?") : std::to_string(r.exit_status)) << "; "
+        << " removed, exit " << (r.exit_status < 0 ? std::string("?") : std::to_string(r.exit_status))
+        << (r.delivered == 1 ? ", delivered" : r.delivered == 0 ? ", not delivered" : ", delivery unknown") << "; "
         << r.options << "\n";
   }
   return ExitCode::kFound;

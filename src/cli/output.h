@@ -21,6 +21,8 @@
 // not an error: the rest of the output is dropped.
 #pragma once
 
+#include <cerrno>
+
 #include <sys/types.h>
 
 #include <memory>
@@ -69,9 +71,13 @@ class Output {
 
   std::ostream& stream() { return stream_; }
   // Flushes; for a replaced file, syncs it and renames it over the target.
-  // A closed stdout (EPIPE: the reader of `| head` is gone) is not an error:
-  // what it did not take is dropped, and the run ends as it would have.
+  // A closed stdout (EPIPE: the reader of `| head` is gone) is not an error
+  // here: what it did not take is dropped, and closed() says so (a --new run
+  // makes it one: its output was not delivered).
   Status Commit();
+  // After Commit(): whether stdout's reader was gone (EPIPE) before
+  // everything was written, so the output was not delivered whole.
+  bool closed() const { return target_.empty() && buf_.error() == EPIPE; }
 
  private:
   // fd: where records go; target: the resolved -o path (empty for stdout);

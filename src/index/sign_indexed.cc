@@ -539,7 +539,8 @@ class IndexUpdate {
   Status RemoveGone(IndexStats* stats);
   void MergeSigned(bool all_signed, IndexedCorpus* out);
   void KeepRacyCopies();
-  void CountVerified(IndexedCorpus* out) const;
+  void CountVerified(IndexedCorpus* out);
+  void MarkPending(IndexedCorpus* out);
   Status EndRun(IndexedCorpus* out);
 
   const SignContext& ctx_;
@@ -561,6 +562,8 @@ class IndexUpdate {
   BatchCommitter batch_;
   SubCorpus sub_;
   Layout lay_;  // set by Finish()
+  std::vector<int64_t> reused_pending_;  // entries walked whose documents were not delivered yet
+  std::vector<PendingMark> unchanged_;  // racy files signed again to the stored documents: their marks
 };
 
 IndexUpdate::IndexUpdate(const SignContext& ctx, SignatureIndex& index, std::vector<InputFile> files,
@@ -596,7 +599,7 @@ void IndexUpdate::KeepRacyCopies() {
 // A racy file signed again whose documents are the stored ones (same lines,
 // names, sizes, content hashes and kinds) did not change: its documents
 // count as reused, not signed, and are not new for --new.
-void IndexUpdate::CountVerified(IndexedCorpus* out) const {
+void IndexUpdate::CountVerified(IndexedCorpus* out) {
   const std::vector<DocRecord>& docs = out->corpus.table.docs;
   for (const auto& [i, stored] : racy_stored_) {
     const size_t first = lay_.first[i], count = lay_.first[i + 1] - first;
@@ -611,9 +614,25 @@ void IndexUpdate::CountVerified(IndexedCorpus* out) const {
              now.size == was.size && now.content == was.content && now.kind == was.kind;
     }
     if (!same) continue;
+    const IndexedFile& e = plans_.stored[plans_.entry[i]];
+    unchanged_.push_back({e.id, e.pending});  // written again, as delivered as it was
     std::fill_n(out->signed_now.begin() + static_cast<ptrdiff_t>(first), count, uint8_t{0});
     out->stats.signed_now -= count;
     out->stats.reused += count;
+  }
+}
+
+// The walked files whose stored entries are pending (signed by a run whose
+// output was not delivered): with --new their documents count as new, as
+// those signed now do, so that what a failed run did not deliver is reported
+// by the next run (at least once). The run covers them (EndRun).
+void IndexUpdate::MarkPending(IndexedCorpus* out) {
+  for (size_t i = 0; i < files_.size(); ++i) {
+    if (plans_.entry[i] == SIZE_MAX || plans_.stored[plans_.entry[i]].pending == 0) continue;
+    reused_pending_.push_back(plans_.stored[plans_.entry[i]].id);
+    if (!ctx_.options.new_only) continue;
+    const size_t first = lay_.first[i], count = lay_.first[i + 1] - first;
+    std::fill_n(out->signed_now.begin() + static_cast<ptrdiff_t>(first), count, uint8_t{1});
   }
 }
 
@@ -686,6 +705,7 @@ Result<IndexedCorpus> IndexUpdate::Finish() {
   if (Status s = RemoveGone(&out.stats); !s.ok()) return s;
   MergeSigned(all_signed, &out);
   CountVerified(&out);
+  MarkPending(&out);
   out.corpus.table.files = std::move(files_);
   if (jsonl_) RenameDuplicateIds(&out.corpus);
   if (Status s = EndRun(&out); !s.ok()) return s;
@@ -930,6 +950,11 @@ Status IndexUpdate::EndRun(IndexedCorpus* out) {
   run.removed = out->stats.removed;
   run.documents = out->corpus.table.size();
   out->stats.run = index_.run();
+  // A report cut down by --against (pairs of reference documents alone are
+  // never reported) may not deliver every pair: it covers no pending file.
+  if (ctx_.options.against.empty()) {
+    if (Status s = index_.CoverPending(reused_pending_, unchanged_); !s.ok()) return s;
+  }
   if (Status s = index_.EndRun(run); !s.ok()) return s;
   return index_.Commit();
 }

@@ -32,7 +32,9 @@ int64_t DocKey(int64_t file_id, uint64_t line) { return (file_id << kLineBits) |
 // PRAGMA application_id of a neardup index: "NDUP".
 constexpr int32_t kApplicationId = 0x4E445550;
 
-// The schema of a new index (version 2: version 1 and `files.seen_ns`).
+// The schema of a new index (version 2: version 1, `files.seen_ns`, and
+// what --new delivers at least once: `files.pending`, `runs.delivered` and
+// `run_files`; see kPendingSchema).
 constexpr const char* kSchema = R"sql(
 CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
 CREATE TABLE files(
@@ -46,7 +48,8 @@ CREATE TABLE files(
   bytes INTEGER NOT NULL, invalid_utf8 INTEGER NOT NULL, transcoded INTEGER NOT NULL,
   documents INTEGER NOT NULL,
   run INTEGER NOT NULL,
-  seen_ns INTEGER NOT NULL DEFAULT 0);
+  seen_ns INTEGER NOT NULL DEFAULT 0,
+  pending INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE documents(
   key INTEGER PRIMARY KEY,
   name TEXT,
@@ -65,7 +68,9 @@ CREATE TABLE runs(
   pid INTEGER NOT NULL, host TEXT NOT NULL,
   reused INTEGER, signed INTEGER, removed INTEGER, documents INTEGER,
   exit_status INTEGER,
-  options TEXT NOT NULL);
+  options TEXT NOT NULL,
+  delivered INTEGER);
+CREATE TABLE run_files(run INTEGER NOT NULL, file_id INTEGER NOT NULL, PRIMARY KEY(run, file_id)) WITHOUT ROWID;
 CREATE VIEW named_documents AS
   SELECT f.path AS path, d.key & 4294967295 AS line,
          coalesce(d.name, CASE WHEN f.jsonl THEN f.path || ':' || (d.key & 4294967295) ELSE f.path END) AS name,
@@ -206,6 +211,33 @@ int64_t QueryInt(sqlite3* db, const char* sql, int* rc) {
   return 0;
 }
 
+// The pending marks, added to a version 2 index made before they were part
+// of version 2 (version 2 is that schema with them): `files.pending` (0: its
+// documents were delivered; else the id of the run that last signed them),
+// `runs.delivered` (1: the run's whole output was written) and `run_files`
+// (the pending files a run covered, cleared when it delivered). Entries of
+// such a file count as delivered.
+Status AddPendingMarks(sqlite3* db, const std::string& path) {
+  int rc = SQLITE_OK;
+  const int64_t has =
+      QueryInt(db, "SELECT count(*) FROM pragma_table_info('files') WHERE name = 'pending'", &rc);
+  if (rc != SQLITE_OK) return SqlError(db, path, rc);
+  if (has != 0) return Status::Ok();
+  constexpr const char* kSql = R"sql(
+BEGIN IMMEDIATE;
+ALTER TABLE files ADD COLUMN pending INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN delivered INTEGER;
+CREATE TABLE IF NOT EXISTS run_files(run INTEGER NOT NULL, file_id INTEGER NOT NULL, PRIMARY KEY(run, file_id)) WITHOUT ROWID;
+COMMIT;
+)sql";
+  if (rc = Exec(db, kSql); rc != SQLITE_OK) {
+    Status s = SqlError(db, path, rc);
+    Exec(db, "ROLLBACK");
+    return s;
+  }
+  return Status::Ok();
+}
+
 // Version 1 -> 2, in one transaction: `files.seen_ns` added, 0 (unknown)
 // for every entry, so each is read again and compared once (racily clean,
 // see sign_indexed.h); and the entries of relative paths dropped: version 1
@@ -304,6 +336,9 @@ Result<Db> OpenDb(const std::string& path, bool write, bool create, bool* fresh)
                                        .append("); use a newer neardup, or start a new index"));
   } else if (version == 1 && write) {
     if (Status s = MigrateV1(db.get(), path); !s.ok()) return s;
+    if (Status s = AddPendingMarks(db.get(), path); !s.ok()) return s;
+  } else if (version == 2 && write) {
+    if (Status s = AddPendingMarks(db.get(), path); !s.ok()) return s;
   } else if (version < 1) {
     return Status::InvalidArgument(path + ": unknown index schema version " + std::to_string(version));
   }  // a version 1 file opened to read: its tables read as version 2's (info, check)
@@ -462,7 +497,7 @@ Result<std::vector<IndexedFile>> SignatureIndex::Files() {
   sqlite3* h = impl_->db.get();
   Stmt q(h,
          "SELECT id, path, dev, inode, size, mtime_ns, ctime_ns, reading, jsonl, lines, raw_hash, ends_newline, "
-         "bytes, invalid_utf8, transcoded, documents, seen_ns FROM files");
+         "bytes, invalid_utf8, transcoded, documents, seen_ns, pending FROM files");
   if (!q.ok()) return SqlError(h, path_, q.prepare_rc());
   int count_rc = SQLITE_OK;
   const int64_t count = QueryInt(h, "SELECT count(*) FROM files", &count_rc);
@@ -488,6 +523,7 @@ Result<std::vector<IndexedFile>> SignatureIndex::Files() {
     f.transcoded = q.UInt(14);
     f.documents = q.UInt(15);
     f.seen_ns = q.Int(16);
+    f.pending = q.Int(17);
     out.push_back(std::move(f));
   }
   impl_->files_read = static_cast<int64_t>(out.size());
@@ -774,7 +810,7 @@ Status UpdateFileRow(const Writer& w, const IndexedFile& f, int64_t run, int64_t
   Stmt& up = Cached(h, w.cache,
           "UPDATE files SET dev = ?, inode = ?, size = ?, mtime_ns = ?, ctime_ns = ?, reading = ?, jsonl = ?, "
           "lines = ?, raw_hash = ?, ends_newline = ?, bytes = ?, invalid_utf8 = ?, transcoded = ?, documents = ?, "
-          "run = ?, seen_ns = ? WHERE id = ?");
+          "run = ?, seen_ns = ?, pending = ?15 WHERE id = ?");
   if (!up.ok()) return SqlError(h, path, up.prepare_rc());
   BindFileColumns(up, f, run, seen_ns);
   up.Bind(17, f.id);
@@ -788,8 +824,8 @@ Status InsertFileRow(const Writer& w, const IndexedFile& f, int64_t run, int64_t
   const std::string& path = w.path;
   Stmt& ins = Cached(h, w.cache,
           "INSERT INTO files(dev, inode, size, mtime_ns, ctime_ns, reading, jsonl, lines, raw_hash, ends_newline, "
-          "bytes, invalid_utf8, transcoded, documents, run, seen_ns, path) "
-          "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+          "bytes, invalid_utf8, transcoded, documents, run, seen_ns, path, pending) "
+          "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?15)");
   if (!ins.ok()) return SqlError(h, path, ins.prepare_rc());
   BindFileColumns(ins, f, run, seen_ns);
   ins.Bind(17, f.path);
@@ -861,6 +897,34 @@ Result<int64_t> SignatureIndex::StartRun(const std::string& options) {
 
 int64_t SignatureIndex::run() const { return impl_->run; }
 
+Status SignatureIndex::CoverPending(std::span<const int64_t> reused_pending, std::span<const PendingMark> unchanged) {
+  const int64_t run = impl_->run;
+  sqlite3* h = impl_->db.get();
+  Stmt keep(h, "UPDATE files SET pending = ? WHERE id = ?");
+  if (!keep.ok()) return SqlError(h, path_, keep.prepare_rc());
+  for (const PendingMark& m : unchanged) {
+    keep.Reset();
+    keep.Bind(1, m.pending);
+    keep.Bind(2, m.id);
+    if (int rc = keep.Step(); rc != SQLITE_DONE) return SqlError(h, path_, rc);
+  }
+  Stmt ins(h, "INSERT OR IGNORE INTO run_files(run, file_id) VALUES(?, ?)");
+  if (!ins.ok()) return SqlError(h, path_, ins.prepare_rc());
+  for (const int64_t id : reused_pending) {
+    ins.Reset();
+    ins.Bind(1, run);
+    ins.Bind(2, id);
+    if (int rc = ins.Step(); rc != SQLITE_DONE) return SqlError(h, path_, rc);
+  }
+  // The files this run signed; and the rows of runs that never recorded a
+  // delivery, for files delivered since (a bounded table).
+  Stmt signed_now(h, "INSERT OR IGNORE INTO run_files(run, file_id) SELECT ?1, id FROM files WHERE pending = ?1");
+  signed_now.Bind(1, run);
+  if (int rc = signed_now.Step(); rc != SQLITE_DONE) return SqlError(h, path_, rc);
+  const int rc = Exec(h, "DELETE FROM run_files WHERE file_id NOT IN (SELECT id FROM files WHERE pending != 0)");
+  return rc == SQLITE_OK ? Status::Ok() : SqlError(h, path_, rc);
+}
+
 Status SignatureIndex::EndRun(const IndexRun& c) {
   const int64_t run = impl_->run;
   sqlite3* h = impl_->db.get();
@@ -875,14 +939,30 @@ Status SignatureIndex::EndRun(const IndexRun& c) {
   return Status::Ok();
 }
 
-Status RecordRunExit(const std::string& path, int64_t run, int exit_status) {
+Status RecordRunExit(const std::string& path, int64_t run, int exit_status, bool delivered) {
   bool fresh = false;
   Result<Db> db = OpenDb(path, /*write=*/true, /*create=*/false, &fresh);
   if (!db.ok()) return db.status();
-  Stmt up(db->get(), "UPDATE runs SET exit_status = ? WHERE id = ?");
+  sqlite3* h = db->get();
+  // An error leaves the transaction open: closing the connection rolls it back.
+  if (int rc = Exec(h, "BEGIN IMMEDIATE"); rc != SQLITE_OK) return SqlError(h, path, rc);
+  Stmt up(h, "UPDATE runs SET exit_status = ?, delivered = ? WHERE id = ?");
   up.Bind(1, int64_t{exit_status});
-  up.Bind(2, run);
-  if (int rc = up.Step(); rc != SQLITE_DONE) return SqlError(db->get(), path, rc);
+  up.Bind(2, int64_t{delivered ? 1 : 0});
+  up.Bind(3, run);
+  if (int rc = up.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
+  if (delivered) {
+    // Only what this run covered, and not what a later run signed again.
+    Stmt clear(h,
+               "UPDATE files SET pending = 0 WHERE pending BETWEEN 1 AND ?1 "
+               "AND id IN (SELECT file_id FROM run_files WHERE run = ?1)");
+    clear.Bind(1, run);
+    if (int rc = clear.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
+  }
+  Stmt done(h, "DELETE FROM run_files WHERE run = ?");
+  done.Bind(1, run);
+  if (int rc = done.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
+  if (int rc = Exec(h, "COMMIT"); rc != SQLITE_OK) return SqlError(h, path, rc);
   return Status::Ok();
 }
 
@@ -950,9 +1030,14 @@ Result<IndexInfo> ReadIndexInfo(const std::string& path, int last_runs) {
   if (rc != SQLITE_OK) return SqlError(h, path, rc);
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) info.file_bytes = static_cast<uint64_t>(st.st_size);
-  Stmt q(h,
-         "SELECT id, started, ended, reused, signed, removed, documents, exit_status, options FROM runs "
-         "ORDER BY id DESC LIMIT ?");
+  // A version 2 index made before the pending marks has no `delivered`.
+  const int64_t marks =
+      QueryInt(h, "SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'delivered'", &rc);
+  if (rc != SQLITE_OK) return SqlError(h, path, rc);
+  Stmt q(h, marks != 0 ? "SELECT id, started, ended, reused, signed, removed, documents, exit_status, options, "
+                         "delivered FROM runs ORDER BY id DESC LIMIT ?"
+                       : "SELECT id, started, ended, reused, signed, removed, documents, exit_status, options, "
+                         "NULL FROM runs ORDER BY id DESC LIMIT ?");
   q.Bind(1, int64_t{last_runs});
   while ((rc = q.Step()) == SQLITE_ROW) {
     IndexRun r;
@@ -965,6 +1050,7 @@ Result<IndexInfo> ReadIndexInfo(const std::string& path, int last_runs) {
     r.documents = q.UInt(6);
     r.exit_status = q.IsNull(7) ? -1 : static_cast<int>(q.Int(7));
     r.options = q.Text(8);
+    r.delivered = q.IsNull(9) ? -1 : static_cast<int>(q.Int(9));
     info.runs.push_back(std::move(r));
   }
   if (rc != SQLITE_DONE) return SqlError(h, path, rc);

@@ -10,7 +10,8 @@
 // (so that a file that only grew signs only its new lines); per document its
 // name as read (before duplicate ids are renamed), size, kind, content hash
 // and signature; per JSONL file its malformed lines' messages; the signature
-// parameters; and one row per run. The schema is in the README; its version
+// parameters; one row per run (its exit and whether its output was
+// delivered); and which not yet delivered files each run covered. The schema is in the README; its version
 // is PRAGMA user_version, and PRAGMA application_id marks the file as
 // neardup's.
 //
@@ -70,11 +71,22 @@ struct IndexedFile {
   // began, before its walk stat'ed the file; set by the index on every write
   // (this field is ignored there). 0: unknown (an entry of a version 1 index).
   int64_t seen_ns = 0;
+  // 0 when the documents of the entry were delivered by a run (a run whose
+  // whole output was written, RecordRunExit); else the id of the run that
+  // last signed it: until delivered, --new counts its documents as new. Set
+  // by the index on every write (this field is ignored there).
+  int64_t pending = 0;
   // Not stored: the path the writing run walked the file as. Document names
   // made from it (the path, PATH:LINE) are stored as NULL, and problem
   // messages "PATH:LINE: reason" as ":LINE: reason", so that a run that
   // spells the file another way names them its way.
   std::string walked_as;
+};
+
+// An entry's pending mark (IndexedFile::pending).
+struct PendingMark {
+  int64_t id = 0;
+  int64_t pending = 0;
 };
 
 // A stored JSONL problem (a malformed or too long line).
@@ -137,6 +149,13 @@ class SignatureIndex {
   Result<int64_t> StartRun(const std::string& options);
   // Records the end of the run StartRun() began, with its counts.
   Status EndRun(const IndexRun& counts);
+  // Records which pending files (IndexedFile::pending) the run covers: those
+  // in `reused_pending` (entries it reused) and those it signed. Their marks
+  // are cleared when RecordRunExit records that the run delivered its output.
+  // Call once, in the run's last transaction.
+  // First puts back the marks in `unchanged` (entries written again, by a
+  // racily clean file, with the documents they had: as delivered as before).
+  Status CoverPending(std::span<const int64_t> reused_pending, std::span<const PendingMark> unchanged);
   // The run StartRun() began; 0 before.
   int64_t run() const;
 
