@@ -33,6 +33,7 @@ namespace {
 
 using testing::Join;
 using testing::RandomWords;
+using testing::ReadFile;
 using testing::RunProcess;
 using testing::RunResult;
 using testing::TempDir;
@@ -758,6 +759,7 @@ TEST(IndexTest, AVersion1IndexIsMigratedInPlace) {
   // (as version 1 stored a path spelled relative to its run's directory).
   ASSERT_EQ(Sql(dir, ix,
                 "ALTER TABLE files DROP COLUMN seen_ns; UPDATE files SET path = 'c/doc0' WHERE path LIKE '%/c/doc0';"
+                "ALTER TABLE files DROP COLUMN pending; ALTER TABLE runs DROP COLUMN delivered; DROP TABLE run_files;"
                 "PRAGMA user_version = 1;"),
             0);
   RunResult info = RunProcess({kBin, "index", "info", ix}, dir.path());
@@ -777,6 +779,149 @@ TEST(IndexTest, AVersion1IndexIsMigratedInPlace) {
   const RunResult check = RunProcess({kBin, "index", "check", ix}, dir.path());
   EXPECT_EQ(check.exit_code, 0) << check.err;
   EXPECT_EQ(Sql(dir, ix, "SELECT count(*) FROM files WHERE path NOT LIKE '/%'"), 0);
+}
+
+
+// --- Issue #23, "--new at least once" ------------------------------------------
+
+// Starts `argv` with stdout to `out` (a path) or, when `out` is empty, to a
+// pipe whose reading end is closed at once; stderr to /dev/null.
+pid_t Spawn(std::vector<std::string> argv, const std::string& out) {
+  int fds[2] = {-1, -1};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (out.empty()) {
+    if (::pipe(fds) != 0) return -1;
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+    posix_spawn_file_actions_addclose(&actions, fds[0]);
+  } else {
+    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  }
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  std::vector<char*> args;
+  for (auto& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  if (posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ) != 0) pid = -1;
+  posix_spawn_file_actions_destroy(&actions);
+  if (out.empty()) {
+    ::close(fds[0]);  // the reader is gone before the run writes anything
+    ::close(fds[1]);
+  }
+  return pid;
+}
+
+// The pairs of a json report, each "a\nb" with a < b.
+std::set<std::string> PairsOf(const std::string& json) {
+  std::set<std::string> out;
+  const nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
+  if (!j.is_object() || !j.contains("pairs")) return out;
+  for (const auto& p : j["pairs"]) {
+    std::string a = p["a"], b = p["b"];
+    out.insert(a < b ? a + "\n" + b : b + "\n" + a);
+  }
+  return out;
+}
+
+TEST(IndexTest, NewReportsAgainWhatAFailedRunDidNotDeliver) {
+  TempDir dir;
+  for (int i = 0; i < 8; ++i) WriteFile(dir / (std::string("c/old").append(std::to_string(i))), Text(500 + static_cast<uint64_t>(i % 4)));
+  const std::string ix = dir / "ix.db";
+  ASSERT_EQ(Scan(dir, {"--index", ix, "--new", dir / "c"}).exit_code, 0);
+
+  // A reader that is gone (`| head -c 0`): an error with --new, not a quiet end.
+  WriteFile(dir / "c/new0", Edited(501, "n"));
+  pid_t pid = Spawn({kBin, "scan", "-q", "-f", "json", "--index", ix, "--new", dir / "c"}, "");
+  ASSERT_GT(pid, 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  RunResult info = RunProcess({kBin, "index", "info", ix}, dir.path());
+  EXPECT_NE(info.out.find("exit 2, not delivered"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("exit 0, delivered"), std::string::npos) << info.out;
+
+  // -o on a full disk: exit 2, nothing delivered.
+  WriteFile(dir / "c/new1", Edited(502, "m"));
+  const RunResult full = Scan(dir, {"-f", "json", "-o", "/dev/full", "--index", ix, "--new", dir / "c"});
+  EXPECT_EQ(full.exit_code, 2) << full.err;
+
+  // The next run reports what both failed runs signed, and it alone.
+  const std::set<std::string> fresh = {dir / "c/new0", dir / "c/new1"};
+  std::set<std::string> want;
+  for (const std::string& p : PairsOf(Scan(dir, {"-f", "json", dir / "c"}).out)) {
+    const std::string a = p.substr(0, p.find('\n')), b = p.substr(p.find('\n') + 1);
+    if (fresh.count(a) != 0 || fresh.count(b) != 0) want.insert(p);
+  }
+  ASSERT_GE(want.size(), 2u);
+  const RunResult next = Scan(dir, {"-f", "json", "--index", ix, "--new", dir / "c"});
+  EXPECT_EQ(next.exit_code, 0) << next.err;
+  EXPECT_EQ(PairsOf(next.out), want);
+  // Delivered now: the run after reports nothing.
+  const RunResult after = Scan(dir, {"--index", ix, "--new", dir / "c"});
+  EXPECT_EQ(after.exit_code, 1) << after.err;
+  EXPECT_EQ(after.out, "");
+}
+
+// The newest run row of the index: its id, and whether it has ended.
+std::pair<int64_t, bool> NewestRun(const std::string& ix) {
+  Result<IndexInfo> info = ReadIndexInfo(ix, 1);
+  if (!info.ok() || info->runs.empty()) return {0, false};
+  return {info->runs[0].id, !info->runs[0].ended.empty()};
+}
+
+TEST(IndexTest, NewRunsKilledAtAnyMomentMissNoPair) {
+  TempDir dir;
+  constexpr int kOld = 1500;
+  for (int i = 0; i < kOld; ++i) WriteFile(dir / (std::string("c/").append(std::to_string(i))), Text(static_cast<uint64_t>(i)));
+  const std::string ix = dir / "ix.db";
+  ASSERT_EQ(Scan(dir, {"--index", ix, "--new", dir / "c"}).exit_code, 1);  // the first complete run
+  std::set<std::string> added;
+  std::set<std::string> reported;
+  const std::string out = dir / ".run-out";
+  constexpr int kDelaysMs[] = {0, 3, 10, 25, 60, 120, 250};
+  for (int k = 0; k < 20; ++k) {
+    // Each round adds near duplicates of an old document.
+    for (int j = 0; j < 2; ++j) {
+      const std::string name = dir / (std::string("c/added").append(std::to_string(k)).append("-").append(std::to_string(j)));
+      WriteFile(name, Edited(static_cast<uint64_t>((k * 71 + j * 13) % kOld), std::string(j == 0 ? "a0-" : "a1-")));
+      added.insert(name);
+    }
+    const int64_t before = NewestRun(ix).first;
+    const pid_t pid = Spawn({kBin, "scan", "-q", "-f", "json", "--index", ix, "--new", dir / "c"}, out);
+    ASSERT_GT(pid, 0);
+    int status = 0;
+    if (k % 3 == 0) {
+      // Killed once its signatures are committed, while it finds and writes its pairs.
+      while (::waitpid(pid, &status, WNOHANG) == 0) {
+        const auto [id, ended] = NewestRun(ix);
+        if (id > before && ended) {
+          ::kill(pid, SIGKILL);
+          break;
+        }
+      }
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(kDelaysMs[k % 7]));
+      ::kill(pid, k % 3 == 1 ? SIGTERM : SIGKILL);
+    }
+    ::waitpid(pid, &status, 0);
+    if (WIFEXITED(status) && WEXITSTATUS(status) <= 1) {
+      for (const std::string& p : PairsOf(ReadFile(out))) reported.insert(p);
+    }
+  }
+  // The cron job runs once more, undisturbed.
+  const RunResult last = Scan(dir, {"-f", "json", "--index", ix, "--new", dir / "c"});
+  ASSERT_LE(last.exit_code, 1) << last.err;
+  for (const std::string& p : PairsOf(last.out)) reported.insert(p);
+
+  size_t wanted = 0;
+  for (const std::string& p : PairsOf(Scan(dir, {"-f", "json", dir / "c"}).out)) {
+    const std::string a = p.substr(0, p.find('\n')), b = p.substr(p.find('\n') + 1);
+    if (added.count(a) == 0 && added.count(b) == 0) continue;
+    ++wanted;
+    EXPECT_EQ(reported.count(p), 1u) << "never reported: " << p;
+  }
+  EXPECT_GE(wanted, 40u);
 }
 
 }  // namespace
