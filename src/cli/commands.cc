@@ -9,11 +9,14 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
+#include <optional>
 
 #include "cli/completions.h"
 #include "cli/man_page.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "cli/signals.h"
 #include "neardup/explain.h"
 #include "neardup/index.h"
 #include "neardup/review.h"
@@ -178,11 +181,18 @@ ExitCode ExitCodeOf(const Report& report) {
 
 // With --index: records the run's exit in the index, and whether its whole
 // output was delivered (which clears the pending marks of what it covered).
+// A run that delivered ends here, with its exit status, signals blocked from
+// before the record: a terminating signal arriving meanwhile dies with the
+// process, so that no exit status says "failed" (128 + N) of an output the
+// index counts as delivered.
 void RecordExit(const Options& options, const Report& report, ExitCode code, bool delivered) {
   if (!report.index.used) return;
+  std::optional<SignalBlocker> quiet;
+  if (delivered) quiet.emplace();
   if (Status s = RecordRunExit(options.index, report.index.run, static_cast<int>(code), delivered); !s.ok()) {
     spdlog::warn("{}", s.message());
   }
+  if (delivered) std::exit(static_cast<int>(code));
 }
 
 }  // namespace
