@@ -120,8 +120,10 @@ struct Options {
   // --- Execution -----------------------------------------------------------
   // Worker threads. 0 = number of cores (default).
   int threads = 0;
-  // Memory for sorting reported pairs; past it, sorted runs go to temporary
-  // files (TMPDIR) and are merged while writing. Default: 64 MiB.
+  // Memory for each sequence of pairs a run holds: the candidate pairs (split
+  // among the LSH workers), the verified pairs and the reported pairs, one
+  // filled at a time. Past it, sorted runs go to temporary files (TMPDIR,
+  // else /tmp) and are merged as they are read. Default: 64 MiB.
   uint64_t pair_memory = uint64_t{64} << 20;
 
   // The shingle size in effect: `ngram`, or the unit's default.

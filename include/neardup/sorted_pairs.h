@@ -4,7 +4,7 @@
 // (10,000 copies of one text are 50 million pairs), while memory must not
 // be. Pairs are added with a 64-bit sort key in any order; up to a budget of
 // bytes they are kept in memory, and past it each full buffer is sorted and
-// written to an anonymous temporary file (tmpfile(3), under TMPDIR: it
+// written to an anonymous temporary file (under TMPDIR, else /tmp: it
 // disappears when closed or when the process dies). Iterating merges the
 // runs. Keys are unique for distinct pairs, so the order is total and the
 // output does not depend on the order of Add() calls. At most kMaxRuns run

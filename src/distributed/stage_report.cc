@@ -106,7 +106,8 @@ Result<Merged> LoadShards(const WorkFolder& folder, const Options& o, uint32_t s
   return m;
 }
 
-// The candidates of the bucket tasks' files, as FindCandidates finds them.
+// The candidates of the bucket tasks' files, as FindCandidates finds them,
+// in the same bounded memory (CandidatePairs).
 Result<Candidates> LoadCandidates(const WorkFolder& folder, const Run& run, uint32_t buckets, const Merged& merged) {
   const Options& o = run.options();
   const SignatureTable& table = merged.corpus.table;
@@ -115,7 +116,7 @@ Result<Candidates> LoadCandidates(const WorkFolder& folder, const Run& run, uint
   auto doc = [&](uint64_t global) {
     return static_cast<DocId>(merged.first_doc.at(ShardOf(global)) + LocalOf(global));
   };
-  Candidates out;
+  Candidates out{.pairs = CandidatePairs(o.pair_memory), .visited = 0};
   for (uint32_t j = 0; j < buckets; ++j) {
     const std::string path = folder.File(StageKind::kBucket, j, "pairs");
     Result<std::string> bytes = ReadWholeFile(path);
@@ -137,16 +138,17 @@ Result<Candidates> LoadCandidates(const WorkFolder& folder, const Run& run, uint
       ++out.visited;
       const SignatureView x = table.signature(a);
       const double est = SignatureAgreement(x.data(), table.signature(b).data(), static_cast<int>(x.size()));
-      if (MeetsThreshold(est, floor)) out.pairs.push_back({.a = a, .b = b, .estimate = est});
+      if (!MeetsThreshold(est, floor)) continue;
+      if (Status s = out.pairs.Add({.a = a, .b = b, .estimate = est}); !s.ok()) return s;
     }
     for (const std::vector<uint64_t>& list : found->large) {
       std::vector<DocId> ids;
       ids.reserve(list.size());
       for (uint64_t g : list) ids.push_back(doc(g));
-      LeadLargeBucket(table, o, std::move(ids), &out.pairs);
+      if (Status s = LeadLargeBucket(table, o, std::move(ids), &out.pairs); !s.ok()) return s;
     }
   }
-  SortUniqueCandidates(&out.pairs);
+  if (Status s = out.pairs.Finish(); !s.ok()) return s;
   return out;
 }
 

@@ -15,7 +15,10 @@
 // is left for a later leader.
 //
 // The result is sorted by (a, b) with a < b, without repeats, and does not
-// depend on the thread count.
+// depend on the thread count. It is held in bounded memory (CandidatePairs:
+// Options::pair_memory in memory, sorted runs in temporary files past it),
+// however many pairs there are: each worker fills its own share of the
+// budget and spills when it is full.
 //
 // Thread safety: FindCandidates uses `workers.threads` threads inside.
 #pragma once
@@ -24,10 +27,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/sorted_runs.h"
 #include "base/types.h"
 #include "lsh/banding.h"
 #include "lsh/copy_groups.h"
 #include "neardup/options.h"
+#include "neardup/status.h"
 #include "base/parallel.h"
 #include "sign/signature_table.h"
 
@@ -39,23 +44,29 @@ inline constexpr size_t kLargeBucket = 256;
 // and still be linked to it.
 inline constexpr double kLeaderSlack = 0.1;
 
+// Candidate pairs, sorted by (a, b), each once, in at most `budget_bytes`
+// of memory (sorted_runs.h); iterate them as often as needed.
+class CandidatePairs : public SortedRuns<Candidate> {
+ public:
+  CandidatePairs() : CandidatePairs(Options{}.pair_memory) {}
+  explicit CandidatePairs(size_t budget_bytes) : SortedRuns<Candidate>(budget_bytes, "candidate pairs") {}
+};
+
 struct Candidates {
-  std::vector<Candidate> pairs;  // those at or above the candidate floor
-  uint64_t visited = 0;          // distinct pairs the banding produced
+  CandidatePairs pairs;   // those at or above the candidate floor
+  uint64_t visited = 0;   // distinct pairs the banding produced
 };
 
 // REQUIRES: banding.bands * banding.rows <= table.num_perm().
-Candidates FindCandidates(const SignatureTable& table, const CopyGroups& groups, const Options& options,
-                          Banding banding, const Workers& workers);
+// Errors: IoError when a temporary file cannot be made or written.
+Result<Candidates> FindCandidates(const SignatureTable& table, const CopyGroups& groups, const Options& options,
+                                  Banding banding, const Workers& workers);
 
 // The pairs of one large bucket (`ids`, ascending), by leaders as described
 // above, at or above CandidateFloor(options): appended to *out. Used by
 // FindCandidates and by the stage report (stages.h), which gets its
-// large buckets from the bucket tasks.
-void LeadLargeBucket(const SignatureTable& table, const Options& options, std::vector<DocId> ids,
-                     std::vector<Candidate>* out);
-
-// Sorts `pairs` by (a, b) and keeps the first of each repeat.
-void SortUniqueCandidates(std::vector<Candidate>* pairs);
+// large buckets from the bucket tasks. IoError as CandidatePairs::Add().
+Status LeadLargeBucket(const SignatureTable& table, const Options& options, std::vector<DocId> ids,
+                       CandidatePairs* out);
 
 }  // namespace neardup

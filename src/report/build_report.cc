@@ -49,7 +49,7 @@ std::vector<DocId> Anchors(const CopyGroups& groups, const std::vector<DocEntry>
 
 }  // namespace
 
-Result<PairList> BuildPairs(const CopyGroups& groups, const std::vector<Candidate>& verified, const Options& options,
+Result<PairList> BuildPairs(const CopyGroups& groups, const CandidatePairs& verified, const Options& options,
                             const std::vector<DocEntry>& docs) {
   const bool exact = options.verify == VerifyMode::kExact;
   std::vector<uint8_t> used(docs.size(), 0);
@@ -57,6 +57,7 @@ Result<PairList> BuildPairs(const CopyGroups& groups, const std::vector<Candidat
     for (DocId x : groups.members_of(p.a)) used[x] = 1;
     for (DocId y : groups.members_of(p.b)) used[y] = 1;
   }
+  if (!verified.status().ok()) return verified.status();
   for (size_t k = 0; k < groups.size(); ++k) {
     const auto m = groups.members(k);
     if (m.size() < 2) continue;
@@ -86,6 +87,7 @@ Result<PairList> BuildPairs(const CopyGroups& groups, const std::vector<Candidat
       for (DocId y : mb) add(x, y, p.estimate, p.jaccard);
     }
   }
+  if (status.ok()) status = verified.status();
   for (size_t k = 0; k < groups.size(); ++k) {
     const auto m = groups.members(k);
     note_group(uint64_t{m.size()} * (m.size() - 1) / 2, groups.representative(k));
@@ -103,23 +105,24 @@ Result<PairList> BuildPairs(const CopyGroups& groups, const std::vector<Candidat
   return out;
 }
 
-Clustering BuildClustering(const CopyGroups& groups, const Verified& verified, const Options& options,
-                           const std::vector<DocEntry>& docs) {
+Result<Clustering> BuildClustering(const CopyGroups& groups, const Verified& verified, const Options& options,
+                                   const std::vector<DocEntry>& docs) {
   const std::vector<DocId> anchor = Anchors(groups, docs);
-  std::vector<DocPair> edges;
+  ClusterLinks links(docs.size());
   for (size_t k = 0; k < groups.size(); ++k) {
     for (DocId m : groups.members(k)) {
-      if (m != anchor[k] && !(docs[m].reference && docs[anchor[k]].reference)) edges.emplace_back(anchor[k], m);
+      if (m != anchor[k] && !(docs[m].reference && docs[anchor[k]].reference)) links.Link(anchor[k], m);
     }
   }
   for (const Candidate& p : verified.pairs) {
     const DocId x = anchor[groups.slot_of(p.a)];
     const DocId y = anchor[groups.slot_of(p.b)];
     if (docs[x].reference && docs[y].reference) continue;
-    edges.emplace_back(x, y);
+    links.Link(x, y);
   }
+  if (!verified.pairs.status().ok()) return verified.pairs.status();
   Clustering out;
-  out.clusters = BuildClusters(docs, edges, options.keep, options.cluster_by,
+  out.clusters = BuildClusters(docs, std::move(links), options.keep, options.cluster_by,
                                [&verified](DocId kept, DocId m) { return verified.Similar(kept, m); });
   out.removable = Removable(docs, out.clusters);
   for (Removal& r : out.removable) {

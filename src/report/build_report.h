@@ -12,6 +12,9 @@
 //    clustered (cluster.h), and the removable documents are listed once,
 //    for every writer.
 //
+// Both read the verified pairs as they stream out of their sorted runs:
+// neither holds memory per verified pair.
+//
 // CountRead and TallyProblems count what the walk and the signing met. Each
 // returns its value; the report phase (scan/phases.cc) alone assembles the
 // Report from them, for the scan and the stage report alike.
@@ -44,8 +47,9 @@ struct PairList {
   std::vector<std::string> notices;
 };
 // REQUIRES: `docs` holds the documents the groups and pairs refer to.
-// Returns IoError when a temporary file for sorting cannot be written.
-Result<PairList> BuildPairs(const CopyGroups& groups, const std::vector<Candidate>& pairs, const Options& options,
+// Returns IoError when a temporary file for sorting cannot be written, or
+// one of `pairs` read back (two passes over them).
+Result<PairList> BuildPairs(const CopyGroups& groups, const CandidatePairs& pairs, const Options& options,
                             const std::vector<DocEntry>& docs);
 
 // The clusters and, once, the removable documents of BuildClustering.
@@ -54,7 +58,9 @@ struct Clustering {
   std::vector<Removal> removable;
 };
 // REQUIRES: as BuildPairs; `verified` from VerifyCandidates over `groups`.
-Clustering BuildClustering(const CopyGroups& groups, const Verified& verified, const Options& options,
+// The verified pairs are read once, as links (memory per document, not per
+// pair). Returns IoError when they cannot be read back.
+Result<Clustering> BuildClustering(const CopyGroups& groups, const Verified& verified, const Options& options,
                            const std::vector<DocEntry>& docs);
 
 // The counts of what was read: the signed documents of `corpus` by kind

@@ -50,19 +50,18 @@ DocId ChooseKeep(const std::vector<DocEntry>& docs, std::span<const DocId> membe
 
 std::vector<Cluster> BuildClusters(const std::vector<DocEntry>& docs, std::span<const DocPair> edges,
                                    KeepRule rule, ClusterBy by, const SimilarFn& similar) {
-  UnionFind uf(docs.size());
-  std::vector<DocId> touched;
-  for (const auto& [a, b] : edges) {
-    uf.Union(a, b);
-    touched.push_back(a);
-    touched.push_back(b);
-  }
-  std::sort(touched.begin(), touched.end());
-  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  // Group the touched documents by their root.
+  ClusterLinks links(docs.size());
+  for (const auto& [a, b] : edges) links.Link(a, b);
+  return BuildClusters(docs, std::move(links), rule, by, similar);
+}
+
+std::vector<Cluster> BuildClusters(const std::vector<DocEntry>& docs, ClusterLinks links, KeepRule rule,
+                                   ClusterBy by, const SimilarFn& similar) {
+  // Group the linked documents by their root.
   std::vector<std::pair<uint32_t, DocId>> by_root;
-  by_root.reserve(touched.size());
-  for (DocId d : touched) by_root.emplace_back(uf.Find(d), d);
+  for (DocId d = 0; d < links.linked_.size(); ++d) {
+    if (links.linked_[d] != 0) by_root.emplace_back(links.components_.Find(d), d);
+  }
   std::sort(by_root.begin(), by_root.end());
 
   auto by_name = [&](DocId x, DocId y) {

@@ -21,11 +21,13 @@
 // Thread safety: pure functions of their arguments.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <span>
 #include <utility>
 #include <vector>
 
+#include "base/union_find.h"
 #include "neardup/report.h"
 
 namespace neardup {
@@ -36,7 +38,31 @@ using SimilarFn = std::function<bool(DocId kept, DocId member)>;
 // The document to keep among `members` (non-empty).
 DocId ChooseKeep(const std::vector<DocEntry>& docs, std::span<const DocId> members, KeepRule rule);
 
-// `similar` is used only with ClusterBy::kKeep.
+// The links of the graph to cluster, given one at a time: it holds memory
+// per document (the components so far, which documents are linked), not per
+// link, so any number of links can stream in.
+class ClusterLinks {
+ public:
+  explicit ClusterLinks(size_t docs) : components_(docs), linked_(docs, 0) {}
+  // REQUIRES: a, b < docs.
+  void Link(DocId a, DocId b) {
+    components_.Union(a, b);
+    linked_[a] = 1;
+    linked_[b] = 1;
+  }
+
+ private:
+  friend std::vector<Cluster> BuildClusters(const std::vector<DocEntry>&, ClusterLinks, KeepRule, ClusterBy,
+                                            const SimilarFn&);
+  UnionFind components_;
+  std::vector<uint8_t> linked_;  // per document, 1 when in some link
+};
+
+// `similar` is used only with ClusterBy::kKeep. REQUIRES: `links` made for
+// docs.size() documents.
+std::vector<Cluster> BuildClusters(const std::vector<DocEntry>& docs, ClusterLinks links, KeepRule rule,
+                                   ClusterBy by, const SimilarFn& similar);
+// The same, from a list of edges.
 std::vector<Cluster> BuildClusters(const std::vector<DocEntry>& docs, std::span<const DocPair> edges,
                                    KeepRule rule, ClusterBy by, const SimilarFn& similar);
 

@@ -7,6 +7,9 @@
 #include <string>
 #include <utility>
 
+#include "base/sorted_runs.h"
+#include "base/temp_file.h"
+
 namespace neardup {
 
 namespace {
@@ -96,6 +99,9 @@ SortedPairs& SortedPairs::operator=(SortedPairs&& o) noexcept {
 
 Status SortedPairs::Add(uint64_t key, const ReportedPair& pair) {
   if (!memory_.empty() && key < memory_.back().key) sorted_ = false;
+  if (memory_.size() == memory_.capacity()) {
+    memory_.reserve(NextBufferCapacity(memory_.capacity(), max_in_memory_, sizeof(Entry)));
+  }
   memory_.push_back({key, pair});
   ++count_;
   if (memory_.size() >= max_in_memory_) return Spill();
@@ -110,8 +116,9 @@ void SortedPairs::push_back(const ReportedPair& pair) {
 Status SortedPairs::Spill() {
   if (!sorted_) std::sort(memory_.begin(), memory_.end());
   sorted_ = true;
-  std::FILE* f = std::tmpfile();
-  if (f == nullptr) return TempError("create");
+  Result<TempFile> made = TempFile::Create("sorting pairs");
+  if (!made.ok()) return made.status();
+  std::FILE* f = made->Release();
   runs_.push_back(f);
   if (std::fwrite(memory_.data(), sizeof(Entry), memory_.size(), f) != memory_.size() || std::fflush(f) != 0) {
     return TempError("write");
@@ -122,8 +129,9 @@ Status SortedPairs::Spill() {
 }
 
 Status SortedPairs::MergeRunsIntoOne() {
-  std::FILE* out = std::tmpfile();
-  if (out == nullptr) return TempError("create");
+  Result<TempFile> made = TempFile::Create("sorting pairs");
+  if (!made.ok()) return made.status();
+  std::FILE* out = made->Release();
   // Called right after a spill: everything is in the file runs.
   StartMerge();
   std::vector<Entry> chunk;

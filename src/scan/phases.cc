@@ -100,11 +100,13 @@ Result<SignedInputs> SignInputs(const Run& run, WalkedInputs walked, IdScope ids
   return out;  // the index is closed here: the next run may start
 }
 
-FoundPairs FindCandidatePairs(const Run& run, const SignatureTable& table) {
+Result<FoundPairs> FindCandidatePairs(const Run& run, const SignatureTable& table) {
   FoundPairs out{.groups = CopyGroups::Build(table), .candidates = {}};
   if (!run.rule().identical_only) {
     run.Tick(Stage::kBanding);
-    out.candidates = FindCandidates(table, out.groups, run.options(), run.banding(), run.workers());
+    Result<Candidates> found = FindCandidates(table, out.groups, run.options(), run.banding(), run.workers());
+    if (!found.ok()) return found.status();
+    out.candidates = std::move(*found);
   }
   return out;
 }
@@ -157,10 +159,11 @@ Status BuildOutcome(const Run& run, const FoundPairs& found, const Verified& ver
     return Status::Ok();
   }
   run.Tick(Stage::kClustering);
-  Clustering built = BuildClustering(found.groups, verified, o, report->docs);
-  for (const std::vector<uint8_t>& flagged : filters) built = ClustersWith(flagged, std::move(built));
-  report->clusters = std::move(built.clusters);
-  report->removable = std::move(built.removable);
+  Result<Clustering> built = BuildClustering(found.groups, verified, o, report->docs);
+  if (!built.ok()) return built.status();
+  for (const std::vector<uint8_t>& flagged : filters) *built = ClustersWith(flagged, std::move(*built));
+  report->clusters = std::move(built->clusters);
+  report->removable = std::move(built->removable);
   return Status::Ok();
 }
 

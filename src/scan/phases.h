@@ -10,8 +10,8 @@
 //
 //   Result<WalkedInputs> walked = WalkInputs(run);
 //   Result<SignedInputs> inputs = SignInputs(run, std::move(*walked));
-//   FoundPairs found = FindCandidatePairs(run, inputs->corpus.table);
-//   Result<Report> report = ReportPhase(run, std::move(*inputs), std::move(found));
+//   Result<FoundPairs> found = FindCandidatePairs(run, inputs->corpus.table);
+//   Result<Report> report = ReportPhase(run, std::move(*inputs), std::move(*found));
 #pragma once
 
 #include <memory>
@@ -69,8 +69,9 @@ struct FoundPairs {
   Candidates candidates;
 };
 // Groups the copies of `table` and finds candidates by LSH (none with -t 1:
-// only copies are reported then).
-FoundPairs FindCandidatePairs(const Run& run, const SignatureTable& table);
+// only copies are reported then). The candidates are held in bounded memory
+// (CandidatePairs). Errors: IoError (a temporary file for the candidates).
+Result<FoundPairs> FindCandidatePairs(const Run& run, const SignatureTable& table);
 
 // Verifies the candidates, builds pairs or clusters by mode, keeps only what
 // is new with --new, and counts: the run's Report. Errors: IoError (a

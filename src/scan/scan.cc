@@ -28,8 +28,9 @@ Result<Report> FindDuplicates(const Options& options, const RunContext& context)
   if (!walked.ok()) return walked.status();
   Result<SignedInputs> inputs = SignInputs(run, std::move(*walked));
   if (!inputs.ok()) return inputs.status();
-  FoundPairs found = FindCandidatePairs(run, inputs->corpus.table);
-  return ReportPhase(run, std::move(*inputs), std::move(found));
+  Result<FoundPairs> found = FindCandidatePairs(run, inputs->corpus.table);
+  if (!found.ok()) return found.status();
+  return ReportPhase(run, std::move(*inputs), std::move(*found));
 }
 
 }  // namespace neardup

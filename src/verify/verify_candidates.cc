@@ -15,12 +15,14 @@ struct ToConfirm {
   std::vector<char> want_set;
 };
 
-ToConfirm GroupsToConfirm(const CopyGroups& groups, const std::vector<Candidate>& pairs) {
+// A first pass over the candidates; the status of the pass in *read.
+ToConfirm GroupsToConfirm(const CopyGroups& groups, const CandidatePairs& pairs, Status* read) {
   std::vector<char> in_pair(groups.size(), 0);
   for (const Candidate& p : pairs) {
     in_pair[groups.slot_of(p.a)] = 1;
     in_pair[groups.slot_of(p.b)] = 1;
   }
+  *read = pairs.status();
   ToConfirm c;
   for (uint32_t k = 0; k < groups.size(); ++k) {
     const auto members = groups.members(k);
@@ -102,7 +104,9 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
     out->pairs = std::move(candidates.pairs);
     return verified;
   }
-  ToConfirm todo = GroupsToConfirm(*groups, candidates.pairs);
+  Status read;
+  ToConfirm todo = GroupsToConfirm(*groups, candidates.pairs, &read);
+  if (!read.ok()) return read;
   Confirmer confirmer(ctx.options, ctx.minhasher, ctx.fs, ctx.workers.threads);
   ConfirmedGroups confirmed;
   const std::vector<DocOrigin> origins = Origins(corpus.table, corpus.stream_copies);
@@ -117,6 +121,7 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
   }
   groups->KeepOnly(todo.slots, confirmed.members);
   if (ctx.rule.identical_only) return verified;
+  out->pairs = CandidatePairs(ctx.options.pair_memory);
   for (Candidate p : candidates.pairs) {
     const uint32_t ga = group_of_slot[groups->slot_of(p.a)];
     const uint32_t gb = group_of_slot[groups->slot_of(p.b)];
@@ -129,8 +134,10 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
     }
     if (j < 0 || !MeetsThreshold(j, ctx.rule.threshold)) continue;
     p.jaccard = j;
-    out->pairs.push_back(p);
+    if (Status s = out->pairs.Add(p); !s.ok()) return s;
   }
+  if (!candidates.pairs.status().ok()) return candidates.pairs.status();
+  if (Status s = out->pairs.Finish(); !s.ok()) return s;
   return verified;
 }
 

@@ -81,7 +81,9 @@ struct VerifyContext {
 
 class Verified {
  public:
-  std::vector<Candidate> pairs;  // the accepted pairs of representatives, by (a, b)
+  // The accepted pairs of representatives, by (a, b), in bounded memory
+  // (the candidates themselves, or those --exact accepted).
+  CandidatePairs pairs;
   // Documents that could not be proven (exact mode), with why.
   std::vector<std::pair<DocId, Status>> left_out;
 
@@ -108,7 +110,8 @@ class Verified {
 
 // Verifies `candidates` by ctx.rule (see above); may shrink `groups`
 // (exact mode, -t 1). `corpus.table` and `groups` must outlive the result.
-// Returns IoError when a temporary file cannot be written, Cancelled when
+// Returns IoError when a temporary file cannot be written or read back
+// (the candidates are read in two passes with --exact), Cancelled when
 // cancelled; a document that cannot be proven is a result (left_out).
 // Stream documents are read again from `corpus.stream_copies`.
 Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& corpus, CopyGroups* groups,
