@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <new>
@@ -275,6 +276,46 @@ struct DbCloser {
 };
 using Db = std::unique_ptr<sqlite3, DbCloser>;
 
+// An SQLite URI for `path` ("file:" and the path with '%', '?' and '#'
+// escaped; an absolute path after an empty authority, so that "//x" stays a
+// path).
+std::string UriOf(const std::string& path) {
+  std::string uri = path.starts_with('/') ? "file://" : "file:";
+  for (const char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      char hex[4];
+      std::snprintf(hex, sizeof hex, "%%%02X", static_cast<unsigned char>(c));
+      uri += hex;
+    } else {
+      uri += c;
+    }
+  }
+  return uri;
+}
+
+// Whether `path` has a -wal journal with something in it (committed pages
+// not yet in the file, or a writer at work).
+bool HasJournal(const std::string& path) {
+  struct stat st {};
+  return ::stat((path + "-wal").c_str(), &st) == 0 && st.st_size > 0;
+}
+
+// A connection to `path`, read-write or read-only, or read-only and
+// immutable (?immutable=1: no locks, no -shm; only for a file nobody
+// writes); the SQLite result in *rc.
+Db Connect(const std::string& path, bool write, bool immutable, int* rc) {
+  sqlite3* raw = nullptr;
+  const int flags = (write ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
+  const std::string name = immutable ? UriOf(path) + "?immutable=1" : UriOf(path);
+  *rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
+  Db db(raw);
+  if (*rc == SQLITE_OK) {
+    sqlite3_busy_timeout(db.get(), 10000);
+    sqlite3_extended_result_codes(db.get(), 1);
+  }
+  return db;
+}
+
 // Opens `path` with SQLite and checks that it is a neardup index of a schema
 // this build reads. With `create`, an empty database gets the schema.
 // *fresh says whether it was created now.
@@ -299,14 +340,23 @@ Result<Db> OpenDb(const std::string& path, bool write, bool create, bool* fresh)
     }
     if (n == 0 && !create) return Status::InvalidArgument(path + ": not a neardup index (an empty file)");
   }
-  sqlite3* raw = nullptr;
-  const int flags = (write ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX;
-  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
-  Db db(raw);
+  int rc = SQLITE_OK;
+  Db db = Connect(path, write, /*immutable=*/false, &rc);
   if (rc != SQLITE_OK) return SqlError(db.get(), path, rc);
-  sqlite3_busy_timeout(db.get(), 10000);
-  sqlite3_extended_result_codes(db.get(), 1);
-  const int64_t app = QueryInt(db.get(), "PRAGMA application_id", &rc);
+  int64_t app = QueryInt(db.get(), "PRAGMA application_id", &rc);
+  if (!write && (rc & 0xff) == SQLITE_CANTOPEN && !HasJournal(path)) {
+    // A WAL index in a directory this process cannot write (a read-only
+    // mount): SQLite cannot make the -shm file readers share. With no -wal
+    // journal, nobody is writing it and every committed page is in the file
+    // itself: read it as immutable (no locks, no -shm).
+    db = Connect(path, write, /*immutable=*/true, &rc);
+    if (rc != SQLITE_OK) return SqlError(db.get(), path, rc);
+    app = QueryInt(db.get(), "PRAGMA application_id", &rc);
+  } else if (!write && (rc & 0xff) == SQLITE_CANTOPEN) {
+    return Status::IoError(path + ": cannot be read here: its -wal journal holds pages not yet in it, and its "
+                                  "directory is read-only (no -shm file can be made); open it once where it can be "
+                                  "written (any neardup scan --index, or `sqlite3 " + path + " .tables`)");
+  }
   if (rc != SQLITE_OK) return SqlError(db.get(), path, rc);
   const int64_t version = QueryInt(db.get(), "PRAGMA user_version", &rc);
   if (rc != SQLITE_OK) return SqlError(db.get(), path, rc);
@@ -1168,19 +1218,105 @@ Result<IndexInfo> ReadIndexInfo(const std::string& path, int last_runs) {
   return info;
 }
 
+namespace {
+
+// What `index check` found: the problems, the first kMaxListed of them in
+// full, the rest counted.
+class CheckList {
+ public:
+  void Add(std::string problem) {
+    if (problem.empty()) return;
+    if (++count_ <= kMaxListed) problems_.push_back(std::move(problem));
+  }
+  std::vector<std::string> Take() {
+    if (count_ > kMaxListed) problems_.push_back("and " + std::to_string(count_ - kMaxListed) + " more problems");
+    return std::move(problems_);
+  }
+
+ private:
+  static constexpr uint64_t kMaxListed = 1000;
+  std::vector<std::string> problems_;
+  uint64_t count_ = 0;
+};
+
+// Every `files` row of `h` through the checks a scan makes (FileRowProblem),
+// by id.
+Result<std::unordered_map<int64_t, IndexedFile>> CheckFileRows(sqlite3* h, const std::string& path,
+                                                                const RowLimits& limits, CheckList& problems) {
+  int rc = SQLITE_OK;
+  const bool seen = QueryInt(h, "SELECT count(*) FROM pragma_table_info('files') WHERE name = 'seen_ns'", &rc) != 0;
+  const bool pending = QueryInt(h, "SELECT count(*) FROM pragma_table_info('files') WHERE name = 'pending'", &rc) != 0;
+  if (rc != SQLITE_OK) return SqlError(h, path, rc);
+  Stmt q(h, FileColumns(seen, pending).c_str());
+  if (!q.ok()) return SqlError(h, path, q.prepare_rc());
+  std::unordered_map<int64_t, IndexedFile> files;
+  uint64_t documents = 0;
+  while ((rc = q.Step()) == SQLITE_ROW) {
+    IndexedFile f;
+    const std::string not_integer = ReadFileRow(q, &f);
+    const std::string problem = FileRowProblem(f, limits, not_integer);
+    problems.Add(problem);
+    if (!problem.empty()) continue;  // its documents are counted as of no sound file
+    documents += f.documents;
+    files.emplace(f.id, std::move(f));
+  }
+  if (rc != SQLITE_DONE) return SqlError(h, path, rc);
+  if (documents > limits.max_documents) {
+    problems.Add("files: the documents of its rows add up to " + std::to_string(documents) +
+                 ", more than the index's size can hold (" + std::to_string(limits.max_documents) + ")");
+  }
+  return files;
+}
+
+// Every `documents` and `problems` row of the sound files in `files`
+// through the checks a scan makes, and each file's document count.
+Status CheckRowsOfFiles(sqlite3* h, const std::string& path, const RowLimits& limits,
+                        const std::unordered_map<int64_t, IndexedFile>& files, CheckList& problems) {
+  std::unordered_map<int64_t, uint64_t> read;
+  {
+    Stmt q(h, "SELECT key, name, size, content, kind, signature FROM documents ORDER BY key");
+    if (!q.ok()) return SqlError(h, path, q.prepare_rc());
+    int rc = SQLITE_OK;
+    while ((rc = q.Step()) == SQLITE_ROW) {
+      const auto it = files.find(q.Int(0) >> kLineBits);
+      if (it == files.end()) continue;  // of no file: counted below
+      problems.Add(DocumentRowProblem(RawDocumentRow(q), it->second, read[it->first]++, limits));
+    }
+    if (rc != SQLITE_DONE) return SqlError(h, path, rc);
+  }
+  std::vector<int64_t> ids;
+  for (const auto& [id, f] : files) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  for (const int64_t id : ids) {
+    const auto it = read.find(id);
+    problems.Add(DocumentCountProblem(files.at(id), it == read.end() ? 0 : it->second));
+  }
+  Stmt q(h, "SELECT file_id, line, message FROM problems");
+  if (!q.ok()) return SqlError(h, path, q.prepare_rc());
+  int rc = SQLITE_OK;
+  while ((rc = q.Step()) == SQLITE_ROW) {
+    const auto it = files.find(q.Int(0));
+    if (it == files.end()) continue;  // of no file: counted below
+    problems.Add(ProblemRowProblem(it->second, q.Int(1), q.Type(1) == SQLITE_INTEGER, q.Type(2) == SQLITE_TEXT));
+  }
+  return rc == SQLITE_DONE ? Status::Ok() : SqlError(h, path, rc);
+}
+
+}  // namespace
+
 Result<std::vector<std::string>> CheckIndex(const std::string& path) {
   bool fresh = false;
   Result<Db> db = OpenDb(path, /*write=*/false, /*create=*/false, &fresh);
   if (!db.ok()) return db.status();
   sqlite3* h = db->get();
-  std::vector<std::string> problems;
+  CheckList problems;
   int rc = SQLITE_OK;
   {
     Stmt q(h, "PRAGMA integrity_check");
     if (!q.ok()) return SqlError(h, path, q.prepare_rc());
     while ((rc = q.Step()) == SQLITE_ROW) {
       const std::string line = q.Text(0);
-      if (line != "ok") problems.push_back("integrity: " + line);
+      if (line != "ok") problems.Add("integrity: " + line);
     }
     if (rc != SQLITE_DONE) return SqlError(h, path, rc);
   }
@@ -1188,32 +1324,27 @@ Result<std::vector<std::string>> CheckIndex(const std::string& path) {
   {
     Stmt q(h, "SELECT value FROM meta WHERE key = '--num-perm'");
     if (q.ok() && q.Step() == SQLITE_ROW) num_perm = q.Int(0);
-    if (num_perm < 1 || num_perm > kMaxNumPerm) problems.push_back("meta: no valid --num-perm");
+    if (num_perm < 1 || num_perm > kMaxNumPerm) {
+      problems.Add("meta: no valid --num-perm");
+      num_perm = 0;
+    }
   }
-  auto count = [&](const char* sql, const std::string& what) -> Status {
-    const int64_t n = QueryInt(h, sql, &rc);
-    if (rc != SQLITE_OK) return SqlError(h, path, rc);
-    if (n != 0) problems.push_back(std::to_string(n) + " " + what);
-    return Status::Ok();
-  };
-  const std::string bad_sig = std::string("SELECT count(*) FROM documents WHERE length(signature) != ")
-                                  .append(std::to_string(num_perm * 4))
-                                  .append(" OR typeof(signature) != 'blob'");
-  std::vector<std::pair<std::string, std::string>> checks = {
-      {bad_sig, "signatures without " + std::to_string(num_perm) + " values"},
-      {"SELECT count(*) FROM documents WHERE length(content) != 16", "content hashes not of 16 bytes"},
-      {"SELECT count(*) FROM documents WHERE kind NOT BETWEEN 0 AND 4", "documents of an unknown kind"},
+  // The rows, each through the checks a scan makes before it uses them.
+  Result<RowLimits> limits = LimitsOf(h, path, static_cast<size_t>(num_perm));
+  if (!limits.ok()) return limits.status();
+  Result<std::unordered_map<int64_t, IndexedFile>> files = CheckFileRows(h, path, *limits, problems);
+  if (!files.ok()) return files.status();
+  if (Status s = CheckRowsOfFiles(h, path, *limits, *files, problems); !s.ok()) return s;
+  const std::pair<const char*, const char*> orphans[] = {
       {"SELECT count(*) FROM documents WHERE (key >> 32) NOT IN (SELECT id FROM files)", "documents of no file"},
       {"SELECT count(*) FROM problems WHERE file_id NOT IN (SELECT id FROM files)", "problems of no file"},
-      {"SELECT count(*) FROM files f WHERE documents != (SELECT count(*) FROM documents d "
-       "WHERE d.key BETWEEN f.id << 32 AND (f.id << 32) + 4294967295)",
-       "files whose document count is wrong"},
-      {"SELECT count(*) FROM files WHERE jsonl = 0 AND documents != 1", "text files without exactly one document"},
   };
-  for (const auto& [sql, what] : checks) {
-    if (Status s = count(sql.c_str(), what); !s.ok()) return s;
+  for (const auto& [sql, what] : orphans) {
+    const int64_t n = QueryInt(h, sql, &rc);
+    if (rc != SQLITE_OK) return SqlError(h, path, rc);
+    if (n != 0) problems.Add(std::to_string(n) + " " + what);
   }
-  return problems;
+  return problems.Take();
 }
 
 }  // namespace neardup
