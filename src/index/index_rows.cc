@@ -50,7 +50,7 @@ std::string FileRowProblem(const IndexedFile& f, const RowLimits& limits, const 
   if (f.id < 1 || f.id > kMaxFileId) {
     return OutOf(row, "id", std::to_string(f.id), "1 to " + std::to_string(kMaxFileId));
   }
-  if (f.path.empty() || f.path[0] != '/') return row + ": path is not an absolute path";
+  if (f.path.empty() || (limits.absolute_paths && f.path[0] != '/')) return row + ": path is not an absolute path";
   if (std::string r = RangeProblem(f, row); !r.empty()) return r;
   // (jsonl and ends_newline are read as `!= 0`; Files() checks them 0 or 1.)
   if (!f.jsonl && f.documents != 1) return OutOf(row, "documents", Shown(f.documents), "1 (a text file)");

@@ -40,6 +40,9 @@ struct RowLimits {
   // signature (each document row holds one). A count above it is a lie, and
   // is never used to size anything.
   uint64_t max_documents = 0;
+  // Whether every path is absolute (schema version 2; version 1 keyed
+  // files by relative paths too, and `index check` reads it as it is).
+  bool absolute_paths = true;
 };
 
 // Most documents an index of `database_bytes` (page_count * page_size, WAL
@@ -52,7 +55,8 @@ bool CompressedPath(const std::string& path);
 
 // One `files` row as read. Its integer columns were INTEGER values (else
 // `not_integer` names the first that was not) and its path TEXT.
-// Problems: an id out of 1..kMaxFileId; a path that is not absolute; a
+// Problems: an id out of 1..kMaxFileId; a path that is empty, or not
+// absolute (limits.absolute_paths); a
 // count, size or time out of its type's range; jsonl or ends_newline not 0
 // or 1; a text file not of exactly one document; a plain JSONL file with
 // more lines than bytes or more documents than lines; more documents than

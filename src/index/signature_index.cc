@@ -1332,6 +1332,7 @@ Result<std::vector<std::string>> CheckIndex(const std::string& path) {
   // The rows, each through the checks a scan makes before it uses them.
   Result<RowLimits> limits = LimitsOf(h, path, static_cast<size_t>(num_perm));
   if (!limits.ok()) return limits.status();
+  limits->absolute_paths = QueryInt(h, "PRAGMA user_version", &rc) >= 2;
   Result<std::unordered_map<int64_t, IndexedFile>> files = CheckFileRows(h, path, *limits, problems);
   if (!files.ok()) return files.status();
   if (Status s = CheckRowsOfFiles(h, path, *limits, *files, problems); !s.ok()) return s;
