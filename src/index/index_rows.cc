@@ -40,8 +40,23 @@ uint64_t MaxDocuments(uint64_t database_bytes, size_t num_perm) {
 
 bool CompressedPath(const std::string& path) { return path.ends_with(".gz") || path.ends_with(".zst"); }
 
+std::string OneLine(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b >= 0x20 && b != 0x7f) {
+      out += c;
+      continue;
+    }
+    constexpr char kHex[] = "0123456789abcdef";
+    out.append("\\x").append(1, kHex[b >> 4]).append(1, kHex[b & 15]);
+  }
+  return out;
+}
+
 std::string FileRowName(const IndexedFile& f) {
-  return std::string("files row ").append(std::to_string(f.id)).append(" (").append(f.path).append(")");
+  return std::string("files row ").append(std::to_string(f.id)).append(" (").append(OneLine(f.path)).append(")");
 }
 
 std::string FileRowProblem(const IndexedFile& f, const RowLimits& limits, const std::string& not_integer) {
@@ -69,7 +84,7 @@ std::string FileRowProblem(const IndexedFile& f, const RowLimits& limits, const 
 
 std::string DocumentRowProblem(const DocumentRow& d, const IndexedFile& f, uint64_t ordinal, const RowLimits& limits) {
   const uint64_t line = static_cast<uint64_t>(d.key) & kMaxStoredLine;
-  std::string row = "documents row " + std::to_string(d.key) + " (" + f.path;
+  std::string row = "documents row " + std::to_string(d.key) + " (" + OneLine(f.path);
   if (f.jsonl) row.append(1, ':').append(std::to_string(line));
   row.append(1, ')');
   if (ordinal >= f.documents) {

@@ -90,7 +90,11 @@ std::string DocumentCountProblem(const IndexedFile& f, uint64_t read);
 // One `problems` row of file `f`: its line and whether its message is TEXT.
 std::string ProblemRowProblem(const IndexedFile& f, int64_t line, bool line_integer, bool message_ok);
 
-// "files row ID (PATH)": how the messages name an entry.
+// `text` (a path, a value read) for a one-line message: control bytes
+// (newlines among them: a file name may hold one) as \xNN.
+std::string OneLine(const std::string& text);
+
+// "files row ID (PATH)": how the messages name an entry (PATH as OneLine()).
 std::string FileRowName(const IndexedFile& f);
 
 // A scan's error for `problem` in the index at `index_path`: "IX: corrupt

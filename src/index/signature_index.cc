@@ -412,7 +412,7 @@ std::string Holder(const std::string& path) {
     if (!db.ok()) continue;
     Stmt st(db->get(), "SELECT pid, host, started FROM lock WHERE id = 1");
     if (!st.ok() || st.Step() != SQLITE_ROW) continue;
-    return std::string("pid ").append(std::to_string(st.Int(0))).append(" on ").append(st.Text(1)).append(
+    return std::string("pid ").append(std::to_string(st.Int(0))).append(" on ").append(OneLine(st.Text(1))).append(
         " since ").append(st.Text(2));
   }
   return "another process";
@@ -527,7 +527,7 @@ Result<std::unique_ptr<SignatureIndex>> SignatureIndex::Open(const std::string& 
     std::string diff;
     for (const auto& [k, v] : rows) {
       const auto it = stored.find(k);
-      const std::string theirs = it == stored.end() ? "none" : it->second;
+      const std::string theirs = it == stored.end() ? "none" : OneLine(it->second);
       if (theirs != v) diff.append(diff.empty() ? "" : ", ").append(k + ": " + v + " here, " + theirs + " in the index");
     }
     if (!diff.empty()) {
