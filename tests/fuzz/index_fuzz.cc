@@ -97,7 +97,14 @@ const std::string& BaseIndex(const std::string& dir) {
 // A scratch directory of this process, made once.
 const std::string& ScratchDir() {
   static const std::string dir = [] {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "neardup-index-fuzz-XXXXXX").string();
+    // In memory where the system has it (and TMPDIR does not say otherwise):
+    // SQLite syncs its files on every commit.
+    std::error_code ec;
+    const bool shm = std::getenv("TMPDIR") == nullptr && std::filesystem::is_directory("/dev/shm", ec) &&
+                     ::access("/dev/shm", W_OK) == 0;
+    std::string tmpl =
+        ((shm ? std::filesystem::path("/dev/shm") : std::filesystem::temp_directory_path()) / "neardup-index-fuzz-XXXXXX")
+            .string();
     if (::mkdtemp(tmpl.data()) == nullptr) std::abort();
     return tmpl;
   }();
