@@ -16,6 +16,7 @@
 
 #include "base/hash.h"
 #include "base/parallel.h"
+#include "index/index_rows.h"
 #include "sign/sign_internal.h"
 
 namespace neardup {
@@ -26,7 +27,7 @@ namespace {
 // the rows are copied into a new one.
 constexpr size_t kGrowthDocuments = 65536;
 
-bool Compressed(const std::string& path) { return path.ends_with(".gz") || path.ends_with(".zst"); }
+bool Compressed(const std::string& path) { return CompressedPath(path); }
 
 // Fingerprint of the options that decide which documents a file yields and
 // their kinds (besides the signature parameters, checked for the whole
@@ -529,7 +530,7 @@ class IndexUpdate {
   IndexedCorpus NewCorpus() const;
   void PlaceStored(size_t i, size_t j, DocRecord&& r, const uint32_t* sig, IndexedCorpus* out) const;
   Status LoadStored(bool adopted, IndexedCorpus* out);
-  Status LoadFromIndex(const std::vector<int64_t>& wanted, const std::vector<uint32_t>& file_of_slot,
+  Status LoadFromIndex(const std::vector<const IndexedFile*>& wanted, const std::vector<uint32_t>& file_of_slot,
                        IndexedCorpus* out);
   std::optional<IndexedFile> EntryOf(size_t k);
   Status StoreFile(size_t k, std::span<const DocRecord> docs, std::span<const uint32_t> sigs,
@@ -735,7 +736,7 @@ void IndexUpdate::PlaceStored(size_t i, size_t j, DocRecord&& r, const uint32_t*
 // (MoveStoredRows).
 Status IndexUpdate::LoadStored(bool adopted, IndexedCorpus* out) {
   SignedCorpus& c = out->corpus;
-  std::vector<int64_t> wanted;  // entries not read ahead, by slot
+  std::vector<const IndexedFile*> wanted;  // entries not read ahead, by slot
   std::vector<uint32_t> file_of_slot;
   for (size_t i = 0; i < files_.size(); ++i) {
     if (plans_.plan[i] == Plan::kSign) continue;
@@ -746,7 +747,7 @@ Status IndexUpdate::LoadStored(bool adopted, IndexedCorpus* out) {
     c.counts.transcoded += e.transcoded;
     out->stats.reused += lay_.n_old[i];
     if (stored_.first[k] == SIZE_MAX) {
-      wanted.push_back(e.id);
+      wanted.push_back(&e);
       file_of_slot.push_back(static_cast<uint32_t>(i));
       continue;
     }
@@ -770,29 +771,18 @@ Status IndexUpdate::LoadStored(bool adopted, IndexedCorpus* out) {
 
 // Loads the stored documents and problems of the entries `wanted` (the
 // ids of walked files file_of_slot[slot]) from the index into `out`.
-Status IndexUpdate::LoadFromIndex(const std::vector<int64_t>& wanted, const std::vector<uint32_t>& file_of_slot,
-                                  IndexedCorpus* out) {
+Status IndexUpdate::LoadFromIndex(const std::vector<const IndexedFile*>& wanted,
+                                  const std::vector<uint32_t>& file_of_slot, IndexedCorpus* out) {
+  // The index checks each row and each entry's count (LoadDocuments): no
+  // slot gets more than its n_old (the entry's count) documents.
   std::vector<size_t> loaded(wanted.size(), 0);
-  bool overflow = false;
   if (Status s = index_.LoadDocuments(wanted,
                                       [&](size_t slot, DocRecord&& r, SignatureView sig) {
                                         const uint32_t i = file_of_slot[slot];
-                                        if (loaded[slot] == lay_.n_old[i]) {
-                                          overflow = true;
-                                          return;
-                                        }
                                         PlaceStored(i, loaded[slot]++, std::move(r), sig.data(), out);
                                       });
       !s.ok()) {
     return s;
-  }
-  for (size_t slot = 0; slot < wanted.size() && !overflow; ++slot) {
-    overflow = loaded[slot] != lay_.n_old[file_of_slot[slot]];
-  }
-  if (overflow) {
-    return Status::Corrupt(index_.path() +
-                           ": corrupt index (a file's document count is wrong); run `neardup index check " +
-                           index_.path() + "`");
   }
   return index_.LoadProblems(wanted, [&](size_t slot, StoredProblem&& p) {
     out->corpus.problems.push_back({.file = file_of_slot[slot],
@@ -991,13 +981,13 @@ Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& in
     if (out.keys.Covers(e.path)) read.push_back(k);
   }
   SortRuns(read, [&](size_t a, size_t b) { return out.files[a].path < out.files[b].path; });
-  std::vector<int64_t> wanted;
+  std::vector<const IndexedFile*> wanted;
   std::vector<size_t> entry_of_slot;
-  size_t total = 0;
+  size_t total = 0;  // at most what the index's size can hold (SignatureIndex::Files checks)
   for (const size_t k : read) {
     out.first[k] = total;
     total += out.files[k].documents;
-    wanted.push_back(out.files[k].id);
+    wanted.push_back(&out.files[k]);
     entry_of_slot.push_back(k);
   }
   out.docs.resize(total);
@@ -1009,26 +999,18 @@ Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& in
   }
   out.signatures.resize(total * np);  // uninitialized: the loads below write every row read
   std::vector<size_t> loaded(wanted.size(), 0);
-  // On the run's threads, each for its own slots (entries, rows).
+  // On the run's threads, each for its own slots (entries, rows). The index
+  // checks every row and each entry's count: an error, or every row filled.
   if (Status s = index.LoadDocuments(
           wanted,
           [&](size_t slot, DocRecord&& r, SignatureView sig) {
-            const size_t k = entry_of_slot[slot];
-            if (loaded[slot] == out.files[k].documents) {
-              out.first[k] = SIZE_MAX;  // a wrong count: read again if used
-              return;
-            }
-            const size_t at = out.first[k] + loaded[slot]++;
+            const size_t at = out.first[entry_of_slot[slot]] + loaded[slot]++;
             out.docs[at] = std::move(r);
             std::copy(sig.begin(), sig.end(), out.signatures.begin() + at * np);
           },
           Workers::Resolve(options.threads));
       !s.ok()) {
     return s;
-  }
-  for (size_t slot = 0; slot < wanted.size(); ++slot) {
-    const size_t k = entry_of_slot[slot];
-    if (loaded[slot] != out.files[k].documents) out.first[k] = SIZE_MAX;
   }
   if (Status s = index.LoadProblems(wanted, [&](size_t slot, StoredProblem&& p) {
         out.problems[entry_of_slot[slot]].push_back(std::move(p));

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <new>
@@ -17,6 +18,7 @@
 #include <unordered_map>
 
 #include "base/parallel.h"
+#include "index/index_rows.h"
 
 namespace neardup {
 
@@ -142,6 +144,7 @@ class Stmt {
                                                       static_cast<size_t>(sqlite3_column_bytes(st_, c)));
   }
   bool IsNull(int c) const { return sqlite3_column_type(st_, c) == SQLITE_NULL; }
+  int Type(int c) const { return sqlite3_column_type(st_, c); }
   const void* Blob(int c) const { return sqlite3_column_blob(st_, c); }
   size_t Bytes(int c) const { return static_cast<size_t>(sqlite3_column_bytes(st_, c)); }
 
@@ -273,6 +276,46 @@ struct DbCloser {
 };
 using Db = std::unique_ptr<sqlite3, DbCloser>;
 
+// An SQLite URI for `path` ("file:" and the path with '%', '?' and '#'
+// escaped; an absolute path after an empty authority, so that "//x" stays a
+// path).
+std::string UriOf(const std::string& path) {
+  std::string uri = path.starts_with('/') ? "file://" : "file:";
+  for (const char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      char hex[4];
+      std::snprintf(hex, sizeof hex, "%%%02X", static_cast<unsigned char>(c));
+      uri += hex;
+    } else {
+      uri += c;
+    }
+  }
+  return uri;
+}
+
+// Whether `path` has a -wal journal with something in it (committed pages
+// not yet in the file, or a writer at work).
+bool HasJournal(const std::string& path) {
+  struct stat st {};
+  return ::stat((path + "-wal").c_str(), &st) == 0 && st.st_size > 0;
+}
+
+// A connection to `path`, read-write or read-only, or read-only and
+// immutable (?immutable=1: no locks, no -shm; only for a file nobody
+// writes); the SQLite result in *rc.
+Db Connect(const std::string& path, bool write, bool immutable, int* rc) {
+  sqlite3* raw = nullptr;
+  const int flags = (write ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
+  const std::string name = immutable ? UriOf(path) + "?immutable=1" : UriOf(path);
+  *rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
+  Db db(raw);
+  if (*rc == SQLITE_OK) {
+    sqlite3_busy_timeout(db.get(), 10000);
+    sqlite3_extended_result_codes(db.get(), 1);
+  }
+  return db;
+}
+
 // Opens `path` with SQLite and checks that it is a neardup index of a schema
 // this build reads. With `create`, an empty database gets the schema.
 // *fresh says whether it was created now.
@@ -297,14 +340,23 @@ Result<Db> OpenDb(const std::string& path, bool write, bool create, bool* fresh)
     }
     if (n == 0 && !create) return Status::InvalidArgument(path + ": not a neardup index (an empty file)");
   }
-  sqlite3* raw = nullptr;
-  const int flags = (write ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX;
-  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
-  Db db(raw);
+  int rc = SQLITE_OK;
+  Db db = Connect(path, write, /*immutable=*/false, &rc);
   if (rc != SQLITE_OK) return SqlError(db.get(), path, rc);
-  sqlite3_busy_timeout(db.get(), 10000);
-  sqlite3_extended_result_codes(db.get(), 1);
-  const int64_t app = QueryInt(db.get(), "PRAGMA application_id", &rc);
+  int64_t app = QueryInt(db.get(), "PRAGMA application_id", &rc);
+  if (!write && (rc & 0xff) == SQLITE_CANTOPEN && !HasJournal(path)) {
+    // A WAL index in a directory this process cannot write (a read-only
+    // mount): SQLite cannot make the -shm file readers share. With no -wal
+    // journal, nobody is writing it and every committed page is in the file
+    // itself: read it as immutable (no locks, no -shm).
+    db = Connect(path, write, /*immutable=*/true, &rc);
+    if (rc != SQLITE_OK) return SqlError(db.get(), path, rc);
+    app = QueryInt(db.get(), "PRAGMA application_id", &rc);
+  } else if (!write && (rc & 0xff) == SQLITE_CANTOPEN) {
+    return Status::IoError(path + ": cannot be read here: its -wal journal holds pages not yet in it, and its "
+                                  "directory is read-only (no -shm file can be made); open it once where it can be "
+                                  "written (any neardup scan --index, or `sqlite3 " + path + " .tables`)");
+  }
   if (rc != SQLITE_OK) return SqlError(db.get(), path, rc);
   const int64_t version = QueryInt(db.get(), "PRAGMA user_version", &rc);
   if (rc != SQLITE_OK) return SqlError(db.get(), path, rc);
@@ -360,7 +412,7 @@ std::string Holder(const std::string& path) {
     if (!db.ok()) continue;
     Stmt st(db->get(), "SELECT pid, host, started FROM lock WHERE id = 1");
     if (!st.ok() || st.Step() != SQLITE_ROW) continue;
-    return std::string("pid ").append(std::to_string(st.Int(0))).append(" on ").append(st.Text(1)).append(
+    return std::string("pid ").append(std::to_string(st.Int(0))).append(" on ").append(OneLine(st.Text(1))).append(
         " since ").append(st.Text(2));
   }
   return "another process";
@@ -398,6 +450,7 @@ struct SignatureIndex::Impl {
   // Entries Files() last read: a hint for LoadDocuments' choice of plan (a
   // count(*) reads the whole table), right or not.
   int64_t files_read = -1;
+  RowLimits limits;  // what the rows are checked against, set by Files()
   ~Impl() {
     cache.clear();
     if (db != nullptr) {
@@ -474,7 +527,7 @@ Result<std::unique_ptr<SignatureIndex>> SignatureIndex::Open(const std::string& 
     std::string diff;
     for (const auto& [k, v] : rows) {
       const auto it = stored.find(k);
-      const std::string theirs = it == stored.end() ? "none" : it->second;
+      const std::string theirs = it == stored.end() ? "none" : OneLine(it->second);
       if (theirs != v) diff.append(diff.empty() ? "" : ", ").append(k + ": " + v + " here, " + theirs + " in the index");
     }
     if (!diff.empty()) {
@@ -493,37 +546,120 @@ Result<std::unique_ptr<SignatureIndex>> SignatureIndex::Open(const std::string& 
   return std::unique_ptr<SignatureIndex>(new SignatureIndex(std::move(impl), path));
 }
 
+namespace {
+
+// The columns of `files` as read, in the order FileColumns() selects them.
+constexpr const char* kFileColumnNames[] = {"id",    "path",         "dev",        "inode",     "size",
+                                            "mtime_ns", "ctime_ns",  "reading",    "jsonl",     "lines",
+                                            "raw_hash", "ends_newline", "bytes",   "invalid_utf8", "transcoded",
+                                            "documents", "seen_ns",  "pending"};
+
+// The SELECT of every `files` row; `old` columns a file may lack (seen_ns:
+// version 1; pending: a version 2 file made before the pending marks) read
+// as 0.
+std::string FileColumns(bool has_seen_ns, bool has_pending) {
+  return std::string(
+             "SELECT id, path, dev, inode, size, mtime_ns, ctime_ns, reading, jsonl, lines, raw_hash, ends_newline, "
+             "bytes, invalid_utf8, transcoded, documents, ")
+      .append(has_seen_ns ? "seen_ns, " : "0, ")
+      .append(has_pending ? "pending" : "0")
+      .append(" FROM files");
+}
+
+// Reads the current row of `q` (FileColumns()) into *f. Returns the name of
+// the first column that is not of its type (INTEGER; path TEXT; jsonl and
+// ends_newline 0 or 1), or empty.
+std::string ReadFileRow(const Stmt& q, IndexedFile* f) {
+  f->id = q.Int(0);
+  f->path = q.Text(1);
+  f->dev = q.UInt(2);
+  f->inode = q.UInt(3);
+  f->size = q.UInt(4);
+  f->mtime_ns = q.Int(5);
+  f->ctime_ns = q.Int(6);
+  f->reading = q.UInt(7);
+  f->jsonl = q.Int(8) != 0;
+  f->lines = q.UInt(9);
+  f->raw_hash = q.UInt(10);
+  f->ends_newline = q.Int(11) != 0;
+  f->bytes = q.UInt(12);
+  f->invalid_utf8 = q.UInt(13);
+  f->transcoded = q.UInt(14);
+  f->documents = q.UInt(15);
+  f->seen_ns = q.Int(16);
+  f->pending = q.Int(17);
+  if (q.Type(1) != SQLITE_TEXT) return "path";
+  for (int c = 0; c < 18; ++c) {
+    if (c != 1 && q.Type(c) != SQLITE_INTEGER) return kFileColumnNames[c];
+  }
+  for (const int c : {8, 11}) {
+    if (q.Int(c) != 0 && q.Int(c) != 1) return std::string(kFileColumnNames[c]) + " (0 or 1)";
+  }
+  return {};
+}
+
+// The rows' limits of the database `h` at `num_perm` values per signature.
+Result<RowLimits> LimitsOf(sqlite3* h, const std::string& path, size_t num_perm) {
+  int rc = SQLITE_OK;
+  const int64_t pages = QueryInt(h, "PRAGMA page_count", &rc);
+  if (rc != SQLITE_OK) return SqlError(h, path, rc);
+  const int64_t page_size = QueryInt(h, "PRAGMA page_size", &rc);
+  if (rc != SQLITE_OK) return SqlError(h, path, rc);
+  const uint64_t bytes = static_cast<uint64_t>(std::max<int64_t>(pages, 0)) *
+                         static_cast<uint64_t>(std::max<int64_t>(page_size, 0));
+  return RowLimits{.num_perm = num_perm, .max_documents = MaxDocuments(bytes, num_perm)};
+}
+
+// The current row of `q` (key, name, size, content, kind, signature), raw.
+DocumentRow RawDocumentRow(const Stmt& q) {
+  const int name_type = q.Type(1);
+  return DocumentRow{.key = q.Int(0),
+                     .name_ok = name_type == SQLITE_TEXT || name_type == SQLITE_NULL,
+                     .size = q.Int(2),
+                     .size_integer = q.Type(2) == SQLITE_INTEGER,
+                     .content_bytes = q.Type(3) == SQLITE_BLOB ? q.Bytes(3) : SIZE_MAX,
+                     .kind = q.Int(4),
+                     .kind_integer = q.Type(4) == SQLITE_INTEGER,
+                     .signature_bytes = q.Type(5) == SQLITE_BLOB ? q.Bytes(5) : SIZE_MAX};
+}
+
+// The record of the current row of `q`, once RawDocumentRow() passed the
+// checks, and its signature into `sig`.
+DocRecord ReadDocumentRow(const Stmt& q, std::vector<uint32_t>& sig) {
+  DocRecord r;
+  r.line = q.UInt(0) & kMaxLine;
+  r.name = q.Text(1);
+  r.size = q.UInt(2);
+  r.content = GetContent(q, 3);
+  r.kind = static_cast<DocKind>(q.Int(4));
+  std::memcpy(sig.data(), q.Blob(5), sig.size() * sizeof(uint32_t));
+  return r;
+}
+
+}  // namespace
+
 Result<std::vector<IndexedFile>> SignatureIndex::Files() {
   sqlite3* h = impl_->db.get();
-  Stmt q(h,
-         "SELECT id, path, dev, inode, size, mtime_ns, ctime_ns, reading, jsonl, lines, raw_hash, ends_newline, "
-         "bytes, invalid_utf8, transcoded, documents, seen_ns, pending FROM files");
+  Result<RowLimits> limits = LimitsOf(h, path_, static_cast<size_t>(impl_->num_perm));
+  if (!limits.ok()) return limits.status();
+  impl_->limits = *limits;
+  Stmt q(h, FileColumns(true, true).c_str());
   if (!q.ok()) return SqlError(h, path_, q.prepare_rc());
   int count_rc = SQLITE_OK;
   const int64_t count = QueryInt(h, "SELECT count(*) FROM files", &count_rc);
   std::vector<IndexedFile> out;
   if (count_rc == SQLITE_OK && count > 0) out.reserve(static_cast<size_t>(count));  // one allocation
+  uint64_t documents = 0;
   for (int rc; (rc = q.Step()) != SQLITE_DONE;) {
     if (rc != SQLITE_ROW) return SqlError(h, path_, rc);
     IndexedFile f;
-    f.id = q.Int(0);
-    f.path = q.Text(1);
-    f.dev = q.UInt(2);
-    f.inode = q.UInt(3);
-    f.size = q.UInt(4);
-    f.mtime_ns = q.Int(5);
-    f.ctime_ns = q.Int(6);
-    f.reading = q.UInt(7);
-    f.jsonl = q.Int(8) != 0;
-    f.lines = q.UInt(9);
-    f.raw_hash = q.UInt(10);
-    f.ends_newline = q.Int(11) != 0;
-    f.bytes = q.UInt(12);
-    f.invalid_utf8 = q.UInt(13);
-    f.transcoded = q.UInt(14);
-    f.documents = q.UInt(15);
-    f.seen_ns = q.Int(16);
-    f.pending = q.Int(17);
+    const std::string not_integer = ReadFileRow(q, &f);
+    if (std::string p = FileRowProblem(f, impl_->limits, not_integer); !p.empty()) return CorruptRow(path_, p);
+    documents += f.documents;  // each at most max_documents: no overflow
+    if (documents > impl_->limits.max_documents) {
+      return CorruptRow(path_, "files: the documents of its rows add up to more than the index's size can hold (" +
+                                   std::to_string(impl_->limits.max_documents) + "), at " + FileRowName(f));
+    }
     out.push_back(std::move(f));
   }
   impl_->files_read = static_cast<int64_t>(out.size());
@@ -532,28 +668,33 @@ Result<std::vector<IndexedFile>> SignatureIndex::Files() {
 
 namespace {
 
-// Reads the current row of `q` (key, name, size, content, kind, signature)
-// into a record, and its signature into `sig`.
-Status ReadDocumentRow(const Stmt& q, const std::string& path, std::vector<uint32_t>& sig, DocRecord* r) {
-  r->line = q.UInt(0) & kMaxLine;
-  r->name = q.Text(1);
-  r->size = q.UInt(2);
-  r->content = GetContent(q, 3);
-  r->kind = static_cast<DocKind>(q.Int(4));
-  if (q.Bytes(5) != sig.size() * sizeof(uint32_t)) {
-    return Status::Corrupt(path + ": corrupt index (a signature of " + std::to_string(q.Bytes(5)) +
-                           " bytes); run `neardup index check " + path + "`");
+// The slot of each wanted file id: a table by id when the ids are dense
+// enough (most indexes: ids are given in order), else a sorted list. Never
+// sized by an id alone.
+class SlotOf {
+ public:
+  explicit SlotOf(const std::vector<const IndexedFile*>& wanted) {
+    for (size_t k = 0; k < wanted.size(); ++k) sorted_.emplace_back(wanted[k]->id, k);
+    std::sort(sorted_.begin(), sorted_.end());
+    const int64_t max_id = sorted_.empty() ? 0 : sorted_.back().first;
+    if (static_cast<uint64_t>(max_id) <= 4 * uint64_t{sorted_.size()} + 65536) {
+      dense_.assign(static_cast<size_t>(max_id) + 1, SIZE_MAX);
+      for (const auto& [id, slot] : sorted_) dense_[static_cast<size_t>(id)] = slot;
+    }
   }
-  std::memcpy(sig.data(), q.Blob(5), sig.size() * sizeof(uint32_t));
-  return Status::Ok();
-}
+  // The slot of file `id`; SIZE_MAX when not wanted.
+  size_t operator()(int64_t id) const {
+    if (!dense_.empty()) return id >= 0 && static_cast<uint64_t>(id) < dense_.size() ? dense_[static_cast<size_t>(id)]
+                                                                                       : SIZE_MAX;
+    const auto it = std::lower_bound(sorted_.begin(), sorted_.end(), std::make_pair(id, size_t{0}));
+    return it != sorted_.end() && it->first == id ? it->second : SIZE_MAX;
+  }
+  // (id, slot), by id.
+  const std::vector<std::pair<int64_t, size_t>>& sorted() const { return sorted_; }
 
-// Where documents are read from: a connection, the index's path (errors
-// name it; more connections open it) and the values per signature.
-struct DocSource {
-  sqlite3* db;
-  const std::string& path;
-  size_t np;
+ private:
+  std::vector<std::pair<int64_t, size_t>> sorted_;
+  std::vector<size_t> dense_;
 };
 
 // File ids first..last, both included.
@@ -562,64 +703,78 @@ struct IdRange {
   int64_t last = -1;
 };
 
+// One load of stored documents: the wanted files (by slot), their slots by
+// id, the documents read so far per slot, the limits the rows are checked
+// against, and where each document goes.
+struct DocLoad {
+  const std::vector<const IndexedFile*>& wanted;
+  const SlotOf& slot_of;
+  std::vector<uint64_t>& read;  // by slot; each slot is read on one thread
+  const RowLimits& limits;
+  const SignatureIndex::DocFn& doc;
+};
+
+// Where documents are read from: a connection, the index's path (errors
+// name it; more connections open it).
+struct DocSource {
+  sqlite3* db;
+  const std::string& path;
+};
+
+// Checks the current row of `q`, a document of slot `slot`, and gives it
+// to load.doc.
+Status TakeDocument(const Stmt& q, const DocSource& src, size_t slot, const DocLoad& load, std::vector<uint32_t>& sig) {
+  const IndexedFile& f = *load.wanted[slot];
+  const std::string problem = DocumentRowProblem(RawDocumentRow(q), f, load.read[slot], load.limits);
+  if (!problem.empty()) return CorruptRow(src.path, problem);
+  ++load.read[slot];
+  load.doc(slot, ReadDocumentRow(q, sig), SignatureView(sig.data(), sig.size()));
+  return Status::Ok();
+}
+
 // Documents of the files in `ids` read in key order (file, line) by one pass
-// over that range of the table; those of files in `slot_of` are given to
-// `doc`.
-Status ScanDocuments(const DocSource& src, IdRange ids, const std::vector<size_t>& slot_of,
-                     const SignatureIndex::DocFn& doc) {
+// over that range of the table; those of wanted files are given to load.doc.
+Status ScanDocuments(const DocSource& src, IdRange ids, const DocLoad& load) {
   sqlite3* h = src.db;
   Stmt q(h, "SELECT key, name, size, content, kind, signature FROM documents WHERE key BETWEEN ? AND ?");
   if (!q.ok()) return SqlError(h, src.path, q.prepare_rc());
   q.Bind(1, DocKey(ids.first, 0));
   q.Bind(2, DocKey(ids.last, kMaxLine));
-  std::vector<uint32_t> sig(src.np);
+  std::vector<uint32_t> sig(load.limits.num_perm);
   int rc = SQLITE_OK;
   while ((rc = q.Step()) == SQLITE_ROW) {
     const int64_t id = q.Int(0) >> kLineBits;
-    if (id < ids.first || id > ids.last || slot_of[static_cast<size_t>(id)] == SIZE_MAX) continue;
-    DocRecord r;
-    if (Status s = ReadDocumentRow(q, src.path, sig, &r); !s.ok()) return s;
-    doc(slot_of[static_cast<size_t>(id)], std::move(r), SignatureView(sig.data(), src.np));
+    if (id < ids.first || id > ids.last) continue;
+    const size_t slot = load.slot_of(id);
+    if (slot == SIZE_MAX) continue;  // not wanted (or of no file: `index check` says so)
+    if (Status s = TakeDocument(q, src, slot, load, sig); !s.ok()) return s;
   }
   return rc == SQLITE_DONE ? Status::Ok() : SqlError(h, src.path, rc);
 }
 
-// The ids up to the largest in `slot_of` cut into `parts` ranges of as many
-// wanted files (slot_of[id] != SIZE_MAX) each, `wanted` of them in all; a
-// range may be empty (repeated wanted ids).
-std::vector<IdRange> CutIntoParts(const std::vector<size_t>& slot_of, size_t wanted, size_t parts) {
-  const auto end = static_cast<int64_t>(slot_of.size());  // max_id + 1
-  // Part p reads ids bound[p]..bound[p + 1] - 1.
-  std::vector<int64_t> bound{0};
-  for (size_t id = 0, seen = 0; id < slot_of.size() && bound.size() < parts; ++id) {
-    if (slot_of[id] == SIZE_MAX) continue;
-    if (seen == wanted * bound.size() / parts) bound.push_back(static_cast<int64_t>(id));
-    ++seen;
-  }
-  while (bound.size() < parts) bound.push_back(end);  // repeated wanted ids: empty parts
-  bound.push_back(end);
+// The wanted ids cut into `parts` ranges of as many wanted files each; a
+// range may be empty.
+std::vector<IdRange> CutIntoParts(const SlotOf& slot_of, size_t parts) {
+  const auto& ids = slot_of.sorted();
+  const size_t n = ids.size();
   std::vector<IdRange> ranges(parts);
-  for (size_t p = 0; p < parts; ++p) ranges[p] = IdRange{.first = bound[p], .last = bound[p + 1] - 1};
+  for (size_t p = 0; p < parts; ++p) {
+    const size_t lo = n * p / parts, hi = n * (p + 1) / parts;
+    if (lo == hi) continue;  // empty
+    ranges[p] = IdRange{.first = ids[lo].first, .last = hi < n ? ids[hi].first - 1 : ids[n - 1].first};
+  }
   return ranges;
 }
 
-// Reads the documents of the files in `wanted` by passes over the table in
-// key order (file, line). With threads, the wanted ids are cut into that
-// many ranges of as many files, each read on a connection of its own (the
-// first on `src.db`): SQLite decodes rows on one thread per connection.
-Status ScanInParts(const DocSource& src, const std::vector<int64_t>& wanted, const SignatureIndex::DocFn& doc,
-                   int threads) {
-  int64_t max_id = 0;
-  for (const int64_t id : wanted) {
-    if (id < 0) return Status::Corrupt(src.path + ": corrupt index (a negative file id)");
-    max_id = std::max(max_id, id);
-  }
-  std::vector<size_t> slot_of(static_cast<size_t>(max_id) + 1, SIZE_MAX);
-  for (size_t k = 0; k < wanted.size(); ++k) slot_of[static_cast<size_t>(wanted[k])] = k;
+// Reads the documents of the wanted files by passes over the table in key
+// order (file, line). With threads, the wanted ids are cut into that many
+// ranges of as many files, each read on a connection of its own (the first
+// on `src.db`): SQLite decodes rows on one thread per connection.
+Status ScanInParts(const DocSource& src, const DocLoad& load, int threads) {
   constexpr size_t kMinFilesPerPart = 4096;
   const size_t parts =
-      std::clamp<size_t>(wanted.size() / kMinFilesPerPart, 1, static_cast<size_t>(std::max(1, threads)));
-  const std::vector<IdRange> ranges = CutIntoParts(slot_of, wanted.size(), parts);
+      std::clamp<size_t>(load.wanted.size() / kMinFilesPerPart, 1, static_cast<size_t>(std::max(1, threads)));
+  const std::vector<IdRange> ranges = CutIntoParts(load.slot_of, parts);
   std::vector<Status> status(parts);
   // One part per worker; the calling thread is one of them.
   ParallelFor(Workers{.threads = static_cast<int>(parts), .tick = {}, .cancel = nullptr}, parts,
@@ -627,7 +782,7 @@ Status ScanInParts(const DocSource& src, const std::vector<int64_t>& wanted, con
                 if (ranges[p].last < ranges[p].first) return;
                 try {
                   if (p == 0) {
-                    status[p] = ScanDocuments(src, ranges[p], slot_of, doc);
+                    status[p] = ScanDocuments(src, ranges[p], load);
                     return;
                   }
                   bool fresh = false;
@@ -636,7 +791,7 @@ Status ScanInParts(const DocSource& src, const std::vector<int64_t>& wanted, con
                     status[p] = reader.status();
                     return;
                   }
-                  status[p] = ScanDocuments(DocSource{reader->get(), src.path, src.np}, ranges[p], slot_of, doc);
+                  status[p] = ScanDocuments(DocSource{reader->get(), src.path}, ranges[p], load);
                 } catch (const std::bad_alloc&) {
                   status[p] = Status::IoError(src.path + ": out of memory while reading the index");
                 }
@@ -649,50 +804,56 @@ Status ScanInParts(const DocSource& src, const std::vector<int64_t>& wanted, con
 
 }  // namespace
 
-Status SignatureIndex::LoadDocuments(const std::vector<int64_t>& wanted, const DocFn& doc, int threads) {
+Status SignatureIndex::LoadDocuments(const std::vector<const IndexedFile*>& wanted, const DocFn& doc, int threads) {
   sqlite3* h = impl_->db.get();
-  const size_t np = static_cast<size_t>(impl_->num_perm);
   int rc = SQLITE_OK;
   const int64_t total = impl_->files_read >= 0 ? impl_->files_read : QueryInt(h, "SELECT count(*) FROM files", &rc);
   if (rc != SQLITE_OK) return SqlError(h, path_, rc);
   if (wanted.empty()) return Status::Ok();
+  const SlotOf slot_of(wanted);
+  std::vector<uint64_t> read(wanted.size(), 0);
+  const DocLoad load{wanted, slot_of, read, impl_->limits, doc};
+  const DocSource src{h, path_};
   // Most files: passes over the table in key order (file, line) beat a
   // lookup per file.
   if (wanted.size() * 8 >= static_cast<uint64_t>(total)) {
-    return ScanInParts(DocSource{h, path_, np}, wanted, doc, threads);
-  }
-  Stmt q(h, "SELECT key, name, size, content, kind, signature FROM documents WHERE key BETWEEN ? AND ? ORDER BY key");
-  if (!q.ok()) return SqlError(h, path_, q.prepare_rc());
-  std::vector<uint32_t> sig(np);
-  for (size_t slot = 0; slot < wanted.size(); ++slot) {
-    q.Reset();
-    q.Bind(1, DocKey(wanted[slot], 0));
-    q.Bind(2, DocKey(wanted[slot], kMaxLine));
-    while ((rc = q.Step()) == SQLITE_ROW) {
-      DocRecord r;
-      if (Status s = ReadDocumentRow(q, path_, sig, &r); !s.ok()) return s;
-      doc(slot, std::move(r), SignatureView(sig.data(), np));
+    if (Status s = ScanInParts(src, load, threads); !s.ok()) return s;
+  } else {
+    Stmt q(h,
+           "SELECT key, name, size, content, kind, signature FROM documents WHERE key BETWEEN ? AND ? ORDER BY key");
+    if (!q.ok()) return SqlError(h, path_, q.prepare_rc());
+    std::vector<uint32_t> sig(impl_->limits.num_perm);
+    for (size_t slot = 0; slot < wanted.size(); ++slot) {
+      q.Reset();
+      q.Bind(1, DocKey(wanted[slot]->id, 0));
+      q.Bind(2, DocKey(wanted[slot]->id, kMaxLine));
+      while ((rc = q.Step()) == SQLITE_ROW) {
+        if (Status s = TakeDocument(q, src, slot, load, sig); !s.ok()) return s;
+      }
+      if (rc != SQLITE_DONE) return SqlError(h, path_, rc);
     }
-    if (rc != SQLITE_DONE) return SqlError(h, path_, rc);
+  }
+  for (size_t slot = 0; slot < wanted.size(); ++slot) {
+    if (std::string p = DocumentCountProblem(*wanted[slot], read[slot]); !p.empty()) return CorruptRow(path_, p);
   }
   return Status::Ok();
 }
 
-Status SignatureIndex::LoadProblems(const std::vector<int64_t>& wanted,
+Status SignatureIndex::LoadProblems(const std::vector<const IndexedFile*>& wanted,
                                     const std::function<void(size_t, StoredProblem&&)>& problem) {
   sqlite3* h = impl_->db.get();
   // Problems are few: one pass over the table, in key order (file, line).
-  int64_t max_id = 0;
-  for (int64_t id : wanted) max_id = std::max(max_id, id);
-  std::vector<size_t> slot_of(static_cast<size_t>(max_id) + 1, SIZE_MAX);
-  for (size_t k = 0; k < wanted.size(); ++k) slot_of[static_cast<size_t>(wanted[k])] = k;
+  const SlotOf slot_of(wanted);
   Stmt q(h, "SELECT file_id, line, message FROM problems");
   if (!q.ok()) return SqlError(h, path_, q.prepare_rc());
   int rc = SQLITE_OK;
   while ((rc = q.Step()) == SQLITE_ROW) {
-    const int64_t id = q.Int(0);
-    if (id < 0 || id > max_id || slot_of[static_cast<size_t>(id)] == SIZE_MAX) continue;
-    problem(slot_of[static_cast<size_t>(id)], StoredProblem{.line = q.UInt(1), .message = q.Text(2)});
+    const size_t slot = slot_of(q.Int(0));
+    if (slot == SIZE_MAX) continue;
+    const std::string p = ProblemRowProblem(*wanted[slot], q.Int(1), q.Type(1) == SQLITE_INTEGER,
+                                            q.Type(2) == SQLITE_TEXT);
+    if (!p.empty()) return CorruptRow(path_, p);
+    problem(slot, StoredProblem{.line = q.UInt(1), .message = q.Text(2)});
   }
   return rc == SQLITE_DONE ? Status::Ok() : SqlError(h, path_, rc);
 }
@@ -1057,19 +1218,105 @@ Result<IndexInfo> ReadIndexInfo(const std::string& path, int last_runs) {
   return info;
 }
 
+namespace {
+
+// What `index check` found: the problems, the first kMaxListed of them in
+// full, the rest counted.
+class CheckList {
+ public:
+  void Add(std::string problem) {
+    if (problem.empty()) return;
+    if (++count_ <= kMaxListed) problems_.push_back(std::move(problem));
+  }
+  std::vector<std::string> Take() {
+    if (count_ > kMaxListed) problems_.push_back("and " + std::to_string(count_ - kMaxListed) + " more problems");
+    return std::move(problems_);
+  }
+
+ private:
+  static constexpr uint64_t kMaxListed = 1000;
+  std::vector<std::string> problems_;
+  uint64_t count_ = 0;
+};
+
+// Every `files` row of `h` through the checks a scan makes (FileRowProblem),
+// by id.
+Result<std::unordered_map<int64_t, IndexedFile>> CheckFileRows(sqlite3* h, const std::string& path,
+                                                                const RowLimits& limits, CheckList& problems) {
+  int rc = SQLITE_OK;
+  const bool seen = QueryInt(h, "SELECT count(*) FROM pragma_table_info('files') WHERE name = 'seen_ns'", &rc) != 0;
+  const bool pending = QueryInt(h, "SELECT count(*) FROM pragma_table_info('files') WHERE name = 'pending'", &rc) != 0;
+  if (rc != SQLITE_OK) return SqlError(h, path, rc);
+  Stmt q(h, FileColumns(seen, pending).c_str());
+  if (!q.ok()) return SqlError(h, path, q.prepare_rc());
+  std::unordered_map<int64_t, IndexedFile> files;
+  uint64_t documents = 0;
+  while ((rc = q.Step()) == SQLITE_ROW) {
+    IndexedFile f;
+    const std::string not_integer = ReadFileRow(q, &f);
+    const std::string problem = FileRowProblem(f, limits, not_integer);
+    problems.Add(problem);
+    if (!problem.empty()) continue;  // its documents are counted as of no sound file
+    documents += f.documents;
+    files.emplace(f.id, std::move(f));
+  }
+  if (rc != SQLITE_DONE) return SqlError(h, path, rc);
+  if (documents > limits.max_documents) {
+    problems.Add("files: the documents of its rows add up to " + std::to_string(documents) +
+                 ", more than the index's size can hold (" + std::to_string(limits.max_documents) + ")");
+  }
+  return files;
+}
+
+// Every `documents` and `problems` row of the sound files in `files`
+// through the checks a scan makes, and each file's document count.
+Status CheckRowsOfFiles(sqlite3* h, const std::string& path, const RowLimits& limits,
+                        const std::unordered_map<int64_t, IndexedFile>& files, CheckList& problems) {
+  std::unordered_map<int64_t, uint64_t> read;
+  {
+    Stmt q(h, "SELECT key, name, size, content, kind, signature FROM documents ORDER BY key");
+    if (!q.ok()) return SqlError(h, path, q.prepare_rc());
+    int rc = SQLITE_OK;
+    while ((rc = q.Step()) == SQLITE_ROW) {
+      const auto it = files.find(q.Int(0) >> kLineBits);
+      if (it == files.end()) continue;  // of no file: counted below
+      problems.Add(DocumentRowProblem(RawDocumentRow(q), it->second, read[it->first]++, limits));
+    }
+    if (rc != SQLITE_DONE) return SqlError(h, path, rc);
+  }
+  std::vector<int64_t> ids;
+  for (const auto& [id, f] : files) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  for (const int64_t id : ids) {
+    const auto it = read.find(id);
+    problems.Add(DocumentCountProblem(files.at(id), it == read.end() ? 0 : it->second));
+  }
+  Stmt q(h, "SELECT file_id, line, message FROM problems");
+  if (!q.ok()) return SqlError(h, path, q.prepare_rc());
+  int rc = SQLITE_OK;
+  while ((rc = q.Step()) == SQLITE_ROW) {
+    const auto it = files.find(q.Int(0));
+    if (it == files.end()) continue;  // of no file: counted below
+    problems.Add(ProblemRowProblem(it->second, q.Int(1), q.Type(1) == SQLITE_INTEGER, q.Type(2) == SQLITE_TEXT));
+  }
+  return rc == SQLITE_DONE ? Status::Ok() : SqlError(h, path, rc);
+}
+
+}  // namespace
+
 Result<std::vector<std::string>> CheckIndex(const std::string& path) {
   bool fresh = false;
   Result<Db> db = OpenDb(path, /*write=*/false, /*create=*/false, &fresh);
   if (!db.ok()) return db.status();
   sqlite3* h = db->get();
-  std::vector<std::string> problems;
+  CheckList problems;
   int rc = SQLITE_OK;
   {
     Stmt q(h, "PRAGMA integrity_check");
     if (!q.ok()) return SqlError(h, path, q.prepare_rc());
     while ((rc = q.Step()) == SQLITE_ROW) {
       const std::string line = q.Text(0);
-      if (line != "ok") problems.push_back("integrity: " + line);
+      if (line != "ok") problems.Add("integrity: " + line);
     }
     if (rc != SQLITE_DONE) return SqlError(h, path, rc);
   }
@@ -1077,32 +1324,28 @@ Result<std::vector<std::string>> CheckIndex(const std::string& path) {
   {
     Stmt q(h, "SELECT value FROM meta WHERE key = '--num-perm'");
     if (q.ok() && q.Step() == SQLITE_ROW) num_perm = q.Int(0);
-    if (num_perm < 1 || num_perm > kMaxNumPerm) problems.push_back("meta: no valid --num-perm");
+    if (num_perm < 1 || num_perm > kMaxNumPerm) {
+      problems.Add("meta: no valid --num-perm");
+      num_perm = 0;
+    }
   }
-  auto count = [&](const char* sql, const std::string& what) -> Status {
-    const int64_t n = QueryInt(h, sql, &rc);
-    if (rc != SQLITE_OK) return SqlError(h, path, rc);
-    if (n != 0) problems.push_back(std::to_string(n) + " " + what);
-    return Status::Ok();
-  };
-  const std::string bad_sig = std::string("SELECT count(*) FROM documents WHERE length(signature) != ")
-                                  .append(std::to_string(num_perm * 4))
-                                  .append(" OR typeof(signature) != 'blob'");
-  std::vector<std::pair<std::string, std::string>> checks = {
-      {bad_sig, "signatures without " + std::to_string(num_perm) + " values"},
-      {"SELECT count(*) FROM documents WHERE length(content) != 16", "content hashes not of 16 bytes"},
-      {"SELECT count(*) FROM documents WHERE kind NOT BETWEEN 0 AND 4", "documents of an unknown kind"},
+  // The rows, each through the checks a scan makes before it uses them.
+  Result<RowLimits> limits = LimitsOf(h, path, static_cast<size_t>(num_perm));
+  if (!limits.ok()) return limits.status();
+  limits->absolute_paths = QueryInt(h, "PRAGMA user_version", &rc) >= 2;
+  Result<std::unordered_map<int64_t, IndexedFile>> files = CheckFileRows(h, path, *limits, problems);
+  if (!files.ok()) return files.status();
+  if (Status s = CheckRowsOfFiles(h, path, *limits, *files, problems); !s.ok()) return s;
+  const std::pair<const char*, const char*> orphans[] = {
       {"SELECT count(*) FROM documents WHERE (key >> 32) NOT IN (SELECT id FROM files)", "documents of no file"},
       {"SELECT count(*) FROM problems WHERE file_id NOT IN (SELECT id FROM files)", "problems of no file"},
-      {"SELECT count(*) FROM files f WHERE documents != (SELECT count(*) FROM documents d "
-       "WHERE d.key BETWEEN f.id << 32 AND (f.id << 32) + 4294967295)",
-       "files whose document count is wrong"},
-      {"SELECT count(*) FROM files WHERE jsonl = 0 AND documents != 1", "text files without exactly one document"},
   };
-  for (const auto& [sql, what] : checks) {
-    if (Status s = count(sql.c_str(), what); !s.ok()) return s;
+  for (const auto& [sql, what] : orphans) {
+    const int64_t n = QueryInt(h, sql, &rc);
+    if (rc != SQLITE_OK) return SqlError(h, path, rc);
+    if (n != 0) problems.Add(std::to_string(n) + " " + what);
   }
-  return problems;
+  return problems.Take();
 }
 
 }  // namespace neardup

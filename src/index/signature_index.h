@@ -115,19 +115,28 @@ class SignatureIndex {
   SignatureIndex(const SignatureIndex&) = delete;
   SignatureIndex& operator=(const SignatureIndex&) = delete;
 
-  // Every file entry.
+  // Every file entry, each row checked (index_rows.h): a row that fails is
+  // a one-line Corrupt error naming it, as is a sum of documents the file's
+  // size cannot hold.
   Result<std::vector<IndexedFile>> Files();
   // Calls `doc(slot, record, signature)` for each stored document of the
-  // files whose ids are in `wanted` (wanted[k] is the file id for slot k),
-  // a file's documents by line; the record's `file` is 0, `name` the raw
-  // name, or empty for a name made from the file's path (the path for a
-  // text document, PATH:LINE for JSONL; see IndexedFile::walked_as). With `threads` > 1, a large load is read on up to that
-  // many threads (read-only connections of their own besides this one), and
-  // `doc` is called from all of them at once, each slot from one thread.
+  // files `wanted` (entries Files() returned, which must outlive the call;
+  // wanted[k] is the file for slot k), a file's documents by line; the
+  // record's `file` is 0, `name` the raw name, or empty for a name made from
+  // the file's path (the path for a text document, PATH:LINE for JSONL; see
+  // IndexedFile::walked_as). Every row is checked first (index_rows.h), and
+  // each file's rows counted: a row that fails, or a count that is not the
+  // entry's, is a one-line Corrupt error naming the row (the documents given
+  // before it are then of no use). With `threads` > 1, a large load is read
+  // on up to that many threads (read-only connections of their own besides
+  // this one), and `doc` is called from all of them at once, each slot from
+  // one thread.
+  // REQUIRES: Files() was called (it sets the limits the rows are checked against).
   using DocFn = std::function<void(size_t, DocRecord&&, SignatureView)>;
-  Status LoadDocuments(const std::vector<int64_t>& wanted, const DocFn& doc, int threads = 1);
-  // The stored problems of the files in `wanted`, as LoadDocuments.
-  Status LoadProblems(const std::vector<int64_t>& wanted, const std::function<void(size_t, StoredProblem&&)>& problem);
+  Status LoadDocuments(const std::vector<const IndexedFile*>& wanted, const DocFn& doc, int threads = 1);
+  // The stored problems of the files in `wanted`, as LoadDocuments, checked.
+  Status LoadProblems(const std::vector<const IndexedFile*>& wanted,
+                      const std::function<void(size_t, StoredProblem&&)>& problem);
 
   // Writes are grouped: Begin(), any number of Put/Append/Remove, Commit().
   Status Begin();

@@ -940,5 +940,190 @@ TEST(IndexTest, NewRunsKilledAtAnyMomentMissNoPair) {
   EXPECT_GE(wanted, 40u);
 }
 
+// --- Issue #24, "No crash from what is read" ---------------------------------
+
+// A text corpus and a JSONL one (with a malformed line and a compressed file)
+// indexed in dir/good_text.db and dir/good_jsonl.db.
+void MakeIndexes(const TempDir& dir) {
+  WriteFile(dir / "c/a.txt", Text(1));
+  WriteFile(dir / "c/b.txt", Edited(1, "e"));
+  WriteFile(dir / "c/c.txt", Text(2));
+  WriteFile(dir / "j/a.jsonl", JsonlLine("x", Text(3)) + "{bad\n" + JsonlLine("y", Edited(3, "j")));
+  ASSERT_EQ(Scan(dir, {"--index", dir / "good_text.db", dir / "c"}).exit_code, 0);
+  ASSERT_EQ(Scan(dir, {"--index", dir / "good_jsonl.db", "--input", "jsonl", dir / "j"}).exit_code, 2);  // {bad
+}
+
+// A damaged value in a copy of a good index: `scan --index` exits 2 (no
+// signal) with one line naming the index file, the row and `index check`,
+// in bounded memory; `index check` names the same row.
+void ExpectDamageCaught(const TempDir& dir, const std::string& good, const std::string& sql, const std::string& row,
+                        const std::vector<std::string>& args) {
+  const std::string ix = dir / "damaged.db";
+  std::filesystem::remove(ix);
+  std::filesystem::copy_file(dir / good, ix);
+  ASSERT_EQ(Sql(dir, ix, sql), 0) << sql;
+  std::vector<std::string> argv = {kBin, "scan", "-q", "--index", ix};
+  argv.insert(argv.end(), args.begin(), args.end());
+  long rss_kb = 0;
+  const RunResult r = RunProcess(argv, dir.path(), "/dev/null", &rss_kb);
+  EXPECT_EQ(r.exit_code, 2) << sql << ": " << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << sql << ": " << r.err;
+  EXPECT_EQ(r.err.rfind("neardup: " + ix + ": corrupt index: " + row, 0), 0u) << sql << ": " << r.err;
+  EXPECT_NE(r.err.find("`neardup index check " + ix + "`"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "") << sql;
+  EXPECT_LT(rss_kb, 100 * 1024) << sql << ": peak RSS " << rss_kb / 1024 << " MB";
+  const RunResult check = RunProcess({kBin, "index", "check", ix}, dir.path());
+  EXPECT_EQ(check.exit_code, 2) << sql;
+  EXPECT_NE(check.err.find(ix + ": " + row), std::string::npos) << sql << ": " << check.err;
+}
+
+TEST(IndexTest, DamagedFileRowsAreOneLineErrorsNamingTheRow) {
+  TempDir dir;
+  MakeIndexes(dir);
+  const std::vector<std::string> text = {dir / "c"};
+  const std::string b = "files row 2 (" + dir.path() + "/c/b.txt)";
+  const std::string where_b = " WHERE path LIKE '%/b.txt'";
+  // Found on main: a SIGSEGV, a SIGABRT (std::length_error), 24 GB then the
+  // OOM killer, 1.7 GB then "out of memory".
+  ExpectDamageCaught(dir, "good_text.db", "UPDATE files SET documents = -1" + where_b, b + ": documents is -1", text);
+  ExpectDamageCaught(dir, "good_text.db", "UPDATE files SET id = 9223372036854775807" + where_b,
+                     "files row 9223372036854775807 (" + dir.path() + "/c/b.txt): id is", text);
+  ExpectDamageCaught(dir, "good_text.db", "UPDATE files SET documents = 1e9" + where_b, b + ": documents is 1000000000",
+                     text);
+  ExpectDamageCaught(dir, "good_text.db", "UPDATE files SET documents = 2e7" + where_b, b + ": documents is 20000000",
+                     text);
+  const std::string j = "files row 1 (" + dir.path() + "/j/a.jsonl)";
+  const std::vector<std::string> jsonl = {"--input", "jsonl", dir / "j"};
+  ExpectDamageCaught(dir, "good_jsonl.db", "UPDATE files SET documents = 20000000", j + ": documents is 20000000",
+                     jsonl);
+  ExpectDamageCaught(dir, "good_jsonl.db", "UPDATE files SET documents = 1",
+                     "documents row 4294967299 (" + dir.path() + "/j/a.jsonl:3): more documents than its " + j, jsonl);
+  ExpectDamageCaught(dir, "good_jsonl.db", "UPDATE files SET documents = 3", j + ": documents is 3, but it has 2",
+                     jsonl);
+  ExpectDamageCaught(dir, "good_jsonl.db", "UPDATE files SET lines = 1000000", j + ": lines is 1000000", jsonl);
+  ExpectDamageCaught(dir, "good_jsonl.db", "UPDATE files SET documents = 'many'", j + ": documents is not an integer",
+                     jsonl);
+  ExpectDamageCaught(dir, "good_jsonl.db", "UPDATE files SET path = 'a.jsonl'",
+                     "files row 1 (a.jsonl): path is not an absolute path", jsonl);
+}
+
+TEST(IndexTest, DamagedDocumentAndProblemRowsAreOneLineErrorsNamingTheRow) {
+  TempDir dir;
+  MakeIndexes(dir);
+  const std::vector<std::string> text = {dir / "c"};
+  const std::string b = "documents row 8589934592 (" + dir.path() + "/c/b.txt)";
+  const std::string where_b = " WHERE key = 8589934592";
+  // Found on main: the document vanished from the answer.
+  ExpectDamageCaught(dir, "good_text.db", "UPDATE documents SET kind = 99" + where_b, b + ": kind is 99", text);
+  ExpectDamageCaught(dir, "good_text.db", "UPDATE documents SET kind = -1" + where_b, b + ": kind is -1", text);
+  ExpectDamageCaught(dir, "good_text.db", "UPDATE documents SET signature = x'0102'" + where_b,
+                     b + ": signature is 2 bytes, not 128 values", text);
+  ExpectDamageCaught(dir, "good_text.db", "UPDATE documents SET signature = 'text'" + where_b,
+                     b + ": signature is not a BLOB", text);
+  ExpectDamageCaught(dir, "good_text.db", "UPDATE documents SET content = x'00'" + where_b,
+                     b + ": content is not a 16-byte BLOB", text);
+  ExpectDamageCaught(dir, "good_text.db", "UPDATE documents SET size = -5" + where_b, b + ": size is -5", text);
+  ExpectDamageCaught(dir, "good_text.db", "UPDATE documents SET key = key + 7" + where_b,
+                     "documents row 8589934599 (" + dir.path() + "/c/b.txt): line is 7, not 0", text);
+  const std::vector<std::string> jsonl = {"--input", "jsonl", dir / "j"};
+  const std::string a = dir.path() + "/j/a.jsonl";
+  ExpectDamageCaught(dir, "good_jsonl.db", "UPDATE documents SET key = 4294967296 + 900 WHERE key = 4294967299",
+                     "documents row 4294968196 (" + a + ":900): line is 900, not 1 to 4", jsonl);
+  ExpectDamageCaught(dir, "good_jsonl.db", "UPDATE documents SET name = x'00' WHERE key = 4294967297",
+                     "documents row 4294967297 (" + a + ":1): name is neither text nor NULL", jsonl);
+  ExpectDamageCaught(dir, "good_jsonl.db", "UPDATE problems SET line = -3",
+                     "problems row (1, -3) of files row 1 (" + a + "): line is -3", jsonl);
+}
+
+// Runs `first`, then `second`, on one index whose entries are trusted by
+// their stat in between (seen an hour on: no file is racily clean), and
+// expects the second run's output to be a plain run's: the reading options
+// are part of what an entry is reused for. The two runs' plain answers
+// differ, so an entry reused across them would show.
+void ExpectReadingOptionChecked(const TempDir& dir, std::vector<std::string> first, std::vector<std::string> second) {
+  const std::string ix = dir / "options.db";
+  std::filesystem::remove(ix);
+  first.insert(first.begin(), {"-f", "json"});
+  second.insert(second.begin(), {"-f", "json"});
+  const RunResult plain_first = Scan(dir, first);
+  const RunResult plain = Scan(dir, second);
+  ASSERT_NE(plain_first.out, plain.out) << Join(second) << ": the option changes nothing here";
+  std::vector<std::string> indexed = {"--index", ix};
+  indexed.insert(indexed.end(), first.begin(), first.end());
+  EXPECT_EQ(Scan(dir, indexed).exit_code, plain_first.exit_code);
+  const int64_t hour_on = (static_cast<int64_t>(std::time(nullptr)) + 3600) * 1000000000;
+  ASSERT_EQ(Sql(dir, ix, "UPDATE files SET seen_ns = " + std::to_string(hour_on)), 0);
+  indexed = {"--index", ix};
+  indexed.insert(indexed.end(), second.begin(), second.end());
+  const RunResult r = Scan(dir, indexed);
+  EXPECT_EQ(r.exit_code, plain.exit_code) << Join(second) << ": " << r.err;
+  EXPECT_EQ(WithoutIndex(r.out), plain.out) << Join(first) << " then " << Join(second);
+}
+
+TEST(IndexTest, AnEntryIsReusedOnlyForTheOptionsItWasReadWith) {
+  TempDir dir;
+  WriteFile(dir / "c/a.txt", Text(1, 40));
+  WriteFile(dir / "c/b.txt", Edited(1, "x").substr(0, Text(1, 40).size()));
+  const std::string c = dir / "c";
+  ExpectReadingOptionChecked(dir, {"--min-words", "3", c}, {"--min-words", "50", c});
+  ExpectReadingOptionChecked(dir, {"--min-words", "50", c}, {"--min-words", "3", c});
+  // big.txt.gz: over --max-filesize 8000 only once decompressed.
+  WriteFile(dir / "z/big.txt", Text(2) + std::string(20000, ' '));
+  ASSERT_EQ(RunProcess({"/usr/bin/gzip", dir / "z/big.txt"}, dir.path()).exit_code, 0);
+  WriteFile(dir / "z/copy.txt", Edited(2, "z"));
+  ExpectReadingOptionChecked(dir, {dir / "z"}, {"--max-filesize", "8000", dir / "z"});
+
+  std::string a;
+  for (int i = 0; i < 4; ++i) {
+    nlohmann::json line;
+    line["id"] = std::string("id").append(std::to_string(i));
+    line["name"] = std::string("n").append(std::to_string(i % 2));
+    line["text"] = i < 2 ? Text(30) : Edited(30, "t");
+    line["body"] = i % 2 == 0 ? Text(31) : Edited(31, "b");
+    a += line.dump() + "\n";
+  }
+  a += JsonlLine("long", Text(32, 2000)) + JsonlLine("long2", Edited(32, "l"));
+  WriteFile(dir / "j/a.jsonl", a);
+  const std::string j = dir / "j";
+  ExpectReadingOptionChecked(dir, {"--input", "jsonl", j}, {"--input", "jsonl", "--text-key", "body", j});
+  ExpectReadingOptionChecked(dir, {"--input", "jsonl", j}, {"--input", "jsonl", "--id-key", "name", j});
+  ExpectReadingOptionChecked(dir, {"--input", "jsonl", j}, {"--input", "jsonl", "--max-line", "5000", j});
+  ExpectReadingOptionChecked(dir, {"--input", "jsonl", j}, {"--input", "jsonl", "--min-words", "1000", j});
+  ExpectReadingOptionChecked(dir, {"--input", "jsonl", j}, {"--input", "text", j});
+  ExpectReadingOptionChecked(dir, {"--input", "text", j}, {"--input", "jsonl", j});
+}
+
+// Unmounts `path` when it goes.
+struct Unmount {
+  std::string path;
+  ~Unmount() { RunProcess({"/usr/bin/umount", path}, "/tmp"); }
+};
+
+TEST(IndexTest, InfoAndCheckReadAnIndexOnAReadOnlyMount) {
+  if (!testing::IsRoot()) GTEST_SKIP() << "needs root to mount (root ignores permission bits: chmod proves nothing)";
+  TempDir dir;
+  MakeIndexes(dir);
+  std::filesystem::create_directories(dir / "ro");
+  std::filesystem::create_directories(dir / "mnt");
+  std::filesystem::copy_file(dir / "good_text.db", dir / "ro/ix.db");
+  if (RunProcess({"/usr/bin/mount", "--bind", dir / "ro", dir / "mnt"}, dir.path()).exit_code != 0) {
+    GTEST_SKIP() << "mount --bind is not permitted here";
+  }
+  const Unmount unmount{dir / "mnt"};
+  ASSERT_EQ(RunProcess({"/usr/bin/mount", "-o", "remount,ro,bind", dir / "mnt"}, dir.path()).exit_code, 0);
+  const std::string ix = dir / "mnt/ix.db";
+  ASSERT_NE(::access((dir / "mnt").c_str(), W_OK), 0);  // read-only, even for root
+  const RunResult info = RunProcess({kBin, "index", "info", ix}, dir.path());
+  EXPECT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("files 3, documents 3"), std::string::npos) << info.out;
+  const RunResult check = RunProcess({kBin, "index", "check", ix}, dir.path());
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_EQ(check.out, ix + ": ok\n");
+  // A scan writes: one line, read-only.
+  const RunResult scan = Scan(dir, {"--index", ix, dir / "c"});
+  EXPECT_EQ(scan.exit_code, 2);
+  EXPECT_NE(scan.err.find("read-only"), std::string::npos) << scan.err;
+}
+
 }  // namespace
 }  // namespace neardup

@@ -49,6 +49,9 @@ int GlobFuzz(const uint8_t* data, size_t size);
 // table_fuzz.cc: DecodeFrom (table_codec.h) on the bytes as given and with
 // their checksum made to match; a decoded table re-encodes to the same bytes.
 int TableFuzz(const uint8_t* data, size_t size);
+// index_fuzz.cc: a damaged --index file (edits of a sound one, or a whole
+// database) read as `scan --index` reads it and as `index check` does.
+int IndexFuzz(const uint8_t* data, size_t size);
 
 // --- Helpers shared by the harnesses ------------------------------------
 

@@ -64,10 +64,12 @@ TEST(FuzzReplayTest, GlobSeeds) { Replay("glob", fuzz::GlobFuzz); }
 
 TEST(FuzzReplayTest, TableSeeds) { Replay("table", fuzz::TableFuzz); }
 
+TEST(FuzzReplayTest, IndexSeeds) { Replay("index", fuzz::IndexFuzz); }
+
 TEST(FuzzReplayTest, EmptyInputIsFine) {
   fuzz::SetFailureHandler(RecordFailure);
   g_seed = "(empty)";
-  for (Harness harness : {fuzz::DecodeFuzz, fuzz::JsonlFuzz, fuzz::GlobFuzz, fuzz::TableFuzz}) {
+  for (Harness harness : {fuzz::DecodeFuzz, fuzz::JsonlFuzz, fuzz::GlobFuzz, fuzz::TableFuzz, fuzz::IndexFuzz}) {
     EXPECT_EQ(harness(nullptr, 0), 0);
   }
   fuzz::SetFailureHandler(nullptr);

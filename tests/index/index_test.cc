@@ -37,7 +37,7 @@ TEST(SignatureIndexTest, StoredFilesAndDocumentsComeBackAsWritten) {
     ASSERT_TRUE(ix.ok()) << ix.status().message();
     ASSERT_TRUE((*ix)->StartRun("test").ok());
     IndexedFile f;
-    f.path = "a/b.jsonl";
+    f.path = "/a/b.jsonl";
     f.dev = 7;
     f.inode = 9;
     f.size = 1234;
@@ -69,7 +69,7 @@ TEST(SignatureIndexTest, StoredFilesAndDocumentsComeBackAsWritten) {
   ASSERT_TRUE(files.ok());
   ASSERT_EQ(files->size(), 1u);
   const IndexedFile& f = (*files)[0];
-  EXPECT_EQ(f.path, "a/b.jsonl");
+  EXPECT_EQ(f.path, "/a/b.jsonl");
   EXPECT_EQ(f.dev, 7u);
   EXPECT_EQ(f.inode, 9u);
   EXPECT_EQ(f.size, 1234u);
@@ -80,7 +80,7 @@ TEST(SignatureIndexTest, StoredFilesAndDocumentsComeBackAsWritten) {
   EXPECT_EQ(f.documents, 2u);
   std::vector<DocRecord> got;
   std::vector<uint32_t> got_sigs;
-  ASSERT_TRUE((*ix)->LoadDocuments({f.id}, [&](size_t slot, DocRecord&& r, SignatureView s) {
+  ASSERT_TRUE((*ix)->LoadDocuments({&f}, [&](size_t slot, DocRecord&& r, SignatureView s) {
                     EXPECT_EQ(slot, 0u);
                     got.push_back(std::move(r));
                     got_sigs.insert(got_sigs.end(), s.begin(), s.end());
@@ -93,7 +93,7 @@ TEST(SignatureIndexTest, StoredFilesAndDocumentsComeBackAsWritten) {
   EXPECT_EQ(got[1].line, 3u);
   EXPECT_EQ(got_sigs, (std::vector<uint32_t>{1, 2, 3, 4, 5, 6, 7, UINT32_MAX}));
   std::vector<StoredProblem> got_problems;
-  ASSERT_TRUE((*ix)->LoadProblems({f.id}, [&](size_t, StoredProblem&& p) { got_problems.push_back(p); }).ok());
+  ASSERT_TRUE((*ix)->LoadProblems({&f}, [&](size_t, StoredProblem&& p) { got_problems.push_back(p); }).ok());
   ASSERT_EQ(got_problems.size(), 1u);
   EXPECT_EQ(got_problems[0].message, "a/b.jsonl:2: bad");
 
@@ -121,8 +121,11 @@ TEST(SignatureIndexTest, LoadOnSeveralThreadsGivesWhatOneThreadGives) {
   ASSERT_TRUE((*ix)->Begin().ok());
   for (size_t k = 0; k < kFiles; ++k) {
     IndexedFile f;
-    f.path = "f" + std::to_string(k);
+    f.path = "/f" + std::to_string(k);
     f.inode = k;
+    f.jsonl = true;
+    f.size = 100;
+    f.lines = 3;
     const size_t n_docs = 1 + k % 3;
     std::vector<DocRecord> docs(n_docs);
     std::vector<uint32_t> sigs;
@@ -139,11 +142,11 @@ TEST(SignatureIndexTest, LoadOnSeveralThreadsGivesWhatOneThreadGives) {
   ASSERT_TRUE(files.ok());
   ASSERT_EQ(files->size(), kFiles);
   // Every file but each seventh, in an order other than the ids'.
-  std::vector<int64_t> wanted;
+  std::vector<const IndexedFile*> wanted;
   std::vector<size_t> file_of_slot;
   for (size_t k = kFiles; k-- > 0;) {
     if (k % 7 == 0) continue;
-    wanted.push_back((*files)[k].id);
+    wanted.push_back(&(*files)[k]);
     file_of_slot.push_back(k);
   }
   struct Got {
@@ -168,7 +171,7 @@ TEST(SignatureIndexTest, LoadOnSeveralThreadsGivesWhatOneThreadGives) {
   };
   const std::vector<Got> one = load(1);
   for (size_t slot = 0; slot < wanted.size(); ++slot) {
-    const size_t k = std::stoul((*files)[file_of_slot[slot]].path.substr(1));
+    const size_t k = std::stoul((*files)[file_of_slot[slot]].path.substr(2));
     ASSERT_EQ(one[slot].lines.size(), 1 + k % 3) << k;
     EXPECT_EQ(one[slot].lines.back(), 1 + k % 3);
     EXPECT_EQ(one[slot].sizes.front(), k * 10);
