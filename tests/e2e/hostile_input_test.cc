@@ -285,6 +285,44 @@ TEST(HostileInputTest, OverlongJsonlLineIsMalformedAndNeverBuffered) {
   EXPECT_NE(bad.err.find("--max-line"), std::string::npos) << bad.err;
 }
 
+// A JSONL document that is empty or under --min-words is counted, not
+// signed: it costs a compact record (under 100 bytes, plus its id's string
+// when it has one), not a signature row. 500,000 of each kind, -j2: the peak
+// RSS over that of a one-line file stays under 100 bytes per document (and
+// under 132 with an id of its own); a signature row and a full record per
+// document took 800-1,100 bytes each.
+TEST(HostileInputTest, EmptyAndTooShortJsonlDocumentsCostACompactRecord) {
+  TempDir dir;
+  constexpr long kDocs = 500'000;
+  std::filesystem::create_directories(dir / "d");
+  {
+    std::ofstream empty(dir / "d/empty.jsonl", std::ios::binary);
+    std::ofstream short_ids(dir / "d/short.jsonl", std::ios::binary);
+    for (long i = 0; i < kDocs; ++i) {
+      empty << "{\"text\":\"\"}\n";
+      short_ids << "{\"id\":\"s" << i << "\",\"text\":\"one\"}\n";
+    }
+    std::ofstream one(dir / "d/one.jsonl", std::ios::binary);
+    one << "{\"text\":\"one two\"}\n";
+  }
+  const Scan base = ScanJson(dir, {"--input", "jsonl", "-j2", "--min-words", "2", dir / "d/one.jsonl"});
+  ASSERT_EQ(base.run.exit_code, 1) << base.run.err;
+  struct Case {
+    const char* file;
+    const char* count;
+    long bytes_per_doc;
+  };
+  for (const Case& c : {Case{"d/empty.jsonl", "empty", 100}, Case{"d/short.jsonl", "too_short", 132}}) {
+    SCOPED_TRACE(c.file);
+    const Scan s = ScanJson(dir, {"--input", "jsonl", "-j2", "--min-words", "2", dir / c.file});
+    ASSERT_EQ(s.run.exit_code, 1) << s.run.err;
+    EXPECT_EQ(s.json["stats"][c.count], kDocs) << s.json["stats"].dump();
+    EXPECT_EQ(s.json["stats"]["documents"], 0) << s.json["stats"].dump();
+    EXPECT_LT((s.max_rss_kb - base.max_rss_kb) * 1024, c.bytes_per_doc * kDocs)
+        << "peak RSS " << s.max_rss_kb / 1024 << " MB, " << base.max_rss_kb / 1024 << " MB for one line";
+  }
+}
+
 // Skipping a line over --max-line holds at most the limit and one read block:
 // the bytes before the line is known to be too long, never twice, and not
 // after. A 96 MB line under --max-line 32M, plain and gzip-compressed: peak
