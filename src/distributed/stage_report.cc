@@ -136,7 +136,8 @@ Result<Candidates> LoadCandidates(const WorkFolder& folder, const Run& run, uint
       }
       ++out.visited;
       const SignatureView x = table.signature(a);
-      const double est = SignatureAgreement(x.data(), table.signature(b).data(), static_cast<int>(x.size()));
+      const double est =
+          DistinctScore(SignatureAgreement(x.data(), table.signature(b).data(), static_cast<int>(x.size())));
       if (MeetsThreshold(est, floor)) out.pairs.push_back({.a = a, .b = b, .estimate = est});
     }
     for (const std::vector<uint64_t>& list : found->large) {

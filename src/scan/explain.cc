@@ -246,6 +246,10 @@ Result<PairExplanation> ExplainPair(const Options& options, const ExplainInputs&
   e.same_tokens = indexed && ra.content == rb.content;
   e.candidate = indexed && (!e.agreeing_bands.empty() || e.same_tokens);
   e.candidate_probability = CandidateProbability(e.jaccard, e.banding.bands, rows);
+  if (!e.same_tokens) {  // as reported: 1 only for the same tokens
+    e.jaccard = DistinctScore(e.jaccard);
+    e.estimate = DistinctScore(e.estimate);
+  }
   const PairFacts facts{
       .same_tokens = e.same_tokens, .candidate = e.candidate, .estimate = e.estimate, .jaccard = e.jaccard};
   e.reported_signature = Reported(RuleUnder(options, VerifyMode::kSignature), facts);

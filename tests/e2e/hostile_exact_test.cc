@@ -300,10 +300,11 @@ TEST(HostileExactTest, ThresholdOneReportsOnlyTheSameText) {
   WriteFile(dir / "a_copy.txt", "  " + Join(words) + "\n");  // same tokens
   words.back() = "changed";
   WriteFile(dir / "b.txt", Join(words));
-  // The premise: at -t 0.9 the near copy has an estimate of 1.
+  // The premise: at -t 0.9 the near copy's signature agrees everywhere
+  // (printed 0.9999: 1 is for the same tokens only).
   RunResult near = RunProcess({kBin, "scan", "-t", "0.9", dir.path()}, dir.path());
   ASSERT_EQ(near.exit_code, 0) << near.err;
-  ASSERT_NE(near.out.find("\"b\":\"" + (dir / "b.txt") + "\",\"estimate\":1}"), std::string::npos) << near.out;
+  ASSERT_NE(near.out.find("\"b\":\"" + (dir / "b.txt") + "\",\"estimate\":0.9999}"), std::string::npos) << near.out;
   for (const char* verify : {"signature", "exact", "none"}) {
     RunResult r = RunProcess({kBin, "scan", "-t", "1", "--verify", verify, "-f", "tsv", dir.path()}, dir.path());
     EXPECT_EQ(r.exit_code, 0) << verify << r.err;
@@ -344,24 +345,26 @@ TEST(HostileExactTest, HashCollisionNeverMakesAJaccardOfOne) {
   for (int i = 0; i < 7; ++i) seven += std::string(kCollisionB) + " ";
   WriteFile(dir / "six.txt", six);
   WriteFile(dir / "seven.txt", seven);
-  // The premise: by hashes they are the same shingle set.
+  // The premise: by hashes they are the same shingle set (every signature
+  // position agrees; printed below 1, since the texts differ).
   RunResult estimate = RunProcess({kBin, "scan", "-f", "tsv", dir.path()}, dir.path());
-  ASSERT_EQ(estimate.out, dir / "seven.txt" + "\t" + (dir / "six.txt") + "\t1\n");
+  ASSERT_EQ(estimate.out, dir / "seven.txt" + "\t" + (dir / "six.txt") + "\t0.9999\n");
   RunResult r = RunProcess({kBin, "scan", "--exact", "-t", "0.5", dir.path()}, dir.path());
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.exit_code, 1) << r.err;
 }
 
 // A Jaccard of 1 between different texts (same shingle set by hashes) is
-// computed again over the shingles' text.
-TEST(HostileExactTest, EqualShingleSetsOfDifferentTextsAreJaccardOne) {
+// computed again over the shingles' text; it is reported, and printed below 1,
+// since the token sequences differ (1 means the same tokens).
+TEST(HostileExactTest, EqualShingleSetsOfDifferentTextsAreReportedBelowOne) {
   TempDir dir;
   // "w w w w w w" and "w w w w w w w": one shingle each, the same one.
   WriteFile(dir / "six.txt", "w w w w w w");
   WriteFile(dir / "seven.txt", "w w w w w w w");
   RunResult r = RunProcess({kBin, "scan", "--exact", "-f", "tsv", dir.path()}, dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, dir / "seven.txt" + "\t" + (dir / "six.txt") + "\t1\t1\n");
+  EXPECT_EQ(r.out, dir / "seven.txt" + "\t" + (dir / "six.txt") + "\t0.9999\t0.9999\n");
 }
 
 TEST(HostileExactTest, PairsOfThousandsOfCopiesAreSortedInBoundedMemory) {
