@@ -337,5 +337,45 @@ TEST(CliTest, ScoresOfDifferentTextsNeverPrintAsOne) {
   EXPECT_EQ(nlohmann::json::parse(same.out)["jaccard"].get<double>(), 1.0) << same.out;
 }
 
+// explain takes an id only when it names one document: scan names the
+// documents of a repeated id FILE:LINE, so explain refuses the id (exit 2),
+// listing a few of its lines, and takes FILE:LINE.
+TEST(CliTest, ExplainRefusesAJsonlIdThatIsNotUnique) {
+  TempDir dir;
+  std::string lines = "{\"id\":\"x\",\"text\":\"" + Join(RandomWords(50, 1)) + "\"}\n" +
+                      "{\"id\":\"y\",\"text\":\"" + Join(RandomWords(50, 2)) + "\"}\n";
+  for (int i = 0; i < 9; ++i) lines += "{\"id\":\"x\",\"text\":\"other words\"}\n";
+  WriteFile(dir / "c.jsonl", lines);
+  const RunResult r = RunProcess({kBin, "explain", "--input", "jsonl", dir / "c.jsonl", "x", "y"}, dir.path());
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("id \"x\" is not unique in " + dir / "c.jsonl" + " (lines 1, 3, 4, 5, 6 and 5 more)"),
+            std::string::npos)
+      << r.err;
+  const RunResult y_twice = RunProcess({kBin, "explain", "--input", "jsonl", dir / "c.jsonl", "y", "x"}, dir.path());
+  EXPECT_EQ(y_twice.exit_code, 2) << y_twice.err;
+  const RunResult by_line =
+      RunProcess({kBin, "explain", "--input", "jsonl", dir / "c.jsonl", dir / "c.jsonl:1", "y"}, dir.path());
+  EXPECT_EQ(by_line.exit_code, 1) << by_line.err;  // explained: not reported (other words)
+  const RunResult unique = RunProcess({kBin, "explain", "--input", "jsonl", dir / "c.jsonl", "y", "y"}, dir.path());
+  EXPECT_EQ(unique.exit_code, 0) << unique.err;
+}
+
+// explain reads what scan reads: <(cmd) is a pipe (/dev/fd/N), read as a
+// stream, for text files and JSONL alike.
+TEST(CliTest, ExplainReadsProcessSubstitution) {
+  TempDir dir;
+  WriteFile(dir / "a.txt", Join(RandomWords(200, 3)));
+  WriteFile(dir / "c.jsonl", "{\"id\":\"p\",\"text\":\"" + Join(RandomWords(200, 3)) + "\"}\n");
+  const std::string script = "'" + kBin + "' explain -f json <(cat '" + dir / "a.txt" + "') '" + dir / "a.txt" +
+                             "' && '" + kBin + "' explain -f json --input jsonl <(cat '" + dir / "c.jsonl" + "') p p";
+  const RunResult r = RunProcess({"/bin/bash", "-c", script}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  size_t at = 0, found = 0;
+  while ((at = r.out.find("\"same_tokens\": true", at)) != std::string::npos) ++found, ++at;
+  EXPECT_EQ(found, 2u) << r.out;
+}
+
 }  // namespace
 }  // namespace neardup
