@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <new>
 #include <numeric>
@@ -266,7 +267,8 @@ void NameUnsignedThatClash(SignedCorpus* out) {
   std::unordered_map<std::string_view, uint32_t> file_of;
   for (size_t f = 0; f < out->table.files.size(); ++f) file_of.emplace(out->table.files[f].path, f);
   using Place = std::pair<uint32_t, uint64_t>;
-  std::vector<std::pair<Place, std::string>> clashes;
+  auto place_less = [](const UnsignedDoc& d, const Place& p) { return Place(d.file, d.line) < p; };
+  std::vector<std::pair<Place, std::string>> clashes;  // few: only names that hit an unnamed document
   auto probe = [&](const std::string& name) {
     const size_t colon = name.rfind(':');
     if (colon == std::string::npos || colon + 1 >= name.size() || name[colon + 1] == '0') return;
@@ -274,20 +276,37 @@ void NameUnsignedThatClash(SignedCorpus* out) {
     const char* end = name.data() + name.size();
     if (std::from_chars(name.data() + colon + 1, end, line).ptr != end) return;
     const auto f = file_of.find(std::string_view(name).substr(0, colon));
-    if (f != file_of.end()) clashes.push_back({Place(f->second, line), name});
+    if (f == file_of.end()) return;
+    const Place place(f->second, line);
+    const auto at = std::lower_bound(unnamed.begin(), unnamed.end(), place, place_less);
+    if (at != unnamed.end() && Place(at->file, at->line) == place) clashes.push_back({place, name});
   };
   for (const DocRecord& d : out->table.docs) probe(d.name);
   for (const NamedUnsignedDoc& d : named) probe(d.name);
-  auto place_less = [](const UnsignedDoc& d, const Place& p) { return Place(d.file, d.line) < p; };
-  for (auto& [place, name] : clashes) {
-    const auto at = std::lower_bound(unnamed.begin(), unnamed.end(), place, place_less);
-    if (at == unnamed.end() || Place(at->file, at->line) != place) continue;
-    const NamedUnsignedDoc moved{.doc = *at, .name = std::move(name)};
-    unnamed.erase(at);
-    const auto to = std::lower_bound(named.begin(), named.end(), place,
-                                     [&](const NamedUnsignedDoc& d, const Place& p) { return place_less(d.doc, p); });
-    named.insert(to, moved);
+  if (clashes.empty()) return;
+  // Moved in one pass over each list, so that many clashes stay linear.
+  std::sort(clashes.begin(), clashes.end());
+  clashes.erase(std::unique(clashes.begin(), clashes.end(),
+                            [](const auto& x, const auto& y) { return x.first == y.first; }),
+                clashes.end());
+  std::deque<UnsignedDoc> kept;
+  std::vector<NamedUnsignedDoc> moved;
+  size_t c = 0;
+  for (const UnsignedDoc& d : unnamed) {
+    while (c < clashes.size() && clashes[c].first < Place(d.file, d.line)) ++c;
+    if (c < clashes.size() && clashes[c].first == Place(d.file, d.line)) {
+      moved.push_back({.doc = d, .name = std::move(clashes[c].second)});
+    } else {
+      kept.push_back(d);
+    }
   }
+  unnamed = std::move(kept);
+  std::deque<NamedUnsignedDoc> merged;
+  auto at = [](const NamedUnsignedDoc& d) { return Place(d.doc.file, d.doc.line); };
+  std::merge(std::make_move_iterator(named.begin()), std::make_move_iterator(named.end()),
+             std::make_move_iterator(moved.begin()), std::make_move_iterator(moved.end()), std::back_inserter(merged),
+             [&](const NamedUnsignedDoc& x, const NamedUnsignedDoc& y) { return at(x) < at(y); });
+  named = std::move(merged);
 }
 
 }  // namespace
