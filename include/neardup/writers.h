@@ -89,6 +89,7 @@ void WriteRemovals(const Report& report, OutputFormat format, std::ostream& out)
 void WriteHtml(const Report& report, const Review& review, std::ostream& out);
 
 // Formats a similarity with at most 4 decimals and no trailing zeros: 0.875, 1, 0.8612.
+// A value below 1 is at most 0.9999: only a score of exactly 1 prints as 1.
 std::string FormatScore(double value);
 
 }  // namespace neardup

@@ -1,5 +1,6 @@
 #include "cli/explain_command.h"
 
+#include <algorithm>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -30,6 +31,10 @@ std::string Fixed(double value, int decimals) {
   std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
   return buf;
 }
+
+// A score with 4 decimals; below 1 it is at most 0.9999, as FormatScore()
+// has it (1 means the same tokens).
+std::string Score4(double value) { return Fixed(value < 1.0 ? std::min(value, 0.9999) : value, 4); }
 
 const char* Yes(bool reported) { return reported ? "reported" : "not reported"; }
 
@@ -127,8 +132,8 @@ void WriteExplanationText(const PairExplanation& e, const std::vector<DiffRun>& 
   DocLines("b", e.b, unit, &t);
   t += "shared shingles: " + std::to_string(e.shared_shingles) + " of " + std::to_string(e.union_shingles) +
        " (union)\n";
-  t += "exact Jaccard: " + Fixed(e.jaccard, 4) + (e.same_tokens ? " (same words: an exact copy)" : "") + "\n";
-  t += "signature estimate: " + Fixed(e.estimate, 4) + " (" + std::to_string(e.num_perm) +
+  t += "exact Jaccard: " + Score4(e.jaccard) + (e.same_tokens ? " (same words: an exact copy)" : "") + "\n";
+  t += "signature estimate: " + Score4(e.estimate) + " (" + std::to_string(e.num_perm) +
        " permutations; standard error " + Fixed(e.standard_error, 4) + " at the exact Jaccard)\n";
   t += "LSH: " + std::to_string(e.banding.bands) + " bands x " + std::to_string(e.banding.rows) + " rows; agreeing in " +
        std::to_string(e.agreeing_bands.size()) + " band" + (e.agreeing_bands.size() == 1 ? "" : "s");
@@ -145,7 +150,7 @@ void WriteExplanationText(const PairExplanation& e, const std::vector<DiffRun>& 
     t += ")";
   }
   t += e.candidate ? ": a candidate\n" : ": not a candidate\n";
-  t += "P(candidate) at Jaccard " + Fixed(e.jaccard, 4) + ": " + Fixed(e.candidate_probability, 4) +
+  t += "P(candidate) at Jaccard " + Score4(e.jaccard) + ": " + Fixed(e.candidate_probability, 4) +
        " (S-curve 1-(1-s^" + std::to_string(e.banding.rows) + ")^" + std::to_string(e.banding.bands) + ")\n";
   t += "threshold " + Num(e.threshold) + ", scan would say:\n";
   t += std::string("  --verify signature: ") + Yes(e.reported_signature) + "\n";

@@ -137,7 +137,8 @@ Result<Candidates> LoadCandidates(const WorkFolder& folder, const Run& run, uint
       }
       ++out.visited;
       const SignatureView x = table.signature(a);
-      const double est = SignatureAgreement(x.data(), table.signature(b).data(), static_cast<int>(x.size()));
+      const double est =
+          DistinctScore(SignatureAgreement(x.data(), table.signature(b).data(), static_cast<int>(x.size())));
       if (!MeetsThreshold(est, floor)) continue;
       if (Status s = out.pairs.Add({.a = a, .b = b, .estimate = est}); !s.ok()) return s;
     }

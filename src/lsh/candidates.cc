@@ -12,7 +12,7 @@ namespace {
 
 double Estimate(const SignatureTable& table, DocId a, DocId b) {
   const SignatureView x = table.signature(a);
-  return SignatureAgreement(x.data(), table.signature(b).data(), static_cast<int>(x.size()));
+  return DistinctScore(SignatureAgreement(x.data(), table.signature(b).data(), static_cast<int>(x.size())));
 }
 
 // One large bucket, by leaders (see candidates.h): adds its pairs.

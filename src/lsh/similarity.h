@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cmath>
 #include <span>
 
 #include "neardup/options.h"
@@ -25,5 +26,11 @@ double CandidateFloor(const Options& options);
 inline bool MeetsThreshold(double similarity, double threshold) {
   return similarity >= threshold - 1e-12;
 }
+
+// A similarity of two documents whose token sequences differ, as it is
+// reported: below 1 even when every signature position or every shingle
+// agrees, so that a score of 1 always means the same tokens (copies, whose
+// score is 1 by definition). A negative value (not computed) is kept.
+inline double DistinctScore(double similarity) { return similarity < 1.0 ? similarity : std::nextafter(1.0, 0.0); }
 
 }  // namespace neardup

@@ -144,6 +144,10 @@ Stats CountRead(const SignedCorpus& corpus, const WalkCounts& walk) {
       case DocKind::kFailed: break;
     }
   }
+  for (const UnsignedDoc& u : corpus.unnamed_unsigned) ++(u.kind == DocKind::kEmpty ? stats.empty : stats.too_short);
+  for (const NamedUnsignedDoc& u : corpus.named_unsigned) {
+    ++(u.doc.kind == DocKind::kEmpty ? stats.empty : stats.too_short);
+  }
   stats.bytes = corpus.counts.bytes;
   stats.invalid_utf8 = corpus.counts.invalid_utf8;
   stats.transcoded = corpus.counts.transcoded;

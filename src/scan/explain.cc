@@ -4,8 +4,10 @@
 #include <cmath>
 #include <iterator>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "sign/jsonl_doc_reader.h"
 #include "sign/document.h"
@@ -60,11 +62,11 @@ class TokenTextKeeper {
   std::string_view rest_;
 };
 
-// Opens a file named on the command line; "-" (standard input) may be a
-// pipe, read as a stream.
+// Opens a file named on the command line as scan does: "-" (standard input),
+// or a pipe, FIFO or device (/dev/stdin, <(cmd)), is read as a stream.
 Result<std::unique_ptr<ByteReader>> OpenNamed(FileSystem& fs, const std::string& path) {
-  if (path != "-") return OpenInput(fs, path);
   Result<FileStat> st = fs.Stat(path);
+  if (path != "-" && (!st.ok() || st->type != FileType::kOther)) return OpenInput(fs, path);
   if (!st.ok()) return st.status();
   FileIdentity stdin_identity;
   stdin_identity.dev = st->dev;
@@ -72,6 +74,26 @@ Result<std::unique_ptr<ByteReader>> OpenNamed(FileSystem& fs, const std::string&
   stdin_identity.stream = true;
   return OpenInput(fs, path, stdin_identity);
 }
+
+// The lines whose id is the one asked for: the first few, and how many.
+struct IdLines {
+  static constexpr size_t kListed = 5;
+  std::vector<uint64_t> first;
+  uint64_t count = 0;
+  void Add(uint64_t line) {
+    if (first.size() < kListed) first.push_back(line);
+    ++count;
+  }
+  // `id "x" is not unique in FILE (lines 3, 9, 12, 15, 20 and 7 more): ...`;
+  // scan names each of them FILE:LINE, which is how explain takes one.
+  Status NotUnique(const std::string& id, const std::string& file) const {
+    std::string lines;
+    for (const uint64_t line : first) lines += (lines.empty() ? "" : ", ") + std::to_string(line);
+    if (count > first.size()) lines += " and " + std::to_string(count - first.size()) + " more";
+    return Status::InvalidArgument("id \"" + id + "\" is not unique in " + file + " (lines " + lines +
+                                   "): name one as FILE:LINE");
+  }
+};
 
 const char* SkipReason(DocumentSketch::Kind kind) {
   switch (kind) {
@@ -133,11 +155,14 @@ Status ReadJsonlDocs(const Options& options, const MinHasher& mh, FileSystem& fs
   JsonlLines lines(std::move(*in), options.max_line);
   JsonlDoc doc;
   const std::string prefix = inputs.jsonl_file + ":";
+  IdLines lines_of[2];  // of the id asked for as A and as B
   auto take = [&](std::string_view line, uint64_t number) -> Status {
     const std::string place = prefix + std::to_string(number);
     bool has = false;
     const Status s = parser.Parse(line, &doc, &has);
     for (ReadDoc* r : {ra, rb}) {
+      const std::string& asked = r == ra ? inputs.a : inputs.b;
+      if (s.ok() && has && !doc.id.empty() && doc.id == asked) lines_of[r == ra ? 0 : 1].Add(number);
       if (r->have) continue;
       const std::string& want = r == ra ? inputs.a : inputs.b;
       const bool by_place = want == place;
@@ -162,12 +187,15 @@ Status ReadJsonlDocs(const Options& options, const MinHasher& mh, FileSystem& fs
     return Status::Ok();
   };
   JsonlLines::Line line;
-  while (!(ra->have && rb->have)) {
+  for (;;) {  // to the end: an id must name one document
     Result<bool> more = lines.Next(&line);
     if (!more.ok()) return more.status();
     if (!*more) break;
     if (line.too_long) continue;
     if (Status s = take(line.text, line.number); !s.ok()) return s;
+  }
+  for (int k = 0; k < 2; ++k) {
+    if (lines_of[k].count > 1) return lines_of[k].NotUnique(k == 0 ? inputs.a : inputs.b, inputs.jsonl_file);
   }
   for (const ReadDoc* r : {ra, rb}) {
     if (!r->have) {
@@ -246,6 +274,10 @@ Result<PairExplanation> ExplainPair(const Options& options, const ExplainInputs&
   e.same_tokens = indexed && ra.content == rb.content;
   e.candidate = indexed && (!e.agreeing_bands.empty() || e.same_tokens);
   e.candidate_probability = CandidateProbability(e.jaccard, e.banding.bands, rows);
+  if (!e.same_tokens) {  // as reported: 1 only for the same tokens
+    e.jaccard = DistinctScore(e.jaccard);
+    e.estimate = DistinctScore(e.estimate);
+  }
   const PairFacts facts{
       .same_tokens = e.same_tokens, .candidate = e.candidate, .estimate = e.estimate, .jaccard = e.jaccard};
   e.reported_signature = Reported(RuleUnder(options, VerifyMode::kSignature), facts);

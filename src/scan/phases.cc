@@ -179,6 +179,8 @@ Result<Report> ReportPhase(const Run& run, SignedInputs inputs, FoundPairs found
   report.params = MakeParams(o, run.banding());
   report.index = inputs.index;
   report.stats = CountRead(corpus, inputs.walk);
+  corpus.unnamed_unsigned = {};  // counted: nothing else reads them
+  corpus.named_unsigned = {};
   report.stats.candidates = found.candidates.visited;
   if (run.Cancelled()) return Status::Cancelled("interrupted");
 

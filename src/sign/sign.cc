@@ -103,7 +103,7 @@ DocKind KindOf(const DocumentSketch& sk) {
 }
 
 SignedCorpus SignShare(const SignContext& ctx, std::vector<InputFile> files) {
-  SignedCorpus out{.table = SignatureTable(ctx.options.num_perm), .stream_copies = {}, .problems = {}, .counts = {}};
+  SignedCorpus out{.table = SignatureTable(ctx.options.num_perm), .stream_copies = {}, .problems = {}, .counts = {}, .unnamed_unsigned = {}, .named_unsigned = {}};
   out.table.files = std::move(files);
   out.stream_copies.resize(out.table.files.size());
   if (ctx.options.input == InputFormat::kText) {
@@ -115,7 +115,9 @@ SignedCorpus SignShare(const SignContext& ctx, std::vector<InputFile> files) {
 }
 
 SignedCorpus Sign(const SignContext& ctx, std::vector<InputFile> files) {
-  SignedCorpus out = SignShare(ctx, std::move(files));
+  SignContext compact = ctx;
+  compact.compact_unsigned = true;
+  SignedCorpus out = SignShare(compact, std::move(files));
   if (ctx.options.input == InputFormat::kJsonl) RenameDuplicateIds(&out);
   return out;
 }

@@ -26,7 +26,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "base/types.h"
@@ -48,12 +50,30 @@ struct SignProgress {
   std::atomic<uint64_t> documents{0};    // documents signed
 };
 
+// A JSONL document that was read but not signed (empty, or under
+// --min-words): all a run needs of it is to count it and, when it has an id,
+// to know the id (ids must be unique among all documents).
+struct UnsignedDoc {
+  uint64_t line = 0;               // from 1
+  uint32_t file = 0;               // index into SignatureTable::files
+  DocKind kind = DocKind::kEmpty;  // kEmpty or kTooShort
+};
+struct NamedUnsignedDoc {
+  UnsignedDoc doc;
+  std::string name;  // its id (or, once renamed, FILE:LINE)
+};
+
 struct SignedCorpus {
   SignatureTable table;
   // With `keep_streams`: per file, the copy of a stream document (else null).
   std::vector<std::unique_ptr<StreamCopy>> stream_copies;
   std::vector<InputProblem> problems;  // in the order found
   SignCounts counts;
+  // With SignContext::compact_unsigned: the JSONL documents not signed, kept
+  // out of the table (no DocId, no signature row), each in input order:
+  // those without an id (16 bytes each; named FILE:LINE), those with one.
+  std::deque<UnsignedDoc> unnamed_unsigned;
+  std::deque<NamedUnsignedDoc> named_unsigned;
 };
 
 // What every signing function shares: decided once for a run (scan/run.h)
@@ -66,9 +86,15 @@ struct SignContext {
   // Record stream documents so that they can be read again (--exact, -t 1).
   bool keep_streams;
   SignProgress& progress;  // live counts, updated from the workers
+  // JSONL: keep the documents that are not signed (empty, too short) out of
+  // the table, in SignedCorpus::unsigned_docs (a few dozen bytes each rather
+  // than a signature row). Sign() sets it; a stage sign task and the index
+  // keep every document in the table. Default: false.
+  bool compact_unsigned = false;
 };
 
-// Signs every document of `files` (as walked).
+// Signs every document of `files` (as walked). JSONL documents that are not
+// signed go to SignedCorpus::unsigned_docs, not to the table.
 SignedCorpus Sign(const SignContext& ctx, std::vector<InputFile> files);
 // As Sign(), for a share of a run's files (a stage sign task): JSONL ids are
 // left as read, to be made unique over every share (RenameDuplicateIds).

@@ -29,7 +29,8 @@ void SignTextFiles(const SignContext& ctx, SignedCorpus* out, std::vector<SignCo
 void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector<uint64_t>* line_base,
                     std::vector<SignCounts>* per_file);
 
-// Names FILE:LINE every document whose name is not unique in `out->table`.
+// Names FILE:LINE every document whose name is not unique in `out->table`
+// and `out->unsigned_docs` together.
 void RenameDuplicateIds(SignedCorpus* out);
 
 }  // namespace neardup

@@ -5,11 +5,16 @@
 // without an id and problem messages get their line numbers. So no thread
 // touches every byte twice, and DocIds follow the input.
 #include <algorithm>
+#include <charconv>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <new>
 #include <numeric>
 #include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
 
 #include "sign/jsonl_doc_reader.h"
 #include "sign/sign_internal.h"
@@ -37,6 +42,9 @@ struct Block {
   // Results.
   uint64_t lines = 0;
   std::vector<DocRecord> docs;  // line: in the block; name empty when it has no id
+  // With compact_unsigned, the documents not signed; line: in the block.
+  std::vector<UnsignedDoc> unnamed_unsigned;
+  std::vector<NamedUnsignedDoc> named_unsigned;
   std::vector<uint32_t> sigs;
   std::vector<BlockProblem> problems;
   SignCounts counts;
@@ -46,7 +54,15 @@ std::string TooLongMessage(uint64_t max_line) {
   return std::string("line longer than --max-line ").append(std::to_string(max_line)).append(" bytes");
 }
 
-void SignLine(std::string_view line, uint64_t ln, size_t num_perm, JsonlDocReader& parser, Block& b) {
+// How a block is signed: the same for every block of a run.
+struct BlockRule {
+  uint64_t max_line = 0;
+  size_t num_perm = 0;
+  bool compact_unsigned = false;  // SignContext::compact_unsigned
+};
+
+void SignLine(std::string_view line, uint64_t ln, const BlockRule& rule, JsonlDocReader& parser, Block& b) {
+  const size_t num_perm = rule.num_perm;
   JsonlDoc doc;
   bool has = false;
   const Status s = parser.Parse(line, &doc, &has);
@@ -59,22 +75,34 @@ void SignLine(std::string_view line, uint64_t ln, size_t num_perm, JsonlDocReade
   b.sigs.resize(at + num_perm, UINT32_MAX);
   DocumentSketch sk;
   parser.reader().ReadText(doc.text, b.sigs.data() + at, nullptr, &sk);
+  b.counts.bytes += sk.bytes;
+  b.counts.invalid_utf8 += sk.replaced + doc.replaced;
+  b.counts.transcoded += sk.transcoded ? 1 : 0;
+  const DocKind kind = KindOf(sk);
+  if (rule.compact_unsigned && (kind == DocKind::kEmpty || kind == DocKind::kTooShort)) {
+    b.sigs.resize(at);  // no row: the document is only counted
+    const UnsignedDoc u{.line = ln, .file = b.file, .kind = kind};
+    if (doc.id.empty()) {
+      b.unnamed_unsigned.push_back(u);
+    } else {
+      b.named_unsigned.push_back({.doc = u, .name = std::move(doc.id)});
+    }
+    return;
+  }
   DocRecord r;
   r.name = std::move(doc.id);
   r.file = b.file;
   r.line = ln;
   r.size = doc.text.size();
   r.content = sk.content;
-  r.kind = KindOf(sk);
+  r.kind = kind;
   b.docs.push_back(std::move(r));
-  b.counts.bytes += sk.bytes;
-  b.counts.invalid_utf8 += sk.replaced + doc.replaced;
-  b.counts.transcoded += sk.transcoded ? 1 : 0;
 }
 
 // Splits a block into lines (as every JSONL reader does: BlockLines) and
 // signs them.
-void SignBlock(uint64_t max_line, size_t num_perm, JsonlDocReader& parser, Block& b) {
+void SignBlock(const BlockRule& rule, JsonlDocReader& parser, Block& b) {
+  const uint64_t max_line = rule.max_line;
   BlockLines lines(b.data, max_line);
   std::string_view text;
   bool too_long = false;
@@ -83,7 +111,7 @@ void SignBlock(uint64_t max_line, size_t num_perm, JsonlDocReader& parser, Block
     if (too_long) {
       b.problems.push_back({.line = ln, .message = TooLongMessage(max_line)});
     } else {
-      SignLine(text, ln, num_perm, parser, b);
+      SignLine(text, ln, rule, parser, b);
     }
   }
   b.data = JsonlBlocks::Block();
@@ -170,7 +198,8 @@ void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector
   const size_t num_perm = static_cast<size_t>(options.num_perm);
   std::vector<std::unique_ptr<JsonlDocReader>> parsers(static_cast<size_t>(workers.threads));
   for (auto& p : parsers) p = std::make_unique<JsonlDocReader>(options, ctx.minhasher);
-  auto sign = [&](int w, Block& b) { SignBlock(options.max_line, num_perm, *parsers[static_cast<size_t>(w)], b); };
+  const BlockRule rule{.max_line = options.max_line, .num_perm = num_perm, .compact_unsigned = ctx.compact_unsigned};
+  auto sign = [&](int w, Block& b) { SignBlock(rule, *parsers[static_cast<size_t>(w)], b); };
   // Per file, lines committed (from line_base: lines signed by an earlier run).
   std::vector<uint64_t> lines_before =
       line_base != nullptr ? *line_base : std::vector<uint64_t>(out->table.files.size(), 0);
@@ -202,8 +231,16 @@ void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector
                                .status = Status::Corrupt(f.path + ":" + std::to_string(ln) + ": " + p.message),
                                .kind = InputProblem::Kind::kMalformed});
     }
+    for (UnsignedDoc& u : b.unnamed_unsigned) {
+      u.line += base;
+      out->unnamed_unsigned.push_back(u);
+    }
+    for (NamedUnsignedDoc& u : b.named_unsigned) {
+      u.doc.line += base;
+      out->named_unsigned.push_back(std::move(u));
+    }
     lines_before[b.file] += b.lines;
-    progress.documents += b.docs.size();
+    progress.documents += b.docs.size() + b.unnamed_unsigned.size() + b.named_unsigned.size();
     out->table.Append(std::move(b.docs), b.sigs);
     out->counts += b.counts;
     if (per_file != nullptr) (*per_file)[b.file] += b.counts;
@@ -217,37 +254,110 @@ void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector
   work.Finish();
 }
 
+namespace {
+
+// An unsigned document without an id is named FILE:LINE without holding that
+// name; only a name that reads the same FILE:LINE can clash with it. Such
+// documents are moved to the named ones, with that name, so that the check
+// of the names sees them (rare: each move is linear).
+void NameUnsignedThatClash(SignedCorpus* out) {
+  std::deque<UnsignedDoc>& unnamed = out->unnamed_unsigned;
+  std::deque<NamedUnsignedDoc>& named = out->named_unsigned;
+  if (unnamed.empty()) return;
+  std::unordered_map<std::string_view, uint32_t> file_of;
+  for (size_t f = 0; f < out->table.files.size(); ++f) file_of.emplace(out->table.files[f].path, f);
+  using Place = std::pair<uint32_t, uint64_t>;
+  auto place_less = [](const UnsignedDoc& d, const Place& p) { return Place(d.file, d.line) < p; };
+  std::vector<std::pair<Place, std::string>> clashes;  // few: only names that hit an unnamed document
+  auto probe = [&](const std::string& name) {
+    const size_t colon = name.rfind(':');
+    if (colon == std::string::npos || colon + 1 >= name.size() || name[colon + 1] == '0') return;
+    uint64_t line = 0;
+    const char* end = name.data() + name.size();
+    if (std::from_chars(name.data() + colon + 1, end, line).ptr != end) return;
+    const auto f = file_of.find(std::string_view(name).substr(0, colon));
+    if (f == file_of.end()) return;
+    const Place place(f->second, line);
+    const auto at = std::lower_bound(unnamed.begin(), unnamed.end(), place, place_less);
+    if (at != unnamed.end() && Place(at->file, at->line) == place) clashes.push_back({place, name});
+  };
+  for (const DocRecord& d : out->table.docs) probe(d.name);
+  for (const NamedUnsignedDoc& d : named) probe(d.name);
+  if (clashes.empty()) return;
+  // Moved in one pass over each list, so that many clashes stay linear.
+  std::sort(clashes.begin(), clashes.end());
+  clashes.erase(std::unique(clashes.begin(), clashes.end(),
+                            [](const auto& x, const auto& y) { return x.first == y.first; }),
+                clashes.end());
+  std::deque<UnsignedDoc> kept;
+  std::vector<NamedUnsignedDoc> moved;
+  size_t c = 0;
+  for (const UnsignedDoc& d : unnamed) {
+    while (c < clashes.size() && clashes[c].first < Place(d.file, d.line)) ++c;
+    if (c < clashes.size() && clashes[c].first == Place(d.file, d.line)) {
+      moved.push_back({.doc = d, .name = std::move(clashes[c].second)});
+    } else {
+      kept.push_back(d);
+    }
+  }
+  unnamed = std::move(kept);
+  std::deque<NamedUnsignedDoc> merged;
+  auto at = [](const NamedUnsignedDoc& d) { return Place(d.doc.file, d.doc.line); };
+  std::merge(std::make_move_iterator(named.begin()), std::make_move_iterator(named.end()),
+             std::make_move_iterator(moved.begin()), std::make_move_iterator(moved.end()), std::back_inserter(merged),
+             [&](const NamedUnsignedDoc& x, const NamedUnsignedDoc& y) { return at(x) < at(y); });
+  named = std::move(merged);
+}
+
+}  // namespace
+
 // A JSONL id must name one document. Every document whose id is not unique
 // in the run is named FILE:LINE instead, as a document without an id is;
 // repeated until no name is taken twice (an id may itself read FILE:LINE).
+// The documents are those of the table and the unsigned ones with a name,
+// merged in input order (entry k < table size: table document k; else
+// named unsigned document k - table size).
 void RenameDuplicateIds(SignedCorpus* out) {
+  NameUnsignedThatClash(out);
   auto& docs = out->table.docs;
+  auto& unsigned_docs = out->named_unsigned;
   const auto& files = out->table.files;
-  std::vector<char> renamed(docs.size(), 0);
+  const size_t n_table = docs.size();
+  auto name = [&](size_t k) -> std::string& { return k < n_table ? docs[k].name : unsigned_docs[k - n_table].name; };
+  auto place = [&](size_t k) {
+    return k < n_table ? std::pair(docs[k].file, docs[k].line)
+                       : std::pair(unsigned_docs[k - n_table].doc.file, unsigned_docs[k - n_table].doc.line);
+  };
+  std::vector<size_t> entries(n_table + unsigned_docs.size());
+  std::iota(entries.begin(), entries.end(), size_t{0});
+  std::inplace_merge(entries.begin(), entries.begin() + static_cast<ptrdiff_t>(n_table), entries.end(),
+                     [&](size_t x, size_t y) { return place(x) < place(y); });
+  std::vector<char> renamed(entries.size(), 0);  // by position in entries
   for (bool changed = true; changed;) {
     changed = false;
-    std::vector<uint32_t> order(docs.size());
-    std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return docs[x].name < docs[y].name; });
+    std::vector<size_t> order(entries.size());  // positions in entries
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t x, size_t y) { return name(entries[x]) < name(entries[y]); });
     for (size_t lo = 0; lo < order.size();) {
       size_t hi = lo + 1;
-      while (hi < order.size() && docs[order[hi]].name == docs[order[lo]].name) ++hi;
+      while (hi < order.size() && name(entries[order[hi]]) == name(entries[order[lo]])) ++hi;
       if (hi - lo > 1) {
-        const std::string id = docs[order[lo]].name;
+        const std::string id = name(entries[order[lo]]);
         std::string where;
         for (size_t k = lo; k < hi; ++k) {
-          DocRecord& d = docs[order[k]];
-          const std::string place = files[d.file].path + ":" + std::to_string(d.line);
-          if (renamed[order[k]] == 0) where += (where.empty() ? "" : ", ") + place;  // else named so already
-          if (d.name != place) {
-            d.name = place;
+          const auto [file, line] = place(entries[order[k]]);
+          const std::string at = files[file].path + ":" + std::to_string(line);
+          if (renamed[order[k]] == 0) where += (where.empty() ? "" : ", ") + at;  // else named so already
+          if (std::string& d = name(entries[order[k]]); d != at) {
+            d = at;
             renamed[order[k]] = 1;
             changed = true;
           }
         }
-        const DocRecord& first = docs[order[lo]];
-        out->problems.push_back({.file = first.file,
-                                 .line = first.line,
+        const auto [file, line] = place(entries[order[lo]]);
+        out->problems.push_back({.file = file,
+                                 .line = line,
                                  .status = Status::InvalidArgument("id \"" + id + "\" is not unique (" + where +
                                                                    "); each of these documents is named FILE:LINE"),
                                  .kind = InputProblem::Kind::kCounted});

@@ -1,11 +1,15 @@
 #include "text/document_source.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
+#include <utility>
 
 namespace neardup {
 
@@ -96,13 +100,52 @@ Status CheckUnchanged(FileSystem& fs, const InputFile& file) {
   return Status::Ok();
 }
 
+JsonlBlocks::Bytes& JsonlBlocks::Bytes::operator=(Bytes&& o) noexcept {
+  if (this != &o) {
+    Free();
+    data_ = std::exchange(o.data_, nullptr);
+    capacity_ = std::exchange(o.capacity_, 0);
+  }
+  return *this;
+}
+
+void JsonlBlocks::Bytes::Free() {
+  if (data_ == nullptr) return;
+  if (capacity_ > kLargeBytes) {
+    ::munmap(data_, capacity_);
+  } else {
+    std::free(data_);
+  }
+  data_ = nullptr;
+  capacity_ = 0;
+}
+
+void JsonlBlocks::Bytes::Grow(size_t n, size_t keep) {
+  if (n <= capacity_) return;
+  if (n <= kLargeBytes) {
+    char* bigger = static_cast<char*>(std::malloc(n));
+    if (bigger == nullptr) throw std::bad_alloc();
+    if (keep > 0) std::memcpy(bigger, data_, keep);
+    Free();
+    data_ = bigger;
+    capacity_ = n;
+    return;
+  }
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const size_t cap = (n + page - 1) / page * page;
+  void* bigger = capacity_ > kLargeBytes ? ::mremap(data_, capacity_, cap, MREMAP_MAYMOVE)
+                                         : ::mmap(nullptr, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (bigger == MAP_FAILED) throw std::bad_alloc();
+  if (capacity_ <= kLargeBytes) {
+    if (keep > 0) std::memcpy(bigger, data_, keep);
+    Free();
+  }
+  data_ = static_cast<char*>(bigger);
+  capacity_ = cap;
+}
+
 void JsonlBlocks::Block::Reserve(size_t n) {
-  if (n <= capacity) return;
-  const size_t cap = std::max(n, 2 * capacity);
-  std::unique_ptr<char[]> bigger(new char[cap]);
-  if (size > 0) std::memcpy(bigger.get(), data.get(), size);
-  data = std::move(bigger);
-  capacity = cap;
+  if (n > data.capacity()) data.Grow(std::max(n, 2 * data.capacity()), size);
 }
 
 Result<bool> JsonlBlocks::Next(ByteReader& in, Block* out, uint64_t* bytes_read) {
@@ -135,7 +178,7 @@ Result<bool> JsonlBlocks::Next(ByteReader& in, Block* out, uint64_t* bytes_read)
     const void* last = memrchr(base + from, '\n', buf_.size - from);
     if (last == nullptr) {
       if (buf_.size <= max_line_ + 1) continue;
-      buf_.size = 0;  // the partial line is too long: drop it as it comes
+      buf_ = Block();  // the partial line is too long: drop it as it comes (and give its pages back)
       skipping_ = true;
       *out = Block();
       out->too_long = true;

@@ -75,10 +75,32 @@ class StreamCopy {
 class JsonlBlocks {
  public:
   static constexpr size_t kBlockBytes = 1 << 20;
+  // A block's bytes: up to kLargeBytes from the heap; past that, pages mapped
+  // for it alone, grown in place by the kernel (mremap), so that growing a
+  // long line never holds its bytes twice, and freeing them gives the pages
+  // back at once.
+  class Bytes {
+   public:
+    static constexpr size_t kLargeBytes = 4 << 20;
+    Bytes() = default;
+    Bytes(Bytes&& o) noexcept : data_(o.data_), capacity_(o.capacity_) { o.data_ = nullptr, o.capacity_ = 0; }
+    Bytes& operator=(Bytes&& o) noexcept;
+    Bytes(const Bytes&) = delete;
+    Bytes& operator=(const Bytes&) = delete;
+    ~Bytes() { Free(); }
+    char* get() const { return data_; }
+    size_t capacity() const { return capacity_; }
+    // Room for `n` bytes, keeping the first `keep`. Throws std::bad_alloc.
+    void Grow(size_t n, size_t keep);
+
+   private:
+    void Free();
+    char* data_ = nullptr;
+    size_t capacity_ = 0;
+  };
   struct Block {
-    std::unique_ptr<char[]> data;  // whole lines; the last may lack its newline at the end of the input
+    Bytes data;  // whole lines; the last may lack its newline at the end of the input
     size_t size = 0;
-    size_t capacity = 0;
     bool too_long = false;  // one line over the limit (no data)
     // Room for `n` bytes in all, keeping the first `size`; grows by doubling,
     // so a long line read block after block is copied a bounded number of times.

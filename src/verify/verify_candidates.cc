@@ -70,9 +70,10 @@ PairScores Verified::Scores(DocId x, DocId y) const {
   const bool exact = rule_.mode == VerifyMode::kExact;
   if (a == b) return {.estimate = 1.0, .jaccard = exact ? 1.0 : -1.0};
   const SignatureView sa = table_->signature(a);
-  PairScores out{.estimate = SignatureAgreement(sa.data(), table_->signature(b).data(), static_cast<int>(sa.size())),
+  PairScores out{.estimate = DistinctScore(
+                     SignatureAgreement(sa.data(), table_->signature(b).data(), static_cast<int>(sa.size()))),
                  .jaccard = -1};
-  if (exact) out.jaccard = Similarity(a, b);
+  if (exact) out.jaccard = DistinctScore(Similarity(a, b));
   return out;
 }
 
@@ -133,7 +134,7 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
       j = *text_j;
     }
     if (j < 0 || !MeetsThreshold(j, ctx.rule.threshold)) continue;
-    p.jaccard = j;
+    p.jaccard = DistinctScore(j);
     if (Status s = out->pairs.Add(p); !s.ok()) return s;
   }
   if (!candidates.pairs.status().ok()) return candidates.pairs.status();

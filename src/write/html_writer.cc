@@ -22,6 +22,7 @@
 #include "neardup/review.h"
 #include "neardup/word_diff.h"
 #include "neardup/writers.h"
+#include "write/sha256.h"
 
 namespace neardup {
 namespace {
@@ -424,8 +425,9 @@ void WriteHtml(const Report& report, const Review& review, std::ostream& out) {
   std::string page;
   page += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
-          "script-src 'unsafe-inline'\">\n<title>neardup review</title>\n<style>";
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src '" +
+          CspHashSource(kStyle) + "'; script-src '" + CspHashSource(kScript) +
+          "'\">\n<title>neardup review</title>\n<style>";
   page += kStyle;
   page += "</style>\n</head>\n<body>\n<h1>neardup review: ";
   page += pairs_mode ? std::to_string(report.pairs.size()) + " pairs" : std::to_string(report.clusters.size()) + " clusters";

@@ -42,9 +42,11 @@ bool Flush(std::string* buf, std::ostream& out) {
   return out.good();
 }
 
-// `value` rounded to 4 decimals, with -0 turned into 0.
+// `value` rounded to 4 decimals, with -0 turned into 0; a value below 1 never
+// rounds up to 1 (a score of 1 means the same tokens): 0.99996 is 0.9999.
 double RoundScore(double value) {
   const double rounded = std::round(value * 10000.0) / 10000.0;
+  if (value < 1.0 && rounded >= 1.0) return 0.9999;
   return rounded == 0 ? 0.0 : rounded;
 }
 

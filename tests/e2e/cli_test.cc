@@ -299,5 +299,83 @@ TEST(CliTest, ParamsPrintsTheSCurve) {
   EXPECT_NE(r.out.find("0.9996"), std::string::npos) << r.out;  // s = 0.8
 }
 
+// A score of 1 means the same tokens. Two texts that differ by one word in
+// 30,000 have a Jaccard of 0.99997 and (with 128 permutations) every
+// signature position alike: printed as 0.9999, never 1, in every format and
+// by explain; a copy still prints 1.
+TEST(CliTest, ScoresOfDifferentTextsNeverPrintAsOne) {
+  TempDir dir;
+  const std::string text = Join(RandomWords(30000, 11, 100000));
+  WriteFile(dir / "d/a.txt", text);
+  WriteFile(dir / "d/b.txt", text + " extra");
+  WriteFile(dir / "d/c.txt", text);
+  const RunResult json = RunProcess({kBin, "scan", "-f", "json", "--exact", dir / "d"}, dir.path());
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto doc = nlohmann::json::parse(json.out);
+  ASSERT_EQ(doc["pairs"].size(), 3u) << json.out;
+  for (const auto& pair : doc["pairs"]) {
+    const bool copies =
+        pair["a"].get<std::string>().ends_with("a.txt") && pair["b"].get<std::string>().ends_with("c.txt");
+    EXPECT_EQ(pair["estimate"].dump(), copies ? "1" : "0.9999") << pair.dump();
+    EXPECT_EQ(pair["jaccard"].dump(), copies ? "1" : "0.9999") << pair.dump();
+  }
+  const RunResult csv = RunProcess({kBin, "scan", "-f", "csv", dir / "d"}, dir.path());
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_NE(csv.out.find("b.txt,0.9999,"), std::string::npos) << csv.out;
+  EXPECT_EQ(csv.out.find("b.txt,1,"), std::string::npos) << csv.out;
+  const RunResult html = RunProcess({kBin, "scan", "-f", "html", "--mode", "clusters", dir / "d"}, dir.path());
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  EXPECT_NE(html.out.find("\"similarity\":0.9999"), std::string::npos);
+  const RunResult explain = RunProcess({kBin, "explain", "-f", "json", dir / "d/a.txt", dir / "d/b.txt"}, dir.path());
+  const auto e = nlohmann::json::parse(explain.out);  // full precision, below 1
+  EXPECT_LT(e["jaccard"].get<double>(), 1.0) << explain.out;
+  EXPECT_LT(e["estimate"].get<double>(), 1.0) << explain.out;
+  const RunResult told = RunProcess({kBin, "explain", dir / "d/a.txt", dir / "d/b.txt"}, dir.path());
+  EXPECT_NE(told.out.find("exact Jaccard: 0.9999\n"), std::string::npos) << told.out;
+  EXPECT_NE(told.out.find("signature estimate: 0.9999 "), std::string::npos) << told.out;
+  const RunResult same = RunProcess({kBin, "explain", "-f", "json", dir / "d/a.txt", dir / "d/c.txt"}, dir.path());
+  EXPECT_EQ(nlohmann::json::parse(same.out)["jaccard"].get<double>(), 1.0) << same.out;
+}
+
+// explain takes an id only when it names one document: scan names the
+// documents of a repeated id FILE:LINE, so explain refuses the id (exit 2),
+// listing a few of its lines, and takes FILE:LINE.
+TEST(CliTest, ExplainRefusesAJsonlIdThatIsNotUnique) {
+  TempDir dir;
+  std::string lines = "{\"id\":\"x\",\"text\":\"" + Join(RandomWords(50, 1)) + "\"}\n" +
+                      "{\"id\":\"y\",\"text\":\"" + Join(RandomWords(50, 2)) + "\"}\n";
+  for (int i = 0; i < 9; ++i) lines += "{\"id\":\"x\",\"text\":\"other words\"}\n";
+  WriteFile(dir / "c.jsonl", lines);
+  const RunResult r = RunProcess({kBin, "explain", "--input", "jsonl", dir / "c.jsonl", "x", "y"}, dir.path());
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("id \"x\" is not unique in " + dir / "c.jsonl" + " (lines 1, 3, 4, 5, 6 and 5 more)"),
+            std::string::npos)
+      << r.err;
+  const RunResult y_twice = RunProcess({kBin, "explain", "--input", "jsonl", dir / "c.jsonl", "y", "x"}, dir.path());
+  EXPECT_EQ(y_twice.exit_code, 2) << y_twice.err;
+  const RunResult by_line =
+      RunProcess({kBin, "explain", "--input", "jsonl", dir / "c.jsonl", dir / "c.jsonl:1", "y"}, dir.path());
+  EXPECT_EQ(by_line.exit_code, 1) << by_line.err;  // explained: not reported (other words)
+  const RunResult unique = RunProcess({kBin, "explain", "--input", "jsonl", dir / "c.jsonl", "y", "y"}, dir.path());
+  EXPECT_EQ(unique.exit_code, 0) << unique.err;
+}
+
+// explain reads what scan reads: <(cmd) is a pipe (/dev/fd/N), read as a
+// stream, for text files and JSONL alike.
+TEST(CliTest, ExplainReadsProcessSubstitution) {
+  TempDir dir;
+  WriteFile(dir / "a.txt", Join(RandomWords(200, 3)));
+  WriteFile(dir / "c.jsonl", "{\"id\":\"p\",\"text\":\"" + Join(RandomWords(200, 3)) + "\"}\n");
+  const std::string script = "'" + kBin + "' explain -f json <(cat '" + dir / "a.txt" + "') '" + dir / "a.txt" +
+                             "' && '" + kBin + "' explain -f json --input jsonl <(cat '" + dir / "c.jsonl" + "') p p";
+  const RunResult r = RunProcess({"/bin/bash", "-c", script}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  size_t at = 0, found = 0;
+  while ((at = r.out.find("\"same_tokens\": true", at)) != std::string::npos) ++found, ++at;
+  EXPECT_EQ(found, 2u) << r.out;
+}
+
 }  // namespace
 }  // namespace neardup

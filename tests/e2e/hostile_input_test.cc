@@ -285,6 +285,86 @@ TEST(HostileInputTest, OverlongJsonlLineIsMalformedAndNeverBuffered) {
   EXPECT_NE(bad.err.find("--max-line"), std::string::npos) << bad.err;
 }
 
+// A JSONL document that is empty or under --min-words is counted, not
+// signed: it costs a compact record (under 100 bytes, plus its id's string
+// when it has one), not a signature row. 500,000 of each kind, -j2: the peak
+// RSS over that of a one-line file stays under 100 bytes per document (and
+// under 132 with an id of its own); a signature row and a full record per
+// document took 800-1,100 bytes each.
+TEST(HostileInputTest, EmptyAndTooShortJsonlDocumentsCostACompactRecord) {
+  TempDir dir;
+  constexpr long kDocs = 500'000;
+  std::filesystem::create_directories(dir / "d");
+  {
+    std::ofstream empty(dir / "d/empty.jsonl", std::ios::binary);
+    std::ofstream short_ids(dir / "d/short.jsonl", std::ios::binary);
+    for (long i = 0; i < kDocs; ++i) {
+      empty << "{\"text\":\"\"}\n";
+      short_ids << "{\"id\":\"s" << i << "\",\"text\":\"one\"}\n";
+    }
+    std::ofstream one(dir / "d/one.jsonl", std::ios::binary);
+    one << "{\"text\":\"one two\"}\n";
+  }
+  const Scan base = ScanJson(dir, {"--input", "jsonl", "-j2", "--min-words", "2", dir / "d/one.jsonl"});
+  ASSERT_EQ(base.run.exit_code, 1) << base.run.err;
+  struct Case {
+    const char* file;
+    const char* count;
+    long bytes_per_doc;
+  };
+  for (const Case& c : {Case{"d/empty.jsonl", "empty", 100}, Case{"d/short.jsonl", "too_short", 132}}) {
+    SCOPED_TRACE(c.file);
+    const Scan s = ScanJson(dir, {"--input", "jsonl", "-j2", "--min-words", "2", dir / c.file});
+    ASSERT_EQ(s.run.exit_code, 1) << s.run.err;
+    EXPECT_EQ(s.json["stats"][c.count], kDocs) << s.json["stats"].dump();
+    EXPECT_EQ(s.json["stats"]["documents"], 0) << s.json["stats"].dump();
+    EXPECT_LT((s.max_rss_kb - base.max_rss_kb) * 1024, c.bytes_per_doc * kDocs)
+        << "peak RSS " << s.max_rss_kb / 1024 << " MB, " << base.max_rss_kb / 1024 << " MB for one line";
+  }
+}
+
+// Skipping a line over --max-line holds at most the limit and one read block:
+// the bytes before the line is known to be too long, never twice, and not
+// after. A 96 MB line under --max-line 32M, plain and gzip-compressed: peak
+// RSS under 32 MB + 40 MB (a scan of small files peaks near 20 MB; holding
+// the line's first bytes twice, as a buffer grown by copying does, takes
+// over 100 MB).
+TEST(HostileInputTest, SkippingAnOverlongLineHoldsAtMostTheLimit) {
+  TempDir dir;
+  constexpr uint64_t kMaxLine = 32ULL << 20;
+  const std::string good_a = "{\"id\":\"a\",\"text\":\"" + Text(6) + "\"}\n";
+  const std::string good_b = "{\"id\":\"b\",\"text\":\"" + Text(6) + " x\"}\n";
+  const std::string block(1 << 20, 'x');
+  std::filesystem::create_directories(dir / "d");
+  {
+    std::ofstream out(dir / "d/in.jsonl", std::ios::binary);
+    out << good_a << "{\"id\":\"huge\",\"text\":\"";
+    for (int i = 0; i < 96; ++i) out << block;
+    out << "\"}\n" << good_b;
+  }
+  {
+    gzFile gz = gzopen((dir / "d/in2.jsonl.gz").c_str(), "wb1");
+    ASSERT_NE(gz, nullptr);
+    const std::string head = good_a + "{\"id\":\"huge2\",\"text\":\"";
+    const std::string tail = "\"}\n" + good_b;
+    gzwrite(gz, head.data(), static_cast<unsigned>(head.size()));
+    for (int i = 0; i < 96; ++i) gzwrite(gz, block.data(), static_cast<unsigned>(block.size()));
+    gzwrite(gz, tail.data(), static_cast<unsigned>(tail.size()));
+    ASSERT_EQ(gzclose(gz), Z_OK);
+  }
+  for (const char* name : {"d/in.jsonl", "d/in2.jsonl.gz"}) {
+    SCOPED_TRACE(name);
+    Scan s = ScanJson(dir, {"--input", "jsonl", "--mode", "clusters", "--max-line", "32M", dir / name});
+    ASSERT_EQ(s.run.exit_code, 2) << s.run.err;
+    EXPECT_EQ(s.json["stats"]["documents"], 2) << s.json["stats"].dump();
+    EXPECT_EQ(s.json["stats"]["malformed_lines"], 1) << s.json["stats"].dump();
+    EXPECT_NE(s.run.err.find(dir / name + ":2: line longer than --max-line 33554432 bytes"), std::string::npos)
+        << s.run.err;
+    EXPECT_LT(s.max_rss_kb, static_cast<long>(kMaxLine / 1024) + 40 * 1024)
+        << "peak RSS " << s.max_rss_kb / 1024 << " MB";
+  }
+}
+
 // --exact re-reads the candidates' text for their shingle sets: bounded by the
 // sets, not by the text (two 128 MB files of a repeated 1 MB block).
 TEST(HostileInputTest, ExactReReadOfLargeFilesIsBoundedBySets) {

@@ -8,6 +8,9 @@
 #     of them within the time budget; opened plainly, it renders the first
 #     chunk only (lazy rendering).
 #  3. Pairs mode renders each pair.
+#  4. The Content-Security-Policy allows the page's own script and style by
+#     their hashes only: no violation as written; a one-space change to the
+#     script keeps it from running, one to the style is refused.
 # Usage: html_review_test.sh NEARDUP_BINARY
 set -u
 bin="$1"
@@ -81,6 +84,27 @@ dump "file://$tmp/pairs.html#all" "$tmp/pairs.dom"
 pairs=$(cd "$tmp" && "$bin" scan docs | wc -l)
 check "pairs mode: every pair rendered ($pairs)" test "$(count '<section class="group"' "$tmp/pairs.dom")" = "$pairs"
 check "pairs mode: no script errors" test "$(count 'data-errors' "$tmp/pairs.dom")" = 0
+# --- 4: the Content-Security-Policy ------------------------------------------
+# The page allows its own script and style by their SHA-256 hashes, never
+# 'unsafe-inline': the same script changed by one space does not run.
+check "CSP without 'unsafe-inline'" test "$(count "unsafe-inline" "$tmp/small.html")" = 0
+check "CSP names the script's hash" grep -q "script-src 'sha256-" "$tmp/small.html"
+perl -0pe 's#<script>#<script> #' "$tmp/small.html" > "$tmp/tampered.html"
+check "tampered page differs" test "$(cksum < "$tmp/small.html")" != "$(cksum < "$tmp/tampered.html")"
+dump "file://$tmp/tampered.html#all" "$tmp/tampered.dom"
+check "a changed script is blocked (no data-ok)" test "$(count 'data-ok="1"' "$tmp/tampered.dom")" = 0
+check "the blocked page still loads" grep -q '<h1>neardup review' "$tmp/tampered.dom"
+console() {  # console URL LOG: the page's console messages (CSP violations among them)
+  "$browser" --headless --no-sandbox --disable-gpu --user-data-dir="$tmp/profile" --enable-logging=stderr \
+    --v=0 --virtual-time-budget=20000 --dump-dom "$1" > /dev/null 2> "$2"
+}
+console "file://$tmp/small.html#all" "$tmp/small.console"
+check "no CSP violation: the style and script hashes hold" \
+  test "$(count 'Content Security Policy' "$tmp/small.console")" = 0
+perl -0pe 's#<style>#<style> #' "$tmp/small.html" > "$tmp/restyled.html"
+console "file://$tmp/restyled.html#all" "$tmp/restyled.console"
+check "a changed style is refused (a CSP violation)" grep -q "style-src 'sha256-" "$tmp/restyled.console"
+
 if [ "$fail" != 0 ]; then
   echo "browser log:"; head -20 "$tmp/browser.log"
 fi

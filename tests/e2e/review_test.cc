@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "test_util.h"
+#include "write/sha256.h"
 
 namespace neardup {
 namespace {
@@ -164,6 +165,17 @@ TEST(HtmlFormatTest, PageIsSelfContainedAndEscapesNames) {
   EXPECT_NE(page.find("<svg class=\"chart\" id=\"histogram\""), std::string::npos);
   EXPECT_NE(page.find("<svg class=\"chart\" id=\"scurve\""), std::string::npos);
   EXPECT_NE(page.find("[2,\"alpha\"]"), std::string::npos);  // b's word diff against the kept document
+  // Its scripts and style run under a Content-Security-Policy that names
+  // their SHA-256 hashes, never 'unsafe-inline'.
+  EXPECT_EQ(page.find("unsafe-inline"), std::string::npos);
+  auto between = [&](const std::string& open, const std::string& close) {
+    const size_t from = page.find(open);
+    if (from == std::string::npos) return std::string("(none)");
+    const size_t to = page.find(close, from + open.size());
+    return page.substr(from + open.size(), to - from - open.size());
+  };
+  EXPECT_NE(page.find("script-src '" + CspHashSource(between("<script>", "</script>")) + "'"), std::string::npos);
+  EXPECT_NE(page.find("style-src '" + CspHashSource(between("<style>", "</style>")) + "'"), std::string::npos);
 }
 
 TEST(HtmlFormatTest, DuplicatesModeIsAUsageError) {

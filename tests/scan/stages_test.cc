@@ -18,6 +18,7 @@
 #include "sign/minhash.h"
 #include "neardup/scan.h"
 #include "sign/sign.h"
+#include "sign/sign_internal.h"
 #include "verify/verify_candidates.h"
 #include "test_util.h"
 
@@ -140,6 +141,52 @@ TEST(SignTest, AFileThatCannotBeOpenedIsAProblemAndTheRestIsSigned) {
   EXPECT_EQ(s.table.docs[f.Id(s, "c.txt")].kind, DocKind::kOk);
 }
 
+// Documents that are not signed stay out of the table (Sign keeps them in
+// compact lists) and still take part in the unique-id rule: an empty
+// document repeating a signed one's id, and an id reading FILE:LINE of an
+// empty document without id, are renamed as when every document is in the
+// table (SignShare, then RenameDuplicateIds over it).
+TEST(SignTest, UnsignedJsonlDocumentsKeepTheirPartInUniqueIds) {
+  TempDir dir;
+  const std::string x = dir / "x.jsonl";
+  WriteFile(x,
+            "{\"id\":\"same\",\"text\":\"one two three four five six\"}\n"
+            "{\"text\":\"\"}\n"
+            "{\"id\":\"" + x + ":2\",\"text\":\"seven eight nine ten eleven\"}\n"
+            "{\"id\":\"same\",\"text\":\"\"}\n"
+            "{\"text\":\"short\"}\n"
+            "{\"id\":\"lone\",\"text\":\"\"}\n");
+  Options o;
+  o.paths = {dir.path()};
+  o.input = InputFormat::kJsonl;
+  o.min_words = 2;
+  Result<WalkedCorpus> walked = WalkCorpus(o);
+  ASSERT_TRUE(walked.ok());
+  const MinHasher minhasher(o.num_perm, o.seed);
+  const Workers w{.threads = 2, .tick = {}, .cancel = nullptr};
+  SignProgress counts;
+  const SignContext ctx{o, minhasher, FileSystem::Default(), w, false, counts};
+  const SignedCorpus compact = Sign(ctx, walked->files);
+  SignedCorpus full = SignShare(ctx, walked->files);
+  RenameDuplicateIds(&full);
+  ASSERT_EQ(compact.table.size(), 2u);
+  EXPECT_EQ(compact.table.docs[0].name, x + ":1");
+  EXPECT_EQ(compact.table.docs[1].name, x + ":3");
+  ASSERT_EQ(full.table.size(), 6u);
+  EXPECT_EQ(full.table.docs[2].name, x + ":3");
+  std::vector<std::string> compact_problems, full_problems;
+  for (const InputProblem& p : compact.problems) compact_problems.push_back(p.status.message());
+  for (const InputProblem& p : full.problems) full_problems.push_back(p.status.message());
+  EXPECT_EQ(compact_problems, full_problems);
+  EXPECT_EQ(compact_problems.size(), 2u);
+  EXPECT_EQ(compact.counts.duplicate_ids, 4u);
+  EXPECT_EQ(full.counts.duplicate_ids, 4u);
+  const Stats stats = CountRead(compact, {});
+  EXPECT_EQ(stats.empty, 3u);
+  EXPECT_EQ(stats.too_short, 1u);
+  EXPECT_EQ(stats.documents, 2u);
+}
+
 // JSONL is cut into 1 MiB blocks read in parallel: lines across block
 // boundaries, CRLF, over-long lines (dropped without being held) and a last
 // line without a newline must give what LineSplitter gives line by line.
@@ -192,6 +239,8 @@ TEST(SignTest, JsonlBlocksSplitLinesAsLineSplitterDoes) {
       got_docs.insert(r.line);
       EXPECT_EQ(r.name, (dir / "x.jsonl:").append(std::to_string(r.line)));
     }
+    for (const UnsignedDoc& u : s.unnamed_unsigned) got_docs.insert(u.line);  // the empty ones
+    EXPECT_TRUE(s.named_unsigned.empty());
     EXPECT_EQ(got_too_long, too_long) << seed;
     EXPECT_FALSE(too_long.empty());
     std::set<uint64_t> parsed = got_docs;

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -161,8 +163,27 @@ TEST(FormatScoreTest, RoundsToFourDecimalsWithoutTrailingZeros) {
   EXPECT_EQ(FormatScore(0.1 + 0.2), "0.3");
   EXPECT_EQ(FormatScore(0.0001), "0.0001");  // fixed notation, not 1e-04
   EXPECT_EQ(FormatScore(0.00004), "0");
-  EXPECT_EQ(FormatScore(0.99996), "1");
   EXPECT_EQ(FormatScore(0.80004), "0.8");
+}
+
+// A score of 1 means the same tokens: a score below 1, however close, is
+// never rounded up to 1 (in every format: they all print through it).
+TEST(FormatScoreTest, OnlyOnePrintsAsOne) {
+  EXPECT_EQ(FormatScore(1.0), "1");
+  EXPECT_EQ(FormatScore(0.99996), "0.9999");
+  EXPECT_EQ(FormatScore(0.99995), "0.9999");
+  EXPECT_EQ(FormatScore(0.9999999999), "0.9999");
+  EXPECT_EQ(FormatScore(std::nextafter(1.0, 0.0)), "0.9999");
+  EXPECT_EQ(FormatScore(0.99994), "0.9999");
+  EXPECT_EQ(FormatScore(0.99985), "0.9999");  // rounds up as before when it stays below 1
+  Report report;
+  report.docs = {{"x", 0, 0, false}, {"y", 0, 0, false}};
+  report.pairs.push_back({0, 1, 0.99997, 0.99999});
+  EXPECT_EQ(SplitLines(Jsonl(report)), std::vector<std::string>{R"({"a":"x","b":"y","estimate":0.9999,"jaccard":0.9999})"});
+  const json doc = json::parse(Json(report));
+  EXPECT_EQ(doc["pairs"][0]["estimate"].dump(), "0.9999");
+  EXPECT_EQ(doc["pairs"][0]["jaccard"].dump(), "0.9999");
+  EXPECT_NE(Csv(report).find("x,y,0.9999,0.9999"), std::string::npos) << Csv(report);
 }
 
 // ----------------------------------------------------------------------- jsonl
@@ -313,7 +334,7 @@ TEST(WriteJsonlTest, ScoresAreWrittenAsInJson) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::vector<double> scores = {0,       1,       0.00005, 0.00004, 0.0001,
                                 0.99995, 0.99994, 0.12345, 0.5,     0.875,
-                                0.86123, 1e-9,    0.3};
+                                0.86123, 1e-9,    0.3,     0.99999, 0.999999999};
   for (int i = 0; i < 3000; ++i) scores.push_back(unit(rng));
   Report report;
   report.docs = {{"x", 0, 0, false}, {"y", 0, 0, false}};
