@@ -11,6 +11,8 @@
 #include <string>
 #include <utility>
 
+#include "base/temp_file.h"
+
 namespace neardup {
 
 namespace {
@@ -72,8 +74,9 @@ StreamCopy::~StreamCopy() {
 }
 
 Result<std::unique_ptr<ByteReader>> StreamCopy::Record(std::unique_ptr<ByteReader> in) {
-  file_ = std::tmpfile();
-  if (file_ == nullptr) return TempError("create");
+  Result<TempFile> temp = TempFile::Create("a copy of a stream");
+  if (!temp.ok()) return temp.status();
+  file_ = temp->Release();
   return std::unique_ptr<ByteReader>(std::make_unique<RecordingReader>(std::move(in), file_));
 }
 

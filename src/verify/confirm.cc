@@ -10,6 +10,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "base/temp_file.h"
 #include "sign/jsonl_doc_reader.h"
 #include "sign/document.h"
 #include "base/parallel.h"
@@ -113,8 +114,9 @@ Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const std::atom
   spools_.clear();
   for (int w = 0; w < threads_; ++w) {
     auto spool = std::make_unique<Spool>();
-    spool->file = std::tmpfile();
-    if (spool->file == nullptr) return TempError("create");
+    Result<TempFile> temp = TempFile::Create("documents read again");
+    if (!temp.ok()) return temp.status();
+    spool->file = temp->Release();
     spools_.push_back(std::move(spool));
   }
   // One reader per worker, made on its first job.

@@ -146,6 +146,28 @@ TEST(NearCopiesTest, AnUnwritableTemporaryFolderIsAnErrorNotACrash) {
   }
 }
 
+// --exact keeps what it reads again, and a copy of each stream, in temporary
+// files: they go to TMPDIR too, and a TMPDIR that does not exist is exit 2
+// with the folder named, not a spool in /tmp behind the user's back.
+TEST(NearCopiesTest, ExactSpoolsAndStreamCopiesGoToTmpdir) {
+  TempDir dir;
+  WriteFile(dir / "c/a.txt", Join(RandomWords(60, 3)) + "\n");
+  WriteFile(dir / "c/b.txt", Join(RandomWords(60, 3)) + "\n");
+  const std::string missing = dir / "missing";
+  RunResult r = RunProcess(
+      {"/usr/bin/env", "TMPDIR=" + missing, Binary(), "scan", "-q", "--exact", "-f", "tsv", dir / "c"}, dir.path());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("temporary file for documents read again in " + missing), std::string::npos) << r.err;
+  r = RunProcess({"/bin/sh", "-c",
+                  "cat \"$1\" | TMPDIR=\"$2\" \"$3\" scan -q --exact -f tsv - \"$4\"", "sh", dir / "c/a.txt",
+                  missing, Binary(), dir / "c"},
+                 dir.path());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("temporary file for "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" in " + missing + ": "), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
 // The report of a run whose pair budget holds a few pairs at a time (every
 // sequence of pairs spilled into hundreds of runs) is the report of a run
 // that holds them all, in every mode and verification.
