@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/bound_options.h"
+#include "cli/logging.h"
 #include "neardup/option_table.h"
 #include "neardup/version.h"
 
@@ -159,7 +160,7 @@ std::optional<ExitCode> ParseCommandLine(CLI::App& app, int argc, const char* co
     if (const size_t at = message.find(": 1 required "); at != std::string::npos && message.ends_with(" missing")) {
       message = message.substr(0, at) + " needs a value";
     }
-    err << "neardup: " << message << "\n";
+    err << CapLine("neardup: " + message, kMaxLogLine) << "\n";
     return ExitCode::kError;
   }
   return std::nullopt;
@@ -301,7 +302,7 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
   }
   if (status.ok()) status = ValidateOptions(c.scan);
   if (!status.ok()) {
-    err << "neardup: " << status.message() << "\n";
+    err << CapLine("neardup: " + status.message(), kMaxLogLine) << "\n";
     parsed.exit_now = ExitCode::kError;
     parsed.warnings.clear();
   }
