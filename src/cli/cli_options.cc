@@ -108,7 +108,9 @@ struct CommandLine {
           sc.app->add_option(t.name, *values[k], t.help)->option_text(t.value_name);
         }
       }
+      // scan's options, those no stage reads hidden, to be refused by name.
       sc.options.Register(sc.app, kScanCommand);
+      sc.options.HideOutside(kStageCommand);
     }
   }
 
@@ -173,6 +175,9 @@ Status CheckScanOptions(const BoundOptions& given, const CliOptions& c, std::vec
   const bool stage = c.command == Command::kStageSign || c.command == Command::kStageBucket ||
                      c.command == Command::kStageReport;
   const Options& o = c.scan;
+  if (const std::string_view name = given.GivenOutside(kStageCommand); stage && !name.empty()) {
+    return Status::InvalidArgument(std::string(name).append(" applies to scan only: the stage commands do not read it"));
+  }
   if (given.Given("--null") && o.mode != Mode::kDuplicates) {
     return Status::InvalidArgument("-0 (--null) applies only to --mode duplicates");
   }
