@@ -49,14 +49,13 @@ class BandsFile {
     FieldReader r(header);
     char magic[8];
     r.Raw(magic, 8);
-    const uint32_t version = r.U32(), bands = r.U32(), rows = r.U32();
-    r.U32();
+    const uint32_t version = r.U32(), bands = r.U32(), rows = r.U32(), zero = r.U32();
     const uint64_t fp = r.U64();
     per_band_ = r.U64();
-    if (std::memcmp(magic, "NDUPBAND", 8) != 0 || version != kBandsVersion) return Damaged(path, "not a band file");
-    if (static_cast<int>(bands) != banding.bands || static_cast<int>(rows) != banding.rows || fp != fingerprint) {
-      return Status::InvalidArgument(path + ": signed with other options (signature or banding) than these");
+    if (std::memcmp(magic, "NDUPBAND", 8) != 0 || version != kBandsVersion || zero != 0) {
+      return Damaged(path, "not a band file");
     }
+    // Its size, then its checksums, then what it says.
     const std::optional<uint64_t> size = BandsFileSize(bands, per_band_);
     if (per_band_ > shard.docs || !size || *size != static_cast<uint64_t>(st.st_size)) {
       return Damaged(path, "its size does not match its header");
@@ -66,6 +65,9 @@ class BandsFile {
     FieldReader t(std::string_view(sums).substr(bands * 8));
     if (t.U64() != BandsIndexChecksum(header, std::string_view(sums).substr(0, bands * 8))) {
       return Damaged(path, "checksum mismatch");
+    }
+    if (static_cast<int>(bands) != banding.bands || static_cast<int>(rows) != banding.rows || fp != fingerprint) {
+      return Status::InvalidArgument(path + ": signed with other options (signature or banding) than these");
     }
     run_checksums_.resize(bands);
     FieldReader each(sums);
@@ -287,7 +289,8 @@ Status CheckBucketOutput(const BucketOutput& out, const PairsLimits& limits) {
   for (size_t k = 0; k < out.pairs.size(); ++k) {
     const BucketPair& p = out.pairs[k];
     if (k > 0 && !(out.pairs[k - 1] < p)) return Status::Corrupt("its pairs are out of order");
-    if (p.a >= p.b || !IdInRange(p.a, limits.shard_docs) || !IdInRange(p.b, limits.shard_docs)) {
+    if (p.a >= p.b) return Status::Corrupt("a pair out of order");
+    if (!IdInRange(p.a, limits.shard_docs) || !IdInRange(p.b, limits.shard_docs)) {
       return Status::Corrupt("a document id out of range");
     }
     if (p.band < limits.bands.first || p.band >= limits.bands.last) return Status::Corrupt("a band out of range");

@@ -253,9 +253,8 @@ Status CheckShardParams(const WorkFolder& folder, const Options& options) {
 
 Status CheckShardListings(const WorkFolder& folder, uint32_t tasks, std::optional<uint64_t> expected) {
   std::optional<uint32_t> first;  // the shard `expected` came from, if any
-  for (uint32_t shard = 0; shard < tasks; ++shard) {
-    std::error_code ec;
-    if (!std::filesystem::exists(folder.File(StageKind::kSign, shard, "done"), ec)) continue;
+  for (const uint32_t shard : folder.Marked(StageKind::kSign)) {
+    if (shard >= tasks) break;
     const std::string path = folder.File(StageKind::kSign, shard, "meta");
     Result<std::string> bytes = ReadWholeFile(path);
     if (!bytes.ok()) return bytes.status();

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -142,6 +143,19 @@ Status WorkFolder::SameRun(StageKind kind, StageTask t, uint64_t fingerprint) co
     }
   }
   return Status::Ok();
+}
+
+std::vector<uint32_t> WorkFolder::Marked(StageKind kind) const {
+  std::vector<uint32_t> tasks;
+  std::error_code ec;
+  for (fs::directory_iterator it(Dir(kind), ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!name.ends_with(".done")) continue;
+    const std::optional<uint64_t> task = TaskOfName(name);
+    if (task && *task < kMaxTasks) tasks.push_back(static_cast<uint32_t>(*task));
+  }
+  std::sort(tasks.begin(), tasks.end());
+  return tasks;
 }
 
 void WorkFolder::RemoveTemporaries(StageKind kind, uint32_t task) const {

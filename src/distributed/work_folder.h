@@ -76,6 +76,10 @@ class WorkFolder {
   // `t.tasks` tasks with `fingerprint`; else InvalidArgument naming the
   // first that was not (so a task refuses to join a folder of another run).
   Status SameRun(StageKind kind, StageTask t, uint64_t fingerprint) const;
+  // The tasks of a stage whose marker file ("I.done") is there, ascending,
+  // by name only (the markers are read by Done(), SameRun() and
+  // FinishedTasks()).
+  std::vector<uint32_t> Marked(StageKind kind) const;
   // Removes the temporaries a killed run of task `task` left.
   void RemoveTemporaries(StageKind kind, uint32_t task) const;
 
