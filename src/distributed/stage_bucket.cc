@@ -57,9 +57,8 @@ class BandsFile {
     }
     // Its size, then its checksums, then what it says.
     const std::optional<uint64_t> size = BandsFileSize(bands, per_band_);
-    if (per_band_ > shard.docs || !size || *size != static_cast<uint64_t>(st.st_size)) {
-      return Damaged(path, "its size does not match its header");
-    }
+    if (!size || *size != static_cast<uint64_t>(st.st_size)) return Damaged(path, "its size does not match its header");
+    if (per_band_ > shard.docs) return Damaged(path, "more entries a band than its shard has documents");
     std::string sums(uint64_t{bands} * 8 + 8, '\0');
     if (!Read(*size - sums.size(), sums.data(), sums.size())) return Damaged(path, "truncated");
     FieldReader t(std::string_view(sums).substr(bands * 8));

@@ -64,10 +64,17 @@ TEST(FuzzReplayTest, GlobSeeds) { Replay("glob", fuzz::GlobFuzz); }
 
 TEST(FuzzReplayTest, TableSeeds) { Replay("table", fuzz::TableFuzz); }
 
+TEST(FuzzReplayTest, BandsSeeds) { Replay("bands", fuzz::BandsFuzz); }
+
+TEST(FuzzReplayTest, PairsSeeds) { Replay("pairs", fuzz::PairsFuzz); }
+
+TEST(FuzzReplayTest, MetaSeeds) { Replay("meta", fuzz::MetaFuzz); }
+
 TEST(FuzzReplayTest, EmptyInputIsFine) {
   fuzz::SetFailureHandler(RecordFailure);
   g_seed = "(empty)";
-  for (Harness harness : {fuzz::DecodeFuzz, fuzz::JsonlFuzz, fuzz::GlobFuzz, fuzz::TableFuzz}) {
+  for (Harness harness : {fuzz::DecodeFuzz, fuzz::JsonlFuzz, fuzz::GlobFuzz, fuzz::TableFuzz, fuzz::BandsFuzz,
+                          fuzz::PairsFuzz, fuzz::MetaFuzz}) {
     EXPECT_EQ(harness(nullptr, 0), 0);
   }
   fuzz::SetFailureHandler(nullptr);
