@@ -172,6 +172,41 @@ TEST(BandsFileTest, SizeIsNothingPast64Bits) {
   EXPECT_EQ(BandsFileSize(uint64_t{1} << 40, 1), std::nullopt);
 }
 
+// A band file of one band of `entries` (hash, id), checksums right.
+std::string BandFile(const std::vector<std::pair<uint64_t, uint64_t>>& entries) {
+  std::string header("NDUPBAND", 8);
+  const uint32_t fields[] = {kBandsVersion, 1, 4, 0};
+  header.append(reinterpret_cast<const char*>(fields), sizeof fields);
+  const uint64_t fingerprint = 7, per_band = entries.size();
+  header.append(reinterpret_cast<const char*>(&fingerprint), 8).append(reinterpret_cast<const char*>(&per_band), 8);
+  std::string run;
+  for (const auto& [hash, id] : entries) {
+    const uint64_t entry[] = {hash, id, id, 0};  // content: the id
+    run.append(reinterpret_cast<const char*>(entry), sizeof entry);
+  }
+  const uint64_t run_sum = HashBytes(run.data(), run.size(), 0);
+  const std::string sums(reinterpret_cast<const char*>(&run_sum), 8);
+  const uint64_t index = BandsIndexChecksum(header, sums);
+  return header + run + sums + std::string(reinterpret_cast<const char*>(&index), 8);
+}
+
+TEST(BucketBandsTest, PairsOfABucketAndEntriesPastTheShardsDocuments) {
+  TempDir dir;
+  const std::string path = dir / "0.bands";
+  const Banding banding{.bands = 1, .rows = 4};
+  testing::WriteFile(path, BandFile({{5, 0}, {5, 1}, {9, 2}}));
+  Result<BucketOutput> out = BucketBands({{.path = path, .shard = 0, .docs = 3}}, banding, 7, {0, 1}, 0);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(out->pairs, (std::vector<BucketPair>{{.a = 0, .b = 1, .band = 0}}));
+  EXPECT_EQ(BucketBands({{.path = path, .shard = 0, .docs = 3}}, banding, 8, {0, 1}, 0).status().code(),
+            Status::Code::kInvalidArgument);  // another fingerprint
+  // One id twice, under two hashes: more entries than documents.
+  testing::WriteFile(path, BandFile({{5, 0}, {6, 0}}));
+  out = BucketBands({{.path = path, .shard = 0, .docs = 1}}, banding, 7, {0, 1}, 0);
+  EXPECT_EQ(out.status().message(),
+            path + ": more entries a band than its shard has documents: run again in an empty work folder");
+}
+
 TEST(MarkerTest, OnlyTheExactTextOfATaskIsAMarker) {
   const std::string text = WorkFolder::MarkerText(StageKind::kBucket, {.task = 3, .tasks = 7}, 0xabcdef);
   Result<Marker> m = ParseMarker(text, StageKind::kBucket);
