@@ -229,6 +229,10 @@ Result<uint64_t> ShardDocCount(const WorkFolder& folder, uint32_t shard) {
   }
   Result<TableHeader> peeked = PeekHeader(header);
   if (!peeked.ok()) return Damaged(path, peeked.status().message());
+  // The count adds up with the header's size (PeekHeader); the size must be the file's.
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec || size != peeked->total_size) return Damaged(path, "its size does not match its header");
   return peeked->doc_count;
 }
 

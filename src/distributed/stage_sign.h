@@ -106,7 +106,8 @@ struct BandEntry {
 };
 
 // The document count of shard `shard`, from its table's header: Corrupt
-// (naming the file) for a damaged header, IoError when it cannot be read.
+// (naming the file) for a damaged header or one of another size than the
+// file's, IoError when it cannot be read.
 Result<uint64_t> ShardDocCount(const WorkFolder& folder, uint32_t shard);
 
 // Checks what a shard's meta says against the shard it came from (`shard`

@@ -225,6 +225,18 @@ TEST(StageDamagedTest, BandFileValuesAreCheckedBehindTheChecksums) {
   ExpectRefused(Bucket(dir, work, "0"), path, "a document id out of range");
 }
 
+// The bucket tasks check ids against the shard's document count from its
+// table's header: a header of another size than its file is refused.
+TEST(StageDamagedTest, TableOfAnotherSizeIsRefusedByTheBucketTask) {
+  TempDir dir;
+  MakeCorpus(dir);
+  const std::string work = dir / "work";
+  SignAndBucket(dir, work);
+  const std::string path = work + "/sign/1.table";
+  WriteFile(path, ReadFile(path) + "x");
+  ExpectRefused(Bucket(dir, work, "0"), path, "its size does not match its header: " + std::string(kEmptyFolder));
+}
+
 // ---------------------------------------------------------------- pairs
 
 // Writes `out` as `path`, with a valid checksum.
