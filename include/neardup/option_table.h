@@ -117,6 +117,10 @@ const char* ToString(OptionGroup group);
 inline constexpr unsigned kScanCommand = 1u << 0;
 inline constexpr unsigned kParamsCommand = 1u << 1;
 inline constexpr unsigned kExplainCommand = 1u << 2;
+// `neardup stage sign|bucket|report`: one set for the three, as every stage
+// must be given the same options; an option of scan no stage reads (--index,
+// --new, --lock-wait, --progress) is refused by name.
+inline constexpr unsigned kStageCommand = 1u << 3;
 
 enum class ValueKind {
   kFlag,        // no value; giving it once or more has one effect
@@ -162,7 +166,7 @@ struct OptionSpec {
   const char* expects = "";
   const char* zero_expects = "";
   const char* help = "";      // one line, without the range (RangeText() adds it)
-  unsigned commands = 0;      // kScanCommand | kParamsCommand | kExplainCommand
+  unsigned commands = 0;      // kScanCommand | kParamsCommand | kExplainCommand | kStageCommand
   const char* excludes = "";  // the long name of an option not to be given with it, or ""
   bool front_end = false;     // read by the front end into its own options, not Options
 

@@ -168,4 +168,17 @@ bool BoundOptions::Given(std::string_view long_name) const {
   return false;
 }
 
+void BoundOptions::HideOutside(unsigned command) {
+  for (Bound& b : bound_) {
+    if ((b.spec->commands & command) == 0) b.option->group("");
+  }
+}
+
+std::string_view BoundOptions::GivenOutside(unsigned command) const {
+  for (const Bound& b : bound_) {
+    if ((b.spec->commands & command) == 0 && b.option->count() > 0) return b.spec->name();
+  }
+  return {};
+}
+
 }  // namespace neardup::cli

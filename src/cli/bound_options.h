@@ -53,6 +53,13 @@ class BoundOptions {
   // Whether the option `long_name` was given on the command line.
   bool Given(std::string_view long_name) const;
 
+  // Hides from help every option whose `commands` lack `command` (it is
+  // still parsed, so that it can be refused by name: GivenOutside()).
+  void HideOutside(unsigned command);
+  // The long name of the first option given (in table order) whose
+  // `commands` lack `command`; "" when there is none.
+  std::string_view GivenOutside(unsigned command) const;
+
  private:
   struct Bound {
     const OptionSpec* spec = nullptr;

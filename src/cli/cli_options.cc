@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/bound_options.h"
+#include "cli/logging.h"
 #include "neardup/option_table.h"
 #include "neardup/version.h"
 
@@ -107,7 +108,9 @@ struct CommandLine {
           sc.app->add_option(t.name, *values[k], t.help)->option_text(t.value_name);
         }
       }
+      // scan's options, those no stage reads hidden, to be refused by name.
       sc.options.Register(sc.app, kScanCommand);
+      sc.options.HideOutside(kStageCommand);
     }
   }
 
@@ -159,7 +162,7 @@ std::optional<ExitCode> ParseCommandLine(CLI::App& app, int argc, const char* co
     if (const size_t at = message.find(": 1 required "); at != std::string::npos && message.ends_with(" missing")) {
       message = message.substr(0, at) + " needs a value";
     }
-    err << "neardup: " << message << "\n";
+    err << CapLine("neardup: " + message, kMaxLogLine) << "\n";
     return ExitCode::kError;
   }
   return std::nullopt;
@@ -172,6 +175,9 @@ Status CheckScanOptions(const BoundOptions& given, const CliOptions& c, std::vec
   const bool stage = c.command == Command::kStageSign || c.command == Command::kStageBucket ||
                      c.command == Command::kStageReport;
   const Options& o = c.scan;
+  if (const std::string_view name = given.GivenOutside(kStageCommand); stage && !name.empty()) {
+    return Status::InvalidArgument(std::string(name).append(" applies to scan only: the stage commands do not read it"));
+  }
   if (given.Given("--null") && o.mode != Mode::kDuplicates) {
     return Status::InvalidArgument("-0 (--null) applies only to --mode duplicates");
   }
@@ -301,7 +307,7 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
   }
   if (status.ok()) status = ValidateOptions(c.scan);
   if (!status.ok()) {
-    err << "neardup: " << status.message() << "\n";
+    err << CapLine("neardup: " + status.message(), kMaxLogLine) << "\n";
     parsed.exit_now = ExitCode::kError;
     parsed.warnings.clear();
   }

@@ -50,7 +50,7 @@ inline constexpr CommandInfo kCommands[] = {
     {Command::kIndex, "index", "info|check FILE", "Inspect an index written by scan --index (info) or check it (check)",
      0},
     {Command::kStage, "stage", "sign|bucket|report [OPTIONS] WORK [PATH...]",
-     "Run one task of a stage over a shared work folder (sign, bucket, report)", kScanCommand},
+     "Run one task of a stage over a shared work folder (sign, bucket, report)", kStageCommand},
     {Command::kCompletions, "completions", "bash|zsh|fish", "Print a shell completion script", 0},
     {Command::kManPage, "manpage", "", "Print the man page (roff)", 0},
 };

@@ -50,7 +50,14 @@ std::string StageSection() {
     s.append(".TP\n\\fB").append(Roff(t.name)).append("\\fR \\fI").append(t.value_name).append("\\fR\n");
     s.append(Roff(t.help)).append(" (sign and bucket).\n");
   }
-  s.append(".PP\nEvery other option is scan's, with the same meaning (see SCAN). The output of stage report is "
+  std::string refused;
+  for (const OptionSpec& spec : OptionTable()) {
+    if ((spec.commands & kScanCommand) != 0 && (spec.commands & kStageCommand) == 0) {
+      refused.append(refused.empty() ? "" : ", ").append("\\fB").append(Roff(spec.long_name)).append("\\fR");
+    }
+  }
+  s.append(".PP\nEvery other option is scan's, with the same meaning (see SCAN), and the same for the three stages; "
+           "the stages refuse those they do not read (").append(refused).append("). The output of stage report is "
            "byte-identical to scan's over the same PATHs with the same options. scripts/slurm/submit.sh runs the "
            "three stages as Slurm job arrays.\n");
   return s;

@@ -1,17 +1,22 @@
 #include "distributed/stage_bucket.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <queue>
 
 #include "lsh/candidates.h"
 #include "scan/run.h"
 #include "distributed/stage_sign.h"
 #include "distributed/stage_bytes.h"
+#include "base/hash.h"
 
 namespace neardup {
 
@@ -21,37 +26,56 @@ constexpr char kPairsMagic[8] = {'N', 'D', 'U', 'P', 'P', 'A', 'I', 'R'};
 constexpr uint32_t kPairsVersion = 1;
 constexpr size_t kBlockEntries = 4096;  // entries read at once from a shard
 
-// An open sign/I.bands file: its header and descriptor.
+// An open sign/I.bands file: its header, trailer and descriptor.
 class BandsFile {
  public:
   BandsFile() = default;
   BandsFile(const BandsFile&) = delete;
   BandsFile& operator=(const BandsFile&) = delete;
-  BandsFile(BandsFile&& o) noexcept : path_(std::move(o.path_)), fd_(o.fd_), per_band_(o.per_band_) { o.fd_ = -1; }
   ~BandsFile() {
     if (fd_ >= 0) ::close(fd_);
   }
 
-  Status Open(const std::string& path, Banding banding, uint64_t fingerprint) {
-    path_ = path;
+  // Opens shard.path and checks its header, size and trailer.
+  Status Open(const ShardBands& shard, Banding banding, uint64_t fingerprint) {
+    shard_ = shard;
+    const std::string& path = shard.path;
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd_ < 0) return Status::IoError(path + ": cannot open: " + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) return Status::IoError(path + ": cannot stat: " + std::strerror(errno));
     std::string header(kBandsHeaderSize, '\0');
-    if (!Read(0, header.data(), header.size())) return Status::Corrupt(path + ": truncated");
+    if (!Read(0, header.data(), header.size())) return Damaged(path, "truncated");
     FieldReader r(header);
     char magic[8];
     r.Raw(magic, 8);
-    const uint32_t version = r.U32(), bands = r.U32(), rows = r.U32();
-    r.U32();
+    const uint32_t version = r.U32(), bands = r.U32(), rows = r.U32(), zero = r.U32();
     const uint64_t fp = r.U64();
     per_band_ = r.U64();
-    if (std::memcmp(magic, "NDUPBAND", 8) != 0 || version != 1) return Status::Corrupt(path + ": not a band file");
+    if (std::memcmp(magic, "NDUPBAND", 8) != 0 || version != kBandsVersion || zero != 0) {
+      return Damaged(path, "not a band file");
+    }
+    // Its size, then its checksums, then what it says.
+    const std::optional<uint64_t> size = BandsFileSize(bands, per_band_);
+    if (!size || *size != static_cast<uint64_t>(st.st_size)) return Damaged(path, "its size does not match its header");
+    if (per_band_ > shard.docs) return Damaged(path, "more entries a band than its shard has documents");
+    std::string sums(uint64_t{bands} * 8 + 8, '\0');
+    if (!Read(*size - sums.size(), sums.data(), sums.size())) return Damaged(path, "truncated");
+    FieldReader t(std::string_view(sums).substr(bands * 8));
+    if (t.U64() != BandsIndexChecksum(header, std::string_view(sums).substr(0, bands * 8))) {
+      return Damaged(path, "checksum mismatch");
+    }
     if (static_cast<int>(bands) != banding.bands || static_cast<int>(rows) != banding.rows || fp != fingerprint) {
       return Status::InvalidArgument(path + ": signed with other options (signature or banding) than these");
     }
+    run_checksums_.resize(bands);
+    FieldReader each(sums);
+    for (uint64_t& c : run_checksums_) c = each.U64();
     return Status::Ok();
   }
   uint64_t per_band() const { return per_band_; }
+  uint64_t run_checksum(uint64_t band) const { return run_checksums_[band]; }
+  const ShardBands& shard() const { return shard_; }
   bool Read(uint64_t offset, void* to, size_t size) const {
     char* p = static_cast<char*>(to);
     while (size > 0) {
@@ -64,44 +88,63 @@ class BandsFile {
     }
     return true;
   }
-  const std::string& path() const { return path_; }
 
  private:
-  std::string path_;
+  ShardBands shard_;
   int fd_ = -1;
   uint64_t per_band_ = 0;
+  std::vector<uint64_t> run_checksums_;
 };
 
-// One shard's run of one band, read block by block.
+// One shard's run of one band, read block by block, each entry checked
+// before use and the run against its checksum once read.
 struct BandRun {
   const BandsFile* file = nullptr;
+  uint64_t band = 0;
   uint64_t offset = 0;  // of the next block
   uint64_t left = 0;    // entries not yet read
   std::vector<BandEntry> block;
   size_t pos = 0;
+  Hasher64 hash;
+  bool started = false;  // whether `last` holds an entry
+  BandEntry last;
 
-  // Makes `pos` point at an entry. False at the end, or on a read error
-  // (which also clears *ok).
-  bool Fill(bool* ok) {
+  // Makes `pos` point at an entry. False at the end, or on an error (then
+  // *error is set).
+  bool Fill(Status* error) {
     if (pos < block.size()) return true;
-    if (left == 0) return false;
+    if (left == 0 || !error->ok()) return false;
     const size_t n = static_cast<size_t>(std::min<uint64_t>(left, kBlockEntries));
     std::string raw(n * kBandEntrySize, '\0');
     if (!file->Read(offset, raw.data(), raw.size())) {
-      *ok = false;
+      *error = Damaged(file->shard().path, "truncated");
       return false;
     }
+    hash.Update(raw.data(), raw.size());
     block.resize(n);
     FieldReader r(raw);
     for (BandEntry& e : block) {
-      e.hash = r.U64();
-      e.id = r.U64();
+      e = {.hash = r.U64(), .id = r.U64(), .content = {}};
       e.content.low = r.U64();
       e.content.high = r.U64();
+      if (ShardOf(e.id) != file->shard().shard || LocalOf(e.id) >= file->shard().docs) {
+        *error = Damaged(file->shard().path, "a document id out of range");
+        return false;
+      }
+      if (started && !(last < e)) {
+        *error = Damaged(file->shard().path, "its entries are out of order");
+        return false;
+      }
+      last = e;
+      started = true;
     }
     offset += raw.size();
     left -= n;
     pos = 0;
+    if (left == 0 && hash.Digest() != file->run_checksum(band)) {
+      *error = Damaged(file->shard().path, "checksum mismatch");
+      return false;
+    }
     return true;
   }
 };
@@ -129,35 +172,42 @@ void EmitBucket(std::vector<BandEntry>& bucket, uint64_t band, uint64_t large_bu
 }
 
 // Merges band `band`'s runs of every shard, bucket by bucket.
-Status BucketBand(const std::vector<BandsFile>& files, uint64_t band, uint64_t large_bucket, BucketOutput* out) {
+Status BucketBand(const std::vector<std::unique_ptr<BandsFile>>& files, uint64_t band, uint64_t large_bucket, BucketOutput* out) {
   std::vector<BandRun> runs(files.size());
   for (size_t s = 0; s < files.size(); ++s) {
-    const uint64_t k = files[s].per_band();
-    runs[s].file = &files[s];
+    const uint64_t k = files[s]->per_band();
+    runs[s].file = files[s].get();
+    runs[s].band = band;
     runs[s].offset = kBandsHeaderSize + band * k * kBandEntrySize;
     runs[s].left = k;
+    runs[s].hash.Reset(0);
+    if (k == 0 && HashBytes(nullptr, 0, 0) != files[s]->run_checksum(band)) {
+      return Damaged(files[s]->shard().path, "checksum mismatch");
+    }
   }
   using Head = std::pair<BandEntry, size_t>;  // entry, run
   auto later = [](const Head& x, const Head& y) { return y.first < x.first; };
   std::priority_queue<Head, std::vector<Head>, decltype(later)> heap(later);
-  bool ok = true;
+  Status error;
   for (size_t s = 0; s < runs.size(); ++s) {
-    if (runs[s].Fill(&ok)) heap.push({runs[s].block[runs[s].pos++], s});
+    if (runs[s].Fill(&error)) heap.push({runs[s].block[runs[s].pos++], s});
   }
+  if (!error.ok()) return error;
   std::vector<BandEntry> bucket;
   std::vector<uint64_t> reps;
   while (!heap.empty()) {
     const auto [entry, s] = heap.top();
     heap.pop();
-    if (runs[s].Fill(&ok)) heap.push({runs[s].block[runs[s].pos++], s});
+    if (runs[s].Fill(&error)) heap.push({runs[s].block[runs[s].pos++], s});
+    if (!error.ok()) return error;
     if (!bucket.empty() && bucket.front().hash != entry.hash) {
       EmitBucket(bucket, band, large_bucket, reps, out);
       bucket.clear();
     }
     bucket.push_back(entry);
   }
+  if (!error.ok()) return error;
   EmitBucket(bucket, band, large_bucket, reps, out);
-  if (!ok) return Status::IoError("band files: read failed or truncated (" + files.front().path() + "...)");
   return Status::Ok();
 }
 
@@ -208,6 +258,7 @@ Result<BucketOutput> DecodeBucketOutput(std::string_view bytes) {
     p.band = r.U64();
   }
   const uint64_t lists = r.U64();
+  if (lists > r.left() / 8) return corrupt();
   for (uint64_t i = 0; i < lists && r.ok(); ++i) {
     const uint64_t size = r.U64();
     if (size > r.left() / 8) return corrupt();
@@ -217,6 +268,59 @@ Result<BucketOutput> DecodeBucketOutput(std::string_view bytes) {
   }
   if (!r.ok() || r.left() != 0) return corrupt();
   return o;
+}
+
+BandRange BandsOfTask(StageTask t, uint64_t bands) {
+  return {.first = t.task * bands / t.tasks, .last = (uint64_t{t.task} + 1) * bands / t.tasks};
+}
+
+namespace {
+
+// Whether `id` is a document of one of the shards.
+bool IdInRange(uint64_t id, const std::vector<uint64_t>& shard_docs) {
+  return ShardOf(id) < shard_docs.size() && LocalOf(id) < shard_docs[ShardOf(id)];
+}
+
+}  // namespace
+
+Status CheckBucketOutput(const BucketOutput& out, const PairsLimits& limits) {
+  if (out.large_bucket != limits.large_bucket) return Status::InvalidArgument("made for another --mode");
+  for (size_t k = 0; k < out.pairs.size(); ++k) {
+    const BucketPair& p = out.pairs[k];
+    if (k > 0 && !(out.pairs[k - 1] < p)) return Status::Corrupt("its pairs are out of order");
+    if (p.a >= p.b) return Status::Corrupt("a pair out of order");
+    if (!IdInRange(p.a, limits.shard_docs) || !IdInRange(p.b, limits.shard_docs)) {
+      return Status::Corrupt("a document id out of range");
+    }
+    if (p.band < limits.bands.first || p.band >= limits.bands.last) return Status::Corrupt("a band out of range");
+  }
+  if (!out.large.empty() && limits.large_bucket == 0) return Status::Corrupt("a large bucket in pairs mode");
+  for (const std::vector<uint64_t>& list : out.large) {
+    if (list.size() <= limits.large_bucket) return Status::Corrupt("a large bucket that is not large");
+    for (size_t k = 0; k < list.size(); ++k) {
+      if (!IdInRange(list[k], limits.shard_docs)) return Status::Corrupt("a document id out of range");
+      if (k > 0 && list[k - 1] >= list[k]) return Status::Corrupt("a large bucket out of order");
+    }
+  }
+  return Status::Ok();
+}
+
+Result<BucketOutput> BucketBands(const std::vector<ShardBands>& shards, Banding banding, uint64_t fingerprint,
+                                 BandRange range, uint64_t large_bucket) {
+  std::vector<std::unique_ptr<BandsFile>> files;
+  for (const ShardBands& shard : shards) {
+    files.push_back(std::make_unique<BandsFile>());
+    if (Status s = files.back()->Open(shard, banding, fingerprint); !s.ok()) return s;
+  }
+  BucketOutput out;
+  out.large_bucket = large_bucket;
+  assert(range.last <= static_cast<uint64_t>(banding.bands));
+  for (uint64_t band = range.first; band < range.last; ++band) {
+    if (Status s = BucketBand(files, band, large_bucket, &out); !s.ok()) return s;
+  }
+  std::sort(out.pairs.begin(), out.pairs.end());
+  out.pairs.erase(std::unique(out.pairs.begin(), out.pairs.end()), out.pairs.end());
+  return out;
 }
 
 Result<TaskRun> RunBucketTask(const Options& o, const std::string& work, StageTask t, const RunContext& ctx) {
@@ -238,21 +342,16 @@ Result<TaskRun> RunBucketTask(const Options& o, const std::string& work, StageTa
   if (!shards.ok()) return shards.status();
   if (Status s = CheckShardListings(folder, *shards, std::nullopt); !s.ok()) return s;
   const Banding banding = run.banding();
-  std::vector<BandsFile> files(*shards);
+  std::vector<ShardBands> bands(*shards);
   for (uint32_t s = 0; s < *shards; ++s) {
-    if (Status st = files[s].Open(folder.File(StageKind::kSign, s, "bands"), banding, sign_fingerprint); !st.ok()) {
-      return st;
-    }
+    Result<uint64_t> docs = ShardDocCount(folder, s);
+    if (!docs.ok()) return docs.status();
+    bands[s] = {.path = folder.File(StageKind::kSign, s, "bands"), .shard = s, .docs = *docs};
   }
-  BucketOutput out;
-  out.large_bucket = LargeBucketOf(o);
-  const uint64_t bands = static_cast<uint64_t>(banding.bands);
-  for (uint64_t band = t.task * bands / t.tasks; band < (t.task + 1) * bands / t.tasks; ++band) {
-    if (Status s = BucketBand(files, band, out.large_bucket, &out); !s.ok()) return s;
-  }
-  std::sort(out.pairs.begin(), out.pairs.end());
-  out.pairs.erase(std::unique(out.pairs.begin(), out.pairs.end()), out.pairs.end());
-  if (Status s = WriteAtomically(folder.File(StageKind::kBucket, t.task, "pairs"), EncodeBucketOutput(out)); !s.ok()) {
+  Result<BucketOutput> out = BucketBands(bands, banding, sign_fingerprint,
+                                         BandsOfTask(t, static_cast<uint64_t>(banding.bands)), LargeBucketOf(o));
+  if (!out.ok()) return out.status();
+  if (Status s = WriteAtomically(folder.File(StageKind::kBucket, t.task, "pairs"), EncodeBucketOutput(*out)); !s.ok()) {
     return s;
   }
   if (Status s = WriteAtomically(folder.File(StageKind::kBucket, t.task, "done"),

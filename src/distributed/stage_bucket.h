@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lsh/banding.h"
 #include "neardup/options.h"
 #include "neardup/stages.h"
 #include "neardup/status.h"
@@ -57,7 +58,45 @@ uint64_t BucketFingerprint(const Options& options);
 // records (u64 a, u64 b, u64 band), u64 L, L lists (u64 n, n u64 ids),
 // XXH3-64 checksum.
 std::string EncodeBucketOutput(const BucketOutput& out);
+// Corrupt on a damaged checksum, size or field; the values are checked by
+// CheckBucketOutput().
 Result<BucketOutput> DecodeBucketOutput(std::string_view bytes);
+
+// Bands [first, last).
+struct BandRange {
+  uint64_t first = 0, last = 0;
+};
+// The bands of bucket task `t` of `bands`: [t.task*bands/t.tasks, ...).
+BandRange BandsOfTask(StageTask t, uint64_t bands);
+
+// What a bucket task's output may hold.
+struct PairsLimits {
+  std::vector<uint64_t> shard_docs;  // per shard, its document count
+  BandRange bands;                   // the task's bands
+  uint64_t large_bucket = 0;         // LargeBucketOf() the mode
+};
+// Checks every value of `out` against `limits`: pairs ascending and unique,
+// a < b, every id of a shard and below its document count, bands the task's;
+// large buckets only in cluster modes, each of more than `large_bucket` ids,
+// ascending. InvalidArgument when made for another mode; Corrupt naming the
+// first bad value otherwise; else Ok.
+Status CheckBucketOutput(const BucketOutput& out, const PairsLimits& limits);
+
+// A shard's band file to read: where, the shard's number and its document
+// count (its table's header).
+struct ShardBands {
+  std::string path;
+  uint32_t shard = 0;
+  uint64_t docs = 0;
+};
+// The candidates of `range` from the shards' band files (pairs sorted and
+// unique): what bucket task writes. Each file is checked: its header
+// against `banding` and `fingerprint`, its size, its trailer's checksum, and
+// each run read against its checksum, each entry's id against its shard and
+// the order. Corrupt naming the file ("...: run again in an empty work
+// folder"), InvalidArgument for a file of other options, IoError.
+Result<BucketOutput> BucketBands(const std::vector<ShardBands>& shards, Banding banding, uint64_t fingerprint,
+                                 BandRange range, uint64_t large_bucket);
 
 
 }  // namespace neardup

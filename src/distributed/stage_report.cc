@@ -46,7 +46,7 @@ Result<DecodedRecords> DecodeShard(const std::string& path, const MappedFile& fi
     file.Release(released, hashed - released);
     released = hashed;
   });
-  if (!records.ok()) return Status::Corrupt(std::string(path).append(": ").append(records.status().message()));
+  if (!records.ok()) return Damaged(path, records.status().message());
   // The records are copied out; from now on only some signatures are read.
   file.Release(0, file.size());
   file.Advise(MappedFile::Access::kRandom);
@@ -66,7 +66,7 @@ Result<Merged> LoadShards(const WorkFolder& folder, const Options& o, uint32_t s
     Result<MappedFile> mapped = MappedFile::Open(path);
     if (!mapped.ok()) return mapped.status();
     Result<TableHeader> header = PeekHeader(mapped->bytes());
-    if (!header.ok()) return Status::Corrupt(std::string(path).append(": ").append(header.status().message()));
+    if (!header.ok()) return Damaged(path, header.status().message());
     total += header->doc_count;
     files.push_back(std::make_shared<const MappedFile>(std::move(*mapped)));
   }
@@ -77,18 +77,21 @@ Result<Merged> LoadShards(const WorkFolder& folder, const Options& o, uint32_t s
     Result<DecodedRecords> part = DecodeShard(path, *files[s]);
     if (!part.ok()) return part.status();
     if (!(part->params == params)) return Status::InvalidArgument(path + ": signed with other parameters");
-    Result<std::string> meta_bytes = ReadWholeFile(folder.File(StageKind::kSign, s, "meta"));
+    const std::string meta_path = folder.File(StageKind::kSign, s, "meta");
+    Result<std::string> meta_bytes = ReadWholeFile(meta_path);
     if (!meta_bytes.ok()) return meta_bytes.status();
     Result<ShardMeta> meta = DecodeShardMeta(*meta_bytes);
-    if (!meta.ok()) return Status::Corrupt(folder.File(StageKind::kSign, s, "meta") + ": " + meta.status().message());
+    if (!meta.ok()) return Damaged(meta_path, meta.status().message());
+    if (Status st = CheckShardMeta(*meta, s, shards, part->files.size()); !st.ok()) {
+      return Damaged(meta_path, st.message());
+    }
     const uint32_t file_offset = static_cast<uint32_t>(table.files.size());
-    if (meta->first_file != file_offset) return Status::Corrupt(path + ": its files do not follow the last shard's");
+    if (meta->first_file != file_offset) return Damaged(meta_path, "its files do not follow the last shard's");
     if (s == 0) {
       m.walk = meta->walk;
       m.walk_errors = std::move(meta->walk_errors);
     }
     m.first_doc.push_back(table.size());
-    if (meta->roots.size() != part->files.size()) return Status::Corrupt(path + ": its meta does not match its files");
     for (size_t k = 0; k < part->files.size(); ++k) {
       part->files[k].root = meta->roots[k];
       table.files.push_back(std::move(part->files[k]));
@@ -113,25 +116,31 @@ Result<Candidates> LoadCandidates(const WorkFolder& folder, const Run& run, uint
   const SignatureTable& table = merged.corpus.table;
   const Banding banding = run.banding();
   const double floor = run.rule().candidate_floor;
+  // Every id was checked against its shard (CheckBucketOutput) before this.
   auto doc = [&](uint64_t global) {
-    return static_cast<DocId>(merged.first_doc.at(ShardOf(global)) + LocalOf(global));
+    return static_cast<DocId>(merged.first_doc[ShardOf(global)] + LocalOf(global));
   };
+  PairsLimits limits{.shard_docs = {}, .bands = {}, .large_bucket = LargeBucketOf(o)};
+  for (size_t s = 0; s < merged.first_doc.size(); ++s) {
+    const uint64_t end = s + 1 < merged.first_doc.size() ? merged.first_doc[s + 1] : table.size();
+    limits.shard_docs.push_back(end - merged.first_doc[s]);
+  }
   Candidates out{.pairs = CandidatePairs(o.pair_memory), .visited = 0};
   for (uint32_t j = 0; j < buckets; ++j) {
     const std::string path = folder.File(StageKind::kBucket, j, "pairs");
     Result<std::string> bytes = ReadWholeFile(path);
     if (!bytes.ok()) return bytes.status();
     Result<BucketOutput> found = DecodeBucketOutput(*bytes);
-    if (!found.ok()) return Status::Corrupt(path + ": " + found.status().message());
-    if (found->large_bucket != LargeBucketOf(o)) {
-      return Status::InvalidArgument(path + ": made for another --mode; run the bucket tasks again");
+    if (!found.ok()) return Damaged(path, found.status().message());
+    limits.bands = BandsOfTask({.task = j, .tasks = buckets}, static_cast<uint64_t>(banding.bands));
+    if (Status s = CheckBucketOutput(*found, limits); !s.ok()) {
+      if (s.code() == Status::Code::kInvalidArgument) {
+        return Status::InvalidArgument(path + ": made for another --mode; run the bucket tasks again");
+      }
+      return Damaged(path, s.message());
     }
     for (const BucketPair& p : found->pairs) {
-      if (ShardOf(p.a) >= merged.first_doc.size() || ShardOf(p.b) >= merged.first_doc.size()) {
-        return Status::Corrupt(path + ": a document id out of range");
-      }
       const DocId a = doc(p.a), b = doc(p.b);
-      if (p.band >= static_cast<uint64_t>(banding.bands)) return Status::Corrupt(path + ": a band out of range");
       if (!FirstSharedBand(table.signature(a).data(), table.signature(b).data(), banding, static_cast<int>(p.band))) {
         continue;
       }

@@ -1,6 +1,7 @@
 #include "distributed/stage_sign.h"
 
 #include <algorithm>
+#include <optional>
 #include <filesystem>
 #include <fstream>
 
@@ -19,14 +20,20 @@ namespace {
 constexpr char kMetaMagic[8] = {'N', 'D', 'U', 'P', 'M', 'E', 'T', 'A'};
 constexpr char kBandsMagic[8] = {'N', 'D', 'U', 'P', 'B', 'A', 'N', 'D'};
 constexpr uint32_t kMetaVersion = 2;  // 2: the listing fingerprint
-constexpr uint32_t kBandsVersion = 1;
+// The smallest encodings of a problem (u32 file, u64 line, u8 kind, u8
+// code, u64 message length) and of a walk error (u8 code, u64 length).
+constexpr uint64_t kProblemSize = 22;
+constexpr uint64_t kWalkErrorSize = 9;
 
 void PutStatus(FieldWriter& w, const Status& s) {
   w.U8(static_cast<uint8_t>(s.code()));
   w.Text(s.message());
 }
 
-Status MakeStatus(uint8_t code, std::string message) {
+// A status of code `code` (a stored Status's, never Ok), or nothing for
+// another byte.
+std::optional<Status> MakeStatus(uint8_t code, std::string message) {
+  if (code == 0 || code > static_cast<uint8_t>(Status::Code::kInternal)) return std::nullopt;
   switch (static_cast<Status::Code>(code)) {
     case Status::Code::kInvalidArgument: return Status::InvalidArgument(std::move(message));
     case Status::Code::kNotFound: return Status::NotFound(std::move(message));
@@ -55,7 +62,10 @@ std::string EncodeBands(const SignatureTable& table, uint32_t shard, Banding ban
   w.U64(fingerprint);
   w.U64(signed_docs.size());
   std::vector<BandEntry> entries(signed_docs.size());
+  std::string run_checksums;
+  FieldWriter sums(&run_checksums);
   for (int band = 0; band < banding.bands; ++band) {
+    const size_t start = out.size();
     for (size_t k = 0; k < signed_docs.size(); ++k) {
       const DocId id = static_cast<DocId>(signed_docs[k]);
       entries[k] = {.hash = BandKey(table.signature(id).data(), banding, band),
@@ -69,11 +79,30 @@ std::string EncodeBands(const SignatureTable& table, uint32_t shard, Banding ban
       w.U64(e.content.low);
       w.U64(e.content.high);
     }
+    sums.U64(HashBytes(out.data() + start, out.size() - start, 0));
   }
+  const uint64_t index = BandsIndexChecksum(std::string_view(out).substr(0, kBandsHeaderSize), run_checksums);
+  out.append(run_checksums);
+  w.U64(index);
   return out;
 }
 
 }  // namespace
+
+std::optional<uint64_t> BandsFileSize(uint64_t bands, uint64_t per_band) {
+  // Every term below 2^62 keeps the sum in 64 bits.
+  constexpr uint64_t kLimit = uint64_t{1} << 62;
+  if (bands == 0 || bands > (uint64_t{1} << 20) || per_band > kLimit / kBandEntrySize / bands) return std::nullopt;
+  return kBandsHeaderSize + bands * per_band * kBandEntrySize + bands * 8 + 8;
+}
+
+uint64_t BandsIndexChecksum(std::string_view header, std::string_view run_checksums) {
+  Hasher64 h;
+  h.Reset(0);
+  h.Update(header.data(), header.size());
+  h.Update(run_checksums.data(), run_checksums.size());
+  return h.Digest();
+}
 
 uint64_t SignFingerprint(const Options& options) {
   std::string bytes;
@@ -150,21 +179,29 @@ Result<ShardMeta> DecodeShardMeta(std::string_view bytes) {
   m.counts.transcoded = r.U64();
   m.counts.duplicate_ids = r.U64();
   const uint64_t n_problems = r.U64();
+  if (n_problems > r.left() / kProblemSize) return corrupt();
   for (uint64_t i = 0; i < n_problems && r.ok(); ++i) {
     InputProblem p;
     p.file = r.U32();
     p.line = r.U64();
-    p.kind = static_cast<InputProblem::Kind>(r.U8());
+    const uint8_t kind = r.U8();
+    if (kind > static_cast<uint8_t>(InputProblem::Kind::kCounted)) return corrupt();
+    p.kind = static_cast<InputProblem::Kind>(kind);
     const uint8_t code = r.U8();
-    p.status = MakeStatus(code, r.Text());
+    std::optional<Status> status = MakeStatus(code, r.Text());
+    if (!status) return corrupt();
+    p.status = std::move(*status);
     m.problems.push_back(std::move(p));
   }
   WalkCounts& c = m.walk;
   for (uint64_t* v : {&c.hidden, &c.glob, &c.too_large, &c.symlinks, &c.loops, &c.dangling, &c.special}) *v = r.U64();
   const uint64_t n_errors = r.U64();
+  if (n_errors > r.left() / kWalkErrorSize) return corrupt();
   for (uint64_t i = 0; i < n_errors && r.ok(); ++i) {
     const uint8_t code = r.U8();
-    m.walk_errors.push_back(MakeStatus(code, r.Text()));
+    std::optional<Status> status = MakeStatus(code, r.Text());
+    if (!status) return corrupt();
+    m.walk_errors.push_back(std::move(*status));
   }
   const uint64_t n_roots = r.U64();
   if (n_roots > r.left() / 4) return corrupt();
@@ -172,6 +209,31 @@ Result<ShardMeta> DecodeShardMeta(std::string_view bytes) {
   for (uint32_t& root : m.roots) root = r.U32();
   if (!r.ok() || r.left() != 0) return corrupt();
   return m;
+}
+
+Status CheckShardMeta(const ShardMeta& meta, uint32_t shard, uint32_t shards, uint64_t files) {
+  if (meta.task.task != shard || meta.task.tasks != shards) return Status::Corrupt("another task's meta");
+  if (meta.roots.size() != files) return Status::Corrupt("its roots do not match the shard's files");
+  for (const InputProblem& p : meta.problems) {
+    if (p.file >= files) return Status::Corrupt("a problem of a file out of range");
+  }
+  return Status::Ok();
+}
+
+Result<uint64_t> ShardDocCount(const WorkFolder& folder, uint32_t shard) {
+  const std::string path = folder.File(StageKind::kSign, shard, "table");
+  std::ifstream in(path, std::ios::binary);
+  std::string header(kTableHeaderSize, '\0');
+  if (!in.read(header.data(), static_cast<std::streamsize>(header.size()))) {
+    return in.is_open() ? Damaged(path, "truncated") : Status::IoError(path + ": cannot open");
+  }
+  Result<TableHeader> peeked = PeekHeader(header);
+  if (!peeked.ok()) return Damaged(path, peeked.status().message());
+  // The count adds up with the header's size (PeekHeader); the size must be the file's.
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec || size != peeked->total_size) return Damaged(path, "its size does not match its header");
+  return peeked->doc_count;
 }
 
 Status CheckShardParams(const WorkFolder& folder, const Options& options) {
@@ -183,7 +245,7 @@ Status CheckShardParams(const WorkFolder& folder, const Options& options) {
     std::string header(kTableHeaderSize, '\0');
     in.read(header.data(), static_cast<std::streamsize>(header.size()));
     Result<TableHeader> peeked = PeekHeader(header);
-    if (!peeked.ok()) return Status::Corrupt(path + ": " + peeked.status().message());
+    if (!peeked.ok()) return Damaged(path, peeked.status().message());
     const std::vector<std::string> diffs =
         params.Differences(peeked->params, std::string("shard ").append(std::to_string(shard)));
     if (diffs.empty()) continue;
@@ -195,14 +257,13 @@ Status CheckShardParams(const WorkFolder& folder, const Options& options) {
 
 Status CheckShardListings(const WorkFolder& folder, uint32_t tasks, std::optional<uint64_t> expected) {
   std::optional<uint32_t> first;  // the shard `expected` came from, if any
-  for (uint32_t shard = 0; shard < tasks; ++shard) {
-    std::error_code ec;
-    if (!std::filesystem::exists(folder.File(StageKind::kSign, shard, "done"), ec)) continue;
+  for (const uint32_t shard : folder.Marked(StageKind::kSign)) {
+    if (shard >= tasks) break;
     const std::string path = folder.File(StageKind::kSign, shard, "meta");
     Result<std::string> bytes = ReadWholeFile(path);
     if (!bytes.ok()) return bytes.status();
     Result<ShardMeta> meta = DecodeShardMeta(*bytes);
-    if (!meta.ok()) return Status::Corrupt(path + ": " + meta.status().message());
+    if (!meta.ok()) return Damaged(path, meta.status().message());
     if (!expected) {
       expected = meta->listing;
       first = shard;

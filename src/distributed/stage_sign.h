@@ -85,15 +85,35 @@ Result<ShardMeta> DecodeShardMeta(std::string_view bytes);
 // sign/I.bands: a header of kBandsHeaderSize bytes (magic "NDUPBAND",
 // u32 version, u32 bands, u32 rows, u32 zero, u64 SignFingerprint, u64 K the
 // entries per band), then `bands` runs of K entries of kBandEntrySize bytes,
-// band after band (band b's run starts at kBandsHeaderSize + b*K*32).
+// band after band (band b's run starts at kBandsHeaderSize + b*K*32), each
+// run sorted by (hash, id) with no repeat, every id of the shard and below
+// its document count; then the trailer: per band, XXH3-64 of its run, and
+// XXH3-64 of the header and those (BandsIndexChecksum()). A bucket task reads
+// only its bands, and checks each run as it reads it.
 inline constexpr size_t kBandsHeaderSize = 40;
 inline constexpr size_t kBandEntrySize = 32;
+inline constexpr uint32_t kBandsVersion = 2;  // 2: the trailer of checksums
+// The size of a band file of `bands` runs of `per_band` entries; nothing
+// when it would not fit 64 bits.
+std::optional<uint64_t> BandsFileSize(uint64_t bands, uint64_t per_band);
+// The trailer's last field: XXH3-64 of the header and the runs' checksums.
+uint64_t BandsIndexChecksum(std::string_view header, std::string_view run_checksums);
 struct BandEntry {
   uint64_t hash = 0;    // XXH3-64 of the band's rows, seeded by the band (as LshIndex)
   uint64_t id = 0;      // global id
   ContentHash content;  // copies share it, and so every band
   bool operator<(const BandEntry& o) const { return hash != o.hash ? hash < o.hash : id < o.id; }
 };
+
+// The document count of shard `shard`, from its table's header: Corrupt
+// (naming the file) for a damaged header or one of another size than the
+// file's, IoError when it cannot be read.
+Result<uint64_t> ShardDocCount(const WorkFolder& folder, uint32_t shard);
+
+// Checks what a shard's meta says against the shard it came from (`shard`
+// of `shards`, holding `files` files): its task, the problems' files and
+// kinds. Corrupt naming what is wrong; else Ok.
+Status CheckShardMeta(const ShardMeta& meta, uint32_t shard, uint32_t shards, uint64_t files);
 
 // The shard tables of `folder` (sign/0.table, 1.table, ... up to the first
 // absent one) against `options`: InvalidArgument naming each difference of

@@ -4,10 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
+
+#include "base/hash.h"
 
 namespace neardup {
 
@@ -19,21 +23,64 @@ std::string Errno(const std::string& path, const char* what) {
   return std::string(path).append(": ").append(what).append(": ").append(std::strerror(errno));
 }
 
-// The marker's fields: stage, task, tasks, fingerprint.
-struct Marker {
-  std::string stage;
-  uint64_t task = 0, tasks = 0, fingerprint = 0;
-};
+// The text a marker's CHECK covers: "neardup KIND I N FINGERPRINT".
+std::string MarkerBody(StageKind kind, StageTask t, uint64_t fingerprint) {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fingerprint));
+  return std::string("neardup ")
+      .append(ToString(kind))
+      .append(" ")
+      .append(std::to_string(t.task))
+      .append(" ")
+      .append(std::to_string(t.tasks))
+      .append(" ")
+      .append(hex);
+}
 
-bool ParseMarker(const std::string& text, Marker* m) {
-  char stage[16] = {};
-  unsigned long long task = 0, tasks = 0, fp = 0;
-  if (std::sscanf(text.c_str(), "neardup %15s %llu %llu %llx", stage, &task, &tasks, &fp) != 4) return false;
-  *m = {.stage = stage, .task = task, .tasks = tasks, .fingerprint = fp};
-  return true;
+// The task number of a marker's file name "I.done", or nothing.
+std::optional<uint64_t> TaskOfName(const std::string& name) {
+  const std::string stem = name.substr(0, name.size() - 5);
+  if (stem.empty() || stem.size() > 8 || (stem.size() > 1 && stem[0] == '0')) return std::nullopt;
+  uint64_t task = 0;
+  for (const char c : stem) {
+    if (c < '0' || c > '9') return std::nullopt;
+    task = task * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return task;
+}
+
+// The marker at `path` (named "I.done"), checked whole and against its name.
+Result<Marker> ReadMarker(const std::string& path, const std::string& name, StageKind kind) {
+  Result<std::string> text = ReadWholeFile(path);
+  if (!text.ok()) return text.status();
+  Result<Marker> m = ParseMarker(*text, kind);
+  if (!m.ok()) return Damaged(path, m.status().message());
+  if (TaskOfName(name) != std::optional<uint64_t>(m->task.task)) return Damaged(path, "another task's marker");
+  return m;
 }
 
 }  // namespace
+
+Status Damaged(std::string_view path, std::string_view what) {
+  return Status::Corrupt(std::string(path).append(": ").append(what).append(": run again in an empty work folder"));
+}
+
+Result<Marker> ParseMarker(std::string_view text, StageKind kind) {
+  const Status bad = Status::Corrupt("not a completion marker");
+  if (text.size() > 128) return bad;
+  const std::string copy(text);
+  char stage[16] = {};
+  unsigned long long task = 0, tasks = 0, fp = 0;
+  if (std::sscanf(copy.c_str(), "neardup %15s %llu %llu %llx", stage, &task, &tasks, &fp) != 4) return bad;
+  if (std::string_view(stage) != ToString(kind) || tasks == 0 || tasks > kMaxTasks || task >= tasks) return bad;
+  const Marker m{.kind = kind,
+                 .task = {.task = static_cast<uint32_t>(task), .tasks = static_cast<uint32_t>(tasks)},
+                 .fingerprint = fp};
+  // Canonical and whole: the checksum right, no sign, no leading zeros, nothing after.
+  if (text != WorkFolder::MarkerText(kind, m.task, fp)) return bad;
+  return m;
+}
+
 
 const char* ToString(StageKind kind) { return kind == StageKind::kSign ? "sign" : "bucket"; }
 
@@ -53,17 +100,11 @@ Status WorkFolder::Create() const {
 }
 
 std::string WorkFolder::MarkerText(StageKind kind, StageTask t, uint64_t fingerprint) {
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fingerprint));
-  return std::string("neardup ")
-      .append(ToString(kind))
-      .append(" ")
-      .append(std::to_string(t.task))
-      .append(" ")
-      .append(std::to_string(t.tasks))
-      .append(" ")
-      .append(hex)
-      .append("\n");
+  std::string body = MarkerBody(kind, t, fingerprint);
+  char check[18];
+  std::snprintf(check, sizeof check, " %016llx",
+                static_cast<unsigned long long>(HashBytes(body.data(), body.size(), 0)));
+  return body.append(check).append("\n");
 }
 
 Result<bool> WorkFolder::Done(StageKind kind, StageTask t, uint64_t fingerprint) const {
@@ -73,9 +114,10 @@ Result<bool> WorkFolder::Done(StageKind kind, StageTask t, uint64_t fingerprint)
   Result<std::string> text = ReadWholeFile(path);
   if (!text.ok()) return text.status();
   if (*text == MarkerText(kind, t, fingerprint)) return true;
-  Marker m;
-  if (ParseMarker(*text, &m) && m.tasks != t.tasks) {
-    return Status::InvalidArgument(std::string(path).append(": made by a run of ").append(std::to_string(m.tasks))
+  Result<Marker> m = ParseMarker(*text, kind);
+  if (!m.ok() || m->task.task != t.task) return Damaged(path, m.ok() ? "another task's marker" : m.status().message());
+  if (m->task.tasks != t.tasks) {
+    return Status::InvalidArgument(std::string(path).append(": made by a run of ").append(std::to_string(m->task.tasks))
                                        .append(" ").append(ToString(kind)).append(" tasks, not ")
                                        .append(std::to_string(t.tasks)).append(": use an empty work folder"));
   }
@@ -88,23 +130,32 @@ Status WorkFolder::SameRun(StageKind kind, StageTask t, uint64_t fingerprint) co
   for (fs::directory_iterator it(Dir(kind), ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (!name.ends_with(".done") || name.starts_with(".")) continue;
-    Result<std::string> text = ReadWholeFile(it->path().string());
-    if (!text.ok()) return text.status();
-    Marker m;
-    if (!ParseMarker(*text, &m) || m.stage != ToString(kind)) {
-      return Status::Corrupt(it->path().string().append(": not a completion marker"));
-    }
-    if (m.tasks != t.tasks) {
-      return Status::InvalidArgument(it->path().string().append(": made by a run of ").append(std::to_string(m.tasks))
+    Result<Marker> m = ReadMarker(it->path().string(), name, kind);
+    if (!m.ok()) return m.status();
+    if (m->task.tasks != t.tasks) {
+      return Status::InvalidArgument(it->path().string().append(": made by a run of ").append(std::to_string(m->task.tasks))
                                          .append(" tasks, not ").append(std::to_string(t.tasks))
                                          .append(": use an empty work folder"));
     }
-    if (m.fingerprint != fingerprint) {
+    if (m->fingerprint != fingerprint) {
       return Status::InvalidArgument(it->path().string().append(
           ": made with other options (signature, banding or mode): use an empty work folder"));
     }
   }
   return Status::Ok();
+}
+
+std::vector<uint32_t> WorkFolder::Marked(StageKind kind) const {
+  std::vector<uint32_t> tasks;
+  std::error_code ec;
+  for (fs::directory_iterator it(Dir(kind), ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!name.ends_with(".done")) continue;
+    const std::optional<uint64_t> task = TaskOfName(name);
+    if (task && *task < kMaxTasks) tasks.push_back(static_cast<uint32_t>(*task));
+  }
+  std::sort(tasks.begin(), tasks.end());
+  return tasks;
 }
 
 void WorkFolder::RemoveTemporaries(StageKind kind, uint32_t task) const {
@@ -123,13 +174,9 @@ Result<uint32_t> WorkFolder::FinishedTasks(StageKind kind, uint64_t fingerprint)
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (!name.ends_with(".done") || name.starts_with(".")) continue;
-    Result<std::string> text = ReadWholeFile(it->path().string());
-    if (!text.ok()) return text.status();
-    Marker m;
-    if (!ParseMarker(*text, &m) || m.stage != ToString(kind)) {
-      return Status::Corrupt(it->path().string().append(": not a completion marker"));
-    }
-    done[m.task] = m;
+    Result<Marker> m = ReadMarker(it->path().string(), name, kind);
+    if (!m.ok()) return m.status();
+    done[m->task.task] = *m;
   }
   if (ec && ec != std::errc::no_such_file_or_directory) {
     return Status::IoError(std::string(dir).append(": ").append(ec.message()));
@@ -139,11 +186,11 @@ Result<uint32_t> WorkFolder::FinishedTasks(StageKind kind, uint64_t fingerprint)
                                        .append(" task has finished (run `neardup stage ").append(ToString(kind))
                                        .append("` first)"));
   }
-  const uint64_t tasks = done.begin()->second.tasks;
+  const uint64_t tasks = done.begin()->second.task.tasks;
   for (const auto& [task, m] : done) {
-    if (m.tasks != tasks) {
+    if (m.task.tasks != tasks) {
       return Status::InvalidArgument(std::string(dir).append(": markers of runs of ").append(std::to_string(tasks))
-                                         .append(" and ").append(std::to_string(m.tasks))
+                                         .append(" and ").append(std::to_string(m.task.tasks))
                                          .append(" tasks: use an empty work folder"));
     }
     if (m.fingerprint != fingerprint) {
@@ -158,9 +205,9 @@ Result<uint32_t> WorkFolder::FinishedTasks(StageKind kind, uint64_t fingerprint)
   uint64_t n_missing = 0;
   for (uint64_t t = 0; t < tasks; ++t) {
     if (done.count(t) != 0) continue;
-    ++n_missing;
-    missing.append(missing.empty() ? "" : ", ").append(std::to_string(t));
+    if (++n_missing <= kListedTasks) missing.append(missing.empty() ? "" : ", ").append(std::to_string(t));
   }
+  if (n_missing > kListedTasks) missing.append(", ... and ").append(std::to_string(n_missing - kListedTasks)).append(" more");
   if (n_missing > 0) {
     return Status::InvalidArgument(std::string(dir).append(": ").append(std::to_string(n_missing)).append(" of ")
                                        .append(std::to_string(tasks)).append(" ").append(ToString(kind))

@@ -5,9 +5,15 @@
 //   sign/I.table   shard I's SignatureTable (table_codec.h)
 //   sign/I.meta    shard I's problems, counts and the walk's tally
 //   sign/I.bands   shard I's band keys, per band sorted (stage_sign.h)
-//   sign/I.done    completion marker: "neardup sign I N FINGERPRINT\n"
+//   sign/I.done    completion marker: "neardup sign I N FINGERPRINT CHECK\n"
 //   bucket/J.pairs bucket task J's candidate pairs and large buckets
-//   bucket/J.done  completion marker: "neardup bucket J M FINGERPRINT\n"
+//   bucket/J.done  completion marker: "neardup bucket J M FINGERPRINT CHECK\n"
+//
+// Every file carries a checksum (XXH3-64; a marker's CHECK is that of the
+// text before it, in hex), and every value read is checked against the
+// file's size, the run's parameters and its type's range before it is used:
+// a damaged file is an error naming it ("...: run again in an empty work
+// folder"), never skipped.
 //
 // A task writes each file under a hidden temporary name in the same folder,
 // syncs it and renames it into place, and writes its marker last, the same
@@ -32,6 +38,22 @@ namespace neardup {
 enum class StageKind { kSign, kBucket };
 const char* ToString(StageKind kind);  // "sign", "bucket"
 
+// The most task numbers a message lists ("1, 4, 7, ... and 9 more").
+inline constexpr uint64_t kListedTasks = 10;
+// The most tasks of a stage (--tasks), as the global ids allow (stage_sign.h).
+inline constexpr uint64_t kMaxTasks = uint64_t{1} << 24;
+
+// What a completion marker says.
+struct Marker {
+  StageKind kind = StageKind::kSign;
+  StageTask task;
+  uint64_t fingerprint = 0;
+};
+// Reads a marker's text: Corrupt ("not a completion marker") unless it is
+// exactly WorkFolder::MarkerText() of a task of `kind` (its checksum right,
+// 0 <= task < tasks <= kMaxTasks).
+Result<Marker> ParseMarker(std::string_view text, StageKind kind);
+
 class WorkFolder {
  public:
   explicit WorkFolder(std::string root) : root_(std::move(root)) {}
@@ -54,18 +76,28 @@ class WorkFolder {
   // `t.tasks` tasks with `fingerprint`; else InvalidArgument naming the
   // first that was not (so a task refuses to join a folder of another run).
   Status SameRun(StageKind kind, StageTask t, uint64_t fingerprint) const;
+  // The tasks of a stage whose marker file ("I.done") is there, ascending,
+  // by name only (the markers are read by Done(), SameRun() and
+  // FinishedTasks()).
+  std::vector<uint32_t> Marked(StageKind kind) const;
   // Removes the temporaries a killed run of task `task` left.
   void RemoveTemporaries(StageKind kind, uint32_t task) const;
 
   // The task count of a stage's finished tasks (all markers must agree on
   // it and on the fingerprint). InvalidArgument "WORK/sign: N of M tasks
-  // missing: 1, 4" when some are missing (by number, from 0), or when none
-  // has finished, or markers disagree.
+  // missing: 1, 4" when some are missing (by number, from 0; the first
+  // kListedTasks, then "... and K more"), or when none has finished, or
+  // markers disagree; Corrupt for a damaged marker, or one in another
+  // task's file.
   Result<uint32_t> FinishedTasks(StageKind kind, uint64_t fingerprint) const;
 
  private:
   std::string root_;
 };
+
+// Corrupt "<path>: <what>: run again in an empty work folder", the error of
+// every damaged work file.
+Status Damaged(std::string_view path, std::string_view what);
 
 // Writes `bytes` to `path` through a temporary file in its folder (synced,
 // then renamed over `path`). IoError on failure; no temporary is left.

@@ -374,5 +374,36 @@ TEST(ParseArgsTest, CompletionsTakeAKnownShell) {
   EXPECT_EQ(p.args.options.command, Command::kManPage);
 }
 
+// Every option of scan that no stage reads is refused by each stage, by
+// name; every other one is accepted by all three, as the scripts give the
+// same options to every stage.
+TEST(ParseArgsTest, StagesRefuseTheOptionsNoStageReads) {
+  int refused = 0;
+  for (const OptionSpec& spec : OptionTable()) {
+    if ((spec.commands & kScanCommand) == 0 || spec.kind == ValueKind::kPositional) continue;
+    std::vector<std::string> option = {spec.long_name};
+    if (spec.kind != ValueKind::kFlag && spec.kind != ValueKind::kCount) {
+      option.push_back(spec.kind == ValueKind::kChoice ? spec.choices[0].name : "1");
+    }
+    for (const char* stage : {"sign", "bucket", "report"}) {
+      std::vector<std::string> argv = {"stage", stage};
+      if (std::string(stage) != "report") argv.insert(argv.end(), {"--task", "0", "--tasks", "1"});
+      argv.insert(argv.end(), option.begin(), option.end());
+      argv.push_back("work");
+      if (std::string(stage) == "sign") argv.push_back("docs");
+      const auto p = Parse(argv);
+      const std::string refusal = "neardup: " + option[0] + " applies to scan only: the stage commands do not read it\n";
+      if ((spec.commands & kStageCommand) == 0) {
+        EXPECT_EQ(p.args.exit_now, ExitCode::kError) << stage << " " << option[0];
+        EXPECT_EQ(p.err, refusal);
+        ++refused;
+      } else {
+        EXPECT_NE(p.err, refusal) << stage << " " << option[0];
+      }
+    }
+  }
+  EXPECT_EQ(refused, 5 * 3);  // --index, --new, --lock-wait, --progress, --no-progress
+}
+
 }  // namespace
 }  // namespace neardup::cli

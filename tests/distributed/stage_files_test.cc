@@ -2,11 +2,13 @@
 // folder's markers (work_folder.cc, stage_sign.cc, stage_bucket.cc).
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 
 #include "distributed/stage_bucket.h"
 #include "distributed/stage_sign.h"
 #include "distributed/work_folder.h"
+#include "base/hash.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -74,6 +76,174 @@ TEST(BucketOutputTest, RoundTripsPairsAndLargeBuckets) {
   std::string bad = bytes;
   bad[20] = static_cast<char>(bad[20] ^ 1);
   EXPECT_EQ(DecodeBucketOutput(bad).status().code(), Status::Code::kCorrupt);
+}
+
+TEST(BucketOutputTest, AnyFlippedBitOrTruncationIsCorrupt) {
+  BucketOutput o;
+  o.large_bucket = 256;
+  o.pairs = {{.a = 1, .b = 2, .band = 0}, {.a = GlobalId(1, 5), .b = GlobalId(3, 0), .band = 7}};
+  o.large = {{1, 2, 3}};
+  const std::string bytes = EncodeBucketOutput(o);
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    std::string bad = bytes;
+    bad[i] = static_cast<char>(bad[i] ^ 0x40);
+    EXPECT_EQ(DecodeBucketOutput(bad).status().code(), Status::Code::kCorrupt) << i;
+  }
+  for (size_t n = 0; n < bytes.size(); ++n) EXPECT_FALSE(DecodeBucketOutput(bytes.substr(0, n)).ok()) << n;
+}
+
+// Each value of a bucket task's output against the shards, the task's bands
+// and the mode.
+TEST(BucketOutputTest, EveryValueIsCheckedAgainstTheRun) {
+  const PairsLimits limits{.shard_docs = {3, 5}, .bands = {.first = 4, .last = 8}, .large_bucket = 2};
+  const BucketPair good{.a = GlobalId(0, 2), .b = GlobalId(1, 4), .band = 4};
+  BucketOutput o;
+  o.large_bucket = 2;
+  o.pairs = {good};
+  o.large = {{GlobalId(0, 0), GlobalId(0, 1), GlobalId(1, 0)}};
+  ASSERT_TRUE(CheckBucketOutput(o, limits).ok());
+  auto message = [&](const BucketOutput& bad) { return CheckBucketOutput(bad, limits).message(); };
+  const std::pair<BucketPair, std::string> pairs[] = {
+      {{.a = GlobalId(0, 3), .b = GlobalId(1, 0), .band = 4}, "a document id out of range"},
+      {{.a = GlobalId(0, 0), .b = GlobalId(1, 5), .band = 4}, "a document id out of range"},
+      {{.a = GlobalId(0, 0), .b = GlobalId(2, 0), .band = 4}, "a document id out of range"},
+      {{.a = GlobalId(0, 0), .b = GlobalId(0, 0), .band = 4}, "a pair out of order"},
+      {{.a = GlobalId(1, 0), .b = GlobalId(0, 0), .band = 4}, "a pair out of order"},
+      {{.a = GlobalId(0, 0), .b = GlobalId(0, 1), .band = 3}, "a band out of range"},
+      {{.a = GlobalId(0, 0), .b = GlobalId(0, 1), .band = 8}, "a band out of range"},
+      {{.a = GlobalId(0, 0), .b = GlobalId(0, 1), .band = ~uint64_t{0}}, "a band out of range"},
+  };
+  for (const auto& [pair, what] : pairs) {
+    BucketOutput bad = o;
+    bad.pairs = {pair};
+    EXPECT_EQ(message(bad), what) << pair.a << " " << pair.b << " " << pair.band;
+  }
+  BucketOutput bad = o;
+  bad.pairs = {good, good};
+  EXPECT_EQ(message(bad), "its pairs are out of order");
+  bad = o;
+  bad.large[0].push_back(GlobalId(5, 0));
+  EXPECT_EQ(message(bad), "a document id out of range");
+  bad = o;
+  bad.large[0].pop_back();
+  EXPECT_EQ(message(bad), "a large bucket that is not large");
+  bad = o;
+  std::swap(bad.large[0][0], bad.large[0][1]);
+  EXPECT_EQ(message(bad), "a large bucket out of order");
+  bad = o;
+  bad.large_bucket = 0;
+  EXPECT_EQ(CheckBucketOutput(bad, limits).code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(CheckBucketOutput(bad, {.shard_docs = {3, 5}, .bands = {4, 8}, .large_bucket = 0}).message(),
+            "a large bucket in pairs mode");
+}
+
+// Values behind a matching checksum: a problem's kind and status code.
+TEST(ShardMetaTest, KindsAndCodesOutOfRangeAreCorrupt) {
+  ShardMeta m = SampleMeta();
+  m.problems = {{.file = 0, .line = 0, .status = Status::IoError("zz"), .kind = InputProblem::Kind::kCounted}};
+  const std::string bytes = EncodeShardMeta(m);
+  ASSERT_TRUE(DecodeShardMeta(bytes).ok());
+  const size_t at = bytes.find(std::string("\x02\0\0\0\0\0\0\0zz", 10)) - 2;  // u8 kind, u8 code, length, text
+  ASSERT_EQ(bytes[at], static_cast<char>(InputProblem::Kind::kCounted));
+  for (const auto& [offset, value] : {std::pair<size_t, char>{0, 4}, {0, -1}, {1, 0}, {1, 8}}) {
+    std::string bad = bytes;
+    bad[at + offset] = value;
+    const uint64_t sum = HashBytes(bad.data(), bad.size() - 8, 0);
+    std::memcpy(bad.data() + bad.size() - 8, &sum, 8);
+    EXPECT_EQ(DecodeShardMeta(bad).status().code(), Status::Code::kCorrupt) << offset << " " << int{value};
+  }
+}
+
+TEST(ShardMetaTest, CheckedAgainstItsShard) {
+  ShardMeta m = SampleMeta();  // task 2 of 5, problems of files 4 and 1
+  m.roots.assign(5, 0);
+  EXPECT_TRUE(CheckShardMeta(m, 2, 5, 5).ok());
+  EXPECT_EQ(CheckShardMeta(m, 1, 5, 5).message(), "another task's meta");
+  EXPECT_EQ(CheckShardMeta(m, 2, 4, 5).message(), "another task's meta");
+  EXPECT_EQ(CheckShardMeta(m, 2, 5, 6).message(), "its roots do not match the shard's files");
+  m.roots.assign(4, 0);
+  EXPECT_EQ(CheckShardMeta(m, 2, 5, 4).message(), "a problem of a file out of range");
+}
+
+TEST(BandsFileTest, SizeIsNothingPast64Bits) {
+  EXPECT_EQ(BandsFileSize(16, 10), std::optional<uint64_t>(kBandsHeaderSize + 16 * 10 * 32 + 16 * 8 + 8));
+  EXPECT_EQ(BandsFileSize(0, 10), std::nullopt);
+  EXPECT_EQ(BandsFileSize(16, uint64_t{1} << 60), std::nullopt);
+  EXPECT_EQ(BandsFileSize(uint64_t{1} << 40, 1), std::nullopt);
+}
+
+// A band file of one band of `entries` (hash, id), checksums right.
+std::string BandFile(const std::vector<std::pair<uint64_t, uint64_t>>& entries) {
+  std::string header("NDUPBAND", 8);
+  const uint32_t fields[] = {kBandsVersion, 1, 4, 0};
+  header.append(reinterpret_cast<const char*>(fields), sizeof fields);
+  const uint64_t fingerprint = 7, per_band = entries.size();
+  header.append(reinterpret_cast<const char*>(&fingerprint), 8).append(reinterpret_cast<const char*>(&per_band), 8);
+  std::string run;
+  for (const auto& [hash, id] : entries) {
+    const uint64_t entry[] = {hash, id, id, 0};  // content: the id
+    run.append(reinterpret_cast<const char*>(entry), sizeof entry);
+  }
+  const uint64_t run_sum = HashBytes(run.data(), run.size(), 0);
+  const std::string sums(reinterpret_cast<const char*>(&run_sum), 8);
+  const uint64_t index = BandsIndexChecksum(header, sums);
+  return header + run + sums + std::string(reinterpret_cast<const char*>(&index), 8);
+}
+
+TEST(BucketBandsTest, PairsOfABucketAndEntriesPastTheShardsDocuments) {
+  TempDir dir;
+  const std::string path = dir / "0.bands";
+  const Banding banding{.bands = 1, .rows = 4};
+  testing::WriteFile(path, BandFile({{5, 0}, {5, 1}, {9, 2}}));
+  Result<BucketOutput> out = BucketBands({{.path = path, .shard = 0, .docs = 3}}, banding, 7, {0, 1}, 0);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(out->pairs, (std::vector<BucketPair>{{.a = 0, .b = 1, .band = 0}}));
+  EXPECT_EQ(BucketBands({{.path = path, .shard = 0, .docs = 3}}, banding, 8, {0, 1}, 0).status().code(),
+            Status::Code::kInvalidArgument);  // another fingerprint
+  // One id twice, under two hashes: more entries than documents.
+  testing::WriteFile(path, BandFile({{5, 0}, {6, 0}}));
+  out = BucketBands({{.path = path, .shard = 0, .docs = 1}}, banding, 7, {0, 1}, 0);
+  EXPECT_EQ(out.status().message(),
+            path + ": more entries a band than its shard has documents: run again in an empty work folder");
+}
+
+TEST(MarkerTest, OnlyTheExactTextOfATaskIsAMarker) {
+  const std::string text = WorkFolder::MarkerText(StageKind::kBucket, {.task = 3, .tasks = 7}, 0xabcdef);
+  Result<Marker> m = ParseMarker(text, StageKind::kBucket);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->task.task, 3u);
+  EXPECT_EQ(m->task.tasks, 7u);
+  EXPECT_EQ(m->fingerprint, 0xabcdefu);
+  EXPECT_FALSE(ParseMarker(text, StageKind::kSign).ok());
+  for (size_t i = 0; i < text.size(); ++i) {
+    std::string bad = text;
+    bad[i] = static_cast<char>(bad[i] ^ 0x01);
+    EXPECT_FALSE(ParseMarker(bad, StageKind::kBucket).ok()) << i;
+  }
+  for (size_t n = 0; n < text.size(); ++n) EXPECT_FALSE(ParseMarker(text.substr(0, n), StageKind::kBucket).ok());
+  EXPECT_FALSE(ParseMarker(text + "x", StageKind::kBucket).ok());
+  // Well-formed texts of impossible tasks.
+  EXPECT_TRUE(ParseMarker(WorkFolder::MarkerText(StageKind::kSign, {.task = 0, .tasks = 1u << 24}, 1),
+                          StageKind::kSign).ok());
+  for (const StageTask t : {StageTask{.task = 0, .tasks = (1u << 24) + 1}, StageTask{.task = 2, .tasks = 2},
+                            StageTask{.task = 0, .tasks = 0}}) {
+    EXPECT_FALSE(ParseMarker(WorkFolder::MarkerText(StageKind::kSign, t, 1), StageKind::kSign).ok()) << t.tasks;
+  }
+}
+
+TEST(WorkFolderTest, MissingTasksOfAHugeRunAreListedInShort) {
+  TempDir dir;
+  const WorkFolder folder(dir / "work");
+  ASSERT_TRUE(folder.Create().ok());
+  ASSERT_TRUE(WriteAtomically(folder.File(StageKind::kSign, 5, "done"),
+                              WorkFolder::MarkerText(StageKind::kSign, {.task = 5, .tasks = 1u << 24}, 42))
+                  .ok());
+  Result<uint32_t> n = folder.FinishedTasks(StageKind::kSign, 42);
+  ASSERT_FALSE(n.ok());
+  EXPECT_EQ(n.status().message(), dir / "work/sign" +
+                                      ": 16777215 of 16777216 sign tasks missing: 0, 1, 2, 3, 4, 6, 7, 8, 9, 10, "
+                                      "... and 16777205 more");
+  EXPECT_EQ(folder.Marked(StageKind::kSign), std::vector<uint32_t>{5});
 }
 
 TEST(GlobalIdTest, KeepsShardOrderAndSplitsBack) {

@@ -52,6 +52,17 @@ int TableFuzz(const uint8_t* data, size_t size);
 // index_fuzz.cc: a damaged --index file (edits of a sound one, or a whole
 // database) read as `scan --index` reads it and as `index check` does.
 int IndexFuzz(const uint8_t* data, size_t size);
+// bands_fuzz.cc: a sign/I.bands file (repaired to its header's size and
+// checksums on request) -> BucketBands; its output passes the report's
+// CheckBucketOutput.
+int BandsFuzz(const uint8_t* data, size_t size);
+// pairs_fuzz.cc: a bucket/J.pairs file (its checksum made to match on
+// request) -> DecodeBucketOutput -> CheckBucketOutput; what passes maps into
+// the merged table.
+int PairsFuzz(const uint8_t* data, size_t size);
+// meta_fuzz.cc: a sign/I.meta file -> DecodeShardMeta -> CheckShardMeta, and
+// the same bytes as a completion marker -> ParseMarker.
+int MetaFuzz(const uint8_t* data, size_t size);
 
 // --- Helpers shared by the harnesses ------------------------------------
 

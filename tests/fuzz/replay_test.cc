@@ -66,10 +66,17 @@ TEST(FuzzReplayTest, TableSeeds) { Replay("table", fuzz::TableFuzz); }
 
 TEST(FuzzReplayTest, IndexSeeds) { Replay("index", fuzz::IndexFuzz); }
 
+TEST(FuzzReplayTest, BandsSeeds) { Replay("bands", fuzz::BandsFuzz); }
+
+TEST(FuzzReplayTest, PairsSeeds) { Replay("pairs", fuzz::PairsFuzz); }
+
+TEST(FuzzReplayTest, MetaSeeds) { Replay("meta", fuzz::MetaFuzz); }
+
 TEST(FuzzReplayTest, EmptyInputIsFine) {
   fuzz::SetFailureHandler(RecordFailure);
   g_seed = "(empty)";
-  for (Harness harness : {fuzz::DecodeFuzz, fuzz::JsonlFuzz, fuzz::GlobFuzz, fuzz::TableFuzz, fuzz::IndexFuzz}) {
+  for (Harness harness : {fuzz::DecodeFuzz, fuzz::JsonlFuzz, fuzz::GlobFuzz, fuzz::TableFuzz, fuzz::IndexFuzz,
+                          fuzz::BandsFuzz, fuzz::PairsFuzz, fuzz::MetaFuzz}) {
     EXPECT_EQ(harness(nullptr, 0), 0);
   }
   fuzz::SetFailureHandler(nullptr);
