@@ -18,7 +18,8 @@
 // and each dropped line must still have the content hash it was signed with
 // (the kept lines are vouched for by the stat key). A file that fails is not
 // written (no partial file is left in DIR) and gives a problem, Changed:
-// "PATH: changed since it was signed; not written to DIR".
+// "PATH: changed during the run; not written to DIR" (its stat key), or
+// "PATH:LINE: changed since it was signed; not written to DIR".
 //
 // Thread safety: WriteKeptDir() uses the run's workers inside (a file each).
 //

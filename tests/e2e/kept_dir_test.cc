@@ -154,6 +154,7 @@ void MakeJsonl(const TempDir& dir, const std::string& ext) {
   a += Doc("dup", base[1]) + "\n" + Doc("dup", near(1, 1)) + "\n";  // an id twice: FILE:LINE
   a += "not json at all\n\n" + Doc("", near(0, 2)) + "\r\n";       // malformed, blank, no id, CRLF
   a += "{\"id\": \"nt\", \"body\": \"no text key\"}\n" + Doc("e", "") + "\n" + Doc("short", "two words") + "\n";
+  a += Doc("long", std::string(5000, 'x')) + "\n";  // over --max-line 4K: not a document
   a += Doc("u1", base[2]) + "\n" + Doc("u2", base[2]) + "\n" + Doc("u3", near(2, 3));  // no final newline
   std::string b = Doc("b1", near(0, 4)) + "\n" + Doc("b2", base[3]) + "\n" + Doc("", base[1]) + "\n";
   b += Doc("b3", base[4]) + "\n" + Doc("b4", near(3, 5)) + "\n" + Doc("b5", base[5]) + "\n";
@@ -179,7 +180,8 @@ TEST(KeptDirTest, JsonlFilesAreTheInputLinesButTheListedOnesByteForByte) {
     TempDir dir;
     MakeJsonl(dir, ext);
     const std::string in = dir / "in";
-    RunResult r = RunProcess({kBin, "scan", "--input", "jsonl", "--mode", "duplicates", "--kept-dir", dir / "kept", in},
+    RunResult r = RunProcess({kBin, "scan", "--input", "jsonl", "--max-line", "4K", "--mode", "duplicates",
+                              "--kept-dir", dir / "kept", in},
                              dir.path());
     ASSERT_EQ(r.exit_code, 2) << r.err;  // malformed lines and a repeated id
     const std::set<std::string> listed = Listed(r.out);
@@ -199,11 +201,13 @@ TEST(KeptDirTest, JsonlFilesAreTheInputLinesButTheListedOnesByteForByte) {
     }
     EXPECT_NE(want.at(files[0]).find("not json at all\n\n"), std::string::npos);
     EXPECT_NE(want.at(files[0]).find("no text key"), std::string::npos);
+    EXPECT_NE(want.at(files[0]).find(std::string(5000, 'x')), std::string::npos);
     // Every mode writes the same folder; the records are those of a run without it.
     for (const std::string mode : {"pairs", "clusters"}) {
       const std::string other = dir / ("kept-" + mode);
-      RunResult m = RunProcess({kBin, "scan", "--input", "jsonl", "--mode", mode, "--kept-dir", other, in}, dir.path());
-      RunResult plain = RunProcess({kBin, "scan", "--input", "jsonl", "--mode", mode, in}, dir.path());
+      RunResult m = RunProcess(
+          {kBin, "scan", "--input", "jsonl", "--max-line", "4K", "--mode", mode, "--kept-dir", other, in}, dir.path());
+      RunResult plain = RunProcess({kBin, "scan", "--input", "jsonl", "--max-line", "4K", "--mode", mode, in}, dir.path());
       EXPECT_EQ(m.out, plain.out) << mode;
       EXPECT_EQ(Tree(other), got) << mode;
     }
