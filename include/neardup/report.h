@@ -103,6 +103,7 @@ struct KeptStats {
   uint64_t documents = 0;  // documents in them (JSONL: lines that are documents)
   uint64_t dropped = 0;    // documents left out: those --mode duplicates lists
   uint64_t failed = 0;     // input files not written (changed since signed, unreadable): exit status 2
+  double seconds = 0;      // the time the pass took
 };
 
 // A document that can go, and the document it duplicates: the kept one of

@@ -169,6 +169,7 @@ void LogWhatTheRunMet(const Report& report) {
     spdlog::info("{} special files (fifos, sockets, devices) found while walking were not read",
                  report.stats.special);
   }
+  if (report.kept.used) spdlog::info("--kept-dir written in {:.3f} s", report.kept.seconds);
   const Params& pa = report.params;
   spdlog::info("{} {}-shingles, {} permutations, {} bands x {} rows, threshold {}, verify {}, seed {}",
                ToString(pa.shingle), pa.ngram, pa.num_perm, pa.bands, pa.rows, pa.threshold,

@@ -1,5 +1,7 @@
 #include "scan/kept_dir.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -9,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/hash.h"
 #include "sign/jsonl_doc_reader.h"
 #include "text/document_source.h"
 #include "walk/output_file.h"
@@ -23,6 +26,7 @@ constexpr size_t kChunkBytes = size_t{1} << 20;
 struct Drop {
   uint64_t line = 0;
   ContentHash content;
+  uint32_t line_hash = 0;  // 0: not known, the content hash is checked
 };
 
 // One input file to write.
@@ -128,23 +132,27 @@ class LineFilter {
     return Status::Ok();
   }
 
-  // The dropped line in text_ must be the document signed there.
+  // The dropped line in text_ must be the document signed there: its bytes
+  // hash as they did, or (not known: from the index) its content hash.
   Status EndDrop(const std::string& path) {
     dropping_ = false;
     std::string_view line(text_);
     if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const Drop& want = drops_[next_++];
+    const bool same = line.size() <= options_.max_line &&
+                      (want.line_hash != 0 ? LineHash(line.data(), line.size()) == want.line_hash : SameContent(line, want));
+    text_.clear();
+    if (!same) return Status::Changed(path + ":" + std::to_string(want.line) + ": changed since it was signed");
+    return Status::Ok();
+  }
+
+  bool SameContent(std::string_view line, const Drop& want) {
     bool has = false;
     DocumentSketch sk;
-    if (line.size() <= options_.max_line && parser_.Parse(line, &doc_, &has).ok() && has) {
-      parser_.reader().ReadText(doc_.text, nullptr, nullptr, &sk);
-    }
-    const Drop& want = drops_[next_++];
-    text_.clear();
-    if (!has || sk.kind != DocumentSketch::Kind::kOk || !(sk.content == want.content)) {
-      return Status::Changed(path + ":" + std::to_string(want.line) + ": changed since it was signed");
-    }
-    return Status::Ok();
+    if (!parser_.Parse(line, &doc_, &has).ok() || !has) return false;
+    parser_.reader().ReadText(doc_.text, nullptr, nullptr, &sk);
+    return sk.kind == DocumentSketch::Kind::kOk && sk.content == want.content;
   }
 
   const Options& options_;
@@ -168,7 +176,10 @@ Status WriteJsonl(const Run& run, const InputFile& file, const Job& job, int zst
   if (Status s = CheckUnchanged(run.fs(), file); !s.ok()) return s;
   Result<std::unique_ptr<ByteReader>> in = OpenAgain(run.fs(), file, nullptr);
   if (!in.ok()) return Status::Changed(file.path + ": cannot be read again (" + in.status().message() + ")");
-  Result<std::unique_ptr<OutputFile>> out = OutputFile::Create(job.target, zstd_threads);
+  // The input's permission bits (a file of the walk: a real path).
+  struct stat st {};
+  const unsigned mode = ::stat(file.path.c_str(), &st) == 0 ? st.st_mode & 07777 : 0644;
+  Result<std::unique_ptr<OutputFile>> out = OutputFile::Create(job.target, zstd_threads, mode);
   if (!out.ok()) return out.status();
   LineFilter filter(run, job.drops, **out);
   if (Status s = filter.Run(**in, file.path); !s.ok()) return s;
@@ -209,7 +220,7 @@ std::vector<Job> Plan(const Options& o, const KeptSources& src, const std::vecto
   for (size_t f = 0; f < n; ++f) first[f + 1] += first[f];
   drops->assign(dropped.size(), Drop{});
   std::vector<uint64_t> at = first;  // the next free place of each file
-  for (DocId d : dropped) (*drops)[at[src.docs[d].file]++] = {src.docs[d].line, src.docs[d].content};
+  for (DocId d : dropped) (*drops)[at[src.docs[d].file]++] = {src.docs[d].line, src.docs[d].content, src.docs[d].line_hash};
   std::vector<Job> jobs;
   std::set<std::string> targets;
   for (uint32_t f = 0; f < n; ++f) {
@@ -240,7 +251,7 @@ KeptSources KeptSourcesOf(const SignedCorpus& corpus) {
   out.files = corpus.table.files;
   out.docs.reserve(corpus.table.docs.size());
   for (const DocRecord& r : corpus.table.docs) {
-    out.docs.push_back({.line = r.line, .content = r.content, .file = r.file, .kind = r.kind});
+    out.docs.push_back({.line = r.line, .content = r.content, .line_hash = r.line_hash, .file = r.file, .kind = r.kind});
   }
   out.unread.assign(out.files.size(), 0);
   for (const InputProblem& p : corpus.problems) {

@@ -15,7 +15,8 @@
 //
 // What was signed is what is written: each file's stat key (size, mtime,
 // ctime, device, inode) must be unchanged before and after it is read again,
-// and each dropped line must still have the content hash it was signed with
+// and each dropped line must still hash as it did when signed: its bytes
+// (DocRecord::line_hash), or its content hash for a document from the index
 // (the kept lines are vouched for by the stat key). A file that fails is not
 // written (no partial file is left in DIR) and gives a problem, Changed:
 // "PATH: changed during the run; not written to DIR" (its stat key), or
@@ -45,6 +46,7 @@ struct KeptSources {
   struct Doc {
     uint64_t line = 0;  // JSONL line number (from 1); 0 for a text file
     ContentHash content;
+    uint32_t line_hash = 0;  // DocRecord::line_hash
     uint32_t file = 0;
     DocKind kind = DocKind::kFailed;
   };

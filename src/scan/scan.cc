@@ -36,9 +36,11 @@ Result<Report> FindDuplicates(const Options& options, const RunContext& context)
   const KeptSources sources = KeptSourcesOf(inputs->corpus);
   Result<ReportOutcome> reported = ReportAndDropped(run, std::move(*inputs), std::move(found));
   if (!reported.ok()) return reported.status();
+  const double start = run.seconds();
   KeptWritten written = WriteKeptDir(run, sources, reported->dropped);
   Report& report = reported->report;
   report.kept = written.stats;
+  report.kept.seconds = run.seconds() - start;
   for (Status& s : written.problems) report.problems.push_back(std::move(s));
   report.stats.seconds = run.seconds();
   return std::move(report);

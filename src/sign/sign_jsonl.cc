@@ -11,6 +11,7 @@
 #include <numeric>
 #include <string>
 
+#include "base/hash.h"
 #include "sign/jsonl_doc_reader.h"
 #include "sign/sign_internal.h"
 
@@ -63,6 +64,7 @@ void SignLine(std::string_view line, uint64_t ln, size_t num_perm, JsonlDocReade
   r.name = std::move(doc.id);
   r.file = b.file;
   r.line = ln;
+  r.line_hash = LineHash(line.data(), line.size());
   r.size = doc.text.size();
   r.content = sk.content;
   r.kind = KindOf(sk);

@@ -104,7 +104,7 @@ struct OutputFile::Codec {
   }
 };
 
-Result<std::unique_ptr<OutputFile>> OutputFile::Create(const std::string& path, int threads) {
+Result<std::unique_ptr<OutputFile>> OutputFile::Create(const std::string& path, int threads, unsigned mode) {
   std::unique_ptr<Codec> codec;
   if (EndsWith(path, ".gz")) {
     codec = std::make_unique<Codec>();
@@ -125,6 +125,12 @@ Result<std::unique_ptr<OutputFile>> OutputFile::Create(const std::string& path, 
   int fd = -1;
   Result<std::string> temp = MakeTemp(path, &fd);
   if (!temp.ok()) return temp.status();
+  if (::fchmod(fd, static_cast<mode_t>(mode & 07777)) != 0) {
+    const int error = errno;
+    ::close(fd);
+    ::unlink(temp->c_str());
+    return Errno(*temp, "cannot set its mode", error);
+  }
   return std::unique_ptr<OutputFile>(new OutputFile(path, std::move(*temp), fd, std::move(codec)));
 }
 

@@ -12,7 +12,7 @@
 // Thread safety: one OutputFile per thread; different ones may be written at
 // once.
 //
-//   Result<std::unique_ptr<OutputFile>> out = OutputFile::Create("kept/a.jsonl.zst", 2);
+//   Result<std::unique_ptr<OutputFile>> out = OutputFile::Create("kept/a.jsonl.zst", 2, 0644);
 //   Status s = (*out)->Write("{\"text\": \"...\"}\n");
 //   if (s.ok()) s = (*out)->Commit();
 #pragma once
@@ -31,10 +31,11 @@ inline constexpr int kZstdLevel = 3;
 
 class OutputFile {
  public:
-  // Creates `path`'s folder as needed and a temporary file beside `path`.
-  // `threads`: zstd's compression workers (its output is the same for every
-  // count from 1). IoError ("PATH: reason") when either cannot be made.
-  static Result<std::unique_ptr<OutputFile>> Create(const std::string& path, int threads);
+  // Creates `path`'s folder as needed and a temporary file beside `path`,
+  // with the permission bits `mode`. `threads`: zstd's compression workers
+  // (its output is the same for every count from 1). IoError ("PATH:
+  // reason") when either cannot be made.
+  static Result<std::unique_ptr<OutputFile>> Create(const std::string& path, int threads, unsigned mode = 0644);
   ~OutputFile();
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;

@@ -180,6 +180,7 @@ TEST(KeptDirTest, JsonlFilesAreTheInputLinesButTheListedOnesByteForByte) {
     TempDir dir;
     MakeJsonl(dir, ext);
     const std::string in = dir / "in";
+    ::chmod((dir / ("in/a.jsonl" + ext)).c_str(), 0640);
     RunResult r = RunProcess({kBin, "scan", "--input", "jsonl", "--max-line", "4K", "--mode", "duplicates",
                               "--kept-dir", dir / "kept", in},
                              dir.path());
@@ -199,6 +200,9 @@ TEST(KeptDirTest, JsonlFilesAreTheInputLinesButTheListedOnesByteForByte) {
         EXPECT_NE(got.at(rel), want.at(f)) << "not compressed: " << rel;
       }
     }
+    struct stat st {};
+    ASSERT_EQ(::stat((dir / ("kept/a.jsonl" + ext)).c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0640u);  // the input's mode
     EXPECT_NE(want.at(files[0]).find("not json at all\n\n"), std::string::npos);
     EXPECT_NE(want.at(files[0]).find("no text key"), std::string::npos);
     EXPECT_NE(want.at(files[0]).find(std::string(5000, 'x')), std::string::npos);

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <functional>
 #include <mutex>
+#include <thread>
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "neardup/scan.h"
@@ -71,14 +73,15 @@ class StringReader : public ByteReader {
   size_t at_ = 0;
 };
 
-// The real file system, but the second and later opens of `path` give
-// `later` (of the same size): a change that no stat shows.
+// The real file system, but the opens of `path` after the first `real` ones
+// give `later` (of the same size): a change that no stat shows.
 class SecondReadDiffersFs : public FileSystem {
  public:
-  SecondReadDiffersFs(std::string path, std::string later) : path_(std::move(path)), later_(std::move(later)) {}
+  SecondReadDiffersFs(std::string path, std::string later, int real = 1)
+      : path_(std::move(path)), later_(std::move(later)), real_(real) {}
   Result<std::unique_ptr<ByteReader>> Open(const std::string& path) override {
     const std::lock_guard<std::mutex> lock(mu_);
-    if (path == path_ && opens_++ > 0) return std::unique_ptr<ByteReader>(new StringReader(later_));
+    if (path == path_ && opens_++ >= real_) return std::unique_ptr<ByteReader>(new StringReader(later_));
     return FileSystem::Default().Open(path);
   }
   Result<FileStat> Stat(const std::string& path) override { return FileSystem::Default().Stat(path); }
@@ -86,6 +89,7 @@ class SecondReadDiffersFs : public FileSystem {
  private:
   std::string path_;
   std::string later_;
+  int real_;
   std::mutex mu_;
   int opens_ = 0;
 };
@@ -160,26 +164,54 @@ TEST(KeptDirWriteTest, FileChangedAfterSigningIsNotWrittenAndLeavesNothing) {
   EXPECT_EQ(Names(dir / "kept"), std::vector<std::string>{"b.jsonl"});  // no temporary file left
 }
 
+// The copy x2 (dropped) holding other words, the file the same size.
+std::string WithDroppedLineChanged(const std::string& a) {
+  std::string later = a;
+  const size_t at = later.find("{\"id\":\"x2\"");
+  const size_t word = later.find(' ', at + 20);
+  for (size_t k = word - 3; k < word; ++k) later[k] = 'q';
+  return later;
+}
+
+void ExpectOnlyBWritten(const TempDir& dir, const Report& r) {
+  EXPECT_EQ(r.kept.failed, 1u);
+  const std::string problems = Problems(r);
+  EXPECT_NE(problems.find(dir / "in/a.jsonl:2: changed since it was signed; not written to"), std::string::npos)
+      << problems;
+  EXPECT_EQ(Names(dir / "kept"), std::vector<std::string>{"b.jsonl"});
+}
+
+// Checked by the hash of the line's bytes, kept from signing.
 TEST(KeptDirWriteTest, DroppedLineWhoseContentChangedUnderTheSameStatIsCaught) {
   TempDir dir;
   const Corpus c = MakeCorpus(dir);
-  // The copy x2 (dropped) now holds other words, the file the same size.
-  std::string later = c.a;
-  const size_t at = later.find("{\"id\":\"x2\"");
-  const size_t word = later.find(' ', at + 20);
-  ASSERT_NE(word, std::string::npos);
-  for (size_t k = word - 3; k < word; ++k) later[k] = 'q';
-  ASSERT_EQ(later.size(), c.a.size());
-  SecondReadDiffersFs fs_double(dir / "in/a.jsonl", later);
+  SecondReadDiffersFs fs_double(dir / "in/a.jsonl", WithDroppedLineChanged(c.a));
   RunContext ctx;
   ctx.fs = &fs_double;
   Result<Report> r = FindDuplicates(KeptOptions(dir), ctx);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->kept.failed, 1u);
-  const std::string problems = Problems(*r);
-  EXPECT_NE(problems.find(dir / "in/a.jsonl:2: changed since it was signed; not written to"), std::string::npos)
-      << problems;
-  EXPECT_EQ(Names(dir / "kept"), std::vector<std::string>{"b.jsonl"});
+  ExpectOnlyBWritten(dir, *r);
+}
+
+// With documents from the index (no line hash kept): by their content hash.
+TEST(KeptDirWriteTest, DroppedLineFromTheIndexIsCheckedByItsContentHash) {
+  TempDir dir;
+  const Corpus c = MakeCorpus(dir);
+  // Past the index's timestamp resolution (2 s), so that it trusts the stat.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+  Options first = KeptOptions(dir);
+  first.kept_dir.clear();
+  first.index = dir / "i.db";
+  ASSERT_TRUE(FindDuplicates(first).ok());
+  Options second = KeptOptions(dir);
+  second.index = dir / "i.db";
+  SecondReadDiffersFs fs_double(dir / "in/a.jsonl", WithDroppedLineChanged(c.a), /*real=*/0);
+  RunContext ctx;
+  ctx.fs = &fs_double;
+  Result<Report> r = FindDuplicates(second, ctx);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->index.signed_now, 0u);  // nothing read but to be copied
+  ExpectOnlyBWritten(dir, *r);
 }
 
 }  // namespace
