@@ -83,7 +83,10 @@ class LineFilter {
       Result<size_t> got = in.Read(buf.get(), kChunkBytes);
       if (!got.ok()) return Status::Changed(path + ": cannot be read again (" + got.status().message() + ")");
       if (*got == 0) break;
+      spans_.clear();
       if (Status s = Feed(std::string_view(buf.get(), *got), path); !s.ok()) return s;
+      // The kept spans point into the buffer: written before it is read into again.
+      if (Status s = out_.Write(spans_); !s.ok()) return s;
     }
     if (dropping_) {  // a dropped last line without a newline
       if (Status s = EndDrop(path); !s.ok()) return s;
@@ -126,7 +129,7 @@ class LineFilter {
         at_line_start_ = true;
         if (DropsAt(line_) || stop == chunk.size()) break;
       }
-      if (Status s = out_.Write(chunk.substr(p, stop - p)); !s.ok()) return s;
+      spans_.push_back(chunk.substr(p, stop - p));
       p = stop;
     }
     return Status::Ok();
@@ -140,8 +143,9 @@ class LineFilter {
     if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     const Drop& want = drops_[next_++];
-    const bool same = line.size() <= options_.max_line &&
-                      (want.line_hash != 0 ? LineHash(line.data(), line.size()) == want.line_hash : SameContent(line, want));
+    const bool same =
+        line.size() <= options_.max_line &&
+        (want.line_hash != 0 ? LineHash(line.data(), line.size()) == want.line_hash : SameContent(line, want));
     text_.clear();
     if (!same) return Status::Changed(path + ":" + std::to_string(want.line) + ": changed since it was signed");
     return Status::Ok();
@@ -163,6 +167,7 @@ class LineFilter {
   uint64_t line_ = 1;    // the line being read
   bool at_line_start_ = true;
   bool dropping_ = false;
+  std::vector<std::string_view> spans_;  // kept bytes of the chunk being read, in order
   std::string text_;     // the dropped line being read (at most max_line + 2 bytes)
   JsonlDoc doc_;
 };
@@ -220,7 +225,10 @@ std::vector<Job> Plan(const Options& o, const KeptSources& src, const std::vecto
   for (size_t f = 0; f < n; ++f) first[f + 1] += first[f];
   drops->assign(dropped.size(), Drop{});
   std::vector<uint64_t> at = first;  // the next free place of each file
-  for (DocId d : dropped) (*drops)[at[src.docs[d].file]++] = {src.docs[d].line, src.docs[d].content, src.docs[d].line_hash};
+  for (DocId d : dropped) {
+    const KeptSources::Doc& doc = src.docs[d];
+    (*drops)[at[doc.file]++] = {doc.line, doc.content, doc.line_hash};
+  }
   std::vector<Job> jobs;
   std::set<std::string> targets;
   for (uint32_t f = 0; f < n; ++f) {
@@ -233,8 +241,9 @@ std::vector<Job> Plan(const Options& o, const KeptSources& src, const std::vecto
     }
     Job job{.file = f, .target = TargetOf(o, file), .drops = {}, .documents = documents[f]};
     if (!targets.insert(job.target).second) {
-      written->problems.push_back(Status::InvalidArgument(file.path + ": another input goes to " + job.target +
-                                                          "; not written (give PATHs whose files' names below them differ)"));
+      written->problems.push_back(
+          Status::InvalidArgument(file.path + ": another input goes to " + job.target +
+                                  "; not written (give PATHs whose files' names below them differ)"));
       continue;
     }
     job.drops = std::span<const Drop>(drops->data() + first[f], first[f + 1] - first[f]);
@@ -251,7 +260,8 @@ KeptSources KeptSourcesOf(const SignedCorpus& corpus) {
   out.files = corpus.table.files;
   out.docs.reserve(corpus.table.docs.size());
   for (const DocRecord& r : corpus.table.docs) {
-    out.docs.push_back({.line = r.line, .content = r.content, .line_hash = r.line_hash, .file = r.file, .kind = r.kind});
+    out.docs.push_back(
+        {.line = r.line, .content = r.content, .line_hash = r.line_hash, .file = r.file, .kind = r.kind});
   }
   out.unread.assign(out.files.size(), 0);
   for (const InputProblem& p : corpus.problems) {
@@ -276,11 +286,13 @@ KeptWritten WriteKeptDir(const Run& run, const KeptSources& sources, const std::
   }
   // Files in parallel; zstd's workers share what one file at a time leaves.
   const int threads = run.workers().threads;
-  const int zstd_threads = std::max<int>(1, threads / static_cast<int>(std::max<size_t>(1, std::min<size_t>(jobs.size(), threads))));
+  const size_t at_once = std::max<size_t>(1, std::min<size_t>(jobs.size(), static_cast<size_t>(threads)));
+  const int zstd_threads = std::max(1, threads / static_cast<int>(at_once));
   std::vector<Status> results(jobs.size());
   ParallelFor(run.workers(), jobs.size(), [&](int, size_t j) {
     const InputFile& file = sources.files[jobs[j].file];
-    results[j] = o.input == InputFormat::kJsonl ? WriteJsonl(run, file, jobs[j], zstd_threads) : WriteText(run, file, jobs[j]);
+    results[j] = o.input == InputFormat::kJsonl ? WriteJsonl(run, file, jobs[j], zstd_threads)
+                                                : WriteText(run, file, jobs[j]);
   });
   for (size_t j = 0; j < jobs.size(); ++j) {
     if (results[j].ok()) {

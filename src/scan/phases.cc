@@ -174,7 +174,9 @@ Status BuildOutcome(const Run& run, const FoundPairs& found, const Verified& ver
       built->pairs = std::move(*kept);
     }
     report->pairs = std::move(built->pairs);
-    if (!o.kept_dir.empty()) *dropped = IdsOf(FilteredClustering(run, found, verified, filters, report->docs).removable);
+    if (!o.kept_dir.empty()) {
+      *dropped = IdsOf(FilteredClustering(run, found, verified, filters, report->docs).removable);
+    }
     return Status::Ok();
   }
   Clustering built = FilteredClustering(run, found, verified, filters, report->docs);

@@ -1,6 +1,8 @@
 #include "walk/output_file.h"
 
 #include <fcntl.h>
+#include <sys/uio.h>
+#include <climits>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -115,7 +117,8 @@ Result<std::unique_ptr<OutputFile>> OutputFile::Create(const std::string& path, 
     codec = std::make_unique<Codec>();
     codec->zstd = true;
     codec->cctx = ZSTD_createCCtx();
-    if (codec->cctx == nullptr || ZSTD_isError(ZSTD_CCtx_setParameter(codec->cctx, ZSTD_c_compressionLevel, kZstdLevel))) {
+    if (codec->cctx == nullptr ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(codec->cctx, ZSTD_c_compressionLevel, kZstdLevel))) {
       return Status::IoError(path + ": cannot start zstd");
     }
     // Workers from 1 up give the same bytes; a libzstd without threads
@@ -160,6 +163,42 @@ Status OutputFile::Write(std::string_view bytes) {
   buffer_.clear();
   if (bytes.size() >= kBufferBytes) return Flush(bytes);
   buffer_.append(bytes);
+  return Status::Ok();
+}
+
+Status OutputFile::Write(std::span<const std::string_view> pieces) {
+  if (codec_ != nullptr) {
+    for (std::string_view piece : pieces) {
+      if (Status s = Write(piece); !s.ok()) return s;
+    }
+    return Status::Ok();
+  }
+  if (!buffer_.empty()) {
+    if (Status s = Flush(buffer_); !s.ok()) return s;
+    buffer_.clear();
+  }
+  std::vector<struct iovec> iov;
+  iov.reserve(std::min<size_t>(pieces.size(), IOV_MAX));
+  for (size_t k = 0; k < pieces.size();) {
+    iov.clear();
+    for (; k < pieces.size() && iov.size() < IOV_MAX; ++k) {
+      if (!pieces[k].empty()) iov.push_back({const_cast<char*>(pieces[k].data()), pieces[k].size()});
+    }
+    // writev() may take less than all: the rest goes on from where it stopped.
+    size_t first = 0;
+    while (first < iov.size()) {
+      const auto count = static_cast<int>(iov.size() - first);
+      const ssize_t done = ::writev(fd_, iov.data() + first, count);
+      if (done < 0 && errno == EINTR) continue;
+      if (done <= 0) return Errno(path_, "cannot write", errno);
+      auto left = static_cast<size_t>(done);
+      while (first < iov.size() && left >= iov[first].iov_len) left -= iov[first++].iov_len;
+      if (left > 0) {
+        iov[first].iov_base = static_cast<char*>(iov[first].iov_base) + left;
+        iov[first].iov_len -= left;
+      }
+    }
+  }
   return Status::Ok();
 }
 

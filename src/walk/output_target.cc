@@ -99,7 +99,9 @@ Status CheckKeptDir(const Options& options) {
   const std::string& dir = options.kept_dir;
   if (dir.empty()) return Status::Ok();
   const fs::path target = Resolved(dir);
-  if (target.empty()) return Status::InvalidArgument("--kept-dir " + dir + ": cannot resolve the path; name a new or empty folder");
+  if (target.empty()) {
+    return Status::InvalidArgument("--kept-dir " + dir + ": cannot resolve the path; name a new or empty folder");
+  }
   for (const std::vector<std::string>* list : {&options.paths, &options.listed_paths, &options.against}) {
     for (const std::string& input : *list) {
       if (Status s = KeptAgainstInput(dir, target, input); !s.ok()) return s;
