@@ -59,6 +59,13 @@ Status CheckOutputTarget(const Options& options, const std::string& output) {
   // A device, FIFO or socket is written in place and never read as a
   // document found in a folder; a directory is refused by the front end.
   if (fs::exists(st) && !fs::is_regular_file(st)) return Status::Ok();
+  if (!options.kept_dir.empty()) {
+    const fs::path kept = Resolved(options.kept_dir);
+    if (kept == target || Below(target, kept)) {
+      return Status::InvalidArgument("-o " + output + " is inside --kept-dir " + options.kept_dir +
+                                     ", which holds only the kept documents; write it elsewhere");
+    }
+  }
   if (!options.index.empty() && Resolved(options.index) == target) {
     return Status::InvalidArgument("-o " + output + " is the --index file, which the output would replace; "
                                    "write it to another file");
@@ -105,6 +112,13 @@ Status CheckKeptDir(const Options& options) {
   for (const std::vector<std::string>* list : {&options.paths, &options.listed_paths, &options.against}) {
     for (const std::string& input : *list) {
       if (Status s = KeptAgainstInput(dir, target, input); !s.ok()) return s;
+    }
+  }
+  if (!options.index.empty()) {
+    const fs::path index = Resolved(options.index);
+    if (index == target || Below(index, target)) {
+      return Status::InvalidArgument("--kept-dir " + dir + " would hold the --index file " + options.index +
+                                     "; keep the index outside the folder written");
     }
   }
   std::error_code ec;

@@ -299,6 +299,8 @@ TEST(KeptDirTest, EachRefusalComesBeforeAnythingIsReadOrWritten) {
       {{"--kept-dir", dir / "k", "-"}, "stream -"},
       {{"--kept-dir", dir / "full/x", dir / "in"}, "is not a folder"},
       {{"--kept-copy", dir / "in"}, "--kept-copy needs --kept-dir"},
+      {{"--kept-dir", dir / "k", "--index", dir / "k/i.db", dir / "in"}, "would hold the --index file"},
+      {{"--kept-dir", dir / "k", "-o", dir / "k/out.jsonl", dir / "in"}, "is inside --kept-dir"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> argv = {kBin, "scan"};
