@@ -73,9 +73,10 @@ Status CheckOutputTarget(const Options& options, const std::string& output);
 // over `options`, checked before anything is read (FindDuplicates() checks
 // it first): it must be a new or empty folder, not an input nor inside one
 // (a PATH, a listed path or an --against path), and hold no input nor the
-// --index file; no input may be a stream (stdin as `-`, a pipe, a FIFO, a device), which can be
-// read once only. Paths are compared canonical (links resolved). Returns
-// InvalidArgument, one line naming the paths and the way out; else Ok.
+// --index file; no input may be a stream (stdin as `-`, a pipe, a FIFO,
+// a device), which can be read once only. Paths are compared canonical
+// (links resolved). Returns InvalidArgument, one line naming the paths and
+// the way out; else Ok.
 Status CheckKeptDir(const Options& options);
 
 }  // namespace neardup
