@@ -281,6 +281,19 @@ TEST(KeptDirTest, SecondRunWithIndexWritesTheSameFolder) {
   EXPECT_EQ(Tree(dir / "kept2"), Tree(dir / "kept1"));
 }
 
+TEST(KeptDirTest, FolderIsTheSameForEveryThreadCount) {
+  TempDir dir;
+  MakeJsonl(dir, ".zst");
+  for (const char* threads : {"1", "3"}) {
+    RunResult r = RunProcess({kBin, "scan", "--input", "jsonl", "-j", threads, "--kept-dir",
+                              dir / ("kept-" + std::string(threads)), dir / "in"},
+                             dir.path());
+    EXPECT_EQ(r.exit_code, 2) << r.err;  // malformed lines
+  }
+  ASSERT_EQ(Tree(dir / "kept-1").size(), 2u);
+  EXPECT_EQ(Tree(dir / "kept-3"), Tree(dir / "kept-1"));
+}
+
 TEST(KeptDirTest, EachRefusalComesBeforeAnythingIsReadOrWritten) {
   TempDir dir;
   WriteFile(dir / "in/a.txt", "some words here");
