@@ -271,7 +271,9 @@ Status LinkOrCopy(const std::string& source, const PlacedFrom& expected, const s
     // link() needs a free name: the temporary one is let go and taken again.
     struct stat st {};
     if (::stat(source.c_str(), &st) != 0 || !Same(st, expected, true)) s = Changed(source);
-    if (s.ok() && ::unlink(temp->c_str()) == 0 && ::link(source.c_str(), temp->c_str()) == 0) {
+    // A link to the file a symbolic link names (-L), not to the link itself.
+    if (s.ok() && ::unlink(temp->c_str()) == 0 &&
+        ::linkat(AT_FDCWD, source.c_str(), AT_FDCWD, temp->c_str(), AT_SYMLINK_FOLLOW) == 0) {
       linked = true;
       ::close(fd);
       // link() changes the change time; the rest must still be as signed.

@@ -242,6 +242,13 @@ TEST(KeptDirTest, TextFilesKeptAreHardLinkedOrCopiedWithModeAndTime) {
   ASSERT_EQ(::stat((dir / "in/c.txt").c_str(), &in_st), 0);
   ASSERT_EQ(::stat((dir / "kept/c.txt").c_str(), &out_st), 0);
   EXPECT_EQ(in_st.st_ino, out_st.st_ino);  // a hard link
+  // Through a symbolic link (-L): a link to the file it names.
+  fs::create_directories(dir / "linked");
+  fs::create_symlink(dir / "in/c.txt", dir / "linked/l.txt");
+  RunResult l = RunProcess({kBin, "scan", "-L", "--kept-dir", dir / "kl", dir / "linked"}, dir.path());
+  EXPECT_EQ(l.exit_code, 1) << l.err;
+  ASSERT_EQ(::lstat((dir / "kl/l.txt").c_str(), &out_st), 0);
+  EXPECT_EQ(in_st.st_ino, out_st.st_ino);
   RunResult c = RunProcess({kBin, "scan", "--kept-copy", "--kept-dir", dir / "copied", dir / "in"}, dir.path());
   ASSERT_EQ(c.exit_code, 0) << c.err;
   EXPECT_EQ(Tree(dir / "copied"), want);
