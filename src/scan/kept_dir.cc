@@ -72,17 +72,18 @@ bool Writable(DocKind kind) { return kind == DocKind::kOk || kind == DocKind::kE
 class LineFilter {
  public:
   LineFilter(const Run& run, std::span<const Drop> drops, OutputFile& out)
-      : options_(run.options()), parser_(run.options(), run.minhasher()), drops_(drops), out_(out) {}
+      : run_(run), options_(run.options()), parser_(run.options(), run.minhasher()), drops_(drops), out_(out) {}
 
   // OK when every line was read and every dropped line is as signed;
   // Changed "PATH:LINE: changed since it was signed" else; IoError (the
   // output's) on a failed write.
-  Status Run(ByteReader& in, const std::string& path) {
+  Status Copy(ByteReader& in, const std::string& path) {
     std::unique_ptr<char[]> buf(new char[kChunkBytes]);
     for (;;) {
       Result<size_t> got = in.Read(buf.get(), kChunkBytes);
       if (!got.ok()) return Status::Changed(path + ": cannot be read again (" + got.status().message() + ")");
       if (*got == 0) break;
+      if (run_.Cancelled()) return Status::Cancelled("interrupted");
       spans_.clear();
       if (Status s = Feed(std::string_view(buf.get(), *got), path); !s.ok()) return s;
       // The kept spans point into the buffer: written before it is read into again.
@@ -159,6 +160,7 @@ class LineFilter {
     return sk.kind == DocumentSketch::Kind::kOk && sk.content == want.content;
   }
 
+  const Run& run_;
   const Options& options_;
   JsonlDocReader parser_;
   std::span<const Drop> drops_;
@@ -187,7 +189,7 @@ Status WriteJsonl(const Run& run, const InputFile& file, const Job& job, int zst
   Result<std::unique_ptr<OutputFile>> out = OutputFile::Create(job.target, zstd_threads, mode);
   if (!out.ok()) return out.status();
   LineFilter filter(run, job.drops, **out);
-  if (Status s = filter.Run(**in, file.path); !s.ok()) return s;
+  if (Status s = filter.Copy(**in, file.path); !s.ok()) return s;
   if (Status s = CheckUnchanged(run.fs(), file); !s.ok()) return s;
   return (*out)->Commit();
 }

@@ -62,7 +62,9 @@ struct KeptWritten {
 };
 
 // Writes Options::kept_dir. `dropped`: DocIds ascending. Errors are per file
-// (KeptWritten::problems, counted in stats.failed), never fatal.
+// (KeptWritten::problems, counted in stats.failed), never fatal. When the
+// run is cancelled, the files under way are let go (their temporary files
+// removed) and no other is started; the caller says Cancelled.
 // REQUIRES: CheckKeptDir() was OK; `sources` from this run's corpus.
 KeptWritten WriteKeptDir(const Run& run, const KeptSources& sources, const std::vector<DocId>& dropped);
 

@@ -38,6 +38,7 @@ Result<Report> FindDuplicates(const Options& options, const RunContext& context)
   if (!reported.ok()) return reported.status();
   const double start = run.seconds();
   KeptWritten written = WriteKeptDir(run, sources, reported->dropped);
+  if (run.Cancelled()) return Status::Cancelled("interrupted");  // files written stay whole
   Report& report = reported->report;
   report.kept = written.stats;
   report.kept.seconds = run.seconds() - start;
