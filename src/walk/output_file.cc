@@ -42,19 +42,47 @@ bool WriteAll(int fd, const char* data, size_t n) {
   return true;
 }
 
-// A temporary file beside `path` (its folder made first): its name, and its
-// descriptor in *fd.
+// A file being written for `path`, in its folder (made first): anonymous
+// (O_TMPFILE: a process killed meanwhile leaves nothing behind) where the
+// file system allows it, else under a temporary name beside `path`.
 Result<std::string> MakeTemp(const std::string& path, int* fd) {
   const fs::path target(path);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::error_code ec;
-  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-  if (ec) return Status::IoError(target.parent_path().string() + ": " + ec.message());
+  fs::create_directories(dir, ec);
+  if (ec) return Status::IoError(dir.string() + ": " + ec.message());
+  if (::access("/proc/self/fd", X_OK) == 0) {
+    *fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    if (*fd >= 0) return std::string();
+  }
   std::string name = ".";
   name.append(target.filename().string()).append(".neardup-XXXXXX");
-  std::string temp = (target.parent_path() / name).string();
+  std::string temp = (dir / name).string();
   *fd = ::mkstemp(temp.data());
   if (*fd < 0) return Errno(temp, "cannot create", errno);
   return temp;
+}
+
+// Puts the file written through `fd` at `path`: an anonymous one linked in
+// whole, a named one renamed into place; then closes `fd`. On an error
+// nothing is left at `path` or at `temp`.
+Status Publish(int fd, const std::string& temp, const std::string& path) {
+  Status s = Status::Ok();
+  if (temp.empty()) {
+    const std::string self = "/proc/self/fd/" + std::to_string(fd);
+    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+      s = Errno(path, "cannot link into place", errno);
+    }
+    if (::close(fd) != 0 && s.ok()) {
+      s = Errno(path, "cannot write", errno);
+      ::unlink(path.c_str());
+    }
+    return s;
+  }
+  if (::close(fd) != 0) s = Errno(path, "cannot write", errno);
+  if (s.ok() && ::rename(temp.c_str(), path.c_str()) != 0) s = Errno(path, "cannot rename into place", errno);
+  if (!s.ok()) ::unlink(temp.c_str());
+  return s;
 }
 
 int64_t Nanos(const struct timespec& t) { return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec; }
@@ -131,8 +159,8 @@ Result<std::unique_ptr<OutputFile>> OutputFile::Create(const std::string& path, 
   if (::fchmod(fd, static_cast<mode_t>(mode & 07777)) != 0) {
     const int error = errno;
     ::close(fd);
-    ::unlink(temp->c_str());
-    return Errno(*temp, "cannot set its mode", error);
+    if (!temp->empty()) ::unlink(temp->c_str());
+    return Errno(path, "cannot set its mode", error);
   }
   return std::unique_ptr<OutputFile>(new OutputFile(path, std::move(*temp), fd, std::move(codec)));
 }
@@ -144,7 +172,7 @@ OutputFile::OutputFile(std::string path, std::string temp, int fd, std::unique_p
 
 OutputFile::~OutputFile() {
   if (fd_ >= 0) ::close(fd_);
-  if (!committed_) ::unlink(temp_.c_str());
+  if (!committed_ && !temp_.empty()) ::unlink(temp_.c_str());
 }
 
 Status OutputFile::Flush(std::string_view bytes) {
@@ -208,10 +236,12 @@ Status OutputFile::Commit() {
   bool ok = codec_ != nullptr ? codec_->Feed(buffer_, true, sink) : sink(buffer_.data(), buffer_.size());
   buffer_.clear();
   if (!ok) return Errno(path_, "cannot write", errno);
-  ok = ::close(fd_) == 0;
+  const int fd_done = fd_;
   fd_ = -1;
-  if (!ok) return Errno(path_, "cannot write", errno);
-  if (::rename(temp_.c_str(), path_.c_str()) != 0) return Errno(path_, "cannot rename into place", errno);
+  if (Status s = Publish(fd_done, temp_, path_); !s.ok()) {
+    committed_ = true;  // Publish() removed the temporary file
+    return s;
+  }
   committed_ = true;
   return Status::Ok();
 }
@@ -240,13 +270,11 @@ bool Same(const struct stat& st, const PlacedFrom& expected, bool ctime) {
 
 Status Changed(const std::string& source) { return Status::Changed(source + ": changed since it was signed"); }
 
-// A copy of `source` at `temp` (its descriptor `out_fd`, closed here).
-Status CopyTo(const std::string& source, const PlacedFrom& expected, const std::string& temp, int out_fd) {
+// Copies `source` into `out_fd` (not closed here), checked to be as signed
+// before and after.
+Status CopyTo(const std::string& source, const PlacedFrom& expected, const std::string& target, int out_fd) {
   const int in = ::open(source.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (in < 0) {
-    ::close(out_fd);
-    return errno == ENOENT ? Changed(source) : Errno(source, "cannot open", errno);
-  }
+  if (in < 0) return errno == ENOENT ? Changed(source) : Errno(source, "cannot open", errno);
   struct stat before {};
   struct stat after {};
   bool ok = ::fstat(in, &before) == 0 && Same(before, expected, true);
@@ -254,47 +282,49 @@ Status CopyTo(const std::string& source, const PlacedFrom& expected, const std::
   const int error = errno;
   ok = ok && ::fstat(in, &after) == 0 && Same(after, expected, true);
   ::close(in);
-  if (::close(out_fd) != 0 && copied) return Errno(temp, "cannot write", errno);
   if (!ok) return Changed(source);
-  return copied ? Status::Ok() : Errno(temp, "cannot copy", error);
+  return copied ? Status::Ok() : Errno(target, "cannot copy", error);
+}
+
+// A hard link at `target` to the file `source` names (through a symbolic
+// link, -L, to the file it names). Ok(false) when the file system cannot
+// link it there (another device, no links).
+Result<bool> Link(const std::string& source, const PlacedFrom& expected, const std::string& target) {
+  struct stat st {};
+  if (::stat(source.c_str(), &st) != 0 || !Same(st, expected, true)) return Changed(source);
+  std::error_code ec;
+  const fs::path dir = fs::path(target).parent_path();
+  if (!dir.empty()) fs::create_directories(dir, ec);
+  if (ec) return Status::IoError(dir.string() + ": " + ec.message());
+  // link() makes the whole file appear at once: no temporary name needed.
+  if (::linkat(AT_FDCWD, source.c_str(), AT_FDCWD, target.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+    if (errno == EXDEV || errno == EPERM || errno == EMLINK) return false;
+    return Errno(source, "cannot link", errno);
+  }
+  // link() changes the change time; the rest must still be as signed.
+  if (::lstat(target.c_str(), &st) != 0 || !Same(st, expected, false)) {
+    ::unlink(target.c_str());
+    return Changed(source);
+  }
+  return true;
 }
 
 }  // namespace
 
 Status LinkOrCopy(const std::string& source, const PlacedFrom& expected, const std::string& target, bool copy) {
+  if (!copy) {
+    Result<bool> linked = Link(source, expected, target);
+    if (!linked.ok() || *linked) return linked.status();
+  }
   int fd = -1;
   Result<std::string> temp = MakeTemp(target, &fd);
   if (!temp.ok()) return temp.status();
-  Status s = Status::Ok();
-  bool linked = false;
-  if (!copy) {
-    // link() needs a free name: the temporary one is let go and taken again.
-    struct stat st {};
-    if (::stat(source.c_str(), &st) != 0 || !Same(st, expected, true)) s = Changed(source);
-    // A link to the file a symbolic link names (-L), not to the link itself.
-    if (s.ok() && ::unlink(temp->c_str()) == 0 &&
-        ::linkat(AT_FDCWD, source.c_str(), AT_FDCWD, temp->c_str(), AT_SYMLINK_FOLLOW) == 0) {
-      linked = true;
-      ::close(fd);
-      // link() changes the change time; the rest must still be as signed.
-      if (::lstat(temp->c_str(), &st) != 0 || !Same(st, expected, false)) s = Changed(source);
-    } else if (s.ok() && errno != EXDEV && errno != EPERM && errno != EMLINK) {
-      s = Errno(source, "cannot link", errno);
-    }
-  }
-  if (s.ok() && !linked) {
-    if (!copy) {  // the name was let go: take a new one
-      ::close(fd);
-      temp = MakeTemp(target, &fd);
-      if (!temp.ok()) return temp.status();
-    }
-    s = CopyTo(source, expected, *temp, fd);
-  } else if (!linked) {
+  if (Status s = CopyTo(source, expected, target, fd); !s.ok()) {
     ::close(fd);
+    if (!temp->empty()) ::unlink(temp->c_str());
+    return s;
   }
-  if (s.ok() && ::rename(temp->c_str(), target.c_str()) != 0) s = Errno(target, "cannot rename into place", errno);
-  if (!s.ok()) ::unlink(temp->c_str());
-  return s;
+  return Publish(fd, *temp, target);
 }
 
 }  // namespace neardup
