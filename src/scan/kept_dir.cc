@@ -106,7 +106,9 @@ class LineFilter {
       if (dropping_) {
         const char* nl = static_cast<const char*>(std::memchr(chunk.data() + p, '\n', chunk.size() - p));
         const size_t end = nl == nullptr ? chunk.size() : static_cast<size_t>(nl - chunk.data()) + 1;
-        const uint64_t room = options_.max_line + 2 - std::min<uint64_t>(text_.size(), options_.max_line + 2);
+        // Enough to tell a line over --max-line (never a document) from one within it.
+        const uint64_t cap = options_.max_line > UINT64_MAX - 2 ? UINT64_MAX : options_.max_line + 2;
+        const uint64_t room = cap - std::min<uint64_t>(text_.size(), cap);
         text_.append(chunk.substr(p, static_cast<size_t>(std::min<uint64_t>(end - p, room))));
         p = end;
         at_line_start_ = nl != nullptr;
