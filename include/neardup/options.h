@@ -120,6 +120,17 @@ struct Options {
   // --- Execution -----------------------------------------------------------
   // Worker threads. 0 = number of cores (default).
   int threads = 0;
+  // --- The deduplicated corpus ----------------------------------------------
+  // Folder to write the kept documents to, besides the records on stdout:
+  // every input file that holds documents, at its path below its PATH
+  // argument, without the documents --mode duplicates would list (JSONL:
+  // the other lines byte for byte, compressed as the input; text files:
+  // hard-linked or copied). Must not exist or be empty. Default: none.
+  std::string kept_dir;
+  // With kept_dir: copy text files, never hard-link them. Default: false.
+  bool kept_copy = false;
+
+  // --- Execution (continued) -------------------------------------------------
   // Memory for each sequence of pairs a run holds: the candidate pairs (split
   // among the LSH workers), the verified pairs and the reported pairs, one
   // filled at a time. Past it, sorted runs go to temporary files (TMPDIR,

@@ -96,6 +96,16 @@ struct IndexStats {
   int64_t run = 0;          // the run's row in the index
 };
 
+// With --kept-dir: what was written there (src/scan/kept_dir.h).
+struct KeptStats {
+  bool used = false;
+  uint64_t files = 0;      // input files written to the folder
+  uint64_t documents = 0;  // documents in them (JSONL: lines that are documents)
+  uint64_t dropped = 0;    // documents left out: those --mode duplicates lists
+  uint64_t failed = 0;     // input files not written (changed since signed, unreadable): exit status 2
+  double seconds = 0;      // the time the pass took
+};
+
 // A document that can go, and the document it duplicates: the kept one of
 // its cluster, with the scores by which it was judged like it.
 struct Removal {
@@ -117,6 +127,7 @@ struct Report {
   std::vector<Removal> removable;
   Stats stats;
   IndexStats index;                   // used only with --index
+  KeptStats kept;                     // used only with --kept-dir
   std::vector<Status> problems;       // what went wrong, "PATH: reason"
   std::vector<std::string> notices;   // advice that changes nothing (warnings)
 

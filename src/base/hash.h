@@ -19,6 +19,13 @@ inline uint64_t HashBytes(const void* data, size_t len, uint64_t seed) {
 }
 
 // The 64-bit finalizer of MurmurHash3: a bijection with full avalanche.
+// DocRecord::line_hash of a JSONL line (without its "\n" or "\r\n"): 32
+// bits of XXH3-64, never 0 (0 means "not known").
+inline uint32_t LineHash(const void* data, size_t len) {
+  const auto h = static_cast<uint32_t>(HashBytes(data, len, 0x6b657074) >> 32);
+  return h == 0 ? 1 : h;
+}
+
 inline uint64_t Mix64(uint64_t x) {
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdULL;

@@ -323,6 +323,21 @@ constexpr OptionSpec kTable[] = {
      .commands = kScan,
      .front_end = true},
 
+    {.long_name = "--kept-dir",
+     .value_name = "DIR",
+     .group = OptionGroup::kOutput,
+     .kind = ValueKind::kText,
+     .help = "Also write the kept documents to DIR (new or empty): each input file below DIR, without what --mode duplicates lists",
+     .commands = kScanCommand,
+     .text = Text<&Options::kept_dir>},
+    {.long_name = "--kept-copy",
+     .group = OptionGroup::kOutput,
+     .kind = ValueKind::kFlag,
+     .help = "With --kept-dir: copy text files instead of hard-linking them",
+     .commands = kScanCommand,
+     .get = Get<&Options::kept_copy>,
+     .put = Put<&Options::kept_copy>},
+
     // --- Clusters --------------------------------------------------------------
     {.long_name = "--keep",
      .group = OptionGroup::kClusters,

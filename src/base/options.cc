@@ -31,6 +31,7 @@ Status ValidateOptions(const Options& o) {
     return Status::InvalidArgument("--text-key must not be empty");
   }
   if (o.new_only && o.index.empty()) return Status::InvalidArgument("--new needs --index FILE");
+  if (o.kept_copy && o.kept_dir.empty()) return Status::InvalidArgument("--kept-copy needs --kept-dir DIR");
   return Status::Ok();
 }
 

@@ -5,7 +5,8 @@
 // by one of these: the signing and LSH pools, the walk's directory listers
 // (ParallelFor over one loop per lister), the read of the index beside the
 // walk (ParallelFor over two items), the index's bulk load and its
-// write-behind thread.
+// write-behind thread. (libzstd's own workers, which compress the .zst files
+// of --kept-dir beside the thread that feeds them, are libzstd's.)
 //
 // Progress and cancellation go through the Workers value: while items run,
 // the calling thread calls `tick` every 50 ms (and so does no item work

@@ -185,7 +185,7 @@ Status CheckScanOptions(const BoundOptions& given, const CliOptions& c, std::vec
     return Status::InvalidArgument(
         "-0 (--null) ends the bare paths of --mode duplicates: drop -f, which writes records");
   }
-  if (o.mode == Mode::kPairs) {
+  if (o.mode == Mode::kPairs && o.kept_dir.empty()) {  // --kept-dir drops by them in every mode
     if (given.Given("--keep")) warnings->push_back("--keep has no effect in pairs mode (see --mode)");
     if (given.Given("--cluster-by")) warnings->push_back("--cluster-by has no effect in pairs mode (see --mode)");
   }

@@ -88,6 +88,8 @@ inline constexpr Example kScanExamples[] = {
     {"neardup scan --mode duplicates -0 mail/ | xargs -0 -r rm --", "remove all but one document of each cluster"},
     {"neardup scan --input jsonl --text-key body -f csv corpus.jsonl.zst > pairs.csv",
      "each line of a compressed JSONL file is a document"},
+    {"neardup scan --input jsonl --exact --kept-dir dedup/ shards/ > clusters.jsonl",
+     "also write the shards without their near copies to dedup/, compressed as they came"},
 };
 
 inline constexpr const char* kSummary = "find near-duplicate text documents (shingling, MinHash, LSH)";

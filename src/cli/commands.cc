@@ -118,6 +118,11 @@ std::string Summary(const Report& r) {
             std::to_string(r.removable.size()) + " removable (" +
             std::to_string((r.removable_bytes() + 500000) / 1000000) + " MB)";
   }
+  if (r.kept.used) {
+    line += "; kept: " + std::to_string(r.kept.files) + " files, " + std::to_string(r.kept.documents) +
+            " documents written, " + std::to_string(r.kept.dropped) + " left out";
+    if (r.kept.failed > 0) line += ", " + std::to_string(r.kept.failed) + " files not written";
+  }
   if (r.index.used) {
     line += "; index: " + std::to_string(r.index.reused) + " reused, " + std::to_string(r.index.signed_now) +
             " signed, " + std::to_string(r.index.removed) + " removed";
@@ -164,6 +169,7 @@ void LogWhatTheRunMet(const Report& report) {
     spdlog::info("{} special files (fifos, sockets, devices) found while walking were not read",
                  report.stats.special);
   }
+  if (report.kept.used) spdlog::info("--kept-dir written in {:.3f} s", report.kept.seconds);
   const Params& pa = report.params;
   spdlog::info("{} {}-shingles, {} permutations, {} bands x {} rows, threshold {}, verify {}, seed {}",
                ToString(pa.shingle), pa.ngram, pa.num_perm, pa.bands, pa.rows, pa.threshold,
@@ -171,10 +177,11 @@ void LogWhatTheRunMet(const Report& report) {
 }
 
 // A document asked for and not read (an unreadable file, a malformed JSONL
-// line, an id that is not unique) is an error, after everything else was
+// line, an id that is not unique) or a --kept-dir file not written is an error, after everything else was
 // written; else 0 when something was reported, 1 when nothing was.
 ExitCode ExitCodeOf(const Report& report) {
-  const bool lost = report.stats.unreadable > 0 || report.stats.malformed_lines > 0 || report.stats.duplicate_ids > 0;
+  const bool lost = report.stats.unreadable > 0 || report.stats.malformed_lines > 0 || report.stats.duplicate_ids > 0 ||
+                    report.kept.failed > 0;
   const bool any = report.params.mode == Mode::kPairs ? !report.pairs.empty() : !report.clusters.empty();
   return lost ? ExitCode::kError : any ? ExitCode::kFound : ExitCode::kNothing;
 }

@@ -20,7 +20,7 @@ bool TakesValue(const OptionSpec& spec) { return spec.kind != ValueKind::kFlag &
 // A value that names a file or a directory.
 bool TakesPath(const OptionSpec& spec) {
   const std::string_view name = spec.value_name;
-  return name == "FILE" || name == "PATH";
+  return name == "FILE" || name == "PATH" || name == "DIR";
 }
 
 // The choices' names separated by spaces: "pairs clusters duplicates".

@@ -141,9 +141,31 @@ std::vector<std::vector<uint8_t>> Filters(const Options& o, const std::vector<ui
   return out;
 }
 
-// The report's pairs or clusters by mode, cut down by Filters().
+// The clusters of clusters and duplicates modes, cut down by Filters(): one
+// path for those modes and for what --kept-dir leaves out in every mode.
+Result<Clustering> FilteredClustering(const Run& run, const FoundPairs& found, const Verified& verified,
+                                      const std::vector<std::vector<uint8_t>>& filters,
+                                      const std::vector<DocEntry>& docs) {
+  run.Tick(Stage::kClustering);
+  Result<Clustering> built = BuildClustering(found.groups, verified, run.options(), docs);
+  if (!built.ok()) return built.status();
+  for (const std::vector<uint8_t>& flagged : filters) *built = ClustersWith(flagged, std::move(*built));
+  return built;
+}
+
+// The ids of the removable documents, ascending.
+std::vector<DocId> IdsOf(const std::vector<Removal>& removable) {
+  std::vector<DocId> out;
+  out.reserve(removable.size());
+  for (const Removal& r : removable) out.push_back(r.doc);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The report's pairs or clusters by mode, cut down by Filters(); with
+// --kept-dir, in *dropped the documents --mode duplicates would list.
 Status BuildOutcome(const Run& run, const FoundPairs& found, const Verified& verified,
-                    const std::vector<uint8_t>& signed_now, Report* report) {
+                    const std::vector<uint8_t>& signed_now, Report* report, std::vector<DocId>* dropped) {
   const Options& o = run.options();
   const std::vector<std::vector<uint8_t>> filters = Filters(o, signed_now, report->docs);
   if (o.mode == Mode::kPairs) {
@@ -156,26 +178,37 @@ Status BuildOutcome(const Run& run, const FoundPairs& found, const Verified& ver
       built->pairs = std::move(*kept);
     }
     report->pairs = std::move(built->pairs);
+    if (!o.kept_dir.empty()) {
+      Result<Clustering> clustered = FilteredClustering(run, found, verified, filters, report->docs);
+      if (!clustered.ok()) return clustered.status();
+      *dropped = IdsOf(clustered->removable);
+    }
     return Status::Ok();
   }
-  run.Tick(Stage::kClustering);
-  Result<Clustering> built = BuildClustering(found.groups, verified, o, report->docs);
+  Result<Clustering> built = FilteredClustering(run, found, verified, filters, report->docs);
   if (!built.ok()) return built.status();
-  for (const std::vector<uint8_t>& flagged : filters) *built = ClustersWith(flagged, std::move(*built));
   report->clusters = std::move(built->clusters);
   report->removable = std::move(built->removable);
+  if (!o.kept_dir.empty()) *dropped = IdsOf(report->removable);
   return Status::Ok();
 }
 
 }  // namespace
 
 Result<Report> ReportPhase(const Run& run, SignedInputs inputs, FoundPairs found) {
+  Result<ReportOutcome> reported = ReportAndDropped(run, std::move(inputs), std::move(found));
+  if (!reported.ok()) return reported.status();
+  return std::move(reported->report);
+}
+
+Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, FoundPairs found) {
   const Options& o = run.options();
   SignedCorpus& corpus = inputs.corpus;
   const std::vector<FileOrigin> origins = OriginsOf(corpus.table.files);
   // Text files need their paths again only to be read again.
   if (!run.rereads() && o.input == InputFormat::kText) corpus.table.files = {};
-  Report report;
+  ReportOutcome out;
+  Report& report = out.report;
   report.params = MakeParams(o, run.banding());
   report.index = inputs.index;
   report.stats = CountRead(corpus, inputs.walk);
@@ -199,13 +232,13 @@ Result<Report> ReportPhase(const Run& run, SignedInputs inputs, FoundPairs found
   }
   report.stats.exact_duplicates = found.groups.copies();
   report.docs = Entries(std::move(corpus.table.docs), origins);
-  if (Status s = BuildOutcome(run, found, *verified, inputs.signed_now, &report); !s.ok()) return s;
+  if (Status s = BuildOutcome(run, found, *verified, inputs.signed_now, &report, &out.dropped); !s.ok()) return s;
   report.notices.insert(report.notices.begin(), inputs.walk_notices.begin(), inputs.walk_notices.end());
   report.problems =
       TallyProblems(inputs.walk, std::move(inputs.walk_errors), std::move(corpus.problems), &report.stats);
   report.stats.seconds = run.seconds();
   run.Tick(Stage::kDone);
-  return report;
+  return out;
 }
 
 }  // namespace neardup

@@ -78,4 +78,14 @@ Result<FoundPairs> FindCandidatePairs(const Run& run, const SignatureTable& tabl
 // temporary file for sorting), Cancelled, the index's with --new.
 Result<Report> ReportPhase(const Run& run, SignedInputs inputs, FoundPairs found);
 
+// ReportPhase's Report, and with --kept-dir the documents it leaves out in
+// every mode: those --mode duplicates lists (its removable documents, under
+// the same --keep, --cluster-by, --against, --new and verification), ids
+// ascending. Without --kept-dir, `dropped` is empty.
+struct ReportOutcome {
+  Report report;
+  std::vector<DocId> dropped;
+};
+Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, FoundPairs found);
+
 }  // namespace neardup

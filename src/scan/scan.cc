@@ -3,6 +3,7 @@
 // count). The rules the phases follow are decided once, by Run (run.h).
 #include "neardup/scan.h"
 
+#include "scan/kept_dir.h"
 #include "scan/phases.h"
 #include "scan/run.h"
 
@@ -23,6 +24,7 @@ const char* ToString(Stage stage) {
 Result<Report> FindDuplicates(const Options& options, const RunContext& context) {
   Result<std::unique_ptr<Run>> decided = Run::Decide(options, context);
   if (!decided.ok()) return decided.status();
+  if (Status s = CheckKeptDir(options); !s.ok()) return s;
   const Run& run = **decided;
   Result<WalkedInputs> walked = WalkInputs(run);
   if (!walked.ok()) return walked.status();
@@ -30,7 +32,20 @@ Result<Report> FindDuplicates(const Options& options, const RunContext& context)
   if (!inputs.ok()) return inputs.status();
   Result<FoundPairs> found = FindCandidatePairs(run, inputs->corpus.table);
   if (!found.ok()) return found.status();
-  return ReportPhase(run, std::move(*inputs), std::move(*found));
+  if (options.kept_dir.empty()) return ReportPhase(run, std::move(*inputs), std::move(*found));
+  // --kept-dir: the corpus written besides, once the report is built.
+  const KeptSources sources = KeptSourcesOf(inputs->corpus);
+  Result<ReportOutcome> reported = ReportAndDropped(run, std::move(*inputs), std::move(*found));
+  if (!reported.ok()) return reported.status();
+  const double start = run.seconds();
+  KeptWritten written = WriteKeptDir(run, sources, reported->dropped);
+  if (run.Cancelled()) return Status::Cancelled("interrupted");  // files written stay whole
+  Report& report = reported->report;
+  report.kept = written.stats;
+  report.kept.seconds = run.seconds() - start;
+  for (Status& s : written.problems) report.problems.push_back(std::move(s));
+  report.stats.seconds = run.seconds();
+  return std::move(report);
 }
 
 }  // namespace neardup

@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "base/hash.h"
 #include "sign/jsonl_doc_reader.h"
 #include "sign/sign_internal.h"
 
@@ -93,6 +94,7 @@ void SignLine(std::string_view line, uint64_t ln, const BlockRule& rule, JsonlDo
   r.name = std::move(doc.id);
   r.file = b.file;
   r.line = ln;
+  r.line_hash = LineHash(line.data(), line.size());
   r.size = doc.text.size();
   r.content = sk.content;
   r.kind = kind;

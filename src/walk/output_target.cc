@@ -3,6 +3,8 @@
 // resolved, `..` gone), so `docs/../docs/a.txt`, an absolute path or a link
 // to a scanned folder are caught as well as the spelling given.
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <string>
@@ -57,6 +59,13 @@ Status CheckOutputTarget(const Options& options, const std::string& output) {
   // A device, FIFO or socket is written in place and never read as a
   // document found in a folder; a directory is refused by the front end.
   if (fs::exists(st) && !fs::is_regular_file(st)) return Status::Ok();
+  if (!options.kept_dir.empty()) {
+    const fs::path kept = Resolved(options.kept_dir);
+    if (kept == target || Below(target, kept)) {
+      return Status::InvalidArgument("-o " + output + " is inside --kept-dir " + options.kept_dir +
+                                     ", which holds only the kept documents; write it elsewhere");
+    }
+  }
   if (!options.index.empty() && Resolved(options.index) == target) {
     return Status::InvalidArgument("-o " + output + " is the --index file, which the output would replace; "
                                    "write it to another file");
@@ -65,6 +74,62 @@ Status CheckOutputTarget(const Options& options, const std::string& output) {
     for (const std::string& input : *list) {
       if (Status s = AgainstInput(output, target, input); !s.ok()) return s;
     }
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+// The --kept-dir `dir` (canonical `target`) refused for the input `input`, or Ok.
+Status KeptAgainstInput(const std::string& dir, const fs::path& target, const std::string& input) {
+  struct stat st {};
+  if (input == "-" || (::stat(input.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) {
+    return Status::InvalidArgument("--kept-dir cannot write what is read from the stream " + input +
+                                   ", which can be read once only; save it to a file and scan that");
+  }
+  const fs::path in = Resolved(input);
+  if (in.empty()) return Status::Ok();  // a missing input is the walk's to report
+  if (in == target || Below(target, in)) {
+    return Status::InvalidArgument("--kept-dir " + dir + " is inside the input " + input +
+                                   ", where the next scan would read it; write it outside the scanned paths");
+  }
+  if (Below(in, target)) {
+    return Status::InvalidArgument("--kept-dir " + dir + " holds the input " + input +
+                                   ", which its kept copy could replace; write it outside the scanned paths");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckKeptDir(const Options& options) {
+  const std::string& dir = options.kept_dir;
+  if (dir.empty()) return Status::Ok();
+  const fs::path target = Resolved(dir);
+  if (target.empty()) {
+    return Status::InvalidArgument("--kept-dir " + dir + ": cannot resolve the path; name a new or empty folder");
+  }
+  for (const std::vector<std::string>* list : {&options.paths, &options.listed_paths, &options.against}) {
+    for (const std::string& input : *list) {
+      if (Status s = KeptAgainstInput(dir, target, input); !s.ok()) return s;
+    }
+  }
+  if (!options.index.empty()) {
+    const fs::path index = Resolved(options.index);
+    if (index == target || Below(index, target)) {
+      return Status::InvalidArgument("--kept-dir " + dir + " would hold the --index file " + options.index +
+                                     "; keep the index outside the folder written");
+    }
+  }
+  std::error_code ec;
+  const fs::file_status st = fs::status(target, ec);
+  if (!fs::exists(st)) return Status::Ok();
+  if (!fs::is_directory(st)) {
+    return Status::InvalidArgument("--kept-dir " + dir + " exists and is not a folder; name a new or empty folder");
+  }
+  if (!fs::is_empty(target, ec) || ec) {
+    return Status::InvalidArgument("--kept-dir " + dir +
+                                   " is not empty; name a new or empty folder (or move its contents away first)");
   }
   return Status::Ok();
 }

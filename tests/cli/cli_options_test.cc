@@ -324,7 +324,7 @@ TEST(ParseArgsTest, ScanHelpEndsWithExamples) {
        at = p.out.find("\n  neardup scan ", at + 1)) {
     ++count;
   }
-  EXPECT_EQ(count, 3u);
+  EXPECT_EQ(count, std::size(kScanExamples));
 }
 
 TEST(ParseArgsTest, FrontEndDefaultsAreThoseOfCliOptions) {

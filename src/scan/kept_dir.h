@@ -1,0 +1,71 @@
+// The deduplicated corpus (--kept-dir): after the report, every input file
+// that holds documents is written to DIR at its path below its PATH argument
+// (a file given as a PATH: its name), without the documents --mode
+// duplicates lists (ReportAndDropped() in phases.h decides them, in every
+// mode). Reference files (--against) and files that could not be read whole
+// when signed are never written.
+//
+//  - JSONL: every line but the dropped ones, byte for byte (line ends and
+//    lines that are not documents included: what could not be judged is
+//    kept), in input order, compressed as the input by its name
+//    (output_file.h). The file is read as a stream, holding only the sorted
+//    line numbers of its dropped documents.
+//  - Text: the kept files hard-linked, or copied with their mode and mtime
+//    (--kept-copy, or DIR on another file system).
+//
+// What was signed is what is written: each file's stat key (size, mtime,
+// ctime, device, inode) must be unchanged before and after it is read again,
+// and each dropped line must still hash as it did when signed: its bytes
+// (DocRecord::line_hash), or its content hash for a document from the index
+// (the kept lines are vouched for by the stat key). A file that fails is not
+// written (no partial file is left in DIR) and gives a problem, Changed:
+// "PATH: changed during the run; not written to DIR" (its stat key), or
+// "PATH:LINE: changed since it was signed; not written to DIR".
+//
+// Thread safety: WriteKeptDir() uses the run's workers inside (a file each).
+//
+//   KeptSources sources = KeptSourcesOf(inputs->corpus);   // before the report
+//   Result<ReportOutcome> r = ReportAndDropped(run, std::move(*inputs), std::move(found));
+//   KeptWritten w = WriteKeptDir(run, sources, r->dropped);
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "base/types.h"
+#include "neardup/report.h"
+#include "neardup/status.h"
+#include "scan/run.h"
+#include "sign/sign.h"
+
+namespace neardup {
+
+// What the pass needs of the signed corpus, taken before the report phase
+// lets it go: the files, and per document where it is and what it was.
+struct KeptSources {
+  struct Doc {
+    uint64_t line = 0;  // JSONL line number (from 1); 0 for a text file
+    ContentHash content;
+    uint32_t line_hash = 0;  // DocRecord::line_hash
+    uint32_t file = 0;
+    DocKind kind = DocKind::kFailed;
+  };
+  std::vector<InputFile> files;
+  std::vector<Doc> docs;         // by DocId
+  std::vector<uint8_t> unread;  // per file: 1 when signing could not read it whole
+};
+KeptSources KeptSourcesOf(const SignedCorpus& corpus);
+
+struct KeptWritten {
+  KeptStats stats;
+  std::vector<Status> problems;  // in file order
+};
+
+// Writes Options::kept_dir. `dropped`: DocIds ascending. Errors are per file
+// (KeptWritten::problems, counted in stats.failed), never fatal. When the
+// run is cancelled, the files under way are let go (their temporary files
+// removed) and no other is started; the caller says Cancelled.
+// REQUIRES: CheckKeptDir() was OK; `sources` from this run's corpus.
+KeptWritten WriteKeptDir(const Run& run, const KeptSources& sources, const std::vector<DocId>& dropped);
+
+}  // namespace neardup

@@ -1,0 +1,86 @@
+// OutputFile: one file of an output folder (--kept-dir), written as an
+// anonymous file in its folder (O_TMPFILE) and linked into place whole by
+// Commit(), so that a reader of the folder never sees half a file and a
+// process killed meanwhile leaves nothing behind; where the file system has
+// no O_TMPFILE, under a temporary name beside its final one, renamed into
+// place. Compressed as its name
+// says, as OpenInput() reads it: ".gz" gzip at level kGzipLevel, ".zst" zstd
+// at level kZstdLevel (the levels of the gzip and zstd tools), else plain.
+// Destroyed without Commit(), it removes its temporary file: nothing is left
+// behind.
+//
+// Also here: LinkOrCopy(), a whole file placed at once (a hard link, or a
+// copy with the source's mode and modification time, placed as above).
+//
+// Thread safety: one OutputFile per thread; different ones may be written at
+// once.
+//
+//   Result<std::unique_ptr<OutputFile>> out = OutputFile::Create("kept/a.jsonl.zst", 2, 0644);
+//   Status s = (*out)->Write("{\"text\": \"...\"}\n");
+//   if (s.ok()) s = (*out)->Commit();
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "neardup/status.h"
+
+namespace neardup {
+
+inline constexpr int kGzipLevel = 6;
+inline constexpr int kZstdLevel = 3;
+
+class OutputFile {
+ public:
+  // Creates `path`'s folder as needed and the file being written (anonymous,
+  // or a temporary name beside `path`), with the permission bits `mode`.
+  // `threads`: zstd's compression workers (its output is the same for every
+  // count from 1). IoError ("PATH: reason") when either cannot be made.
+  static Result<std::unique_ptr<OutputFile>> Create(const std::string& path, int threads, unsigned mode = 0644);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  // Appends `bytes` (compressed as the name says). IoError on a failed write
+  // (disk full); the file is then never committed.
+  [[nodiscard]] Status Write(std::string_view bytes);
+  // Appends `pieces` in order, as Write() each, without copying them first
+  // (a plain file takes them in one writev() call per 1024).
+  [[nodiscard]] Status Write(std::span<const std::string_view> pieces);
+  // Ends the stream and puts the file at its path (linked or renamed),
+  // closed. REQUIRES: called once, after the last Write(). IoError when any
+  // step fails (nothing is left behind).
+  [[nodiscard]] Status Commit();
+
+ private:
+  struct Codec;
+  OutputFile(std::string path, std::string temp, int fd, std::unique_ptr<Codec> codec);
+  [[nodiscard]] Status Flush(std::string_view bytes);
+  const std::string path_;
+  const std::string temp_;
+  int fd_;
+  std::unique_ptr<Codec> codec_;  // null: plain
+  std::string buffer_;            // plain bytes not yet written
+  bool committed_ = false;
+};
+
+// Places the regular file `source` at `target` (its folder made as needed):
+// a hard link unless `copy` or the two are on different file systems, else a
+// copy with `source`'s mode and modification time, placed as an OutputFile. The placed file is checked to still have `expected`'s
+// size, modification and change times (a link: the same inode as well):
+// Changed ("SOURCE: changed since it was signed") when not, IoError on a
+// failed step. Nothing is left at `target` or beside it on an error.
+struct PlacedFrom {
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+  int64_t ctime_ns = 0;
+  uint64_t dev = 0;
+  uint64_t ino = 0;
+};
+[[nodiscard]] Status LinkOrCopy(const std::string& source, const PlacedFrom& expected, const std::string& target,
+                                bool copy);
+
+}  // namespace neardup
