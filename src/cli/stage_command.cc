@@ -56,10 +56,6 @@ ExitCode RunReport(const CliOptions& cli) {
 }  // namespace
 
 ExitCode RunStage(const CliOptions& cli) {
-  if (!cli.scan.kept_dir.empty()) {
-    spdlog::error("--kept-dir is written by scan only for now; run neardup scan --kept-dir DIR on one machine");
-    return ExitCode::kError;
-  }
   switch (cli.command) {
     case Command::kStageSign: return RunSign(cli);
     case Command::kStageBucket: return RunBucket(cli);

@@ -402,7 +402,8 @@ TEST(ParseArgsTest, StagesRefuseTheOptionsNoStageReads) {
       }
     }
   }
-  EXPECT_EQ(refused, 5 * 3);  // --index, --new, --lock-wait, --progress, --no-progress
+  // --index, --new, --lock-wait, --progress, --no-progress, --kept-dir, --kept-copy
+  EXPECT_EQ(refused, 7 * 3);
 }
 
 }  // namespace
