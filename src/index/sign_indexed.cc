@@ -126,6 +126,13 @@ class HashingReader : public ByteReader {
     Take(buf, *got);
     return got;
   }
+  // Past the prefix still to be skipped: what is read ahead is hashed when
+  // Read() returns it.
+  bool CanReadAhead() const override { return inner_->CanReadAhead(); }
+  Result<size_t> ReadAhead(uint64_t ahead, char* buf, size_t n) override {
+    const uint64_t prefix = slot_->bytes < slot_->skip ? slot_->skip - slot_->bytes : 0;
+    return inner_->ReadAhead(prefix + ahead, buf, n);
+  }
 
  private:
   void Take(const char* buf, size_t n) {

@@ -10,6 +10,7 @@
 #include <new>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "base/temp_file.h"
 
@@ -180,7 +181,14 @@ Result<bool> JsonlBlocks::Next(ByteReader& in, Block* out, uint64_t* bytes_read)
     }
     const void* last = memrchr(base + from, '\n', buf_.size - from);
     if (last == nullptr) {
-      if (buf_.size <= max_line_ + 1) continue;
+      if (buf_.size <= max_line_ + 1) {
+        if (checked_ || buf_.size < kReadAheadFrom || !in.CanReadAhead()) continue;
+        Result<bool> fits = EndsWithinLimit(in);
+        if (!fits.ok()) return fits.status();
+        checked_ = true;
+        if (*fits) continue;
+      }
+      checked_ = false;
       buf_ = Block();  // the partial line is too long: drop it as it comes (and give its pages back)
       skipping_ = true;
       *out = Block();
@@ -188,6 +196,7 @@ Result<bool> JsonlBlocks::Next(ByteReader& in, Block* out, uint64_t* bytes_read)
       return true;
     }
     const size_t cut = static_cast<size_t>(static_cast<const char*>(last) + 1 - base);
+    checked_ = false;
     Block next;
     next.Reserve(std::max(buf_.size - cut, kBlockBytes));
     std::memcpy(next.data.get(), base + cut, buf_.size - cut);
@@ -196,6 +205,21 @@ Result<bool> JsonlBlocks::Next(ByteReader& in, Block* out, uint64_t* bytes_read)
     *out = std::move(buf_);
     buf_ = std::move(next);
     return true;
+  }
+  return false;
+}
+
+Result<bool> JsonlBlocks::EndsWithinLimit(ByteReader& in) const {
+  const uint64_t room = max_line_ + 1 - buf_.size;  // bytes the line may still have before its newline
+  std::vector<char> scratch(kBlockBytes);
+  uint64_t ahead = 0;
+  while (ahead <= room) {
+    Result<size_t> got = in.ReadAhead(ahead, scratch.data(), scratch.size());
+    if (!got.ok()) return got.status();
+    if (*got == 0) return true;  // the input ends within the limit
+    const void* nl = std::memchr(scratch.data(), '\n', *got);
+    if (nl != nullptr) return ahead + static_cast<uint64_t>(static_cast<const char*>(nl) - scratch.data()) <= room;
+    ahead += *got;
   }
   return false;
 }

@@ -71,10 +71,17 @@ class StreamCopy {
 // block's end starts the next block. A partial line past max_line + 1 bytes
 // (a CR before the newline is not part of the line) is dropped up to its
 // newline as it is read, so no line is ever held past the limit, and a block
-// with `too_long` set stands for it in its place.
+// with `too_long` set stands for it in its place. From a regular file (one
+// whose reader can read ahead), a partial line past kReadAheadFrom bytes is
+// first measured by reading ahead for its newline: one over the limit is
+// then dropped at once, so it is never held past kReadAheadFrom bytes. A
+// stream or a compressed file cannot be read ahead: its line is held up to
+// the limit before it is known to be too long.
 class JsonlBlocks {
  public:
   static constexpr size_t kBlockBytes = 1 << 20;
+  // A partial line this long is measured by reading ahead, where the input can.
+  static constexpr size_t kReadAheadFrom = 4 << 20;
   // A block's bytes: up to kLargeBytes from the heap; past that, pages mapped
   // for it alone, grown in place by the kernel (mremap), so that growing a
   // long line never holds its bytes twice, and freeing them gives the pages
@@ -115,8 +122,14 @@ class JsonlBlocks {
   [[nodiscard]] Result<bool> Next(ByteReader& in, Block* out, uint64_t* bytes_read);
 
  private:
+  // Whether the partial line in buf_ ends (its newline, or the input's end)
+  // within the limit, read ahead without consuming. REQUIRES:
+  // in.CanReadAhead(); buf_ holds one partial line of at most max_line_ + 1 bytes.
+  [[nodiscard]] Result<bool> EndsWithinLimit(ByteReader& in) const;
+
   uint64_t max_line_;
   Block buf_;
+  bool checked_ = false;  // the partial line in buf_ was read ahead and fits
   bool skipping_ = false;
   bool done_ = false;
 };

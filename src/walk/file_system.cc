@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <limits>
 #include <string_view>
 #include <system_error>
 #include <utility>
@@ -150,7 +151,25 @@ class PosixDirectory final : public Directory {
 
 class PosixReader final : public ByteReader {
  public:
-  PosixReader(UniqueFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {}
+  PosixReader(UniqueFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {
+    struct stat st;
+    seekable_ = ::fstat(fd_.get(), &st) == 0 && S_ISREG(st.st_mode) && ::lseek(fd_.get(), 0, SEEK_CUR) >= 0;
+  }
+
+  bool CanReadAhead() const override { return seekable_; }
+
+  Result<size_t> ReadAhead(uint64_t ahead, char* buf, size_t n) override {
+    if (!error_.ok()) return error_;
+    const off_t at = ::lseek(fd_.get(), 0, SEEK_CUR);
+    if (at < 0) return Status::IoError(ErrnoMessage(path_, errno));
+    const uint64_t from = static_cast<uint64_t>(at) + ahead;
+    if (from > static_cast<uint64_t>(std::numeric_limits<off_t>::max())) return size_t{0};
+    while (true) {
+      const ssize_t got = ::pread(fd_.get(), buf, std::min(n, kMaxReadRequest), static_cast<off_t>(from));
+      if (got >= 0) return static_cast<size_t>(got);
+      if (errno != EINTR) return Status::IoError(ErrnoMessage(path_, errno));
+    }
+  }
 
   Result<size_t> Read(char* buf, size_t n) override {
     if (!error_.ok()) return error_;
@@ -177,6 +196,7 @@ class PosixReader final : public ByteReader {
   std::string path_;
   Status error_;
   bool blocking_ = false;  // O_NONBLOCK was cleared after an EAGAIN
+  bool seekable_ = false;  // a regular file: ReadAhead() by pread
 };
 
 class PosixFileSystem final : public FileSystem {

@@ -45,6 +45,17 @@ class ByteReader {
   // An error is IoError (or Corrupt for a damaged compressed stream) whose
   // message starts with the path: "a/b.txt: Input/output error".
   virtual Result<size_t> Read(char* buf, size_t n) = 0;
+  // Whether ReadAhead() works: only for a reader of a regular, uncompressed
+  // file (pread); streams and decompressors cannot.
+  virtual bool CanReadAhead() const { return false; }
+  // Reads up to `n` bytes that lie `ahead` bytes past what Read() has
+  // returned so far, without consuming them: the next Read() starts where it
+  // would have. 0 means the end. A JSONL reader uses it to learn that a line
+  // is over --max-line without holding it. REQUIRES: CanReadAhead().
+  virtual Result<size_t> ReadAhead(uint64_t ahead, char* buf, size_t n) {
+    (void)ahead, (void)buf, (void)n;
+    return Status::Internal("this reader cannot read ahead");
+  }
 };
 
 // What kind of file a directory entry or a stat names.
