@@ -2,6 +2,8 @@
 // completion scripts, man page, --color and the width of explain's diff.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -115,6 +117,101 @@ TEST(ShellCompletionTest, EachCommandCompletesOnlyWhatItAccepts) {
             std::string::npos);
   EXPECT_NE(fish.out.find("'__fish_seen_subcommand_from explain' -s f -l format -x -a 'json'"), std::string::npos);
   EXPECT_EQ(fish.out.find("'__fish_seen_subcommand_from explain' -s f -l format -x -a 'jsonl"), std::string::npos);
+}
+
+
+// Two documents of 600 words that differ in a few words, far apart.
+void WritePair(const TempDir& dir) {
+  std::string a = testing::Join(RandomWords(600, 27));
+  std::string b = a;
+  for (const size_t at : {size_t{40}, a.size() / 2, a.size() - 60}) {
+    const size_t space = b.find(' ', at);
+    b.insert(space + 1, "inserted ");
+  }
+  WriteFile(dir.path() + "/a.txt", a);
+  WriteFile(dir.path() + "/b.txt", b);
+}
+
+// The lines of explain's word diff (after its heading).
+std::vector<std::string> DiffLines(const std::string& out) {
+  std::vector<std::string> lines;
+  const size_t heading = out.find("word diff of the normalized words");
+  EXPECT_NE(heading, std::string::npos) << out;
+  if (heading == std::string::npos) return lines;
+  size_t start = out.find('\n', heading) + 1;
+  while (start < out.size()) {
+    size_t end = out.find('\n', start);
+    if (end == std::string::npos) end = out.size();
+    std::string line = out.substr(start, end - start);
+    if (line.ends_with('\r')) line.pop_back();
+    lines.push_back(line);
+    start = end + 1;
+  }
+  return lines;
+}
+
+size_t Longest(const std::vector<std::string>& lines) {
+  size_t longest = 0;
+  for (const std::string& line : lines) longest = std::max(longest, line.size());
+  return longest;
+}
+
+constexpr const char* kGreen = "\x1b[32m";  // added words
+
+TEST(ShellColorTest, ColorAlwaysColoursIntoAPipeAndNeverDoesNot) {
+  TempDir dir;
+  WritePair(dir);
+  const std::string a = dir.path() + "/a.txt", b = dir.path() + "/b.txt";
+  const RunResult piped = RunProcess({"/usr/bin/env", "-u", "NO_COLOR", kBin, "explain", a, b}, dir.path());
+  EXPECT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_EQ(piped.out.find(kGreen), std::string::npos);
+  EXPECT_NE(piped.out.find("{+inserted+}"), std::string::npos);
+  // always: even into a pipe, and even with NO_COLOR (which only tempers auto).
+  const RunResult always = RunProcess({"/usr/bin/env", "NO_COLOR=1", kBin, "explain", "--color", "always", a, b},
+                                      dir.path());
+  EXPECT_EQ(always.exit_code, 0);
+  EXPECT_NE(always.out.find("\x1b[32minserted\x1b[m"), std::string::npos) << always.out;
+  EXPECT_EQ(always.out.find("{+"), std::string::npos);
+  const RunResult never = RunProcess({kBin, "explain", "--color=NEVER", a, b}, dir.path());
+  EXPECT_EQ(never.out, piped.out);
+  const RunResult bad = RunProcess({kBin, "explain", "--color", "yes", a, b}, dir.path());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--color must be auto, always or never, got yes"), std::string::npos) << bad.err;
+}
+
+// On a terminal (script(1) gives one): auto colours, NO_COLOR wins over
+// auto, never does not colour.
+TEST(ShellColorTest, AutoColoursOnATerminalUnlessNoColorIsSet) {
+  if (!std::filesystem::exists("/usr/bin/script")) GTEST_SKIP() << "no script(1)";
+  TempDir dir;
+  WritePair(dir);
+  const std::string args = " explain " + dir.path() + "/a.txt " + dir.path() + "/b.txt";
+  auto on_tty = [&](const std::string& command) {
+    return RunProcess({"/usr/bin/script", "-qec", command, "/dev/null"}, dir.path()).out;
+  };
+  EXPECT_NE(on_tty("env -u NO_COLOR " + kBin + args).find(kGreen), std::string::npos);
+  EXPECT_EQ(on_tty("env NO_COLOR=1 " + kBin + args).find(kGreen), std::string::npos);
+  EXPECT_EQ(on_tty("env -u NO_COLOR " + kBin + args + " --color never").find(kGreen), std::string::npos);
+  // The terminal's own width, when COLUMNS is not set.
+  const std::vector<std::string> wide = DiffLines(on_tty("stty cols 150; env -u COLUMNS " + kBin + args + " --color never"));
+  EXPECT_GT(Longest(wide), 120u);
+  EXPECT_LE(Longest(wide), 148u);
+}
+
+TEST(ShellColorTest, TheDiffWrapsToTheWidthOfTheTerminal) {
+  TempDir dir;
+  WritePair(dir);
+  const std::string a = dir.path() + "/a.txt", b = dir.path() + "/b.txt";
+  const RunResult narrow = RunProcess({"/usr/bin/env", "COLUMNS=40", kBin, "explain", a, b}, dir.path());
+  const RunResult wide = RunProcess({"/usr/bin/env", "COLUMNS=160", kBin, "explain", a, b}, dir.path());
+  const RunResult piped = RunProcess({"/usr/bin/env", "-u", "COLUMNS", kBin, "explain", a, b}, dir.path());
+  EXPECT_LE(Longest(DiffLines(narrow.out)), 38u);
+  EXPECT_GT(Longest(DiffLines(narrow.out)), 30u);
+  EXPECT_LE(Longest(DiffLines(wide.out)), 158u);
+  EXPECT_GT(Longest(DiffLines(wide.out)), 130u);
+  EXPECT_LE(Longest(DiffLines(piped.out)), 78u);  // not a terminal: 80 columns
+  EXPECT_GT(Longest(DiffLines(piped.out)), 60u);
+  EXPECT_GT(DiffLines(narrow.out).size(), DiffLines(wide.out).size());
 }
 
 }  // namespace
