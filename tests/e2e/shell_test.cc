@@ -214,5 +214,78 @@ TEST(ShellColorTest, TheDiffWrapsToTheWidthOfTheTerminal) {
   EXPECT_GT(DiffLines(narrow.out).size(), DiffLines(wide.out).size());
 }
 
+// The path of a tool the man page is checked with, or "" when the machine
+// lacks it (RunProcess takes a path, not a name).
+std::string Tool(const std::string& name) {
+  for (const char* dir : {"/usr/bin/", "/bin/", "/usr/local/bin/"}) {
+    if (std::filesystem::exists(dir + name)) return dir + name;
+  }
+  return "";
+}
+bool Have(const std::string& name) { return !Tool(name).empty(); }
+
+// Text as a terminal shows it: man's overstrikes ("N\bN" bold, "_\bN"
+// underlined) become the character.
+std::string Plain(const std::string& text) {
+  std::string plain;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (i + 1 < text.size() && text[i + 1] == '\b') {
+      ++i;
+      continue;
+    }
+    plain += text[i];
+  }
+  return plain;
+}
+
+TEST(ShellManPageTest, HasASectionForEveryCommandAndTheStandardSections) {
+  TempDir dir;
+  const RunResult page = RunProcess({kBin, "manpage"}, dir.path());
+  ASSERT_EQ(page.exit_code, 0);
+  for (const cli::CommandInfo& info : cli::kCommands) {
+    std::string heading = ".SH ";
+    for (const char* c = info.name; *c != '\0'; ++c) heading += static_cast<char>(*c - 'a' + 'A');
+    EXPECT_NE(page.out.find(heading + "\n"), std::string::npos) << heading;
+  }
+  for (const char* section : {"NAME", "SYNOPSIS", "DESCRIPTION", "OUTPUT FORMATS", "EXIT STATUS", "ENVIRONMENT",
+                              "FILES", "EXAMPLES", "SEE ALSO"}) {
+    EXPECT_NE(page.out.find(std::string(".SH ") + section + "\n"), std::string::npos) << section;
+  }
+  for (const char* variable : {"NO_COLOR", "COLUMNS", "TMPDIR", "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT"}) {
+    EXPECT_NE(page.out.find(variable), std::string::npos) << variable;
+  }
+  EXPECT_NE(page.out.find("\\fBneardup index check\\fR"), std::string::npos);
+  // The exit status is said once, as a list, not as the help's one line.
+  EXPECT_EQ(page.out.find("Exit status: 0 something reported"), std::string::npos);
+}
+
+// man(1), mandoc's linter and lexgrog read the page without a complaint.
+TEST(ShellManPageTest, ManMandocAndLexgrogReadThePage) {
+  if (!Have("man") && !Have("mandoc") && !Have("lexgrog")) GTEST_SKIP() << "no man, mandoc or lexgrog";
+  TempDir dir;
+  const RunResult page = RunProcess({kBin, "manpage"}, dir.path());
+  ASSERT_EQ(page.exit_code, 0);
+  const std::string path = dir.path() + "/neardup.1";
+  WriteFile(path, page.out);
+  if (Have("mandoc")) {
+    const RunResult lint = RunProcess({Tool("mandoc"), "-T", "lint", "-W", "warning", path}, dir.path());
+    EXPECT_EQ(lint.exit_code, 0) << lint.out << lint.err;
+    EXPECT_EQ(lint.out + lint.err, "");
+  }
+  if (Have("lexgrog")) {
+    const RunResult whatis = RunProcess({Tool("lexgrog"), path}, dir.path());
+    EXPECT_EQ(whatis.exit_code, 0) << whatis.err;
+    EXPECT_NE(whatis.out.find("\"neardup - find near-duplicate text documents"), std::string::npos) << whatis.out;
+  }
+  if (Have("man")) {
+    RunResult shown = RunProcess({"/usr/bin/env", "MANWIDTH=80", Tool("man"), "-l", path}, dir.path());
+    shown.out = Plain(shown.out);
+    EXPECT_EQ(shown.exit_code, 0) << shown.err;
+    EXPECT_EQ(shown.err, "");
+    EXPECT_NE(shown.out.find("EXIT STATUS"), std::string::npos) << shown.out.substr(0, 400);
+    EXPECT_NE(shown.out.find("SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace neardup
