@@ -70,6 +70,13 @@ inline constexpr EnumName kOutputFormatNames[] = {{"jsonl", static_cast<int>(Out
                                                   {"csv", static_cast<int>(OutputFormat::kCsv)},
                                                   {"tsv", static_cast<int>(OutputFormat::kTsv)},
                                                   {"html", static_cast<int>(OutputFormat::kHtml)}};
+// --color: colour the output on a terminal (auto, unless NO_COLOR is set), always or never.
+enum class ColorWhen { kAuto, kAlways, kNever };
+inline constexpr EnumName kColorWhenNames[] = {{"auto", static_cast<int>(ColorWhen::kAuto)},
+                                               {"always", static_cast<int>(ColorWhen::kAlways)},
+                                               {"never", static_cast<int>(ColorWhen::kNever)}};
+// explain's -f: json only (its default is text).
+inline constexpr EnumName kExplainFormatNames[] = {{"json", static_cast<int>(OutputFormat::kJson)}};
 
 // The spellings of each enum, found by the enum's type.
 constexpr std::span<const EnumName> EnumNames(ShingleUnit) { return kShingleUnitNames; }
@@ -184,6 +191,8 @@ struct OptionSpec {
 std::span<const OptionSpec> OptionTable();
 
 // The entry named `long_name` ("--mode") or `short_name` ("-t"); nullptr if none.
+// A name may have one entry per command (-f: scan's formats, explain's json);
+// this is the first.
 const OptionSpec* FindOption(std::string_view name);
 
 // Reads `text`, the value as typed after the option ("" for a flag), into

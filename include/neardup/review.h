@@ -10,7 +10,10 @@
 // Invariants: groups follow the report (pairs: one per reported pair, in
 // order, ids 0, 1, ...; clusters: Cluster::id, a stable sort by size,
 // largest first); members are the group's documents other than `keep`, in
-// the report's order; a member has a diff or a note saying why not.
+// the report's order, except that BuildReview sorts a cluster's members by
+// their similarity to `keep`, most similar first (a stable sort); a member
+// has a diff or a note saying why not (a member with the same words as the
+// kept document has no diff, only a note).
 //
 // Thread safety: plain values; BuildReview is a pure function of its
 // arguments and the file system.

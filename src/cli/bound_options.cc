@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <utility>
 
 namespace neardup::cli {
 
@@ -28,9 +29,16 @@ constexpr FrontEndOption kFrontEndOptions[] = {
      }},
     {"--format",
      [](const OptionSpec& spec, std::string_view text, CliOptions& cli) {
-       const std::optional<OutputFormat> format = FromString<OutputFormat>(text);
+       const std::optional<int> format = FindEnumValue(spec.choices, text);
        if (!format) return InvalidValue(spec, text);
-       cli.format = *format;
+       cli.format = static_cast<OutputFormat>(*format);
+       return Status::Ok();
+     }},
+    {"--color",
+     [](const OptionSpec& spec, std::string_view text, CliOptions& cli) {
+       const std::optional<int> when = FindEnumValue(spec.choices, text);
+       if (!when) return InvalidValue(spec, text);
+       cli.color = static_cast<ColorWhen>(*when);
        return Status::Ok();
      }},
     {"--output",
@@ -73,6 +81,24 @@ Status ApplyFrontEndOption(const OptionSpec& spec, std::string_view text, CliOpt
     if (option.long_name == spec.name()) return option.set(spec, text, cli);
   }
   return Status::Internal(std::string(spec.long_name).append(" has no front-end setter"));
+}
+
+std::string HelpFormatter::make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const {
+  // CLI11 ends each group of options with a blank line and starts the next
+  // with one: one is enough. Without a footer, no blank line at the end.
+  const std::string help = CLI::Formatter::make_help(app, std::move(name), mode);
+  std::string out;
+  for (const char c : help) {
+    if (c != '\n' || !out.ends_with("\n\n")) out.push_back(c);
+  }
+  while (out.ends_with("\n\n")) out.pop_back();
+  return out;
+}
+
+std::string HelpFormatter::make_option_opts(const CLI::Option* opt) const {
+  if (opt->get_positional()) return opt->get_expected_max() >= CLI::detail::expected_max_vector_size ? "..." : "";
+  if (opt->get_option_text().empty()) return "";
+  return " " + opt->get_option_text();
 }
 
 void BoundOptions::Register(CLI::App* app, unsigned command) {

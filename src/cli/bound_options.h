@@ -75,6 +75,18 @@ class BoundOptions {
   std::deque<Bound> bound_;  // a deque: CLI11 keeps pointers into each Bound
 };
 
+// The help of neardup's commands, as CLI11 lays it out less its leftovers:
+// an option shows its value name and default as the table spells them
+// ("-t,--threshold X [0.8]"), never CLI11's type names, "REQUIRED" or
+// "Excludes:"; an operand shows as its name ("PATH..."); one blank line
+// between groups. Set on the top command before its subcommands are added
+// (they inherit it).
+class HelpFormatter : public CLI::Formatter {
+ public:
+  std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override;
+  std::string make_option_opts(const CLI::Option* opt) const override;
+};
+
 // Sets a front-end option (OptionSpec::front_end) in `cli`, from `text` as
 // typed ("" for a flag, once per occurrence). Returns InvalidArgument for a
 // bad value, or Internal for an option the front end does not know.

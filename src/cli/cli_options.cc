@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <deque>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,7 +54,7 @@ struct CommandLine {
   CommandLine() {
     app.set_version_flag("--version", std::string("neardup ") + kVersion);
     app.require_subcommand(1);
-    app.footer(kExitStatus);
+    app.formatter(std::make_shared<HelpFormatter>());  // before the subcommands, which inherit it
     for (const CommandInfo& info : kCommands) {
       CLI::App* sub = app.add_subcommand(info.name, info.summary);
       commands.emplace_back(info.command, sub);
@@ -69,6 +70,7 @@ struct CommandLine {
           sub->add_option("ARGS", explain_args, "Two files A B ('-' = stdin), or with --input jsonl: FILE ID_A ID_B")
               ->required();
           explain_options.Register(sub, kExplainCommand);
+          sub->footer(kExitStatus);
           break;
         case Command::kIndex:
           sub->add_option("ACTION", index_action, "info: parameters, documents, size, last runs; check: integrity")
@@ -91,6 +93,9 @@ struct CommandLine {
           break;
       }
     }
+    // After the subcommands: the exit status is said where it means
+    // something (scan, explain, stage report, and neardup's own help).
+    app.footer(kExitStatus);
   }
 
   void AddStageCommands(CLI::App* group) {
@@ -111,6 +116,7 @@ struct CommandLine {
       // scan's options, those no stage reads hidden, to be refused by name.
       sc.options.Register(sc.app, kScanCommand);
       sc.options.HideOutside(kStageCommand);
+      if (info.command == Command::kStageReport) sc.app->footer(kExitStatus);
     }
   }
 

@@ -100,6 +100,7 @@ struct CliOptions {
   Options scan;                                // the core's options
   OutputFormat format = OutputFormat::kJsonl;  // -f
   std::string output;                          // -o; empty = stdout
+  ColorWhen color = ColorWhen::kAuto;          // explain --color
   int verbosity = 0;                           // -1 quiet, 0 warnings, 1 info, 2 debug
   std::optional<bool> progress;                // --progress / --no-progress
   char terminator = '\n';                      // -0: '\0' in duplicates mode

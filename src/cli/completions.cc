@@ -53,6 +53,9 @@ std::string Names(const OptionSpec& spec, const char* separator) {
   return names;
 }
 
+// The actions of `neardup index`, as cli_options.cc accepts them.
+constexpr const char* kIndexActions = "info check";
+
 // "sign bucket report": the tasks of `neardup stage`.
 std::string StageNames() {
   std::string names;
@@ -105,7 +108,11 @@ std::string Bash() {
     s.append("      else\n");
     if (info.command == Command::kCompletions) {
       s.append("        COMPREPLY=($(compgen -W \"bash zsh fish\" -- \"$cur\"))\n");
-    } else if (info.command == Command::kStage) {
+    } else if (info.command == Command::kIndex) {
+      s.append("        if [[ \"$prev\" == index ]]; then\n");
+      s.append("          COMPREPLY=($(compgen -W \"").append(kIndexActions).append("\" -- \"$cur\"))\n");
+      s.append("        else\n          COMPREPLY=($(compgen -f -- \"$cur\"))\n        fi\n");
+} else if (info.command == Command::kStage) {
       s.append("        if [[ \"$prev\" == stage ]]; then\n");
       s.append("          COMPREPLY=($(compgen -W \"").append(StageNames()).append("\" -- \"$cur\"))\n");
       s.append("        else\n          COMPREPLY=($(compgen -f -- \"$cur\"))\n        fi\n");
@@ -178,6 +185,8 @@ std::string Zsh() {
       s.append("        '1:task:(").append(StageNames()).append(")' \\\n        '*:WORK PATH:_files'\n      ;;\n");
     } else if (info.command == Command::kCompletions) {
       s.append("        '1:shell:(bash zsh fish)'\n      ;;\n");
+    } else if (info.command == Command::kIndex) {
+      s.append("        '1:action:(").append(kIndexActions).append(")' \\\n        '2:index FILE:_files'\n      ;;\n");
     } else if (*info.operands != '\0') {
       s.append("        '*:").append(ZshDescription(info.operands)).append(":_files'\n      ;;\n");
     } else {
@@ -222,6 +231,10 @@ std::string Fish() {
       s.append("complete -c neardup ").append(when).append(" -F\n");
     } else if (info.command == Command::kCompletions) {
       s.append("complete -c neardup ").append(when).append(" -x -a 'bash zsh fish'\n");
+    } else if (info.command == Command::kIndex) {
+      s.append("complete -c neardup -n '__fish_seen_subcommand_from index; and not __fish_seen_subcommand_from ");
+      s.append(kIndexActions).append("' -x -a ").append(Quoted(kIndexActions, true)).append("\n");
+      s.append("complete -c neardup ").append(when).append(" -F\n");
     } else if (*info.operands != '\0') {
       s.append("complete -c neardup ").append(when).append(" -F\n");
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <spdlog/spdlog.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -21,8 +22,10 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// The diff's lines are wrapped between words at this width.
-constexpr size_t kWrap = 78;
+// The diff's lines are wrapped between words at the terminal's width less
+// this margin, and never narrower than kMinWrap.
+constexpr size_t kWrapMargin = 2;
+constexpr size_t kMinWrap = 20;
 
 std::string Num(double value) { return FormatScore(value); }
 
@@ -46,14 +49,14 @@ void DocLines(const char* label, const ExplainedDoc& d, const char* unit, std::s
   *text += "\n";
 }
 
-// Writes words, wrapping lines at kWrap columns (marks and colour codes
+// Writes words, wrapping lines at `wrap` columns (marks and colour codes
 // are not counted).
 class Wrapper {
  public:
-  explicit Wrapper(std::string* out) : out_(out) {}
+  Wrapper(std::string* out, size_t wrap) : out_(out), wrap_(wrap) {}
   // One word (or a marked run's piece) of `visible` printed columns.
   void Word(std::string_view printed, size_t visible) {
-    if (column_ > 0 && column_ + 1 + visible > kWrap) {
+    if (column_ > 0 && column_ + 1 + visible > wrap_) {
       out_->push_back('\n');
       column_ = 0;
     } else if (column_ > 0) {
@@ -87,12 +90,14 @@ class Wrapper {
 
  private:
   std::string* out_;
+  size_t wrap_;
   size_t column_ = 0;
 };
 
 // Appends the word diff of `e` (folded: a long unchanged stretch is shown as
 // "... (N unchanged words) ..." on a line of its own) to `text`.
-void AppendDiffText(const PairExplanation& e, const std::vector<DiffRun>& diff, DiffMarks marks, std::string* text) {
+void AppendDiffText(const PairExplanation& e, const std::vector<DiffRun>& diff, DiffMarks marks, size_t width,
+                    std::string* text) {
   std::string& t = *text;
   t += "\nword diff of the normalized words (a -> b)";
   if (e.a.token_text_capped || e.b.token_text_capped) {
@@ -104,7 +109,7 @@ void AppendDiffText(const PairExplanation& e, const std::vector<DiffRun>& diff, 
   const char* del_close = color ? "\x1b[m" : "-]";
   const char* add_open = color ? "\x1b[32m" : "{+";
   const char* add_close = color ? "\x1b[m" : "+}";
-  Wrapper w(&t);
+  Wrapper w(&t, std::max(kMinWrap, width > kWrapMargin ? width - kWrapMargin : 0));
   for (const FoldedRun& run : FoldDiff(diff)) {
     switch (run.kind) {
       case FoldedRun::Kind::kRemoved: w.Words(run.text, del_open, del_close, color); break;
@@ -124,8 +129,25 @@ void AppendDiffText(const PairExplanation& e, const std::vector<DiffRun>& diff, 
 
 }  // namespace
 
+bool UseColor(ColorWhen when, int fd) {
+  if (when != ColorWhen::kAuto) return when == ColorWhen::kAlways;
+  const char* no_color = std::getenv("NO_COLOR");
+  return ::isatty(fd) != 0 && (no_color == nullptr || no_color[0] == '\0');
+}
+
+size_t TerminalWidth(int fd) {
+  if (const char* columns = std::getenv("COLUMNS"); columns != nullptr && *columns != '\0') {
+    char* end = nullptr;
+    const unsigned long n = std::strtoul(columns, &end, 10);
+    if (*end == '\0' && n > 0 && n <= 10000) return n;
+  }
+  winsize size{};
+  if (::isatty(fd) != 0 && ::ioctl(fd, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  return kDefaultWidth;
+}
+
 void WriteExplanationText(const PairExplanation& e, const std::vector<DiffRun>& diff, DiffMarks marks,
-                          std::ostream& out) {
+                          size_t width, std::ostream& out) {
   std::string t;
   const char* unit = "tokens";
   DocLines("a", e.a, unit, &t);
@@ -160,7 +182,7 @@ void WriteExplanationText(const PairExplanation& e, const std::vector<DiffRun>& 
        "\n";
   t += std::string("  --verify none:      ") + Yes(e.reported_none) + "\n";
 
-  AppendDiffText(e, diff, marks, &t);
+  AppendDiffText(e, diff, marks, width, &t);
   out << t;
 }
 
@@ -225,9 +247,8 @@ ExitCode RunExplain(const CliOptions& cli, std::ostream& out) {
   if (cli.format == OutputFormat::kJson) {
     WriteExplanationJson(*e, diff, out);
   } else {
-    const char* no_color = std::getenv("NO_COLOR");
-    const bool color = ::isatty(STDOUT_FILENO) != 0 && (no_color == nullptr || no_color[0] == '\0');
-    WriteExplanationText(*e, diff, color ? DiffMarks::kColor : DiffMarks::kBrackets, out);
+    const bool color = UseColor(cli.color, STDOUT_FILENO);
+    WriteExplanationText(*e, diff, color ? DiffMarks::kColor : DiffMarks::kBrackets, TerminalWidth(STDOUT_FILENO), out);
   }
   const bool reported = o.verify == VerifyMode::kExact     ? e->reported_exact
                         : o.verify == VerifyMode::kNone    ? e->reported_none

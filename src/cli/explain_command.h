@@ -1,6 +1,7 @@
 // The explain command: why scan does (or does not) report a pair.
 #pragma once
 
+#include <cstddef>
 #include <ostream>
 
 #include "cli/cli_options.h"
@@ -25,9 +26,20 @@ enum class DiffMarks {
   kColor,     // red and green (ANSI), as git diff --word-diff=color
 };
 
-// The text report of `e` and then its word diff, as RunExplain prints it.
+// Whether to colour what is written on `fd`: always, never, or (auto) when
+// `fd` is a terminal and NO_COLOR is unset or empty (https://no-color.org).
+bool UseColor(ColorWhen when, int fd);
+
+// The width of the terminal `fd` is, in columns: COLUMNS when set to a
+// number, else the terminal's own width, else (not a terminal)
+// kDefaultWidth.
+inline constexpr size_t kDefaultWidth = 80;
+size_t TerminalWidth(int fd);
+
+// The text report of `e` and then its word diff, as RunExplain prints it,
+// the diff wrapped between words to fit `width` columns.
 void WriteExplanationText(const PairExplanation& e, const std::vector<DiffRun>& diff, DiffMarks marks,
-                          std::ostream& out);
+                          size_t width, std::ostream& out);
 // The same facts and diff as one JSON object and a newline.
 void WriteExplanationJson(const PairExplanation& e, const std::vector<DiffRun>& diff, std::ostream& out);
 

@@ -63,10 +63,13 @@ std::string StageSection() {
   return s;
 }
 
-std::string CommandSection(const CommandInfo& info) {
+// The section of a command with options: its summary, `prose` (roff), then
+// its options by group.
+std::string CommandSection(const CommandInfo& info, const char* prose) {
   std::string s = ".SH ";
   for (const char* c = info.name; *c != '\0'; ++c) s += static_cast<char>(*c - 'a' + 'A');
   s.append("\n").append(Roff(info.summary)).append(std::string_view(info.summary).ends_with(".") ? "\n" : ".\n");
+  s.append(prose);
   if (info.command == Command::kStage) return s.append(StageSection());
   for (const OptionGroup group : kOptionGroups) {
     bool heading = false;
@@ -84,10 +87,112 @@ std::string CommandSection(const CommandInfo& info) {
   return s;
 }
 
+// What each command without options of the table does, and the sections
+// that read better as prose than as a list of options. Roff as written.
+constexpr const char* kExplainText =
+    ".PP\n"
+    "Reads two documents under the options of scan and prints every fact its decision rests on: sizes, "
+    "words, tokens and shingles, the shared shingles and the exact Jaccard, the MinHash estimate and its "
+    "standard error, the LSH bands in which the signatures agree, what scan would say under each "
+    "\\fB\\-\\-verify\\fR, and the S\\-curve probability that a pair of this similarity becomes a candidate. "
+    "Then a word diff of the normalized words, as \\fBgit diff \\-\\-word\\-diff\\fR: red and green on a "
+    "terminal, \\fB[\\-removed\\-]{+added+}\\fR otherwise, wrapped to the terminal's width.\n";
+
+constexpr const char* kIndexText =
+    ".TP\n\\fBneardup index info\\fR \\fIFILE\\fR\n"
+    "Prints the signature parameters of the index FILE (written by \\fBscan \\-\\-index\\fR), its numbers of "
+    "files and documents, its size and its last runs.\n"
+    ".TP\n\\fBneardup index check\\fR \\fIFILE\\fR\n"
+    "Checks the SQLite file's integrity and passes every row through the checks a scan makes; prints "
+    "\\fIFILE\\fB: ok\\fR and exits 0 when the index is sound, else names each problem on standard error and "
+    "exits 2.\n"
+    ".PP\nBoth open the index read\\-only.\n";
+
+constexpr const char* kOtherCommandsText =
+    ".SH COMPLETIONS\n"
+    ".B neardup completions\n\\fIbash\\fR|\\fIzsh\\fR|\\fIfish\\fR\n"
+    "prints a completion script for the shell, made from the same table as the help: each command "
+    "completes its own options and their values. For example:\n"
+    ".PP\n.RS\n.nf\n"
+    "neardup completions bash > ~/.local/share/bash\\-completion/completions/neardup\n"
+    "neardup completions zsh > ~/.zfunc/_neardup\n"
+    "neardup completions fish > ~/.config/fish/completions/neardup.fish\n"
+    ".fi\n.RE\n"
+    ".SH MANPAGE\n"
+    ".B neardup manpage\nprints this page (roff), for example to "
+    "\\fI~/.local/share/man/man1/neardup.1\\fR.\n";
+
+constexpr const char* kOutputText =
+    ".SH OUTPUT FORMATS\n"
+    "Standard output carries the records only; logs, warnings, progress and the summary go to standard "
+    "error. Pairs have \\fIa\\fR < \\fIb\\fR in byte order and are sorted; the same input and options give "
+    "the same bytes, whatever \\fB\\-j\\fR. A score is 1 only for two documents with the same tokens.\n"
+    ".TP\n.B jsonl\n"
+    "The default: one pair per line, "
+    "{\"a\":...,\"b\":...,\"estimate\":...,\"jaccard\":...} (\\fBjaccard\\fR with \\fB\\-\\-exact\\fR); in "
+    "clusters mode one cluster per line, {\"cluster\":0,\"keep\":...,\"members\":[...],\"size\":2}.\n"
+    ".TP\n.B json\n"
+    "One document: the version, \"format\", the parameters, the counts (\"stats\"), and \"pairs\", "
+    "\"clusters\" or \"removable\".\n"
+    ".TP\n.B csv\n"
+    "RFC 4180, with a header: a,b,estimate,jaccard; clusters cluster,path,kept,reference, a row per member.\n"
+    ".TP\n.B tsv\n"
+    "The columns of csv without a header; a backslash, tab, LF or CR in a path is written \\e\\e, \\et, "
+    "\\en, \\er.\n"
+    ".TP\n.B html\n"
+    "A review page of the pairs or clusters, with a word diff of each pair, for a browser.\n"
+    ".TP\n.B \\-\\-mode duplicates\n"
+    "Without \\fB\\-f\\fR, the removable paths, one a line (NUL\\-terminated with \\fB\\-0\\fR), for "
+    "\\fBxargs\\fR(1); with \\fB\\-f\\fR, one record per removable document naming the one it duplicates.\n"
+    ".PP\n"
+    "jsonl and json write each invalid UTF\\-8 sequence of a path as U+FFFD; csv, tsv and the bare paths "
+    "write a path's bytes as they are.\n";
+
+constexpr const char* kExitText =
+    ".SH EXIT STATUS\n"
+    ".TP\n.B 0\nAt least one pair, cluster or removable document reported (explain: scan would report "
+    "the pair; index check: the index is sound; and every other command that succeeds).\n"
+    ".TP\n.B 1\nNothing reported (explain: scan would not report the pair).\n"
+    ".TP\n.B 2\nAn error: a usage error (one line on standard error, nothing read), an unreadable file, a "
+    "malformed JSONL line, an index that cannot be used, a file changed during an \\fB\\-\\-exact\\fR run. "
+    "Results are still written after a soft error.\n"
+    ".TP\n.B 128+N\nEnded by signal N (130 for SIGINT): \\fB\\-o\\fR \\fIFILE\\fR is left untouched.\n";
+
+constexpr const char* kEnvironmentText =
+    ".SH ENVIRONMENT\n"
+    ".TP\n.B NO_COLOR\nWhen set and not empty, \\fBexplain\\fR does not colour (with \\fB\\-\\-color "
+    "auto\\fR, the default; \\fB\\-\\-color always\\fR still colours).\n"
+    ".TP\n.B COLUMNS\nThe width \\fBexplain\\fR wraps its diff to, before the terminal's own width; "
+    "80 when neither is known.\n"
+    ".TP\n.B TMPDIR\nWhere temporary files go (else \\fI/tmp\\fR): spilled candidates and pairs, and the "
+    "copies of standard input and streams that \\fB\\-\\-exact\\fR verifies from.\n"
+    ".TP\n.B SLURM_ARRAY_TASK_ID\\fR, \\fBSLURM_ARRAY_TASK_COUNT\n"
+    "The defaults of \\fB\\-\\-task\\fR and \\fB\\-\\-tasks\\fR of \\fBstage sign\\fR and \\fBstage bucket\\fR, "
+    "in a Slurm job array.\n";
+
+constexpr const char* kFilesText =
+    ".SH FILES\n"
+    ".TP\n.I FILE\nThe index of \\fBscan \\-\\-index\\fR \\fIFILE\\fR: an SQLite database of the signatures "
+    "of the files read, with a \\fIFILE\\-wal\\fR journal while a run holds it.\n"
+    ".TP\n.I WORK\nThe work folder of \\fBneardup stage\\fR: \\fIWORK/sign/\\fR holds each sign task's "
+    "signatures and bands, \\fIWORK/bucket/\\fR each bucket task's candidate pairs; start each run in an "
+    "empty folder.\n";
+
+constexpr const char* kSeeAlsoText =
+    ".SH SEE ALSO\n"
+    "\\fBxargs\\fR(1), \\fBrm\\fR(1), \\fBsqlite3\\fR(1), \\fBsbatch\\fR(1), \\fBgit\\-diff\\fR(1).\n"
+    ".PP\n"
+    "J. Leskovec, A. Rajaraman and J. D. Ullman, \\fIMining of Massive Datasets\\fR, chapter 3: "
+    "finding similar items.\n"
+    ".PP\n"
+    "The README of neardup: the output formats with examples, the guarantees, the index schema, "
+    "running on a cluster, and performance.\n";
+
 }  // namespace
 
 std::string ManPage() {
-  std::string s = std::string(".TH NEARDUP 1 \"\" \"neardup ").append(kVersion).append("\" \"User Commands\"\n");
+  std::string s = std::string(".TH NEARDUP 1 \"").append(kManPageDate).append("\" \"neardup ");
+  s.append(kVersion).append("\" \"User Commands\"\n");
   s.append(".SH NAME\nneardup \\- ").append(Roff(kSummary)).append("\n.SH SYNOPSIS\n");
   for (const CommandInfo& info : kCommands) {
     s.append(".B neardup ").append(info.name).append("\n");
@@ -96,23 +201,28 @@ std::string ManPage() {
     if (options) s.append("[\\fIOPTIONS\\fR]");
     if (*info.operands != '\0')
       s.append(options ? " " : "").append("\\fI").append(Roff(info.operands)).append("\\fR");
-    s.append("\n.br\n");
+    if (options || *info.operands != '\0') s.append("\n");
+    s.append(".br\n");
   }
   s.append(".B neardup\n\\-\\-help | \\-\\-version\n");
   s.append(
       ".SH DESCRIPTION\n.B neardup\nfinds near-duplicate text documents: it cuts each document into shingles, "
       "signs it with MinHash, finds candidate pairs by locality-sensitive hashing, and checks them against "
-      "the similarity threshold.\n");
+      "the similarity threshold. It reports pairs, clusters, or the documents that can go "
+      "(\\fB\\-\\-mode\\fR).\n");
   for (const CommandInfo& info : kCommands) {
-    if (info.options != 0) s.append(CommandSection(info));
+    if (info.options != 0) {
+      s.append(CommandSection(info, info.command == Command::kExplain ? kExplainText : ""));
+    } else if (info.command == Command::kIndex) {
+      s.append(".SH INDEX\n").append(Roff(info.summary)).append(".\n").append(kIndexText);
+    }
   }
-  s.append(
-      ".SH COMPLETIONS\n.B neardup completions\n\\fIbash\\fR|\\fIzsh\\fR|\\fIfish\\fR\nprints a completion script.\n");
-  s.append(".SH EXIT STATUS\n").append(Roff(kExitStatus)).append("\n.SH EXAMPLES\n");
+  s.append(kOtherCommandsText).append(kOutputText).append(kExitText).append(kEnvironmentText).append(kFilesText);
+  s.append(".SH EXAMPLES\n");
   for (const Example& example : kScanExamples) {
     s.append(".TP\n.B ").append(Roff(example.command)).append("\n").append(Roff(example.what)).append(".\n");
   }
-  return s;
+  return s.append(kSeeAlsoText);
 }
 
 }  // namespace neardup::cli

@@ -1,6 +1,7 @@
 // BuildReview: the review's texts, read again as the scan read them.
 #include "scan/review.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,7 +58,21 @@ ReviewMember Compared(ReviewMember m, const ReadAgain& kept, const ReadAgain& me
   m.note.clear();
   m.diff = FoldDiff(WordDiff(kept.reading.doc.token_text, member.reading.doc.token_text));
   m.capped = kept.reading.doc.token_text_capped || member.reading.doc.token_text_capped;
+  // The same words: a diff would show only "N unchanged words".
+  const bool same = std::none_of(m.diff->begin(), m.diff->end(), [](const FoldedRun& run) {
+    return run.kind == FoldedRun::Kind::kRemoved || run.kind == FoldedRun::Kind::kAdded;
+  });
+  if (same) {
+    m.diff.reset();
+    m.note = m.capped ? "no diff: the words compared are the same" : "no diff: the same words (a copy)";
+  }
   return m;
+}
+
+// Most similar first; unknown similarities last; ties in the report's order.
+void SortBySimilarity(std::vector<ReviewMember>* members) {
+  std::stable_sort(members->begin(), members->end(),
+                   [](const ReviewMember& x, const ReviewMember& y) { return x.similarity > y.similarity; });
 }
 
 // Pairs mode: each pair's documents; pairs come sorted by their first
@@ -92,6 +107,7 @@ std::vector<ReviewGroup> CompareClusters(const Report& report, const TextSource&
       if (kept.ok && member.ok) m.similarity = ExactJaccard(kept.reading.shingles, member.reading.shingles);
       m = Compared(std::move(m), kept, member);
     }
+    SortBySimilarity(&g.members);
   }
   return groups;
 }

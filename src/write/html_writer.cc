@@ -89,42 +89,57 @@ Json MemberJson(const DocEntry& d, const ReviewMember& m) {
   return j;
 }
 
-// Histogram of `values` in 20 bins from a multiple of 0.05 up to 1, as SVG.
+// The lowest value the histogram shows: the tenth at or below every value
+// and the threshold (0.5 for values from 0.53), and at most 0.9.
+double HistogramLow(const std::vector<double>& values, double threshold) {
+  double lo = threshold;
+  for (const double v : values) lo = std::min(lo, v);
+  return std::clamp(std::floor(lo * 10 + 1e-9) / 10, 0.0, 0.9);
+}
+
+// Histogram of `values` in 20 bins from HistogramLow() up to 1, as SVG, with
+// a tick at every tenth. Bar heights are on a log scale (log(1 + count)), so
+// that a bar of 1 stays visible next to one of 10,000; the y axis is
+// labelled at each power of ten, and each bar's <title> gives its count.
 std::string HistogramSvg(const std::vector<double>& values, double threshold) {
   constexpr int kBins = 20;
-  constexpr double kW = 600, kH = 200, kLeft = 40, kBottom = 30, kTop = 10;
-  double lo = 1;
-  for (const double v : values) lo = std::min(lo, v);
-  lo = std::min(lo, threshold);
-  lo = std::max(0.0, std::floor(lo * 20 - 1e-9) / 20);
-  if (lo >= 1) lo = 0.95;
+  constexpr double kLeft = 40, kRight = 20, kBottom = 30, kTop = 10, kW = 600, kH = 200;
+  const double lo = HistogramLow(values, threshold);
   const double width = (1 - lo) / kBins;
   std::vector<uint64_t> counts(kBins, 0);
   for (const double v : values) {
-    int bin = static_cast<int>((v - lo) / width);
+    const int bin = static_cast<int>((v - lo) / width);
     counts[static_cast<size_t>(std::clamp(bin, 0, kBins - 1))]++;
   }
   const uint64_t top = std::max<uint64_t>(1, *std::max_element(counts.begin(), counts.end()));
-  const double plot_w = kW - kLeft - 10, plot_h = kH - kBottom - kTop;
+  const double plot_w = kW - kLeft - kRight, plot_h = kH - kBottom - kTop, base = kTop + plot_h;
+  const auto height = [&](uint64_t count) {
+    return plot_h * std::log1p(static_cast<double>(count)) / std::log1p(static_cast<double>(top));
+  };
+  const auto x_of = [&](double value) { return kLeft + plot_w * (value - lo) / (1 - lo); };
   std::string svg = "<svg class=\"chart\" id=\"histogram\" viewBox=\"0 0 600 200\" role=\"img\" "
                     "aria-label=\"histogram of reported similarities\">";
-  svg += "<line x1=\"40\" y1=\"170\" x2=\"590\" y2=\"170\" class=\"axis\"/>";
+  svg += "<line x1=\"40\" y1=\"170\" x2=\"" + Fixed(kLeft + plot_w, 1) + "\" y2=\"170\" class=\"axis\"/>";
   for (int i = 0; i < kBins; ++i) {
-    const double h = plot_h * static_cast<double>(counts[static_cast<size_t>(i)]) / static_cast<double>(top);
+    const uint64_t count = counts[static_cast<size_t>(i)];
+    const double h = height(count);
     const double x = kLeft + plot_w * i / kBins;
-    svg += "<rect class=\"bar\" x=\"" + Fixed(x + 1, 1) + "\" y=\"" + Fixed(kTop + plot_h - h, 1) + "\" width=\"" +
-           Fixed(plot_w / kBins - 2, 1) + "\" height=\"" + Fixed(h, 1) + "\"><title>" +
-           Fixed(lo + width * i, 3) + "–" + Fixed(lo + width * (i + 1), 3) + ": " +
-           std::to_string(counts[static_cast<size_t>(i)]) + "</title></rect>";
+    svg += "<rect class=\"bar\" x=\"" + Fixed(x + 1, 1) + "\" y=\"" + Fixed(base - h, 1) + "\" width=\"" +
+           Fixed(plot_w / kBins - 2, 1) + "\" height=\"" + Fixed(h, 1) + "\"><title>" + Fixed(lo + width * i, 3) +
+           "–" + Fixed(lo + width * (i + 1), 3) + ": " + std::to_string(count) + "</title></rect>";
   }
-  for (int i = 0; i <= kBins; i += 5) {
-    const double x = kLeft + plot_w * i / kBins;
-    svg += "<text x=\"" + Fixed(x, 1) + "\" y=\"188\" text-anchor=\"middle\">" + Fixed(lo + width * i, 2) + "</text>";
+  for (int tenth = static_cast<int>(std::lround(lo * 10)); tenth <= 10; ++tenth) {
+    svg += "<text class=\"tick\" x=\"" + Fixed(x_of(tenth / 10.0), 1) + "\" y=\"188\" text-anchor=\"middle\">" +
+           Fixed(tenth / 10.0, 1) + "</text>";
   }
-  const double tx = kLeft + plot_w * (threshold - lo) / (1 - lo);
+  const double tx = x_of(threshold);
   svg += "<line class=\"threshold\" x1=\"" + Fixed(tx, 1) + "\" y1=\"10\" x2=\"" + Fixed(tx, 1) + "\" y2=\"170\"/>";
-  svg += "<text x=\"36\" y=\"18\" text-anchor=\"end\">" + std::to_string(top) + "</text>";
-  svg += "<text x=\"36\" y=\"170\" text-anchor=\"end\">0</text></svg>";
+  for (uint64_t power = 1; power <= top; power *= 10) {
+    svg += "<text x=\"36\" y=\"" + Fixed(base - height(power) + 4, 1) + "\" text-anchor=\"end\">" +
+           std::to_string(power) + "</text>";
+    if (power > top / 10) break;
+  }
+  svg += "<text x=\"36\" y=\"174\" text-anchor=\"end\">0</text></svg>";
   return svg;
 }
 
@@ -218,7 +233,8 @@ const char* kScript = R"JS(
   }
   function diffBlock(m) {
     var det = el("details");
-    var sum = el("summary", null, "word diff against the kept document" + (m.capped ? " (capped)" : ""));
+    var sum = el("summary", null, "word diff against the " + (data.mode === "pairs" ? "first" : "kept") +
+                 " document" + (m.capped ? " (capped)" : ""));
     det.appendChild(sum);
     var box = el("div", "diff");
     det.appendChild(box);
@@ -234,9 +250,10 @@ const char* kScript = R"JS(
     return det;
   }
   function row(table, d, kept) {
-    var tr = el("tr", kept ? "kept" : null);
+    var clusters = data.mode !== "pairs";
+    var tr = el("tr", kept && clusters ? "kept" : null);
     var name = el("td", "name", d.name);
-    if (kept) name.appendChild(el("span", "tag", "kept"));
+    if (kept && clusters) name.appendChild(el("span", "tag", "kept"));
     if (d.reference) name.appendChild(el("span", "tag", "reference"));
     if (d.unlike) name.appendChild(el("span", "tag unlike", "not like the kept one: do not remove"));
     tr.appendChild(name);
@@ -380,7 +397,7 @@ void AppendCharts(const Params& p, const std::string& similarity, const std::vec
                   std::string* page_out) {
   std::string& page = *page_out;
   page += "<div class=\"charts\">\n<figure><figcaption>Reported similarities (" + HtmlEscape(similarity) +
-          "), threshold dashed</figcaption>\n";
+          "), threshold dashed; bar heights on a log scale</figcaption>\n";
   page += HistogramSvg(similarities, p.threshold);
   page += "</figure>\n<figure><figcaption>Chance of becoming a candidate, 1\u2212(1\u2212s<sup>" +
           std::to_string(p.rows) + "</sup>)<sup>" + std::to_string(p.bands) +
@@ -431,9 +448,11 @@ void WriteHtml(const Report& report, const Review& review, std::ostream& out) {
   page += kStyle;
   page += "</style>\n</head>\n<body>\n<h1>neardup review: ";
   page += pairs_mode ? std::to_string(report.pairs.size()) + " pairs" : std::to_string(report.clusters.size()) + " clusters";
-  page += "</h1>\n<p class=\"note\">Before deleting anything, check each group below. In a cluster, the "
-          "document marked <em>kept</em> is the one the <code>--keep</code> rule keeps; the others are its "
-          "near-duplicates.</p>\n";
+  page += pairs_mode ? "</h1>\n<p class=\"note\">Each pair below shows its first document, then the second with "
+                       "its similarity and its word diff against the first.</p>\n"
+                     : "</h1>\n<p class=\"note\">Before deleting anything, check each cluster below. The document "
+                       "marked <em>kept</em> is the one the <code>--keep</code> rule keeps; the others are its "
+                       "near-duplicates, most similar first.</p>\n";
   AppendFactTables(report, &page);
   AppendCharts(p, data["similarity"].get<std::string>(), similarities, &page);
   AppendGroupsIntro(p, review, &page);

@@ -7,7 +7,9 @@
 #  2. A generated report of 10,000 clusters, opened as PAGE#all, renders all
 #     of them within the time budget; opened plainly, it renders the first
 #     chunk only (lazy rendering).
-#  3. Pairs mode renders each pair.
+#     An exact copy gets no word diff, only a note; each cluster has its
+#     kept document tagged.
+#  3. Pairs mode renders each pair, with no "kept" tag and no --keep.
 #  4. The Content-Security-Policy allows the page's own script and style by
 #     their hashes only: no violation as written; a one-space change to the
 #     script keeps it from running, one to the style is refused.
@@ -50,6 +52,7 @@ for c in 1 2 3; do
   printf '%s\n' "$base" | sed 's/ w1[0-9]* / changed /' > "$tmp/docs/c$c-near.txt"
   printf 'extra words first %s\n' "$base" > "$tmp/docs/c$c-more <&'>.txt"
 done
+printf '%s\n' "$(words 1 300)" > "$tmp/docs/c1-copy.txt"  # a copy of c1-kept: no word diff
 (cd "$tmp" && "$bin" scan --mode clusters -f html -o small.html docs)
 check "scan writes the page" test -s "$tmp/small.html"
 dump "file://$tmp/small.html#all" "$tmp/small.dom"
@@ -60,6 +63,9 @@ check "diffs have <del>" grep -q '<del>' "$tmp/small.dom"
 check "diffs have <ins>" grep -q '<ins>' "$tmp/small.dom"
 check "names escaped, shown as text" grep -q 'c1-more &lt;&amp;'"'"'&gt;.txt' "$tmp/small.dom"
 check "histogram and S-curve" grep -q 'id="scurve"' "$tmp/small.dom"
+check "6 word diffs: none for the copy" test "$(count '<details' "$tmp/small.dom")" = 6
+check "the copy is said to be one" test "$(count '<span class="note">no diff: the same words (a copy)</span>' "$tmp/small.dom")" = 1
+check "clusters mode: 3 kept tags" test "$(count 'class="tag">kept<' "$tmp/small.dom")" = 3
 
 # --- 2: 10,000 clusters -------------------------------------------------------
 mkdir -p "$tmp/big"
@@ -84,6 +90,9 @@ dump "file://$tmp/pairs.html#all" "$tmp/pairs.dom"
 pairs=$(cd "$tmp" && "$bin" scan docs | wc -l)
 check "pairs mode: every pair rendered ($pairs)" test "$(count '<section class="group"' "$tmp/pairs.dom")" = "$pairs"
 check "pairs mode: no script errors" test "$(count 'data-errors' "$tmp/pairs.dom")" = 0
+check "pairs mode: no kept tag" test "$(count 'class="tag">kept<' "$tmp/pairs.dom")" = 0
+check "pairs mode: no --keep" test "$(count '[-]-keep' "$tmp/pairs.dom")" = 0
+check "pairs mode: diffs against the first document" grep -q 'word diff against the first document' "$tmp/pairs.dom"
 # --- 4: the Content-Security-Policy ------------------------------------------
 # The page allows its own script and style by their SHA-256 hashes, never
 # 'unsafe-inline': the same script changed by one space does not run.

@@ -2,6 +2,7 @@
 // exit status of a run that lost JSONL lines. Each test runs the real binary.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -176,6 +177,71 @@ TEST(HtmlFormatTest, PageIsSelfContainedAndEscapesNames) {
   };
   EXPECT_NE(page.find("script-src '" + CspHashSource(between("<script>", "</script>")) + "'"), std::string::npos);
   EXPECT_NE(page.find("style-src '" + CspHashSource(between("<style>", "</style>")) + "'"), std::string::npos);
+}
+
+// The histogram's SVG in `page`, and each bar's height and count (from its
+// <title>, "0.800–0.810: 3").
+struct Bar {
+  double height = 0;
+  int count = 0;
+};
+std::vector<Bar> HistogramBars(const std::string& svg) {
+  std::vector<Bar> bars;
+  for (size_t at = svg.find("<rect class=\"bar\""); at != std::string::npos;
+       at = svg.find("<rect class=\"bar\"", at + 1)) {
+    Bar bar;
+    const size_t h = svg.find("height=\"", at) + 8;
+    bar.height = std::stod(svg.substr(h, svg.find('"', h) - h));
+    const size_t colon = svg.find(": ", svg.find("<title>", at)) + 2;
+    bar.count = std::stoi(svg.substr(colon, svg.find('<', colon) - colon));
+    bars.push_back(bar);
+  }
+  return bars;
+}
+
+TEST(HtmlFormatTest, HistogramTicksAreTenthsAndASmallBarStaysVisible) {
+  TempDir dir;
+  // 25 copies (300 pairs at 1) and one near copy (pairs near 0.9).
+  std::vector<std::string> w = RandomWords(300, 31);
+  for (int i = 0; i < 25; ++i) WriteFile(dir / ("docs/copy" + std::to_string(100 + i) + ".txt"), Join(w));
+  w[150] = "changed";
+  WriteFile(dir / "docs/near.txt", Join(w));
+  const RunResult r = RunIn(dir, {kBin, "scan", "-f", "html", "-o", "page.html", "docs"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string page = testing::ReadFile(dir / "page.html");
+  const size_t from = page.find("<svg class=\"chart\" id=\"histogram\"");
+  ASSERT_NE(from, std::string::npos);
+  const std::string svg = page.substr(from, page.find("</svg>", from) - from);
+  // Ticks at 0.8, 0.9 and 1.0 (the threshold is 0.8), none at odd values.
+  for (const char* tick : {">0.8</text>", ">0.9</text>", ">1.0</text>"}) {
+    EXPECT_NE(svg.find(tick), std::string::npos) << tick << "\n" << svg;
+  }
+  EXPECT_EQ(svg.find(">0.81</text>"), std::string::npos);
+  EXPECT_EQ(svg.find(">1.00</text>"), std::string::npos);
+  const std::vector<Bar> bars = HistogramBars(svg);
+  ASSERT_EQ(bars.size(), 20u);
+  int top = 0, smallest = 1 << 30;
+  double tallest = 0;
+  for (const Bar& bar : bars) {
+    if (bar.count == 0) {
+      EXPECT_EQ(bar.height, 0);
+      continue;
+    }
+    top = std::max(top, bar.count);
+    smallest = std::min(smallest, bar.count);
+    tallest = std::max(tallest, bar.height);
+  }
+  EXPECT_EQ(top, 300);
+  EXPECT_LE(smallest, 25);
+  // Every non-empty bar is at least a tenth as tall as the tallest.
+  for (const Bar& bar : bars) {
+    if (bar.count > 0) {
+      EXPECT_GE(bar.height, tallest / 10) << bar.count;
+    }
+  }
+  // Pairs mode says nothing of a kept document or --keep.
+  EXPECT_EQ(page.find("--keep"), std::string::npos);
+  EXPECT_EQ(page.find("<em>kept</em>"), std::string::npos);
 }
 
 TEST(HtmlFormatTest, DuplicatesModeIsAUsageError) {

@@ -68,9 +68,14 @@ TEST(ReviewTest, PairsHaveTheirSimilarityAndAFoldedDiff) {
     ASSERT_EQ(g.members.size(), 1u);
     EXPECT_EQ(g.members[0].doc, pair.b);
     EXPECT_DOUBLE_EQ(g.members[0].similarity, pair.jaccard);
-    ASSERT_TRUE(g.members[0].diff.has_value());
-    EXPECT_TRUE(g.members[0].note.empty());
     EXPECT_FALSE(g.members[0].capped);
+    if (pair.jaccard == 1.0) {  // a.txt and c.txt, copies: nothing to show
+      EXPECT_FALSE(g.members[0].diff.has_value());
+      EXPECT_EQ(g.members[0].note, "no diff: the same words (a copy)");
+    } else {
+      ASSERT_TRUE(g.members[0].diff.has_value());
+      EXPECT_TRUE(g.members[0].note.empty());
+    }
   }
   // a.txt and b.txt: two replaced words between folded unchanged stretches.
   const std::vector<FoldedRun>& diff = *review.groups[0].members[0].diff;
@@ -103,10 +108,42 @@ TEST(ReviewTest, ClusterMemberThatCannotBeReadAgainHasANoteAndNoSimilarity) {
       EXPECT_LT(m.similarity, 0);
       EXPECT_EQ(m.note, "no diff: " + (dir / "b.txt") + ": Permission denied");
     } else {
-      ASSERT_TRUE(m.diff.has_value());
+      EXPECT_FALSE(m.diff.has_value());
+      EXPECT_EQ(m.note, "no diff: the same words (a copy)");
       EXPECT_DOUBLE_EQ(m.similarity, 1.0);  // a copy
     }
   }
+  // Most similar first, an unknown similarity last.
+  EXPECT_EQ(report.docs[g.members.back().doc].name, dir / "b.txt");
+}
+
+TEST(ReviewTest, ClusterMembersComeMostSimilarToTheKeptFirst) {
+  TempDir dir;
+  std::vector<std::string> w = RandomWords(300, 5);
+  WriteFile(dir / "a.txt", Join(w));
+  for (const char* name : {"b.txt", "c.txt", "d.txt"}) {
+    // b: 3 words changed, c: 1, d: 2; by name b, c, d, by similarity c, d, b.
+    const int changes = name[0] == 'b' ? 3 : name[0] == 'c' ? 1 : 2;
+    std::vector<std::string> v = w;
+    for (int k = 0; k < changes; ++k) v[static_cast<size_t>(50 + 80 * k)] = "changed" + std::to_string(k);
+    WriteFile(dir / name, Join(v));
+  }
+  Options o;
+  o.paths = {dir.path()};
+  o.mode = Mode::kClusters;
+  const Report report = Scan(o);
+  ASSERT_EQ(report.clusters.size(), 1u);
+  const Review review = BuildReview(report, o, 20000);
+  ASSERT_EQ(review.groups.size(), 1u);
+  const ReviewGroup& g = review.groups[0];
+  EXPECT_EQ(report.docs[g.keep].name, dir / "a.txt");
+  ASSERT_EQ(g.members.size(), 3u);
+  std::vector<std::string> names;
+  for (const ReviewMember& m : g.members) names.push_back(report.docs[m.doc].name);
+  EXPECT_EQ(names, (std::vector<std::string>{dir / "c.txt", dir / "d.txt", dir / "b.txt"}));
+  EXPECT_GT(g.members[0].similarity, g.members[1].similarity);
+  EXPECT_GT(g.members[1].similarity, g.members[2].similarity);
+  for (const ReviewMember& m : g.members) EXPECT_TRUE(m.diff.has_value());
 }
 
 TEST(ReviewTest, ClustersComeLargestFirstAndJsonlInputReadsNothing) {
