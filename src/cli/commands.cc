@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -156,9 +157,44 @@ Status ReadPathLists(const CliOptions& cli, std::vector<std::string>* out) {
 
 namespace {
 
+// The kind of a problem with one line of a JSONL file: "PATH:LINE: missing
+// key "text" (keys: ...)" is of kind `missing key "text"`; "" for a problem
+// with no line number.
+std::string LineProblemKind(const std::string& message) {
+  for (size_t at = message.find(": "); at != std::string::npos; at = message.find(": ", at + 1)) {
+    size_t digits = at;
+    while (digits > 0 && message[digits - 1] >= '0' && message[digits - 1] <= '9') --digits;
+    if (digits == at || digits == 0 || message[digits - 1] != ':') continue;
+    const std::string rest = message.substr(at + 2);
+    return rest.substr(0, rest.find(" ("));
+  }
+  return "";
+}
+
+// The problems as warnings. Below -v, at most kShownPerKind lines of one kind
+// of JSONL line problem, then one line with the count of the others.
+void LogProblems(const std::vector<Status>& problems, int verbosity) {
+  constexpr uint64_t kShownPerKind = 5;
+  std::vector<std::pair<std::string, uint64_t>> kinds;  // in order of first appearance
+  for (const Status& p : problems) {
+    const std::string kind = verbosity > 0 ? "" : LineProblemKind(p.message());
+    if (!kind.empty()) {
+      auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
+      if (it == kinds.end()) it = kinds.insert(kinds.end(), {kind, 0});
+      if (++it->second > kShownPerKind) continue;
+    }
+    spdlog::warn("{}", p.message());
+  }
+  for (const auto& [kind, count] : kinds) {
+    if (count <= kShownPerKind) continue;
+    const uint64_t more = count - kShownPerKind;
+    spdlog::warn("{} more {} with: {} (-v lists them all)", more, more == 1 ? "line" : "lines", kind);
+  }
+}
+
 // The problems and notices of a run as warnings; its parameters at -v.
-void LogWhatTheRunMet(const Report& report) {
-  for (const Status& p : report.problems) spdlog::warn("{}", p.message());
+void LogWhatTheRunMet(const Report& report, int verbosity) {
+  LogProblems(report.problems, verbosity);
   for (const std::string& n : report.notices) spdlog::warn("{}", n);
   if (report.stats.special > 0) {
     spdlog::info("{} special files (fifos, sockets, devices) found while walking were not read",
@@ -203,7 +239,7 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
     return ExitCode::kError;
   }
   const Report& report = *result;
-  LogWhatTheRunMet(report);
+  LogWhatTheRunMet(report, cli.verbosity);
 
   if (cli.format == OutputFormat::kHtml) {
     // The review page reads the documents shown again, for their word diffs.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <new>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -167,6 +168,48 @@ Status BuildOutcome(const Run& run, const FoundPairs& found, const Verified& ver
   return Status::Ok();
 }
 
+// Invalid UTF-8 sequences above which the run names --encoding latin1.
+constexpr uint64_t kManyInvalidUtf8 = 100;
+
+bool LooksLikeJsonl(std::string_view name) {
+  for (const std::string_view end : {".jsonl", ".jsonl.gz", ".jsonl.zst", ".ndjson", ".ndjson.gz", ".ndjson.zst"}) {
+    if (name.size() > end.size() && name.ends_with(end)) return true;
+  }
+  return false;
+}
+
+// Advice on what the run read, before it misleads: JSON lines read as plain
+// text, Latin-1 read as UTF-8, an input with no document at all.
+void AddHints(const Options& o, Report* report) {
+  const Stats& st = report->stats;
+  if (o.input == InputFormat::kText) {
+    uint64_t jsonl = 0;
+    const DocEntry* first = nullptr;
+    for (const DocEntry& d : report->docs) {
+      if (!LooksLikeJsonl(d.name)) continue;
+      if (first == nullptr) first = &d;
+      ++jsonl;
+    }
+    if (first != nullptr) {
+      report->notices.push_back(first->name + (jsonl > 1 ? " (and " + std::to_string(jsonl - 1) + " more)" : "") +
+                                " read as one text document each: add --input jsonl to read each line as a document");
+    }
+  }
+  if (st.invalid_utf8 > kManyInvalidUtf8 && o.encoding == Encoding::kUtf8) {
+    report->notices.push_back(std::to_string(st.invalid_utf8) +
+                              " invalid UTF-8 sequences replaced: if the files are Latin-1 (or Windows-1252), "
+                              "--encoding latin1 reads them as such");
+  }
+  if (st.documents == 0) {
+    std::string why;
+    if (st.empty + st.skipped() + st.unreadable + st.malformed_lines > 0) {
+      why = " (" + std::to_string(st.empty) + " empty, " + std::to_string(st.skipped()) + " skipped, " +
+            std::to_string(st.unreadable) + " unreadable, " + std::to_string(st.malformed_lines) + " malformed lines)";
+    }
+    report->notices.push_back("no document to compare: nothing with words was read from the given paths" + why);
+  }
+}
+
 }  // namespace
 
 Result<Report> ReportPhase(const Run& run, SignedInputs inputs, FoundPairs found) {
@@ -203,6 +246,7 @@ Result<Report> ReportPhase(const Run& run, SignedInputs inputs, FoundPairs found
   report.notices.insert(report.notices.begin(), inputs.walk_notices.begin(), inputs.walk_notices.end());
   report.problems =
       TallyProblems(inputs.walk, std::move(inputs.walk_errors), std::move(corpus.problems), &report.stats);
+  AddHints(o, &report);
   report.stats.seconds = run.seconds();
   run.Tick(Stage::kDone);
   return report;

@@ -80,5 +80,59 @@ TEST(SuggestionsTest, HelpAndVersionAsWordsAndMinusV) {
   }
 }
 
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(HintsTest, AJsonlFileReadAsTextNamesInputJsonl) {
+  TempDir dir;
+  const std::string line = "{\"text\": \"" + testing::Join(testing::RandomWords(50, 3)) + "\"}\n";
+  for (const char* name : {"a.jsonl", "b.ndjson"}) WriteFile(dir / name, line + line);
+  const RunResult r = Neardup(dir, {"scan", dir.path()});
+  EXPECT_EQ(Count(r.err, "--input jsonl"), 1u) << r.err;
+  EXPECT_NE(r.err.find(dir / "a.jsonl"), std::string::npos) << r.err;
+  const RunResult jsonl = Neardup(dir, {"scan", "--input", "jsonl", dir.path()});
+  EXPECT_EQ(jsonl.err.find("add --input jsonl"), std::string::npos) << jsonl.err;
+}
+
+TEST(HintsTest, JsonlWarningsOfOneKindAreCappedAndNameTheKeysALineHas) {
+  TempDir dir;
+  std::string lines;
+  for (int i = 0; i < 40; ++i) lines += "{\"body\": \"words " + std::to_string(i) + "\", \"id\": " + std::to_string(i) + "}\n";
+  lines += "not json\n";
+  WriteFile(dir / "c.jsonl", lines);
+  const RunResult r = Neardup(dir, {"scan", "--input", "jsonl", dir / "c.jsonl"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(Count(r.err, "missing key \"text\" (keys: \"body\", \"id\")"), 5u) << r.err;
+  EXPECT_NE(r.err.find("neardup: 35 more lines with: missing key \"text\""), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(":41: not a JSON object"), std::string::npos) << r.err;
+  // -v lists them all.
+  const RunResult all = Neardup(dir, {"scan", "-v", "--input", "jsonl", dir / "c.jsonl"});
+  EXPECT_EQ(Count(all.err, "missing key \"text\""), 40u) << all.err;
+}
+
+TEST(HintsTest, ManyInvalidUtf8SequencesNameEncodingLatin1) {
+  TempDir dir;
+  std::string latin1;
+  for (int i = 0; i < 150; ++i) latin1 += "caf\xe9 na\xefve " + std::to_string(i) + " ";
+  WriteFile(dir / "mail.txt", latin1);
+  const RunResult r = Neardup(dir, {"scan", dir / "mail.txt"});
+  EXPECT_NE(r.err.find("300 invalid UTF-8 sequences replaced"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--encoding latin1"), std::string::npos) << r.err;
+  const RunResult few = Neardup(dir, {"scan", "--encoding", "latin1", dir / "mail.txt"});
+  EXPECT_EQ(few.err.find("--encoding latin1"), std::string::npos) << few.err;
+}
+
+TEST(HintsTest, AnEmptyInputSaysSo) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "empty");
+  const RunResult r = Neardup(dir, {"scan", dir / "empty"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("neardup: no document to compare"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace neardup
