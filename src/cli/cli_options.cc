@@ -436,6 +436,7 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
 
   Status status = given.Apply(c);
   if (c.verbosity < 0) c.progress = false;  // -q: errors only, no progress line
+  c.scan.name_skipped = c.verbosity > 0;  // -v names each skipped file
   if (status.ok() && (c.command == Command::kScan || stage != nullptr)) {
     status = CheckScanOptions(given, c, &parsed.warnings);
     // --mode duplicates without -f: the bare paths, for xargs; with -f, one

@@ -195,6 +195,7 @@ void LogProblems(const std::vector<Status>& problems, int verbosity) {
 // The problems and notices of a run as warnings; its parameters at -v.
 void LogWhatTheRunMet(const Report& report, int verbosity) {
   LogProblems(report.problems, verbosity);
+  for (const std::string& s : report.skipped) spdlog::info("skipped {}", s);
   for (const std::string& n : report.notices) spdlog::warn("{}", n);
   if (report.stats.special > 0) {
     spdlog::info("{} special files (fifos, sockets, devices) found while walking were not read",

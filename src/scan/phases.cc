@@ -82,6 +82,7 @@ Result<SignedInputs> SignInputs(const Run& run, WalkedInputs walked, IdScope ids
   out.walk = walked.walked.counts;
   out.walk_errors = std::move(walked.walked.errors);
   out.walk_notices = std::move(walked.walked.notices);
+  out.walk_skipped = std::move(walked.walked.skipped);
   const size_t n_files = walked.walked.files.size();
   Workers signing = run.workers();
   if (run.Watched()) signing.tick = [&] { run.Tick(Stage::kReading, n_files); };
@@ -210,6 +211,19 @@ void AddHints(const Options& o, Report* report) {
   }
 }
 
+// With Options::name_skipped: what the walk skipped and the documents read
+// and left out (binary, under --min-words), "PATH: why", sorted.
+std::vector<std::string> NamedSkipped(const Options& o, const std::vector<DocRecord>& docs,
+                                      std::vector<std::string> walked) {
+  if (!o.name_skipped) return {};
+  for (const DocRecord& d : docs) {
+    if (d.kind == DocKind::kBinary) walked.push_back(d.name + ": binary");
+    if (d.kind == DocKind::kTooShort) walked.push_back(d.name + ": under --min-words");
+  }
+  std::sort(walked.begin(), walked.end());
+  return walked;
+}
+
 }  // namespace
 
 Result<Report> ReportPhase(const Run& run, SignedInputs inputs, FoundPairs found) {
@@ -241,6 +255,7 @@ Result<Report> ReportPhase(const Run& run, SignedInputs inputs, FoundPairs found
     corpus.problems.push_back({.file = r.file, .line = r.line, .status = status});
   }
   report.stats.exact_duplicates = found.groups.copies();
+  report.skipped = NamedSkipped(o, corpus.table.docs, std::move(inputs.walk_skipped));
   report.docs = Entries(std::move(corpus.table.docs), origins);
   if (Status s = BuildOutcome(run, found, *verified, inputs.signed_now, &report); !s.ok()) return s;
   report.notices.insert(report.notices.begin(), inputs.walk_notices.begin(), inputs.walk_notices.end());

@@ -134,5 +134,31 @@ TEST(HintsTest, AnEmptyInputSaysSo) {
   EXPECT_NE(r.err.find("neardup: no document to compare"), std::string::npos) << r.err;
 }
 
+TEST(HintsTest, VerboseNamesEachSkippedFileAndWhy) {
+  TempDir dir;
+  const std::string words = testing::Join(testing::RandomWords(40, 5));
+  WriteFile(dir / "in/a.txt", words);
+  WriteFile(dir / "in/.hidden.txt", words);
+  WriteFile(dir / "in/big.txt", words + " " + words + " " + words);
+  WriteFile(dir / "in/bin.dat", std::string("bin\0ary", 7));
+  WriteFile(dir / "in/sub/short.md", "one two");
+  WriteFile(dir / "in/skip.log", words);
+  const std::vector<std::string> args = {"scan", "--max-filesize", std::to_string(words.size() + 10), "--min-words",
+                                         "3", "-g", "!*.log", dir / "in"};
+  std::vector<std::string> verbose = args;
+  verbose.insert(verbose.begin() + 1, "-v");
+  const RunResult r = Neardup(dir, verbose);
+  for (const std::string& line :
+       {dir / "in/.hidden.txt: hidden", dir / "in/big.txt: over --max-filesize", dir / "in/bin.dat: binary",
+        dir / "in/sub/short.md: under --min-words", dir / "in/skip.log: excluded by --glob"}) {
+    EXPECT_NE(r.err.find("neardup: skipped " + line + "\n"), std::string::npos) << line << "\n" << r.err;
+  }
+  EXPECT_EQ(r.err.find(dir / "in/a.txt"), std::string::npos) << r.err;
+  // Without -v: counted only.
+  const RunResult quiet = Neardup(dir, args);
+  EXPECT_EQ(quiet.err.find("skipped " + dir.path()), std::string::npos) << quiet.err;
+  EXPECT_NE(quiet.err.find("1 binary"), std::string::npos) << quiet.err;
+}
+
 }  // namespace
 }  // namespace neardup
