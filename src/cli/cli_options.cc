@@ -386,9 +386,10 @@ Status CheckExplainOptions(const BoundOptions& given, const CliOptions& c) {
   const bool jsonl = c.scan.input == InputFormat::kJsonl;
   const size_t want = jsonl ? 3 : 2;
   if (c.explain_args.size() != want) {
-    const std::string got = std::to_string(c.explain_args.size());
-    return Status::InvalidArgument(jsonl ? std::string("explain --input jsonl needs FILE ID_A ID_B, got ").append(got).append(" arguments")
-                                         : std::string("explain needs two files A B, got ").append(got).append(" arguments"));
+    const size_t n = c.explain_args.size();
+    const std::string got = std::to_string(n) + (n == 1 ? " argument" : " arguments");
+    return Status::InvalidArgument(jsonl ? "explain --input jsonl needs FILE ID_A ID_B, got " + got
+                                         : "explain needs two files A B, got " + got);
   }
   if (!jsonl && c.explain_args[0] == "-" && c.explain_args[1] == "-") {
     return Status::InvalidArgument("explain: standard input ('-') can be only one of A and B");

@@ -102,22 +102,20 @@ Status ReadPathList(const std::string& file, char sep, std::vector<std::string>*
 
 std::string Summary(const Report& r) {
   const Stats& s = r.stats;
-  std::string line = std::to_string(s.documents) + " documents (" +
-                     std::to_string((s.bytes + 500000) / 1000000) + " MB), " + std::to_string(s.empty) +
-                     " empty, " + std::to_string(s.skipped()) + " skipped, " + std::to_string(s.unreadable) +
-                     " unreadable";
-  if (s.exact_duplicates > 0) line += ", " + std::to_string(s.exact_duplicates) + " exact copies";
-  if (s.malformed_lines > 0) line += ", " + std::to_string(s.malformed_lines) + " malformed lines";
+  std::string line = Counted(s.documents, "document") + " (" + ShownSize(s.bytes) + "), " +
+                     std::to_string(s.empty) + " empty, " + std::to_string(s.skipped()) + " skipped, " +
+                     std::to_string(s.unreadable) + " unreadable";
+  if (s.exact_duplicates > 0) line += ", " + Counted(s.exact_duplicates, "exact copy", "exact copies");
+  if (s.malformed_lines > 0) line += ", " + Counted(s.malformed_lines, "malformed line");
   if (s.duplicate_ids > 0) line += ", " + std::to_string(s.duplicate_ids) + " with an id not unique";
   if (s.invalid_utf8 > 0) line += ", " + std::to_string(s.invalid_utf8) + " invalid UTF-8 replaced";
   if (s.transcoded > 0) line += ", " + std::to_string(s.transcoded) + " transcoded from UTF-16";
-  line += "; " + std::to_string(s.candidates) + " candidate pairs, ";
+  line += "; " + Counted(s.candidates, "candidate pair") + ", ";
   if (r.params.mode == Mode::kPairs) {
-    line += std::to_string(r.pairs.size()) + " pairs reported";
+    line += Counted(r.pairs.size(), "pair") + " reported";
   } else {
-    line += std::to_string(r.clusters.size()) + " clusters of " + std::to_string(r.clustered()) + " documents, " +
-            std::to_string(r.removable.size()) + " removable (" +
-            std::to_string((r.removable_bytes() + 500000) / 1000000) + " MB)";
+    line += Counted(r.clusters.size(), "cluster") + " of " + Counted(r.clustered(), "document") + ", " +
+            std::to_string(r.removable.size()) + " removable (" + ShownSize(r.removable_bytes()) + ")";
   }
   if (r.index.used) {
     line += "; index: " + std::to_string(r.index.reused) + " reused, " + std::to_string(r.index.signed_now) +

@@ -3,9 +3,28 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <iterator>
 #include <string>
 
 namespace neardup::cli {
+
+std::string Counted(uint64_t n, const std::string& singular, const std::string& plural) {
+  return std::to_string(n) + " " + (n == 1 ? singular : plural.empty() ? singular + "s" : plural);
+}
+
+std::string ShownSize(uint64_t bytes) {
+  if (bytes < 1000) return Counted(bytes, "byte");
+  static const char* const kUnits[] = {"kB", "MB", "GB", "TB", "PB", "EB"};
+  double value = static_cast<double>(bytes) / 1000;
+  size_t unit = 0;
+  while (value >= 999.5 && unit + 1 < std::size(kUnits)) {
+    value /= 1000;
+    ++unit;
+  }
+  char shown[32];
+  std::snprintf(shown, sizeof shown, value < 99.95 ? "%.1f %s" : "%.0f %s", value, kUnits[unit]);
+  return shown;
+}
 
 void ProgressLine::Update(const Progress& p) {
   if (!enabled_ || p.stage == Stage::kDone) return;

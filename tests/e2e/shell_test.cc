@@ -160,5 +160,32 @@ TEST(HintsTest, VerboseNamesEachSkippedFileAndWhy) {
   EXPECT_NE(quiet.err.find("1 binary"), std::string::npos) << quiet.err;
 }
 
+TEST(GrammarTest, OneIsSingularAndSizesHaveAUnit) {
+  TempDir dir;
+  const std::string text = testing::Join(testing::RandomWords(500, 7));
+  WriteFile(dir / "d/a.txt", text);
+  WriteFile(dir / "d/b.txt", text);
+  const RunResult pairs = Neardup(dir, {"scan", dir / "d"});
+  ASSERT_EQ(pairs.exit_code, 0) << pairs.err;
+  char size[32];
+  std::snprintf(size, sizeof size, "%.1f kB", static_cast<double>(2 * text.size()) / 1000);
+  EXPECT_NE(pairs.err.find("neardup: 2 documents (" + std::string(size) + "), "), std::string::npos) << pairs.err;
+  EXPECT_NE(pairs.err.find(", 1 exact copy; 0 candidate pairs, 1 pair reported; "), std::string::npos) << pairs.err;
+  const RunResult clusters = Neardup(dir, {"scan", "--mode", "clusters", dir / "d"});
+  std::snprintf(size, sizeof size, "%.1f kB", static_cast<double>(text.size()) / 1000);
+  EXPECT_NE(clusters.err.find("1 cluster of 2 documents, 1 removable (" + std::string(size) + ")"), std::string::npos)
+      << clusters.err;
+  WriteFile(dir / "s/a.txt", "a few short words here");
+  WriteFile(dir / "s/b.txt", "a few short words here");
+  const RunResult small = Neardup(dir, {"scan", "--mode", "clusters", dir / "s"});
+  EXPECT_NE(small.err.find("2 documents (44 bytes)"), std::string::npos) << small.err;
+  EXPECT_NE(small.err.find("1 removable (22 bytes)"), std::string::npos) << small.err;
+  const RunResult one = Neardup(dir, {"scan", dir / "d/a.txt"});
+  EXPECT_NE(one.err.find("neardup: 1 document ("), std::string::npos) << one.err;
+  const RunResult explain = Neardup(dir, {"explain", dir / "d/a.txt"});
+  EXPECT_EQ(explain.exit_code, 2);
+  EXPECT_NE(explain.err.find("got 1 argument\n"), std::string::npos) << explain.err;
+}
+
 }  // namespace
 }  // namespace neardup
