@@ -43,6 +43,9 @@ struct Progress {
   uint64_t inputs_done = 0;   // files (or JSONL batches' files) finished
   uint64_t inputs_total = 0;  // files to read, when known
   uint64_t bytes = 0;         // bytes read so far
+  // Bytes to read, when known (regular uncompressed files, no --index: the
+  // reading stage's share done is bytes / bytes_total); else 0.
+  uint64_t bytes_total = 0;
   uint64_t documents = 0;     // documents signed so far
   double seconds = 0;         // since the start
 };

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <cstdlib>
@@ -100,7 +101,15 @@ Status ReadPathList(const std::string& file, char sep, std::vector<std::string>*
   return Status::Ok();
 }
 
-std::string Summary(const Report& r) {
+// The start of the process (static initialization runs before main).
+const std::chrono::steady_clock::time_point kProcessStart = std::chrono::steady_clock::now();
+
+double SecondsSinceStart() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - kProcessStart).count();
+}
+
+// The summary line; `seconds`: the whole run's.
+std::string Summary(const Report& r, double seconds) {
   const Stats& s = r.stats;
   std::string line = Counted(s.documents, "document") + " (" + ShownSize(s.bytes) + "), " +
                      std::to_string(s.empty) + " empty, " + std::to_string(s.skipped()) + " skipped, " +
@@ -122,7 +131,7 @@ std::string Summary(const Report& r) {
             " signed, " + std::to_string(r.index.removed) + " removed";
   }
   char secs[32];
-  std::snprintf(secs, sizeof secs, "; %.2f s", s.seconds);
+  std::snprintf(secs, sizeof secs, "; %.2f s", seconds);
   return line + secs;
 }
 
@@ -232,7 +241,8 @@ void RecordExit(const Options& options, const Report& report, ExitCode code, boo
 
 }  // namespace
 
-ExitCode WriteResults(const CliOptions& cli, const Options& options, const Result<Report>& result, Output& out) {
+ExitCode WriteResults(const CliOptions& cli, const Options& options, const Result<Report>& result, Output& out,
+                      ProgressLine* progress) {
   if (!result.ok()) {
     spdlog::error("{}", result.status().message());
     return ExitCode::kError;
@@ -240,6 +250,10 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
   const Report& report = *result;
   LogWhatTheRunMet(report, cli.verbosity);
 
+  if (progress != nullptr) {
+    progress->Show(cli.format == OutputFormat::kHtml ? "writing the review page (reading the documents shown again)"
+                                                     : "writing the output");
+  }
   if (cli.format == OutputFormat::kHtml) {
     // The review page reads the documents shown again, for their word diffs.
     WriteHtml(report, BuildReview(report, options), out.stream());
@@ -248,6 +262,7 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
   }
   Status written = report.pairs.status();
   if (Status s = out.Commit(); written.ok()) written = s;
+  if (progress != nullptr) progress->Clear();
   if (written.ok() && out.closed() && options.new_only) {
     // --new: what the reader did not take is reported again by the next run.
     written = Status::IoError("stdout: closed before the whole output was written (" + std::string(std::strerror(EPIPE)) +
@@ -259,7 +274,7 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
     return ExitCode::kError;
   }
   if (cli.verbosity >= 0) {
-    std::string line = "neardup: " + Summary(report);
+    std::string line = "neardup: " + Summary(report, SecondsSinceStart());
     const std::string detail = SkipDetail(report.stats);
     if (!detail.empty()) line += " (skipped: " + detail + ")";
     std::fprintf(stderr, "%s\n", line.c_str());
@@ -324,8 +339,8 @@ ExitCode RunScan(const CliOptions& cli) {
     return ExitCode::kError;
   }
 
-  const bool show_progress = cli.progress.value_or(::isatty(STDERR_FILENO) != 0);
-  ProgressLine progress(show_progress);
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  ProgressLine progress(cli.progress.value_or(terminal), terminal);
   RunContext ctx;
   Stage last_stage = Stage::kWalking;
   ctx.progress = [&progress, &last_stage](const Progress& p) {
@@ -339,7 +354,7 @@ ExitCode RunScan(const CliOptions& cli) {
   };
   Result<Report> result = FindDuplicates(options, ctx);
   progress.Clear();
-  return WriteResults(cli, options, result, **out);
+  return WriteResults(cli, options, result, **out, &progress);
 }
 
 ExitCode RunParams(const Options& options, std::ostream& out) {

@@ -46,6 +46,17 @@ Status ForgetLeftOut(const Run& run, const SignedCorpus& corpus,
 
 }  // namespace
 
+// The bytes of `files` when all are regular uncompressed files (what
+// reading them counts), else 0: unknown.
+uint64_t BytesToRead(const std::vector<InputFile>& files) {
+  uint64_t total = 0;
+  for (const InputFile& f : files) {
+    if (f.identity.stream || f.path.ends_with(".gz") || f.path.ends_with(".zst")) return 0;
+    total += f.size;
+  }
+  return total;
+}
+
 Result<WalkedInputs> WalkInputs(const Run& run) {
   const Options& o = run.options();
   WalkedInputs out;
@@ -85,7 +96,10 @@ Result<SignedInputs> SignInputs(const Run& run, WalkedInputs walked, IdScope ids
   out.walk_skipped = std::move(walked.walked.skipped);
   const size_t n_files = walked.walked.files.size();
   Workers signing = run.workers();
-  if (run.Watched()) signing.tick = [&] { run.Tick(Stage::kReading, n_files); };
+  if (run.Watched()) {
+    const uint64_t bytes_total = walked.index == nullptr ? BytesToRead(walked.walked.files) : 0;
+    signing.tick = [&run, n_files, bytes_total] { run.Tick(Stage::kReading, n_files, bytes_total); };
+  }
   const SignContext ctx = run.Signing(signing);
   if (walked.index == nullptr) {
     out.corpus = ids == IdScope::kRun ? Sign(ctx, std::move(walked.walked.files))
@@ -241,8 +255,12 @@ Result<Report> ReportPhase(const Run& run, SignedInputs inputs, FoundPairs found
   report.stats.candidates = found.candidates.visited;
   if (run.Cancelled()) return Status::Cancelled("interrupted");
 
+  // Ticks while documents are read again: the time shown keeps moving.
+  Workers verifying = run.workers();
+  if (run.Watched() && run.rereads()) verifying.tick = [&run] { run.Tick(Stage::kVerifying); };
   if (run.rereads()) run.Tick(Stage::kVerifying);
-  Result<Verified> verified = VerifyCandidates(run.Verifying(), corpus, &found.groups, std::move(found.candidates));
+  Result<Verified> verified =
+      VerifyCandidates(run.Verifying(verifying), corpus, &found.groups, std::move(found.candidates));
   if (!verified.ok()) return verified.status();
   // No signature is read past verification but by --cluster-by keep, which
   // reads them back in: the borrowed pages need not stay resident.

@@ -77,7 +77,7 @@ Confirmer::Confirmer(const Options& options, const MinHasher& minhasher, FileSys
 Confirmer::~Confirmer() = default;
 
 Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<std::vector<DocId>>& groups,
-                      const std::vector<char>& want_set, const std::atomic<bool>* cancel, ConfirmedGroups* out) {
+                      const std::vector<char>& want_set, const Workers& workers, ConfirmedGroups* out) {
   reads_.clear();
   for (size_t g = 0; g < groups.size(); ++g) {
     for (size_t k = 0; k < groups[g].size(); ++k) {
@@ -88,13 +88,13 @@ Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<s
       reads_.push_back(std::move(r));
     }
   }
-  if (Status s = ReadAll(origins, cancel); !s.ok()) return s;
+  if (Status s = ReadAll(origins, workers); !s.ok()) return s;
   if (Status s = Judge(origins, groups.size(), out); !s.ok()) return s;
   return CollectSets(want_set, out);
 }
 
-Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const std::atomic<bool>* cancel) {
-  auto cancelled = [cancel] { return cancel != nullptr && cancel->load(); };
+Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const Workers& run_workers) {
+  auto cancelled = [&run_workers] { return run_workers.Cancelled(); };
   // Jobs: a text document each; a JSONL file each, with its wanted lines.
   std::vector<std::vector<size_t>> jobs;
   if (options_.input == InputFormat::kText) {
@@ -122,7 +122,7 @@ Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const std::atom
   // One reader per worker, made on its first job.
   std::vector<std::unique_ptr<DocumentReader>> text_readers(static_cast<size_t>(threads_));
   std::vector<std::unique_ptr<JsonlDocReader>> parsers(static_cast<size_t>(threads_));
-  Workers workers{.threads = threads_, .tick = {}, .cancel = cancel};
+  Workers workers{.threads = threads_, .tick = run_workers.tick, .cancel = run_workers.cancel};
   ParallelFor(workers, jobs.size(), [&](int worker, size_t j) {
     const size_t w = static_cast<size_t>(worker);
     Spool& spool = *spools_[w];

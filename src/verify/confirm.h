@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "base/parallel.h"
 #include "walk/walk.h"
 #include "text/document_source.h"
 #include "walk/file_system.h"
@@ -76,11 +77,11 @@ class Confirmer {
   // Reads and compares every member of `groups` (ascending DocIds, each
   // group non-empty). `want_set[g]`: also build group g's shingle set.
   // Returns IoError when a temporary file cannot be written (nothing is then
-  // confirmed), Cancelled when `cancel` was set; per-document problems are
+  // confirmed), Cancelled when the workers' cancel was set (their tick
+  // is called meanwhile); per-document problems are
   // results (ConfirmedGroups::left_out), not errors.
   [[nodiscard]] Status Run(const std::vector<DocOrigin>& origins, const std::vector<std::vector<DocId>>& groups,
-                           const std::vector<char>& want_set, const std::atomic<bool>* cancel,
-                           ConfirmedGroups* out);
+                           const std::vector<char>& want_set, const Workers& workers, ConfirmedGroups* out);
 
   // The Jaccard similarity of the references of two confirmed groups over
   // their shingles as text, with no hash involved: for a pair whose hashed
@@ -92,7 +93,7 @@ class Confirmer {
  private:
   struct Spool;
   struct Read;
-  [[nodiscard]] Status ReadAll(const std::vector<DocOrigin>& origins, const std::atomic<bool>* cancel);
+  [[nodiscard]] Status ReadAll(const std::vector<DocOrigin>& origins, const Workers& workers);
   void ReadTextDoc(const std::vector<DocOrigin>& origins, size_t i, size_t w, DocumentReader& reader);
   void ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::vector<size_t>& wanted, size_t w,
                      JsonlDocReader& parser);

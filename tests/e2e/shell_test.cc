@@ -1,9 +1,18 @@
 // At home in the shell (#27): the real binary's suggestions, hints, grammar
 // and progress, as a user at a terminal meets them.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <thread>
 
 #include "test_util.h"
 
@@ -185,6 +194,139 @@ TEST(GrammarTest, OneIsSingularAndSizesHaveAUnit) {
   const RunResult explain = Neardup(dir, {"explain", dir / "d/a.txt"});
   EXPECT_EQ(explain.exit_code, 2);
   EXPECT_NE(explain.err.find("got 1 argument\n"), std::string::npos) << explain.err;
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+extern "C" char** environ;
+
+// Starts `argv` with stdin from /dev/null and stdout, stderr into `log`;
+// returns its pid.
+pid_t Start(const std::vector<std::string>& argv, const std::string& log) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  std::vector<char*> raw;
+  for (const std::string& a : argv) raw.push_back(const_cast<char*>(a.c_str()));
+  raw.push_back(nullptr);
+  pid_t pid = -1;
+  if (posix_spawnp(&pid, raw[0], &actions, nullptr, raw.data(), environ) != 0) pid = -1;
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
+// Waits until `path` holds `what` (at most a minute: the run is blocked on
+// a FIFO the test holds, so it comes at once on any machine).
+bool WaitFor(const std::string& path, const std::string& what) {
+  for (int i = 0; i < 600; ++i) {
+    if (Slurp(path).find(what) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+// A scan of a.txt then the FIFO `fifo` (read as a stream), with one worker:
+// it stays in its reading stage, one of two inputs read, until the FIFO is
+// written and closed.
+struct BlockedScan {
+  TempDir dir;
+  std::string fifo = dir / "z.fifo";
+  std::vector<std::string> Args(const std::string& output) {
+    WriteFile(dir / "a.txt", testing::Join(testing::RandomWords(300, 11)));
+    EXPECT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    return {kBin, "scan", "-j", "1", dir / "a.txt", fifo, "-o", output};
+  }
+  // Opens the FIFO (the run is reading it), writes a document and closes it.
+  void Release(int fd) {
+    const std::string text = testing::Join(testing::RandomWords(300, 12));
+    EXPECT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+    ::close(fd);
+  }
+};
+
+TEST(ProgressTest, OnATerminalTheReadingLineShowsTheShareAndTimeLeft) {
+  BlockedScan scan;
+  const std::vector<std::string> args = scan.Args(scan.dir / "out.jsonl");
+  std::string command;
+  for (const std::string& a : args) command += "'" + a + "' ";
+  const std::string typescript = scan.dir / "typescript";
+  // script(1) runs neardup on a pseudo-terminal: stderr is a terminal.
+  const pid_t pid = Start({"script", "-qfec", command, typescript}, scan.dir / "script.log");
+  ASSERT_GT(pid, 0);
+  const int fd = ::open(scan.fifo.c_str(), O_WRONLY);  // waits for neardup to open it
+  ASSERT_GE(fd, 0);
+  // a.txt is read: 1 of 2 inputs; after a second in the stage, the time left.
+  const bool shown = WaitFor(typescript, "s left\033[K");
+  scan.Release(fd);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  const std::string screen = Slurp(typescript);
+  ASSERT_TRUE(shown) << screen;
+  EXPECT_NE(screen.find("\rneardup: reading 50% (1/2 files, "), std::string::npos) << screen;
+  EXPECT_NE(screen.find("\rneardup: writing the output\033[K"), std::string::npos) << screen;
+  // Cleared before the summary, which counts the whole run.
+  EXPECT_NE(screen.find("\r\033[Kneardup: 2 documents ("), std::string::npos) << screen;
+}
+
+TEST(ProgressTest, IntoAFileProgressIsPlainLinesEveryFiveSeconds) {
+  BlockedScan scan;
+  std::vector<std::string> args = scan.Args(scan.dir / "out.jsonl");
+  args.insert(args.begin() + 2, "--progress");
+  const std::string log = scan.dir / "progress.log";
+  const pid_t pid = Start(args, log);
+  ASSERT_GT(pid, 0);
+  const int fd = ::open(scan.fifo.c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0);
+  const bool shown = WaitFor(log, "neardup: walking");
+  // Six seconds of reading: one more line (at 5 s), not thirty.
+  std::this_thread::sleep_for(std::chrono::seconds(6));
+  scan.Release(fd);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  const std::string text = Slurp(log);
+  ASSERT_TRUE(shown) << text;
+  EXPECT_EQ(text.find_first_of("\r\033"), std::string::npos) << text;
+  EXPECT_GE(Count(text, "neardup: reading "), 1u) << text;
+  EXPECT_LE(Count(text, "\n"), 4u) << text;  // walking, reading, the summary (and one more at most)
+  EXPECT_NE(text.find("neardup: reading 50% (1/2 files, "), std::string::npos) << text;
+  EXPECT_NE(text.find("\nneardup: 2 documents ("), std::string::npos) << text;
+}
+
+TEST(ProgressTest, TheSummaryTimeCoversTheWholeRunWithItsOutput) {
+  TempDir dir;
+  const std::string text = testing::Join(testing::RandomWords(300, 13));
+  WriteFile(dir / "d/a.txt", text);
+  WriteFile(dir / "d/b.txt", text);
+  // -o a FIFO: the output waits for its reader, whom the test keeps waiting.
+  const std::string out = dir / "out.fifo";
+  ASSERT_EQ(::mkfifo(out.c_str(), 0600), 0);
+  const std::string log = dir / "stderr.log";
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = Start({kBin, "scan", dir / "d", "-o", out}, log);
+  ASSERT_GT(pid, 0);
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  const int fd = ::open(out.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  char buf[4096];
+  while (::read(fd, buf, sizeof buf) > 0) {
+  }
+  ::close(fd);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::string err = Slurp(log);
+  const size_t at = err.rfind("; ");
+  ASSERT_NE(at, std::string::npos) << err;
+  const double said = std::stod(err.substr(at + 2));
+  EXPECT_GE(said, 2.0) << err;
+  EXPECT_LE(said, took) << err;
 }
 
 }  // namespace
