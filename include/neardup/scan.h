@@ -46,6 +46,9 @@ struct Progress {
   // Bytes to read, when known (regular uncompressed files, no --index: the
   // reading stage's share done is bytes / bytes_total); else 0.
   uint64_t bytes_total = 0;
+  // Verifying with --exact (or -t 1): documents read again, of how many.
+  uint64_t reread = 0;
+  uint64_t reread_total = 0;
   uint64_t documents = 0;     // documents signed so far
   double seconds = 0;         // since the start
 };

@@ -20,7 +20,7 @@ SignContext Run::Signing(const Workers& workers) const {
   return {options_, minhasher_, fs_, workers, rereads(), counts_};
 }
 
-VerifyContext Run::Verifying(const Workers& workers) const { return {options_, rule_, minhasher_, fs_, workers}; }
+VerifyContext Run::Verifying(const Workers& workers) const { return {options_, rule_, minhasher_, fs_, workers, reread_}; }
 
 void Run::Tick(Stage stage, uint64_t total, uint64_t bytes_total) const {
   if (!context_.progress) return;
@@ -34,6 +34,10 @@ void Run::Tick(Stage stage, uint64_t total, uint64_t bytes_total) const {
   p.inputs_total = total;
   p.bytes = counts_.bytes.load();
   p.bytes_total = bytes_total;
+  if (stage == Stage::kVerifying) {
+    p.reread = reread_.done.load(std::memory_order_relaxed);
+    p.reread_total = reread_.total.load(std::memory_order_relaxed);
+  }
   p.documents = counts_.documents.load();
   p.seconds = seconds();
   context_.progress(p);

@@ -83,6 +83,7 @@ class Run {
   const Workers workers_;
   FileSystem& fs_;
   mutable SignProgress counts_;
+  mutable RereadProgress reread_;
   const Clock::time_point start_ = Clock::now();
   mutable Clock::time_point last_tick_{};
   mutable Stage last_stage_ = Stage::kDone;

@@ -77,7 +77,8 @@ Confirmer::Confirmer(const Options& options, const MinHasher& minhasher, FileSys
 Confirmer::~Confirmer() = default;
 
 Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<std::vector<DocId>>& groups,
-                      const std::vector<char>& want_set, const Workers& workers, ConfirmedGroups* out) {
+                      const std::vector<char>& want_set, const Workers& workers, RereadProgress* progress,
+                      ConfirmedGroups* out) {
   reads_.clear();
   for (size_t g = 0; g < groups.size(); ++g) {
     for (size_t k = 0; k < groups[g].size(); ++k) {
@@ -88,12 +89,14 @@ Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<s
       reads_.push_back(std::move(r));
     }
   }
-  if (Status s = ReadAll(origins, workers); !s.ok()) return s;
+  progress->total = reads_.size();
+  if (Status s = ReadAll(origins, workers, progress); !s.ok()) return s;
   if (Status s = Judge(origins, groups.size(), out); !s.ok()) return s;
   return CollectSets(want_set, out);
 }
 
-Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const Workers& run_workers) {
+Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const Workers& run_workers,
+                          RereadProgress* progress) {
   auto cancelled = [&run_workers] { return run_workers.Cancelled(); };
   // Jobs: a text document each; a JSONL file each, with its wanted lines.
   std::vector<std::vector<size_t>> jobs;
@@ -133,12 +136,14 @@ Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const Workers& 
         text_readers[w]->set_token_sink(sink);
       }
       ReadTextDoc(origins, jobs[j][0], w, *text_readers[w]);
+      progress->done.fetch_add(1, std::memory_order_relaxed);
     } else {
       if (parsers[w] == nullptr) {
         parsers[w] = std::make_unique<JsonlDocReader>(options_, minhasher_);
         parsers[w]->reader().set_token_sink(sink);
       }
       ReadJsonlFile(origins, jobs[j], w, *parsers[w]);
+      progress->done.fetch_add(jobs[j].size(), std::memory_order_relaxed);
     }
   });
   if (cancelled()) return Status::Cancelled("interrupted");

@@ -42,6 +42,13 @@
 
 namespace neardup {
 
+// The documents read again so far, of how many: set by verification's
+// workers, read by whoever shows the progress (relaxed atomics).
+struct RereadProgress {
+  std::atomic<uint64_t> done{0};
+  std::atomic<uint64_t> total{0};
+};
+
 class DocumentReader;
 class JsonlDocReader;
 
@@ -81,7 +88,8 @@ class Confirmer {
   // is called meanwhile); per-document problems are
   // results (ConfirmedGroups::left_out), not errors.
   [[nodiscard]] Status Run(const std::vector<DocOrigin>& origins, const std::vector<std::vector<DocId>>& groups,
-                           const std::vector<char>& want_set, const Workers& workers, ConfirmedGroups* out);
+                           const std::vector<char>& want_set, const Workers& workers, RereadProgress* progress,
+                           ConfirmedGroups* out);
 
   // The Jaccard similarity of the references of two confirmed groups over
   // their shingles as text, with no hash involved: for a pair whose hashed
@@ -93,7 +101,8 @@ class Confirmer {
  private:
   struct Spool;
   struct Read;
-  [[nodiscard]] Status ReadAll(const std::vector<DocOrigin>& origins, const Workers& workers);
+  [[nodiscard]] Status ReadAll(const std::vector<DocOrigin>& origins, const Workers& workers,
+                               RereadProgress* progress);
   void ReadTextDoc(const std::vector<DocOrigin>& origins, size_t i, size_t w, DocumentReader& reader);
   void ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::vector<size_t>& wanted, size_t w,
                      JsonlDocReader& parser);

@@ -39,6 +39,15 @@ TEST(ProgressTextTest, ReadingShowsTheShareByBytesWhenKnownAndTheTimeLeft) {
   EXPECT_EQ(ProgressText(p, 3600), "reading 50% (1/2 files, 25.0 MB), 100 docs/s, 1h00m left");
 }
 
+TEST(ProgressTextTest, VerifyingCountsTheDocumentsReadAgain) {
+  Progress p;
+  p.stage = Stage::kVerifying;
+  p.reread = 600;
+  p.reread_total = 1500;
+  p.seconds = 12.34;
+  EXPECT_EQ(ProgressText(p, 4), "verifying 40% (600/1500 documents read again), 12.3 s, 6s left");
+}
+
 TEST(ProgressTextTest, OtherStagesShowTheirTime) {
   Progress p;
   p.stage = Stage::kVerifying;
