@@ -240,6 +240,22 @@ std::string WithOptionSuggestions(const std::string& message, const CLI::App* co
   return out;
 }
 
+// CLI11's "ACTION: inf not in {info,check}" as "ACTION must be info or
+// check, got inf; did you mean info?".
+std::string WithValueSuggestion(const std::string& message) {
+  const size_t colon = message.find(": ");
+  const size_t in = message.find(" not in {");
+  if (colon == std::string::npos || in == std::string::npos || in < colon || !message.ends_with("}")) return message;
+  const std::string typed = message.substr(colon + 2, in - colon - 2);
+  std::vector<std::string> known;
+  std::istringstream set(message.substr(in + 9, message.size() - in - 10));
+  for (std::string name; std::getline(set, name, ',');) known.push_back(name);
+  if (known.empty()) return message;
+  std::string expects = known[0];
+  for (size_t k = 1; k < known.size(); ++k) expects += (k + 1 == known.size() ? " or " : ", ") + known[k];
+  return message.substr(0, colon) + " must be " + expects + ", got " + typed + DidYouMean(typed, known);
+}
+
 // What argv asks before CLI11 sees it: bare `neardup` (short usage, exit 2),
 // `help` (the help, exit 0; `help COMMAND` is `COMMAND --help`), `version` and `-V` (the version, exit 0), and a
 // command that does not exist (exit 2, naming the nearest one).
@@ -289,6 +305,7 @@ std::optional<ExitCode> ParseCommandLine(CLI::App& app, int argc, const char* co
     if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
       message = WithOptionSuggestions(message, NamedCommand(app, argc, argv));
     }
+    message = WithValueSuggestion(message);
     // "--threshold: 1 required TEXT missing" names our storage type, not the value.
     if (const size_t at = message.find(": 1 required "); at != std::string::npos && message.ends_with(" missing")) {
       message = message.substr(0, at) + " needs a value";

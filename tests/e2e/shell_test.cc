@@ -62,6 +62,15 @@ TEST(SuggestionsTest, AMisspelledCommandNamesTheNearestOne) {
   EXPECT_NE(sgn.err.find("did you mean sign?"), std::string::npos) << sgn.err;
 }
 
+TEST(SuggestionsTest, AMisspelledOperandNamesTheNearestValue) {
+  TempDir dir;
+  const RunResult index = Neardup(dir, {"index", "inf", dir / "x.db"});
+  EXPECT_EQ(index.exit_code, 2);
+  EXPECT_EQ(index.err, "neardup: ACTION must be info or check, got inf; did you mean info?\n");
+  const RunResult shell = Neardup(dir, {"completions", "bsh"});
+  EXPECT_EQ(shell.err, "neardup: SHELL must be bash, zsh or fish, got bsh; did you mean bash?\n");
+}
+
 TEST(SuggestionsTest, BareNeardupPrintsShortUsageAndPointsToHelp) {
   TempDir dir;
   const RunResult r = Neardup(dir, {});
