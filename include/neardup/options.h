@@ -136,6 +136,9 @@ struct Options {
   // filled at a time. Past it, sorted runs go to temporary files (TMPDIR,
   // else /tmp) and are merged as they are read. Default: 64 MiB.
   uint64_t pair_memory = uint64_t{64} << 20;
+  // Name each file skipped (hidden, --glob, --max-filesize, binary,
+  // --min-words) in Report::skipped, not only count it (-v). Default: false.
+  bool name_skipped = false;
 
   // The shingle size in effect: `ngram`, or the unit's default.
   int EffectiveNgram() const {

@@ -130,6 +130,10 @@ struct Report {
   KeptStats kept;                     // used only with --kept-dir
   std::vector<Status> problems;       // what went wrong, "PATH: reason"
   std::vector<std::string> notices;   // advice that changes nothing (warnings)
+  // With Options::name_skipped: "PATH: why" for each file skipped (hidden,
+  // excluded by --glob, over --max-filesize, binary, under --min-words),
+  // sorted by path.
+  std::vector<std::string> skipped;
 
   // The counts of what is reported, derived from it (the stats hold what
   // was read): documents in clusters, and bytes of text of the removable.

@@ -43,6 +43,12 @@ struct Progress {
   uint64_t inputs_done = 0;   // files (or JSONL batches' files) finished
   uint64_t inputs_total = 0;  // files to read, when known
   uint64_t bytes = 0;         // bytes read so far
+  // Bytes to read, when known (regular uncompressed files, no --index: the
+  // reading stage's share done is bytes / bytes_total); else 0.
+  uint64_t bytes_total = 0;
+  // Verifying with --exact (or -t 1): documents read again, of how many.
+  uint64_t reread = 0;
+  uint64_t reread_total = 0;
   uint64_t documents = 0;     // documents signed so far
   double seconds = 0;         // since the start
 };

@@ -7,6 +7,9 @@
 #include <cstdlib>
 #include <deque>
 #include <memory>
+#include <optional>
+#include <sstream>
+#include <string_view>
 #include <string>
 #include <utility>
 #include <vector>
@@ -151,6 +154,150 @@ std::string OneLine(std::string text) {
   return line;
 }
 
+// What bare `neardup` prints: one line a command, and where the rest is.
+std::string ShortUsage() {
+  std::string usage = std::string("neardup: ") + kSummary + "\nusage: neardup <command> [OPTIONS] ...\n";
+  for (const CommandInfo& info : kCommands) {
+    std::string name = info.name;
+    name.resize(14, ' ');
+    usage.append("  ").append(name).append(info.summary).append("\n");
+  }
+  return usage.append("See 'neardup --help', or 'neardup <command> --help' for a command's options.\n");
+}
+
+// The number of single-character edits (insert, delete, replace, swap of two
+// neighbours) that turn `a` into `b`: "scna" is 1 from "scan".
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+// The known name nearest to `typed`, when it is near enough to be a typo (a
+// third of its letters, at least one, at most three); the first on a tie.
+std::optional<std::string> Closest(std::string_view typed, const std::vector<std::string>& known) {
+  const size_t letters = typed.size() - std::min(typed.find_first_not_of('-'), typed.size());
+  const size_t allowed = std::clamp<size_t>(letters / 3, 1, 3);
+  std::optional<std::string> best;
+  size_t best_distance = allowed + 1;
+  for (const std::string& name : known) {
+    const size_t distance = EditDistance(typed, name);
+    if (distance < best_distance) {
+      best = name;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+// "; did you mean X?" when a known name is near `typed`, else "".
+std::string DidYouMean(std::string_view typed, const std::vector<std::string>& known) {
+  const std::optional<std::string> near = Closest(typed, known);
+  return near ? "; did you mean " + *near + "?" : "";
+}
+
+std::vector<std::string> SubcommandNames(const CLI::App* app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app->get_subcommands({})) names.push_back(sub->get_name());
+  return names;
+}
+
+// The command that argv names (scan, stage sign...), or `app` itself.
+const CLI::App* NamedCommand(const CLI::App& app, int argc, const char* const* argv) {
+  const CLI::App* command = &app;
+  for (int i = 1; i < argc && argv[i][0] != '-'; ++i) {
+    const CLI::App* sub = nullptr;
+    for (const CLI::App* s : command->get_subcommands({})) {
+      if (s->get_name() == argv[i]) sub = s;
+    }
+    if (sub == nullptr) break;
+    command = sub;
+  }
+  return command;
+}
+
+// The long options `command` accepts, with their dashes (a one-letter
+// option is one edit from every other: no suggestion is made for those).
+std::vector<std::string> OptionNames(const CLI::App* command) {
+  std::vector<std::string> names;
+  for (const CLI::Option* option : command->get_options({})) {
+    for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+  }
+  return names;
+}
+
+// CLI11's "The following argument was not expected: --treshold" with a
+// suggestion for each unknown option that is near a known one.
+std::string WithOptionSuggestions(const std::string& message, const CLI::App* command) {
+  const size_t colon = message.find(": ");
+  if (colon == std::string::npos) return message;
+  std::string out = message;
+  const std::vector<std::string> known = OptionNames(command);
+  std::istringstream extras(message.substr(colon + 2));
+  for (std::string extra; extras >> extra;) {
+    if (extra.size() < 3 || extra[0] != '-') continue;
+    out += DidYouMean(extra.substr(0, extra.find('=')), known);
+  }
+  return out;
+}
+
+// CLI11's "ACTION: inf not in {info,check}" as "ACTION must be info or
+// check, got inf; did you mean info?".
+std::string WithValueSuggestion(const std::string& message) {
+  const size_t colon = message.find(": ");
+  const size_t in = message.find(" not in {");
+  if (colon == std::string::npos || in == std::string::npos || in < colon || !message.ends_with("}")) return message;
+  const std::string typed = message.substr(colon + 2, in - colon - 2);
+  std::vector<std::string> known;
+  std::istringstream set(message.substr(in + 9, message.size() - in - 10));
+  for (std::string name; std::getline(set, name, ',');) known.push_back(name);
+  if (known.empty()) return message;
+  std::string expects = known[0];
+  for (size_t k = 1; k < known.size(); ++k) expects += (k + 1 == known.size() ? " or " : ", ") + known[k];
+  return message.substr(0, colon) + " must be " + expects + ", got " + typed + DidYouMean(typed, known);
+}
+
+// What argv asks before CLI11 sees it: bare `neardup` (short usage, exit 2),
+// `help` (the help, exit 0; `help COMMAND` is `COMMAND --help`), `version` and `-V` (the version, exit 0), and a
+// command that does not exist (exit 2, naming the nearest one).
+std::optional<ExitCode> ParseCommandWord(const CLI::App& app, int argc, const char* const* argv, std::ostream& out,
+                                         std::ostream& err) {
+  if (argc < 2) {
+    err << ShortUsage();
+    return ExitCode::kError;
+  }
+  const std::string word = argv[1];
+  if (word == "help" && argc == 2) {
+    out << app.help();
+    return ExitCode::kFound;
+  }
+  if ((word == "version" || word == "-V") && argc == 2) {
+    out << "neardup " << kVersion << "\n";
+    return ExitCode::kFound;
+  }
+  const CLI::App* command = NamedCommand(app, argc, argv);
+  int depth = 1;
+  for (const CLI::App* c = command; c != &app; c = c->get_parent()) ++depth;
+  if (depth < argc && argv[depth][0] != '-' && command->get_require_subcommand_min() > 0) {
+    const std::vector<std::string> known = SubcommandNames(command);
+    const std::string where = command == &app ? "" : " " + command->get_name();
+    err << "neardup" << where << ": '" << argv[depth] << "' is not a command" << DidYouMean(argv[depth], known)
+        << " (commands:";
+    for (const std::string& name : known) err << " " << name;
+    err << "; see neardup" << where << " --help)\n";
+    return ExitCode::kError;
+  }
+  return std::nullopt;
+}
+
 // Runs CLI11 on argv. Returns the exit code when parsing ends the program:
 // kFound after --help or --version (written to `out`), kError after a usage
 // error (one line on `err`); nothing when a command is to run.
@@ -164,6 +311,10 @@ std::optional<ExitCode> ParseCommandLine(CLI::App& app, int argc, const char* co
       return ExitCode::kFound;
     }
     std::string message = OneLine(e.what());
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+      message = WithOptionSuggestions(message, NamedCommand(app, argc, argv));
+    }
+    message = WithValueSuggestion(message);
     // "--threshold: 1 required TEXT missing" names our storage type, not the value.
     if (const size_t at = message.find(": 1 required "); at != std::string::npos && message.ends_with(" missing")) {
       message = message.substr(0, at) + " needs a value";
@@ -264,9 +415,10 @@ Status CheckExplainOptions(const BoundOptions& given, const CliOptions& c) {
   const bool jsonl = c.scan.input == InputFormat::kJsonl;
   const size_t want = jsonl ? 3 : 2;
   if (c.explain_args.size() != want) {
-    const std::string got = std::to_string(c.explain_args.size());
-    return Status::InvalidArgument(jsonl ? std::string("explain --input jsonl needs FILE ID_A ID_B, got ").append(got).append(" arguments")
-                                         : std::string("explain needs two files A B, got ").append(got).append(" arguments"));
+    const size_t n = c.explain_args.size();
+    const std::string got = std::to_string(n) + (n == 1 ? " argument" : " arguments");
+    return Status::InvalidArgument(jsonl ? "explain --input jsonl needs FILE ID_A ID_B, got " + got
+                                         : "explain needs two files A B, got " + got);
   }
   if (!jsonl && c.explain_args[0] == "-" && c.explain_args[1] == "-") {
     return Status::InvalidArgument("explain: standard input ('-') can be only one of A and B");
@@ -280,6 +432,19 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
   ParsedArgs parsed;
   CliOptions& c = parsed.options;
   CommandLine line;
+  // `neardup help scan` is `neardup scan --help`.
+  std::vector<const char*> help_args;
+  if (argc >= 3 && std::string_view(argv[1]) == "help") {
+    help_args.push_back(argv[0]);
+    help_args.insert(help_args.end(), argv + 2, argv + argc);
+    help_args.push_back("--help");
+    argc = static_cast<int>(help_args.size());
+    argv = help_args.data();
+  }
+  if (const std::optional<ExitCode> code = ParseCommandWord(line.app, argc, argv, out, err)) {
+    parsed.exit_now = code;
+    return parsed;
+  }
   if (const std::optional<ExitCode> code = ParseCommandLine(line.app, argc, argv, out, err)) {
     parsed.exit_now = code;
     return parsed;
@@ -301,6 +466,7 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
 
   Status status = given.Apply(c);
   if (c.verbosity < 0) c.progress = false;  // -q: errors only, no progress line
+  c.scan.name_skipped = c.verbosity > 0;  // -v names each skipped file
   if (status.ok() && (c.command == Command::kScan || stage != nullptr)) {
     status = CheckScanOptions(given, c, &parsed.warnings);
     // --mode duplicates without -f: the bare paths, for xargs; with -f, one

@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <cstdlib>
@@ -99,24 +101,30 @@ Status ReadPathList(const std::string& file, char sep, std::vector<std::string>*
   return Status::Ok();
 }
 
-std::string Summary(const Report& r) {
+// The start of the process (static initialization runs before main).
+const std::chrono::steady_clock::time_point kProcessStart = std::chrono::steady_clock::now();
+
+double SecondsSinceStart() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - kProcessStart).count();
+}
+
+// The summary line; `seconds`: the whole run's.
+std::string Summary(const Report& r, double seconds) {
   const Stats& s = r.stats;
-  std::string line = std::to_string(s.documents) + " documents (" +
-                     std::to_string((s.bytes + 500000) / 1000000) + " MB), " + std::to_string(s.empty) +
-                     " empty, " + std::to_string(s.skipped()) + " skipped, " + std::to_string(s.unreadable) +
-                     " unreadable";
-  if (s.exact_duplicates > 0) line += ", " + std::to_string(s.exact_duplicates) + " exact copies";
-  if (s.malformed_lines > 0) line += ", " + std::to_string(s.malformed_lines) + " malformed lines";
+  std::string line = Counted(s.documents, "document") + " (" + ShownSize(s.bytes) + "), " +
+                     std::to_string(s.empty) + " empty, " + std::to_string(s.skipped()) + " skipped, " +
+                     std::to_string(s.unreadable) + " unreadable";
+  if (s.exact_duplicates > 0) line += ", " + Counted(s.exact_duplicates, "exact copy", "exact copies");
+  if (s.malformed_lines > 0) line += ", " + Counted(s.malformed_lines, "malformed line");
   if (s.duplicate_ids > 0) line += ", " + std::to_string(s.duplicate_ids) + " with an id not unique";
   if (s.invalid_utf8 > 0) line += ", " + std::to_string(s.invalid_utf8) + " invalid UTF-8 replaced";
   if (s.transcoded > 0) line += ", " + std::to_string(s.transcoded) + " transcoded from UTF-16";
-  line += "; " + std::to_string(s.candidates) + " candidate pairs, ";
+  line += "; " + Counted(s.candidates, "candidate pair") + ", ";
   if (r.params.mode == Mode::kPairs) {
-    line += std::to_string(r.pairs.size()) + " pairs reported";
+    line += Counted(r.pairs.size(), "pair") + " reported";
   } else {
-    line += std::to_string(r.clusters.size()) + " clusters of " + std::to_string(r.clustered()) + " documents, " +
-            std::to_string(r.removable.size()) + " removable (" +
-            std::to_string((r.removable_bytes() + 500000) / 1000000) + " MB)";
+    line += Counted(r.clusters.size(), "cluster") + " of " + Counted(r.clustered(), "document") + ", " +
+            std::to_string(r.removable.size()) + " removable (" + ShownSize(r.removable_bytes()) + ")";
   }
   if (r.kept.used) {
     line += "; kept: " + std::to_string(r.kept.files) + " files, " + std::to_string(r.kept.documents) +
@@ -128,7 +136,7 @@ std::string Summary(const Report& r) {
             " signed, " + std::to_string(r.index.removed) + " removed";
   }
   char secs[32];
-  std::snprintf(secs, sizeof secs, "; %.2f s", s.seconds);
+  std::snprintf(secs, sizeof secs, "; %.2f s", seconds);
   return line + secs;
 }
 
@@ -161,9 +169,45 @@ Status ReadPathLists(const CliOptions& cli, std::vector<std::string>* out) {
 
 namespace {
 
+// The kind of a problem with one line of a JSONL file: "PATH:LINE: missing
+// key "text" (keys: ...)" is of kind `missing key "text"`; "" for a problem
+// with no line number.
+std::string LineProblemKind(const std::string& message) {
+  for (size_t at = message.find(": "); at != std::string::npos; at = message.find(": ", at + 1)) {
+    size_t digits = at;
+    while (digits > 0 && message[digits - 1] >= '0' && message[digits - 1] <= '9') --digits;
+    if (digits == at || digits == 0 || message[digits - 1] != ':') continue;
+    const std::string rest = message.substr(at + 2);
+    return rest.substr(0, rest.find(" ("));
+  }
+  return "";
+}
+
+// The problems as warnings. Below -v, at most kShownPerKind lines of one kind
+// of JSONL line problem, then one line with the count of the others.
+void LogProblems(const std::vector<Status>& problems, int verbosity) {
+  constexpr uint64_t kShownPerKind = 5;
+  std::vector<std::pair<std::string, uint64_t>> kinds;  // in order of first appearance
+  for (const Status& p : problems) {
+    const std::string kind = verbosity > 0 ? "" : LineProblemKind(p.message());
+    if (!kind.empty()) {
+      auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
+      if (it == kinds.end()) it = kinds.insert(kinds.end(), {kind, 0});
+      if (++it->second > kShownPerKind) continue;
+    }
+    spdlog::warn("{}", p.message());
+  }
+  for (const auto& [kind, count] : kinds) {
+    if (count <= kShownPerKind) continue;
+    const uint64_t more = count - kShownPerKind;
+    spdlog::warn("{} more {} with: {} (-v lists them all)", more, more == 1 ? "line" : "lines", kind);
+  }
+}
+
 // The problems and notices of a run as warnings; its parameters at -v.
-void LogWhatTheRunMet(const Report& report) {
-  for (const Status& p : report.problems) spdlog::warn("{}", p.message());
+void LogWhatTheRunMet(const Report& report, int verbosity) {
+  LogProblems(report.problems, verbosity);
+  for (const std::string& s : report.skipped) spdlog::info("skipped {}", s);
   for (const std::string& n : report.notices) spdlog::warn("{}", n);
   if (report.stats.special > 0) {
     spdlog::info("{} special files (fifos, sockets, devices) found while walking were not read",
@@ -204,14 +248,19 @@ void RecordExit(const Options& options, const Report& report, ExitCode code, boo
 
 }  // namespace
 
-ExitCode WriteResults(const CliOptions& cli, const Options& options, const Result<Report>& result, Output& out) {
+ExitCode WriteResults(const CliOptions& cli, const Options& options, const Result<Report>& result, Output& out,
+                      ProgressLine* progress) {
   if (!result.ok()) {
     spdlog::error("{}", result.status().message());
     return ExitCode::kError;
   }
   const Report& report = *result;
-  LogWhatTheRunMet(report);
+  LogWhatTheRunMet(report, cli.verbosity);
 
+  if (progress != nullptr) {
+    progress->Show(cli.format == OutputFormat::kHtml ? "writing the review page (reading the documents shown again)"
+                                                     : "writing the output");
+  }
   if (cli.format == OutputFormat::kHtml) {
     // The review page reads the documents shown again, for their word diffs.
     WriteHtml(report, BuildReview(report, options), out.stream());
@@ -220,6 +269,7 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
   }
   Status written = report.pairs.status();
   if (Status s = out.Commit(); written.ok()) written = s;
+  if (progress != nullptr) progress->Clear();
   if (written.ok() && out.closed() && options.new_only) {
     // --new: what the reader did not take is reported again by the next run.
     written = Status::IoError("stdout: closed before the whole output was written (" + std::string(std::strerror(EPIPE)) +
@@ -231,7 +281,7 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
     return ExitCode::kError;
   }
   if (cli.verbosity >= 0) {
-    std::string line = "neardup: " + Summary(report);
+    std::string line = "neardup: " + Summary(report, SecondsSinceStart());
     const std::string detail = SkipDetail(report.stats);
     if (!detail.empty()) line += " (skipped: " + detail + ")";
     std::fprintf(stderr, "%s\n", line.c_str());
@@ -296,8 +346,8 @@ ExitCode RunScan(const CliOptions& cli) {
     return ExitCode::kError;
   }
 
-  const bool show_progress = cli.progress.value_or(::isatty(STDERR_FILENO) != 0);
-  ProgressLine progress(show_progress);
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  ProgressLine progress(cli.progress.value_or(terminal), terminal);
   RunContext ctx;
   Stage last_stage = Stage::kWalking;
   ctx.progress = [&progress, &last_stage](const Progress& p) {
@@ -311,7 +361,7 @@ ExitCode RunScan(const CliOptions& cli) {
   };
   Result<Report> result = FindDuplicates(options, ctx);
   progress.Clear();
-  return WriteResults(cli, options, result, **out);
+  return WriteResults(cli, options, result, **out, &progress);
 }
 
 ExitCode RunParams(const Options& options, std::ostream& out) {

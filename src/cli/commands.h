@@ -8,6 +8,7 @@
 #include "cli/cli_options.h"
 #include "cli/exit_code.h"
 #include "cli/output.h"
+#include "cli/progress.h"
 #include "neardup/report.h"
 
 namespace neardup::cli {
@@ -27,8 +28,11 @@ Status ReadPathLists(const CliOptions& cli, std::vector<std::string>* out);
 
 // The end of a scan or of a stage report: logs the problems and notices,
 // writes the report to `out` in cli.format, commits it, prints the summary
-// and returns the exit status (an error result is logged, kError).
-ExitCode WriteResults(const CliOptions& cli, const Options& options, const Result<Report>& result, Output& out);
+// and returns the exit status (an error result is logged, kError). The
+// summary's time is the whole run's, from the start of the process to the
+// output written. `progress`, when given, shows the writing.
+ExitCode WriteResults(const CliOptions& cli, const Options& options, const Result<Report>& result, Output& out,
+                      ProgressLine* progress = nullptr);
 
 // Prints the banding, its approximate threshold and the S-curve table.
 ExitCode RunParams(const Options& options, std::ostream& out);

@@ -188,6 +188,7 @@ Result<Report> RunReportTask(const Options& o, const std::string& work, const Ru
                       .walk = merged->walk,
                       .walk_errors = std::move(merged->walk_errors),
                       .walk_notices = {},
+                      .walk_skipped = {},
                       .signed_now = {},
                       .index = {},
                       .mapped = std::move(merged->shards)};

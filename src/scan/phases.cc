@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <new>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -45,6 +46,17 @@ Status ForgetLeftOut(const Run& run, const SignedCorpus& corpus,
 
 }  // namespace
 
+// The bytes of `files` when all are regular uncompressed files (what
+// reading them counts), else 0: unknown.
+uint64_t BytesToRead(const std::vector<InputFile>& files) {
+  uint64_t total = 0;
+  for (const InputFile& f : files) {
+    if (f.identity.stream || f.path.ends_with(".gz") || f.path.ends_with(".zst")) return 0;
+    total += f.size;
+  }
+  return total;
+}
+
 Result<WalkedInputs> WalkInputs(const Run& run) {
   const Options& o = run.options();
   WalkedInputs out;
@@ -81,9 +93,13 @@ Result<SignedInputs> SignInputs(const Run& run, WalkedInputs walked, IdScope ids
   out.walk = walked.walked.counts;
   out.walk_errors = std::move(walked.walked.errors);
   out.walk_notices = std::move(walked.walked.notices);
+  out.walk_skipped = std::move(walked.walked.skipped);
   const size_t n_files = walked.walked.files.size();
   Workers signing = run.workers();
-  if (run.Watched()) signing.tick = [&] { run.Tick(Stage::kReading, n_files); };
+  if (run.Watched()) {
+    const uint64_t bytes_total = walked.index == nullptr ? BytesToRead(walked.walked.files) : 0;
+    signing.tick = [&run, n_files, bytes_total] { run.Tick(Stage::kReading, n_files, bytes_total); };
+  }
   const SignContext ctx = run.Signing(signing);
   if (walked.index == nullptr) {
     out.corpus = ids == IdScope::kRun ? Sign(ctx, std::move(walked.walked.files))
@@ -193,6 +209,61 @@ Status BuildOutcome(const Run& run, const FoundPairs& found, const Verified& ver
   return Status::Ok();
 }
 
+// Invalid UTF-8 sequences above which the run names --encoding latin1.
+constexpr uint64_t kManyInvalidUtf8 = 100;
+
+bool LooksLikeJsonl(std::string_view name) {
+  for (const std::string_view end : {".jsonl", ".jsonl.gz", ".jsonl.zst", ".ndjson", ".ndjson.gz", ".ndjson.zst"}) {
+    if (name.size() > end.size() && name.ends_with(end)) return true;
+  }
+  return false;
+}
+
+// Advice on what the run read, before it misleads: JSON lines read as plain
+// text, Latin-1 read as UTF-8, an input with no document at all.
+void AddHints(const Options& o, Report* report) {
+  const Stats& st = report->stats;
+  if (o.input == InputFormat::kText) {
+    uint64_t jsonl = 0;
+    const DocEntry* first = nullptr;
+    for (const DocEntry& d : report->docs) {
+      if (!LooksLikeJsonl(d.name)) continue;
+      if (first == nullptr) first = &d;
+      ++jsonl;
+    }
+    if (first != nullptr) {
+      report->notices.push_back(first->name + (jsonl > 1 ? " (and " + std::to_string(jsonl - 1) + " more)" : "") +
+                                " read as one text document each: add --input jsonl to read each line as a document");
+    }
+  }
+  if (st.invalid_utf8 > kManyInvalidUtf8 && o.encoding == Encoding::kUtf8) {
+    report->notices.push_back(std::to_string(st.invalid_utf8) +
+                              " invalid UTF-8 sequences replaced: if the files are Latin-1 (or Windows-1252), "
+                              "--encoding latin1 reads them as such");
+  }
+  if (st.documents == 0) {
+    std::string why;
+    if (st.empty + st.skipped() + st.unreadable + st.malformed_lines > 0) {
+      why = " (" + std::to_string(st.empty) + " empty, " + std::to_string(st.skipped()) + " skipped, " +
+            std::to_string(st.unreadable) + " unreadable, " + std::to_string(st.malformed_lines) + " malformed lines)";
+    }
+    report->notices.push_back("no document to compare: nothing with words was read from the given paths" + why);
+  }
+}
+
+// With Options::name_skipped: what the walk skipped and the documents read
+// and left out (binary, under --min-words), "PATH: why", sorted.
+std::vector<std::string> NamedSkipped(const Options& o, const std::vector<DocRecord>& docs,
+                                      std::vector<std::string> walked) {
+  if (!o.name_skipped) return {};
+  for (const DocRecord& d : docs) {
+    if (d.kind == DocKind::kBinary) walked.push_back(d.name + ": binary");
+    if (d.kind == DocKind::kTooShort) walked.push_back(d.name + ": under --min-words");
+  }
+  std::sort(walked.begin(), walked.end());
+  return walked;
+}
+
 }  // namespace
 
 Result<Report> ReportPhase(const Run& run, SignedInputs inputs, FoundPairs found) {
@@ -217,8 +288,12 @@ Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, Foun
   report.stats.candidates = found.candidates.visited;
   if (run.Cancelled()) return Status::Cancelled("interrupted");
 
+  // Ticks while documents are read again: the time shown keeps moving.
+  Workers verifying = run.workers();
+  if (run.Watched() && run.rereads()) verifying.tick = [&run] { run.Tick(Stage::kVerifying); };
   if (run.rereads()) run.Tick(Stage::kVerifying);
-  Result<Verified> verified = VerifyCandidates(run.Verifying(), corpus, &found.groups, std::move(found.candidates));
+  Result<Verified> verified =
+      VerifyCandidates(run.Verifying(verifying), corpus, &found.groups, std::move(found.candidates));
   if (!verified.ok()) return verified.status();
   // No signature is read past verification but by --cluster-by keep, which
   // reads them back in: the borrowed pages need not stay resident.
@@ -231,11 +306,13 @@ Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, Foun
     corpus.problems.push_back({.file = r.file, .line = r.line, .status = status});
   }
   report.stats.exact_duplicates = found.groups.copies();
+  report.skipped = NamedSkipped(o, corpus.table.docs, std::move(inputs.walk_skipped));
   report.docs = Entries(std::move(corpus.table.docs), origins);
   if (Status s = BuildOutcome(run, found, *verified, inputs.signed_now, &report, &out.dropped); !s.ok()) return s;
   report.notices.insert(report.notices.begin(), inputs.walk_notices.begin(), inputs.walk_notices.end());
   report.problems =
       TallyProblems(inputs.walk, std::move(inputs.walk_errors), std::move(corpus.problems), &report.stats);
+  AddHints(o, &report);
   report.stats.seconds = run.seconds();
   run.Tick(Stage::kDone);
   return out;

@@ -47,6 +47,7 @@ struct SignedInputs {
   WalkCounts walk;
   std::vector<Status> walk_errors;  // the walk's problems, "PATH: reason"
   std::vector<std::string> walk_notices;  // the walk's advice (WalkedCorpus::notices)
+  std::vector<std::string> walk_skipped;  // WalkedCorpus::skipped
   std::vector<uint8_t> signed_now;  // with --index: per document, 1 when signed in this run
   IndexStats index;                 // with --index
   // Files the table's signatures are borrowed from (stage report): their

@@ -20,9 +20,9 @@ SignContext Run::Signing(const Workers& workers) const {
   return {options_, minhasher_, fs_, workers, rereads(), counts_};
 }
 
-VerifyContext Run::Verifying() const { return {options_, rule_, minhasher_, fs_, workers_}; }
+VerifyContext Run::Verifying(const Workers& workers) const { return {options_, rule_, minhasher_, fs_, workers, reread_}; }
 
-void Run::Tick(Stage stage, uint64_t total) const {
+void Run::Tick(Stage stage, uint64_t total, uint64_t bytes_total) const {
   if (!context_.progress) return;
   const auto now = Clock::now();
   if (stage == last_stage_ && now - last_tick_ < std::chrono::milliseconds(200)) return;
@@ -33,6 +33,11 @@ void Run::Tick(Stage stage, uint64_t total) const {
   p.inputs_done = stage == Stage::kReading ? counts_.inputs_done.load() : 0;
   p.inputs_total = total;
   p.bytes = counts_.bytes.load();
+  p.bytes_total = bytes_total;
+  if (stage == Stage::kVerifying) {
+    p.reread = reread_.done.load(std::memory_order_relaxed);
+    p.reread_total = reread_.total.load(std::memory_order_relaxed);
+  }
   p.documents = counts_.documents.load();
   p.seconds = seconds();
   context_.progress(p);

@@ -59,12 +59,15 @@ class Run {
   // Signing for this run on `workers` (the run's, or a copy with a tick):
   // stream documents kept when they are read again, counts into the run's.
   SignContext Signing(const Workers& workers) const;
-  VerifyContext Verifying() const;
+  // Verifying on `workers` (the run's, or a copy with a tick). REQUIRES:
+  // `workers` outlives the context.
+  VerifyContext Verifying(const Workers& workers) const;
 
   // Reports progress to the context's callback, at most every 200 ms within
   // a stage and always on a change of stage. `total`: inputs to read, when
-  // known. From the driver's thread only.
-  void Tick(Stage stage, uint64_t total = 0) const;
+  // known; `bytes_total`: bytes to read, when known. From the driver's
+  // thread only.
+  void Tick(Stage stage, uint64_t total = 0, uint64_t bytes_total = 0) const;
   // Seconds since the run was decided.
   double seconds() const;
 
@@ -80,6 +83,7 @@ class Run {
   const Workers workers_;
   FileSystem& fs_;
   mutable SignProgress counts_;
+  mutable RereadProgress reread_;
   const Clock::time_point start_ = Clock::now();
   mutable Clock::time_point last_tick_{};
   mutable Stage last_stage_ = Stage::kDone;

@@ -149,7 +149,48 @@ struct JsonlLineParser::Impl {
   std::string repaired;
 
   Status Parse(std::string_view line, JsonlDoc* doc);
+  // " (keys: \"a\", \"b\", ...)": the first keys of the object the buffer
+  // holds (`size` bytes, parsed once already), for a missing text key.
+  std::string KeysOf(size_t size);
 };
+
+namespace {
+
+// A key as shown in a message: at most 24 bytes (cut at a UTF-8 character
+// boundary, "..." after), control bytes as '?', quoted.
+std::string ShownKey(std::string_view key) {
+  constexpr size_t kMaxShown = 24;
+  std::string shown = "\"";
+  size_t end = key.size();
+  if (end > kMaxShown) {
+    end = kMaxShown;
+    while (end > 0 && (static_cast<unsigned char>(key[end]) & 0xC0) == 0x80) --end;
+  }
+  for (const char c : key.substr(0, end)) shown.push_back(static_cast<unsigned char>(c) < 0x20 ? '?' : c);
+  if (end < key.size()) shown += "...";
+  return shown + "\"";
+}
+
+}  // namespace
+
+std::string JsonlLineParser::Impl::KeysOf(size_t size) {
+  constexpr size_t kMaxKeys = 5;
+  od::document document;
+  od::object object;
+  if (parser.iterate(buffer.get(), size, capacity).get(document) || document.get_object().get(object)) return "";
+  std::string keys;
+  size_t count = 0;
+  for (auto field_result : object) {
+    od::field field;
+    std::string_view key;
+    if (std::move(field_result).get(field) || field.unescaped_key().get(key)) break;
+    if (count < kMaxKeys) keys += (count > 0 ? ", " : "") + ShownKey(key);
+    ++count;
+  }
+  if (count == 0) return " (the object has no key)";
+  if (count > kMaxKeys) keys += ", ... " + std::to_string(count) + " keys in all";
+  return " (keys: " + keys + ")";
+}
 
 JsonlLineParser::JsonlLineParser(std::string text_key, std::string id_key)
     : impl_(std::make_unique<Impl>()) {
@@ -252,7 +293,7 @@ Status JsonlLineParser::Impl::Parse(std::string_view line, JsonlDoc* doc) {
   if (document.current_location().get(trailing) == simdjson::SUCCESS) {
     return FromSimdjson(simdjson::TRAILING_CONTENT);
   }
-  if (!found_text) return Status::Corrupt("missing key \"" + text_key + "\"");
+  if (!found_text) return Status::Corrupt("missing key \"" + text_key + "\"" + KeysOf(line.size()));
   if (text_not_string)
     return Status::Corrupt("\"" + text_key + "\" is not a string");
   if (id_bad_type)

@@ -77,7 +77,8 @@ Confirmer::Confirmer(const Options& options, const MinHasher& minhasher, FileSys
 Confirmer::~Confirmer() = default;
 
 Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<std::vector<DocId>>& groups,
-                      const std::vector<char>& want_set, const std::atomic<bool>* cancel, ConfirmedGroups* out) {
+                      const std::vector<char>& want_set, const Workers& workers, RereadProgress* progress,
+                      ConfirmedGroups* out) {
   reads_.clear();
   for (size_t g = 0; g < groups.size(); ++g) {
     for (size_t k = 0; k < groups[g].size(); ++k) {
@@ -88,13 +89,15 @@ Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<s
       reads_.push_back(std::move(r));
     }
   }
-  if (Status s = ReadAll(origins, cancel); !s.ok()) return s;
+  progress->total = reads_.size();
+  if (Status s = ReadAll(origins, workers, progress); !s.ok()) return s;
   if (Status s = Judge(origins, groups.size(), out); !s.ok()) return s;
   return CollectSets(want_set, out);
 }
 
-Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const std::atomic<bool>* cancel) {
-  auto cancelled = [cancel] { return cancel != nullptr && cancel->load(); };
+Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const Workers& run_workers,
+                          RereadProgress* progress) {
+  auto cancelled = [&run_workers] { return run_workers.Cancelled(); };
   // Jobs: a text document each; a JSONL file each, with its wanted lines.
   std::vector<std::vector<size_t>> jobs;
   if (options_.input == InputFormat::kText) {
@@ -122,7 +125,7 @@ Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const std::atom
   // One reader per worker, made on its first job.
   std::vector<std::unique_ptr<DocumentReader>> text_readers(static_cast<size_t>(threads_));
   std::vector<std::unique_ptr<JsonlDocReader>> parsers(static_cast<size_t>(threads_));
-  Workers workers{.threads = threads_, .tick = {}, .cancel = cancel};
+  Workers workers{.threads = threads_, .tick = run_workers.tick, .cancel = run_workers.cancel};
   ParallelFor(workers, jobs.size(), [&](int worker, size_t j) {
     const size_t w = static_cast<size_t>(worker);
     Spool& spool = *spools_[w];
@@ -133,12 +136,14 @@ Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const std::atom
         text_readers[w]->set_token_sink(sink);
       }
       ReadTextDoc(origins, jobs[j][0], w, *text_readers[w]);
+      progress->done.fetch_add(1, std::memory_order_relaxed);
     } else {
       if (parsers[w] == nullptr) {
         parsers[w] = std::make_unique<JsonlDocReader>(options_, minhasher_);
         parsers[w]->reader().set_token_sink(sink);
       }
       ReadJsonlFile(origins, jobs[j], w, *parsers[w]);
+      progress->done.fetch_add(jobs[j].size(), std::memory_order_relaxed);
     }
   });
   if (cancelled()) return Status::Cancelled("interrupted");

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "base/parallel.h"
 #include "walk/walk.h"
 #include "text/document_source.h"
 #include "walk/file_system.h"
@@ -40,6 +41,13 @@
 #include "neardup/status.h"
 
 namespace neardup {
+
+// The documents read again so far, of how many: set by verification's
+// workers, read by whoever shows the progress (relaxed atomics).
+struct RereadProgress {
+  std::atomic<uint64_t> done{0};
+  std::atomic<uint64_t> total{0};
+};
 
 class DocumentReader;
 class JsonlDocReader;
@@ -76,10 +84,11 @@ class Confirmer {
   // Reads and compares every member of `groups` (ascending DocIds, each
   // group non-empty). `want_set[g]`: also build group g's shingle set.
   // Returns IoError when a temporary file cannot be written (nothing is then
-  // confirmed), Cancelled when `cancel` was set; per-document problems are
+  // confirmed), Cancelled when the workers' cancel was set (their tick
+  // is called meanwhile); per-document problems are
   // results (ConfirmedGroups::left_out), not errors.
   [[nodiscard]] Status Run(const std::vector<DocOrigin>& origins, const std::vector<std::vector<DocId>>& groups,
-                           const std::vector<char>& want_set, const std::atomic<bool>* cancel,
+                           const std::vector<char>& want_set, const Workers& workers, RereadProgress* progress,
                            ConfirmedGroups* out);
 
   // The Jaccard similarity of the references of two confirmed groups over
@@ -92,7 +101,8 @@ class Confirmer {
  private:
   struct Spool;
   struct Read;
-  [[nodiscard]] Status ReadAll(const std::vector<DocOrigin>& origins, const std::atomic<bool>* cancel);
+  [[nodiscard]] Status ReadAll(const std::vector<DocOrigin>& origins, const Workers& workers,
+                               RereadProgress* progress);
   void ReadTextDoc(const std::vector<DocOrigin>& origins, size_t i, size_t w, DocumentReader& reader);
   void ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::vector<size_t>& wanted, size_t w,
                      JsonlDocReader& parser);

@@ -111,7 +111,7 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
   Confirmer confirmer(ctx.options, ctx.minhasher, ctx.fs, ctx.workers.threads);
   ConfirmedGroups confirmed;
   const std::vector<DocOrigin> origins = Origins(corpus.table, corpus.stream_copies);
-  if (Status s = confirmer.Run(origins, todo.groups, todo.want_set, ctx.workers.cancel, &confirmed); !s.ok()) {
+  if (Status s = confirmer.Run(origins, todo.groups, todo.want_set, ctx.workers, &ctx.reread, &confirmed); !s.ok()) {
     return s;
   }
   out->left_out = std::move(confirmed.left_out);

@@ -19,6 +19,7 @@
 // Thread safety: VerifyCandidates uses `ctx.workers.threads` threads inside.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <unordered_map>
 #include <utility>
@@ -34,6 +35,7 @@
 #include "sign/sign.h"
 #include "sign/signature_table.h"
 #include "neardup/status.h"
+#include "verify/confirm.h"
 
 namespace neardup {
 
@@ -77,6 +79,7 @@ struct VerifyContext {
   const MinHasher& minhasher;
   FileSystem& fs;
   const Workers& workers;
+  RereadProgress& reread;
 };
 
 class Verified {

@@ -91,12 +91,15 @@ struct Listing {
   std::vector<FoundFile> found;
   std::vector<Status> errors;
   WalkCounts counts;
+  std::vector<std::string> skipped;  // WalkedCorpus::skipped
 
   // Appends `other`'s problems and counts after what this holds (not its
   // files).
   void AppendProblems(Listing&& other) {
     errors.insert(errors.end(), std::make_move_iterator(other.errors.begin()),
                   std::make_move_iterator(other.errors.end()));
+    skipped.insert(skipped.end(), std::make_move_iterator(other.skipped.begin()),
+                   std::make_move_iterator(other.skipped.end()));
     counts.hidden += other.counts.hidden;
     counts.glob += other.counts.glob;
     counts.too_large += other.counts.too_large;
@@ -445,7 +448,7 @@ class Walker {
   void AddEntry(Directory& dir, const std::string& display, const std::string& relative, bool reference,
                 DirEntry* entry, std::vector<SubDir>* subdirs) {
     if (!options_.hidden && entry->name[0] == '.') {
-      ++into_->counts.hidden;
+      Skip(&WalkCounts::hidden, display, entry->name, "hidden");
       return;
     }
     std::optional<FileStat> st;
@@ -476,13 +479,13 @@ class Walker {
       type = st->type;
     }
     if (type == FileType::kOther) {
-      ++into_->counts.special;
+      Skip(&WalkCounts::special, display, entry->name, "not a regular file (fifo, socket, device)");
       return;
     }
     const std::string child_relative = JoinRelative(relative, entry->name);
     if (type == FileType::kDirectory) {
       if (globs_.ExcludesDirectory(child_relative)) {
-        ++into_->counts.glob;
+        Skip(&WalkCounts::glob, display, entry->name, "excluded by --glob");
         return;
       }
       FileKey key;
@@ -495,7 +498,7 @@ class Walker {
     }
     // A regular file, as far as the listing or a followed link says.
     if (!globs_.Matches(child_relative)) {
-      ++into_->counts.glob;
+      Skip(&WalkCounts::glob, display, entry->name, "excluded by --glob");
       return;
     }
     if (!st && !stat_entry()) return;
@@ -506,6 +509,12 @@ class Walker {
       return;
     }
     AddFile(JoinDisplay(display, entry->name), *st, reference);
+  }
+
+  // Counts an entry skipped, and names it with Options::name_skipped.
+  void Skip(uint64_t WalkCounts::*counter, const std::string& display, const std::string& name, const char* why) {
+    ++(into_->counts.*counter);
+    if (options_.name_skipped) into_->skipped.push_back(JoinDisplay(display, name) + ": " + why);
   }
 
   // The stat of the target of the link `name` in `dir`, or nothing (with the
@@ -530,6 +539,7 @@ class Walker {
   void AddFile(std::string display, const FileStat& st, bool reference) {
     if (options_.max_filesize != 0 && st.size > options_.max_filesize) {
       ++into_->counts.too_large;
+      if (options_.name_skipped) into_->skipped.push_back(display + ": over --max-filesize");
       return;
     }
     FoundFile found;
@@ -665,6 +675,7 @@ Result<WalkedCorpus> WalkCorpus(const Options& options, FileSystem& fs) {
   out.files = Deduplicate(std::move(all.found));
   out.errors = std::move(all.errors);
   out.counts = all.counts;
+  out.skipped = std::move(all.skipped);
   LeaveOutIndex(options, fs, &out);
   return out;
 }

@@ -72,6 +72,9 @@ struct WalkedCorpus {
   // Advice that changes nothing: the --index file found among the inputs,
   // left out ("PATH: the --index file ..."). Not an error.
   std::vector<std::string> notices;
+  // With Options::name_skipped: "PATH: why" for each entry counted in
+  // hidden, glob, too_large or special.
+  std::vector<std::string> skipped;
 };
 
 // Walks options.paths, options.listed_paths (taken as files or directories

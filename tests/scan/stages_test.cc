@@ -333,8 +333,9 @@ TEST(VerifyTest, SignatureModeAcceptsTheCandidatesAsFound) {
   const MinHasher minhasher(f.options.num_perm, f.options.seed);
   const Verification rule = VerificationOf(f.options);
   const Workers w;
+  RereadProgress reread;
   Result<Verified> verified =
-      VerifyCandidates({f.options, rule, minhasher, FileSystem::Default(), w}, s, &g, std::move(c));
+      VerifyCandidates({f.options, rule, minhasher, FileSystem::Default(), w, reread}, s, &g, std::move(c));
   ASSERT_TRUE(verified.ok());
   const Verified& v = *verified;
   const std::vector<Candidate> accepted = v.pairs.ToVector();
@@ -359,9 +360,13 @@ TEST(VerifyTest, ExactModeMeasuresJaccardAndLeavesOutAFileChangedSinceSigning) {
   const MinHasher minhasher(f.options.num_perm, f.options.seed);
   const Verification rule = VerificationOf(f.options);
   const Workers w{.threads = 2, .tick = {}, .cancel = nullptr};
+  RereadProgress reread;
   Result<Verified> verified =
-      VerifyCandidates({f.options, rule, minhasher, FileSystem::Default(), w}, s, &g, std::move(c));
+      VerifyCandidates({f.options, rule, minhasher, FileSystem::Default(), w, reread}, s, &g, std::move(c));
   ASSERT_TRUE(verified.ok());
+  // The documents of the candidate pair's groups were read again, and counted.
+  EXPECT_GE(reread.total.load(), 2u);
+  EXPECT_EQ(reread.done.load(), reread.total.load());
   const Verified& v = *verified;
   ASSERT_EQ(v.left_out.size(), 1u);
   EXPECT_EQ(v.left_out[0].first, f.Id(s, "b.txt"));
@@ -386,7 +391,8 @@ TEST(BuildReportTest, PairsExpandGroupsAndClustersListRemovableOnce) {
   const MinHasher minhasher(f.options.num_perm, f.options.seed);
   const Verification rule = VerificationOf(f.options);
   const Workers w;
-  Result<Verified> verified = VerifyCandidates({f.options, rule, minhasher, FileSystem::Default(), w}, s, &g,
+  RereadProgress reread;
+  Result<Verified> verified = VerifyCandidates({f.options, rule, minhasher, FileSystem::Default(), w, reread}, s, &g,
                                                Found(s.table, g, f.options, ChooseBanding(0.7, 128), w));
   ASSERT_TRUE(verified.ok());
   const Verified& v = *verified;

@@ -143,10 +143,15 @@ TEST(JsonlLineParserTest, FirstOccurrenceOfAKeyCounts) {
 }
 
 TEST(JsonlLineParserTest, MissingTextKeyIsCorrupt) {
-  ExpectCorrupt(R"({"id":1,"body":"x"})", "missing key \"text\"");
+  ExpectCorrupt(R"({"id":1,"body":"x"})", "missing key \"text\" (keys: \"id\", \"body\")");
   const Parsed parsed = ParseLine(R"({"text":"x"})", "content", "id");
   EXPECT_EQ(parsed.status.code(), Status::Code::kCorrupt);
-  EXPECT_EQ(parsed.status.message(), "missing key \"content\"");
+  EXPECT_EQ(parsed.status.message(), "missing key \"content\" (keys: \"text\")");
+  ExpectCorrupt("{}", "missing key \"text\" (the object has no key)");
+  // A few keys, each cut short, control bytes shown as '?'.
+  ExpectCorrupt(R"({"a\u0001b":1,"a_key_longer_than_twenty_four_bytes":2,"c":3,"d":4,"e":5,"f":6,"g":7})",
+                "missing key \"text\" (keys: \"a?b\", \"a_key_longer_than_twenty...\", \"c\", \"d\", \"e\", ... 7 keys "
+                "in all)");
 }
 
 TEST(JsonlLineParserTest, NonStringTextIsCorrupt) {

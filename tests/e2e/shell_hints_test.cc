@@ -1,0 +1,342 @@
+// At home in the shell (#27): the real binary's suggestions, hints, grammar
+// and progress, as a user at a terminal meets them.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "test_util.h"
+
+namespace neardup {
+namespace {
+
+using testing::RunProcess;
+using testing::RunResult;
+using testing::TempDir;
+using testing::WriteFile;
+
+const std::string kBin = NEARDUP_BINARY;
+
+RunResult Neardup(const TempDir& dir, std::vector<std::string> args) {
+  args.insert(args.begin(), kBin);
+  return RunProcess(args, dir.path());
+}
+
+TEST(SuggestionsTest, AMisspelledOptionNamesTheNearestOne) {
+  TempDir dir;
+  const RunResult r = Neardup(dir, {"scan", "--treshold", "0.7", dir.path()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--treshold; did you mean --threshold?"), std::string::npos) << r.err;
+  const RunResult eq = Neardup(dir, {"scan", "--text-kye=body", dir.path()});
+  EXPECT_EQ(eq.exit_code, 2);
+  EXPECT_NE(eq.err.find("did you mean --text-key?"), std::string::npos) << eq.err;
+  // Each command's own options: params has --bands.
+  const RunResult params = Neardup(dir, {"params", "--bnds", "4"});
+  EXPECT_NE(params.err.find("did you mean --bands?"), std::string::npos) << params.err;
+}
+
+TEST(SuggestionsTest, AnOptionFarFromEveryNameGetsNoGuess) {
+  TempDir dir;
+  const RunResult r = Neardup(dir, {"scan", "--zzzzzzzz", dir.path()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--zzzzzzzz"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << r.err;
+}
+
+TEST(SuggestionsTest, AMisspelledCommandNamesTheNearestOne) {
+  TempDir dir;
+  const RunResult scna = Neardup(dir, {"scna", dir.path()});
+  EXPECT_EQ(scna.exit_code, 2);
+  EXPECT_NE(scna.err.find("'scna' is not a command; did you mean scan?"), std::string::npos) << scna.err;
+  const RunResult sgn = Neardup(dir, {"stage", "sgn", "work"});
+  EXPECT_EQ(sgn.exit_code, 2);
+  EXPECT_NE(sgn.err.find("did you mean sign?"), std::string::npos) << sgn.err;
+}
+
+TEST(SuggestionsTest, AMisspelledOperandNamesTheNearestValue) {
+  TempDir dir;
+  const RunResult index = Neardup(dir, {"index", "inf", dir / "x.db"});
+  EXPECT_EQ(index.exit_code, 2);
+  EXPECT_EQ(index.err, "neardup: ACTION must be info or check, got inf; did you mean info?\n");
+  const RunResult shell = Neardup(dir, {"completions", "bsh"});
+  EXPECT_EQ(shell.err, "neardup: SHELL must be bash, zsh or fish, got bsh; did you mean bash?\n");
+}
+
+TEST(SuggestionsTest, BareNeardupPrintsShortUsageAndPointsToHelp) {
+  TempDir dir;
+  const RunResult r = Neardup(dir, {});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("usage: neardup <command>"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("neardup --help"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("  scan "), std::string::npos) << r.err;
+}
+
+TEST(SuggestionsTest, HelpAndVersionAsWordsAndMinusV) {
+  TempDir dir;
+  const RunResult help = Neardup(dir, {"help"});
+  EXPECT_EQ(help.exit_code, 0) << help.err;
+  EXPECT_EQ(help.out, Neardup(dir, {"--help"}).out);
+  const RunResult help_scan = Neardup(dir, {"help", "scan"});
+  EXPECT_EQ(help_scan.exit_code, 0) << help_scan.err;
+  EXPECT_EQ(help_scan.out, Neardup(dir, {"scan", "--help"}).out);
+  const std::string version = Neardup(dir, {"--version"}).out;
+  ASSERT_EQ(version.rfind("neardup ", 0), 0u) << version;
+  for (const char* word : {"version", "-V"}) {
+    const RunResult r = Neardup(dir, {word});
+    EXPECT_EQ(r.exit_code, 0) << word << ": " << r.err;
+    EXPECT_EQ(r.out, version) << word;
+  }
+}
+
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(HintsTest, AJsonlFileReadAsTextNamesInputJsonl) {
+  TempDir dir;
+  const std::string line = "{\"text\": \"" + testing::Join(testing::RandomWords(50, 3)) + "\"}\n";
+  for (const char* name : {"a.jsonl", "b.ndjson"}) WriteFile(dir / name, line + line);
+  const RunResult r = Neardup(dir, {"scan", dir.path()});
+  EXPECT_EQ(Count(r.err, "--input jsonl"), 1u) << r.err;
+  EXPECT_NE(r.err.find(dir / "a.jsonl"), std::string::npos) << r.err;
+  const RunResult jsonl = Neardup(dir, {"scan", "--input", "jsonl", dir.path()});
+  EXPECT_EQ(jsonl.err.find("add --input jsonl"), std::string::npos) << jsonl.err;
+}
+
+TEST(HintsTest, JsonlWarningsOfOneKindAreCappedAndNameTheKeysALineHas) {
+  TempDir dir;
+  std::string lines;
+  for (int i = 0; i < 40; ++i) lines += "{\"body\": \"words " + std::to_string(i) + "\", \"id\": " + std::to_string(i) + "}\n";
+  lines += "not json\n";
+  WriteFile(dir / "c.jsonl", lines);
+  const RunResult r = Neardup(dir, {"scan", "--input", "jsonl", dir / "c.jsonl"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(Count(r.err, "missing key \"text\" (keys: \"body\", \"id\")"), 5u) << r.err;
+  EXPECT_NE(r.err.find("neardup: 35 more lines with: missing key \"text\""), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(":41: not a JSON object"), std::string::npos) << r.err;
+  // -v lists them all.
+  const RunResult all = Neardup(dir, {"scan", "-v", "--input", "jsonl", dir / "c.jsonl"});
+  EXPECT_EQ(Count(all.err, "missing key \"text\""), 40u) << all.err;
+}
+
+TEST(HintsTest, ManyInvalidUtf8SequencesNameEncodingLatin1) {
+  TempDir dir;
+  std::string latin1;
+  for (int i = 0; i < 150; ++i) latin1 += "caf\xe9 na\xefve " + std::to_string(i) + " ";
+  WriteFile(dir / "mail.txt", latin1);
+  const RunResult r = Neardup(dir, {"scan", dir / "mail.txt"});
+  EXPECT_NE(r.err.find("300 invalid UTF-8 sequences replaced"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--encoding latin1"), std::string::npos) << r.err;
+  const RunResult few = Neardup(dir, {"scan", "--encoding", "latin1", dir / "mail.txt"});
+  EXPECT_EQ(few.err.find("--encoding latin1"), std::string::npos) << few.err;
+}
+
+TEST(HintsTest, AnEmptyInputSaysSo) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "empty");
+  const RunResult r = Neardup(dir, {"scan", dir / "empty"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("neardup: no document to compare"), std::string::npos) << r.err;
+}
+
+TEST(HintsTest, VerboseNamesEachSkippedFileAndWhy) {
+  TempDir dir;
+  const std::string words = testing::Join(testing::RandomWords(40, 5));
+  WriteFile(dir / "in/a.txt", words);
+  WriteFile(dir / "in/.hidden.txt", words);
+  WriteFile(dir / "in/big.txt", words + " " + words + " " + words);
+  WriteFile(dir / "in/bin.dat", std::string("bin\0ary", 7));
+  WriteFile(dir / "in/sub/short.md", "one two");
+  WriteFile(dir / "in/skip.log", words);
+  const std::vector<std::string> args = {"scan", "--max-filesize", std::to_string(words.size() + 10), "--min-words",
+                                         "3", "-g", "!*.log", dir / "in"};
+  std::vector<std::string> verbose = args;
+  verbose.insert(verbose.begin() + 1, "-v");
+  const RunResult r = Neardup(dir, verbose);
+  for (const std::string& line :
+       {dir / "in/.hidden.txt: hidden", dir / "in/big.txt: over --max-filesize", dir / "in/bin.dat: binary",
+        dir / "in/sub/short.md: under --min-words", dir / "in/skip.log: excluded by --glob"}) {
+    EXPECT_NE(r.err.find("neardup: skipped " + line + "\n"), std::string::npos) << line << "\n" << r.err;
+  }
+  EXPECT_EQ(r.err.find(dir / "in/a.txt"), std::string::npos) << r.err;
+  // Without -v: counted only.
+  const RunResult quiet = Neardup(dir, args);
+  EXPECT_EQ(quiet.err.find("skipped " + dir.path()), std::string::npos) << quiet.err;
+  EXPECT_NE(quiet.err.find("1 binary"), std::string::npos) << quiet.err;
+}
+
+TEST(GrammarTest, OneIsSingularAndSizesHaveAUnit) {
+  TempDir dir;
+  const std::string text = testing::Join(testing::RandomWords(500, 7));
+  WriteFile(dir / "d/a.txt", text);
+  WriteFile(dir / "d/b.txt", text);
+  const RunResult pairs = Neardup(dir, {"scan", dir / "d"});
+  ASSERT_EQ(pairs.exit_code, 0) << pairs.err;
+  char size[32];
+  std::snprintf(size, sizeof size, "%.1f kB", static_cast<double>(2 * text.size()) / 1000);
+  EXPECT_NE(pairs.err.find("neardup: 2 documents (" + std::string(size) + "), "), std::string::npos) << pairs.err;
+  EXPECT_NE(pairs.err.find(", 1 exact copy; 0 candidate pairs, 1 pair reported; "), std::string::npos) << pairs.err;
+  const RunResult clusters = Neardup(dir, {"scan", "--mode", "clusters", dir / "d"});
+  std::snprintf(size, sizeof size, "%.1f kB", static_cast<double>(text.size()) / 1000);
+  EXPECT_NE(clusters.err.find("1 cluster of 2 documents, 1 removable (" + std::string(size) + ")"), std::string::npos)
+      << clusters.err;
+  WriteFile(dir / "s/a.txt", "a few short words here");
+  WriteFile(dir / "s/b.txt", "a few short words here");
+  const RunResult small = Neardup(dir, {"scan", "--mode", "clusters", dir / "s"});
+  EXPECT_NE(small.err.find("2 documents (44 bytes)"), std::string::npos) << small.err;
+  EXPECT_NE(small.err.find("1 removable (22 bytes)"), std::string::npos) << small.err;
+  const RunResult one = Neardup(dir, {"scan", dir / "d/a.txt"});
+  EXPECT_NE(one.err.find("neardup: 1 document ("), std::string::npos) << one.err;
+  const RunResult explain = Neardup(dir, {"explain", dir / "d/a.txt"});
+  EXPECT_EQ(explain.exit_code, 2);
+  EXPECT_NE(explain.err.find("got 1 argument\n"), std::string::npos) << explain.err;
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+extern "C" char** environ;
+
+// Starts `argv` with stdin from /dev/null and stdout, stderr into `log`;
+// returns its pid.
+pid_t Start(const std::vector<std::string>& argv, const std::string& log) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  std::vector<char*> raw;
+  for (const std::string& a : argv) raw.push_back(const_cast<char*>(a.c_str()));
+  raw.push_back(nullptr);
+  pid_t pid = -1;
+  if (posix_spawnp(&pid, raw[0], &actions, nullptr, raw.data(), environ) != 0) pid = -1;
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
+// Waits until `path` holds `what` (at most a minute: the run is blocked on
+// a FIFO the test holds, so it comes at once on any machine).
+bool WaitFor(const std::string& path, const std::string& what) {
+  for (int i = 0; i < 600; ++i) {
+    if (Slurp(path).find(what) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+// A scan of a.txt then the FIFO `fifo` (read as a stream), with one worker:
+// it stays in its reading stage, one of two inputs read, until the FIFO is
+// written and closed.
+struct BlockedScan {
+  TempDir dir;
+  std::string fifo = dir / "z.fifo";
+  std::vector<std::string> Args(const std::string& output) {
+    WriteFile(dir / "a.txt", testing::Join(testing::RandomWords(300, 11)));
+    EXPECT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    return {kBin, "scan", "-j", "1", dir / "a.txt", fifo, "-o", output};
+  }
+  // Opens the FIFO (the run is reading it), writes a document and closes it.
+  void Release(int fd) {
+    const std::string text = testing::Join(testing::RandomWords(300, 12));
+    EXPECT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+    ::close(fd);
+  }
+};
+
+TEST(ProgressTest, OnATerminalTheReadingLineShowsTheShareAndTimeLeft) {
+  BlockedScan scan;
+  const std::vector<std::string> args = scan.Args(scan.dir / "out.jsonl");
+  std::string command;
+  for (const std::string& a : args) command += "'" + a + "' ";
+  const std::string typescript = scan.dir / "typescript";
+  // script(1) runs neardup on a pseudo-terminal: stderr is a terminal.
+  const pid_t pid = Start({"script", "-qfec", command, typescript}, scan.dir / "script.log");
+  ASSERT_GT(pid, 0);
+  const int fd = ::open(scan.fifo.c_str(), O_WRONLY);  // waits for neardup to open it
+  ASSERT_GE(fd, 0);
+  // a.txt is read: 1 of 2 inputs; after a second in the stage, the time left.
+  const bool shown = WaitFor(typescript, "s left\033[K");
+  scan.Release(fd);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  const std::string screen = Slurp(typescript);
+  ASSERT_TRUE(shown) << screen;
+  EXPECT_NE(screen.find("\rneardup: reading 50% (1/2 files, "), std::string::npos) << screen;
+  EXPECT_NE(screen.find("\rneardup: writing the output\033[K"), std::string::npos) << screen;
+  // Cleared before the summary, which counts the whole run.
+  EXPECT_NE(screen.find("\r\033[Kneardup: 2 documents ("), std::string::npos) << screen;
+}
+
+TEST(ProgressTest, IntoAFileProgressIsPlainLinesEveryFiveSeconds) {
+  BlockedScan scan;
+  std::vector<std::string> args = scan.Args(scan.dir / "out.jsonl");
+  args.insert(args.begin() + 2, "--progress");
+  const std::string log = scan.dir / "progress.log";
+  const pid_t pid = Start(args, log);
+  ASSERT_GT(pid, 0);
+  const int fd = ::open(scan.fifo.c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0);
+  const bool shown = WaitFor(log, "neardup: walking");
+  // Six seconds of reading: one more line (at 5 s), not thirty.
+  std::this_thread::sleep_for(std::chrono::seconds(6));
+  scan.Release(fd);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  const std::string text = Slurp(log);
+  ASSERT_TRUE(shown) << text;
+  EXPECT_EQ(text.find_first_of("\r\033"), std::string::npos) << text;
+  EXPECT_GE(Count(text, "neardup: reading "), 1u) << text;
+  EXPECT_LE(Count(text, "\n"), 4u) << text;  // walking, reading, the summary (and one more at most)
+  EXPECT_NE(text.find("neardup: reading 50% (1/2 files, "), std::string::npos) << text;
+  EXPECT_NE(text.find("\nneardup: 2 documents ("), std::string::npos) << text;
+}
+
+TEST(ProgressTest, TheSummaryTimeCoversTheWholeRunWithItsOutput) {
+  TempDir dir;
+  const std::string text = testing::Join(testing::RandomWords(300, 13));
+  WriteFile(dir / "d/a.txt", text);
+  WriteFile(dir / "d/b.txt", text);
+  // -o a FIFO: the output waits for its reader, whom the test keeps waiting.
+  const std::string out = dir / "out.fifo";
+  ASSERT_EQ(::mkfifo(out.c_str(), 0600), 0);
+  const std::string log = dir / "stderr.log";
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = Start({kBin, "scan", dir / "d", "-o", out}, log);
+  ASSERT_GT(pid, 0);
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  const int fd = ::open(out.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  char buf[4096];
+  while (::read(fd, buf, sizeof buf) > 0) {
+  }
+  ::close(fd);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::string err = Slurp(log);
+  const size_t at = err.rfind("; ");
+  ASSERT_NE(at, std::string::npos) << err;
+  const double said = std::stod(err.substr(at + 2));
+  EXPECT_GE(said, 2.0) << err;
+  EXPECT_LE(said, took) << err;
+}
+
+}  // namespace
+}  // namespace neardup
