@@ -319,27 +319,31 @@ Db Connect(const std::string& path, bool write, bool immutable, int* rc) {
 // Opens `path` with SQLite and checks that it is a neardup index of a schema
 // this build reads. With `create`, an empty database gets the schema.
 // *fresh says whether it was created now.
-Result<Db> OpenDb(const std::string& path, bool write, bool create, bool* fresh) {
-  // A file that does not start as SQLite's do is not an index: say so
-  // before SQLite looks at it.
-  {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      const int e = errno;
-      if (e == ENOENT) return Status::NotFound(path + ": no such index");
-      return Status::IoError(path + ": cannot open the index: " + std::strerror(e));
-    }
-    struct stat st {};
-    char head[16] = {0};
-    const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    const ssize_t n = regular ? ::read(fd, head, sizeof head) : -1;
-    ::close(fd);
-    if (!regular) return Status::InvalidArgument(path + ": not a neardup index (not a regular file)");
-    if (n != 0 && (n != 16 || std::memcmp(head, "SQLite format 3", 16) != 0)) {
-      return Status::InvalidArgument(path + ": not a neardup index (not an SQLite database)");
-    }
-    if (n == 0 && !create) return Status::InvalidArgument(path + ": not a neardup index (an empty file)");
+// A file that does not start as SQLite's do is not an index: says so
+// before SQLite looks at it. OK for an SQLite file (or an empty one, when
+// `create`).
+Status CheckIndexHead(const std::string& path, bool create) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int e = errno;
+    if (e == ENOENT) return Status::NotFound(path + ": no such index");
+    return Status::IoError(path + ": cannot open the index: " + std::strerror(e));
   }
+  struct stat st {};
+  char head[16] = {0};
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  const ssize_t n = regular ? ::read(fd, head, sizeof head) : -1;
+  ::close(fd);
+  if (!regular) return Status::InvalidArgument(path + ": not a neardup index (not a regular file)");
+  if (n != 0 && (n != 16 || std::memcmp(head, "SQLite format 3", 16) != 0)) {
+    return Status::InvalidArgument(path + ": not a neardup index (not an SQLite database)");
+  }
+  if (n == 0 && !create) return Status::InvalidArgument(path + ": not a neardup index (an empty file)");
+  return Status::Ok();
+}
+
+Result<Db> OpenDb(const std::string& path, bool write, bool create, bool* fresh) {
+  if (Status s = CheckIndexHead(path, create); !s.ok()) return s;
   int rc = SQLITE_OK;
   Db db = Connect(path, write, /*immutable=*/false, &rc);
   if (rc != SQLITE_OK) return SqlError(db.get(), path, rc);
