@@ -321,7 +321,7 @@ Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, Foun
   }
   report.stats.exact_duplicates = found.groups.copies();
   report.skipped = NamedSkipped(o, corpus.table.docs, std::move(inputs.walk_skipped));
-  if (o.input == InputFormat::kJsonl) PlacesOf(corpus.table, &report);
+  if (o.input == InputFormat::kJsonl && o.doc_places) PlacesOf(corpus.table, &report);
   report.docs = Entries(std::move(corpus.table.docs), origins);
   if (Status s = BuildOutcome(run, found, *verified, inputs.signed_now, &report, &out.dropped); !s.ok()) return s;
   report.notices.insert(report.notices.begin(), inputs.walk_notices.begin(), inputs.walk_notices.end());

@@ -230,20 +230,29 @@ std::vector<ReviewGroup> Compare(const Report& report, const Texts& texts, std::
                                             : CompareClusters(texts, std::move(groups));
 }
 
-// JSONL: the groups a batch at a time (about kBatchDocs documents), so that
+// JSONL: the groups a batch at a time, so that
 // the texts held stay bounded; each batch reads each of its files once.
 std::vector<ReviewGroup> CompareJsonl(const Report& report, const Options& options, uint64_t max_words,
                                       FileSystem& fs, std::vector<ReviewGroup> groups) {
-  constexpr size_t kBatchDocs = 1024;
+  // A batch ends at kBatchDocs documents or kBatchBytes of their text: what
+  // it holds is bounded, and each file is read once per batch, not once per
+  // document.
+  constexpr size_t kBatchDocs = 65536;
+  constexpr uint64_t kBatchBytes = uint64_t{64} << 20;
   JsonlSource texts(report, options, max_words, fs);
   std::vector<ReviewGroup> out;
   out.reserve(groups.size());
   for (size_t i = 0; i < groups.size();) {
     std::vector<ReviewGroup> batch;
     std::vector<DocId> docs;
-    for (; i < groups.size() && docs.size() < kBatchDocs; ++i) {
+    uint64_t bytes = 0;
+    for (; i < groups.size() && docs.size() < kBatchDocs && bytes < kBatchBytes; ++i) {
       docs.push_back(groups[i].keep);
-      for (const ReviewMember& m : groups[i].members) docs.push_back(m.doc);
+      bytes += report.docs[groups[i].keep].size;
+      for (const ReviewMember& m : groups[i].members) {
+        docs.push_back(m.doc);
+        bytes += report.docs[m.doc].size;
+      }
       batch.push_back(std::move(groups[i]));
     }
     texts.Load(std::move(docs));

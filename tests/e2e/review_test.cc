@@ -256,7 +256,9 @@ void ExpectJsonlReviewed(const std::string& file, bool gz) {
   const std::string b = "{\"id\":\"doc-b\",\"text\":\"" + Join(w) + "\"}\n";
   const std::string c = "{\"id\":\"doc-c\",\"text\":\"" + Join(RandomWords(200, 42)) + "\"}\n";
   WriteFile(dir / "data.jsonl", c + a + "not json\n" + b);
-  if (gz) ASSERT_EQ(RunIn(dir, {"gzip", "data.jsonl"}).exit_code, 0);
+  if (gz) {
+    ASSERT_EQ(RunIn(dir, {"gzip", "data.jsonl"}).exit_code, 0);
+  }
   const RunResult r =
       RunIn(dir, {kBin, "scan", "--input", "jsonl", "--mode", "clusters", "-f", "html", "-o", "page.html", file});
   ASSERT_EQ(r.exit_code, 2) << r.err;  // the malformed line

@@ -181,7 +181,19 @@ Options JsonlOptions(const TempDir& dir) {
   o.paths = {dir / "d.jsonl"};
   o.input = InputFormat::kJsonl;
   o.mode = Mode::kClusters;
+  o.doc_places = true;
   return o;
+}
+
+// Only a run for the page keeps the places (32 bytes a document).
+TEST(ReviewTest, JsonlPlacesAreKeptOnlyWhenAsked) {
+  TempDir dir;
+  Options o = JsonlOptions(dir);
+  EXPECT_EQ(Scan(o).places.size(), 2u);
+  o.doc_places = false;
+  const Report report = Scan(o);
+  EXPECT_TRUE(report.places.empty());
+  EXPECT_FALSE(BuildReview(report, o, 20000).texts_read);
 }
 
 TEST(ReviewTest, JsonlDocumentsAreReadAgainByTheirPlace) {
