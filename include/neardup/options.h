@@ -139,6 +139,10 @@ struct Options {
   // Name each file skipped (hidden, --glob, --max-filesize, binary,
   // --min-words) in Report::skipped, not only count it (-v). Default: false.
   bool name_skipped = false;
+  // JSONL: keep each document's file and line in Report::places, so that
+  // BuildReview() can read the documents shown again (-f html sets it).
+  // Costs 32 bytes per document. Default: false.
+  bool doc_places = false;
 
   // The shingle size in effect: `ngram`, or the unit's default.
   int EffectiveNgram() const {

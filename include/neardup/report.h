@@ -116,9 +116,32 @@ struct Removal {
   bool operator==(const Removal&) const = default;
 };
 
+// JSONL input: an input file and each document's place in it, so that the
+// review page can read the documents shown again (BuildReview), with the
+// file's stat key and each document's content hash when signed.
+struct SourceFile {
+  std::string path;  // the walked path
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+  int64_t ctime_ns = 0;
+  uint64_t dev = 0;
+  uint64_t ino = 0;
+  bool stream = false;  // read once: not read again
+};
+struct DocPlace {
+  uint32_t file = 0;  // in Report::source_files
+  uint64_t line = 0;  // from 1
+  uint64_t content_low = 0;
+  uint64_t content_high = 0;
+};
+
 struct Report {
   Params params;
   std::vector<DocEntry> docs;         // indexed by DocId
+  // JSONL input only (else empty): the input files, and each document's
+  // place, by DocId.
+  std::vector<SourceFile> source_files;
+  std::vector<DocPlace> places;
   SortedPairs pairs;                  // filled in pairs mode
   std::vector<Cluster> clusters;      // filled in clusters and duplicates modes
   // Members of the clusters that can go (not kept, not reference, not a

@@ -58,20 +58,22 @@ struct ReviewGroup {
 };
 
 struct Review {
-  bool texts_read = false;               // text input: the documents were read again
+  bool texts_read = false;               // the documents were read again
   uint64_t max_words = kDefaultMaxWords;  // words compared per document
   std::vector<ReviewGroup> groups;
 };
 
 // The review of `report` without reading anything: pair similarities, no
-// diffs, every member noted "texts are read again for text input only".
+// diffs, every member noted "the documents were not read again".
 Review ReviewWithoutTexts(const Report& report);
 
-// The review of `report`, a scan with `options`: with text input, each
-// document shown is read again by path as the scan read it, its token text
-// capped at `max_words` words. A document that cannot be read again
-// (standard input, a file changed or gone) gets a note, not a diff; this is
-// not an error. Other inputs (JSONL): ReviewWithoutTexts(report).
+// The review of `report`, a scan with `options`: each document shown is read
+// again as the scan read it (a text file by path; a JSONL document by its
+// file and line, Report::places, each file once per batch of groups, in line
+// order), its token text capped at `max_words` words. A document that cannot
+// be read again (standard input, a stream, a file changed or gone, a JSONL
+// line that no longer hashes as signed) gets a note, not a diff; this is not
+// an error. A JSONL report without places: ReviewWithoutTexts(report).
 // REQUIRES: `options` are those of the scan that made `report`.
 Review BuildReview(const Report& report, const Options& options, uint64_t max_words = kDefaultMaxWords);
 

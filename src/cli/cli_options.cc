@@ -473,6 +473,7 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
     // record per removable document naming the document it duplicates.
     if (c.scan.mode == Mode::kDuplicates && !given.Given("--format")) c.format = OutputFormat::kPaths;
   }
+  c.scan.doc_places = c.format == OutputFormat::kHtml;  // the page reads JSONL documents again
   if (status.ok() && c.command == Command::kExplain) status = CheckExplainOptions(given, c);
   if (status.ok() && stage != nullptr && c.command != Command::kStageReport) {
     status = ReadTasks(stage->task, stage->tasks, &c);

@@ -7,7 +7,7 @@
 namespace neardup {
 namespace {
 
-constexpr const char* kNotTextInput = "no diff: texts are read again for text input only";
+constexpr const char* kNotTextInput = "no diff: the documents were not read again";
 
 ReviewMember MemberOf(DocId doc, double similarity) {
   ReviewMember m;

@@ -232,6 +232,27 @@ Result<DocReading> ReadDocumentFile(const Options& options, const MinHasher& min
   return out;
 }
 
+DocReading ReadDocumentText(const Options& options, JsonlDocReader& parser, std::string_view text,
+                            uint64_t max_words) {
+  DocReading out;
+  TokenTextKeeper keep(&out.doc, max_words);
+  uint64_t chars = 0;
+  parser.reader().set_token_sink([&](std::string_view piece) {
+    chars += Utf8Chars(piece);
+    keep.Add(piece);
+  });
+  DocumentSketch sk;
+  parser.reader().ReadText(text, nullptr, &out.shingles, &sk);
+  parser.reader().set_token_sink(nullptr);
+  out.content = sk.content;
+  out.doc.bytes = text.size();
+  out.doc.words = sk.words;
+  out.doc.shingles = out.shingles.size();
+  out.doc.skipped = SkipReason(sk.kind);
+  out.doc.tokens = CountTokens(options.shingle, sk, chars);
+  return out;
+}
+
 Result<PairExplanation> ExplainPair(const Options& options, const ExplainInputs& inputs, FileSystem& fs) {
   const RunContext context{.fs = &fs, .progress = {}, .cancel = nullptr};
   Result<std::unique_ptr<Run>> decided = Run::Decide(options, context);

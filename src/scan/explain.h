@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/types.h"
@@ -27,6 +28,13 @@ struct DocReading {
 };
 Result<DocReading> ReadDocumentFile(const Options& options, const MinHasher& minhasher, FileSystem& fs,
                                     const std::string& path, uint64_t max_words);
+
+class JsonlDocReader;
+
+// One JSONL document's text (its text key, parsed by `parser`) read as
+// ReadDocumentFile reads a file.
+DocReading ReadDocumentText(const Options& options, JsonlDocReader& parser, std::string_view text,
+                            uint64_t max_words);
 
 // As ExplainPair(options, inputs), reading through `fs`.
 Result<PairExplanation> ExplainPair(const Options& options, const ExplainInputs& inputs, FileSystem& fs);

@@ -44,6 +44,20 @@ Status ForgetLeftOut(const Run& run, const SignedCorpus& corpus,
   return ForgetFiles(o.index, forget);
 }
 
+// JSONL: the files and each document's place, for the review page.
+void PlacesOf(const SignatureTable& table, Report* report) {
+  report->source_files.reserve(table.files.size());
+  for (const InputFile& f : table.files) {
+    report->source_files.push_back({.path = f.path, .size = f.size, .mtime_ns = f.mtime_ns, .ctime_ns = f.ctime_ns,
+                                    .dev = f.identity.dev, .ino = f.identity.ino, .stream = f.identity.stream});
+  }
+  report->places.reserve(table.docs.size());
+  for (const DocRecord& r : table.docs) {
+    report->places.push_back({.file = r.file, .line = r.line, .content_low = r.content.low,
+                              .content_high = r.content.high});
+  }
+}
+
 }  // namespace
 
 // The bytes of `files` when all are regular uncompressed files (what
@@ -307,6 +321,7 @@ Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, Foun
   }
   report.stats.exact_duplicates = found.groups.copies();
   report.skipped = NamedSkipped(o, corpus.table.docs, std::move(inputs.walk_skipped));
+  if (o.input == InputFormat::kJsonl && o.doc_places) PlacesOf(corpus.table, &report);
   report.docs = Entries(std::move(corpus.table.docs), origins);
   if (Status s = BuildOutcome(run, found, *verified, inputs.signed_now, &report, &out.dropped); !s.ok()) return s;
   report.notices.insert(report.notices.begin(), inputs.walk_notices.begin(), inputs.walk_notices.end());

@@ -419,7 +419,7 @@ void AppendGroupsIntro(const Params& p, const Review& review, std::string* page_
             "shortened.";
     if (p.verify == VerifyMode::kExact) page += " Only documents in reported groups (all candidates) are read.";
   } else {
-    page += "No word diffs: texts are read again for text input only.";
+    page += "No word diffs: the documents were not read again.";
   }
   page += "</p>\n<p id=\"shown\"></p>\n<div id=\"groups\"></div>\n<p id=\"more\"><button id=\"all\" "
           "type=\"button\">Show all</button></p>\n<script type=\"application/json\" id=\"data\">";

@@ -244,6 +244,47 @@ TEST(HtmlFormatTest, HistogramTicksAreTenthsAndASmallBarStaysVisible) {
   EXPECT_EQ(page.find("<em>kept</em>"), std::string::npos);
 }
 
+// JSONL documents are read again for the page as text files are: ids as
+// names, the member's similarity, its word diff, and the histogram of it.
+void ExpectJsonlReviewed(const std::string& file, bool gz) {
+  TempDir dir;
+  std::vector<std::string> w = RandomWords(200, 41);
+  const std::string a = "{\"id\":\"doc-a\",\"text\":\"" + Join(w) + "\"}\n";
+  const std::string w50 = w[50];
+  w[50] = "alpha";
+  w[150] = "omega";
+  const std::string b = "{\"id\":\"doc-b\",\"text\":\"" + Join(w) + "\"}\n";
+  const std::string c = "{\"id\":\"doc-c\",\"text\":\"" + Join(RandomWords(200, 42)) + "\"}\n";
+  WriteFile(dir / "data.jsonl", c + a + "not json\n" + b);
+  if (gz) {
+    ASSERT_EQ(RunIn(dir, {"gzip", "data.jsonl"}).exit_code, 0);
+  }
+  const RunResult r =
+      RunIn(dir, {kBin, "scan", "--input", "jsonl", "--mode", "clusters", "-f", "html", "-o", "page.html", file});
+  ASSERT_EQ(r.exit_code, 2) << r.err;  // the malformed line
+  const std::string page = testing::ReadFile(dir / "page.html");
+  EXPECT_NE(page.find("\"doc-a\""), std::string::npos);
+  EXPECT_NE(page.find("\"doc-b\""), std::string::npos);
+  EXPECT_NE(page.find("[2,\"alpha\"]"), std::string::npos) << page;
+  EXPECT_NE(page.find("[2,\"omega\"]"), std::string::npos);
+  EXPECT_NE(page.find("[1,\"" + w50 + "\"]"), std::string::npos);
+  EXPECT_EQ(page.find("text input only"), std::string::npos);
+  EXPECT_NE(page.find("\"similarity\":0.9"), std::string::npos);
+  const size_t from = page.find("<svg class=\"chart\" id=\"histogram\"");
+  ASSERT_NE(from, std::string::npos);
+  int counted = 0;
+  for (const Bar& bar : HistogramBars(page.substr(from, page.find("</svg>", from) - from))) counted += bar.count;
+  EXPECT_EQ(counted, 1);
+}
+
+TEST(HtmlFormatTest, JsonlDocumentsHaveTheirSimilarityDiffAndHistogram) {
+  ExpectJsonlReviewed("data.jsonl", false);
+}
+
+TEST(HtmlFormatTest, GzippedJsonlDocumentsHaveTheirSimilarityDiffAndHistogram) {
+  ExpectJsonlReviewed("data.jsonl.gz", true);
+}
+
 TEST(HtmlFormatTest, DuplicatesModeIsAUsageError) {
   TempDir dir;
   const RunResult r = RunIn(dir, {kBin, "scan", "--mode", "duplicates", "-f", "html", "."});

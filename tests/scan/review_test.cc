@@ -146,7 +146,7 @@ TEST(ReviewTest, ClusterMembersComeMostSimilarToTheKeptFirst) {
   for (const ReviewMember& m : g.members) EXPECT_TRUE(m.diff.has_value());
 }
 
-TEST(ReviewTest, ClustersComeLargestFirstAndJsonlInputReadsNothing) {
+TEST(ReviewTest, ClustersComeLargestFirstAndAReportWithoutPlacesReadsNothing) {
   Report report;
   report.params.mode = Mode::kClusters;
   for (const char* name : {"d0", "d1", "d2", "d3", "d4"}) report.docs.push_back({name, 1, 0, false});
@@ -164,9 +164,74 @@ TEST(ReviewTest, ClustersComeLargestFirstAndJsonlInputReadsNothing) {
   for (const ReviewGroup& g : review.groups) {
     for (const ReviewMember& m : g.members) {
       EXPECT_FALSE(m.diff.has_value());
-      EXPECT_EQ(m.note, "no diff: texts are read again for text input only");
+      EXPECT_EQ(m.note, "no diff: the documents were not read again");
     }
   }
+}
+
+// JSONL: a.jsonl holds a and b (two words replaced); reviewed in clusters mode.
+Options JsonlOptions(const TempDir& dir) {
+  std::vector<std::string> w = RandomWords(300, 23);
+  const std::string a = "{\"id\":\"a\",\"text\":\"" + Join(w) + "\"}\n";
+  w[100] = "alpha";
+  w[200] = "omega";
+  const std::string b = "{\"id\":\"b\",\"text\":\"" + Join(w) + "\"}\n";
+  WriteFile(dir / "d.jsonl", a + b);
+  Options o;
+  o.paths = {dir / "d.jsonl"};
+  o.input = InputFormat::kJsonl;
+  o.mode = Mode::kClusters;
+  o.doc_places = true;
+  return o;
+}
+
+// Only a run for the page keeps the places (32 bytes a document).
+TEST(ReviewTest, JsonlPlacesAreKeptOnlyWhenAsked) {
+  TempDir dir;
+  Options o = JsonlOptions(dir);
+  EXPECT_EQ(Scan(o).places.size(), 2u);
+  o.doc_places = false;
+  const Report report = Scan(o);
+  EXPECT_TRUE(report.places.empty());
+  EXPECT_FALSE(BuildReview(report, o, 20000).texts_read);
+}
+
+TEST(ReviewTest, JsonlDocumentsAreReadAgainByTheirPlace) {
+  TempDir dir;
+  const Options o = JsonlOptions(dir);
+  const Report report = Scan(o);
+  ASSERT_EQ(report.clusters.size(), 1u);
+  const Review review = BuildReview(report, o, 20000);
+  EXPECT_TRUE(review.texts_read);
+  ASSERT_EQ(review.groups.size(), 1u);
+  ASSERT_EQ(review.groups[0].members.size(), 1u);
+  const ReviewMember& m = review.groups[0].members[0];
+  EXPECT_EQ(report.docs[m.doc].name, "b");
+  EXPECT_GT(m.similarity, 0.9);
+  ASSERT_TRUE(m.diff.has_value()) << m.note;
+}
+
+TEST(ReviewTest, AJsonlLineNotAsSignedIsNotShown) {
+  TempDir dir;
+  const Options o = JsonlOptions(dir);
+  Report report = Scan(o);
+  ASSERT_EQ(report.clusters.size(), 1u);
+  // The file keeps its stat key, but b's line no longer hashes as signed.
+  const DocId b = report.docs[0].name == "b" ? 0 : 1;
+  report.places[b].content_low ^= 1;
+  Review review = BuildReview(report, o, 20000);
+  ASSERT_EQ(review.groups[0].members.size(), 1u);
+  EXPECT_FALSE(review.groups[0].members[0].diff.has_value());
+  EXPECT_EQ(review.groups[0].members[0].similarity, -1);
+  EXPECT_NE(review.groups[0].members[0].note.find("d.jsonl:2: changed since it was signed"), std::string::npos)
+      << review.groups[0].members[0].note;
+  // A file rewritten since signing: nothing of it is shown.
+  report.places[b].content_low ^= 1;
+  WriteFile(dir / "d.jsonl", testing::ReadFile(dir / "d.jsonl") + "{\"id\":\"x\",\"text\":\"more\"}\n");
+  review = BuildReview(report, o, 20000);
+  EXPECT_FALSE(review.groups[0].members[0].diff.has_value());
+  EXPECT_NE(review.groups[0].members[0].note.find("changed during the run"), std::string::npos)
+      << review.groups[0].members[0].note;
 }
 
 }  // namespace
