@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -74,7 +75,12 @@ Review ReviewWithoutTexts(const Report& report);
 // be read again (standard input, a stream, a file changed or gone, a JSONL
 // line that no longer hashes as signed) gets a note, not a diff; this is not
 // an error. A JSONL report without places: ReviewWithoutTexts(report).
+// `progress`, when set, is called after each group is compared, from the
+// calling thread, with the groups done and their total (for a moving
+// counter: it may be called often).
 // REQUIRES: `options` are those of the scan that made `report`.
-Review BuildReview(const Report& report, const Options& options, uint64_t max_words = kDefaultMaxWords);
+using ReviewProgress = std::function<void(uint64_t done, uint64_t total)>;
+Review BuildReview(const Report& report, const Options& options, uint64_t max_words = kDefaultMaxWords,
+                   const ReviewProgress& progress = {});
 
 }  // namespace neardup

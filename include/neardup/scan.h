@@ -50,6 +50,7 @@ struct Progress {
   uint64_t reread = 0;
   uint64_t reread_total = 0;
   uint64_t documents = 0;     // documents signed so far
+  uint64_t linked = 0;        // clustering: verified pairs linked so far
   double seconds = 0;         // since the start
 };
 

@@ -263,7 +263,12 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
   }
   if (cli.format == OutputFormat::kHtml) {
     // The review page reads the documents shown again, for their word diffs.
-    WriteHtml(report, BuildReview(report, options), out.stream());
+    const auto shown = [progress](uint64_t done, uint64_t total) {
+      if (progress == nullptr) return;
+      progress->Tick("writing the review page, " + std::to_string(done) + "/" + Counted(total, "group") + " read again (" +
+                     std::to_string(done * 100 / std::max<uint64_t>(total, 1)) + "%)");
+    };
+    WriteHtml(report, BuildReview(report, options, kDefaultMaxWords, shown), out.stream());
   } else {
     WriteReport(report, cli.format, out.stream(), cli.terminator);
   }

@@ -68,6 +68,8 @@ std::string ProgressText(const Progress& p, double stage_seconds) {
     std::snprintf(line, sizeof line, "verifying %.0f%% (%llu/%s read again), %.1f s%s", std::min(share, 1.0) * 100,
                   static_cast<unsigned long long>(p.reread), Counted(p.reread_total, "document").c_str(), p.seconds,
                   left.c_str());
+  } else if (p.stage == Stage::kClustering && p.linked > 0) {
+    std::snprintf(line, sizeof line, "clustering, %s linked, %.1f s", Counted(p.linked, "pair").c_str(), p.seconds);
   } else {
     std::snprintf(line, sizeof line, "%s, %s, %s, %.1f s", ToString(p.stage), Counted(p.documents, "document").c_str(),
                   ShownSize(p.bytes).c_str(), p.seconds);
@@ -95,6 +97,15 @@ void ProgressLine::Show(const std::string& what) {
   if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();
   if (!terminal_ && written_ && now - last_ < kPlainEvery) return;
+  last_ = now;
+  Write(what);
+}
+
+void ProgressLine::Tick(const std::string& what) {
+  if (!enabled_) return;
+  const auto now = std::chrono::steady_clock::now();
+  const auto every = terminal_ ? std::chrono::milliseconds(200) : std::chrono::milliseconds(kPlainEvery);
+  if (written_ && now - last_ < every) return;
   last_ = now;
   Write(what);
 }

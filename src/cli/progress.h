@@ -41,6 +41,9 @@ class ProgressLine {
   void Update(const Progress& p);
   // A phase of the front end (writing the output), shown at once.
   void Show(const std::string& what);
+  // The same phase moving on (a counter): at most five a second on a
+  // terminal, one every kPlainEvery elsewhere.
+  void Tick(const std::string& what);
   void Clear();
 
   static constexpr std::chrono::seconds kPlainEvery{5};

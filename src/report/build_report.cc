@@ -106,7 +106,8 @@ Result<PairList> BuildPairs(const CopyGroups& groups, const CandidatePairs& veri
 }
 
 Result<Clustering> BuildClustering(const CopyGroups& groups, const Verified& verified, const Options& options,
-                                   const std::vector<DocEntry>& docs) {
+                                   const std::vector<DocEntry>& docs,
+                                   const std::function<void(uint64_t linked)>& linked) {
   const std::vector<DocId> anchor = Anchors(groups, docs);
   ClusterLinks links(docs.size());
   for (size_t k = 0; k < groups.size(); ++k) {
@@ -114,7 +115,9 @@ Result<Clustering> BuildClustering(const CopyGroups& groups, const Verified& ver
       if (m != anchor[k] && !(docs[m].reference && docs[anchor[k]].reference)) links.Link(anchor[k], m);
     }
   }
+  uint64_t n = 0;
   for (const Candidate& p : verified.pairs) {
+    if (++n % kLinkedEvery == 0 && linked) linked(n);
     const DocId x = anchor[groups.slot_of(p.a)];
     const DocId y = anchor[groups.slot_of(p.b)];
     if (docs[x].reference && docs[y].reference) continue;

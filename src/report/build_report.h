@@ -22,6 +22,8 @@
 // Thread safety: plain functions.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -59,9 +61,12 @@ struct Clustering {
 };
 // REQUIRES: as BuildPairs; `verified` from VerifyCandidates over `groups`.
 // The verified pairs are read once, as links (memory per document, not per
-// pair). Returns IoError when they cannot be read back.
+// pair). Returns IoError when they cannot be read back. `linked`, when set,
+// is called every kLinkedEvery pairs with the pairs linked so far.
+inline constexpr uint64_t kLinkedEvery = 4096;
 Result<Clustering> BuildClustering(const CopyGroups& groups, const Verified& verified, const Options& options,
-                           const std::vector<DocEntry>& docs);
+                                   const std::vector<DocEntry>& docs,
+                                   const std::function<void(uint64_t linked)>& linked = {});
 
 // The counts of what was read: the signed documents of `corpus` by kind
 // (documents, empty, too_short, binary), its reading counts (bytes,

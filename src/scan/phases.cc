@@ -177,7 +177,8 @@ Result<Clustering> FilteredClustering(const Run& run, const FoundPairs& found, c
                                       const std::vector<std::vector<uint8_t>>& filters,
                                       const std::vector<DocEntry>& docs) {
   run.Tick(Stage::kClustering);
-  Result<Clustering> built = BuildClustering(found.groups, verified, run.options(), docs);
+  Result<Clustering> built =
+      BuildClustering(found.groups, verified, run.options(), docs, [&run](uint64_t linked) { run.TickClustering(linked); });
   if (!built.ok()) return built.status();
   for (const std::vector<uint8_t>& flagged : filters) *built = ClustersWith(flagged, std::move(*built));
   return built;

@@ -188,10 +188,20 @@ void SortBySimilarity(std::vector<ReviewMember>* members) {
                    [](const ReviewMember& x, const ReviewMember& y) { return x.similarity > y.similarity; });
 }
 
+// The groups compared so far, told to the caller's ReviewProgress.
+struct GroupCounter {
+  const ReviewProgress& tell;
+  uint64_t total = 0;
+  uint64_t done = 0;
+  void Done() {
+    ++done;
+    if (tell) tell(done, total);
+  }
+};
+
 // Pairs mode: each pair's documents; pairs come sorted by their first
 // document, which is read once per run of pairs.
-std::vector<ReviewGroup> ComparePairs(const Texts& texts,
-                                      std::vector<ReviewGroup> groups) {
+std::vector<ReviewGroup> ComparePairs(const Texts& texts, std::vector<ReviewGroup> groups, GroupCounter& counter) {
   ReadAgain kept;
   DocId kept_id = 0;
   bool have_kept = false;
@@ -205,14 +215,15 @@ std::vector<ReviewGroup> ComparePairs(const Texts& texts,
       const ReadAgain member = texts.Read(m.doc);
       m = Compared(std::move(m), kept, member);
     }
+    counter.Done();
   }
   return groups;
 }
 
 // Clusters mode: each member against its cluster's kept document, with the
 // exact Jaccard of the two texts as its similarity.
-std::vector<ReviewGroup> CompareClusters(const Texts& texts,
-                                         std::vector<ReviewGroup> groups) {
+std::vector<ReviewGroup> CompareClusters(const Texts& texts, std::vector<ReviewGroup> groups,
+                                         GroupCounter& counter) {
   for (ReviewGroup& g : groups) {
     const ReadAgain kept = texts.Read(g.keep);
     for (ReviewMember& m : g.members) {
@@ -221,19 +232,21 @@ std::vector<ReviewGroup> CompareClusters(const Texts& texts,
       m = Compared(std::move(m), kept, member);
     }
     SortBySimilarity(&g.members);
+    counter.Done();
   }
   return groups;
 }
 
-std::vector<ReviewGroup> Compare(const Report& report, const Texts& texts, std::vector<ReviewGroup> groups) {
-  return report.params.mode == Mode::kPairs ? ComparePairs(texts, std::move(groups))
-                                            : CompareClusters(texts, std::move(groups));
+std::vector<ReviewGroup> Compare(const Report& report, const Texts& texts, std::vector<ReviewGroup> groups,
+                                 GroupCounter& counter) {
+  return report.params.mode == Mode::kPairs ? ComparePairs(texts, std::move(groups), counter)
+                                            : CompareClusters(texts, std::move(groups), counter);
 }
 
 // JSONL: the groups a batch at a time, so that
 // the texts held stay bounded; each batch reads each of its files once.
 std::vector<ReviewGroup> CompareJsonl(const Report& report, const Options& options, uint64_t max_words,
-                                      FileSystem& fs, std::vector<ReviewGroup> groups) {
+                                      FileSystem& fs, std::vector<ReviewGroup> groups, GroupCounter& counter) {
   // A batch ends at kBatchDocs documents or kBatchBytes of their text: what
   // it holds is bounded, and each file is read once per batch, not once per
   // document.
@@ -256,31 +269,34 @@ std::vector<ReviewGroup> CompareJsonl(const Report& report, const Options& optio
       batch.push_back(std::move(groups[i]));
     }
     texts.Load(std::move(docs));
-    for (ReviewGroup& g : Compare(report, texts, std::move(batch))) out.push_back(std::move(g));
+    for (ReviewGroup& g : Compare(report, texts, std::move(batch), counter)) out.push_back(std::move(g));
   }
   return out;
 }
 
 }  // namespace
 
-Review BuildReview(const Report& report, const Options& options, uint64_t max_words, FileSystem& fs) {
+Review BuildReview(const Report& report, const Options& options, uint64_t max_words, FileSystem& fs,
+                   const ReviewProgress& progress) {
   Review review = ReviewWithoutTexts(report);
   const bool jsonl = options.input == InputFormat::kJsonl && report.places.size() == report.docs.size();
   if (options.input != InputFormat::kText && !jsonl) return review;
   review.texts_read = true;
   review.max_words = max_words;
+  GroupCounter counter{.tell = progress, .total = review.groups.size(), .done = 0};
   if (jsonl) {
-    review.groups = CompareJsonl(report, options, max_words, fs, std::move(review.groups));
+    review.groups = CompareJsonl(report, options, max_words, fs, std::move(review.groups), counter);
     return review;
   }
   TextSource texts(options, max_words, fs);
   texts.set_report(&report);
-  review.groups = Compare(report, texts, std::move(review.groups));
+  review.groups = Compare(report, texts, std::move(review.groups), counter);
   return review;
 }
 
-Review BuildReview(const Report& report, const Options& options, uint64_t max_words) {
-  return BuildReview(report, options, max_words, FileSystem::Default());
+Review BuildReview(const Report& report, const Options& options, uint64_t max_words,
+                   const ReviewProgress& progress) {
+  return BuildReview(report, options, max_words, FileSystem::Default(), progress);
 }
 
 }  // namespace neardup

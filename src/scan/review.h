@@ -11,7 +11,8 @@
 
 namespace neardup {
 
-// As BuildReview(report, options, max_words), reading through `fs`.
-Review BuildReview(const Report& report, const Options& options, uint64_t max_words, FileSystem& fs);
+// As BuildReview(report, options, max_words, progress), reading through `fs`.
+Review BuildReview(const Report& report, const Options& options, uint64_t max_words, FileSystem& fs,
+                   const ReviewProgress& progress = {});
 
 }  // namespace neardup

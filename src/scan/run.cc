@@ -22,7 +22,11 @@ SignContext Run::Signing(const Workers& workers) const {
 
 VerifyContext Run::Verifying(const Workers& workers) const { return {options_, rule_, minhasher_, fs_, workers, reread_}; }
 
-void Run::Tick(Stage stage, uint64_t total, uint64_t bytes_total) const {
+void Run::Tick(Stage stage, uint64_t total, uint64_t bytes_total) const { Tick(stage, total, bytes_total, 0); }
+
+void Run::TickClustering(uint64_t linked) const { Tick(Stage::kClustering, 0, 0, linked); }
+
+void Run::Tick(Stage stage, uint64_t total, uint64_t bytes_total, uint64_t linked) const {
   if (!context_.progress) return;
   const auto now = Clock::now();
   if (stage == last_stage_ && now - last_tick_ < std::chrono::milliseconds(200)) return;
@@ -39,6 +43,7 @@ void Run::Tick(Stage stage, uint64_t total, uint64_t bytes_total) const {
     p.reread_total = reread_.total.load(std::memory_order_relaxed);
   }
   p.documents = counts_.documents.load();
+  p.linked = linked;
   p.seconds = seconds();
   context_.progress(p);
 }

@@ -68,12 +68,15 @@ class Run {
   // known; `bytes_total`: bytes to read, when known. From the driver's
   // thread only.
   void Tick(Stage stage, uint64_t total = 0, uint64_t bytes_total = 0) const;
+  // Clustering: `linked` verified pairs linked so far (Progress::linked).
+  void TickClustering(uint64_t linked) const;
   // Seconds since the run was decided.
   double seconds() const;
 
  private:
   using Clock = std::chrono::steady_clock;
   Run(const Options& options, const RunContext& context);
+  void Tick(Stage stage, uint64_t total, uint64_t bytes_total, uint64_t linked) const;
 
   const Options& options_;
   const RunContext& context_;

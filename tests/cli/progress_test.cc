@@ -48,6 +48,16 @@ TEST(ProgressTextTest, VerifyingCountsTheDocumentsReadAgain) {
   EXPECT_EQ(ProgressText(p, 4), "verifying 40% (600/1500 documents read again), 12.3 s, 6s left");
 }
 
+TEST(ProgressTextTest, ClusteringCountsThePairsLinked) {
+  Progress p;
+  p.stage = Stage::kClustering;
+  p.linked = 131072;
+  p.seconds = 3.21;
+  EXPECT_EQ(ProgressText(p, 1), "clustering, 131072 pairs linked, 3.2 s");
+  p.linked = 0;  // before the first count: its documents and time
+  EXPECT_EQ(ProgressText(p, 1), "clustering, 0 documents, 0 bytes, 3.2 s");
+}
+
 TEST(ProgressTextTest, OtherStagesShowTheirTime) {
   Progress p;
   p.stage = Stage::kVerifying;

@@ -185,6 +185,29 @@ Options JsonlOptions(const TempDir& dir) {
   return o;
 }
 
+// The page's moving counter: told after each group, text and JSONL alike.
+TEST(ReviewTest, ProgressIsToldAfterEachGroup) {
+  TempDir dir;
+  WriteTrio(dir);
+  Options o;
+  o.paths = {dir.path()};
+  const Report report = Scan(o);
+  ASSERT_EQ(report.pairs.size(), 3u);
+  std::vector<std::pair<uint64_t, uint64_t>> told;
+  const Review review = BuildReview(report, o, 20000, [&told](uint64_t done, uint64_t total) {
+    told.emplace_back(done, total);
+  });
+  ASSERT_EQ(review.groups.size(), 3u);
+  EXPECT_EQ(told, (std::vector<std::pair<uint64_t, uint64_t>>{{1, 3}, {2, 3}, {3, 3}}));
+
+  TempDir jdir;
+  Options j = JsonlOptions(jdir);
+  const Report jreport = Scan(j);
+  told.clear();
+  BuildReview(jreport, j, 20000, [&told](uint64_t done, uint64_t total) { told.emplace_back(done, total); });
+  EXPECT_EQ(told, (std::vector<std::pair<uint64_t, uint64_t>>{{1, 1}}));
+}
+
 // Only a run for the page keeps the places (32 bytes a document).
 TEST(ReviewTest, JsonlPlacesAreKeptOnlyWhenAsked) {
   TempDir dir;

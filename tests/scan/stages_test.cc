@@ -422,6 +422,41 @@ TEST(BuildReportTest, PairsExpandGroupsAndClustersListRemovableOnce) {
   }
 }
 
+// Clustering tells how far it is: every kLinkedEvery verified pairs linked.
+// 3,000 light edits of one text: more than kLinkedEvery verified pairs.
+TEST(BuildReportTest, ClusteringTellsThePairsLinked) {
+  Fixture f;
+  const auto words = RandomWords(300, 31);
+  for (int i = 0; i < 3000; ++i) {
+    std::vector<std::string> w = words;
+    w[static_cast<size_t>(i % 300)] = "edit" + std::to_string(i);
+    WriteFile(f.dir / ("near/" + std::to_string(i) + ".txt"), Join(w));
+  }
+  f.options.paths = {f.dir / "near"};
+  f.options.mode = Mode::kClusters;
+  const SignedCorpus s = f.Signed(2);
+  CopyGroups g = CopyGroups::Build(s.table);
+  const MinHasher minhasher(f.options.num_perm, f.options.seed);
+  const Workers w;
+  RereadProgress reread;
+  Result<Verified> verified =
+      VerifyCandidates({f.options, VerificationOf(f.options), minhasher, FileSystem::Default(), w, reread}, s, &g,
+                       Found(s.table, g, f.options, ChooseBanding(0.8, 128), w));
+  ASSERT_TRUE(verified.ok());
+  uint64_t pairs = 0;
+  for (const Candidate& c : verified->pairs) pairs += c.a != c.b ? 1 : 0;
+  ASSERT_GE(pairs, kLinkedEvery) << "too few pairs for the test";
+  std::vector<uint64_t> told;
+  Result<Clustering> built =
+      BuildClustering(g, *verified, f.options, EntriesOf(s.table), [&told](uint64_t n) { told.push_back(n); });
+  ASSERT_TRUE(built.ok());
+  ASSERT_EQ(built->clusters.size(), 1u);
+  ASSERT_GE(told.size(), 1u);
+  for (size_t i = 0; i < told.size(); ++i) EXPECT_EQ(told[i], (i + 1) * kLinkedEvery);
+  EXPECT_LE(told.back(), pairs);
+  EXPECT_GT(told.back() + kLinkedEvery, pairs);  // every kLinkedEvery, none left out
+}
+
 // --verify none takes every candidate, so C (about 0.33 like A) joins A and
 // B's component; --cluster-by keep then compares each member with the kept
 // document by signature, and C is not in A's cluster.
