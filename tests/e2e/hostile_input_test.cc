@@ -49,8 +49,15 @@ using testing::WriteFile;
 const std::string kBin = NEARDUP_BINARY;
 #if defined(__SANITIZE_ADDRESS__)
 constexpr long kMemoryBoundKb = 320 * 1024;
+// The tight bounds below (bytes per document, the --max-line limit plus a
+// few MB) measure neardup's own buffers. Under AddressSanitizer each
+// allocation carries redzones and every freed block waits in the quarantine,
+// so those bounds are asserted by the Release build only; the sanitized run
+// still checks that the run finishes and what it reports.
+constexpr bool kTightBounds = false;
 #else
 constexpr long kMemoryBoundKb = 100 * 1024;
+constexpr bool kTightBounds = true;
 #endif
 
 std::string Text(uint64_t seed, size_t words = 300) { return Join(RandomWords(words, seed)); }
@@ -318,8 +325,10 @@ TEST(HostileInputTest, EmptyAndTooShortJsonlDocumentsCostACompactRecord) {
     ASSERT_EQ(s.run.exit_code, 1) << s.run.err;
     EXPECT_EQ(s.json["stats"][c.count], kDocs) << s.json["stats"].dump();
     EXPECT_EQ(s.json["stats"]["documents"], 0) << s.json["stats"].dump();
-    EXPECT_LT((s.max_rss_kb - base.max_rss_kb) * 1024, c.bytes_per_doc * kDocs)
-        << "peak RSS " << s.max_rss_kb / 1024 << " MB, " << base.max_rss_kb / 1024 << " MB for one line";
+    if (kTightBounds) {
+      EXPECT_LT((s.max_rss_kb - base.max_rss_kb) * 1024, c.bytes_per_doc * kDocs)
+          << "peak RSS " << s.max_rss_kb / 1024 << " MB, " << base.max_rss_kb / 1024 << " MB for one line";
+    }
   }
 }
 
@@ -360,8 +369,10 @@ TEST(HostileInputTest, SkippingAnOverlongLineHoldsAtMostTheLimit) {
     EXPECT_EQ(s.json["stats"]["malformed_lines"], 1) << s.json["stats"].dump();
     EXPECT_NE(s.run.err.find(dir / name + ":2: line longer than --max-line 33554432 bytes"), std::string::npos)
         << s.run.err;
-    EXPECT_LT(s.max_rss_kb, static_cast<long>(kMaxLine / 1024) + 40 * 1024)
-        << "peak RSS " << s.max_rss_kb / 1024 << " MB";
+    if (kTightBounds) {
+      EXPECT_LT(s.max_rss_kb, static_cast<long>(kMaxLine / 1024) + 40 * 1024)
+          << "peak RSS " << s.max_rss_kb / 1024 << " MB";
+    }
   }
 }
 
@@ -390,7 +401,7 @@ TEST(HostileInputTest, AnOverlongLineOfARegularFileIsNotHeld) {
   EXPECT_EQ(s.json["stats"]["malformed_lines"], 1) << s.json["stats"].dump();
   EXPECT_NE(s.run.err.find(dir / "d/in.jsonl:2: line longer than --max-line 134217728 bytes"), std::string::npos)
       << s.run.err;
-  EXPECT_LT(s.max_rss_kb, 80 * 1024) << "peak RSS " << s.max_rss_kb / 1024 << " MB";
+  if (kTightBounds) EXPECT_LT(s.max_rss_kb, 80 * 1024) << "peak RSS " << s.max_rss_kb / 1024 << " MB";
 }
 
 // --exact re-reads the candidates' text for their shingle sets: bounded by the

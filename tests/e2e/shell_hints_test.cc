@@ -334,8 +334,12 @@ TEST(ProgressTest, TheSummaryTimeCoversTheWholeRunWithItsOutput) {
   const size_t at = err.rfind("; ");
   ASSERT_NE(at, std::string::npos) << err;
   const double said = std::stod(err.substr(at + 2));
-  EXPECT_GE(said, 2.0) << err;
-  EXPECT_LE(said, took) << err;
+  // The scan itself takes about 0.01 s; the rest is the wait for the reader.
+  // The child's clock starts after its exec (slower under a sanitizer, or on
+  // a loaded machine), so it may count a little under the 2 s the test
+  // waited, and the summary rounds to 0.01 s.
+  EXPECT_GE(said, 1.5) << err;
+  EXPECT_LE(said, took + 0.01) << err;
 }
 
 }  // namespace
