@@ -401,7 +401,9 @@ TEST(HostileInputTest, AnOverlongLineOfARegularFileIsNotHeld) {
   EXPECT_EQ(s.json["stats"]["malformed_lines"], 1) << s.json["stats"].dump();
   EXPECT_NE(s.run.err.find(dir / "d/in.jsonl:2: line longer than --max-line 134217728 bytes"), std::string::npos)
       << s.run.err;
-  if (kTightBounds) EXPECT_LT(s.max_rss_kb, 80 * 1024) << "peak RSS " << s.max_rss_kb / 1024 << " MB";
+  if (kTightBounds) {
+    EXPECT_LT(s.max_rss_kb, 80 * 1024) << "peak RSS " << s.max_rss_kb / 1024 << " MB";
+  }
 }
 
 // --exact re-reads the candidates' text for their shingle sets: bounded by the
