@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# The three stages on one machine, without a scheduler: N sign tasks in
-# parallel, then M bucket tasks in parallel, then the report, over WORK.
+# The stages on one machine, without a scheduler: N sign tasks in parallel,
+# then M bucket tasks in parallel, then the report, over WORK; with
+# --kept-dir DIR among the OPTIONS, then N filter tasks in parallel, which
+# write the kept documents to DIR (new or empty) as scan --kept-dir would.
 #   scripts/stage_local.sh [-n N] [-m M] WORK [OPTIONS...] -- PATH...
-# OPTIONS are scan's (the same for every stage); the report's output goes to
-# stdout (or -o FILE) and its exit status is the script's. NEARDUP_BIN picks
-# the binary (default: neardup on PATH).
+# OPTIONS are scan's (the same for every stage; --kept-dir and --kept-copy go
+# to the filter tasks only); the report's output goes to stdout (or -o FILE)
+# and its exit status is the script's, or 2 when a filter task fails.
+# NEARDUP_BIN picks the binary (default: neardup on PATH).
 set -uo pipefail
 bin=${NEARDUP_BIN:-neardup}
 n=2
@@ -20,9 +23,30 @@ shift $((OPTIND - 1))
 [ $# -ge 1 ] || { echo "usage: stage_local.sh [-n N] [-m M] WORK [OPTIONS...] -- PATH..." >&2; exit 2; }
 work=$1
 shift
-options=()
-while [ $# -gt 0 ] && [ "$1" != "--" ]; do options+=("$1"); shift; done
+options=()  # every stage's
+kept=()     # the filter tasks' alone: --kept-dir DIR, --kept-copy
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+  case "$1" in
+    --kept-dir) kept+=("$1" "${2:-}"); shift ;;
+    --kept-dir=*|--kept-copy) kept+=("$1") ;;
+    *) options+=("$1") ;;
+  esac
+  shift
+done
 [ "${1:-}" = "--" ] && shift
+# A non-empty DIR that no filter task over WORK began is refused now, not
+# after the other stages (the filter tasks refuse it too).
+dir=""
+for ((k = 0; k < ${#kept[@]}; k++)); do
+  case "${kept[k]}" in
+    --kept-dir) dir=${kept[k + 1]} ;;
+    --kept-dir=*) dir=${kept[k]#--kept-dir=} ;;
+  esac
+done
+if [ -n "$dir" ] && [ -d "$dir" ] && [ -n "$(ls -A "$dir")" ] && [ ! -d "$work/filter" ]; then
+  echo "stage_local.sh: --kept-dir $dir is not empty; name a new or empty folder" >&2
+  exit 2
+fi
 pids=()
 for ((i = 0; i < n; i++)); do
   "$bin" stage sign --task "$i" --tasks "$n" "${options[@]+"${options[@]}"}" "$work" "$@" & pids+=($!)
@@ -33,4 +57,13 @@ for ((j = 0; j < m; j++)); do
   "$bin" stage bucket --task "$j" --tasks "$m" "${options[@]+"${options[@]}"}" "$work" & pids+=($!)
 done
 for pid in "${pids[@]}"; do wait "$pid" || exit 2; done
-exec "$bin" stage report "${options[@]+"${options[@]}"}" "$work"
+[ ${#kept[@]} -eq 0 ] && exec "$bin" stage report "${options[@]+"${options[@]}"}" "$work"
+"$bin" stage report "${options[@]+"${options[@]}"}" "$work"
+status=$?
+[ "$status" -le 2 ] || exit "$status"
+pids=()
+for ((i = 0; i < n; i++)); do
+  "$bin" stage filter --task "$i" --tasks "$n" "${options[@]+"${options[@]}"}" "${kept[@]}" "$work" & pids+=($!)
+done
+for pid in "${pids[@]}"; do wait "$pid" || status=2; done
+exit "$status"

@@ -128,6 +128,9 @@ inline constexpr unsigned kExplainCommand = 1u << 2;
 // must be given the same options; an option of scan no stage reads (--index,
 // --new, --lock-wait, --progress) is refused by name.
 inline constexpr unsigned kStageCommand = 1u << 3;
+// `neardup stage filter` alone, besides kStageCommand: --kept-dir and
+// --kept-copy, which the other stages refuse, naming stage filter.
+inline constexpr unsigned kStageFilterCommand = 1u << 4;
 
 enum class ValueKind {
   kFlag,        // no value; giving it once or more has one effect
@@ -173,7 +176,7 @@ struct OptionSpec {
   const char* expects = "";
   const char* zero_expects = "";
   const char* help = "";      // one line, without the range (RangeText() adds it)
-  unsigned commands = 0;      // kScanCommand | kParamsCommand | kExplainCommand | kStageCommand
+  unsigned commands = 0;      // kScanCommand | kParamsCommand | kExplainCommand | kStageCommand | kStageFilterCommand
   const char* excludes = "";  // the long name of an option not to be given with it, or ""
   bool front_end = false;     // read by the front end into its own options, not Options
 

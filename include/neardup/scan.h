@@ -85,5 +85,8 @@ Status CheckOutputTarget(const Options& options, const std::string& output);
 // (links resolved). Returns InvalidArgument, one line naming the paths and
 // the way out; else Ok.
 Status CheckKeptDir(const Options& options);
+// CheckKeptDir() but for the folder's emptiness: where DIR may lie. The
+// tasks of stage filter share DIR, each checking this (stages.h).
+Status CheckKeptDirPlace(const Options& options);
 
 }  // namespace neardup

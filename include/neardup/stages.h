@@ -1,5 +1,5 @@
 // The stage commands: a scan split into tasks of job arrays, so that many
-// machines share it (`neardup stage sign|bucket|report`, run by
+// machines share it (`neardup stage sign|bucket|report|filter`, run by
 // scripts/stage_local.sh or scripts/slurm/submit.sh).
 //
 //   sign   task I of N walks the inputs, takes its share of the files and
@@ -7,7 +7,11 @@
 //   bucket task J of M reads every shard's band keys for its share of the
 //          bands and writes the candidate pairs;
 //   report reads the shards and the candidates and returns the scan's Report,
-//          byte for byte the same once written, for any N and M.
+//          byte for byte the same once written, for any N and M; it leaves
+//          per shard the documents --mode duplicates lists;
+//   filter task I of N (one per sign shard) writes the kept documents of
+//          shard I's files to --kept-dir DIR: together, what scan --kept-dir
+//          writes, byte for byte.
 //
 // Each task writes under temporary names and renames into place, its
 // completion marker last: a task killed at any moment can be run again, and a
@@ -26,6 +30,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "neardup/options.h"
 #include "neardup/report.h"
@@ -55,7 +60,24 @@ Result<TaskRun> RunBucketTask(const Options& options, const std::string& work, S
 
 // InvalidArgument when tasks are missing or shards were signed with other
 // parameters (each difference named); Corrupt or IoError for damaged or
-// unreadable work files.
+// unreadable work files. Writes WORK/report/I.dropped for every shard.
 Result<Report> RunReportTask(const Options& options, const std::string& work, const RunContext& ctx);
+
+// What a filter task wrote to --kept-dir, and the files it did not write
+// (changed since signed, unreadable): each a problem, exit status 2.
+struct FilterOutcome {
+  KeptStats stats;
+  std::vector<Status> problems;
+};
+// Runs filter task `t` (t.tasks: the number of sign tasks) into
+// options.kept_dir. DIR is shared by the tasks of one work folder: it must
+// be new or empty when the first task begins it, and then be one they began
+// (recorded in WORK/filter); a task run again replaces its own files.
+// Errors (nothing written): no --kept-dir, --tasks not the sign tasks'
+// count, a missing or damaged shard or dropped list (run stage report
+// first), a list made with other options or shards, DIR refused as scan
+// refuses it (CheckKeptDirPlace()) or not empty and not begun by these tasks.
+Result<FilterOutcome> RunFilterTask(const Options& options, const std::string& work, StageTask t,
+                                    const RunContext& ctx);
 
 }  // namespace neardup

@@ -2,11 +2,12 @@
 # A real single-node Slurm cluster on this machine, for the stages: starts
 # munged, slurmctld and slurmd (Debian's munge and slurm-wlm) from a
 # slurm.conf generated in a temporary folder, runs submit.sh with N=4 and
-# M=3 on a generated corpus, diffs the report against `neardup scan`, and
-# stops the daemons. Needs root (slurmd runs jobs as their users).
+# M=3 and --kept-dir on a generated corpus, diffs the report against
+# `neardup scan` and the folder the filter tasks wrote against scan
+# --kept-dir's, and stops the daemons. Needs root (slurmd runs jobs as their users).
 #   scripts/slurm/e2e.sh [BUILD_DIR]        (default: build)
-# Exit 0 when the outputs are identical, 1 when they differ, 2 on a setup
-# failure.
+# Exit 0 when the outputs and the folders are identical, 1 when they differ,
+# 2 on a setup failure.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build=$(realpath "${1:-$root/build}")
@@ -100,11 +101,12 @@ done
 NEARDUP_BUILD_DIR="$build" "$root/scripts/gen_corpus" --docs 2000 --out "$tmp/corpus" --seed 42 -q
 chmod -R a+rX "$tmp"
 options=(--mode clusters --exact)
-"$bin" scan -q "${options[@]}" "$tmp/corpus" >"$tmp/scan.out" || scan_status=$?
+"$bin" scan -q "${options[@]}" --kept-dir "$tmp/scan.kept" "$tmp/corpus" >"$tmp/scan.out" || scan_status=$?
 scan_status=${scan_status:-0}
 
 start=$(date +%s%N)
-ids=$(NEARDUP_BIN="$bin" "$root/scripts/slurm/submit.sh" -n 4 -m 3 "$tmp/work" -q "${options[@]}" -- "$tmp/corpus")
+ids=$(NEARDUP_BIN="$bin" "$root/scripts/slurm/submit.sh" -n 4 -m 3 "$tmp/work" -q "${options[@]}" \
+  --kept-dir "$tmp/stage.kept" -- "$tmp/corpus")
 echo "$ids"
 report=$(awk '$1 == "report" {print $2}' <<<"$ids")
 all=$(awk '{print $2}' <<<"$ids" | paste -sd,)
@@ -123,5 +125,19 @@ if ! cmp -s "$tmp/scan.out" "$tmp/work/report.out"; then
   exit 1
 fi
 [ "$report_exit" = "$scan_status" ] || { echo "e2e.sh: report exit $report_exit, scan $scan_status" >&2; exit 1; }
+# The filter array: every task exit 0, and DIR as scan --kept-dir wrote it.
+filter=$(awk '$1 == "filter" {print $2}' <<<"$ids")
+[ -n "$filter" ] || fail "submit.sh printed no filter job"
+filter_exits=$(scontrol show job "$filter" | sed -n 's/.*[^a-zA-Z]ExitCode=\([0-9]*\):.*/\1/p' | sort -u | paste -sd,)
+[ "$filter_exits" = 0 ] || { echo "e2e.sh: filter tasks exit $filter_exits" >&2; cat "$tmp/work/logs"/filter-*.log >&2; exit 1; }
+(cd "$tmp/scan.kept" && find . -type f | sort) >"$tmp/scan.files"
+(cd "$tmp/stage.kept" && find . -type f | sort) >"$tmp/stage.files"
+[ -s "$tmp/scan.files" ] || fail "scan --kept-dir wrote nothing"
+if ! cmp -s "$tmp/scan.files" "$tmp/stage.files" || ! diff -r "$tmp/scan.kept" "$tmp/stage.kept" >/dev/null; then
+  echo "e2e.sh: the filter tasks under Slurm wrote another folder than scan --kept-dir:" >&2
+  diff "$tmp/scan.files" "$tmp/stage.files" | head -10 >&2
+  diff -r "$tmp/scan.kept" "$tmp/stage.kept" | head -10 >&2
+  exit 1
+fi
 echo "e2e.sh: ok: sign x4, bucket x3 and report under Slurm give scan's output ($(wc -l <"$tmp/scan.out") lines," \
-  "exit $scan_status) in ${elapsed_ms} ms"
+  "exit $scan_status), filter x4 scan --kept-dir's folder ($(wc -l <"$tmp/scan.files") files) in ${elapsed_ms} ms"

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Submits the three stages as Slurm jobs chained with --dependency=afterok
-# and prints their job ids, one line each: "sign ID", "bucket ID", "report ID".
+# Submits the stages as Slurm jobs chained with dependencies and prints their
+# job ids, one line each: "sign ID", "bucket ID", "report ID", and with
+# --kept-dir "filter ID".
 #   scripts/slurm/submit.sh [-n N] [-m M] WORK [OPTIONS...] -- PATH...
 # N sign tasks (default 4), M bucket tasks (default 3). OPTIONS are scan's,
-# given to every stage. The report's output goes to WORK/report.out, its
-# log to WORK/report.err. Extra sbatch arguments (partition, account,
+# given to every stage; --kept-dir DIR and --kept-copy go to the N filter
+# tasks alone, which run after the report (whatever its exit status: 1 is
+# "nothing found") and write the kept documents to DIR (new or empty). The
+# report's output goes to WORK/report.out, its log to WORK/report.err; the
+# tasks' logs to WORK/logs. Extra sbatch arguments (partition, account,
 # time limits) come from $SBATCH_ARGS; the binary from $NEARDUP_BIN (an
 # absolute path, or neardup on the nodes' PATH).
 set -euo pipefail
@@ -23,11 +27,27 @@ shift $((OPTIND - 1))
 [ $# -ge 1 ] || usage
 work=$(realpath -m "$1")
 shift
-options=()
-while [ $# -gt 0 ] && [ "$1" != "--" ]; do options+=("$1"); shift; done
+options=()  # every stage's
+kept=()     # the filter tasks' alone: --kept-dir DIR (made absolute), --kept-copy
+dir=""
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+  case "$1" in
+    --kept-dir) [ $# -ge 2 ] || usage; dir=$(realpath -m "$2"); kept+=("--kept-dir" "$dir"); shift ;;
+    --kept-dir=*) dir=$(realpath -m "${1#--kept-dir=}"); kept+=("--kept-dir" "$dir") ;;
+    --kept-copy) kept+=("$1") ;;
+    *) options+=("$1") ;;
+  esac
+  shift
+done
 [ "${1:-}" = "--" ] || usage
 shift
 [ $# -ge 1 ] || usage
+# A non-empty DIR that no filter task over WORK began is refused now, not
+# once the other stages ran (the filter tasks refuse it too).
+if [ -n "$dir" ] && [ -d "$dir" ] && [ -n "$(ls -A "$dir")" ] && [ ! -d "$work/filter" ]; then
+  echo "submit.sh: --kept-dir $dir is not empty; name a new or empty folder" >&2
+  exit 2
+fi
 mkdir -p "$work/logs"
 read -r -a extra <<<"${SBATCH_ARGS:-}"
 submit() { sbatch --parsable --export=ALL "${extra[@]+"${extra[@]}"}" "$@" | cut -d';' -f1; }
@@ -40,3 +60,8 @@ report=$(submit --dependency="afterok:$bucket" --output="$work/report.out" --err
 echo "sign $sign"
 echo "bucket $bucket"
 echo "report $report"
+if [ ${#kept[@]} -gt 0 ]; then
+  filter=$(submit --array="0-$((n - 1))" --dependency="afterany:$report" --output="$work/logs/filter-%a.log" \
+    "$here/filter.sbatch" "$work" "${options[@]+"${options[@]}"}" "${kept[@]}")
+  echo "filter $filter"
+fi

@@ -23,6 +23,12 @@ namespace neardup::cli {
 
 namespace {
 
+// The option table's commands bits of a stage task: filter alone reads
+// --kept-dir and --kept-copy.
+unsigned StageOptions(Command command) {
+  return command == Command::kStageFilter ? kStageCommand | kStageFilterCommand : kStageCommand;
+}
+
 // The end of `neardup scan --help`: the examples and the exit status.
 std::string ScanFooter() {
   std::string footer = "Examples:\n";
@@ -93,6 +99,7 @@ struct CommandLine {
         case Command::kStageSign:
         case Command::kStageBucket:
         case Command::kStageReport:
+        case Command::kStageFilter:
           break;
       }
     }
@@ -118,7 +125,7 @@ struct CommandLine {
       }
       // scan's options, those no stage reads hidden, to be refused by name.
       sc.options.Register(sc.app, kScanCommand);
-      sc.options.HideOutside(kStageCommand);
+      sc.options.HideOutside(StageOptions(info.command));
       if (info.command == Command::kStageReport) sc.app->footer(kExitStatus);
     }
   }
@@ -330,10 +337,17 @@ std::optional<ExitCode> ParseCommandLine(CLI::App& app, int argc, const char* co
 // something to read.
 Status CheckScanOptions(const BoundOptions& given, const CliOptions& c, std::vector<std::string>* warnings) {
   const bool stage = c.command == Command::kStageSign || c.command == Command::kStageBucket ||
-                     c.command == Command::kStageReport;
+                     c.command == Command::kStageReport || c.command == Command::kStageFilter;
   const Options& o = c.scan;
-  if (const std::string_view name = given.GivenOutside(kStageCommand); stage && !name.empty()) {
+  if (const std::string_view name = given.GivenOutside(kStageCommand | kStageFilterCommand); stage && !name.empty()) {
     return Status::InvalidArgument(std::string(name).append(" applies to scan only: the stage commands do not read it"));
+  }
+  if (const std::string_view name = given.GivenOutside(StageOptions(c.command)); stage && !name.empty()) {
+    return Status::InvalidArgument(std::string(name).append(
+        " is read by `neardup stage filter` only, which writes the kept documents after stage report"));
+  }
+  if (c.command == Command::kStageFilter && o.kept_dir.empty()) {
+    return Status::InvalidArgument("stage filter needs --kept-dir DIR, the folder it writes the kept documents to");
   }
   if (given.Given("--null") && o.mode != Mode::kDuplicates) {
     return Status::InvalidArgument("-0 (--null) applies only to --mode duplicates");
@@ -352,12 +366,13 @@ Status CheckScanOptions(const BoundOptions& given, const CliOptions& c, std::vec
   }
   if (given.Given("--lock-wait") && o.index.empty()) return Status::InvalidArgument("--lock-wait needs --index FILE");
   const bool no_paths = o.paths.empty() && c.files_from.empty() && c.files0_from.empty();
-  if (c.command == Command::kStageBucket || c.command == Command::kStageReport) {
+  if (c.command == Command::kStageBucket || c.command == Command::kStageReport ||
+      c.command == Command::kStageFilter) {
     // --files-from and --against are accepted (and not read), so that every
     // stage can take the same options.
     if (!o.paths.empty()) {
       return Status::InvalidArgument(
-          "stage bucket and stage report take no PATH: they read what the sign tasks wrote in WORK");
+          "stage bucket, report and filter take no PATH: they read what the sign tasks wrote in WORK");
     }
     return Status::Ok();
   }

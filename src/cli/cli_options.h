@@ -19,7 +19,8 @@
 namespace neardup::cli {
 
 // kStage is the group `neardup stage`; a parsed command line names one of
-// its three tasks (kStageSign, kStageBucket, kStageReport), never kStage.
+// its four tasks (kStageSign, kStageBucket, kStageReport, kStageFilter),
+// never kStage.
 enum class Command {
   kScan,
   kParams,
@@ -30,7 +31,8 @@ enum class Command {
   kManPage,
   kStageSign,
   kStageBucket,
-  kStageReport
+  kStageReport,
+  kStageFilter
 };
 
 // The commands of neardup, in the order of `neardup --help`: the source of
@@ -49,14 +51,16 @@ inline constexpr CommandInfo kCommands[] = {
      "Explain why scan does or does not report a pair (--input jsonl: FILE ID_A ID_B)", kExplainCommand},
     {Command::kIndex, "index", "info|check FILE", "Inspect an index written by scan --index (info) or check it (check)",
      0},
-    {Command::kStage, "stage", "sign|bucket|report [OPTIONS] WORK [PATH...]",
-     "Run one task of a stage over a shared work folder (sign, bucket, report)", kStageCommand},
+    {Command::kStage, "stage", "sign|bucket|report|filter [OPTIONS] WORK [PATH...]",
+     "Run one task of a stage over a shared work folder (sign, bucket, report, filter)",
+     kStageCommand | kStageFilterCommand},
     {Command::kCompletions, "completions", "bash|zsh|fish", "Print a shell completion script", 0},
     {Command::kManPage, "manpage", "", "Print the man page (roff)", 0},
 };
 
-// The tasks of `neardup stage`, each with the options of scan. sign and
-// bucket also take --task I and --tasks N (kStageTaskOptions).
+// The tasks of `neardup stage`, each with the options of scan. sign, bucket
+// and filter also take --task I and --tasks N (kStageTaskOptions); filter
+// alone takes --kept-dir (kStageFilterCommand).
 struct StageInfo {
   Command command;
   const char* name;      // "sign"
@@ -67,6 +71,8 @@ inline constexpr StageInfo kStageCommands[] = {
     {Command::kStageSign, "sign", "WORK PATH...", "Sign task I of N: a share of PATH... into WORK/sign"},
     {Command::kStageBucket, "bucket", "WORK", "Bucket task J of M: the candidate pairs of a share of the bands"},
     {Command::kStageReport, "report", "WORK", "Verify the candidates in WORK and write what scan writes"},
+    {Command::kStageFilter, "filter", "WORK",
+     "Filter task I of N (one per sign task), after the report: sign shard I's kept documents into --kept-dir DIR"},
 };
 struct StageTaskOption {
   const char* name;
@@ -112,7 +118,7 @@ struct CliOptions {
   std::string index_action;                    // index: info or check
   std::string index_file;                      // index: FILE
   std::string work;                            // stage commands: the work folder
-  uint32_t task = 0;                           // stage sign, bucket: --task (or SLURM_ARRAY_TASK_ID)
+  uint32_t task = 0;                           // stage sign, bucket, filter: --task (or SLURM_ARRAY_TASK_ID)
   uint32_t tasks = 0;                          // --tasks (or SLURM_ARRAY_TASK_COUNT)
 
   bool operator==(const CliOptions&) const = default;
@@ -128,8 +134,8 @@ struct ParsedArgs {
 
 // The options and their help come from the option table
 // (neardup/option_table.h); `neardup scan --help` lists them by its groups.
-// `neardup stage sign|bucket|report WORK` take scan's options too; --task
-// and --tasks (sign, bucket) default to the environment's
+// `neardup stage sign|bucket|report|filter WORK` take scan's options too;
+// --task and --tasks (sign, bucket, filter) default to the environment's
 // SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT, read here.
 ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 

@@ -48,18 +48,23 @@ std::string StageSection() {
   s.append(".SS Tasks\n");
   for (const StageTaskOption& t : kStageTaskOptions) {
     s.append(".TP\n\\fB").append(Roff(t.name)).append("\\fR \\fI").append(t.value_name).append("\\fR\n");
-    s.append(Roff(t.help)).append(" (sign and bucket).\n");
+    s.append(Roff(t.help)).append(" (sign, bucket and filter).\n");
   }
-  std::string refused;
+  std::string refused, filter_only;
   for (const OptionSpec& spec : OptionTable()) {
-    if ((spec.commands & kScanCommand) != 0 && (spec.commands & kStageCommand) == 0) {
-      refused.append(refused.empty() ? "" : ", ").append("\\fB").append(Roff(spec.long_name)).append("\\fR");
-    }
+    if ((spec.commands & kScanCommand) == 0 || (spec.commands & kStageCommand) != 0) continue;
+    std::string& list = (spec.commands & kStageFilterCommand) != 0 ? filter_only : refused;
+    list.append(list.empty() ? "" : ", ").append("\\fB").append(Roff(spec.long_name)).append("\\fR");
   }
-  s.append(".PP\nEvery other option is scan's, with the same meaning (see SCAN), and the same for the three stages; "
-           "the stages refuse those they do not read (").append(refused).append("). The output of stage report is "
-           "byte-identical to scan's over the same PATHs with the same options. scripts/slurm/submit.sh runs the "
-           "three stages as Slurm job arrays.\n");
+  s.append(".PP\nEvery other option is scan's, with the same meaning (see SCAN), and the same for every stage; "
+           "the stages refuse those they do not read (").append(refused).append("), and all but filter refuse ")
+      .append(filter_only).append(". The output of stage report is byte-identical to scan's over the same PATHs "
+           "with the same options, and it leaves in WORK/report the documents each sign shard can lose. Then filter "
+           "task I of N (N the sign tasks' count) writes the kept documents of sign shard I's files to \\fB\\-\\-kept\\-dir\\fR "
+           "\\fIDIR\\fR: together, byte for byte what scan \\fB\\-\\-kept\\-dir\\fR writes. The tasks share DIR: it must be "
+           "new or empty when the first of them begins it (recorded in WORK/filter), and a task run again replaces "
+           "its own files. scripts/slurm/submit.sh runs the stages as Slurm job arrays, the filter tasks too when "
+           "given \\fB\\-\\-kept\\-dir\\fR.\n");
   return s;
 }
 

@@ -53,12 +53,27 @@ ExitCode RunReport(const CliOptions& cli) {
   return WriteResults(cli, cli.scan, result, **out);
 }
 
+// Each file not written is a warning; any makes the exit status 2.
+ExitCode RunFilter(const CliOptions& cli) {
+  Result<FilterOutcome> ran = RunFilterTask(cli.scan, cli.work, {.task = cli.task, .tasks = cli.tasks}, {});
+  if (!ran.ok()) {
+    spdlog::error("{}", ran.status().message());
+    return ExitCode::kError;
+  }
+  for (const Status& problem : ran->problems) spdlog::warn("{}", problem.message());
+  const KeptStats& k = ran->stats;
+  spdlog::info("filter task {} of {}: {} files, {} documents written to {} ({} dropped, {} files not written)",
+               cli.task, cli.tasks, k.files, k.documents, cli.scan.kept_dir, k.dropped, k.failed);
+  return ran->problems.empty() ? ExitCode::kFound : ExitCode::kError;
+}
+
 }  // namespace
 
 ExitCode RunStage(const CliOptions& cli) {
   switch (cli.command) {
     case Command::kStageSign: return RunSign(cli);
     case Command::kStageBucket: return RunBucket(cli);
+    case Command::kStageFilter: return RunFilter(cli);
     default: return RunReport(cli);
   }
 }

@@ -1,10 +1,12 @@
-// The stage commands: `neardup stage sign|bucket|report WORK`, one task of
+// The stage commands: `neardup stage sign|bucket|report|filter WORK`, one task of
 // a stage over a shared work folder (see neardup/stage_sign.h,
 // stage_bucket.h, stages.h and the README's "Running on a cluster").
 //
 // sign and bucket exit 0 when their task is done (also when it was done
 // before: a no-op), 2 on an error; report writes what scan writes, with the
-// same exit status, and exits 2 when tasks are missing (listed by number).
+// same exit status, and exits 2 when tasks are missing (listed by number);
+// filter exits 0 when every file of its shard was written, 2 when one was
+// not (each a warning) or on an error.
 #pragma once
 
 #include "cli/cli_options.h"
@@ -12,7 +14,8 @@
 
 namespace neardup::cli {
 
-// REQUIRES: options.command is kStageSign, kStageBucket or kStageReport.
+// REQUIRES: options.command is kStageSign, kStageBucket, kStageReport or
+// kStageFilter.
 ExitCode RunStage(const CliOptions& options);
 
 }  // namespace neardup::cli

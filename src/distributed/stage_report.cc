@@ -10,6 +10,7 @@
 #include "lsh/copy_groups.h"
 #include "sign/minhash.h"
 #include "distributed/stage_bucket.h"
+#include "distributed/stage_filter.h"
 #include "distributed/stage_sign.h"
 #include "sign/table_codec.h"
 #include "lsh/similarity.h"
@@ -29,7 +30,7 @@ namespace {
 // pages that are read (the candidates').
 struct Merged {
   SignedCorpus corpus;
-  std::vector<uint64_t> first_doc;                        // per shard
+  std::vector<ShardSpan> spans;                           // per shard
   std::vector<std::shared_ptr<const MappedFile>> shards;  // the files mapped
   WalkCounts walk;
   std::vector<Status> walk_errors;
@@ -82,7 +83,7 @@ Result<Merged> LoadShards(const WorkFolder& folder, const Options& o, uint32_t s
     if (!meta_bytes.ok()) return meta_bytes.status();
     Result<ShardMeta> meta = DecodeShardMeta(*meta_bytes);
     if (!meta.ok()) return Damaged(meta_path, meta.status().message());
-    if (Status st = CheckShardMeta(*meta, s, shards, part->files.size()); !st.ok()) {
+    if (Status st = CheckShardMeta(*meta, s, shards, part->files.size(), part->docs.size()); !st.ok()) {
       return Damaged(meta_path, st.message());
     }
     const uint32_t file_offset = static_cast<uint32_t>(table.files.size());
@@ -91,7 +92,7 @@ Result<Merged> LoadShards(const WorkFolder& folder, const Options& o, uint32_t s
       m.walk = meta->walk;
       m.walk_errors = std::move(meta->walk_errors);
     }
-    m.first_doc.push_back(table.size());
+    m.spans.push_back({.first_doc = table.size(), .docs = part->docs.size(), .listing = meta->listing});
     for (size_t k = 0; k < part->files.size(); ++k) {
       part->files[k].root = meta->roots[k];
       table.files.push_back(std::move(part->files[k]));
@@ -118,13 +119,10 @@ Result<Candidates> LoadCandidates(const WorkFolder& folder, const Run& run, uint
   const double floor = run.rule().candidate_floor;
   // Every id was checked against its shard (CheckBucketOutput) before this.
   auto doc = [&](uint64_t global) {
-    return static_cast<DocId>(merged.first_doc[ShardOf(global)] + LocalOf(global));
+    return static_cast<DocId>(merged.spans[ShardOf(global)].first_doc + LocalOf(global));
   };
   PairsLimits limits{.shard_docs = {}, .bands = {}, .large_bucket = LargeBucketOf(o)};
-  for (size_t s = 0; s < merged.first_doc.size(); ++s) {
-    const uint64_t end = s + 1 < merged.first_doc.size() ? merged.first_doc[s + 1] : table.size();
-    limits.shard_docs.push_back(end - merged.first_doc[s]);
-  }
+  for (const ShardSpan& span : merged.spans) limits.shard_docs.push_back(span.docs);
   Candidates out{.pairs = CandidatePairs(o.pair_memory), .visited = 0};
   for (uint32_t j = 0; j < buckets; ++j) {
     const std::string path = folder.File(StageKind::kBucket, j, "pairs");
@@ -192,7 +190,11 @@ Result<Report> RunReportTask(const Options& o, const std::string& work, const Ru
                       .signed_now = {},
                       .index = {},
                       .mapped = std::move(merged->shards)};
-  return ReportPhase(run, std::move(inputs), std::move(found));
+  // The filter tasks' lists, whatever the mode (stage_filter.h).
+  Result<ReportOutcome> reported = ReportAndDropped(run, std::move(inputs), std::move(found), DroppedWanted::kAlways);
+  if (!reported.ok()) return reported.status();
+  if (Status s = WriteDroppedLists(folder, o, merged->spans, reported->dropped); !s.ok()) return s;
+  return std::move(reported->report);
 }
 
 }  // namespace neardup

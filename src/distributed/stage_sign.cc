@@ -8,6 +8,7 @@
 #include "base/hash.h"
 #include "sign/table_codec.h"
 #include "lsh/band_key.h"
+#include "scan/kept_dir.h"
 #include "scan/phases.h"
 #include "scan/run.h"
 #include "sign/sign_internal.h"
@@ -19,7 +20,7 @@ namespace {
 
 constexpr char kMetaMagic[8] = {'N', 'D', 'U', 'P', 'M', 'E', 'T', 'A'};
 constexpr char kBandsMagic[8] = {'N', 'D', 'U', 'P', 'B', 'A', 'N', 'D'};
-constexpr uint32_t kMetaVersion = 2;  // 2: the listing fingerprint
+constexpr uint32_t kMetaVersion = 3;  // 2: the listing fingerprint; 3: what stage filter needs
 // The smallest encodings of a problem (u32 file, u64 line, u8 kind, u8
 // code, u64 message length) and of a walk error (u8 code, u64 length).
 constexpr uint64_t kProblemSize = 22;
@@ -158,6 +159,12 @@ std::string EncodeShardMeta(const ShardMeta& m) {
   for (const Status& s : m.walk_errors) PutStatus(w, s);
   w.U64(m.roots.size());
   for (const uint32_t root : m.roots) w.U32(root);
+  w.U64(m.kept_paths.size());
+  for (const std::string& p : m.kept_paths) w.Text(p);
+  w.U64(m.line_hashes.size());
+  for (const uint32_t h : m.line_hashes) w.U32(h);
+  w.U64(m.inputs.size());
+  for (const std::string& p : m.inputs) w.Text(p);
   w.Checksum();
   return out;
 }
@@ -207,13 +214,27 @@ Result<ShardMeta> DecodeShardMeta(std::string_view bytes) {
   if (n_roots > r.left() / 4) return corrupt();
   m.roots.resize(n_roots);
   for (uint32_t& root : m.roots) root = r.U32();
+  for (std::vector<std::string>* texts : {&m.kept_paths, &m.inputs}) {
+    const uint64_t n = r.U64();
+    if (n > r.left() / 8) return corrupt();
+    for (uint64_t i = 0; i < n && r.ok(); ++i) texts->push_back(r.Text());
+    if (texts == &m.kept_paths) {
+      const uint64_t n_hashes = r.U64();
+      if (n_hashes > r.left() / 4) return corrupt();
+      m.line_hashes.resize(n_hashes);
+      for (uint32_t& h : m.line_hashes) h = r.U32();
+    }
+  }
   if (!r.ok() || r.left() != 0) return corrupt();
   return m;
 }
 
-Status CheckShardMeta(const ShardMeta& meta, uint32_t shard, uint32_t shards, uint64_t files) {
+Status CheckShardMeta(const ShardMeta& meta, uint32_t shard, uint32_t shards, uint64_t files, uint64_t docs) {
   if (meta.task.task != shard || meta.task.tasks != shards) return Status::Corrupt("another task's meta");
-  if (meta.roots.size() != files) return Status::Corrupt("its roots do not match the shard's files");
+  if (meta.roots.size() != files || meta.kept_paths.size() != files) {
+    return Status::Corrupt("its roots do not match the shard's files");
+  }
+  if (meta.line_hashes.size() != docs) return Status::Corrupt("its line hashes do not match the shard's documents");
   for (const InputProblem& p : meta.problems) {
     if (p.file >= files) return Status::Corrupt("a problem of a file out of range");
   }
@@ -303,6 +324,19 @@ struct ShareOrigin {
   uint64_t listing = 0;  // ListingFingerprint() of the whole walk
 };
 
+// The inputs stage filter checks --kept-dir against (ShardMeta::inputs).
+std::vector<std::string> InputsOf(const Options& o, const std::vector<InputFile>& files) {
+  std::vector<std::string> out = o.paths;
+  out.insert(out.end(), o.against.begin(), o.against.end());
+  const size_t first_listed = o.paths.size();
+  std::vector<uint8_t> seen(o.listed_paths.size(), 0);
+  for (const InputFile& f : files) {
+    if (f.root < first_listed || f.root - first_listed >= o.listed_paths.size()) continue;
+    if (seen[f.root - first_listed]++ == 0) out.push_back(o.listed_paths[f.root - first_listed]);
+  }
+  return out;
+}
+
 // Writes shard t's table, band keys, meta and marker, in that order.
 Status WriteShard(const Run& run, const WorkFolder& folder, StageTask t, const SignedInputs& in, ShareOrigin origin) {
   const Options& o = run.options();
@@ -325,8 +359,16 @@ Status WriteShard(const Run& run, const WorkFolder& folder, StageTask t, const S
                  .problems = in.corpus.problems,
                  .walk = in.walk,
                  .walk_errors = in.walk_errors,
-                 .roots = {}};
-  for (const InputFile& f : in.corpus.table.files) meta.roots.push_back(f.root);
+                 .roots = {},
+                 .kept_paths = {},
+                 .line_hashes = {},
+                 .inputs = {}};
+  for (const InputFile& f : in.corpus.table.files) {
+    meta.roots.push_back(f.root);
+    meta.kept_paths.push_back(KeptPathOf(o, f));
+  }
+  for (const DocRecord& d : in.corpus.table.docs) meta.line_hashes.push_back(d.line_hash);
+  meta.inputs = InputsOf(o, in.corpus.table.files);
   if (Status s = WriteAtomically(folder.File(StageKind::kSign, t.task, "meta"), EncodeShardMeta(meta)); !s.ok()) {
     return s;
   }

@@ -75,9 +75,17 @@ struct ShardMeta {
   // Per file of the shard, the input it came from (InputFile::root), which
   // the table does not store: --keep first follows input order.
   std::vector<uint32_t> roots;
+  // What stage filter needs besides the table, without the PATHs: per file,
+  // its path below --kept-dir (KeptPathOf()); per document, the hash of its
+  // JSONL line (DocRecord::line_hash, 0 for text); the inputs --kept-dir is
+  // checked against (every PATH and --against path, and the listed paths
+  // the shard's files came from).
+  std::vector<std::string> kept_paths;
+  std::vector<uint32_t> line_hashes;
+  std::vector<std::string> inputs;
 };
-// Encoding: magic "NDUPMETA", u32 version (2: with the listing and the
-// roots), fields, XXH3-64 checksum.
+// Encoding: magic "NDUPMETA", u32 version (3: with what stage filter needs),
+// fields, XXH3-64 checksum.
 std::string EncodeShardMeta(const ShardMeta& meta);
 // Corrupt on any damage.
 Result<ShardMeta> DecodeShardMeta(std::string_view bytes);
@@ -111,9 +119,10 @@ struct BandEntry {
 Result<uint64_t> ShardDocCount(const WorkFolder& folder, uint32_t shard);
 
 // Checks what a shard's meta says against the shard it came from (`shard`
-// of `shards`, holding `files` files): its task, the problems' files and
-// kinds. Corrupt naming what is wrong; else Ok.
-Status CheckShardMeta(const ShardMeta& meta, uint32_t shard, uint32_t shards, uint64_t files);
+// of `shards`, holding `files` files and `docs` documents): its task, the
+// problems' files and kinds, one root and kept path a file, one line hash a
+// document. Corrupt naming what is wrong; else Ok.
+Status CheckShardMeta(const ShardMeta& meta, uint32_t shard, uint32_t shards, uint64_t files, uint64_t docs);
 
 // The shard tables of `folder` (sign/0.table, 1.table, ... up to the first
 // absent one) against `options`: InvalidArgument naming each difference of

@@ -82,7 +82,15 @@ Result<Marker> ParseMarker(std::string_view text, StageKind kind) {
 }
 
 
-const char* ToString(StageKind kind) { return kind == StageKind::kSign ? "sign" : "bucket"; }
+const char* ToString(StageKind kind) {
+  switch (kind) {
+    case StageKind::kSign: return "sign";
+    case StageKind::kBucket: return "bucket";
+    case StageKind::kReport: return "report";
+    case StageKind::kFilter: return "filter";
+  }
+  return "?";
+}
 
 std::string WorkFolder::Dir(StageKind kind) const { return std::string(root_).append("/").append(ToString(kind)); }
 

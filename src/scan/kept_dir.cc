@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -53,17 +54,19 @@ std::string Below(const std::string& path, const std::string& root) {
   return path[root.size()] == '/' ? path.substr(root.size() + 1) : "";
 }
 
-// Where `file` goes in DIR: its path below its PATH argument (or below any
-// input it starts with), else its name.
-std::string TargetOf(const Options& o, const InputFile& file) {
+}  // namespace
+
+std::string KeptPathOf(const Options& o, const InputFile& file) {
   std::string rel;
   if (const std::string* root = RootOf(o, file.root)) rel = Below(file.path, *root);
   for (const std::vector<std::string>* list : {&o.paths, &o.listed_paths}) {
     for (size_t k = 0; k < list->size() && rel.empty(); ++k) rel = Below(file.path, (*list)[k]);
   }
   if (rel.empty()) rel = std::filesystem::path(file.path).filename().string();
-  return (std::filesystem::path(o.kept_dir) / rel).string();
+  return rel;
 }
+
+namespace {
 
 bool Writable(DocKind kind) { return kind == DocKind::kOk || kind == DocKind::kEmpty || kind == DocKind::kTooShort; }
 
@@ -243,7 +246,10 @@ std::vector<Job> Plan(const Options& o, const KeptSources& src, const std::vecto
       written->problems.push_back(NotWritten(Status::Changed(file.path + ": could not be read whole"), o.kept_dir));
       continue;
     }
-    Job job{.file = f, .target = TargetOf(o, file), .drops = {}, .documents = documents[f]};
+    Job job{.file = f,
+            .target = (std::filesystem::path(o.kept_dir) / src.kept_paths[f]).string(),
+            .drops = {},
+            .documents = documents[f]};
     if (!targets.insert(job.target).second) {
       written->problems.push_back(
           Status::InvalidArgument(file.path + ": another input goes to " + job.target +
@@ -259,20 +265,29 @@ std::vector<Job> Plan(const Options& o, const KeptSources& src, const std::vecto
 
 }  // namespace
 
-KeptSources KeptSourcesOf(const SignedCorpus& corpus) {
+KeptSources KeptSourcesOf(std::vector<InputFile> files, const std::vector<DocRecord>& docs,
+                          const std::vector<InputProblem>& problems, std::vector<std::string> kept_paths) {
+  assert(kept_paths.size() == files.size());
   KeptSources out;
-  out.files = corpus.table.files;
-  out.docs.reserve(corpus.table.docs.size());
-  for (const DocRecord& r : corpus.table.docs) {
+  out.files = std::move(files);
+  out.kept_paths = std::move(kept_paths);
+  out.docs.reserve(docs.size());
+  for (const DocRecord& r : docs) {
     out.docs.push_back(
         {.line = r.line, .content = r.content, .line_hash = r.line_hash, .file = r.file, .kind = r.kind});
   }
   out.unread.assign(out.files.size(), 0);
-  for (const InputProblem& p : corpus.problems) {
+  for (const InputProblem& p : problems) {
     const bool whole = p.kind == InputProblem::Kind::kUnreadable || p.kind == InputProblem::Kind::kTooLarge;
     if (whole && p.file < out.unread.size()) out.unread[p.file] = 1;
   }
   return out;
+}
+
+KeptSources KeptSourcesOf(const Options& options, const SignedCorpus& corpus) {
+  std::vector<std::string> kept_paths;
+  for (const InputFile& f : corpus.table.files) kept_paths.push_back(KeptPathOf(options, f));
+  return KeptSourcesOf(corpus.table.files, corpus.table.docs, corpus.problems, std::move(kept_paths));
 }
 
 KeptWritten WriteKeptDir(const Run& run, const KeptSources& sources, const std::vector<DocId>& dropped) {

@@ -24,12 +24,13 @@
 //
 // Thread safety: WriteKeptDir() uses the run's workers inside (a file each).
 //
-//   KeptSources sources = KeptSourcesOf(inputs->corpus);   // before the report
+//   KeptSources sources = KeptSourcesOf(options, inputs->corpus);   // before the report
 //   Result<ReportOutcome> r = ReportAndDropped(run, std::move(*inputs), std::move(found));
 //   KeptWritten w = WriteKeptDir(run, sources, r->dropped);
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "base/types.h"
@@ -53,15 +54,27 @@ struct KeptSources {
   std::vector<InputFile> files;
   std::vector<Doc> docs;         // by DocId
   std::vector<uint8_t> unread;  // per file: 1 when signing could not read it whole
+  std::vector<std::string> kept_paths;  // per file: KeptPathOf()
 };
-KeptSources KeptSourcesOf(const SignedCorpus& corpus);
+KeptSources KeptSourcesOf(const Options& options, const SignedCorpus& corpus);
+// The same from a signed shard's parts (stage filter): its files, documents
+// (with their line hashes), problems, and each file's KeptPathOf().
+// REQUIRES: kept_paths.size() == files.size().
+KeptSources KeptSourcesOf(std::vector<InputFile> files, const std::vector<DocRecord>& docs,
+                          const std::vector<InputProblem>& problems, std::vector<std::string> kept_paths);
+
+// Where `file` goes below DIR: its path below its PATH argument (or below
+// any PATH it starts with), else its name. A sign task records it per file
+// (stage filter writes without the PATHs).
+std::string KeptPathOf(const Options& options, const InputFile& file);
 
 struct KeptWritten {
   KeptStats stats;
   std::vector<Status> problems;  // in file order
 };
 
-// Writes Options::kept_dir. `dropped`: DocIds ascending. Errors are per file
+// Writes Options::kept_dir: the one pass of scan --kept-dir and of each
+// stage filter task (over its shard). `dropped`: DocIds ascending. Errors are per file
 // (KeptWritten::problems, counted in stats.failed), never fatal. When the
 // run is cancelled, the files under way are let go (their temporary files
 // removed) and no other is started; the caller says Cancelled.

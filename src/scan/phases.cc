@@ -194,10 +194,11 @@ std::vector<DocId> IdsOf(const std::vector<Removal>& removable) {
 }
 
 // The report's pairs or clusters by mode, cut down by Filters(); with
-// --kept-dir, in *dropped the documents --mode duplicates would list.
+// `dropped` given, in it the documents --mode duplicates would list.
 Status BuildOutcome(const Run& run, const FoundPairs& found, const Verified& verified,
                     const std::vector<uint8_t>& signed_now, Report* report, std::vector<DocId>* dropped) {
   const Options& o = run.options();
+  const bool want_dropped = dropped != nullptr;
   const std::vector<std::vector<uint8_t>> filters = Filters(o, signed_now, report->docs);
   if (o.mode == Mode::kPairs) {
     Result<PairList> built = BuildPairs(found.groups, verified.pairs, o, report->docs);
@@ -209,7 +210,7 @@ Status BuildOutcome(const Run& run, const FoundPairs& found, const Verified& ver
       built->pairs = std::move(*kept);
     }
     report->pairs = std::move(built->pairs);
-    if (!o.kept_dir.empty()) {
+    if (want_dropped) {
       Result<Clustering> clustered = FilteredClustering(run, found, verified, filters, report->docs);
       if (!clustered.ok()) return clustered.status();
       *dropped = IdsOf(clustered->removable);
@@ -220,7 +221,7 @@ Status BuildOutcome(const Run& run, const FoundPairs& found, const Verified& ver
   if (!built.ok()) return built.status();
   report->clusters = std::move(built->clusters);
   report->removable = std::move(built->removable);
-  if (!o.kept_dir.empty()) *dropped = IdsOf(report->removable);
+  if (want_dropped) *dropped = IdsOf(report->removable);
   return Status::Ok();
 }
 
@@ -287,7 +288,7 @@ Result<Report> ReportPhase(const Run& run, SignedInputs inputs, FoundPairs found
   return std::move(reported->report);
 }
 
-Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, FoundPairs found) {
+Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, FoundPairs found, DroppedWanted wanted) {
   const Options& o = run.options();
   SignedCorpus& corpus = inputs.corpus;
   const std::vector<FileOrigin> origins = OriginsOf(corpus.table.files);
@@ -324,7 +325,11 @@ Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, Foun
   report.skipped = NamedSkipped(o, corpus.table.docs, std::move(inputs.walk_skipped));
   if (o.input == InputFormat::kJsonl && o.doc_places) PlacesOf(corpus.table, &report);
   report.docs = Entries(std::move(corpus.table.docs), origins);
-  if (Status s = BuildOutcome(run, found, *verified, inputs.signed_now, &report, &out.dropped); !s.ok()) return s;
+  const bool want_dropped = wanted == DroppedWanted::kAlways || !o.kept_dir.empty();
+  if (Status s = BuildOutcome(run, found, *verified, inputs.signed_now, &report, want_dropped ? &out.dropped : nullptr);
+      !s.ok()) {
+    return s;
+  }
   report.notices.insert(report.notices.begin(), inputs.walk_notices.begin(), inputs.walk_notices.end());
   report.problems =
       TallyProblems(inputs.walk, std::move(inputs.walk_errors), std::move(corpus.problems), &report.stats);

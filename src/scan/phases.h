@@ -79,14 +79,17 @@ Result<FoundPairs> FindCandidatePairs(const Run& run, const SignatureTable& tabl
 // temporary file for sorting), Cancelled, the index's with --new.
 Result<Report> ReportPhase(const Run& run, SignedInputs inputs, FoundPairs found);
 
-// ReportPhase's Report, and with --kept-dir the documents it leaves out in
-// every mode: those --mode duplicates lists (its removable documents, under
-// the same --keep, --cluster-by, --against, --new and verification), ids
-// ascending. Without --kept-dir, `dropped` is empty.
+// ReportPhase's Report, and with --kept-dir (or kAlways: stage report, for
+// the filter tasks) the documents it leaves out in every mode: those --mode
+// duplicates lists (its removable documents, under the same --keep,
+// --cluster-by, --against, --new and verification), ids ascending. Else
+// `dropped` is empty. In pairs mode, listing them costs one clustering more.
 struct ReportOutcome {
   Report report;
   std::vector<DocId> dropped;
 };
-Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, FoundPairs found);
+enum class DroppedWanted { kWithKeptDir, kAlways };
+Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, FoundPairs found,
+                                       DroppedWanted wanted = DroppedWanted::kWithKeptDir);
 
 }  // namespace neardup

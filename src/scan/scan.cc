@@ -34,7 +34,7 @@ Result<Report> FindDuplicates(const Options& options, const RunContext& context)
   if (!found.ok()) return found.status();
   if (options.kept_dir.empty()) return ReportPhase(run, std::move(*inputs), std::move(*found));
   // --kept-dir: the corpus written besides, once the report is built.
-  const KeptSources sources = KeptSourcesOf(inputs->corpus);
+  const KeptSources sources = KeptSourcesOf(options, inputs->corpus);
   Result<ReportOutcome> reported = ReportAndDropped(run, std::move(*inputs), std::move(*found));
   if (!reported.ok()) return reported.status();
   const double start = run.seconds();

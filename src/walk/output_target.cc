@@ -102,7 +102,7 @@ Status KeptAgainstInput(const std::string& dir, const fs::path& target, const st
 
 }  // namespace
 
-Status CheckKeptDir(const Options& options) {
+Status CheckKeptDirPlace(const Options& options) {
   const std::string& dir = options.kept_dir;
   if (dir.empty()) return Status::Ok();
   const fs::path target = Resolved(dir);
@@ -123,10 +123,18 @@ Status CheckKeptDir(const Options& options) {
   }
   std::error_code ec;
   const fs::file_status st = fs::status(target, ec);
-  if (!fs::exists(st)) return Status::Ok();
-  if (!fs::is_directory(st)) {
+  if (fs::exists(st) && !fs::is_directory(st)) {
     return Status::InvalidArgument("--kept-dir " + dir + " exists and is not a folder; name a new or empty folder");
   }
+  return Status::Ok();
+}
+
+Status CheckKeptDir(const Options& options) {
+  if (Status s = CheckKeptDirPlace(options); !s.ok() || options.kept_dir.empty()) return s;
+  const std::string& dir = options.kept_dir;
+  const fs::path target = Resolved(dir);
+  std::error_code ec;
+  if (!fs::exists(target, ec)) return Status::Ok();
   if (!fs::is_empty(target, ec) || ec) {
     return Status::InvalidArgument("--kept-dir " + dir +
                                    " is not empty; name a new or empty folder (or move its contents away first)");

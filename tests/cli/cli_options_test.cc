@@ -378,32 +378,59 @@ TEST(ParseArgsTest, CompletionsTakeAKnownShell) {
 // name; every other one is accepted by all three, as the scripts give the
 // same options to every stage.
 TEST(ParseArgsTest, StagesRefuseTheOptionsNoStageReads) {
-  int refused = 0;
+  int refused = 0, filter_only = 0;
   for (const OptionSpec& spec : OptionTable()) {
     if ((spec.commands & kScanCommand) == 0 || spec.kind == ValueKind::kPositional) continue;
     std::vector<std::string> option = {spec.long_name};
     if (spec.kind != ValueKind::kFlag && spec.kind != ValueKind::kCount) {
       option.push_back(spec.kind == ValueKind::kChoice ? spec.choices[0].name : "1");
     }
-    for (const char* stage : {"sign", "bucket", "report"}) {
+    for (const char* stage : {"sign", "bucket", "report", "filter"}) {
       std::vector<std::string> argv = {"stage", stage};
       if (std::string(stage) != "report") argv.insert(argv.end(), {"--task", "0", "--tasks", "1"});
+      // filter needs --kept-dir (given again: the last one counts).
+      if (std::string(stage) == "filter") argv.insert(argv.end(), {"--kept-dir", "kept"});
       argv.insert(argv.end(), option.begin(), option.end());
       argv.push_back("work");
       if (std::string(stage) == "sign") argv.push_back("docs");
       const auto p = Parse(argv);
       const std::string refusal = "neardup: " + option[0] + " applies to scan only: the stage commands do not read it\n";
-      if ((spec.commands & kStageCommand) == 0) {
+      const std::string filter_refusal = "neardup: " + option[0] +
+                                         " is read by `neardup stage filter` only, which writes the kept documents "
+                                         "after stage report\n";
+      const bool filter = std::string(stage) == "filter";
+      if ((spec.commands & (kStageCommand | kStageFilterCommand)) == 0) {
         EXPECT_EQ(p.args.exit_now, ExitCode::kError) << stage << " " << option[0];
         EXPECT_EQ(p.err, refusal);
         ++refused;
+      } else if ((spec.commands & kStageCommand) == 0 && !filter) {
+        EXPECT_EQ(p.args.exit_now, ExitCode::kError) << stage << " " << option[0];
+        EXPECT_EQ(p.err, filter_refusal);
+        ++filter_only;
       } else {
         EXPECT_NE(p.err, refusal) << stage << " " << option[0];
+        EXPECT_NE(p.err, filter_refusal) << stage << " " << option[0];
       }
     }
   }
-  // --index, --new, --lock-wait, --progress, --no-progress, --kept-dir, --kept-copy
-  EXPECT_EQ(refused, 7 * 3);
+  EXPECT_EQ(refused, 5 * 4);      // --index, --new, --lock-wait, --progress, --no-progress
+  EXPECT_EQ(filter_only, 2 * 3);  // --kept-dir, --kept-copy: filter's, not sign's, bucket's or report's
+}
+
+TEST(ParseArgsTest, StageFilterNeedsKeptDirAndTakesNoPath) {
+  auto p = Parse({"stage", "filter", "--task", "0", "--tasks", "2", "work"});
+  EXPECT_EQ(p.args.exit_now, ExitCode::kError);
+  EXPECT_EQ(p.err, "neardup: stage filter needs --kept-dir DIR, the folder it writes the kept documents to\n");
+  p = Parse({"stage", "filter", "--task", "0", "--tasks", "2", "--kept-dir", "kept", "work", "docs"});
+  EXPECT_EQ(p.args.exit_now, ExitCode::kError);
+  EXPECT_EQ(p.err, "neardup: stage bucket, report and filter take no PATH: they read what the sign tasks wrote in WORK\n");
+  p = Parse({"stage", "filter", "--task", "1", "--tasks", "2", "--kept-dir", "kept", "--kept-copy", "work"});
+  ASSERT_FALSE(p.args.exit_now) << p.err;
+  EXPECT_EQ(p.args.options.command, Command::kStageFilter);
+  EXPECT_EQ(p.args.options.scan.kept_dir, "kept");
+  EXPECT_TRUE(p.args.options.scan.kept_copy);
+  EXPECT_EQ(p.args.options.task, 1u);
+  EXPECT_EQ(p.args.options.tasks, 2u);
 }
 
 }  // namespace

@@ -28,6 +28,9 @@ ShardMeta SampleMeta() {
   m.walk.hidden = 2;
   m.walk.special = 1;
   m.walk_errors.push_back(Status::NotFound("missing: No such file"));
+  m.kept_paths = {"a/x.jsonl", "y.jsonl"};
+  m.line_hashes = {7, 0, 0xFFFFFFFFu};
+  m.inputs = {"corpus/", "ref.jsonl"};
   return m;
 }
 
@@ -49,6 +52,9 @@ TEST(ShardMetaTest, RoundTripsEveryField) {
   EXPECT_EQ(back->walk.special, 1u);
   ASSERT_EQ(back->walk_errors.size(), 1u);
   EXPECT_EQ(back->walk_errors[0].code(), Status::Code::kNotFound);
+  EXPECT_EQ(back->kept_paths, m.kept_paths);
+  EXPECT_EQ(back->line_hashes, m.line_hashes);
+  EXPECT_EQ(back->inputs, m.inputs);
   EXPECT_EQ(EncodeShardMeta(*back), bytes);
 }
 
@@ -155,14 +161,18 @@ TEST(ShardMetaTest, KindsAndCodesOutOfRangeAreCorrupt) {
 }
 
 TEST(ShardMetaTest, CheckedAgainstItsShard) {
-  ShardMeta m = SampleMeta();  // task 2 of 5, problems of files 4 and 1
+  ShardMeta m = SampleMeta();  // task 2 of 5, problems of files 4 and 1, 3 documents
   m.roots.assign(5, 0);
-  EXPECT_TRUE(CheckShardMeta(m, 2, 5, 5).ok());
-  EXPECT_EQ(CheckShardMeta(m, 1, 5, 5).message(), "another task's meta");
-  EXPECT_EQ(CheckShardMeta(m, 2, 4, 5).message(), "another task's meta");
-  EXPECT_EQ(CheckShardMeta(m, 2, 5, 6).message(), "its roots do not match the shard's files");
+  m.kept_paths.assign(5, "x");
+  EXPECT_TRUE(CheckShardMeta(m, 2, 5, 5, 3).ok());
+  EXPECT_EQ(CheckShardMeta(m, 1, 5, 5, 3).message(), "another task's meta");
+  EXPECT_EQ(CheckShardMeta(m, 2, 4, 5, 3).message(), "another task's meta");
+  EXPECT_EQ(CheckShardMeta(m, 2, 5, 6, 3).message(), "its roots do not match the shard's files");
+  EXPECT_EQ(CheckShardMeta(m, 2, 5, 5, 4).message(), "its line hashes do not match the shard's documents");
+  m.kept_paths.assign(4, "x");
+  EXPECT_EQ(CheckShardMeta(m, 2, 5, 5, 3).message(), "its roots do not match the shard's files");
   m.roots.assign(4, 0);
-  EXPECT_EQ(CheckShardMeta(m, 2, 5, 4).message(), "a problem of a file out of range");
+  EXPECT_EQ(CheckShardMeta(m, 2, 5, 4, 3).message(), "a problem of a file out of range");
 }
 
 TEST(BandsFileTest, SizeIsNothingPast64Bits) {

@@ -333,10 +333,10 @@ TEST(KeptDirTest, EachRefusalComesBeforeAnythingIsReadOrWritten) {
     EXPECT_FALSE(fs::exists(dir / "k")) << c.says;
     EXPECT_FALSE(fs::exists(dir / "in/kept")) << c.says;
   }
-  // The stage tasks do not write it (yet): refused, not ignored.
+  // Of the stage tasks, filter alone writes it: refused, not ignored, by the others.
   RunResult stage = RunProcess({kBin, "stage", "report", dir / "work", "--kept-dir", dir / "k"}, dir.path());
   EXPECT_EQ(stage.exit_code, 2);
-  EXPECT_NE(stage.err.find("--kept-dir applies to scan only"), std::string::npos) << stage.err;
+  EXPECT_NE(stage.err.find("--kept-dir is read by `neardup stage filter` only"), std::string::npos) << stage.err;
   // A FIFO among the inputs is refused without waiting for a writer.
   ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
   RunResult r = RunProcess({kBin, "scan", "--kept-dir", dir / "k", dir / "in", dir / "fifo"}, dir.path());

@@ -1,0 +1,243 @@
+#include "distributed/stage_filter.h"
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+#include "base/mapped_file.h"
+#include "distributed/stage_bucket.h"
+#include "distributed/stage_bytes.h"
+#include "distributed/stage_sign.h"
+#include "distributed/work_folder.h"
+#include "neardup/scan.h"
+#include "scan/kept_dir.h"
+#include "scan/run.h"
+#include "sign/table_codec.h"
+
+namespace neardup {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kDroppedMagic[8] = {'N', 'D', 'U', 'P', 'D', 'R', 'O', 'P'};
+constexpr uint32_t kDroppedVersion = 1;
+
+std::string Hex(uint64_t v) {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(v));
+  return hex;
+}
+
+// Shard t's files and documents as the pass needs them, the inputs DIR is
+// checked against, and the listing its sign task walked.
+struct ShardSources {
+  KeptSources sources;
+  std::vector<std::string> inputs;
+  uint64_t listing = 0;
+};
+
+Result<ShardSources> LoadShard(const WorkFolder& folder, const Options& o, StageTask t) {
+  const std::string path = folder.File(StageKind::kSign, t.task, "table");
+  Result<MappedFile> mapped = MappedFile::Open(path);
+  if (!mapped.ok()) return mapped.status();
+  // The signatures are not read: each chunk is let go once hashed.
+  mapped->Advise(MappedFile::Access::kSequential);
+  size_t released = 0;
+  Result<DecodedRecords> part = DecodeRecords(mapped->bytes(), [&](size_t hashed) {
+    mapped->Release(released, hashed - released);
+    released = hashed;
+  });
+  if (!part.ok()) return Damaged(path, part.status().message());
+  if (!(part->params == SignatureParams::From(o))) return Status::InvalidArgument(path + ": signed with other parameters");
+  const std::string meta_path = folder.File(StageKind::kSign, t.task, "meta");
+  Result<std::string> bytes = ReadWholeFile(meta_path);
+  if (!bytes.ok()) return bytes.status();
+  Result<ShardMeta> meta = DecodeShardMeta(*bytes);
+  if (!meta.ok()) return Damaged(meta_path, meta.status().message());
+  if (Status s = CheckShardMeta(*meta, t.task, t.tasks, part->files.size(), part->docs.size()); !s.ok()) {
+    return Damaged(meta_path, s.message());
+  }
+  for (size_t k = 0; k < part->files.size(); ++k) part->files[k].root = meta->roots[k];
+  for (size_t d = 0; d < part->docs.size(); ++d) part->docs[d].line_hash = meta->line_hashes[d];
+  ShardSources out;
+  out.sources = KeptSourcesOf(std::move(part->files), part->docs, meta->problems, std::move(meta->kept_paths));
+  out.inputs = std::move(meta->inputs);
+  out.listing = meta->listing;
+  return out;
+}
+
+// The dropped documents of shard t (local ids), from the report's list,
+// checked against the shard and the options.
+Result<std::vector<DocId>> LoadDropped(const WorkFolder& folder, const Options& o, StageTask t,
+                                       const ShardSources& shard) {
+  const std::string path = folder.File(StageKind::kReport, t.task, "dropped");
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    return Status::InvalidArgument(path + ": missing: run `neardup stage report` over " + folder.root() +
+                                   " first, with the same options");
+  }
+  Result<std::string> bytes = ReadWholeFile(path);
+  if (!bytes.ok()) return bytes.status();
+  Result<DroppedList> list = DecodeDroppedList(*bytes);
+  if (!list.ok()) return Damaged(path, list.status().message());
+  if (list->task.task != t.task || list->task.tasks != t.tasks || list->docs != shard.sources.docs.size()) {
+    return Damaged(path, "made for another shard");
+  }
+  if (list->listing != shard.listing) {
+    return Status::InvalidArgument(path + ": made from other sign tasks: run `neardup stage report` again");
+  }
+  if (list->fingerprint != DroppedFingerprint(o)) {
+    return Status::InvalidArgument(path + ": made with other options (signature, banding, threshold, "
+                                          "verification, --keep or --cluster-by): give stage filter the report's");
+  }
+  return std::vector<DocId>(list->ids.begin(), list->ids.end());
+}
+
+// Begins or joins DIR for the filter tasks of `folder` (see stage_filter.h),
+// and removes the files of this shard a task run before left there.
+Status ClaimKeptDir(const WorkFolder& folder, const Options& o, const KeptSources& src) {
+  const std::string& dir = o.kept_dir;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  struct stat st {};
+  if (ec || ::stat(dir.c_str(), &st) != 0) return Status::IoError("--kept-dir " + dir + ": cannot create");
+  const std::string stamps = folder.Dir(StageKind::kFilter);
+  fs::create_directories(stamps, ec);
+  if (ec) return Status::IoError(stamps + ": cannot create: " + ec.message());
+  const std::string stamp = stamps + "/" + std::to_string(st.st_dev) + "-" + std::to_string(st.st_ino) + ".dir";
+  const std::string text = "neardup filter " + Hex(DroppedFingerprint(o)) + "\n";
+  Result<std::string> had = fs::exists(stamp, ec) ? ReadWholeFile(stamp) : Result<std::string>(std::string());
+  if (!had.ok()) return had.status();
+  if (*had != text) {
+    if (!fs::is_empty(dir, ec) || ec) {
+      return Status::InvalidArgument("--kept-dir " + dir + " is not empty and no filter task over " + folder.root() +
+                                     " with these options began it; name a new or empty folder");
+    }
+    if (Status s = WriteAtomically(stamp, text); !s.ok()) return s;
+  }
+  for (size_t f = 0; f < src.files.size(); ++f) {
+    const fs::path target = fs::path(dir) / src.kept_paths[f];
+    if (!src.files[f].reference && fs::is_regular_file(fs::symlink_status(target, ec))) fs::remove(target, ec);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+uint64_t DroppedFingerprint(const Options& o) {
+  std::string bytes;
+  FieldWriter w(&bytes);
+  w.U64(BucketFingerprint(o));
+  for (const double v : {o.threshold, o.exact_margin}) w.Raw(&v, sizeof v);
+  for (const int v : {static_cast<int>(o.verify), static_cast<int>(o.keep), static_cast<int>(o.cluster_by)}) {
+    w.U8(static_cast<uint8_t>(v));
+  }
+  return HashBytes(bytes.data(), bytes.size(), 0);
+}
+
+std::string EncodeDroppedList(const DroppedList& list) {
+  std::string out;
+  FieldWriter w(&out);
+  w.Raw(kDroppedMagic, 8);
+  w.U32(kDroppedVersion);
+  w.U32(list.task.task);
+  w.U32(list.task.tasks);
+  w.U64(list.fingerprint);
+  w.U64(list.listing);
+  w.U64(list.docs);
+  w.U64(list.ids.size());
+  for (const uint64_t id : list.ids) w.U64(id);
+  w.Checksum();
+  return out;
+}
+
+Result<DroppedList> DecodeDroppedList(std::string_view bytes) {
+  auto corrupt = [] { return Status::Corrupt("dropped list: damaged (checksum, size or fields)"); };
+  if (bytes.size() < 20 || !ChecksumMatches(bytes) || bytes.substr(0, 8) != std::string_view(kDroppedMagic, 8)) {
+    return corrupt();
+  }
+  FieldReader r(bytes.substr(8, bytes.size() - 16));
+  if (r.U32() != kDroppedVersion) return Status::Corrupt("dropped list: another format version");
+  DroppedList list;
+  list.task.task = r.U32();
+  list.task.tasks = r.U32();
+  list.fingerprint = r.U64();
+  list.listing = r.U64();
+  list.docs = r.U64();
+  const uint64_t n = r.U64();
+  if (!r.ok() || n != r.left() / 8 || r.left() % 8 != 0) return corrupt();
+  if (list.task.tasks == 0 || list.task.task >= list.task.tasks || n > list.docs) return corrupt();
+  list.ids.resize(n);
+  for (uint64_t& id : list.ids) id = r.U64();
+  for (size_t k = 0; k < list.ids.size(); ++k) {
+    if (list.ids[k] >= list.docs || (k > 0 && list.ids[k] <= list.ids[k - 1])) {
+      return Status::Corrupt("dropped list: ids out of range or order");
+    }
+  }
+  return list;
+}
+
+Result<FilterOutcome> RunFilterTask(const Options& o, const std::string& work, StageTask t, const RunContext& ctx) {
+  if (t.tasks == 0 || t.task >= t.tasks) return Status::InvalidArgument("--task must be below --tasks");
+  if (o.kept_dir.empty()) return Status::InvalidArgument("stage filter needs --kept-dir DIR, the folder it writes");
+  Result<std::unique_ptr<Run>> decided = Run::Decide(o, ctx);
+  if (!decided.ok()) return decided.status();
+  const Run& run = **decided;
+  const WorkFolder folder(work);
+  if (Status s = CheckShardParams(folder, o); !s.ok()) return s;
+  Result<uint32_t> shards = folder.FinishedTasks(StageKind::kSign, SignFingerprint(o));
+  if (!shards.ok()) return shards.status();
+  if (*shards != t.tasks) {
+    return Status::InvalidArgument(folder.Dir(StageKind::kSign) + " holds " + std::to_string(*shards) +
+                                   " shards: run " + std::to_string(*shards) +
+                                   " filter tasks (--tasks " + std::to_string(*shards) + "), one per sign task");
+  }
+  Result<ShardSources> shard = LoadShard(folder, o, t);
+  if (!shard.ok()) return shard.status();
+  Result<std::vector<DocId>> dropped = LoadDropped(folder, o, t, *shard);
+  if (!dropped.ok()) return dropped.status();
+  // DIR against the shard's inputs, as scan checks it against its PATHs.
+  Options placed = o;
+  placed.paths = shard->inputs;
+  placed.listed_paths.clear();
+  placed.against.clear();
+  if (Status s = CheckKeptDirPlace(placed); !s.ok()) return s;
+  if (Status s = ClaimKeptDir(folder, o, shard->sources); !s.ok()) return s;
+  const double start = run.seconds();
+  KeptWritten written = WriteKeptDir(run, shard->sources, *dropped);
+  if (run.Cancelled()) return Status::Cancelled("interrupted");
+  FilterOutcome out{.stats = written.stats, .problems = std::move(written.problems)};
+  out.stats.seconds = run.seconds() - start;
+  return out;
+}
+
+Status WriteDroppedLists(const WorkFolder& folder, const Options& o, const std::vector<ShardSpan>& shards,
+                         const std::vector<DocId>& dropped) {
+  const std::string dir = folder.Dir(StageKind::kReport);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::IoError(dir + ": cannot create: " + ec.message());
+  const uint64_t fingerprint = DroppedFingerprint(o);
+  size_t next = 0;
+  for (uint32_t s = 0; s < shards.size(); ++s) {
+    const ShardSpan& span = shards[s];
+    DroppedList list{.task = {.task = s, .tasks = static_cast<uint32_t>(shards.size())},
+                     .fingerprint = fingerprint,
+                     .listing = span.listing,
+                     .docs = span.docs,
+                     .ids = {}};
+    for (; next < dropped.size() && dropped[next] < span.first_doc + span.docs; ++next) {
+      list.ids.push_back(dropped[next] - span.first_doc);
+    }
+    if (Status st = WriteAtomically(folder.File(StageKind::kReport, s, "dropped"), EncodeDroppedList(list)); !st.ok()) {
+      return st;
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace neardup

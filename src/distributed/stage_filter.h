@@ -1,0 +1,66 @@
+// Stage filter: task I of N writes the kept documents of sign shard I's
+// input files to --kept-dir DIR (`neardup stage filter`), after the report.
+//
+// Every stage report leaves, per sign shard, the documents --mode duplicates
+// lists (report/I.dropped, a DroppedList). A filter task reads only its
+// shard's table, meta and list, and drives the pass of scan --kept-dir over
+// its files (WriteKeptDir(), kept_dir.h): the same checks (stat keys, the
+// hash of each dropped line), the same bytes. Together the N tasks write
+// what scan --kept-dir writes with the same options, byte for byte.
+//
+// DIR is shared by the tasks, each writing only its own files, each under a
+// temporary name renamed into place. DIR must be new or empty when a task
+// begins it: that task records it (filter/DEV-INO.dir, holding the list's
+// fingerprint) before writing anything, so that the other tasks, and a task
+// run again, accept it no longer empty. A task run again replaces its own
+// files.
+//
+// Thread safety: RunFilterTask uses options.threads threads inside; the
+// tasks may run at once in distinct processes on one folder.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/types.h"
+#include "distributed/work_folder.h"
+#include "neardup/options.h"
+#include "neardup/stages.h"
+#include "neardup/status.h"
+
+namespace neardup {
+
+// One value for what decides the dropped documents past the candidates:
+// the bucket tasks' fingerprint, the threshold, the verification, --keep
+// and --cluster-by. A filter task refuses a list made with another.
+uint64_t DroppedFingerprint(const Options& options);
+
+// report/I.dropped: magic "NDUPDROP", u32 version, u32 shard, u32 shards,
+// u64 DroppedFingerprint, u64 the shard's ListingFingerprint (its meta's),
+// u64 the shard's document count D, u64 K, K u64 local ids strictly
+// ascending and below D, XXH3-64 checksum.
+struct DroppedList {
+  StageTask task;
+  uint64_t fingerprint = 0;
+  uint64_t listing = 0;
+  uint64_t docs = 0;
+  std::vector<uint64_t> ids;
+};
+std::string EncodeDroppedList(const DroppedList& list);
+// Corrupt ("dropped list: ...") on any damage; ids checked as stated.
+Result<DroppedList> DecodeDroppedList(std::string_view bytes);
+
+// Where a shard's documents lie among the merged ones, and its listing.
+struct ShardSpan {
+  uint64_t first_doc = 0;
+  uint64_t docs = 0;
+  uint64_t listing = 0;  // ShardMeta::listing
+};
+// Writes report/I.dropped for every shard of `shards` (atomically):
+// `dropped` (merged ids, ascending) split by shard. IoError on failure.
+Status WriteDroppedLists(const WorkFolder& folder, const Options& options, const std::vector<ShardSpan>& shards,
+                         const std::vector<DocId>& dropped);
+
+}  // namespace neardup

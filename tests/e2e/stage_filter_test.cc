@@ -1,0 +1,271 @@
+// End to end: `neardup stage filter` writes, over N tasks, the folder that
+// `neardup scan --kept-dir` writes with the same options, byte for byte; it
+// refuses what scan refuses, a missing or damaged list, and writes no file
+// whose input changed since it was signed.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+
+#include "compress_util.h"
+#include "test_util.h"
+
+namespace neardup {
+namespace {
+
+using testing::Join;
+using testing::RandomWords;
+using testing::RunProcess;
+using testing::RunResult;
+using testing::TempDir;
+using testing::WriteFile;
+
+const std::string kBin = NEARDUP_BINARY;
+namespace fs = std::filesystem;
+using Args = std::vector<std::string>;
+
+// JSONL files (`ext`: "", ".gz") with near copies across and within files,
+// repeated and missing ids, a line that is not a document and a last line
+// without a newline; or (`ext` "text") a folder of text files like it.
+void MakeCorpus(const TempDir& dir, const std::string& ext) {
+  for (int f = 0; f < 5; ++f) {
+    std::string text;
+    for (int line = 0; line < 10; ++line) {
+      const int i = f * 10 + line;
+      auto words = RandomWords(200, static_cast<uint64_t>(i % 4 == 0 ? 7 + i % 3 : 1000 + i));
+      words[static_cast<size_t>(i) % words.size()] = std::string("x").append(std::to_string(i));
+      if (ext == "text") {
+        std::string rel = "in/d";
+        rel.append(std::to_string(f)).append("/t").append(std::to_string(line)).append(".txt");
+        WriteFile(dir / rel, Join(words));
+        continue;
+      }
+      if (f == 2 && line == 5) text += "{not json\n";
+      const std::string id = i % 7 == 0 ? "shared" : "doc" + std::to_string(i);
+      text.append(R"({"id": ")").append(id).append(R"(", "text": ")").append(Join(words)).append("\"}");
+      if (line < 9 || f != 4) text.append("\n");
+    }
+    if (ext == "text") continue;
+    std::string rel = f < 2 ? "in/a/p" : "in/b/p";
+    rel.append(std::to_string(f)).append(".jsonl").append(ext);
+    WriteFile(dir / rel, ext == ".gz" ? testing::Gzip(text) : text);
+  }
+}
+
+// Every file below `root`, by its path below it, with its bytes.
+std::map<std::string, std::string> Tree(const std::string& root) {
+  std::map<std::string, std::string> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->is_regular_file()) out[fs::relative(it->path(), root).string()] = testing::ReadFile(it->path().string());
+  }
+  return out;
+}
+
+RunResult Stage(const TempDir& dir, const std::string& stage, const Args& args) {
+  Args argv = {kBin, "stage", stage};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunProcess(argv, dir.path());
+}
+
+// Sign (N tasks), bucket (2), report, as stage_local.sh runs them; the
+// report's result.
+RunResult SignBucketReport(const TempDir& dir, const std::string& work, int n, const Args& options) {
+  for (int i = 0; i < n; ++i) {
+    Args a = {"--task", std::to_string(i), "--tasks", std::to_string(n)};
+    a.insert(a.end(), options.begin(), options.end());
+    a.insert(a.end(), {work, dir / "in"});
+    EXPECT_EQ(Stage(dir, "sign", a).exit_code, 0);
+  }
+  for (int j = 0; j < 2; ++j) {
+    Args a = {"--task", std::to_string(j), "--tasks", "2"};
+    a.insert(a.end(), options.begin(), options.end());
+    a.push_back(work);
+    EXPECT_EQ(Stage(dir, "bucket", a).exit_code, 0);
+  }
+  Args a = options;
+  a.push_back(work);
+  return Stage(dir, "report", a);
+}
+
+RunResult Filter(const TempDir& dir, const std::string& work, int task, int n, const Args& options,
+                 const std::string& kept) {
+  Args a = {"--task", std::to_string(task), "--tasks", std::to_string(n), "--kept-dir", kept};
+  a.insert(a.end(), options.begin(), options.end());
+  a.push_back(work);
+  return Stage(dir, "filter", a);
+}
+
+// scan --kept-dir's folder, checked to have left documents out.
+std::map<std::string, std::string> ScanFolder(const TempDir& dir, const Args& options, const std::string& kept) {
+  Args argv = {kBin, "scan", "--kept-dir", kept};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.push_back(dir / "in");
+  const RunResult r = RunProcess(argv, dir.path());
+  EXPECT_LE(r.exit_code, 2) << r.err;
+  std::map<std::string, std::string> tree = Tree(kept);
+  EXPECT_FALSE(tree.empty());
+  return tree;
+}
+
+struct Case {
+  std::string ext;
+  Args options;
+};
+
+TEST(StageFilterTest, FolderIsScansForOneAndThreeTasks) {
+  const std::vector<Case> cases = {
+      {"", {"--input", "jsonl", "--mode", "duplicates"}},
+      {"", {"--input", "jsonl", "--exact", "--keep", "longest", "--mode", "pairs"}},
+      {".gz", {"--input", "jsonl", "--mode", "clusters", "--cluster-by", "connected"}},
+      {"text", {"--mode", "duplicates", "--keep", "shortest"}},
+      {"text", {"--exact", "--kept-copy"}},
+  };
+  for (const Case& c : cases) {
+    TempDir dir;
+    MakeCorpus(dir, c.ext);
+    Args scan_options = c.options;
+    Args stage_options;  // --kept-copy goes to filter only
+    for (const std::string& o : c.options) {
+      if (o != "--kept-copy") stage_options.push_back(o);
+    }
+    const auto want = ScanFolder(dir, scan_options, dir / "scan.kept");
+    // Something was left out: a folder equal to the inputs would prove nothing.
+    EXPECT_NE(want, Tree(dir / "in")) << c.ext;
+    for (const int n : {1, 3}) {
+      SCOPED_TRACE(c.ext + " " + Join(c.options) + " N=" + std::to_string(n));
+      const std::string work = dir / ("work" + std::to_string(n));
+      const std::string kept = dir / ("stage" + std::to_string(n) + ".kept");
+      const RunResult report = SignBucketReport(dir, work, n, stage_options);
+      EXPECT_LE(report.exit_code, 2) << report.err;
+      for (int i = 0; i < n; ++i) {
+        const RunResult r = Filter(dir, work, i, n, c.options, kept);
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+      }
+      EXPECT_EQ(Tree(kept), want);
+    }
+  }
+}
+
+TEST(StageFilterTest, StageLocalScriptWritesScansFolder) {
+  for (const std::string ext : {"", ".gz", "text"}) {
+    SCOPED_TRACE(ext);
+    TempDir dir;
+    MakeCorpus(dir, ext);
+    Args options = {"--mode", "duplicates", "--exact"};
+    if (ext != "text") options.insert(options.end(), {"--input", "jsonl"});
+    const auto want = ScanFolder(dir, options, dir / "scan.kept");
+    Args argv = {"/usr/bin/env", "NEARDUP_BIN=" + kBin, "bash",
+                 std::string(NEARDUP_SOURCE_DIR) + "/scripts/stage_local.sh", "-n", "3", "-m", "2", dir / "work"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.insert(argv.end(), {"--kept-dir", dir / "stage.kept", "--", dir / "in"});
+    const RunResult r = RunProcess(argv, dir.path());
+    EXPECT_LE(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err.find("error"), std::string::npos) << r.err;
+    EXPECT_EQ(Tree(dir / "stage.kept"), want);
+    // Run again over the same WORK: DIR, begun by its filter tasks, is accepted and rewritten the same.
+    // (Not for text files: their hard links changed the inputs' change time, which the sign tasks check.)
+    if (ext == "text") continue;
+    const RunResult again = RunProcess(argv, dir.path());
+    EXPECT_EQ(again.exit_code, r.exit_code) << again.err;
+    EXPECT_EQ(Tree(dir / "stage.kept"), want);
+  }
+}
+
+TEST(StageFilterTest, FileChangedSinceSignedIsNotWritten) {
+  TempDir dir;
+  MakeCorpus(dir, "");
+  const Args options = {"--input", "jsonl", "--mode", "duplicates"};
+  const auto want = ScanFolder(dir, options, dir / "scan.kept");
+  const std::string work = dir / "work";
+  SignBucketReport(dir, work, 3, options);
+  // p4.jsonl is the last file: shard 2's. Its content changes, its size not.
+  const std::string changed = dir / "in/b/p4.jsonl";
+  std::string text = testing::ReadFile(changed);
+  text[text.find("\"text\": \"") + 9] ^= 1;
+  WriteFile(changed, text);
+  for (int i = 0; i < 3; ++i) {
+    const RunResult r = Filter(dir, work, i, 3, options, dir / "kept");
+    EXPECT_EQ(r.exit_code, i == 2 ? 2 : 0) << i << r.err;
+    if (i == 2) {
+      EXPECT_NE(r.err.find(changed + ": changed"), std::string::npos) << r.err;
+    }
+  }
+  std::map<std::string, std::string> got = Tree(dir / "kept");  // no temporary either
+  auto expected = want;
+  expected.erase("b/p4.jsonl");
+  EXPECT_EQ(got, expected);
+}
+
+TEST(StageFilterTest, MissingOrDamagedListOrShardIsAnError) {
+  TempDir dir;
+  MakeCorpus(dir, "");
+  const Args options = {"--input", "jsonl"};
+  const std::string work = dir / "work";
+  SignBucketReport(dir, work, 2, options);
+  // The list is missing: exit 2, naming it, before DIR is made.
+  fs::rename(work + "/report/1.dropped", dir / "saved");
+  RunResult r = Filter(dir, work, 1, 2, options, dir / "kept");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(work + "/report/1.dropped: missing: run `neardup stage report`"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "kept"));
+  fs::rename(dir / "saved", work + "/report/1.dropped");
+  // Damaged: one byte flipped.
+  std::string bytes = testing::ReadFile(work + "/report/1.dropped");
+  bytes[bytes.size() / 2] ^= 0x40;
+  WriteFile(work + "/report/1.dropped", bytes);
+  r = Filter(dir, work, 1, 2, options, dir / "kept");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("1.dropped: dropped list: damaged"), std::string::npos) << r.err;
+  // The shard's meta is missing.
+  fs::remove(work + "/sign/0.meta");
+  r = Filter(dir, work, 0, 2, options, dir / "kept");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(work + "/sign/0.meta: cannot open"), std::string::npos) << r.err;
+  // Another task count than the sign tasks'.
+  r = Filter(dir, work, 0, 3, options, dir / "kept");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("holds 2 shards: run 2 filter tasks"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "kept"));
+}
+
+TEST(StageFilterTest, SharedFolderRulesAndOtherOptionsAreRefused) {
+  TempDir dir;
+  MakeCorpus(dir, "");
+  const Args options = {"--input", "jsonl"};
+  const std::string work = dir / "work";
+  SignBucketReport(dir, work, 2, options);
+  // A non-empty folder no filter task began.
+  WriteFile(dir / "full/x", "x");
+  RunResult r = Filter(dir, work, 0, 2, options, dir / "full");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is not empty and no filter task over"), std::string::npos) << r.err;
+  EXPECT_EQ(Tree(dir / "full").size(), 1u);
+  // DIR inside a PATH, as scan refuses it.
+  r = Filter(dir, work, 0, 2, options, dir / "in/kept");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is inside the input"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "in/kept"));
+  // Options other than the report's.
+  Args keep = options;
+  keep.insert(keep.end(), {"--keep", "longest"});
+  r = Filter(dir, work, 0, 2, keep, dir / "kept");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("made with other options"), std::string::npos) << r.err;
+  // Task 0 writes, task 1 joins the folder no longer empty, task 0 again replaces its own files.
+  ASSERT_EQ(Filter(dir, work, 0, 2, options, dir / "kept").exit_code, 0);
+  const auto first = Tree(dir / "kept");
+  ASSERT_FALSE(first.empty());
+  r = Filter(dir, work, 1, 2, options, dir / "kept");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto both = Tree(dir / "kept");
+  EXPECT_GT(both.size(), first.size());
+  r = Filter(dir, work, 0, 2, options, dir / "kept");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Tree(dir / "kept"), both);
+  EXPECT_EQ(both, ScanFolder(dir, options, dir / "scan.kept"));
+}
+
+}  // namespace
+}  // namespace neardup
