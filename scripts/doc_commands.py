@@ -27,11 +27,14 @@ or JSONL shards. Their links are checked as everywhere.
 
 Links: every Markdown link [text](target) outside code, in every page, must
 name a file or folder that exists (relative to the page), and an #anchor must
-be the GitHub anchor of a heading of the page it names.
+be the GitHub anchor of a heading of the page it names. README.md must link to
+every page of docs/, and hold the two set-up commands, scripts/demo.sh and
+scripts/test.sh, in its first 10 lines.
 
 --self-test checks that this checker fails where it must: a command with a
-misspelt option, a shown output that differs, a broken link and a missing
-anchor each give an error.
+misspelt option, a shown output that differs, a broken link, a missing
+anchor, a docs page the README does not link and a README without the set-up
+commands at its top each give an error.
 """
 
 import argparse
@@ -219,8 +222,25 @@ def check_links(root, page, errors):
     return checked
 
 
+def check_readme(root, errors):
+    """The project's rules for the README: the set-up commands on top, a link to each docs page."""
+    text = (root / "README.md").read_text(encoding="utf-8")
+    top = "\n".join(text.split("\n")[:10])
+    missing = [c for c in ("scripts/demo.sh", "scripts/test.sh") if c not in top]
+    if missing:
+        errors.append(f"README.md: {' and '.join(missing)} not in its first 10 lines")
+    linked = set()
+    for line in prose_lines(text):
+        for target in LINK.findall(line):
+            linked.add(target.partition("#")[0])
+    for page in pages(root)[1:]:
+        if str(page) not in linked:
+            errors.append(f"README.md: no link to {page}")
+
+
 def check(root, neardup):
     errors = []
+    check_readme(root, errors)
     bindir = tempfile.mkdtemp(prefix="neardup-bin-")
     try:
         os.symlink(os.path.abspath(neardup), os.path.join(bindir, "neardup"))
@@ -234,37 +254,44 @@ def check(root, neardup):
     return errors, ran, links
 
 
+# A sound README (the set-up commands on top, a link to its one docs page)
+# with one fault each: the checker must report exactly one error.
+SOUND_TOP = "scripts/demo.sh scripts/test.sh\n\n[a](docs/a.md)\n\n"
 SELF_TESTS = {
-    "a misspelt option": "```sh\nneardup scan --treshold 0.7 data/sample\n```\n",
-    "a failing stage of a pipeline": "```sh\nneardup scan --mode duplicates -0 data/sample | xargs -0 false\n```\n",
-    "an output that differs": "```console\n$ neardup scan --mode clusters data/sample\n"
-                              "{\"cluster\":0}\n```\n",
-    "a link to no file": "See [the options](docs/nothing.md).\n",
-    "a link to no heading": "# Title\n\nSee [usage](#usage).\n",
+    "a misspelt option": SOUND_TOP + "```sh\nneardup scan --treshold 0.7 data/sample\n```\n",
+    "a failing stage of a pipeline": SOUND_TOP + "```sh\nneardup scan --mode duplicates -0 data/sample | xargs -0 false\n```\n",
+    "an output that differs": SOUND_TOP + "```console\n$ neardup scan --mode clusters data/sample\n{\"cluster\":0}\n```\n",
+    "a link to no file": SOUND_TOP + "See [the options](docs/nothing.md).\n",
+    "a link to no heading": SOUND_TOP + "# Title\n\nSee [usage](#usage).\n",
+    "a docs page the README does not link": SOUND_TOP,
+    "a README without the set-up commands on top": "# neardup\n" + "\n" * 10 + SOUND_TOP,
 }
+
+
+def check_fixture(readme, extra_page, neardup):
+    """check() on a folder with data/sample, this README and docs/a.md (and docs/b.md)."""
+    root = pathlib.Path(tempfile.mkdtemp(prefix="neardup-doc-self-"))
+    try:
+        shutil.copytree(ROOT / "data" / "sample", root / "data" / "sample")
+        (root / "README.md").write_text(readme, encoding="utf-8")
+        (root / "docs").mkdir()
+        (root / "docs" / "a.md").write_text("# A\n", encoding="utf-8")
+        if extra_page:
+            (root / "docs" / "b.md").write_text("# B\n", encoding="utf-8")
+        return check(root, neardup)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def self_test(neardup):
     failed = 0
     for name, readme in SELF_TESTS.items():
-        root = pathlib.Path(tempfile.mkdtemp(prefix="neardup-doc-self-"))
-        try:
-            shutil.copytree(ROOT / "data" / "sample", root / "data" / "sample")
-            (root / "README.md").write_text(readme, encoding="utf-8")
-            errors, _, _ = check(root, neardup)
-        finally:
-            shutil.rmtree(root, ignore_errors=True)
-        print(f"{'caught' if errors else 'MISSED'}: {name}")
-        failed += not errors
-    ok_root = pathlib.Path(tempfile.mkdtemp(prefix="neardup-doc-self-"))
-    try:
-        shutil.copytree(ROOT / "data" / "sample", ok_root / "data" / "sample")
-        (ok_root / "README.md").write_text("# Usage\n\n[usage](#usage)\n\n```sh\nneardup params -t 0.7\n"
-                                           "neardup scan -t 0.99 data/sample/recipe_lentil_soup.txt\n```\n",
-                                           encoding="utf-8")
-        errors, ran, _ = check(ok_root, neardup)
-    finally:
-        shutil.rmtree(ok_root, ignore_errors=True)
+        errors, _, _ = check_fixture(readme, "docs page" in name, neardup)
+        print(f"{'caught' if len(errors) == 1 else 'MISSED'}: {name}" + "".join("\n    " + e for e in errors))
+        failed += len(errors) != 1
+    sound = SOUND_TOP + ("# Usage\n\n[usage](#usage)\n\n```sh\nneardup params -t 0.7\n"
+                         "neardup scan -t 0.99 data/sample/recipe_lentil_soup.txt\n```\n")
+    errors, ran, _ = check_fixture(sound, False, neardup)
     print(f"{'MISREPORTED' if errors or ran != 2 else 'passed'}: a sound page (exit 0 and exit 1)")
     return 1 if failed or errors or ran != 2 else 0
 
