@@ -190,8 +190,8 @@ constexpr const char* kSeeAlsoText =
     "J. Leskovec, A. Rajaraman and J. D. Ullman, \\fIMining of Massive Datasets\\fR, chapter 3: "
     "finding similar items.\n"
     ".PP\n"
-    "The README of neardup: the output formats with examples, the guarantees, the index schema, "
-    "running on a cluster, and performance.\n";
+    "The README of neardup and the pages of its docs/ folder that it links: the output formats with "
+    "examples, the guarantees, the index schema, running on a cluster, and performance.\n";
 
 }  // namespace
 

@@ -11,7 +11,7 @@
 // name as read (before duplicate ids are renamed), size, kind, content hash
 // and signature; per JSONL file its malformed lines' messages; the signature
 // parameters; one row per run (its exit and whether its output was
-// delivered); and which not yet delivered files each run covered. The schema is in the README; its version
+// delivered); and which not yet delivered files each run covered. The schema is in docs/index.md; its version
 // is PRAGMA user_version, and PRAGMA application_id marks the file as
 // neardup's.
 //

@@ -2,7 +2,7 @@
 //
 // jsonl is written by hand into a local buffer (it may be millions of lines);
 // json is one document built with nlohmann::ordered_json, so keys keep the
-// order documented in the README. Both write invalid UTF-8 in names as
+// order documented in docs/output.md. Both write invalid UTF-8 in names as
 // U+FFFD in the same way: AppendJsonString() replaces each maximal ill-formed
 // subsequence with one U+FFFD, as nlohmann's error_handler_t::replace does
 // (tests compare the two on random bytes).

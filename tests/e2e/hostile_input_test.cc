@@ -201,7 +201,7 @@ TEST(HostileInputTest, FileOfOneLetterIsReadWithBoundedMemory) {
 }
 
 // A base letter and then one endless combining sequence: the normalizer cuts
-// it (see README) and the word it makes is hashed as it streams.
+// it (see docs/method.md) and the word it makes is hashed as it streams.
 TEST(HostileInputTest, LongRunOfCombiningMarksIsReadWithBoundedMemory) {
   TempDir dir;
   std::string block;

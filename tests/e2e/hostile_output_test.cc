@@ -296,7 +296,7 @@ TEST(HostileOutputTest, NewFileGetsTheUmaskMode) {
 
 TEST(HostileOutputTest, HardLinkReplacesOnlyTheNameGiven) {
   // Atomic replacement gives the name a new file; the other name keeps the
-  // old data (as the README says, and as mv or `sort -o` through rename do).
+  // old data (as docs/options.md says, and as mv or `sort -o` through rename do).
   TempDir dir;
   const std::string docs = MakeSmallCorpus(dir);
   WriteFile(dir / "out.jsonl", "old\n");

@@ -782,7 +782,7 @@ TEST(WriteReportTest, DuplicatesModeRecordsNameTheKeptDocument) {
 }
 
 TEST(WriteReportTest, DuplicatesModeJsonIsOneDocumentWithRemovable) {
-  // -f json stays a json document in duplicates mode, as the README shows:
+  // -f json stays a json document in duplicates mode, as docs/output.md shows:
   // the same header as the other modes, then "removable" (the terminator
   // does not apply).
   const Report report = MakeReport(Mode::kDuplicates, false, true);
