@@ -361,6 +361,7 @@ done
 # --- JSONL and threshold sections --------------------------------------------
 # On the largest corpus ($dir, $truth from the last size).
 jsonl_rows=()
+kept_rows=()
 sweep_rows=()
 if [[ $sections == 1 ]]; then
   jsonl="$dir.jsonl"
@@ -406,6 +407,45 @@ PY
   jxx="$(median <"$tmp/jx")"
   jsonl_rows+=("$(awk -v t="$jxx" -v b="$jbytes" 'BEGIN {printf "| xxhsum -H3 | %.3f | %.0f |", t, b / 1e6 / t}')")
   jsonl_speedup="$(awk -v a="$(cat "$tmp/jwall_1")" -v b="$(cat "$tmp/jwall_$cores")" 'BEGIN {printf "%.2f", a / b}')"
+
+  # --kept-dir: the pass that writes the deduplicated corpus (its time from
+  # -v), against cp of the same file, and for .jsonl.zst against
+  # `zstdcat FILE | zstd -q -3 > OUT` (the pass writes .zst at level 3).
+  command -v zstd >/dev/null || { log "zstd not found"; exit 2; }
+  jzst="$jsonl.zst"
+  if [[ ! -f "$jzst" || "$jzst" -ot "$jsonl" ]]; then
+    zstd -q -3 -f "$jsonl" -o "$jzst"
+  fi
+  generated+=("$jzst")
+  for input in "$jsonl" "$jzst"; do
+    : >"$tmp/kp"
+    : >"$tmp/kb"
+    for ((r = 1; r <= runs; r++)); do
+      log "kept-dir: $(basename "$input") run $r/$runs"
+      rm -rf "$tmp/kept"
+      "$bin" scan --input jsonl -t "$threshold" -j "$cores" --no-progress -v -f tsv -o /dev/null \
+        --kept-dir "$tmp/kept" "$input" 2>"$tmp/kerr" || [[ $? == 1 ]]
+      sed -n 's/.*--kept-dir written in \([0-9.]*\) s.*/\1/p' "$tmp/kerr" >>"$tmp/kp"
+      rm -f "$tmp/base.out"
+      t0="$(now_ns)"
+      if [[ $input == *.zst ]]; then
+        zstdcat "$input" | zstd -q -3 >"$tmp/base.out"
+      else
+        cp "$input" "$tmp/base.out"
+      fi
+      t1="$(now_ns)"
+      awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f\n", (b - a) / 1e9}' >>"$tmp/kb"
+    done
+    kpass="$(median <"$tmp/kp")"
+    kbase="$(median <"$tmp/kb")"
+    left_out="$(sed -n 's/.* documents written, \([0-9]*\) left out.*/\1/p' "$tmp/kerr" | tail -1)"
+    baseline="cp"
+    [[ $input == *.zst ]] && baseline="zstdcat \| zstd -q -3"
+    kept_rows+=("$(awk -v f="$(basename "$input")" -v s="$(stat -c %s "$input")" -v p="$kpass" -v b="$kbase" \
+      -v bl="$baseline" -v lo="$left_out" 'BEGIN {
+        printf "| %s | %.0f | %s | %.3f | %s %.3f | %.2fx |", f, s / 1e6, lo, p, bl, b, (b > 0) ? p / b : 0 }')")
+  done
+  rm -rf "$tmp/kept" "$tmp/base.out"
 
   for t in 0.5 0.7 0.9; do
     for mode in signature exact; do
@@ -463,6 +503,17 @@ EOF
   cat <<EOF
 
 $cores threads against 1: ${jsonl_speedup}x.
+
+### --kept-dir: the deduplicated corpus written (median of $runs)
+
+The pass alone (\`-v\` prints its time), against copying the same file
+(plain) or decompressing and compressing it again at the same level (.zst).
+
+| input | MB | documents left out | pass s | baseline | pass/baseline |
+|---|---:|---:|---:|---:|---:|
+EOF
+  printf '%s\n' "${kept_rows[@]}"
+  cat <<EOF
 
 ### Threshold sweep (${docs} documents, -j $cores, one run each; recall of the planted pairs whose Jaccard reaches the threshold)
 
