@@ -270,10 +270,14 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
     };
     WriteHtml(report, BuildReview(report, options, kDefaultMaxWords, shown), out.stream());
   } else {
+    if (progress != nullptr) {
+      out.set_on_written([progress](uint64_t bytes) { progress->Tick("writing the output, " + ShownSize(bytes)); });
+    }
     WriteReport(report, cli.format, out.stream(), cli.terminator);
   }
   Status written = report.pairs.status();
   if (Status s = out.Commit(); written.ok()) written = s;
+  out.set_on_written(nullptr);
   if (progress != nullptr) progress->Clear();
   if (written.ok() && out.closed() && options.new_only) {
     // --new: what the reader did not take is reported again by the next run.

@@ -122,6 +122,13 @@ bool FdStreambuf::Flush() {
 }
 
 bool FdStreambuf::WriteAll(const char* data, size_t size) {
+  if (!WriteWhole(data, size)) return false;
+  written_ += size;
+  if (on_written_) on_written_(written_);
+  return true;
+}
+
+bool FdStreambuf::WriteWhole(const char* data, size_t size) {
   if (error_ != 0) return false;  // keep discarding after an error
   const RecordWrite whole;        // a signal waits until every byte is out
   while (size > 0) {

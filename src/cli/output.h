@@ -25,6 +25,8 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <streambuf>
@@ -45,6 +47,9 @@ class FdStreambuf : public std::streambuf {
   FdStreambuf(const FdStreambuf&) = delete;
   FdStreambuf& operator=(const FdStreambuf&) = delete;
   int error() const { return error_; }  // errno of the first failed write, or 0
+  // Called after each write() of buffered units with the bytes written so
+  // far (for a moving counter), outside the signal deferral. May be empty.
+  void set_on_written(std::function<void(uint64_t bytes)> on_written) { on_written_ = std::move(on_written); }
 
  protected:
   int_type overflow(int_type ch) override;
@@ -53,10 +58,15 @@ class FdStreambuf : public std::streambuf {
 
  private:
   bool Flush();
-  // Writes [data, data+size) completely, deferring signals meanwhile.
+  // Writes [data, data+size) completely (WriteWhole), then tells
+  // on_written_.
   bool WriteAll(const char* data, size_t size);
+  // Writes [data, data+size) completely, deferring signals meanwhile.
+  bool WriteWhole(const char* data, size_t size);
   int fd_;
   int error_ = 0;
+  uint64_t written_ = 0;
+  std::function<void(uint64_t)> on_written_;
   char buf_[1 << 16];
 };
 
@@ -70,6 +80,8 @@ class Output {
   Output& operator=(const Output&) = delete;
 
   std::ostream& stream() { return stream_; }
+  // Told the bytes written so far as they go out (FdStreambuf::set_on_written).
+  void set_on_written(std::function<void(uint64_t bytes)> on_written) { buf_.set_on_written(std::move(on_written)); }
   // Flushes; for a replaced file, syncs it and renames it over the target.
   // A closed stdout (EPIPE: the reader of `| head` is gone) is not an error
   // here: what it did not take is dropped, and closed() says so (a --new run

@@ -284,6 +284,48 @@ TEST(ProgressTest, OnATerminalTheReadingLineShowsTheShareAndTimeLeft) {
   EXPECT_NE(screen.find("\r\033[Kneardup: 2 documents ("), std::string::npos) << screen;
 }
 
+// Writing a large output moves too: the bytes written so far. 300 light
+// edits of one text are about 45,000 pairs (4 MB); the output is a FIFO the
+// test reads slowly, so that writing takes over a second.
+TEST(ProgressTest, OnATerminalWritingTheOutputCountsItsBytes) {
+  TempDir dir;
+  const std::vector<std::string> words = testing::RandomWords(300, 17);
+  for (int i = 0; i < 300; ++i) {
+    std::vector<std::string> w = words;
+    w[static_cast<size_t>(i)] = "edit" + std::to_string(i);
+    WriteFile(dir / ("d/" + std::to_string(i) + ".txt"), testing::Join(w));
+  }
+  const std::string out = dir / "out.fifo";
+  ASSERT_EQ(::mkfifo(out.c_str(), 0600), 0);
+  const std::string command = "'" + kBin + "' scan '" + (dir / "d") + "' -o '" + out + "'";
+  const std::string typescript = dir / "typescript";
+  const pid_t pid = Start({"script", "-qfec", command, typescript}, dir / "script.log");
+  ASSERT_GT(pid, 0);
+  const int fd = ::open(out.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  std::vector<char> buf(1 << 16);
+  uint64_t got = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (ssize_t n = 1; n > 0;) {
+    n = ::read(fd, buf.data(), buf.size());
+    if (n > 0) got += static_cast<uint64_t>(n);
+    // Slowly for the first 1.5 s, then as fast as it comes.
+    if (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(1500)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  ::close(fd);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  const std::string screen = Slurp(typescript);
+  EXPECT_GT(got, uint64_t{1} << 20);
+  EXPECT_NE(screen.find("\rneardup: writing the output\033[K"), std::string::npos) << screen;
+  const size_t at = screen.find("\rneardup: writing the output, ");
+  ASSERT_NE(at, std::string::npos) << screen;
+  const std::string line = screen.substr(at + 1, screen.find('\033', at) - at - 1);
+  EXPECT_TRUE(line.ends_with(" kB") || line.ends_with(" MB")) << line;
+}
+
 TEST(ProgressTest, IntoAFileProgressIsPlainLinesEveryFiveSeconds) {
   BlockedScan scan;
   std::vector<std::string> args = scan.Args(scan.dir / "out.jsonl");
