@@ -51,6 +51,16 @@ std::string Fixed(double value, int decimals) {
   return buf;
 }
 
+// A size as the page's script shows one (size() below): "999 B", "1.5 kB",
+// "57.8 MB", "1.2 GB", so that the facts and the members read alike.
+std::string PageSize(uint64_t n) {
+  const auto d = static_cast<double>(n);
+  if (n < 1000) return std::to_string(n) + " B";
+  if (d < 1e6) return Fixed(d / 1e3, 1) + " kB";
+  if (d < 1e9) return Fixed(d / 1e6, 1) + " MB";
+  return Fixed(d / 1e9, 1) + " GB";
+}
+
 // A folded diff as JSON [[kind, text], ...]: 0 same, 1 removed, 2 added, 3 a
 // skipped unchanged stretch (text: its number of words).
 Json DiffJson(const std::vector<FoldedRun>& runs) {
@@ -374,7 +384,7 @@ void AppendFactTables(const Report& report, std::string* page_out) {
     fact("cluster by", ToString(p.cluster_by));
   }
   page += "</table>\n<h2>Summary</h2>\n<table class=\"facts\" id=\"summary\">\n";
-  fact("documents", std::to_string(s.documents) + " (" + std::to_string(s.bytes) + " bytes)");
+  fact("documents", std::to_string(s.documents) + " (" + PageSize(s.bytes) + ")");
   fact("empty / skipped / unreadable",
        std::to_string(s.empty) + " / " + std::to_string(s.skipped()) + " / " + std::to_string(s.unreadable));
   if (s.malformed_lines > 0) fact("malformed JSONL lines", std::to_string(s.malformed_lines));
@@ -384,8 +394,7 @@ void AppendFactTables(const Report& report, std::string* page_out) {
     fact("pairs reported", std::to_string(report.pairs.size()));
   } else {
     fact("clusters", std::to_string(report.clusters.size()) + " of " + std::to_string(report.clustered()) + " documents");
-    fact("removable", std::to_string(report.removable.size()) + " documents (" + std::to_string(report.removable_bytes()) +
-                              " bytes)");
+    fact("removable", std::to_string(report.removable.size()) + " documents (" + PageSize(report.removable_bytes()) + ")");
   }
   if (!report.problems.empty()) fact("problems (see the log)", std::to_string(report.problems.size()));
   page += "</table>\n";

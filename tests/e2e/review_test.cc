@@ -285,6 +285,24 @@ TEST(HtmlFormatTest, GzippedJsonlDocumentsHaveTheirSimilarityDiffAndHistogram) {
   ExpectJsonlReviewed("data.jsonl.gz", true);
 }
 
+// The facts give sizes in the units the members' sizes use, never a byte
+// count beside "kB".
+TEST(HtmlFormatTest, FactsGiveSizesInTheMembersUnits) {
+  TempDir dir;
+  const std::string text = Join(RandomWords(400, 61));  // about 2.5 kB
+  WriteFile(dir / "d/a.txt", text);
+  WriteFile(dir / "d/b.txt", text);
+  const RunResult r = RunIn(dir, {kBin, "scan", "--mode", "clusters", "-f", "html", "-o", "page.html", "d"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string page = testing::ReadFile(dir / "page.html");
+  const std::string kb = testing::ReadFile(dir / "d/a.txt").size() * 2 >= 1000 ? " kB)" : " B)";
+  EXPECT_NE(page.find("<td>2 (" ), std::string::npos) << page.substr(0, 4000);
+  EXPECT_EQ(page.find(" bytes)"), std::string::npos);
+  const size_t at = page.find("<td>2 (");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_NE(page.substr(at, 30).find(kb), std::string::npos) << page.substr(at, 30);
+}
+
 TEST(HtmlFormatTest, DuplicatesModeIsAUsageError) {
   TempDir dir;
   const RunResult r = RunIn(dir, {kBin, "scan", "--mode", "duplicates", "-f", "html", "."});
