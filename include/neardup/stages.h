@@ -52,7 +52,12 @@ enum class TaskRun { kRan, kAlreadyDone };
 // malformed glob, a stream input, a folder of another run, inputs that
 // changed since a finished shard was signed, I/O errors.
 // Problems with single inputs are results, stored for the report.
-Result<TaskRun> RunSignTask(const Options& options, const std::string& work, StageTask t, const RunContext& ctx);
+// `walk_skipped`, when set, receives for task 0 what the walk skipped
+// (hidden names, --glob, --max-filesize, special files), named with
+// Options::name_skipped: every task walks the whole tree, so task 0 alone
+// names them, once (the report names the documents skipped when read).
+Result<TaskRun> RunSignTask(const Options& options, const std::string& work, StageTask t, const RunContext& ctx,
+                            std::vector<std::string>* walk_skipped = nullptr);
 
 // Runs bucket task `t` over `work`. InvalidArgument when sign tasks are
 // missing (listed by number) or were run with other options.

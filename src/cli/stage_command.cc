@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -28,7 +30,10 @@ ExitCode RunSign(const CliOptions& cli) {
     spdlog::error("{}", s.message());
     return ExitCode::kError;
   }
-  return Finish("sign", cli, RunSignTask(options, cli.work, {.task = cli.task, .tasks = cli.tasks}, {}));
+  std::vector<std::string> skipped;  // named with -v, by task 0
+  const Result<TaskRun> ran = RunSignTask(options, cli.work, {.task = cli.task, .tasks = cli.tasks}, {}, &skipped);
+  for (const std::string& s : skipped) spdlog::info("skipped {}", s);
+  return Finish("sign", cli, ran);
 }
 
 ExitCode RunBucket(const CliOptions& cli) {

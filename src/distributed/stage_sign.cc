@@ -393,7 +393,8 @@ Status Prepare(const WorkFolder& folder, const Options& o, StageTask t, bool* do
 
 }  // namespace
 
-Result<TaskRun> RunSignTask(const Options& o, const std::string& work, StageTask t, const RunContext& ctx) {
+Result<TaskRun> RunSignTask(const Options& o, const std::string& work, StageTask t, const RunContext& ctx,
+                            std::vector<std::string>* walk_skipped) {
   Result<std::unique_ptr<Run>> decided = Run::Decide(o, ctx);
   if (!decided.ok()) return decided.status();
   const Run& run = **decided;
@@ -405,6 +406,7 @@ Result<TaskRun> RunSignTask(const Options& o, const std::string& work, StageTask
   // its old shard done.
   Result<WalkedCorpus> walked = WalkCorpus(o, run.fs());
   if (!walked.ok()) return walked.status();
+  if (walk_skipped != nullptr && t.task == 0) *walk_skipped = walked->skipped;
   ShareOrigin origin{.first_file = 0, .listing = ListingFingerprint(walked->files)};
   if (Status s = CheckShardListings(folder, t.tasks, origin.listing); !s.ok()) return s;
   if (done) return TaskRun::kAlreadyDone;

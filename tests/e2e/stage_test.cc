@@ -247,6 +247,34 @@ TEST(StageTest, CompletedTaskRunAgainIsANoOp) {
   EXPECT_EQ(std::filesystem::last_write_time(work + "/sign/1.table"), mtime);
 }
 
+// -v names what was skipped, as scan does: what the walk skipped by sign
+// task 0 (every task walks the whole tree; the others stay quiet), what was
+// skipped when read by the report.
+TEST(StageTest, VerboseNamesEverySkippedFileOnce) {
+  TempDir dir;
+  MakeTextCorpus(dir);
+  WriteFile(dir / "docs/.hidden.txt", Join(RandomWords(50, 3)));
+  WriteFile(dir / "docs/blob.bin", std::string("\0\1\2binary", 9));
+  const std::string work = dir / "work";
+  std::string signs;
+  for (const char* task : {"0", "1"}) {
+    const RunResult r =
+        RunProcess({kBin, "stage", "sign", "-v", "--task", task, "--tasks", "2", work, dir / "docs"}, dir.path());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    signs += r.err;
+    if (std::string(task) == "1") {
+      EXPECT_EQ(r.err.find("skipped"), std::string::npos) << r.err;
+    }
+  }
+  EXPECT_NE(signs.find("neardup: skipped " + (dir / "docs/.hidden.txt") + ": hidden"), std::string::npos) << signs;
+  ASSERT_EQ(RunProcess({kBin, "stage", "bucket", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
+  const RunResult report = RunProcess({kBin, "stage", "report", "-v", work}, dir.path());
+  EXPECT_NE(report.err.find("neardup: skipped " + (dir / "docs/blob.bin") + ": binary"), std::string::npos)
+      << report.err;
+  const RunResult scan = RunProcess({kBin, "scan", "-v", dir / "docs"}, dir.path());
+  EXPECT_NE(scan.err.find("neardup: skipped " + (dir / "docs/.hidden.txt") + ": hidden"), std::string::npos);
+}
+
 TEST(StageTest, MissingTasksAreListedByNumber) {
   TempDir dir;
   MakeTextCorpus(dir);
