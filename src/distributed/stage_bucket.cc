@@ -52,26 +52,39 @@ class BandsFile {
     const uint32_t version = r.U32(), bands = r.U32(), rows = r.U32(), zero = r.U32();
     const uint64_t fp = r.U64();
     per_band_ = r.U64();
+    const uint64_t docs = r.U64();
     if (std::memcmp(magic, "NDUPBAND", 8) != 0 || version != kBandsVersion || zero != 0) {
       return Damaged(path, "not a band file");
     }
     // Its size, then its checksums, then what it says.
-    const std::optional<uint64_t> size = BandsFileSize(bands, per_band_);
+    const std::optional<uint64_t> size = BandsFileSize(bands, per_band_, docs);
     if (!size || *size != static_cast<uint64_t>(st.st_size)) return Damaged(path, "its size does not match its header");
-    if (per_band_ > shard.docs) return Damaged(path, "more entries a band than its shard has documents");
-    std::string sums(uint64_t{bands} * 8 + 8, '\0');
+    const uint64_t n_sums = uint64_t{bands} + 1;  // the runs', the copies section's
+    std::string sums(n_sums * 8 + 8, '\0');
     if (!Read(*size - sums.size(), sums.data(), sums.size())) return Damaged(path, "truncated");
-    FieldReader t(std::string_view(sums).substr(bands * 8));
-    if (t.U64() != BandsIndexChecksum(header, std::string_view(sums).substr(0, bands * 8))) {
+    FieldReader t(std::string_view(sums).substr(n_sums * 8));
+    if (t.U64() != BandsIndexChecksum(header, std::string_view(sums).substr(0, n_sums * 8))) {
       return Damaged(path, "checksum mismatch");
     }
+    if (docs != shard.docs) return Damaged(path, "its document count is not its shard table's");
+    if (per_band_ > shard.docs) return Damaged(path, "more entries a band than its shard has documents");
     if (static_cast<int>(bands) != banding.bands || static_cast<int>(rows) != banding.rows || fp != fingerprint) {
       return Status::InvalidArgument(path + ": signed with other options (signature or banding) than these");
     }
     run_checksums_.resize(bands);
     FieldReader each(sums);
     for (uint64_t& c : run_checksums_) c = each.U64();
-    return Status::Ok();
+    copies_at_ = kBandsHeaderSize + uint64_t{bands} * per_band_ * kBandEntrySize;
+    return CheckCopies(each.U64());
+  }
+  // The content hash of the shard's document `local` (below its count),
+  // from the copies section that Open() checked. False when it cannot be
+  // read.
+  bool Content(uint64_t local, ContentHash* content) const {
+    uint64_t both[2] = {0, 0};
+    if (!Read(copies_at_ + local * kCopyEntrySize, both, sizeof both)) return false;
+    *content = {.low = both[0], .high = both[1]};
+    return true;
   }
   uint64_t per_band() const { return per_band_; }
   uint64_t run_checksum(uint64_t band) const { return run_checksums_[band]; }
@@ -92,7 +105,23 @@ class BandsFile {
  private:
   ShardBands shard_;
   int fd_ = -1;
+  // Reads the copies section through, against its checksum.
+  Status CheckCopies(uint64_t expected) const {
+    Hasher64 h;
+    h.Reset(0);
+    std::string chunk;
+    for (uint64_t at = 0, total = shard_.docs * kCopyEntrySize; at < total;) {
+      chunk.resize(static_cast<size_t>(std::min<uint64_t>(total - at, uint64_t{1} << 20)));
+      if (!Read(copies_at_ + at, chunk.data(), chunk.size())) return Damaged(shard_.path, "truncated");
+      h.Update(chunk.data(), chunk.size());
+      at += chunk.size();
+    }
+    if (h.Digest() != expected) return Damaged(shard_.path, "checksum mismatch");
+    return Status::Ok();
+  }
+
   uint64_t per_band_ = 0;
+  uint64_t copies_at_ = 0;  // where the copies section starts
   std::vector<uint64_t> run_checksums_;
 };
 
@@ -124,10 +153,11 @@ struct BandRun {
     block.resize(n);
     FieldReader r(raw);
     for (BandEntry& e : block) {
-      e = {.hash = r.U64(), .id = r.U64(), .content = {}};
-      e.content.low = r.U64();
-      e.content.high = r.U64();
-      if (ShardOf(e.id) != file->shard().shard || LocalOf(e.id) >= file->shard().docs) {
+      e.hash = r.U64();
+      uint64_t local = 0;
+      r.Raw(&local, kBandIdBytes);
+      e.id = GlobalId(file->shard().shard, local);
+      if (local >= file->shard().docs) {
         *error = Damaged(file->shard().path, "a document id out of range");
         return false;
       }
@@ -149,26 +179,42 @@ struct BandRun {
   }
 };
 
-// One bucket (entries ascending by id): its representatives' pairs, or the
-// whole list when it is large.
-void EmitBucket(std::vector<BandEntry>& bucket, uint64_t band, uint64_t large_bucket, std::vector<uint64_t>& reps,
-                BucketOutput* out) {
-  if (bucket.size() < 2) return;
-  std::stable_sort(bucket.begin(), bucket.end(),
-                   [](const BandEntry& x, const BandEntry& y) { return x.content < y.content; });
-  reps.clear();
+// A bucket's member: its global id and content hash.
+struct Member {
+  ContentHash content;
+  uint64_t id = 0;
+};
+
+// One bucket (entries ascending by id, each with the run it came from): its
+// representatives' pairs, or the whole list when it is large. The content
+// hashes, which only a bucket of two or more needs, are read from the
+// shards' copies sections. Corrupt naming the file when one cannot be read.
+Status EmitBucket(const std::vector<std::pair<BandEntry, size_t>>& bucket, const std::vector<BandRun>& runs,
+                  uint64_t band, uint64_t large_bucket, std::vector<Member>& members, BucketOutput* out) {
+  if (bucket.size() < 2) return Status::Ok();
+  members.resize(bucket.size());
   for (size_t k = 0; k < bucket.size(); ++k) {
-    if (k == 0 || !(bucket[k].content == bucket[k - 1].content)) reps.push_back(bucket[k].id);
+    const auto& [entry, s] = bucket[k];
+    members[k].id = entry.id;
+    if (!runs[s].file->Content(LocalOf(entry.id), &members[k].content)) {
+      return Damaged(runs[s].file->shard().path, "truncated");
+    }
   }
-  if (reps.size() < 2) return;
+  std::stable_sort(members.begin(), members.end(), [](const Member& x, const Member& y) { return x.content < y.content; });
+  std::vector<uint64_t> reps;
+  for (size_t k = 0; k < members.size(); ++k) {
+    if (k == 0 || !(members[k].content == members[k - 1].content)) reps.push_back(members[k].id);
+  }
+  if (reps.size() < 2) return Status::Ok();
   std::sort(reps.begin(), reps.end());
   if (large_bucket > 0 && reps.size() > large_bucket) {
-    out->large.push_back(reps);
-    return;
+    out->large.push_back(std::move(reps));
+    return Status::Ok();
   }
   for (size_t x = 0; x < reps.size(); ++x) {
     for (size_t y = x + 1; y < reps.size(); ++y) out->pairs.push_back({.a = reps[x], .b = reps[y], .band = band});
   }
+  return Status::Ok();
 }
 
 // Merges band `band`'s runs of every shard, bucket by bucket.
@@ -193,22 +239,22 @@ Status BucketBand(const std::vector<std::unique_ptr<BandsFile>>& files, uint64_t
     if (runs[s].Fill(&error)) heap.push({runs[s].block[runs[s].pos++], s});
   }
   if (!error.ok()) return error;
-  std::vector<BandEntry> bucket;
-  std::vector<uint64_t> reps;
+  std::vector<Head> bucket;
+  std::vector<Member> members;
   while (!heap.empty()) {
-    const auto [entry, s] = heap.top();
+    const Head head = heap.top();
     heap.pop();
+    const size_t s = head.second;
     if (runs[s].Fill(&error)) heap.push({runs[s].block[runs[s].pos++], s});
     if (!error.ok()) return error;
-    if (!bucket.empty() && bucket.front().hash != entry.hash) {
-      EmitBucket(bucket, band, large_bucket, reps, out);
+    if (!bucket.empty() && bucket.front().first.hash != head.first.hash) {
+      if (Status e = EmitBucket(bucket, runs, band, large_bucket, members, out); !e.ok()) return e;
       bucket.clear();
     }
-    bucket.push_back(entry);
+    bucket.push_back(head);
   }
   if (!error.ok()) return error;
-  EmitBucket(bucket, band, large_bucket, reps, out);
-  return Status::Ok();
+  return EmitBucket(bucket, runs, band, large_bucket, members, out);
 }
 
 }  // namespace

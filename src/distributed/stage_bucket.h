@@ -7,7 +7,8 @@
 // per shard, the largest bucket and the pairs it finds, never a whole
 // signature. A bucket is a run of entries with one band hash. Copies share
 // every band, so a bucket holds every copy of each text in it: its
-// representatives (the smallest global id per content hash) are the scan's
+// representatives (the smallest global id per content hash, read by id from
+// the shards' copies sections for buckets of two or more) are the scan's
 // (copy_groups.h). Each pair of representatives of a bucket is written with
 // its band; the report keeps a pair only in the first band whose rows the
 // two really share, as LshIndex does. In cluster modes a bucket of more than

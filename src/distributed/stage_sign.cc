@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "base/hash.h"
+#include "base/sorted_runs.h"
 #include "sign/table_codec.h"
 #include "lsh/band_key.h"
 #include "scan/kept_dir.h"
@@ -46,15 +47,27 @@ std::optional<Status> MakeStatus(uint8_t code, std::string message) {
   }
 }
 
-// The band keys of a signed shard (see stage_sign.h).
-std::string EncodeBands(const SignatureTable& table, uint32_t shard, Banding banding, uint64_t fingerprint) {
+// The memory a sign task sorts one band's keys in before it spills a run
+// to a temporary file (SortedRuns): its peak for the band keys, whatever
+// its share.
+constexpr size_t kBandSortBudget = size_t{16} << 20;
+
+// Appends `v`'s low `n` bytes (little-endian) to `out`.
+void PutLow(std::string& out, uint64_t v, size_t n) { out.append(reinterpret_cast<const char*>(&v), n); }
+
+// Writes the band keys of a signed shard to `path` (see stage_sign.h): band
+// by band, each sorted in kBandSortBudget with runs spilled past it, and
+// streamed into the file, so that no more than a band's budget of keys is
+// held at once.
+Status WriteBands(const SignatureTable& table, Banding banding, uint64_t fingerprint, const std::string& path) {
   std::vector<uint64_t> signed_docs;
   for (size_t k = 0; k < table.size(); ++k) {
     if (table.docs[k].kind == DocKind::kOk) signed_docs.push_back(k);
   }
-  std::string out;
-  out.reserve(kBandsHeaderSize + signed_docs.size() * kBandEntrySize * static_cast<size_t>(banding.bands));
-  FieldWriter w(&out);
+  AtomicFileWriter file;
+  if (Status s = file.Open(path); !s.ok()) return s;
+  std::string header;
+  FieldWriter w(&header);
   w.Raw(kBandsMagic, 8);
   w.U32(kBandsVersion);
   w.U32(static_cast<uint32_t>(banding.bands));
@@ -62,46 +75,75 @@ std::string EncodeBands(const SignatureTable& table, uint32_t shard, Banding ban
   w.U32(0);
   w.U64(fingerprint);
   w.U64(signed_docs.size());
-  std::vector<BandEntry> entries(signed_docs.size());
-  std::string run_checksums;
-  FieldWriter sums(&run_checksums);
+  w.U64(table.size());
+  file.Append(header);
+  std::string checksums;
+  FieldWriter sums(&checksums);
+  std::string block;
   for (int band = 0; band < banding.bands; ++band) {
-    const size_t start = out.size();
-    for (size_t k = 0; k < signed_docs.size(); ++k) {
-      const DocId id = static_cast<DocId>(signed_docs[k]);
-      entries[k] = {.hash = BandKey(table.signature(id).data(), banding, band),
-                    .id = GlobalId(shard, id),
-                    .content = table.docs[id].content};
+    SortedRuns<BandEntry> keys(kBandSortBudget, "sorting band keys");
+    for (const uint64_t k : signed_docs) {
+      const DocId id = static_cast<DocId>(k);
+      if (Status s = keys.Add({.hash = BandKey(table.signature(id).data(), banding, band), .id = k}); !s.ok()) return s;
     }
-    std::sort(entries.begin(), entries.end());
-    for (const BandEntry& e : entries) {
-      w.U64(e.hash);
-      w.U64(e.id);
-      w.U64(e.content.low);
-      w.U64(e.content.high);
+    if (Status s = keys.Finish(); !s.ok()) return s;
+    Hasher64 run;
+    run.Reset(0);
+    uint64_t written = 0;
+    for (const BandEntry& e : keys) {
+      PutLow(block, e.hash, 8);
+      PutLow(block, e.id, kBandIdBytes);
+      ++written;
+      if (block.size() >= AtomicFileWriter::kBuffer) {
+        run.Update(block.data(), block.size());
+        file.Append(block);
+        block.clear();
+      }
     }
-    sums.U64(HashBytes(out.data() + start, out.size() - start, 0));
+    if (!keys.status().ok()) return keys.status();
+    if (written != signed_docs.size()) return Status::Internal(path + ": band keys lost while sorting");
+    run.Update(block.data(), block.size());
+    file.Append(block);
+    block.clear();
+    sums.U64(run.Digest());
   }
-  const uint64_t index = BandsIndexChecksum(std::string_view(out).substr(0, kBandsHeaderSize), run_checksums);
-  out.append(run_checksums);
-  w.U64(index);
-  return out;
+  Hasher64 copies;
+  copies.Reset(0);
+  for (const DocRecord& d : table.docs) {
+    PutLow(block, d.content.low, 8);
+    PutLow(block, d.content.high, 8);
+    if (block.size() >= AtomicFileWriter::kBuffer) {
+      copies.Update(block.data(), block.size());
+      file.Append(block);
+      block.clear();
+    }
+  }
+  copies.Update(block.data(), block.size());
+  file.Append(block);
+  sums.U64(copies.Digest());
+  const uint64_t index = BandsIndexChecksum(header, checksums);
+  sums.U64(index);
+  file.Append(checksums);
+  return file.Commit();
 }
 
 }  // namespace
 
-std::optional<uint64_t> BandsFileSize(uint64_t bands, uint64_t per_band) {
+std::optional<uint64_t> BandsFileSize(uint64_t bands, uint64_t per_band, uint64_t docs) {
   // Every term below 2^62 keeps the sum in 64 bits.
   constexpr uint64_t kLimit = uint64_t{1} << 62;
-  if (bands == 0 || bands > (uint64_t{1} << 20) || per_band > kLimit / kBandEntrySize / bands) return std::nullopt;
-  return kBandsHeaderSize + bands * per_band * kBandEntrySize + bands * 8 + 8;
+  if (bands == 0 || bands > (uint64_t{1} << 20) || per_band > kLimit / kBandEntrySize / bands ||
+      docs > kLimit / kCopyEntrySize) {
+    return std::nullopt;
+  }
+  return kBandsHeaderSize + bands * per_band * kBandEntrySize + docs * kCopyEntrySize + bands * 8 + 16;
 }
 
-uint64_t BandsIndexChecksum(std::string_view header, std::string_view run_checksums) {
+uint64_t BandsIndexChecksum(std::string_view header, std::string_view checksums) {
   Hasher64 h;
   h.Reset(0);
   h.Update(header.data(), header.size());
-  h.Update(run_checksums.data(), run_checksums.size());
+  h.Update(checksums.data(), checksums.size());
   return h.Digest();
 }
 
@@ -348,9 +390,9 @@ Status WriteShard(const Run& run, const WorkFolder& folder, StageTask t, const S
     if (Status s = EncodeTo(in.corpus.table, SignatureParams::From(o), &bytes); !s.ok()) return s;
     if (Status s = WriteAtomically(folder.File(StageKind::kSign, t.task, "table"), bytes); !s.ok()) return s;
   }
-  {
-    const std::string bytes = EncodeBands(in.corpus.table, t.task, run.banding(), fingerprint);
-    if (Status s = WriteAtomically(folder.File(StageKind::kSign, t.task, "bands"), bytes); !s.ok()) return s;
+  if (Status s = WriteBands(in.corpus.table, run.banding(), fingerprint, folder.File(StageKind::kSign, t.task, "bands"));
+      !s.ok()) {
+    return s;
   }
   ShardMeta meta{.task = t,
                  .first_file = origin.first_file,

@@ -9,8 +9,11 @@
 //  - sign/I.table: its SignatureTable (table_codec.h), local ids;
 //  - sign/I.meta: its problems and counts, the walk's tally and the
 //    fingerprint of the whole listing it walked (ShardMeta);
-//  - sign/I.bands: for each band, one BandEntry per signed document, sorted
-//    by (band hash, global id), so that a bucket task reads only its bands;
+//  - sign/I.bands: for each band, one entry (band hash, local id) per signed
+//    document, sorted, so that a bucket task reads only its bands; then each
+//    document's content hash, once. Each band is sorted in a budget of
+//    memory (runs past it spill to TMPDIR and are merged) and streamed into
+//    the file: the keys never are all in memory at once;
 //  - sign/I.done, last.
 // A document's global id is (shard << 40) | local index (kShardShift): ids
 // of distinct shards never collide, and their order is the scan's.
@@ -92,24 +95,35 @@ Result<ShardMeta> DecodeShardMeta(std::string_view bytes);
 
 // sign/I.bands: a header of kBandsHeaderSize bytes (magic "NDUPBAND",
 // u32 version, u32 bands, u32 rows, u32 zero, u64 SignFingerprint, u64 K the
-// entries per band), then `bands` runs of K entries of kBandEntrySize bytes,
-// band after band (band b's run starts at kBandsHeaderSize + b*K*32), each
-// run sorted by (hash, id) with no repeat, every id of the shard and below
-// its document count; then the trailer: per band, XXH3-64 of its run, and
+// entries per band, u64 D the shard's documents), then `bands` runs of K
+// entries of kBandEntrySize bytes (u64 band hash, the local id in 5 bytes:
+// the shard is the file's), band after band (band b's run starts at
+// kBandsHeaderSize + b*K*kBandEntrySize), each run sorted by (hash, id) with
+// no repeat, every id below D; then the copies section: per document of the
+// shard, in id order, its 16-byte content hash (low, high), which the bucket
+// task reads by id only for the members of buckets of two or more; then the
+// trailer: per band, XXH3-64 of its run, XXH3-64 of the copies section, and
 // XXH3-64 of the header and those (BandsIndexChecksum()). A bucket task reads
-// only its bands, and checks each run as it reads it.
-inline constexpr size_t kBandsHeaderSize = 40;
-inline constexpr size_t kBandEntrySize = 32;
-inline constexpr uint32_t kBandsVersion = 2;  // 2: the trailer of checksums
-// The size of a band file of `bands` runs of `per_band` entries; nothing
-// when it would not fit 64 bits.
-std::optional<uint64_t> BandsFileSize(uint64_t bands, uint64_t per_band);
-// The trailer's last field: XXH3-64 of the header and the runs' checksums.
-uint64_t BandsIndexChecksum(std::string_view header, std::string_view run_checksums);
+// only its bands, checks each run as it reads it, and checks the copies
+// section whole before it reads a content hash from it.
+//
+// The content hash is kept once a document, not once a band entry (version
+// 2 did): the work folder is 16 + 13*bands bytes a document for the keys.
+inline constexpr size_t kBandsHeaderSize = 48;
+inline constexpr size_t kBandEntrySize = 13;
+inline constexpr size_t kBandIdBytes = 5;     // local ids are below 2^40 (kShardShift)
+inline constexpr size_t kCopyEntrySize = 16;  // a content hash
+inline constexpr uint32_t kBandsVersion = 3;  // 2: the trailer of checksums; 3: the copies section, 5-byte ids
+// The size of a band file of `bands` runs of `per_band` entries over a shard
+// of `docs` documents; nothing when it would not fit 64 bits.
+std::optional<uint64_t> BandsFileSize(uint64_t bands, uint64_t per_band, uint64_t docs);
+// The trailer's last field: XXH3-64 of the header and the trailer's other
+// fields (the runs' checksums, then the copies section's).
+uint64_t BandsIndexChecksum(std::string_view header, std::string_view checksums);
+// A band key while sorting and merging (in a bucket task, `id` is global).
 struct BandEntry {
-  uint64_t hash = 0;    // XXH3-64 of the band's rows, seeded by the band (as LshIndex)
-  uint64_t id = 0;      // global id
-  ContentHash content;  // copies share it, and so every band
+  uint64_t hash = 0;  // XXH3-64 of the band's rows, seeded by the band (as LshIndex)
+  uint64_t id = 0;
   bool operator<(const BandEntry& o) const { return hash != o.hash ? hash < o.hash : id < o.id; }
 };
 

@@ -258,6 +258,65 @@ Status WriteAtomically(const std::string& path, std::string_view bytes) {
   return Status::Ok();
 }
 
+AtomicFileWriter::~AtomicFileWriter() {
+  if (fd_ >= 0) {
+    ::close(fd_);
+    ::unlink(temp_.c_str());
+  }
+}
+
+Status AtomicFileWriter::Open(const std::string& path) {
+  const fs::path target(path);
+  path_ = path;
+  temp_ = (target.parent_path() /
+           std::string(".").append(target.filename().string()).append(".tmp-").append(std::to_string(::getpid())))
+              .string();
+  fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd_ < 0) return Status::IoError(Errno(temp_, "cannot create"));
+  buffer_.reserve(kBuffer);
+  return Status::Ok();
+}
+
+void AtomicFileWriter::Append(std::string_view bytes) {
+  if (buffer_.size() + bytes.size() > kBuffer) Flush();
+  if (bytes.size() > kBuffer) {
+    buffer_.assign(bytes);
+    Flush();
+    return;
+  }
+  buffer_.append(bytes);
+}
+
+void AtomicFileWriter::Flush() {
+  const char* p = buffer_.data();
+  size_t left = buffer_.size();
+  while (left > 0 && error_.ok() && fd_ >= 0) {
+    const ssize_t n = ::write(fd_, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      error_ = Status::IoError(Errno(temp_, "cannot write"));
+      break;
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  buffer_.clear();
+}
+
+Status AtomicFileWriter::Commit() {
+  if (fd_ < 0) return error_.ok() ? Status::IoError(path_ + ": not open") : error_;
+  Flush();
+  const int fd = fd_;
+  fd_ = -1;
+  if (error_.ok() && (::fsync(fd) != 0)) error_ = Status::IoError(Errno(temp_, "cannot sync"));
+  if (::close(fd) != 0 && error_.ok()) error_ = Status::IoError(Errno(temp_, "cannot sync"));
+  if (error_.ok() && ::rename(temp_.c_str(), path_.c_str()) != 0) {
+    error_ = Status::IoError(Errno(path_, "cannot rename into place"));
+  }
+  if (!error_.ok()) ::unlink(temp_.c_str());
+  return error_;
+}
+
 Result<std::string> ReadWholeFile(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status::IoError(Errno(path, "cannot open"));

@@ -4,7 +4,8 @@
 // Layout under WORK (see the README's "Running on a cluster"):
 //   sign/I.table   shard I's SignatureTable (table_codec.h)
 //   sign/I.meta    shard I's problems, counts and the walk's tally
-//   sign/I.bands   shard I's band keys, per band sorted (stage_sign.h)
+//   sign/I.bands   shard I's band keys, per band sorted, and its documents'
+//                  content hashes (stage_sign.h)
 //   sign/I.done    completion marker: "neardup sign I N FINGERPRINT CHECK\n"
 //   bucket/J.pairs bucket task J's candidate pairs and large buckets
 //   bucket/J.done  completion marker: "neardup bucket J M FINGERPRINT CHECK\n"
@@ -105,6 +106,37 @@ Status Damaged(std::string_view path, std::string_view what);
 // Writes `bytes` to `path` through a temporary file in its folder (synced,
 // then renamed over `path`). IoError on failure; no temporary is left.
 Status WriteAtomically(const std::string& path, std::string_view bytes);
+
+// A file written piece by piece, as WriteAtomically() writes a whole one:
+// under a hidden temporary name in its folder until Commit() syncs it and
+// renames it over `path`. A writer destroyed before Commit() removes its
+// temporary. Appends are buffered (kBuffer bytes). Not copyable.
+//
+//   AtomicFileWriter w;
+//   if (Status s = w.Open(path); !s.ok()) return s;
+//   w.Append(bytes); ...  return w.Commit();
+class AtomicFileWriter {
+ public:
+  static constexpr size_t kBuffer = size_t{1} << 20;
+  AtomicFileWriter() = default;
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+  ~AtomicFileWriter();
+  // Creates the temporary. IoError when it cannot.
+  Status Open(const std::string& path);
+  // Appends `bytes`; an error is kept and returned by Commit().
+  void Append(std::string_view bytes);
+  // Writes what is buffered, syncs, closes and renames into place. IoError
+  // (naming the file) for the first failure since Open(); no temporary left.
+  Status Commit();
+
+ private:
+  void Flush();
+  std::string path_, temp_;
+  int fd_ = -1;
+  std::string buffer_;
+  Status error_;
+};
 
 // The whole content of `path`, or IoError.
 Result<std::string> ReadWholeFile(const std::string& path);

@@ -176,45 +176,73 @@ TEST(ShardMetaTest, CheckedAgainstItsShard) {
 }
 
 TEST(BandsFileTest, SizeIsNothingPast64Bits) {
-  EXPECT_EQ(BandsFileSize(16, 10), std::optional<uint64_t>(kBandsHeaderSize + 16 * 10 * 32 + 16 * 8 + 8));
-  EXPECT_EQ(BandsFileSize(0, 10), std::nullopt);
-  EXPECT_EQ(BandsFileSize(16, uint64_t{1} << 60), std::nullopt);
-  EXPECT_EQ(BandsFileSize(uint64_t{1} << 40, 1), std::nullopt);
+  // 13 bytes an entry, 16 a document: 16 + 13*bands bytes a document.
+  EXPECT_EQ(BandsFileSize(16, 10, 12),
+            std::optional<uint64_t>(kBandsHeaderSize + 16 * 10 * 13 + 12 * 16 + 16 * 8 + 16));
+  EXPECT_EQ(BandsFileSize(0, 10, 10), std::nullopt);
+  EXPECT_EQ(BandsFileSize(16, uint64_t{1} << 60, 1), std::nullopt);
+  EXPECT_EQ(BandsFileSize(uint64_t{1} << 40, 1, 1), std::nullopt);
+  EXPECT_EQ(BandsFileSize(16, 1, uint64_t{1} << 60), std::nullopt);
 }
 
-// A band file of one band of `entries` (hash, id), checksums right.
-std::string BandFile(const std::vector<std::pair<uint64_t, uint64_t>>& entries) {
+// A band file of one band of `entries` (hash, local id) over `contents`
+// (per document, the low half of its content hash), checksums right.
+std::string BandFile(const std::vector<std::pair<uint64_t, uint64_t>>& entries, const std::vector<uint64_t>& contents) {
   std::string header("NDUPBAND", 8);
   const uint32_t fields[] = {kBandsVersion, 1, 4, 0};
   header.append(reinterpret_cast<const char*>(fields), sizeof fields);
-  const uint64_t fingerprint = 7, per_band = entries.size();
-  header.append(reinterpret_cast<const char*>(&fingerprint), 8).append(reinterpret_cast<const char*>(&per_band), 8);
+  const uint64_t numbers[] = {7, entries.size(), contents.size()};  // fingerprint, K, D
+  header.append(reinterpret_cast<const char*>(numbers), sizeof numbers);
   std::string run;
   for (const auto& [hash, id] : entries) {
-    const uint64_t entry[] = {hash, id, id, 0};  // content: the id
-    run.append(reinterpret_cast<const char*>(entry), sizeof entry);
+    run.append(reinterpret_cast<const char*>(&hash), 8).append(reinterpret_cast<const char*>(&id), 5);
   }
-  const uint64_t run_sum = HashBytes(run.data(), run.size(), 0);
-  const std::string sums(reinterpret_cast<const char*>(&run_sum), 8);
+  std::string copies;
+  for (const uint64_t low : contents) {
+    const uint64_t content[] = {low, 0};
+    copies.append(reinterpret_cast<const char*>(content), sizeof content);
+  }
+  const uint64_t checksums[] = {HashBytes(run.data(), run.size(), 0), HashBytes(copies.data(), copies.size(), 0)};
+  const std::string sums(reinterpret_cast<const char*>(checksums), sizeof checksums);
   const uint64_t index = BandsIndexChecksum(header, sums);
-  return header + run + sums + std::string(reinterpret_cast<const char*>(&index), 8);
+  return header + run + copies + sums + std::string(reinterpret_cast<const char*>(&index), 8);
 }
 
 TEST(BucketBandsTest, PairsOfABucketAndEntriesPastTheShardsDocuments) {
   TempDir dir;
   const std::string path = dir / "0.bands";
   const Banding banding{.bands = 1, .rows = 4};
-  testing::WriteFile(path, BandFile({{5, 0}, {5, 1}, {9, 2}}));
+  testing::WriteFile(path, BandFile({{5, 0}, {5, 1}, {9, 2}}, {10, 11, 12}));
   Result<BucketOutput> out = BucketBands({{.path = path, .shard = 0, .docs = 3}}, banding, 7, {0, 1}, 0);
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_EQ(out->pairs, (std::vector<BucketPair>{{.a = 0, .b = 1, .band = 0}}));
   EXPECT_EQ(BucketBands({{.path = path, .shard = 0, .docs = 3}}, banding, 8, {0, 1}, 0).status().code(),
             Status::Code::kInvalidArgument);  // another fingerprint
+  // A file of another document count than its shard's table.
+  EXPECT_EQ(BucketBands({{.path = path, .shard = 0, .docs = 4}}, banding, 7, {0, 1}, 0).status().message(),
+            path + ": its document count is not its shard table's: run again in an empty work folder");
   // One id twice, under two hashes: more entries than documents.
-  testing::WriteFile(path, BandFile({{5, 0}, {6, 0}}));
+  testing::WriteFile(path, BandFile({{5, 0}, {6, 0}}, {10}));
   out = BucketBands({{.path = path, .shard = 0, .docs = 1}}, banding, 7, {0, 1}, 0);
   EXPECT_EQ(out.status().message(),
             path + ": more entries a band than its shard has documents: run again in an empty work folder");
+}
+
+// The copies section decides a bucket's representatives, across shards:
+// the smallest id of each content hash.
+TEST(BucketBandsTest, CopiesAreTheSameContentHashInTheCopiesSection) {
+  TempDir dir;
+  const std::string first = dir / "0.bands", second = dir / "1.bands";
+  const Banding banding{.bands = 1, .rows = 4};
+  // Documents 0 and 2 of shard 0 and document 1 of shard 1 are copies (content 10).
+  testing::WriteFile(first, BandFile({{5, 0}, {5, 1}, {5, 2}}, {10, 11, 10}));
+  testing::WriteFile(second, BandFile({{5, 0}, {5, 1}}, {12, 10}));
+  Result<BucketOutput> out = BucketBands({{.path = first, .shard = 0, .docs = 3}, {.path = second, .shard = 1, .docs = 2}},
+                                         banding, 7, {0, 1}, 0);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  const uint64_t b0 = uint64_t{1} << 40;  // shard 1's document 0
+  EXPECT_EQ(out->pairs, (std::vector<BucketPair>{{.a = 0, .b = 1, .band = 0}, {.a = 0, .b = b0, .band = 0},
+                                                 {.a = 1, .b = b0, .band = 0}}));
 }
 
 TEST(MarkerTest, OnlyTheExactTextOfATaskIsAMarker) {

@@ -31,8 +31,9 @@ using Args = std::vector<std::string>;
 
 // The band file's layout (stage_sign.h), written out here so that the test
 // recomputes its checksums as a forger would.
-constexpr size_t kHeader = 40;
-constexpr size_t kEntry = 32;
+constexpr size_t kHeader = 48;
+constexpr size_t kEntry = 13;  // u64 hash, 5-byte local id
+constexpr size_t kCopy = 16;   // a document's content hash
 
 uint64_t Get64(const std::string& bytes, size_t at) {
   uint64_t v = 0;
@@ -51,14 +52,17 @@ uint32_t Get32(const std::string& bytes, size_t at) {
 void RechecksumBands(std::string& bytes) {
   const uint64_t bands = Get32(bytes, 12);
   const uint64_t per_band = Get64(bytes, 32);
-  const size_t trailer = kHeader + bands * per_band * kEntry;
-  ASSERT_EQ(bytes.size(), trailer + bands * 8 + 8);
+  const uint64_t docs = Get64(bytes, 40);
+  const size_t copies = kHeader + bands * per_band * kEntry;
+  const size_t trailer = copies + docs * kCopy;
+  ASSERT_EQ(bytes.size(), trailer + bands * 8 + 16);
   for (uint64_t b = 0; b < bands; ++b) {
     const size_t run = kHeader + b * per_band * kEntry;
     Put64(bytes, trailer + b * 8, HashBytes(bytes.data() + run, per_band * kEntry, 0));
   }
-  std::string covered = bytes.substr(0, kHeader) + bytes.substr(trailer, bands * 8);
-  Put64(bytes, trailer + bands * 8, HashBytes(covered.data(), covered.size(), 0));
+  Put64(bytes, trailer + bands * 8, HashBytes(bytes.data() + copies, docs * kCopy, 0));
+  std::string covered = bytes.substr(0, kHeader) + bytes.substr(trailer, bands * 8 + 8);
+  Put64(bytes, trailer + bands * 8 + 8, HashBytes(covered.data(), covered.size(), 0));
 }
 
 // A file ending with XXH3-64 of the rest, made to match.
@@ -153,7 +157,7 @@ TEST(StageDamagedTest, BandEntryEditedIsRefusedByTheBucketTask) {
   }
   ASSERT_NE(at, 0u) << "no bucket of two in shard 1, band 0";
   std::string bad = good;
-  Put64(bad, at + 8, (Get64(bad, at + 8) & ~((uint64_t{1} << 40) - 1)) | ((uint64_t{1} << 40) - 1));
+  std::memset(bad.data() + at + 8, 0xff, 5);  // the local id 2^40-1
 
   WriteFile(path, bad);  // as found: the id is checked before the run's checksum
   ExpectRefused(Bucket(dir, work, "0"), path, "a document id out of range: " + std::string(kEmptyFolder));
@@ -177,9 +181,12 @@ TEST(StageDamagedTest, BandFileBitFlipsAreRefused) {
   const uint64_t bands = Get32(good, 12);
   const uint64_t per_band = Get64(good, 32);
   const size_t last_run = kHeader + (bands - 1) * per_band * kEntry;
-  // A content hash of the last band (read only by the last bucket task), the
-  // header's fingerprint, a run's checksum, the trailer's checksum.
-  for (const size_t at : {last_run + 16, size_t{28}, good.size() - 16, good.size() - 1}) {
+  const size_t copies = kHeader + bands * per_band * kEntry;
+  // A band hash of the last band (read only by the last bucket task), a
+  // content hash of the copies section (read by every bucket task), the
+  // header's fingerprint, a run's checksum, the copies section's, the
+  // trailer's.
+  for (const size_t at : {last_run + 2, copies + 5, size_t{28}, good.size() - 24, good.size() - 16, good.size() - 1}) {
     std::string bad = good;
     bad[at] = static_cast<char>(bad[at] ^ 0x04);
     WriteFile(path, bad);
@@ -205,7 +212,8 @@ TEST(StageDamagedTest, BandFileValuesAreCheckedBehindTheChecksums) {
 
   std::string bad = good;
   Put64(bad, 32, per_band + 1);  // one entry a band more than there is
-  std::string covered = bad.substr(0, kHeader) + bad.substr(bad.size() - 8 - Get32(bad, 12) * 8, Get32(bad, 12) * 8);
+  const size_t sums = (Get32(bad, 12) + 1) * 8;  // the runs' and the copies section's checksums
+  std::string covered = bad.substr(0, kHeader) + bad.substr(bad.size() - 8 - sums, sums);
   Put64(bad, bad.size() - 8, HashBytes(covered.data(), covered.size(), 0));
   WriteFile(path, bad);
   ExpectRefused(Bucket(dir, work, "0"), path, "its size does not match");
@@ -218,8 +226,9 @@ TEST(StageDamagedTest, BandFileValuesAreCheckedBehindTheChecksums) {
   WriteFile(path, bad);
   ExpectRefused(Bucket(dir, work, "0"), path, "out of order");
 
-  bad = good;  // an id of shard 1 in shard 0's file
-  Put64(bad, kHeader + 8, Get64(bad, kHeader + 8) | (uint64_t{1} << 40));
+  bad = good;  // an id past the shard's documents (the shard is the file's)
+  const uint64_t docs = Get64(bad, 40);
+  std::memcpy(bad.data() + kHeader + 8, &docs, 5);
   RechecksumBands(bad);
   WriteFile(path, bad);
   ExpectRefused(Bucket(dir, work, "0"), path, "a document id out of range");

@@ -4,8 +4,7 @@
 // The first byte chooses: bit 0, whether to repair the file (its size made
 // that of its header's counts, when small, and its checksums made to match,
 // so that mutations reach the checks behind them); bits 1-2, the shard's
-// document count against the header's entries per band (equal, one more,
-// one less, 2^40); bit 3, the shard's number (0 or 1); bit 4, pairs or
+// document count against the header's (equal, equal, one more, one less); bit 3, the shard's number (0 or 1); bit 4, pairs or
 // cluster mode (large buckets of more than 2). The rest is the file.
 // Checks that:
 //   - BucketBands returns (no crash, no allocation the file does not
@@ -42,18 +41,20 @@ void Put64(std::string& b, size_t at, uint64_t v) { std::memcpy(b.data() + at, &
 // The file's size made its header's, and its checksums right.
 void Repair(std::string& file) {
   if (file.size() < kBandsHeaderSize) return;
-  const uint64_t bands = Get(file, 12, 4), per_band = Get(file, 32, 8);
-  const std::optional<uint64_t> size = BandsFileSize(bands, per_band);
+  const uint64_t bands = Get(file, 12, 4), per_band = Get(file, 32, 8), docs = Get(file, 40, 8);
+  const std::optional<uint64_t> size = BandsFileSize(bands, per_band, docs);
   if (!size || *size > kMaxRepaired) return;
   file.resize(*size);
-  const size_t trailer = kBandsHeaderSize + bands * per_band * kBandEntrySize;
+  const size_t copies = kBandsHeaderSize + bands * per_band * kBandEntrySize;
+  const size_t trailer = copies + docs * kCopyEntrySize;
   for (uint64_t b = 0; b < bands; ++b) {
     const size_t run = kBandsHeaderSize + b * per_band * kBandEntrySize;
     Put64(file, trailer + b * 8, HashBytes(file.data() + run, per_band * kBandEntrySize, 0));
   }
-  Put64(file, trailer + bands * 8,
+  Put64(file, trailer + bands * 8, HashBytes(file.data() + copies, docs * kCopyEntrySize, 0));
+  Put64(file, trailer + bands * 8 + 8,
         BandsIndexChecksum(std::string_view(file).substr(0, kBandsHeaderSize),
-                           std::string_view(file).substr(trailer, bands * 8)));
+                           std::string_view(file).substr(trailer, bands * 8 + 8)));
 }
 
 const std::string& ScratchPath() {
@@ -71,8 +72,9 @@ bool Run(const uint8_t* data, size_t size) {
     std::ofstream out(ScratchPath(), std::ios::binary | std::ios::trunc);
     out.write(file.data(), static_cast<std::streamsize>(file.size()));
   }
-  const uint64_t per_band = file.size() >= kBandsHeaderSize ? Get(file, 32, 8) : 0;
-  const uint64_t docs_choice[] = {per_band, per_band + 1, per_band - 1, uint64_t{1} << 40};
+  // The shard's document count: mostly the file's own.
+  const uint64_t docs = file.size() >= kBandsHeaderSize ? Get(file, 40, 8) : 0;
+  const uint64_t docs_choice[] = {docs, docs, docs + 1, docs - 1};
   const ShardBands shard{.path = ScratchPath(),
                          .shard = static_cast<uint32_t>((mode >> 3) & 1),
                          .docs = std::min(docs_choice[(mode >> 1) & 3], uint64_t{1} << 40)};
