@@ -42,25 +42,21 @@ namespace neardup {
 // same over them as over all documents, so its output is the scan's.
 namespace {
 
-// A 128-bit key and a global id, in the order of the key, then the id.
+// A 64-bit key and a global id, in the order of the key, then the id. Two
+// documents of one key are read (an equal content or name is then decided
+// on the whole record): a key shared by chance only reads one more.
 struct KeyId {
-  uint64_t high = 0, low = 0;
+  uint64_t key = 0;
   uint64_t id = 0;
-  bool operator<(const KeyId& o) const {
-    return high != o.high ? high < o.high : low != o.low ? low < o.low : id < o.id;
-  }
+  bool operator<(const KeyId& o) const { return key != o.key ? key < o.key : id < o.id; }
 };
 // Memory for each of the two sorts over every document; past it they spill.
 constexpr size_t kKeysMemory = size_t{8} << 20;
 
-KeyId NameKey(std::string_view name, uint64_t id) {
-  Hasher128 hasher;
-  hasher.Update(name.data(), name.size());
-  KeyId key{.high = 0, .low = 0, .id = id};
-  hasher.Digest(&key.low, &key.high);
-  return key;
-}
-bool SameKey(const KeyId& x, const KeyId& y) { return x.high == y.high && x.low == y.low; }
+uint64_t NameKey(std::string_view name) { return HashBytes(name.data(), name.size(), 0); }
+
+// The largest folio of page cache a fault on a mapped file may map whole.
+constexpr size_t kFolio = size_t{2} << 20;
 
 // A sign shard's table, mapped.
 struct Shard {
@@ -114,9 +110,9 @@ Result<DecodedRecords> SweepTable(const Options& o, uint32_t s, Sweep* sw) {
                         const uint64_t id = GlobalId(s, k);
                         CountKind(d.kind, &sw->kinds);
                         if (added.ok() && d.kind == DocKind::kOk) {
-                          added = sw->contents.Add({.high = d.content.high, .low = d.content.low, .id = id});
+                          added = sw->contents.Add({.key = d.content.low, .id = id});
                         }
-                        if (added.ok() && jsonl) added = sw->names.Add(NameKey(d.name, id));
+                        if (added.ok() && jsonl) added = sw->names.Add({.key = NameKey(d.name), .id = id});
                         const bool skipped = d.kind == DocKind::kBinary || d.kind == DocKind::kTooShort;
                         if (o.name_skipped && skipped) sw->needed.push_back(id);
                         return false;
@@ -192,7 +188,7 @@ Status AddGroups(SortedRuns<KeyId>* keys, std::vector<uint64_t>* needed) {
   KeyId first;
   bool any = false, grouped = false;
   for (const KeyId& k : *keys) {
-    if (any && SameKey(k, first)) {
+    if (any && k.key == first.key) {
       if (!grouped) needed->push_back(first.id);
       grouped = true;
       needed->push_back(k.id);
@@ -252,7 +248,7 @@ Result<SignatureTable> ReadNeeded(const Sweep& sw, const Options& o, const std::
                           return true;
                         },
                     .hashed = nullptr,
-                    .read = nullptr,
+                    .read = [&](size_t n) { file.Release(0, n); },
                     .checksum = false};  // verified by the sweep, over the same mapping
     Result<DecodedRecords> part = DecodeRecordsWith(file.bytes(), walk);
     if (!part.ok()) return Damaged(sw.shards[s].path, part.status().message());
@@ -261,6 +257,11 @@ Result<SignatureTable> ReadNeeded(const Sweep& sw, const Options& o, const std::
     for (uint64_t k : part->kept) {
       const auto row = part->signatures.subspan(k * perm, perm);
       values.insert(values.end(), row.begin(), row.end());
+      // A fault may map the whole (large) folio of page cache around the
+      // row, up to 2 MiB: let go of it, or the rows of a few scattered
+      // documents would keep the whole matrix resident.
+      const size_t at = static_cast<size_t>(reinterpret_cast<const char*>(row.data()) - file.bytes().data());
+      file.Release(at / kFolio * kFolio, 2 * kFolio);
     }
     for (DocRecord& d : part->docs) d.file += sw.first_file[s];
     table.Append(std::move(part->docs), values);
@@ -289,15 +290,15 @@ Result<SignedCorpus> NeededCorpus(Sweep* sw, const Options& o, std::vector<uint6
     std::vector<std::string> before;
     for (const DocRecord& d : corpus.table.docs) before.push_back(d.name);
     RenameDuplicateIds(&corpus);
-    std::vector<KeyId> renamed;
+    std::vector<uint64_t> renamed;
     for (size_t k = 0; k < before.size(); ++k) {
-      if (corpus.table.docs[k].name != before[k]) renamed.push_back(NameKey(corpus.table.docs[k].name, 0));
+      if (corpus.table.docs[k].name != before[k]) renamed.push_back(NameKey(corpus.table.docs[k].name));
     }
+    if (renamed.empty()) return corpus;
     std::sort(renamed.begin(), renamed.end());
     std::vector<uint64_t> more;
     for (const KeyId& k : sw->names) {
-      const auto at = std::lower_bound(renamed.begin(), renamed.end(), KeyId{.high = k.high, .low = k.low, .id = 0});
-      if (at == renamed.end() || !SameKey(*at, k)) continue;
+      if (!std::binary_search(renamed.begin(), renamed.end(), k.key)) continue;
       if (!std::binary_search(needed->begin(), needed->end(), k.id)) more.push_back(k.id);
     }
     if (!sw->names.status().ok()) return sw->names.status();
