@@ -252,6 +252,9 @@ Result<SignatureTable> ReadNeeded(const Sweep& sw, const Options& o, const std::
                     .checksum = false};  // verified by the sweep, over the same mapping
     Result<DecodedRecords> part = DecodeRecordsWith(file.bytes(), walk);
     if (!part.ok()) return Damaged(sw.shards[s].path, part.status().message());
+    if (next < needed.size() && ShardOf(needed[next]) <= s) {  // its header changed since the sweep
+      return Damaged(sw.shards[s].path, "changed while the report read it");
+    }
     std::vector<uint32_t> values;
     values.reserve(part->kept.size() * perm);
     for (uint64_t k : part->kept) {
@@ -267,7 +270,7 @@ Result<SignatureTable> ReadNeeded(const Sweep& sw, const Options& o, const std::
     table.Append(std::move(part->docs), values);
     file.Release(0, file.size());
   }
-  assert(next == needed.size());
+  assert(next == needed.size());  // every id is of a shard (checked before)
   return table;
 }
 
