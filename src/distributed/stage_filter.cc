@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <cassert>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -216,7 +217,7 @@ Result<FilterOutcome> RunFilterTask(const Options& o, const std::string& work, S
 }
 
 Status WriteDroppedLists(const WorkFolder& folder, const Options& o, const std::vector<ShardSpan>& shards,
-                         const std::vector<DocId>& dropped) {
+                         const std::vector<uint64_t>& dropped) {
   const std::string dir = folder.Dir(StageKind::kReport);
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -230,8 +231,9 @@ Status WriteDroppedLists(const WorkFolder& folder, const Options& o, const std::
                      .listing = span.listing,
                      .docs = span.docs,
                      .ids = {}};
-    for (; next < dropped.size() && dropped[next] < span.first_doc + span.docs; ++next) {
-      list.ids.push_back(dropped[next] - span.first_doc);
+    for (; next < dropped.size() && ShardOf(dropped[next]) == s; ++next) {
+      assert(LocalOf(dropped[next]) < span.docs);
+      list.ids.push_back(LocalOf(dropped[next]));
     }
     if (Status st = WriteAtomically(folder.File(StageKind::kReport, s, "dropped"), EncodeDroppedList(list)); !st.ok()) {
       return st;

@@ -52,15 +52,15 @@ std::string EncodeDroppedList(const DroppedList& list);
 // Corrupt ("dropped list: ...") on any damage; ids checked as stated.
 Result<DroppedList> DecodeDroppedList(std::string_view bytes);
 
-// Where a shard's documents lie among the merged ones, and its listing.
+// A shard's document count and its listing.
 struct ShardSpan {
-  uint64_t first_doc = 0;
   uint64_t docs = 0;
   uint64_t listing = 0;  // ShardMeta::listing
 };
 // Writes report/I.dropped for every shard of `shards` (atomically):
-// `dropped` (merged ids, ascending) split by shard. IoError on failure.
+// `dropped` (global ids, GlobalId(), ascending) split by shard. IoError on
+// failure.
 Status WriteDroppedLists(const WorkFolder& folder, const Options& options, const std::vector<ShardSpan>& shards,
-                         const std::vector<DocId>& dropped);
+                         const std::vector<uint64_t>& dropped);
 
 }  // namespace neardup

@@ -1,10 +1,14 @@
 #include "neardup/stages.h"
 
 #include <algorithm>
+#include <cassert>
+#include <limits>
 #include <memory>
 #include <string>
 
+#include "base/hash.h"
 #include "base/mapped_file.h"
+#include "base/sorted_runs.h"
 #include "report/build_report.h"
 #include "lsh/candidates.h"
 #include "lsh/copy_groups.h"
@@ -22,115 +26,195 @@
 
 namespace neardup {
 
+// The report holds only the documents it reports, never one record per
+// document of the corpus. It reads the shards twice:
+//  1. every shard's table once, front to back, checked whole (checksum and
+//     every record), counting the documents by kind and sorting two keys
+//     per document in bounded memory (SortedRuns, spilled to TMPDIR): the
+//     content hash (the groups of copies) and, for JSONL, the hash of the
+//     name (the ids that are not unique);
+//  2. the records it needs, by global id, from the same mappings: the
+//     documents of the candidate pairs and large buckets, of the groups of
+//     more than one copy and of the ids taken twice, and with
+//     --name-skipped the skipped ones. Their signatures are copied out.
+// Those documents, in global id order, are the report's DocIds: every order
+// the report makes (pairs, clusters, representatives, --keep first) is the
+// same over them as over all documents, so its output is the scan's.
 namespace {
 
-// The shards merged: the scan's SignedCorpus, and where each shard's
-// documents start. The table borrows its signatures from the shard files,
-// memory-mapped: memory holds the records, and of the signatures only the
-// pages that are read (the candidates').
-struct Merged {
-  SignedCorpus corpus;
-  std::vector<ShardSpan> spans;                           // per shard
-  std::vector<std::shared_ptr<const MappedFile>> shards;  // the files mapped
-  WalkCounts walk;
-  std::vector<Status> walk_errors;
+// A 64-bit key and a global id, in the order of the key, then the id. Two
+// documents of one key are read (an equal content or name is then decided
+// on the whole record): a key shared by chance only reads one more.
+struct KeyId {
+  uint64_t key = 0;
+  uint64_t id = 0;
+  bool operator<(const KeyId& o) const { return key != o.key ? key < o.key : id < o.id; }
+};
+// Memory for each of the two sorts over every document; past it they spill.
+constexpr size_t kKeysMemory = size_t{8} << 20;
+
+uint64_t NameKey(std::string_view name) { return HashBytes(name.data(), name.size(), 0); }
+
+// The largest folio of page cache a fault on a mapped file may map whole.
+constexpr size_t kFolio = size_t{2} << 20;
+
+// A sign shard's table, mapped.
+struct Shard {
+  std::string path;
+  std::unique_ptr<const MappedFile> file;
+  uint64_t docs = 0;
 };
 
-// The decoded records of shard `path`, mapped as `file`; its signatures stay
-// in the mapping.
-Result<DecodedRecords> DecodeShard(const std::string& path, const MappedFile& file) {
-  // The checksum reads the whole file once, front to back: each chunk is let
-  // go once hashed, so that all the signatures are never resident at once.
-  file.Advise(MappedFile::Access::kSequential);
-  size_t released = 0;
-  Result<DecodedRecords> records = DecodeRecords(file.bytes(), [&](size_t hashed) {
-    file.Release(released, hashed - released);
-    released = hashed;
-  });
-  if (!records.ok()) return Damaged(path, records.status().message());
-  // The records are copied out; from now on only some signatures are read.
-  file.Release(0, file.size());
-  file.Advise(MappedFile::Access::kRandom);
-  return records;
-}
+// What the first pass over the shards gives: all but the records.
+struct Sweep {
+  std::vector<Shard> shards;
+  std::vector<ShardSpan> spans;
+  std::vector<uint32_t> first_file;  // per shard, its first file among `files`
+  std::vector<InputFile> files;      // every shard's, in order, roots set
+  std::vector<InputProblem> problems;
+  SignCounts counts;
+  WalkCounts walk;
+  std::vector<Status> walk_errors;
+  DocKinds kinds;  // of every document
+  SortedRuns<KeyId> contents{kKeysMemory, "sorting content hashes"};  // signed documents'
+  SortedRuns<KeyId> names{kKeysMemory, "sorting JSONL ids"};          // JSONL: every document's
+  std::vector<uint64_t> needed;  // global ids of the documents to read
+};
 
-Result<Merged> LoadShards(const WorkFolder& folder, const Options& o, uint32_t shards) {
-  Merged m;
-  m.corpus.table = SignatureTable(o.num_perm);
-  SignatureTable& table = m.corpus.table;
-  // Every shard mapped first, to size the merged records once from the
-  // headers (which touches only their first page).
-  std::vector<std::shared_ptr<const MappedFile>> files;
-  uint64_t total = 0;
+// Every shard's table mapped, its header read (only its first page).
+Result<std::vector<Shard>> OpenShards(const WorkFolder& folder, uint32_t shards) {
+  std::vector<Shard> out;
   for (uint32_t s = 0; s < shards; ++s) {
     const std::string path = folder.File(StageKind::kSign, s, "table");
     Result<MappedFile> mapped = MappedFile::Open(path);
     if (!mapped.ok()) return mapped.status();
     Result<TableHeader> header = PeekHeader(mapped->bytes());
     if (!header.ok()) return Damaged(path, header.status().message());
-    total += header->doc_count;
-    files.push_back(std::make_shared<const MappedFile>(std::move(*mapped)));
+    out.push_back({.path = path,
+                   .file = std::make_unique<const MappedFile>(std::move(*mapped)),
+                   .docs = header->doc_count});
   }
-  table.docs.reserve(total);
-  const SignatureParams params = SignatureParams::From(o);
-  for (uint32_t s = 0; s < shards; ++s) {
-    const std::string path = folder.File(StageKind::kSign, s, "table");
-    Result<DecodedRecords> part = DecodeShard(path, *files[s]);
-    if (!part.ok()) return part.status();
-    if (!(part->params == params)) return Status::InvalidArgument(path + ": signed with other parameters");
-    const std::string meta_path = folder.File(StageKind::kSign, s, "meta");
-    Result<std::string> meta_bytes = ReadWholeFile(meta_path);
-    if (!meta_bytes.ok()) return meta_bytes.status();
-    Result<ShardMeta> meta = DecodeShardMeta(*meta_bytes);
-    if (!meta.ok()) return Damaged(meta_path, meta.status().message());
-    if (Status st = CheckShardMeta(*meta, s, shards, part->files.size(), part->docs.size()); !st.ok()) {
-      return Damaged(meta_path, st.message());
-    }
-    const uint32_t file_offset = static_cast<uint32_t>(table.files.size());
-    if (meta->first_file != file_offset) return Damaged(meta_path, "its files do not follow the last shard's");
-    if (s == 0) {
-      m.walk = meta->walk;
-      m.walk_errors = std::move(meta->walk_errors);
-    }
-    m.spans.push_back({.first_doc = table.size(), .docs = part->docs.size(), .listing = meta->listing});
-    for (size_t k = 0; k < part->files.size(); ++k) {
-      part->files[k].root = meta->roots[k];
-      table.files.push_back(std::move(part->files[k]));
-    }
-    for (DocRecord& d : part->docs) d.file += file_offset;
-    table.AppendBorrowed(std::move(part->docs), part->signatures, files[s]);
-    for (InputProblem& p : meta->problems) {
-      p.file += file_offset;
-      m.corpus.problems.push_back(std::move(p));
-    }
-    m.corpus.counts += meta->counts;  // duplicate_ids: 0 in a shard, counted over all by the report
-  }
-  m.corpus.stream_copies.resize(table.files.size());
-  m.shards = std::move(files);
-  return m;
+  return out;
 }
 
-// The candidates of the bucket tasks' files, as FindCandidates finds them,
-// in the same bounded memory (CandidatePairs).
-Result<Candidates> LoadCandidates(const WorkFolder& folder, const Run& run, uint32_t buckets, const Merged& merged) {
-  const Options& o = run.options();
-  const SignatureTable& table = merged.corpus.table;
-  const Banding banding = run.banding();
-  const double floor = run.rule().candidate_floor;
-  // Every id was checked against its shard (CheckBucketOutput) before this.
-  auto doc = [&](uint64_t global) {
-    return static_cast<DocId>(merged.spans[ShardOf(global)].first_doc + LocalOf(global));
-  };
-  PairsLimits limits{.shard_docs = {}, .bands = {}, .large_bucket = LargeBucketOf(o)};
-  for (const ShardSpan& span : merged.spans) limits.shard_docs.push_back(span.docs);
-  Candidates out{.pairs = CandidatePairs(o.pair_memory), .visited = 0};
+// Reads shard `s`'s table whole (checked, its pages let go as they are
+// read) into `sw`: counts and keys of every document, its files.
+Result<DecodedRecords> SweepTable(const Options& o, uint32_t s, Sweep* sw) {
+  const MappedFile& file = *sw->shards[s].file;
+  file.Advise(MappedFile::Access::kSequential);
+  const bool jsonl = o.input == InputFormat::kJsonl;
+  Status added = Status::Ok();
+  size_t hashed_to = 0, read_to = 0;
+  RecordWalk walk{.keep =
+                      [&](uint64_t k, const DocRecord& d) {
+                        const uint64_t id = GlobalId(s, k);
+                        CountKind(d.kind, &sw->kinds);
+                        if (added.ok() && d.kind == DocKind::kOk) {
+                          added = sw->contents.Add({.key = d.content.low, .id = id});
+                        }
+                        if (added.ok() && jsonl) added = sw->names.Add({.key = NameKey(d.name), .id = id});
+                        const bool skipped = d.kind == DocKind::kBinary || d.kind == DocKind::kTooShort;
+                        if (o.name_skipped && skipped) sw->needed.push_back(id);
+                        return false;
+                      },
+                  .hashed =
+                      [&](size_t n) {
+                        file.Release(hashed_to, n - hashed_to);
+                        hashed_to = n;
+                      },
+                  .read =
+                      [&](size_t n) {
+                        file.Release(read_to, n - read_to);
+                        read_to = n;
+                      },
+                  .checksum = true};
+  Result<DecodedRecords> part = DecodeRecordsWith(file.bytes(), walk);
+  file.Release(0, file.size());
+  file.Advise(MappedFile::Access::kRandom);
+  if (!part.ok()) return Damaged(sw->shards[s].path, part.status().message());
+  if (!added.ok()) return added;
+  return part;
+}
+
+// Shard `s` of `shards` swept into `sw` (SweepTable), with its meta.
+Status SweepShard(const WorkFolder& folder, const Options& o, uint32_t s, uint32_t shards, Sweep* sw) {
+  Result<DecodedRecords> part = SweepTable(o, s, sw);
+  if (!part.ok()) return part.status();
+  const std::string& path = sw->shards[s].path;
+  if (!(part->params == SignatureParams::From(o))) return Status::InvalidArgument(path + ": signed with other parameters");
+  const std::string meta_path = folder.File(StageKind::kSign, s, "meta");
+  Result<std::string> meta_bytes = ReadWholeFile(meta_path);
+  if (!meta_bytes.ok()) return meta_bytes.status();
+  Result<ShardMeta> meta = DecodeShardMeta(*meta_bytes);
+  if (!meta.ok()) return Damaged(meta_path, meta.status().message());
+  const uint64_t docs = sw->shards[s].docs;
+  if (Status st = CheckShardMeta(*meta, s, shards, part->files.size(), docs); !st.ok()) {
+    return Damaged(meta_path, st.message());
+  }
+  const uint32_t file_offset = static_cast<uint32_t>(sw->files.size());
+  if (meta->first_file != file_offset) return Damaged(meta_path, "its files do not follow the last shard's");
+  if (s == 0) {
+    sw->walk = meta->walk;
+    sw->walk_errors = std::move(meta->walk_errors);
+  }
+  sw->spans.push_back({.docs = docs, .listing = meta->listing});
+  sw->first_file.push_back(file_offset);
+  for (size_t k = 0; k < part->files.size(); ++k) {
+    part->files[k].root = meta->roots[k];
+    sw->files.push_back(std::move(part->files[k]));
+  }
+  for (InputProblem& p : meta->problems) {
+    p.file += file_offset;
+    sw->problems.push_back(std::move(p));
+  }
+  sw->counts += meta->counts;  // duplicate_ids: 0 in a shard, counted over all by the report
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<Sweep>> SweepShards(const WorkFolder& folder, const Options& o, uint32_t shards) {
+  auto sw = std::make_unique<Sweep>();
+  Result<std::vector<Shard>> opened = OpenShards(folder, shards);
+  if (!opened.ok()) return opened.status();
+  sw->shards = std::move(*opened);
+  for (uint32_t s = 0; s < shards; ++s) {
+    if (Status st = SweepShard(folder, o, s, shards, sw.get()); !st.ok()) return st;
+  }
+  return sw;
+}
+
+// Adds to *needed the ids of every run of more than one equal key.
+Status AddGroups(SortedRuns<KeyId>* keys, std::vector<uint64_t>* needed) {
+  if (Status s = keys->Finish(); !s.ok()) return s;
+  KeyId first;
+  bool any = false, grouped = false;
+  for (const KeyId& k : *keys) {
+    if (any && k.key == first.key) {
+      if (!grouped) needed->push_back(first.id);
+      grouped = true;
+      needed->push_back(k.id);
+    } else {
+      first = k;
+      any = true;
+      grouped = false;
+    }
+  }
+  return keys->status();
+}
+
+// The bucket tasks' outputs, checked; their ids added to *needed.
+Result<std::vector<BucketOutput>> LoadBucketOutputs(const WorkFolder& folder, const Run& run, uint32_t buckets,
+                                                    const std::vector<ShardSpan>& spans,
+                                                    std::vector<uint64_t>* needed) {
+  PairsLimits limits{.shard_docs = {}, .bands = {}, .large_bucket = LargeBucketOf(run.options())};
+  for (const ShardSpan& span : spans) limits.shard_docs.push_back(span.docs);
+  std::vector<BucketOutput> out;
   for (uint32_t j = 0; j < buckets; ++j) {
     const std::string path = folder.File(StageKind::kBucket, j, "pairs");
     Result<std::string> bytes = ReadWholeFile(path);
     if (!bytes.ok()) return bytes.status();
     Result<BucketOutput> found = DecodeBucketOutput(*bytes);
     if (!found.ok()) return Damaged(path, found.status().message());
-    limits.bands = BandsOfTask({.task = j, .tasks = buckets}, static_cast<uint64_t>(banding.bands));
+    limits.bands = BandsOfTask({.task = j, .tasks = buckets}, static_cast<uint64_t>(run.banding().bands));
     if (Status s = CheckBucketOutput(*found, limits); !s.ok()) {
       if (s.code() == Status::Code::kInvalidArgument) {
         return Status::InvalidArgument(path + ": made for another --mode; run the bucket tasks again");
@@ -138,6 +222,109 @@ Result<Candidates> LoadCandidates(const WorkFolder& folder, const Run& run, uint
       return Damaged(path, s.message());
     }
     for (const BucketPair& p : found->pairs) {
+      needed->push_back(p.a);
+      needed->push_back(p.b);
+    }
+    for (const std::vector<uint64_t>& list : found->large) needed->insert(needed->end(), list.begin(), list.end());
+    out.push_back(std::move(*found));
+  }
+  return out;
+}
+
+// The records and signatures of the documents `needed` (global ids,
+// ascending, each of a shard and below its count), in that order, read
+// from the mappings swept before.
+Result<SignatureTable> ReadNeeded(const Sweep& sw, const Options& o, const std::vector<uint64_t>& needed) {
+  SignatureTable table(o.num_perm);
+  table.files = sw.files;
+  const size_t perm = static_cast<size_t>(o.num_perm);
+  size_t next = 0;
+  for (uint32_t s = 0; s < sw.shards.size(); ++s) {
+    const MappedFile& file = *sw.shards[s].file;
+    RecordWalk walk{.keep =
+                        [&](uint64_t k, const DocRecord&) {
+                          if (next == needed.size() || needed[next] != GlobalId(s, k)) return false;
+                          ++next;
+                          return true;
+                        },
+                    .hashed = nullptr,
+                    .read = [&](size_t n) { file.Release(0, n); },
+                    .checksum = false};  // verified by the sweep, over the same mapping
+    Result<DecodedRecords> part = DecodeRecordsWith(file.bytes(), walk);
+    if (!part.ok()) return Damaged(sw.shards[s].path, part.status().message());
+    if (next < needed.size() && ShardOf(needed[next]) <= s) {  // its header changed since the sweep
+      return Damaged(sw.shards[s].path, "changed while the report read it");
+    }
+    std::vector<uint32_t> values;
+    values.reserve(part->kept.size() * perm);
+    for (uint64_t k : part->kept) {
+      const auto row = part->signatures.subspan(k * perm, perm);
+      values.insert(values.end(), row.begin(), row.end());
+      // A fault may map the whole (large) folio of page cache around the
+      // row, up to 2 MiB: let go of it, or the rows of a few scattered
+      // documents would keep the whole matrix resident.
+      const size_t at = static_cast<size_t>(reinterpret_cast<const char*>(row.data()) - file.bytes().data());
+      file.Release(at / kFolio * kFolio, 2 * kFolio);
+    }
+    for (DocRecord& d : part->docs) d.file += sw.first_file[s];
+    table.Append(std::move(part->docs), values);
+    file.Release(0, file.size());
+  }
+  assert(next == needed.size());  // every id is of a shard (checked before)
+  return table;
+}
+
+// The corpus of the documents `needed`, their JSONL ids made unique as
+// over every document: a document whose id is taken twice is among them
+// (AddGroups), and one whose id is a name given by the renaming is added
+// (and the records read again) until there is none left out.
+Result<SignedCorpus> NeededCorpus(Sweep* sw, const Options& o, std::vector<uint64_t>* needed) {
+  for (;;) {
+    Result<SignatureTable> table = ReadNeeded(*sw, o, *needed);
+    if (!table.ok()) return table.status();
+    SignedCorpus corpus{.table = std::move(*table),
+                        .stream_copies = {},
+                        .problems = sw->problems,
+                        .counts = sw->counts,
+                        .unnamed_unsigned = {},
+                        .named_unsigned = {}};
+    corpus.stream_copies.resize(corpus.table.files.size());
+    if (o.input != InputFormat::kJsonl) return corpus;
+    std::vector<std::string> before;
+    for (const DocRecord& d : corpus.table.docs) before.push_back(d.name);
+    RenameDuplicateIds(&corpus);
+    std::vector<uint64_t> renamed;
+    for (size_t k = 0; k < before.size(); ++k) {
+      if (corpus.table.docs[k].name != before[k]) renamed.push_back(NameKey(corpus.table.docs[k].name));
+    }
+    if (renamed.empty()) return corpus;
+    std::sort(renamed.begin(), renamed.end());
+    std::vector<uint64_t> more;
+    for (const KeyId& k : sw->names) {
+      if (!std::binary_search(renamed.begin(), renamed.end(), k.key)) continue;
+      if (!std::binary_search(needed->begin(), needed->end(), k.id)) more.push_back(k.id);
+    }
+    if (!sw->names.status().ok()) return sw->names.status();
+    if (more.empty()) return corpus;
+    needed->insert(needed->end(), more.begin(), more.end());
+    std::sort(needed->begin(), needed->end());
+  }
+}
+
+// The candidates of the bucket tasks' outputs, as FindCandidates finds
+// them, in the same bounded memory (CandidatePairs). `table` holds the
+// documents `needed`, every id of the outputs among them.
+Result<Candidates> LoadCandidates(const Run& run, const std::vector<BucketOutput>& outputs,
+                                  const SignatureTable& table, const std::vector<uint64_t>& needed) {
+  const Options& o = run.options();
+  const Banding banding = run.banding();
+  const double floor = run.rule().candidate_floor;
+  auto doc = [&](uint64_t global) {
+    return static_cast<DocId>(std::lower_bound(needed.begin(), needed.end(), global) - needed.begin());
+  };
+  Candidates out{.pairs = CandidatePairs(o.pair_memory), .visited = 0};
+  for (const BucketOutput& found : outputs) {
+    for (const BucketPair& p : found.pairs) {
       const DocId a = doc(p.a), b = doc(p.b);
       if (!FirstSharedBand(table.signature(a).data(), table.signature(b).data(), banding, static_cast<int>(p.band))) {
         continue;
@@ -149,7 +336,7 @@ Result<Candidates> LoadCandidates(const WorkFolder& folder, const Run& run, uint
       if (!MeetsThreshold(est, floor)) continue;
       if (Status s = out.pairs.Add({.a = a, .b = b, .estimate = est}); !s.ok()) return s;
     }
-    for (const std::vector<uint64_t>& list : found->large) {
+    for (const std::vector<uint64_t>& list : found.large) {
       std::vector<DocId> ids;
       ids.reserve(list.size());
       for (uint64_t g : list) ids.push_back(doc(g));
@@ -158,6 +345,32 @@ Result<Candidates> LoadCandidates(const WorkFolder& folder, const Run& run, uint
   }
   if (Status s = out.pairs.Finish(); !s.ok()) return s;
   return out;
+}
+
+// The documents of `all` that are not in `table`, by kind.
+DocKinds LeftOut(DocKinds all, const SignatureTable& table) {
+  DocKinds held;
+  for (const DocRecord& d : table.docs) CountKind(d.kind, &held);
+  all.documents -= held.documents;
+  all.empty -= held.empty;
+  all.too_short -= held.too_short;
+  all.binary -= held.binary;
+  return all;
+}
+
+// The documents the report reads (global ids, ascending): those of the
+// candidates (`outputs`), of the groups of copies and of the ids taken
+// twice, and those `sw` needs already.
+Result<std::vector<uint64_t>> NeededIds(Sweep* sw, const Options& o) {
+  std::vector<uint64_t> needed = std::move(sw->needed);
+  if (Status s = AddGroups(&sw->contents, &needed); !s.ok()) return s;
+  sw->contents = SortedRuns<KeyId>(kKeysMemory, "sorting content hashes");
+  if (o.input == InputFormat::kJsonl) {
+    if (Status s = AddGroups(&sw->names, &needed); !s.ok()) return s;
+  }
+  std::sort(needed.begin(), needed.end());
+  needed.erase(std::unique(needed.begin(), needed.end()), needed.end());
+  return needed;
 }
 
 }  // namespace
@@ -173,27 +386,48 @@ Result<Report> RunReportTask(const Options& o, const std::string& work, const Ru
   if (Status s = CheckShardListings(folder, *shards, std::nullopt); !s.ok()) return s;
   Result<uint32_t> buckets = folder.FinishedTasks(StageKind::kBucket, BucketFingerprint(o));
   if (!buckets.ok()) return buckets.status();
-  Result<Merged> merged = LoadShards(folder, o, *shards);
-  if (!merged.ok()) return merged.status();
-  if (o.input == InputFormat::kJsonl) RenameDuplicateIds(&merged->corpus);
-  FoundPairs found{.groups = CopyGroups::Build(merged->corpus.table), .candidates = {}};
+  Result<std::unique_ptr<Sweep>> swept = SweepShards(folder, o, *shards);
+  if (!swept.ok()) return swept.status();
+  Sweep& sw = **swept;
+  std::vector<BucketOutput> outputs;
   if (!run.rule().identical_only) {
-    Result<Candidates> loaded = LoadCandidates(folder, run, *buckets, *merged);
+    Result<std::vector<BucketOutput>> loaded = LoadBucketOutputs(folder, run, *buckets, sw.spans, &sw.needed);
+    if (!loaded.ok()) return loaded.status();
+    outputs = std::move(*loaded);
+  }
+  Result<std::vector<uint64_t>> needed = NeededIds(&sw, o);
+  if (!needed.ok()) return needed.status();
+  if (needed->size() >= std::numeric_limits<DocId>::max()) {
+    return Status::InvalidArgument(work + ": more documents in pairs than one report can hold");
+  }
+  Result<SignedCorpus> corpus = NeededCorpus(&sw, o, &*needed);
+  if (!corpus.ok()) return corpus.status();
+  sw.shards.clear();  // unmapped: the signatures needed are copied
+  sw.names = SortedRuns<KeyId>(kKeysMemory, "sorting JSONL ids");
+  FoundPairs found{.groups = CopyGroups::Build(corpus->table), .candidates = {}};
+  if (!run.rule().identical_only) {
+    Result<Candidates> loaded = LoadCandidates(run, outputs, corpus->table, *needed);
     if (!loaded.ok()) return loaded.status();
     found.candidates = std::move(*loaded);
   }
-  SignedInputs inputs{.corpus = std::move(merged->corpus),
-                      .walk = merged->walk,
-                      .walk_errors = std::move(merged->walk_errors),
+  outputs.clear();
+  const DocKinds left_out = LeftOut(sw.kinds, corpus->table);
+  SignedInputs inputs{.corpus = std::move(*corpus),
+                      .walk = sw.walk,
+                      .walk_errors = std::move(sw.walk_errors),
                       .walk_notices = {},
                       .walk_skipped = {},
                       .signed_now = {},
                       .index = {},
-                      .mapped = std::move(merged->shards)};
+                      .mapped = {},
+                      .left_out = left_out};
   // The filter tasks' lists, whatever the mode (stage_filter.h).
   Result<ReportOutcome> reported = ReportAndDropped(run, std::move(inputs), std::move(found), DroppedWanted::kAlways);
   if (!reported.ok()) return reported.status();
-  if (Status s = WriteDroppedLists(folder, o, merged->spans, reported->dropped); !s.ok()) return s;
+  std::vector<uint64_t> dropped;
+  dropped.reserve(reported->dropped.size());
+  for (DocId d : reported->dropped) dropped.push_back((*needed)[d]);
+  if (Status s = WriteDroppedLists(folder, o, sw.spans, dropped); !s.ok()) return s;
   return std::move(reported->report);
 }
 

@@ -136,17 +136,24 @@ Result<Clustering> BuildClustering(const CopyGroups& groups, const Verified& ver
   return out;
 }
 
-Stats CountRead(const SignedCorpus& corpus, const WalkCounts& walk) {
-  Stats stats;
-  for (const DocRecord& r : corpus.table.docs) {
-    switch (r.kind) {
-      case DocKind::kOk: ++stats.documents; break;
-      case DocKind::kEmpty: ++stats.empty; break;
-      case DocKind::kTooShort: ++stats.too_short; break;
-      case DocKind::kBinary: ++stats.binary; break;
-      case DocKind::kFailed: break;
-    }
+void CountKind(DocKind kind, DocKinds* counts) {
+  switch (kind) {
+    case DocKind::kOk: ++counts->documents; break;
+    case DocKind::kEmpty: ++counts->empty; break;
+    case DocKind::kTooShort: ++counts->too_short; break;
+    case DocKind::kBinary: ++counts->binary; break;
+    case DocKind::kFailed: break;
   }
+}
+
+Stats CountRead(const SignedCorpus& corpus, const WalkCounts& walk, const DocKinds& left_out) {
+  DocKinds kinds = left_out;
+  for (const DocRecord& r : corpus.table.docs) CountKind(r.kind, &kinds);
+  Stats stats;
+  stats.documents = kinds.documents;
+  stats.empty = kinds.empty;
+  stats.too_short = kinds.too_short;
+  stats.binary = kinds.binary;
   for (const UnsignedDoc& u : corpus.unnamed_unsigned) ++(u.kind == DocKind::kEmpty ? stats.empty : stats.too_short);
   for (const NamedUnsignedDoc& u : corpus.named_unsigned) {
     ++(u.doc.kind == DocKind::kEmpty ? stats.empty : stats.too_short);

@@ -68,11 +68,20 @@ Result<Clustering> BuildClustering(const CopyGroups& groups, const Verified& ver
                                    const std::vector<DocEntry>& docs,
                                    const std::function<void(uint64_t linked)>& linked = {});
 
+// Documents by kind, as CountRead() counts them.
+struct DocKinds {
+  uint64_t documents = 0, empty = 0, too_short = 0, binary = 0;
+};
+// The kind of `kind` counted in *counts (nothing for a failed document).
+void CountKind(DocKind kind, DocKinds* counts);
+
 // The counts of what was read: the signed documents of `corpus` by kind
 // (documents, empty, too_short, binary), its reading counts (bytes,
 // invalid_utf8, transcoded, duplicate_ids) and the walk's skips (hidden,
-// glob, too_large, special).
-Stats CountRead(const SignedCorpus& corpus, const WalkCounts& walk);
+// glob, too_large, special). `left_out`: documents of the corpus that are
+// not in corpus.table (stage report holds only those it reports), counted
+// as if they were.
+Stats CountRead(const SignedCorpus& corpus, const WalkCounts& walk, const DocKinds& left_out = {});
 
 // The problems of a run in the order reported: the walk's errors, then the
 // inputs' `problems` in input order (by file, then line; stable). Each is

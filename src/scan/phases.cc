@@ -298,7 +298,7 @@ Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, Foun
   Report& report = out.report;
   report.params = MakeParams(o, run.banding());
   report.index = inputs.index;
-  report.stats = CountRead(corpus, inputs.walk);
+  report.stats = CountRead(corpus, inputs.walk, inputs.left_out);
   corpus.unnamed_unsigned = {};  // counted: nothing else reads them
   corpus.named_unsigned = {};
   report.stats.candidates = found.candidates.visited;

@@ -24,6 +24,7 @@
 #include "lsh/copy_groups.h"
 #include "neardup/report.h"
 #include "neardup/status.h"
+#include "report/build_report.h"
 #include "scan/run.h"
 #include "sign/sign.h"
 #include "walk/walk.h"
@@ -53,6 +54,9 @@ struct SignedInputs {
   // Files the table's signatures are borrowed from (stage report): their
   // pages are let go once verification has read what it needs.
   std::vector<std::shared_ptr<const MappedFile>> mapped;
+  // Documents of the corpus left out of corpus.table, by kind (stage report
+  // holds only the documents it reports): counted as the table's are.
+  DocKinds left_out;
 };
 
 // Whose JSONL ids must be unique: the run's (a scan), or none yet (a stage

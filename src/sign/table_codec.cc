@@ -161,14 +161,23 @@ Status ReadFiles(Cursor& in, uint64_t count, std::vector<InputFile>* files) {
   return Status::Ok();
 }
 
-Status ReadDocs(Cursor& in, uint64_t count, uint64_t file_count, std::vector<DocRecord>* docs) {
-  docs->reserve(count);  // checked by PeekHeader against the section's size
+// Reads the docs section into *docs, or with `walk.keep` set, only the
+// documents it keeps (their indices in *kept).
+Status ReadDocs(Cursor& in, uint64_t count, uint64_t file_count, const RecordWalk& walk, std::vector<DocRecord>* docs,
+                std::vector<uint64_t>* kept) {
+  if (!walk.keep) docs->reserve(count);  // checked by PeekHeader against the section's size
+  size_t next_done = in.pos() + kChecksumChunk;
+  DocRecord scratch;
   for (uint64_t i = 0; i < count; ++i) {
+    if (walk.read && in.pos() >= next_done) {
+      walk.read(in.pos());
+      next_done = in.pos() + kChecksumChunk;
+    }
     in.At("doc", i);
     if (Status s = in.Need(4); !s.ok()) return s;
     const uint32_t length = in.Read<uint32_t>();
     if (Status s = in.Need(uint64_t{length} + kTableDocRecordSize - 4); !s.ok()) return s;
-    DocRecord& d = docs->emplace_back();
+    DocRecord& d = walk.keep ? scratch : docs->emplace_back();
     d.name = std::string(in.Bytes(length));
     d.file = in.Read<uint32_t>();
     d.line = in.Read<uint64_t>();
@@ -186,6 +195,10 @@ Status ReadDocs(Cursor& in, uint64_t count, uint64_t file_count, std::vector<Doc
     if ((flags & ~kDocReference) != 0) return in.Problem(std::string("unknown flags ").append(Hex(flags)));
     d.kind = static_cast<DocKind>(kind);
     d.reference = (flags & kDocReference) != 0;
+    if (walk.keep && walk.keep(i, d)) {
+      docs->push_back(std::move(d));
+      kept->push_back(i);
+    }
   }
   return Status::Ok();
 }
@@ -500,8 +513,8 @@ Result<std::span<const uint32_t>> InPlace(std::string_view bytes, const TableHea
 
 // The files and docs sections of a whole encoding whose header is `h`, and
 // the padding after them, checked.
-Status ReadSections(std::string_view bytes, const TableHeader& h, std::vector<InputFile>* files_out,
-                    std::vector<DocRecord>* docs) {
+Status ReadSections(std::string_view bytes, const TableHeader& h, const RecordWalk& walk,
+                    std::vector<InputFile>* files_out, std::vector<DocRecord>* docs, std::vector<uint64_t>* kept) {
   Cursor files(bytes.data(), kTableHeaderSize, h.docs_offset);
   if (Status s = ReadFiles(files, h.file_count, files_out); !s.ok()) return s;
   if (files.pos() != h.docs_offset) {
@@ -511,7 +524,7 @@ Status ReadSections(std::string_view bytes, const TableHeader& h, std::vector<In
                        .append(Num(h.docs_offset)));
   }
   Cursor doc_cursor(bytes.data(), h.docs_offset, h.signatures_offset);
-  if (Status s = ReadDocs(doc_cursor, h.doc_count, h.file_count, docs); !s.ok()) return s;
+  if (Status s = ReadDocs(doc_cursor, h.doc_count, h.file_count, walk, docs, kept); !s.ok()) return s;
   if (RoundUp8(doc_cursor.pos()) != h.signatures_offset) {
     return Corrupt(std::string("the docs section ends at ")
                        .append(Num(doc_cursor.pos()))
@@ -545,7 +558,7 @@ Result<DecodedTable> DecodeFrom(std::string_view bytes) {
 
   DecodedTable out{h.params, SignatureTable(h.params.num_perm)};
   std::vector<DocRecord> docs;
-  if (Status s = ReadSections(bytes, h, &out.table.files, &docs); !s.ok()) return s;
+  if (Status s = ReadSections(bytes, h, {}, &out.table.files, &docs, nullptr); !s.ok()) return s;
   out.table.Resize(docs.size());
   out.table.docs = std::move(docs);
   const char* matrix = bytes.data() + h.signatures_offset;
@@ -562,6 +575,10 @@ Result<DecodedTable> DecodeFrom(std::string_view bytes) {
 }
 
 Result<DecodedRecords> DecodeRecords(std::string_view bytes, const std::function<void(size_t)>& hashed) {
+  return DecodeRecordsWith(bytes, {.keep = nullptr, .hashed = hashed, .read = nullptr, .checksum = true});
+}
+
+Result<DecodedRecords> DecodeRecordsWith(std::string_view bytes, const RecordWalk& walk) {
   if constexpr (!kLittleHost) {
     return Status::InvalidArgument(Error("signatures cannot be used in place on a big-endian host"));
   }
@@ -570,10 +587,11 @@ Result<DecodedRecords> DecodeRecords(std::string_view bytes, const std::function
   const TableHeader& h = *header;
   Result<std::span<const uint32_t>> signatures = InPlace(bytes, h);
   if (!signatures.ok()) return signatures.status();
-  if (Status s = VerifyChecksumBy(bytes, hashed); !s.ok()) return s;
-
-  DecodedRecords out{.params = h.params, .files = {}, .docs = {}, .signatures = *signatures};
-  if (Status s = ReadSections(bytes, h, &out.files, &out.docs); !s.ok()) return s;
+  if (walk.checksum) {
+    if (Status s = VerifyChecksumBy(bytes, walk.hashed); !s.ok()) return s;
+  }
+  DecodedRecords out{.params = h.params, .files = {}, .docs = {}, .signatures = *signatures, .kept = {}};
+  if (Status s = ReadSections(bytes, h, walk, &out.files, &out.docs, &out.kept); !s.ok()) return s;
   return out;
 }
 

@@ -105,6 +105,9 @@ struct DecodedRecords {
   // The matrix where it lies in the decoded bytes, borrowed from them:
   // docs.size() * params.num_perm values, row k being docs[k]'s signature.
   std::span<const uint32_t> signatures;
+  // DecodeRecordsWith() with a `keep`: the index of each of `docs` among
+  // all (ascending). Else empty.
+  std::vector<uint64_t> kept;
 };
 
 // Replaces *out with the encoding of `table` under `params`.
@@ -134,6 +137,26 @@ Result<DecodedTable> DecodeFrom(std::string_view bytes);
 //   Result<DecodedRecords> shard = DecodeRecords(mapped.bytes());
 //   table.AppendBorrowed(std::move(shard->docs), shard->signatures, owner);
 Result<DecodedRecords> DecodeRecords(std::string_view bytes, const std::function<void(size_t)>& hashed = nullptr);
+
+// How DecodeRecordsWith() walks the records.
+struct RecordWalk {
+  // When set, called with each document (its index and record, checked) in
+  // order; only those it returns true for are kept, in DecodedRecords::docs
+  // (their indices in DecodedRecords::kept). Else every one is kept.
+  std::function<bool(uint64_t index, const DocRecord& doc)> keep;
+  // DecodeRecords()' `hashed`.
+  std::function<void(size_t)> hashed;
+  // When set, called while the docs section is read, every few MiB, with
+  // the offset reached: the pages of the section before it are not read
+  // again.
+  std::function<void(size_t)> read;
+  // False skips the checksum: only for bytes verified before (the same
+  // mapping, read a second time). Every other check is made.
+  bool checksum = true;
+};
+// As DecodeRecords(), walking the records as `walk` says: a caller that
+// needs a few documents of a large table holds only those.
+Result<DecodedRecords> DecodeRecordsWith(std::string_view bytes, const RecordWalk& walk);
 
 // Reads the header at the start of `bytes`, which may hold only the header
 // (at least kTableHeaderSize bytes): magic, version, parameters in range and

@@ -1,4 +1,5 @@
-// Fuzz harness: bytes -> DecodeFrom and DecodeRecords (table_codec.h).
+// Fuzz harness: bytes -> DecodeFrom, DecodeRecords and DecodeRecordsWith
+// (table_codec.h).
 //
 // Checks that, for the input and for a copy whose trailing 8 bytes are
 // rewritten to the checksum of the rest (random mutations almost never pass
@@ -13,7 +14,10 @@
 //   - DecodeRecords() fails exactly when DecodeFrom() does, with the same
 //     status; on success its records and in-place signatures make the same
 //     table (encoded back through a table that borrows the signatures), and
-//     its progress calls count up to the checksum's start.
+//     its progress calls count up to the checksum's start;
+//   - DecodeRecordsWith() keeping every other document fails as DecodeFrom()
+//     does, and keeps those documents; without the checksum it fails only
+//     as the structural checks say, never worse.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -74,11 +78,37 @@ bool CheckRecords(const std::string& bytes, const Result<DecodedTable>& decoded)
   return true;
 }
 
+// DecodeRecordsWith() agrees with DecodeFrom()'s `decoded`.
+bool CheckSomeRecords(const std::string& bytes, const Result<DecodedTable>& decoded) {
+  RecordWalk walk{.keep = [](uint64_t k, const DocRecord&) { return k % 2 == 0; },
+                  .hashed = nullptr,
+                  .read = nullptr,
+                  .checksum = true};
+  Result<DecodedRecords> some = DecodeRecordsWith(bytes, walk);
+  NEARDUP_FUZZ_CHECK(some.ok() == decoded.ok());
+  if (!some.ok()) {
+    NEARDUP_FUZZ_CHECK(some.status().message() == decoded.status().message());
+  } else {
+    NEARDUP_FUZZ_CHECK(some->docs.size() == (decoded->table.size() + 1) / 2);
+    for (size_t i = 0; i < some->docs.size(); ++i) {
+      NEARDUP_FUZZ_CHECK(some->kept[i] == 2 * i);
+      NEARDUP_FUZZ_CHECK(some->docs[i].name == decoded->table.docs[2 * i].name);
+    }
+  }
+  walk.checksum = false;
+  Result<DecodedRecords> unchecked = DecodeRecordsWith(bytes, walk);
+  if (decoded.ok()) NEARDUP_FUZZ_CHECK(unchecked.ok());
+  if (!unchecked.ok()) return CheckFailure(unchecked.status());
+  for (const DocRecord& d : unchecked->docs) NEARDUP_FUZZ_CHECK(d.file < unchecked->files.size());
+  return true;
+}
+
 // `bytes` is held in a heap buffer (aligned for uint32_t).
 bool CheckDecode(const std::string& bytes) {
   if (!CheckHeader(bytes)) return false;
   Result<DecodedTable> decoded = DecodeFrom(bytes);
   if (!CheckRecords(bytes, decoded)) return false;
+  if (!CheckSomeRecords(bytes, decoded)) return false;
   if (!decoded.ok()) return CheckFailure(decoded.status());
 
   std::string again;

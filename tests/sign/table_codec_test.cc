@@ -484,6 +484,48 @@ TEST(TableCodecTest, DecodeRecordsLeavesTheSignaturesInPlace) {
   EXPECT_TRUE(DecodeRecords(bytes).ok());
 }
 
+// DecodeRecordsWith: every record walked and checked, only those kept held.
+TEST(TableCodecTest, DecodeRecordsWithKeepsOnlyTheRecordsAskedFor) {
+  const Sample s = MakeSample();
+  const std::string bytes = Encode(s);
+  std::vector<uint64_t> seen;
+  RecordWalk walk{.keep =
+                      [&seen](uint64_t k, const DocRecord&) {
+                        seen.push_back(k);
+                        return k % 3 == 1;
+                      },
+                  .hashed = nullptr,
+                  .read = nullptr,
+                  .checksum = true};
+  Result<DecodedRecords> r = DecodeRecordsWith(bytes, walk);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(seen, (std::vector<uint64_t>{0, 1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(r->kept, (std::vector<uint64_t>{1, 4}));
+  ASSERT_EQ(r->docs.size(), 2u);
+  EXPECT_EQ(r->docs[0].name, s.table.docs[1].name);
+  EXPECT_EQ(r->docs[1].name, s.table.docs[4].name);
+  EXPECT_EQ(r->docs[1].content.low, s.table.docs[4].content.low);
+  EXPECT_EQ(r->signatures.size(), 7u * 32);  // the whole matrix, in place
+  EXPECT_EQ(r->files.size(), s.table.files.size());
+}
+
+TEST(TableCodecTest, DecodeRecordsWithoutTheChecksumStillChecksEveryRecord) {
+  const std::string good = Encode(MakeSample(4));
+  std::string bytes = good;
+  const size_t doc4 = DocAt(bytes, 4);
+  bytes[doc4 + 4 + LoadU32(bytes, doc4) + 44] = 5;  // doc 4's kind; the checksum left wrong
+  RecordWalk walk{.keep = [](uint64_t, const DocRecord&) { return false; },
+                  .hashed = nullptr,
+                  .read = nullptr,
+                  .checksum = false};
+  Result<DecodedRecords> r = DecodeRecordsWith(bytes, walk);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "signature table: doc 4: unknown kind 5");
+  walk.checksum = true;
+  EXPECT_TRUE(StartsWith(DecodeRecordsWith(bytes, walk).status().message(), "signature table: checksum mismatch"));
+  EXPECT_TRUE(DecodeRecordsWith(good, walk).ok());
+}
+
 TEST(TableCodecTest, DecodeRecordsOfAnEmptyTable) {
   const SignatureParams params;
   std::string bytes;
