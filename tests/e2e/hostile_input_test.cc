@@ -295,9 +295,11 @@ TEST(HostileInputTest, OverlongJsonlLineIsMalformedAndNeverBuffered) {
 // A JSONL document that is empty or under --min-words is counted, not
 // signed: it costs a compact record (under 100 bytes, plus its id's string
 // when it has one), not a signature row. 500,000 of each kind, -j2: the peak
-// RSS over that of a one-line file stays under 100 bytes per document (and
-// under 132 with an id of its own); a signature row and a full record per
-// document took 800-1,100 bytes each.
+// RSS over that of a one-line file measures 62-68 bytes per document (about
+// 106 with an id of its own); the bounds, 150 and 200, leave room for where
+// the vectors are in their growth and for the allocator on a loaded machine,
+// while a signature row and a full record per document took 800-1,100 bytes
+// each.
 TEST(HostileInputTest, EmptyAndTooShortJsonlDocumentsCostACompactRecord) {
   TempDir dir;
   constexpr long kDocs = 500'000;
@@ -319,7 +321,7 @@ TEST(HostileInputTest, EmptyAndTooShortJsonlDocumentsCostACompactRecord) {
     const char* count;
     long bytes_per_doc;
   };
-  for (const Case& c : {Case{"d/empty.jsonl", "empty", 100}, Case{"d/short.jsonl", "too_short", 132}}) {
+  for (const Case& c : {Case{"d/empty.jsonl", "empty", 150}, Case{"d/short.jsonl", "too_short", 200}}) {
     SCOPED_TRACE(c.file);
     const Scan s = ScanJson(dir, {"--input", "jsonl", "-j2", "--min-words", "2", dir / c.file});
     ASSERT_EQ(s.run.exit_code, 1) << s.run.err;
