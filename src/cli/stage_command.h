@@ -14,7 +14,7 @@
 
 namespace neardup::cli {
 
-// REQUIRES: options.command is kStageSign, kStageBucket, kStageReport or
+// REQUIRES: options.command is kStageSign, kStageBucket, kStageVerify, kStageReport or
 // kStageFilter.
 ExitCode RunStage(const CliOptions& options);
 
