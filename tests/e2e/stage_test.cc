@@ -411,6 +411,73 @@ TEST(StageTest, KilledTaskRunAgainGivesTheSameFiles) {
   EXPECT_EQ(Files(work), Files(clean));  // and no temporary left
 }
 
+// A verify task killed midway and run again leaves the files of a task
+// that was not interrupted, and the report is the same.
+TEST(StageTest, KilledVerifyTaskRunAgainGivesTheSameFiles) {
+  TempDir dir;
+  // Many near-duplicate pairs (every other document an edited copy), so
+  // that verifying takes a while.
+  std::string text;
+  uint64_t state = 3;
+  std::string words;
+  for (int i = 0; i < 120000; ++i) {
+    if (i % 2 == 0) {
+      words.clear();
+      for (int w = 0; w < 40; ++w) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        words.append(w == 0 ? "" : " ").append("w").append(std::to_string((state >> 33) % 50000));
+      }
+    } else {
+      words.append(" e").append(std::to_string(i));
+    }
+    text.append(R"({"id":"d)").append(std::to_string(i)).append(R"(","text":")").append(words).append("\"}\n");
+  }
+  WriteFile(dir / "jsonl/corpus.jsonl", text);
+  const Args options = {"--input", "jsonl", "--mode", "clusters"};
+  const std::string clean = dir / "clean";
+  const RunResult first = RunStages(dir, clean, 2, 2, 2, options, {dir / "jsonl"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const std::string work = dir / "work";
+  bool killed_midway = false;
+  for (int delay_ms : {5, 40, 150, 400}) {
+    std::filesystem::remove_all(work);
+    std::filesystem::copy(clean, work, std::filesystem::copy_options::recursive);
+    std::filesystem::remove_all(work + "/verify");
+    std::vector<std::string> argv = {kBin, "stage", "verify", "--task", "1", "--tasks", "2"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.push_back(work);
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    pid_t pid = 0;
+    ASSERT_EQ(posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), environ), 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (!std::filesystem::exists(work + "/verify/1.done")) {  // killed before the end: test the re-run
+      killed_midway = true;
+      break;
+    }
+  }
+  ASSERT_TRUE(killed_midway);
+  for (const char* task : {"1", "0"}) {
+    Args argv = {kBin, "stage", "verify", "--task", task, "--tasks", "2"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.push_back(work);
+    const RunResult again = RunProcess(argv, dir.path());
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+  }
+  EXPECT_EQ(Files(work + "/verify"), Files(clean + "/verify"));  // and no temporary left
+  Args report = {kBin, "stage", "report"};
+  report.insert(report.end(), options.begin(), options.end());
+  report.push_back(work);
+  const RunResult r = RunProcess(report, dir.path());
+  EXPECT_EQ(r.exit_code, first.exit_code);
+  EXPECT_EQ(r.out, first.out);
+  EXPECT_FALSE(first.out.empty());
+}
+
 TEST(StageTest, CompletedTaskRunAgainIsANoOp) {
   TempDir dir;
   MakeTextCorpus(dir);
