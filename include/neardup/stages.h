@@ -7,7 +7,7 @@
 //   bucket task J of M reads every shard's band keys for its share of the
 //          bands and writes the candidate pairs;
 //   verify task K of V scores its share of the candidate pairs (those whose
-//          first document is of a sign shard K modulo V) from the shards'
+//          first document's id hashes to K modulo V) from the shards'
 //          signatures and writes those that are candidates;
 //   report reads the shards and the verified pairs and returns the scan's Report,
 //          byte for byte the same once written, for any N and M; it leaves

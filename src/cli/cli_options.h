@@ -136,7 +136,7 @@ struct ParsedArgs {
 
 // The options and their help come from the option table
 // (neardup/option_table.h); `neardup scan --help` lists them by its groups.
-// `neardup stage sign|bucket|report|filter WORK` take scan's options too;
+// `neardup stage sign|bucket|verify|report|filter WORK` take scan's options too;
 // --task and --tasks (sign, bucket, filter) default to the environment's
 // SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT, read here.
 ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::ostream& err);

@@ -2,21 +2,22 @@
 // bucket tasks wrote (`neardup stage verify`).
 //
 // The share: the pairs (and, in cluster modes, the large buckets) whose
-// first document's sign shard is K modulo V (VerifyTaskOf()). So a task
-// reads the signatures of its own shards' documents in pairs and of their
-// partners only, never a whole corpus' matrix, and the shares follow the
-// sign tasks' (balanced by bytes when they are). A hash of the pair would
-// balance the pairs more evenly, but then every task would read rows from
-// every shard, and a shard's pairs would be scattered across the tasks.
+// first document's global id hashes to K modulo V (VerifyTaskOf()). A hash,
+// not the sign shard: the pairs of any N shards spread evenly over any V
+// tasks (by shard, V > N would leave tasks idle, and a shard rich in
+// duplicates would load one task), and each task holds the rows of about
+// 1/V of the documents in pairs. Its partners are in any shard either way.
 //
 // Each pair is kept as the report kept it before (FindCandidates' rule):
 // only in the first band its two signatures really share, counted as a
 // visited candidate, and written when its estimate reaches the candidate
 // floor (CandidateFloor()). Large buckets are passed on whole, for the
 // report's leaders (candidates.h). The rows are read by id from the shard
-// tables (table_codec's DecodeRecordsWith), the shards without a document
-// of the share not at all. The memory of a task: one bucket output at a
-// time, its share of the pairs and the rows of their documents.
+// tables (table_codec's DecodeRecordsWith: each table's records, and of its
+// matrix only the rows needed), the shards without a document of the share
+// not at all; the checksums of the tables are the report's to check, which
+// reads them whole before it trusts a pair. The memory of a task: one bucket
+// output at a time, its share of the pairs and the rows of their documents.
 //
 // --exact is decided by the report, which reads the documents of the
 // verified pairs again (verify_candidates.h), as scan does: the estimates
@@ -53,7 +54,7 @@ struct VerifyOutput {
 };
 
 // The verify task of V that takes a pair or large bucket whose first
-// document is `first` (a global id): its sign shard modulo V.
+// document is `first` (a global id): Mix64(first) modulo V.
 uint32_t VerifyTaskOf(uint64_t first, uint32_t tasks);
 
 // BucketFingerprint() and the candidate floor.

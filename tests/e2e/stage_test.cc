@@ -1,4 +1,4 @@
-// End to end: `neardup stage sign|bucket|report` give the same bytes and exit
+// End to end: `neardup stage sign|bucket|verify|report` give the same bytes and exit
 // status as `neardup scan`, for any number of tasks, and are safe to run
 // again (killed, completed, missing or mismatched tasks).
 #include <gtest/gtest.h>
