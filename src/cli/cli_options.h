@@ -71,7 +71,8 @@ struct StageInfo {
 inline constexpr StageInfo kStageCommands[] = {
     {Command::kStageSign, "sign", "WORK PATH...", "Sign task I of N: a share of PATH... into WORK/sign"},
     {Command::kStageBucket, "bucket", "WORK", "Bucket task J of M: the candidate pairs of a share of the bands"},
-    {Command::kStageVerify, "verify", "WORK", "Verify task K of V: the candidate pairs of a share of the sign shards"},
+    {Command::kStageVerify, "verify", "WORK",
+     "Verify task K of V: a share of the candidate pairs, scored from their signatures"},
     {Command::kStageReport, "report", "WORK", "Report the verified pairs in WORK: what scan writes"},
     {Command::kStageFilter, "filter", "WORK",
      "Filter task I of N (one per sign task), after the report: sign shard I's kept documents into --kept-dir DIR"},

@@ -96,7 +96,9 @@ Result<std::vector<uint32_t>> ReadRows(const WorkFolder& folder, const Options& 
                     .checksum = false};
     Result<DecodedRecords> part = DecodeRecordsWith(file->bytes(), walk);
     if (!part.ok()) return Damaged(path, part.status().message());
-    if (!(part->params == SignatureParams::From(o))) return Status::InvalidArgument(path + ": signed with other parameters");
+    if (!(part->params == SignatureParams::From(o))) {
+      return Status::InvalidArgument(path + ": signed with other parameters");
+    }
     if (next == first || (next < ids.size() && ShardOf(ids[next]) == s)) {
       return Damaged(path, "fewer documents than its bands name");
     }
@@ -205,7 +207,9 @@ Status CheckVerifyOutput(const VerifyOutput& out, const std::vector<uint64_t>& s
       return Status::Corrupt("its pairs are out of order");
     }
     if (p.a >= p.b) return Status::Corrupt("a pair out of order");
-    if (!IdInRange(p.a, shard_docs) || !IdInRange(p.b, shard_docs)) return Status::Corrupt("a document id out of range");
+    if (!IdInRange(p.a, shard_docs) || !IdInRange(p.b, shard_docs)) {
+      return Status::Corrupt("a document id out of range");
+    }
     if (VerifyTaskOf(p.a, t.tasks) != t.task) return Status::Corrupt("a pair of another task");
     if (!(MeetsThreshold(p.estimate, floor) && p.estimate <= 1.0)) return Status::Corrupt("an estimate out of range");
   }
