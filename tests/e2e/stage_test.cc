@@ -169,7 +169,10 @@ TEST(StageTest, SameAsScanWithAgainstAndEveryFormat) {
   MakeTextCorpus(dir);
   for (const char* format : {"jsonl", "csv", "tsv"}) {
     for (const char* mode : {"pairs", "duplicates"}) {
-      ExpectSameAsScan(dir, {"--mode", mode, "--exact", "-f", format, "--against", dir / "ref"}, {dir / "docs"}, 3, 2);
+      for (int v : {1, 5}) {
+        ExpectSameAsScan(dir, {"--mode", mode, "--exact", "-f", format, "--against", dir / "ref"}, {dir / "docs"}, 3,
+                         2, v);
+      }
     }
   }
 }
@@ -194,7 +197,9 @@ TEST(StageTest, SameAsScanOnJsonlWithRepeatedIdsAcrossShards) {
       }
     }
     ExpectSameAsScan(dir, {"--input", "jsonl", "--mode", mode, "-t", "0.5", "-f", "json"}, {dir / "jsonl"}, 7, 5, 3);
-    ExpectSameAsScan(dir, {"--input", "jsonl", "--mode", mode, "--exact", "-t", "0.5"}, {dir / "jsonl"}, 3, 2);
+    for (int v : {1, 5}) {
+      ExpectSameAsScan(dir, {"--input", "jsonl", "--mode", mode, "--exact", "-t", "0.5"}, {dir / "jsonl"}, 3, 2, v);
+    }
   }
   // The repeated id is reported (exit 2), as by scan.
   EXPECT_EQ(RunScan(dir, {"--input", "jsonl"}, {dir / "jsonl"}).exit_code, 2);
@@ -554,6 +559,20 @@ TEST(StageTest, MissingTasksAreListedByNumber) {
   r = RunProcess({kBin, "stage", "report", work}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("2 of 3 bucket tasks missing: 0, 1"), std::string::npos) << r.err;
+  r = RunProcess({kBin, "stage", "verify", "--task", "0", "--tasks", "2", work}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("2 of 3 bucket tasks missing: 0, 1"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(work + "/verify/0.pairs"));
+  for (const char* task : {"0", "1"}) {
+    ASSERT_EQ(RunProcess({kBin, "stage", "bucket", "--task", task, "--tasks", "3", work}, dir.path()).exit_code, 0);
+  }
+  for (const char* task : {"1", "3"}) {
+    ASSERT_EQ(RunProcess({kBin, "stage", "verify", "--task", task, "--tasks", "4", work}, dir.path()).exit_code, 0);
+  }
+  r = RunProcess({kBin, "stage", "report", work}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("2 of 4 verify tasks missing: 0, 2"), std::string::npos) << r.err;
 }
 
 TEST(StageTest, ShardsOfOtherParametersAreRefused) {
