@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The stages on one machine, without a scheduler: N sign tasks in parallel,
-# then M bucket tasks in parallel, then the report, over WORK; with
+# then M bucket tasks in parallel, then V verify tasks in parallel, then the
+# report, over WORK; with
 # --kept-dir DIR among the OPTIONS, then N filter tasks in parallel, which
 # write the kept documents to DIR (new or empty) as scan --kept-dir would.
-#   scripts/stage_local.sh [-n N] [-m M] WORK [OPTIONS...] -- PATH...
+#   scripts/stage_local.sh [-n N] [-m M] [-v V] WORK [OPTIONS...] -- PATH...
+# (N and M 2 by default, V as M).
 # OPTIONS are scan's (the same for every stage; --kept-dir and --kept-copy go
 # to the filter tasks only); the report's output goes to stdout (or -o FILE)
 # and its exit status is the script's, or 2 when a filter task fails.
@@ -12,15 +14,19 @@ set -uo pipefail
 bin=${NEARDUP_BIN:-neardup}
 n=2
 m=2
-while getopts "n:m:" flag; do
+v=""
+usage="usage: stage_local.sh [-n N] [-m M] [-v V] WORK [OPTIONS...] -- PATH..."
+while getopts "n:m:v:" flag; do
   case "$flag" in
     n) n=$OPTARG ;;
     m) m=$OPTARG ;;
-    *) echo "usage: stage_local.sh [-n N] [-m M] WORK [OPTIONS...] -- PATH..." >&2; exit 2 ;;
+    v) v=$OPTARG ;;
+    *) echo "$usage" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 1 ] || { echo "usage: stage_local.sh [-n N] [-m M] WORK [OPTIONS...] -- PATH..." >&2; exit 2; }
+v=${v:-$m}
+[ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 work=$1
 shift
 options=()  # every stage's
@@ -55,6 +61,11 @@ for pid in "${pids[@]}"; do wait "$pid" || exit 2; done
 pids=()
 for ((j = 0; j < m; j++)); do
   "$bin" stage bucket --task "$j" --tasks "$m" "${options[@]+"${options[@]}"}" "$work" & pids+=($!)
+done
+for pid in "${pids[@]}"; do wait "$pid" || exit 2; done
+pids=()
+for ((k = 0; k < v; k++)); do
+  "$bin" stage verify --task "$k" --tasks "$v" "${options[@]+"${options[@]}"}" "$work" & pids+=($!)
 done
 for pid in "${pids[@]}"; do wait "$pid" || exit 2; done
 [ ${#kept[@]} -eq 0 ] && exec "$bin" stage report "${options[@]+"${options[@]}"}" "$work"

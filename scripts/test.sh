@@ -40,20 +40,23 @@ if [ "$sanitize" = OFF ]; then
 fi
 
 # The stages by the one-machine shell loop (N=3 sign tasks, M=2 bucket
-# tasks) give scan's bytes and exit status, in every mode.
+# tasks, V in 1, 2, 5 verify tasks) give scan's bytes and exit status, in
+# every mode.
 stage_dir=$(mktemp -d)
 trap 'rm -rf "$stage_dir"' EXIT
 NEARDUP_BUILD_DIR="$PWD/$build" scripts/gen_corpus --docs 1500 --out "$stage_dir/corpus" --seed 42 -q
 for mode in pairs clusters duplicates; do
   status=0
   "$build/neardup" scan -q --mode "$mode" --exact "$stage_dir/corpus" >"$stage_dir/scan.out" || status=$?
-  staged=0
-  NEARDUP_BIN="$PWD/$build/neardup" scripts/stage_local.sh -n 3 -m 2 "$stage_dir/work-$mode" -q --mode "$mode" \
-    --exact -- "$stage_dir/corpus" >"$stage_dir/stage.out" || staged=$?
-  cmp "$stage_dir/scan.out" "$stage_dir/stage.out"
-  [ "$status" = "$staged" ] || { echo "stage_local.sh --mode $mode: exit $staged, scan $status" >&2; exit 1; }
+  for v in 1 2 5; do
+    staged=0
+    NEARDUP_BIN="$PWD/$build/neardup" scripts/stage_local.sh -n 3 -m 2 -v "$v" "$stage_dir/work-$mode-$v" -q \
+      --mode "$mode" --exact -- "$stage_dir/corpus" >"$stage_dir/stage.out" || staged=$?
+    cmp "$stage_dir/scan.out" "$stage_dir/stage.out"
+    [ "$status" = "$staged" ] || { echo "stage_local.sh --mode $mode -v $v: exit $staged, scan $status" >&2; exit 1; }
+  done
 done
-echo "stage_local.sh -n 3 -m 2: ok (same output as scan in every mode)"
+echo "stage_local.sh -n 3 -m 2 -v 1|2|5: ok (same output as scan in every mode)"
 
 # The same stages under a real single-node Slurm (munged, slurmctld and
 # slurmd from Debian's packages), chained by scripts/slurm/submit.sh with

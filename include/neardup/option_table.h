@@ -124,7 +124,7 @@ const char* ToString(OptionGroup group);
 inline constexpr unsigned kScanCommand = 1u << 0;
 inline constexpr unsigned kParamsCommand = 1u << 1;
 inline constexpr unsigned kExplainCommand = 1u << 2;
-// `neardup stage sign|bucket|report`: one set for the three, as every stage
+// `neardup stage sign|bucket|verify|report`: one set for them all, as every stage
 // must be given the same options; an option of scan no stage reads (--index,
 // --new, --lock-wait, --progress) is refused by name.
 inline constexpr unsigned kStageCommand = 1u << 3;

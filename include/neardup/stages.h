@@ -1,12 +1,15 @@
 // The stage commands: a scan split into tasks of job arrays, so that many
-// machines share it (`neardup stage sign|bucket|report|filter`, run by
+// machines share it (`neardup stage sign|bucket|verify|report|filter`, run by
 // scripts/stage_local.sh or scripts/slurm/submit.sh).
 //
 //   sign   task I of N walks the inputs, takes its share of the files and
 //          signs them into the work folder;
 //   bucket task J of M reads every shard's band keys for its share of the
 //          bands and writes the candidate pairs;
-//   report reads the shards and the candidates and returns the scan's Report,
+//   verify task K of V scores its share of the candidate pairs (those whose
+//          first document's id hashes to K modulo V) from the shards'
+//          signatures and writes those that are candidates;
+//   report reads the shards and the verified pairs and returns the scan's Report,
 //          byte for byte the same once written, for any N and M; it leaves
 //          per shard the documents --mode duplicates lists;
 //   filter task I of N (one per sign shard) writes the kept documents of
@@ -62,6 +65,12 @@ Result<TaskRun> RunSignTask(const Options& options, const std::string& work, Sta
 // Runs bucket task `t` over `work`. InvalidArgument when sign tasks are
 // missing (listed by number) or were run with other options.
 Result<TaskRun> RunBucketTask(const Options& options, const std::string& work, StageTask t, const RunContext& ctx);
+
+// Runs verify task `t` over `work`: its share of the bucket tasks' pairs,
+// scored from the shards' signatures (distributed/stage_verify.h).
+// InvalidArgument when sign or bucket tasks are missing or were run with
+// other options; Corrupt for a damaged work file, named.
+Result<TaskRun> RunVerifyTask(const Options& options, const std::string& work, StageTask t, const RunContext& ctx);
 
 // InvalidArgument when tasks are missing or shards were signed with other
 // parameters (each difference named); Corrupt or IoError for damaged or

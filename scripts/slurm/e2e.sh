@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A real single-node Slurm cluster on this machine, for the stages: starts
 # munged, slurmctld and slurmd (Debian's munge and slurm-wlm) from a
-# slurm.conf generated in a temporary folder, runs submit.sh with N=4 and
-# M=3 and --kept-dir on a generated corpus, diffs the report against
+# slurm.conf generated in a temporary folder, runs submit.sh with N=4, M=3
+# and V=3 and --kept-dir on a generated corpus, diffs the report against
 # `neardup scan` and the folder the filter tasks wrote against scan
 # --kept-dir's, and stops the daemons. Needs root (slurmd runs jobs as their users).
 #   scripts/slurm/e2e.sh [BUILD_DIR]        (default: build)
@@ -105,7 +105,7 @@ options=(--mode clusters --exact)
 scan_status=${scan_status:-0}
 
 start=$(date +%s%N)
-ids=$(NEARDUP_BIN="$bin" "$root/scripts/slurm/submit.sh" -n 4 -m 3 "$tmp/work" -q "${options[@]}" \
+ids=$(NEARDUP_BIN="$bin" "$root/scripts/slurm/submit.sh" -n 4 -m 3 -v 3 "$tmp/work" -q "${options[@]}" \
   --kept-dir "$tmp/stage.kept" -- "$tmp/corpus")
 echo "$ids"
 report=$(awk '$1 == "report" {print $2}' <<<"$ids")
@@ -139,5 +139,5 @@ if ! cmp -s "$tmp/scan.files" "$tmp/stage.files" || ! diff -r "$tmp/scan.kept" "
   diff -r "$tmp/scan.kept" "$tmp/stage.kept" | head -10 >&2
   exit 1
 fi
-echo "e2e.sh: ok: sign x4, bucket x3 and report under Slurm give scan's output ($(wc -l <"$tmp/scan.out") lines," \
+echo "e2e.sh: ok: sign x4, bucket x3, verify x3 and report under Slurm give scan's output ($(wc -l <"$tmp/scan.out") lines," \
   "exit $scan_status), filter x4 scan --kept-dir's folder ($(wc -l <"$tmp/scan.files") files) in ${elapsed_ms} ms"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Submits the stages as Slurm jobs chained with dependencies and prints their
-# job ids, one line each: "sign ID", "bucket ID", "report ID", and with
+# job ids, one line each: "sign ID", "bucket ID", "verify ID", "report ID", and with
 # --kept-dir "filter ID".
-#   scripts/slurm/submit.sh [-n N] [-m M] WORK [OPTIONS...] -- PATH...
-# N sign tasks (default 4), M bucket tasks (default 3). OPTIONS are scan's,
+#   scripts/slurm/submit.sh [-n N] [-m M] [-v V] WORK [OPTIONS...] -- PATH...
+# N sign tasks (default 4), M bucket tasks (default 3), V verify tasks
+# (default M), each array after the last with afterok. OPTIONS are scan's,
 # given to every stage; --kept-dir DIR and --kept-copy go to the N filter
 # tasks alone, which run after the report (whatever its exit status: 1 is
 # "nothing found") and write the kept documents to DIR (new or empty). The
@@ -13,17 +14,20 @@
 # absolute path, or neardup on the nodes' PATH).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-usage() { echo "usage: submit.sh [-n N] [-m M] WORK [OPTIONS...] -- PATH..." >&2; exit 2; }
+usage() { echo "usage: submit.sh [-n N] [-m M] [-v V] WORK [OPTIONS...] -- PATH..." >&2; exit 2; }
 n=4
 m=3
-while getopts "n:m:" flag; do
+v=""
+while getopts "n:m:v:" flag; do
   case "$flag" in
     n) n=$OPTARG ;;
     m) m=$OPTARG ;;
+    v) v=$OPTARG ;;
     *) usage ;;
   esac
 done
 shift $((OPTIND - 1))
+v=${v:-$m}
 [ $# -ge 1 ] || usage
 work=$(realpath -m "$1")
 shift
@@ -55,10 +59,13 @@ sign=$(submit --array="0-$((n - 1))" --output="$work/logs/sign-%a.log" \
   "$here/sign.sbatch" "$work" "${options[@]+"${options[@]}"}" -- "$@")
 bucket=$(submit --array="0-$((m - 1))" --dependency="afterok:$sign" --output="$work/logs/bucket-%a.log" \
   "$here/bucket.sbatch" "$work" "${options[@]+"${options[@]}"}")
-report=$(submit --dependency="afterok:$bucket" --output="$work/report.out" --error="$work/report.err" \
+verify=$(submit --array="0-$((v - 1))" --dependency="afterok:$bucket" --output="$work/logs/verify-%a.log" \
+  "$here/verify.sbatch" "$work" "${options[@]+"${options[@]}"}")
+report=$(submit --dependency="afterok:$verify" --output="$work/report.out" --error="$work/report.err" \
   "$here/report.sbatch" "$work" "${options[@]+"${options[@]}"}")
 echo "sign $sign"
 echo "bucket $bucket"
+echo "verify $verify"
 echo "report $report"
 if [ ${#kept[@]} -gt 0 ]; then
   filter=$(submit --array="0-$((n - 1))" --dependency="afterany:$report" --output="$work/logs/filter-%a.log" \

@@ -49,7 +49,7 @@ struct CommandLine {
   std::vector<std::string> explain_args;
   std::string index_action;
   std::string index_file;
-  // neardup stage sign|bucket|report: each with scan's options.
+  // neardup stage sign|bucket|verify|report|filter: each with scan's options.
   struct StageCommand {
     Command command;
     CLI::App* app = nullptr;
@@ -98,6 +98,7 @@ struct CommandLine {
         case Command::kManPage:
         case Command::kStageSign:
         case Command::kStageBucket:
+        case Command::kStageVerify:
         case Command::kStageReport:
         case Command::kStageFilter:
           break;
@@ -337,7 +338,7 @@ std::optional<ExitCode> ParseCommandLine(CLI::App& app, int argc, const char* co
 // something to read.
 Status CheckScanOptions(const BoundOptions& given, const CliOptions& c, std::vector<std::string>* warnings) {
   const bool stage = c.command == Command::kStageSign || c.command == Command::kStageBucket ||
-                     c.command == Command::kStageReport || c.command == Command::kStageFilter;
+                     c.command == Command::kStageVerify || c.command == Command::kStageReport || c.command == Command::kStageFilter;
   const Options& o = c.scan;
   if (const std::string_view name = given.GivenOutside(kStageCommand | kStageFilterCommand); stage && !name.empty()) {
     return Status::InvalidArgument(std::string(name).append(" applies to scan only: the stage commands do not read it"));
@@ -366,13 +367,13 @@ Status CheckScanOptions(const BoundOptions& given, const CliOptions& c, std::vec
   }
   if (given.Given("--lock-wait") && o.index.empty()) return Status::InvalidArgument("--lock-wait needs --index FILE");
   const bool no_paths = o.paths.empty() && c.files_from.empty() && c.files0_from.empty();
-  if (c.command == Command::kStageBucket || c.command == Command::kStageReport ||
-      c.command == Command::kStageFilter) {
+  if (c.command == Command::kStageBucket || c.command == Command::kStageVerify ||
+      c.command == Command::kStageReport || c.command == Command::kStageFilter) {
     // --files-from and --against are accepted (and not read), so that every
     // stage can take the same options.
     if (!o.paths.empty()) {
       return Status::InvalidArgument(
-          "stage bucket, report and filter take no PATH: they read what the sign tasks wrote in WORK");
+          "stage bucket, verify, report and filter take no PATH: they read what the sign tasks wrote in WORK");
     }
     return Status::Ok();
   }

@@ -19,7 +19,7 @@
 namespace neardup::cli {
 
 // kStage is the group `neardup stage`; a parsed command line names one of
-// its four tasks (kStageSign, kStageBucket, kStageReport, kStageFilter),
+// its five tasks (kStageSign, kStageBucket, kStageVerify, kStageReport, kStageFilter),
 // never kStage.
 enum class Command {
   kScan,
@@ -31,6 +31,7 @@ enum class Command {
   kManPage,
   kStageSign,
   kStageBucket,
+  kStageVerify,
   kStageReport,
   kStageFilter
 };
@@ -51,15 +52,15 @@ inline constexpr CommandInfo kCommands[] = {
      "Explain why scan does or does not report a pair (--input jsonl: FILE ID_A ID_B)", kExplainCommand},
     {Command::kIndex, "index", "info|check FILE", "Inspect an index written by scan --index (info) or check it (check)",
      0},
-    {Command::kStage, "stage", "sign|bucket|report|filter [OPTIONS] WORK [PATH...]",
-     "Run one task of a stage over a shared work folder (sign, bucket, report, filter)",
+    {Command::kStage, "stage", "sign|bucket|verify|report|filter [OPTIONS] WORK [PATH...]",
+     "Run one task of a stage over a shared work folder (sign, bucket, verify, report, filter)",
      kStageCommand | kStageFilterCommand},
     {Command::kCompletions, "completions", "bash|zsh|fish", "Print a shell completion script", 0},
     {Command::kManPage, "manpage", "", "Print the man page (roff)", 0},
 };
 
-// The tasks of `neardup stage`, each with the options of scan. sign, bucket
-// and filter also take --task I and --tasks N (kStageTaskOptions); filter
+// The tasks of `neardup stage`, each with the options of scan. sign, bucket,
+// verify and filter also take --task I and --tasks N (kStageTaskOptions); filter
 // alone takes --kept-dir (kStageFilterCommand).
 struct StageInfo {
   Command command;
@@ -70,7 +71,9 @@ struct StageInfo {
 inline constexpr StageInfo kStageCommands[] = {
     {Command::kStageSign, "sign", "WORK PATH...", "Sign task I of N: a share of PATH... into WORK/sign"},
     {Command::kStageBucket, "bucket", "WORK", "Bucket task J of M: the candidate pairs of a share of the bands"},
-    {Command::kStageReport, "report", "WORK", "Verify the candidates in WORK and write what scan writes"},
+    {Command::kStageVerify, "verify", "WORK",
+     "Verify task K of V: a share of the candidate pairs, scored from their signatures"},
+    {Command::kStageReport, "report", "WORK", "Report the verified pairs in WORK: what scan writes"},
     {Command::kStageFilter, "filter", "WORK",
      "Filter task I of N (one per sign task), after the report: sign shard I's kept documents into --kept-dir DIR"},
 };
@@ -134,7 +137,7 @@ struct ParsedArgs {
 
 // The options and their help come from the option table
 // (neardup/option_table.h); `neardup scan --help` lists them by its groups.
-// `neardup stage sign|bucket|report|filter WORK` take scan's options too;
+// `neardup stage sign|bucket|verify|report|filter WORK` take scan's options too;
 // --task and --tasks (sign, bucket, filter) default to the environment's
 // SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT, read here.
 ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::ostream& err);

@@ -56,7 +56,7 @@ std::string Names(const OptionSpec& spec, const char* separator) {
 // The actions of `neardup index`, as cli_options.cc accepts them.
 constexpr const char* kIndexActions = "info check";
 
-// "sign bucket report": the tasks of `neardup stage`.
+// "sign bucket verify report filter": the tasks of `neardup stage`.
 std::string StageNames() {
   std::string names;
   for (const StageInfo& stage : kStageCommands) names.append(names.empty() ? "" : " ").append(stage.name);

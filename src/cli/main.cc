@@ -58,9 +58,10 @@ int main(int argc, char** argv) {
       case neardup::cli::Command::kManPage:
         code = neardup::cli::RunManPage(std::cout);
         break;
-      case neardup::cli::Command::kStage:  // never parsed: stage requires sign, bucket, report or filter
+      case neardup::cli::Command::kStage:  // never parsed: stage requires sign, bucket, verify, report or filter
       case neardup::cli::Command::kStageSign:
       case neardup::cli::Command::kStageBucket:
+      case neardup::cli::Command::kStageVerify:
       case neardup::cli::Command::kStageReport:
       case neardup::cli::Command::kStageFilter:
         return static_cast<int>(neardup::cli::RunStage(args.options));

@@ -48,7 +48,7 @@ std::string StageSection() {
   s.append(".SS Tasks\n");
   for (const StageTaskOption& t : kStageTaskOptions) {
     s.append(".TP\n\\fB").append(Roff(t.name)).append("\\fR \\fI").append(t.value_name).append("\\fR\n");
-    s.append(Roff(t.help)).append(" (sign, bucket and filter).\n");
+    s.append(Roff(t.help)).append(" (sign, bucket, verify and filter).\n");
   }
   std::string refused, filter_only;
   for (const OptionSpec& spec : OptionTable()) {
@@ -172,7 +172,7 @@ constexpr const char* kEnvironmentText =
     ".TP\n.B TMPDIR\nWhere temporary files go (else \\fI/tmp\\fR): spilled candidates and pairs, and the "
     "copies of standard input and streams that \\fB\\-\\-exact\\fR verifies from.\n"
     ".TP\n.B SLURM_ARRAY_TASK_ID\\fR, \\fBSLURM_ARRAY_TASK_COUNT\n"
-    "The defaults of \\fB\\-\\-task\\fR and \\fB\\-\\-tasks\\fR of \\fBstage sign\\fR and \\fBstage bucket\\fR, "
+    "The defaults of \\fB\\-\\-task\\fR and \\fB\\-\\-tasks\\fR of \\fBstage sign\\fR, \\fBstage bucket\\fR, \\fBstage verify\\fR and \\fBstage filter\\fR, "
     "in a Slurm job array.\n";
 
 constexpr const char* kFilesText =
@@ -180,7 +180,7 @@ constexpr const char* kFilesText =
     ".TP\n.I FILE\nThe index of \\fBscan \\-\\-index\\fR \\fIFILE\\fR: an SQLite database of the signatures "
     "of the files read, with a \\fIFILE\\-wal\\fR journal while a run holds it.\n"
     ".TP\n.I WORK\nThe work folder of \\fBneardup stage\\fR: \\fIWORK/sign/\\fR holds each sign task's "
-    "signatures and bands, \\fIWORK/bucket/\\fR each bucket task's candidate pairs; start each run in an "
+    "signatures and bands, \\fIWORK/bucket/\\fR each bucket task's candidate pairs, \\fIWORK/verify/\\fR each verify task's verified pairs; start each run in an "
     "empty folder.\n";
 
 constexpr const char* kSeeAlsoText =

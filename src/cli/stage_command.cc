@@ -40,6 +40,10 @@ ExitCode RunBucket(const CliOptions& cli) {
   return Finish("bucket", cli, RunBucketTask(cli.scan, cli.work, {.task = cli.task, .tasks = cli.tasks}, {}));
 }
 
+ExitCode RunVerify(const CliOptions& cli) {
+  return Finish("verify", cli, RunVerifyTask(cli.scan, cli.work, {.task = cli.task, .tasks = cli.tasks}, {}));
+}
+
 ExitCode RunReport(const CliOptions& cli) {
   if (Status s = CheckOutputTarget(cli.scan, cli.output); !s.ok()) {
     spdlog::error("{}", s.message());
@@ -78,6 +82,7 @@ ExitCode RunStage(const CliOptions& cli) {
   switch (cli.command) {
     case Command::kStageSign: return RunSign(cli);
     case Command::kStageBucket: return RunBucket(cli);
+    case Command::kStageVerify: return RunVerify(cli);
     case Command::kStageFilter: return RunFilter(cli);
     default: return RunReport(cli);
   }

@@ -1,4 +1,4 @@
-// The stage commands: `neardup stage sign|bucket|report|filter WORK`, one task of
+// The stage commands: `neardup stage sign|bucket|verify|report|filter WORK`, one task of
 // a stage over a shared work folder (see neardup/stage_sign.h,
 // stage_bucket.h, stages.h and the README's "Running on a cluster").
 //
@@ -14,7 +14,7 @@
 
 namespace neardup::cli {
 
-// REQUIRES: options.command is kStageSign, kStageBucket, kStageReport or
+// REQUIRES: options.command is kStageSign, kStageBucket, kStageVerify, kStageReport or
 // kStageFilter.
 ExitCode RunStage(const CliOptions& options);
 

@@ -16,6 +16,7 @@
 #include "distributed/stage_bucket.h"
 #include "distributed/stage_filter.h"
 #include "distributed/stage_sign.h"
+#include "distributed/stage_verify.h"
 #include "sign/table_codec.h"
 #include "lsh/similarity.h"
 #include "verify/verify_candidates.h"
@@ -201,27 +202,28 @@ Status AddGroups(SortedRuns<KeyId>* keys, std::vector<uint64_t>* needed) {
   return keys->status();
 }
 
-// The bucket tasks' outputs, checked; their ids added to *needed.
-Result<std::vector<BucketOutput>> LoadBucketOutputs(const WorkFolder& folder, const Run& run, uint32_t buckets,
+// The verify tasks' outputs, checked; their ids added to *needed.
+Result<std::vector<VerifyOutput>> LoadVerifyOutputs(const WorkFolder& folder, const Run& run, uint32_t tasks,
                                                     const std::vector<ShardSpan>& spans,
                                                     std::vector<uint64_t>* needed) {
-  PairsLimits limits{.shard_docs = {}, .bands = {}, .large_bucket = LargeBucketOf(run.options())};
-  for (const ShardSpan& span : spans) limits.shard_docs.push_back(span.docs);
-  std::vector<BucketOutput> out;
-  for (uint32_t j = 0; j < buckets; ++j) {
-    const std::string path = folder.File(StageKind::kBucket, j, "pairs");
+  std::vector<uint64_t> shard_docs;
+  for (const ShardSpan& span : spans) shard_docs.push_back(span.docs);
+  const uint64_t large_bucket = LargeBucketOf(run.options());
+  std::vector<VerifyOutput> out;
+  for (uint32_t k = 0; k < tasks; ++k) {
+    const std::string path = folder.File(StageKind::kVerify, k, "pairs");
     Result<std::string> bytes = ReadWholeFile(path);
     if (!bytes.ok()) return bytes.status();
-    Result<BucketOutput> found = DecodeBucketOutput(*bytes);
+    Result<VerifyOutput> found = DecodeVerifyOutput(*bytes);
     if (!found.ok()) return Damaged(path, found.status().message());
-    limits.bands = BandsOfTask({.task = j, .tasks = buckets}, static_cast<uint64_t>(run.banding().bands));
-    if (Status s = CheckBucketOutput(*found, limits); !s.ok()) {
+    const StageTask t{.task = k, .tasks = tasks};
+    if (Status s = CheckVerifyOutput(*found, shard_docs, large_bucket, run.rule().candidate_floor, t); !s.ok()) {
       if (s.code() == Status::Code::kInvalidArgument) {
-        return Status::InvalidArgument(path + ": made for another --mode; run the bucket tasks again");
+        return Status::InvalidArgument(path + ": made for another --mode; run the bucket and verify tasks again");
       }
       return Damaged(path, s.message());
     }
-    for (const BucketPair& p : found->pairs) {
+    for (const VerifiedPair& p : found->pairs) {
       needed->push_back(p.a);
       needed->push_back(p.b);
     }
@@ -311,36 +313,25 @@ Result<SignedCorpus> NeededCorpus(Sweep* sw, const Options& o, std::vector<uint6
   }
 }
 
-// The candidates of the bucket tasks' outputs, as FindCandidates finds
+// The candidates of the verify tasks' outputs, as FindCandidates finds
 // them, in the same bounded memory (CandidatePairs). `table` holds the
 // documents `needed`, every id of the outputs among them.
-Result<Candidates> LoadCandidates(const Run& run, const std::vector<BucketOutput>& outputs,
+Result<Candidates> LoadCandidates(const Run& run, const std::vector<VerifyOutput>& outputs,
                                   const SignatureTable& table, const std::vector<uint64_t>& needed) {
-  const Options& o = run.options();
-  const Banding banding = run.banding();
-  const double floor = run.rule().candidate_floor;
   auto doc = [&](uint64_t global) {
     return static_cast<DocId>(std::lower_bound(needed.begin(), needed.end(), global) - needed.begin());
   };
-  Candidates out{.pairs = CandidatePairs(o.pair_memory), .visited = 0};
-  for (const BucketOutput& found : outputs) {
-    for (const BucketPair& p : found.pairs) {
-      const DocId a = doc(p.a), b = doc(p.b);
-      if (!FirstSharedBand(table.signature(a).data(), table.signature(b).data(), banding, static_cast<int>(p.band))) {
-        continue;
-      }
-      ++out.visited;
-      const SignatureView x = table.signature(a);
-      const double est =
-          DistinctScore(SignatureAgreement(x.data(), table.signature(b).data(), static_cast<int>(x.size())));
-      if (!MeetsThreshold(est, floor)) continue;
-      if (Status s = out.pairs.Add({.a = a, .b = b, .estimate = est}); !s.ok()) return s;
+  Candidates out{.pairs = CandidatePairs(run.options().pair_memory), .visited = 0};
+  for (const VerifyOutput& found : outputs) {
+    out.visited += found.visited;
+    for (const VerifiedPair& p : found.pairs) {
+      if (Status s = out.pairs.Add({.a = doc(p.a), .b = doc(p.b), .estimate = p.estimate}); !s.ok()) return s;
     }
     for (const std::vector<uint64_t>& list : found.large) {
       std::vector<DocId> ids;
       ids.reserve(list.size());
       for (uint64_t g : list) ids.push_back(doc(g));
-      if (Status s = LeadLargeBucket(table, o, std::move(ids), &out.pairs); !s.ok()) return s;
+      if (Status s = LeadLargeBucket(table, run.options(), std::move(ids), &out.pairs); !s.ok()) return s;
     }
   }
   if (Status s = out.pairs.Finish(); !s.ok()) return s;
@@ -386,12 +377,14 @@ Result<Report> RunReportTask(const Options& o, const std::string& work, const Ru
   if (Status s = CheckShardListings(folder, *shards, std::nullopt); !s.ok()) return s;
   Result<uint32_t> buckets = folder.FinishedTasks(StageKind::kBucket, BucketFingerprint(o));
   if (!buckets.ok()) return buckets.status();
+  Result<uint32_t> verifiers = folder.FinishedTasks(StageKind::kVerify, VerifyFingerprint(o));
+  if (!verifiers.ok()) return verifiers.status();
   Result<std::unique_ptr<Sweep>> swept = SweepShards(folder, o, *shards);
   if (!swept.ok()) return swept.status();
   Sweep& sw = **swept;
-  std::vector<BucketOutput> outputs;
+  std::vector<VerifyOutput> outputs;
   if (!run.rule().identical_only) {
-    Result<std::vector<BucketOutput>> loaded = LoadBucketOutputs(folder, run, *buckets, sw.spans, &sw.needed);
+    Result<std::vector<VerifyOutput>> loaded = LoadVerifyOutputs(folder, run, *verifiers, sw.spans, &sw.needed);
     if (!loaded.ok()) return loaded.status();
     outputs = std::move(*loaded);
   }

@@ -86,6 +86,7 @@ const char* ToString(StageKind kind) {
   switch (kind) {
     case StageKind::kSign: return "sign";
     case StageKind::kBucket: return "bucket";
+    case StageKind::kVerify: return "verify";
     case StageKind::kReport: return "report";
     case StageKind::kFilter: return "filter";
   }
@@ -99,7 +100,7 @@ std::string WorkFolder::File(StageKind kind, uint32_t task, std::string_view suf
 }
 
 Status WorkFolder::Create() const {
-  for (StageKind kind : {StageKind::kSign, StageKind::kBucket}) {
+  for (StageKind kind : {StageKind::kSign, StageKind::kBucket, StageKind::kVerify}) {
     std::error_code ec;
     fs::create_directories(Dir(kind), ec);
     if (ec) return Status::IoError(Dir(kind).append(": cannot create: ").append(ec.message()));

@@ -9,6 +9,9 @@
 //   sign/I.done    completion marker: "neardup sign I N FINGERPRINT CHECK\n"
 //   bucket/J.pairs bucket task J's candidate pairs and large buckets
 //   bucket/J.done  completion marker: "neardup bucket J M FINGERPRINT CHECK\n"
+//   verify/K.pairs verify task K's verified pairs and large buckets
+//                  (stage_verify.h)
+//   verify/K.done  completion marker: "neardup verify K V FINGERPRINT CHECK\n"
 //   report/I.dropped  per sign shard I, what --mode duplicates lists
 //                  (stage_filter.h), written by every stage report
 //   filter/DEV-INO.dir  a --kept-dir the filter tasks began (stage_filter.h)
@@ -39,8 +42,8 @@
 
 namespace neardup {
 
-enum class StageKind { kSign, kBucket, kReport, kFilter };
-const char* ToString(StageKind kind);  // "sign", "bucket", "report", "filter"
+enum class StageKind { kSign, kBucket, kVerify, kReport, kFilter };
+const char* ToString(StageKind kind);  // "sign", "bucket", "verify", "report", "filter"
 
 // The most task numbers a message lists ("1, 4, 7, ... and 9 more").
 inline constexpr uint64_t kListedTasks = 10;
@@ -62,7 +65,7 @@ class WorkFolder {
  public:
   explicit WorkFolder(std::string root) : root_(std::move(root)) {}
   const std::string& root() const { return root_; }
-  // root/sign, root/bucket, root/report or root/filter.
+  // root/sign, root/bucket, root/verify, root/report or root/filter.
   std::string Dir(StageKind kind) const;
   // root/sign/I.<suffix>, e.g. File(kSign, 3, "table").
   std::string File(StageKind kind, uint32_t task, std::string_view suffix) const;

@@ -385,7 +385,7 @@ TEST(ParseArgsTest, StagesRefuseTheOptionsNoStageReads) {
     if (spec.kind != ValueKind::kFlag && spec.kind != ValueKind::kCount) {
       option.push_back(spec.kind == ValueKind::kChoice ? spec.choices[0].name : "1");
     }
-    for (const char* stage : {"sign", "bucket", "report", "filter"}) {
+    for (const char* stage : {"sign", "bucket", "verify", "report", "filter"}) {
       std::vector<std::string> argv = {"stage", stage};
       if (std::string(stage) != "report") argv.insert(argv.end(), {"--task", "0", "--tasks", "1"});
       // filter needs --kept-dir (given again: the last one counts).
@@ -413,8 +413,8 @@ TEST(ParseArgsTest, StagesRefuseTheOptionsNoStageReads) {
       }
     }
   }
-  EXPECT_EQ(refused, 5 * 4);      // --index, --new, --lock-wait, --progress, --no-progress
-  EXPECT_EQ(filter_only, 2 * 3);  // --kept-dir, --kept-copy: filter's, not sign's, bucket's or report's
+  EXPECT_EQ(refused, 5 * 5);      // --index, --new, --lock-wait, --progress, --no-progress
+  EXPECT_EQ(filter_only, 2 * 4);  // --kept-dir, --kept-copy: filter's, not sign's, bucket's, verify's or report's
 }
 
 TEST(ParseArgsTest, StageFilterNeedsKeptDirAndTakesNoPath) {
@@ -423,7 +423,7 @@ TEST(ParseArgsTest, StageFilterNeedsKeptDirAndTakesNoPath) {
   EXPECT_EQ(p.err, "neardup: stage filter needs --kept-dir DIR, the folder it writes the kept documents to\n");
   p = Parse({"stage", "filter", "--task", "0", "--tasks", "2", "--kept-dir", "kept", "work", "docs"});
   EXPECT_EQ(p.args.exit_now, ExitCode::kError);
-  EXPECT_EQ(p.err, "neardup: stage bucket, report and filter take no PATH: they read what the sign tasks wrote in WORK\n");
+  EXPECT_EQ(p.err, "neardup: stage bucket, verify, report and filter take no PATH: they read what the sign tasks wrote in WORK\n");
   p = Parse({"stage", "filter", "--task", "1", "--tasks", "2", "--kept-dir", "kept", "--kept-copy", "work"});
   ASSERT_FALSE(p.args.exit_now) << p.err;
   EXPECT_EQ(p.args.options.command, Command::kStageFilter);

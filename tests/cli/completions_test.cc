@@ -76,7 +76,7 @@ TEST(CompletionsTest, BashCompletesTheStageTasksAndTheirOptions) {
   std::ofstream(path) << CompletionScript("bash");
   const std::string source = std::string("bash -c 'source ") + path;
   EXPECT_EQ(std::system((source + " && COMP_WORDS=(neardup stage \"\") && COMP_CWORD=2 && _neardup"
-                                  " && [ \"${COMPREPLY[*]}\" = \"sign bucket report filter\" ]'").c_str()),
+                                  " && [ \"${COMPREPLY[*]}\" = \"sign bucket verify report filter\" ]'").c_str()),
             0);
   EXPECT_EQ(std::system((source + " && COMP_WORDS=(neardup stage sign --tas) && COMP_CWORD=3 && _neardup"
                                   " && [ \"${COMPREPLY[*]}\" = \"--task --tasks\" ]'").c_str()),
@@ -90,9 +90,9 @@ TEST(CompletionsTest, BashCompletesTheStageTasksAndTheirOptions) {
   std::remove(path);
   const std::string zsh = CompletionScript("zsh");
   const std::string fish = CompletionScript("fish");
-  EXPECT_NE(zsh.find("'1:task:(sign bucket report filter)'"), std::string::npos);
+  EXPECT_NE(zsh.find("'1:task:(sign bucket verify report filter)'"), std::string::npos);
   EXPECT_NE(zsh.find("'--tasks[The number of tasks"), std::string::npos);
-  EXPECT_NE(fish.find("-a 'sign bucket report filter'"), std::string::npos);
+  EXPECT_NE(fish.find("-a 'sign bucket verify report filter'"), std::string::npos);
   EXPECT_NE(fish.find("'__fish_seen_subcommand_from stage' -l tasks -x"), std::string::npos);
 }
 

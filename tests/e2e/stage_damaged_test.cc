@@ -11,6 +11,7 @@
 
 #include "base/hash.h"
 #include "distributed/stage_bucket.h"
+#include "distributed/stage_verify.h"
 #include "distributed/stage_sign.h"
 #include "lsh/candidates.h"
 #include "test_util.h"
@@ -101,7 +102,8 @@ RunResult Stage(const TempDir& dir, const Args& args) {
   return RunProcess(argv, dir.path());
 }
 
-// Signs `docs` in 2 shards and buckets in 2 tasks, with `options`.
+// Signs `docs` in 2 shards, buckets in 2 tasks and verifies in 2, with
+// `options`.
 void SignAndBucket(const TempDir& dir, const std::string& work, const Args& options = {}) {
   for (const char* task : {"0", "1"}) {
     Args args = {"sign", "--task", task, "--tasks", "2"};
@@ -117,6 +119,23 @@ void SignAndBucket(const TempDir& dir, const std::string& work, const Args& opti
     const RunResult r = Stage(dir, args);
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
+  for (const char* task : {"0", "1"}) {
+    Args args = {"verify", "--task", task, "--tasks", "2"};
+    args.insert(args.end(), options.begin(), options.end());
+    args.push_back(work);
+    const RunResult r = Stage(dir, args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+}
+
+// Verify task `task` of 2 over `work` with `options`, run afresh (verify/
+// removed first): the stage that reads the bucket tasks' pairs.
+RunResult Verify(const TempDir& dir, const std::string& work, const char* task, const Args& options = {}) {
+  std::filesystem::remove_all(work + "/verify");
+  Args args = {"verify", "--task", task, "--tasks", "2"};
+  args.insert(args.end(), options.begin(), options.end());
+  args.push_back(work);
+  return Stage(dir, args);
 }
 
 // Exit 2, nothing on stdout, one short line on stderr naming `file` and
@@ -267,9 +286,12 @@ TEST(StageDamagedTest, PairsFileBitFlipIsRefused) {
   std::string bad = good;
   bad[20 + 24 + 8] ^= 0x01;  // the second pair's first id
   WriteFile(path, bad);
-  ExpectRefused(Stage(dir, {"report", work}), path, "bucket pairs: damaged (checksum, size or fields): " +
-                                                         std::string(kEmptyFolder));
+  ExpectRefused(Verify(dir, work, "1"), path, "bucket pairs: damaged (checksum, size or fields): " +
+                                                  std::string(kEmptyFolder));
+  EXPECT_FALSE(std::filesystem::exists(work + "/verify/1.pairs"));
   WriteFile(path, good);
+  ASSERT_EQ(Verify(dir, work, "1").exit_code, 0);
+  ASSERT_EQ(Stage(dir, {"verify", "--task", "0", "--tasks", "2", work}).exit_code, 0);
   EXPECT_EQ(Stage(dir, {"report", work}).out, before.out);
 }
 
@@ -302,12 +324,12 @@ TEST(StageDamagedTest, PairsValuesOutOfRangeAreRefused) {
     BucketOutput out = *decoded;
     out.pairs = {c.pair};
     WritePairs(path, out);
-    ExpectRefused(Stage(dir, {"report", work}), path, std::string(c.what) + ": " + kEmptyFolder);
+    ExpectRefused(Verify(dir, work, "0"), path, std::string(c.what) + ": " + kEmptyFolder);
   }
   BucketOutput out = *decoded;  // a pair twice
   out.pairs.push_back(out.pairs.back());
   WritePairs(path, out);
-  ExpectRefused(Stage(dir, {"report", work}), path, "out of order");
+  ExpectRefused(Verify(dir, work, "0"), path, "out of order");
 }
 
 // Finding: a large bucket naming a shard that does not exist ended in
@@ -332,7 +354,7 @@ TEST(StageDamagedTest, LargeBucketValuesOutOfRangeAreRefused) {
   ASSERT_FALSE(path.empty()) << "no large bucket";
   auto expect = [&](const BucketOutput& out, const std::string& what) {
     WritePairs(path, out);
-    ExpectRefused(Stage(dir, {"report", "--mode", "clusters", work}), path, what + ": " + kEmptyFolder);
+    ExpectRefused(Verify(dir, work, "0", {"--mode", "clusters"}), path, what + ": " + kEmptyFolder);
   };
   BucketOutput out = found;
   out.large[0].push_back(GlobalId(7, 0));  // a shard out of range
@@ -343,6 +365,96 @@ TEST(StageDamagedTest, LargeBucketValuesOutOfRangeAreRefused) {
   out = found;
   std::swap(out.large[0][0], out.large[0][1]);
   expect(out, "a large bucket out of order");
+}
+
+// ---------------------------------------------------------------- verify
+
+// The report reads the verify tasks' pairs: one missing, cut short, with a
+// bit flipped or with values out of range is named, with exit 2; put back,
+// the report is the one before.
+TEST(StageDamagedTest, VerifyOutputMissingOrDamagedIsNamed) {
+  TempDir dir;
+  MakeCorpus(dir);
+  const std::string work = dir / "work";
+  SignAndBucket(dir, work);
+  const RunResult before = Stage(dir, {"report", work});
+  ASSERT_EQ(before.exit_code, 0) << before.err;
+  std::string path;
+  VerifyOutput found;
+  for (const char* k : {"0", "1"}) {
+    Result<VerifyOutput> o = DecodeVerifyOutput(ReadFile(work + "/verify/" + k + ".pairs"));
+    ASSERT_TRUE(o.ok());
+    if (!o->pairs.empty() && path.empty()) {
+      path = work + "/verify/" + k + ".pairs";
+      found = *o;
+    }
+  }
+  ASSERT_FALSE(path.empty()) << "no verified pair";
+  const std::string good = ReadFile(path);
+
+  std::filesystem::remove(path);
+  RunResult r = Stage(dir, {"report", work});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find(path), std::string::npos) << r.err;
+
+  WriteFile(path, good.substr(0, good.size() - 9));
+  ExpectRefused(Stage(dir, {"report", work}), path, "verified pairs: damaged (checksum, size or fields): " +
+                                                        std::string(kEmptyFolder));
+  std::string bad = good;
+  bad[8 + 4 + 8 + 8 + 8 + 16] ^= 0x01;  // the first pair's estimate
+  WriteFile(path, bad);
+  ExpectRefused(Stage(dir, {"report", work}), path, "verified pairs: damaged (checksum, size or fields)");
+
+  auto expect = [&](const VerifyOutput& out, const std::string& what) {
+    WriteFile(path, EncodeVerifyOutput(out));
+    ExpectRefused(Stage(dir, {"report", work}), path, what + ": " + kEmptyFolder);
+  };
+  VerifyOutput out = found;
+  out.pairs[0].b = GlobalId(9, 0);
+  expect(out, "a document id out of range");
+  out = found;
+  out.pairs[0].estimate = 1.5;
+  expect(out, "an estimate out of range");
+  out = found;
+  out.pairs[0].estimate = 0.01;  // below the threshold, the floor of --verify signature
+  expect(out, "an estimate out of range");
+  out = found;
+  out.pairs.push_back(out.pairs.back());
+  expect(out, "its pairs are out of order");
+  out = found;
+  std::swap(out.pairs[0].a, out.pairs[0].b);
+  expect(out, "a pair out of order");
+  out = found;
+  out.visited = 0;
+  expect(out, "fewer candidates visited than verified");
+
+  WriteFile(path, good);
+  r = Stage(dir, {"report", work});
+  EXPECT_EQ(r.exit_code, before.exit_code);
+  EXPECT_EQ(r.out, before.out);
+  std::filesystem::remove(work + "/verify/1.done");
+  r = Stage(dir, {"report", work});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("1 of 2 verify tasks missing: 1"), std::string::npos) << r.err;
+}
+
+// A pair given to the other verify task (its first document's id hashes to
+// the other) is refused: each pair has one task.
+TEST(StageDamagedTest, VerifiedPairOfAnotherTaskIsRefused) {
+  TempDir dir;
+  MakeCorpus(dir);
+  const std::string work = dir / "work";
+  SignAndBucket(dir, work);
+  const std::string path = work + "/verify/0.pairs";
+  Result<VerifyOutput> o = DecodeVerifyOutput(ReadFile(path));
+  ASSERT_TRUE(o.ok());
+  uint64_t other = 0;  // a document of shard 0 that task 1 takes
+  while (VerifyTaskOf(other, 2) != 1) ++other;
+  VerifyOutput moved = *o;
+  moved.pairs = {{.a = other, .b = GlobalId(1, 0), .estimate = 0.9}};
+  WriteFile(path, EncodeVerifyOutput(moved));
+  ExpectRefused(Stage(dir, {"report", work}), path, "a pair of another task");
 }
 
 // ---------------------------------------------------------------- meta
@@ -446,7 +558,7 @@ TEST(StageDamagedTest, OptionsNoStageReadsAreRefused) {
   const Args refused[] = {{"--index", dir / "x.db"}, {"--new"}, {"--lock-wait", "1"},
                           {"--progress"}, {"--no-progress"}};
   const Args commands[] = {{"sign", "--task", "0", "--tasks", "1"}, {"bucket", "--task", "0", "--tasks", "1"},
-                           {"report"}};
+                           {"verify", "--task", "0", "--tasks", "1"}, {"report"}};
   for (const Args& options : refused) {
     const std::string& name = options[0];
     for (const Args& command : commands) {

@@ -84,6 +84,12 @@ RunResult SignBucketReport(const TempDir& dir, const std::string& work, int n, c
     a.push_back(work);
     EXPECT_EQ(Stage(dir, "bucket", a).exit_code, 0);
   }
+  for (int k = 0; k < 2; ++k) {
+    Args a = {"--task", std::to_string(k), "--tasks", "2"};
+    a.insert(a.end(), options.begin(), options.end());
+    a.push_back(work);
+    EXPECT_EQ(Stage(dir, "verify", a).exit_code, 0);
+  }
   Args a = options;
   a.push_back(work);
   return Stage(dir, "report", a);

@@ -1,4 +1,4 @@
-// End to end: `neardup stage sign|bucket|report` give the same bytes and exit
+// End to end: `neardup stage sign|bucket|verify|report` give the same bytes and exit
 // status as `neardup scan`, for any number of tasks, and are safe to run
 // again (killed, completed, missing or mismatched tasks).
 #include <gtest/gtest.h>
@@ -87,10 +87,10 @@ void MakeLargeBucketCorpus(const TempDir& dir) {
   for (int i = 0; i < 10; ++i) WriteFile(dir / ("big/same" + std::to_string(i) + ".txt"), Join(base));
 }
 
-// Runs the three stages (N sign tasks, M bucket tasks, one after the other)
-// in `work` and returns the report's result. `options` go to every stage;
-// `paths` to the sign tasks only.
-RunResult RunStages(const TempDir& dir, const std::string& work, int n, int m, const Args& options,
+// Runs the four stages (N sign tasks, M bucket tasks, V verify tasks, one
+// after the other) in `work` and returns the report's result. `options` go
+// to every stage; `paths` to the sign tasks only.
+RunResult RunStages(const TempDir& dir, const std::string& work, int n, int m, int v, const Args& options,
                     const Args& paths) {
   for (int i = 0; i < n; ++i) {
     Args argv = {kBin, "stage", "sign", "--task", std::to_string(i), "--tasks", std::to_string(n)};
@@ -102,6 +102,13 @@ RunResult RunStages(const TempDir& dir, const std::string& work, int n, int m, c
   }
   for (int j = 0; j < m; ++j) {
     Args argv = {kBin, "stage", "bucket", "--task", std::to_string(j), "--tasks", std::to_string(m)};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.push_back(work);
+    const RunResult r = RunProcess(argv, dir.path());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  }
+  for (int k = 0; k < v; ++k) {
+    Args argv = {kBin, "stage", "verify", "--task", std::to_string(k), "--tasks", std::to_string(v)};
     argv.insert(argv.end(), options.begin(), options.end());
     argv.push_back(work);
     const RunResult r = RunProcess(argv, dir.path());
@@ -127,11 +134,11 @@ std::string WithoutSeconds(std::string err) {
   return err;
 }
 
-void ExpectSameAsScan(const TempDir& dir, const Args& options, const Args& paths, int n, int m) {
+void ExpectSameAsScan(const TempDir& dir, const Args& options, const Args& paths, int n, int m, int v = 2) {
   const RunResult scan = RunScan(dir, options, paths);
-  const std::string work = dir / ("work-" + std::to_string(n) + "-" + std::to_string(m));
-  const RunResult staged = RunStages(dir, work, n, m, options, paths);
-  std::string what = "N=" + std::to_string(n) + " M=" + std::to_string(m);
+  const std::string work = dir / ("work-" + std::to_string(n) + "-" + std::to_string(m) + "-" + std::to_string(v));
+  const RunResult staged = RunStages(dir, work, n, m, v, options, paths);
+  std::string what = "N=" + std::to_string(n) + " M=" + std::to_string(m) + " V=" + std::to_string(v);
   for (const auto& o : options) what += " " + o;
   EXPECT_EQ(staged.exit_code, scan.exit_code) << what << "\n" << staged.err;
   EXPECT_EQ(staged.out, scan.out) << what;
@@ -144,12 +151,15 @@ TEST(StageTest, SameAsScanForEveryTaskCountModeAndVerification) {
   MakeTextCorpus(dir);
   for (const char* mode : {"pairs", "clusters", "duplicates"}) {
     for (const char* verify : {"signature", "exact", "none"}) {
-      for (int n : {1, 3, 7}) {
-        for (int m : {1, 2, 5}) {
-          ExpectSameAsScan(dir, {"--mode", mode, "--verify", verify, "-t", "0.6", "-f", "json"}, {dir / "docs"}, n,
-                           m);
+      for (int n : {1, 3}) {
+        for (int m : {1, 2}) {
+          for (int v : {1, 2, 5}) {
+            ExpectSameAsScan(dir, {"--mode", mode, "--verify", verify, "-t", "0.6", "-f", "json"}, {dir / "docs"}, n,
+                             m, v);
+          }
         }
       }
+      ExpectSameAsScan(dir, {"--mode", mode, "--verify", verify, "-t", "0.6", "-f", "json"}, {dir / "docs"}, 7, 5, 3);
     }
   }
 }
@@ -159,7 +169,10 @@ TEST(StageTest, SameAsScanWithAgainstAndEveryFormat) {
   MakeTextCorpus(dir);
   for (const char* format : {"jsonl", "csv", "tsv"}) {
     for (const char* mode : {"pairs", "duplicates"}) {
-      ExpectSameAsScan(dir, {"--mode", mode, "--exact", "-f", format, "--against", dir / "ref"}, {dir / "docs"}, 3, 2);
+      for (int v : {1, 5}) {
+        ExpectSameAsScan(dir, {"--mode", mode, "--exact", "-f", format, "--against", dir / "ref"}, {dir / "docs"}, 3,
+                         2, v);
+      }
     }
   }
 }
@@ -175,12 +188,18 @@ TEST(StageTest, SameAsScanOnJsonlWithRepeatedIdsAcrossShards) {
   TempDir dir;
   MakeJsonlCorpus(dir);
   for (const char* mode : {"pairs", "clusters"}) {
-    for (int n : {1, 3, 7}) {
-      for (int m : {1, 2, 5}) {
-        ExpectSameAsScan(dir, {"--input", "jsonl", "--mode", mode, "-t", "0.5", "-f", "json"}, {dir / "jsonl"}, n, m);
+    for (int n : {1, 3}) {
+      for (int m : {1, 2}) {
+        for (int v : {1, 2, 5}) {
+          ExpectSameAsScan(dir, {"--input", "jsonl", "--mode", mode, "-t", "0.5", "-f", "json"}, {dir / "jsonl"}, n, m,
+                           v);
+        }
       }
     }
-    ExpectSameAsScan(dir, {"--input", "jsonl", "--mode", mode, "--exact", "-t", "0.5"}, {dir / "jsonl"}, 3, 2);
+    ExpectSameAsScan(dir, {"--input", "jsonl", "--mode", mode, "-t", "0.5", "-f", "json"}, {dir / "jsonl"}, 7, 5, 3);
+    for (int v : {1, 5}) {
+      ExpectSameAsScan(dir, {"--input", "jsonl", "--mode", mode, "--exact", "-t", "0.5"}, {dir / "jsonl"}, 3, 2, v);
+    }
   }
   // The repeated id is reported (exit 2), as by scan.
   EXPECT_EQ(RunScan(dir, {"--input", "jsonl"}, {dir / "jsonl"}).exit_code, 2);
@@ -250,6 +269,15 @@ TEST(StageTest, ReportMemoryGrowsWithThePairsNotWithTheCorpus) {
   bucket.insert(bucket.end(), options.begin(), options.end());
   bucket.push_back(work);
   ASSERT_EQ(RunProcess(bucket, dir.path()).exit_code, 0);
+  // The verify task reads the rows of the pairs' documents only: 200 rows,
+  // not the 300,100 (150 MB of signatures) of the corpus.
+  bucket[2] = "verify";
+  long verify_rss_kb = 0;
+  ASSERT_EQ(RunProcess(bucket, dir.path(), "/dev/null", &verify_rss_kb).exit_code, 0);
+  std::fprintf(stderr, "verify peak RSS %ld KiB\n", verify_rss_kb);
+#if !defined(__SANITIZE_ADDRESS__)
+  EXPECT_LT(verify_rss_kb, 48 * 1024) << "verify peak RSS " << verify_rss_kb / 1024 << " MB";
+#endif
   Args report = {kBin, "stage", "report"};
   report.insert(report.end(), options.begin(), options.end());
   report.push_back(work);
@@ -321,7 +349,7 @@ TEST(StageTest, WorkFolderTakesAtMost800BytesADocument) {
   const int n = 20000;
   const std::string corpus = MakeShortJsonl(dir, n);
   const std::string work = dir / "work";
-  const RunResult r = RunStages(dir, work, 2, 2, {"--input", "jsonl", "--mode", "duplicates"}, {corpus});
+  const RunResult r = RunStages(dir, work, 2, 2, 2, {"--input", "jsonl", "--mode", "duplicates"}, {corpus});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const uint64_t bytes = FolderBytes(work);
   EXPECT_LE(bytes, uint64_t{800} * n) << bytes / n << " bytes a document";
@@ -395,6 +423,73 @@ TEST(StageTest, KilledTaskRunAgainGivesTheSameFiles) {
   EXPECT_EQ(Files(work), Files(clean));  // and no temporary left
 }
 
+// A verify task killed midway and run again leaves the files of a task
+// that was not interrupted, and the report is the same.
+TEST(StageTest, KilledVerifyTaskRunAgainGivesTheSameFiles) {
+  TempDir dir;
+  // Many near-duplicate pairs (every other document an edited copy), so
+  // that verifying takes a while.
+  std::string text;
+  uint64_t state = 3;
+  std::string words;
+  for (int i = 0; i < 120000; ++i) {
+    if (i % 2 == 0) {
+      words.clear();
+      for (int w = 0; w < 40; ++w) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        words.append(w == 0 ? "" : " ").append("w").append(std::to_string((state >> 33) % 50000));
+      }
+    } else {
+      words.append(" e").append(std::to_string(i));
+    }
+    text.append(R"({"id":"d)").append(std::to_string(i)).append(R"(","text":")").append(words).append("\"}\n");
+  }
+  WriteFile(dir / "jsonl/corpus.jsonl", text);
+  const Args options = {"--input", "jsonl", "--mode", "clusters"};
+  const std::string clean = dir / "clean";
+  const RunResult first = RunStages(dir, clean, 2, 2, 2, options, {dir / "jsonl"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const std::string work = dir / "work";
+  bool killed_midway = false;
+  for (int delay_ms : {5, 40, 150, 400}) {
+    std::filesystem::remove_all(work);
+    std::filesystem::copy(clean, work, std::filesystem::copy_options::recursive);
+    std::filesystem::remove_all(work + "/verify");
+    std::vector<std::string> argv = {kBin, "stage", "verify", "--task", "1", "--tasks", "2"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.push_back(work);
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    pid_t pid = 0;
+    ASSERT_EQ(posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), environ), 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (!std::filesystem::exists(work + "/verify/1.done")) {  // killed before the end: test the re-run
+      killed_midway = true;
+      break;
+    }
+  }
+  ASSERT_TRUE(killed_midway);
+  for (const char* task : {"1", "0"}) {
+    Args argv = {kBin, "stage", "verify", "--task", task, "--tasks", "2"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.push_back(work);
+    const RunResult again = RunProcess(argv, dir.path());
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+  }
+  EXPECT_EQ(Files(work + "/verify"), Files(clean + "/verify"));  // and no temporary left
+  Args report = {kBin, "stage", "report"};
+  report.insert(report.end(), options.begin(), options.end());
+  report.push_back(work);
+  const RunResult r = RunProcess(report, dir.path());
+  EXPECT_EQ(r.exit_code, first.exit_code);
+  EXPECT_EQ(r.out, first.out);
+  EXPECT_FALSE(first.out.empty());
+}
+
 TEST(StageTest, CompletedTaskRunAgainIsANoOp) {
   TempDir dir;
   MakeTextCorpus(dir);
@@ -431,6 +526,7 @@ TEST(StageTest, VerboseNamesEverySkippedFileOnce) {
   }
   EXPECT_NE(signs.find("neardup: skipped " + (dir / "docs/.hidden.txt") + ": hidden"), std::string::npos) << signs;
   ASSERT_EQ(RunProcess({kBin, "stage", "bucket", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
+  ASSERT_EQ(RunProcess({kBin, "stage", "verify", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
   const RunResult report = RunProcess({kBin, "stage", "report", "-v", work}, dir.path());
   EXPECT_NE(report.err.find("neardup: skipped " + (dir / "docs/blob.bin") + ": binary"), std::string::npos)
       << report.err;
@@ -463,6 +559,20 @@ TEST(StageTest, MissingTasksAreListedByNumber) {
   r = RunProcess({kBin, "stage", "report", work}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("2 of 3 bucket tasks missing: 0, 1"), std::string::npos) << r.err;
+  r = RunProcess({kBin, "stage", "verify", "--task", "0", "--tasks", "2", work}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("2 of 3 bucket tasks missing: 0, 1"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(work + "/verify/0.pairs"));
+  for (const char* task : {"0", "1"}) {
+    ASSERT_EQ(RunProcess({kBin, "stage", "bucket", "--task", task, "--tasks", "3", work}, dir.path()).exit_code, 0);
+  }
+  for (const char* task : {"1", "3"}) {
+    ASSERT_EQ(RunProcess({kBin, "stage", "verify", "--task", task, "--tasks", "4", work}, dir.path()).exit_code, 0);
+  }
+  r = RunProcess({kBin, "stage", "report", work}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("2 of 4 verify tasks missing: 0, 2"), std::string::npos) << r.err;
 }
 
 TEST(StageTest, ShardsOfOtherParametersAreRefused) {
@@ -484,6 +594,7 @@ TEST(StageTest, ShardsOfOtherParametersAreRefused) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--seed: 9 here, 1 in shard 0"), std::string::npos) << r.err;
   ASSERT_EQ(RunProcess({kBin, "stage", "bucket", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
+  ASSERT_EQ(RunProcess({kBin, "stage", "verify", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
   // Bucket tasks of pairs mode do not serve a cluster report.
   r = RunProcess({kBin, "stage", "report", "--mode", "clusters", work}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
@@ -503,6 +614,7 @@ TEST(StageTest, ShardDamagedAfterSigningIsRefusedNamingTheFile) {
         0);
   }
   ASSERT_EQ(RunProcess({kBin, "stage", "bucket", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
+  ASSERT_EQ(RunProcess({kBin, "stage", "verify", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
   RunResult r = RunProcess({kBin, "stage", "report", work}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string good = r.out;

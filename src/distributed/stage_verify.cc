@@ -1,0 +1,281 @@
+#include "distributed/stage_verify.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "base/hash.h"
+#include "base/mapped_file.h"
+#include "distributed/stage_bucket.h"
+#include "distributed/stage_bytes.h"
+#include "distributed/stage_sign.h"
+#include "distributed/work_folder.h"
+#include "lsh/band_key.h"
+#include "lsh/similarity.h"
+#include "scan/run.h"
+#include "sign/table_codec.h"
+
+namespace neardup {
+
+namespace {
+
+constexpr char kVerifyMagic[8] = {'N', 'D', 'U', 'P', 'V', 'R', 'F', 'Y'};
+constexpr uint32_t kVerifyVersion = 1;
+// The largest folio of page cache a fault on a mapped file may map whole.
+constexpr size_t kFolio = size_t{2} << 20;
+
+bool IdInRange(uint64_t id, const std::vector<uint64_t>& shard_docs) {
+  return ShardOf(id) < shard_docs.size() && LocalOf(id) < shard_docs[ShardOf(id)];
+}
+
+// The task's share of every bucket output, each checked as the report
+// checked them; `ids` gets the documents of its pairs.
+struct Share {
+  std::vector<BucketPair> pairs;  // ascending by (a, b, band)
+  std::vector<std::vector<uint64_t>> large;
+};
+
+Result<Share> ReadShare(const WorkFolder& folder, const Options& o, uint32_t buckets, uint64_t bands,
+                        const std::vector<uint64_t>& shard_docs, StageTask t) {
+  Share share;
+  PairsLimits limits{.shard_docs = shard_docs, .bands = {}, .large_bucket = LargeBucketOf(o)};
+  for (uint32_t j = 0; j < buckets; ++j) {
+    const std::string path = folder.File(StageKind::kBucket, j, "pairs");
+    Result<std::string> bytes = ReadWholeFile(path);
+    if (!bytes.ok()) return bytes.status();
+    Result<BucketOutput> found = DecodeBucketOutput(*bytes);
+    if (!found.ok()) return Damaged(path, found.status().message());
+    bytes->clear();
+    bytes->shrink_to_fit();
+    limits.bands = BandsOfTask({.task = j, .tasks = buckets}, bands);
+    if (Status s = CheckBucketOutput(*found, limits); !s.ok()) {
+      if (s.code() == Status::Code::kInvalidArgument) {
+        return Status::InvalidArgument(path + ": made for another --mode; run the bucket tasks again");
+      }
+      return Damaged(path, s.message());
+    }
+    for (const BucketPair& p : found->pairs) {
+      if (VerifyTaskOf(p.a, t.tasks) == t.task) share.pairs.push_back(p);
+    }
+    for (std::vector<uint64_t>& list : found->large) {
+      if (VerifyTaskOf(list.front(), t.tasks) == t.task) share.large.push_back(std::move(list));
+    }
+  }
+  std::sort(share.pairs.begin(), share.pairs.end());
+  return share;
+}
+
+// The signatures of the documents `ids` (ascending, each of a shard),
+// row k being ids[k]'s, read by id from the shard tables.
+Result<std::vector<uint32_t>> ReadRows(const WorkFolder& folder, const Options& o, const std::vector<uint64_t>& ids) {
+  const size_t perm = static_cast<size_t>(o.num_perm);
+  std::vector<uint32_t> rows;
+  rows.reserve(ids.size() * perm);
+  size_t next = 0;
+  while (next < ids.size()) {
+    const uint32_t s = ShardOf(ids[next]);
+    const std::string path = folder.File(StageKind::kSign, s, "table");
+    Result<MappedFile> file = MappedFile::Open(path);
+    if (!file.ok()) return file.status();
+    const size_t first = next;
+    size_t read_to = 0;
+    RecordWalk walk{.keep =
+                        [&](uint64_t k, const DocRecord&) {
+                          if (next == ids.size() || ids[next] != GlobalId(s, k)) return false;
+                          ++next;
+                          return true;
+                        },
+                    .hashed = nullptr,
+                    .read =
+                        [&](size_t n) {
+                          file->Release(read_to, n - read_to);
+                          read_to = n;
+                        },
+                    // The report checks every table whole before it trusts
+                    // a pair: here only the records and the rows needed.
+                    .checksum = false};
+    Result<DecodedRecords> part = DecodeRecordsWith(file->bytes(), walk);
+    if (!part.ok()) return Damaged(path, part.status().message());
+    if (!(part->params == SignatureParams::From(o))) {
+      return Status::InvalidArgument(path + ": signed with other parameters");
+    }
+    if (next == first || (next < ids.size() && ShardOf(ids[next]) == s)) {
+      return Damaged(path, "fewer documents than its bands name");
+    }
+    for (uint64_t k : part->kept) {
+      const auto row = part->signatures.subspan(k * perm, perm);
+      rows.insert(rows.end(), row.begin(), row.end());
+      // As the report does: a fault may map the whole folio around the row.
+      const size_t at = static_cast<size_t>(reinterpret_cast<const char*>(row.data()) - file->bytes().data());
+      file->Release(at / kFolio * kFolio, 2 * kFolio);
+    }
+    file->Release(0, file->size());
+  }
+  return rows;
+}
+
+// The verified pairs of `share`, by the run's banding and candidate floor.
+VerifyOutput Score(const Run& run, Share share, const std::vector<uint64_t>& ids, const std::vector<uint32_t>& rows) {
+  const size_t perm = static_cast<size_t>(run.options().num_perm);
+  auto row = [&](uint64_t id) {
+    return rows.data() + static_cast<size_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin()) * perm;
+  };
+  VerifyOutput out{.large_bucket = LargeBucketOf(run.options()), .visited = 0, .pairs = {}, .large = {}};
+  for (const BucketPair& p : share.pairs) {
+    const uint32_t* x = row(p.a);
+    const uint32_t* y = row(p.b);
+    if (!FirstSharedBand(x, y, run.banding(), static_cast<int>(p.band))) continue;
+    ++out.visited;
+    const double est = DistinctScore(SignatureAgreement(x, y, static_cast<int>(perm)));
+    if (!MeetsThreshold(est, run.rule().candidate_floor)) continue;
+    out.pairs.push_back({.a = p.a, .b = p.b, .estimate = est});
+  }
+  out.large = std::move(share.large);
+  return out;
+}
+
+}  // namespace
+
+uint32_t VerifyTaskOf(uint64_t first, uint32_t tasks) { return static_cast<uint32_t>(Mix64(first) % tasks); }
+
+uint64_t VerifyFingerprint(const Options& options) {
+  const double floor = CandidateFloor(options);
+  uint64_t bits = 0;
+  std::memcpy(&bits, &floor, 8);
+  return BucketFingerprint(options) ^ HashBytes(&bits, 8, 0x7665726966790000ULL);
+}
+
+std::string EncodeVerifyOutput(const VerifyOutput& o) {
+  std::string out;
+  FieldWriter w(&out);
+  w.Raw(kVerifyMagic, 8);
+  w.U32(kVerifyVersion);
+  w.U64(o.large_bucket);
+  w.U64(o.visited);
+  w.U64(o.pairs.size());
+  for (const VerifiedPair& p : o.pairs) {
+    w.U64(p.a);
+    w.U64(p.b);
+    w.Raw(&p.estimate, 8);
+  }
+  w.U64(o.large.size());
+  for (const auto& list : o.large) {
+    w.U64(list.size());
+    for (uint64_t id : list) w.U64(id);
+  }
+  w.Checksum();
+  return out;
+}
+
+Result<VerifyOutput> DecodeVerifyOutput(std::string_view bytes) {
+  auto corrupt = [] { return Status::Corrupt("verified pairs: damaged (checksum, size or fields)"); };
+  if (bytes.size() < 20 || !ChecksumMatches(bytes) || bytes.substr(0, 8) != std::string_view(kVerifyMagic, 8)) {
+    return corrupt();
+  }
+  FieldReader r(bytes.substr(8, bytes.size() - 16));
+  if (r.U32() != kVerifyVersion) return Status::InvalidArgument("verified pairs: another format version");
+  VerifyOutput o;
+  o.large_bucket = r.U64();
+  o.visited = r.U64();
+  const uint64_t n = r.U64();
+  if (n > r.left() / 24) return corrupt();
+  o.pairs.resize(n);
+  for (VerifiedPair& p : o.pairs) {
+    p.a = r.U64();
+    p.b = r.U64();
+    r.Raw(&p.estimate, 8);
+  }
+  const uint64_t lists = r.U64();
+  if (lists > r.left() / 8) return corrupt();
+  for (uint64_t i = 0; i < lists && r.ok(); ++i) {
+    const uint64_t size = r.U64();
+    if (size > r.left() / 8) return corrupt();
+    std::vector<uint64_t> list(size);
+    for (uint64_t& id : list) id = r.U64();
+    o.large.push_back(std::move(list));
+  }
+  if (!r.ok() || r.left() != 0) return corrupt();
+  return o;
+}
+
+Status CheckVerifyOutput(const VerifyOutput& out, const std::vector<uint64_t>& shard_docs, uint64_t large_bucket,
+                         double floor, StageTask t) {
+  if (out.large_bucket != large_bucket) return Status::InvalidArgument("made for another --mode");
+  for (size_t k = 0; k < out.pairs.size(); ++k) {
+    const VerifiedPair& p = out.pairs[k];
+    if (k > 0 && (out.pairs[k - 1].a > p.a || (out.pairs[k - 1].a == p.a && out.pairs[k - 1].b >= p.b))) {
+      return Status::Corrupt("its pairs are out of order");
+    }
+    if (p.a >= p.b) return Status::Corrupt("a pair out of order");
+    if (!IdInRange(p.a, shard_docs) || !IdInRange(p.b, shard_docs)) {
+      return Status::Corrupt("a document id out of range");
+    }
+    if (VerifyTaskOf(p.a, t.tasks) != t.task) return Status::Corrupt("a pair of another task");
+    if (!(MeetsThreshold(p.estimate, floor) && p.estimate <= 1.0)) return Status::Corrupt("an estimate out of range");
+  }
+  if (out.visited < out.pairs.size()) return Status::Corrupt("fewer candidates visited than verified");
+  if (!out.large.empty() && large_bucket == 0) return Status::Corrupt("a large bucket in pairs mode");
+  for (const std::vector<uint64_t>& list : out.large) {
+    if (list.size() <= large_bucket) return Status::Corrupt("a large bucket that is not large");
+    if (VerifyTaskOf(list.front(), t.tasks) != t.task) return Status::Corrupt("a large bucket of another task");
+    for (size_t k = 0; k < list.size(); ++k) {
+      if (!IdInRange(list[k], shard_docs)) return Status::Corrupt("a document id out of range");
+      if (k > 0 && list[k - 1] >= list[k]) return Status::Corrupt("a large bucket out of order");
+    }
+  }
+  return Status::Ok();
+}
+
+Result<TaskRun> RunVerifyTask(const Options& o, const std::string& work, StageTask t, const RunContext& ctx) {
+  Result<std::unique_ptr<Run>> decided = Run::Decide(o, ctx);
+  if (!decided.ok()) return decided.status();
+  const Run& run = **decided;
+  if (t.tasks == 0 || t.task >= t.tasks) return Status::InvalidArgument("--task must be below --tasks");
+  const WorkFolder folder(work);
+  if (Status s = folder.Create(); !s.ok()) return s;
+  const uint64_t fingerprint = VerifyFingerprint(o);
+  Result<bool> done = folder.Done(StageKind::kVerify, t, fingerprint);
+  if (!done.ok()) return done.status();
+  if (*done) return TaskRun::kAlreadyDone;
+  if (Status s = folder.SameRun(StageKind::kVerify, t, fingerprint); !s.ok()) return s;
+  folder.RemoveTemporaries(StageKind::kVerify, t.task);
+  if (Status s = CheckShardParams(folder, o); !s.ok()) return s;
+  Result<uint32_t> shards = folder.FinishedTasks(StageKind::kSign, SignFingerprint(o));
+  if (!shards.ok()) return shards.status();
+  if (Status s = CheckShardListings(folder, *shards, std::nullopt); !s.ok()) return s;
+  Result<uint32_t> buckets = folder.FinishedTasks(StageKind::kBucket, BucketFingerprint(o));
+  if (!buckets.ok()) return buckets.status();
+  VerifyOutput out{.large_bucket = LargeBucketOf(o), .visited = 0, .pairs = {}, .large = {}};
+  if (!run.rule().identical_only) {  // -t 1: the report reads no pairs
+    std::vector<uint64_t> shard_docs;
+    for (uint32_t s = 0; s < *shards; ++s) {
+      Result<uint64_t> docs = ShardDocCount(folder, s);
+      if (!docs.ok()) return docs.status();
+      shard_docs.push_back(*docs);
+    }
+    Result<Share> share =
+        ReadShare(folder, o, *buckets, static_cast<uint64_t>(run.banding().bands), shard_docs, t);
+    if (!share.ok()) return share.status();
+    std::vector<uint64_t> ids;
+    for (const BucketPair& p : share->pairs) {
+      ids.push_back(p.a);
+      ids.push_back(p.b);
+    }
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    Result<std::vector<uint32_t>> rows = ReadRows(folder, o, ids);
+    if (!rows.ok()) return rows.status();
+    out = Score(run, std::move(*share), ids, *rows);
+  }
+  if (Status s = WriteAtomically(folder.File(StageKind::kVerify, t.task, "pairs"), EncodeVerifyOutput(out)); !s.ok()) {
+    return s;
+  }
+  if (Status s = WriteAtomically(folder.File(StageKind::kVerify, t.task, "done"),
+                                 WorkFolder::MarkerText(StageKind::kVerify, t, fingerprint));
+      !s.ok()) {
+    return s;
+  }
+  return TaskRun::kRan;
+}
+
+}  // namespace neardup
