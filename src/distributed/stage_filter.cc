@@ -111,14 +111,28 @@ Status ClaimKeptDir(const WorkFolder& folder, const Options& o, const KeptSource
   if (ec) return Status::IoError(stamps + ": cannot create: " + ec.message());
   const std::string stamp = stamps + "/" + std::to_string(st.st_dev) + "-" + std::to_string(st.st_ino) + ".dir";
   const std::string text = "neardup filter " + Hex(DroppedFingerprint(o)) + "\n";
-  Result<std::string> had = fs::exists(stamp, ec) ? ReadWholeFile(stamp) : Result<std::string>(std::string());
-  if (!had.ok()) return had.status();
-  if (*had != text) {
+  auto stamped = [&]() -> Result<bool> {
+    if (!fs::exists(stamp, ec)) return false;
+    Result<std::string> had = ReadWholeFile(stamp);
+    if (!had.ok()) return had.status();
+    return *had == text;
+  };
+  Result<bool> begun = stamped();
+  if (!begun.ok()) return begun.status();
+  if (!*begun) {
+    // A task that begins DIR writes the stamp before anything else, so DIR
+    // found not empty is either begun by a task that ran meanwhile (the
+    // stamp is there now) or foreign.
     if (!fs::is_empty(dir, ec) || ec) {
-      return Status::InvalidArgument("--kept-dir " + dir + " is not empty and no filter task over " + folder.root() +
-                                     " with these options began it; name a new or empty folder");
+      begun = stamped();
+      if (!begun.ok()) return begun.status();
+      if (!*begun) {
+        return Status::InvalidArgument("--kept-dir " + dir + " is not empty and no filter task over " +
+                                       folder.root() + " with these options began it; name a new or empty folder");
+      }
+    } else if (Status s = WriteAtomically(stamp, text); !s.ok()) {
+      return s;
     }
-    if (Status s = WriteAtomically(stamp, text); !s.ok()) return s;
   }
   for (size_t f = 0; f < src.files.size(); ++f) {
     const fs::path target = fs::path(dir) / src.kept_paths[f];
