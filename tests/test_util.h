@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -54,6 +55,19 @@ inline std::string ReadFile(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// Every regular file under `root` by its path below it, with its bytes
+// (empty when `root` is missing): a folder to compare whole.
+inline std::map<std::string, std::string> FileTree(const std::string& root) {
+  namespace fs = std::filesystem;
+  std::map<std::string, std::string> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->is_regular_file()) out[fs::relative(it->path(), root).string()] = ReadFile(it->path().string());
+  }
+  return out;
 }
 
 struct RunResult {

@@ -277,11 +277,7 @@ std::string EncodeBucketOutput(const BucketOutput& o) {
     w.U64(p.b);
     w.U64(p.band);
   }
-  w.U64(o.large.size());
-  for (const auto& list : o.large) {
-    w.U64(list.size());
-    for (uint64_t id : list) w.U64(id);
-  }
+  WriteIdLists(w, o.large);
   w.Checksum();
   return out;
 }
@@ -303,16 +299,7 @@ Result<BucketOutput> DecodeBucketOutput(std::string_view bytes) {
     p.b = r.U64();
     p.band = r.U64();
   }
-  const uint64_t lists = r.U64();
-  if (lists > r.left() / 8) return corrupt();
-  for (uint64_t i = 0; i < lists && r.ok(); ++i) {
-    const uint64_t size = r.U64();
-    if (size > r.left() / 8) return corrupt();
-    std::vector<uint64_t> list(size);
-    for (uint64_t& id : list) id = r.U64();
-    o.large.push_back(std::move(list));
-  }
-  if (!r.ok() || r.left() != 0) return corrupt();
+  if (!ReadIdLists(r, &o.large) || r.left() != 0) return corrupt();
   return o;
 }
 
@@ -320,14 +307,22 @@ BandRange BandsOfTask(StageTask t, uint64_t bands) {
   return {.first = t.task * bands / t.tasks, .last = (uint64_t{t.task} + 1) * bands / t.tasks};
 }
 
-namespace {
-
-// Whether `id` is a document of one of the shards.
 bool IdInRange(uint64_t id, const std::vector<uint64_t>& shard_docs) {
   return ShardOf(id) < shard_docs.size() && LocalOf(id) < shard_docs[ShardOf(id)];
 }
 
-}  // namespace
+Status CheckLargeBuckets(const std::vector<std::vector<uint64_t>>& large, const std::vector<uint64_t>& shard_docs,
+                         uint64_t large_bucket) {
+  if (!large.empty() && large_bucket == 0) return Status::Corrupt("a large bucket in pairs mode");
+  for (const std::vector<uint64_t>& list : large) {
+    if (list.size() <= large_bucket) return Status::Corrupt("a large bucket that is not large");
+    for (size_t k = 0; k < list.size(); ++k) {
+      if (!IdInRange(list[k], shard_docs)) return Status::Corrupt("a document id out of range");
+      if (k > 0 && list[k - 1] >= list[k]) return Status::Corrupt("a large bucket out of order");
+    }
+  }
+  return Status::Ok();
+}
 
 Status CheckBucketOutput(const BucketOutput& out, const PairsLimits& limits) {
   if (out.large_bucket != limits.large_bucket) return Status::InvalidArgument("made for another --mode");
@@ -340,15 +335,7 @@ Status CheckBucketOutput(const BucketOutput& out, const PairsLimits& limits) {
     }
     if (p.band < limits.bands.first || p.band >= limits.bands.last) return Status::Corrupt("a band out of range");
   }
-  if (!out.large.empty() && limits.large_bucket == 0) return Status::Corrupt("a large bucket in pairs mode");
-  for (const std::vector<uint64_t>& list : out.large) {
-    if (list.size() <= limits.large_bucket) return Status::Corrupt("a large bucket that is not large");
-    for (size_t k = 0; k < list.size(); ++k) {
-      if (!IdInRange(list[k], limits.shard_docs)) return Status::Corrupt("a document id out of range");
-      if (k > 0 && list[k - 1] >= list[k]) return Status::Corrupt("a large bucket out of order");
-    }
-  }
-  return Status::Ok();
+  return CheckLargeBuckets(out.large, limits.shard_docs, limits.large_bucket);
 }
 
 Result<BucketOutput> BucketBands(const std::vector<ShardBands>& shards, Banding banding, uint64_t fingerprint,

@@ -76,6 +76,14 @@ struct PairsLimits {
   BandRange bands;                   // the task's bands
   uint64_t large_bucket = 0;         // LargeBucketOf() the mode
 };
+// Whether `id` (a global id) is a document of one of the shards, whose
+// document counts are `shard_docs`.
+bool IdInRange(uint64_t id, const std::vector<uint64_t>& shard_docs);
+// Large buckets only in cluster modes (`large_bucket` > 0), each of more
+// than `large_bucket` ids of the shards, ascending: Corrupt naming the first
+// bad value, else Ok.
+Status CheckLargeBuckets(const std::vector<std::vector<uint64_t>>& large, const std::vector<uint64_t>& shard_docs,
+                         uint64_t large_bucket);
 // Checks every value of `out` against `limits`: pairs ascending and unique,
 // a < b, every id of a shard and below its document count, bands the task's;
 // large buckets only in cluster modes, each of more than `large_bucket` ids,

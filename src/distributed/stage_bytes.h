@@ -6,6 +6,8 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "base/hash.h"
 
@@ -73,6 +75,29 @@ class FieldReader {
   size_t pos_ = 0;
   bool ok_ = true;
 };
+
+// Lists of ids (the large buckets of the bucket and verify outputs): their
+// count, then each list's size and ids.
+inline void WriteIdLists(FieldWriter& w, const std::vector<std::vector<uint64_t>>& lists) {
+  w.U64(lists.size());
+  for (const std::vector<uint64_t>& list : lists) {
+    w.U64(list.size());
+    for (uint64_t id : list) w.U64(id);
+  }
+}
+// Reads what WriteIdLists() wrote; false when a count exceeds what is left.
+inline bool ReadIdLists(FieldReader& r, std::vector<std::vector<uint64_t>>* lists) {
+  const uint64_t n = r.U64();
+  if (n > r.left() / 8) return false;
+  for (uint64_t i = 0; i < n && r.ok(); ++i) {
+    const uint64_t size = r.U64();
+    if (size > r.left() / 8) return false;
+    std::vector<uint64_t> list(size);
+    for (uint64_t& id : list) id = r.U64();
+    lists->push_back(std::move(list));
+  }
+  return r.ok();
+}
 
 // Whether the last 8 bytes of `bytes` are XXH3-64 of the rest.
 inline bool ChecksumMatches(std::string_view bytes) {

@@ -24,10 +24,6 @@ constexpr uint32_t kVerifyVersion = 1;
 // The largest folio of page cache a fault on a mapped file may map whole.
 constexpr size_t kFolio = size_t{2} << 20;
 
-bool IdInRange(uint64_t id, const std::vector<uint64_t>& shard_docs) {
-  return ShardOf(id) < shard_docs.size() && LocalOf(id) < shard_docs[ShardOf(id)];
-}
-
 // The task's share of every bucket output, each checked as the report
 // checked them; `ids` gets the documents of its pairs.
 struct Share {
@@ -158,11 +154,7 @@ std::string EncodeVerifyOutput(const VerifyOutput& o) {
     w.U64(p.b);
     w.Raw(&p.estimate, 8);
   }
-  w.U64(o.large.size());
-  for (const auto& list : o.large) {
-    w.U64(list.size());
-    for (uint64_t id : list) w.U64(id);
-  }
+  WriteIdLists(w, o.large);
   w.Checksum();
   return out;
 }
@@ -185,16 +177,7 @@ Result<VerifyOutput> DecodeVerifyOutput(std::string_view bytes) {
     p.b = r.U64();
     r.Raw(&p.estimate, 8);
   }
-  const uint64_t lists = r.U64();
-  if (lists > r.left() / 8) return corrupt();
-  for (uint64_t i = 0; i < lists && r.ok(); ++i) {
-    const uint64_t size = r.U64();
-    if (size > r.left() / 8) return corrupt();
-    std::vector<uint64_t> list(size);
-    for (uint64_t& id : list) id = r.U64();
-    o.large.push_back(std::move(list));
-  }
-  if (!r.ok() || r.left() != 0) return corrupt();
+  if (!ReadIdLists(r, &o.large) || r.left() != 0) return corrupt();
   return o;
 }
 
@@ -214,14 +197,9 @@ Status CheckVerifyOutput(const VerifyOutput& out, const std::vector<uint64_t>& s
     if (!(MeetsThreshold(p.estimate, floor) && p.estimate <= 1.0)) return Status::Corrupt("an estimate out of range");
   }
   if (out.visited < out.pairs.size()) return Status::Corrupt("fewer candidates visited than verified");
-  if (!out.large.empty() && large_bucket == 0) return Status::Corrupt("a large bucket in pairs mode");
+  if (Status s = CheckLargeBuckets(out.large, shard_docs, large_bucket); !s.ok()) return s;
   for (const std::vector<uint64_t>& list : out.large) {
-    if (list.size() <= large_bucket) return Status::Corrupt("a large bucket that is not large");
     if (VerifyTaskOf(list.front(), t.tasks) != t.task) return Status::Corrupt("a large bucket of another task");
-    for (size_t k = 0; k < list.size(); ++k) {
-      if (!IdInRange(list[k], shard_docs)) return Status::Corrupt("a document id out of range");
-      if (k > 0 && list[k - 1] >= list[k]) return Status::Corrupt("a large bucket out of order");
-    }
   }
   return Status::Ok();
 }

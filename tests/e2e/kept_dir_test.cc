@@ -168,13 +168,7 @@ void MakeJsonl(const TempDir& dir, const std::string& ext) {
 }
 
 // Every file below `root`, by its path below it.
-std::map<std::string, std::string> Tree(const std::string& root) {
-  std::map<std::string, std::string> out;
-  for (const auto& e : fs::recursive_directory_iterator(root)) {
-    if (e.is_regular_file()) out[fs::relative(e.path(), root).string()] = testing::ReadFile(e.path().string());
-  }
-  return out;
-}
+std::map<std::string, std::string> Tree(const std::string& root) { return testing::FileTree(root); }
 
 TEST(KeptDirTest, JsonlFilesAreTheInputLinesButTheListedOnesByteForByte) {
   for (const std::string ext : {"", ".gz", ".zst"}) {

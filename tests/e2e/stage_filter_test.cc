@@ -53,15 +53,7 @@ void MakeCorpus(const TempDir& dir, const std::string& ext) {
 }
 
 // Every file below `root`, by its path below it, with its bytes.
-std::map<std::string, std::string> Tree(const std::string& root) {
-  std::map<std::string, std::string> out;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    if (it->is_regular_file()) out[fs::relative(it->path(), root).string()] = testing::ReadFile(it->path().string());
-  }
-  return out;
-}
+std::map<std::string, std::string> Tree(const std::string& root) { return testing::FileTree(root); }
 
 RunResult Stage(const TempDir& dir, const std::string& stage, const Args& args) {
   Args argv = {kBin, "stage", stage};
