@@ -132,7 +132,9 @@ Status JoinSplitFiles(const WorkFolder& folder, const Options& o, StageTask t, S
     if (!next.ok()) return next.status();
     if (next->sources.files.empty()) continue;  // a share inside one line
     const std::string meta_path = folder.File(StageKind::kSign, s, "meta");
-    if (next->listing != shard->listing) return Damaged(meta_path, "another listing than shard " + std::to_string(t.task));
+    if (next->listing != shard->listing) {
+      return Damaged(meta_path, "another listing than shard " + std::to_string(t.task));
+    }
     if (!next->continues_first || next->sources.files.front().path != src.files[last].path) {
       return Damaged(meta_path, "does not continue shard " + std::to_string(t.task) + "'s last file");
     }

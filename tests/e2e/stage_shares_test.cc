@@ -176,7 +176,8 @@ TEST(StageSharesTest, FilterOverSharedFileWritesScansFolder) {
   for (const Args& options : {Args{"--input", "jsonl", "--mode", "duplicates"},
                               Args{"--input", "jsonl", "--mode", "clusters", "--keep", "longest"}}) {
     const std::string tag = options.back();
-    const RunResult scan = Neardup(dir, With(With({"scan", "--kept-dir", dir / ("scan." + tag)}, options), {dir / "in"}));
+    const RunResult scan =
+        Neardup(dir, With(With({"scan", "--kept-dir", dir / ("scan." + tag)}, options), {dir / "in"}));
     ASSERT_LE(scan.exit_code, 2) << scan.err;
     const auto want = testing::FileTree(dir / ("scan." + tag));
     ASSERT_EQ(want.size(), 2u);
