@@ -13,6 +13,7 @@
 #include "scan/phases.h"
 #include "scan/run.h"
 #include "sign/sign_internal.h"
+#include "distributed/byte_shares.h"
 #include "distributed/stage_bytes.h"
 
 namespace neardup {
@@ -21,7 +22,7 @@ namespace {
 
 constexpr char kMetaMagic[8] = {'N', 'D', 'U', 'P', 'M', 'E', 'T', 'A'};
 constexpr char kBandsMagic[8] = {'N', 'D', 'U', 'P', 'B', 'A', 'N', 'D'};
-constexpr uint32_t kMetaVersion = 3;  // 2: the listing fingerprint; 3: what stage filter needs
+constexpr uint32_t kMetaVersion = 4;  // 2: the listing fingerprint; 3: what stage filter needs; 4: byte shares
 // The smallest encodings of a problem (u32 file, u64 line, u8 kind, u8
 // code, u64 message length) and of a walk error (u8 code, u64 length).
 constexpr uint64_t kProblemSize = 22;
@@ -183,6 +184,8 @@ std::string EncodeShardMeta(const ShardMeta& m) {
   w.U32(m.task.task);
   w.U32(m.task.tasks);
   w.U64(m.first_file);
+  w.U64(m.first_begin);
+  w.U64(m.last_end);
   w.U64(m.listing);
   w.U64(m.counts.bytes);
   w.U64(m.counts.invalid_utf8);
@@ -222,6 +225,8 @@ Result<ShardMeta> DecodeShardMeta(std::string_view bytes) {
   m.task.task = r.U32();
   m.task.tasks = r.U32();
   m.first_file = r.U64();
+  m.first_begin = r.U64();
+  m.last_end = r.U64();
   m.listing = r.U64();
   m.counts.bytes = r.U64();
   m.counts.invalid_utf8 = r.U64();
@@ -271,8 +276,24 @@ Result<ShardMeta> DecodeShardMeta(std::string_view bytes) {
   return m;
 }
 
-Status CheckShardMeta(const ShardMeta& meta, uint32_t shard, uint32_t shards, uint64_t files, uint64_t docs) {
+namespace {
+
+// Whether a meta's first_begin and last_end fit its shard's files.
+bool RangesFit(const ShardMeta& m, const std::vector<InputFile>& in) {
+  if (in.empty()) return m.first_begin == 0 && m.last_end == 0;
+  if (m.first_begin > 0 && m.first_begin >= in.front().size) return false;
+  if (m.last_end > in.back().size) return false;
+  if (in.size() == 1 && in.front().size > 0) return m.first_begin < m.last_end;
+  return in.size() == 1 || in.back().size == 0 || m.last_end > 0;
+}
+
+}  // namespace
+
+Status CheckShardMeta(const ShardMeta& meta, uint32_t shard, uint32_t shards, const std::vector<InputFile>& in,
+                      uint64_t docs) {
+  const uint64_t files = in.size();
   if (meta.task.task != shard || meta.task.tasks != shards) return Status::Corrupt("another task's meta");
+  if (!RangesFit(meta, in)) return Status::Corrupt("its byte range does not fit its files");
   if (meta.roots.size() != files || meta.kept_paths.size() != files) {
     return Status::Corrupt("its roots do not match the shard's files");
   }
@@ -342,28 +363,12 @@ Status CheckShardListings(const WorkFolder& folder, uint32_t tasks, std::optiona
 
 namespace {
 
-// Files [t*F/N, (t+1)*F/N) of the F walked, in walk order; a stream among
-// them is an error.
-Result<std::vector<InputFile>> ShareOf(std::vector<InputFile> files, StageTask t, uint64_t* first) {
-  const uint64_t n = files.size();
-  const uint64_t lo = t.task * n / t.tasks;
-  const uint64_t hi = (t.task + 1) * n / t.tasks;
-  *first = lo;
-  std::vector<InputFile> share(std::make_move_iterator(files.begin() + static_cast<ptrdiff_t>(lo)),
-                               std::make_move_iterator(files.begin() + static_cast<ptrdiff_t>(hi)));
-  for (const InputFile& f : share) {
-    if (f.identity.stream) {
-      return Status::InvalidArgument(f.path + ": a stream (pipe, stdin, device) cannot be read by a stage task; "
-                                              "save it to a file first");
-    }
-  }
-  return share;
-}
-
 // Where shard t's files start among the walked ones, and what was walked.
 struct ShareOrigin {
   uint64_t first_file = 0;
   uint64_t listing = 0;  // ListingFingerprint() of the whole walk
+  uint64_t first_begin = 0;  // ShardMeta::first_begin, last_end
+  uint64_t last_end = 0;
 };
 
 // The inputs stage filter checks --kept-dir against (ShardMeta::inputs).
@@ -396,6 +401,8 @@ Status WriteShard(const Run& run, const WorkFolder& folder, StageTask t, const S
   }
   ShardMeta meta{.task = t,
                  .first_file = origin.first_file,
+                 .first_begin = origin.first_begin,
+                 .last_end = origin.last_end,
                  .listing = origin.listing,
                  .counts = in.corpus.counts,
                  .problems = in.corpus.problems,
@@ -453,10 +460,24 @@ Result<TaskRun> RunSignTask(const Options& o, const std::string& work, StageTask
   if (Status s = CheckShardListings(folder, t.tasks, origin.listing); !s.ok()) return s;
   if (done) return TaskRun::kAlreadyDone;
   folder.RemoveTemporaries(StageKind::kSign, t.task);
-  Result<std::vector<InputFile>> share = ShareOf(std::move(walked->files), t, &origin.first_file);
+  Result<Share> share = ShareOf(run.fs(), o, std::move(walked->files), t);
   if (!share.ok()) return share.status();
-  walked->files = std::move(*share);
-  Result<SignedInputs> in = SignInputs(run, {.walked = std::move(*walked), .index = nullptr, .stored = {}}, IdScope::kShard);
+  origin.first_file = share->first_file;
+  std::vector<uint64_t> line_base;
+  if (!share->files.empty()) {
+    origin.first_begin = share->parts.front().begin;
+    origin.last_end = share->parts.back().end;
+  }
+  for (const FilePart& part : share->parts) line_base.push_back(part.line_base);
+  RangedFileSystem ranged(run.fs(), share->files, share->parts);
+  walked->files = std::move(share->files);
+  Result<SignedInputs> in = SignInputs(run,
+                                       {.walked = std::move(*walked),
+                                        .index = nullptr,
+                                        .stored = {},
+                                        .share_fs = &ranged,
+                                        .line_base = std::move(line_base)},
+                                       IdScope::kShard);
   if (!in.ok()) return in.status();
   if (in->corpus.table.size() >= (uint64_t{1} << kShardShift)) {
     return Status::InvalidArgument("a shard holds 2^40 documents or more: use more sign tasks");
