@@ -39,6 +39,8 @@ struct ShardSources {
   KeptSources sources;
   std::vector<std::string> inputs;
   uint64_t listing = 0;
+  bool continues_first = false;  // its first file continues an earlier shard's range
+  bool continued_last = false;   // a later shard continues its last file
 };
 
 Result<ShardSources> LoadShard(const WorkFolder& folder, const Options& o, StageTask t) {
@@ -59,15 +61,19 @@ Result<ShardSources> LoadShard(const WorkFolder& folder, const Options& o, Stage
   if (!bytes.ok()) return bytes.status();
   Result<ShardMeta> meta = DecodeShardMeta(*bytes);
   if (!meta.ok()) return Damaged(meta_path, meta.status().message());
-  if (Status s = CheckShardMeta(*meta, t.task, t.tasks, part->files.size(), part->docs.size()); !s.ok()) {
+  if (Status s = CheckShardMeta(*meta, t.task, t.tasks, part->files, part->docs.size()); !s.ok()) {
     return Damaged(meta_path, s.message());
   }
+  const bool continues_first = ContinuesFirst(*meta, part->files);
+  const bool continued_last = ContinuedLast(*meta, part->files);
   for (size_t k = 0; k < part->files.size(); ++k) part->files[k].root = meta->roots[k];
   for (size_t d = 0; d < part->docs.size(); ++d) part->docs[d].line_hash = meta->line_hashes[d];
   ShardSources out;
   out.sources = KeptSourcesOf(std::move(part->files), part->docs, meta->problems, std::move(meta->kept_paths));
   out.inputs = std::move(meta->inputs);
   out.listing = meta->listing;
+  out.continues_first = continues_first;
+  out.continued_last = continued_last;
   return out;
 }
 
@@ -96,6 +102,61 @@ Result<std::vector<DocId>> LoadDropped(const WorkFolder& folder, const Options& 
                                           "verification, --keep or --cluster-by): give stage filter the report's");
   }
   return std::vector<DocId>(list->ids.begin(), list->ids.end());
+}
+
+// A file split between shards (byte_shares.h) is written whole by the task
+// of the shard that holds its first range, and by no other: one writer a
+// file, under a temporary name renamed into place, as for every file. So:
+//  - this shard's first file, when it continues an earlier shard's range,
+//    is left to that shard's task (marked not to write or remove here), and
+//    its dropped documents with it;
+//  - this shard's last file, when later shards continue it and its range
+//    here is its first, takes their dropped documents (with their lines and
+//    line hashes) from their tables, metas and dropped lists, shard after
+//    shard, and counts their kept ones. Only those shards' records of one
+//    shard at a time are held, and of the file only its dropped documents.
+Status JoinSplitFiles(const WorkFolder& folder, const Options& o, StageTask t, ShardSources* shard,
+                      std::vector<DocId>* dropped) {
+  KeptSources& src = shard->sources;
+  const bool owns_last = shard->continued_last && !(shard->continues_first && src.files.size() == 1);
+  if (shard->continues_first) {
+    src.files.front().reference = true;  // neither written nor removed by this task
+    std::erase_if(*dropped, [&](DocId d) { return src.docs[d].file == 0; });
+  }
+  if (!owns_last) return Status::Ok();
+  const uint32_t last = static_cast<uint32_t>(src.files.size() - 1);
+  src.kept_elsewhere.assign(src.files.size(), 0);
+  for (uint32_t s = t.task + 1; s < t.tasks; ++s) {
+    const StageTask other{.task = s, .tasks = t.tasks};
+    Result<ShardSources> next = LoadShard(folder, o, other);
+    if (!next.ok()) return next.status();
+    if (next->sources.files.empty()) continue;  // a share inside one line
+    const std::string meta_path = folder.File(StageKind::kSign, s, "meta");
+    if (next->listing != shard->listing) {
+      return Damaged(meta_path, "another listing than shard " + std::to_string(t.task));
+    }
+    if (!next->continues_first || next->sources.files.front().path != src.files[last].path) {
+      return Damaged(meta_path, "does not continue shard " + std::to_string(t.task) + "'s last file");
+    }
+    Result<std::vector<DocId>> theirs = LoadDropped(folder, o, other, *next);
+    if (!theirs.ok()) return theirs.status();
+    std::vector<uint8_t> is_dropped(next->sources.docs.size(), 0);
+    for (const DocId d : *theirs) is_dropped[d] = 1;
+    for (size_t d = 0; d < next->sources.docs.size(); ++d) {
+      KeptSources::Doc doc = next->sources.docs[d];
+      if (doc.file != 0) break;  // the file's documents come first
+      if (is_dropped[d] == 0) {
+        if (WritableKind(doc.kind)) ++src.kept_elsewhere[last];
+        continue;
+      }
+      doc.file = last;
+      dropped->push_back(static_cast<DocId>(src.docs.size()));
+      src.docs.push_back(doc);
+    }
+    if (next->sources.unread[0] != 0) src.unread[last] = 1;
+    if (!next->continued_last || next->sources.files.size() > 1) break;
+  }
+  return Status::Ok();
 }
 
 // Begins or joins DIR for the filter tasks of `folder` (see stage_filter.h),
@@ -215,6 +276,7 @@ Result<FilterOutcome> RunFilterTask(const Options& o, const std::string& work, S
   if (!shard.ok()) return shard.status();
   Result<std::vector<DocId>> dropped = LoadDropped(folder, o, t, *shard);
   if (!dropped.ok()) return dropped.status();
+  if (Status s = JoinSplitFiles(folder, o, t, &*shard, &*dropped); !s.ok()) return s;
   // DIR against the shard's inputs, as scan checks it against its PATHs.
   Options placed = o;
   placed.paths = shard->inputs;

@@ -8,6 +8,11 @@
 // hash of each dropped line), the same bytes. Together the N tasks write
 // what scan --kept-dir writes with the same options, byte for byte.
 //
+// A JSONL file split between sign shards (byte_shares.h) is written whole by
+// the task of the shard holding its first range, from the dropped lists of
+// every shard holding a range of it; the other tasks neither write nor
+// remove it. So every file of DIR has one writer.
+//
 // DIR is shared by the tasks, each writing only its own files, each under a
 // temporary name renamed into place. DIR must be new or empty when a task
 // begins it: that task records it (filter/DEV-INO.dir, holding the list's

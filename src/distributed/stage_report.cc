@@ -4,6 +4,7 @@
 #include <cassert>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "base/hash.h"
@@ -71,7 +72,8 @@ struct Sweep {
   std::vector<Shard> shards;
   std::vector<ShardSpan> spans;
   std::vector<uint32_t> first_file;  // per shard, its first file among `files`
-  std::vector<InputFile> files;      // every shard's, in order, roots set
+  std::vector<InputFile> files;      // every shard's, in order, roots set; a split file once
+  std::optional<uint64_t> continued_at;  // where the last file's range ended, when a later shard continues it
   std::vector<InputProblem> problems;
   SignCounts counts;
   WalkCounts walk;
@@ -149,18 +151,31 @@ Status SweepShard(const WorkFolder& folder, const Options& o, uint32_t s, uint32
   Result<ShardMeta> meta = DecodeShardMeta(*meta_bytes);
   if (!meta.ok()) return Damaged(meta_path, meta.status().message());
   const uint64_t docs = sw->shards[s].docs;
-  if (Status st = CheckShardMeta(*meta, s, shards, part->files.size(), docs); !st.ok()) {
+  if (Status st = CheckShardMeta(*meta, s, shards, part->files, docs); !st.ok()) {
     return Damaged(meta_path, st.message());
   }
-  const uint32_t file_offset = static_cast<uint32_t>(sw->files.size());
-  if (meta->first_file != file_offset) return Damaged(meta_path, "its files do not follow the last shard's");
+  // A file split between shards (byte_shares.h) is one file of the run: a
+  // shard whose first file continues the last one's takes its index.
+  const bool continues = ContinuesFirst(*meta, part->files);
+  if (continues != sw->continued_at.has_value() && !part->files.empty()) {
+    return Damaged(meta_path, "its byte range does not follow the last shard's");
+  }
+  const uint32_t file_offset = static_cast<uint32_t>(sw->files.size() - (continues ? 1 : 0));
+  if (!part->files.empty()) {
+    const bool follows = meta->first_file == file_offset &&
+                         (!continues || (*sw->continued_at == meta->first_begin &&
+                                         sw->files.back().path == part->files.front().path));
+    if (!follows) return Damaged(meta_path, "its files do not follow the last shard's");
+    sw->continued_at.reset();
+    if (ContinuedLast(*meta, part->files)) sw->continued_at = meta->last_end;
+  }
   if (s == 0) {
     sw->walk = meta->walk;
     sw->walk_errors = std::move(meta->walk_errors);
   }
   sw->spans.push_back({.docs = docs, .listing = meta->listing});
   sw->first_file.push_back(file_offset);
-  for (size_t k = 0; k < part->files.size(); ++k) {
+  for (size_t k = continues ? 1 : 0; k < part->files.size(); ++k) {
     part->files[k].root = meta->roots[k];
     sw->files.push_back(std::move(part->files[k]));
   }
@@ -179,6 +194,9 @@ Result<std::unique_ptr<Sweep>> SweepShards(const WorkFolder& folder, const Optio
   sw->shards = std::move(*opened);
   for (uint32_t s = 0; s < shards; ++s) {
     if (Status st = SweepShard(folder, o, s, shards, sw.get()); !st.ok()) return st;
+  }
+  if (sw->continued_at) {
+    return Damaged(folder.File(StageKind::kSign, shards - 1, "meta"), "no shard continues the last shard's file");
   }
   return sw;
 }

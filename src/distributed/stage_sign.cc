@@ -13,6 +13,7 @@
 #include "scan/phases.h"
 #include "scan/run.h"
 #include "sign/sign_internal.h"
+#include "distributed/byte_shares.h"
 #include "distributed/shard_writer.h"
 #include "distributed/stage_bytes.h"
 
@@ -21,7 +22,7 @@ namespace neardup {
 namespace {
 
 constexpr char kMetaMagic[8] = {'N', 'D', 'U', 'P', 'M', 'E', 'T', 'A'};
-constexpr uint32_t kMetaVersion = 3;  // 2: the listing fingerprint; 3: what stage filter needs
+constexpr uint32_t kMetaVersion = 4;  // 2: the listing fingerprint; 3: what stage filter needs; 4: byte shares
 // The smallest encodings of a problem (u32 file, u64 line, u8 kind, u8
 // code, u64 message length) and of a walk error (u8 code, u64 length).
 constexpr uint64_t kProblemSize = 22;
@@ -103,6 +104,8 @@ std::string EncodeShardMeta(const ShardMeta& m) {
   w.U32(m.task.task);
   w.U32(m.task.tasks);
   w.U64(m.first_file);
+  w.U64(m.first_begin);
+  w.U64(m.last_end);
   w.U64(m.listing);
   w.U64(m.counts.bytes);
   w.U64(m.counts.invalid_utf8);
@@ -142,6 +145,8 @@ Result<ShardMeta> DecodeShardMeta(std::string_view bytes) {
   m.task.task = r.U32();
   m.task.tasks = r.U32();
   m.first_file = r.U64();
+  m.first_begin = r.U64();
+  m.last_end = r.U64();
   m.listing = r.U64();
   m.counts.bytes = r.U64();
   m.counts.invalid_utf8 = r.U64();
@@ -191,8 +196,24 @@ Result<ShardMeta> DecodeShardMeta(std::string_view bytes) {
   return m;
 }
 
-Status CheckShardMeta(const ShardMeta& meta, uint32_t shard, uint32_t shards, uint64_t files, uint64_t docs) {
+namespace {
+
+// Whether a meta's first_begin and last_end fit its shard's files.
+bool RangesFit(const ShardMeta& m, const std::vector<InputFile>& in) {
+  if (in.empty()) return m.first_begin == 0 && m.last_end == 0;
+  if (m.first_begin > 0 && m.first_begin >= in.front().size) return false;
+  if (m.last_end > in.back().size) return false;
+  if (in.size() == 1 && in.front().size > 0) return m.first_begin < m.last_end;
+  return in.size() == 1 || in.back().size == 0 || m.last_end > 0;
+}
+
+}  // namespace
+
+Status CheckShardMeta(const ShardMeta& meta, uint32_t shard, uint32_t shards, const std::vector<InputFile>& in,
+                      uint64_t docs) {
+  const uint64_t files = in.size();
   if (meta.task.task != shard || meta.task.tasks != shards) return Status::Corrupt("another task's meta");
+  if (!RangesFit(meta, in)) return Status::Corrupt("its byte range does not fit its files");
   if (meta.roots.size() != files || meta.kept_paths.size() != files) {
     return Status::Corrupt("its roots do not match the shard's files");
   }
@@ -262,28 +283,12 @@ Status CheckShardListings(const WorkFolder& folder, uint32_t tasks, std::optiona
 
 namespace {
 
-// Files [t*F/N, (t+1)*F/N) of the F walked, in walk order; a stream among
-// them is an error.
-Result<std::vector<InputFile>> ShareOf(std::vector<InputFile> files, StageTask t, uint64_t* first) {
-  const uint64_t n = files.size();
-  const uint64_t lo = t.task * n / t.tasks;
-  const uint64_t hi = (t.task + 1) * n / t.tasks;
-  *first = lo;
-  std::vector<InputFile> share(std::make_move_iterator(files.begin() + static_cast<ptrdiff_t>(lo)),
-                               std::make_move_iterator(files.begin() + static_cast<ptrdiff_t>(hi)));
-  for (const InputFile& f : share) {
-    if (f.identity.stream) {
-      return Status::InvalidArgument(f.path + ": a stream (pipe, stdin, device) cannot be read by a stage task; "
-                                              "save it to a file first");
-    }
-  }
-  return share;
-}
-
 // Where shard t's files start among the walked ones, and what was walked.
 struct ShareOrigin {
   uint64_t first_file = 0;
   uint64_t listing = 0;  // ListingFingerprint() of the whole walk
+  uint64_t first_begin = 0;  // ShardMeta::first_begin, last_end
+  uint64_t last_end = 0;
 };
 
 // The inputs stage filter checks --kept-dir against (ShardMeta::inputs).
@@ -311,12 +316,23 @@ struct SignedShare {
 constexpr size_t kChunkFiles = 16384;
 constexpr size_t kDrainDocs = 16384;
 
+// How a share is read: its files through `fs` (which reads only each file's
+// byte range, byte_shares.h), file i's JSONL lines numbered from
+// line_base[i] + 1.
+struct ShareReading {
+  ShareOrigin origin;
+  FileSystem& fs;
+  const std::vector<uint64_t>& line_base;
+};
+
 // Signs `files` into `writer`, a chunk of files at a time and, within a JSONL
 // file, a block of documents at a time: what is held is a chunk, never the
 // share.
-Result<SignedShare> SignShareInto(const Run& run, const std::vector<InputFile>& files, ShardWriter& writer) {
+Result<SignedShare> SignShareInto(const Run& run, const std::vector<InputFile>& files, const ShareReading& reading,
+                                  ShardWriter& writer) {
   SignedShare out;
-  SignContext ctx = run.Signing(run.workers());
+  const SignContext base = run.Signing(run.workers());
+  SignContext ctx{base.options, base.minhasher, reading.fs, base.workers, base.keep_streams, base.progress};
   uint64_t first = 0;
   Status drained;
   ctx.drain = [&](SignatureTable& table) {
@@ -324,10 +340,13 @@ Result<SignedShare> SignShareInto(const Run& run, const std::vector<InputFile>& 
     table.ClearDocuments();
   };
   ctx.drain_docs = kDrainDocs;
+  if (reading.line_base.size() != files.size()) return Status::Internal("a share's line bases do not match its files");
   for (first = 0; first < files.size(); first += kChunkFiles) {
     const size_t end = std::min(files.size(), static_cast<size_t>(first) + kChunkFiles);
-    SignedCorpus chunk = SignShare(ctx, std::vector<InputFile>(files.begin() + static_cast<ptrdiff_t>(first),
-                                                               files.begin() + static_cast<ptrdiff_t>(end)));
+    const auto from = static_cast<ptrdiff_t>(first);
+    const auto to = static_cast<ptrdiff_t>(end);
+    const std::vector<uint64_t> line_base(reading.line_base.begin() + from, reading.line_base.begin() + to);
+    SignedCorpus chunk = SignShare(ctx, std::vector<InputFile>(files.begin() + from, files.begin() + to), &line_base);
     if (run.Cancelled()) return Status::Cancelled("interrupted");
     if (!drained.ok()) return drained;
     if (Status s = writer.Take(chunk.table, first); !s.ok()) return s;
@@ -343,13 +362,14 @@ Result<SignedShare> SignShareInto(const Run& run, const std::vector<InputFile>& 
 // Signs shard t and writes its table, band keys, meta and marker, in that
 // order.
 Status SignAndWriteShard(const Run& run, const WorkFolder& folder, StageTask t, const WalkedCorpus& walked,
-                         ShareOrigin origin) {
+                         const ShareReading& reading) {
+  const ShareOrigin& origin = reading.origin;
   const Options& o = run.options();
   const uint64_t fingerprint = SignFingerprint(o);
   const std::vector<InputFile>& files = walked.files;
   ShardWriter writer(SignatureParams::From(o), run.banding(), fingerprint, files.size());
   if (Status s = writer.Open(); !s.ok()) return s;
-  Result<SignedShare> in = SignShareInto(run, files, writer);
+  Result<SignedShare> in = SignShareInto(run, files, reading, writer);
   if (!in.ok()) return in.status();
   if (Status s = writer.Finish(files, folder.File(StageKind::kSign, t.task, "table"),
                                folder.File(StageKind::kSign, t.task, "bands"));
@@ -358,6 +378,8 @@ Status SignAndWriteShard(const Run& run, const WorkFolder& folder, StageTask t, 
   }
   ShardMeta meta{.task = t,
                  .first_file = origin.first_file,
+                 .first_begin = origin.first_begin,
+                 .last_end = origin.last_end,
                  .listing = origin.listing,
                  .counts = in->counts,
                  .problems = std::move(in->problems),
@@ -413,10 +435,21 @@ Result<TaskRun> RunSignTask(const Options& o, const std::string& work, StageTask
   if (Status s = CheckShardListings(folder, t.tasks, origin.listing); !s.ok()) return s;
   if (done) return TaskRun::kAlreadyDone;
   folder.RemoveTemporaries(StageKind::kSign, t.task);
-  Result<std::vector<InputFile>> share = ShareOf(std::move(walked->files), t, &origin.first_file);
+  Result<Share> share = ShareOf(run.fs(), o, std::move(walked->files), t);
   if (!share.ok()) return share.status();
-  walked->files = std::move(*share);
-  if (Status s = SignAndWriteShard(run, folder, t, *walked, origin); !s.ok()) return s;
+  origin.first_file = share->first_file;
+  std::vector<uint64_t> line_base;
+  if (!share->files.empty()) {
+    origin.first_begin = share->parts.front().begin;
+    origin.last_end = share->parts.back().end;
+  }
+  for (const FilePart& part : share->parts) line_base.push_back(part.line_base);
+  RangedFileSystem ranged(run.fs(), share->files, share->parts);
+  walked->files = std::move(share->files);
+  if (Status s = SignAndWriteShard(run, folder, t, *walked, {.origin = origin, .fs = ranged, .line_base = line_base});
+      !s.ok()) {
+    return s;
+  }
   return TaskRun::kRan;
 }
 

@@ -3,9 +3,13 @@
 // the scan's answer on many machines (sign -> bucket -> report).
 //
 // Every task walks the same inputs (the walk is a pure function of the
-// options and the file system) and takes the contiguous share
-// [I*F/N, (I+1)*F/N) of the F walked files, so that the shards in task order
-// hold the documents in the scan's DocId order. It writes (work_folder.h):
+// options and the file system) and takes its share (byte_shares.h): with
+// --input jsonl, an N-th of the walked bytes, cut at newlines, so that one
+// large file is shared too; with text, the contiguous share
+// [I*F/N, (I+1)*F/N) of the F walked files. The shards in task order hold
+// the documents in the scan's DocId order; a file split between shards
+// appears in each of them, its documents with their true line numbers. It
+// writes (work_folder.h):
 //  - sign/I.table: its SignatureTable (table_codec.h), local ids;
 //  - sign/I.meta: its problems and counts, the walk's tally and the
 //    fingerprint of the whole listing it walked (ShardMeta);
@@ -70,6 +74,12 @@ uint64_t ListingFingerprint(const std::vector<InputFile>& files);
 struct ShardMeta {
   StageTask task;
   uint64_t first_file = 0;  // index of its first file among all walked files
+  // Where its share starts in its first file and ends in its last
+  // (byte_shares.h): first_begin > 0 when the first file continues the
+  // range of an earlier shard, last_end below the last file's size when a
+  // later shard continues it. 0 and 0 for a shard without files.
+  uint64_t first_begin = 0;
+  uint64_t last_end = 0;
   uint64_t listing = 0;     // ListingFingerprint() of the task's whole walk
   SignCounts counts;
   std::vector<InputProblem> problems;  // `file` is local to the shard
@@ -87,7 +97,8 @@ struct ShardMeta {
   std::vector<uint32_t> line_hashes;
   std::vector<std::string> inputs;
 };
-// Encoding: magic "NDUPMETA", u32 version (3: with what stage filter needs),
+// Encoding: magic "NDUPMETA", u32 version (3: with what stage filter needs;
+// 4: first_begin and last_end),
 // fields, XXH3-64 checksum.
 std::string EncodeShardMeta(const ShardMeta& meta);
 // Corrupt on any damage.
@@ -135,8 +146,19 @@ Result<uint64_t> ShardDocCount(const WorkFolder& folder, uint32_t shard);
 // Checks what a shard's meta says against the shard it came from (`shard`
 // of `shards`, holding `files` files and `docs` documents): its task, the
 // problems' files and kinds, one root and kept path a file, one line hash a
-// document. Corrupt naming what is wrong; else Ok.
-Status CheckShardMeta(const ShardMeta& meta, uint32_t shard, uint32_t shards, uint64_t files, uint64_t docs);
+// document; its first_begin and last_end within its files' sizes. Corrupt
+// naming what is wrong; else Ok.
+Status CheckShardMeta(const ShardMeta& meta, uint32_t shard, uint32_t shards, const std::vector<InputFile>& files,
+                      uint64_t docs);
+// Whether the shard's first file continues an earlier shard's range of it,
+// and whether a later shard continues its last file (REQUIRES: checked by
+// CheckShardMeta against `files`).
+inline bool ContinuesFirst(const ShardMeta& m, const std::vector<InputFile>& files) {
+  return !files.empty() && m.first_begin > 0;
+}
+inline bool ContinuedLast(const ShardMeta& m, const std::vector<InputFile>& files) {
+  return !files.empty() && m.last_end < files.back().size;
+}
 
 // The shard tables of `folder` (sign/0.table, 1.table, ... up to the first
 // absent one) against `options`: InvalidArgument naming each difference of

@@ -68,7 +68,7 @@ std::string KeptPathOf(const Options& o, const InputFile& file) {
 
 namespace {
 
-bool Writable(DocKind kind) { return kind == DocKind::kOk || kind == DocKind::kEmpty || kind == DocKind::kTooShort; }
+bool Writable(DocKind kind) { return WritableKind(kind); }
 
 // The JSONL lines of one file again, all but the dropped ones written to
 // `out`; each dropped line checked against its content hash.
@@ -229,6 +229,7 @@ std::vector<Job> Plan(const Options& o, const KeptSources& src, const std::vecto
     }
     if (Writable(doc.kind)) writable[doc.file] = 1;
   }
+  for (size_t f = 0; f < src.kept_elsewhere.size() && f < n; ++f) documents[f] += src.kept_elsewhere[f];
   for (size_t f = 0; f < n; ++f) first[f + 1] += first[f];
   drops->assign(dropped.size(), Drop{});
   std::vector<uint64_t> at = first;  // the next free place of each file
@@ -264,6 +265,8 @@ std::vector<Job> Plan(const Options& o, const KeptSources& src, const std::vecto
 }
 
 }  // namespace
+
+bool WritableKind(DocKind kind) { return kind == DocKind::kOk || kind == DocKind::kEmpty || kind == DocKind::kTooShort; }
 
 KeptSources KeptSourcesOf(std::vector<InputFile> files, const std::vector<DocRecord>& docs,
                           const std::vector<InputProblem>& problems, std::vector<std::string> kept_paths) {

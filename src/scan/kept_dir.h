@@ -55,7 +55,14 @@ struct KeptSources {
   std::vector<Doc> docs;         // by DocId
   std::vector<uint8_t> unread;  // per file: 1 when signing could not read it whole
   std::vector<std::string> kept_paths;  // per file: KeptPathOf()
+  // Per file, or empty: documents kept that are not in `docs`, counted as
+  // written with their file (stage filter: those of the later ranges of a
+  // file split between shards, whose dropped documents alone are in `docs`).
+  std::vector<uint64_t> kept_elsewhere;
 };
+// Whether a document of this kind is a document of the kept corpus (signed,
+// empty or too short; not a binary, failed one).
+bool WritableKind(DocKind kind);
 KeptSources KeptSourcesOf(const Options& options, const SignedCorpus& corpus);
 // The same from a signed shard's parts (stage filter): its files, documents
 // (with their line hashes), problems, and each file's KeptPathOf().

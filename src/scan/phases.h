@@ -37,6 +37,12 @@ struct WalkedInputs {
   WalkedCorpus walked;
   std::unique_ptr<SignatureIndex> index;
   std::optional<StoredInputs> stored;
+  // A stage sign task's share of the files (distributed/byte_shares.h):
+  // when set, the files are read through `share_fs` (which reads only each
+  // file's byte range), and file i's JSONL lines are numbered from
+  // line_base[i] + 1. Borrowed; never with an index.
+  FileSystem* share_fs = nullptr;
+  std::vector<uint64_t> line_base;
 };
 // Errors: a malformed glob or path list; the index's errors (locked,
 // corrupt, other parameters, out of memory while reading it).

@@ -102,14 +102,14 @@ DocKind KindOf(const DocumentSketch& sk) {
   return DocKind::kFailed;
 }
 
-SignedCorpus SignShare(const SignContext& ctx, std::vector<InputFile> files) {
+SignedCorpus SignShare(const SignContext& ctx, std::vector<InputFile> files, const std::vector<uint64_t>* line_base) {
   SignedCorpus out{.table = SignatureTable(ctx.options.num_perm), .stream_copies = {}, .problems = {}, .counts = {}, .unnamed_unsigned = {}, .named_unsigned = {}};
   out.table.files = std::move(files);
   out.stream_copies.resize(out.table.files.size());
   if (ctx.options.input == InputFormat::kText) {
     SignTextFiles(ctx, &out, nullptr);
   } else {
-    SignJsonlFiles(ctx, &out, nullptr, nullptr);
+    SignJsonlFiles(ctx, &out, line_base, nullptr);
   }
   return out;
 }

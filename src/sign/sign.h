@@ -108,6 +108,10 @@ struct SignContext {
 SignedCorpus Sign(const SignContext& ctx, std::vector<InputFile> files);
 // As Sign(), for a share of a run's files (a stage sign task): JSONL ids are
 // left as read, to be made unique over every share (RenameDuplicateIds).
-SignedCorpus SignShare(const SignContext& ctx, std::vector<InputFile> files);
+// With `line_base` (JSONL, one a file), file i's bytes as ctx.fs reads them
+// start after its line line_base[i] (a range of a file split between
+// shares), and its line numbers continue from there.
+SignedCorpus SignShare(const SignContext& ctx, std::vector<InputFile> files,
+                       const std::vector<uint64_t>* line_base = nullptr);
 
 }  // namespace neardup

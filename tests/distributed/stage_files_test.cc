@@ -20,6 +20,8 @@ ShardMeta SampleMeta() {
   ShardMeta m;
   m.task = {.task = 2, .tasks = 5};
   m.first_file = 17;
+  m.first_begin = 123;
+  m.last_end = 456;
   m.counts = {.bytes = 1000, .invalid_utf8 = 3, .transcoded = 1, .duplicate_ids = 0};
   m.problems.push_back({.file = 4, .line = 9, .status = Status::Corrupt("a.jsonl:9: bad"),
                         .kind = InputProblem::Kind::kMalformed});
@@ -42,6 +44,8 @@ TEST(ShardMetaTest, RoundTripsEveryField) {
   EXPECT_EQ(back->task.task, 2u);
   EXPECT_EQ(back->task.tasks, 5u);
   EXPECT_EQ(back->first_file, 17u);
+  EXPECT_EQ(back->first_begin, 123u);
+  EXPECT_EQ(back->last_end, 456u);
   EXPECT_EQ(back->counts.invalid_utf8, 3u);
   ASSERT_EQ(back->problems.size(), 2u);
   EXPECT_EQ(back->problems[0].line, 9u);
@@ -162,17 +166,49 @@ TEST(ShardMetaTest, KindsAndCodesOutOfRangeAreCorrupt) {
 
 TEST(ShardMetaTest, CheckedAgainstItsShard) {
   ShardMeta m = SampleMeta();  // task 2 of 5, problems of files 4 and 1, 3 documents
+  m.first_begin = m.last_end = 0;  // whole files (of no bytes)
   m.roots.assign(5, 0);
   m.kept_paths.assign(5, "x");
-  EXPECT_TRUE(CheckShardMeta(m, 2, 5, 5, 3).ok());
-  EXPECT_EQ(CheckShardMeta(m, 1, 5, 5, 3).message(), "another task's meta");
-  EXPECT_EQ(CheckShardMeta(m, 2, 4, 5, 3).message(), "another task's meta");
-  EXPECT_EQ(CheckShardMeta(m, 2, 5, 6, 3).message(), "its roots do not match the shard's files");
-  EXPECT_EQ(CheckShardMeta(m, 2, 5, 5, 4).message(), "its line hashes do not match the shard's documents");
+  EXPECT_TRUE(CheckShardMeta(m, 2, 5, std::vector<InputFile>(5), 3).ok());
+  EXPECT_EQ(CheckShardMeta(m, 1, 5, std::vector<InputFile>(5), 3).message(), "another task's meta");
+  EXPECT_EQ(CheckShardMeta(m, 2, 4, std::vector<InputFile>(5), 3).message(), "another task's meta");
+  EXPECT_EQ(CheckShardMeta(m, 2, 5, std::vector<InputFile>(6), 3).message(), "its roots do not match the shard's files");
+  EXPECT_EQ(CheckShardMeta(m, 2, 5, std::vector<InputFile>(5), 4).message(), "its line hashes do not match the shard's documents");
   m.kept_paths.assign(4, "x");
-  EXPECT_EQ(CheckShardMeta(m, 2, 5, 5, 3).message(), "its roots do not match the shard's files");
+  EXPECT_EQ(CheckShardMeta(m, 2, 5, std::vector<InputFile>(5), 3).message(), "its roots do not match the shard's files");
   m.roots.assign(4, 0);
-  EXPECT_EQ(CheckShardMeta(m, 2, 5, 4, 3).message(), "a problem of a file out of range");
+  EXPECT_EQ(CheckShardMeta(m, 2, 5, std::vector<InputFile>(4), 3).message(), "a problem of a file out of range");
+}
+
+TEST(ShardMetaTest, ByteRangeCheckedAgainstItsFiles) {
+  ShardMeta m = SampleMeta();
+  m.problems.clear();
+  m.roots.assign(2, 0);
+  m.kept_paths.assign(2, "x");
+  std::vector<InputFile> files(2);
+  files[0].size = 100;
+  files[1].size = 50;
+  m.first_begin = 40;  // continues an earlier shard's range of files[0]
+  m.last_end = 20;     // a later shard continues files[1]
+  EXPECT_TRUE(CheckShardMeta(m, 2, 5, files, 3).ok());
+  EXPECT_TRUE(ContinuesFirst(m, files));
+  EXPECT_TRUE(ContinuedLast(m, files));
+  m.last_end = 50;
+  EXPECT_FALSE(ContinuedLast(m, files));
+  for (const auto& [begin, end] : {std::pair<uint64_t, uint64_t>{100, 50}, {0, 51}}) {
+    m.first_begin = begin;
+    m.last_end = end;
+    EXPECT_EQ(CheckShardMeta(m, 2, 5, files, 3).message(), "its byte range does not fit its files") << begin;
+  }
+  // One file: a range of no bytes is damage.
+  m.roots.assign(1, 0);
+  m.kept_paths.assign(1, "x");
+  files.pop_back();
+  m.first_begin = 30;
+  m.last_end = 30;
+  EXPECT_EQ(CheckShardMeta(m, 2, 5, files, 3).message(), "its byte range does not fit its files");
+  m.last_end = 31;
+  EXPECT_TRUE(CheckShardMeta(m, 2, 5, files, 3).ok());
 }
 
 TEST(BandsFileTest, SizeIsNothingPast64Bits) {
