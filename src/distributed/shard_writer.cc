@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <span>
 
 #include "base/hash.h"
 #include "distributed/stage_bytes.h"
@@ -17,6 +18,8 @@ namespace {
 constexpr char kBandsMagic[8] = {'N', 'D', 'U', 'P', 'B', 'A', 'N', 'D'};
 // What a temporary file is read back in.
 constexpr size_t kCopyChunk = size_t{4} << 20;
+// Signature values spooled at a time.
+constexpr size_t kRowsChunk = size_t{256} << 10;
 
 // Appends `v`'s low `n` bytes (little-endian) to `out`.
 void PutLow(std::string& out, uint64_t v, size_t n) { out.append(reinterpret_cast<const char*>(&v), n); }
@@ -101,11 +104,15 @@ Status ShardWriter::Take(SignatureTable& table, uint64_t first_file) {
       if (Status s = keys_.Add(key); !s.ok()) return error_ = s;
     }
   }
-  std::string rows;
-  AppendSignatureRows(table.values(), &rows);
-  for (auto [file, bytes] : {std::pair{&records_, &records}, std::pair{&signatures_, &rows},
-                             std::pair{&copies_, &copies}}) {
+  for (auto [file, bytes] : {std::pair{&records_, &records}, std::pair{&copies_, &copies}}) {
     if (Status s = Spool(*file, *bytes); !s.ok()) return error_ = s;
+  }
+  const std::span<const uint32_t> values = table.values();
+  std::string rows;
+  for (size_t at = 0; at < values.size(); at += kRowsChunk) {
+    rows.clear();
+    AppendSignatureRows(values.subspan(at, std::min(kRowsChunk, values.size() - at)), &rows);
+    if (Status s = Spool(signatures_, rows); !s.ok()) return error_ = s;
   }
   docs_ += table.size();
   table.ClearDocuments();

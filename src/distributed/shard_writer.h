@@ -43,7 +43,7 @@
 namespace neardup {
 
 // The memory the band keys are sorted in before a run spills.
-inline constexpr size_t kBandSortBudget = size_t{64} << 20;
+inline constexpr size_t kBandSortBudget = size_t{32} << 20;
 
 class ShardWriter {
  public:

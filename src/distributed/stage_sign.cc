@@ -314,7 +314,7 @@ struct SignedShare {
 // Text files signed per chunk of this many (a row each, sized up front); a
 // JSONL file's documents are handed to the writer every kDrainDocs.
 constexpr size_t kChunkFiles = 16384;
-constexpr size_t kDrainDocs = 16384;
+constexpr size_t kDrainDocs = 8192;
 
 // How a share is read: its files through `fs` (which reads only each file's
 // byte range, byte_shares.h), file i's JSONL lines numbered from
