@@ -23,8 +23,6 @@ namespace neardup {
 
 namespace {
 
-constexpr char kPairsMagic[8] = {'N', 'D', 'U', 'P', 'P', 'A', 'I', 'R'};
-constexpr uint32_t kPairsVersion = 1;
 constexpr size_t kBlockEntries = 4096;  // entries read at once from a shard
 // Content hashes read at once from a shard's copies section: at most 4 MiB,
 // through gaps of less than 64 KiB between the members wanted.
@@ -326,8 +324,8 @@ uint64_t BucketFingerprint(const Options& options) {
 std::string EncodeBucketOutput(const BucketOutput& o) {
   std::string out;
   FieldWriter w(&out);
-  w.Raw(kPairsMagic, 8);
-  w.U32(kPairsVersion);
+  w.Raw(kBucketPairsMagic, 8);
+  w.U32(kBucketPairsVersion);
   w.U64(o.large_bucket);
   w.U64(o.pairs.size());
   for (const BucketPair& p : o.pairs) {
@@ -342,11 +340,11 @@ std::string EncodeBucketOutput(const BucketOutput& o) {
 
 Result<BucketOutput> DecodeBucketOutput(std::string_view bytes) {
   auto corrupt = [] { return Status::Corrupt("bucket pairs: damaged (checksum, size or fields)"); };
-  if (bytes.size() < 20 || !ChecksumMatches(bytes) || bytes.substr(0, 8) != std::string_view(kPairsMagic, 8)) {
+  if (bytes.size() < 20 || !ChecksumMatches(bytes) || bytes.substr(0, 8) != std::string_view(kBucketPairsMagic, 8)) {
     return corrupt();
   }
   FieldReader r(bytes.substr(8, bytes.size() - 16));
-  if (r.U32() != kPairsVersion) return Status::InvalidArgument("bucket pairs: another format version");
+  if (r.U32() != kBucketPairsVersion) return Status::InvalidArgument("bucket pairs: another format version");
   BucketOutput o;
   o.large_bucket = r.U64();
   const uint64_t n = r.U64();
