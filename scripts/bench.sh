@@ -6,6 +6,7 @@
 #   scripts/bench.sh                      # 10k and 100k documents, 3 runs each
 #   scripts/bench.sh --with-1m --keep     # add 1M documents (~3 GB), keep corpora
 #   scripts/bench.sh --quick              # 1000 documents, 1 run (CI smoke check)
+#   scripts/bench.sh --stages-only --keep # the stages at scale: 5M and 1M JSONL documents
 #   scripts/bench.sh --sizes 100000 --index-only   # the --index section only
 #
 # For each size: documents, MB (10^6 bytes of .txt files), median wall seconds
@@ -60,7 +61,7 @@ usage: scripts/bench.sh [options]
   --sizes LIST      comma list of corpus sizes in documents (default 10000,100000)
   --runs N          timed runs per size; the median is reported (default 3)
   --with-1m         add a 1000000-document corpus (~3 GB, several minutes)
-  --quick           one 1000-document corpus, 1 run: a smoke check for CI
+  --quick           one 1000-document corpus, 1 run, the stages on 20000: a smoke check for CI
   --keep            keep the generated corpora (they are reused next time)
   --workdir DIR     where corpora go (default /tmp/neardup-bench)
   --seed S          corpus seed (default 42)
