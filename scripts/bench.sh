@@ -6,6 +6,7 @@
 #   scripts/bench.sh                      # 10k and 100k documents, 3 runs each
 #   scripts/bench.sh --with-1m --keep     # add 1M documents (~3 GB), keep corpora
 #   scripts/bench.sh --quick              # 1000 documents, 1 run (CI smoke check)
+#   scripts/bench.sh --stages-only --keep # the stages at scale: 5M and 1M JSONL documents
 #   scripts/bench.sh --sizes 100000 --index-only   # the --index section only
 #
 # For each size: documents, MB (10^6 bytes of .txt files), median wall seconds
@@ -31,8 +32,27 @@
 # index of the unchanged corpus), each also as a share of the plain scan; the
 # floor `find DIR -printf '%s %T@\n'`; and the index file's bytes per document.
 #
+# Stages at scale (skipped with --no-stages; --stages-only runs it alone; in
+# --quick, on 20000 and 4000 documents): a JSONL corpus of short documents
+# from build/gen_jsonl (tests/bench/gen_jsonl.cc: --stages-docs D documents,
+# 5M by default, in 4 files, about 60 words each, --stages-groups G groups
+# of a source and one edited copy, D1/50 by default) goes through
+# scripts/stage_local.sh with N = M = V = --stages-tasks T (4), with
+# `--input jsonl --mode duplicates`. Per stage: its wall time (first task's
+# start to last task's end) and every task's peak RSS (/usr/bin/time %M);
+# the work folder's bytes per document; the output compared byte for byte
+# with `neardup scan`'s (skipped with --stages-no-scan, for corpora scan
+# cannot hold), whose wall time and peak RSS are given too. Then a corpus
+# of --stages-small D1 documents (1M) with the same seed and groups (the
+# first D1 documents of the larger one: the same duplicates, the extra
+# documents unique) through the same stages: the report's peak RSS on both
+# and their ratio (target: within 20%). Then the stage overhead on the D1
+# corpus: N = M = V = 1 in sequence, total wall time against scan's
+# (target: at most 1.3x). Any output that differs from scan's exits 1.
+#
 # Environment: NEARDUP_BIN (default build/neardup, built in Release when
-# missing), NEARDUP_BUILD_DIR (where gen_corpus is built, default build).
+# missing), NEARDUP_BUILD_DIR (where gen_corpus is built, and gen_jsonl
+# looked for, default build).
 set -euo pipefail
 
 usage() {
@@ -41,13 +61,21 @@ usage: scripts/bench.sh [options]
   --sizes LIST      comma list of corpus sizes in documents (default 10000,100000)
   --runs N          timed runs per size; the median is reported (default 3)
   --with-1m         add a 1000000-document corpus (~3 GB, several minutes)
-  --quick           one 1000-document corpus, 1 run: a smoke check for CI
+  --quick           one 1000-document corpus, 1 run, the stages on 20000: a smoke check for CI
   --keep            keep the generated corpora (they are reused next time)
   --workdir DIR     where corpora go (default /tmp/neardup-bench)
   --seed S          corpus seed (default 42)
   --no-sections     only the per-size table (skip the JSONL and threshold sections)
   --no-index        skip the --index section
   --index-only      only the --index section (and the plain scan it is compared with)
+  --no-stages       skip the "stages at scale" section
+  --stages-only     only the "stages at scale" section
+  --stages-docs D   its corpus size in documents (default 5000000; 20000 with --quick)
+  --stages-small D1 the smaller corpus, same duplicates (default 1000000; 4000 with --quick;
+                    0 skips the report comparison and the overhead)
+  --stages-groups G near-duplicate groups in both corpora (default D1/50, or D/50)
+  --stages-tasks T  N = M = V for stage_local.sh (default 4)
+  --stages-no-scan  no scan on the large corpus (nor the byte comparison)
   --min-recall X    exit 1 if the recall with --exact of the planted pairs at any size
                     is below X, or if a corpus has no planted pair (default: no check)
   -h, --help        this text
@@ -66,6 +94,13 @@ min_recall=""
 sections=1
 index_section=1
 index_only=0
+stages=1
+stages_only=0
+stages_docs=""
+stages_small=""
+stages_groups=""
+stages_tasks=4
+stages_scan=1
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --sizes) sizes="$2"; shift 2 ;;
@@ -84,6 +119,13 @@ while [[ $# -gt 0 ]]; do
     --no-sections) sections=0; shift ;;
     --no-index) index_section=0; shift ;;
     --index-only) index_only=1; shift ;;
+    --no-stages) stages=0; shift ;;
+    --stages-only) stages_only=1; shift ;;
+    --stages-docs) stages_docs="$2"; shift 2 ;;
+    --stages-small) stages_small="$2"; shift 2 ;;
+    --stages-groups) stages_groups="$2"; shift 2 ;;
+    --stages-tasks) stages_tasks="$2"; shift 2 ;;
+    --stages-no-scan) stages_scan=0; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "bench.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
   esac
@@ -91,6 +133,22 @@ done
 if [[ $quick == 1 ]]; then
   sizes=1000
   runs="${runs:-1}"
+  stages_docs="${stages_docs:-20000}"
+  stages_small="${stages_small:-4000}"
+fi
+stages_docs="${stages_docs:-5000000}"
+stages_small="${stages_small:-1000000}"
+for v in "$stages_docs" "$stages_small" "$stages_tasks" ${stages_groups:+"$stages_groups"}; do
+  [[ "$v" =~ ^[0-9]+$ ]] || { echo "bench.sh: --stages-* take whole numbers, got '$v'" >&2; exit 2; }
+done
+if [[ -z "$stages_groups" ]]; then
+  stages_groups=$(( (stages_small > 0 ? stages_small : stages_docs) / 50 ))
+fi
+if [[ $stages_only == 1 ]]; then
+  [[ $stages == 1 ]] || { echo "bench.sh: --stages-only with --no-stages" >&2; exit 2; }
+  sizes=""
+  sections=0
+  index_section=0
 fi
 runs="${runs:-3}"
 [[ $with_1m == 1 ]] && sizes="$sizes,1000000"
@@ -475,6 +533,131 @@ PY
   done
 fi
 
+# --- Stages at scale ---------------------------------------------------------
+stage_rows=()
+stages_lines=()
+if [[ $stages == 1 ]]; then
+  gen="${NEARDUP_BUILD_DIR:-$root/build}/gen_jsonl"
+  if [[ ! -x "$gen" ]]; then
+    log "building gen_jsonl into ${NEARDUP_BUILD_DIR:-$root/build}"
+    cmake --build "${NEARDUP_BUILD_DIR:-$root/build}" -j "$cores" --target gen_jsonl >&2
+  fi
+  # A wrapper that stage_local.sh runs as the binary: each task's kind,
+  # number, start and end (ns) and peak RSS (KiB), a line in $stage_log/tasks.
+  stage_log="$tmp/stage-log"
+  cat >"$tmp/timed-neardup" <<WRAPPER
+#!/usr/bin/env bash
+kind=\$2 task=0
+[[ \${3:-} == --task ]] && task=\$4
+start=\$(date +%s%N)
+/usr/bin/time -f '%e %M' -o "$stage_log/\$kind.\$task.time" "$bin" "\$@"
+rc=\$?
+echo "\$kind \$task \$start \$(date +%s%N) \$(tail -1 "$stage_log/\$kind.\$task.time")" >>"$stage_log/tasks"
+exit \$rc
+WRAPPER
+  chmod +x "$tmp/timed-neardup"
+  stage_opts=(--input jsonl --mode duplicates -q)
+
+  # $workdir/jsonl-D (4 files) unless its stamp says it is there already.
+  prepare_jsonl() {
+    local d="$1" out="$workdir/jsonl-$1"
+    local args=(--docs "$d" --dup-groups "$stages_groups" --seed "$seed" --files 4 --out "$out")
+    local want t0 t1
+    want="$(printf '%s\n' "${args[*]}" "$(sha1sum <"$root/tests/bench/gen_jsonl.cc")")"
+    if [[ -f "$out.stamp" && "$(cat "$out.stamp")" == "$want" ]]; then
+      log "reusing $out"
+    else
+      log "generating $d JSONL documents into $out"
+      rm -rf "$out" "$out.stamp"
+      mkdir -p "$workdir"
+      t0="$(now_ns)"
+      "$gen" "${args[@]}" >&2
+      t1="$(now_ns)"
+      log "$(awk -v a="$t0" -v b="$t1" -v d="$d" 'BEGIN {printf "gen_jsonl: %d documents in %.1f s", d, (b - a) / 1e9}')"
+      printf '%s\n' "$want" >"$out.stamp"
+    fi
+    generated+=("$out")
+  }
+  # scan on $1 into $2: sets scan_wall (s) and scan_rss (KiB).
+  stage_scan() {
+    local t0 t1 rc=0
+    t0="$(now_ns)"
+    /usr/bin/time -f '%M' -o "$tmp/time" "$bin" scan "${stage_opts[@]}" "$1" >"$2" 2>"$tmp/stderr" || rc=$?
+    t1="$(now_ns)"
+    [[ $rc -le 1 ]] || { log "scan exited with $rc:"; cat "$tmp/stderr" >&2; exit 2; }
+    scan_wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", (b - a) / 1e9}')"
+    scan_rss="$(tail -1 "$tmp/time")"
+  }
+  # stage_local.sh with N = M = V = $2 over corpus $1, output into $3: sets
+  # stages_wall (s), work_bytes and report_rss (KiB); with a label $4, one
+  # table row per stage in stage_rows.
+  stage_run() {
+    local work="$workdir/stage-work" t0 t1 rc=0 kind
+    rm -rf "$work" "$stage_log"
+    mkdir -p "$stage_log"
+    t0="$(now_ns)"
+    NEARDUP_BIN="$tmp/timed-neardup" "$root/scripts/stage_local.sh" -n "$2" -m "$2" -v "$2" "$work" \
+      "${stage_opts[@]}" -- "$1" >"$3" 2>"$tmp/stderr" || rc=$?
+    t1="$(now_ns)"
+    [[ $rc -le 1 ]] || { log "stage_local.sh exited with $rc:"; cat "$tmp/stderr" >&2; exit 2; }
+    stages_wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", (b - a) / 1e9}')"
+    work_bytes="$(du -sb "$work" | cut -f1)"
+    report_rss="$(awk '$1 == "report" {print $6}' "$stage_log/tasks")"
+    rm -rf "$work"
+    [[ $# -ge 4 ]] || return 0
+    for kind in sign bucket verify report; do
+      stage_rows+=("$(sort -k2,2n "$stage_log/tasks" | awk -v k="$kind" -v l="$4" '
+        $1 == k { n++; if (s == "" || $3 < s) s = $3; if ($4 > e) e = $4
+                  r = r sep sprintf("%.0f", $6 / 1024); sep = ", "; if ($6 > m) m = $6 }
+        END { printf "| %s | %s | %d | %.2f | %s | %.0f |", l, k, n, (e - s) / 1e9, r, m / 1024 }')")
+    done
+  }
+
+  prepare_jsonl "$stages_docs"
+  big="$workdir/jsonl-$stages_docs"
+  big_bytes="$(cat "$big"/*.jsonl | wc -c)"  # and the page cache warmed
+  same="not compared (--stages-no-scan)"
+  if [[ $stages_scan == 1 ]]; then
+    log "stages: scan on $stages_docs documents"
+    stage_scan "$big" "$tmp/scan.out"
+    stages_lines+=("- \`scan\`: $scan_wall s, peak RSS $(awk -v k="$scan_rss" 'BEGIN {printf "%.0f", k / 1024}') MB")
+  fi
+  log "stages: stage_local.sh -n $stages_tasks -m $stages_tasks -v $stages_tasks on $stages_docs documents"
+  stage_run "$big" "$stages_tasks" "$tmp/stages.out" "$stages_docs"
+  big_report_rss="$report_rss"
+  stages_lines+=("- stages, N = M = V = $stages_tasks: $stages_wall s in all; work folder $(awk -v b="$work_bytes" -v n="$stages_docs" \
+    'BEGIN {printf "%.2f GB, %.0f bytes per document", b / 1e9, b / n}')")
+  if [[ $stages_scan == 1 ]]; then
+    if cmp -s "$tmp/scan.out" "$tmp/stages.out"; then
+      same="byte-identical to scan's ($(wc -c <"$tmp/scan.out") bytes)"
+    else
+      same="DIFFERS from scan's"
+      log "stages: the output on $stages_docs documents differs from scan's"
+      status=1
+    fi
+  fi
+  stages_lines+=("- output: $same")
+  if [[ $stages_small -gt 0 ]]; then
+    prepare_jsonl "$stages_small"
+    small="$workdir/jsonl-$stages_small"
+    cat "$small"/*.jsonl >/dev/null
+    log "stages: stage_local.sh -n $stages_tasks -m $stages_tasks -v $stages_tasks on $stages_small documents"
+    stage_run "$small" "$stages_tasks" "$tmp/small.out"
+    stages_lines+=("- the report's peak RSS, the same $stages_groups duplicate groups: $(awk -v a="$report_rss" -v b="$big_report_rss" \
+      -v s="$stages_small" -v d="$stages_docs" 'BEGIN {
+      printf "%.0f MB on %d documents, %.0f MB on %d: ratio %.2f (target <= 1.20)", a / 1024, s, b / 1024, d, (a > 0) ? b / a : 0 }')")
+    log "stages: scan and N = M = V = 1 on $stages_small documents"
+    stage_scan "$small" "$tmp/scan-small.out"
+    stage_run "$small" 1 "$tmp/one.out"
+    if ! cmp -s "$tmp/scan-small.out" "$tmp/one.out" || ! cmp -s "$tmp/scan-small.out" "$tmp/small.out"; then
+      log "stages: the output on $stages_small documents differs from scan's"
+      status=1
+    fi
+    stages_lines+=("- stage overhead on $stages_small documents: N = M = V = 1 in sequence $stages_wall s, scan $scan_wall s: $(awk \
+      -v a="$stages_wall" -v b="$scan_wall" 'BEGIN {if (b > 0) printf "%.2fx", a / b; else print "n/a"}') (target <= 1.3x)")
+  fi
+fi
+
 # --- Report ------------------------------------------------------------------
 cat <<EOF
 ## neardup benchmark
@@ -483,14 +666,22 @@ cat <<EOF
 - commit: $commit
 - neardup: $version
 - CPU: $cpu; cores: $cores; memory: $mem_gib GiB
+EOF
+if [[ $stages_only == 0 ]]; then
+  cat <<EOF
 - command: \`neardup scan -t $threshold -j $cores -f tsv DIR\` (default options), median of $runs run(s), warm page cache; then one run with \`--exact\` for the recall of verified pairs
 - baseline: \`find DIR -type f -print0 | xargs -0 -P $cores -n 2000 xxhsum -H3\`
 - corpus: \`scripts/gen_corpus --seed $seed --dup-share $dup_share --edit-rates $edit_rates --words-mean $words_mean\`
+EOF
+fi
+if [[ ${#rows[@]} -gt 0 ]]; then
+  cat <<EOF
 
 | documents | MB | wall s | docs/s | MB/s | peak RSS MB | RSS B/doc beyond signatures | --exact wall s | recall --exact (found/planted >= $threshold) | recall default | unplanted pairs (--exact) | xxhsum s | neardup/xxhsum | time vs previous size |
 |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|
 EOF
-if [[ ${#rows[@]} -gt 0 ]]; then printf '%s\n' "${rows[@]}"; fi
+  printf '%s\n' "${rows[@]}"
+fi
 if [[ $sections == 1 ]]; then
   cat <<EOF
 
@@ -533,6 +724,22 @@ The same command with \`--index FILE\`: a first run (a new index), a second run 
 |---:|---:|---:|---:|---:|---:|---:|
 EOF
   printf '%s\n' "${index_rows[@]}"
+fi
+if [[ $stages == 1 ]]; then
+  cat <<EOF
+
+### Stages at scale: $stages_docs JSONL documents ($(awk -v b="$big_bytes" 'BEGIN {printf "%.2f GB", b / 1e9}'), 4 files), $stages_groups duplicate groups
+
+\`build/gen_jsonl --docs $stages_docs --dup-groups $stages_groups --seed $seed --files 4\`, then
+\`scripts/stage_local.sh -n $stages_tasks -m $stages_tasks -v $stages_tasks WORK ${stage_opts[*]} -- DIR\`;
+a stage's wall time runs from its first task's start to its last task's end; peak RSS of each task in MB.
+
+| documents | stage | tasks | wall s | peak RSS of each task MB | largest MB |
+|---:|---|---:|---:|---|---:|
+EOF
+  printf '%s\n' "${stage_rows[@]}"
+  echo
+  printf '%s\n' "${stages_lines[@]}"
 fi
 exit "$status"
 

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <queue>
+#include <span>
 
 #include "lsh/candidates.h"
 #include "scan/run.h"
@@ -22,9 +23,11 @@ namespace neardup {
 
 namespace {
 
-constexpr char kPairsMagic[8] = {'N', 'D', 'U', 'P', 'P', 'A', 'I', 'R'};
-constexpr uint32_t kPairsVersion = 1;
 constexpr size_t kBlockEntries = 4096;  // entries read at once from a shard
+// Content hashes read at once from a shard's copies section: at most 4 MiB,
+// through gaps of less than 64 KiB between the members wanted.
+constexpr uint64_t kCopiesSpan = uint64_t{1} << 18;
+constexpr uint64_t kCopiesGap = uint64_t{1} << 12;
 
 // An open sign/I.bands file: its header, trailer and descriptor.
 class BandsFile {
@@ -77,14 +80,11 @@ class BandsFile {
     copies_at_ = kBandsHeaderSize + uint64_t{bands} * per_band_ * kBandEntrySize;
     return CheckCopies(each.U64());
   }
-  // The content hash of the shard's document `local` (below its count),
-  // from the copies section that Open() checked. False when it cannot be
-  // read.
-  bool Content(uint64_t local, ContentHash* content) const {
-    uint64_t both[2] = {0, 0};
-    if (!Read(copies_at_ + local * kCopyEntrySize, both, sizeof both)) return false;
-    *content = {.low = both[0], .high = both[1]};
-    return true;
+  // Reads the content hashes of the shard's documents [first, first + n)
+  // (below its count) into `to` (n * kCopyEntrySize bytes), from the copies
+  // section that Open() checked. False when they cannot be read.
+  bool ReadCopies(uint64_t first, uint64_t n, char* to) const {
+    return Read(copies_at_ + first * kCopyEntrySize, to, static_cast<size_t>(n * kCopyEntrySize));
   }
   uint64_t per_band() const { return per_band_; }
   uint64_t run_checksum(uint64_t band) const { return run_checksums_[band]; }
@@ -185,34 +185,89 @@ struct Member {
   uint64_t id = 0;
 };
 
-// One bucket (entries ascending by id, each with the run it came from): its
-// representatives' pairs, or the whole list when it is large. The content
-// hashes, which only a bucket of two or more needs, are read from the
-// shards' copies sections. Corrupt naming the file when one cannot be read.
-Status EmitBucket(const std::vector<std::pair<BandEntry, size_t>>& bucket, const std::vector<BandRun>& runs,
-                  uint64_t band, uint64_t large_bucket, std::vector<Member>& members, BucketOutput* out) {
-  if (bucket.size() < 2) return Status::Ok();
-  members.resize(bucket.size());
-  for (size_t k = 0; k < bucket.size(); ++k) {
-    const auto& [entry, s] = bucket[k];
-    members[k].id = entry.id;
-    if (!runs[s].file->Content(LocalOf(entry.id), &members[k].content)) {
-      return Damaged(runs[s].file->shard().path, "truncated");
+// The buckets of two or more of one band, as the merge closes them: their
+// members (global id and the run it came from) one bucket after another,
+// `starts` where each begins. Memory: per member of such a bucket.
+struct BandBuckets {
+  std::vector<std::pair<uint64_t, size_t>> members;  // id, run
+  std::vector<size_t> starts;
+  void Add(const std::vector<std::pair<BandEntry, size_t>>& bucket) {
+    if (bucket.size() < 2) return;
+    starts.push_back(members.size());
+    for (const auto& [entry, s] : bucket) members.push_back({entry.id, s});
+  }
+};
+
+// The content hashes of `band`'s members, in their order, from the shards'
+// copies sections: read in id order, shard by shard, each read a span of at
+// most kCopiesSpan entries that covers the next members while the gap to the
+// next is below kCopiesGap entries (reading through is cheaper than another
+// pread), so never one pread a member where members are dense. Memory: the
+// members' order and hashes, and one span. Corrupt naming the file when one
+// cannot be read.
+Result<std::vector<ContentHash>> ReadContents(const BandBuckets& band, const std::vector<BandRun>& runs) {
+  std::vector<std::pair<uint64_t, size_t>> order(band.members.size());  // (run, local) as one key, position
+  for (size_t k = 0; k < order.size(); ++k) {
+    order[k] = {(uint64_t{band.members[k].second} << kShardShift) | LocalOf(band.members[k].first), k};
+  }
+  std::sort(order.begin(), order.end());
+  std::vector<ContentHash> contents(order.size());
+  std::string span;
+  for (size_t i = 0; i < order.size();) {
+    const uint64_t run = order[i].first >> kShardShift, first = LocalOf(order[i].first);
+    size_t j = i + 1;  // members [i, j) in the span
+    while (j < order.size() && order[j].first >> kShardShift == run && LocalOf(order[j].first) - first < kCopiesSpan &&
+           LocalOf(order[j].first) - LocalOf(order[j - 1].first) < kCopiesGap) {
+      ++j;
+    }
+    const uint64_t n = LocalOf(order[j - 1].first) - first + 1;
+    const BandsFile& file = *runs[static_cast<size_t>(run)].file;
+    span.resize(static_cast<size_t>(n * kCopyEntrySize));
+    if (!file.ReadCopies(first, n, span.data())) return Damaged(file.shard().path, "truncated");
+    for (; i < j; ++i) {
+      const char* entry = span.data() + (LocalOf(order[i].first) - first) * kCopyEntrySize;
+      std::memcpy(&contents[order[i].second].low, entry, 8);
+      std::memcpy(&contents[order[i].second].high, entry + 8, 8);
     }
   }
+  return contents;
+}
+
+// One bucket (`ids` ascending, `contents` theirs): its representatives'
+// pairs, or the whole list when it is large.
+void EmitBucket(std::span<const std::pair<uint64_t, size_t>> ids, std::span<const ContentHash> contents,
+                uint64_t band, uint64_t large_bucket, std::vector<Member>& members, BucketOutput* out) {
+  members.resize(ids.size());
+  for (size_t k = 0; k < ids.size(); ++k) members[k] = {.content = contents[k], .id = ids[k].first};
   std::stable_sort(members.begin(), members.end(), [](const Member& x, const Member& y) { return x.content < y.content; });
   std::vector<uint64_t> reps;
   for (size_t k = 0; k < members.size(); ++k) {
     if (k == 0 || !(members[k].content == members[k - 1].content)) reps.push_back(members[k].id);
   }
-  if (reps.size() < 2) return Status::Ok();
+  if (reps.size() < 2) return;
   std::sort(reps.begin(), reps.end());
   if (large_bucket > 0 && reps.size() > large_bucket) {
     out->large.push_back(std::move(reps));
-    return Status::Ok();
+    return;
   }
   for (size_t x = 0; x < reps.size(); ++x) {
     for (size_t y = x + 1; y < reps.size(); ++y) out->pairs.push_back({.a = reps[x], .b = reps[y], .band = band});
+  }
+}
+
+// Band `band`'s buckets of two or more (the runs' heads merged), then each
+// bucket's pairs once the members' content hashes are read.
+Status EmitBuckets(const BandBuckets& buckets, const std::vector<BandRun>& runs, uint64_t band,
+                   uint64_t large_bucket, BucketOutput* out) {
+  Result<std::vector<ContentHash>> contents = ReadContents(buckets, runs);
+  if (!contents.ok()) return contents.status();
+  const std::span<const std::pair<uint64_t, size_t>> all(buckets.members);
+  std::vector<Member> members;
+  for (size_t b = 0; b < buckets.starts.size(); ++b) {
+    const size_t first = buckets.starts[b];
+    const size_t last = b + 1 < buckets.starts.size() ? buckets.starts[b + 1] : all.size();
+    EmitBucket(all.subspan(first, last - first), std::span<const ContentHash>(*contents).subspan(first, last - first),
+               band, large_bucket, members, out);
   }
   return Status::Ok();
 }
@@ -240,7 +295,7 @@ Status BucketBand(const std::vector<std::unique_ptr<BandsFile>>& files, uint64_t
   }
   if (!error.ok()) return error;
   std::vector<Head> bucket;
-  std::vector<Member> members;
+  BandBuckets buckets;
   while (!heap.empty()) {
     const Head head = heap.top();
     heap.pop();
@@ -248,13 +303,14 @@ Status BucketBand(const std::vector<std::unique_ptr<BandsFile>>& files, uint64_t
     if (runs[s].Fill(&error)) heap.push({runs[s].block[runs[s].pos++], s});
     if (!error.ok()) return error;
     if (!bucket.empty() && bucket.front().first.hash != head.first.hash) {
-      if (Status e = EmitBucket(bucket, runs, band, large_bucket, members, out); !e.ok()) return e;
+      buckets.Add(bucket);
       bucket.clear();
     }
     bucket.push_back(head);
   }
   if (!error.ok()) return error;
-  return EmitBucket(bucket, runs, band, large_bucket, members, out);
+  buckets.Add(bucket);
+  return EmitBuckets(buckets, runs, band, large_bucket, out);
 }
 
 }  // namespace
@@ -268,8 +324,8 @@ uint64_t BucketFingerprint(const Options& options) {
 std::string EncodeBucketOutput(const BucketOutput& o) {
   std::string out;
   FieldWriter w(&out);
-  w.Raw(kPairsMagic, 8);
-  w.U32(kPairsVersion);
+  w.Raw(kBucketPairsMagic, 8);
+  w.U32(kBucketPairsVersion);
   w.U64(o.large_bucket);
   w.U64(o.pairs.size());
   for (const BucketPair& p : o.pairs) {
@@ -284,11 +340,11 @@ std::string EncodeBucketOutput(const BucketOutput& o) {
 
 Result<BucketOutput> DecodeBucketOutput(std::string_view bytes) {
   auto corrupt = [] { return Status::Corrupt("bucket pairs: damaged (checksum, size or fields)"); };
-  if (bytes.size() < 20 || !ChecksumMatches(bytes) || bytes.substr(0, 8) != std::string_view(kPairsMagic, 8)) {
+  if (bytes.size() < 20 || !ChecksumMatches(bytes) || bytes.substr(0, 8) != std::string_view(kBucketPairsMagic, 8)) {
     return corrupt();
   }
   FieldReader r(bytes.substr(8, bytes.size() - 16));
-  if (r.U32() != kPairsVersion) return Status::InvalidArgument("bucket pairs: another format version");
+  if (r.U32() != kBucketPairsVersion) return Status::InvalidArgument("bucket pairs: another format version");
   BucketOutput o;
   o.large_bucket = r.U64();
   const uint64_t n = r.U64();

@@ -55,6 +55,10 @@ uint64_t LargeBucketOf(const Options& options);
 // SignFingerprint() and the large-bucket size.
 uint64_t BucketFingerprint(const Options& options);
 
+// The bucket output's magic and format version (stage_verify.cc streams it).
+inline constexpr char kBucketPairsMagic[8] = {'N', 'D', 'U', 'P', 'P', 'A', 'I', 'R'};
+inline constexpr uint32_t kBucketPairsVersion = 1;
+
 // Encoding: magic "NDUPPAIR", u32 version, u64 large_bucket, u64 P, P
 // records (u64 a, u64 b, u64 band), u64 L, L lists (u64 n, n u64 ids),
 // XXH3-64 checksum.

@@ -1,6 +1,11 @@
 #include "distributed/stage_verify.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 
@@ -23,6 +28,8 @@ constexpr char kVerifyMagic[8] = {'N', 'D', 'U', 'P', 'V', 'R', 'F', 'Y'};
 constexpr uint32_t kVerifyVersion = 1;
 // The largest folio of page cache a fault on a mapped file may map whole.
 constexpr size_t kFolio = size_t{2} << 20;
+// The bytes of a bucket output read at once.
+constexpr size_t kStreamBuffer = size_t{1} << 20;
 
 // The task's share of every bucket output, each checked as the report
 // checked them; `ids` gets the documents of its pairs.
@@ -31,30 +38,170 @@ struct Share {
   std::vector<std::vector<uint64_t>> large;
 };
 
+// A stage file read front to back through a buffer of kStreamBuffer bytes,
+// its bytes hashed as they pass: its fields (those before its last 8
+// bytes), then whether those 8 bytes are the checksum of the rest, as
+// ChecksumMatches() checks a whole file. Memory: the buffer.
+class FileStream {
+ public:
+  explicit FileStream(std::string path) : path_(std::move(path)) {}
+  FileStream(const FileStream&) = delete;
+  FileStream& operator=(const FileStream&) = delete;
+  ~FileStream() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  // IoError naming the file when it cannot be opened.
+  Status Open() {
+    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) return Status::IoError(path_ + ": cannot open: " + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) return Status::IoError(path_ + ": cannot stat: " + std::strerror(errno));
+    size_ = static_cast<uint64_t>(st.st_size);
+    body_ = size_ < 8 ? 0 : size_ - 8;
+    hash_.Reset(0);
+    return Status::Ok();
+  }
+  uint64_t size() const { return size_; }
+  // Bytes before the checksum not yet taken.
+  uint64_t left() const { return body_ - taken_; }
+  bool ok() const { return ok_; }
+  uint32_t U32() {
+    uint32_t v = 0;
+    Raw(&v, 4);
+    return v;
+  }
+  uint64_t U64() {
+    uint64_t v = 0;
+    Raw(&v, 8);
+    return v;
+  }
+  // Takes the next n bytes into `to`; past the checksum or on a read error,
+  // zeros, and ok() is false from then on.
+  void Raw(void* to, size_t n) {
+    char* p = static_cast<char*>(to);
+    if (!ok_ || n > left()) ok_ = false;
+    while (ok_ && n > 0) {
+      if (pos_ == buffer_.size() && !Refill()) break;
+      const size_t k = std::min(n, buffer_.size() - pos_);
+      std::memcpy(p, buffer_.data() + pos_, k);
+      pos_ += k;
+      taken_ += k;
+      p += k;
+      n -= k;
+    }
+    if (!ok_) std::memset(p, 0, n);
+  }
+  // Reads the rest of the body through; whether the file's last 8 bytes
+  // are XXH3-64 of the others.
+  bool ChecksumMatches() {
+    if (size_ < 8) return false;
+    ok_ = true;
+    while (read_ < body_) {
+      if (!Refill()) return false;
+    }
+    uint64_t stored = 0;
+    return Read(body_, &stored, 8) && stored == hash_.Digest();
+  }
+
+ private:
+  bool Read(uint64_t at, void* to, size_t n) {
+    char* p = static_cast<char*>(to);
+    while (n > 0) {
+      const ssize_t got = ::pread(fd_, p, n, static_cast<off_t>(at));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) return false;
+      p += got;
+      at += static_cast<uint64_t>(got);
+      n -= static_cast<size_t>(got);
+    }
+    return true;
+  }
+  // The next piece of the body into the buffer, hashed.
+  bool Refill() {
+    buffer_.resize(static_cast<size_t>(std::min<uint64_t>(kStreamBuffer, body_ - read_)));
+    pos_ = 0;
+    if (buffer_.empty() || !Read(read_, buffer_.data(), buffer_.size())) return ok_ = false;
+    hash_.Update(buffer_.data(), buffer_.size());
+    read_ += buffer_.size();
+    return true;
+  }
+
+  std::string path_;
+  int fd_ = -1;
+  uint64_t size_ = 0, body_ = 0;
+  uint64_t read_ = 0;   // body bytes read (and hashed)
+  uint64_t taken_ = 0;  // body bytes taken as fields
+  std::string buffer_;
+  size_t pos_ = 0;
+  Hasher64 hash_;
+  bool ok_ = true;
+};
+
+// The pairs of one bucket output (EncodeBucketOutput()'s layout) streamed
+// into `share`, each checked as CheckBucketOutput() checks them. The first
+// error is returned once the file is read through: its checksum's (as
+// DecodeBucketOutput() says it) before any other.
+Status StreamBucketOutput(FileStream& in, const PairsLimits& limits, StageTask t, Share* share) {
+  auto damaged = [] { return Status::Corrupt("bucket pairs: damaged (checksum, size or fields)"); };
+  Status first;  // the first error of the fields, if any
+  auto fail = [&first](Status s) {
+    if (first.ok()) first = std::move(s);
+  };
+  char magic[8] = {};
+  in.Raw(magic, 8);
+  if (in.size() < 20 || std::memcmp(magic, kBucketPairsMagic, 8) != 0) fail(damaged());
+  if (first.ok() && in.U32() != kBucketPairsVersion) fail(Status::Corrupt("bucket pairs: another format version"));
+  if (first.ok() && in.U64() != limits.large_bucket) fail(Status::InvalidArgument("made for another --mode"));
+  const uint64_t n = first.ok() ? in.U64() : 0;
+  if (n > in.left() / 24) fail(damaged());
+  BucketPair last{};
+  for (uint64_t k = 0; k < n && first.ok(); ++k) {
+    BucketPair p;
+    p.a = in.U64();
+    p.b = in.U64();
+    p.band = in.U64();
+    if (k > 0 && !(last < p)) fail(Status::Corrupt("its pairs are out of order"));
+    else if (p.a >= p.b) fail(Status::Corrupt("a pair out of order"));
+    else if (!IdInRange(p.a, limits.shard_docs) || !IdInRange(p.b, limits.shard_docs)) {
+      fail(Status::Corrupt("a document id out of range"));
+    } else if (p.band < limits.bands.first || p.band >= limits.bands.last) {
+      fail(Status::Corrupt("a band out of range"));
+    }
+    last = p;
+    if (VerifyTaskOf(p.a, t.tasks) == t.task) share->pairs.push_back(p);
+  }
+  const uint64_t lists = first.ok() ? in.U64() : 0;
+  if (lists > in.left() / 8) fail(damaged());
+  for (uint64_t k = 0; k < lists && first.ok(); ++k) {
+    const uint64_t size = in.U64();
+    if (size > in.left() / 8) {
+      fail(damaged());
+      break;
+    }
+    std::vector<std::vector<uint64_t>> one(1, std::vector<uint64_t>(size));
+    for (uint64_t& id : one[0]) id = in.U64();
+    if (Status s = CheckLargeBuckets(one, limits.shard_docs, limits.large_bucket); !s.ok()) fail(std::move(s));
+    if (!one[0].empty() && VerifyTaskOf(one[0].front(), t.tasks) == t.task) share->large.push_back(std::move(one[0]));
+  }
+  if (first.ok() && (!in.ok() || in.left() != 0)) fail(damaged());
+  if (!in.ChecksumMatches()) return damaged();
+  return first;
+}
+
 Result<Share> ReadShare(const WorkFolder& folder, const Options& o, uint32_t buckets, uint64_t bands,
                         const std::vector<uint64_t>& shard_docs, StageTask t) {
   Share share;
   PairsLimits limits{.shard_docs = shard_docs, .bands = {}, .large_bucket = LargeBucketOf(o)};
   for (uint32_t j = 0; j < buckets; ++j) {
-    const std::string path = folder.File(StageKind::kBucket, j, "pairs");
-    Result<std::string> bytes = ReadWholeFile(path);
-    if (!bytes.ok()) return bytes.status();
-    Result<BucketOutput> found = DecodeBucketOutput(*bytes);
-    if (!found.ok()) return Damaged(path, found.status().message());
-    bytes->clear();
-    bytes->shrink_to_fit();
+    FileStream in(folder.File(StageKind::kBucket, j, "pairs"));
+    if (Status s = in.Open(); !s.ok()) return s;
     limits.bands = BandsOfTask({.task = j, .tasks = buckets}, bands);
-    if (Status s = CheckBucketOutput(*found, limits); !s.ok()) {
+    if (Status s = StreamBucketOutput(in, limits, t, &share); !s.ok()) {
+      const std::string path = folder.File(StageKind::kBucket, j, "pairs");
       if (s.code() == Status::Code::kInvalidArgument) {
         return Status::InvalidArgument(path + ": made for another --mode; run the bucket tasks again");
       }
       return Damaged(path, s.message());
-    }
-    for (const BucketPair& p : found->pairs) {
-      if (VerifyTaskOf(p.a, t.tasks) == t.task) share.pairs.push_back(p);
-    }
-    for (std::vector<uint64_t>& list : found->large) {
-      if (VerifyTaskOf(list.front(), t.tasks) == t.task) share.large.push_back(std::move(list));
     }
   }
   std::sort(share.pairs.begin(), share.pairs.end());

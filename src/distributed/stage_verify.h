@@ -16,8 +16,11 @@
 // tables (table_codec's DecodeRecordsWith: each table's records, and of its
 // matrix only the rows needed), the shards without a document of the share
 // not at all; the checksums of the tables are the report's to check, which
-// reads them whole before it trusts a pair. The memory of a task: one bucket
-// output at a time, its share of the pairs and the rows of their documents.
+// reads them whole before it trusts a pair. The bucket outputs are streamed
+// through a buffer of 1 MiB, each value checked as it passes and the file's
+// checksum once read through (a damaged file is refused before anything is
+// written). The memory of a task: its share of the pairs, the rows of their
+// documents and that buffer, however large the bucket outputs.
 //
 // --exact is decided by the report, which reads the documents of the
 // verified pairs again (verify_candidates.h), as scan does: the estimates
