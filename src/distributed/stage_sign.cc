@@ -14,6 +14,7 @@
 #include "scan/run.h"
 #include "sign/sign_internal.h"
 #include "distributed/byte_shares.h"
+#include "distributed/shard_writer.h"
 #include "distributed/stage_bytes.h"
 
 namespace neardup {
@@ -21,7 +22,6 @@ namespace neardup {
 namespace {
 
 constexpr char kMetaMagic[8] = {'N', 'D', 'U', 'P', 'M', 'E', 'T', 'A'};
-constexpr char kBandsMagic[8] = {'N', 'D', 'U', 'P', 'B', 'A', 'N', 'D'};
 constexpr uint32_t kMetaVersion = 4;  // 2: the listing fingerprint; 3: what stage filter needs; 4: byte shares
 // The smallest encodings of a problem (u32 file, u64 line, u8 kind, u8
 // code, u64 message length) and of a walk error (u8 code, u64 length).
@@ -46,86 +46,6 @@ std::optional<Status> MakeStatus(uint8_t code, std::string message) {
     case Status::Code::kCancelled: return Status::Cancelled(std::move(message));
     default: return Status::Internal(std::move(message));
   }
-}
-
-// The memory a sign task sorts one band's keys in before it spills a run
-// to a temporary file (SortedRuns): its peak for the band keys, whatever
-// its share.
-constexpr size_t kBandSortBudget = size_t{16} << 20;
-
-// Appends `v`'s low `n` bytes (little-endian) to `out`.
-void PutLow(std::string& out, uint64_t v, size_t n) { out.append(reinterpret_cast<const char*>(&v), n); }
-
-// Writes the band keys of a signed shard to `path` (see stage_sign.h): band
-// by band, each sorted in kBandSortBudget with runs spilled past it, and
-// streamed into the file, so that no more than a band's budget of keys is
-// held at once.
-Status WriteBands(const SignatureTable& table, Banding banding, uint64_t fingerprint, const std::string& path) {
-  std::vector<uint64_t> signed_docs;
-  for (size_t k = 0; k < table.size(); ++k) {
-    if (table.docs[k].kind == DocKind::kOk) signed_docs.push_back(k);
-  }
-  AtomicFileWriter file;
-  if (Status s = file.Open(path); !s.ok()) return s;
-  std::string header;
-  FieldWriter w(&header);
-  w.Raw(kBandsMagic, 8);
-  w.U32(kBandsVersion);
-  w.U32(static_cast<uint32_t>(banding.bands));
-  w.U32(static_cast<uint32_t>(banding.rows));
-  w.U32(0);
-  w.U64(fingerprint);
-  w.U64(signed_docs.size());
-  w.U64(table.size());
-  file.Append(header);
-  std::string checksums;
-  FieldWriter sums(&checksums);
-  std::string block;
-  for (int band = 0; band < banding.bands; ++band) {
-    SortedRuns<BandEntry> keys(kBandSortBudget, "sorting band keys");
-    for (const uint64_t k : signed_docs) {
-      const DocId id = static_cast<DocId>(k);
-      if (Status s = keys.Add({.hash = BandKey(table.signature(id).data(), banding, band), .id = k}); !s.ok()) return s;
-    }
-    if (Status s = keys.Finish(); !s.ok()) return s;
-    Hasher64 run;
-    run.Reset(0);
-    uint64_t written = 0;
-    for (const BandEntry& e : keys) {
-      PutLow(block, e.hash, 8);
-      PutLow(block, e.id, kBandIdBytes);
-      ++written;
-      if (block.size() >= AtomicFileWriter::kBuffer) {
-        run.Update(block.data(), block.size());
-        file.Append(block);
-        block.clear();
-      }
-    }
-    if (!keys.status().ok()) return keys.status();
-    if (written != signed_docs.size()) return Status::Internal(path + ": band keys lost while sorting");
-    run.Update(block.data(), block.size());
-    file.Append(block);
-    block.clear();
-    sums.U64(run.Digest());
-  }
-  Hasher64 copies;
-  copies.Reset(0);
-  for (const DocRecord& d : table.docs) {
-    PutLow(block, d.content.low, 8);
-    PutLow(block, d.content.high, 8);
-    if (block.size() >= AtomicFileWriter::kBuffer) {
-      copies.Update(block.data(), block.size());
-      file.Append(block);
-      block.clear();
-    }
-  }
-  copies.Update(block.data(), block.size());
-  file.Append(block);
-  sums.U64(copies.Digest());
-  const uint64_t index = BandsIndexChecksum(header, checksums);
-  sums.U64(index);
-  file.Append(checksums);
-  return file.Commit();
 }
 
 }  // namespace
@@ -384,18 +304,75 @@ std::vector<std::string> InputsOf(const Options& o, const std::vector<InputFile>
   return out;
 }
 
-// Writes shard t's table, band keys, meta and marker, in that order.
-Status WriteShard(const Run& run, const WorkFolder& folder, StageTask t, const SignedInputs& in, ShareOrigin origin) {
+// What signing a share gives besides the documents (which went to the
+// ShardWriter).
+struct SignedShare {
+  SignCounts counts;
+  std::vector<InputProblem> problems;  // `file` is local to the share
+};
+
+// Text files signed per chunk of this many (a row each, sized up front); a
+// JSONL file's documents are handed to the writer every kDrainDocs.
+constexpr size_t kChunkFiles = 16384;
+constexpr size_t kDrainDocs = 8192;
+
+// How a share is read: its files through `fs` (which reads only each file's
+// byte range, byte_shares.h), file i's JSONL lines numbered from
+// line_base[i] + 1.
+struct ShareReading {
+  ShareOrigin origin;
+  FileSystem& fs;
+  const std::vector<uint64_t>& line_base;
+};
+
+// Signs `files` into `writer`, a chunk of files at a time and, within a JSONL
+// file, a block of documents at a time: what is held is a chunk, never the
+// share.
+Result<SignedShare> SignShareInto(const Run& run, const std::vector<InputFile>& files, const ShareReading& reading,
+                                  ShardWriter& writer) {
+  SignedShare out;
+  const SignContext base = run.Signing(run.workers());
+  SignContext ctx{base.options, base.minhasher, reading.fs, base.workers, base.keep_streams, base.progress};
+  uint64_t first = 0;
+  Status drained;
+  ctx.drain = [&](SignatureTable& table) {
+    if (Status s = writer.Take(table, first); !s.ok() && drained.ok()) drained = s;
+    table.ClearDocuments();
+  };
+  ctx.drain_docs = kDrainDocs;
+  if (reading.line_base.size() != files.size()) return Status::Internal("a share's line bases do not match its files");
+  for (first = 0; first < files.size(); first += kChunkFiles) {
+    const size_t end = std::min(files.size(), static_cast<size_t>(first) + kChunkFiles);
+    const auto from = static_cast<ptrdiff_t>(first);
+    const auto to = static_cast<ptrdiff_t>(end);
+    const std::vector<uint64_t> line_base(reading.line_base.begin() + from, reading.line_base.begin() + to);
+    SignedCorpus chunk = SignShare(ctx, std::vector<InputFile>(files.begin() + from, files.begin() + to), &line_base);
+    if (run.Cancelled()) return Status::Cancelled("interrupted");
+    if (!drained.ok()) return drained;
+    if (Status s = writer.Take(chunk.table, first); !s.ok()) return s;
+    for (InputProblem& p : chunk.problems) {
+      p.file += static_cast<uint32_t>(first);
+      out.problems.push_back(std::move(p));
+    }
+    out.counts += chunk.counts;
+  }
+  return out;
+}
+
+// Signs shard t and writes its table, band keys, meta and marker, in that
+// order.
+Status SignAndWriteShard(const Run& run, const WorkFolder& folder, StageTask t, const WalkedCorpus& walked,
+                         const ShareReading& reading) {
+  const ShareOrigin& origin = reading.origin;
   const Options& o = run.options();
   const uint64_t fingerprint = SignFingerprint(o);
-  // One encoding at a time, freed once written: the peak is the table and
-  // one of its encodings.
-  {
-    std::string bytes;
-    if (Status s = EncodeTo(in.corpus.table, SignatureParams::From(o), &bytes); !s.ok()) return s;
-    if (Status s = WriteAtomically(folder.File(StageKind::kSign, t.task, "table"), bytes); !s.ok()) return s;
-  }
-  if (Status s = WriteBands(in.corpus.table, run.banding(), fingerprint, folder.File(StageKind::kSign, t.task, "bands"));
+  const std::vector<InputFile>& files = walked.files;
+  ShardWriter writer(SignatureParams::From(o), run.banding(), fingerprint, files.size());
+  if (Status s = writer.Open(); !s.ok()) return s;
+  Result<SignedShare> in = SignShareInto(run, files, reading, writer);
+  if (!in.ok()) return in.status();
+  if (Status s = writer.Finish(files, folder.File(StageKind::kSign, t.task, "table"),
+                               folder.File(StageKind::kSign, t.task, "bands"));
       !s.ok()) {
     return s;
   }
@@ -404,20 +381,18 @@ Status WriteShard(const Run& run, const WorkFolder& folder, StageTask t, const S
                  .first_begin = origin.first_begin,
                  .last_end = origin.last_end,
                  .listing = origin.listing,
-                 .counts = in.corpus.counts,
-                 .problems = in.corpus.problems,
-                 .walk = in.walk,
-                 .walk_errors = in.walk_errors,
+                 .counts = in->counts,
+                 .problems = std::move(in->problems),
+                 .walk = walked.counts,
+                 .walk_errors = walked.errors,
                  .roots = {},
                  .kept_paths = {},
-                 .line_hashes = {},
-                 .inputs = {}};
-  for (const InputFile& f : in.corpus.table.files) {
+                 .line_hashes = writer.line_hashes(),
+                 .inputs = InputsOf(o, files)};
+  for (const InputFile& f : files) {
     meta.roots.push_back(f.root);
     meta.kept_paths.push_back(KeptPathOf(o, f));
   }
-  for (const DocRecord& d : in.corpus.table.docs) meta.line_hashes.push_back(d.line_hash);
-  meta.inputs = InputsOf(o, in.corpus.table.files);
   if (Status s = WriteAtomically(folder.File(StageKind::kSign, t.task, "meta"), EncodeShardMeta(meta)); !s.ok()) {
     return s;
   }
@@ -471,18 +446,10 @@ Result<TaskRun> RunSignTask(const Options& o, const std::string& work, StageTask
   for (const FilePart& part : share->parts) line_base.push_back(part.line_base);
   RangedFileSystem ranged(run.fs(), share->files, share->parts);
   walked->files = std::move(share->files);
-  Result<SignedInputs> in = SignInputs(run,
-                                       {.walked = std::move(*walked),
-                                        .index = nullptr,
-                                        .stored = {},
-                                        .share_fs = &ranged,
-                                        .line_base = std::move(line_base)},
-                                       IdScope::kShard);
-  if (!in.ok()) return in.status();
-  if (in->corpus.table.size() >= (uint64_t{1} << kShardShift)) {
-    return Status::InvalidArgument("a shard holds 2^40 documents or more: use more sign tasks");
+  if (Status s = SignAndWriteShard(run, folder, t, *walked, {.origin = origin, .fs = ranged, .line_base = line_base});
+      !s.ok()) {
+    return s;
   }
-  if (Status s = WriteShard(run, folder, t, *in, origin); !s.ok()) return s;
   return TaskRun::kRan;
 }
 

@@ -15,10 +15,10 @@
 //    fingerprint of the whole listing it walked (ShardMeta);
 //  - sign/I.bands: for each band, one entry (band hash, local id) per signed
 //    document, sorted, so that a bucket task reads only its bands; then each
-//    document's content hash, once. Each band is sorted in a budget of
-//    memory (runs past it spill to TMPDIR and are merged) and streamed into
-//    the file: the keys never are all in memory at once;
+//    document's content hash, once;
 //  - sign/I.done, last.
+// The table and the band keys are streamed as the documents are signed
+// (shard_writer.h): a task's memory does not grow with its share.
 // A document's global id is (shard << 40) | local index (kShardShift): ids
 // of distinct shards never collide, and their order is the scan's.
 //

@@ -27,6 +27,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -91,6 +92,15 @@ struct SignContext {
   // than a signature row). Sign() sets it; a stage sign task and the index
   // keep every document in the table. Default: false.
   bool compact_unsigned = false;
+  // JSONL: when set, called on the thread that commits blocks each time the
+  // table holds drain_docs documents or more; it takes them out (and must
+  // leave the table without documents: SignatureTable::ClearDocuments()),
+  // so that a share of any size is signed in bounded memory. DocIds then
+  // count from the first document of the call's first block, the caller
+  // keeping the tally. Text files are one row each, sized up front: a
+  // caller bounds them by signing its files in chunks.
+  std::function<void(SignatureTable&)> drain = {};
+  size_t drain_docs = 0;
 };
 
 // Signs every document of `files` (as walked). JSONL documents that are not

@@ -218,7 +218,7 @@ void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector
     const InputFile& f = out->table.files[b.file];
     seen_bytes += b.line_bytes;
     seen_docs += b.docs.size();
-    ReserveForInput(input_bytes, seen_bytes, seen_docs, out->table.size() + b.docs.size(), &out->table);
+    if (!ctx.drain) ReserveForInput(input_bytes, seen_bytes, seen_docs, out->table.size() + b.docs.size(), &out->table);
     const uint64_t base = lines_before[b.file];
     for (DocRecord& r : b.docs) {
       r.line += base;
@@ -246,6 +246,7 @@ void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector
     out->table.Append(std::move(b.docs), b.sigs);
     out->counts += b.counts;
     if (per_file != nullptr) (*per_file)[b.file] += b.counts;
+    if (ctx.drain && out->table.size() >= ctx.drain_docs) ctx.drain(out->table);
   };
   OrderedWork<Block> work(workers, static_cast<size_t>(workers.threads) * kBlocksPerWorker, sign, commit);
   for (uint32_t fi = 0; fi < out->table.files.size() && !workers.Cancelled(); ++fi) {

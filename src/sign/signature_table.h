@@ -107,6 +107,16 @@ class SignatureTable {
     values_.insert(values_.end(), values.begin(), values.end());
   }
 
+  // Lets go of every document and its signature (the files stay), keeping
+  // the matrix's room: a writer that streams the table takes its documents
+  // out in blocks (SignContext::drain).
+  // REQUIRES: contiguous().
+  void ClearDocuments() {
+    assert(contiguous());
+    docs.clear();
+    values_.clear();
+  }
+
   // The signature matrix: num_perm() values per document, row after row.
   using Matrix = std::vector<uint32_t, HugePageAllocator<uint32_t>>;
 

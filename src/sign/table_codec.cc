@@ -254,21 +254,8 @@ Status EncodableSizes(const SignatureTable& table, const SignatureParams& params
   }
   uint64_t docs_size = 0;
   for (size_t i = 0; i < table.docs.size(); ++i) {
-    const DocRecord& d = table.docs[i];
-    const std::string where = std::string("cannot encode: doc ").append(Num(i));
-    if (d.name.size() > kMaxLength) return Status::InvalidArgument(Error(where).append(": name is 4 GiB or more"));
-    if (d.file >= table.files.size()) {
-      return Status::InvalidArgument(Error(where)
-                                         .append(": file ")
-                                         .append(Num(d.file))
-                                         .append(" out of range (")
-                                         .append(Num(table.files.size()))
-                                         .append(" files)"));
-    }
-    if (static_cast<uint8_t>(d.kind) > kLastDocKind) {
-      return Status::InvalidArgument(Error(where).append(": unknown kind ").append(Num(static_cast<uint8_t>(d.kind))));
-    }
-    docs_size += kTableDocRecordSize + d.name.size();
+    if (Status s = CheckEncodable(table.docs[i], i, table.files.size()); !s.ok()) return s;
+    docs_size += kTableDocRecordSize + table.docs[i].name.size();
   }
   *files_size_out = files_size;
   *docs_size_out = docs_size;
@@ -277,66 +264,100 @@ Status EncodableSizes(const SignatureTable& table, const SignatureParams& params
 
 }  // namespace
 
+void AppendTableHeader(const SignatureParams& params, const TableHeader& layout, std::string* out) {
+  out->append(kTableMagic, sizeof kTableMagic);
+  Put<uint32_t>(out, kTableFormatVersion);
+  params.AppendCanonical(out);
+  Put<uint64_t>(out, params.Fingerprint());
+  Put<uint64_t>(out, layout.file_count);
+  Put<uint64_t>(out, layout.doc_count);
+  Put<uint64_t>(out, layout.docs_offset);
+  Put<uint64_t>(out, layout.signatures_offset);
+  Put<uint64_t>(out, layout.total_size);
+}
+
+TableHeader TableLayout(const SignatureParams& params, uint64_t files, uint64_t docs, uint64_t files_size,
+                        uint64_t docs_size) {
+  TableHeader h;
+  h.params = params;
+  h.file_count = files;
+  h.doc_count = docs;
+  h.docs_offset = kTableHeaderSize + files_size;
+  h.signatures_offset = RoundUp8(h.docs_offset + docs_size);
+  h.total_size = h.signatures_offset + uint64_t{4} * docs * static_cast<uint64_t>(params.num_perm) + kChecksumSize;
+  return h;
+}
+
+void AppendFileRecord(const InputFile& f, std::string* out) {
+  Put<uint32_t>(out, static_cast<uint32_t>(f.path.size()));
+  out->append(f.path);
+  Put<uint64_t>(out, f.size);
+  Put<int64_t>(out, f.mtime_ns);
+  Put<int64_t>(out, f.ctime_ns);
+  Put<uint64_t>(out, f.identity.dev);
+  Put<uint64_t>(out, f.identity.ino);
+  Put<uint8_t>(out, static_cast<uint8_t>((f.reference ? kFileReference : 0) | (f.identity.stream ? kFileStream : 0)));
+}
+
+void AppendDocRecord(const DocRecord& d, std::string* out) {
+  Put<uint32_t>(out, static_cast<uint32_t>(d.name.size()));
+  out->append(d.name);
+  Put<uint32_t>(out, d.file);
+  Put<uint64_t>(out, d.line);
+  Put<uint64_t>(out, d.size);
+  Put<int64_t>(out, d.mtime_ns);
+  Put<uint64_t>(out, d.content.low);
+  Put<uint64_t>(out, d.content.high);
+  Put<uint8_t>(out, static_cast<uint8_t>(d.kind));
+  Put<uint8_t>(out, d.reference ? kDocReference : 0);
+}
+
+void AppendSignatureRows(std::span<const uint32_t> values, std::string* out) {
+  if constexpr (kLittleHost) {
+    out->append(reinterpret_cast<const char*>(values.data()), values.size_bytes());
+  } else {
+    for (const uint32_t v : values) Put<uint32_t>(out, v);
+  }
+}
+
+Status CheckEncodable(const DocRecord& d, uint64_t index, uint64_t file_count) {
+  constexpr uint64_t kMaxLength = std::numeric_limits<uint32_t>::max();
+  const std::string where = std::string("cannot encode: doc ").append(Num(index));
+  if (d.name.size() > kMaxLength) return Status::InvalidArgument(Error(where).append(": name is 4 GiB or more"));
+  if (d.file >= file_count) {
+    return Status::InvalidArgument(Error(where)
+                                       .append(": file ")
+                                       .append(Num(d.file))
+                                       .append(" out of range (")
+                                       .append(Num(file_count))
+                                       .append(" files)"));
+  }
+  if (static_cast<uint8_t>(d.kind) > kLastDocKind) {
+    return Status::InvalidArgument(Error(where).append(": unknown kind ").append(Num(static_cast<uint8_t>(d.kind))));
+  }
+  return Status::Ok();
+}
+
 Status EncodeTo(const SignatureTable& table, const SignatureParams& params, std::string* out) {
   out->clear();
   uint64_t files_size = 0;
   uint64_t docs_size = 0;
   if (Status s = EncodableSizes(table, params, &files_size, &docs_size); !s.ok()) return s;
-  const uint64_t docs_offset = kTableHeaderSize + files_size;
-  const uint64_t signatures_offset = RoundUp8(docs_offset + docs_size);
-  const uint64_t total_size =
-      signatures_offset + uint64_t{4} * table.size() * static_cast<uint64_t>(params.num_perm) + kChecksumSize;
-
-  out->reserve(total_size);
-  out->append(kTableMagic, sizeof kTableMagic);
-  Put<uint32_t>(out, kTableFormatVersion);
-  params.AppendCanonical(out);
-  Put<uint64_t>(out, params.Fingerprint());
-  Put<uint64_t>(out, table.files.size());
-  Put<uint64_t>(out, table.docs.size());
-  Put<uint64_t>(out, docs_offset);
-  Put<uint64_t>(out, signatures_offset);
-  Put<uint64_t>(out, total_size);
+  const TableHeader layout = TableLayout(params, table.files.size(), table.size(), files_size, docs_size);
+  out->reserve(layout.total_size);
+  AppendTableHeader(params, layout, out);
   assert(out->size() == kTableHeaderSize);
-
-  for (const InputFile& f : table.files) {
-    Put<uint32_t>(out, static_cast<uint32_t>(f.path.size()));
-    out->append(f.path);
-    Put<uint64_t>(out, f.size);
-    Put<int64_t>(out, f.mtime_ns);
-    Put<int64_t>(out, f.ctime_ns);
-    Put<uint64_t>(out, f.identity.dev);
-    Put<uint64_t>(out, f.identity.ino);
-    Put<uint8_t>(out, static_cast<uint8_t>((f.reference ? kFileReference : 0) | (f.identity.stream ? kFileStream : 0)));
-  }
-  assert(out->size() == docs_offset);
-  for (const DocRecord& d : table.docs) {
-    Put<uint32_t>(out, static_cast<uint32_t>(d.name.size()));
-    out->append(d.name);
-    Put<uint32_t>(out, d.file);
-    Put<uint64_t>(out, d.line);
-    Put<uint64_t>(out, d.size);
-    Put<int64_t>(out, d.mtime_ns);
-    Put<uint64_t>(out, d.content.low);
-    Put<uint64_t>(out, d.content.high);
-    Put<uint8_t>(out, static_cast<uint8_t>(d.kind));
-    Put<uint8_t>(out, d.reference ? kDocReference : 0);
-  }
-  out->resize(signatures_offset, '\0');
-  auto put_rows = [out](std::span<const uint32_t> values) {
-    if constexpr (kLittleHost) {
-      out->append(reinterpret_cast<const char*>(values.data()), values.size_bytes());
-    } else {
-      for (const uint32_t v : values) Put<uint32_t>(out, v);
-    }
-  };
+  for (const InputFile& f : table.files) AppendFileRecord(f, out);
+  assert(out->size() == layout.docs_offset);
+  for (const DocRecord& d : table.docs) AppendDocRecord(d, out);
+  out->resize(layout.signatures_offset, '\0');
   if (table.contiguous()) {
-    put_rows(table.values());
+    AppendSignatureRows(table.values(), out);
   } else {
-    for (DocId id = 0; id < table.size(); ++id) put_rows(table.signature(id).span());
+    for (DocId id = 0; id < table.size(); ++id) AppendSignatureRows(table.signature(id).span(), out);
   }
   Put<uint64_t>(out, ChecksumOf(*out));
-  assert(out->size() == total_size);
+  assert(out->size() == layout.total_size);
   return Status::Ok();
 }
 

@@ -118,6 +118,24 @@ struct DecodedRecords {
 // or name of 4 GiB or more.
 Status EncodeTo(const SignatureTable& table, const SignatureParams& params, std::string* out);
 
+// The parts of an encoding, for a writer that streams a table too large to
+// hold (a stage sign task: shard_writer.h). EncodeTo() is made of them:
+//   TableLayout() the header's counts and offsets for F files of
+//     `files_size` bytes of records and D documents of `docs_size` bytes;
+//   AppendTableHeader() its kTableHeaderSize bytes;
+//   AppendFileRecord(), AppendDocRecord() one record (a document checked
+//     first by CheckEncodable(): InvalidArgument as EncodeTo()'s);
+//   AppendSignatureRows() rows of the matrix, little-endian;
+//   then zero padding up to signatures_offset, and the checksum: XXH3-64,
+//   seed 0, of everything before it.
+TableHeader TableLayout(const SignatureParams& params, uint64_t files, uint64_t docs, uint64_t files_size,
+                        uint64_t docs_size);
+void AppendTableHeader(const SignatureParams& params, const TableHeader& layout, std::string* out);
+void AppendFileRecord(const InputFile& f, std::string* out);
+Status CheckEncodable(const DocRecord& d, uint64_t index, uint64_t file_count);
+void AppendDocRecord(const DocRecord& d, std::string* out);
+void AppendSignatureRows(std::span<const uint32_t> values, std::string* out);
+
 // Decodes a whole encoding: the table and the parameters it was signed with.
 // Errors as described above; the checksum is verified before the sections
 // are read.
