@@ -103,7 +103,7 @@ Result<uint64_t> LinesBefore(FileSystem& fs, const InputFile& f, uint64_t end) {
 Result<uint64_t> CutAt(FileSystem& fs, const Options& o, const std::vector<InputFile>& files,
                        const std::vector<uint64_t>& starts, uint64_t k, uint64_t tasks) {
   const uint64_t total = starts.back();
-  if (k == 0) return uint64_t{0};
+  if (k == 0 || total == 0) return uint64_t{0};  // no bytes (no file, or empty ones): every cut at 0
   if (k >= tasks) return total;
   // k*total/tasks without overflow (k < tasks < 2^32): total = q*tasks + r.
   const uint64_t q = total / tasks, r = total % tasks;

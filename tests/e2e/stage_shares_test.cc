@@ -169,6 +169,29 @@ TEST(StageSharesTest, ReportOverSharedFileIsScans) {
   }
 }
 
+// No bytes to share: an empty folder, or only empty files. Every cut falls
+// at 0 (a sign task once crashed computing them: SIGSEGV), the tasks finish,
+// and the report says what scan says.
+TEST(StageSharesTest, NothingToShareIsSharedToo) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "none");
+  WriteFile(dir / "blank/a.jsonl", "");
+  WriteFile(dir / "blank/b.jsonl", "");
+  for (const char* input : {"none", "blank"}) {
+    for (const char* format : {"jsonl", "text"}) {
+      const Args options = {"--input", format};
+      const RunResult scan = Neardup(dir, With(With({"scan"}, options), {dir / input}));
+      for (const int n : {1, 3}) {
+        SCOPED_TRACE(std::string(input) + " --input " + format + " N=" + std::to_string(n));
+        const std::string work = dir / (std::string("w.") + input + "." + format + "." + std::to_string(n));
+        const RunResult report = Stages(dir, work, n, options, {dir / input});
+        EXPECT_EQ(report.exit_code, scan.exit_code) << report.err;
+        EXPECT_EQ(report.out, scan.out);
+      }
+    }
+  }
+}
+
 TEST(StageSharesTest, FilterOverSharedFileWritesScansFolder) {
   TempDir dir;
   WriteFile(dir / "in/c.jsonl", BigJsonl(3000));
