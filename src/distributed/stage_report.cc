@@ -14,6 +14,7 @@
 #include "lsh/candidates.h"
 #include "lsh/copy_groups.h"
 #include "sign/minhash.h"
+#include "distributed/content_keys.h"
 #include "distributed/stage_bucket.h"
 #include "distributed/stage_filter.h"
 #include "distributed/stage_sign.h"
@@ -42,18 +43,11 @@ namespace neardup {
 // Those documents, in global id order, are the report's DocIds: every order
 // the report makes (pairs, clusters, representatives, --keep first) is the
 // same over them as over all documents, so its output is the scan's.
+// --exact (and -t 1) is decided by the verify tasks, which read the
+// documents again (stage_verify.h): the report adopts their verdicts (the
+// pairs accepted with their Jaccard, the documents left out, the sets for
+// --cluster-by keep) and reads no document itself.
 namespace {
-
-// A 64-bit key and a global id, in the order of the key, then the id. Two
-// documents of one key are read (an equal content or name is then decided
-// on the whole record): a key shared by chance only reads one more.
-struct KeyId {
-  uint64_t key = 0;
-  uint64_t id = 0;
-  bool operator<(const KeyId& o) const { return key != o.key ? key < o.key : id < o.id; }
-};
-// Memory for each of the two sorts over every document; past it they spill.
-constexpr size_t kKeysMemory = size_t{8} << 20;
 
 uint64_t NameKey(std::string_view name) { return HashBytes(name.data(), name.size(), 0); }
 
@@ -203,21 +197,9 @@ Result<std::unique_ptr<Sweep>> SweepShards(const WorkFolder& folder, const Optio
 
 // Adds to *needed the ids of every run of more than one equal key.
 Status AddGroups(SortedRuns<KeyId>* keys, std::vector<uint64_t>* needed) {
-  if (Status s = keys->Finish(); !s.ok()) return s;
-  KeyId first;
-  bool any = false, grouped = false;
-  for (const KeyId& k : *keys) {
-    if (any && k.key == first.key) {
-      if (!grouped) needed->push_back(first.id);
-      grouped = true;
-      needed->push_back(k.id);
-    } else {
-      first = k;
-      any = true;
-      grouped = false;
-    }
-  }
-  return keys->status();
+  return ForEachKeyGroup(keys, [needed](const std::vector<uint64_t>& ids) {
+    needed->insert(needed->end(), ids.begin(), ids.end());
+  });
 }
 
 // The verify tasks' outputs, checked; their ids added to *needed.
@@ -235,7 +217,8 @@ Result<std::vector<VerifyOutput>> LoadVerifyOutputs(const WorkFolder& folder, co
     Result<VerifyOutput> found = DecodeVerifyOutput(*bytes);
     if (!found.ok()) return Damaged(path, found.status().message());
     const StageTask t{.task = k, .tasks = tasks};
-    if (Status s = CheckVerifyOutput(*found, shard_docs, large_bucket, run.rule().candidate_floor, t); !s.ok()) {
+    if (found->reread != run.rereads()) return CheckVerifyKinds(folder.Dir(StageKind::kVerify), run.rereads());
+    if (Status s = CheckVerifyOutput(*found, shard_docs, large_bucket, run.rule(), t); !s.ok()) {
       if (s.code() == Status::Code::kInvalidArgument) {
         return Status::InvalidArgument(path + ": made for another --mode; run the bucket and verify tasks again");
       }
@@ -246,6 +229,7 @@ Result<std::vector<VerifyOutput>> LoadVerifyOutputs(const WorkFolder& folder, co
       needed->push_back(p.b);
     }
     for (const std::vector<uint64_t>& list : found->large) needed->insert(needed->end(), list.begin(), list.end());
+    for (const LeftOutDoc& d : found->left_out) needed->push_back(d.id);
     out.push_back(std::move(*found));
   }
   return out;
@@ -356,6 +340,34 @@ Result<Candidates> LoadCandidates(const Run& run, const std::vector<VerifyOutput
   return out;
 }
 
+// The verdicts of verify tasks that read the documents again, over the
+// report's DocIds (`needed`, which holds every id of the outputs): the pairs
+// they accepted, the documents any of them left out (once, with the first
+// task's reason) and the sets of the representatives.
+Result<PriorVerdicts> LoadVerdicts(const Run& run, std::vector<VerifyOutput>& outputs,
+                                   const std::vector<uint64_t>& needed) {
+  auto doc = [&](uint64_t global) {
+    return static_cast<DocId>(std::lower_bound(needed.begin(), needed.end(), global) - needed.begin());
+  };
+  PriorVerdicts out{.pairs = CandidatePairs(run.options().pair_memory), .left_out = {}, .sets = {}};
+  for (VerifyOutput& found : outputs) {
+    for (const VerifiedPair& p : found.pairs) {
+      const Candidate c{.a = doc(p.a), .b = doc(p.b), .estimate = p.estimate, .jaccard = p.jaccard};
+      if (Status s = out.pairs.Add(c); !s.ok()) return s;
+    }
+    for (LeftOutDoc& d : found.left_out) out.left_out.emplace_back(doc(d.id), std::move(d.why));
+    for (auto& [id, set] : found.sets) out.sets.try_emplace(doc(id), std::move(set));
+    found = VerifyOutput{};
+  }
+  std::stable_sort(out.left_out.begin(), out.left_out.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  out.left_out.erase(std::unique(out.left_out.begin(), out.left_out.end(),
+                                 [](const auto& x, const auto& y) { return x.first == y.first; }),
+                     out.left_out.end());
+  if (Status s = out.pairs.Finish(); !s.ok()) return s;
+  return out;
+}
+
 // The documents of `all` that are not in `table`, by kind.
 DocKinds LeftOut(DocKinds all, const SignatureTable& table) {
   DocKinds held;
@@ -395,17 +407,18 @@ Result<Report> RunReportTask(const Options& o, const std::string& work, const Ru
   if (Status s = CheckShardListings(folder, *shards, std::nullopt); !s.ok()) return s;
   Result<uint32_t> buckets = folder.FinishedTasks(StageKind::kBucket, BucketFingerprint(o));
   if (!buckets.ok()) return buckets.status();
+  // Verdicts read again and estimates are never mixed: said before the
+  // markers' fingerprints (which differ too) for a clearer message.
+  if (Status s = CheckVerifyKinds(folder.Dir(StageKind::kVerify), run.rereads()); !s.ok()) return s;
   Result<uint32_t> verifiers = folder.FinishedTasks(StageKind::kVerify, VerifyFingerprint(o));
   if (!verifiers.ok()) return verifiers.status();
   Result<std::unique_ptr<Sweep>> swept = SweepShards(folder, o, *shards);
   if (!swept.ok()) return swept.status();
   Sweep& sw = **swept;
-  std::vector<VerifyOutput> outputs;
-  if (!run.rule().identical_only) {
-    Result<std::vector<VerifyOutput>> loaded = LoadVerifyOutputs(folder, run, *verifiers, sw.spans, &sw.needed);
-    if (!loaded.ok()) return loaded.status();
-    outputs = std::move(*loaded);
-  }
+  // -t 1 has no pairs, but its verify tasks read the copies again.
+  Result<std::vector<VerifyOutput>> loaded = LoadVerifyOutputs(folder, run, *verifiers, sw.spans, &sw.needed);
+  if (!loaded.ok()) return loaded.status();
+  std::vector<VerifyOutput> outputs = std::move(*loaded);
   Result<std::vector<uint64_t>> needed = NeededIds(&sw, o);
   if (!needed.ok()) return needed.status();
   if (needed->size() >= std::numeric_limits<DocId>::max()) {
@@ -416,10 +429,15 @@ Result<Report> RunReportTask(const Options& o, const std::string& work, const Ru
   sw.shards.clear();  // unmapped: the signatures needed are copied
   sw.names = SortedRuns<KeyId>(kKeysMemory, "sorting JSONL ids");
   FoundPairs found{.groups = CopyGroups::Build(corpus->table), .candidates = {}};
-  if (!run.rule().identical_only) {
-    Result<Candidates> loaded = LoadCandidates(run, outputs, corpus->table, *needed);
-    if (!loaded.ok()) return loaded.status();
-    found.candidates = std::move(*loaded);
+  for (const VerifyOutput& v : outputs) found.candidates.visited += v.visited;
+  if (run.rereads()) {  // the verify tasks read the documents again: nothing is read here
+    Result<PriorVerdicts> verdicts = LoadVerdicts(run, outputs, *needed);
+    if (!verdicts.ok()) return verdicts.status();
+    found.verdicts = std::move(*verdicts);
+  } else if (!run.rule().identical_only) {
+    Result<Candidates> from = LoadCandidates(run, outputs, corpus->table, *needed);
+    if (!from.ok()) return from.status();
+    found.candidates = std::move(*from);
   }
   outputs.clear();
   const DocKinds left_out = LeftOut(sw.kinds, corpus->table);

@@ -8,9 +8,16 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <limits>
+#include <optional>
+#include <unordered_map>
 
 #include "base/hash.h"
 #include "base/mapped_file.h"
+#include "distributed/content_keys.h"
+#include "lsh/candidates.h"
+#include "lsh/copy_groups.h"
 #include "distributed/stage_bucket.h"
 #include "distributed/stage_bytes.h"
 #include "distributed/stage_sign.h"
@@ -25,7 +32,9 @@ namespace neardup {
 namespace {
 
 constexpr char kVerifyMagic[8] = {'N', 'D', 'U', 'P', 'V', 'R', 'F', 'Y'};
-constexpr uint32_t kVerifyVersion = 1;
+// 2: the pairs' exact Jaccard, the documents left out and the sets of a
+// task that read the documents again (--exact, -t 1).
+constexpr uint32_t kVerifyVersion = 2;
 // The largest folio of page cache a fault on a mapped file may map whole.
 constexpr size_t kFolio = size_t{2} << 20;
 // The bytes of a bucket output read at once.
@@ -263,7 +272,8 @@ VerifyOutput Score(const Run& run, Share share, const std::vector<uint64_t>& ids
   auto row = [&](uint64_t id) {
     return rows.data() + static_cast<size_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin()) * perm;
   };
-  VerifyOutput out{.large_bucket = LargeBucketOf(run.options()), .visited = 0, .pairs = {}, .large = {}};
+  VerifyOutput out{.reread = false, .large_bucket = LargeBucketOf(run.options()), .visited = 0, .pairs = {},
+                   .large = {}, .left_out = {}, .sets = {}};
   for (const BucketPair& p : share.pairs) {
     const uint32_t* x = row(p.a);
     const uint32_t* y = row(p.b);
@@ -277,15 +287,206 @@ VerifyOutput Score(const Run& run, Share share, const std::vector<uint64_t>& ids
   return out;
 }
 
+// The groups of copies a task reads again, by their documents' global ids
+// (ascending): every copy of a document of `pair_ids` (ascending), and
+// every group whose first document's content key hashes to task t. Every
+// shard's records are swept once (not their signatures), the keys sorted in
+// bounded memory (content_keys.h).
+Result<std::vector<uint64_t>> CopiesToRead(const WorkFolder& folder, uint32_t shards,
+                                           const std::vector<uint64_t>& pair_ids, StageTask t) {
+  SortedRuns<KeyId> keys(kKeysMemory, "sorting content hashes");
+  Status added = Status::Ok();
+  for (uint32_t s = 0; s < shards; ++s) {
+    const std::string path = folder.File(StageKind::kSign, s, "table");
+    Result<MappedFile> file = MappedFile::Open(path);
+    if (!file.ok()) return file.status();
+    file->Advise(MappedFile::Access::kSequential);
+    size_t read_to = 0;
+    RecordWalk walk{.keep =
+                        [&](uint64_t k, const DocRecord& d) {
+                          if (added.ok() && d.kind == DocKind::kOk) {
+                            added = keys.Add({.key = d.content.low, .id = GlobalId(s, k)});
+                          }
+                          return false;
+                        },
+                    .hashed = nullptr,
+                    .read =
+                        [&](size_t n) {
+                          file->Release(read_to, n - read_to);
+                          read_to = n;
+                        },
+                    .checksum = false};  // the report checks every table whole
+    Result<DecodedRecords> part = DecodeRecordsWith(file->bytes(), walk);
+    file->Release(0, file->size());
+    if (!part.ok()) return Damaged(path, part.status().message());
+    if (!added.ok()) return added;
+  }
+  std::vector<uint64_t> out;
+  Status s = ForEachKeyGroup(&keys, [&](const std::vector<uint64_t>& ids) {
+    const bool mine = VerifyTaskOf(ids.front(), t.tasks) == t.task ||
+                      std::any_of(ids.begin(), ids.end(), [&](uint64_t id) {
+                        return std::binary_search(pair_ids.begin(), pair_ids.end(), id);
+                      });
+    if (mine) out.insert(out.end(), ids.begin(), ids.end());
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+// The records and signatures of the documents `ids` (ascending, each of a
+// shard), document k being ids[k], with the records of their files only
+// (each document's `file` an index into them). Read by id from the shard
+// tables, one at a time.
+Result<SignatureTable> ReadDocs(const WorkFolder& folder, const Options& o, const std::vector<uint64_t>& ids) {
+  const size_t perm = static_cast<size_t>(o.num_perm);
+  SignatureTable table(o.num_perm);
+  size_t next = 0;
+  while (next < ids.size()) {
+    const uint32_t s = ShardOf(ids[next]);
+    const std::string path = folder.File(StageKind::kSign, s, "table");
+    Result<MappedFile> file = MappedFile::Open(path);
+    if (!file.ok()) return file.status();
+    const size_t first = next;
+    RecordWalk walk{.keep =
+                        [&](uint64_t k, const DocRecord&) {
+                          if (next == ids.size() || ids[next] != GlobalId(s, k)) return false;
+                          ++next;
+                          return true;
+                        },
+                    .hashed = nullptr,
+                    .read = [&](size_t n) { file->Release(0, n); },
+                    .checksum = false};
+    Result<DecodedRecords> part = DecodeRecordsWith(file->bytes(), walk);
+    if (!part.ok()) return Damaged(path, part.status().message());
+    if (!(part->params == SignatureParams::From(o))) {
+      return Status::InvalidArgument(path + ": signed with other parameters");
+    }
+    if (next == first || (next < ids.size() && ShardOf(ids[next]) == s)) {
+      return Damaged(path, "fewer documents than its bands name");
+    }
+    std::unordered_map<uint32_t, uint32_t> local;  // the shard's file index -> the table's
+    std::vector<uint32_t> values;
+    values.reserve(part->kept.size() * perm);
+    for (size_t i = 0; i < part->kept.size(); ++i) {
+      const auto row = part->signatures.subspan(part->kept[i] * perm, perm);
+      values.insert(values.end(), row.begin(), row.end());
+      DocRecord& d = part->docs[i];
+      auto [it, added] = local.try_emplace(d.file, static_cast<uint32_t>(table.files.size()));
+      if (added) table.files.push_back(std::move(part->files[d.file]));
+      d.file = it->second;
+    }
+    table.Append(std::move(part->docs), values);
+    file->Release(0, file->size());
+  }
+  return table;
+}
+
+// Scan's verification of the task's share, reading the documents again
+// (verify_candidates.h): the pairs accepted, the documents left out and, in
+// cluster modes, the sets of the pairs' representatives.
+Result<VerifyOutput> VerifyReadAgain(const Run& run, const WorkFolder& folder, uint32_t shards, Share share,
+                                     StageTask t) {
+  const Options& o = run.options();
+  std::vector<uint64_t> pair_ids;
+  for (const BucketPair& p : share.pairs) pair_ids.insert(pair_ids.end(), {p.a, p.b});
+  for (const std::vector<uint64_t>& list : share.large) pair_ids.insert(pair_ids.end(), list.begin(), list.end());
+  std::sort(pair_ids.begin(), pair_ids.end());
+  pair_ids.erase(std::unique(pair_ids.begin(), pair_ids.end()), pair_ids.end());
+  Result<std::vector<uint64_t>> copies = CopiesToRead(folder, shards, pair_ids, t);
+  if (!copies.ok()) return copies.status();
+  std::vector<uint64_t> ids = std::move(*copies);
+  ids.insert(ids.end(), pair_ids.begin(), pair_ids.end());
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  if (ids.size() >= std::numeric_limits<DocId>::max()) {
+    return Status::InvalidArgument("more documents in one verify task's pairs than it can hold: run more tasks");
+  }
+  Result<SignatureTable> table = ReadDocs(folder, o, ids);
+  if (!table.ok()) return table.status();
+  auto local = [&](uint64_t g) {
+    return static_cast<DocId>(std::lower_bound(ids.begin(), ids.end(), g) - ids.begin());
+  };
+  VerifyOutput out{.reread = true, .large_bucket = LargeBucketOf(o), .visited = 0, .pairs = {}, .large = {},
+                   .left_out = {}, .sets = {}};
+  Candidates candidates{.pairs = CandidatePairs(o.pair_memory), .visited = 0};
+  const int perm = o.num_perm;
+  for (const BucketPair& p : share.pairs) {
+    const DocId a = local(p.a), b = local(p.b);
+    const uint32_t* x = table->signature(a).data();
+    const uint32_t* y = table->signature(b).data();
+    if (!FirstSharedBand(x, y, run.banding(), static_cast<int>(p.band))) continue;
+    ++out.visited;
+    const double est = DistinctScore(SignatureAgreement(x, y, perm));
+    if (!MeetsThreshold(est, run.rule().candidate_floor)) continue;
+    if (Status s = candidates.pairs.Add({.a = a, .b = b, .estimate = est}); !s.ok()) return s;
+  }
+  for (const std::vector<uint64_t>& list : share.large) {
+    std::vector<DocId> members;
+    for (uint64_t g : list) members.push_back(local(g));
+    if (Status s = LeadLargeBucket(*table, o, std::move(members), &candidates.pairs); !s.ok()) return s;
+  }
+  if (Status s = candidates.pairs.Finish(); !s.ok()) return s;
+  SignedCorpus corpus{.table = std::move(*table), .stream_copies = {}, .problems = {}, .counts = {},
+                      .unnamed_unsigned = {}, .named_unsigned = {}};
+  corpus.stream_copies.resize(corpus.table.files.size());  // stage sign refuses streams
+  CopyGroups groups = CopyGroups::Build(corpus.table);
+  Result<Verified> verified = VerifyCandidates(run.Verifying(run.workers()), corpus, &groups, std::move(candidates));
+  if (!verified.ok()) return verified.status();
+  std::vector<uint64_t> reps;  // of the accepted pairs
+  for (const Candidate& p : verified->pairs) {
+    out.pairs.push_back({.a = ids[p.a], .b = ids[p.b], .estimate = p.estimate, .jaccard = p.jaccard});
+    reps.insert(reps.end(), {p.a, p.b});
+  }
+  if (!verified->pairs.status().ok()) return verified->pairs.status();
+  for (auto& [doc, why] : verified->left_out) out.left_out.push_back({.id = ids[doc], .why = std::move(why)});
+  std::sort(out.left_out.begin(), out.left_out.end(),
+            [](const LeftOutDoc& x, const LeftOutDoc& y) { return x.id < y.id; });
+  if (out.large_bucket != 0) {  // cluster modes: --cluster-by keep compares any two members
+    std::sort(reps.begin(), reps.end());
+    reps.erase(std::unique(reps.begin(), reps.end()), reps.end());
+    for (uint64_t rep : reps) {
+      auto it = verified->sets().find(static_cast<DocId>(rep));
+      if (it != verified->sets().end()) out.sets.emplace_back(ids[rep], it->second);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 uint32_t VerifyTaskOf(uint64_t first, uint32_t tasks) { return static_cast<uint32_t>(Mix64(first) % tasks); }
 
 uint64_t VerifyFingerprint(const Options& options) {
-  const double floor = CandidateFloor(options);
-  uint64_t bits = 0;
-  std::memcpy(&bits, &floor, 8);
-  return BucketFingerprint(options) ^ HashBytes(&bits, 8, 0x7665726966790000ULL);
+  const Verification rule = VerificationOf(options);
+  const double values[2] = {rule.candidate_floor, rule.rereads() ? rule.threshold : -1.0};
+  return BucketFingerprint(options) ^ HashBytes(values, sizeof values, 0x7665726966790000ULL);
+}
+
+Status CheckVerifyKinds(const std::string& dir, bool reread) {
+  std::error_code ec;
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.ends_with(".pairs")) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    const std::string path = dir + "/" + name;
+    FileStream in(path);
+    if (!in.Open().ok() || in.size() < 21) continue;  // named by the checks that follow
+    char magic[8] = {};
+    in.Raw(magic, 8);
+    if (std::memcmp(magic, kVerifyMagic, 8) != 0 || in.U32() != kVerifyVersion) continue;
+    uint8_t kind = 0;
+    in.Raw(&kind, 1);
+    if ((kind == 1) == reread) continue;
+    return Status::InvalidArgument(
+        path + (reread ? ": verified from the signatures, but this report reads nothing again (--exact, -t 1): "
+                         "run the verify tasks again with the report's options"
+                       : ": verified by reading the documents again (--exact, -t 1), but this report is not: run "
+                         "the verify tasks again with the report's options"));
+  }
+  return Status::Ok();
 }
 
 std::string EncodeVerifyOutput(const VerifyOutput& o) {
@@ -293,6 +494,7 @@ std::string EncodeVerifyOutput(const VerifyOutput& o) {
   FieldWriter w(&out);
   w.Raw(kVerifyMagic, 8);
   w.U32(kVerifyVersion);
+  w.U8(o.reread ? 1 : 0);
   w.U64(o.large_bucket);
   w.U64(o.visited);
   w.U64(o.pairs.size());
@@ -300,11 +502,65 @@ std::string EncodeVerifyOutput(const VerifyOutput& o) {
     w.U64(p.a);
     w.U64(p.b);
     w.Raw(&p.estimate, 8);
+    w.Raw(&p.jaccard, 8);
   }
   WriteIdLists(w, o.large);
+  w.U64(o.left_out.size());
+  for (const LeftOutDoc& d : o.left_out) {
+    w.U64(d.id);
+    w.U8(static_cast<uint8_t>(d.why.code()));
+    w.Text(d.why.message());
+  }
+  w.U64(o.sets.size());
+  for (const auto& [id, set] : o.sets) {
+    w.U64(id);
+    w.U64(set.size());
+    for (uint64_t h : set) w.U64(h);
+  }
   w.Checksum();
   return out;
 }
+
+namespace {
+
+// A left-out document's status back from its code; nullopt for a code a
+// left-out document cannot have.
+std::optional<Status> StatusOf(uint8_t code, std::string message) {
+  switch (static_cast<Status::Code>(code)) {
+    case Status::Code::kIoError: return Status::IoError(std::move(message));
+    case Status::Code::kChanged: return Status::Changed(std::move(message));
+    case Status::Code::kNotFound: return Status::NotFound(std::move(message));
+    case Status::Code::kCorrupt: return Status::Corrupt(std::move(message));
+    case Status::Code::kInvalidArgument: return Status::InvalidArgument(std::move(message));
+    default: return std::nullopt;
+  }
+}
+
+// The read-again sections of `o` (left out, sets) from `r`; false when damaged.
+bool ReadVerdicts(FieldReader& r, VerifyOutput* o) {
+  const uint64_t n = r.U64();
+  if (n > r.left() / 17) return false;
+  for (uint64_t k = 0; k < n && r.ok(); ++k) {
+    const uint64_t id = r.U64();
+    const uint8_t code = r.U8();
+    std::optional<Status> why = StatusOf(code, r.Text());
+    if (!why || why->ok()) return false;
+    o->left_out.push_back({.id = id, .why = std::move(*why)});
+  }
+  const uint64_t sets = r.U64();
+  if (sets > r.left() / 16) return false;
+  for (uint64_t k = 0; k < sets && r.ok(); ++k) {
+    const uint64_t id = r.U64();
+    const uint64_t size = r.U64();
+    if (size > r.left() / 8) return false;
+    std::vector<uint64_t> set(size);
+    for (uint64_t& h : set) h = r.U64();
+    o->sets.emplace_back(id, std::move(set));
+  }
+  return r.ok();
+}
+
+}  // namespace
 
 Result<VerifyOutput> DecodeVerifyOutput(std::string_view bytes) {
   auto corrupt = [] { return Status::Corrupt("verified pairs: damaged (checksum, size or fields)"); };
@@ -314,22 +570,50 @@ Result<VerifyOutput> DecodeVerifyOutput(std::string_view bytes) {
   FieldReader r(bytes.substr(8, bytes.size() - 16));
   if (r.U32() != kVerifyVersion) return Status::InvalidArgument("verified pairs: another format version");
   VerifyOutput o;
+  const uint8_t reread = r.U8();
+  if (reread > 1) return corrupt();
+  o.reread = reread == 1;
   o.large_bucket = r.U64();
   o.visited = r.U64();
   const uint64_t n = r.U64();
-  if (n > r.left() / 24) return corrupt();
+  if (n > r.left() / 32) return corrupt();
   o.pairs.resize(n);
   for (VerifiedPair& p : o.pairs) {
     p.a = r.U64();
     p.b = r.U64();
     r.Raw(&p.estimate, 8);
+    r.Raw(&p.jaccard, 8);
   }
-  if (!ReadIdLists(r, &o.large) || r.left() != 0) return corrupt();
+  if (!ReadIdLists(r, &o.large) || !ReadVerdicts(r, &o) || r.left() != 0) return corrupt();
   return o;
 }
 
+namespace {
+
+// The read-again values of `out`: Jaccards in [threshold, 1], no large
+// bucket, left-out documents and sets ascending by id, each of a shard.
+Status CheckVerdicts(const VerifyOutput& out, const std::vector<uint64_t>& shard_docs, const Verification& rule) {
+  for (const VerifiedPair& p : out.pairs) {
+    const bool in_range = out.reread ? MeetsThreshold(p.jaccard, rule.threshold) && p.jaccard <= 1.0 : p.jaccard == -1;
+    if (!in_range) return Status::Corrupt("a Jaccard out of range");
+  }
+  if (!out.reread && (!out.left_out.empty() || !out.sets.empty())) return Status::Corrupt("verdicts not read again");
+  if (out.reread && !out.large.empty()) return Status::Corrupt("a large bucket read again");
+  for (size_t k = 0; k < out.left_out.size(); ++k) {
+    if (!IdInRange(out.left_out[k].id, shard_docs)) return Status::Corrupt("a document id out of range");
+    if (k > 0 && out.left_out[k - 1].id >= out.left_out[k].id) return Status::Corrupt("its left out are out of order");
+  }
+  for (size_t k = 0; k < out.sets.size(); ++k) {
+    if (!IdInRange(out.sets[k].first, shard_docs)) return Status::Corrupt("a document id out of range");
+    if (k > 0 && out.sets[k - 1].first >= out.sets[k].first) return Status::Corrupt("its sets are out of order");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status CheckVerifyOutput(const VerifyOutput& out, const std::vector<uint64_t>& shard_docs, uint64_t large_bucket,
-                         double floor, StageTask t) {
+                         const Verification& rule, StageTask t) {
   if (out.large_bucket != large_bucket) return Status::InvalidArgument("made for another --mode");
   for (size_t k = 0; k < out.pairs.size(); ++k) {
     const VerifiedPair& p = out.pairs[k];
@@ -340,16 +624,37 @@ Status CheckVerifyOutput(const VerifyOutput& out, const std::vector<uint64_t>& s
     if (!IdInRange(p.a, shard_docs) || !IdInRange(p.b, shard_docs)) {
       return Status::Corrupt("a document id out of range");
     }
-    if (VerifyTaskOf(p.a, t.tasks) != t.task) return Status::Corrupt("a pair of another task");
-    if (!(MeetsThreshold(p.estimate, floor) && p.estimate <= 1.0)) return Status::Corrupt("an estimate out of range");
+    if (!out.reread && VerifyTaskOf(p.a, t.tasks) != t.task) return Status::Corrupt("a pair of another task");
+    if (!(MeetsThreshold(p.estimate, rule.candidate_floor) && p.estimate <= 1.0)) {
+      return Status::Corrupt("an estimate out of range");
+    }
   }
-  if (out.visited < out.pairs.size()) return Status::Corrupt("fewer candidates visited than verified");
+  if (!out.reread && out.visited < out.pairs.size()) return Status::Corrupt("fewer candidates visited than verified");
+  if (Status s = CheckVerdicts(out, shard_docs, rule); !s.ok()) return s;
   if (Status s = CheckLargeBuckets(out.large, shard_docs, large_bucket); !s.ok()) return s;
   for (const std::vector<uint64_t>& list : out.large) {
     if (VerifyTaskOf(list.front(), t.tasks) != t.task) return Status::Corrupt("a large bucket of another task");
   }
   return Status::Ok();
 }
+
+namespace {
+
+// Writes `out` as task t's output, then its marker.
+Result<TaskRun> WriteVerifyOutput(const WorkFolder& folder, StageTask t, uint64_t fingerprint,
+                                  const VerifyOutput& out) {
+  if (Status s = WriteAtomically(folder.File(StageKind::kVerify, t.task, "pairs"), EncodeVerifyOutput(out)); !s.ok()) {
+    return s;
+  }
+  if (Status s = WriteAtomically(folder.File(StageKind::kVerify, t.task, "done"),
+                                 WorkFolder::MarkerText(StageKind::kVerify, t, fingerprint));
+      !s.ok()) {
+    return s;
+  }
+  return TaskRun::kRan;
+}
+
+}  // namespace
 
 Result<TaskRun> RunVerifyTask(const Options& o, const std::string& work, StageTask t, const RunContext& ctx) {
   Result<std::unique_ptr<Run>> decided = Run::Decide(o, ctx);
@@ -370,17 +675,24 @@ Result<TaskRun> RunVerifyTask(const Options& o, const std::string& work, StageTa
   if (Status s = CheckShardListings(folder, *shards, std::nullopt); !s.ok()) return s;
   Result<uint32_t> buckets = folder.FinishedTasks(StageKind::kBucket, BucketFingerprint(o));
   if (!buckets.ok()) return buckets.status();
-  VerifyOutput out{.large_bucket = LargeBucketOf(o), .visited = 0, .pairs = {}, .large = {}};
-  if (!run.rule().identical_only) {  // -t 1: the report reads no pairs
+  VerifyOutput out{.reread = false, .large_bucket = LargeBucketOf(o), .visited = 0, .pairs = {}, .large = {},
+                   .left_out = {}, .sets = {}};
+  if (!run.rule().identical_only || run.rereads()) {  // -t 1 reads no pair, but its copies again
     std::vector<uint64_t> shard_docs;
     for (uint32_t s = 0; s < *shards; ++s) {
       Result<uint64_t> docs = ShardDocCount(folder, s);
       if (!docs.ok()) return docs.status();
       shard_docs.push_back(*docs);
     }
-    Result<Share> share =
-        ReadShare(folder, o, *buckets, static_cast<uint64_t>(run.banding().bands), shard_docs, t);
+    Result<Share> share = run.rule().identical_only
+                              ? Share{}
+                              : ReadShare(folder, o, *buckets, static_cast<uint64_t>(run.banding().bands), shard_docs, t);
     if (!share.ok()) return share.status();
+    if (run.rereads()) {
+      Result<VerifyOutput> read = VerifyReadAgain(run, folder, *shards, std::move(*share), t);
+      if (!read.ok()) return read.status();
+      return WriteVerifyOutput(folder, t, fingerprint, *read);
+    }
     std::vector<uint64_t> ids;
     for (const BucketPair& p : share->pairs) {
       ids.push_back(p.a);
@@ -392,15 +704,7 @@ Result<TaskRun> RunVerifyTask(const Options& o, const std::string& work, StageTa
     if (!rows.ok()) return rows.status();
     out = Score(run, std::move(*share), ids, *rows);
   }
-  if (Status s = WriteAtomically(folder.File(StageKind::kVerify, t.task, "pairs"), EncodeVerifyOutput(out)); !s.ok()) {
-    return s;
-  }
-  if (Status s = WriteAtomically(folder.File(StageKind::kVerify, t.task, "done"),
-                                 WorkFolder::MarkerText(StageKind::kVerify, t, fingerprint));
-      !s.ok()) {
-    return s;
-  }
-  return TaskRun::kRan;
+  return WriteVerifyOutput(folder, t, fingerprint, out);
 }
 
 }  // namespace neardup

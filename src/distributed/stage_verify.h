@@ -22,10 +22,23 @@
 // written). The memory of a task: its share of the pairs, the rows of their
 // documents and that buffer, however large the bucket outputs.
 //
-// --exact is decided by the report, which reads the documents of the
-// verified pairs again (verify_candidates.h), as scan does: the estimates
-// written here are the candidates it verifies.
-//
+// --exact (and -t 1, which reads copies again whatever --verify says) is
+// decided here, not by the report: the task reads again the documents of
+// its share, as scan's verification reads them (verify_candidates.h, the
+// same code): every document of its candidate pairs (the pairs of its large
+// buckets led here, as candidates.h leads them) and every copy of theirs,
+// and every group of copies whose first document's key hashes to K (the
+// groups found by sorting every document's content key, content_keys.h, in
+// bounded memory). A document that is not what was signed is left out with
+// scan's message. It writes the pairs --exact accepts with their exact
+// Jaccard, the documents left out, and in cluster modes the shingle sets of
+// the representatives of its pairs (--cluster-by keep compares any two
+// members of a cluster). The report adopts these verdicts and reads no
+// document. The records are read by id from the shard tables, in one
+// shard's pass at a time; the memory of the task: the documents of its
+// share (their records, rows and, in cluster modes, sets), never the
+// corpus's.
+
 // Output: verify/K.pairs (VerifyOutput), then verify/K.done.
 //
 // Thread safety: RunVerifyTask is single-threaded.
@@ -41,31 +54,55 @@
 #include "neardup/options.h"
 #include "neardup/stages.h"
 #include "neardup/status.h"
+#include "verify/verify_candidates.h"
 
 namespace neardup {
 
 struct VerifiedPair {
   uint64_t a = 0, b = 0;  // global ids of representatives, a < b
   double estimate = 0;    // signature agreement (DistinctScore), >= the candidate floor
+  double jaccard = -1;    // read again: the exact Jaccard (DistinctScore); else -1
+};
+
+// A document a task read again that is not what was signed, with why.
+struct LeftOutDoc {
+  uint64_t id = 0;  // global id
+  Status why;       // scan's ("PATH: changed during the run")
 };
 
 struct VerifyOutput {
+  // Whether the documents were read again (Verification::rereads()): the
+  // pairs are then those --exact accepted, and no large bucket is left.
+  bool reread = false;
   uint64_t large_bucket = 0;                 // LargeBucketOf() the mode
   uint64_t visited = 0;                      // candidates of the share, each in its first shared band
   std::vector<VerifiedPair> pairs;           // ascending by (a, b), unique
   std::vector<std::vector<uint64_t>> large;  // large buckets of the share, each ascending
+  std::vector<LeftOutDoc> left_out;          // read again: ascending by id
+  // Read again, cluster modes: the shingle set of each representative of a
+  // pair, ascending by id.
+  std::vector<std::pair<uint64_t, std::vector<uint64_t>>> sets;
 };
 
 // The verify task of V that takes a pair or large bucket whose first
 // document is `first` (a global id): Mix64(first) modulo V.
 uint32_t VerifyTaskOf(uint64_t first, uint32_t tasks);
 
-// BucketFingerprint() and the candidate floor.
+// BucketFingerprint(), the candidate floor, and whether (and against which
+// threshold) the documents are read again.
 uint64_t VerifyFingerprint(const Options& options);
 
-// Encoding: magic "NDUPVRFY", u32 version, u64 large_bucket, u64 visited,
-// u64 P, P records (u64 a, u64 b, f64 estimate), u64 L, L lists (u64 n,
-// n u64 ids), XXH3-64 checksum.
+// InvalidArgument naming the first output of `dir` (the verify folder) made
+// by reading the documents again when `reread` is false, or the reverse:
+// verdicts of the two kinds are never mixed. Files that cannot be read or
+// are of another format are left to the checks that follow.
+Status CheckVerifyKinds(const std::string& dir, bool reread);
+
+// Encoding: magic "NDUPVRFY", u32 version (2), u8 reread, u64 large_bucket,
+// u64 visited, u64 P, P records (u64 a, u64 b, f64 estimate, f64 jaccard),
+// u64 L, L lists (u64 n, n u64 ids), u64 O, O left out (u64 id, u8 status
+// code, u64 n, n bytes of message), u64 S, S sets (u64 id, u64 n, n u64
+// hashes), XXH3-64 checksum.
 std::string EncodeVerifyOutput(const VerifyOutput& out);
 // Corrupt on a damaged checksum, size or field; the values are checked by
 // CheckVerifyOutput().
@@ -74,10 +111,13 @@ Result<VerifyOutput> DecodeVerifyOutput(std::string_view bytes);
 // Checks every value of `out`, task `t`'s output: pairs ascending and
 // unique, a < b, every id of a shard (`shard_docs`: per shard, its count)
 // and the first of each pair or list of the task's share, estimates in
-// [floor, 1]; large buckets only when `large_bucket`, each of more ids,
-// ascending. InvalidArgument when made for another mode; Corrupt naming the
-// first bad value otherwise.
+// [rule.candidate_floor, 1]; large buckets only when `large_bucket`, each of more ids,
+// ascending. Read again: the pairs' first documents may be of any task
+// (those of a large bucket are the leaders'), their Jaccard in
+// [threshold, 1], and no large bucket. InvalidArgument when made for another
+// mode; Corrupt naming the first bad value otherwise. Whether the output is
+// of the kind the report needs (reread) is the caller's to check.
 Status CheckVerifyOutput(const VerifyOutput& out, const std::vector<uint64_t>& shard_docs, uint64_t large_bucket,
-                         double floor, StageTask t);
+                         const Verification& rule, StageTask t);
 
 }  // namespace neardup

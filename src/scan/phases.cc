@@ -313,7 +313,8 @@ Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, Foun
   if (run.Watched() && run.rereads()) verifying.tick = [&run] { run.Tick(Stage::kVerifying); };
   if (run.rereads()) run.Tick(Stage::kVerifying);
   Result<Verified> verified =
-      VerifyCandidates(run.Verifying(verifying), corpus, &found.groups, std::move(found.candidates));
+      found.verdicts ? std::move(*found.verdicts).Adopt(run.rule(), corpus, &found.groups)
+                     : VerifyCandidates(run.Verifying(verifying), corpus, &found.groups, std::move(found.candidates));
   if (!verified.ok()) return verified.status();
   // No signature is read past verification but by --cluster-by keep, which
   // reads them back in: the borrowed pages need not stay resident.

@@ -26,6 +26,7 @@
 #include "neardup/status.h"
 #include "report/build_report.h"
 #include "scan/run.h"
+#include "verify/verify_candidates.h"
 #include "sign/sign.h"
 #include "walk/walk.h"
 
@@ -78,6 +79,10 @@ Result<SignedInputs> SignInputs(const Run& run, WalkedInputs walked, IdScope ids
 struct FoundPairs {
   CopyGroups groups;
   Candidates candidates;
+  // When set, the candidates were verified elsewhere (the stage verify
+  // tasks read the documents again): ReportPhase adopts these verdicts and
+  // reads nothing; `candidates` is then unused.
+  std::optional<PriorVerdicts> verdicts = {};
 };
 // Groups the copies of `table` and finds candidates by LSH (none with -t 1:
 // only copies are reported then). The candidates are held in bounded memory

@@ -142,4 +142,31 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
   return verified;
 }
 
+Verified PriorVerdicts::Adopt(const Verification& rule, const SignedCorpus& corpus, CopyGroups* groups) && {
+  Verified out;
+  out.table_ = &corpus.table;
+  out.groups_ = groups;
+  out.rule_ = rule;
+  out.pairs = std::move(pairs);
+  out.sets_ = std::move(sets);
+  std::vector<uint32_t> slots;
+  std::vector<std::vector<DocId>> kept;
+  std::unordered_map<uint32_t, size_t> at;  // slot -> index in `slots`
+  for (const auto& [doc, status] : left_out) {
+    const uint32_t rep = groups->rep_of(doc);
+    if (rep == CopyGroups::kNone) continue;
+    const uint32_t slot = groups->slot_of(rep);
+    auto [it, added] = at.try_emplace(slot, slots.size());
+    if (added) {
+      slots.push_back(slot);
+      const auto members = groups->members(slot);
+      kept.emplace_back(members.begin(), members.end());
+    }
+    std::erase(kept[it->second], doc);
+  }
+  if (!slots.empty()) groups->KeepOnly(slots, kept);
+  out.left_out = std::move(left_out);
+  return out;
+}
+
 }  // namespace neardup

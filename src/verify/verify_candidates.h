@@ -100,9 +100,13 @@ class Verified {
   // --exact their exact Jaccard (else -1); 1 and 1 (or -1) for two members
   // of one group of copies. REQUIRES: as Similar().
   PairScores Scores(DocId x, DocId y) const;
+  // Exact mode: the shingle set of each representative of a group in a
+  // candidate pair (that of the group's first confirmed member).
+  const std::unordered_map<DocId, std::vector<uint64_t>>& sets() const { return sets_; }
 
  private:
   friend Result<Verified> VerifyCandidates(const VerifyContext&, const SignedCorpus&, CopyGroups*, Candidates);
+  friend struct PriorVerdicts;
   const SignatureTable* table_ = nullptr;
   const CopyGroups* groups_ = nullptr;
   Verification rule_;
@@ -119,5 +123,21 @@ class Verified {
 // Stream documents are read again from `corpus.stream_copies`.
 Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& corpus, CopyGroups* groups,
                                   Candidates candidates);
+
+// What VerifyCandidates decided elsewhere, over other tables (the stage
+// verify tasks, each over its share): the accepted pairs (jaccard set with
+// --exact), the documents left out and the sets of the representatives.
+// Adopt() makes of them the Verified that VerifyCandidates would return over
+// `corpus` and `groups`, reading nothing: each group loses its left-out
+// members, as VerifyCandidates' groups do.
+// REQUIRES: every id is a document of `corpus`; the pairs are
+// representatives of `groups`; the sets, when given, those of every
+// representative of an accepted pair (cluster modes).
+struct PriorVerdicts {
+  CandidatePairs pairs;
+  std::vector<std::pair<DocId, Status>> left_out;  // ascending by DocId, each once
+  std::unordered_map<DocId, std::vector<uint64_t>> sets;
+  Verified Adopt(const Verification& rule, const SignedCorpus& corpus, CopyGroups* groups) &&;
+};
 
 }  // namespace neardup
