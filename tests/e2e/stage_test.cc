@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <thread>
 
@@ -92,7 +93,7 @@ void MakeLargeBucketCorpus(const TempDir& dir) {
 // after the other) in `work` and returns the report's result. `options` go
 // to every stage; `paths` to the sign tasks only.
 RunResult RunStages(const TempDir& dir, const std::string& work, int n, int m, int v, const Args& options,
-                    const Args& paths) {
+                    const Args& paths, const std::function<void()>& before_report = nullptr) {
   for (int i = 0; i < n; ++i) {
     Args argv = {kBin, "stage", "sign", "--task", std::to_string(i), "--tasks", std::to_string(n)};
     argv.insert(argv.end(), options.begin(), options.end());
@@ -115,6 +116,7 @@ RunResult RunStages(const TempDir& dir, const std::string& work, int n, int m, i
     const RunResult r = RunProcess(argv, dir.path());
     EXPECT_EQ(r.exit_code, 0) << r.err;
   }
+  if (before_report) before_report();
   Args argv = {kBin, "stage", "report"};
   argv.insert(argv.end(), options.begin(), options.end());
   argv.push_back(work);
@@ -744,6 +746,97 @@ TEST(StageTest, InputsChangedBetweenSignTasksAreRefused) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_NE(r.err.find(kChanged), std::string::npos) << r.err;
+}
+
+// --exact is decided by the verify tasks: with the inputs moved away once
+// they ran, the report still gives scan's bytes and exit status (it reads no
+// document; before, it read them again and found them gone).
+TEST(StageTest, ExactIsDecidedByTheVerifyTasksNotTheReport) {
+  TempDir dir;
+  MakeTextCorpus(dir);
+  MakeJsonlCorpus(dir);
+  struct Case {
+    Args options;
+    std::vector<std::string> inputs;  // folders under dir, moved away before the report
+  };
+  std::vector<Case> cases;
+  for (const char* mode : {"pairs", "clusters", "duplicates"}) {
+    cases.push_back({{"--mode", mode, "--exact", "-t", "0.6", "-f", "json"}, {"docs"}});
+    cases.push_back({{"--mode", mode, "--exact", "-t", "0.5", "--input", "jsonl"}, {"jsonl"}});
+    cases.push_back({{"--mode", mode, "--exact", "-f", "csv", "--against", dir / "ref"}, {"docs", "ref"}});
+  }
+  cases.push_back({{"--mode", "duplicates", "-t", "1"}, {"docs"}});
+  for (const Case& c : cases) {
+    const RunResult scan = RunScan(dir, c.options, {dir / c.inputs[0]});
+    for (int n : {1, 3}) {
+      for (int m : {1, 2}) {
+        for (int v : {1, 2, 5}) {
+          const std::string work = dir / "work";
+          auto move_away = [&] {
+            for (const std::string& in : c.inputs) std::filesystem::rename(dir / in, dir / (in + ".away"));
+          };
+          const RunResult staged = RunStages(dir, work, n, m, v, c.options, {dir / c.inputs[0]}, move_away);
+          for (const std::string& in : c.inputs) std::filesystem::rename(dir / (in + ".away"), dir / in);
+          std::string what = "N=" + std::to_string(n) + " M=" + std::to_string(m) + " V=" + std::to_string(v);
+          for (const auto& o : c.options) what += " " + o;
+          EXPECT_EQ(staged.exit_code, scan.exit_code) << what << "\n" << staged.err;
+          EXPECT_EQ(staged.out, scan.out) << what;
+          EXPECT_EQ(WithoutSeconds(staged.err), WithoutSeconds(scan.err)) << what;
+          std::filesystem::remove_all(work);
+        }
+      }
+    }
+  }
+}
+
+// A document changed after it was signed is left out by the verify task
+// that reads it again, with scan's message and exit status 2.
+TEST(StageTest, DocumentChangedBeforeVerifyIsLeftOutAsScanLeavesItOut) {
+  TempDir dir;
+  MakeTextCorpus(dir);
+  const Args options = {"--mode", "pairs", "--exact", "-t", "0.6"};
+  const RunResult before = RunScan(dir, options, {dir / "docs"});
+  ASSERT_EQ(before.exit_code, 0);
+  ASSERT_NE(before.out.find("b1/c1.txt"), std::string::npos);
+  const std::string changed = dir / "docs/b1/c1.txt";
+  const std::string work = dir / "work";
+  // Signed and bucketed, then changed, then verified.
+  const RunResult staged = RunStages(dir, work, 2, 1, 0, options, {dir / "docs"}, [&] {
+    std::ofstream(changed, std::ios::app) << " more words at the end";
+    for (const char* k : {"0", "1"}) {
+      Args argv = {kBin, "stage", "verify", "--task", k, "--tasks", "2"};
+      argv.insert(argv.end(), options.begin(), options.end());
+      argv.push_back(work);
+      EXPECT_EQ(RunProcess(argv, dir.path()).exit_code, 0);
+    }
+  });
+  EXPECT_EQ(staged.exit_code, 2) << staged.err;
+  EXPECT_NE(staged.err.find("docs/b1/c1.txt: changed"), std::string::npos) << staged.err;
+  EXPECT_EQ(staged.out.find("b1/c1.txt"), std::string::npos) << staged.out;
+  EXPECT_NE(staged.out.find("b1/c2.txt"), std::string::npos) << staged.out;
+}
+
+// The report refuses verify outputs of the other kind (estimates for an
+// --exact report, exact verdicts for one without), naming the file.
+TEST(StageTest, ReportRefusesVerifyOutputsOfTheOtherKind) {
+  TempDir dir;
+  MakeTextCorpus(dir);
+  const std::string work = dir / "work";
+  for (bool exact_verify : {false, true}) {
+    Args verify_options = {"--mode", "clusters", "-t", "0.6"};
+    Args report_options = verify_options;
+    (exact_verify ? verify_options : report_options).push_back("--exact");
+    RunStages(dir, work, 1, 1, 2, verify_options, {dir / "docs"});
+    Args argv = {kBin, "stage", "report"};
+    argv.insert(argv.end(), report_options.begin(), report_options.end());
+    argv.push_back(work);
+    const RunResult r = RunProcess(argv, dir.path());
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.out, "");
+    const std::string why = exact_verify ? ": verified by reading the documents again" : ": verified from the signatures";
+    EXPECT_NE(r.err.find(work + "/verify/0.pairs" + why), std::string::npos) << r.err;
+    std::filesystem::remove_all(work);
+  }
 }
 
 // A work folder used again after its inputs changed: the sign tasks walk
