@@ -8,7 +8,9 @@
 //          bands and writes the candidate pairs;
 //   verify task K of V scores its share of the candidate pairs (those whose
 //          first document's id hashes to K modulo V) from the shards'
-//          signatures and writes those that are candidates;
+//          signatures and writes those that are candidates; with --exact
+//          (or -t 1) it reads their documents again and writes the exact
+//          verdicts, so the report reads no document;
 //   report reads the shards and the verified pairs and returns the scan's Report,
 //          byte for byte the same once written, for any N and M; it leaves
 //          per shard the documents --mode duplicates lists;

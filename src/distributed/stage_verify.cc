@@ -441,7 +441,7 @@ Result<VerifyOutput> VerifyReadAgain(const Run& run, const WorkFolder& folder, u
   for (auto& [doc, why] : verified->left_out) out.left_out.push_back({.id = ids[doc], .why = std::move(why)});
   std::sort(out.left_out.begin(), out.left_out.end(),
             [](const LeftOutDoc& x, const LeftOutDoc& y) { return x.id < y.id; });
-  if (out.large_bucket != 0) {  // cluster modes: --cluster-by keep compares any two members
+  {  // --cluster-by keep compares any two members (the dropped lists cluster in pairs mode too)
     std::sort(reps.begin(), reps.end());
     reps.erase(std::unique(reps.begin(), reps.end()), reps.end());
     for (uint64_t rep : reps) {

@@ -79,8 +79,8 @@ struct VerifyOutput {
   std::vector<VerifiedPair> pairs;           // ascending by (a, b), unique
   std::vector<std::vector<uint64_t>> large;  // large buckets of the share, each ascending
   std::vector<LeftOutDoc> left_out;          // read again: ascending by id
-  // Read again, cluster modes: the shingle set of each representative of a
-  // pair, ascending by id.
+  // Read again: the shingle set of each representative of an accepted
+  // pair (the report clusters in every mode, for the dropped lists), ascending by id.
   std::vector<std::pair<uint64_t, std::vector<uint64_t>>> sets;
 };
 
