@@ -31,7 +31,7 @@
 // groups found by sorting every document's content key, content_keys.h, in
 // bounded memory). A document that is not what was signed is left out with
 // scan's message. It writes the pairs --exact accepts with their exact
-// Jaccard, the documents left out, and in cluster modes the shingle sets of
+// Jaccard, the documents left out, and the shingle sets of
 // the representatives of its pairs (--cluster-by keep compares any two
 // members of a cluster). The report adopts these verdicts and reads no
 // document. The records are read by id from the shard tables, in one
