@@ -36,7 +36,7 @@
 // members of a cluster). The report adopts these verdicts and reads no
 // document. The records are read by id from the shard tables, in one
 // shard's pass at a time; the memory of the task: the documents of its
-// share (their records, rows and, in cluster modes, sets), never the
+// share (their records, rows and sets), never the
 // corpus's.
 
 // Output: verify/K.pairs (VerifyOutput), then verify/K.done.
