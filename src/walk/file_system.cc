@@ -149,20 +149,26 @@ class PosixDirectory final : public Directory {
   std::string path_;
 };
 
+// Reads a file opened and fstat'ed by OpenChecked, with no system call of its
+// own beyond read() (and pread() for ReadAhead): it keeps its position
+// itself, and a regular file whose read() came back short once it reached
+// the size fstat() gave is at its end, without a read() that returns 0. For
+// a small file that is one read() in all, as xxhsum's.
 class PosixReader final : public ByteReader {
  public:
-  PosixReader(UniqueFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {
-    struct stat st;
-    seekable_ = ::fstat(fd_.get(), &st) == 0 && S_ISREG(st.st_mode) && ::lseek(fd_.get(), 0, SEEK_CUR) >= 0;
-  }
+  // `st`: fstat() of `fd` at open; `fd` is at offset 0.
+  PosixReader(UniqueFd fd, std::string path, const struct stat& st)
+      : fd_(std::move(fd)),
+        path_(std::move(path)),
+        seekable_(S_ISREG(st.st_mode)),
+        // A size of 0 says nothing (files of /proc read as text of some size).
+        size_at_open_(seekable_ && st.st_size > 0 ? static_cast<uint64_t>(st.st_size) : UINT64_MAX) {}
 
   bool CanReadAhead() const override { return seekable_; }
 
   Result<size_t> ReadAhead(uint64_t ahead, char* buf, size_t n) override {
     if (!error_.ok()) return error_;
-    const off_t at = ::lseek(fd_.get(), 0, SEEK_CUR);
-    if (at < 0) return Status::IoError(ErrnoMessage(path_, errno));
-    const uint64_t from = static_cast<uint64_t>(at) + ahead;
+    const uint64_t from = position_ + ahead;
     if (from > static_cast<uint64_t>(std::numeric_limits<off_t>::max())) return size_t{0};
     while (true) {
       const ssize_t got = ::pread(fd_.get(), buf, std::min(n, kMaxReadRequest), static_cast<off_t>(from));
@@ -173,10 +179,15 @@ class PosixReader final : public ByteReader {
 
   Result<size_t> Read(char* buf, size_t n) override {
     if (!error_.ok()) return error_;
+    if (at_end_ || n == 0) return size_t{0};
     const size_t want = std::min(n, kMaxReadRequest);
     while (true) {
       const ssize_t got = ::read(fd_.get(), buf, want);
-      if (got >= 0) return static_cast<size_t>(got);
+      if (got >= 0) {
+        position_ += static_cast<uint64_t>(got);
+        at_end_ = static_cast<size_t>(got) < want && position_ >= size_at_open_;
+        return static_cast<size_t>(got);
+      }
       if (errno == EINTR) continue;
       if (errno == EAGAIN && !blocking_) {
         // A regular file opened with O_NONBLOCK (see OpenChecked) reads as
@@ -196,7 +207,10 @@ class PosixReader final : public ByteReader {
   std::string path_;
   Status error_;
   bool blocking_ = false;  // O_NONBLOCK was cleared after an EAGAIN
-  bool seekable_ = false;  // a regular file: ReadAhead() by pread
+  const bool seekable_;          // a regular file: ReadAhead() by pread
+  const uint64_t size_at_open_;  // st_size at open of a regular file, else (and for 0) UINT64_MAX
+  uint64_t position_ = 0;        // bytes Read() so far: the file offset
+  bool at_end_ = false;          // Read() returns 0 without reading again
 };
 
 class PosixFileSystem final : public FileSystem {
@@ -262,7 +276,7 @@ class PosixFileSystem final : public FileSystem {
     }
     // A regular file keeps O_NONBLOCK: it has no effect on reading one (two
     // fcntl calls a file saved; PosixReader::Read clears it on EAGAIN).
-    return std::unique_ptr<ByteReader>(std::make_unique<PosixReader>(std::move(fd), path));
+    return std::unique_ptr<ByteReader>(std::make_unique<PosixReader>(std::move(fd), path, st));
   }
 };
 
