@@ -60,7 +60,7 @@
 # neardup --input jsonl -j 1, floor -t 2, neardup -j 2: medians, min and max
 # of each, neardup/floor per round, and each one's 2-against-1 thread
 # speedup per round. Then the same documents as files: `neardup scan -j
-# CORES DIR` against `find DIR -type f -print0 | xargs -0 -P CORES -n 2000
+# CORES DIR` against `find DIR -type f -name '*.txt' -print0 | xargs -0 -P CORES -n 2000
 # xxhsum -H3` (and the floor over the files, for reference), alternating.
 #
 # Environment: NEARDUP_BIN (default build/neardup, built in Release when
@@ -724,6 +724,11 @@ floor_spread() {
 }
 # Per-round quotients of files $1 / $2, one a line, into file $3.
 floor_quotients() { paste "$1" "$2" | awk '{printf "%.3f\n", ($2 > 0) ? $1 / $2 : 0}' >"$3"; }
+# The median of the per-round quotients of the CPU seconds in files $1 / $2, as "1.23x".
+floor_cpu_ratio() {
+  floor_quotients "$1" "$2" "$tmp/floor_cq"
+  awk -v m="$(median <"$tmp/floor_cq")" 'BEGIN {printf "%.2fx", m}'
+}
 # The corpus as one JSONL file (one document a line, sorted paths): $2 from folder $1.
 floor_jsonl() {
   [[ -f "$2" && ! "$2" -ot "$1.stamp" ]] && return 0
@@ -771,24 +776,24 @@ floor_section() {
   for j in 1 2; do
     floor_lines+=("| JSONL, $j thread(s): \`neardup scan --input jsonl -j $j\` / \`floor_minhash -t $j\` \
 | $(floor_spread "$tmp/floor_n$j") | $(floor_spread "$tmp/floor_f$j") | $(floor_spread "$tmp/floor_q$j") \
-| $(median <"$tmp/floor_nc$j") / $(median <"$tmp/floor_fc$j") |")
+| $(median <"$tmp/floor_nc$j") / $(median <"$tmp/floor_fc$j") ($(floor_cpu_ratio "$tmp/floor_nc$j" "$tmp/floor_fc$j")) |")
   done
   floor_lines+=("| JSONL, 2 threads against 1 (speedup, neardup / floor) | $(floor_spread "$tmp/floor_sn") \
 | $(floor_spread "$tmp/floor_sf") | | |")
   find "$fdir" -type f -print0 | xargs -0 cat >/dev/null
   for ((r = 1; r <= floor_runs; r++)); do
     log "floor: round $r/$floor_runs, folder"
-    floor_time "$tmp/floor_xc" bash -c "find '$fdir' -type f -print0 | xargs -0 -P $cores -n 2000 xxhsum -H3" \
+    floor_time "$tmp/floor_xc" bash -c "find '$fdir' -type f -name '*.txt' -print0 | xargs -0 -P $cores -n 2000 xxhsum -H3" \
       >>"$tmp/floor_xd"
     floor_time "$tmp/floor_ncd" "$bin" scan -j "$cores" --no-progress -q -f tsv -o "$tmp/floor.pairs" "$fdir" \
       >>"$tmp/floor_nd"
-    floor_time "$tmp/floor_fcd" bash -c "find '$fdir' -type f -print0 | '$fbin' -t $cores --files" \
+    floor_time "$tmp/floor_fcd" bash -c "find '$fdir' -type f -name '*.txt' -print0 | '$fbin' -t $cores --files" \
       >>"$tmp/floor_fd"
   done
   floor_quotients "$tmp/floor_nd" "$tmp/floor_xd" "$tmp/floor_qd"
-  floor_lines+=("| $floor_docs files: \`neardup scan -j $cores DIR\` / \`find DIR -type f -print0 \| xargs -0 -P $cores \
+  floor_lines+=("| $floor_docs files: \`neardup scan -j $cores DIR\` / \`find DIR -type f -name '*.txt' -print0 \| xargs -0 -P $cores \
 -n 2000 xxhsum -H3\` | $(floor_spread "$tmp/floor_nd") | $(floor_spread "$tmp/floor_xd") \
-| $(floor_spread "$tmp/floor_qd") | $(median <"$tmp/floor_ncd") / $(median <"$tmp/floor_xc") |")
+| $(floor_spread "$tmp/floor_qd") | $(median <"$tmp/floor_ncd") / $(median <"$tmp/floor_xc") ($(floor_cpu_ratio "$tmp/floor_ncd" "$tmp/floor_xc")) |")
   floor_lines+=("| the same files through \`floor_minhash -t $cores --files\` | | $(floor_spread "$tmp/floor_fd") | | \
 / $(median <"$tmp/floor_fcd") |")
 }
@@ -885,9 +890,9 @@ if [[ $floor == 1 ]]; then
 \`build/floor_minhash\` (tests/bench/floor_minhash.cc) is a minimal classic MinHash pass over the
 same bytes: ASCII words, XXH3, word 5-shingles, 128 minima with AVX-512; no JSON, Unicode,
 banding or output. $floor_runs alternating rounds; wall seconds as median (min-max); the ratio
-is taken round by round; CPU is user + system seconds, median.
+is taken round by round; CPU is user + system seconds, median (and the median ratio).
 
-| work | neardup s | floor / baseline s | ratio | CPU s neardup / floor |
+| work | neardup s | floor / baseline s | ratio | CPU s neardup / floor (ratio) |
 |---|---:|---:|---:|---:|
 EOF
   printf '%s\n' "${floor_lines[@]}"

@@ -133,11 +133,12 @@ void SignFiles(const std::vector<std::string>* paths, size_t first, size_t threa
   std::vector<unsigned char> buf;
   uint64_t docs = 0, sum = 0;
   for (size_t i = first; i < paths->size(); i += threads) {
-    const int fd = open((*paths)[i].c_str(), O_RDONLY | O_NOATIME);
+    const int fd = open((*paths)[i].c_str(), O_RDONLY);
     if (fd < 0) continue;
     struct stat st {};
     if (fstat(fd, &st) == 0) {
-      buf.resize(static_cast<size_t>(st.st_size) + 1);
+      // As many bytes as fstat() gives, so one read() for a small file.
+      buf.resize(static_cast<size_t>(st.st_size));
       size_t got = 0;
       ssize_t r = 0;
       while (got < buf.size() && (r = read(fd, buf.data() + got, buf.size() - got)) > 0) got += static_cast<size_t>(r);
