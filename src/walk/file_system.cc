@@ -213,6 +213,48 @@ class PosixReader final : public ByteReader {
   bool at_end_ = false;          // Read() returns 0 without reading again
 };
 
+// open(2) of `path`, retried on EINTR: the descriptor, or -1 with errno.
+int OpenRetrying(const char* path, int flags) {
+  int fd;
+  do {
+    fd = ::open(path, flags);
+  } while (fd < 0 && errno == EINTR);
+  return fd;
+}
+
+// The directory of the last file a thread opened with OpenExpected(), open
+// with O_PATH. The walk's order keeps a directory's files together, so the
+// next file is mostly opened relative to it: the kernel looks up one name,
+// not every component of the path again (5% of a scan of 100k small files).
+// The caller checks what it opened against the walk's identity and opens by
+// the whole path when that fails, so a directory moved or replaced since
+// costs a second open(), never another file.
+struct LastDir {
+  std::string path;  // up to and with its last '/'
+  UniqueFd fd{-1};
+};
+thread_local LastDir t_last_dir;
+
+// `path` opened relative to the thread's LastDir (opened first when `path`
+// lies in another directory): the descriptor, or -1.
+int OpenInLastDir(const std::string& path, int flags) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos || slash + 1 == path.size()) return -1;
+  const std::string_view dir(path.data(), slash + 1);
+  if (t_last_dir.fd.get() < 0 || t_last_dir.path != dir) {
+    t_last_dir = LastDir();
+    const int fd = OpenRetrying(std::string(dir).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    t_last_dir.fd = UniqueFd(fd);
+    t_last_dir.path = dir;
+  }
+  int fd;
+  do {
+    fd = ::openat(t_last_dir.fd.get(), path.c_str() + slash + 1, flags);
+  } while (fd < 0 && errno == EINTR);
+  return fd;
+}
+
 class PosixFileSystem final : public FileSystem {
  public:
   Result<std::unique_ptr<ByteReader>> Open(const std::string& path) override {
@@ -255,14 +297,21 @@ class PosixFileSystem final : public FileSystem {
     // for its writer. Anything else must not wait: O_NONBLOCK makes opening a
     // FIFO (swapped in since the walk) return at once, and fstat() refuses it.
     const int flags = O_RDONLY | O_CLOEXEC | (stream ? 0 : O_NONBLOCK);
-    int raw;
-    do {
-      raw = ::open(SystemPath(path).c_str(), flags);
-    } while (raw < 0 && errno == EINTR);
-    if (raw < 0) return ErrnoStatus(path, errno);
-    UniqueFd fd(raw);
+    UniqueFd fd(-1);
     struct stat st;
-    if (::fstat(fd.get(), &st) != 0) return ErrnoStatus(path, errno);
+    if (expected != nullptr && !stream) {
+      UniqueFd near(OpenInLastDir(path, flags));
+      if (near.get() >= 0 && ::fstat(near.get(), &st) == 0 && static_cast<uint64_t>(st.st_dev) == expected->dev &&
+          static_cast<uint64_t>(st.st_ino) == expected->ino) {
+        fd = std::move(near);
+      }
+    }
+    if (fd.get() < 0) {
+      const int raw = OpenRetrying(SystemPath(path).c_str(), flags);
+      if (raw < 0) return ErrnoStatus(path, errno);
+      fd = UniqueFd(raw);
+      if (::fstat(fd.get(), &st) != 0) return ErrnoStatus(path, errno);
+    }
     if (S_ISDIR(st.st_mode)) return Status::IoError(ErrnoMessage(path, EISDIR));
     if (expected != nullptr && (static_cast<uint64_t>(st.st_dev) != expected->dev ||
                                 static_cast<uint64_t>(st.st_ino) != expected->ino)) {

@@ -274,6 +274,37 @@ TEST(FileSystemTest, FileReplacedByAnotherFileIsChanged) {
   EXPECT_EQ(reader.status().code(), Status::Code::kChanged);
 }
 
+// Files listed by the walk are opened relative to the last directory opened;
+// a directory moved away and replaced since must not give the old files.
+TEST(FileSystemTest, DirectoryReplacedBetweenOpensGivesTheNewFiles) {
+  TempDir dir;
+  const std::string sub = dir.Path("sub");
+  ASSERT_TRUE(std::filesystem::create_directory(sub));
+  WriteFile(sub + "/a.txt", "old a");
+  WriteFile(sub + "/b.txt", "old b");
+  Result<std::unique_ptr<ByteReader>> first =
+      OpenInput(FileSystem::Default(), sub + "/a.txt", IdentityOf(sub + "/a.txt"));
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  ASSERT_EQ(::rename(sub.c_str(), dir.Path("moved").c_str()), 0);
+  ASSERT_TRUE(std::filesystem::create_directory(sub));
+  WriteFile(sub + "/b.txt", "new b");
+  WriteFile(sub + "/c.txt", "new c");
+  for (const char* name : {"/b.txt", "/c.txt"}) {
+    Result<std::unique_ptr<ByteReader>> again = OpenInput(FileSystem::Default(), sub + name, IdentityOf(sub + name));
+    ASSERT_TRUE(again.ok()) << again.status().message();
+    Result<std::string> got = ReadAll(**again, 64);
+    ASSERT_TRUE(got.ok());
+    EXPECT_EQ(*got, std::string("new ") + name[1]);
+  }
+  // And the moved directory's file, by its new path.
+  const std::string moved_b = dir.Path("moved") + "/b.txt";
+  Result<std::unique_ptr<ByteReader>> moved = OpenInput(FileSystem::Default(), moved_b, IdentityOf(moved_b));
+  ASSERT_TRUE(moved.ok()) << moved.status().message();
+  Result<std::string> got = ReadAll(**moved, 64);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(*got, "old b");
+}
+
 TEST(FileSystemTest, UnchangedFileOpensAndReadsBlocking) {
   TempDir dir;
   const std::string path = dir.Path("a.txt");
