@@ -8,6 +8,7 @@
 #   scripts/bench.sh --quick              # 1000 documents, 1 run (CI smoke check)
 #   scripts/bench.sh --stages-only --keep # the stages at scale: 5M and 1M JSONL documents
 #   scripts/bench.sh --sizes 100000 --index-only   # the --index section only
+#   scripts/bench.sh --floor-only         # neardup against the floor program only
 #
 # For each size: documents, MB (10^6 bytes of .txt files), median wall seconds
 # of `neardup scan -j $(nproc)` with default options, documents/s, MB/s, peak
@@ -50,6 +51,18 @@
 # corpus: N = M = V = 1 in sequence, total wall time against scan's
 # (target: at most 1.3x). Any output that differs from scan's exits 1.
 #
+# The floor (skipped with --no-floor; --floor-only runs it alone; in --quick,
+# on 1000 documents and one run): build/floor_minhash
+# (tests/bench/floor_minhash.cc), a minimal classic MinHash pass (ASCII
+# words, XXH3, word 5-shingles, 128 minima with AVX-512, no JSON, Unicode,
+# banding or output), on the --floor-docs corpus (100000 documents, ~250 MB)
+# as one JSONL file. --floor-runs R (5) alternating rounds of floor -t 1,
+# neardup --input jsonl -j 1, floor -t 2, neardup -j 2: medians, min and max
+# of each, neardup/floor per round, and each one's 2-against-1 thread
+# speedup per round. Then the same documents as files: `neardup scan -j
+# CORES DIR` against `find DIR -type f -name '*.txt' -print0 | xargs -0 -P CORES -n 2000
+# xxhsum -H3` (and the floor over the files, for reference), alternating.
+#
 # Environment: NEARDUP_BIN (default build/neardup, built in Release when
 # missing), NEARDUP_BUILD_DIR (where gen_corpus is built, and gen_jsonl
 # looked for, default build).
@@ -76,6 +89,10 @@ usage: scripts/bench.sh [options]
   --stages-groups G near-duplicate groups in both corpora (default D1/50, or D/50)
   --stages-tasks T  N = M = V for stage_local.sh (default 4)
   --stages-no-scan  no scan on the large corpus (nor the byte comparison)
+  --no-floor        skip the "floor" section
+  --floor-only      only the "floor" section
+  --floor-docs D    its corpus size in documents (default 100000; 1000 with --quick)
+  --floor-runs R    its alternating rounds (default 5; 1 with --quick)
   --min-recall X    exit 1 if the recall with --exact of the planted pairs at any size
                     is below X, or if a corpus has no planted pair (default: no check)
   -h, --help        this text
@@ -101,6 +118,10 @@ stages_small=""
 stages_groups=""
 stages_tasks=4
 stages_scan=1
+floor=1
+floor_only=0
+floor_docs=""
+floor_runs=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --sizes) sizes="$2"; shift 2 ;;
@@ -126,6 +147,10 @@ while [[ $# -gt 0 ]]; do
     --stages-groups) stages_groups="$2"; shift 2 ;;
     --stages-tasks) stages_tasks="$2"; shift 2 ;;
     --stages-no-scan) stages_scan=0; shift ;;
+    --no-floor) floor=0; shift ;;
+    --floor-only) floor_only=1; shift ;;
+    --floor-docs) floor_docs="$2"; shift 2 ;;
+    --floor-runs) floor_runs="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "bench.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
   esac
@@ -135,6 +160,20 @@ if [[ $quick == 1 ]]; then
   runs="${runs:-1}"
   stages_docs="${stages_docs:-20000}"
   stages_small="${stages_small:-4000}"
+  floor_docs="${floor_docs:-1000}"
+  floor_runs="${floor_runs:-1}"
+fi
+floor_docs="${floor_docs:-100000}"
+floor_runs="${floor_runs:-5}"
+for v in "$floor_docs" "$floor_runs"; do
+  [[ "$v" =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: --floor-* take positive whole numbers, got '$v'" >&2; exit 2; }
+done
+if [[ $floor_only == 1 ]]; then
+  [[ $floor == 1 ]] || { echo "bench.sh: --floor-only with --no-floor" >&2; exit 2; }
+  sizes=""
+  sections=0
+  index_section=0
+  stages=0
 fi
 stages_docs="${stages_docs:-5000000}"
 stages_small="${stages_small:-1000000}"
@@ -658,6 +697,108 @@ WRAPPER
   fi
 fi
 
+# --- The floor ---------------------------------------------------------------
+# neardup against build/floor_minhash on the same bytes, and against xxhsum
+# on the same files; everything in alternating rounds (see the header).
+floor_lines=()
+# Wall seconds of the command after it (output discarded) on stdout; its
+# user + system CPU seconds appended to the file $1.
+floor_time() {
+  local cpu_file="$1" t0 t1 rc=0
+  shift
+  t0="$(now_ns)"
+  /usr/bin/time -f '%U %S' -o "$tmp/ftime" "$@" >/dev/null 2>"$tmp/ferr" || rc=$?
+  t1="$(now_ns)"
+  if [[ $rc -gt 1 ]]; then
+    log "floor: '$*' exited with $rc:"
+    cat "$tmp/ferr" >&2
+    exit 2
+  fi
+  tail -1 "$tmp/ftime" | awk '{printf "%.2f\n", $1 + $2}' >>"$cpu_file"
+  awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f\n", (b - a) / 1e9}'
+}
+# "median (min-max)" of the numbers in file $1.
+floor_spread() {
+  awk -v m="$(median <"$1")" '{ if (NR == 1 || $1 < lo) lo = $1; if (NR == 1 || $1 > hi) hi = $1 }
+    END { printf "%.3f (%.3f-%.3f)", m, lo, hi }' "$1"
+}
+# Per-round quotients of files $1 / $2, one a line, into file $3.
+floor_quotients() { paste "$1" "$2" | awk '{printf "%.3f\n", ($2 > 0) ? $1 / $2 : 0}' >"$3"; }
+# The median of the per-round quotients of the CPU seconds in files $1 / $2, as "1.23x".
+floor_cpu_ratio() {
+  floor_quotients "$1" "$2" "$tmp/floor_cq"
+  awk -v m="$(median <"$tmp/floor_cq")" 'BEGIN {printf "%.2fx", m}'
+}
+# The corpus as one JSONL file (one document a line, sorted paths): $2 from folder $1.
+floor_jsonl() {
+  [[ -f "$2" && ! "$2" -ot "$1.stamp" ]] && return 0
+  log "writing $2"
+  python3 - "$1" "$2" <<'PY'
+import json, os, sys
+root, out = sys.argv[1], sys.argv[2]
+with open(out + ".tmp", "w", encoding="utf-8", errors="surrogateescape") as o:
+    for dp, dn, fn in os.walk(root):
+        dn.sort()
+        for f in sorted(fn):
+            if f.endswith(".txt"):
+                p = os.path.join(dp, f)
+                with open(p, encoding="utf-8", errors="replace") as t:
+                    o.write(json.dumps({"id": p, "text": t.read()}, ensure_ascii=False) + "\n")
+os.replace(out + ".tmp", out)
+PY
+}
+floor_section() {
+  local fbin="${NEARDUP_BUILD_DIR:-$root/build}/floor_minhash" fdir fjsonl r j k
+  if [[ ! -x "$fbin" || "$root/tests/bench/floor_minhash.cc" -nt "$fbin" ]]; then
+    log "building floor_minhash into ${NEARDUP_BUILD_DIR:-$root/build}"
+    cmake --build "${NEARDUP_BUILD_DIR:-$root/build}" -j "$cores" --target floor_minhash >&2
+  fi
+  prepare_corpus "$floor_docs"
+  fdir="$workdir/docs-$floor_docs"
+  fjsonl="$fdir.jsonl"
+  floor_jsonl "$fdir" "$fjsonl"
+  generated+=("$fjsonl")
+  floor_bytes="$(stat -c %s "$fjsonl")"
+  cat "$fjsonl" >/dev/null
+  for k in f1 n1 f2 n2 fc nc dc xd nd fd; do : >"$tmp/floor_$k"; done
+  for ((r = 1; r <= floor_runs; r++)); do
+    for j in 1 2; do
+      log "floor: round $r/$floor_runs, $j thread(s)"
+      floor_time "$tmp/floor_fc$j" "$fbin" -t "$j" "$fjsonl" >>"$tmp/floor_f$j"
+      floor_time "$tmp/floor_nc$j" "$bin" scan --input jsonl -j "$j" --no-progress -q -f tsv \
+        -o "$tmp/floor.pairs" "$fjsonl" >>"$tmp/floor_n$j"
+    done
+  done
+  floor_quotients "$tmp/floor_n1" "$tmp/floor_f1" "$tmp/floor_q1"
+  floor_quotients "$tmp/floor_n2" "$tmp/floor_f2" "$tmp/floor_q2"
+  floor_quotients "$tmp/floor_f1" "$tmp/floor_f2" "$tmp/floor_sf"
+  floor_quotients "$tmp/floor_n1" "$tmp/floor_n2" "$tmp/floor_sn"
+  for j in 1 2; do
+    floor_lines+=("| JSONL, $j thread(s): \`neardup scan --input jsonl -j $j\` / \`floor_minhash -t $j\` \
+| $(floor_spread "$tmp/floor_n$j") | $(floor_spread "$tmp/floor_f$j") | $(floor_spread "$tmp/floor_q$j") \
+| $(median <"$tmp/floor_nc$j") / $(median <"$tmp/floor_fc$j") ($(floor_cpu_ratio "$tmp/floor_nc$j" "$tmp/floor_fc$j")) |")
+  done
+  floor_lines+=("| JSONL, 2 threads against 1 (speedup, neardup / floor) | $(floor_spread "$tmp/floor_sn") \
+| $(floor_spread "$tmp/floor_sf") | | |")
+  find "$fdir" -type f -print0 | xargs -0 cat >/dev/null
+  for ((r = 1; r <= floor_runs; r++)); do
+    log "floor: round $r/$floor_runs, folder"
+    floor_time "$tmp/floor_xc" bash -c "find '$fdir' -type f -name '*.txt' -print0 | xargs -0 -P $cores -n 2000 xxhsum -H3" \
+      >>"$tmp/floor_xd"
+    floor_time "$tmp/floor_ncd" "$bin" scan -j "$cores" --no-progress -q -f tsv -o "$tmp/floor.pairs" "$fdir" \
+      >>"$tmp/floor_nd"
+    floor_time "$tmp/floor_fcd" bash -c "find '$fdir' -type f -name '*.txt' -print0 | '$fbin' -t $cores --files" \
+      >>"$tmp/floor_fd"
+  done
+  floor_quotients "$tmp/floor_nd" "$tmp/floor_xd" "$tmp/floor_qd"
+  floor_lines+=("| $floor_docs files: \`neardup scan -j $cores DIR\` / \`find DIR -type f -name '*.txt' -print0 \| xargs -0 -P $cores \
+-n 2000 xxhsum -H3\` | $(floor_spread "$tmp/floor_nd") | $(floor_spread "$tmp/floor_xd") \
+| $(floor_spread "$tmp/floor_qd") | $(median <"$tmp/floor_ncd") / $(median <"$tmp/floor_xc") ($(floor_cpu_ratio "$tmp/floor_ncd" "$tmp/floor_xc")) |")
+  floor_lines+=("| the same files through \`floor_minhash -t $cores --files\` | | $(floor_spread "$tmp/floor_fd") | | \
+/ $(median <"$tmp/floor_fcd") |")
+}
+[[ $floor == 1 ]] && floor_section
+
 # --- Report ------------------------------------------------------------------
 cat <<EOF
 ## neardup benchmark
@@ -667,7 +808,7 @@ cat <<EOF
 - neardup: $version
 - CPU: $cpu; cores: $cores; memory: $mem_gib GiB
 EOF
-if [[ $stages_only == 0 ]]; then
+if [[ $stages_only == 0 && $floor_only == 0 ]]; then
   cat <<EOF
 - command: \`neardup scan -t $threshold -j $cores -f tsv DIR\` (default options), median of $runs run(s), warm page cache; then one run with \`--exact\` for the recall of verified pairs
 - baseline: \`find DIR -type f -print0 | xargs -0 -P $cores -n 2000 xxhsum -H3\`
@@ -741,5 +882,19 @@ EOF
   echo
   printf '%s\n' "${stages_lines[@]}"
 fi
-exit "$status"
+if [[ $floor == 1 ]]; then
+  cat <<EOF
 
+### The floor: $floor_docs documents, $(awk -v b="$floor_bytes" 'BEGIN {printf "%.0f", b / 1e6}') MB as one JSONL file, then as files
+
+\`build/floor_minhash\` (tests/bench/floor_minhash.cc) is a minimal classic MinHash pass over the
+same bytes: ASCII words, XXH3, word 5-shingles, 128 minima with AVX-512; no JSON, Unicode,
+banding or output. $floor_runs alternating rounds; wall seconds as median (min-max); the ratio
+is taken round by round; CPU is user + system seconds, median (and the median ratio).
+
+| work | neardup s | floor / baseline s | ratio | CPU s neardup / floor (ratio) |
+|---|---:|---:|---:|---:|
+EOF
+  printf '%s\n' "${floor_lines[@]}"
+fi
+exit "$status"

@@ -123,6 +123,56 @@ TEST(FileSystemTest, ReadsPlainFileInOddChunkSizes) {
   }
 }
 
+// The reader stops without a last read() once a short read reaches the size
+// fstat() gave at open; a file that grew since is still read to its end.
+TEST(FileSystemTest, FileThatGrewAfterOpenIsReadToItsEnd) {
+  TempDir dir;
+  WriteFile(dir.Path("grows.txt"), "first part ");
+  Result<std::unique_ptr<ByteReader>> reader = OpenInput(FileSystem::Default(), dir.Path("grows.txt"));
+  ASSERT_TRUE(reader.ok()) << reader.status().message();
+  {
+    std::ofstream out(dir.Path("grows.txt"), std::ios::app | std::ios::binary);
+    out << "and the part appended after open";
+  }
+  for (size_t chunk : {size_t{5}, size_t{4096}}) {
+    Result<std::unique_ptr<ByteReader>> again = OpenInput(FileSystem::Default(), dir.Path("grows.txt"));
+    ASSERT_TRUE(again.ok());
+    Result<std::string> whole = ReadAll(**again, chunk);
+    ASSERT_TRUE(whole.ok());
+    EXPECT_EQ(*whole, "first part and the part appended after open") << "chunk " << chunk;
+  }
+  Result<std::string> got = ReadAll(**reader, 4096);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(*got, "first part and the part appended after open");
+}
+
+// Files of /proc say their size is 0 and read in short pieces: all is read.
+TEST(FileSystemTest, FileOfSizeZeroWithContentIsReadWhole) {
+  struct stat st {};
+  if (::stat("/proc/self/maps", &st) != 0 || st.st_size != 0) GTEST_SKIP() << "no /proc";
+  Result<std::string> got = ReadPath("/proc/self/maps", 1 << 20);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  // Every mapping of this process is a line; a test binary has dozens.
+  EXPECT_GT(std::count(got->begin(), got->end(), '\n'), 10);
+}
+
+// ReadAhead counts from what Read() has consumed.
+TEST(FileSystemTest, ReadAheadStartsWhereReadStopped) {
+  TempDir dir;
+  WriteFile(dir.Path("a.txt"), "0123456789abcdef");
+  Result<std::unique_ptr<ByteReader>> reader = OpenInput(FileSystem::Default(), dir.Path("a.txt"));
+  ASSERT_TRUE(reader.ok());
+  ASSERT_TRUE((*reader)->CanReadAhead());
+  char buf[8];
+  ASSERT_EQ((*reader)->Read(buf, 4).value(), 4u);
+  Result<size_t> ahead = (*reader)->ReadAhead(2, buf, 3);
+  ASSERT_TRUE(ahead.ok());
+  EXPECT_EQ(std::string(buf, *ahead), "678");
+  Result<std::string> rest = ReadAll(**reader, 64);
+  ASSERT_TRUE(rest.ok());
+  EXPECT_EQ(*rest, "456789abcdef");
+}
+
 TEST(FileSystemTest, ReadsEmptyFile) {
   TempDir dir;
   WriteFile(dir.Path("empty.txt"), "");
@@ -222,6 +272,37 @@ TEST(FileSystemTest, FileReplacedByAnotherFileIsChanged) {
   Result<std::unique_ptr<ByteReader>> reader = FileSystem::Default().OpenExpected(path, seen);
   ASSERT_FALSE(reader.ok());
   EXPECT_EQ(reader.status().code(), Status::Code::kChanged);
+}
+
+// Files listed by the walk are opened relative to the last directory opened;
+// a directory moved away and replaced since must not give the old files.
+TEST(FileSystemTest, DirectoryReplacedBetweenOpensGivesTheNewFiles) {
+  TempDir dir;
+  const std::string sub = dir.Path("sub");
+  ASSERT_TRUE(std::filesystem::create_directory(sub));
+  WriteFile(sub + "/a.txt", "old a");
+  WriteFile(sub + "/b.txt", "old b");
+  Result<std::unique_ptr<ByteReader>> first =
+      OpenInput(FileSystem::Default(), sub + "/a.txt", IdentityOf(sub + "/a.txt"));
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  ASSERT_EQ(::rename(sub.c_str(), dir.Path("moved").c_str()), 0);
+  ASSERT_TRUE(std::filesystem::create_directory(sub));
+  WriteFile(sub + "/b.txt", "new b");
+  WriteFile(sub + "/c.txt", "new c");
+  for (const char* name : {"/b.txt", "/c.txt"}) {
+    Result<std::unique_ptr<ByteReader>> again = OpenInput(FileSystem::Default(), sub + name, IdentityOf(sub + name));
+    ASSERT_TRUE(again.ok()) << again.status().message();
+    Result<std::string> got = ReadAll(**again, 64);
+    ASSERT_TRUE(got.ok());
+    EXPECT_EQ(*got, std::string("new ") + name[1]);
+  }
+  // And the moved directory's file, by its new path.
+  const std::string moved_b = dir.Path("moved") + "/b.txt";
+  Result<std::unique_ptr<ByteReader>> moved = OpenInput(FileSystem::Default(), moved_b, IdentityOf(moved_b));
+  ASSERT_TRUE(moved.ok()) << moved.status().message();
+  Result<std::string> got = ReadAll(**moved, 64);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(*got, "old b");
 }
 
 TEST(FileSystemTest, UnchangedFileOpensAndReadsBlocking) {

@@ -1,0 +1,234 @@
+// floor_minhash: the floor scripts/bench.sh measures neardup against. A
+// minimal classic MinHash pass over the same bytes, with nothing else done:
+// ASCII words (maximal runs of [A-Za-z0-9], lowercased), XXH3 per word, word
+// 5-shingles (the 5 word hashes combined; a document of fewer words is one
+// shingle of them all), 128 32-bit minima of (a_i * x + b_i) mod 2^32 over
+// the shingles x (AVX-512 when the processor has it, else the baseline's vectors). No JSON,
+// no Unicode, no banding, no output but a checksum of the signatures, so the
+// work cannot be optimized away.
+//
+//   build/floor_minhash -t 2 corpus.jsonl        # one document per line, mmap
+//   find DIR -type f -print0 | build/floor_minhash -t 2 --files   # one per file
+//
+// -t T: T threads; a file is split into T ranges at newlines, a list of files
+// into T interleaved shares. Prints "docs N checksum X" (X does not depend on T).
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace {
+
+constexpr int kPerm = 128;
+uint32_t g_a[kPerm];
+uint32_t g_b[kPerm];
+
+// The 128 minima of one document's shingles x[0, n): 8 vectors of 16 lanes,
+// compiled for AVX-512 (vpmulld, vpaddd, vpminud on zmm registers) and for
+// the baseline, the loader picking the one the processor runs.
+typedef uint32_t Lanes __attribute__((vector_size(64)));
+// (As src/sign/minhash.cc: not under clang, nor under AddressSanitizer,
+// whose start-up the loader's resolver would run before.)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx512f", "default")))
+#endif
+void Minima(const uint32_t* x, size_t n, uint32_t* sig) {
+  Lanes a[8], b[8], m[8];
+  std::memcpy(a, g_a, sizeof a);
+  std::memcpy(b, g_b, sizeof b);
+  for (auto& v : m) v = ~Lanes{};
+  for (size_t s = 0; s < n; ++s) {
+    for (int k = 0; k < 8; ++k) {
+      const Lanes v = a[k] * x[s] + b[k];
+      m[k] = v < m[k] ? v : m[k];
+    }
+  }
+  std::memcpy(sig, m, sizeof m);
+}
+
+// kLower[c]: c lowercased if it is in [A-Za-z0-9], else 0.
+struct LowerTable {
+  unsigned char v[256] = {};
+  LowerTable() {
+    for (int c = '0'; c <= '9'; ++c) v[c] = static_cast<unsigned char>(c);
+    for (int c = 'a'; c <= 'z'; ++c) v[c] = v[c - 'a' + 'A'] = static_cast<unsigned char>(c);
+  }
+};
+const LowerTable kLower;
+
+uint32_t Combine(const uint64_t* h, int n) {
+  uint64_t x = 0;
+  for (int i = 0; i < n; ++i) x = (x ^ h[i]) * 0x9E3779B97F4A7C15ULL;
+  return static_cast<uint32_t>(x >> 32);
+}
+
+// Signs one document; returns the hash of its signature (0 if it has no word).
+struct Signer {
+  std::vector<uint32_t> shingles;
+  uint64_t SignDoc(const unsigned char* p, size_t len) {
+    shingles.clear();
+    uint64_t ring[5];
+    unsigned char word[256];
+    size_t words = 0;
+    size_t i = 0;
+    while (i < len) {
+      while (i < len && kLower.v[p[i]] == 0) ++i;
+      size_t w = 0;
+      unsigned char c = 0;
+      while (i < len && (c = kLower.v[p[i]]) != 0) {
+        ++i;
+        if (w < sizeof word) word[w++] = c;
+      }
+      if (w == 0) break;
+      ring[words % 5] = XXH3_64bits(word, w);
+      ++words;
+      if (words >= 5) {
+        uint64_t in_order[5];
+        for (size_t k = 0; k < 5; ++k) in_order[k] = ring[(words + k) % 5];
+        shingles.push_back(Combine(in_order, 5));
+      }
+    }
+    if (words == 0) return 0;
+    if (words < 5) shingles.push_back(Combine(ring, static_cast<int>(words)));
+    alignas(64) uint32_t sig[kPerm];
+    Minima(shingles.data(), shingles.size(), sig);
+    return XXH3_64bits(sig, sizeof sig);
+  }
+};
+
+struct Totals {
+  std::atomic<uint64_t> docs{0};
+  std::atomic<uint64_t> checksum{0};
+  void Add(uint64_t d, uint64_t c) {
+    docs += d;
+    checksum += c;
+  }
+};
+
+// The lines of [begin, end), each a document.
+void SignLines(const unsigned char* begin, const unsigned char* end, Totals* totals) {
+  Signer signer;
+  uint64_t docs = 0, sum = 0;
+  while (begin < end) {
+    const void* nl = std::memchr(begin, '\n', static_cast<size_t>(end - begin));
+    const unsigned char* stop = nl != nullptr ? static_cast<const unsigned char*>(nl) : end;
+    sum += signer.SignDoc(begin, static_cast<size_t>(stop - begin));
+    ++docs;
+    begin = stop + 1;
+  }
+  totals->Add(docs, sum);
+}
+
+// Every threads-th path from first: open, fstat, read, close, sign.
+void SignFiles(const std::vector<std::string>* paths, size_t first, size_t threads, Totals* totals) {
+  Signer signer;
+  std::vector<unsigned char> buf;
+  uint64_t docs = 0, sum = 0;
+  for (size_t i = first; i < paths->size(); i += threads) {
+    const int fd = open((*paths)[i].c_str(), O_RDONLY);
+    if (fd < 0) continue;
+    struct stat st {};
+    if (fstat(fd, &st) == 0) {
+      // As many bytes as fstat() gives, so one read() for a small file.
+      buf.resize(static_cast<size_t>(st.st_size));
+      size_t got = 0;
+      ssize_t r = 0;
+      while (got < buf.size() && (r = read(fd, buf.data() + got, buf.size() - got)) > 0) got += static_cast<size_t>(r);
+      sum += signer.SignDoc(buf.data(), got);
+      ++docs;
+    }
+    close(fd);
+  }
+  totals->Add(docs, sum);
+}
+
+int Usage() {
+  std::cerr << "usage: floor_minhash [-t THREADS] FILE | floor_minhash [-t THREADS] --files < NUL-separated paths\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  size_t threads = 1;
+  bool files = false;
+  const char* input = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "-t" && i + 1 < argc) {
+      threads = std::strtoul(argv[++i], nullptr, 10);
+    } else if (arg == "--files") {
+      files = true;
+    } else if (input == nullptr && arg[0] != '-') {
+      input = argv[i];
+    } else {
+      return Usage();
+    }
+  }
+  if (threads == 0 || (input == nullptr) != files) return Usage();
+  uint64_t state = 0x123456789ABCDEFULL;  // splitmix64: fixed permutations
+  for (int i = 0; i < kPerm; ++i) {
+    state += 0x9E3779B97F4A7C15ULL;
+    uint64_t z = state;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z ^= z >> 31;
+    g_a[i] = static_cast<uint32_t>(z) | 1u;
+    g_b[i] = static_cast<uint32_t>(z >> 32);
+  }
+  Totals totals;
+  std::vector<std::thread> pool;
+  std::vector<std::string> paths;
+  const unsigned char* data = nullptr;
+  size_t size = 0;
+  if (files) {
+    std::string path;
+    while (std::getline(std::cin, path, '\0')) paths.push_back(path);
+    for (size_t t = 0; t < threads; ++t) pool.emplace_back(SignFiles, &paths, t, threads, &totals);
+  } else {
+    const int fd = open(input, O_RDONLY);
+    struct stat st {};
+    if (fd < 0 || fstat(fd, &st) != 0) {
+      std::perror(input);
+      return 2;
+    }
+    size = static_cast<size_t>(st.st_size);
+    if (size > 0) {
+      void* m = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (m == MAP_FAILED) {
+        std::perror(input);
+        return 2;
+      }
+      (void)madvise(m, size, MADV_SEQUENTIAL);
+      data = static_cast<const unsigned char*>(m);
+    }
+    close(fd);
+    const unsigned char* begin = data;
+    const unsigned char* const end = data + size;
+    for (size_t t = 0; t < threads && begin < end; ++t) {
+      const unsigned char* stop = t + 1 == threads ? end : data + size / threads * (t + 1);
+      if (stop < begin) stop = begin;
+      while (stop < end && *stop != '\n') ++stop;
+      if (stop < end) ++stop;
+      pool.emplace_back(SignLines, begin, stop, &totals);
+      begin = stop;
+    }
+  }
+  for (auto& t : pool) t.join();
+  std::printf("docs %llu checksum %016llx\n", static_cast<unsigned long long>(totals.docs.load()),
+              static_cast<unsigned long long>(totals.checksum.load()));
+  return 0;
+}
