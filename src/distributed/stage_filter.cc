@@ -61,11 +61,12 @@ Result<ShardSources> LoadShard(const WorkFolder& folder, const Options& o, Stage
   if (!bytes.ok()) return bytes.status();
   Result<ShardMeta> meta = DecodeShardMeta(*bytes);
   if (!meta.ok()) return Damaged(meta_path, meta.status().message());
-  if (Status s = CheckShardMeta(*meta, t.task, t.tasks, part->files, part->docs.size()); !s.ok()) {
+  const FileEnds ends = EndsOf(part->files);
+  if (Status s = CheckShardMeta(*meta, t.task, t.tasks, ends, part->docs.size()); !s.ok()) {
     return Damaged(meta_path, s.message());
   }
-  const bool continues_first = ContinuesFirst(*meta, part->files);
-  const bool continued_last = ContinuedLast(*meta, part->files);
+  const bool continues_first = ContinuesFirst(*meta, ends);
+  const bool continued_last = ContinuedLast(*meta, ends);
   for (size_t k = 0; k < part->files.size(); ++k) part->files[k].root = meta->roots[k];
   for (size_t d = 0; d < part->docs.size(); ++d) part->docs[d].line_hash = meta->line_hashes[d];
   ShardSources out;

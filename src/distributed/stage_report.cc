@@ -40,6 +40,13 @@ namespace neardup {
 //     documents of the candidate pairs and large buckets, of the groups of
 //     more than one copy and of the ids taken twice, and with
 //     --name-skipped the skipped ones. Their signatures are copied out.
+//     Of the files, the report holds only the records of those documents'
+//     files and of the files with a problem (renumbered in the run's
+//     order, ReadNeeded()), read in the same walk (or a second one, for a
+//     shard of many files: ReadShardRecords()); the sweep counts the files
+//     of each shard and keeps its first and last (for the checks of a file
+//     split between shards), not one record a file, which with text input
+//     would be one a document of the corpus.
 // Those documents, in global id order, are the report's DocIds: every order
 // the report makes (pairs, clusters, representatives, --keep first) is the
 // same over them as over all documents, so its output is the scan's.
@@ -59,14 +66,18 @@ struct Shard {
   std::string path;
   std::unique_ptr<const MappedFile> file;
   uint64_t docs = 0;
+  uint64_t files = 0;
 };
 
 // What the first pass over the shards gives: all but the records.
 struct Sweep {
   std::vector<Shard> shards;
   std::vector<ShardSpan> spans;
-  std::vector<uint32_t> first_file;  // per shard, its first file among `files`
-  std::vector<InputFile> files;      // every shard's, in order, roots set; a split file once
+  // The run's files are counted, not held: per shard, the run's index of
+  // its first file (a file split between shards is one file of the run).
+  std::vector<uint32_t> first_file;
+  uint64_t files = 0;                    // the run's, so far
+  std::string last_path;                 // of the last shard's last file
   std::optional<uint64_t> continued_at;  // where the last file's range ended, when a later shard continues it
   std::vector<InputProblem> problems;
   SignCounts counts;
@@ -89,14 +100,16 @@ Result<std::vector<Shard>> OpenShards(const WorkFolder& folder, uint32_t shards)
     if (!header.ok()) return Damaged(path, header.status().message());
     out.push_back({.path = path,
                    .file = std::make_unique<const MappedFile>(std::move(*mapped)),
-                   .docs = header->doc_count});
+                   .docs = header->doc_count,
+                   .files = header->file_count});
   }
   return out;
 }
 
 // Reads shard `s`'s table whole (checked, its pages let go as they are
-// read) into `sw`: counts and keys of every document, its files.
-Result<DecodedRecords> SweepTable(const Options& o, uint32_t s, Sweep* sw) {
+// read) into `sw`: counts and keys of every document. Of its files, only
+// the first and the last are kept, in *ends.
+Result<DecodedRecords> SweepTable(const Options& o, uint32_t s, Sweep* sw, FileEnds* ends) {
   const MappedFile& file = *sw->shards[s].file;
   file.Advise(MappedFile::Access::kSequential);
   const bool jsonl = o.input == InputFormat::kJsonl;
@@ -124,7 +137,13 @@ Result<DecodedRecords> SweepTable(const Options& o, uint32_t s, Sweep* sw) {
                         file.Release(read_to, n - read_to);
                         read_to = n;
                       },
-                  .checksum = true};
+                  .checksum = true,
+                  .keep_file =
+                      [&](uint64_t k, const InputFile& f) {
+                        if (k == 0) ends->first = f;
+                        if (k + 1 == sw->shards[s].files) ends->last = f;
+                        return false;
+                      }};
   Result<DecodedRecords> part = DecodeRecordsWith(file.bytes(), walk);
   file.Release(0, file.size());
   file.Advise(MappedFile::Access::kRandom);
@@ -133,35 +152,43 @@ Result<DecodedRecords> SweepTable(const Options& o, uint32_t s, Sweep* sw) {
   return part;
 }
 
-// Shard `s` of `shards` swept into `sw` (SweepTable), with its meta.
-Status SweepShard(const WorkFolder& folder, const Options& o, uint32_t s, uint32_t shards, Sweep* sw) {
-  Result<DecodedRecords> part = SweepTable(o, s, sw);
-  if (!part.ok()) return part.status();
-  const std::string& path = sw->shards[s].path;
-  if (!(part->params == SignatureParams::From(o))) return Status::InvalidArgument(path + ": signed with other parameters");
+// Shard `s`'s meta, read and decoded.
+Result<ShardMeta> ReadMeta(const WorkFolder& folder, uint32_t s) {
   const std::string meta_path = folder.File(StageKind::kSign, s, "meta");
   Result<std::string> meta_bytes = ReadWholeFile(meta_path);
   if (!meta_bytes.ok()) return meta_bytes.status();
   Result<ShardMeta> meta = DecodeShardMeta(*meta_bytes);
   if (!meta.ok()) return Damaged(meta_path, meta.status().message());
+  return meta;
+}
+
+// Shard `s` of `shards` swept into `sw` (SweepTable), with its meta.
+Status SweepShard(const WorkFolder& folder, const Options& o, uint32_t s, uint32_t shards, Sweep* sw) {
+  FileEnds ends{.count = sw->shards[s].files, .first = {}, .last = {}};
+  Result<DecodedRecords> part = SweepTable(o, s, sw, &ends);
+  if (!part.ok()) return part.status();
+  const std::string& path = sw->shards[s].path;
+  if (!(part->params == SignatureParams::From(o))) return Status::InvalidArgument(path + ": signed with other parameters");
+  const std::string meta_path = folder.File(StageKind::kSign, s, "meta");
+  Result<ShardMeta> meta = ReadMeta(folder, s);
+  if (!meta.ok()) return meta.status();
   const uint64_t docs = sw->shards[s].docs;
-  if (Status st = CheckShardMeta(*meta, s, shards, part->files, docs); !st.ok()) {
-    return Damaged(meta_path, st.message());
-  }
+  if (Status st = CheckShardMeta(*meta, s, shards, ends, docs); !st.ok()) return Damaged(meta_path, st.message());
   // A file split between shards (byte_shares.h) is one file of the run: a
   // shard whose first file continues the last one's takes its index.
-  const bool continues = ContinuesFirst(*meta, part->files);
-  if (continues != sw->continued_at.has_value() && !part->files.empty()) {
+  const bool continues = ContinuesFirst(*meta, ends);
+  if (continues != sw->continued_at.has_value() && ends.count > 0) {
     return Damaged(meta_path, "its byte range does not follow the last shard's");
   }
-  const uint32_t file_offset = static_cast<uint32_t>(sw->files.size() - (continues ? 1 : 0));
-  if (!part->files.empty()) {
-    const bool follows = meta->first_file == file_offset &&
-                         (!continues || (*sw->continued_at == meta->first_begin &&
-                                         sw->files.back().path == part->files.front().path));
+  const auto file_offset = static_cast<uint32_t>(sw->files - (continues ? 1 : 0));
+  if (ends.count > 0) {
+    const bool follows =
+        meta->first_file == file_offset &&
+        (!continues || (*sw->continued_at == meta->first_begin && sw->last_path == ends.first.path));
     if (!follows) return Damaged(meta_path, "its files do not follow the last shard's");
     sw->continued_at.reset();
-    if (ContinuedLast(*meta, part->files)) sw->continued_at = meta->last_end;
+    if (ContinuedLast(*meta, ends)) sw->continued_at = meta->last_end;
+    sw->last_path = std::move(ends.last.path);
   }
   if (s == 0) {
     sw->walk = meta->walk;
@@ -169,10 +196,7 @@ Status SweepShard(const WorkFolder& folder, const Options& o, uint32_t s, uint32
   }
   sw->spans.push_back({.docs = docs, .listing = meta->listing});
   sw->first_file.push_back(file_offset);
-  for (size_t k = continues ? 1 : 0; k < part->files.size(); ++k) {
-    part->files[k].root = meta->roots[k];
-    sw->files.push_back(std::move(part->files[k]));
-  }
+  sw->files = file_offset + ends.count;
   for (InputProblem& p : meta->problems) {
     p.file += file_offset;
     sw->problems.push_back(std::move(p));
@@ -235,60 +259,122 @@ Result<std::vector<VerifyOutput>> LoadVerifyOutputs(const WorkFolder& folder, co
   return out;
 }
 
-// The records and signatures of the documents `needed` (global ids,
-// ascending, each of a shard and below its count), in that order, read
-// from the mappings swept before.
-Result<SignatureTable> ReadNeeded(const Sweep& sw, const Options& o, const std::vector<uint64_t>& needed) {
-  SignatureTable table(o.num_perm);
-  table.files = sw.files;
-  const size_t perm = static_cast<size_t>(o.num_perm);
+// What ReadNeeded() gathers, shard after shard.
+struct Gathered {
+  SignatureTable table;            // the documents read; their `file` the run's index until the end
+  std::vector<uint64_t> file_ids;  // the run's index of each of table.files, ascending
+};
+
+// The documents ReadNeeded() reads (global ids, ascending) and how far it
+// is; the files of the problems (the run's indices, ascending).
+struct NeededWalk {
+  const std::vector<uint64_t>& needed;
+  std::vector<uint64_t> problem_files;
   size_t next = 0;
-  for (uint32_t s = 0; s < sw.shards.size(); ++s) {
-    const MappedFile& file = *sw.shards[s].file;
-    RecordWalk walk{.keep =
-                        [&](uint64_t k, const DocRecord&) {
-                          if (next == needed.size() || needed[next] != GlobalId(s, k)) return false;
-                          ++next;
-                          return true;
-                        },
-                    .hashed = nullptr,
-                    .read = [&](size_t n) { file.Release(0, n); },
-                    .checksum = false};  // verified by the sweep, over the same mapping
-    Result<DecodedRecords> part = DecodeRecordsWith(file.bytes(), walk);
-    if (!part.ok()) return Damaged(sw.shards[s].path, part.status().message());
-    if (next < needed.size() && ShardOf(needed[next]) <= s) {  // its header changed since the sweep
-      return Damaged(sw.shards[s].path, "changed while the report read it");
-    }
-    std::vector<uint32_t> values;
-    values.reserve(part->kept.size() * perm);
-    for (uint64_t k : part->kept) {
-      const auto row = part->signatures.subspan(k * perm, perm);
-      values.insert(values.end(), row.begin(), row.end());
-      // A fault may map the whole (large) folio of page cache around the
-      // row, up to 2 MiB: let go of it, or the rows of a few scattered
-      // documents would keep the whole matrix resident.
-      const size_t at = static_cast<size_t>(reinterpret_cast<const char*>(row.data()) - file.bytes().data());
-      file.Release(at / kFolio * kFolio, 2 * kFolio);
-    }
-    for (DocRecord& d : part->docs) d.file += sw.first_file[s];
-    table.Append(std::move(part->docs), values);
-    file.Release(0, file.size());
+};
+
+// Shard `s`'s part of ReadNeeded(): its documents among w->needed, their
+// rows, and the records of their files and of the problems' files in it
+// (ReadShardRecords(): not the shard's every file), added to *out.
+Status ReadShardNeeded(const WorkFolder& folder, const Sweep& sw, uint32_t s, NeededWalk* w, Gathered* out) {
+  const Shard& shard = sw.shards[s];
+  const MappedFile& file = *shard.file;
+  const uint64_t first = sw.first_file[s];
+  std::vector<uint64_t> problem_files;  // in the shard
+  for (auto it = std::lower_bound(w->problem_files.begin(), w->problem_files.end(), first);
+       it != w->problem_files.end() && *it < first + shard.files; ++it) {
+    problem_files.push_back(*it - first);
   }
-  assert(next == needed.size());  // every id is of a shard (checked before)
-  return table;
+  const std::vector<uint64_t>& needed = w->needed;
+  size_t& next = w->next;
+  RecordWalk walk{.keep =
+                      [&](uint64_t k, const DocRecord&) {
+                        if (next == needed.size() || needed[next] != GlobalId(s, k)) return false;
+                        ++next;
+                        return true;
+                      },
+                  .hashed = nullptr,
+                  .read = [&](size_t n) { file.Release(0, n); },
+                  .checksum = false};  // verified by the sweep, over the same mapping
+  std::vector<uint64_t> file_ids;       // the shard's indices of part->files
+  Result<DecodedRecords> part = ReadShardRecords(file.bytes(), walk, std::move(problem_files), &file_ids);
+  if (!part.ok()) return Damaged(shard.path, part.status().message());
+  if (next < needed.size() && ShardOf(needed[next]) <= s) {  // its header changed since the sweep
+    return Damaged(shard.path, "changed while the report read it");
+  }
+  if (!file_ids.empty()) {  // their roots are in the meta
+    Result<ShardMeta> meta = ReadMeta(folder, s);
+    if (!meta.ok()) return meta.status();
+    if (meta->roots.size() != shard.files) {
+      return Damaged(folder.File(StageKind::kSign, s, "meta"), "changed while the report read it");
+    }
+    for (size_t i = 0; i < file_ids.size(); ++i) {
+      // A file split between shards is held once, from the first.
+      if (!out->file_ids.empty() && out->file_ids.back() >= first + file_ids[i]) continue;
+      part->files[i].root = meta->roots[file_ids[i]];
+      out->file_ids.push_back(first + file_ids[i]);
+      out->table.files.push_back(std::move(part->files[i]));
+    }
+  }
+  const size_t perm = static_cast<size_t>(out->table.num_perm());
+  std::vector<uint32_t> values;
+  values.reserve(part->kept.size() * perm);
+  for (uint64_t k : part->kept) {
+    const auto row = part->signatures.subspan(k * perm, perm);
+    values.insert(values.end(), row.begin(), row.end());
+    // A fault may map the whole (large) folio of page cache around the
+    // row, up to 2 MiB: let go of it, or the rows of a few scattered
+    // documents would keep the whole matrix resident.
+    const size_t at = static_cast<size_t>(reinterpret_cast<const char*>(row.data()) - file.bytes().data());
+    file.Release(at / kFolio * kFolio, 2 * kFolio);
+  }
+  for (DocRecord& d : part->docs) d.file += static_cast<uint32_t>(first);
+  out->table.Append(std::move(part->docs), values);
+  file.Release(0, file.size());
+  return Status::Ok();
+}
+
+// The documents `needed` (global ids, ascending, each of a shard and below
+// its count) with their signatures, in that order, read from the mappings
+// swept before; the records of their files and of the problems' files
+// only, in the run's order, the documents' and the problems' `file`
+// renumbered to index them.
+struct NeededRecords {
+  SignatureTable table;
+  std::vector<InputProblem> problems;
+};
+Result<NeededRecords> ReadNeeded(const WorkFolder& folder, const Sweep& sw, const Options& o,
+                                 const std::vector<uint64_t>& needed) {
+  NeededWalk w{.needed = needed, .problem_files = {}, .next = 0};
+  for (const InputProblem& p : sw.problems) w.problem_files.push_back(p.file);
+  std::sort(w.problem_files.begin(), w.problem_files.end());
+  w.problem_files.erase(std::unique(w.problem_files.begin(), w.problem_files.end()), w.problem_files.end());
+  Gathered got{.table = SignatureTable(o.num_perm), .file_ids = {}};
+  for (uint32_t s = 0; s < sw.shards.size(); ++s) {
+    if (Status st = ReadShardNeeded(folder, sw, s, &w, &got); !st.ok()) return st;
+  }
+  assert(w.next == needed.size());  // every id is of a shard (checked before)
+  auto renumber = [&got](uint32_t f) {
+    return static_cast<uint32_t>(std::lower_bound(got.file_ids.begin(), got.file_ids.end(), f) - got.file_ids.begin());
+  };
+  for (DocRecord& d : got.table.docs) d.file = renumber(d.file);
+  NeededRecords out{.table = std::move(got.table), .problems = sw.problems};
+  for (InputProblem& p : out.problems) p.file = renumber(p.file);
+  return out;
 }
 
 // The corpus of the documents `needed`, their JSONL ids made unique as
 // over every document: a document whose id is taken twice is among them
 // (AddGroups), and one whose id is a name given by the renaming is added
 // (and the records read again) until there is none left out.
-Result<SignedCorpus> NeededCorpus(Sweep* sw, const Options& o, std::vector<uint64_t>* needed) {
+Result<SignedCorpus> NeededCorpus(const WorkFolder& folder, Sweep* sw, const Options& o,
+                                  std::vector<uint64_t>* needed) {
   for (;;) {
-    Result<SignatureTable> table = ReadNeeded(*sw, o, *needed);
-    if (!table.ok()) return table.status();
-    SignedCorpus corpus{.table = std::move(*table),
+    Result<NeededRecords> read = ReadNeeded(folder, *sw, o, *needed);
+    if (!read.ok()) return read.status();
+    SignedCorpus corpus{.table = std::move(read->table),
                         .stream_copies = {},
-                        .problems = sw->problems,
+                        .problems = std::move(read->problems),
                         .counts = sw->counts,
                         .unnamed_unsigned = {},
                         .named_unsigned = {}};
@@ -424,7 +510,7 @@ Result<Report> RunReportTask(const Options& o, const std::string& work, const Ru
   if (needed->size() >= std::numeric_limits<DocId>::max()) {
     return Status::InvalidArgument(work + ": more documents in pairs than one report can hold");
   }
-  Result<SignedCorpus> corpus = NeededCorpus(&sw, o, &*needed);
+  Result<SignedCorpus> corpus = NeededCorpus(folder, &sw, o, &*needed);
   if (!corpus.ok()) return corpus.status();
   sw.shards.clear();  // unmapped: the signatures needed are copied
   sw.names = SortedRuns<KeyId>(kKeysMemory, "sorting JSONL ids");

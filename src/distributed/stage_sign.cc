@@ -199,19 +199,23 @@ Result<ShardMeta> DecodeShardMeta(std::string_view bytes) {
 namespace {
 
 // Whether a meta's first_begin and last_end fit its shard's files.
-bool RangesFit(const ShardMeta& m, const std::vector<InputFile>& in) {
-  if (in.empty()) return m.first_begin == 0 && m.last_end == 0;
-  if (m.first_begin > 0 && m.first_begin >= in.front().size) return false;
-  if (m.last_end > in.back().size) return false;
-  if (in.size() == 1 && in.front().size > 0) return m.first_begin < m.last_end;
-  return in.size() == 1 || in.back().size == 0 || m.last_end > 0;
+bool RangesFit(const ShardMeta& m, const FileEnds& in) {
+  if (in.count == 0) return m.first_begin == 0 && m.last_end == 0;
+  if (m.first_begin > 0 && m.first_begin >= in.first.size) return false;
+  if (m.last_end > in.last.size) return false;
+  if (in.count == 1 && in.first.size > 0) return m.first_begin < m.last_end;
+  return in.count == 1 || in.last.size == 0 || m.last_end > 0;
 }
 
 }  // namespace
 
-Status CheckShardMeta(const ShardMeta& meta, uint32_t shard, uint32_t shards, const std::vector<InputFile>& in,
-                      uint64_t docs) {
-  const uint64_t files = in.size();
+FileEnds EndsOf(const std::vector<InputFile>& files) {
+  if (files.empty()) return {};
+  return {.count = files.size(), .first = files.front(), .last = files.back()};
+}
+
+Status CheckShardMeta(const ShardMeta& meta, uint32_t shard, uint32_t shards, const FileEnds& in, uint64_t docs) {
+  const uint64_t files = in.count;
   if (meta.task.task != shard || meta.task.tasks != shards) return Status::Corrupt("another task's meta");
   if (!RangesFit(meta, in)) return Status::Corrupt("its byte range does not fit its files");
   if (meta.roots.size() != files || meta.kept_paths.size() != files) {
@@ -222,6 +226,40 @@ Status CheckShardMeta(const ShardMeta& meta, uint32_t shard, uint32_t shards, co
     if (p.file >= files) return Status::Corrupt("a problem of a file out of range");
   }
   return Status::Ok();
+}
+
+Result<DecodedRecords> ReadShardRecords(std::string_view bytes, RecordWalk walk, std::vector<uint64_t> files,
+                                        std::vector<uint64_t>* file_ids) {
+  Result<TableHeader> header = PeekHeader(bytes);  // a damaged one: the walk says how
+  const bool few = header.ok() && header->file_count <= kFewFiles;
+  walk.keep_file = [few](uint64_t, const InputFile&) { return few; };
+  Result<DecodedRecords> out = DecodeRecordsWith(bytes, walk);
+  if (!out.ok()) return out;
+  for (const DocRecord& d : out->docs) files.push_back(d.file);
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  std::vector<InputFile> held = std::move(out->files);
+  out->files.clear();
+  if (few) {
+    for (uint64_t k : files) {
+      if (k >= held.size()) return Status::Corrupt("a file out of range");
+      out->files.push_back(std::move(held[k]));
+    }
+  } else if (!files.empty()) {
+    const RecordWalk again{.keep = [](uint64_t, const DocRecord&) { return false; },
+                           .hashed = nullptr,
+                           .read = walk.read,
+                           .checksum = false,
+                           .keep_file = [&files](uint64_t k, const InputFile&) {
+                             return std::binary_search(files.begin(), files.end(), k);
+                           }};
+    Result<DecodedRecords> kept = DecodeRecordsWith(bytes, again);
+    if (!kept.ok()) return kept.status();
+    if (kept->files.size() != files.size()) return Status::Corrupt("a file out of range");
+    out->files = std::move(kept->files);
+  }
+  *file_ids = std::move(files);
+  return out;
 }
 
 Result<uint64_t> ShardDocCount(const WorkFolder& folder, uint32_t shard) {

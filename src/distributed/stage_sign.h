@@ -48,6 +48,7 @@
 #include "neardup/options.h"
 #include "neardup/scan.h"
 #include "sign/sign.h"
+#include "sign/table_codec.h"
 #include "neardup/stages.h"
 #include "neardup/status.h"
 #include "distributed/work_folder.h"
@@ -143,22 +144,42 @@ struct BandEntry {
 // file's, IoError when it cannot be read.
 Result<uint64_t> ShardDocCount(const WorkFolder& folder, uint32_t shard);
 
+// What the checks of a shard's meta read of its files: their count, the
+// first and the last (a reader that does not hold every file's record keeps
+// these).
+struct FileEnds {
+  uint64_t count = 0;
+  InputFile first = {};  // when count > 0
+  InputFile last = {};   // when count > 0
+};
+FileEnds EndsOf(const std::vector<InputFile>& files);
+
 // Checks what a shard's meta says against the shard it came from (`shard`
 // of `shards`, holding `files` files and `docs` documents): its task, the
 // problems' files and kinds, one root and kept path a file, one line hash a
 // document; its first_begin and last_end within its files' sizes. Corrupt
 // naming what is wrong; else Ok.
-Status CheckShardMeta(const ShardMeta& meta, uint32_t shard, uint32_t shards, const std::vector<InputFile>& files,
-                      uint64_t docs);
+Status CheckShardMeta(const ShardMeta& meta, uint32_t shard, uint32_t shards, const FileEnds& files, uint64_t docs);
 // Whether the shard's first file continues an earlier shard's range of it,
 // and whether a later shard continues its last file (REQUIRES: checked by
 // CheckShardMeta against `files`).
-inline bool ContinuesFirst(const ShardMeta& m, const std::vector<InputFile>& files) {
-  return !files.empty() && m.first_begin > 0;
+inline bool ContinuesFirst(const ShardMeta& m, const FileEnds& files) { return files.count > 0 && m.first_begin > 0; }
+inline bool ContinuedLast(const ShardMeta& m, const FileEnds& files) {
+  return files.count > 0 && m.last_end < files.last.size;
 }
-inline bool ContinuedLast(const ShardMeta& m, const std::vector<InputFile>& files) {
-  return !files.empty() && m.last_end < files.back().size;
-}
+
+// The records of a shard's table `bytes` that a reader of a few documents
+// needs: the documents `walk.keep` picks (DecodeRecordsWith(), `walk` as
+// given but for keep_file) and only the files of those documents and of
+// `files` (indices in the shard, any order): not one record per file of the
+// shard. DecodedRecords::files holds them in the shard's order, their
+// indices there ascending in *file_ids; the documents' `file` still index
+// the shard's files. A shard of more than kFewFiles files is walked a second
+// time for them (without the checksum: `bytes` must not change between).
+// Errors: DecodeRecordsWith()'s.
+inline constexpr uint64_t kFewFiles = 4096;
+Result<DecodedRecords> ReadShardRecords(std::string_view bytes, RecordWalk walk, std::vector<uint64_t> files,
+                                        std::vector<uint64_t>* file_ids);
 
 // The shard tables of `folder` (sign/0.table, 1.table, ... up to the first
 // absent one) against `options`: InvalidArgument naming each difference of

@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <limits>
 #include <optional>
-#include <unordered_map>
 
 #include "base/hash.h"
 #include "base/mapped_file.h"
@@ -335,8 +334,9 @@ Result<std::vector<uint64_t>> CopiesToRead(const WorkFolder& folder, uint32_t sh
 
 // The records and signatures of the documents `ids` (ascending, each of a
 // shard), document k being ids[k], with the records of their files only
-// (each document's `file` an index into them). Read by id from the shard
-// tables, one at a time.
+// (each document's `file` an index into them; ReadShardRecords(): not every
+// file of a shard, even for a moment). Read by id from the shard tables,
+// one at a time.
 Result<SignatureTable> ReadDocs(const WorkFolder& folder, const Options& o, const std::vector<uint64_t>& ids) {
   const size_t perm = static_cast<size_t>(o.num_perm);
   SignatureTable table(o.num_perm);
@@ -356,7 +356,8 @@ Result<SignatureTable> ReadDocs(const WorkFolder& folder, const Options& o, cons
                     .hashed = nullptr,
                     .read = [&](size_t n) { file->Release(0, n); },
                     .checksum = false};
-    Result<DecodedRecords> part = DecodeRecordsWith(file->bytes(), walk);
+    std::vector<uint64_t> file_ids;  // the shard's indices of part->files
+    Result<DecodedRecords> part = ReadShardRecords(file->bytes(), walk, {}, &file_ids);
     if (!part.ok()) return Damaged(path, part.status().message());
     if (!(part->params == SignatureParams::From(o))) {
       return Status::InvalidArgument(path + ": signed with other parameters");
@@ -364,17 +365,17 @@ Result<SignatureTable> ReadDocs(const WorkFolder& folder, const Options& o, cons
     if (next == first || (next < ids.size() && ShardOf(ids[next]) == s)) {
       return Damaged(path, "fewer documents than its bands name");
     }
-    std::unordered_map<uint32_t, uint32_t> local;  // the shard's file index -> the table's
+    const auto base = static_cast<uint32_t>(table.files.size());
     std::vector<uint32_t> values;
     values.reserve(part->kept.size() * perm);
     for (size_t i = 0; i < part->kept.size(); ++i) {
       const auto row = part->signatures.subspan(part->kept[i] * perm, perm);
       values.insert(values.end(), row.begin(), row.end());
       DocRecord& d = part->docs[i];
-      auto [it, added] = local.try_emplace(d.file, static_cast<uint32_t>(table.files.size()));
-      if (added) table.files.push_back(std::move(part->files[d.file]));
-      d.file = it->second;
+      d.file = base + static_cast<uint32_t>(std::lower_bound(file_ids.begin(), file_ids.end(), d.file) - file_ids.begin());
     }
+    table.files.insert(table.files.end(), std::make_move_iterator(part->files.begin()),
+                       std::make_move_iterator(part->files.end()));
     table.Append(std::move(part->docs), values);
     file->Release(0, file->size());
   }

@@ -137,14 +137,15 @@ class Cursor {
   uint64_t index_ = 0;
 };
 
-Status ReadFiles(Cursor& in, uint64_t count, std::vector<InputFile>* files) {
-  files->reserve(count);  // checked by PeekHeader against the section's size
+Status ReadFiles(Cursor& in, uint64_t count, const RecordWalk& walk, std::vector<InputFile>* files) {
+  if (!walk.keep_file) files->reserve(count);  // checked by PeekHeader against the section's size
+  InputFile scratch;
   for (uint64_t i = 0; i < count; ++i) {
     in.At("file", i);
     if (Status s = in.Need(4); !s.ok()) return s;
     const uint32_t length = in.Read<uint32_t>();
     if (Status s = in.Need(uint64_t{length} + kTableFileRecordSize - 4); !s.ok()) return s;
-    InputFile& f = files->emplace_back();
+    InputFile& f = walk.keep_file ? scratch : files->emplace_back();
     f.path = std::string(in.Bytes(length));
     f.size = in.Read<uint64_t>();
     f.mtime_ns = in.Read<int64_t>();
@@ -157,6 +158,7 @@ Status ReadFiles(Cursor& in, uint64_t count, std::vector<InputFile>* files) {
     }
     f.reference = (flags & kFileReference) != 0;
     f.identity.stream = (flags & kFileStream) != 0;
+    if (walk.keep_file && walk.keep_file(i, f)) files->push_back(std::move(f));
   }
   return Status::Ok();
 }
@@ -537,7 +539,7 @@ Result<std::span<const uint32_t>> InPlace(std::string_view bytes, const TableHea
 Status ReadSections(std::string_view bytes, const TableHeader& h, const RecordWalk& walk,
                     std::vector<InputFile>* files_out, std::vector<DocRecord>* docs, std::vector<uint64_t>* kept) {
   Cursor files(bytes.data(), kTableHeaderSize, h.docs_offset);
-  if (Status s = ReadFiles(files, h.file_count, files_out); !s.ok()) return s;
+  if (Status s = ReadFiles(files, h.file_count, walk, files_out); !s.ok()) return s;
   if (files.pos() != h.docs_offset) {
     return Corrupt(std::string("the files section ends at ")
                        .append(Num(files.pos()))

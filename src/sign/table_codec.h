@@ -171,6 +171,11 @@ struct RecordWalk {
   // False skips the checksum: only for bytes verified before (the same
   // mapping, read a second time). Every other check is made.
   bool checksum = true;
+  // When set, called with each file (its index and record, checked) in
+  // order; only those it returns true for are kept, in
+  // DecodedRecords::files, in order. Else every one is kept. Documents keep
+  // their file's index among all.
+  std::function<bool(uint64_t index, const InputFile& file)> keep_file = nullptr;
 };
 // As DecodeRecords(), walking the records as `walk` says: a caller that
 // needs a few documents of a large table holds only those.
