@@ -1,6 +1,7 @@
 // SortByHash: sorts entries whose key starts with a uniformly random 64-bit
 // `hash` (band hashes, content hashes), into the order of their operator<,
-// which must order by `hash` first. One counting pass and one scatter by the
+// which must order by `hash` first; or plain uniformly random 64-bit values
+// (a document's shingle hashes, for --exact). One counting pass and one scatter by the
 // hash's top bits leave small partitions, each then sorted on its own: about
 // three times faster than std::sort on a million entries, with the same
 // result (the order is total, so no stability is needed).
@@ -14,6 +15,7 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace neardup::internal {
@@ -39,6 +41,16 @@ void InsertionSort(E* first, E* last) {
   }
 }
 
+// The 64-bit hash an entry is ordered by first.
+template <class E>
+uint64_t HashOf(const E& e) {
+  if constexpr (std::is_same_v<E, uint64_t>) {
+    return e;
+  } else {
+    return e.hash;
+  }
+}
+
 template <class E>
 void SortByHash(std::vector<E>& entries, std::vector<E>& scratch, std::vector<uint32_t>& ends) {
   assert(entries.size() <= UINT32_MAX);
@@ -50,11 +62,11 @@ void SortByHash(std::vector<E>& entries, std::vector<E>& scratch, std::vector<ui
   const int shift = 64 - bits;
   // ends[p + 1] counts partition p; the prefix sums make ends[p] its start.
   ends.assign((size_t{1} << bits) + 1, 0);
-  for (const E& e : entries) ++ends[(e.hash >> shift) + 1];
+  for (const E& e : entries) ++ends[(HashOf(e) >> shift) + 1];
   for (size_t p = 1; p < ends.size(); ++p) ends[p] += ends[p - 1];
   scratch.resize(entries.size());
   // Scattering moves ends[p] from partition p's start to its end.
-  for (const E& e : entries) scratch[ends[e.hash >> shift]++] = e;
+  for (const E& e : entries) scratch[ends[HashOf(e) >> shift]++] = e;
   uint32_t lo = 0;
   for (size_t p = 0; p + 1 < ends.size(); ++p) {
     const uint32_t hi = ends[p];

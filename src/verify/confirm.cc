@@ -299,7 +299,7 @@ Status Confirmer::CollectSets(const std::vector<char>& want_set, ConfirmedGroups
     if (!ref.want_set) {
       if (Status s = SetFromTokenText(&ref); !s.ok()) return s;
     }
-    out->sets[g] = ref.set;
+    out->sets[g] = std::move(ref.set);  // the read needs it no more
   }
   return Status::Ok();
 }

@@ -100,6 +100,9 @@ class Verified {
   // --exact their exact Jaccard (else -1); 1 and 1 (or -1) for two members
   // of one group of copies. REQUIRES: as Similar().
   PairScores Scores(DocId x, DocId y) const;
+  // Exact mode: lsh/similarity.h's JaccardIfReaches() of the shingle sets of
+  // two representatives in candidate pairs; -1 when a set is missing.
+  double JaccardIfReaches(DocId rep_a, DocId rep_b, double threshold) const;
 
  private:
   friend Result<Verified> VerifyCandidates(const VerifyContext&, const SignedCorpus&, CopyGroups*, Candidates);
