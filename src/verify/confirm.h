@@ -13,11 +13,14 @@
 //    (a hash collision) is left out as well. So a confirmed group holds
 //    documents with the same normalized token sequence, whatever the hashes.
 // Every left-out document comes with a Status naming it and why.
-// Token texts go to anonymous temporary files (TMPDIR), one per worker,
-// so memory stays bounded by the read buffers whatever the document sizes;
-// the disk they take is the size of the token texts read.
+// The token texts of the members of groups of copies go to anonymous
+// temporary files (TMPDIR), one per worker, so memory stays bounded by the
+// read buffers whatever the document sizes; the disk they take is the size
+// of those token texts. A document alone in its group keeps none (it is
+// compared with no other) until TextJaccard() needs it.
 //
-// Thread safety: one Confirmer per run; Run() uses `threads` workers inside.
+// Thread safety: one Confirmer per run; Run() uses `threads` workers inside;
+// TextJaccard() is called by one thread at a time.
 //
 //   Confirmer c(options, minhasher, fs, threads);
 //   Status s = c.Run(origins, groups, want_set, &out);
@@ -94,9 +97,15 @@ class Confirmer {
   // The Jaccard similarity of the references of two confirmed groups over
   // their shingles as text, with no hash involved: for a pair whose hashed
   // shingle sets agree entirely (1 by hashes), which must not be reported as
-  // 1 unless the texts make it so. Memory: both documents' shingles.
+  // 1 unless the texts make it so. Memory: both documents' shingles. A
+  // reference alone in its group is read again for its text (once): -1 when
+  // it is no longer what was confirmed (then it is in LateLeftOut()).
+  // IoError as Run().
   // REQUIRES: Run() returned OK; both groups have a confirmed member.
-  [[nodiscard]] Result<double> TextJaccard(size_t group_a, size_t group_b) const;
+  [[nodiscard]] Result<double> TextJaccard(size_t group_a, size_t group_b);
+  // The documents TextJaccard() found changed since Run() confirmed them,
+  // with the reason.
+  const std::vector<std::pair<DocId, Status>>& LateLeftOut() const { return late_left_out_; }
 
  private:
   struct Spool;
@@ -110,6 +119,7 @@ class Confirmer {
   [[nodiscard]] Status Judge(const std::vector<DocOrigin>& origins, size_t groups, ConfirmedGroups* out);
   [[nodiscard]] Status CollectSets(const std::vector<char>& want_set, ConfirmedGroups* out);
   [[nodiscard]] Status SetFromTokenText(Read* r) const;
+  [[nodiscard]] Result<bool> TextAgain(size_t read);
   const Options& options_;
   const MinHasher& minhasher_;
   FileSystem& fs_;
@@ -117,6 +127,10 @@ class Confirmer {
   std::vector<std::unique_ptr<Spool>> spools_;  // one per worker
   std::vector<Read> reads_;                     // per (group, member) slot
   std::vector<size_t> reference_read_;          // per group: index into reads_, or SIZE_MAX
+  const std::vector<DocOrigin>* origins_ = nullptr;  // Run()'s
+  std::unique_ptr<DocumentReader> late_text_reader_;  // TextAgain()'s
+  std::unique_ptr<JsonlDocReader> late_parser_;
+  std::vector<std::pair<DocId, Status>> late_left_out_;
 };
 
 }  // namespace neardup

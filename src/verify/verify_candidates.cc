@@ -47,7 +47,7 @@ struct PairChecker {
   const CopyGroups& groups;
   const std::vector<uint32_t>& group_of_slot;
   const ConfirmedGroups& confirmed;
-  const Confirmer& confirmer;
+  Confirmer& confirmer;
   Verified& verified;
   std::vector<double> jaccard = {};  // per pair of the batch
 
@@ -191,6 +191,8 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
     }
   }
   if (Status s = checker.Check(&batch); !s.ok()) return s;
+  const auto& late = confirmer.LateLeftOut();
+  out->left_out.insert(out->left_out.end(), late.begin(), late.end());
   if (!candidates.pairs.status().ok()) return candidates.pairs.status();
   if (Status s = out->pairs.Finish(); !s.ok()) return s;
   return verified;
