@@ -1,6 +1,7 @@
 #include "lsh/similarity.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace neardup {
@@ -48,18 +49,42 @@ double JaccardIfReaches(std::span<const uint64_t> a, std::span<const uint64_t> b
   if (a.empty() && b.empty()) return ExactJaccard(a, b);
   const size_t na = a.size(), nb = b.size();
   const size_t need = LeastCommon(na, nb, threshold);
-  size_t i = 0, j = 0, common = 0;
-  while (i < na && j < nb) {
-    // The shingles left could add at most min(na - i, nb - j) to the intersection.
-    const size_t left = std::min(na - i, nb - j);
-    if (common + left < need) return -1;
-    // Each step moves i, j or both by one, so `left` steps stay inside both.
-    const size_t steps = std::min<size_t>(left, 64);
+  // kChains merges over consecutive ranges of hash values, interleaved: one
+  // merge's steps wait on each other, four in turn need not.
+  constexpr size_t kChains = 4;
+  std::array<size_t, kChains> i{}, j{}, i_end{}, j_end{};
+  for (size_t c = 0; c < kChains; ++c) {
+    const uint64_t bound = (UINT64_MAX / kChains) * (c + 1);
+    i_end[c] = c + 1 == kChains ? na : static_cast<size_t>(std::upper_bound(a.begin(), a.end(), bound) - a.begin());
+    j_end[c] = c + 1 == kChains ? nb : static_cast<size_t>(std::upper_bound(b.begin(), b.end(), bound) - b.begin());
+    i[c] = c == 0 ? 0 : i_end[c - 1];
+    j[c] = c == 0 ? 0 : j_end[c - 1];
+  }
+  size_t common = 0;
+  while (true) {
+    // The shingles left could add at most min(na - i, nb - j) to the
+    // intersection in each range.
+    size_t most = common, steps = SIZE_MAX;
+    for (size_t c = 0; c < kChains; ++c) {
+      const size_t left = std::min(i_end[c] - i[c], j_end[c] - j[c]);
+      most += left;
+      if (left > 0) steps = std::min(steps, left);
+    }
+    if (most < need) return -1;
+    if (steps == SIZE_MAX) break;  // every range is done
+    // Each step moves i, j or both by one, so `steps` steps stay inside
+    // every range that has any left; a range with none left is skipped.
+    steps = std::min<size_t>(steps, 64);
+    std::array<bool, kChains> live{};
+    for (size_t c = 0; c < kChains; ++c) live[c] = i[c] < i_end[c] && j[c] < j_end[c];
     for (size_t s = 0; s < steps; ++s) {
-      const uint64_t x = a[i], y = b[j];
-      common += x == y;
-      i += x <= y;
-      j += y <= x;
+      for (size_t c = 0; c < kChains; ++c) {
+        if (!live[c]) continue;
+        const uint64_t x = a[i[c]], y = b[j[c]];
+        common += x == y;
+        i[c] += x <= y;
+        j[c] += y <= x;
+      }
     }
   }
   return JaccardOf(na, nb, common);
