@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -69,7 +70,7 @@ struct Confirmer::Read {
   uint64_t offset = 0;
   uint64_t length = 0;
   // Its token text is in the spool: a member of a group of copies (compared
-  // with the reference), or a document whose text TextJaccard() needed.
+  // with the reference), or a document whose text KeepText() asked for.
   bool keep_text = false;
   std::vector<uint64_t> set;
 };
@@ -330,10 +331,10 @@ Status Confirmer::SetFromTokenText(Read* r) const {
   return Status::Ok();
 }
 
-// A group of one kept no token text; reads its document again, its text to
-// spool 0. False when the document is no longer what was confirmed (it is
-// then left out, in late_left_out_).
-Result<bool> Confirmer::TextAgain(size_t i) {
+// A group of one kept no token text: its document is read again, its text to
+// spool 0.
+Result<bool> Confirmer::KeepText(size_t g) {
+  const size_t i = reference_read_[g];
   Read& r = reads_[i];
   if (r.keep_text) return r.status.ok();
   const ContentHash confirmed = r.content;
@@ -360,12 +361,8 @@ Result<bool> Confirmer::TextAgain(size_t i) {
   return r.status.ok();
 }
 
-Result<double> Confirmer::TextJaccard(size_t group_a, size_t group_b) {
-  for (const size_t g : {group_a, group_b}) {
-    Result<bool> again = TextAgain(reference_read_[g]);
-    if (!again.ok()) return again.status();
-    if (!*again) return -1.0;
-  }
+Result<double> Confirmer::TextJaccard(size_t group_a, size_t group_b) const {
+  assert(reads_[reference_read_[group_a]].keep_text && reads_[reference_read_[group_b]].keep_text);
   const size_t k = static_cast<size_t>(options_.EffectiveNgram());
   auto shingles = [&](size_t g, std::unordered_set<std::string>* out) -> Status {
     const Read& r = reads_[reference_read_[g]];

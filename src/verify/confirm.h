@@ -17,10 +17,10 @@
 // temporary files (TMPDIR), one per worker, so memory stays bounded by the
 // read buffers whatever the document sizes; the disk they take is the size
 // of those token texts. A document alone in its group keeps none (it is
-// compared with no other) until TextJaccard() needs it.
+// compared with no other) until KeepText() asks for it.
 //
 // Thread safety: one Confirmer per run; Run() uses `threads` workers inside;
-// TextJaccard() is called by one thread at a time.
+// KeepText() is called by one thread at a time.
 //
 //   Confirmer c(options, minhasher, fs, threads);
 //   Status s = c.Run(origins, groups, want_set, &out);
@@ -97,14 +97,19 @@ class Confirmer {
   // The Jaccard similarity of the references of two confirmed groups over
   // their shingles as text, with no hash involved: for a pair whose hashed
   // shingle sets agree entirely (1 by hashes), which must not be reported as
-  // 1 unless the texts make it so. Memory: both documents' shingles. A
-  // reference alone in its group is read again for its text (once): -1 when
-  // it is no longer what was confirmed (then it is in LateLeftOut()).
-  // IoError as Run().
-  // REQUIRES: Run() returned OK; both groups have a confirmed member.
-  [[nodiscard]] Result<double> TextJaccard(size_t group_a, size_t group_b);
-  // The documents TextJaccard() found changed since Run() confirmed them,
-  // with the reason.
+  // 1 unless the texts make it so. Memory: both documents' shingles.
+  // REQUIRES: Run() returned OK; both groups have a confirmed member, and
+  // KeepText() returned true for both.
+  [[nodiscard]] Result<double> TextJaccard(size_t group_a, size_t group_b) const;
+
+  // Makes sure the token text of group g's reference is kept, for
+  // TextJaccard(): a reference alone in its group kept none, and is read
+  // again now (once). Returns false when it is no longer what Run()
+  // confirmed (it changed since): it is then in LateLeftOut(), and must be
+  // left out of every pair. IoError as Run().
+  // REQUIRES: Run() returned OK; group g has a confirmed member.
+  [[nodiscard]] Result<bool> KeepText(size_t g);
+  // The documents KeepText() found changed since Run(), with the reason.
   const std::vector<std::pair<DocId, Status>>& LateLeftOut() const { return late_left_out_; }
 
  private:
@@ -119,7 +124,6 @@ class Confirmer {
   [[nodiscard]] Status Judge(const std::vector<DocOrigin>& origins, size_t groups, ConfirmedGroups* out);
   [[nodiscard]] Status CollectSets(const std::vector<char>& want_set, ConfirmedGroups* out);
   [[nodiscard]] Status SetFromTokenText(Read* r) const;
-  [[nodiscard]] Result<bool> TextAgain(size_t read);
   const Options& options_;
   const MinHasher& minhasher_;
   FileSystem& fs_;
@@ -128,7 +132,7 @@ class Confirmer {
   std::vector<Read> reads_;                     // per (group, member) slot
   std::vector<size_t> reference_read_;          // per group: index into reads_, or SIZE_MAX
   const std::vector<DocOrigin>* origins_ = nullptr;  // Run()'s
-  std::unique_ptr<DocumentReader> late_text_reader_;  // TextAgain()'s
+  std::unique_ptr<DocumentReader> late_text_reader_;  // KeepText()'s
   std::unique_ptr<JsonlDocReader> late_parser_;
   std::vector<std::pair<DocId, Status>> late_left_out_;
 };

@@ -50,6 +50,24 @@ struct PairChecker {
   Confirmer& confirmer;
   Verified& verified;
   std::vector<double> jaccard = {};  // per pair of the batch
+  std::vector<char> changed = {};    // per group: found changed by KeepText()
+
+  // A document alone in its group kept no token text; one in a pair whose
+  // hashed shingle sets are equal needs it (TextJaccard), and is read again
+  // now, before any pair is taken, so that one found changed since is left
+  // out of every pair (`changed`).
+  Status KeepTexts(const CandidatePairs& pairs) {
+    changed.assign(confirmed.members.size(), 0);
+    for (const Candidate& p : pairs) {
+      if (!Confirmed(p) || verified.JaccardIfReaches(p.a, p.b, 1.0) < 1.0) continue;
+      for (const uint32_t g : {GroupOf(p.a), GroupOf(p.b)}) {
+        Result<bool> kept = confirmer.KeepText(g);
+        if (!kept.ok()) return kept.status();
+        if (!*kept) changed[g] = 1;
+      }
+    }
+    return pairs.status();
+  }
 
   // Checks and then clears *batch.
   Status Check(std::vector<Candidate>* batch) {
@@ -81,7 +99,9 @@ struct PairChecker {
   }
   uint32_t GroupOf(DocId d) const { return group_of_slot[groups.slot_of(d)]; }
   bool Confirmed(const Candidate& p) const {
-    return !confirmed.members[GroupOf(p.a)].empty() && !confirmed.members[GroupOf(p.b)].empty();
+    const uint32_t ga = GroupOf(p.a), gb = GroupOf(p.b);
+    return !confirmed.members[ga].empty() && !confirmed.members[gb].empty() &&
+           (changed.empty() || (changed[ga] == 0 && changed[gb] == 0));
   }
 };
 
@@ -183,6 +203,9 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
   out->pairs = CandidatePairs(ctx.options.pair_memory);
   PairChecker checker{.ctx = ctx, .groups = *groups, .group_of_slot = group_of_slot, .confirmed = confirmed,
                       .confirmer = confirmer, .verified = *out};
+  if (Status s = checker.KeepTexts(candidates.pairs); !s.ok()) return s;
+  const auto& late = confirmer.LateLeftOut();
+  out->left_out.insert(out->left_out.end(), late.begin(), late.end());
   std::vector<Candidate> batch;
   for (Candidate p : candidates.pairs) {
     batch.push_back(p);
@@ -191,8 +214,6 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
     }
   }
   if (Status s = checker.Check(&batch); !s.ok()) return s;
-  const auto& late = confirmer.LateLeftOut();
-  out->left_out.insert(out->left_out.end(), late.begin(), late.end());
   if (!candidates.pairs.status().ok()) return candidates.pairs.status();
   if (Status s = out->pairs.Finish(); !s.ok()) return s;
   return verified;
