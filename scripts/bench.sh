@@ -9,6 +9,7 @@
 #   scripts/bench.sh --stages-only --keep # the stages at scale: 5M and 1M JSONL documents
 #   scripts/bench.sh --sizes 100000 --index-only   # the --index section only
 #   scripts/bench.sh --floor-only         # neardup against the floor program only
+#   scripts/bench.sh --exact-only --runs 5         # --exact against signature mode on mails
 #
 # For each size: documents, MB (10^6 bytes of .txt files), median wall seconds
 # of `neardup scan -j $(nproc)` with default options, documents/s, MB/s, peak
@@ -62,6 +63,17 @@
 # speedup per round. Then the same documents as files: `neardup scan -j
 # CORES DIR` against `find DIR -type f -name '*.txt' -print0 | xargs -0 -P CORES -n 2000
 # xxhsum -H3` (and the floor over the files, for reference), alternating.
+# --exact against signature mode (skipped with --no-exact; --exact-only runs
+# it alone; in --quick, on 600 mails and one run): a mail-like corpus from
+# build/gen_mail (tests/bench/gen_mail.cc: --exact-mails M mails, 6000 by
+# default, a few KB each, with shared headers, list footers, signatures and
+# quoted replies, and planted re-sent, forwarded and edited copies). At -t
+# 0.5, 0.7 and 0.9: the median wall and CPU (user + system) seconds of
+# `neardup scan` and of `neardup scan --exact` over --runs alternating runs,
+# their ratio (target: at most 1.5x), the candidate pairs (-v), the pairs
+# reported, and the recall of the planted pairs whose Jaccard reaches the
+# threshold with --exact. With --exact-ref BIN, the --exact output is
+# compared byte for byte with BIN's (another build): any difference exits 1.
 #
 # Environment: NEARDUP_BIN (default build/neardup, built in Release when
 # missing), NEARDUP_BUILD_DIR (where gen_corpus is built, and gen_jsonl
@@ -93,6 +105,10 @@ usage: scripts/bench.sh [options]
   --floor-only      only the "floor" section
   --floor-docs D    its corpus size in documents (default 100000; 1000 with --quick)
   --floor-runs R    its alternating rounds (default 5; 1 with --quick)
+  --no-exact        skip the section "--exact against signature mode"
+  --exact-only      run only that section
+  --exact-mails M   its corpus size in mails (default 6000; 600 with --quick)
+  --exact-ref BIN   compare its --exact output byte for byte with BIN's (another build)
   --min-recall X    exit 1 if the recall with --exact of the planted pairs at any size
                     is below X, or if a corpus has no planted pair (default: no check)
   -h, --help        this text
@@ -122,6 +138,10 @@ floor=1
 floor_only=0
 floor_docs=""
 floor_runs=""
+exact_section=1
+exact_only=0
+exact_mails=""
+exact_ref=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --sizes) sizes="$2"; shift 2 ;;
@@ -151,6 +171,10 @@ while [[ $# -gt 0 ]]; do
     --floor-only) floor_only=1; shift ;;
     --floor-docs) floor_docs="$2"; shift 2 ;;
     --floor-runs) floor_runs="$2"; shift 2 ;;
+    --no-exact) exact_section=0; shift ;;
+    --exact-only) exact_only=1; shift ;;
+    --exact-mails) exact_mails="$2"; shift 2 ;;
+    --exact-ref) exact_ref="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "bench.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
   esac
@@ -162,6 +186,7 @@ if [[ $quick == 1 ]]; then
   stages_small="${stages_small:-4000}"
   floor_docs="${floor_docs:-1000}"
   floor_runs="${floor_runs:-1}"
+  exact_mails="${exact_mails:-600}"
 fi
 floor_docs="${floor_docs:-100000}"
 floor_runs="${floor_runs:-5}"
@@ -170,6 +195,17 @@ for v in "$floor_docs" "$floor_runs"; do
 done
 if [[ $floor_only == 1 ]]; then
   [[ $floor == 1 ]] || { echo "bench.sh: --floor-only with --no-floor" >&2; exit 2; }
+  sizes=""
+  sections=0
+  index_section=0
+  stages=0
+  exact_section=0
+fi
+exact_mails="${exact_mails:-6000}"
+[[ "$exact_mails" =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: --exact-mails takes a whole number, got '$exact_mails'" >&2; exit 2; }
+if [[ $exact_only == 1 ]]; then
+  [[ $exact_section == 1 ]] || { echo "bench.sh: --exact-only with --no-exact" >&2; exit 2; }
+  floor=0
   sizes=""
   sections=0
   index_section=0
@@ -185,6 +221,8 @@ if [[ -z "$stages_groups" ]]; then
 fi
 if [[ $stages_only == 1 ]]; then
   [[ $stages == 1 ]] || { echo "bench.sh: --stages-only with --no-stages" >&2; exit 2; }
+  exact_section=0
+  floor=0
   sizes=""
   sections=0
   index_section=0
@@ -798,6 +836,82 @@ floor_section() {
 / $(median <"$tmp/floor_fcd") |")
 }
 [[ $floor == 1 ]] && floor_section
+# --- --exact against signature mode -------------------------------------------
+# A block of its own: the corpus, the runs, and the rows of its table.
+exact_rows=()
+exact_lines=()
+exact_against_signature() {
+  local gen_mail="${NEARDUP_BUILD_DIR:-$root/build}/gen_mail"
+  if [[ ! -x "$gen_mail" ]]; then
+    log "building gen_mail into ${NEARDUP_BUILD_DIR:-$root/build}"
+    cmake --build "${NEARDUP_BUILD_DIR:-$root/build}" -j "$cores" --target gen_mail >&2
+  fi
+  local mails="$workdir/mail-$exact_mails"
+  local args=(--mails "$exact_mails" --seed "$seed" --out "$mails")
+  local want
+  want="$(printf '%s\n' "${args[*]}" "$(sha1sum <"$root/tests/bench/gen_mail.cc")")"
+  if [[ -f "$mails.stamp" && "$(cat "$mails.stamp")" == "$want" ]]; then
+    log "reusing $mails"
+  else
+    log "generating $exact_mails mails into $mails"
+    rm -rf "$mails" "$mails.stamp" "$mails.truth.tsv"
+    mkdir -p "$workdir"
+    "$gen_mail" "${args[@]}" >&2
+    printf '%s\n' "$want" >"$mails.stamp"
+  fi
+  generated+=("$mails")
+  find "$mails" -type f -exec cat {} + >/dev/null  # warm the page cache
+  local bytes
+  bytes="$(find "$mails" -type f -printf '%s\n' | awk '{b += $1} END {print b + 0}')"
+  local t mode i rc t0 t1 extra
+  for t in 0.5 0.7 0.9; do
+    : >"$tmp/wall-signature"; : >"$tmp/wall-exact"; : >"$tmp/cpu-signature"; : >"$tmp/cpu-exact"
+    for ((i = 0; i < runs; i++)); do
+      for mode in signature exact; do
+        extra=()
+        [[ $mode == exact ]] && extra=(--exact)
+        rc=0
+        t0="$(now_ns)"
+        /usr/bin/time -f '%U %S' -o "$tmp/time" "$bin" scan "${extra[@]}" -t "$t" -j "$cores" --no-progress -v \
+          -f tsv -o "$tmp/$mode.tsv" "$mails" 2>"$tmp/$mode.err" || rc=$?
+        t1="$(now_ns)"
+        [[ $rc -le 1 ]] || { log "neardup exited with $rc:"; cat "$tmp/$mode.err" >&2; exit 2; }
+        awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f\n", (b - a) / 1e9}' >>"$tmp/wall-$mode"
+        tail -1 "$tmp/time" | awk '{printf "%.2f\n", $1 + $2}' >>"$tmp/cpu-$mode"
+      done
+    done
+    local cands pairs recall same="" sw ew sc ec
+    cands="$(grep -o '[0-9]* candidate pairs' "$tmp/signature.err" | cut -d' ' -f1)"
+    pairs="$(wc -l <"$tmp/exact.tsv")"
+    recall="$(cut -f1,2 "$tmp/exact.tsv" | awk -F'\t' -v t="$t" '
+      FNR == NR { if ($4 + 0 >= t) want[$1 "\t" $2] = 1; next }
+      ($1 "\t" $2) in want { hit++ }
+      END { p = 0; for (k in want) p++; printf "%.4f (%d/%d)", p ? hit / p : 0, hit, p }' "$mails.truth.tsv" -)"
+    if [[ -n "$exact_ref" ]]; then
+      rc=0
+      "$exact_ref" scan --exact -t "$t" -j "$cores" --no-progress -q -f tsv -o "$tmp/ref.tsv" "$mails" || rc=$?
+      [[ $rc -le 1 ]] || { log "$exact_ref exited with $rc"; exit 2; }
+      if cmp -s "$tmp/ref.tsv" "$tmp/exact.tsv"; then
+        same=" identical |"
+      else
+        same=" DIFFERENT |"
+        log "--exact at -t $t: the output differs from $exact_ref's"
+        status=1
+      fi
+    fi
+    sw="$(median <"$tmp/wall-signature")"; ew="$(median <"$tmp/wall-exact")"
+    sc="$(median <"$tmp/cpu-signature")"; ec="$(median <"$tmp/cpu-exact")"
+    exact_rows+=("$(awk -v t="$t" -v sw="$sw" -v ew="$ew" -v sc="$sc" -v ec="$ec" -v c="$cands" -v p="$pairs" \
+      -v r="$recall" -v same="$same" 'BEGIN {
+      printf "| %s | %.3f | %.3f | %.2fx | %.2f | %.2f | %.2fx | %d | %d | %s |%s", t, sw, ew, (sw > 0) ? ew / sw : 0,
+        sc, ec, (sc > 0) ? ec / sc : 0, c, p, r, same }')")
+  done
+  exact_lines+=("- corpus: \`build/gen_mail --mails $exact_mails --seed $seed\` ($(awk -v b="$bytes" 'BEGIN {printf "%.1f MB", b / 1e6}'), $(wc -l <"$mails.truth.tsv") planted pairs)")
+}
+if [[ $exact_section == 1 ]]; then
+  log "--exact against signature mode on $exact_mails mails"
+  exact_against_signature
+fi
 
 # --- Report ------------------------------------------------------------------
 cat <<EOF
@@ -808,7 +922,7 @@ cat <<EOF
 - neardup: $version
 - CPU: $cpu; cores: $cores; memory: $mem_gib GiB
 EOF
-if [[ $stages_only == 0 && $floor_only == 0 ]]; then
+if [[ $stages_only == 0 && $floor_only == 0 && $exact_only == 0 ]]; then
   cat <<EOF
 - command: \`neardup scan -t $threshold -j $cores -f tsv DIR\` (default options), median of $runs run(s), warm page cache; then one run with \`--exact\` for the recall of verified pairs
 - baseline: \`find DIR -type f -print0 | xargs -0 -P $cores -n 2000 xxhsum -H3\`
@@ -896,5 +1010,19 @@ is taken round by round; CPU is user + system seconds, median (and the median ra
 |---|---:|---:|---:|---:|
 EOF
   printf '%s\n' "${floor_lines[@]}"
+fi
+if [[ $exact_section == 1 ]]; then
+  cat <<EOF
+
+### --exact against signature mode: $exact_mails mails, -j $cores
+
+\`neardup scan -t T -f tsv DIR\` and the same with \`--exact\`, median of $runs alternating run(s) each; CPU is user + system seconds; the ratios are --exact's over signature mode's (target: wall at most 1.5x). Recall: the share of the planted pairs whose Jaccard reaches T that --exact reports.
+
+| -t | signature wall s | --exact wall s | wall ratio | signature CPU s | --exact CPU s | CPU ratio | candidates | pairs (--exact) | recall (--exact) |${exact_ref:+ --exact output against $exact_ref |}
+|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|${exact_ref:+---|}
+EOF
+  printf '%s\n' "${exact_rows[@]}"
+  echo
+  printf '%s\n' "${exact_lines[@]}"
 fi
 exit "$status"

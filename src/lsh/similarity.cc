@@ -1,5 +1,7 @@
 #include "lsh/similarity.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace neardup {
@@ -20,6 +22,72 @@ double ExactJaccard(std::span<const uint64_t> a, std::span<const uint64_t> b) {
   }
   const size_t unite = a.size() + b.size() - common;
   return static_cast<double>(common) / static_cast<double>(unite);
+}
+
+namespace {
+
+// |A ∩ B| / |A ∪ B| for `common` shared elements: ExactJaccard's formula.
+double JaccardOf(size_t na, size_t nb, size_t common) {
+  return static_cast<double>(common) / static_cast<double>(na + nb - common);
+}
+
+// The least intersection with which sets of na and nb elements meet
+// `threshold` (MeetsThreshold, with the formula ExactJaccard uses), or
+// min(na, nb) + 1 when none does. The Jaccard grows with the intersection.
+size_t LeastCommon(size_t na, size_t nb, double threshold) {
+  const size_t most = std::min(na, nb);
+  const double guess = std::floor(threshold * static_cast<double>(na + nb) / (1 + threshold)) - 2;
+  size_t c = guess > 0 ? static_cast<size_t>(guess) : 0;
+  while (c > 0 && MeetsThreshold(JaccardOf(na, nb, c - 1), threshold)) --c;  // the guess is rounded
+  while (c <= most && !MeetsThreshold(JaccardOf(na, nb, c), threshold)) ++c;
+  return c;
+}
+
+}  // namespace
+
+double JaccardIfReaches(std::span<const uint64_t> a, std::span<const uint64_t> b, double threshold) {
+  if (a.empty() && b.empty()) return ExactJaccard(a, b);
+  const size_t na = a.size(), nb = b.size();
+  const size_t need = LeastCommon(na, nb, threshold);
+  // kChains merges over consecutive ranges of hash values, interleaved: one
+  // merge's steps wait on each other, four in turn need not.
+  constexpr size_t kChains = 4;
+  std::array<size_t, kChains> i{}, j{}, i_end{}, j_end{};
+  for (size_t c = 0; c < kChains; ++c) {
+    const uint64_t bound = (UINT64_MAX / kChains) * (c + 1);
+    i_end[c] = c + 1 == kChains ? na : static_cast<size_t>(std::upper_bound(a.begin(), a.end(), bound) - a.begin());
+    j_end[c] = c + 1 == kChains ? nb : static_cast<size_t>(std::upper_bound(b.begin(), b.end(), bound) - b.begin());
+    i[c] = c == 0 ? 0 : i_end[c - 1];
+    j[c] = c == 0 ? 0 : j_end[c - 1];
+  }
+  size_t common = 0;
+  while (true) {
+    // The shingles left could add at most min(na - i, nb - j) to the
+    // intersection in each range.
+    size_t most = common, steps = SIZE_MAX;
+    for (size_t c = 0; c < kChains; ++c) {
+      const size_t left = std::min(i_end[c] - i[c], j_end[c] - j[c]);
+      most += left;
+      if (left > 0) steps = std::min(steps, left);
+    }
+    if (most < need) return -1;
+    if (steps == SIZE_MAX) break;  // every range is done
+    // Each step moves i, j or both by one, so `steps` steps stay inside
+    // every range that has any left; a range with none left is skipped.
+    steps = std::min<size_t>(steps, 64);
+    std::array<bool, kChains> live{};
+    for (size_t c = 0; c < kChains; ++c) live[c] = i[c] < i_end[c] && j[c] < j_end[c];
+    for (size_t s = 0; s < steps; ++s) {
+      for (size_t c = 0; c < kChains; ++c) {
+        if (!live[c]) continue;
+        const uint64_t x = a[i[c]], y = b[j[c]];
+        common += x == y;
+        i[c] += x <= y;
+        j[c] += y <= x;
+      }
+    }
+  }
+  return JaccardOf(na, nb, common);
 }
 
 double CandidateFloor(const Options& options) {

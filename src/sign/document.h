@@ -94,6 +94,8 @@ class DocumentReader {
   uint32_t* sig_ = nullptr;
   std::vector<uint64_t>* set_ = nullptr;
   size_t set_compact_at_ = 0;  // compact *set_ when it reaches this size
+  std::vector<uint64_t> set_scratch_;  // CompactSet()'s working space, kept for reuse
+  std::vector<uint32_t> set_ends_;
 };
 
 }  // namespace neardup

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -68,6 +69,9 @@ struct Confirmer::Read {
   size_t spool = 0;
   uint64_t offset = 0;
   uint64_t length = 0;
+  // Its token text is in the spool: a member of a group of copies (compared
+  // with the reference), or a document whose text KeepText() asked for.
+  bool keep_text = false;
   std::vector<uint64_t> set;
 };
 
@@ -86,9 +90,11 @@ Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<s
       r.doc = groups[g][k];
       r.group = g;
       r.want_set = want_set[g] != 0 && k == 0;  // the first member: the likely reference
+      r.keep_text = groups[g].size() > 1;
       reads_.push_back(std::move(r));
     }
   }
+  origins_ = &origins;
   progress->total = reads_.size();
   if (Status s = ReadAll(origins, workers, progress); !s.ok()) return s;
   if (Status s = Judge(origins, groups.size(), out); !s.ok()) return s;
@@ -128,20 +134,12 @@ Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const Workers& 
   Workers workers{.threads = threads_, .tick = run_workers.tick, .cancel = run_workers.cancel};
   ParallelFor(workers, jobs.size(), [&](int worker, size_t j) {
     const size_t w = static_cast<size_t>(worker);
-    Spool& spool = *spools_[w];
-    auto sink = [&spool](std::string_view piece) { spool.Append(piece); };
     if (options_.input == InputFormat::kText) {
-      if (text_readers[w] == nullptr) {
-        text_readers[w] = std::make_unique<DocumentReader>(options_, minhasher_);
-        text_readers[w]->set_token_sink(sink);
-      }
+      if (text_readers[w] == nullptr) text_readers[w] = std::make_unique<DocumentReader>(options_, minhasher_);
       ReadTextDoc(origins, jobs[j][0], w, *text_readers[w]);
       progress->done.fetch_add(1, std::memory_order_relaxed);
     } else {
-      if (parsers[w] == nullptr) {
-        parsers[w] = std::make_unique<JsonlDocReader>(options_, minhasher_);
-        parsers[w]->reader().set_token_sink(sink);
-      }
+      if (parsers[w] == nullptr) parsers[w] = std::make_unique<JsonlDocReader>(options_, minhasher_);
       ReadJsonlFile(origins, jobs[j], w, *parsers[w]);
       progress->done.fetch_add(jobs[j].size(), std::memory_order_relaxed);
     }
@@ -164,6 +162,7 @@ void Confirmer::ReadTextDoc(const std::vector<DocOrigin>& origins, size_t i, siz
   Spool& spool = *spools_[w];
   r.spool = w;
   r.offset = spool.size;
+  reader.set_token_sink(r.keep_text ? DocumentReader::TokenSink([&spool](std::string_view piece) { spool.Append(piece); }) : nullptr);
   r.status = copy != nullptr ? Status::Ok() : CheckUnchanged(fs_, f);
   if (!r.status.ok()) return;
   Result<std::unique_ptr<ByteReader>> in = OpenAgain(fs_, f, copy);
@@ -213,6 +212,8 @@ void Confirmer::ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::
       Read& r = reads_[wanted[next]];
       bool has = false;
       r.offset = spool.size;
+      parser.reader().set_token_sink(
+          r.keep_text ? DocumentReader::TokenSink([&spool](std::string_view piece) { spool.Append(piece); }) : nullptr);
       DocumentSketch sk;
       if (parser.Parse(line.text, &doc, &has).ok() && has) {
         parser.reader().ReadText(doc.text, nullptr, r.want_set ? &r.set : nullptr, &sk);
@@ -299,7 +300,7 @@ Status Confirmer::CollectSets(const std::vector<char>& want_set, ConfirmedGroups
     if (!ref.want_set) {
       if (Status s = SetFromTokenText(&ref); !s.ok()) return s;
     }
-    out->sets[g] = ref.set;
+    out->sets[g] = std::move(ref.set);  // the read needs it no more
   }
   return Status::Ok();
 }
@@ -330,7 +331,38 @@ Status Confirmer::SetFromTokenText(Read* r) const {
   return Status::Ok();
 }
 
+// A group of one kept no token text: its document is read again, its text to
+// spool 0.
+Result<bool> Confirmer::KeepText(size_t g) {
+  const size_t i = reference_read_[g];
+  Read& r = reads_[i];
+  if (r.keep_text) return r.status.ok();
+  const ContentHash confirmed = r.content;
+  r.keep_text = true;
+  r.want_set = false;
+  if (options_.input == InputFormat::kText) {
+    if (late_text_reader_ == nullptr) late_text_reader_ = std::make_unique<DocumentReader>(options_, minhasher_);
+    ReadTextDoc(*origins_, i, 0, *late_text_reader_);
+  } else {
+    if (late_parser_ == nullptr) late_parser_ = std::make_unique<JsonlDocReader>(options_, minhasher_);
+    ReadJsonlFile(*origins_, {i}, 0, *late_parser_);
+  }
+  if (spools_[0]->failed || std::fflush(spools_[0]->file) != 0) {
+    errno = spools_[0]->failed ? spools_[0]->error : errno;
+    return TempError("write");
+  }
+  if (r.status.ok() && !(r.content == confirmed)) {
+    const DocOrigin& o = (*origins_)[r.doc];
+    std::string where = o.file->path;
+    if (o.line > 0) where.append(":").append(std::to_string(o.line));
+    r.status = Status::Changed(where + ": changed during the run");
+  }
+  if (!r.status.ok()) late_left_out_.emplace_back(r.doc, r.status);
+  return r.status.ok();
+}
+
 Result<double> Confirmer::TextJaccard(size_t group_a, size_t group_b) const {
+  assert(reads_[reference_read_[group_a]].keep_text && reads_[reference_read_[group_b]].keep_text);
   const size_t k = static_cast<size_t>(options_.EffectiveNgram());
   auto shingles = [&](size_t g, std::unordered_set<std::string>* out) -> Status {
     const Read& r = reads_[reference_read_[g]];

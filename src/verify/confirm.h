@@ -13,11 +13,14 @@
 //    (a hash collision) is left out as well. So a confirmed group holds
 //    documents with the same normalized token sequence, whatever the hashes.
 // Every left-out document comes with a Status naming it and why.
-// Token texts go to anonymous temporary files (TMPDIR), one per worker,
-// so memory stays bounded by the read buffers whatever the document sizes;
-// the disk they take is the size of the token texts read.
+// The token texts of the members of groups of copies go to anonymous
+// temporary files (TMPDIR), one per worker, so memory stays bounded by the
+// read buffers whatever the document sizes; the disk they take is the size
+// of those token texts. A document alone in its group keeps none (it is
+// compared with no other) until KeepText() asks for it.
 //
-// Thread safety: one Confirmer per run; Run() uses `threads` workers inside.
+// Thread safety: one Confirmer per run; Run() uses `threads` workers inside;
+// KeepText() is called by one thread at a time.
 //
 //   Confirmer c(options, minhasher, fs, threads);
 //   Status s = c.Run(origins, groups, want_set, &out);
@@ -95,8 +98,19 @@ class Confirmer {
   // their shingles as text, with no hash involved: for a pair whose hashed
   // shingle sets agree entirely (1 by hashes), which must not be reported as
   // 1 unless the texts make it so. Memory: both documents' shingles.
-  // REQUIRES: Run() returned OK; both groups have a confirmed member.
+  // REQUIRES: Run() returned OK; both groups have a confirmed member, and
+  // KeepText() returned true for both.
   [[nodiscard]] Result<double> TextJaccard(size_t group_a, size_t group_b) const;
+
+  // Makes sure the token text of group g's reference is kept, for
+  // TextJaccard(): a reference alone in its group kept none, and is read
+  // again now (once). Returns false when it is no longer what Run()
+  // confirmed (it changed since): it is then in LateLeftOut(), and must be
+  // left out of every pair. IoError as Run().
+  // REQUIRES: Run() returned OK; group g has a confirmed member.
+  [[nodiscard]] Result<bool> KeepText(size_t g);
+  // The documents KeepText() found changed since Run(), with the reason.
+  const std::vector<std::pair<DocId, Status>>& LateLeftOut() const { return late_left_out_; }
 
  private:
   struct Spool;
@@ -117,6 +131,10 @@ class Confirmer {
   std::vector<std::unique_ptr<Spool>> spools_;  // one per worker
   std::vector<Read> reads_;                     // per (group, member) slot
   std::vector<size_t> reference_read_;          // per group: index into reads_, or SIZE_MAX
+  const std::vector<DocOrigin>* origins_ = nullptr;  // Run()'s
+  std::unique_ptr<DocumentReader> late_text_reader_;  // KeepText()'s
+  std::unique_ptr<JsonlDocReader> late_parser_;
+  std::vector<std::pair<DocId, Status>> late_left_out_;
 };
 
 }  // namespace neardup

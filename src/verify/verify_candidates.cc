@@ -1,5 +1,7 @@
 #include "verify/verify_candidates.h"
 
+#include <algorithm>
+
 #include "verify/confirm.h"
 #include "lsh/similarity.h"
 
@@ -33,6 +35,75 @@ ToConfirm GroupsToConfirm(const CopyGroups& groups, const CandidatePairs& pairs,
   }
   return c;
 }
+
+// Candidate pairs are checked in batches of this many, the batch's Jaccard
+// values by the workers (the sets are only read), then the batch in order.
+constexpr size_t kPairBatch = 8192;
+
+// Checks candidate pairs of representatives by the exact Jaccard of their
+// confirmed shingle sets, and adds those that meet the threshold.
+struct PairChecker {
+  const VerifyContext& ctx;
+  const CopyGroups& groups;
+  const std::vector<uint32_t>& group_of_slot;
+  const ConfirmedGroups& confirmed;
+  Confirmer& confirmer;
+  Verified& verified;
+  std::vector<double> jaccard = {};  // per pair of the batch
+  std::vector<char> changed = {};    // per group: found changed by KeepText()
+
+  // A document alone in its group kept no token text; one in a pair whose
+  // hashed shingle sets are equal needs it (TextJaccard), and is read again
+  // now, before any pair is taken, so that one found changed since is left
+  // out of every pair (`changed`).
+  Status KeepTexts(const CandidatePairs& pairs) {
+    changed.assign(confirmed.members.size(), 0);
+    for (const Candidate& p : pairs) {
+      if (!Confirmed(p) || verified.JaccardIfReaches(p.a, p.b, 1.0) < 1.0) continue;
+      for (const uint32_t g : {GroupOf(p.a), GroupOf(p.b)}) {
+        Result<bool> kept = confirmer.KeepText(g);
+        if (!kept.ok()) return kept.status();
+        if (!*kept) changed[g] = 1;
+      }
+    }
+    return pairs.status();
+  }
+
+  // Checks and then clears *batch.
+  Status Check(std::vector<Candidate>* batch) {
+    jaccard.assign(batch->size(), -1);
+    const size_t chunks = (batch->size() + 511) / 512;
+    Workers workers{.threads = ctx.workers.threads, .tick = ctx.workers.tick, .cancel = ctx.workers.cancel};
+    ParallelFor(workers, chunks, [&](int, size_t c) {
+      for (size_t k = c * 512; k < std::min(batch->size(), (c + 1) * 512); ++k) {
+        const Candidate& p = (*batch)[k];
+        if (!Confirmed(p)) continue;
+        jaccard[k] = verified.JaccardIfReaches(p.a, p.b, ctx.rule.threshold);
+      }
+    });
+    if (ctx.workers.Cancelled()) return Status::Cancelled("interrupted");
+    for (size_t k = 0; k < batch->size(); ++k) {
+      Candidate p = (*batch)[k];
+      double j = jaccard[k];
+      if (j >= 1.0) {  // equal hashed sets: the shingles' text decides
+        Result<double> text_j = confirmer.TextJaccard(GroupOf(p.a), GroupOf(p.b));
+        if (!text_j.ok()) return text_j.status();
+        j = *text_j;
+      }
+      if (j < 0 || !MeetsThreshold(j, ctx.rule.threshold)) continue;
+      p.jaccard = DistinctScore(j);
+      if (Status s = verified.pairs.Add(p); !s.ok()) return s;
+    }
+    batch->clear();
+    return Status::Ok();
+  }
+  uint32_t GroupOf(DocId d) const { return group_of_slot[groups.slot_of(d)]; }
+  bool Confirmed(const Candidate& p) const {
+    const uint32_t ga = GroupOf(p.a), gb = GroupOf(p.b);
+    return !confirmed.members[ga].empty() && !confirmed.members[gb].empty() &&
+           (changed.empty() || (changed[ga] == 0 && changed[gb] == 0));
+  }
+};
 
 std::vector<DocOrigin> Origins(const SignatureTable& table, const std::vector<std::unique_ptr<StreamCopy>>& copies) {
   std::vector<DocOrigin> origins(table.docs.size());
@@ -87,6 +158,13 @@ double Verified::Similarity(DocId a, DocId b) const {
   return ExactJaccard(ia->second, ib->second);
 }
 
+double Verified::JaccardIfReaches(DocId a, DocId b, double threshold) const {
+  auto ia = sets_.find(a);
+  auto ib = sets_.find(b);
+  if (ia == sets_.end() || ib == sets_.end()) return -1;
+  return neardup::JaccardIfReaches(ia->second, ib->second, threshold);
+}
+
 bool Verified::Similar(DocId x, DocId y) const {
   const DocId a = groups_->rep_of(x);
   const DocId b = groups_->rep_of(y);
@@ -123,20 +201,19 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
   groups->KeepOnly(todo.slots, confirmed.members);
   if (ctx.rule.identical_only) return verified;
   out->pairs = CandidatePairs(ctx.options.pair_memory);
+  PairChecker checker{.ctx = ctx, .groups = *groups, .group_of_slot = group_of_slot, .confirmed = confirmed,
+                      .confirmer = confirmer, .verified = *out};
+  if (Status s = checker.KeepTexts(candidates.pairs); !s.ok()) return s;
+  const auto& late = confirmer.LateLeftOut();
+  out->left_out.insert(out->left_out.end(), late.begin(), late.end());
+  std::vector<Candidate> batch;
   for (Candidate p : candidates.pairs) {
-    const uint32_t ga = group_of_slot[groups->slot_of(p.a)];
-    const uint32_t gb = group_of_slot[groups->slot_of(p.b)];
-    if (confirmed.members[ga].empty() || confirmed.members[gb].empty()) continue;
-    double j = out->Similarity(p.a, p.b);
-    if (j >= 1.0) {
-      Result<double> text_j = confirmer.TextJaccard(ga, gb);
-      if (!text_j.ok()) return text_j.status();
-      j = *text_j;
+    batch.push_back(p);
+    if (batch.size() == kPairBatch) {
+      if (Status s = checker.Check(&batch); !s.ok()) return s;
     }
-    if (j < 0 || !MeetsThreshold(j, ctx.rule.threshold)) continue;
-    p.jaccard = DistinctScore(j);
-    if (Status s = out->pairs.Add(p); !s.ok()) return s;
   }
+  if (Status s = checker.Check(&batch); !s.ok()) return s;
   if (!candidates.pairs.status().ok()) return candidates.pairs.status();
   if (Status s = out->pairs.Finish(); !s.ok()) return s;
   return verified;

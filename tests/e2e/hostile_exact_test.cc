@@ -437,6 +437,19 @@ TEST(HostileExactTest, EqualShingleSetsOfDifferentTextsAreReportedBelowOne) {
   EXPECT_EQ(r.out, dir / "seven.txt" + "\t" + (dir / "six.txt") + "\t0.9999\t0.9999\n");
 }
 
+// The same for two lines of a JSONL file: a document alone in its group
+// keeps no token text when first read again, and is read once more, by its
+// line, when its text decides.
+TEST(HostileExactTest, EqualShingleSetsOfDifferentJsonlLinesAreReportedBelowOne) {
+  TempDir dir;
+  WriteFile(dir / "a.jsonl",
+            "{\"text\":\"w w w w w w\"}\n{\"text\":\"other words that match nothing\"}\n"
+            "{\"text\":\"w w w w w w w\"}\n");
+  RunResult r = RunProcess({kBin, "scan", "--exact", "--input", "jsonl", "-f", "tsv", dir.path()}, dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, dir / "a.jsonl:1" + "\t" + (dir / "a.jsonl:3") + "\t0.9999\t0.9999\n");
+}
+
 TEST(HostileExactTest, PairsOfThousandsOfCopiesAreSortedInBoundedMemory) {
   TempDir dir;
   const std::string text = Join(RandomWords(50, 12));

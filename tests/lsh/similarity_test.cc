@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <vector>
+
+#include "base/hash_sort.h"
 
 namespace neardup {
 namespace {
@@ -21,6 +25,83 @@ TEST(ExactJaccardTest, MeetsThresholdToleratesRatioRounding) {
   EXPECT_TRUE(MeetsThreshold(102.0 / 128.0, 0.796875));
   EXPECT_TRUE(MeetsThreshold(0.8, 0.8));
   EXPECT_FALSE(MeetsThreshold(0.79, 0.8));
+}
+
+// splitmix64: random sets from a fixed seed.
+uint64_t Next(uint64_t* state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// Two sorted unique sets of about `size` random values, sharing about
+// `share` of them.
+std::pair<std::vector<uint64_t>, std::vector<uint64_t>> RandomPair(uint64_t* rng, size_t size_a, size_t size_b,
+                                                                     double share) {
+  std::vector<uint64_t> a, b;
+  for (size_t i = 0; i < size_a; ++i) {
+    const uint64_t v = Next(rng);
+    a.push_back(v);
+    if (static_cast<double>(Next(rng) % 1000) < share * 1000 && b.size() < size_b) b.push_back(v);
+  }
+  while (b.size() < size_b) b.push_back(Next(rng));
+  for (auto* s : {&a, &b}) {
+    std::sort(s->begin(), s->end());
+    s->erase(std::unique(s->begin(), s->end()), s->end());
+  }
+  return {a, b};
+}
+
+TEST(JaccardIfReachesTest, AgreesWithExactJaccardOnRandomSets) {
+  uint64_t rng = 42;
+  int reached = 0, missed = 0;
+  for (int round = 0; round < 3000; ++round) {
+    const size_t na = Next(&rng) % 300, nb = Next(&rng) % 300;
+    const double share = static_cast<double>(Next(&rng) % 1001) / 1000;
+    const auto [a, b] = RandomPair(&rng, na, nb, share);
+    const double exact = ExactJaccard(a, b);
+    for (double t : {0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 1.0, exact}) {
+      const double got = JaccardIfReaches(a, b, t);
+      ASSERT_EQ(MeetsThreshold(got, t), MeetsThreshold(exact, t)) << round << " t=" << t;
+      if (MeetsThreshold(exact, t)) {
+        ASSERT_EQ(got, exact) << round << " t=" << t;  // the very same value
+        ++reached;
+      } else {
+        ++missed;
+      }
+    }
+  }
+  EXPECT_GT(reached, 3000);  // both sides were tried often
+  EXPECT_GT(missed, 3000);
+}
+
+TEST(JaccardIfReachesTest, EdgeCases) {
+  const std::vector<uint64_t> none;
+  const std::vector<uint64_t> a{1, 2, 3, 4};
+  EXPECT_EQ(JaccardIfReaches(none, none, 0.5), 0.0);
+  EXPECT_FALSE(MeetsThreshold(JaccardIfReaches(a, none, 0.5), 0.5));
+  EXPECT_EQ(JaccardIfReaches(a, a, 1.0), 1.0);
+  // 2 of 5: exactly the threshold 0.4 meets it; 0.41 does not.
+  EXPECT_EQ(JaccardIfReaches(a, std::vector<uint64_t>{3, 4, 5}, 0.4), 0.4);
+  EXPECT_FALSE(MeetsThreshold(JaccardIfReaches(a, std::vector<uint64_t>{3, 4, 5}, 0.41), 0.41));
+  // Sizes too far apart stop at once: 1 of 4 cannot reach 0.5.
+  EXPECT_FALSE(MeetsThreshold(JaccardIfReaches(a, std::vector<uint64_t>{2}, 0.5), 0.5));
+  EXPECT_EQ(JaccardIfReaches(a, std::vector<uint64_t>{2}, 0.25), 0.25);
+}
+
+TEST(SortByHashTest, SortsPlainHashesAsStdSortDoes) {
+  uint64_t rng = 7;
+  std::vector<uint64_t> scratch;
+  std::vector<uint32_t> ends;
+  for (size_t n : {0, 1, 100, 255, 256, 1000, 5000, 100000}) {
+    std::vector<uint64_t> v;
+    for (size_t i = 0; i < n; ++i) v.push_back(i % 7 == 3 && i > 0 ? v[i / 2] : Next(&rng));  // with repeats
+    std::vector<uint64_t> want = v;
+    std::sort(want.begin(), want.end());
+    internal::SortByHash(v, scratch, ends);
+    EXPECT_EQ(v, want) << n;
+  }
 }
 
 }  // namespace

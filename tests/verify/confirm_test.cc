@@ -1,0 +1,112 @@
+// The Confirmer through a scan with --exact: a document alone in its group
+// keeps no token text when read again, and is read once more, for its text,
+// only when its hashed shingle set equals another's; a document found
+// changed by that read is left out of every pair.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "neardup/scan.h"
+#include "walk/file_system.h"
+#include "test_util.h"
+
+namespace neardup {
+namespace {
+
+class StringReader : public ByteReader {
+ public:
+  explicit StringReader(std::string text) : text_(std::move(text)) {}
+  Result<size_t> Read(char* buf, size_t n) override {
+    const size_t k = std::min(n, text_.size() - at_);
+    std::memcpy(buf, text_.data() + at_, k);
+    at_ += k;
+    return k;
+  }
+
+ private:
+  std::string text_;
+  size_t at_ = 0;
+};
+
+// The real file system, counting the opens of each file; the open number
+// `change_at` of a file named `changed` gives `new_text` instead of its bytes
+// (its size and times stay as they were: only the content tells).
+class ScriptedFs : public FileSystem {
+ public:
+  Result<std::unique_ptr<ByteReader>> Open(const std::string& path) override {
+    int n = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      n = ++opens[std::filesystem::path(path).filename().string()];
+    }
+    if (!changed.empty() && std::filesystem::path(path).filename() == changed && n == change_at) {
+      return std::unique_ptr<ByteReader>(std::make_unique<StringReader>(new_text));
+    }
+    return FileSystem::Default().Open(path);
+  }
+  Result<FileStat> Stat(const std::string& path) override { return FileSystem::Default().Stat(path); }
+  std::mutex mu;
+  std::map<std::string, int> opens;
+  std::string changed, new_text;
+  int change_at = 0;
+};
+
+Options ExactOptions(const std::string& dir) {
+  Options o;
+  o.paths = {dir};
+  o.verify = VerifyMode::kExact;
+  o.threshold = 0.5;
+  return o;
+}
+
+// "w w w w w w" and "w w w w w w w": one shingle each, the same one, so the
+// Jaccard by hashes is 1 and the texts decide: both are read a third time.
+// A near copy pair (Jaccard below 1) is read twice.
+TEST(ConfirmTest, ADocumentAloneIsReadForItsTextOnlyWhenItsSetEqualsAnother) {
+  testing::TempDir dir;
+  testing::WriteFile(dir / "six.txt", "w w w w w w");
+  testing::WriteFile(dir / "seven.txt", "w w w w w w w");
+  auto words = testing::RandomWords(200, 5);
+  testing::WriteFile(dir / "a.txt", testing::Join(words));
+  words[100] = "changed";
+  testing::WriteFile(dir / "b.txt", testing::Join(words));
+  ScriptedFs fs;
+  RunContext ctx;
+  ctx.fs = &fs;
+  Result<Report> r = FindDuplicates(ExactOptions(dir.path()), ctx);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->pairs.size(), 2u);
+  EXPECT_TRUE(r->problems.empty());
+  EXPECT_EQ(fs.opens["six.txt"], 3);
+  EXPECT_EQ(fs.opens["seven.txt"], 3);
+  EXPECT_EQ(fs.opens["a.txt"], 2);
+  EXPECT_EQ(fs.opens["b.txt"], 2);
+}
+
+// seven.txt holds other words by its third read: it is left out of every
+// pair, with a problem naming it, and the pair it was in is not reported.
+TEST(ConfirmTest, ADocumentChangedBeforeItsTextIsReadIsLeftOut) {
+  testing::TempDir dir;
+  testing::WriteFile(dir / "six.txt", "w w w w w w");
+  testing::WriteFile(dir / "seven.txt", "w w w w w w w");
+  ScriptedFs fs;
+  fs.changed = "seven.txt";
+  fs.change_at = 3;
+  fs.new_text = "w w w w w w w w";
+  RunContext ctx;
+  ctx.fs = &fs;
+  Result<Report> r = FindDuplicates(ExactOptions(dir.path()), ctx);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->pairs.empty());
+  ASSERT_EQ(r->problems.size(), 1u);
+  EXPECT_NE(r->problems[0].message().find("seven.txt: changed during the run"), std::string::npos)
+      << r->problems[0].message();
+}
+
+}  // namespace
+}  // namespace neardup
