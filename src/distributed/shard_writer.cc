@@ -1,12 +1,16 @@
 #include "distributed/shard_writer.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <span>
 
-#include "base/hash.h"
+#include "base/hash_sort.h"
 #include "distributed/stage_bytes.h"
 #include "lsh/band_key.h"
 #include "sign/table_codec.h"
@@ -18,8 +22,8 @@ namespace {
 constexpr char kBandsMagic[8] = {'N', 'D', 'U', 'P', 'B', 'A', 'N', 'D'};
 // What a temporary file is read back in.
 constexpr size_t kCopyChunk = size_t{4} << 20;
-// Signature values spooled at a time.
-constexpr size_t kRowsChunk = size_t{256} << 10;
+// Keys read ahead per run while merging.
+constexpr size_t kMergeReadAhead = 4096;
 
 // Appends `v`'s low `n` bytes (little-endian) to `out`.
 void PutLow(std::string& out, uint64_t v, size_t n) { out.append(reinterpret_cast<const char*>(&v), n); }
@@ -50,23 +54,94 @@ Status CopyBack(TempFile& file, uint64_t expected, const char* what, Put&& put) 
   return Status::Ok();
 }
 
+// One band's keys in one spilled run, read ahead from its file; or the
+// band's last buffer, sorted in memory.
+struct KeyCursor {
+  int fd = -1;  // -1: `memory`
+  uint64_t offset = 0;  // of the next key to read
+  uint64_t left = 0;    // keys not yet read
+  std::vector<BandEntry> buffer;
+  const std::vector<BandEntry>* memory = nullptr;
+  size_t pos = 0;
+  const BandEntry& Head() const { return fd < 0 ? (*memory)[pos] : buffer[pos]; }
+  size_t Size() const { return fd < 0 ? memory->size() : buffer.size(); }
+  // Makes Head() valid; false at the end. A short read sets *failed.
+  bool Fill(bool* failed) {
+    if (pos < Size()) return true;
+    if (fd < 0 || left == 0) return false;
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(left, kMergeReadAhead));
+    buffer.resize(n);
+    const ssize_t got = ::pread(fd, buffer.data(), n * sizeof(BandEntry), static_cast<off_t>(offset));
+    if (got != static_cast<ssize_t>(n * sizeof(BandEntry))) {
+      *failed = true;
+      return false;
+    }
+    offset += n * sizeof(BandEntry);
+    left -= n;
+    pos = 0;
+    return true;
+  }
+};
+
+// Merges `cursors` (each in (hash, id) order, no id in two of them),
+// calling put(entry) in order. False when a run could not be read.
+template <typename Put>
+bool MergeKeys(std::vector<KeyCursor>& cursors, Put&& put) {
+  bool failed = false;
+  std::vector<size_t> heap;
+  for (size_t c = 0; c < cursors.size(); ++c) {
+    if (cursors[c].Fill(&failed)) heap.push_back(c);
+  }
+  auto later = [&cursors](size_t x, size_t y) { return cursors[y].Head() < cursors[x].Head(); };
+  std::make_heap(heap.begin(), heap.end(), later);
+  while (!heap.empty() && !failed) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    KeyCursor& c = cursors[heap.back()];
+    put(c.Head());
+    ++c.pos;
+    if (c.Fill(&failed)) {
+      std::push_heap(heap.begin(), heap.end(), later);
+    } else {
+      heap.pop_back();
+    }
+  }
+  return !failed;
+}
+
 }  // namespace
 
-ShardWriter::ShardWriter(const SignatureParams& params, Banding banding, uint64_t fingerprint, uint64_t files)
-    : params_(params),
-      banding_(banding),
-      fingerprint_(fingerprint),
-      files_(files),
-      keys_(kBandSortBudget, "sorting band keys") {}
+ShardWriter::ShardWriter(const SignatureParams& params, Banding banding, uint64_t fingerprint)
+    : params_(params), banding_(banding), fingerprint_(fingerprint) {
+  filling_.resize(static_cast<size_t>(banding_.bands));
+  spilling_.resize(static_cast<size_t>(banding_.bands));
+}
 
-Status ShardWriter::Open() {
-  for (auto [file, what] : {std::pair{&records_, "document records"}, std::pair{&signatures_, "signatures"},
-                            std::pair{&copies_, "content hashes"}}) {
+ShardWriter::~ShardWriter() = default;  // spill_ goes first: its thread is joined
+
+Status ShardWriter::Open(const std::vector<InputFile>& files, const std::string& table_path,
+                         const std::string& bands_path) {
+  files_ = files.size();
+  bands_path_ = bands_path;
+  for (auto [file, what] : {std::pair{&records_, "document records"}, std::pair{&copies_, "content hashes"}}) {
     Result<TempFile> made = TempFile::Create(what);
     if (!made.ok()) return error_ = made.status();
     *file = std::move(*made);
   }
+  if (Status s = table_.Open(table_path); !s.ok()) return error_ = s;
+  table_sum_.Reset(0);
+  table_.Append(std::string(kTableHeaderSize, '\0'));  // written last (WriteTableEnd)
+  std::string bytes;
+  for (const InputFile& f : files) AppendFileRecord(f, &bytes);
+  files_bytes_ = bytes.size();
+  const TableHeader layout = TableLayout(params_, files_, 0, files_bytes_, 0);
+  bytes.resize(layout.signatures_offset - kTableHeaderSize, '\0');
+  AppendToTable(bytes);
   return Status::Ok();
+}
+
+void ShardWriter::AppendToTable(std::string_view bytes) {
+  table_sum_.Update(bytes.data(), bytes.size());
+  table_.Append(bytes);
 }
 
 Status ShardWriter::Spool(TempFile& file, const std::string& bytes) {
@@ -80,8 +155,11 @@ Status ShardWriter::Take(SignatureTable& table, uint64_t first_file) {
   if (docs_ + table.size() >= (uint64_t{1} << kShardShift)) {
     return error_ = Status::InvalidArgument("a shard holds 2^40 documents or more: use more sign tasks");
   }
-  std::string records;
-  std::string copies;
+  std::string& records = records_block_;
+  std::string& copies = copies_block_;
+  records.clear();
+  copies.clear();
+  const size_t per_set = kBandSortBudget / 2 / sizeof(BandEntry);
   for (size_t k = 0; k < table.size(); ++k) {
     DocRecord& d = table.docs[k];
     const uint64_t file = first_file + d.file;
@@ -99,55 +177,67 @@ Status ShardWriter::Take(SignatureTable& table, uint64_t first_file) {
     ++signed_;
     const uint32_t* signature = table.signature(static_cast<DocId>(k)).data();
     for (int band = 0; band < banding_.bands; ++band) {
-      const Key key{.hash = BandKey(signature, banding_, band),
-                    .band_id = (static_cast<uint64_t>(band) << kShardShift) | id};
-      if (Status s = keys_.Add(key); !s.ok()) return error_ = s;
+      filling_[static_cast<size_t>(band)].push_back({.hash = BandKey(signature, banding_, band), .id = id});
+    }
+    filled_ += static_cast<size_t>(banding_.bands);
+    if (filled_ >= per_set) {
+      if (Status s = StartSpill(); !s.ok()) return error_ = s;
     }
   }
   for (auto [file, bytes] : {std::pair{&records_, &records}, std::pair{&copies_, &copies}}) {
     if (Status s = Spool(*file, *bytes); !s.ok()) return error_ = s;
   }
   const std::span<const uint32_t> values = table.values();
-  std::string rows;
-  for (size_t at = 0; at < values.size(); at += kRowsChunk) {
-    rows.clear();
-    AppendSignatureRows(values.subspan(at, std::min(kRowsChunk, values.size() - at)), &rows);
-    if (Status s = Spool(signatures_, rows); !s.ok()) return error_ = s;
+  if constexpr (std::endian::native == std::endian::little) {
+    AppendToTable(std::string_view(reinterpret_cast<const char*>(values.data()), values.size_bytes()));
+  } else {
+    std::string rows;
+    AppendSignatureRows(values, &rows);
+    AppendToTable(rows);
   }
   docs_ += table.size();
   table.ClearDocuments();
   return Status::Ok();
 }
 
-Status ShardWriter::WriteTable(const std::vector<InputFile>& files, const std::string& path) {
-  std::string files_bytes;
-  for (const InputFile& f : files) AppendFileRecord(f, &files_bytes);
-  const TableHeader layout = TableLayout(params_, files.size(), docs_, files_bytes.size(), docs_bytes_);
-  AtomicFileWriter out;
-  if (Status s = out.Open(path); !s.ok()) return s;
-  Hasher64 sum;
-  sum.Reset(0);
-  auto put = [&](std::string_view bytes) {
-    sum.Update(bytes.data(), bytes.size());
-    out.Append(bytes);
-  };
-  std::string header;
-  AppendTableHeader(params_, layout, &header);
-  put(header);
-  put(files_bytes);
-  if (Status s = CopyBack(records_, docs_bytes_, "document records", put); !s.ok()) return s;
-  put(std::string(layout.signatures_offset - layout.docs_offset - docs_bytes_, '\0'));
-  const uint64_t rows = uint64_t{4} * docs_ * static_cast<uint64_t>(params_.num_perm);
-  if (Status s = CopyBack(signatures_, rows, "signatures", put); !s.ok()) return s;
-  std::string checksum;
-  PutLow(checksum, sum.Digest(), 8);
-  out.Append(checksum);
-  return out.Commit();
+Status ShardWriter::JoinSpill() {
+  if (spill_) {
+    spill_->Join();
+    spill_.reset();
+  }
+  return spill_status_;
 }
 
-Status ShardWriter::WriteBands(const std::string& path) {
+Status ShardWriter::StartSpill() {
+  if (Status s = JoinSpill(); !s.ok()) return s;
+  Result<TempFile> file = TempFile::Create("sorting band keys");
+  if (!file.ok()) return file.status();
+  std::swap(filling_, spilling_);
+  filled_ = 0;
+  runs_.push_back(std::make_unique<KeyRun>(KeyRun{.file = std::move(*file), .counts = {}}));
+  KeyRun* run = runs_.back().get();
+  spill_ = std::make_unique<BackgroundTask>([this, run] { spill_status_ = SpillRun(spilling_, *run); });
+  return Status::Ok();
+}
+
+Status ShardWriter::SpillRun(KeyBuffers& keys, KeyRun& run) {
+  for (std::vector<BandEntry>& band : keys) {
+    internal::SortByHash(band, scratch_, ends_);
+    if (std::fwrite(band.data(), sizeof(BandEntry), band.size(), run.file.get()) != band.size()) {
+      return TempError("sorting band keys");
+    }
+    run.counts.push_back(band.size());
+    band.clear();
+  }
+  if (std::fflush(run.file.get()) != 0) return TempError("sorting band keys");
+  return Status::Ok();
+}
+
+Status ShardWriter::WriteBands() {
+  if (Status s = JoinSpill(); !s.ok()) return s;
+  for (std::vector<BandEntry>& band : filling_) internal::SortByHash(band, scratch_, ends_);
   AtomicFileWriter file;
-  if (Status s = file.Open(path); !s.ok()) return s;
+  if (Status s = file.Open(bands_path_); !s.ok()) return s;
   std::string header;
   FieldWriter w(&header);
   w.Raw(kBandsMagic, 8);
@@ -162,37 +252,35 @@ Status ShardWriter::WriteBands(const std::string& path) {
   std::string checksums;
   FieldWriter sums(&checksums);
   std::string block;
-  Hasher64 run;
-  run.Reset(0);
-  uint64_t band = 0;
-  uint64_t in_band = 0;
-  auto flush = [&] {
-    run.Update(block.data(), block.size());
-    file.Append(block);
-    block.clear();
-  };
-  auto end_band = [&]() -> Status {
-    if (in_band != signed_) return Status::Internal(path + ": band keys lost while sorting");
+  std::vector<uint64_t> run_offsets(runs_.size(), 0);  // of the band being merged, per run
+  for (size_t band = 0; band < filling_.size(); ++band) {
+    std::vector<KeyCursor> cursors(runs_.size() + 1);
+    for (size_t r = 0; r < runs_.size(); ++r) {
+      cursors[r].fd = ::fileno(runs_[r]->file.get());
+      cursors[r].offset = run_offsets[r];
+      cursors[r].left = runs_[r]->counts[band];
+      run_offsets[r] += runs_[r]->counts[band] * sizeof(BandEntry);
+    }
+    cursors.back().memory = &filling_[band];
+    Hasher64 run;
+    run.Reset(0);
+    uint64_t in_band = 0;
+    auto flush = [&] {
+      run.Update(block.data(), block.size());
+      file.Append(block);
+      block.clear();
+    };
+    const bool read = MergeKeys(cursors, [&](const BandEntry& k) {
+      PutLow(block, k.hash, 8);
+      PutLow(block, k.id, kBandIdBytes);
+      ++in_band;
+      if (block.size() >= AtomicFileWriter::kBuffer) flush();
+    });
+    if (!read) return Status::IoError("temporary file for sorting band keys: shorter than written");
+    if (in_band != signed_) return Status::Internal(bands_path_ + ": band keys lost while sorting");
     flush();
     sums.U64(run.Digest());
-    run.Reset(0);
-    in_band = 0;
-    ++band;
-    return Status::Ok();
-  };
-  if (Status s = keys_.Finish(); !s.ok()) return s;
-  for (const Key& k : keys_) {
-    while (band < (k.band_id >> kShardShift)) {
-      if (Status s = end_band(); !s.ok()) return s;
-    }
-    PutLow(block, k.hash, 8);
-    PutLow(block, k.band_id & ((uint64_t{1} << kShardShift) - 1), kBandIdBytes);
-    ++in_band;
-    if (block.size() >= AtomicFileWriter::kBuffer) flush();
-  }
-  if (!keys_.status().ok()) return keys_.status();
-  while (band < static_cast<uint64_t>(banding_.bands)) {
-    if (Status s = end_band(); !s.ok()) return s;
+    filling_[band] = std::vector<BandEntry>();
   }
   Hasher64 copies;
   copies.Reset(0);
@@ -207,12 +295,23 @@ Status ShardWriter::WriteBands(const std::string& path) {
   return file.Commit();
 }
 
-Status ShardWriter::Finish(const std::vector<InputFile>& files, const std::string& table_path,
-                           const std::string& bands_path) {
+Status ShardWriter::WriteTableEnd() {
+  Status copied = CopyBack(records_, docs_bytes_, "document records", [&](std::string_view b) { AppendToTable(b); });
+  if (!copied.ok()) return copied;
+  const TableHeader layout = TableLayout(params_, files_, docs_, files_bytes_, docs_bytes_);
+  std::string header;
+  AppendTableHeader(params_, layout, &header);
+  std::string checksum;
+  PutLow(checksum, TableChecksum(table_sum_, header), 8);
+  table_.Append(checksum);
+  table_.WriteAt(0, header);
+  return table_.Commit();
+}
+
+Status ShardWriter::Finish() {
   if (!error_.ok()) return error_;
-  if (files.size() != files_) return Status::Internal("a shard's files changed while it was signed");
-  if (Status s = WriteTable(files, table_path); !s.ok()) return s;
-  return WriteBands(bands_path);
+  if (Status s = WriteTableEnd(); !s.ok()) return s;
+  return WriteBands();
 }
 
 }  // namespace neardup

@@ -367,15 +367,15 @@ Status SignAndWriteShard(const Run& run, const WorkFolder& folder, StageTask t, 
   const Options& o = run.options();
   const uint64_t fingerprint = SignFingerprint(o);
   const std::vector<InputFile>& files = walked.files;
-  ShardWriter writer(SignatureParams::From(o), run.banding(), fingerprint, files.size());
-  if (Status s = writer.Open(); !s.ok()) return s;
-  Result<SignedShare> in = SignShareInto(run, files, reading, writer);
-  if (!in.ok()) return in.status();
-  if (Status s = writer.Finish(files, folder.File(StageKind::kSign, t.task, "table"),
-                               folder.File(StageKind::kSign, t.task, "bands"));
+  ShardWriter writer(SignatureParams::From(o), run.banding(), fingerprint);
+  if (Status s = writer.Open(files, folder.File(StageKind::kSign, t.task, "table"),
+                             folder.File(StageKind::kSign, t.task, "bands"));
       !s.ok()) {
     return s;
   }
+  Result<SignedShare> in = SignShareInto(run, files, reading, writer);
+  if (!in.ok()) return in.status();
+  if (Status s = writer.Finish(); !s.ok()) return s;
   ShardMeta meta{.task = t,
                  .first_file = origin.first_file,
                  .first_begin = origin.first_begin,
