@@ -22,8 +22,8 @@ namespace {
 constexpr char kBandsMagic[8] = {'N', 'D', 'U', 'P', 'B', 'A', 'N', 'D'};
 // What a temporary file is read back in.
 constexpr size_t kCopyChunk = size_t{4} << 20;
-// Keys read ahead per run while merging.
-constexpr size_t kMergeReadAhead = 4096;
+// Keys packed and written at a time.
+constexpr size_t kPackKeys = size_t{1} << 16;
 
 // Appends `v`'s low `n` bytes (little-endian) to `out`.
 void PutLow(std::string& out, uint64_t v, size_t n) { out.append(reinterpret_cast<const char*>(&v), n); }
@@ -54,58 +54,15 @@ Status CopyBack(TempFile& file, uint64_t expected, const char* what, Put&& put) 
   return Status::Ok();
 }
 
-// One band's keys in one spilled run, read ahead from its file; or the
-// band's last buffer, sorted in memory.
-struct KeyCursor {
-  int fd = -1;  // -1: `memory`
-  uint64_t offset = 0;  // of the next key to read
-  uint64_t left = 0;    // keys not yet read
-  std::vector<BandEntry> buffer;
-  const std::vector<BandEntry>* memory = nullptr;
-  size_t pos = 0;
-  const BandEntry& Head() const { return fd < 0 ? (*memory)[pos] : buffer[pos]; }
-  size_t Size() const { return fd < 0 ? memory->size() : buffer.size(); }
-  // Makes Head() valid; false at the end. A short read sets *failed.
-  bool Fill(bool* failed) {
-    if (pos < Size()) return true;
-    if (fd < 0 || left == 0) return false;
-    const size_t n = static_cast<size_t>(std::min<uint64_t>(left, kMergeReadAhead));
-    buffer.resize(n);
-    const ssize_t got = ::pread(fd, buffer.data(), n * sizeof(BandEntry), static_cast<off_t>(offset));
-    if (got != static_cast<ssize_t>(n * sizeof(BandEntry))) {
-      *failed = true;
-      return false;
-    }
-    offset += n * sizeof(BandEntry);
-    left -= n;
-    pos = 0;
-    return true;
+// Packs `keys` as band entries (u64 hash, 5-byte id) into `out`.
+void PackEntries(std::span<const BandEntry> keys, std::string& out) {
+  out.resize(keys.size() * kBandEntrySize);
+  char* p = out.data();
+  for (const BandEntry& k : keys) {
+    std::memcpy(p, &k.hash, 8);
+    std::memcpy(p + 8, &k.id, kBandIdBytes);
+    p += kBandEntrySize;
   }
-};
-
-// Merges `cursors` (each in (hash, id) order, no id in two of them),
-// calling put(entry) in order. False when a run could not be read.
-template <typename Put>
-bool MergeKeys(std::vector<KeyCursor>& cursors, Put&& put) {
-  bool failed = false;
-  std::vector<size_t> heap;
-  for (size_t c = 0; c < cursors.size(); ++c) {
-    if (cursors[c].Fill(&failed)) heap.push_back(c);
-  }
-  auto later = [&cursors](size_t x, size_t y) { return cursors[y].Head() < cursors[x].Head(); };
-  std::make_heap(heap.begin(), heap.end(), later);
-  while (!heap.empty() && !failed) {
-    std::pop_heap(heap.begin(), heap.end(), later);
-    KeyCursor& c = cursors[heap.back()];
-    put(c.Head());
-    ++c.pos;
-    if (c.Fill(&failed)) {
-      std::push_heap(heap.begin(), heap.end(), later);
-    } else {
-      heap.pop_back();
-    }
-  }
-  return !failed;
 }
 
 }  // namespace
@@ -121,13 +78,15 @@ ShardWriter::~ShardWriter() = default;  // spill_ goes first: its thread is join
 Status ShardWriter::Open(const std::vector<InputFile>& files, const std::string& table_path,
                          const std::string& bands_path) {
   files_ = files.size();
-  bands_path_ = bands_path;
   for (auto [file, what] : {std::pair{&records_, "document records"}, std::pair{&copies_, "content hashes"}}) {
     Result<TempFile> made = TempFile::Create(what);
     if (!made.ok()) return error_ = made.status();
     *file = std::move(*made);
   }
   if (Status s = table_.Open(table_path); !s.ok()) return error_ = s;
+  if (Status s = bands_.Open(bands_path); !s.ok()) return error_ = s;
+  bands_path_ = bands_path;
+  bands_.Append(std::string(kBandsHeaderSize, '\0'));  // written last (WriteBandsEnd)
   table_sum_.Reset(0);
   table_.Append(std::string(kTableHeaderSize, '\0'));  // written last (WriteTableEnd)
   std::string bytes;
@@ -210,89 +169,66 @@ Status ShardWriter::JoinSpill() {
 
 Status ShardWriter::StartSpill() {
   if (Status s = JoinSpill(); !s.ok()) return s;
-  Result<TempFile> file = TempFile::Create("sorting band keys");
-  if (!file.ok()) return file.status();
   std::swap(filling_, spilling_);
   filled_ = 0;
-  runs_.push_back(std::make_unique<KeyRun>(KeyRun{.file = std::move(*file), .counts = {}}));
-  KeyRun* run = runs_.back().get();
-  spill_ = std::make_unique<BackgroundTask>([this, run] { spill_status_ = SpillRun(spilling_, *run); });
+  spill_ = std::make_unique<BackgroundTask>([this] { spill_status_ = SpillRun(spilling_); });
   return Status::Ok();
 }
 
-Status ShardWriter::SpillRun(KeyBuffers& keys, KeyRun& run) {
+Status ShardWriter::SpillRun(KeyBuffers& keys) {
+  std::string packed;
   for (std::vector<BandEntry>& band : keys) {
     internal::SortByHash(band, scratch_, ends_);
-    if (std::fwrite(band.data(), sizeof(BandEntry), band.size(), run.file.get()) != band.size()) {
-      return TempError("sorting band keys");
+    Hasher64 sum;
+    sum.Reset(0);
+    for (size_t at = 0; at < band.size(); at += kPackKeys) {
+      PackEntries(std::span<const BandEntry>(band).subspan(at, std::min(kPackKeys, band.size() - at)), packed);
+      sum.Update(packed.data(), packed.size());
+      bands_.Append(packed);
     }
-    run.counts.push_back(band.size());
+    run_counts_.push_back(band.size());
+    run_sums_.push_back(sum.Digest());
     band.clear();
   }
-  if (std::fflush(run.file.get()) != 0) return TempError("sorting band keys");
   return Status::Ok();
 }
 
-Status ShardWriter::WriteBands() {
+Status ShardWriter::WriteBandsEnd() {
   if (Status s = JoinSpill(); !s.ok()) return s;
-  for (std::vector<BandEntry>& band : filling_) internal::SortByHash(band, scratch_, ends_);
-  AtomicFileWriter file;
-  if (Status s = file.Open(bands_path_); !s.ok()) return s;
+  if (Status s = SpillRun(filling_); !s.ok()) return s;  // the last run
+  filling_ = spilling_ = KeyBuffers();
+  const uint64_t runs = run_counts_.size() / static_cast<uint64_t>(banding_.bands);
+  for (int band = 0; band < banding_.bands; ++band) {
+    uint64_t in_band = 0;
+    for (uint64_t r = 0; r < runs; ++r) in_band += run_counts_[r * static_cast<uint64_t>(banding_.bands) + static_cast<uint64_t>(band)];
+    if (in_band != signed_) return Status::Internal(bands_path_ + ": band keys lost while sorting");
+  }
+  Hasher64 copies;
+  copies.Reset(0);
+  Status copied = CopyBack(copies_, docs_ * kCopyEntrySize, "content hashes", [&](std::string_view bytes) {
+    copies.Update(bytes.data(), bytes.size());
+    bands_.Append(bytes);
+  });
+  if (!copied.ok()) return copied;
   std::string header;
   FieldWriter w(&header);
   w.Raw(kBandsMagic, 8);
   w.U32(kBandsVersion);
   w.U32(static_cast<uint32_t>(banding_.bands));
   w.U32(static_cast<uint32_t>(banding_.rows));
-  w.U32(0);
+  w.U32(static_cast<uint32_t>(runs));
   w.U64(fingerprint_);
   w.U64(signed_);
   w.U64(docs_);
-  file.Append(header);
-  std::string checksums;
-  FieldWriter sums(&checksums);
-  std::string block;
-  std::vector<uint64_t> run_offsets(runs_.size(), 0);  // of the band being merged, per run
-  for (size_t band = 0; band < filling_.size(); ++band) {
-    std::vector<KeyCursor> cursors(runs_.size() + 1);
-    for (size_t r = 0; r < runs_.size(); ++r) {
-      cursors[r].fd = ::fileno(runs_[r]->file.get());
-      cursors[r].offset = run_offsets[r];
-      cursors[r].left = runs_[r]->counts[band];
-      run_offsets[r] += runs_[r]->counts[band] * sizeof(BandEntry);
-    }
-    cursors.back().memory = &filling_[band];
-    Hasher64 run;
-    run.Reset(0);
-    uint64_t in_band = 0;
-    auto flush = [&] {
-      run.Update(block.data(), block.size());
-      file.Append(block);
-      block.clear();
-    };
-    const bool read = MergeKeys(cursors, [&](const BandEntry& k) {
-      PutLow(block, k.hash, 8);
-      PutLow(block, k.id, kBandIdBytes);
-      ++in_band;
-      if (block.size() >= AtomicFileWriter::kBuffer) flush();
-    });
-    if (!read) return Status::IoError("temporary file for sorting band keys: shorter than written");
-    if (in_band != signed_) return Status::Internal(bands_path_ + ": band keys lost while sorting");
-    flush();
-    sums.U64(run.Digest());
-    filling_[band] = std::vector<BandEntry>();
-  }
-  Hasher64 copies;
-  copies.Reset(0);
-  Status copied = CopyBack(copies_, docs_ * kCopyEntrySize, "content hashes", [&](std::string_view bytes) {
-    copies.Update(bytes.data(), bytes.size());
-    file.Append(bytes);
-  });
-  if (!copied.ok()) return copied;
-  sums.U64(copies.Digest());
-  sums.U64(BandsIndexChecksum(header, checksums));
-  file.Append(checksums);
-  return file.Commit();
+  std::string trailer;
+  FieldWriter t(&trailer);
+  for (const uint64_t n : run_counts_) t.U64(n);
+  for (const uint64_t sum : run_sums_) t.U64(sum);
+  t.U64(copies.Digest());
+  t.U64(BandsIndexChecksum(header, trailer));
+  bands_.Append(trailer);
+  bands_.WriteAt(0, header);
+  return bands_.Commit();
 }
 
 Status ShardWriter::WriteTableEnd() {
@@ -311,7 +247,7 @@ Status ShardWriter::WriteTableEnd() {
 Status ShardWriter::Finish() {
   if (!error_.ok()) return error_;
   if (Status s = WriteTableEnd(); !s.ok()) return s;
-  return WriteBands();
+  return WriteBandsEnd();
 }
 
 }  // namespace neardup

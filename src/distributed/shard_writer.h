@@ -11,22 +11,22 @@
 //    files (TempFile: under TMPDIR, gone however the task ends), copied to
 //    the end of the table and into the band file at Finish();
 //  - its band keys (one per band per signed document) go to one buffer per
-//    band. They arrive in id order, so a band's keys sorted by hash alone
-//    (SortByHash: a radix partition, no comparison sort of the whole) are in
-//    (hash, id) order. When the buffers hold kBandSortBudget / 2 bytes, a
-//    spill thread sorts them band by band and writes them as one run to
-//    TMPDIR while the next keys fill the other set of buffers: the thread
-//    that commits blocks never sorts nor writes keys;
+//    band. They arrive in id order, so a band's keys sorted by hash
+//    (SortByHash: a radix partition by the hash's top bits, then small
+//    sorts) are in (hash, id) order. When the buffers hold half of
+//    kBandSortBudget, a spill thread sorts them band by band and appends
+//    them as one run to sign/I.bands' temporary file (stage_sign.h, version
+//    4: several runs a band, which the bucket task merges), while the next
+//    keys fill the other set of buffers: the thread that commits blocks
+//    never sorts nor writes keys, and no key is written twice;
 //  - what the meta needs per document (the JSONL line hash, 4 bytes) stays.
-// Finish() merges each band's runs (and the last buffers, sorted in memory)
-// into sign/I.bands (stage_sign.h), then the content hashes, and completes
-// the table: the records, the header, the checksum; each file atomically.
-// The bytes are those an in-memory table would encode to.
+// Finish() spills the last buffers as the last run, completes both files
+// (records, copies, trailers, headers) and renames them into place. The
+// table's bytes are those an in-memory table would encode to.
 //
 // Peak memory: the block being taken, kBandSortBudget (two sets of key
-// buffers) and one band's sort scratch, the merge's read-ahead (64 KiB a
-// run) and 4 bytes a document; TMPDIR holds about (52 + name + 16 +
-// 16 * bands) bytes a document until Finish() returns.
+// buffers), one band's sort scratch and 4 bytes a document; TMPDIR holds
+// about (52 + name + 16) bytes a document until Finish() returns.
 //
 // Thread safety: one thread at a time (the one that commits blocks); the
 // spill thread is the writer's own.
@@ -83,19 +83,14 @@ class ShardWriter {
   const std::vector<uint32_t>& line_hashes() const { return line_hashes_; }
 
  private:
-  // One spilled set of buffers: per band, its keys sorted, band after band.
-  struct KeyRun {
-    TempFile file;
-    std::vector<uint64_t> counts;  // per band
-  };
   using KeyBuffers = std::vector<std::vector<BandEntry>>;  // per band; `id` local
 
   Status Spool(TempFile& file, const std::string& bytes);
   void AppendToTable(std::string_view bytes);
   Status StartSpill();
   Status JoinSpill();
-  Status SpillRun(KeyBuffers& keys, KeyRun& run);
-  Status WriteBands();
+  Status SpillRun(KeyBuffers& keys);
+  Status WriteBandsEnd();
   Status WriteTableEnd();
 
   SignatureParams params_;
@@ -113,13 +108,17 @@ class ShardWriter {
   uint64_t docs_bytes_ = 0;  // of the records
   std::vector<uint32_t> line_hashes_;
   Status error_;
-  // Band keys: the set being filled, the set being spilled, their runs.
+  // Band keys: the set being filled, the set being spilled. While a spill
+  // runs, its thread alone uses bands_, run_counts_, run_sums_, scratch_,
+  // ends_ and spill_status_; the committing thread reads them after
+  // JoinSpill().
   KeyBuffers filling_, spilling_;
   size_t filled_ = 0;  // keys in filling_
-  std::vector<std::unique_ptr<KeyRun>> runs_;
-  std::vector<BandEntry> scratch_;  // the sort's, used by one thread at a time
+  AtomicFileWriter bands_;
+  std::vector<uint64_t> run_counts_, run_sums_;  // per run, per band
+  std::vector<BandEntry> scratch_;  // the sort's
   std::vector<uint32_t> ends_;
-  Status spill_status_;  // written by the spill thread, read after JoinSpill()
+  Status spill_status_;
   std::unique_ptr<BackgroundTask> spill_;  // last: joined before the rest goes
 };
 

@@ -50,14 +50,14 @@ std::optional<Status> MakeStatus(uint8_t code, std::string message) {
 
 }  // namespace
 
-std::optional<uint64_t> BandsFileSize(uint64_t bands, uint64_t per_band, uint64_t docs) {
+std::optional<uint64_t> BandsFileSize(uint64_t bands, uint64_t per_band, uint64_t docs, uint64_t runs) {
   // Every term below 2^62 keeps the sum in 64 bits.
   constexpr uint64_t kLimit = uint64_t{1} << 62;
   if (bands == 0 || bands > (uint64_t{1} << 20) || per_band > kLimit / kBandEntrySize / bands ||
-      docs > kLimit / kCopyEntrySize) {
+      docs > kLimit / kCopyEntrySize || runs == 0 || runs > (uint64_t{1} << 32)) {
     return std::nullopt;
   }
-  return kBandsHeaderSize + bands * per_band * kBandEntrySize + docs * kCopyEntrySize + bands * 8 + 16;
+  return kBandsHeaderSize + bands * per_band * kBandEntrySize + docs * kCopyEntrySize + runs * bands * 16 + 16;
 }
 
 uint64_t BandsIndexChecksum(std::string_view header, std::string_view checksums) {
