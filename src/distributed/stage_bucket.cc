@@ -18,6 +18,7 @@
 #include "distributed/stage_sign.h"
 #include "distributed/stage_bytes.h"
 #include "base/hash.h"
+#include "base/parallel.h"
 
 namespace neardup {
 
@@ -168,6 +169,7 @@ struct BandRun {
   uint64_t offset = 0;  // of the next block
   uint64_t left = 0;    // entries not yet read
   std::vector<BandEntry> block;
+  std::string raw;  // the block as read
   size_t pos = 0;
   Hasher64 hash;
   bool started = false;  // whether `last` holds an entry
@@ -179,19 +181,21 @@ struct BandRun {
     if (pos < block.size()) return true;
     if (left == 0 || !error->ok()) return false;
     const size_t n = static_cast<size_t>(std::min<uint64_t>(left, block_entries));
-    std::string raw(n * kBandEntrySize, '\0');
+    raw.resize(n * kBandEntrySize);
     if (!file->Read(offset, raw.data(), raw.size())) {
       *error = Damaged(file->shard().path, "truncated");
       return false;
     }
     hash.Update(raw.data(), raw.size());
     block.resize(n);
-    FieldReader r(raw);
+    const char* p = raw.data();
+    const uint64_t shard_base = GlobalId(file->shard().shard, 0);
     for (BandEntry& e : block) {
-      e.hash = r.U64();
+      std::memcpy(&e.hash, p, 8);
       uint64_t local = 0;
-      r.Raw(&local, kBandIdBytes);
-      e.id = GlobalId(file->shard().shard, local);
+      std::memcpy(&local, p + 8, kBandIdBytes);
+      p += kBandEntrySize;
+      e.id = shard_base | local;
       if (local >= file->shard().docs) {
         *error = Damaged(file->shard().path, "a document id out of range");
         return false;
@@ -311,6 +315,39 @@ Status EmitBuckets(const BandBuckets& buckets, const std::vector<BandRun>& runs,
   return Status::Ok();
 }
 
+using Head = std::pair<BandEntry, size_t>;  // entry, run
+
+// A min-heap of the runs' heads by entry, whose top is replaced in place
+// (one sift down a key, where a pop and a push take two).
+struct RunHeap {
+  std::vector<Head> heads;
+  void Build() {
+    for (size_t k = heads.size() / 2; k-- > 0;) SiftDown(k);
+  }
+  void ReplaceTop(const Head& h) {
+    heads.front() = h;
+    SiftDown(0);
+  }
+  void PopTop() {
+    heads.front() = heads.back();
+    heads.pop_back();
+    if (!heads.empty()) SiftDown(0);
+  }
+  void SiftDown(size_t k) {
+    const Head moving = heads[k];
+    const size_t n = heads.size();
+    for (;;) {
+      size_t child = 2 * k + 1;
+      if (child >= n) break;
+      if (child + 1 < n && heads[child + 1].first < heads[child].first) ++child;
+      if (!(heads[child].first < moving.first)) break;
+      heads[k] = heads[child];
+      k = child;
+    }
+    heads[k] = moving;
+  }
+};
+
 // Merges band `band`'s runs of every shard, bucket by bucket.
 Status BucketBand(const std::vector<std::unique_ptr<BandsFile>>& files, uint64_t band, uint64_t large_bucket, BucketOutput* out) {
   size_t total = 0;
@@ -333,21 +370,23 @@ Status BucketBand(const std::vector<std::unique_ptr<BandsFile>>& files, uint64_t
       }
     }
   }
-  using Head = std::pair<BandEntry, size_t>;  // entry, run
-  auto later = [](const Head& x, const Head& y) { return y.first < x.first; };
-  std::priority_queue<Head, std::vector<Head>, decltype(later)> heap(later);
   Status error;
+  RunHeap heap;
   for (size_t s = 0; s < runs.size(); ++s) {
-    if (runs[s].Fill(&error)) heap.push({runs[s].block[runs[s].pos++], s});
+    if (runs[s].Fill(&error)) heap.heads.push_back({runs[s].block[runs[s].pos++], s});
   }
   if (!error.ok()) return error;
+  heap.Build();
   std::vector<Head> bucket;
   BandBuckets buckets;
-  while (!heap.empty()) {
-    const Head head = heap.top();
-    heap.pop();
-    const size_t s = head.second;
-    if (runs[s].Fill(&error)) heap.push({runs[s].block[runs[s].pos++], s});
+  while (!heap.heads.empty()) {
+    const Head head = heap.heads.front();
+    BandRun& from = runs[head.second];
+    if (from.Fill(&error)) {
+      heap.ReplaceTop({from.block[from.pos++], head.second});
+    } else {
+      heap.PopTop();
+    }
     if (!error.ok()) return error;
     if (!bucket.empty() && bucket.front().first.hash != head.first.hash) {
       buckets.Add(bucket);
@@ -442,7 +481,7 @@ Status CheckBucketOutput(const BucketOutput& out, const PairsLimits& limits) {
 }
 
 Result<BucketOutput> BucketBands(const std::vector<ShardBands>& shards, Banding banding, uint64_t fingerprint,
-                                 BandRange range, uint64_t large_bucket) {
+                                 BandRange range, uint64_t large_bucket, const Workers& workers) {
   std::vector<std::unique_ptr<BandsFile>> files;
   for (const ShardBands& shard : shards) {
     files.push_back(std::make_unique<BandsFile>());
@@ -451,8 +490,17 @@ Result<BucketOutput> BucketBands(const std::vector<ShardBands>& shards, Banding 
   BucketOutput out;
   out.large_bucket = large_bucket;
   assert(range.last <= static_cast<uint64_t>(banding.bands));
-  for (uint64_t band = range.first; band < range.last; ++band) {
-    if (Status s = BucketBand(files, band, large_bucket, &out); !s.ok()) return s;
+  // The bands are independent: each fills its own part; the parts are
+  // joined in band order (and the pairs sorted), whatever the threads.
+  const size_t n = range.last > range.first ? static_cast<size_t>(range.last - range.first) : 0;
+  std::vector<BucketOutput> parts(n);
+  std::vector<Status> errors(n);
+  ParallelFor(workers, n, [&](int, size_t k) { errors[k] = BucketBand(files, range.first + k, large_bucket, &parts[k]); });
+  for (size_t k = 0; k < n; ++k) {
+    if (!errors[k].ok()) return errors[k];
+    out.pairs.insert(out.pairs.end(), parts[k].pairs.begin(), parts[k].pairs.end());
+    for (std::vector<uint64_t>& list : parts[k].large) out.large.push_back(std::move(list));
+    parts[k] = BucketOutput();
   }
   std::sort(out.pairs.begin(), out.pairs.end());
   out.pairs.erase(std::unique(out.pairs.begin(), out.pairs.end()), out.pairs.end());
@@ -485,7 +533,8 @@ Result<TaskRun> RunBucketTask(const Options& o, const std::string& work, StageTa
     bands[s] = {.path = folder.File(StageKind::kSign, s, "bands"), .shard = s, .docs = *docs};
   }
   Result<BucketOutput> out = BucketBands(bands, banding, sign_fingerprint,
-                                         BandsOfTask(t, static_cast<uint64_t>(banding.bands)), LargeBucketOf(o));
+                                         BandsOfTask(t, static_cast<uint64_t>(banding.bands)), LargeBucketOf(o),
+                                         run.workers());
   if (!out.ok()) return out.status();
   if (Status s = WriteAtomically(folder.File(StageKind::kBucket, t.task, "pairs"), EncodeBucketOutput(*out)); !s.ok()) {
     return s;

@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/parallel.h"
 #include "lsh/banding.h"
 #include "neardup/options.h"
 #include "neardup/stages.h"
@@ -108,8 +109,10 @@ struct ShardBands {
 // each run read against its checksum, each entry's id against its shard and
 // the order. Corrupt naming the file ("...: run again in an empty work
 // folder"), InvalidArgument for a file of other options, IoError.
+// The bands are bucketed on `workers` (one band a worker at a time); the
+// output does not depend on the threads.
 Result<BucketOutput> BucketBands(const std::vector<ShardBands>& shards, Banding banding, uint64_t fingerprint,
-                                 BandRange range, uint64_t large_bucket);
+                                 BandRange range, uint64_t large_bucket, const Workers& workers = Workers{});
 
 
 }  // namespace neardup
