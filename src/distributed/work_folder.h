@@ -139,7 +139,10 @@ class AtomicFileWriter {
  private:
   void Flush();
   void Write(std::string_view bytes);  // unbuffered
+  static constexpr uint64_t kWriteBehind = uint64_t{32} << 20;
   std::string path_, temp_;
+  uint64_t written_ = 0;  // bytes appended through Write()
+  uint64_t flushed_ = 0;  // of which the write-back was started
   int fd_ = -1;
   std::string buffer_;
   Status error_;
