@@ -14,8 +14,8 @@
 //  - sign/I.meta: its problems and counts, the walk's tally and the
 //    fingerprint of the whole listing it walked (ShardMeta);
 //  - sign/I.bands: for each band, one entry (band hash, local id) per signed
-//    document, sorted, so that a bucket task reads only its bands; then each
-//    document's content hash, once;
+//    document, in sorted runs (as the keys spilled), so that a bucket task
+//    reads only its bands; then each document's content hash, once;
 //  - sign/I.done, last.
 // The table and the band keys are streamed as the documents are signed
 // (shard_writer.h): a task's memory does not grow with its share.
