@@ -110,8 +110,16 @@ Status ShardWriter::Spool(TempFile& file, const std::string& bytes) {
 }
 
 Status ShardWriter::Take(SignatureTable& table, uint64_t first_file) {
+  const Status s = Take(table.docs, table.values(), first_file);
+  table.ClearDocuments();
+  return s;
+}
+
+Status ShardWriter::Take(std::vector<DocRecord>& docs, std::span<const uint32_t> values, uint64_t first_file) {
   if (!error_.ok()) return error_;
-  if (docs_ + table.size() >= (uint64_t{1} << kShardShift)) {
+  const size_t num_perm = static_cast<size_t>(params_.num_perm);
+  if (values.size() != docs.size() * num_perm) return error_ = Status::Internal("a block's signatures do not match its documents");
+  if (docs_ + docs.size() >= (uint64_t{1} << kShardShift)) {
     return error_ = Status::InvalidArgument("a shard holds 2^40 documents or more: use more sign tasks");
   }
   std::string& records = records_block_;
@@ -119,8 +127,8 @@ Status ShardWriter::Take(SignatureTable& table, uint64_t first_file) {
   records.clear();
   copies.clear();
   const size_t per_set = kBandSortBudget / 2 / sizeof(BandEntry);
-  for (size_t k = 0; k < table.size(); ++k) {
-    DocRecord& d = table.docs[k];
+  for (size_t k = 0; k < docs.size(); ++k) {
+    DocRecord& d = docs[k];
     const uint64_t file = first_file + d.file;
     const uint64_t id = docs_ + k;
     if (file >= files_ || file > UINT32_MAX) return error_ = Status::Internal("a document of a file out of its share");
@@ -134,7 +142,7 @@ Status ShardWriter::Take(SignatureTable& table, uint64_t first_file) {
     line_hashes_.push_back(d.line_hash);
     if (d.kind != DocKind::kOk) continue;
     ++signed_;
-    const uint32_t* signature = table.signature(static_cast<DocId>(k)).data();
+    const uint32_t* signature = values.data() + k * num_perm;
     for (int band = 0; band < banding_.bands; ++band) {
       filling_[static_cast<size_t>(band)].push_back({.hash = BandKey(signature, banding_, band), .id = id});
     }
@@ -146,7 +154,6 @@ Status ShardWriter::Take(SignatureTable& table, uint64_t first_file) {
   for (auto [file, bytes] : {std::pair{&records_, &records}, std::pair{&copies_, &copies}}) {
     if (Status s = Spool(*file, *bytes); !s.ok()) return error_ = s;
   }
-  const std::span<const uint32_t> values = table.values();
   if constexpr (std::endian::native == std::endian::little) {
     AppendToTable(std::string_view(reinterpret_cast<const char*>(values.data()), values.size_bytes()));
   } else {
@@ -154,8 +161,7 @@ Status ShardWriter::Take(SignatureTable& table, uint64_t first_file) {
     AppendSignatureRows(values, &rows);
     AppendToTable(rows);
   }
-  docs_ += table.size();
-  table.ClearDocuments();
+  docs_ += docs.size();
   return Status::Ok();
 }
 

@@ -75,6 +75,10 @@ class ShardWriter {
   // The first error (a file full, a record that cannot be encoded) is
   // kept: every later call and Finish() return it.
   Status Take(SignatureTable& table, uint64_t first_file);
+  // As Take(table, ...), for documents `docs` whose signatures are `values`
+  // (one row of num_perm values each; a committed JSONL block): the records
+  // may be moved from.
+  Status Take(std::vector<DocRecord>& docs, std::span<const uint32_t> values, uint64_t first_file);
   // Writes the band keys and completes the table.
   Status Finish();
 

@@ -312,9 +312,8 @@ struct SignedShare {
 };
 
 // Text files signed per chunk of this many (a row each, sized up front); a
-// JSONL file's documents are handed to the writer every kDrainDocs.
+// JSONL file's documents are handed to the writer a block at a time.
 constexpr size_t kChunkFiles = 16384;
-constexpr size_t kDrainDocs = 8192;
 
 // How a share is read: its files through `fs` (which reads only each file's
 // byte range, byte_shares.h), file i's JSONL lines numbered from
@@ -335,11 +334,9 @@ Result<SignedShare> SignShareInto(const Run& run, const std::vector<InputFile>& 
   SignContext ctx{base.options, base.minhasher, reading.fs, base.workers, base.keep_streams, base.progress};
   uint64_t first = 0;
   Status drained;
-  ctx.drain = [&](SignatureTable& table) {
-    if (Status s = writer.Take(table, first); !s.ok() && drained.ok()) drained = s;
-    table.ClearDocuments();
+  ctx.drain = [&](std::vector<DocRecord>& docs, std::span<const uint32_t> signatures) {
+    if (Status s = writer.Take(docs, signatures, first); !s.ok() && drained.ok()) drained = s;
   };
-  ctx.drain_docs = kDrainDocs;
   if (reading.line_base.size() != files.size()) return Status::Internal("a share's line bases do not match its files");
   for (first = 0; first < files.size(); first += kChunkFiles) {
     const size_t end = std::min(files.size(), static_cast<size_t>(first) + kChunkFiles);
