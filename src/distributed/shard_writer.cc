@@ -1,12 +1,16 @@
 #include "distributed/shard_writer.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <span>
 
-#include "base/hash.h"
+#include "base/hash_sort.h"
 #include "distributed/stage_bytes.h"
 #include "lsh/band_key.h"
 #include "sign/table_codec.h"
@@ -18,8 +22,8 @@ namespace {
 constexpr char kBandsMagic[8] = {'N', 'D', 'U', 'P', 'B', 'A', 'N', 'D'};
 // What a temporary file is read back in.
 constexpr size_t kCopyChunk = size_t{4} << 20;
-// Signature values spooled at a time.
-constexpr size_t kRowsChunk = size_t{256} << 10;
+// Keys packed and written at a time.
+constexpr size_t kPackKeys = size_t{1} << 16;
 
 // Appends `v`'s low `n` bytes (little-endian) to `out`.
 void PutLow(std::string& out, uint64_t v, size_t n) { out.append(reinterpret_cast<const char*>(&v), n); }
@@ -50,23 +54,53 @@ Status CopyBack(TempFile& file, uint64_t expected, const char* what, Put&& put) 
   return Status::Ok();
 }
 
+// Packs `keys` as band entries (u64 hash, 5-byte id) into `out`.
+void PackEntries(std::span<const BandEntry> keys, std::string& out) {
+  out.resize(keys.size() * kBandEntrySize);
+  char* p = out.data();
+  for (const BandEntry& k : keys) {
+    std::memcpy(p, &k.hash, 8);
+    std::memcpy(p + 8, &k.id, kBandIdBytes);
+    p += kBandEntrySize;
+  }
+}
+
 }  // namespace
 
-ShardWriter::ShardWriter(const SignatureParams& params, Banding banding, uint64_t fingerprint, uint64_t files)
-    : params_(params),
-      banding_(banding),
-      fingerprint_(fingerprint),
-      files_(files),
-      keys_(kBandSortBudget, "sorting band keys") {}
+ShardWriter::ShardWriter(const SignatureParams& params, Banding banding, uint64_t fingerprint)
+    : params_(params), banding_(banding), fingerprint_(fingerprint) {
+  filling_.resize(static_cast<size_t>(banding_.bands));
+  spilling_.resize(static_cast<size_t>(banding_.bands));
+}
 
-Status ShardWriter::Open() {
-  for (auto [file, what] : {std::pair{&records_, "document records"}, std::pair{&signatures_, "signatures"},
-                            std::pair{&copies_, "content hashes"}}) {
+ShardWriter::~ShardWriter() = default;  // spill_ goes first: its thread is joined
+
+Status ShardWriter::Open(const std::vector<InputFile>& files, const std::string& table_path,
+                         const std::string& bands_path) {
+  files_ = files.size();
+  for (auto [file, what] : {std::pair{&records_, "document records"}, std::pair{&copies_, "content hashes"}}) {
     Result<TempFile> made = TempFile::Create(what);
     if (!made.ok()) return error_ = made.status();
     *file = std::move(*made);
   }
+  if (Status s = table_.Open(table_path); !s.ok()) return error_ = s;
+  if (Status s = bands_.Open(bands_path); !s.ok()) return error_ = s;
+  bands_path_ = bands_path;
+  bands_.Append(std::string(kBandsHeaderSize, '\0'));  // written last (WriteBandsEnd)
+  table_sum_.Reset(0);
+  table_.Append(std::string(kTableHeaderSize, '\0'));  // written last (WriteTableEnd)
+  std::string bytes;
+  for (const InputFile& f : files) AppendFileRecord(f, &bytes);
+  files_bytes_ = bytes.size();
+  const TableHeader layout = TableLayout(params_, files_, 0, files_bytes_, 0);
+  bytes.resize(layout.signatures_offset - kTableHeaderSize, '\0');
+  AppendToTable(bytes);
   return Status::Ok();
+}
+
+void ShardWriter::AppendToTable(std::string_view bytes) {
+  table_sum_.Update(bytes.data(), bytes.size());
+  table_.Append(bytes);
 }
 
 Status ShardWriter::Spool(TempFile& file, const std::string& bytes) {
@@ -76,14 +110,25 @@ Status ShardWriter::Spool(TempFile& file, const std::string& bytes) {
 }
 
 Status ShardWriter::Take(SignatureTable& table, uint64_t first_file) {
+  const Status s = Take(table.docs, table.values(), first_file);
+  table.ClearDocuments();
+  return s;
+}
+
+Status ShardWriter::Take(std::vector<DocRecord>& docs, std::span<const uint32_t> values, uint64_t first_file) {
   if (!error_.ok()) return error_;
-  if (docs_ + table.size() >= (uint64_t{1} << kShardShift)) {
+  const size_t num_perm = static_cast<size_t>(params_.num_perm);
+  if (values.size() != docs.size() * num_perm) return error_ = Status::Internal("a block's signatures do not match its documents");
+  if (docs_ + docs.size() >= (uint64_t{1} << kShardShift)) {
     return error_ = Status::InvalidArgument("a shard holds 2^40 documents or more: use more sign tasks");
   }
-  std::string records;
-  std::string copies;
-  for (size_t k = 0; k < table.size(); ++k) {
-    DocRecord& d = table.docs[k];
+  std::string& records = records_block_;
+  std::string& copies = copies_block_;
+  records.clear();
+  copies.clear();
+  const size_t per_set = kBandSortBudget / 2 / sizeof(BandEntry);
+  for (size_t k = 0; k < docs.size(); ++k) {
+    DocRecord& d = docs[k];
     const uint64_t file = first_file + d.file;
     const uint64_t id = docs_ + k;
     if (file >= files_ || file > UINT32_MAX) return error_ = Status::Internal("a document of a file out of its share");
@@ -97,122 +142,118 @@ Status ShardWriter::Take(SignatureTable& table, uint64_t first_file) {
     line_hashes_.push_back(d.line_hash);
     if (d.kind != DocKind::kOk) continue;
     ++signed_;
-    const uint32_t* signature = table.signature(static_cast<DocId>(k)).data();
+    const uint32_t* signature = values.data() + k * num_perm;
     for (int band = 0; band < banding_.bands; ++band) {
-      const Key key{.hash = BandKey(signature, banding_, band),
-                    .band_id = (static_cast<uint64_t>(band) << kShardShift) | id};
-      if (Status s = keys_.Add(key); !s.ok()) return error_ = s;
+      filling_[static_cast<size_t>(band)].push_back({.hash = BandKey(signature, banding_, band), .id = id});
+    }
+    filled_ += static_cast<size_t>(banding_.bands);
+    if (filled_ >= per_set) {
+      if (Status s = StartSpill(); !s.ok()) return error_ = s;
     }
   }
   for (auto [file, bytes] : {std::pair{&records_, &records}, std::pair{&copies_, &copies}}) {
     if (Status s = Spool(*file, *bytes); !s.ok()) return error_ = s;
   }
-  const std::span<const uint32_t> values = table.values();
-  std::string rows;
-  for (size_t at = 0; at < values.size(); at += kRowsChunk) {
-    rows.clear();
-    AppendSignatureRows(values.subspan(at, std::min(kRowsChunk, values.size() - at)), &rows);
-    if (Status s = Spool(signatures_, rows); !s.ok()) return error_ = s;
+  if constexpr (std::endian::native == std::endian::little) {
+    AppendToTable(std::string_view(reinterpret_cast<const char*>(values.data()), values.size_bytes()));
+  } else {
+    std::string rows;
+    AppendSignatureRows(values, &rows);
+    AppendToTable(rows);
   }
-  docs_ += table.size();
-  table.ClearDocuments();
+  docs_ += docs.size();
   return Status::Ok();
 }
 
-Status ShardWriter::WriteTable(const std::vector<InputFile>& files, const std::string& path) {
-  std::string files_bytes;
-  for (const InputFile& f : files) AppendFileRecord(f, &files_bytes);
-  const TableHeader layout = TableLayout(params_, files.size(), docs_, files_bytes.size(), docs_bytes_);
-  AtomicFileWriter out;
-  if (Status s = out.Open(path); !s.ok()) return s;
-  Hasher64 sum;
-  sum.Reset(0);
-  auto put = [&](std::string_view bytes) {
-    sum.Update(bytes.data(), bytes.size());
-    out.Append(bytes);
-  };
-  std::string header;
-  AppendTableHeader(params_, layout, &header);
-  put(header);
-  put(files_bytes);
-  if (Status s = CopyBack(records_, docs_bytes_, "document records", put); !s.ok()) return s;
-  put(std::string(layout.signatures_offset - layout.docs_offset - docs_bytes_, '\0'));
-  const uint64_t rows = uint64_t{4} * docs_ * static_cast<uint64_t>(params_.num_perm);
-  if (Status s = CopyBack(signatures_, rows, "signatures", put); !s.ok()) return s;
-  std::string checksum;
-  PutLow(checksum, sum.Digest(), 8);
-  out.Append(checksum);
-  return out.Commit();
+Status ShardWriter::JoinSpill() {
+  if (spill_) {
+    spill_->Join();
+    spill_.reset();
+  }
+  return spill_status_;
 }
 
-Status ShardWriter::WriteBands(const std::string& path) {
-  AtomicFileWriter file;
-  if (Status s = file.Open(path); !s.ok()) return s;
+Status ShardWriter::StartSpill() {
+  if (Status s = JoinSpill(); !s.ok()) return s;
+  std::swap(filling_, spilling_);
+  filled_ = 0;
+  spill_ = std::make_unique<BackgroundTask>([this] { spill_status_ = SpillRun(spilling_); });
+  return Status::Ok();
+}
+
+Status ShardWriter::SpillRun(KeyBuffers& keys) {
+  std::string packed;
+  for (std::vector<BandEntry>& band : keys) {
+    internal::SortByHash(band, scratch_, ends_);
+    Hasher64 sum;
+    sum.Reset(0);
+    for (size_t at = 0; at < band.size(); at += kPackKeys) {
+      PackEntries(std::span<const BandEntry>(band).subspan(at, std::min(kPackKeys, band.size() - at)), packed);
+      sum.Update(packed.data(), packed.size());
+      bands_.Append(packed);
+    }
+    run_counts_.push_back(band.size());
+    run_sums_.push_back(sum.Digest());
+    band.clear();
+  }
+  return Status::Ok();
+}
+
+Status ShardWriter::WriteBandsEnd() {
+  if (Status s = JoinSpill(); !s.ok()) return s;
+  if (Status s = SpillRun(filling_); !s.ok()) return s;  // the last run
+  filling_ = spilling_ = KeyBuffers();
+  const uint64_t runs = run_counts_.size() / static_cast<uint64_t>(banding_.bands);
+  for (int band = 0; band < banding_.bands; ++band) {
+    uint64_t in_band = 0;
+    for (uint64_t r = 0; r < runs; ++r) in_band += run_counts_[r * static_cast<uint64_t>(banding_.bands) + static_cast<uint64_t>(band)];
+    if (in_band != signed_) return Status::Internal(bands_path_ + ": band keys lost while sorting");
+  }
+  Hasher64 copies;
+  copies.Reset(0);
+  Status copied = CopyBack(copies_, docs_ * kCopyEntrySize, "content hashes", [&](std::string_view bytes) {
+    copies.Update(bytes.data(), bytes.size());
+    bands_.Append(bytes);
+  });
+  if (!copied.ok()) return copied;
   std::string header;
   FieldWriter w(&header);
   w.Raw(kBandsMagic, 8);
   w.U32(kBandsVersion);
   w.U32(static_cast<uint32_t>(banding_.bands));
   w.U32(static_cast<uint32_t>(banding_.rows));
-  w.U32(0);
+  w.U32(static_cast<uint32_t>(runs));
   w.U64(fingerprint_);
   w.U64(signed_);
   w.U64(docs_);
-  file.Append(header);
-  std::string checksums;
-  FieldWriter sums(&checksums);
-  std::string block;
-  Hasher64 run;
-  run.Reset(0);
-  uint64_t band = 0;
-  uint64_t in_band = 0;
-  auto flush = [&] {
-    run.Update(block.data(), block.size());
-    file.Append(block);
-    block.clear();
-  };
-  auto end_band = [&]() -> Status {
-    if (in_band != signed_) return Status::Internal(path + ": band keys lost while sorting");
-    flush();
-    sums.U64(run.Digest());
-    run.Reset(0);
-    in_band = 0;
-    ++band;
-    return Status::Ok();
-  };
-  if (Status s = keys_.Finish(); !s.ok()) return s;
-  for (const Key& k : keys_) {
-    while (band < (k.band_id >> kShardShift)) {
-      if (Status s = end_band(); !s.ok()) return s;
-    }
-    PutLow(block, k.hash, 8);
-    PutLow(block, k.band_id & ((uint64_t{1} << kShardShift) - 1), kBandIdBytes);
-    ++in_band;
-    if (block.size() >= AtomicFileWriter::kBuffer) flush();
-  }
-  if (!keys_.status().ok()) return keys_.status();
-  while (band < static_cast<uint64_t>(banding_.bands)) {
-    if (Status s = end_band(); !s.ok()) return s;
-  }
-  Hasher64 copies;
-  copies.Reset(0);
-  Status copied = CopyBack(copies_, docs_ * kCopyEntrySize, "content hashes", [&](std::string_view bytes) {
-    copies.Update(bytes.data(), bytes.size());
-    file.Append(bytes);
-  });
-  if (!copied.ok()) return copied;
-  sums.U64(copies.Digest());
-  sums.U64(BandsIndexChecksum(header, checksums));
-  file.Append(checksums);
-  return file.Commit();
+  std::string trailer;
+  FieldWriter t(&trailer);
+  for (const uint64_t n : run_counts_) t.U64(n);
+  for (const uint64_t sum : run_sums_) t.U64(sum);
+  t.U64(copies.Digest());
+  t.U64(BandsIndexChecksum(header, trailer));
+  bands_.Append(trailer);
+  bands_.WriteAt(0, header);
+  return bands_.Commit();
 }
 
-Status ShardWriter::Finish(const std::vector<InputFile>& files, const std::string& table_path,
-                           const std::string& bands_path) {
+Status ShardWriter::WriteTableEnd() {
+  Status copied = CopyBack(records_, docs_bytes_, "document records", [&](std::string_view b) { AppendToTable(b); });
+  if (!copied.ok()) return copied;
+  const TableHeader layout = TableLayout(params_, files_, docs_, files_bytes_, docs_bytes_);
+  std::string header;
+  AppendTableHeader(params_, layout, &header);
+  std::string checksum;
+  PutLow(checksum, TableChecksum(table_sum_, header), 8);
+  table_.Append(checksum);
+  table_.WriteAt(0, header);
+  return table_.Commit();
+}
+
+Status ShardWriter::Finish() {
   if (!error_.ok()) return error_;
-  if (files.size() != files_) return Status::Internal("a shard's files changed while it was signed");
-  if (Status s = WriteTable(files, table_path); !s.ok()) return s;
-  return WriteBands(bands_path);
+  if (Status s = WriteTableEnd(); !s.ok()) return s;
+  return WriteBandsEnd();
 }
 
 }  // namespace neardup

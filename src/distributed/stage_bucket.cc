@@ -18,12 +18,16 @@
 #include "distributed/stage_sign.h"
 #include "distributed/stage_bytes.h"
 #include "base/hash.h"
+#include "base/parallel.h"
 
 namespace neardup {
 
 namespace {
 
-constexpr size_t kBlockEntries = 4096;  // entries read at once from a shard
+constexpr size_t kBlockEntries = 4096;  // entries read at once from a run
+// Entries read ahead over all the runs merged (29 bytes each while read):
+// past 256 runs, each reads fewer than kBlockEntries at once.
+constexpr size_t kMergeEntries = size_t{1} << 20;
 // Content hashes read at once from a shard's copies section: at most 4 MiB,
 // through gaps of less than 64 KiB between the members wanted.
 constexpr uint64_t kCopiesSpan = uint64_t{1} << 18;
@@ -52,21 +56,19 @@ class BandsFile {
     FieldReader r(header);
     char magic[8];
     r.Raw(magic, 8);
-    const uint32_t version = r.U32(), bands = r.U32(), rows = r.U32(), zero = r.U32();
+    const uint32_t version = r.U32(), bands = r.U32(), rows = r.U32(), runs = r.U32();
     const uint64_t fp = r.U64();
     per_band_ = r.U64();
     const uint64_t docs = r.U64();
-    if (std::memcmp(magic, "NDUPBAND", 8) != 0 || version != kBandsVersion || zero != 0) {
-      return Damaged(path, "not a band file");
-    }
+    if (std::memcmp(magic, "NDUPBAND", 8) != 0 || version != kBandsVersion) return Damaged(path, "not a band file");
     // Its size, then its checksums, then what it says.
-    const std::optional<uint64_t> size = BandsFileSize(bands, per_band_, docs);
+    const std::optional<uint64_t> size = BandsFileSize(bands, per_band_, docs, runs);
     if (!size || *size != static_cast<uint64_t>(st.st_size)) return Damaged(path, "its size does not match its header");
-    const uint64_t n_sums = uint64_t{bands} + 1;  // the runs', the copies section's
-    std::string sums(n_sums * 8 + 8, '\0');
-    if (!Read(*size - sums.size(), sums.data(), sums.size())) return Damaged(path, "truncated");
-    FieldReader t(std::string_view(sums).substr(n_sums * 8));
-    if (t.U64() != BandsIndexChecksum(header, std::string_view(sums).substr(0, n_sums * 8))) {
+    const uint64_t n_fields = 2 * uint64_t{runs} * bands + 1;  // the counts, the runs' checksums, the copies'
+    std::string trailer(n_fields * 8 + 8, '\0');
+    if (!Read(*size - trailer.size(), trailer.data(), trailer.size())) return Damaged(path, "truncated");
+    FieldReader t(std::string_view(trailer).substr(n_fields * 8));
+    if (t.U64() != BandsIndexChecksum(header, std::string_view(trailer).substr(0, n_fields * 8))) {
       return Damaged(path, "checksum mismatch");
     }
     if (docs != shard.docs) return Damaged(path, "its document count is not its shard table's");
@@ -74,12 +76,19 @@ class BandsFile {
     if (static_cast<int>(bands) != banding.bands || static_cast<int>(rows) != banding.rows || fp != fingerprint) {
       return Status::InvalidArgument(path + ": signed with other options (signature or banding) than these");
     }
-    run_checksums_.resize(bands);
-    FieldReader each(sums);
-    for (uint64_t& c : run_checksums_) c = each.U64();
+    if (Status s = ReadRuns(trailer, runs, bands); !s.ok()) return s;
     copies_at_ = kBandsHeaderSize + uint64_t{bands} * per_band_ * kBandEntrySize;
-    return CheckCopies(each.U64());
+    FieldReader copies(std::string_view(trailer).substr((n_fields - 1) * 8));
+    return CheckCopies(copies.U64());
   }
+  // The runs of `band`: where each starts, its entries, its checksum.
+  struct RunPlace {
+    uint64_t offset = 0;
+    uint64_t entries = 0;
+    uint64_t checksum = 0;
+  };
+  uint64_t runs() const { return runs_; }
+  const RunPlace& run(uint64_t r, uint64_t band) const { return places_[r * bands_ + band]; }
   // Reads the content hashes of the shard's documents [first, first + n)
   // (below its count) into `to` (n * kCopyEntrySize bytes), from the copies
   // section that Open() checked. False when they cannot be read.
@@ -87,7 +96,6 @@ class BandsFile {
     return Read(copies_at_ + first * kCopyEntrySize, to, static_cast<size_t>(n * kCopyEntrySize));
   }
   uint64_t per_band() const { return per_band_; }
-  uint64_t run_checksum(uint64_t band) const { return run_checksums_[band]; }
   const ShardBands& shard() const { return shard_; }
   bool Read(uint64_t offset, void* to, size_t size) const {
     char* p = static_cast<char*>(to);
@@ -120,19 +128,48 @@ class BandsFile {
     return Status::Ok();
   }
 
+  // The trailer's counts and checksums as places, checked: each band's
+  // counts add up to per_band_.
+  Status ReadRuns(std::string_view trailer, uint32_t runs, uint32_t bands) {
+    runs_ = runs;
+    bands_ = bands;
+    places_.resize(uint64_t{runs} * bands);
+    FieldReader counts(trailer);
+    FieldReader sums(trailer.substr(places_.size() * 8));
+    std::vector<uint64_t> in_band(bands, 0);
+    uint64_t offset = kBandsHeaderSize;
+    for (uint64_t k = 0; k < places_.size(); ++k) {
+      RunPlace& p = places_[k];
+      p.entries = counts.U64();
+      p.checksum = sums.U64();
+      if (p.entries > per_band_ - in_band[k % bands]) return Damaged(shard_.path, "its runs do not add up to its bands");
+      in_band[k % bands] += p.entries;
+      p.offset = offset;
+      offset += p.entries * kBandEntrySize;
+    }
+    for (const uint64_t n : in_band) {
+      if (n != per_band_) return Damaged(shard_.path, "its runs do not add up to its bands");
+    }
+    return Status::Ok();
+  }
+
   uint64_t per_band_ = 0;
   uint64_t copies_at_ = 0;  // where the copies section starts
-  std::vector<uint64_t> run_checksums_;
+  uint64_t runs_ = 0, bands_ = 0;
+  std::vector<RunPlace> places_;  // run after run, band after band
 };
 
 // One shard's run of one band, read block by block, each entry checked
 // before use and the run against its checksum once read.
 struct BandRun {
   const BandsFile* file = nullptr;
-  uint64_t band = 0;
+  size_t file_index = 0;  // among the shards merged
+  uint64_t checksum = 0;  // of the whole run
+  size_t block_entries = 0;  // read at once
   uint64_t offset = 0;  // of the next block
   uint64_t left = 0;    // entries not yet read
   std::vector<BandEntry> block;
+  std::string raw;  // the block as read
   size_t pos = 0;
   Hasher64 hash;
   bool started = false;  // whether `last` holds an entry
@@ -143,20 +180,22 @@ struct BandRun {
   bool Fill(Status* error) {
     if (pos < block.size()) return true;
     if (left == 0 || !error->ok()) return false;
-    const size_t n = static_cast<size_t>(std::min<uint64_t>(left, kBlockEntries));
-    std::string raw(n * kBandEntrySize, '\0');
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(left, block_entries));
+    raw.resize(n * kBandEntrySize);
     if (!file->Read(offset, raw.data(), raw.size())) {
       *error = Damaged(file->shard().path, "truncated");
       return false;
     }
     hash.Update(raw.data(), raw.size());
     block.resize(n);
-    FieldReader r(raw);
+    const char* p = raw.data();
+    const uint64_t shard_base = GlobalId(file->shard().shard, 0);
     for (BandEntry& e : block) {
-      e.hash = r.U64();
+      std::memcpy(&e.hash, p, 8);
       uint64_t local = 0;
-      r.Raw(&local, kBandIdBytes);
-      e.id = GlobalId(file->shard().shard, local);
+      std::memcpy(&local, p + 8, kBandIdBytes);
+      p += kBandEntrySize;
+      e.id = shard_base | local;
       if (local >= file->shard().docs) {
         *error = Damaged(file->shard().path, "a document id out of range");
         return false;
@@ -171,7 +210,7 @@ struct BandRun {
     offset += raw.size();
     left -= n;
     pos = 0;
-    if (left == 0 && hash.Digest() != file->run_checksum(band)) {
+    if (left == 0 && hash.Digest() != checksum) {
       *error = Damaged(file->shard().path, "checksum mismatch");
       return false;
     }
@@ -205,23 +244,26 @@ struct BandBuckets {
 // pread), so never one pread a member where members are dense. Memory: the
 // members' order and hashes, and one span. Corrupt naming the file when one
 // cannot be read.
-Result<std::vector<ContentHash>> ReadContents(const BandBuckets& band, const std::vector<BandRun>& runs) {
+Result<std::vector<ContentHash>> ReadContents(const BandBuckets& band, const std::vector<BandRun>& runs,
+                                              const std::vector<std::unique_ptr<BandsFile>>& files) {
   std::vector<std::pair<uint64_t, size_t>> order(band.members.size());  // (run, local) as one key, position
   for (size_t k = 0; k < order.size(); ++k) {
-    order[k] = {(uint64_t{band.members[k].second} << kShardShift) | LocalOf(band.members[k].first), k};
+    const uint64_t file = runs[band.members[k].second].file_index;
+    order[k] = {(file << kShardShift) | LocalOf(band.members[k].first), k};
   }
   std::sort(order.begin(), order.end());
   std::vector<ContentHash> contents(order.size());
   std::string span;
   for (size_t i = 0; i < order.size();) {
-    const uint64_t run = order[i].first >> kShardShift, first = LocalOf(order[i].first);
+    const uint64_t file_index = order[i].first >> kShardShift, first = LocalOf(order[i].first);
     size_t j = i + 1;  // members [i, j) in the span
-    while (j < order.size() && order[j].first >> kShardShift == run && LocalOf(order[j].first) - first < kCopiesSpan &&
+    while (j < order.size() && order[j].first >> kShardShift == file_index &&
+           LocalOf(order[j].first) - first < kCopiesSpan &&
            LocalOf(order[j].first) - LocalOf(order[j - 1].first) < kCopiesGap) {
       ++j;
     }
     const uint64_t n = LocalOf(order[j - 1].first) - first + 1;
-    const BandsFile& file = *runs[static_cast<size_t>(run)].file;
+    const BandsFile& file = *files[static_cast<size_t>(file_index)];
     span.resize(static_cast<size_t>(n * kCopyEntrySize));
     if (!file.ReadCopies(first, n, span.data())) return Damaged(file.shard().path, "truncated");
     for (; i < j; ++i) {
@@ -257,9 +299,10 @@ void EmitBucket(std::span<const std::pair<uint64_t, size_t>> ids, std::span<cons
 
 // Band `band`'s buckets of two or more (the runs' heads merged), then each
 // bucket's pairs once the members' content hashes are read.
-Status EmitBuckets(const BandBuckets& buckets, const std::vector<BandRun>& runs, uint64_t band,
-                   uint64_t large_bucket, BucketOutput* out) {
-  Result<std::vector<ContentHash>> contents = ReadContents(buckets, runs);
+Status EmitBuckets(const BandBuckets& buckets, const std::vector<BandRun>& runs,
+                   const std::vector<std::unique_ptr<BandsFile>>& files, uint64_t band, uint64_t large_bucket,
+                   BucketOutput* out) {
+  Result<std::vector<ContentHash>> contents = ReadContents(buckets, runs, files);
   if (!contents.ok()) return contents.status();
   const std::span<const std::pair<uint64_t, size_t>> all(buckets.members);
   std::vector<Member> members;
@@ -272,35 +315,78 @@ Status EmitBuckets(const BandBuckets& buckets, const std::vector<BandRun>& runs,
   return Status::Ok();
 }
 
+using Head = std::pair<BandEntry, size_t>;  // entry, run
+
+// A min-heap of the runs' heads by entry, whose top is replaced in place
+// (one sift down a key, where a pop and a push take two).
+struct RunHeap {
+  std::vector<Head> heads;
+  void Build() {
+    for (size_t k = heads.size() / 2; k-- > 0;) SiftDown(k);
+  }
+  void ReplaceTop(const Head& h) {
+    heads.front() = h;
+    SiftDown(0);
+  }
+  void PopTop() {
+    heads.front() = heads.back();
+    heads.pop_back();
+    if (!heads.empty()) SiftDown(0);
+  }
+  void SiftDown(size_t k) {
+    const Head moving = heads[k];
+    const size_t n = heads.size();
+    for (;;) {
+      size_t child = 2 * k + 1;
+      if (child >= n) break;
+      if (child + 1 < n && heads[child + 1].first < heads[child].first) ++child;
+      if (!(heads[child].first < moving.first)) break;
+      heads[k] = heads[child];
+      k = child;
+    }
+    heads[k] = moving;
+  }
+};
+
 // Merges band `band`'s runs of every shard, bucket by bucket.
 Status BucketBand(const std::vector<std::unique_ptr<BandsFile>>& files, uint64_t band, uint64_t large_bucket, BucketOutput* out) {
-  std::vector<BandRun> runs(files.size());
-  for (size_t s = 0; s < files.size(); ++s) {
-    const uint64_t k = files[s]->per_band();
-    runs[s].file = files[s].get();
-    runs[s].band = band;
-    runs[s].offset = kBandsHeaderSize + band * k * kBandEntrySize;
-    runs[s].left = k;
-    runs[s].hash.Reset(0);
-    if (k == 0 && HashBytes(nullptr, 0, 0) != files[s]->run_checksum(band)) {
-      return Damaged(files[s]->shard().path, "checksum mismatch");
+  size_t total = 0;
+  for (const auto& f : files) total += static_cast<size_t>(f->runs());
+  std::vector<BandRun> runs(total);
+  const size_t block_entries = std::clamp<size_t>(kMergeEntries / std::max<size_t>(total, 1), 256, kBlockEntries);
+  for (size_t s = 0, at = 0; s < files.size(); ++s) {
+    for (uint64_t r = 0; r < files[s]->runs(); ++r, ++at) {
+      const BandsFile::RunPlace& place = files[s]->run(r, band);
+      BandRun& run = runs[at];
+      run.file = files[s].get();
+      run.file_index = s;
+      run.checksum = place.checksum;
+      run.block_entries = block_entries;
+      run.offset = place.offset;
+      run.left = place.entries;
+      run.hash.Reset(0);
+      if (place.entries == 0 && HashBytes(nullptr, 0, 0) != place.checksum) {
+        return Damaged(files[s]->shard().path, "checksum mismatch");
+      }
     }
   }
-  using Head = std::pair<BandEntry, size_t>;  // entry, run
-  auto later = [](const Head& x, const Head& y) { return y.first < x.first; };
-  std::priority_queue<Head, std::vector<Head>, decltype(later)> heap(later);
   Status error;
+  RunHeap heap;
   for (size_t s = 0; s < runs.size(); ++s) {
-    if (runs[s].Fill(&error)) heap.push({runs[s].block[runs[s].pos++], s});
+    if (runs[s].Fill(&error)) heap.heads.push_back({runs[s].block[runs[s].pos++], s});
   }
   if (!error.ok()) return error;
+  heap.Build();
   std::vector<Head> bucket;
   BandBuckets buckets;
-  while (!heap.empty()) {
-    const Head head = heap.top();
-    heap.pop();
-    const size_t s = head.second;
-    if (runs[s].Fill(&error)) heap.push({runs[s].block[runs[s].pos++], s});
+  while (!heap.heads.empty()) {
+    const Head head = heap.heads.front();
+    BandRun& from = runs[head.second];
+    if (from.Fill(&error)) {
+      heap.ReplaceTop({from.block[from.pos++], head.second});
+    } else {
+      heap.PopTop();
+    }
     if (!error.ok()) return error;
     if (!bucket.empty() && bucket.front().first.hash != head.first.hash) {
       buckets.Add(bucket);
@@ -310,7 +396,7 @@ Status BucketBand(const std::vector<std::unique_ptr<BandsFile>>& files, uint64_t
   }
   if (!error.ok()) return error;
   buckets.Add(bucket);
-  return EmitBuckets(buckets, runs, band, large_bucket, out);
+  return EmitBuckets(buckets, runs, files, band, large_bucket, out);
 }
 
 }  // namespace
@@ -395,7 +481,7 @@ Status CheckBucketOutput(const BucketOutput& out, const PairsLimits& limits) {
 }
 
 Result<BucketOutput> BucketBands(const std::vector<ShardBands>& shards, Banding banding, uint64_t fingerprint,
-                                 BandRange range, uint64_t large_bucket) {
+                                 BandRange range, uint64_t large_bucket, const Workers& workers) {
   std::vector<std::unique_ptr<BandsFile>> files;
   for (const ShardBands& shard : shards) {
     files.push_back(std::make_unique<BandsFile>());
@@ -404,8 +490,17 @@ Result<BucketOutput> BucketBands(const std::vector<ShardBands>& shards, Banding 
   BucketOutput out;
   out.large_bucket = large_bucket;
   assert(range.last <= static_cast<uint64_t>(banding.bands));
-  for (uint64_t band = range.first; band < range.last; ++band) {
-    if (Status s = BucketBand(files, band, large_bucket, &out); !s.ok()) return s;
+  // The bands are independent: each fills its own part; the parts are
+  // joined in band order (and the pairs sorted), whatever the threads.
+  const size_t n = range.last > range.first ? static_cast<size_t>(range.last - range.first) : 0;
+  std::vector<BucketOutput> parts(n);
+  std::vector<Status> errors(n);
+  ParallelFor(workers, n, [&](int, size_t k) { errors[k] = BucketBand(files, range.first + k, large_bucket, &parts[k]); });
+  for (size_t k = 0; k < n; ++k) {
+    if (!errors[k].ok()) return errors[k];
+    out.pairs.insert(out.pairs.end(), parts[k].pairs.begin(), parts[k].pairs.end());
+    for (std::vector<uint64_t>& list : parts[k].large) out.large.push_back(std::move(list));
+    parts[k] = BucketOutput();
   }
   std::sort(out.pairs.begin(), out.pairs.end());
   out.pairs.erase(std::unique(out.pairs.begin(), out.pairs.end()), out.pairs.end());
@@ -438,7 +533,8 @@ Result<TaskRun> RunBucketTask(const Options& o, const std::string& work, StageTa
     bands[s] = {.path = folder.File(StageKind::kSign, s, "bands"), .shard = s, .docs = *docs};
   }
   Result<BucketOutput> out = BucketBands(bands, banding, sign_fingerprint,
-                                         BandsOfTask(t, static_cast<uint64_t>(banding.bands)), LargeBucketOf(o));
+                                         BandsOfTask(t, static_cast<uint64_t>(banding.bands)), LargeBucketOf(o),
+                                         run.workers());
   if (!out.ok()) return out.status();
   if (Status s = WriteAtomically(folder.File(StageKind::kBucket, t.task, "pairs"), EncodeBucketOutput(*out)); !s.ok()) {
     return s;

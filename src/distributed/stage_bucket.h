@@ -2,10 +2,11 @@
 // bands, [J*b/M, (J+1)*b/M), from every shard's band keys
 // (`neardup stage bucket`).
 //
-// For each of its bands it merges the shards' sorted runs of BandEntry
-// (stage_sign.h), reading them in blocks with pread: its memory is a block
-// per shard, the largest bucket and the pairs it finds, never a whole
-// signature. A bucket is a run of entries with one band hash. Copies share
+// For each of its bands it merges the sorted runs of BandEntry of every
+// shard (stage_sign.h: a shard holds one run a band each time its sign task
+// spilled its keys), reading them in blocks with pread: its memory is a
+// block per run (4096 entries, fewer past 256 runs in all), the largest
+// bucket and the pairs it finds, never a whole signature. A bucket is a run of entries with one band hash. Copies share
 // every band, so a bucket holds every copy of each text in it: its
 // representatives (the smallest global id per content hash, read by id from
 // the shards' copies sections for buckets of two or more) are the scan's
@@ -17,7 +18,8 @@
 //
 // Output: bucket/J.pairs (BucketOutput, sorted), then bucket/J.done.
 //
-// Thread safety: RunBucketTask is single-threaded.
+// Thread safety: RunBucketTask buckets its bands on options.threads threads
+// (one band a thread at a time); the output does not depend on them.
 //
 //   Status s = RunBucketTask(options, "work", {.task = 1, .tasks = 3}, &done);
 #pragma once
@@ -27,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/parallel.h"
 #include "lsh/banding.h"
 #include "neardup/options.h"
 #include "neardup/stages.h"
@@ -108,8 +111,10 @@ struct ShardBands {
 // each run read against its checksum, each entry's id against its shard and
 // the order. Corrupt naming the file ("...: run again in an empty work
 // folder"), InvalidArgument for a file of other options, IoError.
+// The bands are bucketed on `workers` (one band a worker at a time); the
+// output does not depend on the threads.
 Result<BucketOutput> BucketBands(const std::vector<ShardBands>& shards, Banding banding, uint64_t fingerprint,
-                                 BandRange range, uint64_t large_bucket);
+                                 BandRange range, uint64_t large_bucket, const Workers& workers = Workers{});
 
 
 }  // namespace neardup

@@ -50,14 +50,14 @@ std::optional<Status> MakeStatus(uint8_t code, std::string message) {
 
 }  // namespace
 
-std::optional<uint64_t> BandsFileSize(uint64_t bands, uint64_t per_band, uint64_t docs) {
+std::optional<uint64_t> BandsFileSize(uint64_t bands, uint64_t per_band, uint64_t docs, uint64_t runs) {
   // Every term below 2^62 keeps the sum in 64 bits.
   constexpr uint64_t kLimit = uint64_t{1} << 62;
   if (bands == 0 || bands > (uint64_t{1} << 20) || per_band > kLimit / kBandEntrySize / bands ||
-      docs > kLimit / kCopyEntrySize) {
+      docs > kLimit / kCopyEntrySize || runs == 0 || runs > (uint64_t{1} << 32)) {
     return std::nullopt;
   }
-  return kBandsHeaderSize + bands * per_band * kBandEntrySize + docs * kCopyEntrySize + bands * 8 + 16;
+  return kBandsHeaderSize + bands * per_band * kBandEntrySize + docs * kCopyEntrySize + runs * bands * 16 + 16;
 }
 
 uint64_t BandsIndexChecksum(std::string_view header, std::string_view checksums) {
@@ -350,9 +350,8 @@ struct SignedShare {
 };
 
 // Text files signed per chunk of this many (a row each, sized up front); a
-// JSONL file's documents are handed to the writer every kDrainDocs.
+// JSONL file's documents are handed to the writer a block at a time.
 constexpr size_t kChunkFiles = 16384;
-constexpr size_t kDrainDocs = 8192;
 
 // How a share is read: its files through `fs` (which reads only each file's
 // byte range, byte_shares.h), file i's JSONL lines numbered from
@@ -373,11 +372,9 @@ Result<SignedShare> SignShareInto(const Run& run, const std::vector<InputFile>& 
   SignContext ctx{base.options, base.minhasher, reading.fs, base.workers, base.keep_streams, base.progress};
   uint64_t first = 0;
   Status drained;
-  ctx.drain = [&](SignatureTable& table) {
-    if (Status s = writer.Take(table, first); !s.ok() && drained.ok()) drained = s;
-    table.ClearDocuments();
+  ctx.drain = [&](std::vector<DocRecord>& docs, std::span<const uint32_t> signatures) {
+    if (Status s = writer.Take(docs, signatures, first); !s.ok() && drained.ok()) drained = s;
   };
-  ctx.drain_docs = kDrainDocs;
   if (reading.line_base.size() != files.size()) return Status::Internal("a share's line bases do not match its files");
   for (first = 0; first < files.size(); first += kChunkFiles) {
     const size_t end = std::min(files.size(), static_cast<size_t>(first) + kChunkFiles);
@@ -405,15 +402,15 @@ Status SignAndWriteShard(const Run& run, const WorkFolder& folder, StageTask t, 
   const Options& o = run.options();
   const uint64_t fingerprint = SignFingerprint(o);
   const std::vector<InputFile>& files = walked.files;
-  ShardWriter writer(SignatureParams::From(o), run.banding(), fingerprint, files.size());
-  if (Status s = writer.Open(); !s.ok()) return s;
-  Result<SignedShare> in = SignShareInto(run, files, reading, writer);
-  if (!in.ok()) return in.status();
-  if (Status s = writer.Finish(files, folder.File(StageKind::kSign, t.task, "table"),
-                               folder.File(StageKind::kSign, t.task, "bands"));
+  ShardWriter writer(SignatureParams::From(o), run.banding(), fingerprint);
+  if (Status s = writer.Open(files, folder.File(StageKind::kSign, t.task, "table"),
+                             folder.File(StageKind::kSign, t.task, "bands"));
       !s.ok()) {
     return s;
   }
+  Result<SignedShare> in = SignShareInto(run, files, reading, writer);
+  if (!in.ok()) return in.status();
+  if (Status s = writer.Finish(); !s.ok()) return s;
   ShardMeta meta{.task = t,
                  .first_file = origin.first_file,
                  .first_begin = origin.first_begin,

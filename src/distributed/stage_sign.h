@@ -14,8 +14,8 @@
 //  - sign/I.meta: its problems and counts, the walk's tally and the
 //    fingerprint of the whole listing it walked (ShardMeta);
 //  - sign/I.bands: for each band, one entry (band hash, local id) per signed
-//    document, sorted, so that a bucket task reads only its bands; then each
-//    document's content hash, once;
+//    document, in sorted runs (as the keys spilled), so that a bucket task
+//    reads only its bands; then each document's content hash, once;
 //  - sign/I.done, last.
 // The table and the band keys are streamed as the documents are signed
 // (shard_writer.h): a task's memory does not grow with its share.
@@ -106,29 +106,38 @@ std::string EncodeShardMeta(const ShardMeta& meta);
 Result<ShardMeta> DecodeShardMeta(std::string_view bytes);
 
 // sign/I.bands: a header of kBandsHeaderSize bytes (magic "NDUPBAND",
-// u32 version, u32 bands, u32 rows, u32 zero, u64 SignFingerprint, u64 K the
-// entries per band, u64 D the shard's documents), then `bands` runs of K
-// entries of kBandEntrySize bytes (u64 band hash, the local id in 5 bytes:
-// the shard is the file's), band after band (band b's run starts at
-// kBandsHeaderSize + b*K*kBandEntrySize), each run sorted by (hash, id) with
-// no repeat, every id below D; then the copies section: per document of the
-// shard, in id order, its 16-byte content hash (low, high), which the bucket
-// task reads by id only for the members of buckets of two or more; then the
-// trailer: per band, XXH3-64 of its run, XXH3-64 of the copies section, and
-// XXH3-64 of the header and those (BandsIndexChecksum()). A bucket task reads
-// only its bands, checks each run as it reads it, and checks the copies
-// section whole before it reads a content hash from it.
+// u32 version, u32 bands, u32 rows, u32 R the runs (at least 1), u64
+// SignFingerprint, u64 K the entries per band, u64 D the shard's
+// documents), then R runs, each of them
+// `bands` sorted runs of entries of kBandEntrySize bytes (u64 band hash, the
+// local id in 5 bytes: the shard is the file's), band after band: run r's
+// band b holds n[r][b] entries, sorted by (hash, id) with no repeat, every
+// id below D, and the n[r][b] of a band add up to K (each signed document
+// once in each band); then the copies section: per document of the shard,
+// in id order, its 16-byte content hash (low, high), which the bucket task
+// reads by id only for the members of buckets of two or more; then the
+// trailer: the n[r][b] (u64, run after run, band after band), XXH3-64 of
+// each run's band in the same order, XXH3-64 of the copies section, and
+// XXH3-64 of the header and those (BandsIndexChecksum()). A bucket task
+// reads only its bands, merging their runs of every shard, checks each run
+// as it reads it, and checks the copies section whole before it reads a
+// content hash from it.
 //
-// The content hash is kept once a document, not once a band entry (version
-// 2 did): the work folder is 16 + 13*bands bytes a document for the keys.
+// A sign task writes each run once, as its keys spill (shard_writer.h):
+// the runs are the sorted buffers of a bounded memory, and the bucket task,
+// which merges shards anyway, merges them too. The header is written last.
+// The work folder is 16 + 13*bands bytes a document for the keys, and
+// 16*bands bytes a run.
 inline constexpr size_t kBandsHeaderSize = 48;
 inline constexpr size_t kBandEntrySize = 13;
 inline constexpr size_t kBandIdBytes = 5;     // local ids are below 2^40 (kShardShift)
 inline constexpr size_t kCopyEntrySize = 16;  // a content hash
-inline constexpr uint32_t kBandsVersion = 3;  // 2: the trailer of checksums; 3: the copies section, 5-byte ids
-// The size of a band file of `bands` runs of `per_band` entries over a shard
-// of `docs` documents; nothing when it would not fit 64 bits.
-std::optional<uint64_t> BandsFileSize(uint64_t bands, uint64_t per_band, uint64_t docs);
+// 2: the trailer of checksums; 3: the copies section, 5-byte ids; 4: runs
+inline constexpr uint32_t kBandsVersion = 4;
+// The size of a band file of `bands` bands of `per_band` entries in `runs`
+// runs over a shard of `docs` documents; nothing when it would not fit 64
+// bits.
+std::optional<uint64_t> BandsFileSize(uint64_t bands, uint64_t per_band, uint64_t docs, uint64_t runs);
 // The trailer's last field: XXH3-64 of the header and the trailer's other
 // fields (the runs' checksums, then the copies section's).
 uint64_t BandsIndexChecksum(std::string_view header, std::string_view checksums);

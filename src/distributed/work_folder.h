@@ -129,13 +129,20 @@ class AtomicFileWriter {
   Status Open(const std::string& path);
   // Appends `bytes`; an error is kept and returned by Commit().
   void Append(std::string_view bytes);
+  // Writes what is buffered, then `bytes` at `offset` (within what was
+  // appended: a header filled in last); an error is kept as Append()'s.
+  void WriteAt(uint64_t offset, std::string_view bytes);
   // Writes what is buffered, syncs, closes and renames into place. IoError
   // (naming the file) for the first failure since Open(); no temporary left.
   Status Commit();
 
  private:
   void Flush();
+  void Write(std::string_view bytes);  // unbuffered
+  static constexpr uint64_t kWriteBehind = uint64_t{32} << 20;
   std::string path_, temp_;
+  uint64_t written_ = 0;  // bytes appended through Write()
+  uint64_t flushed_ = 0;  // of which the write-back was started
   int fd_ = -1;
   std::string buffer_;
   Status error_;

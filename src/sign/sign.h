@@ -29,6 +29,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -92,15 +93,15 @@ struct SignContext {
   // than a signature row). Sign() sets it; a stage sign task and the index
   // keep every document in the table. Default: false.
   bool compact_unsigned = false;
-  // JSONL: when set, called on the thread that commits blocks each time the
-  // table holds drain_docs documents or more; it takes them out (and must
-  // leave the table without documents: SignatureTable::ClearDocuments()),
-  // so that a share of any size is signed in bounded memory. DocIds then
-  // count from the first document of the call's first block, the caller
-  // keeping the tally. Text files are one row each, sized up front: a
-  // caller bounds them by signing its files in chunks.
-  std::function<void(SignatureTable&)> drain = {};
-  size_t drain_docs = 0;
+  // JSONL: when set, called on the thread that commits blocks with each
+  // block's documents (in DocId order; it may move from them) and their
+  // signatures (one row of num_perm values each, borrowed for the call),
+  // which then never enter the table: a share of any size is signed in
+  // bounded memory, and its signatures are not copied on their way out. The
+  // table keeps no document of a JSONL file; the caller keeps the tally of
+  // DocIds. Text files are one row each, sized up front: a caller bounds
+  // them by signing its files in chunks.
+  std::function<void(std::vector<DocRecord>& docs, std::span<const uint32_t> signatures)> drain = {};
 };
 
 // Signs every document of `files` (as walked). JSONL documents that are not

@@ -243,10 +243,13 @@ void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector
     }
     lines_before[b.file] += b.lines;
     progress.documents += b.docs.size() + b.unnamed_unsigned.size() + b.named_unsigned.size();
-    out->table.Append(std::move(b.docs), b.sigs);
+    if (ctx.drain) {
+      ctx.drain(b.docs, b.sigs);
+    } else {
+      out->table.Append(std::move(b.docs), b.sigs);
+    }
     out->counts += b.counts;
     if (per_file != nullptr) (*per_file)[b.file] += b.counts;
-    if (ctx.drain && out->table.size() >= ctx.drain_docs) ctx.drain(out->table);
   };
   OrderedWork<Block> work(workers, static_cast<size_t>(workers.threads) * kBlocksPerWorker, sign, commit);
   for (uint32_t fi = 0; fi < out->table.files.size() && !workers.Cancelled(); ++fi) {

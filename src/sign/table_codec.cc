@@ -69,7 +69,6 @@ void Put(std::string* out, T value) {
 
 uint64_t RoundUp8(uint64_t n) { return (n + 7) & ~uint64_t{7}; }
 
-uint64_t ChecksumOf(std::string_view bytes) { return HashBytes(bytes.data(), bytes.size(), 0); }
 
 // Empty when `p` can be stored, else what is wrong with it.
 std::string ParamsProblem(const SignatureParams& p) {
@@ -266,6 +265,11 @@ Status EncodableSizes(const SignatureTable& table, const SignatureParams& params
 
 }  // namespace
 
+uint64_t TableChecksum(Hasher64& body, std::string_view header) {
+  body.Update(header.data(), header.size());
+  return body.Digest();
+}
+
 void AppendTableHeader(const SignatureParams& params, const TableHeader& layout, std::string* out) {
   out->append(kTableMagic, sizeof kTableMagic);
   Put<uint32_t>(out, kTableFormatVersion);
@@ -284,9 +288,9 @@ TableHeader TableLayout(const SignatureParams& params, uint64_t files, uint64_t 
   h.params = params;
   h.file_count = files;
   h.doc_count = docs;
-  h.docs_offset = kTableHeaderSize + files_size;
-  h.signatures_offset = RoundUp8(h.docs_offset + docs_size);
-  h.total_size = h.signatures_offset + uint64_t{4} * docs * static_cast<uint64_t>(params.num_perm) + kChecksumSize;
+  h.signatures_offset = RoundUp8(kTableHeaderSize + files_size);
+  h.docs_offset = h.signatures_offset + uint64_t{4} * docs * static_cast<uint64_t>(params.num_perm);
+  h.total_size = h.docs_offset + docs_size + kChecksumSize;
   return h;
 }
 
@@ -350,15 +354,18 @@ Status EncodeTo(const SignatureTable& table, const SignatureParams& params, std:
   AppendTableHeader(params, layout, out);
   assert(out->size() == kTableHeaderSize);
   for (const InputFile& f : table.files) AppendFileRecord(f, out);
-  assert(out->size() == layout.docs_offset);
-  for (const DocRecord& d : table.docs) AppendDocRecord(d, out);
   out->resize(layout.signatures_offset, '\0');
   if (table.contiguous()) {
     AppendSignatureRows(table.values(), out);
   } else {
     for (DocId id = 0; id < table.size(); ++id) AppendSignatureRows(table.signature(id).span(), out);
   }
-  Put<uint64_t>(out, ChecksumOf(*out));
+  assert(out->size() == layout.docs_offset);
+  for (const DocRecord& d : table.docs) AppendDocRecord(d, out);
+  Hasher64 sum;
+  sum.Reset(0);
+  sum.Update(out->data() + kTableHeaderSize, out->size() - kTableHeaderSize);
+  Put<uint64_t>(out, TableChecksum(sum, std::string_view(*out).substr(0, kTableHeaderSize)));
   assert(out->size() == layout.total_size);
   return Status::Ok();
 }
@@ -413,35 +420,38 @@ Status ReadLayout(const char* p, uint32_t num_perm, TableHeader* out) {
   h.signatures_offset = Load<uint64_t>(p + kSignaturesOffsetAt);
   h.total_size = Load<uint64_t>(p + kTotalSizeAt);
   // Each comparison below is arranged so that nothing overflows.
-  if (h.docs_offset < kTableHeaderSize || h.docs_offset > h.signatures_offset) {
+  if (h.signatures_offset < kTableHeaderSize || h.signatures_offset % 8 != 0) {
+    return Corrupt(std::string("signatures offset ")
+                       .append(Num(h.signatures_offset))
+                       .append(" is not a multiple of 8 from ")
+                       .append(Num(kTableHeaderSize))
+                       .append(" (the header's end) on"));
+  }
+  if (h.docs_offset < h.signatures_offset) {
     return Corrupt(std::string("docs offset ")
                        .append(Num(h.docs_offset))
                        .append(" outside ")
-                       .append(Num(kTableHeaderSize))
-                       .append("..")
                        .append(Num(h.signatures_offset))
-                       .append(" (the header's end .. the signatures offset)"));
+                       .append("..")
+                       .append(Num(h.total_size))
+                       .append(" (the signatures offset .. the checksum)"));
   }
-  if (h.signatures_offset % 8 != 0) {
-    return Corrupt(
-        std::string("signatures offset ").append(Num(h.signatures_offset)).append(" is not a multiple of 8"));
-  }
-  if (h.total_size < kChecksumSize || h.total_size - kChecksumSize < h.signatures_offset) {
+  if (h.total_size < kChecksumSize || h.total_size - kChecksumSize < h.docs_offset) {
     return Corrupt(std::string("total size ")
                        .append(Num(h.total_size))
-                       .append(" leaves no room for the signatures at offset ")
-                       .append(Num(h.signatures_offset)));
+                       .append(" leaves no room for the docs at offset ")
+                       .append(Num(h.docs_offset)));
   }
-  if (h.file_count > (h.docs_offset - kTableHeaderSize) / kTableFileRecordSize) {
+  if (h.file_count > (h.signatures_offset - kTableHeaderSize) / kTableFileRecordSize) {
     return Corrupt(std::string(Num(h.file_count))
                        .append(" files cannot fit in the ")
-                       .append(Num(h.docs_offset - kTableHeaderSize))
+                       .append(Num(h.signatures_offset - kTableHeaderSize))
                        .append(" bytes of the files section"));
   }
-  if (h.doc_count > (h.signatures_offset - h.docs_offset) / kTableDocRecordSize) {
+  if (h.doc_count > (h.total_size - kChecksumSize - h.docs_offset) / kTableDocRecordSize) {
     return Corrupt(std::string(Num(h.doc_count))
                        .append(" docs cannot fit in the ")
-                       .append(Num(h.signatures_offset - h.docs_offset))
+                       .append(Num(h.total_size - kChecksumSize - h.docs_offset))
                        .append(" bytes of the docs section"));
   }
   const uint64_t row_size = uint64_t{4} * num_perm;
@@ -498,20 +508,17 @@ Status VerifyChecksumBy(std::string_view bytes, const std::function<void(size_t)
   if (bytes.size() < kChecksumSize) return Corrupt("truncated: no room for the checksum");
   const size_t body = bytes.size() - kChecksumSize;
   const uint64_t stored = Load<uint64_t>(bytes.data() + body);
-  uint64_t computed = 0;
-  if (!hashed) {
-    computed = ChecksumOf(bytes.substr(0, body));
-  } else {
-    Hasher64 hasher;
-    hasher.Reset(0);
-    for (size_t done = 0; done < body;) {
-      const size_t n = std::min(kChecksumChunk, body - done);
-      hasher.Update(bytes.data() + done, n);
-      done += n;
-      hashed(done);
-    }
-    computed = hasher.Digest();
+  if (body < kTableHeaderSize) return Corrupt("truncated: no room for the header");
+  Hasher64 hasher;
+  hasher.Reset(0);
+  for (size_t done = kTableHeaderSize; done < body;) {
+    const size_t n = std::min(kChecksumChunk, body - done);
+    hasher.Update(bytes.data() + done, n);
+    done += n;
+    if (hashed) hashed(done);
   }
+  const uint64_t computed = TableChecksum(hasher, bytes.substr(0, kTableHeaderSize));
+  if (hashed && body == kTableHeaderSize) hashed(body);
   if (stored != computed) {
     return Corrupt(std::string("checksum mismatch (stored ")
                        .append(Hex(stored))
@@ -538,24 +545,25 @@ Result<std::span<const uint32_t>> InPlace(std::string_view bytes, const TableHea
 // the padding after them, checked.
 Status ReadSections(std::string_view bytes, const TableHeader& h, const RecordWalk& walk,
                     std::vector<InputFile>* files_out, std::vector<DocRecord>* docs, std::vector<uint64_t>* kept) {
-  Cursor files(bytes.data(), kTableHeaderSize, h.docs_offset);
+  Cursor files(bytes.data(), kTableHeaderSize, h.signatures_offset);
   if (Status s = ReadFiles(files, h.file_count, walk, files_out); !s.ok()) return s;
-  if (files.pos() != h.docs_offset) {
+  if (RoundUp8(files.pos()) != h.signatures_offset) {
     return Corrupt(std::string("the files section ends at ")
                        .append(Num(files.pos()))
-                       .append(", the docs offset is ")
-                       .append(Num(h.docs_offset)));
-  }
-  Cursor doc_cursor(bytes.data(), h.docs_offset, h.signatures_offset);
-  if (Status s = ReadDocs(doc_cursor, h.doc_count, h.file_count, walk, docs, kept); !s.ok()) return s;
-  if (RoundUp8(doc_cursor.pos()) != h.signatures_offset) {
-    return Corrupt(std::string("the docs section ends at ")
-                       .append(Num(doc_cursor.pos()))
                        .append(", the signatures offset is ")
                        .append(Num(h.signatures_offset)));
   }
-  for (size_t i = doc_cursor.pos(); i < h.signatures_offset; ++i) {
+  for (size_t i = files.pos(); i < h.signatures_offset; ++i) {
     if (bytes[i] != '\0') return Corrupt(std::string("nonzero padding byte at offset ").append(Num(i)));
+  }
+  const uint64_t docs_end = h.total_size - kChecksumSize;
+  Cursor doc_cursor(bytes.data(), h.docs_offset, docs_end);
+  if (Status s = ReadDocs(doc_cursor, h.doc_count, h.file_count, walk, docs, kept); !s.ok()) return s;
+  if (doc_cursor.pos() != docs_end) {
+    return Corrupt(std::string("the docs section ends at ")
+                       .append(Num(doc_cursor.pos()))
+                       .append(", the checksum is at ")
+                       .append(Num(docs_end)));
   }
   return Status::Ok();
 }

@@ -14,7 +14,7 @@
 //
 //   Header (kTableHeaderSize = 88 bytes)
 //     0   8  magic "NDUPSIG\0" (4E 44 55 50 53 49 47 00)
-//     8   4  u32 format version (kTableFormatVersion = 1)
+//     8   4  u32 format version (kTableFormatVersion = 2)
 //    12  28  SignatureParams::AppendCanonical():
 //              12 u8 shingle (0 word, 1 char)   13 u8 encoding (0 utf8, 1 latin1)
 //              14 u16 zero                     16 u32 ngram (1..64)
@@ -23,25 +23,32 @@
 //    40   8  u64 SignatureParams::Fingerprint(): XXH3-64, seed 0, of bytes 12..39
 //    48   8  u64 F, the number of files
 //    56   8  u64 D, the number of documents
-//    64   8  u64 offset of the docs section
+//    64   8  u64 offset of the docs section (= S + 4*D*P)
 //    72   8  u64 offset S of the signature matrix (a multiple of 8)
 //    80   8  u64 T, the size of the whole encoding, checksum included
 //   Files section, at offset 88: F records of 45 + L bytes, in table order
 //     u32 L, then L bytes of path (any bytes)
 //     u64 size, i64 mtime_ns, i64 ctime_ns, u64 dev, u64 ino
 //     u8 flags: bit 0 reference, bit 1 stream (identity.stream); others zero
-//   Docs section, right after the files (the docs offset above): D records of
-//   50 + N bytes, document k being record k
+//   Padding: 0 to 7 zero bytes, up to S, the files section's end rounded up
+//   to a multiple of 8.
+//   Signature matrix, at S: D rows of P u32 values; row k is document k's
+//   signature (all 0xFFFFFFFF for a document that was not signed).
+//   Docs section, right after the matrix (the docs offset above): D records
+//   of 50 + N bytes, document k being record k
 //     u32 N, then N bytes of name (any bytes)
 //     u32 file (an index into the files, < F), u64 line, u64 size,
 //     i64 mtime_ns, u64 content.low, u64 content.high,
 //     u8 kind (DocKind: 0 ok, 1 empty, 2 too short, 3 binary, 4 failed),
 //     u8 flags: bit 0 reference; others zero
-//   Padding: 0 to 7 zero bytes, up to S, the docs section's end rounded up
-//   to a multiple of 8.
-//   Signature matrix, at S: D rows of P u32 values; row k is document k's
-//   signature (all 0xFFFFFFFF for a document that was not signed).
-//   Checksum, at T - 8 = S + 4*D*P: u64 XXH3-64, seed 0, of bytes 0..T-9.
+//   Checksum, at T - 8 (the docs section's end): u64 XXH3-64, seed 0, of
+//   bytes 88..T-9 followed by bytes 0..87 (the header hashed last).
+//
+// Version 2 puts what is known only at the end last, so that a writer that
+// streams a table (shard_writer.h) writes the files and the matrix in
+// place as documents are signed, and the header last: the sizes of the docs
+// section and of the matrix are known only then. (Version 1 had the docs
+// section before the matrix and the checksum over bytes 0..T-9 in order.)
 //
 // The encoding of a table is canonical: DecodeFrom() accepts exactly the
 // byte strings EncodeTo() writes, so encoding a decoded table gives back the
@@ -67,13 +74,14 @@
 #include <string_view>
 #include <vector>
 
+#include "base/hash.h"
 #include "sign/signature_table.h"
 #include "neardup/status.h"
 
 namespace neardup {
 
 inline constexpr char kTableMagic[8] = {'N', 'D', 'U', 'P', 'S', 'I', 'G', '\0'};
-inline constexpr uint32_t kTableFormatVersion = 1;
+inline constexpr uint32_t kTableFormatVersion = 2;
 inline constexpr size_t kTableHeaderSize = 88;
 // Sizes of the fixed part of a file record and of a doc record (without the
 // path or name bytes).
@@ -89,7 +97,7 @@ struct TableHeader {
   uint64_t signatures_offset = 0;  // S: a multiple of 8
   uint64_t total_size = 0;         // T: the whole encoding, checksum included
   // Bytes of the signature matrix: 4 * doc_count * params.num_perm.
-  uint64_t signatures_size() const { return total_size - 8 - signatures_offset; }
+  uint64_t signatures_size() const { return docs_offset - signatures_offset; }
 };
 
 struct DecodedTable {
@@ -126,8 +134,10 @@ Status EncodeTo(const SignatureTable& table, const SignatureParams& params, std:
 //   AppendFileRecord(), AppendDocRecord() one record (a document checked
 //     first by CheckEncodable(): InvalidArgument as EncodeTo()'s);
 //   AppendSignatureRows() rows of the matrix, little-endian;
-//   then zero padding up to signatures_offset, and the checksum: XXH3-64,
-//   seed 0, of everything before it.
+//   zero padding from the files up to signatures_offset;
+//   TableChecksum() the checksum, from `body` (XXH3-64, seed 0, fed bytes
+//     88..T-9) and the header's bytes.
+uint64_t TableChecksum(Hasher64& body, std::string_view header);
 TableHeader TableLayout(const SignatureParams& params, uint64_t files, uint64_t docs, uint64_t files_size,
                         uint64_t docs_size);
 void AppendTableHeader(const SignatureParams& params, const TableHeader& layout, std::string* out);
@@ -184,9 +194,9 @@ Result<DecodedRecords> DecodeRecordsWith(std::string_view bytes, const RecordWal
 // Reads the header at the start of `bytes`, which may hold only the header
 // (at least kTableHeaderSize bytes): magic, version, parameters in range and
 // matching their fingerprint, zero reserved fields, and counts and offsets
-// that add up (88 + 45*F <= docs offset, docs offset + 50*D <= S, S a
-// multiple of 8, T = S + 4*D*P + 8). The rest of the bytes and the checksum
-// are not read.
+// that add up (88 + 45*F <= S, S a multiple of 8, docs offset = S + 4*D*P,
+// docs offset + 50*D <= T - 8). The rest of the bytes and the checksum are
+// not read.
 Result<TableHeader> PeekHeader(std::string_view bytes);
 
 // Whether the last 8 bytes of `bytes` are the checksum of the rest (Corrupt

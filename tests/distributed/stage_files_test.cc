@@ -212,36 +212,59 @@ TEST(ShardMetaTest, ByteRangeCheckedAgainstItsFiles) {
 }
 
 TEST(BandsFileTest, SizeIsNothingPast64Bits) {
-  // 13 bytes an entry, 16 a document: 16 + 13*bands bytes a document.
-  EXPECT_EQ(BandsFileSize(16, 10, 12),
-            std::optional<uint64_t>(kBandsHeaderSize + 16 * 10 * 13 + 12 * 16 + 16 * 8 + 16));
-  EXPECT_EQ(BandsFileSize(0, 10, 10), std::nullopt);
-  EXPECT_EQ(BandsFileSize(16, uint64_t{1} << 60, 1), std::nullopt);
-  EXPECT_EQ(BandsFileSize(uint64_t{1} << 40, 1, 1), std::nullopt);
-  EXPECT_EQ(BandsFileSize(16, 1, uint64_t{1} << 60), std::nullopt);
+  // 13 bytes an entry, 16 a document: 16 + 13*bands bytes a document;
+  // 16 bytes a band a run (its count and checksum).
+  EXPECT_EQ(BandsFileSize(16, 10, 12, 3),
+            std::optional<uint64_t>(kBandsHeaderSize + 16 * 10 * 13 + 12 * 16 + 3 * 16 * 16 + 16));
+  EXPECT_EQ(BandsFileSize(0, 10, 10, 1), std::nullopt);
+  EXPECT_EQ(BandsFileSize(16, 10, 10, 0), std::nullopt);
+  EXPECT_EQ(BandsFileSize(16, uint64_t{1} << 60, 1, 1), std::nullopt);
+  EXPECT_EQ(BandsFileSize(uint64_t{1} << 40, 1, 1, 1), std::nullopt);
+  EXPECT_EQ(BandsFileSize(16, 1, uint64_t{1} << 60, 1), std::nullopt);
+  EXPECT_EQ(BandsFileSize(16, 1, 1, uint64_t{1} << 40), std::nullopt);
 }
 
-// A band file of one band of `entries` (hash, local id) over `contents`
-// (per document, the low half of its content hash), checksums right.
-std::string BandFile(const std::vector<std::pair<uint64_t, uint64_t>>& entries, const std::vector<uint64_t>& contents) {
+using BandRunEntries = std::vector<std::pair<uint64_t, uint64_t>>;  // (hash, local id)
+
+// A band file of one band in `runs` runs of entries over `contents` (per
+// document, the low half of its content hash), checksums right; the runs'
+// counts in the trailer are `counts` when given.
+std::string BandFileOfRuns(const std::vector<BandRunEntries>& runs, const std::vector<uint64_t>& contents,
+                           const std::vector<uint64_t>& counts_said = {}) {
+  uint64_t entries = 0;
+  for (const BandRunEntries& r : runs) entries += r.size();
   std::string header("NDUPBAND", 8);
-  const uint32_t fields[] = {kBandsVersion, 1, 4, 0};
+  const uint32_t fields[] = {kBandsVersion, 1, 4, static_cast<uint32_t>(runs.size())};
   header.append(reinterpret_cast<const char*>(fields), sizeof fields);
-  const uint64_t numbers[] = {7, entries.size(), contents.size()};  // fingerprint, K, D
+  const uint64_t numbers[] = {7, entries, contents.size()};  // fingerprint, K, D
   header.append(reinterpret_cast<const char*>(numbers), sizeof numbers);
-  std::string run;
-  for (const auto& [hash, id] : entries) {
-    run.append(reinterpret_cast<const char*>(&hash), 8).append(reinterpret_cast<const char*>(&id), 5);
+  std::string body;
+  std::vector<uint64_t> counts, sums;
+  for (const BandRunEntries& r : runs) {
+    std::string run;
+    for (const auto& [hash, id] : r) {
+      run.append(reinterpret_cast<const char*>(&hash), 8).append(reinterpret_cast<const char*>(&id), 5);
+    }
+    counts.push_back(r.size());
+    sums.push_back(HashBytes(run.data(), run.size(), 0));
+    body += run;
   }
   std::string copies;
   for (const uint64_t low : contents) {
     const uint64_t content[] = {low, 0};
     copies.append(reinterpret_cast<const char*>(content), sizeof content);
   }
-  const uint64_t checksums[] = {HashBytes(run.data(), run.size(), 0), HashBytes(copies.data(), copies.size(), 0)};
-  const std::string sums(reinterpret_cast<const char*>(checksums), sizeof checksums);
-  const uint64_t index = BandsIndexChecksum(header, sums);
-  return header + run + copies + sums + std::string(reinterpret_cast<const char*>(&index), 8);
+  std::vector<uint64_t> trailer = counts_said.empty() ? counts : counts_said;
+  trailer.insert(trailer.end(), sums.begin(), sums.end());
+  trailer.push_back(HashBytes(copies.data(), copies.size(), 0));
+  const std::string fields_bytes(reinterpret_cast<const char*>(trailer.data()), trailer.size() * 8);
+  const uint64_t index = BandsIndexChecksum(header, fields_bytes);
+  return header + body + copies + fields_bytes + std::string(reinterpret_cast<const char*>(&index), 8);
+}
+
+// A band file of one band of one run of `entries`.
+std::string BandFile(const BandRunEntries& entries, const std::vector<uint64_t>& contents) {
+  return BandFileOfRuns({entries}, contents);
 }
 
 TEST(BucketBandsTest, PairsOfABucketAndEntriesPastTheShardsDocuments) {
@@ -262,6 +285,26 @@ TEST(BucketBandsTest, PairsOfABucketAndEntriesPastTheShardsDocuments) {
   out = BucketBands({{.path = path, .shard = 0, .docs = 1}}, banding, 7, {0, 1}, 0);
   EXPECT_EQ(out.status().message(),
             path + ": more entries a band than its shard has documents: run again in an empty work folder");
+}
+
+// A band in several runs (as a sign task spills them) is merged: a bucket
+// whose members are in different runs of one shard is one bucket; runs whose
+// counts do not add up to the band's are refused.
+TEST(BucketBandsTest, RunsOfOneShardAreMergedIntoOneBand) {
+  TempDir dir;
+  const std::string path = dir / "0.bands";
+  const Banding banding{.bands = 1, .rows = 4};
+  testing::WriteFile(path, BandFileOfRuns({{{5, 0}, {9, 2}}, {{5, 1}, {7, 3}, {9, 4}}, {}}, {10, 11, 12, 13, 14}));
+  Result<BucketOutput> out = BucketBands({{.path = path, .shard = 0, .docs = 5}}, banding, 7, {0, 1}, 0);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(out->pairs, (std::vector<BucketPair>{{.a = 0, .b = 1, .band = 0}, {.a = 2, .b = 4, .band = 0}}));
+  // 5 entries, the runs' counts say 2 and 4, or 2 and 2.
+  for (const std::vector<uint64_t>& said : {std::vector<uint64_t>{2, 4}, std::vector<uint64_t>{2, 2}}) {
+    testing::WriteFile(path, BandFileOfRuns({{{5, 0}, {9, 2}}, {{5, 1}, {7, 3}, {9, 4}}}, {10, 11, 12, 13, 14}, said));
+    out = BucketBands({{.path = path, .shard = 0, .docs = 5}}, banding, 7, {0, 1}, 0);
+    EXPECT_EQ(out.status().message(),
+              path + ": its runs do not add up to its bands: run again in an empty work folder");
+  }
 }
 
 // The copies section decides a bucket's representatives, across shards:

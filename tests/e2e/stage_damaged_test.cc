@@ -48,22 +48,24 @@ uint32_t Get32(const std::string& bytes, size_t at) {
   return v;
 }
 
-// The band file `bytes` with every checksum of its trailer made to match
-// (each run's, then the header's and the runs' checksums').
+// The band file `bytes` of one run (a small shard spills none) with every
+// checksum of its trailer made to match (each band's, then the header's and
+// the trailer's).
 void RechecksumBands(std::string& bytes) {
   const uint64_t bands = Get32(bytes, 12);
+  ASSERT_EQ(Get32(bytes, 20), 1u) << "one run";
   const uint64_t per_band = Get64(bytes, 32);
   const uint64_t docs = Get64(bytes, 40);
   const size_t copies = kHeader + bands * per_band * kEntry;
-  const size_t trailer = copies + docs * kCopy;
-  ASSERT_EQ(bytes.size(), trailer + bands * 8 + 16);
+  const size_t trailer = copies + docs * kCopy;  // the counts, then the checksums
+  ASSERT_EQ(bytes.size(), trailer + bands * 16 + 16);
   for (uint64_t b = 0; b < bands; ++b) {
     const size_t run = kHeader + b * per_band * kEntry;
-    Put64(bytes, trailer + b * 8, HashBytes(bytes.data() + run, per_band * kEntry, 0));
+    Put64(bytes, trailer + (bands + b) * 8, HashBytes(bytes.data() + run, per_band * kEntry, 0));
   }
-  Put64(bytes, trailer + bands * 8, HashBytes(bytes.data() + copies, docs * kCopy, 0));
-  std::string covered = bytes.substr(0, kHeader) + bytes.substr(trailer, bands * 8 + 8);
-  Put64(bytes, trailer + bands * 8 + 8, HashBytes(covered.data(), covered.size(), 0));
+  Put64(bytes, trailer + bands * 16, HashBytes(bytes.data() + copies, docs * kCopy, 0));
+  std::string covered = bytes.substr(0, kHeader) + bytes.substr(trailer, bands * 16 + 8);
+  Put64(bytes, trailer + bands * 16 + 8, HashBytes(covered.data(), covered.size(), 0));
 }
 
 // A file ending with XXH3-64 of the rest, made to match.
@@ -201,11 +203,13 @@ TEST(StageDamagedTest, BandFileBitFlipsAreRefused) {
   const uint64_t per_band = Get64(good, 32);
   const size_t last_run = kHeader + (bands - 1) * per_band * kEntry;
   const size_t copies = kHeader + bands * per_band * kEntry;
+  const size_t trailer = copies + Get64(good, 40) * kCopy;
   // A band hash of the last band (read only by the last bucket task), a
   // content hash of the copies section (read by every bucket task), the
-  // header's fingerprint, a run's checksum, the copies section's, the
-  // trailer's.
-  for (const size_t at : {last_run + 2, copies + 5, size_t{28}, good.size() - 24, good.size() - 16, good.size() - 1}) {
+  // header's fingerprint, a run's count, a run's checksum, the copies
+  // section's, the trailer's.
+  for (const size_t at : {last_run + 2, copies + 5, size_t{28}, trailer + 8, good.size() - 24,
+                          good.size() - 16, good.size() - 1}) {
     std::string bad = good;
     bad[at] = static_cast<char>(bad[at] ^ 0x04);
     WriteFile(path, bad);
@@ -231,7 +235,7 @@ TEST(StageDamagedTest, BandFileValuesAreCheckedBehindTheChecksums) {
 
   std::string bad = good;
   Put64(bad, 32, per_band + 1);  // one entry a band more than there is
-  const size_t sums = (Get32(bad, 12) + 1) * 8;  // the runs' and the copies section's checksums
+  const size_t sums = (2 * Get32(bad, 12) + 1) * 8;  // the runs' counts and checksums, the copies section's
   std::string covered = bad.substr(0, kHeader) + bad.substr(bad.size() - 8 - sums, sums);
   Put64(bad, bad.size() - 8, HashBytes(covered.data(), covered.size(), 0));
   WriteFile(path, bad);

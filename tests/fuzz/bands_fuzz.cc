@@ -38,23 +38,29 @@ uint64_t Get(const std::string& b, size_t at, size_t n) {
 }
 void Put64(std::string& b, size_t at, uint64_t v) { std::memcpy(b.data() + at, &v, 8); }
 
-// The file's size made its header's, and its checksums right.
+// The file's size made its header's, and its checksums right (the runs'
+// counts as they are, when they add up).
 void Repair(std::string& file) {
   if (file.size() < kBandsHeaderSize) return;
-  const uint64_t bands = Get(file, 12, 4), per_band = Get(file, 32, 8), docs = Get(file, 40, 8);
-  const std::optional<uint64_t> size = BandsFileSize(bands, per_band, docs);
+  const uint64_t bands = Get(file, 12, 4), runs = Get(file, 20, 4), per_band = Get(file, 32, 8),
+                 docs = Get(file, 40, 8);
+  const std::optional<uint64_t> size = BandsFileSize(bands, per_band, docs, runs);
   if (!size || *size > kMaxRepaired) return;
   file.resize(*size);
   const size_t copies = kBandsHeaderSize + bands * per_band * kBandEntrySize;
   const size_t trailer = copies + docs * kCopyEntrySize;
-  for (uint64_t b = 0; b < bands; ++b) {
-    const size_t run = kBandsHeaderSize + b * per_band * kBandEntrySize;
-    Put64(file, trailer + b * 8, HashBytes(file.data() + run, per_band * kBandEntrySize, 0));
+  const size_t places = runs * bands;
+  size_t run = kBandsHeaderSize;
+  for (uint64_t k = 0; k < places; ++k) {
+    const uint64_t entries = Get(file, trailer + k * 8, 8);
+    if (entries > (copies - run) / kBandEntrySize) break;
+    Put64(file, trailer + (places + k) * 8, HashBytes(file.data() + run, entries * kBandEntrySize, 0));
+    run += entries * kBandEntrySize;
   }
-  Put64(file, trailer + bands * 8, HashBytes(file.data() + copies, docs * kCopyEntrySize, 0));
-  Put64(file, trailer + bands * 8 + 8,
+  Put64(file, trailer + places * 16, HashBytes(file.data() + copies, docs * kCopyEntrySize, 0));
+  Put64(file, trailer + places * 16 + 8,
         BandsIndexChecksum(std::string_view(file).substr(0, kBandsHeaderSize),
-                           std::string_view(file).substr(trailer, bands * 8 + 8)));
+                           std::string_view(file).substr(trailer, places * 16 + 8)));
 }
 
 const std::string& ScratchPath() {

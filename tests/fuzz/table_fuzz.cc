@@ -41,10 +41,10 @@ bool CheckHeader(std::string_view bytes) {
   Result<TableHeader> h = PeekHeader(bytes);
   if (!h.ok()) return CheckFailure(h.status());
   NEARDUP_FUZZ_CHECK(bytes.size() >= kTableHeaderSize);
-  NEARDUP_FUZZ_CHECK(h->docs_offset >= kTableHeaderSize);
-  NEARDUP_FUZZ_CHECK(h->docs_offset <= h->signatures_offset);
+  NEARDUP_FUZZ_CHECK(h->signatures_offset >= kTableHeaderSize);
   NEARDUP_FUZZ_CHECK(h->signatures_offset % 8 == 0);
-  NEARDUP_FUZZ_CHECK(h->signatures_offset + 8 <= h->total_size);
+  NEARDUP_FUZZ_CHECK(h->signatures_offset <= h->docs_offset);
+  NEARDUP_FUZZ_CHECK(h->docs_offset + 8 <= h->total_size);
   NEARDUP_FUZZ_CHECK(h->signatures_size() / 4 / static_cast<uint64_t>(h->params.num_perm) == h->doc_count);
   return true;
 }

@@ -41,8 +41,10 @@ void StoreU32(std::string* bytes, size_t at, uint32_t v) {
 
 // Rewrites the trailing checksum to match the rest, so that a test reaches
 // the structural checks behind it.
+// The checksum hashes the body (from byte 88 on) first, the header last.
 void FixChecksum(std::string* bytes) {
-  StoreU64(bytes, bytes->size() - 8, HashBytes(bytes->data(), bytes->size() - 8, 0));
+  const std::string reordered = bytes->substr(88, bytes->size() - 96) + bytes->substr(0, 88);
+  StoreU64(bytes, bytes->size() - 8, HashBytes(reordered.data(), reordered.size(), 0));
 }
 
 // A table of real signatures: three texts (two near-duplicates) signed by
@@ -203,12 +205,13 @@ TEST(TableCodecTest, LayoutIsTheDocumentedOne) {
   for (const DocRecord& d : s.table.docs) docs_size += 50 + d.name.size();
   const uint64_t docs_offset = LoadU64(bytes, 64);
   const uint64_t sig_offset = LoadU64(bytes, 72);
-  EXPECT_EQ(docs_offset, 88 + files_size);
+  // The files, padding to a multiple of 8, the matrix, the docs, the checksum.
   EXPECT_EQ(sig_offset % 8, 0u);
-  EXPECT_GE(sig_offset, docs_offset + docs_size);
-  EXPECT_LT(sig_offset, docs_offset + docs_size + 8);
+  EXPECT_GE(sig_offset, 88 + files_size);
+  EXPECT_LT(sig_offset, 88 + files_size + 8);
+  EXPECT_EQ(docs_offset, sig_offset + 4 * 7 * 32);
   EXPECT_EQ(LoadU64(bytes, 80), bytes.size());
-  EXPECT_EQ(bytes.size(), sig_offset + 4 * 7 * 32 + 8);
+  EXPECT_EQ(bytes.size(), docs_offset + docs_size + 8);
   // First file record: length, path, then size.
   EXPECT_EQ(LoadU32(bytes, 88), s.table.files[0].path.size());
   EXPECT_EQ(bytes.substr(92, s.table.files[0].path.size()), s.table.files[0].path);
@@ -217,7 +220,9 @@ TEST(TableCodecTest, LayoutIsTheDocumentedOne) {
   for (size_t k = 0; k < s.table.values().size(); ++k) {
     ASSERT_EQ(LoadU32(bytes, sig_offset + 4 * k), s.table.values()[k]) << k;
   }
-  EXPECT_EQ(LoadU64(bytes, bytes.size() - 8), HashBytes(bytes.data(), bytes.size() - 8, 0));
+  // The checksum: the body (bytes 88..T-9), then the header.
+  const std::string reordered = bytes.substr(88, bytes.size() - 96) + bytes.substr(0, 88);
+  EXPECT_EQ(LoadU64(bytes, bytes.size() - 8), HashBytes(reordered.data(), reordered.size(), 0));
 }
 
 TEST(TableCodecTest, PeekHeaderNeedsOnlyTheHeader) {
@@ -311,12 +316,12 @@ TEST(TableCodecTest, OtherMagicIsRefused) {
 
 TEST(TableCodecTest, OtherVersionIsRefused) {
   std::string bytes = Encode(MakeSample(4));
-  StoreU32(&bytes, 8, 2);
+  StoreU32(&bytes, 8, 1);  // version 1: the docs before the matrix
   FixChecksum(&bytes);
   Result<DecodedTable> r = DecodeFrom(bytes);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Status::Code::kInvalidArgument);
-  EXPECT_EQ(r.status().message(), "signature table: format version 2 is not supported (this build reads version 1)");
+  EXPECT_EQ(r.status().message(), "signature table: format version 1 is not supported (this build reads version 2)");
 }
 
 // Header fields rewritten (and the checksum made to match): each is refused
@@ -334,9 +339,10 @@ TEST(TableCodecTest, ImpossibleHeaderFieldsAreRefused) {
       {56, UINT64_MAX, "signature table: 18446744073709551615 docs cannot fit"},
       {56, uint64_t{1} << 62, "signature table: 4611686018427387904 docs cannot fit"},
       {64, 0, "signature table: docs offset 0 outside"},
-      {64, UINT64_MAX, "signature table: docs offset 18446744073709551615 outside"},
+      {64, UINT64_MAX, "signature table: total size 810 leaves no room for the docs at offset 18446744073709551615"},
       {72, UINT64_MAX, "signature table: signatures offset 18446744073709551615 is not a multiple of 8"},
-      {72, uint64_t{1} << 63, "signature table: total size"},
+      {72, uint64_t{1} << 63, "signature table: docs offset"},
+      {72, 80, "signature table: signatures offset 80 is not a multiple of 8 from 88"},
       {80, 3, "signature table: total size 3 leaves no room"},
   };
   for (const Case& c : cases) {
@@ -429,13 +435,14 @@ TEST(TableCodecTest, ImpossibleRecordsAreRefusedByName) {
   StoreU32(&bytes, DocAt(good, 0), LoadU32(good, DocAt(good, 0)) - 1);
   EXPECT_FALSE(decode(bytes).empty());
 
-  // Padding must be zero.
-  const size_t docs_end = DocAt(good, 7);
+  // Padding (between the files and the matrix) must be zero.
+  size_t files_end = 88;
+  for (int f = 0; f < 3; ++f) files_end += 45 + LoadU32(good, files_end);
   const size_t sig_offset = LoadU64(good, 72);
-  ASSERT_LT(docs_end, sig_offset) << "the sample has padding";
+  ASSERT_LT(files_end, sig_offset) << "the sample has padding";
   bytes = good;
-  bytes[docs_end] = 1;
-  EXPECT_EQ(decode(bytes), "signature table: nonzero padding byte at offset " + std::to_string(docs_end));
+  bytes[files_end] = 1;
+  EXPECT_EQ(decode(bytes), "signature table: nonzero padding byte at offset " + std::to_string(files_end));
 }
 
 TEST(TableCodecTest, EncodeRefusesWhatCannotBeDecoded) {
