@@ -101,6 +101,11 @@ struct SignContext {
   // caller bounds them by signing its files in chunks.
   std::function<void(SignatureTable&)> drain = {};
   size_t drain_docs = 0;
+  // JSONL: hash each signed line into DocRecord::line_hash, which only
+  // --kept-dir checks (a stage sign task keeps it for a later filter). Sign()
+  // turns it off without --kept-dir, sparing a pass over every line's bytes.
+  // Default: true.
+  bool line_hashes = true;
 };
 
 // Signs every document of `files` (as walked). JSONL documents that are not
