@@ -40,7 +40,7 @@ constexpr int kPerm = 128;
 uint32_t g_a[kPerm];
 uint32_t g_b[kPerm];
 
-// The 128 minima of one document's shingles x[0, n): 8 vectors of 16 lanes,
+// Folds the shingles x[0, n) into the 128 minima sig: 8 vectors of 16 lanes,
 // compiled for AVX-512 (vpmulld, vpaddd, vpminud on zmm registers) and for
 // the baseline, the loader picking the one the processor runs.
 typedef uint32_t Lanes __attribute__((vector_size(64)));
@@ -53,7 +53,7 @@ void Minima(const uint32_t* x, size_t n, uint32_t* sig) {
   Lanes a[8], b[8], m[8];
   std::memcpy(a, g_a, sizeof a);
   std::memcpy(b, g_b, sizeof b);
-  for (auto& v : m) v = ~Lanes{};
+  std::memcpy(m, sig, sizeof m);
   for (size_t s = 0; s < n; ++s) {
     for (int k = 0; k < 8; ++k) {
       const Lanes v = a[k] * x[s] + b[k];
@@ -150,33 +150,49 @@ void Shingles(const uint64_t* h, size_t n, uint32_t* shingle) {
 }
 
 // Signs one document; returns the hash of its signature (0 if it has no word).
+// A long document is taken in chunks of about kChunk bytes, cut after a word,
+// so that its buffers stay small; the last 4 word hashes of a chunk start
+// the next one's shingles.
 struct Signer {
+  static constexpr size_t kChunk = size_t{1} << 16;
   std::vector<unsigned char> lower;
   std::vector<uint32_t> start, end, shingles;
-  std::vector<uint64_t> hashes;
+  std::vector<uint64_t> hashes;  // the carried hashes, then the chunk's
   uint64_t SignDoc(const unsigned char* p, size_t len) {
-    if (lower.size() < len + 64) {
-      lower.resize(len + 64);
-      start.resize(len / 2 + 1);
-      end.resize(len / 2 + 1);
-      hashes.resize(len / 2 + 1);
-      shingles.resize(len / 2 + 1);
+    alignas(64) uint32_t sig[kPerm];
+    std::memset(sig, 0xFF, sizeof sig);
+    size_t words = 0, carried = 0;
+    for (size_t off = 0; off < len;) {
+      size_t stop = len - off > kChunk ? off + kChunk : len;
+      while (stop < len && kLower.v[p[stop]] != 0) ++stop;  // not inside a word
+      const size_t n = stop - off;
+      if (lower.size() < n + 64) {
+        lower.resize(n + 64);
+        start.resize(n / 2 + 1);
+        end.resize(n / 2 + 1);
+        hashes.resize(n / 2 + 5);
+        shingles.resize(n / 2 + 1);
+      }
+      const size_t found = Words(p + off, n, lower.data(), start.data(), end.data());
+      for (size_t i = 0; i < found; ++i) {  // a word's first 256 bytes
+        const size_t w = end[i] - start[i];
+        hashes[carried + i] = XXH3_64bits(lower.data() + start[i], w < 256 ? w : 256);
+      }
+      words += found;
+      const size_t have = carried + found;
+      if (have >= 5) {
+        Shingles(hashes.data(), have - 4, shingles.data());
+        Minima(shingles.data(), have - 4, sig);
+      }
+      carried = have < 4 ? have : 4;
+      std::memmove(hashes.data(), hashes.data() + have - carried, carried * sizeof(uint64_t));
+      off = stop;
     }
-    const size_t words = Words(p, len, lower.data(), start.data(), end.data());
     if (words == 0) return 0;
-    for (size_t i = 0; i < words; ++i) {  // a word's first 256 bytes
-      const size_t w = end[i] - start[i];
-      hashes[i] = XXH3_64bits(lower.data() + start[i], w < 256 ? w : 256);
-    }
-    size_t n = 1;
     if (words < 5) {
       shingles[0] = Combine(hashes.data(), static_cast<int>(words));
-    } else {
-      n = words - 4;
-      Shingles(hashes.data(), n, shingles.data());
+      Minima(shingles.data(), 1, sig);
     }
-    alignas(64) uint32_t sig[kPerm];
-    Minima(shingles.data(), n, sig);
     return XXH3_64bits(sig, sizeof sig);
   }
 };
