@@ -56,7 +56,7 @@
 # on 1000 documents and one run): build/floor_minhash
 # (tests/bench/floor_minhash.cc), a minimal classic MinHash pass (ASCII
 # words, XXH3, word 5-shingles, 128 minima with AVX-512, no JSON, Unicode,
-# banding or output), on the --floor-docs corpus (100000 documents, ~250 MB)
+# banding or output), on the --floor-docs corpus (100000 documents, ~300 MB)
 # as one JSONL file. --floor-runs R (5) alternating rounds of floor -t 1,
 # neardup --input jsonl -j 1, floor -t 2, neardup -j 2: medians, min and max
 # of each, neardup/floor per round, and each one's 2-against-1 thread

@@ -62,7 +62,8 @@ struct DocRecord {
   std::string name;       // as written in the output: path, JSONL id or FILE:LINE
   uint32_t file = 0;      // index into SignatureTable::files
   // JSONL: LineHash() of the line's bytes as signed (without its line end),
-  // which --kept-dir checks a dropped line against; 0 when not known (a
+  // which --kept-dir checks a dropped line against; 0 when not known (a run
+  // without --kept-dir does not hash its lines, a
   // document from the index or a stage table) or for a text file.
   uint32_t line_hash = 0;
   uint64_t line = 0;      // JSONL line number (from 1); 0 for a text file

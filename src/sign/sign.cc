@@ -117,6 +117,7 @@ SignedCorpus SignShare(const SignContext& ctx, std::vector<InputFile> files, con
 SignedCorpus Sign(const SignContext& ctx, std::vector<InputFile> files) {
   SignContext compact = ctx;
   compact.compact_unsigned = true;
+  compact.line_hashes = !ctx.options.kept_dir.empty();
   SignedCorpus out = SignShare(compact, std::move(files));
   if (ctx.options.input == InputFormat::kJsonl) RenameDuplicateIds(&out);
   return out;

@@ -102,6 +102,11 @@ struct SignContext {
   // DocIds. Text files are one row each, sized up front: a caller bounds
   // them by signing its files in chunks.
   std::function<void(std::vector<DocRecord>& docs, std::span<const uint32_t> signatures)> drain = {};
+  // JSONL: hash each signed line into DocRecord::line_hash, which only
+  // --kept-dir checks (a stage sign task keeps it for a later filter). Sign()
+  // turns it off without --kept-dir, sparing a pass over every line's bytes.
+  // Default: true.
+  bool line_hashes = true;
 };
 
 // Signs every document of `files` (as walked). JSONL documents that are not

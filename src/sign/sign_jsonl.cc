@@ -60,6 +60,7 @@ struct BlockRule {
   uint64_t max_line = 0;
   size_t num_perm = 0;
   bool compact_unsigned = false;  // SignContext::compact_unsigned
+  bool line_hashes = true;        // SignContext::line_hashes
 };
 
 void SignLine(std::string_view line, uint64_t ln, const BlockRule& rule, JsonlDocReader& parser, Block& b) {
@@ -94,7 +95,7 @@ void SignLine(std::string_view line, uint64_t ln, const BlockRule& rule, JsonlDo
   r.name = std::move(doc.id);
   r.file = b.file;
   r.line = ln;
-  r.line_hash = LineHash(line.data(), line.size());
+  if (rule.line_hashes) r.line_hash = LineHash(line.data(), line.size());
   r.size = doc.text.size();
   r.content = sk.content;
   r.kind = kind;
@@ -200,7 +201,10 @@ void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector
   const size_t num_perm = static_cast<size_t>(options.num_perm);
   std::vector<std::unique_ptr<JsonlDocReader>> parsers(static_cast<size_t>(workers.threads));
   for (auto& p : parsers) p = std::make_unique<JsonlDocReader>(options, ctx.minhasher);
-  const BlockRule rule{.max_line = options.max_line, .num_perm = num_perm, .compact_unsigned = ctx.compact_unsigned};
+  const BlockRule rule{.max_line = options.max_line,
+                       .num_perm = num_perm,
+                       .compact_unsigned = ctx.compact_unsigned,
+                       .line_hashes = ctx.line_hashes};
   auto sign = [&](int w, Block& b) { SignBlock(rule, *parsers[static_cast<size_t>(w)], b); };
   // Per file, lines committed (from line_base: lines signed by an earlier run).
   std::vector<uint64_t> lines_before =
