@@ -120,9 +120,9 @@ Result<DecodedRecords> SweepTable(const Options& o, uint32_t s, Sweep* sw, FileE
                         const uint64_t id = GlobalId(s, k);
                         CountKind(d.kind, &sw->kinds);
                         if (added.ok() && d.kind == DocKind::kOk) {
-                          added = sw->contents.Add({.key = d.content.low, .id = id});
+                          added = sw->contents.Add({.hash = d.content.low, .id = id});
                         }
-                        if (added.ok() && jsonl) added = sw->names.Add({.key = NameKey(d.name), .id = id});
+                        if (added.ok() && jsonl) added = sw->names.Add({.hash = NameKey(d.name), .id = id});
                         const bool skipped = d.kind == DocKind::kBinary || d.kind == DocKind::kTooShort;
                         if (o.name_skipped && skipped) sw->needed.push_back(id);
                         return false;
@@ -391,7 +391,7 @@ Result<SignedCorpus> NeededCorpus(const WorkFolder& folder, Sweep* sw, const Opt
     std::sort(renamed.begin(), renamed.end());
     std::vector<uint64_t> more;
     for (const KeyId& k : sw->names) {
-      if (!std::binary_search(renamed.begin(), renamed.end(), k.key)) continue;
+      if (!std::binary_search(renamed.begin(), renamed.end(), k.hash)) continue;
       if (!std::binary_search(needed->begin(), needed->end(), k.id)) more.push_back(k.id);
     }
     if (!sw->names.status().ok()) return sw->names.status();
