@@ -1,6 +1,7 @@
 #include "neardup/stages.h"
 
 #include <algorithm>
+#include <cstring>
 #include <cassert>
 #include <limits>
 #include <memory>
@@ -9,6 +10,7 @@
 
 #include "base/hash.h"
 #include "base/mapped_file.h"
+#include "base/parallel.h"
 #include "base/sorted_runs.h"
 #include "report/build_report.h"
 #include "lsh/candidates.h"
@@ -67,6 +69,7 @@ struct Shard {
   std::unique_ptr<const MappedFile> file;
   uint64_t docs = 0;
   uint64_t files = 0;
+  size_t docs_offset = 0;  // of the docs section, as the header says
 };
 
 // What the first pass over the shards gives: all but the records.
@@ -101,20 +104,47 @@ Result<std::vector<Shard>> OpenShards(const WorkFolder& folder, uint32_t shards)
     out.push_back({.path = path,
                    .file = std::make_unique<const MappedFile>(std::move(*mapped)),
                    .docs = header->doc_count,
-                   .files = header->file_count});
+                   .files = header->file_count,
+                   .docs_offset = static_cast<size_t>(header->docs_offset)});
   }
   return out;
 }
 
+// Whether the table `file` (of at least kTableHeaderSize + 8 bytes) holds
+// its checksum (table_codec.h: XXH3-64 of bytes 88..T-9, then of the
+// header). The pages it has hashed are let go as it goes, up to
+// `keep_from` (the docs section, which the walk reads meanwhile).
+bool ChecksumMatches(const MappedFile& file, size_t keep_from) {
+  constexpr size_t kChunk = size_t{4} << 20;
+  const std::string_view bytes = file.bytes();
+  const size_t body = bytes.size() - 8;
+  Hasher64 hasher;
+  hasher.Reset(0);
+  size_t released = 0;
+  for (size_t done = kTableHeaderSize; done < body;) {
+    const size_t n = std::min(kChunk, body - done);
+    hasher.Update(bytes.data() + done, n);
+    done += n;
+    const size_t end = std::min(done, keep_from);
+    if (end > released) file.Release(released, end - released);
+    released = std::max(released, end);
+  }
+  uint64_t stored = 0;
+  std::memcpy(&stored, bytes.data() + body, 8);
+  return TableChecksum(hasher, bytes.substr(0, kTableHeaderSize)) == stored;
+}
+
 // Reads shard `s`'s table whole (checked, its pages let go as they are
 // read) into `sw`: counts and keys of every document. Of its files, only
-// the first and the last are kept, in *ends.
+// the first and the last are kept, in *ends. The checksum is computed on a
+// second thread while the records are walked; when it does not match, the
+// table is decoded again with its checks in their order, for their message.
 Result<DecodedRecords> SweepTable(const Options& o, uint32_t s, Sweep* sw, FileEnds* ends) {
   const MappedFile& file = *sw->shards[s].file;
   file.Advise(MappedFile::Access::kSequential);
   const bool jsonl = o.input == InputFormat::kJsonl;
   Status added = Status::Ok();
-  size_t hashed_to = 0, read_to = 0;
+  size_t read_to = sw->shards[s].docs_offset;
   RecordWalk walk{.keep =
                       [&](uint64_t k, const DocRecord& d) {
                         const uint64_t id = GlobalId(s, k);
@@ -127,24 +157,35 @@ Result<DecodedRecords> SweepTable(const Options& o, uint32_t s, Sweep* sw, FileE
                         if (o.name_skipped && skipped) sw->needed.push_back(id);
                         return false;
                       },
-                  .hashed =
-                      [&](size_t n) {
-                        file.Release(hashed_to, n - hashed_to);
-                        hashed_to = n;
-                      },
+                  .hashed = nullptr,
                   .read =
                       [&](size_t n) {
-                        file.Release(read_to, n - read_to);
-                        read_to = n;
+                        if (n > read_to) file.Release(read_to, n - read_to);
+                        read_to = std::max(read_to, n);
                       },
-                  .checksum = true,
+                  .checksum = false,
                   .keep_file =
                       [&](uint64_t k, const InputFile& f) {
                         if (k == 0) ends->first = f;
                         if (k + 1 == sw->shards[s].files) ends->last = f;
                         return false;
                       }};
-  Result<DecodedRecords> part = DecodeRecordsWith(file.bytes(), walk);
+  bool sum_ok = false;
+  Result<DecodedRecords> part = Status::Corrupt("not read");
+  if (file.size() >= kTableHeaderSize + 8) {
+    BackgroundTask hashing([&] { sum_ok = ChecksumMatches(file, sw->shards[s].docs_offset); });
+    part = DecodeRecordsWith(file.bytes(), walk);
+    hashing.Join();
+  }
+  if (!sum_ok) {
+    RecordWalk checked{.keep = [](uint64_t, const DocRecord&) { return false; },
+                       .hashed = nullptr,
+                       .read = nullptr,
+                       .checksum = true,
+                       .keep_file = [](uint64_t, const InputFile&) { return false; }};
+    part = DecodeRecordsWith(file.bytes(), checked);
+    if (part.ok()) part = Status::Corrupt("checksum mismatch");
+  }
   file.Release(0, file.size());
   file.Advise(MappedFile::Access::kRandom);
   if (!part.ok()) return Damaged(sw->shards[s].path, part.status().message());
@@ -287,6 +328,7 @@ Status ReadShardNeeded(const WorkFolder& folder, const Sweep& sw, uint32_t s, Ne
   }
   const std::vector<uint64_t>& needed = w->needed;
   size_t& next = w->next;
+  size_t read_to = 0;
   RecordWalk walk{.keep =
                       [&](uint64_t k, const DocRecord&) {
                         if (next == needed.size() || needed[next] != GlobalId(s, k)) return false;
@@ -294,7 +336,11 @@ Status ReadShardNeeded(const WorkFolder& folder, const Sweep& sw, uint32_t s, Ne
                         return true;
                       },
                   .hashed = nullptr,
-                  .read = [&](size_t n) { file.Release(0, n); },
+                  .read =
+                      [&](size_t n) {
+                        if (n > read_to) file.Release(read_to, n - read_to);
+                        read_to = std::max(read_to, n);
+                      },
                   .checksum = false};  // verified by the sweep, over the same mapping
   std::vector<uint64_t> file_ids;       // the shard's indices of part->files
   Result<DecodedRecords> part = ReadShardRecords(file.bytes(), walk, std::move(problem_files), &file_ids);
@@ -319,14 +365,21 @@ Status ReadShardNeeded(const WorkFolder& folder, const Sweep& sw, uint32_t s, Ne
   const size_t perm = static_cast<size_t>(out->table.num_perm());
   std::vector<uint32_t> values;
   values.reserve(part->kept.size() * perm);
+  size_t released = 0;  // the rows' pages before it are let go
   for (uint64_t k : part->kept) {
     const auto row = part->signatures.subspan(k * perm, perm);
-    values.insert(values.end(), row.begin(), row.end());
-    // A fault may map the whole (large) folio of page cache around the
-    // row, up to 2 MiB: let go of it, or the rows of a few scattered
-    // documents would keep the whole matrix resident.
+    // A fault may map the whole (large) folio of page cache around a row,
+    // up to 2 MiB: the folios before this row's are let go once it is
+    // reached, or the rows of scattered documents would keep the whole
+    // matrix resident (and not after each row, which would fault the same
+    // folio in again for each of its rows).
     const size_t at = static_cast<size_t>(reinterpret_cast<const char*>(row.data()) - file.bytes().data());
-    file.Release(at / kFolio * kFolio, 2 * kFolio);
+    const size_t folio = at / kFolio * kFolio;
+    if (folio > released + kFolio) {
+      file.Release(released, folio - kFolio - released);
+      released = folio - kFolio;
+    }
+    values.insert(values.end(), row.begin(), row.end());
   }
   for (DocRecord& d : part->docs) d.file += static_cast<uint32_t>(first);
   out->table.Append(std::move(part->docs), values);
