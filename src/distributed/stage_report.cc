@@ -1,6 +1,11 @@
 #include "neardup/stages.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <cassert>
 #include <limits>
@@ -69,7 +74,6 @@ struct Shard {
   std::unique_ptr<const MappedFile> file;
   uint64_t docs = 0;
   uint64_t files = 0;
-  size_t docs_offset = 0;  // of the docs section, as the header says
 };
 
 // What the first pass over the shards gives: all but the records.
@@ -104,34 +108,54 @@ Result<std::vector<Shard>> OpenShards(const WorkFolder& folder, uint32_t shards)
     out.push_back({.path = path,
                    .file = std::make_unique<const MappedFile>(std::move(*mapped)),
                    .docs = header->doc_count,
-                   .files = header->file_count,
-                   .docs_offset = static_cast<size_t>(header->docs_offset)});
+                   .files = header->file_count});
   }
   return out;
 }
 
-// Whether the table `file` (of at least kTableHeaderSize + 8 bytes) holds
-// its checksum (table_codec.h: XXH3-64 of bytes 88..T-9, then of the
-// header). The pages it has hashed are let go as it goes, up to
-// `keep_from` (the docs section, which the walk reads meanwhile).
-bool ChecksumMatches(const MappedFile& file, size_t keep_from) {
-  constexpr size_t kChunk = size_t{4} << 20;
-  const std::string_view bytes = file.bytes();
-  const size_t body = bytes.size() - 8;
+// Whether the table at `path`, of `size` bytes (at least kTableHeaderSize
+// + 8), holds its checksum (table_codec.h: XXH3-64 of bytes 88..T-9, then
+// of the header). Read with pread through a buffer of 256 KiB, not through
+// the mapping: a page of page cache is then copied, not mapped into the
+// process and let go again (several times cheaper for the kernel, and the
+// pages count in no one's resident memory). False too when it cannot be
+// read, or is no longer `size` bytes: the mapping's bytes then decide.
+bool ChecksumMatches(const std::string& path, size_t size) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || static_cast<size_t>(st.st_size) != size) return false;
+  (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  auto read_at = [fd](size_t at, char* to, size_t n) {
+    while (n > 0) {
+      const ssize_t got = ::pread(fd, to, n, static_cast<off_t>(at));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) return false;
+      to += got;
+      at += static_cast<size_t>(got);
+      n -= static_cast<size_t>(got);
+    }
+    return true;
+  };
+  std::string buffer(size_t{256} << 10, '\0');
+  const size_t body = size - 8;
   Hasher64 hasher;
   hasher.Reset(0);
-  size_t released = 0;
   for (size_t done = kTableHeaderSize; done < body;) {
-    const size_t n = std::min(kChunk, body - done);
-    hasher.Update(bytes.data() + done, n);
+    const size_t n = std::min(buffer.size(), body - done);
+    if (!read_at(done, buffer.data(), n)) return false;
+    hasher.Update(buffer.data(), n);
     done += n;
-    const size_t end = std::min(done, keep_from);
-    if (end > released) file.Release(released, end - released);
-    released = std::max(released, end);
   }
+  char header[kTableHeaderSize + 8];
+  if (!read_at(0, header, kTableHeaderSize) || !read_at(body, header + kTableHeaderSize, 8)) return false;
   uint64_t stored = 0;
-  std::memcpy(&stored, bytes.data() + body, 8);
-  return TableChecksum(hasher, bytes.substr(0, kTableHeaderSize)) == stored;
+  std::memcpy(&stored, header + kTableHeaderSize, 8);
+  return TableChecksum(hasher, std::string_view(header, kTableHeaderSize)) == stored;
 }
 
 // Reads shard `s`'s table whole (checked, its pages let go as they are
@@ -144,7 +168,8 @@ Result<DecodedRecords> SweepTable(const Options& o, uint32_t s, Sweep* sw, FileE
   file.Advise(MappedFile::Access::kSequential);
   const bool jsonl = o.input == InputFormat::kJsonl;
   Status added = Status::Ok();
-  size_t read_to = sw->shards[s].docs_offset;
+  size_t read_to = 0;                   // the bytes before it let go
+  size_t files_to = kTableHeaderSize;  // the files section read so far
   RecordWalk walk{.keep =
                       [&](uint64_t k, const DocRecord& d) {
                         const uint64_t id = GlobalId(s, k);
@@ -168,12 +193,19 @@ Result<DecodedRecords> SweepTable(const Options& o, uint32_t s, Sweep* sw, FileE
                       [&](uint64_t k, const InputFile& f) {
                         if (k == 0) ends->first = f;
                         if (k + 1 == sw->shards[s].files) ends->last = f;
+                        // The files section's pages are let go as it is read
+                        // too (its records are 45 bytes and the path's).
+                        files_to += kTableFileRecordSize + f.path.size();
+                        if (files_to >= read_to + kFolio) {
+                          file.Release(read_to, files_to - read_to);
+                          read_to = files_to / kFolio * kFolio;
+                        }
                         return false;
                       }};
   bool sum_ok = false;
   Result<DecodedRecords> part = Status::Corrupt("not read");
   if (file.size() >= kTableHeaderSize + 8) {
-    BackgroundTask hashing([&] { sum_ok = ChecksumMatches(file, sw->shards[s].docs_offset); });
+    BackgroundTask hashing([&] { sum_ok = ChecksumMatches(sw->shards[s].path, file.size()); });
     part = DecodeRecordsWith(file.bytes(), walk);
     hashing.Join();
   }
@@ -328,7 +360,6 @@ Status ReadShardNeeded(const WorkFolder& folder, const Sweep& sw, uint32_t s, Ne
   }
   const std::vector<uint64_t>& needed = w->needed;
   size_t& next = w->next;
-  size_t read_to = 0;
   RecordWalk walk{.keep =
                       [&](uint64_t k, const DocRecord&) {
                         if (next == needed.size() || needed[next] != GlobalId(s, k)) return false;
@@ -336,11 +367,7 @@ Status ReadShardNeeded(const WorkFolder& folder, const Sweep& sw, uint32_t s, Ne
                         return true;
                       },
                   .hashed = nullptr,
-                  .read =
-                      [&](size_t n) {
-                        if (n > read_to) file.Release(read_to, n - read_to);
-                        read_to = std::max(read_to, n);
-                      },
+                  .read = [&](size_t n) { file.Release(0, n); },  // from 0: the walk may be made twice
                   .checksum = false};  // verified by the sweep, over the same mapping
   std::vector<uint64_t> file_ids;       // the shard's indices of part->files
   Result<DecodedRecords> part = ReadShardRecords(file.bytes(), walk, std::move(problem_files), &file_ids);
