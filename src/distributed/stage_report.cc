@@ -38,8 +38,8 @@ namespace neardup {
 
 // The report holds only the documents it reports, never one record per
 // document of the corpus. It reads the shards twice:
-//  1. every shard's table once, front to back, checked whole (checksum and
-//     every record), counting the documents by kind and sorting two keys
+//  1. every shard's table once, front to back, checked whole (checksum, on
+//     a second thread with pread, and every record), counting the documents by kind and sorting two keys
 //     per document in bounded memory (SortedRuns, spilled to TMPDIR): the
 //     content hash (the groups of copies) and, for JSONL, the hash of the
 //     name (the ids that are not unique);

@@ -235,7 +235,9 @@ bool ReadAt(int fd, uint64_t at, void* to, size_t n) {
 // nor the rest of the matrix are read, and nothing is mapped: the report
 // checks every table whole before it trusts a pair.
 Result<std::vector<uint32_t>> ReadRows(const WorkFolder& folder, const Options& o, const std::vector<uint64_t>& ids) {
-  static_assert(std::endian::native == std::endian::little, "rows are read as their bytes");
+  if constexpr (std::endian::native != std::endian::little) {  // the rows are read as their bytes
+    return Status::InvalidArgument("signatures cannot be read in place on a big-endian host");
+  }
   const size_t perm = static_cast<size_t>(o.num_perm);
   std::vector<uint32_t> rows(ids.size() * perm);
   size_t next = 0;
