@@ -57,8 +57,8 @@ uint64_t HashOf(const E& e) {
   }
 }
 
-template <class E>
-void SortByHash(std::vector<E>& entries, std::vector<E>& scratch, std::vector<uint32_t>& ends) {
+template <class E, class Alloc>
+void SortByHash(std::vector<E, Alloc>& entries, std::vector<E, Alloc>& scratch, std::vector<uint32_t>& ends) {
   assert(entries.size() <= UINT32_MAX);
   // Plain hashes (8 bytes, a document's shingles: a few thousand, in L1 or
   // L2) sort faster with a partition for every one or two of them.

@@ -9,8 +9,9 @@
 // when the process dies). Iterating merges the runs and the buffer (k-way,
 // by T's operator<) and drops repeats: each distinct record comes out once,
 // in ascending order. At most kMaxRuns runs are kept: past that, they are
-// merged into one. Memory is the budget, plus kReadAhead records per run
-// while iterating;
+// merged into one. Memory is the budget (twice the budget while a buffer of
+// records ordered by a `hash` is sorted by radix), plus kReadAhead records
+// per run while iterating;
 // once finished, a sequence that spilled keeps only the read-ahead.
 //
 // Two records are repeats when neither is less than the other. REQUIRES:
@@ -45,6 +46,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/hash_sort.h"
+#include "base/huge_page_allocator.h"
 #include "base/temp_file.h"
 #include "neardup/status.h"
 
@@ -64,6 +67,10 @@ inline size_t NextBufferCapacity(size_t capacity, size_t max_records, size_t rec
 template <typename T>
 class SortedRuns {
   static_assert(std::is_trivially_copyable_v<T>, "records are written as their bytes");
+  // The buffer of records in memory: a large one in huge pages, so that
+  // filling it (and sorting it by radix) costs a few page faults, not one
+  // per 4 KiB (huge_page_allocator.h).
+  using Buffer = std::vector<T, HugePageAllocator<T>>;
 
  public:
   static constexpr size_t kMaxRuns = 64;
@@ -98,7 +105,7 @@ class SortedRuns {
     } else if (!other.memory_.empty()) {
       if (Status s = other.Spill(); !s.ok()) return s;
     }
-    other.memory_ = std::vector<T>();  // not `= {}`, which keeps the capacity
+    other.memory_ = Buffer();  // not `= {}`, which keeps the capacity
     for (TempFile& f : other.runs_) runs_.push_back(std::move(f));
     added_ += other.added_;
     other.runs_.clear();
@@ -120,7 +127,7 @@ class SortedRuns {
     if (!memory_.empty()) {
       if (Status s = Spill(); !s.ok()) return s;
     }
-    memory_ = std::vector<T>();  // not `= {}`, which keeps the capacity
+    memory_ = Buffer();  // not `= {}`, which keeps the capacity
     return Status::Ok();
   }
 
@@ -177,7 +184,7 @@ class SortedRuns {
   // sorted in-memory buffer itself.
   struct Cursor {
     std::FILE* file = nullptr;  // null: the in-memory buffer
-    const std::vector<T>* memory = nullptr;
+    const Buffer* memory = nullptr;
     std::vector<T> buffer;
     size_t pos = 0;
     const T& Head() const { return file == nullptr ? (*memory)[pos] : buffer[pos]; }
@@ -203,8 +210,17 @@ class SortedRuns {
     return NextBufferCapacity(capacity, max_records, sizeof(T));
   }
 
-  static void SortUnique(std::vector<T>* v) {
-    std::sort(v->begin(), v->end());
+  // A record ordered by a uniformly random `hash` first (content_keys.h's
+  // KeyId) is sorted by radix, with a scratch copy of the buffer for the
+  // moment of the sort: about three times faster than std::sort.
+  static void SortUnique(Buffer* v) {
+    if constexpr (requires(const T& t) { uint64_t{t.hash}; }) {
+      Buffer scratch;
+      std::vector<uint32_t> ends;
+      internal::SortByHash(*v, scratch, ends);
+    } else {
+      std::sort(v->begin(), v->end());
+    }
     v->erase(std::unique(v->begin(), v->end(), [](const T& x, const T& y) { return !(x < y) && !(y < x); }),
              v->end());
   }
@@ -321,7 +337,7 @@ class SortedRuns {
   size_t max_in_memory_;
   std::string purpose_;
   uint64_t added_ = 0;
-  std::vector<T> memory_;
+  Buffer memory_;
   std::vector<TempFile> runs_;
   // The state of the pass under way (a pass does not change the records).
   mutable std::unique_ptr<Merge> merge_;

@@ -19,10 +19,12 @@
 
 namespace neardup {
 
+// Ordered by `hash` first, a uniformly random value: SortedRuns sorts its
+// buffers by radix (SortByHash, hash_sort.h).
 struct KeyId {
-  uint64_t key = 0;
+  uint64_t hash = 0;  // the key
   uint64_t id = 0;
-  bool operator<(const KeyId& o) const { return key != o.key ? key < o.key : id < o.id; }
+  bool operator<(const KeyId& o) const { return hash != o.hash ? hash < o.hash : id < o.id; }
 };
 
 // Memory for one sort over every document's keys; past it, it spills.
@@ -40,8 +42,8 @@ Status ForEachKeyGroup(SortedRuns<KeyId>* keys, GroupFn group) {
     ids.clear();
   };
   for (const KeyId& k : *keys) {
-    if (!ids.empty() && k.key != key) flush();
-    key = k.key;
+    if (!ids.empty() && k.hash != key) flush();
+    key = k.hash;
     ids.push_back(k.id);
   }
   flush();

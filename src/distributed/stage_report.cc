@@ -1,6 +1,12 @@
 #include "neardup/stages.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cassert>
 #include <limits>
 #include <memory>
@@ -9,6 +15,7 @@
 
 #include "base/hash.h"
 #include "base/mapped_file.h"
+#include "base/parallel.h"
 #include "base/sorted_runs.h"
 #include "report/build_report.h"
 #include "lsh/candidates.h"
@@ -31,8 +38,8 @@ namespace neardup {
 
 // The report holds only the documents it reports, never one record per
 // document of the corpus. It reads the shards twice:
-//  1. every shard's table once, front to back, checked whole (checksum and
-//     every record), counting the documents by kind and sorting two keys
+//  1. every shard's table once, front to back, checked whole (checksum, on
+//     a second thread with pread, and every record), counting the documents by kind and sorting two keys
 //     per document in bounded memory (SortedRuns, spilled to TMPDIR): the
 //     content hash (the groups of copies) and, for JSONL, the hash of the
 //     name (the ids that are not unique);
@@ -106,45 +113,111 @@ Result<std::vector<Shard>> OpenShards(const WorkFolder& folder, uint32_t shards)
   return out;
 }
 
+// Whether the table at `path`, of `size` bytes (at least kTableHeaderSize
+// + 8), holds its checksum (table_codec.h: XXH3-64 of bytes 88..T-9, then
+// of the header). Read with pread through a buffer of 256 KiB, not through
+// the mapping: a page of page cache is then copied, not mapped into the
+// process and let go again (several times cheaper for the kernel, and the
+// pages count in no one's resident memory). False too when it cannot be
+// read, or is no longer `size` bytes: the mapping's bytes then decide.
+bool ChecksumMatches(const std::string& path, size_t size) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || static_cast<size_t>(st.st_size) != size) return false;
+  (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  auto read_at = [fd](size_t at, char* to, size_t n) {
+    while (n > 0) {
+      const ssize_t got = ::pread(fd, to, n, static_cast<off_t>(at));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) return false;
+      to += got;
+      at += static_cast<size_t>(got);
+      n -= static_cast<size_t>(got);
+    }
+    return true;
+  };
+  std::string buffer(size_t{256} << 10, '\0');
+  const size_t body = size - 8;
+  Hasher64 hasher;
+  hasher.Reset(0);
+  for (size_t done = kTableHeaderSize; done < body;) {
+    const size_t n = std::min(buffer.size(), body - done);
+    if (!read_at(done, buffer.data(), n)) return false;
+    hasher.Update(buffer.data(), n);
+    done += n;
+  }
+  char header[kTableHeaderSize + 8];
+  if (!read_at(0, header, kTableHeaderSize) || !read_at(body, header + kTableHeaderSize, 8)) return false;
+  uint64_t stored = 0;
+  std::memcpy(&stored, header + kTableHeaderSize, 8);
+  return TableChecksum(hasher, std::string_view(header, kTableHeaderSize)) == stored;
+}
+
 // Reads shard `s`'s table whole (checked, its pages let go as they are
 // read) into `sw`: counts and keys of every document. Of its files, only
-// the first and the last are kept, in *ends.
+// the first and the last are kept, in *ends. The checksum is computed on a
+// second thread while the records are walked; when it does not match, the
+// table is decoded again with its checks in their order, for their message.
 Result<DecodedRecords> SweepTable(const Options& o, uint32_t s, Sweep* sw, FileEnds* ends) {
   const MappedFile& file = *sw->shards[s].file;
   file.Advise(MappedFile::Access::kSequential);
   const bool jsonl = o.input == InputFormat::kJsonl;
   Status added = Status::Ok();
-  size_t hashed_to = 0, read_to = 0;
+  size_t read_to = 0;                   // the bytes before it let go
+  size_t files_to = kTableHeaderSize;  // the files section read so far
   RecordWalk walk{.keep =
                       [&](uint64_t k, const DocRecord& d) {
                         const uint64_t id = GlobalId(s, k);
                         CountKind(d.kind, &sw->kinds);
                         if (added.ok() && d.kind == DocKind::kOk) {
-                          added = sw->contents.Add({.key = d.content.low, .id = id});
+                          added = sw->contents.Add({.hash = d.content.low, .id = id});
                         }
-                        if (added.ok() && jsonl) added = sw->names.Add({.key = NameKey(d.name), .id = id});
+                        if (added.ok() && jsonl) added = sw->names.Add({.hash = NameKey(d.name), .id = id});
                         const bool skipped = d.kind == DocKind::kBinary || d.kind == DocKind::kTooShort;
                         if (o.name_skipped && skipped) sw->needed.push_back(id);
                         return false;
                       },
-                  .hashed =
-                      [&](size_t n) {
-                        file.Release(hashed_to, n - hashed_to);
-                        hashed_to = n;
-                      },
+                  .hashed = nullptr,
                   .read =
                       [&](size_t n) {
-                        file.Release(read_to, n - read_to);
-                        read_to = n;
+                        if (n > read_to) file.Release(read_to, n - read_to);
+                        read_to = std::max(read_to, n);
                       },
-                  .checksum = true,
+                  .checksum = false,
                   .keep_file =
                       [&](uint64_t k, const InputFile& f) {
                         if (k == 0) ends->first = f;
                         if (k + 1 == sw->shards[s].files) ends->last = f;
+                        // The files section's pages are let go as it is read
+                        // too (its records are 45 bytes and the path's).
+                        files_to += kTableFileRecordSize + f.path.size();
+                        if (files_to >= read_to + kFolio) {
+                          file.Release(read_to, files_to - read_to);
+                          read_to = files_to / kFolio * kFolio;
+                        }
                         return false;
                       }};
-  Result<DecodedRecords> part = DecodeRecordsWith(file.bytes(), walk);
+  bool sum_ok = false;
+  Result<DecodedRecords> part = Status::Corrupt("not read");
+  if (file.size() >= kTableHeaderSize + 8) {
+    BackgroundTask hashing([&] { sum_ok = ChecksumMatches(sw->shards[s].path, file.size()); });
+    part = DecodeRecordsWith(file.bytes(), walk);
+    hashing.Join();
+  }
+  if (!sum_ok) {
+    RecordWalk checked{.keep = [](uint64_t, const DocRecord&) { return false; },
+                       .hashed = nullptr,
+                       .read = nullptr,
+                       .checksum = true,
+                       .keep_file = [](uint64_t, const InputFile&) { return false; }};
+    part = DecodeRecordsWith(file.bytes(), checked);
+    if (part.ok()) part = Status::Corrupt("checksum mismatch");
+  }
   file.Release(0, file.size());
   file.Advise(MappedFile::Access::kRandom);
   if (!part.ok()) return Damaged(sw->shards[s].path, part.status().message());
@@ -294,7 +367,7 @@ Status ReadShardNeeded(const WorkFolder& folder, const Sweep& sw, uint32_t s, Ne
                         return true;
                       },
                   .hashed = nullptr,
-                  .read = [&](size_t n) { file.Release(0, n); },
+                  .read = [&](size_t n) { file.Release(0, n); },  // from 0: the walk may be made twice
                   .checksum = false};  // verified by the sweep, over the same mapping
   std::vector<uint64_t> file_ids;       // the shard's indices of part->files
   Result<DecodedRecords> part = ReadShardRecords(file.bytes(), walk, std::move(problem_files), &file_ids);
@@ -319,14 +392,21 @@ Status ReadShardNeeded(const WorkFolder& folder, const Sweep& sw, uint32_t s, Ne
   const size_t perm = static_cast<size_t>(out->table.num_perm());
   std::vector<uint32_t> values;
   values.reserve(part->kept.size() * perm);
+  size_t released = 0;  // the rows' pages before it are let go
   for (uint64_t k : part->kept) {
     const auto row = part->signatures.subspan(k * perm, perm);
-    values.insert(values.end(), row.begin(), row.end());
-    // A fault may map the whole (large) folio of page cache around the
-    // row, up to 2 MiB: let go of it, or the rows of a few scattered
-    // documents would keep the whole matrix resident.
+    // A fault may map the whole (large) folio of page cache around a row,
+    // up to 2 MiB: the folios before this row's are let go once it is
+    // reached, or the rows of scattered documents would keep the whole
+    // matrix resident (and not after each row, which would fault the same
+    // folio in again for each of its rows).
     const size_t at = static_cast<size_t>(reinterpret_cast<const char*>(row.data()) - file.bytes().data());
-    file.Release(at / kFolio * kFolio, 2 * kFolio);
+    const size_t folio = at / kFolio * kFolio;
+    if (folio > released + kFolio) {
+      file.Release(released, folio - kFolio - released);
+      released = folio - kFolio;
+    }
+    values.insert(values.end(), row.begin(), row.end());
   }
   for (DocRecord& d : part->docs) d.file += static_cast<uint32_t>(first);
   out->table.Append(std::move(part->docs), values);
@@ -391,7 +471,7 @@ Result<SignedCorpus> NeededCorpus(const WorkFolder& folder, Sweep* sw, const Opt
     std::sort(renamed.begin(), renamed.end());
     std::vector<uint64_t> more;
     for (const KeyId& k : sw->names) {
-      if (!std::binary_search(renamed.begin(), renamed.end(), k.key)) continue;
+      if (!std::binary_search(renamed.begin(), renamed.end(), k.hash)) continue;
       if (!std::binary_search(needed->begin(), needed->end(), k.id)) more.push_back(k.id);
     }
     if (!sw->names.status().ok()) return sw->names.status();

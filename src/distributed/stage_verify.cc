@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -34,8 +35,6 @@ constexpr char kVerifyMagic[8] = {'N', 'D', 'U', 'P', 'V', 'R', 'F', 'Y'};
 // 2: the pairs' exact Jaccard, the documents left out and the sets of a
 // task that read the documents again (--exact, -t 1).
 constexpr uint32_t kVerifyVersion = 2;
-// The largest folio of page cache a fault on a mapped file may map whole.
-constexpr size_t kFolio = size_t{2} << 20;
 // The bytes of a bucket output read at once.
 constexpr size_t kStreamBuffer = size_t{1} << 20;
 
@@ -216,51 +215,59 @@ Result<Share> ReadShare(const WorkFolder& folder, const Options& o, uint32_t buc
   return share;
 }
 
+// Reads `n` bytes at `at` of `fd` into `to`; false on an error or the end.
+bool ReadAt(int fd, uint64_t at, void* to, size_t n) {
+  char* p = static_cast<char*>(to);
+  while (n > 0) {
+    const ssize_t got = ::pread(fd, p, n, static_cast<off_t>(at));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    p += got;
+    at += static_cast<uint64_t>(got);
+    n -= static_cast<size_t>(got);
+  }
+  return true;
+}
+
 // The signatures of the documents `ids` (ascending, each of a shard),
-// row k being ids[k]'s, read by id from the shard tables.
+// row k being ids[k]'s, read by id from the shard tables: each row where
+// the header puts it (table_codec.h), with one pread. Neither the records
+// nor the rest of the matrix are read, and nothing is mapped: the report
+// checks every table whole before it trusts a pair.
 Result<std::vector<uint32_t>> ReadRows(const WorkFolder& folder, const Options& o, const std::vector<uint64_t>& ids) {
+  if constexpr (std::endian::native != std::endian::little) {  // the rows are read as their bytes
+    return Status::InvalidArgument("signatures cannot be read in place on a big-endian host");
+  }
   const size_t perm = static_cast<size_t>(o.num_perm);
-  std::vector<uint32_t> rows;
-  rows.reserve(ids.size() * perm);
+  std::vector<uint32_t> rows(ids.size() * perm);
   size_t next = 0;
   while (next < ids.size()) {
     const uint32_t s = ShardOf(ids[next]);
     const std::string path = folder.File(StageKind::kSign, s, "table");
-    Result<MappedFile> file = MappedFile::Open(path);
-    if (!file.ok()) return file.status();
-    const size_t first = next;
-    size_t read_to = 0;
-    RecordWalk walk{.keep =
-                        [&](uint64_t k, const DocRecord&) {
-                          if (next == ids.size() || ids[next] != GlobalId(s, k)) return false;
-                          ++next;
-                          return true;
-                        },
-                    .hashed = nullptr,
-                    .read =
-                        [&](size_t n) {
-                          file->Release(read_to, n - read_to);
-                          read_to = n;
-                        },
-                    // The report checks every table whole before it trusts
-                    // a pair: here only the records and the rows needed.
-                    .checksum = false};
-    Result<DecodedRecords> part = DecodeRecordsWith(file->bytes(), walk);
-    if (!part.ok()) return Damaged(path, part.status().message());
-    if (!(part->params == SignatureParams::From(o))) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Status::IoError(path + ": cannot open: " + std::strerror(errno));
+    struct Closer {
+      int fd;
+      ~Closer() { ::close(fd); }
+    } closer{fd};
+    char head[kTableHeaderSize];
+    if (!ReadAt(fd, 0, head, sizeof head)) return Damaged(path, "truncated");
+    Result<TableHeader> header = PeekHeader(std::string_view(head, sizeof head));
+    if (!header.ok()) return Damaged(path, header.status().message());
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_size) != header->total_size) {
+      return Damaged(path, "its size does not match its header");
+    }
+    if (!(header->params == SignatureParams::From(o))) {
       return Status::InvalidArgument(path + ": signed with other parameters");
     }
-    if (next == first || (next < ids.size() && ShardOf(ids[next]) == s)) {
-      return Damaged(path, "fewer documents than its bands name");
+    for (; next < ids.size() && ShardOf(ids[next]) == s; ++next) {
+      const uint64_t k = ids[next] - GlobalId(s, 0);
+      if (k >= header->doc_count) return Damaged(path, "fewer documents than its bands name");
+      if (!ReadAt(fd, header->signatures_offset + k * perm * 4, rows.data() + next * perm, perm * 4)) {
+        return Damaged(path, "truncated");
+      }
     }
-    for (uint64_t k : part->kept) {
-      const auto row = part->signatures.subspan(k * perm, perm);
-      rows.insert(rows.end(), row.begin(), row.end());
-      // As the report does: a fault may map the whole folio around the row.
-      const size_t at = static_cast<size_t>(reinterpret_cast<const char*>(row.data()) - file->bytes().data());
-      file->Release(at / kFolio * kFolio, 2 * kFolio);
-    }
-    file->Release(0, file->size());
   }
   return rows;
 }
@@ -304,7 +311,7 @@ Result<std::vector<uint64_t>> CopiesToRead(const WorkFolder& folder, uint32_t sh
     RecordWalk walk{.keep =
                         [&](uint64_t k, const DocRecord& d) {
                           if (added.ok() && d.kind == DocKind::kOk) {
-                            added = keys.Add({.key = d.content.low, .id = GlobalId(s, k)});
+                            added = keys.Add({.hash = d.content.low, .id = GlobalId(s, k)});
                           }
                           return false;
                         },

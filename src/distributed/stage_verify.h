@@ -13,9 +13,9 @@
 // visited candidate, and written when its estimate reaches the candidate
 // floor (CandidateFloor()). Large buckets are passed on whole, for the
 // report's leaders (candidates.h). The rows are read by id from the shard
-// tables (table_codec's DecodeRecordsWith: each table's records, and of its
-// matrix only the rows needed), the shards without a document of the share
-// not at all; the checksums of the tables are the report's to check, which
+// tables, one pread each where the table's header puts them (neither the
+// records nor the rest of the matrix are read, nothing is mapped), the
+// shards without a document of the share not at all; the checksums of the tables are the report's to check, which
 // reads them whole before it trusts a pair. The bucket outputs are streamed
 // through a buffer of 1 MiB, each value checked as it passes and the file's
 // checksum once read through (a damaged file is refused before anything is

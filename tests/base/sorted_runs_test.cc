@@ -86,6 +86,36 @@ TEST(SortedRunsTest, SpilledRunsMergeSortedWithoutRepeatsAcrossRuns) {
   EXPECT_EQ(runs.ToVector(), Expected(300));
 }
 
+// A record ordered by a random `hash` first is sorted by radix (SortByHash):
+// runs of thousands of records (partitioned), with repeats and keys shared
+// by several ids, come out as std::sort puts them, in memory and spilled.
+struct Keyed {
+  uint64_t hash = 0;
+  uint64_t id = 0;
+  bool operator<(const Keyed& o) const { return hash != o.hash ? hash < o.hash : id < o.id; }
+  bool operator==(const Keyed& o) const { return hash == o.hash && id == o.id; }
+};
+
+TEST(SortedRunsTest, RecordsByHashAreSortedByRadixInMemoryAndSpilled) {
+  std::mt19937_64 random(7);
+  std::vector<Keyed> all;
+  for (uint64_t id = 0; id < 20000; ++id) {
+    const uint64_t hash = id % 3 == 0 && id > 0 ? all[static_cast<size_t>(random() % id)].hash : random();
+    all.push_back({hash, id});
+  }
+  std::vector<Keyed> expected = all;
+  std::sort(expected.begin(), expected.end());
+  all.insert(all.end(), all.begin(), all.begin() + 5000);  // repeats
+  std::shuffle(all.begin(), all.end(), std::mt19937(3));
+  for (const size_t budget : {size_t{1} << 20, 4096 * sizeof(Keyed)}) {
+    SortedRuns<Keyed> runs(budget, "test keys");
+    for (const Keyed& k : all) ASSERT_TRUE(runs.Add(k).ok());
+    ASSERT_TRUE(runs.Finish().ok());
+    EXPECT_EQ(runs.spilled(), budget < all.size() * sizeof(Keyed));
+    EXPECT_EQ(runs.ToVector(), expected) << budget;
+  }
+}
+
 TEST(SortedRunsTest, EveryPassGivesTheSameRecords) {
   SortedRuns<Rec> runs(16 * sizeof(Rec), "test records");
   for (const Rec& r : Shuffled(200, 2, 3)) ASSERT_TRUE(runs.Add(r).ok());
