@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <cerrno>
 #include <cstring>
@@ -18,6 +19,7 @@
 #include "distributed/stage_sign.h"
 #include "distributed/stage_bytes.h"
 #include "base/hash.h"
+#include "base/hash_sort.h"
 #include "base/parallel.h"
 
 namespace neardup {
@@ -28,6 +30,10 @@ constexpr size_t kBlockEntries = 4096;  // entries read at once from a run
 // Entries read ahead over all the runs merged (29 bytes each while read):
 // past 256 runs, each reads fewer than kBlockEntries at once.
 constexpr size_t kMergeEntries = size_t{1} << 20;
+// A window of a band, in entries (WindowBits()), and at most 2^kMaxWindowBits
+// windows a band.
+constexpr uint64_t kWindowEntries = uint64_t{1} << 18;
+constexpr int kMaxWindowBits = 20;
 // Content hashes read at once from a shard's copies section: at most 4 MiB,
 // through gaps of less than 64 KiB between the members wanted.
 constexpr uint64_t kCopiesSpan = uint64_t{1} << 18;
@@ -317,43 +323,55 @@ Status EmitBuckets(const BandBuckets& buckets, const std::vector<BandRun>& runs,
 
 using Head = std::pair<BandEntry, size_t>;  // entry, run
 
-// A min-heap of the runs' heads by entry, whose top is replaced in place
-// (one sift down a key, where a pop and a push take two).
-struct RunHeap {
-  std::vector<Head> heads;
-  void Build() {
-    for (size_t k = heads.size() / 2; k-- > 0;) SiftDown(k);
-  }
-  void ReplaceTop(const Head& h) {
-    heads.front() = h;
-    SiftDown(0);
-  }
-  void PopTop() {
-    heads.front() = heads.back();
-    heads.pop_back();
-    if (!heads.empty()) SiftDown(0);
-  }
-  void SiftDown(size_t k) {
-    const Head moving = heads[k];
-    const size_t n = heads.size();
-    for (;;) {
-      size_t child = 2 * k + 1;
-      if (child >= n) break;
-      if (child + 1 < n && heads[child + 1].first < heads[child].first) ++child;
-      if (!(heads[child].first < moving.first)) break;
-      heads[k] = heads[child];
-      k = child;
-    }
-    heads[k] = moving;
-  }
+// An entry of a window of a band: its hash rotated left by the window bits,
+// so that the bits that vary within the window lead (SortByHash partitions
+// by the top bits; within one window the order is the hash's), its global
+// id and the run it came from.
+struct WindowEntry {
+  uint64_t hash = 0;
+  uint64_t id = 0;
+  size_t run = 0;
+  bool operator<(const WindowEntry& o) const { return hash != o.hash ? hash < o.hash : id < o.id; }
 };
 
-// Merges band `band`'s runs of every shard, bucket by bucket.
+// The bits of the hash that pick a window, for `entries` band keys: windows
+// of about kWindowEntries entries when the hashes are spread.
+int WindowBits(uint64_t entries) {
+  if (entries <= kWindowEntries) return 0;
+  return std::min(kMaxWindowBits, static_cast<int>(std::bit_width((entries - 1) / kWindowEntries)));
+}
+
+// Takes from every run the entries whose hash's top `bits` bits are `w`
+// (the runs are sorted, so they are each run's next ones) into `window`.
+Status FillWindow(std::vector<BandRun>& runs, int bits, uint64_t w, std::vector<WindowEntry>* window) {
+  window->clear();
+  Status error;
+  for (size_t s = 0; s < runs.size(); ++s) {
+    BandRun& run = runs[s];
+    while (run.Fill(&error)) {
+      const BandEntry& e = run.block[run.pos];
+      if (bits > 0 && (e.hash >> (64 - bits)) != w) break;
+      window->push_back({.hash = std::rotl(e.hash, bits), .id = e.id, .run = s});
+      ++run.pos;
+    }
+    if (!error.ok()) return error;
+  }
+  return Status::Ok();
+}
+
+// Merges band `band`'s runs of every shard, bucket by bucket. The band is
+// taken a window of hash values at a time (the top bits of the hash), each
+// window's entries sorted by (hash, id) with SortByHash: the order a merge
+// of the runs would give, at the cost of a radix sort rather than a heap
+// step per entry, whatever the number of runs. Memory: a window (about
+// kWindowEntries entries where the hashes are spread; the members of equal
+// hashes are held anyway) and each run's block.
 Status BucketBand(const std::vector<std::unique_ptr<BandsFile>>& files, uint64_t band, uint64_t large_bucket, BucketOutput* out) {
   size_t total = 0;
   for (const auto& f : files) total += static_cast<size_t>(f->runs());
   std::vector<BandRun> runs(total);
   const size_t block_entries = std::clamp<size_t>(kMergeEntries / std::max<size_t>(total, 1), 256, kBlockEntries);
+  uint64_t entries = 0;
   for (size_t s = 0, at = 0; s < files.size(); ++s) {
     for (uint64_t r = 0; r < files[s]->runs(); ++r, ++at) {
       const BandsFile::RunPlace& place = files[s]->run(r, band);
@@ -365,37 +383,33 @@ Status BucketBand(const std::vector<std::unique_ptr<BandsFile>>& files, uint64_t
       run.offset = place.offset;
       run.left = place.entries;
       run.hash.Reset(0);
+      entries += place.entries;
       if (place.entries == 0 && HashBytes(nullptr, 0, 0) != place.checksum) {
         return Damaged(files[s]->shard().path, "checksum mismatch");
       }
     }
   }
-  Status error;
-  RunHeap heap;
-  for (size_t s = 0; s < runs.size(); ++s) {
-    if (runs[s].Fill(&error)) heap.heads.push_back({runs[s].block[runs[s].pos++], s});
-  }
-  if (!error.ok()) return error;
-  heap.Build();
+  const int bits = WindowBits(entries);
+  std::vector<WindowEntry> window, scratch;
+  std::vector<uint32_t> ends;
   std::vector<Head> bucket;
   BandBuckets buckets;
-  while (!heap.heads.empty()) {
-    const Head head = heap.heads.front();
-    BandRun& from = runs[head.second];
-    if (from.Fill(&error)) {
-      heap.ReplaceTop({from.block[from.pos++], head.second});
-    } else {
-      heap.PopTop();
+  for (uint64_t w = 0; w < (uint64_t{1} << bits); ++w) {
+    if (Status s = FillWindow(runs, bits, w, &window); !s.ok()) return s;
+    internal::SortByHash(window, scratch, ends);
+    for (size_t i = 0; i < window.size();) {
+      size_t j = i + 1;
+      while (j < window.size() && window[j].hash == window[i].hash) ++j;
+      if (j - i >= 2) {
+        bucket.clear();
+        for (size_t k = i; k < j; ++k) {
+          bucket.push_back({BandEntry{.hash = std::rotr(window[k].hash, bits), .id = window[k].id}, window[k].run});
+        }
+        buckets.Add(bucket);
+      }
+      i = j;
     }
-    if (!error.ok()) return error;
-    if (!bucket.empty() && bucket.front().first.hash != head.first.hash) {
-      buckets.Add(bucket);
-      bucket.clear();
-    }
-    bucket.push_back(head);
   }
-  if (!error.ok()) return error;
-  buckets.Add(bucket);
   return EmitBuckets(buckets, runs, files, band, large_bucket, out);
 }
 
