@@ -54,7 +54,7 @@ Status CopyBack(TempFile& file, uint64_t expected, const char* what, Put&& put) 
   return Status::Ok();
 }
 
-// Packs `keys` as band entries (u64 hash, 5-byte id) into `out`.
+// Packs `keys` as band entries (u64 hash, 4-byte id) into `out`.
 void PackEntries(std::span<const BandEntry> keys, std::string& out) {
   out.resize(keys.size() * kBandEntrySize);
   char* p = out.data();
@@ -119,8 +119,8 @@ Status ShardWriter::Take(std::vector<DocRecord>& docs, std::span<const uint32_t>
   if (!error_.ok()) return error_;
   const size_t num_perm = static_cast<size_t>(params_.num_perm);
   if (values.size() != docs.size() * num_perm) return error_ = Status::Internal("a block's signatures do not match its documents");
-  if (docs_ + docs.size() >= (uint64_t{1} << kShardShift)) {
-    return error_ = Status::InvalidArgument("a shard holds 2^40 documents or more: use more sign tasks");
+  if (docs_ + docs.size() > kMaxShardDocs) {
+    return error_ = Status::InvalidArgument("a sign task's share holds more than 4294967295 documents: use more sign tasks");
   }
   std::string& records = records_block_;
   std::string& copies = copies_block_;

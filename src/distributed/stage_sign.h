@@ -110,7 +110,7 @@ Result<ShardMeta> DecodeShardMeta(std::string_view bytes);
 // SignFingerprint, u64 K the entries per band, u64 D the shard's
 // documents), then R runs, each of them
 // `bands` sorted runs of entries of kBandEntrySize bytes (u64 band hash, the
-// local id in 5 bytes: the shard is the file's), band after band: run r's
+// local id in 4 bytes: the shard is the file's), band after band: run r's
 // band b holds n[r][b] entries, sorted by (hash, id) with no repeat, every
 // id below D, and the n[r][b] of a band add up to K (each signed document
 // once in each band); then the copies section: per document of the shard,
@@ -126,14 +126,17 @@ Result<ShardMeta> DecodeShardMeta(std::string_view bytes);
 // A sign task writes each run once, as its keys spill (shard_writer.h):
 // the runs are the sorted buffers of a bounded memory, and the bucket task,
 // which merges shards anyway, merges them too. The header is written last.
-// The work folder is 16 + 13*bands bytes a document for the keys, and
+// The work folder is 16 + 12*bands bytes a document for the keys, and
 // 16*bands bytes a run.
 inline constexpr size_t kBandsHeaderSize = 48;
-inline constexpr size_t kBandEntrySize = 13;
-inline constexpr size_t kBandIdBytes = 5;     // local ids are below 2^40 (kShardShift)
+inline constexpr size_t kBandEntrySize = 12;
+inline constexpr size_t kBandIdBytes = 4;  // local ids are below 2^32 (kMaxShardDocs)
+// The most documents a shard (one sign task's share) may hold.
+inline constexpr uint64_t kMaxShardDocs = UINT32_MAX;
 inline constexpr size_t kCopyEntrySize = 16;  // a content hash
-// 2: the trailer of checksums; 3: the copies section, 5-byte ids; 4: runs
-inline constexpr uint32_t kBandsVersion = 4;
+// 2: the trailer of checksums; 3: the copies section, 5-byte ids; 4: runs;
+// 5: 4-byte ids
+inline constexpr uint32_t kBandsVersion = 5;
 // The size of a band file of `bands` bands of `per_band` entries in `runs`
 // runs over a shard of `docs` documents; nothing when it would not fit 64
 // bits.

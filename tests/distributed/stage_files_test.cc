@@ -212,10 +212,10 @@ TEST(ShardMetaTest, ByteRangeCheckedAgainstItsFiles) {
 }
 
 TEST(BandsFileTest, SizeIsNothingPast64Bits) {
-  // 13 bytes an entry, 16 a document: 16 + 13*bands bytes a document;
+  // 12 bytes an entry, 16 a document: 16 + 12*bands bytes a document;
   // 16 bytes a band a run (its count and checksum).
   EXPECT_EQ(BandsFileSize(16, 10, 12, 3),
-            std::optional<uint64_t>(kBandsHeaderSize + 16 * 10 * 13 + 12 * 16 + 3 * 16 * 16 + 16));
+            std::optional<uint64_t>(kBandsHeaderSize + 16 * 10 * 12 + 12 * 16 + 3 * 16 * 16 + 16));
   EXPECT_EQ(BandsFileSize(0, 10, 10, 1), std::nullopt);
   EXPECT_EQ(BandsFileSize(16, 10, 10, 0), std::nullopt);
   EXPECT_EQ(BandsFileSize(16, uint64_t{1} << 60, 1, 1), std::nullopt);
@@ -243,7 +243,7 @@ std::string BandFileOfRuns(const std::vector<BandRunEntries>& runs, const std::v
   for (const BandRunEntries& r : runs) {
     std::string run;
     for (const auto& [hash, id] : r) {
-      run.append(reinterpret_cast<const char*>(&hash), 8).append(reinterpret_cast<const char*>(&id), 5);
+      run.append(reinterpret_cast<const char*>(&hash), 8).append(reinterpret_cast<const char*>(&id), kBandIdBytes);
     }
     counts.push_back(r.size());
     sums.push_back(HashBytes(run.data(), run.size(), 0));

@@ -33,7 +33,7 @@ using Args = std::vector<std::string>;
 // The band file's layout (stage_sign.h), written out here so that the test
 // recomputes its checksums as a forger would.
 constexpr size_t kHeader = 48;
-constexpr size_t kEntry = 13;  // u64 hash, 5-byte local id
+constexpr size_t kEntry = kBandEntrySize;  // u64 hash, 4-byte local id
 constexpr size_t kCopy = 16;   // a document's content hash
 
 uint64_t Get64(const std::string& bytes, size_t at) {
@@ -251,7 +251,7 @@ TEST(StageDamagedTest, BandFileValuesAreCheckedBehindTheChecksums) {
 
   bad = good;  // an id past the shard's documents (the shard is the file's)
   const uint64_t docs = Get64(bad, 40);
-  std::memcpy(bad.data() + kHeader + 8, &docs, 5);
+  std::memcpy(bad.data() + kHeader + 8, &docs, kBandIdBytes);
   RechecksumBands(bad);
   WriteFile(path, bad);
   ExpectRefused(Bucket(dir, work, "0"), path, "a document id out of range");
