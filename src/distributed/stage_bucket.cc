@@ -103,18 +103,7 @@ class BandsFile {
   }
   uint64_t per_band() const { return per_band_; }
   const ShardBands& shard() const { return shard_; }
-  bool Read(uint64_t offset, void* to, size_t size) const {
-    char* p = static_cast<char*>(to);
-    while (size > 0) {
-      const ssize_t n = ::pread(fd_, p, size, static_cast<off_t>(offset));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
-      p += n;
-      offset += static_cast<uint64_t>(n);
-      size -= static_cast<size_t>(n);
-    }
-    return true;
-  }
+  bool Read(uint64_t offset, void* to, size_t size) const { return ReadAt(fd_, offset, to, size); }
 
  private:
   ShardBands shard_;

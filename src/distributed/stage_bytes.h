@@ -1,7 +1,11 @@
 // Little-endian writing and bounds-checked reading of the stage files'
-// fields (stage_sign.cc, stage_bucket.cc, stage_report.cc). Internal.
+// fields (stage_sign.cc, stage_bucket.cc, stage_report.cc), and reading
+// a file's bytes at an offset (ReadAt). Internal.
 #pragma once
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -12,6 +16,21 @@
 #include "base/hash.h"
 
 namespace neardup {
+
+// Reads `n` bytes at `at` of `fd` into `to` (pread, again on EINTR and
+// after a short read); false on an error or the end of the file.
+inline bool ReadAt(int fd, uint64_t at, void* to, size_t n) {
+  char* p = static_cast<char*>(to);
+  while (n > 0) {
+    const ssize_t got = ::pread(fd, p, n, static_cast<off_t>(at));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    p += got;
+    at += static_cast<uint64_t>(got);
+    n -= static_cast<size_t>(got);
+  }
+  return true;
+}
 
 class FieldWriter {
  public:

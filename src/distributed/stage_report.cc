@@ -26,6 +26,7 @@
 #include "distributed/stage_filter.h"
 #include "distributed/stage_sign.h"
 #include "distributed/stage_verify.h"
+#include "distributed/stage_bytes.h"
 #include "sign/table_codec.h"
 #include "lsh/similarity.h"
 #include "verify/verify_candidates.h"
@@ -130,17 +131,7 @@ bool ChecksumMatches(const std::string& path, size_t size) {
   struct stat st {};
   if (::fstat(fd, &st) != 0 || static_cast<size_t>(st.st_size) != size) return false;
   (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  auto read_at = [fd](size_t at, char* to, size_t n) {
-    while (n > 0) {
-      const ssize_t got = ::pread(fd, to, n, static_cast<off_t>(at));
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) return false;
-      to += got;
-      at += static_cast<size_t>(got);
-      n -= static_cast<size_t>(got);
-    }
-    return true;
-  };
+  auto read_at = [fd](size_t at, char* to, size_t n) { return ReadAt(fd, at, to, n); };
   std::string buffer(size_t{256} << 10, '\0');
   const size_t body = size - 8;
   Hasher64 hasher;

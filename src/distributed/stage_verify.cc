@@ -111,18 +111,7 @@ class FileStream {
   }
 
  private:
-  bool Read(uint64_t at, void* to, size_t n) {
-    char* p = static_cast<char*>(to);
-    while (n > 0) {
-      const ssize_t got = ::pread(fd_, p, n, static_cast<off_t>(at));
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) return false;
-      p += got;
-      at += static_cast<uint64_t>(got);
-      n -= static_cast<size_t>(got);
-    }
-    return true;
-  }
+  bool Read(uint64_t at, void* to, size_t n) { return ReadAt(fd_, at, to, n); }
   // The next piece of the body into the buffer, hashed.
   bool Refill() {
     buffer_.resize(static_cast<size_t>(std::min<uint64_t>(kStreamBuffer, body_ - read_)));
@@ -213,20 +202,6 @@ Result<Share> ReadShare(const WorkFolder& folder, const Options& o, uint32_t buc
   }
   std::sort(share.pairs.begin(), share.pairs.end());
   return share;
-}
-
-// Reads `n` bytes at `at` of `fd` into `to`; false on an error or the end.
-bool ReadAt(int fd, uint64_t at, void* to, size_t n) {
-  char* p = static_cast<char*>(to);
-  while (n > 0) {
-    const ssize_t got = ::pread(fd, p, n, static_cast<off_t>(at));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return false;
-    p += got;
-    at += static_cast<uint64_t>(got);
-    n -= static_cast<size_t>(got);
-  }
-  return true;
 }
 
 // The signatures of the documents `ids` (ascending, each of a shard),
