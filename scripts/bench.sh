@@ -493,16 +493,11 @@ for n in "${size_list[@]}"; do
   prev_t="$wall"
 done
 
-# --- JSONL and threshold sections --------------------------------------------
-# On the largest corpus ($dir, $truth from the last size).
-jsonl_rows=()
-kept_rows=()
-sweep_rows=()
-if [[ $sections == 1 ]]; then
-  jsonl="$dir.jsonl"
-  if [[ ! -f "$jsonl" || "$jsonl" -ot "$dir.stamp" ]]; then
-    log "writing $jsonl"
-    python3 - "$dir" "$jsonl" <<'PY'
+# The corpus as one JSONL file (one document a line, sorted paths): $2 from folder $1.
+corpus_jsonl() {
+  [[ -f "$2" && ! "$2" -ot "$1.stamp" ]] && return 0
+  log "writing $2"
+  python3 - "$1" "$2" <<'PY'
 import json, os, sys
 root, out = sys.argv[1], sys.argv[2]
 with open(out + ".tmp", "w", encoding="utf-8", errors="surrogateescape") as o:
@@ -515,7 +510,16 @@ with open(out + ".tmp", "w", encoding="utf-8", errors="surrogateescape") as o:
                     o.write(json.dumps({"id": p, "text": t.read()}, ensure_ascii=False) + "\n")
 os.replace(out + ".tmp", out)
 PY
-  fi
+}
+
+# --- JSONL and threshold sections --------------------------------------------
+# On the largest corpus ($dir, $truth from the last size).
+jsonl_rows=()
+kept_rows=()
+sweep_rows=()
+if [[ $sections == 1 ]]; then
+  jsonl="$dir.jsonl"
+  corpus_jsonl "$dir" "$jsonl"
   generated+=("$jsonl")
   jbytes="$(stat -c %s "$jsonl")"
   cat "$jsonl" >/dev/null
@@ -767,24 +771,6 @@ floor_cpu_ratio() {
   floor_quotients "$1" "$2" "$tmp/floor_cq"
   awk -v m="$(median <"$tmp/floor_cq")" 'BEGIN {printf "%.2fx", m}'
 }
-# The corpus as one JSONL file (one document a line, sorted paths): $2 from folder $1.
-floor_jsonl() {
-  [[ -f "$2" && ! "$2" -ot "$1.stamp" ]] && return 0
-  log "writing $2"
-  python3 - "$1" "$2" <<'PY'
-import json, os, sys
-root, out = sys.argv[1], sys.argv[2]
-with open(out + ".tmp", "w", encoding="utf-8", errors="surrogateescape") as o:
-    for dp, dn, fn in os.walk(root):
-        dn.sort()
-        for f in sorted(fn):
-            if f.endswith(".txt"):
-                p = os.path.join(dp, f)
-                with open(p, encoding="utf-8", errors="replace") as t:
-                    o.write(json.dumps({"id": p, "text": t.read()}, ensure_ascii=False) + "\n")
-os.replace(out + ".tmp", out)
-PY
-}
 floor_section() {
   local fbin="${NEARDUP_BUILD_DIR:-$root/build}/floor_minhash" fdir fjsonl r j k
   if [[ ! -x "$fbin" || "$root/tests/bench/floor_minhash.cc" -nt "$fbin" ]]; then
@@ -794,7 +780,7 @@ floor_section() {
   prepare_corpus "$floor_docs"
   fdir="$workdir/docs-$floor_docs"
   fjsonl="$fdir.jsonl"
-  floor_jsonl "$fdir" "$fjsonl"
+  corpus_jsonl "$fdir" "$fjsonl"
   generated+=("$fjsonl")
   floor_bytes="$(stat -c %s "$fjsonl")"
   cat "$fjsonl" >/dev/null
