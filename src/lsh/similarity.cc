@@ -49,6 +49,7 @@ double JaccardIfReaches(std::span<const uint64_t> a, std::span<const uint64_t> b
   if (a.empty() && b.empty()) return ExactJaccard(a, b);
   const size_t na = a.size(), nb = b.size();
   const size_t need = LeastCommon(na, nb, threshold);
+  if (need > std::min(na, nb)) return -1;  // the sizes alone rule it out
   // kChains merges over consecutive ranges of hash values, interleaved: one
   // merge's steps wait on each other, four in turn need not.
   constexpr size_t kChains = 4;

@@ -10,6 +10,9 @@ namespace {
 // The shingle set being collected is sorted and deduplicated whenever it
 // reaches twice its size after the last compaction (and at least this many).
 constexpr size_t kMinSetCompaction = 64 * 1024;
+// The set being built keeps its room for the next document up to this many
+// shingles (8 MiB); a larger one's is given back.
+constexpr size_t kKeptBuildingRoom = size_t{1} << 20;
 
 }  // namespace
 
@@ -30,17 +33,18 @@ void DocumentReader::Begin(uint32_t* sig, std::vector<uint64_t>* set) {
   set_ = set;
   if (sig_ != nullptr) minhasher_.Init(sig_);
   if (set_ != nullptr) set_->clear();
+  building_.clear();
   set_compact_at_ = kMinSetCompaction;
 }
 
-// Sorts and deduplicates *set_, so that it holds at most about twice the
-// distinct shingles however often they repeat in the text.
+// Sorts and deduplicates the set being built, so that it holds at most about
+// twice the distinct shingles however often they repeat in the text.
 // Shingle hashes are uniformly random: SortByHash's partitions by the top
 // bits sort them about three times faster than std::sort.
 void DocumentReader::CompactSet() {
-  internal::SortByHash(*set_, set_scratch_, set_ends_);
-  set_->erase(std::unique(set_->begin(), set_->end()), set_->end());
-  set_compact_at_ = std::max(kMinSetCompaction, 2 * set_->size());
+  internal::SortByHash(building_, set_scratch_, set_ends_);
+  building_.erase(std::unique(building_.begin(), building_.end()), building_.end());
+  set_compact_at_ = std::max(kMinSetCompaction, 2 * building_.size());
 }
 
 void DocumentReader::set_token_sink(TokenSink sink) {
@@ -57,8 +61,8 @@ void DocumentReader::Drain() {
   if (sh.empty()) return;
   if (sig_ != nullptr) minhasher_.Update(sh.data(), sh.size(), sig_);
   if (set_ != nullptr) {
-    set_->insert(set_->end(), sh.begin(), sh.end());
-    if (set_->size() >= set_compact_at_) CompactSet();
+    building_.insert(building_.end(), sh.begin(), sh.end());
+    if (building_.size() >= set_compact_at_) CompactSet();
   }
   sh.clear();
 }
@@ -93,8 +97,12 @@ void DocumentReader::End(DocumentSketch* out) {
     out->kind = DocumentSketch::Kind::kOk;
   }
   if (set_ != nullptr) {
+    // One allocation of the final size: growing each document's own vector
+    // and then shrinking it took fresh memory several times a document, and
+    // each first touch of fresh memory is a page fault.
     CompactSet();
-    set_->shrink_to_fit();
+    set_->assign(building_.begin(), building_.end());
+    if (building_.capacity() > kKeptBuildingRoom) std::vector<uint64_t>().swap(building_);
   }
 }
 

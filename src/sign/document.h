@@ -93,7 +93,8 @@ class DocumentReader {
   std::string token_text_;
   uint32_t* sig_ = nullptr;
   std::vector<uint64_t>* set_ = nullptr;
-  size_t set_compact_at_ = 0;  // compact *set_ when it reaches this size
+  std::vector<uint64_t> building_;  // the set being collected, kept for reuse
+  size_t set_compact_at_ = 0;  // compact building_ when it reaches this size
   std::vector<uint64_t> set_scratch_;  // CompactSet()'s working space, kept for reuse
   std::vector<uint32_t> set_ends_;
 };

@@ -1,6 +1,7 @@
 #include "verify/verify_candidates.h"
 
 #include <algorithm>
+#include <span>
 
 #include "verify/confirm.h"
 #include "lsh/similarity.h"
@@ -51,6 +52,10 @@ struct PairChecker {
   Verified& verified;
   std::vector<double> jaccard = {};  // per pair of the batch
   std::vector<char> changed = {};    // per group: found changed by KeepText()
+  // Per group: the document its set is kept under in Verified::sets_, and
+  // that set (empty: none).
+  std::vector<DocId> set_key = {};
+  std::vector<std::span<const uint64_t>> set_of_group = {};
 
   // A document alone in its group kept no token text; one in a pair whose
   // hashed shingle sets are equal needs it (TextJaccard), and is read again
@@ -59,7 +64,10 @@ struct PairChecker {
   Status KeepTexts(const CandidatePairs& pairs) {
     changed.assign(confirmed.members.size(), 0);
     for (const Candidate& p : pairs) {
-      if (!Confirmed(p) || verified.JaccardIfReaches(p.a, p.b, 1.0) < 1.0) continue;
+      if (!Confirmed(p)) continue;
+      const std::span<const uint64_t> x = SetOf(p.a), y = SetOf(p.b);
+      // Sets of different sizes are not equal: most pairs stop here.
+      if (x.empty() || x.size() != y.size() || JaccardIfReaches(x, y, 1.0) < 1.0) continue;
       for (const uint32_t g : {GroupOf(p.a), GroupOf(p.b)}) {
         Result<bool> kept = confirmer.KeepText(g);
         if (!kept.ok()) return kept.status();
@@ -78,7 +86,8 @@ struct PairChecker {
       for (size_t k = c * 512; k < std::min(batch->size(), (c + 1) * 512); ++k) {
         const Candidate& p = (*batch)[k];
         if (!Confirmed(p)) continue;
-        jaccard[k] = verified.JaccardIfReaches(p.a, p.b, ctx.rule.threshold);
+        const std::span<const uint64_t> x = SetOf(p.a), y = SetOf(p.b);
+        if (!x.empty() && !y.empty()) jaccard[k] = JaccardIfReaches(x, y, ctx.rule.threshold);
       }
     });
     if (ctx.workers.Cancelled()) return Status::Cancelled("interrupted");
@@ -98,6 +107,12 @@ struct PairChecker {
     return Status::Ok();
   }
   uint32_t GroupOf(DocId d) const { return group_of_slot[groups.slot_of(d)]; }
+  // Verified::sets_[d] (empty when it has none), from a vector by group
+  // instead of a hash lookup a pair.
+  std::span<const uint64_t> SetOf(DocId d) const {
+    const uint32_t g = GroupOf(d);
+    return g < set_of_group.size() && set_key[g] == d ? set_of_group[g] : std::span<const uint64_t>();
+  }
   bool Confirmed(const Candidate& p) const {
     const uint32_t ga = GroupOf(p.a), gb = GroupOf(p.b);
     return !confirmed.members[ga].empty() && !confirmed.members[gb].empty() &&
@@ -158,13 +173,6 @@ double Verified::Similarity(DocId a, DocId b) const {
   return ExactJaccard(ia->second, ib->second);
 }
 
-double Verified::JaccardIfReaches(DocId a, DocId b, double threshold) const {
-  auto ia = sets_.find(a);
-  auto ib = sets_.find(b);
-  if (ia == sets_.end() || ib == sets_.end()) return -1;
-  return neardup::JaccardIfReaches(ia->second, ib->second, threshold);
-}
-
 bool Verified::Similar(DocId x, DocId y) const {
   const DocId a = groups_->rep_of(x);
   const DocId b = groups_->rep_of(y);
@@ -194,15 +202,22 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
   }
   out->left_out = std::move(confirmed.left_out);
   std::vector<uint32_t> group_of_slot(groups->size(), CopyGroups::kNone);
+  std::vector<DocId> set_key(todo.slots.size(), 0);
+  std::vector<std::span<const uint64_t>> set_of_group(todo.slots.size());
   for (uint32_t g = 0; g < todo.slots.size(); ++g) {
     group_of_slot[todo.slots[g]] = g;
-    if (!confirmed.sets[g].empty()) out->sets_[groups->representative(todo.slots[g])] = std::move(confirmed.sets[g]);
+    if (confirmed.sets[g].empty()) continue;
+    set_key[g] = groups->representative(todo.slots[g]);
+    // Map nodes stay where they are, so the span stays valid.
+    const std::vector<uint64_t>& kept = out->sets_[set_key[g]] = std::move(confirmed.sets[g]);
+    set_of_group[g] = kept;
   }
   groups->KeepOnly(todo.slots, confirmed.members);
   if (ctx.rule.identical_only) return verified;
   out->pairs = CandidatePairs(ctx.options.pair_memory);
   PairChecker checker{.ctx = ctx, .groups = *groups, .group_of_slot = group_of_slot, .confirmed = confirmed,
-                      .confirmer = confirmer, .verified = *out};
+                      .confirmer = confirmer, .verified = *out, .set_key = std::move(set_key),
+                      .set_of_group = std::move(set_of_group)};
   if (Status s = checker.KeepTexts(candidates.pairs); !s.ok()) return s;
   const auto& late = confirmer.LateLeftOut();
   out->left_out.insert(out->left_out.end(), late.begin(), late.end());

@@ -103,9 +103,6 @@ class Verified {
   // Exact mode: the shingle set of each representative of a group in a
   // candidate pair (that of the group's first confirmed member).
   const std::unordered_map<DocId, std::vector<uint64_t>>& sets() const { return sets_; }
-  // Exact mode: lsh/similarity.h's JaccardIfReaches() of the shingle sets of
-  // two representatives in candidate pairs; -1 when a set is missing.
-  double JaccardIfReaches(DocId rep_a, DocId rep_b, double threshold) const;
 
  private:
   friend Result<Verified> VerifyCandidates(const VerifyContext&, const SignedCorpus&, CopyGroups*, Candidates);
