@@ -351,12 +351,7 @@ Status ReadShardNeeded(const WorkFolder& folder, const Sweep& sw, uint32_t s, Ne
   }
   const std::vector<uint64_t>& needed = w->needed;
   size_t& next = w->next;
-  RecordWalk walk{.keep =
-                      [&](uint64_t k, const DocRecord&) {
-                        if (next == needed.size() || needed[next] != GlobalId(s, k)) return false;
-                        ++next;
-                        return true;
-                      },
+  RecordWalk walk{.keep = KeepListed(s, needed, &next),
                   .hashed = nullptr,
                   .read = [&](size_t n) { file.Release(0, n); },  // from 0: the walk may be made twice
                   .checksum = false};  // verified by the sweep, over the same mapping

@@ -38,6 +38,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -59,6 +60,18 @@ inline constexpr int kShardShift = 40;  // local index < 2^40, shard < 2^24
 inline uint64_t GlobalId(uint32_t shard, uint64_t local) { return (uint64_t{shard} << kShardShift) | local; }
 inline uint32_t ShardOf(uint64_t global) { return static_cast<uint32_t>(global >> kShardShift); }
 inline uint64_t LocalOf(uint64_t global) { return global & ((uint64_t{1} << kShardShift) - 1); }
+
+// A RecordWalk::keep for shard `shard` that keeps the documents listed in
+// `ids` (global ids, ascending) from ids[*next] on, and moves *next past each
+// one kept. `ids` and `next` must outlive the walk.
+inline std::function<bool(uint64_t, const DocRecord&)> KeepListed(uint32_t shard, const std::vector<uint64_t>& ids,
+                                                                  size_t* next) {
+  return [shard, &ids, next](uint64_t k, const DocRecord&) {
+    if (*next == ids.size() || ids[*next] != GlobalId(shard, k)) return false;
+    ++*next;
+    return true;
+  };
+}
 
 // One value for what every shard of a work folder must share: the
 // SignatureParams and the banding.

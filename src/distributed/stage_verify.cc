@@ -329,12 +329,7 @@ Result<SignatureTable> ReadDocs(const WorkFolder& folder, const Options& o, cons
     Result<MappedFile> file = MappedFile::Open(path);
     if (!file.ok()) return file.status();
     const size_t first = next;
-    RecordWalk walk{.keep =
-                        [&](uint64_t k, const DocRecord&) {
-                          if (next == ids.size() || ids[next] != GlobalId(s, k)) return false;
-                          ++next;
-                          return true;
-                        },
+    RecordWalk walk{.keep = KeepListed(s, ids, &next),
                     .hashed = nullptr,
                     .read = [&](size_t n) { file->Release(0, n); },
                     .checksum = false};
