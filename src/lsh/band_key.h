@@ -14,7 +14,6 @@
 //   if (FirstSharedBand(x, y, banding, 3)) emit(a, b);
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -34,9 +33,16 @@ inline uint64_t BandKey(const uint32_t* signature, Banding banding, int band) {
 // REQUIRES: as BandKey, for both signatures.
 inline bool FirstSharedBand(const uint32_t* x, const uint32_t* y, Banding banding, int band) {
   const size_t rows = static_cast<size_t>(banding.rows);
+  // A loop of its own rather than std::equal, which calls memcmp for a few
+  // bytes: a pair in band b is checked against the b bands before it, and
+  // most of those differ in their first row, so the call was most of the
+  // cost (a sixth of the candidate search at -t 0.5, 35 bands of 3 rows).
   auto equal = [&](int j) {
     const size_t at = static_cast<size_t>(j) * rows;
-    return std::equal(x + at, x + at + rows, y + at);
+    for (size_t k = at; k < at + rows; ++k) {
+      if (x[k] != y[k]) return false;
+    }
+    return true;
   };
   if (!equal(band)) return false;
   for (int j = 0; j < band; ++j) {
