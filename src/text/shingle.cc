@@ -194,6 +194,7 @@ struct Shingler::State {
   // starts and ends of the runs of word or non-ASCII bytes found in it.
   internal::ClassifyFn classify = nullptr;
   internal::ShingleHashFn hash_shingles = nullptr;  // vector shingle hashes, if any
+  internal::WordHashFn hash_words = nullptr;        // vector word hashes, if any
   internal::ByteClasses classes[kWindowBlocks];
   // Per block of the window, its non-ASCII bytes that are not part of a
   // two-byte word character (high & ~pair); 0 in the block after the last.
@@ -216,6 +217,7 @@ Shingler::Shingler(ShingleUnit unit, int k, uint64_t seed)
   const internal::TokenizerKernel kernel = internal::DefaultTokenizerKernel();
   state_->classify = internal::ClassifierFor(kernel);
   state_->hash_shingles = internal::ShingleHasherFor(kernel);
+  state_->hash_words = internal::WordHasherFor(kernel);
   vector_words_ = state_->classify != nullptr;
   assert(k >= 1 && k <= 64);
   Reset();
@@ -374,8 +376,16 @@ class Shingler::VectorWords {
       const size_t at = batch.size();
       batch.resize(at + count);
       uint64_t* out = batch.data() + at;
-      const unsigned char* lowered = st_.lowered() - window_;  // indexed by text position
-      for (; r < last; ++r) *out++ = HashWord(lowered + starts[r], ends[r] - starts[r]);
+      if (st_.hash_words != nullptr) {
+        st_.hash_words(st_.short_words,
+                       {.text = st_.lowered(), .origin = window_, .starts = starts + r, .ends = ends + r,
+                        .count = count},
+                       out);
+        r = last;
+      } else {
+        const unsigned char* lowered = st_.lowered() - window_;  // indexed by text position
+        for (; r < last; ++r) *out++ = HashWord(lowered + starts[r], ends[r] - starts[r]);
+      }
       sh_.words_ += count;
       sh_.tokens_ += count;
     }
