@@ -80,14 +80,19 @@ struct Checked {
 };
 
 // Runs `args` (after the binary) under `limit`, -f tsv, and checks its
-// output in a pipeline without keeping it: lines, order, checksum (`wait $!`
-// waits for the cksum process substitution to finish).
+// output in a pipeline without keeping it: lines, order, checksum. cksum
+// reads a FIFO that tee writes, and is started by the script's own shell,
+// so that `wait` knows it: a process substitution inside the pipeline
+// belongs to the pipeline's subshell, where `wait $!` cannot wait for it,
+// and under load the checksum was read before cksum had written it.
 Checked RunChecked(const TempDir& dir, const std::string& limit, const std::string& args) {
   const std::string status = dir / "status";
-  const std::string script = "{ " + limit + Binary() + " scan -q -j2 -f tsv " + args + "; echo $? > " + status +
-                             "; } | tee >(cksum > " + (dir / "cksum") + ") | LC_ALL=C awk -F '\\t' '" +
+  const std::string fifo = dir / "stdout.fifo";
+  const std::string script = "rm -f " + fifo + " && mkfifo " + fifo + " || exit 1; cksum < " + fifo + " > " +
+                             (dir / "cksum") + " & sum=$!; { " + limit + Binary() + " scan -q -j2 -f tsv " + args +
+                             "; echo $? > " + status + "; } | tee " + fifo + " | LC_ALL=C awk -F '\\t' '" +
                              "{ if ($1 >= $2 || (NR > 1 && ($1 < p1 || ($1 == p1 && $2 <= p2)))) bad++; " +
-                             "p1 = $1; p2 = $2 } END { print NR, bad + 0 }'; wait $!";
+                             "p1 = $1; p2 = $2 } END { print NR, bad + 0 }'; wait $sum";
   long rss_kb = 0;
   RunResult r = RunProcess({"/bin/bash", "-c", script}, dir.path(), "/dev/null", &rss_kb);
   Checked c;
