@@ -28,18 +28,24 @@ class JsonlDocReader {
 
   // As JsonlLineParser::Parse, after transcoding a Latin-1 line.
   Status Parse(std::string_view line, JsonlDoc* doc, bool* has_doc) {
-    if (latin1_) {
-      line_.clear();
-      decoder_.Reset();
-      decoder_.Feed(line, &line_);
-      decoder_.Finish(&line_);
-      line = line_;
-    }
-    return parser_.Parse(line, doc, has_doc);
+    return parser_.Parse(Transcoded(line), doc, has_doc);
+  }
+  // As JsonlLineParser::ParseView: the text is valid until the next Parse.
+  Status ParseView(std::string_view line, JsonlDocView* doc, bool* has_doc) {
+    return parser_.ParseView(Transcoded(line), doc, has_doc);
   }
   DocumentReader& reader() { return reader_; }
 
  private:
+  // The line in UTF-8: itself, or its Latin-1 transcoded into line_.
+  std::string_view Transcoded(std::string_view line) {
+    if (!latin1_) return line;
+    line_.clear();
+    decoder_.Reset();
+    decoder_.Feed(line, &line_);
+    decoder_.Finish(&line_);
+    return line_;
+  }
   static Options Utf8(Options options) {
     options.encoding = Encoding::kUtf8;
     return options;

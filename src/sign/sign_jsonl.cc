@@ -65,9 +65,9 @@ struct BlockRule {
 
 void SignLine(std::string_view line, uint64_t ln, const BlockRule& rule, JsonlDocReader& parser, Block& b) {
   const size_t num_perm = rule.num_perm;
-  JsonlDoc doc;
+  JsonlDocView doc;
   bool has = false;
-  const Status s = parser.Parse(line, &doc, &has);
+  const Status s = parser.ParseView(line, &doc, &has);
   if (!s.ok()) {
     b.problems.push_back({.line = ln, .message = s.message()});
     return;

@@ -148,7 +148,7 @@ struct JsonlLineParser::Impl {
   // A line with invalid UTF-8, repaired; reused across lines.
   std::string repaired;
 
-  Status Parse(std::string_view line, JsonlDoc* doc);
+  Status Parse(std::string_view line, JsonlDocView* doc);
   // " (keys: \"a\", \"b\", ...)": the first keys of the object the buffer
   // holds (`size` bytes, parsed once already), for a missing text key.
   std::string KeysOf(size_t size);
@@ -202,6 +202,17 @@ JsonlLineParser::~JsonlLineParser() = default;
 
 Status JsonlLineParser::Parse(std::string_view line, JsonlDoc* doc,
                               bool* has_doc) {
+  JsonlDocView view;
+  view.id = std::move(doc->id);  // its capacity, for a JsonlDoc the caller reuses
+  Status status = ParseView(line, &view, has_doc);
+  doc->id = std::move(view.id);
+  doc->replaced = view.replaced;
+  doc->text.assign(view.text);
+  return status;
+}
+
+Status JsonlLineParser::ParseView(std::string_view line, JsonlDocView* doc,
+                                  bool* has_doc) {
   assert(doc != nullptr && has_doc != nullptr);
   *has_doc = false;
   // A UTF-8 BOM (first line of a file from some Windows tools) is ignored.
@@ -222,7 +233,7 @@ Status JsonlLineParser::Parse(std::string_view line, JsonlDoc* doc,
   return status;
 }
 
-Status JsonlLineParser::Impl::Parse(std::string_view line, JsonlDoc* doc) {
+Status JsonlLineParser::Impl::Parse(std::string_view line, JsonlDocView* doc) {
   const size_t needed = line.size() + simdjson::SIMDJSON_PADDING;
   if (needed > capacity) {
     capacity = std::max(needed, capacity * 2);
@@ -251,7 +262,7 @@ Status JsonlLineParser::Impl::Parse(std::string_view line, JsonlDoc* doc) {
   bool text_not_string = false;
   bool id_bad_type = false;
   doc->id.clear();
-  doc->text.clear();
+  doc->text = {};
   for (auto field_result : object) {
     od::field field;
     if (auto error = std::move(field_result).get(field))
@@ -272,8 +283,8 @@ Status JsonlLineParser::Impl::Parse(std::string_view line, JsonlDoc* doc) {
     if (value_type == od::json_type::string) {
       std::string_view s;
       if (auto error = value.get_string().get(s)) return FromSimdjson(error);
-      // assign() reuses the capacity of a JsonlDoc the caller keeps reusing.
-      if (is_text) doc->text.assign(s);
+      // The text stays in simdjson's string buffer until the next line.
+      if (is_text) doc->text = s;
       if (is_id) doc->id.assign(s);
       continue;
     }
