@@ -62,6 +62,38 @@ TEST(JsonlLineParserTest, ReusedParserReadsSuccessiveLines) {
             "");  // the last line has no id; the previous one is not kept
 }
 
+// ParseView gives what Parse gives, with the text borrowed from the parser
+// and good until the next line: escapes, an id before or after the text, a
+// repaired line, a blank line and a bad one, in turn on one parser.
+TEST(JsonlLineParserTest, ViewOfTheTextIsWhatParseCopies) {
+  const std::vector<std::string> lines = {
+      R"({"id": "a", "text": "plain words here"})",
+      R"({"text": "tab\there \"quoted\" \u00e9t\u00e9", "id": 7})",
+      "{\"text\": \"caf\xE9 au lait\", \"id\": \"latin-1 byte\"}",
+      "   ",
+      R"({"text": 5})",
+      R"({"meta": {"k": [1, 2, "x"]}, "text": "after a nested field"})",
+  };
+  JsonlLineParser copying("text", "id");
+  JsonlLineParser viewing("text", "id");
+  for (const std::string& line : lines) {
+    SCOPED_TRACE(line);
+    JsonlDoc doc;
+    bool has = false;
+    const Status copied = copying.Parse(line, &doc, &has);
+    JsonlDocView view;
+    bool has_view = false;
+    const Status viewed = viewing.ParseView(line, &view, &has_view);
+    EXPECT_EQ(viewed.ok(), copied.ok());
+    EXPECT_EQ(viewed.message(), copied.message());
+    EXPECT_EQ(has_view, has);
+    if (!has) continue;
+    EXPECT_EQ(view.text, doc.text);
+    EXPECT_EQ(view.id, doc.id);
+    EXPECT_EQ(view.replaced, doc.replaced);
+  }
+}
+
 TEST(JsonlLineParserTest, UnescapesText) {
   const Parsed parsed = ParseLine(
       R"({"text":"line\nnext\ttab \"q\" back\\slash caf\u00e9 smile \ud83d\ude00 \/"})");
