@@ -11,11 +11,13 @@
 // length on random bytes and seeds). The formulas read only bytes inside the
 // word, so the bytes the loads take from around it do not matter.
 //
-// HashWordsAvx512 computes the same formulas for eight words at a time in
-// 64-bit lanes (gathered loads, the 64x64->128 multiply of the 9-16 byte
-// formula from four 32-bit ones); WordHasherFor() picks it when the
-// processor has AVX-512 (F, DQ, BW). tests/text/word_hash_test.cc checks it
-// against HashBytes for every length from 1 to 40 on random bytes and seeds.
+// HashWordsAvx512 (in src/text/tokenize_kernel.cc, beside the other vector
+// kernels of the tokenizer) computes the same formulas for eight words at a
+// time in 64-bit lanes (gathered loads, the 64x64->128 multiply of the 9-16
+// byte formula from four 32-bit ones); WordHasherFor() picks it when the
+// processor has AVX-512 (F, DQ, BW). tests/text/tokenizer_kernels_test.cc
+// checks it against HashBytes for every length from 1 to 40 on random bytes
+// and seeds.
 //
 // Thread safety: immutable after construction; the hashers are pure functions.
 #pragma once
