@@ -35,8 +35,9 @@ inline bool FirstSharedBand(const uint32_t* x, const uint32_t* y, Banding bandin
   const size_t rows = static_cast<size_t>(banding.rows);
   // A loop of its own rather than std::equal, which calls memcmp for a few
   // bytes: a pair in band b is checked against the b bands before it, and
-  // most of those differ in their first row, so the call was most of the
-  // cost (a sixth of the candidate search at -t 0.5, 35 bands of 3 rows).
+  // most of those differ in their first row, so the call cost more than the
+  // compares (258 M of the 2.2 G instructions of a run on 6,000 mails at
+  // -t 0.5, 35 bands of 3 rows).
   auto equal = [&](int j) {
     const size_t at = static_cast<size_t>(j) * rows;
     for (size_t k = at; k < at + rows; ++k) {
