@@ -47,7 +47,7 @@
 #include <vector>
 
 #include "base/hash_sort.h"
-#include "base/huge_page_allocator.h"
+#include "base/large_array_allocator.h"
 #include "base/temp_file.h"
 #include "neardup/status.h"
 
@@ -67,10 +67,10 @@ inline size_t NextBufferCapacity(size_t capacity, size_t max_records, size_t rec
 template <typename T>
 class SortedRuns {
   static_assert(std::is_trivially_copyable_v<T>, "records are written as their bytes");
-  // The buffer of records in memory: a large one in huge pages, so that
-  // filling it (and sorting it by radix) costs a few page faults, not one
-  // per 4 KiB (huge_page_allocator.h).
-  using Buffer = std::vector<T, HugePageAllocator<T>>;
+  // The buffer of records in memory: a large one mapped on its own and given
+  // back when freed, its records not zeroed before they are written
+  // (large_array_allocator.h).
+  using Buffer = std::vector<T, LargeArrayAllocator<T>>;
 
  public:
   static constexpr size_t kMaxRuns = 64;

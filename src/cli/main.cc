@@ -13,17 +13,6 @@
 #include "cli/stage_command.h"
 #include "cli/std_fds.h"
 
-#ifdef NEARDUP_WITH_JEMALLOC
-// jemalloc's options, read when it starts (MALLOC_CONF in the environment
-// still overrides them): the heap in transparent huge pages where the kernel
-// allows them (/sys/kernel/mm/transparent_hugepage/enabled "always" or
-// "madvise"), its own metadata too when that pays.
-extern "C" {
-extern const char* malloc_conf;
-const char* malloc_conf = "thp:always,metadata_thp:auto";
-}
-#endif
-
 int main(int argc, char** argv) {
   using neardup::cli::ExitCode;
   // Before anything opens a file: a closed 0, 1 or 2 must not be reused.

@@ -40,7 +40,7 @@
 
 #include "base/types.h"
 #include "walk/walk.h"
-#include "base/huge_page_allocator.h"
+#include "base/large_array_allocator.h"
 #include "neardup/options.h"
 #include "text/shingle.h"
 #include "neardup/sorted_pairs.h"
@@ -90,7 +90,7 @@ class SignatureTable {
     values_.resize(n * num_perm_, UINT32_MAX);
   }
   // Room for `n` documents in all, so that filling up to n copies nothing.
-  // The matrix's room is address space until written (huge_page_allocator.h).
+  // The matrix's room is address space until written (large_array_allocator.h).
   // Throws std::bad_alloc when the room cannot be had (under strict
   // overcommit, say); the documents are then unchanged.
   void Reserve(size_t n) {
@@ -118,7 +118,7 @@ class SignatureTable {
   }
 
   // The signature matrix: num_perm() values per document, row after row.
-  using Matrix = std::vector<uint32_t, HugePageAllocator<uint32_t>>;
+  using Matrix = std::vector<uint32_t, LargeArrayAllocator<uint32_t>>;
 
   // Makes the table values.size() / num_perm() documents whose signatures
   // are `values`, taken over without a copy; their records are `records`

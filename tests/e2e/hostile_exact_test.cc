@@ -469,8 +469,8 @@ TEST(HostileExactTest, PairsOfThousandsOfCopiesAreSortedInBoundedMemory) {
   EXPECT_EQ(lines[0], dir / "c/100000.txt" + "\t" + (dir / "c/100001.txt") + "\t1");
   EXPECT_EQ(lines[1], std::to_string(n * (n - 1) / 2));
   EXPECT_NE(r.err.find("--mode clusters"), std::string::npos) << r.err;
-  // 64 MiB of pairs in memory at most, plus the rest of the run (107 MiB in
-  // all here with jemalloc's huge pages, up to 110 on a loaded machine; 264
+  // 64 MiB of pairs in memory at most, plus the rest of the run (78 MiB in
+  // all here, 107 when jemalloc's heap was in transparent huge pages; 264
   // MB with every pair in memory). Under AddressSanitizer the
   // same run takes 194 MB (its shadow memory and quarantine), and every pair
   // in memory would add 144 MB more and their redzones.
