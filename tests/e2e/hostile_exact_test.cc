@@ -135,27 +135,38 @@ TEST(HostileExactTest, SetOfTheMemberThatTakesThePlaceOfAChangedOneIsExact) {
 
 // A file system whose Stat() keeps telling what the walk saw while the text
 // changed under it (as a clock too coarse, or a tool that sets the times
-// back, would): only the content check of the re-read can tell.
+// back, would): the text changes just before the second Open() of `path`
+// (the first is signing, the second the re-read of --exact), and only the
+// content check of the re-read can tell.
 class LyingStatFs : public FileSystem {
  public:
   LyingStatFs(std::string path, std::string new_text) : path_(std::move(path)), new_text_(std::move(new_text)) {}
-  Result<std::unique_ptr<ByteReader>> Open(const std::string& p) override { return FileSystem::Default().Open(p); }
-  Result<FileStat> Stat(const std::string& p) override {
-    const std::lock_guard<std::mutex> lock(mu_);  // stats come from the worker threads
-    if (!changed_ && p.ends_with(".txt")) {  // the first Stat() of a document: every file was signed
-      Result<FileStat> st = FileSystem::Default().Stat(path_);
-      seen_ = *st;
-      WriteFile(path_, new_text_);
-      changed_ = true;
+  Result<std::unique_ptr<ByteReader>> Open(const std::string& p) override {
+    {
+      const std::lock_guard<std::mutex> lock(mu_);  // opens come from the worker threads
+      if (p == path_ && ++opens_ == 2) {
+        Result<FileStat> st = FileSystem::Default().Stat(path_);
+        seen_ = *st;
+        WriteFile(path_, new_text_);
+        changed_ = true;
+      }
     }
-    if (p == path_) return seen_;
+    return FileSystem::Default().Open(p);
+  }
+  Result<FileStat> Stat(const std::string& p) override {
+    {
+      const std::lock_guard<std::mutex> lock(mu_);
+      if (changed_ && p == path_) return seen_;
+    }
     return FileSystem::Default().Stat(p);
   }
+  int opens() const { return opens_; }
 
  private:
   std::mutex mu_;
   std::string path_, new_text_;
   bool changed_ = false;
+  int opens_ = 0;
   FileStat seen_;
 };
 
@@ -244,6 +255,7 @@ TEST(HostileExactTest, ChangeThatStatCannotSeeIsFoundByTheContent) {
   o.mode = Mode::kClusters;
   Result<Report> r = FindDuplicates(o, ctx);
   ASSERT_TRUE(r.ok());
+  EXPECT_EQ(fs.opens(), 2);  // signed, then read again (changed)
   EXPECT_EQ(ClusterNames(*r), (std::vector<std::vector<std::string>>{{dir / "a.txt", dir / "c.txt"}}));
   EXPECT_EQ(r->stats.unreadable, 1u);
 }
@@ -267,6 +279,7 @@ TEST(HostileExactTest, ChangeThatStatCannotSeeLeavesANearPairOut) {
   o.verify = VerifyMode::kExact;
   Result<Report> r = FindDuplicates(o, ctx);
   ASSERT_TRUE(r.ok());
+  EXPECT_EQ(fs.opens(), 2);  // signed, then read again (changed)
   EXPECT_TRUE(r->pairs.empty());
   EXPECT_EQ(r->stats.unreadable, 1u);
 }

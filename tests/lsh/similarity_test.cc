@@ -104,5 +104,24 @@ TEST(SortByHashTest, SortsPlainHashesAsStdSortDoes) {
   }
 }
 
+// Partitions of every size: all small (one insertion sort over the whole
+// array), and with one of more than kInsertionSortMax entries (values that
+// share their top bits), which is sorted apart.
+TEST(SortByHashTest, SortsSkewedHashesAsStdSortDoes) {
+  uint64_t rng = 11;
+  std::vector<uint64_t> scratch;
+  std::vector<uint32_t> ends;
+  for (size_t crowded : {0, 5, 33, 40, 300}) {
+    for (size_t n : {64, 736, 5000}) {
+      std::vector<uint64_t> v;
+      for (size_t i = 0; i < n; ++i) v.push_back(i < crowded ? Next(&rng) >> 24 : Next(&rng));
+      std::vector<uint64_t> want = v;
+      std::sort(want.begin(), want.end());
+      internal::SortByHash(v, scratch, ends);
+      EXPECT_EQ(v, want) << n << " " << crowded;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace neardup
