@@ -219,16 +219,18 @@ Status JsonlLineParser::ParseView(std::string_view line, JsonlDocView* doc,
   if (line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);
   if (std::all_of(line.begin(), line.end(), IsJsonSpace)) return Status::Ok();
   doc->replaced = 0;
-  if (!simdjson::validate_utf8(line.data(), line.size())) {
+  Status status = impl_->Parse(line, doc);
+  if (!status.ok() && !simdjson::validate_utf8(line.data(), line.size())) {
     // Invalid bytes (a Latin-1 mail pasted into UTF-8 data) become U+FFFD,
-    // counted, rather than costing the whole line. simdjson rejects invalid
-    // UTF-8 anywhere in its input, so the line is repaired before parsing;
-    // valid lines (nearly all) are not copied.
+    // counted, rather than costing the whole line. simdjson checks UTF-8 as
+    // it indexes the line and rejects invalid bytes anywhere in it, so a
+    // line that failed is checked alone, and when its UTF-8 is at fault it is
+    // repaired and parsed again; a valid line (nearly all) is checked once
+    // and not copied.
     impl_->repaired.clear();
     doc->replaced = AppendUtf8Repaired(line, &impl_->repaired);
-    line = impl_->repaired;
+    status = impl_->Parse(impl_->repaired, doc);
   }
-  Status status = impl_->Parse(line, doc);
   *has_doc = status.ok();
   return status;
 }
