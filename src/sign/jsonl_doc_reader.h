@@ -31,8 +31,11 @@ class JsonlDocReader {
     return parser_.Parse(Transcoded(line), doc, has_doc);
   }
   // As JsonlLineParser::ParseView: the text is valid until the next Parse.
-  Status ParseView(std::string_view line, JsonlDocView* doc, bool* has_doc) {
-    return parser_.ParseView(Transcoded(line), doc, has_doc);
+  // A Latin-1 line is transcoded into a string of its own first, which has
+  // no bytes readable after it.
+  Status ParseView(std::string_view line, JsonlDocView* doc, bool* has_doc, size_t readable_after = 0) {
+    if (latin1_) return parser_.ParseView(Transcoded(line), doc, has_doc);
+    return parser_.ParseView(line, doc, has_doc, readable_after);
   }
   DocumentReader& reader() { return reader_; }
 

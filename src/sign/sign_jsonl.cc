@@ -63,11 +63,14 @@ struct BlockRule {
   bool line_hashes = true;        // SignContext::line_hashes
 };
 
-void SignLine(std::string_view line, uint64_t ln, const BlockRule& rule, JsonlDocReader& parser, Block& b) {
+// `readable_after`: the bytes of the block after the line (JSON parsing may
+// read them).
+void SignLine(std::string_view line, size_t readable_after, uint64_t ln, const BlockRule& rule,
+              JsonlDocReader& parser, Block& b) {
   const size_t num_perm = rule.num_perm;
   JsonlDocView doc;
   bool has = false;
-  const Status s = parser.ParseView(line, &doc, &has);
+  const Status s = parser.ParseView(line, &doc, &has, readable_after);
   if (!s.ok()) {
     b.problems.push_back({.line = ln, .message = s.message()});
     return;
@@ -114,7 +117,8 @@ void SignBlock(const BlockRule& rule, JsonlDocReader& parser, Block& b) {
     if (too_long) {
       b.problems.push_back({.line = ln, .message = TooLongMessage(max_line)});
     } else {
-      SignLine(text, ln, rule, parser, b);
+      const char* room_end = b.data.data.get() + b.data.data.capacity();
+      SignLine(text, static_cast<size_t>(room_end - (text.data() + text.size())), ln, rule, parser, b);
     }
   }
   b.data = JsonlBlocks::Block();

@@ -148,10 +148,13 @@ struct JsonlLineParser::Impl {
   // A line with invalid UTF-8, repaired; reused across lines.
   std::string repaired;
 
-  Status Parse(std::string_view line, JsonlDocView* doc);
-  // " (keys: \"a\", \"b\", ...)": the first keys of the object the buffer
-  // holds (`size` bytes, parsed once already), for a missing text key.
-  std::string KeysOf(size_t size);
+  // Parses `line` where it lies when `readable_after` covers simdjson's
+  // padding, else from a padded copy in `buffer`.
+  Status Parse(std::string_view line, JsonlDocView* doc, size_t readable_after);
+  // " (keys: \"a\", \"b\", ...)": the first keys of the object at `json`
+  // (`size` bytes, `allocated` readable, parsed once already), for a missing
+  // text key.
+  std::string KeysOf(const char* json, size_t size, size_t allocated);
 };
 
 namespace {
@@ -173,11 +176,11 @@ std::string ShownKey(std::string_view key) {
 
 }  // namespace
 
-std::string JsonlLineParser::Impl::KeysOf(size_t size) {
+std::string JsonlLineParser::Impl::KeysOf(const char* json, size_t size, size_t allocated) {
   constexpr size_t kMaxKeys = 5;
   od::document document;
   od::object object;
-  if (parser.iterate(buffer.get(), size, capacity).get(document) || document.get_object().get(object)) return "";
+  if (parser.iterate(json, size, allocated).get(document) || document.get_object().get(object)) return "";
   std::string keys;
   size_t count = 0;
   for (auto field_result : object) {
@@ -200,6 +203,8 @@ JsonlLineParser::JsonlLineParser(std::string text_key, std::string id_key)
 
 JsonlLineParser::~JsonlLineParser() = default;
 
+const size_t JsonlLineParser::kParsePadding = simdjson::SIMDJSON_PADDING;
+
 Status JsonlLineParser::Parse(std::string_view line, JsonlDoc* doc,
                               bool* has_doc) {
   JsonlDocView view;
@@ -211,15 +216,15 @@ Status JsonlLineParser::Parse(std::string_view line, JsonlDoc* doc,
   return status;
 }
 
-Status JsonlLineParser::ParseView(std::string_view line, JsonlDocView* doc,
-                                  bool* has_doc) {
+Status JsonlLineParser::ParseView(std::string_view line, JsonlDocView* doc, bool* has_doc,
+                                  size_t readable_after) {
   assert(doc != nullptr && has_doc != nullptr);
   *has_doc = false;
   // A UTF-8 BOM (first line of a file from some Windows tools) is ignored.
   if (line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);
   if (std::all_of(line.begin(), line.end(), IsJsonSpace)) return Status::Ok();
   doc->replaced = 0;
-  Status status = impl_->Parse(line, doc);
+  Status status = impl_->Parse(line, doc, readable_after);
   if (!status.ok() && !simdjson::validate_utf8(line.data(), line.size())) {
     // Invalid bytes (a Latin-1 mail pasted into UTF-8 data) become U+FFFD,
     // counted, rather than costing the whole line. simdjson checks UTF-8 as
@@ -229,25 +234,30 @@ Status JsonlLineParser::ParseView(std::string_view line, JsonlDocView* doc,
     // and not copied.
     impl_->repaired.clear();
     doc->replaced = AppendUtf8Repaired(line, &impl_->repaired);
-    status = impl_->Parse(impl_->repaired, doc);
+    status = impl_->Parse(impl_->repaired, doc, 0);
   }
   *has_doc = status.ok();
   return status;
 }
 
-Status JsonlLineParser::Impl::Parse(std::string_view line, JsonlDocView* doc) {
-  const size_t needed = line.size() + simdjson::SIMDJSON_PADDING;
-  if (needed > capacity) {
-    capacity = std::max(needed, capacity * 2);
-    buffer = std::make_unique_for_overwrite<char[]>(capacity);
+Status JsonlLineParser::Impl::Parse(std::string_view line, JsonlDocView* doc, size_t readable_after) {
+  const char* json = line.data();
+  size_t allocated = line.size() + readable_after;
+  if (readable_after < simdjson::SIMDJSON_PADDING) {
+    const size_t needed = line.size() + simdjson::SIMDJSON_PADDING;
+    if (needed > capacity) {
+      capacity = std::max(needed, capacity * 2);
+      buffer = std::make_unique_for_overwrite<char[]>(capacity);
+    }
+    std::memcpy(buffer.get(), line.data(), line.size());
+    // simdjson may read the padding; give it defined bytes.
+    std::memset(buffer.get() + line.size(), ' ', simdjson::SIMDJSON_PADDING);
+    json = buffer.get();
+    allocated = capacity;
   }
-  std::memcpy(buffer.get(), line.data(), line.size());
-  // simdjson may read the padding; give it defined bytes.
-  std::memset(buffer.get() + line.size(), ' ', simdjson::SIMDJSON_PADDING);
 
   od::document document;
-  if (auto error =
-          parser.iterate(buffer.get(), line.size(), capacity).get(document)) {
+  if (auto error = parser.iterate(json, line.size(), allocated).get(document)) {
     return FromSimdjson(error);
   }
   od::json_type type;
@@ -306,7 +316,7 @@ Status JsonlLineParser::Impl::Parse(std::string_view line, JsonlDocView* doc) {
   if (document.current_location().get(trailing) == simdjson::SUCCESS) {
     return FromSimdjson(simdjson::TRAILING_CONTENT);
   }
-  if (!found_text) return Status::Corrupt("missing key \"" + text_key + "\"" + KeysOf(line.size()));
+  if (!found_text) return Status::Corrupt("missing key \"" + text_key + "\"" + KeysOf(json, line.size(), allocated));
   if (text_not_string)
     return Status::Corrupt("\"" + text_key + "\" is not a string");
   if (id_bad_type)

@@ -60,8 +60,14 @@ class JsonlLineParser {
   // blank line (only whitespace); Corrupt for a bad line (*has_doc false,
   // *doc unspecified). Reusing one JsonlDoc across calls reuses its strings.
   Status Parse(std::string_view line, JsonlDoc* doc, bool* has_doc);
-  // As Parse, with the text borrowed (see JsonlDocView).
-  Status ParseView(std::string_view line, JsonlDocView* doc, bool* has_doc);
+  // As Parse, with the text borrowed (see JsonlDocView). `readable_after`:
+  // how many bytes after the line's end may be read (never written), say the
+  // rest of the block the line lies in; with at least kParsePadding, the
+  // line is parsed where it lies instead of copied first (simdjson reads up
+  // to that many bytes past its input; their content does not matter).
+  Status ParseView(std::string_view line, JsonlDocView* doc, bool* has_doc, size_t readable_after = 0);
+  // simdjson's SIMDJSON_PADDING.
+  static const size_t kParsePadding;
 
  private:
   struct Impl;

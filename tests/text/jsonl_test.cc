@@ -94,6 +94,55 @@ TEST(JsonlLineParserTest, ViewOfTheTextIsWhatParseCopies) {
   }
 }
 
+// A line parsed where it lies (bytes readable after it, here bytes that
+// would close a string, an object or an array, or start a number, if they
+// were taken for part of the line) gives what a parsed copy gives: the same
+// documents, statuses and messages, for good lines and bad ones alike, and
+// with fewer bytes after it than the padding the parser copies instead.
+TEST(JsonlLineParserTest, LineParsedWhereItLiesIsWhatACopyGives) {
+  const std::vector<std::string> lines = {
+      R"({"id": "a", "text": "plain words here"})",
+      R"({"text": "tab\there \"quoted\" \u00e9t\u00e9", "id": 7})",
+      "{\"text\": \"caf\xE9 au lait\", \"id\": \"latin-1 byte\"}",
+      "\xEF\xBB\xBF{\"text\": \"after a byte order mark\"}",
+      "   ",
+      R"({"text": 5})",
+      R"({"id": 12)",
+      R"({"text": "unclosed)",
+      R"({"text": "x"} trailing)",
+      R"({"meta": {"k": [1, 2, "x"]}, "text": "after a nested field", "n": 3.5e2})",
+      R"({"other": "no text key", "id": 1})",
+      R"({"id": 12345678901234567890, "text": "a long number id"})",
+      R"(["not", "an", "object"])",
+      R"(tru)",
+  };
+  for (const std::string after : {"\"}]0123456789e-\\\"}]{[\"", "0123456789e+9\"}", " \n{\"text\": \"next line\"}\n"})
+  for (const size_t room : {size_t{0}, size_t{1}, size_t{16}, JsonlLineParser::kParsePadding,
+                            JsonlLineParser::kParsePadding + 7}) {
+    JsonlLineParser copying("text", "id");
+    JsonlLineParser in_place("text", "id");
+    for (const std::string& line : lines) {
+      SCOPED_TRACE(line + " / " + std::to_string(room) + " / " + after);
+      std::string block = line;
+      while (block.size() < line.size() + room) block += after;
+      block.resize(line.size() + room);
+      JsonlDocView copy;
+      bool has_copy = false;
+      const Status copied = copying.ParseView(line, &copy, &has_copy);
+      const std::string copied_text(copy.text);
+      JsonlDocView view;
+      bool has_view = false;
+      const Status viewed = in_place.ParseView(std::string_view(block.data(), line.size()), &view, &has_view, room);
+      EXPECT_EQ(viewed.ok(), copied.ok());
+      EXPECT_EQ(viewed.message(), copied.message());
+      EXPECT_EQ(has_view, has_copy);
+      EXPECT_EQ(std::string(view.text), copied_text);
+      EXPECT_EQ(view.id, copy.id);
+      EXPECT_EQ(view.replaced, copy.replaced);
+    }
+  }
+}
+
 TEST(JsonlLineParserTest, UnescapesText) {
   const Parsed parsed = ParseLine(
       R"({"text":"line\nnext\ttab \"q\" back\\slash caf\u00e9 smile \ud83d\ude00 \/"})");
