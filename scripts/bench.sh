@@ -74,6 +74,11 @@
 # reported, and the recall of the planted pairs whose Jaccard reaches the
 # threshold with --exact. With --exact-ref BIN, the --exact output is
 # compared byte for byte with BIN's (another build): any difference exits 1.
+# With --idle S, every timed command of these two sections starts S seconds
+# after the one before: a run then meets memory as a lone run does (on a
+# virtual machine that hands free memory back to its host, memory freed a
+# few seconds before costs more to touch again than memory just freed;
+# docs/performance.md).
 #
 # Environment: NEARDUP_BIN (default build/neardup, built in Release when
 # missing), NEARDUP_BUILD_DIR (where gen_corpus is built, and gen_jsonl
@@ -105,6 +110,9 @@ usage: scripts/bench.sh [options]
   --floor-only      only the "floor" section
   --floor-docs D    its corpus size in documents (default 100000; 1000 with --quick)
   --floor-runs R    its alternating rounds (default 5; 1 with --quick)
+  --idle S          in the floor and --exact sections, wait S seconds before each timed
+                    command (default 0): each run then meets memory as a lone run from
+                    cron or a shell does, not as one right after another
   --no-exact        skip the section "--exact against signature mode"
   --exact-only      run only that section
   --exact-mails M   its corpus size in mails (default 6000; 600 with --quick)
@@ -138,6 +146,7 @@ floor=1
 floor_only=0
 floor_docs=""
 floor_runs=""
+idle=0
 exact_section=1
 exact_only=0
 exact_mails=""
@@ -171,6 +180,7 @@ while [[ $# -gt 0 ]]; do
     --floor-only) floor_only=1; shift ;;
     --floor-docs) floor_docs="$2"; shift 2 ;;
     --floor-runs) floor_runs="$2"; shift 2 ;;
+    --idle) idle="$2"; shift 2 ;;
     --no-exact) exact_section=0; shift ;;
     --exact-only) exact_only=1; shift ;;
     --exact-mails) exact_mails="$2"; shift 2 ;;
@@ -193,6 +203,7 @@ floor_runs="${floor_runs:-5}"
 for v in "$floor_docs" "$floor_runs"; do
   [[ "$v" =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: --floor-* take positive whole numbers, got '$v'" >&2; exit 2; }
 done
+[[ "$idle" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "bench.sh: --idle takes seconds, got '$idle'" >&2; exit 2; }
 if [[ $floor_only == 1 ]]; then
   [[ $floor == 1 ]] || { echo "bench.sh: --floor-only with --no-floor" >&2; exit 2; }
   sizes=""
@@ -739,6 +750,8 @@ WRAPPER
   fi
 fi
 
+idle_note=""
+if [[ "$idle" != 0 ]]; then idle_note=", each command after $idle s idle"; fi
 # --- The floor ---------------------------------------------------------------
 # neardup against build/floor_minhash on the same bytes, and against xxhsum
 # on the same files; everything in alternating rounds (see the header).
@@ -748,6 +761,7 @@ floor_lines=()
 floor_time() {
   local cpu_file="$1" t0 t1 rc=0
   shift
+  sleep "$idle"
   t0="$(now_ns)"
   /usr/bin/time -f '%U %S' -o "$tmp/ftime" "$@" >/dev/null 2>"$tmp/ferr" || rc=$?
   t1="$(now_ns)"
@@ -857,6 +871,7 @@ exact_against_signature() {
         extra=()
         [[ $mode == exact ]] && extra=(--exact)
         rc=0
+        sleep "$idle"
         t0="$(now_ns)"
         /usr/bin/time -f '%U %S' -o "$tmp/time" "$bin" scan "${extra[@]}" -t "$t" -j "$cores" --no-progress -v \
           -f tsv -o "$tmp/$mode.tsv" "$mails" 2>"$tmp/$mode.err" || rc=$?
@@ -989,7 +1004,7 @@ if [[ $floor == 1 ]]; then
 
 \`build/floor_minhash\` (tests/bench/floor_minhash.cc) is a minimal classic MinHash pass over the
 same bytes: ASCII words, XXH3, word 5-shingles, 128 minima with AVX-512; no JSON, Unicode,
-banding or output. $floor_runs alternating rounds; wall seconds as median (min-max); the ratio
+banding or output. $floor_runs alternating rounds${idle_note}; wall seconds as median (min-max); the ratio
 is taken round by round; CPU is user + system seconds, median (and the median ratio).
 
 | work | neardup s | floor / baseline s | ratio | CPU s neardup / floor (ratio) |
@@ -1002,7 +1017,7 @@ if [[ $exact_section == 1 ]]; then
 
 ### --exact against signature mode: $exact_mails mails, -j $cores
 
-\`neardup scan -t T -f tsv DIR\` and the same with \`--exact\`, median of $runs alternating run(s) each; CPU is user + system seconds; the ratios are --exact's over signature mode's (target: wall at most 1.5x). Recall: the share of the planted pairs whose Jaccard reaches T that --exact reports.
+\`neardup scan -t T -f tsv DIR\` and the same with \`--exact\`, median of $runs alternating run(s) each${idle_note}; CPU is user + system seconds; the ratios are --exact's over signature mode's (target: wall at most 1.5x). Recall: the share of the planted pairs whose Jaccard reaches T that --exact reports.
 
 | -t | signature wall s | --exact wall s | wall ratio | signature CPU s | --exact CPU s | CPU ratio | candidates | pairs (--exact) | recall (--exact) |${exact_ref:+ --exact output against $exact_ref |}
 |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|${exact_ref:+---|}
