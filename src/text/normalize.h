@@ -28,6 +28,14 @@ namespace neardup {
 
 namespace internal {
 struct CleanTables;
+// The Unicode planes that may hold a code point with a canonical
+// decomposition, the only ones the normalizer's tables are built from:
+// planes 4 to 13 hold no character, and 15 and 16 are private use, which
+// never decomposes (normalize_test checks every one of them against the
+// utf8proc linked).
+inline constexpr int kDecomposingPlanes[] = {0, 1, 2, 3, 14};
+// Whether utf8proc gives `cp` a canonical decomposition.
+bool HasCanonicalDecomposition(int32_t cp);
 }  // namespace internal
 
 class Normalizer {

@@ -114,6 +114,23 @@ TEST(NormalizeTextTest, LeavesCjkAndLowercaseUnchanged) {
   EXPECT_EQ(NormalizeText(""), "");
 }
 
+// The normalizer's tables are built from the planes that may decompose
+// only: no code point of the others has a canonical decomposition in the
+// utf8proc linked (a newer one that gave one would fail here, not change
+// documents' shingles unseen).
+TEST(NormalizerTest, OnlyTheScannedPlanesHoldCanonicalDecompositions) {
+  std::vector<bool> scanned(17, false);
+  for (const int plane : internal::kDecomposingPlanes) scanned[static_cast<size_t>(plane)] = true;
+  int found = 0;
+  for (int32_t cp = 0; cp < 0x110000; ++cp) {
+    if (cp >= 0xD800 && cp <= 0xDFFF) continue;
+    if (!internal::HasCanonicalDecomposition(cp)) continue;
+    ++found;
+    EXPECT_TRUE(scanned[static_cast<size_t>(cp >> 16)]) << "U+" << std::hex << cp;
+  }
+  EXPECT_GT(found, 2000);  // U+00C0 and the like: the tables are really read
+}
+
 TEST(NormalizerTest, FeedPassesAsciiThroughWithoutLowercasing) {
   EXPECT_EQ(NormalizeWhole("Hello, World! 123\n\t"), "Hello, World! 123\n\t");
   const std::string long_ascii(100000, 'Q');
