@@ -94,11 +94,10 @@ TEST(JsonlLineParserTest, ViewOfTheTextIsWhatParseCopies) {
   }
 }
 
-// A line parsed where it lies (bytes readable after it, here bytes that
-// would close a string, an object or an array, or start a number, if they
-// were taken for part of the line) gives what a parsed copy gives: the same
-// documents, statuses and messages, for good lines and bad ones alike, and
-// with fewer bytes after it than the padding the parser copies instead.
+// A line parsed where it lies, with bytes readable after it, gives what a
+// parsed copy gives: the same documents, statuses and messages, for good
+// lines and bad ones alike; with fewer bytes after it than the padding, the
+// parser copies it instead.
 TEST(JsonlLineParserTest, LineParsedWhereItLiesIsWhatACopyGives) {
   const std::vector<std::string> lines = {
       R"({"id": "a", "text": "plain words here"})",
@@ -116,29 +115,35 @@ TEST(JsonlLineParserTest, LineParsedWhereItLiesIsWhatACopyGives) {
       R"(["not", "an", "object"])",
       R"(tru)",
   };
-  for (const std::string after : {"\"}]0123456789e-\\\"}]{[\"", "0123456789e+9\"}", " \n{\"text\": \"next line\"}\n"})
+  // What lies after the line: bytes that would close a string, an object or
+  // an array, or go on with a number, were they taken for the line's.
+  const std::vector<std::string> afters = {"\"}]0123456789e-\\\"}]{[\"", "0123456789e+9\"}",
+                                           " \n{\"text\": \"next line\"}\n"};
   for (const size_t room : {size_t{0}, size_t{1}, size_t{16}, JsonlLineParser::kParsePadding,
                             JsonlLineParser::kParsePadding + 7}) {
-    JsonlLineParser copying("text", "id");
-    JsonlLineParser in_place("text", "id");
-    for (const std::string& line : lines) {
-      SCOPED_TRACE(line + " / " + std::to_string(room) + " / " + after);
-      std::string block = line;
-      while (block.size() < line.size() + room) block += after;
-      block.resize(line.size() + room);
-      JsonlDocView copy;
-      bool has_copy = false;
-      const Status copied = copying.ParseView(line, &copy, &has_copy);
-      const std::string copied_text(copy.text);
-      JsonlDocView view;
-      bool has_view = false;
-      const Status viewed = in_place.ParseView(std::string_view(block.data(), line.size()), &view, &has_view, room);
-      EXPECT_EQ(viewed.ok(), copied.ok());
-      EXPECT_EQ(viewed.message(), copied.message());
-      EXPECT_EQ(has_view, has_copy);
-      EXPECT_EQ(std::string(view.text), copied_text);
-      EXPECT_EQ(view.id, copy.id);
-      EXPECT_EQ(view.replaced, copy.replaced);
+    for (const std::string& after : afters) {
+      JsonlLineParser copying("text", "id");
+      JsonlLineParser in_place("text", "id");
+      for (const std::string& line : lines) {
+        SCOPED_TRACE(line + " / " + std::to_string(room) + " / " + after);
+        std::string block = line;
+        while (block.size() < line.size() + room) block += after;
+        block.resize(line.size() + room);
+        JsonlDocView copy;
+        bool has_copy = false;
+        const Status copied = copying.ParseView(line, &copy, &has_copy);
+        const std::string copied_text(copy.text);
+        JsonlDocView view;
+        bool has_view = false;
+        const Status viewed =
+            in_place.ParseView(std::string_view(block.data(), line.size()), &view, &has_view, room);
+        EXPECT_EQ(viewed.ok(), copied.ok());
+        EXPECT_EQ(viewed.message(), copied.message());
+        EXPECT_EQ(has_view, has_copy);
+        EXPECT_EQ(std::string(view.text), copied_text);
+        EXPECT_EQ(view.id, copy.id);
+        EXPECT_EQ(view.replaced, copy.replaced);
+      }
     }
   }
 }
