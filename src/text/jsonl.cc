@@ -151,6 +151,10 @@ struct JsonlLineParser::Impl {
   // Parses `line` where it lies when `readable_after` covers simdjson's
   // padding, else from a padded copy in `buffer`.
   Status Parse(std::string_view line, JsonlDocView* doc, size_t readable_after);
+  // `line` itself when `readable_after` covers simdjson's padding, else its
+  // copy in `buffer` followed by the padding; *allocated: the bytes readable
+  // from its start.
+  std::string_view Padded(std::string_view line, size_t readable_after, size_t* allocated);
   // " (keys: \"a\", \"b\", ...)": the first keys of the object at `json`
   // (`size` bytes, `allocated` readable, parsed once already), for a missing
   // text key.
@@ -240,22 +244,26 @@ Status JsonlLineParser::ParseView(std::string_view line, JsonlDocView* doc, bool
   return status;
 }
 
-Status JsonlLineParser::Impl::Parse(std::string_view line, JsonlDocView* doc, size_t readable_after) {
-  const char* json = line.data();
-  size_t allocated = line.size() + readable_after;
-  if (readable_after < simdjson::SIMDJSON_PADDING) {
-    const size_t needed = line.size() + simdjson::SIMDJSON_PADDING;
-    if (needed > capacity) {
-      capacity = std::max(needed, capacity * 2);
-      buffer = std::make_unique_for_overwrite<char[]>(capacity);
-    }
-    std::memcpy(buffer.get(), line.data(), line.size());
-    // simdjson may read the padding; give it defined bytes.
-    std::memset(buffer.get() + line.size(), ' ', simdjson::SIMDJSON_PADDING);
-    json = buffer.get();
-    allocated = capacity;
+std::string_view JsonlLineParser::Impl::Padded(std::string_view line, size_t readable_after, size_t* allocated) {
+  if (readable_after >= simdjson::SIMDJSON_PADDING) {
+    *allocated = line.size() + readable_after;
+    return line;
   }
+  const size_t needed = line.size() + simdjson::SIMDJSON_PADDING;
+  if (needed > capacity) {
+    capacity = std::max(needed, capacity * 2);
+    buffer = std::make_unique_for_overwrite<char[]>(capacity);
+  }
+  std::memcpy(buffer.get(), line.data(), line.size());
+  // simdjson may read the padding; give it defined bytes.
+  std::memset(buffer.get() + line.size(), ' ', simdjson::SIMDJSON_PADDING);
+  *allocated = capacity;
+  return {buffer.get(), line.size()};
+}
 
+Status JsonlLineParser::Impl::Parse(std::string_view line, JsonlDocView* doc, size_t readable_after) {
+  size_t allocated = 0;
+  const char* json = Padded(line, readable_after, &allocated).data();
   od::document document;
   if (auto error = parser.iterate(json, line.size(), allocated).get(document)) {
     return FromSimdjson(error);
