@@ -28,13 +28,13 @@ inline constexpr size_t kInsertionSortMax = 32;
 // 0 (plain std::sort) below 256 entries.
 inline int RadixBits(size_t n) {
   if (n < 256) return 0;
-  return std::min(16, static_cast<int>(std::bit_width(n)) - 2);
+  return std::min(16, static_cast<int>(std::bit_width(n)) - 3);
 }
 
-// The radix bits for n plain hashes: as RadixBits, but from 64 entries on
-// (a document's shingle set, a few hundred to a few thousand, sorts in 1.8 us
-// for 736 against 2.5 us with a partition for every one or two of them,
-// BM_SortShingleSet).
+// The radix bits for n plain hashes: about log2(n) - 1, so a partition holds
+// ~2-4 of them; at most 16; 0 below 64 (a document's shingle set, a few
+// hundred to a few thousand, sorts in 1.8 us for 736 against 2.5 us with a
+// partition for every one or two of them, BM_SortShingleSet).
 inline int PlainHashRadixBits(size_t n) {
   if (n < 64) return 0;
   return std::min(16, static_cast<int>(std::bit_width(n)) - 2);
@@ -82,10 +82,10 @@ void SortByHash(std::vector<E, Alloc>& entries, std::vector<E, Alloc>& scratch, 
   scratch.resize(entries.size());
   // Scattering moves ends[p] from partition p's start to its end.
   for (const E& e : entries) scratch[ends[HashOf(e) >> shift]++] = e;
-  if (largest <= kInsertionSortMax) {
-    // Every partition is small: one insertion sort over the whole array moves
-    // each entry only within its partition, and its branch is almost never
-    // taken, unlike a loop over the (mostly empty or single) partitions.
+  if (std::is_same_v<E, uint64_t> && largest <= kInsertionSortMax) {
+    // Plain hashes in small partitions only: one insertion sort over the
+    // whole array moves each hash only within its partition, and its branch
+    // is almost never taken, unlike a loop over the partitions.
     InsertionSort(scratch.data(), scratch.data() + scratch.size());
     entries.swap(scratch);
     return;
