@@ -4,7 +4,9 @@
 // (a document's shingle hashes, for --exact). One counting pass and one scatter by the
 // hash's top bits leave small partitions, each then sorted on its own: about
 // three times faster than std::sort on a million entries, with the same
-// result (the order is total, so no stability is needed).
+// result (the order is total, so no stability is needed). Plain hashes are
+// then placed by rank (RankPartitions, in hash_sort.cc), without a branch
+// that depends on the data.
 //
 // Thread safety: a plain function; `scratch` and `ends` are the caller's
 // working space (kept per thread for reuse).
@@ -20,6 +22,25 @@
 
 namespace neardup::internal {
 
+// Plain hashes: a partition of at most this many is placed by rank; a larger
+// one (rare: a few hashes per partition on average) is sorted apart.
+inline constexpr size_t kRankWindow = 8;
+
+// For each i < n, in partition p = parted[i] >> shift, which spans
+// [ends[p], ends[p + 1]) of `parted`: writes parted[i] to out[ends[p] + r],
+// r its rank among the first kRankWindow values of its partition (those
+// less, and those equal that come before it). So a partition of at most
+// kRankWindow values lands in `out` sorted; a larger one must be sorted
+// again (each of its values lands inside its range).
+// REQUIRES: `parted` holds n + kRankWindow readable values; 1 <= 64 - shift
+// <= 16; ends has 2^(64 - shift) + 1 entries, the partitions' bounds.
+void RankPartitions(const uint64_t* parted, size_t n, const uint32_t* ends, int shift, uint64_t* out);
+// The same, by one of the versions below (tests; the AVX-512 one REQUIRES
+// RankPartitionsAvx512Supported()).
+void RankPartitionsPortable(const uint64_t* parted, size_t n, const uint32_t* ends, int shift, uint64_t* out);
+void RankPartitionsAvx512(const uint64_t* parted, size_t n, const uint32_t* ends, int shift, uint64_t* out);
+bool RankPartitionsAvx512Supported();
+
 // Partitions of at most this many entries are sorted by insertion.
 inline constexpr size_t kInsertionSortMax = 32;
 
@@ -32,9 +53,10 @@ inline int RadixBits(size_t n) {
 }
 
 // The radix bits for n plain hashes: about log2(n) - 1, so a partition holds
-// ~2-4 of them; at most 16; 0 below 64 (a document's shingle set, a few
-// hundred to a few thousand, sorts in 1.8 us for 736 against 2.5 us with a
-// partition for every one or two of them, BM_SortShingleSet).
+// ~2-4 of them and few hold more than kRankWindow; at most 16; 0 (plain
+// std::sort) below 64. A partition for every one or two hashes sorts no
+// faster (BM_SortShingleSet), one for every 4-8 leaves too many partitions
+// larger than the window: 736 hashes take 4.2 us against 2.7.
 inline int PlainHashRadixBits(size_t n) {
   if (n < 64) return 0;
   return std::min(16, static_cast<int>(std::bit_width(n)) - 2);
@@ -60,47 +82,72 @@ uint64_t HashOf(const E& e) {
   }
 }
 
-template <class E, class Alloc>
-void SortByHash(std::vector<E, Alloc>& entries, std::vector<E, Alloc>& scratch, std::vector<uint32_t>& ends) {
-  assert(entries.size() <= UINT32_MAX);
-  // Plain hashes (8 bytes, a document's shingles: a few thousand, in L1 or
-  // L2) are partitioned from fewer entries on.
-  const int bits = std::is_same_v<E, uint64_t> ? PlainHashRadixBits(entries.size()) : RadixBits(entries.size());
+// SortByHash for plain hashes (see RankPartitions).
+template <class Alloc>
+void SortPlainHashes(std::vector<uint64_t, Alloc>& entries, std::vector<uint64_t, Alloc>& scratch,
+                     std::vector<uint32_t>& ends) {
+  const size_t n = entries.size();
+  const int bits = PlainHashRadixBits(n);
   if (bits == 0) {
     std::sort(entries.begin(), entries.end());
     return;
   }
   const int shift = 64 - bits;
-  // ends[p + 1] counts partition p; the prefix sums make ends[p] its start.
-  ends.assign((size_t{1} << bits) + 1, 0);
-  for (const E& e : entries) ++ends[(HashOf(e) >> shift) + 1];
+  const size_t parts = size_t{1} << bits;
+  // ends[p + 2] counts partition p; after the prefix sums ends[p + 1] is its
+  // start, and after the scatter its end, ends[p] its start (ends[0] = 0).
+  ends.assign(parts + 2, 0);
+  for (const uint64_t h : entries) ++ends[(h >> shift) + 2];
   uint32_t largest = 0;
-  for (size_t p = 1; p < ends.size(); ++p) {
+  for (size_t p = 2; p < ends.size(); ++p) {
     largest = std::max(largest, ends[p]);
     ends[p] += ends[p - 1];
   }
-  scratch.resize(entries.size());
-  // Scattering moves ends[p] from partition p's start to its end.
-  for (const E& e : entries) scratch[ends[HashOf(e) >> shift]++] = e;
-  if (std::is_same_v<E, uint64_t> && largest <= kInsertionSortMax) {
-    // Plain hashes in small partitions only: one insertion sort over the
-    // whole array moves each hash only within its partition, and its branch
-    // is almost never taken, unlike a loop over the partitions.
-    InsertionSort(scratch.data(), scratch.data() + scratch.size());
-    entries.swap(scratch);
+  scratch.resize(n + kRankWindow);
+  std::fill(scratch.begin() + static_cast<std::ptrdiff_t>(n), scratch.end(), 0);
+  for (const uint64_t h : entries) scratch[ends[(h >> shift) + 1]++] = h;
+  RankPartitions(scratch.data(), n, ends.data(), shift, entries.data());
+  if (largest <= kRankWindow) return;
+  for (size_t p = 0; p < parts; ++p) {
+    const uint32_t lo = ends[p], hi = ends[p + 1];
+    if (hi - lo <= kRankWindow) continue;
+    std::copy(scratch.begin() + lo, scratch.begin() + hi, entries.begin() + lo);
+    std::sort(entries.begin() + lo, entries.begin() + hi);
+  }
+}
+
+template <class E, class Alloc>
+void SortByHash(std::vector<E, Alloc>& entries, std::vector<E, Alloc>& scratch, std::vector<uint32_t>& ends) {
+  assert(entries.size() <= UINT32_MAX);
+  if constexpr (std::is_same_v<E, uint64_t>) {
+    SortPlainHashes(entries, scratch, ends);
     return;
-  }
-  uint32_t lo = 0;
-  for (size_t p = 0; p + 1 < ends.size(); ++p) {
-    const uint32_t hi = ends[p];
-    if (hi - lo > kInsertionSortMax) {
-      std::sort(scratch.begin() + lo, scratch.begin() + hi);
-    } else if (hi - lo > 1) {
-      InsertionSort(scratch.data() + lo, scratch.data() + hi);
+  } else {
+    const int bits = RadixBits(entries.size());
+    if (bits == 0) {
+      std::sort(entries.begin(), entries.end());
+      return;
     }
-    lo = hi;
+    const int shift = 64 - bits;
+    // ends[p + 1] counts partition p; the prefix sums make ends[p] its start.
+    ends.assign((size_t{1} << bits) + 1, 0);
+    for (const E& e : entries) ++ends[(HashOf(e) >> shift) + 1];
+    for (size_t p = 1; p < ends.size(); ++p) ends[p] += ends[p - 1];
+    scratch.resize(entries.size());
+    // Scattering moves ends[p] from partition p's start to its end.
+    for (const E& e : entries) scratch[ends[HashOf(e) >> shift]++] = e;
+    uint32_t lo = 0;
+    for (size_t p = 0; p + 1 < ends.size(); ++p) {
+      const uint32_t hi = ends[p];
+      if (hi - lo > kInsertionSortMax) {
+        std::sort(scratch.begin() + lo, scratch.begin() + hi);
+      } else if (hi - lo > 1) {
+        InsertionSort(scratch.data() + lo, scratch.data() + hi);
+      }
+      lo = hi;
+    }
+    entries.swap(scratch);
   }
-  entries.swap(scratch);
 }
 
 }  // namespace neardup::internal

@@ -104,9 +104,9 @@ TEST(SortByHashTest, SortsPlainHashesAsStdSortDoes) {
   }
 }
 
-// Partitions of every size: all small (one insertion sort over the whole
-// array), and with one of more than kInsertionSortMax entries (values that
-// share their top bits), which is sorted apart.
+// Partitions of every size: all small (placed by rank), and with one or
+// more of more than kRankWindow entries (values that share their top bits),
+// which are sorted apart.
 TEST(SortByHashTest, SortsSkewedHashesAsStdSortDoes) {
   uint64_t rng = 11;
   std::vector<uint64_t> scratch;
@@ -119,6 +119,45 @@ TEST(SortByHashTest, SortsSkewedHashesAsStdSortDoes) {
       std::sort(want.begin(), want.end());
       internal::SortByHash(v, scratch, ends);
       EXPECT_EQ(v, want) << n << " " << crowded;
+    }
+  }
+}
+
+// RankPartitions' versions place the values of partitioned hashes alike, and
+// each partition of at most kRankWindow values lands sorted, repeats
+// included; a larger one keeps its values within its range.
+TEST(SortByHashTest, RankPartitionsVersionsPlaceAlike) {
+  uint64_t rng = 13;
+  for (int bits : {1, 4, 8, 11}) {
+    for (size_t n : {size_t{1}, size_t{7}, size_t{64}, size_t{736}, size_t{5000}}) {
+      const int shift = 64 - bits;
+      std::vector<uint64_t> values;
+      for (size_t i = 0; i < n; ++i) values.push_back(i % 5 == 4 ? values[i / 3] : Next(&rng));
+      // Partitioned as SortByHash leaves them: by top bits, in their order.
+      std::stable_sort(values.begin(), values.end(),
+                       [&](uint64_t x, uint64_t y) { return (x >> shift) < (y >> shift); });
+      std::vector<uint32_t> ends((size_t{1} << bits) + 1, 0);
+      for (const uint64_t v : values) ++ends[(v >> shift) + 1];
+      for (size_t p = 1; p < ends.size(); ++p) ends[p] += ends[p - 1];
+      std::vector<uint64_t> parted = values;
+      parted.resize(n + internal::kRankWindow, 0);
+      constexpr uint64_t kUnwritten = 0x5eed5eed5eed5eedULL;
+      std::vector<uint64_t> portable(n, kUnwritten), vector(n, kUnwritten);
+      internal::RankPartitionsPortable(parted.data(), n, ends.data(), shift, portable.data());
+      for (size_t p = 0; p + 1 < ends.size(); ++p) {
+        std::vector<uint64_t> want(values.begin() + ends[p], values.begin() + ends[p + 1]);
+        std::vector<uint64_t> got(portable.begin() + ends[p], portable.begin() + ends[p + 1]);
+        std::sort(want.begin(), want.end());
+        if (want.size() > internal::kRankWindow) {
+          // Placed inside the range, some over others: sorted again later.
+          for (const uint64_t v : got) EXPECT_TRUE(v == kUnwritten || v >> shift == p) << bits << " " << n;
+        } else {
+          EXPECT_EQ(got, want) << bits << " " << n << " " << p;
+        }
+      }
+      if (!internal::RankPartitionsAvx512Supported()) continue;
+      internal::RankPartitionsAvx512(parted.data(), n, ends.data(), shift, vector.data());
+      EXPECT_EQ(vector, portable) << bits << " " << n;
     }
   }
 }
