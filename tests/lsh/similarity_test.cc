@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -74,6 +75,34 @@ TEST(JaccardIfReachesTest, AgreesWithExactJaccardOnRandomSets) {
   }
   EXPECT_GT(reached, 3000);  // both sides were tried often
   EXPECT_GT(missed, 3000);
+}
+
+// Hashes crowded into part of the range (their top bits zero, or one set
+// all below the other): the merge's ranges are not where uniform hashes
+// would put them, and the search for their bounds must still find them.
+TEST(JaccardIfReachesTest, AgreesWithExactJaccardOnSkewedSets) {
+  uint64_t rng = 43;
+  for (int round = 0; round < 600; ++round) {
+    const size_t na = Next(&rng) % 2000, nb = Next(&rng) % 2000;
+    const double share = static_cast<double>(Next(&rng) % 1001) / 1000;
+    auto [a, b] = RandomPair(&rng, na, nb, share);
+    const int squeeze = std::array<int, 4>{1, 2, 8, 40}[static_cast<size_t>(round % 4)];
+    for (auto* s : {&a, &b}) {
+      for (uint64_t& v : *s) v >>= squeeze;
+      s->erase(std::unique(s->begin(), s->end()), s->end());
+    }
+    if (round % 8 == 1) {
+      for (uint64_t& v : b) v |= uint64_t{1} << 63;  // b above every value of a
+    }
+    const double exact = ExactJaccard(a, b);
+    for (double t : {0.1, 0.5, 0.8, exact}) {
+      const double got = JaccardIfReaches(a, b, t);
+      ASSERT_EQ(MeetsThreshold(got, t), MeetsThreshold(exact, t)) << round << " t=" << t;
+      if (MeetsThreshold(exact, t)) {
+        ASSERT_EQ(got, exact) << round << " t=" << t;
+      }
+    }
+  }
 }
 
 TEST(JaccardIfReachesTest, EdgeCases) {
