@@ -72,16 +72,6 @@ void InsertionSort(E* first, E* last) {
   }
 }
 
-// The 64-bit hash an entry is ordered by first.
-template <class E>
-uint64_t HashOf(const E& e) {
-  if constexpr (std::is_same_v<E, uint64_t>) {
-    return e;
-  } else {
-    return e.hash;
-  }
-}
-
 // SortByHash for plain hashes (see RankPartitions).
 template <class Alloc>
 void SortPlainHashes(std::vector<uint64_t, Alloc>& entries, std::vector<uint64_t, Alloc>& scratch,
@@ -121,7 +111,6 @@ void SortByHash(std::vector<E, Alloc>& entries, std::vector<E, Alloc>& scratch, 
   assert(entries.size() <= UINT32_MAX);
   if constexpr (std::is_same_v<E, uint64_t>) {
     SortPlainHashes(entries, scratch, ends);
-    return;
   } else {
     const int bits = RadixBits(entries.size());
     if (bits == 0) {
@@ -131,11 +120,11 @@ void SortByHash(std::vector<E, Alloc>& entries, std::vector<E, Alloc>& scratch, 
     const int shift = 64 - bits;
     // ends[p + 1] counts partition p; the prefix sums make ends[p] its start.
     ends.assign((size_t{1} << bits) + 1, 0);
-    for (const E& e : entries) ++ends[(HashOf(e) >> shift) + 1];
+    for (const E& e : entries) ++ends[(e.hash >> shift) + 1];
     for (size_t p = 1; p < ends.size(); ++p) ends[p] += ends[p - 1];
     scratch.resize(entries.size());
     // Scattering moves ends[p] from partition p's start to its end.
-    for (const E& e : entries) scratch[ends[HashOf(e) >> shift]++] = e;
+    for (const E& e : entries) scratch[ends[e.hash >> shift]++] = e;
     uint32_t lo = 0;
     for (size_t p = 0; p + 1 < ends.size(); ++p) {
       const uint32_t hi = ends[p];
