@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "base/hash.h"
+#include "base/hash_sort.h"
 #include "sign/jsonl_doc_reader.h"
 #include "sign/sign_internal.h"
 
@@ -323,6 +324,55 @@ void NameUnsignedThatClash(SignedCorpus* out) {
   named = std::move(merged);
 }
 
+// A position's name hash, ordered by (hash, position).
+struct NameAt {
+  uint64_t hash = 0;
+  uint64_t pos = 0;
+  bool operator<(const NameAt& o) const { return hash != o.hash ? hash < o.hash : pos < o.pos; }
+};
+
+// The groups of positions < n whose names are equal, of two or more: each
+// ascending, the groups in the order of their names. The names are grouped
+// by their hashes (a radix sort), and compared only within a run of equal
+// hashes, so that a million distinct ids cost no sort by string.
+template <typename NameFn>
+std::vector<std::vector<size_t>> GroupsOfEqualNames(size_t n, NameFn name) {
+  std::vector<NameAt> keys(n), scratch;
+  std::vector<uint32_t> ends;
+  for (size_t k = 0; k < n; ++k) {
+    const std::string& s = name(k);
+    keys[k] = {.hash = HashBytes(s.data(), s.size(), 0x6e616d6573), .pos = k};
+  }
+  internal::SortByHash(keys, scratch, ends);
+  std::vector<std::vector<size_t>> groups;
+  for (size_t lo = 0; lo < keys.size();) {
+    size_t hi = lo + 1;
+    while (hi < keys.size() && keys[hi].hash == keys[lo].hash) ++hi;
+    if (hi - lo == 1) {  // a name of its own: by far the most
+      lo = hi;
+      continue;
+    }
+    // Positions ascending within the run; names that differ (a hash
+    // collision) part into groups of their own, each still ascending.
+    std::vector<bool> taken(hi - lo, false);
+    for (size_t a = lo; a < hi; ++a) {
+      if (taken[a - lo]) continue;
+      std::vector<size_t> group{keys[a].pos};
+      for (size_t b = a + 1; b < hi; ++b) {
+        if (!taken[b - lo] && name(keys[b].pos) == name(keys[a].pos)) {
+          taken[b - lo] = true;
+          group.push_back(keys[b].pos);
+        }
+      }
+      if (group.size() > 1) groups.push_back(std::move(group));
+    }
+    lo = hi;
+  }
+  std::sort(groups.begin(), groups.end(),
+            [&](const std::vector<size_t>& x, const std::vector<size_t>& y) { return name(x[0]) < name(y[0]); });
+  return groups;
+}
+
 }  // namespace
 
 // A JSONL id must name one document. Every document whose id is not unique
@@ -349,35 +399,28 @@ void RenameDuplicateIds(SignedCorpus* out) {
   std::vector<char> renamed(entries.size(), 0);  // by position in entries
   for (bool changed = true; changed;) {
     changed = false;
-    std::vector<size_t> order(entries.size());  // positions in entries
-    std::iota(order.begin(), order.end(), size_t{0});
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t x, size_t y) { return name(entries[x]) < name(entries[y]); });
-    for (size_t lo = 0; lo < order.size();) {
-      size_t hi = lo + 1;
-      while (hi < order.size() && name(entries[order[hi]]) == name(entries[order[lo]])) ++hi;
-      if (hi - lo > 1) {
-        const std::string id = name(entries[order[lo]]);
-        std::string where;
-        for (size_t k = lo; k < hi; ++k) {
-          const auto [file, line] = place(entries[order[k]]);
-          const std::string at = files[file].path + ":" + std::to_string(line);
-          if (renamed[order[k]] == 0) where += (where.empty() ? "" : ", ") + at;  // else named so already
-          if (std::string& d = name(entries[order[k]]); d != at) {
-            d = at;
-            renamed[order[k]] = 1;
-            changed = true;
-          }
+    for (const std::vector<size_t>& group : GroupsOfEqualNames(entries.size(), [&](size_t k) -> const std::string& {
+           return name(entries[k]);
+         })) {
+      const std::string id = name(entries[group[0]]);
+      std::string where;
+      for (const size_t k : group) {
+        const auto [file, line] = place(entries[k]);
+        const std::string at = files[file].path + ":" + std::to_string(line);
+        if (renamed[k] == 0) where += (where.empty() ? "" : ", ") + at;  // else named so already
+        if (std::string& d = name(entries[k]); d != at) {
+          d = at;
+          renamed[k] = 1;
+          changed = true;
         }
-        const auto [file, line] = place(entries[order[lo]]);
-        out->problems.push_back({.file = file,
-                                 .line = line,
-                                 .status = Status::InvalidArgument("id \"" + id + "\" is not unique (" + where +
-                                                                   "); each of these documents is named FILE:LINE"),
-                                 .kind = InputProblem::Kind::kCounted});
-        out->counts.duplicate_ids += hi - lo;
       }
-      lo = hi;
+      const auto [file, line] = place(entries[group[0]]);
+      out->problems.push_back({.file = file,
+                               .line = line,
+                               .status = Status::InvalidArgument("id \"" + id + "\" is not unique (" + where +
+                                                                 "); each of these documents is named FILE:LINE"),
+                               .kind = InputProblem::Kind::kCounted});
+      out->counts.duplicate_ids += group.size();
     }
   }
 }

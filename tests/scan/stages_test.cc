@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <atomic>
+#include <numeric>
 #include <random>
 #include <set>
 #include <string>
@@ -185,6 +186,85 @@ TEST(SignTest, UnsignedJsonlDocumentsKeepTheirPartInUniqueIds) {
   EXPECT_EQ(stats.empty, 3u);
   EXPECT_EQ(stats.too_short, 1u);
   EXPECT_EQ(stats.documents, 2u);
+}
+
+// RenameDuplicateIds against the rule written out plainly (a stable sort
+// of the documents by name, then each run of equal names, repeated until no
+// name is taken twice): the same names, the same problems in the same
+// order, the same count, on ids drawn from a small pool, ids that read
+// FILE:LINE of another document, and documents named FILE:LINE already.
+TEST(SignTest, DuplicateIdsAreRenamedAsThePlainRuleSays) {
+  std::mt19937_64 rng(17);
+  for (int round = 0; round < 20; ++round) {
+    SignedCorpus corpus;
+    for (const char* path : {"a.jsonl", "b.jsonl"}) {
+      InputFile f;
+      f.path = path;
+      corpus.table.files.push_back(f);
+    }
+    const size_t n = 50 + rng() % 3000;
+    for (size_t k = 0; k < n; ++k) {
+      DocRecord d;
+      d.file = k < n / 3 ? 0 : 1;
+      d.line = d.file == 0 ? k + 1 : k - n / 3 + 1;
+      const uint64_t pick = rng() % 10;
+      const std::string file = d.file == 0 ? "a.jsonl" : "b.jsonl";
+      if (pick < 4) {
+        d.name = "dup-" + std::to_string(rng() % (n / 8 + 1));
+      } else if (pick < 5) {
+        d.name = (rng() % 2 == 0 ? "a.jsonl:" : "b.jsonl:") + std::to_string(1 + rng() % n);
+      } else if (pick < 6) {
+        d.name = file + ":" + std::to_string(d.line);  // no id
+      } else {
+        d.name = "u-" + std::to_string(k);
+      }
+      corpus.table.docs.push_back(d);
+    }
+    // The plain rule.
+    std::vector<std::string> want_names;
+    for (const DocRecord& d : corpus.table.docs) want_names.push_back(d.name);
+    std::vector<std::string> want_problems;
+    uint64_t want_count = 0;
+    std::vector<char> renamed(n, 0);
+    for (bool changed = true; changed;) {
+      changed = false;
+      std::vector<size_t> order(n);
+      std::iota(order.begin(), order.end(), size_t{0});
+      std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return want_names[x] < want_names[y]; });
+      for (size_t lo = 0; lo < n;) {
+        size_t hi = lo + 1;
+        while (hi < n && want_names[order[hi]] == want_names[order[lo]]) ++hi;
+        if (hi - lo > 1) {
+          const std::string id = want_names[order[lo]];
+          std::string where;
+          for (size_t k = lo; k < hi; ++k) {
+            const DocRecord& d = corpus.table.docs[order[k]];
+            const std::string at = corpus.table.files[d.file].path + ":" + std::to_string(d.line);
+            if (renamed[order[k]] == 0) where += (where.empty() ? "" : ", ") + at;
+            if (want_names[order[k]] != at) {
+              want_names[order[k]] = at;
+              renamed[order[k]] = 1;
+              changed = true;
+            }
+          }
+          want_problems.push_back("id \"" + id + "\" is not unique (" + where +
+                                  "); each of these documents is named FILE:LINE");
+          want_count += hi - lo;
+        }
+        lo = hi;
+      }
+    }
+    RenameDuplicateIds(&corpus);
+    std::vector<std::string> names, problems;
+    for (const DocRecord& d : corpus.table.docs) names.push_back(d.name);
+    for (const InputProblem& p : corpus.problems) problems.push_back(p.status.message());
+    EXPECT_EQ(names, want_names) << round;
+    EXPECT_EQ(problems, want_problems) << round;
+    EXPECT_EQ(corpus.counts.duplicate_ids, want_count) << round;
+    EXPECT_FALSE(want_problems.empty()) << round;  // the pool makes repeats
+    const std::set<std::string> distinct(names.begin(), names.end());
+    EXPECT_EQ(distinct.size(), n) << round;
+  }
 }
 
 // JSONL is cut into 1 MiB blocks read in parallel: lines across block
