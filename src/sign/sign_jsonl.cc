@@ -352,19 +352,19 @@ std::vector<std::vector<size_t>> GroupsOfEqualNames(size_t n, NameFn name) {
       lo = hi;
       continue;
     }
-    // Positions ascending within the run; names that differ (a hash
-    // collision) part into groups of their own, each still ascending.
-    std::vector<bool> taken(hi - lo, false);
-    for (size_t a = lo; a < hi; ++a) {
-      if (taken[a - lo]) continue;
-      std::vector<size_t> group{keys[a].pos};
-      for (size_t b = a + 1; b < hi; ++b) {
-        if (!taken[b - lo] && name(keys[b].pos) == name(keys[a].pos)) {
-          taken[b - lo] = true;
-          group.push_back(keys[b].pos);
-        }
+    // Names that differ within the run (a hash collision, or many built to
+    // collide) part by a stable sort of the run alone: positions stay
+    // ascending within a name, and the cost stays n log n whatever the input.
+    std::vector<size_t> run;
+    for (size_t k = lo; k < hi; ++k) run.push_back(keys[k].pos);
+    std::stable_sort(run.begin(), run.end(), [&](size_t x, size_t y) { return name(x) < name(y); });
+    for (size_t a = 0; a < run.size();) {
+      size_t b = a + 1;
+      while (b < run.size() && name(run[b]) == name(run[a])) ++b;
+      if (b - a > 1) {
+        groups.emplace_back(run.begin() + static_cast<std::ptrdiff_t>(a), run.begin() + static_cast<std::ptrdiff_t>(b));
       }
-      if (group.size() > 1) groups.push_back(std::move(group));
+      a = b;
     }
     lo = hi;
   }
