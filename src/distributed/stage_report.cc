@@ -443,7 +443,7 @@ Result<SignedCorpus> NeededCorpus(const WorkFolder& folder, Sweep* sw, const Opt
                         .problems = std::move(read->problems),
                         .counts = sw->counts,
                         .unnamed_unsigned = {},
-                        .named_unsigned = {}};
+                        .named_unsigned = {}, .bitmaps = {}};
     corpus.stream_copies.resize(corpus.table.files.size());
     if (o.input != InputFormat::kJsonl) return corpus;
     std::vector<std::string> before;

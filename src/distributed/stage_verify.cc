@@ -405,7 +405,7 @@ Result<VerifyOutput> VerifyReadAgain(const Run& run, const WorkFolder& folder, u
   }
   if (Status s = candidates.pairs.Finish(); !s.ok()) return s;
   SignedCorpus corpus{.table = std::move(*table), .stream_copies = {}, .problems = {}, .counts = {},
-                      .unnamed_unsigned = {}, .named_unsigned = {}};
+                      .unnamed_unsigned = {}, .named_unsigned = {}, .bitmaps = {}};
   corpus.stream_copies.resize(corpus.table.files.size());  // stage sign refuses streams
   CopyGroups groups = CopyGroups::Build(corpus.table);
   Result<Verified> verified = VerifyCandidates(run.Verifying(run.workers()), corpus, &groups, std::move(candidates));

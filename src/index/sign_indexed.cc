@@ -323,7 +323,7 @@ struct SubCorpus {
 SubCorpus ChangedFiles(const Options& options, const std::vector<InputFile>& files, const FilePlans& fp) {
   const size_t n = files.size();
   SubCorpus s{.sub_of = {},
-              .corpus = {.table = SignatureTable(options.num_perm), .stream_copies = {}, .problems = {}, .counts = {}, .unnamed_unsigned = {}, .named_unsigned = {}},
+              .corpus = {.table = SignatureTable(options.num_perm), .stream_copies = {}, .problems = {}, .counts = {}, .unnamed_unsigned = {}, .named_unsigned = {}, .bitmaps = {}},
               .file_counts = {}};
   for (size_t i = 0; i < n; ++i) {
     if (fp.plan[i] == Plan::kReuse) continue;
@@ -684,7 +684,7 @@ Status IndexUpdate::SignChanged() {
 IndexedCorpus IndexUpdate::NewCorpus() const {
   const size_t n = files_.size();
   IndexedCorpus out{.corpus = {.table = SignatureTable(ctx_.options.num_perm), .stream_copies = {}, .problems = {},
-                               .counts = sub_.corpus.counts, .unnamed_unsigned = {}, .named_unsigned = {}},
+                               .counts = sub_.corpus.counts, .unnamed_unsigned = {}, .named_unsigned = {}, .bitmaps = {}},
                     .signed_now = std::vector<uint8_t>(lay_.first[n], 0),
                     .stats = {}};
   out.stats.used = true;

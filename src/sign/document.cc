@@ -60,6 +60,7 @@ void DocumentReader::Drain() {
   std::vector<uint64_t>& sh = shingler_.shingles();
   if (sh.empty()) return;
   if (sig_ != nullptr) minhasher_.Update(sh.data(), sh.size(), sig_);
+  if (bitmap_ != nullptr) bitmap_->Add(sh);
   if (set_ != nullptr) {
     building_.insert(building_.end(), sh.begin(), sh.end());
     if (building_.size() >= set_compact_at_) CompactSet();

@@ -27,6 +27,7 @@
 #include "walk/file_system.h"
 #include "sign/minhash.h"
 #include "text/normalize.h"
+#include "sign/set_bitmap.h"
 #include "neardup/options.h"
 #include "text/shingle.h"
 #include "neardup/status.h"
@@ -70,6 +71,11 @@ class DocumentReader {
   using TokenSink = std::function<void(std::string_view)>;
   void set_token_sink(TokenSink sink);
 
+  // When set, every ReadStream()/ReadText() adds the document's shingle
+  // hashes to `bitmap` (the caller calls its Begin() before and Finish()
+  // after). Null: none (the default). REQUIRES: `bitmap` outlives its use.
+  void set_bitmap(SetBitmapBuilder* bitmap) { bitmap_ = bitmap; }
+
   // The same for a text already in memory (a JSONL document); no binary test.
   void ReadText(std::string_view text, uint32_t* sig, std::vector<uint64_t>* set, DocumentSketch* out);
 
@@ -90,6 +96,7 @@ class DocumentReader {
   std::string utf8_;
   std::string normalized_;
   TokenSink token_sink_;
+  SetBitmapBuilder* bitmap_ = nullptr;
   std::string token_text_;
   uint32_t* sig_ = nullptr;
   std::vector<uint64_t>* set_ = nullptr;

@@ -15,7 +15,9 @@ bool Compressed(const std::string& path) { return path.ends_with(".gz") || path.
 // Reads and signs text file `i` into row i of the table (from ctx.fs,
 // keeping a stream's copy when ctx.keep_streams). Returns the problem, if
 // any, and fills `sk`.
-Status SignTextFile(const SignContext& ctx, DocumentReader& reader, size_t i, SignedCorpus* out, DocumentSketch* sk) {
+// With `bitmap`, the file's SetBitmap goes to out->bitmaps[i].
+Status SignTextFile(const SignContext& ctx, DocumentReader& reader, SetBitmapBuilder* bitmap, size_t i,
+                    SignedCorpus* out, DocumentSketch* sk) {
   const InputFile& f = out->table.files[i];
   DocRecord& r = out->table.docs[i];
   r.name = f.path;
@@ -30,9 +32,14 @@ Status SignTextFile(const SignContext& ctx, DocumentReader& reader, size_t i, Si
   }
   Result<std::unique_ptr<ByteReader>> in = OpenForSigning(ctx.fs, f, copy);
   if (!in.ok()) return in.status();
+  // A compressed file's text is larger than the file: its bitmap's level is
+  // guessed from four times its size (a wrong guess only loosens the bound).
+  if (bitmap != nullptr) bitmap->Begin(f.identity.stream ? 0 : Compressed(f.path) ? 4 * f.size : f.size);
+  reader.set_bitmap(bitmap);
   Status s = reader.ReadStream(**in, out->table.MutableSignature(static_cast<DocId>(i)), nullptr, sk);
   if (f.identity.stream) r.size = sk->bytes;
   if (!s.ok()) return s;
+  if (bitmap != nullptr && sk->kind == DocumentSketch::Kind::kOk) out->bitmaps[i] = bitmap->Finish(sk->bytes);
   // A plain file that no longer has the size it had when walked changed
   // under us: its signature mixes two versions, so it is left out. (A
   // stream document had no size to compare; a compressed file's size is
@@ -59,11 +66,23 @@ void SignTextFiles(const SignContext& ctx, SignedCorpus* out, std::vector<SignCo
   out->table.Resize(n);
   std::mutex mu;  // guards out->problems and out->counts
   std::vector<std::unique_ptr<DocumentReader>> readers(static_cast<size_t>(workers.threads));
+  std::vector<std::unique_ptr<SetBitmapBuilder>> bitmaps(static_cast<size_t>(workers.threads));
+  // Bitmaps for the files, in walk order, up to kBitmapTextBudget bytes.
+  size_t with_bitmap = 0;
+  if (ctx.set_bitmaps) {
+    out->bitmaps.resize(n);
+    for (uint64_t bytes = 0; with_bitmap < n; ++with_bitmap) {
+      bytes += out->table.files[with_bitmap].size;
+      if (bytes > kBitmapTextBudget) break;
+    }
+  }
   ParallelFor(workers, n, [&](int w, size_t i) {
     auto& reader = readers[static_cast<size_t>(w)];
     if (reader == nullptr) reader = std::make_unique<DocumentReader>(options, ctx.minhasher);
+    auto& bitmap = bitmaps[static_cast<size_t>(w)];
+    if (i < with_bitmap && bitmap == nullptr) bitmap = std::make_unique<SetBitmapBuilder>();
     DocumentSketch sk;
-    const Status s = SignTextFile(ctx, *reader, i, out, &sk);
+    const Status s = SignTextFile(ctx, *reader, i < with_bitmap ? bitmap.get() : nullptr, i, out, &sk);
     DocRecord& r = out->table.docs[i];
     if (s.ok()) {
       r.kind = KindOf(sk);
@@ -103,7 +122,7 @@ DocKind KindOf(const DocumentSketch& sk) {
 }
 
 SignedCorpus SignShare(const SignContext& ctx, std::vector<InputFile> files, const std::vector<uint64_t>* line_base) {
-  SignedCorpus out{.table = SignatureTable(ctx.options.num_perm), .stream_copies = {}, .problems = {}, .counts = {}, .unnamed_unsigned = {}, .named_unsigned = {}};
+  SignedCorpus out{.table = SignatureTable(ctx.options.num_perm), .stream_copies = {}, .problems = {}, .counts = {}, .unnamed_unsigned = {}, .named_unsigned = {}, .bitmaps = {}};
   out.table.files = std::move(files);
   out.stream_copies.resize(out.table.files.size());
   if (ctx.options.input == InputFormat::kText) {
@@ -118,6 +137,7 @@ SignedCorpus Sign(const SignContext& ctx, std::vector<InputFile> files) {
   SignContext compact = ctx;
   compact.compact_unsigned = true;
   compact.line_hashes = !ctx.options.kept_dir.empty();
+  compact.set_bitmaps = ctx.options.verify == VerifyMode::kExact && ctx.options.threshold < 1.0;
   SignedCorpus out = SignShare(compact, std::move(files));
   if (ctx.options.input == InputFormat::kJsonl) RenameDuplicateIds(&out);
   return out;

@@ -38,6 +38,7 @@
 #include "text/document_source.h"
 #include "walk/file_system.h"
 #include "sign/minhash.h"
+#include "sign/set_bitmap.h"
 #include "neardup/options.h"
 #include "base/parallel.h"
 #include "sign/signature_table.h"
@@ -76,7 +77,17 @@ struct SignedCorpus {
   // those without an id (16 bytes each; named FILE:LINE), those with one.
   std::deque<UnsignedDoc> unnamed_unsigned;
   std::deque<NamedUnsignedDoc> named_unsigned;
+  // With SignContext::set_bitmaps: per DocId, the bitmap of its shingle set
+  // (set_bitmap.h), empty for a document that has none; empty when not asked.
+  std::vector<SetBitmap> bitmaps;
 };
+
+// The bytes of text whose documents get a SetBitmap in one run, in input
+// order (a text file counts the size the walk saw): at most 4 bits a byte,
+// so the bitmaps of a run take at most 512 MiB (about 170 MiB for English
+// words: 1 to 2 bytes a shingle). The documents after these have none, and
+// --exact reads every one of them in a candidate pair again.
+inline constexpr uint64_t kBitmapTextBudget = uint64_t{1} << 30;
 
 // What every signing function shares: decided once for a run (scan/run.h)
 // and passed as one value. Borrows everything; the referents outlive it.
@@ -107,6 +118,10 @@ struct SignContext {
   // turns it off without --kept-dir, sparing a pass over every line's bytes.
   // Default: true.
   bool line_hashes = true;
+  // Build SignedCorpus::bitmaps (kBitmapTextBudget), which --exact rules out
+  // candidate pairs with before it reads documents again. Sign() sets it for
+  // a run that verifies by exact Jaccard. Default: false.
+  bool set_bitmaps = false;
 };
 
 // Signs every document of `files` (as walked). JSONL documents that are not

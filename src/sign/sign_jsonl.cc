@@ -5,6 +5,7 @@
 // without an id and problem messages get their line numbers. So no thread
 // touches every byte twice, and DocIds follow the input.
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cstring>
 #include <iterator>
@@ -48,6 +49,7 @@ struct Block {
   std::vector<UnsignedDoc> unnamed_unsigned;
   std::vector<NamedUnsignedDoc> named_unsigned;
   std::vector<uint32_t> sigs;
+  std::vector<SetBitmap> bitmaps;  // with BlockRule::set_bitmaps: one a document of `docs`
   std::vector<BlockProblem> problems;
   SignCounts counts;
 };
@@ -62,12 +64,16 @@ struct BlockRule {
   size_t num_perm = 0;
   bool compact_unsigned = false;  // SignContext::compact_unsigned
   bool line_hashes = true;        // SignContext::line_hashes
+  // SignContext::set_bitmaps, until the run's bitmaps reach their budget
+  // (set by the committing thread: the blocks after are dropped anyway).
+  bool set_bitmaps = false;
+  const std::atomic<bool>* bitmaps_full = nullptr;
 };
 
 // `readable_after`: the bytes of the block after the line (JSON parsing may
 // read them).
 void SignLine(std::string_view line, size_t readable_after, uint64_t ln, const BlockRule& rule,
-              JsonlDocReader& parser, Block& b) {
+              JsonlDocReader& parser, SetBitmapBuilder* bitmap, Block& b) {
   const size_t num_perm = rule.num_perm;
   JsonlDocView doc;
   bool has = false;
@@ -80,6 +86,8 @@ void SignLine(std::string_view line, size_t readable_after, uint64_t ln, const B
   const size_t at = b.sigs.size();
   b.sigs.resize(at + num_perm, UINT32_MAX);
   DocumentSketch sk;
+  if (bitmap != nullptr) bitmap->Begin(doc.text.size());
+  parser.reader().set_bitmap(bitmap);
   parser.reader().ReadText(doc.text, b.sigs.data() + at, nullptr, &sk);
   b.counts.bytes += sk.bytes;
   b.counts.invalid_utf8 += sk.replaced + doc.replaced;
@@ -104,11 +112,14 @@ void SignLine(std::string_view line, size_t readable_after, uint64_t ln, const B
   r.content = sk.content;
   r.kind = kind;
   b.docs.push_back(std::move(r));
+  if (rule.set_bitmaps) b.bitmaps.push_back(bitmap != nullptr && kind == DocKind::kOk ? bitmap->Finish(sk.bytes) : SetBitmap());
 }
 
 // Splits a block into lines (as every JSONL reader does: BlockLines) and
 // signs them.
-void SignBlock(const BlockRule& rule, JsonlDocReader& parser, Block& b) {
+void SignBlock(const BlockRule& rule, JsonlDocReader& parser, SetBitmapBuilder& bitmap_builder, Block& b) {
+  SetBitmapBuilder* bitmap =
+      rule.set_bitmaps && !rule.bitmaps_full->load(std::memory_order_relaxed) ? &bitmap_builder : nullptr;
   const uint64_t max_line = rule.max_line;
   BlockLines lines(b.data, max_line);
   std::string_view text;
@@ -119,7 +130,7 @@ void SignBlock(const BlockRule& rule, JsonlDocReader& parser, Block& b) {
       b.problems.push_back({.line = ln, .message = TooLongMessage(max_line)});
     } else {
       const char* room_end = b.data.data.get() + b.data.data.capacity();
-      SignLine(text, static_cast<size_t>(room_end - (text.data() + text.size())), ln, rule, parser, b);
+      SignLine(text, static_cast<size_t>(room_end - (text.data() + text.size())), ln, rule, parser, bitmap, b);
     }
   }
   b.data = JsonlBlocks::Block();
@@ -206,11 +217,20 @@ void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector
   const size_t num_perm = static_cast<size_t>(options.num_perm);
   std::vector<std::unique_ptr<JsonlDocReader>> parsers(static_cast<size_t>(workers.threads));
   for (auto& p : parsers) p = std::make_unique<JsonlDocReader>(options, ctx.minhasher);
+  std::vector<SetBitmapBuilder> bitmap_builders(static_cast<size_t>(workers.threads));
+  std::atomic<bool> bitmaps_full{false};
+  const bool set_bitmaps = ctx.set_bitmaps && !ctx.drain;
   const BlockRule rule{.max_line = options.max_line,
                        .num_perm = num_perm,
                        .compact_unsigned = ctx.compact_unsigned,
-                       .line_hashes = ctx.line_hashes};
-  auto sign = [&](int w, Block& b) { SignBlock(rule, *parsers[static_cast<size_t>(w)], b); };
+                       .line_hashes = ctx.line_hashes,
+                       .set_bitmaps = set_bitmaps,
+                       .bitmaps_full = &bitmaps_full};
+  auto sign = [&](int w, Block& b) {
+    SignBlock(rule, *parsers[static_cast<size_t>(w)], bitmap_builders[static_cast<size_t>(w)], b);
+  };
+  // Text bytes of the documents given bitmaps so far, in input order.
+  uint64_t bitmap_text = 0;
   // Per file, lines committed (from line_base: lines signed by an earlier run).
   std::vector<uint64_t> lines_before =
       line_base != nullptr ? *line_base : std::vector<uint64_t>(out->table.files.size(), 0);
@@ -252,6 +272,19 @@ void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector
     }
     lines_before[b.file] += b.lines;
     progress.documents += b.docs.size() + b.unnamed_unsigned.size() + b.named_unsigned.size();
+    if (set_bitmaps) {
+      // In input order, so the documents with bitmaps are the same whatever
+      // the threads did: once the budget is reached, none after has one.
+      for (size_t k = 0; k < b.docs.size(); ++k) {
+        bitmap_text += b.docs[k].size;
+        if (bitmap_text > kBitmapTextBudget || k >= b.bitmaps.size()) {
+          bitmaps_full.store(true, std::memory_order_relaxed);
+          out->bitmaps.emplace_back();
+        } else {
+          out->bitmaps.push_back(std::move(b.bitmaps[k]));
+        }
+      }
+    }
     if (ctx.drain) {
       ctx.drain(b.docs, b.sigs);
     } else {

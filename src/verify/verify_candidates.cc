@@ -5,6 +5,7 @@
 
 #include "verify/confirm.h"
 #include "lsh/similarity.h"
+#include "sign/set_bitmap.h"
 
 namespace neardup {
 
@@ -18,10 +19,53 @@ struct ToConfirm {
   std::vector<char> want_set;
 };
 
-// A first pass over the candidates; the status of the pass in *read.
-ToConfirm GroupsToConfirm(const CopyGroups& groups, const CandidatePairs& pairs, Status* read) {
-  std::vector<char> in_pair(groups.size(), 0);
+// Candidate pairs are checked in batches of this many, the batch's Jaccard
+// values by the workers (the sets are only read), then the batch in order.
+constexpr size_t kPairBatch = 8192;
+
+// Per candidate pair, in the order the pairs are read: 1 when the bitmaps of
+// its documents' shingle sets (set_bitmap.h) rule it out, when their bound
+// on its Jaccard is below the threshold. The margin is far wider than the
+// rounding that MeetsThreshold() allows, so no pair that the exact check
+// would accept is ruled out. Empty: no bitmaps (a stage task's table, the
+// index's documents), nothing ruled out.
+std::vector<char> RuledOut(const VerifyContext& ctx, const std::vector<SetBitmap>& bitmaps, size_t docs,
+                           const CandidatePairs& pairs, Status* read) {
+  std::vector<char> out;
+  *read = Status::Ok();
+  if (bitmaps.size() != docs) return out;
+  std::vector<std::vector<uint64_t>> scratch(static_cast<size_t>(ctx.workers.threads));
+  std::vector<Candidate> batch;
+  Workers workers{.threads = ctx.workers.threads, .tick = ctx.workers.tick, .cancel = ctx.workers.cancel};
+  auto check = [&] {
+    const size_t at = out.size();
+    out.resize(at + batch.size(), 0);
+    const size_t chunks = (batch.size() + 511) / 512;
+    ParallelFor(workers, chunks, [&](int w, size_t c) {
+      for (size_t k = c * 512; k < std::min(batch.size(), (c + 1) * 512); ++k) {
+        const double bound = JaccardBound(bitmaps[batch[k].a], bitmaps[batch[k].b], &scratch[static_cast<size_t>(w)]);
+        out[at + k] = bound < ctx.rule.threshold - 1e-9 ? 1 : 0;
+      }
+    });
+    batch.clear();
+  };
   for (const Candidate& p : pairs) {
+    batch.push_back(p);
+    if (batch.size() == kPairBatch) check();
+  }
+  check();
+  *read = pairs.status();
+  return out;
+}
+
+// A first pass over the candidates, those `ruled_out` left aside; the status
+// of the pass in *read.
+ToConfirm GroupsToConfirm(const CopyGroups& groups, const CandidatePairs& pairs, const std::vector<char>& ruled_out,
+                          Status* read) {
+  std::vector<char> in_pair(groups.size(), 0);
+  size_t at = 0;
+  for (const Candidate& p : pairs) {
+    if (at < ruled_out.size() && ruled_out[at++] != 0) continue;
     in_pair[groups.slot_of(p.a)] = 1;
     in_pair[groups.slot_of(p.b)] = 1;
   }
@@ -37,10 +81,6 @@ ToConfirm GroupsToConfirm(const CopyGroups& groups, const CandidatePairs& pairs,
   return c;
 }
 
-// Candidate pairs are checked in batches of this many, the batch's Jaccard
-// values by the workers (the sets are only read), then the batch in order.
-constexpr size_t kPairBatch = 8192;
-
 // Checks candidate pairs of representatives by the exact Jaccard of their
 // confirmed shingle sets, and adds those that meet the threshold.
 struct PairChecker {
@@ -50,6 +90,7 @@ struct PairChecker {
   const ConfirmedGroups& confirmed;
   Confirmer& confirmer;
   Verified& verified;
+  const std::vector<char>& ruled_out;  // RuledOut()
   std::vector<double> jaccard = {};  // per pair of the batch
   std::vector<char> changed = {};    // per group: found changed by KeepText()
   // Per group: the document its set is kept under in Verified::sets_, and
@@ -63,7 +104,9 @@ struct PairChecker {
   // out of every pair (`changed`).
   Status KeepTexts(const CandidatePairs& pairs) {
     changed.assign(confirmed.members.size(), 0);
+    size_t k = 0;
     for (const Candidate& p : pairs) {
+      if (k < ruled_out.size() && ruled_out[k++] != 0) continue;
       if (!Confirmed(p)) continue;
       const std::span<const uint64_t> x = SetOf(p.a), y = SetOf(p.b);
       // Sets of different sizes are not equal: most pairs stop here.
@@ -192,7 +235,12 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
     return verified;
   }
   Status read;
-  ToConfirm todo = GroupsToConfirm(*groups, candidates.pairs, &read);
+  const std::vector<char> ruled_out =
+      ctx.rule.identical_only ? std::vector<char>()
+                              : RuledOut(ctx, corpus.bitmaps, corpus.table.docs.size(), candidates.pairs, &read);
+  if (!read.ok()) return read;
+  if (ctx.workers.Cancelled()) return Status::Cancelled("interrupted");
+  ToConfirm todo = GroupsToConfirm(*groups, candidates.pairs, ruled_out, &read);
   if (!read.ok()) return read;
   Confirmer confirmer(ctx.options, ctx.minhasher, ctx.fs, ctx.workers.threads);
   ConfirmedGroups confirmed;
@@ -216,13 +264,15 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
   if (ctx.rule.identical_only) return verified;
   out->pairs = CandidatePairs(ctx.options.pair_memory);
   PairChecker checker{.ctx = ctx, .groups = *groups, .group_of_slot = group_of_slot, .confirmed = confirmed,
-                      .confirmer = confirmer, .verified = *out, .set_key = std::move(set_key),
+                      .confirmer = confirmer, .verified = *out, .ruled_out = ruled_out, .set_key = std::move(set_key),
                       .set_of_group = std::move(set_of_group)};
   if (Status s = checker.KeepTexts(candidates.pairs); !s.ok()) return s;
   const auto& late = confirmer.LateLeftOut();
   out->left_out.insert(out->left_out.end(), late.begin(), late.end());
   std::vector<Candidate> batch;
+  size_t k = 0;
   for (Candidate p : candidates.pairs) {
+    if (k < ruled_out.size() && ruled_out[k++] != 0) continue;
     batch.push_back(p);
     if (batch.size() == kPairBatch) {
       if (Status s = checker.Check(&batch); !s.ok()) return s;
