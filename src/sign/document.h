@@ -75,6 +75,7 @@ class DocumentReader {
   // hashes to `bitmap` (the caller calls its Begin() before and Finish()
   // after). Null: none (the default). REQUIRES: `bitmap` outlives its use.
   void set_bitmap(SetBitmapBuilder* bitmap) { bitmap_ = bitmap; }
+  SetBitmapBuilder* bitmap() const { return bitmap_; }
 
   // The same for a text already in memory (a JSONL document); no binary test.
   void ReadText(std::string_view text, uint32_t* sig, std::vector<uint64_t>* set, DocumentSketch* out);

@@ -71,9 +71,10 @@ struct BlockRule {
 };
 
 // `readable_after`: the bytes of the block after the line (JSON parsing may
-// read them).
+// read them). The line's SetBitmap is built by the parser's reader's builder,
+// when it has one (SignBlock).
 void SignLine(std::string_view line, size_t readable_after, uint64_t ln, const BlockRule& rule,
-              JsonlDocReader& parser, SetBitmapBuilder* bitmap, Block& b) {
+              JsonlDocReader& parser, Block& b) {
   const size_t num_perm = rule.num_perm;
   JsonlDocView doc;
   bool has = false;
@@ -86,8 +87,8 @@ void SignLine(std::string_view line, size_t readable_after, uint64_t ln, const B
   const size_t at = b.sigs.size();
   b.sigs.resize(at + num_perm, UINT32_MAX);
   DocumentSketch sk;
+  SetBitmapBuilder* bitmap = parser.reader().bitmap();
   if (bitmap != nullptr) bitmap->Begin(doc.text.size());
-  parser.reader().set_bitmap(bitmap);
   parser.reader().ReadText(doc.text, b.sigs.data() + at, nullptr, &sk);
   b.counts.bytes += sk.bytes;
   b.counts.invalid_utf8 += sk.replaced + doc.replaced;
@@ -118,8 +119,8 @@ void SignLine(std::string_view line, size_t readable_after, uint64_t ln, const B
 // Splits a block into lines (as every JSONL reader does: BlockLines) and
 // signs them.
 void SignBlock(const BlockRule& rule, JsonlDocReader& parser, SetBitmapBuilder& bitmap_builder, Block& b) {
-  SetBitmapBuilder* bitmap =
-      rule.set_bitmaps && !rule.bitmaps_full->load(std::memory_order_relaxed) ? &bitmap_builder : nullptr;
+  const bool bitmaps = rule.set_bitmaps && !rule.bitmaps_full->load(std::memory_order_relaxed);
+  parser.reader().set_bitmap(bitmaps ? &bitmap_builder : nullptr);
   const uint64_t max_line = rule.max_line;
   BlockLines lines(b.data, max_line);
   std::string_view text;
@@ -130,11 +131,32 @@ void SignBlock(const BlockRule& rule, JsonlDocReader& parser, SetBitmapBuilder& 
       b.problems.push_back({.line = ln, .message = TooLongMessage(max_line)});
     } else {
       const char* room_end = b.data.data.get() + b.data.data.capacity();
-      SignLine(text, static_cast<size_t>(room_end - (text.data() + text.size())), ln, rule, parser, bitmap, b);
+      SignLine(text, static_cast<size_t>(room_end - (text.data() + text.size())), ln, rule, parser, b);
     }
   }
   b.data = JsonlBlocks::Block();
 }
+
+// Which committed documents keep their bitmaps: those of the first
+// kBitmapTextBudget bytes of text, in input order, so that which have one
+// does not depend on the threads. Once the budget is reached, `full` tells
+// the workers that no later block needs any.
+struct BitmapBudget {
+  uint64_t text = 0;  // bytes of the documents committed so far
+  std::atomic<bool> full{false};
+  // Appends to *out a bitmap (empty: none) for each document of `b`.
+  void Commit(Block& b, std::vector<SetBitmap>* out) {
+    for (size_t k = 0; k < b.docs.size(); ++k) {
+      text += b.docs[k].size;
+      if (text > kBitmapTextBudget || k >= b.bitmaps.size()) {  // a block built once full has none
+        full.store(true, std::memory_order_relaxed);
+        out->emplace_back();
+      } else {
+        out->push_back(std::move(b.bitmaps[k]));
+      }
+    }
+  }
+};
 
 Status TooLarge(const InputFile& f, uint64_t limit) {
   return Status::InvalidArgument(f.path + ": skipped, more than --max-filesize " + std::to_string(limit) +
@@ -218,19 +240,17 @@ void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector
   std::vector<std::unique_ptr<JsonlDocReader>> parsers(static_cast<size_t>(workers.threads));
   for (auto& p : parsers) p = std::make_unique<JsonlDocReader>(options, ctx.minhasher);
   std::vector<SetBitmapBuilder> bitmap_builders(static_cast<size_t>(workers.threads));
-  std::atomic<bool> bitmaps_full{false};
+  BitmapBudget bitmap_budget;
   const bool set_bitmaps = ctx.set_bitmaps && !ctx.drain;
   const BlockRule rule{.max_line = options.max_line,
                        .num_perm = num_perm,
                        .compact_unsigned = ctx.compact_unsigned,
                        .line_hashes = ctx.line_hashes,
                        .set_bitmaps = set_bitmaps,
-                       .bitmaps_full = &bitmaps_full};
+                       .bitmaps_full = &bitmap_budget.full};
   auto sign = [&](int w, Block& b) {
     SignBlock(rule, *parsers[static_cast<size_t>(w)], bitmap_builders[static_cast<size_t>(w)], b);
   };
-  // Text bytes of the documents given bitmaps so far, in input order.
-  uint64_t bitmap_text = 0;
   // Per file, lines committed (from line_base: lines signed by an earlier run).
   std::vector<uint64_t> lines_before =
       line_base != nullptr ? *line_base : std::vector<uint64_t>(out->table.files.size(), 0);
@@ -272,19 +292,7 @@ void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector
     }
     lines_before[b.file] += b.lines;
     progress.documents += b.docs.size() + b.unnamed_unsigned.size() + b.named_unsigned.size();
-    if (set_bitmaps) {
-      // In input order, so the documents with bitmaps are the same whatever
-      // the threads did: once the budget is reached, none after has one.
-      for (size_t k = 0; k < b.docs.size(); ++k) {
-        bitmap_text += b.docs[k].size;
-        if (bitmap_text > kBitmapTextBudget || k >= b.bitmaps.size()) {
-          bitmaps_full.store(true, std::memory_order_relaxed);
-          out->bitmaps.emplace_back();
-        } else {
-          out->bitmaps.push_back(std::move(b.bitmaps[k]));
-        }
-      }
-    }
+    if (set_bitmaps) bitmap_budget.Commit(b, &out->bitmaps);
     if (ctx.drain) {
       ctx.drain(b.docs, b.sigs);
     } else {
