@@ -23,53 +23,64 @@ struct ToConfirm {
 // values by the workers (the sets are only read), then the batch in order.
 constexpr size_t kPairBatch = 8192;
 
-// Per candidate pair, in the order the pairs are read: 1 when the bitmaps of
-// its documents' shingle sets (set_bitmap.h) rule it out, when their bound
-// on its Jaccard is below the threshold. The margin is far wider than the
-// rounding that MeetsThreshold() allows, so no pair that the exact check
-// would accept is ruled out. Empty: no bitmaps (a stage task's table, the
-// index's documents), nothing ruled out.
-std::vector<char> RuledOut(const VerifyContext& ctx, const std::vector<SetBitmap>& bitmaps, size_t docs,
-                           const CandidatePairs& pairs, Status* read) {
-  std::vector<char> out;
-  *read = Status::Ok();
-  if (bitmaps.size() != docs) return out;
+// The first pass over the candidates (they may be on disk: one pass reads
+// them all). ruled_out: per candidate pair, in the order the pairs are read,
+// 1 when the bitmaps of its documents' shingle sets (set_bitmap.h) rule it
+// out, when their bound on its Jaccard is below the threshold; the margin is
+// far wider than the rounding that MeetsThreshold() allows, so no pair that
+// the exact check would accept is ruled out. Empty when there are no bitmaps
+// (a stage task's table, the index's documents): nothing is ruled out.
+// in_pair: per group, 1 when it is in a pair not ruled out.
+struct FirstPass {
+  std::vector<char> ruled_out;
+  std::vector<char> in_pair;
+};
+FirstPass ReadCandidates(const VerifyContext& ctx, const SignedCorpus& corpus, const CopyGroups& groups,
+                         const CandidatePairs& pairs, Status* read) {
+  FirstPass out{.ruled_out = {}, .in_pair = std::vector<char>(groups.size(), 0)};
+  const std::vector<SetBitmap>& bitmaps = corpus.bitmaps;
+  const bool bounded = !ctx.rule.identical_only && bitmaps.size() == corpus.table.docs.size();
   std::vector<std::vector<uint64_t>> scratch(static_cast<size_t>(ctx.workers.threads));
   std::vector<Candidate> batch;
   Workers workers{.threads = ctx.workers.threads, .tick = ctx.workers.tick, .cancel = ctx.workers.cancel};
-  auto check = [&] {
-    const size_t at = out.size();
-    out.resize(at + batch.size(), 0);
-    const size_t chunks = (batch.size() + 511) / 512;
-    ParallelFor(workers, chunks, [&](int w, size_t c) {
-      for (size_t k = c * 512; k < std::min(batch.size(), (c + 1) * 512); ++k) {
-        const double bound = JaccardBound(bitmaps[batch[k].a], bitmaps[batch[k].b], &scratch[static_cast<size_t>(w)]);
-        out[at + k] = bound < ctx.rule.threshold - 1e-9 ? 1 : 0;
-      }
-    });
+  auto take = [&] {
+    const size_t at = out.ruled_out.size();
+    if (bounded) {
+      out.ruled_out.resize(at + batch.size(), 0);
+      const size_t chunks = (batch.size() + 511) / 512;
+      ParallelFor(workers, chunks, [&](int w, size_t c) {
+        for (size_t k = c * 512; k < std::min(batch.size(), (c + 1) * 512); ++k) {
+          const double bound =
+              JaccardBound(bitmaps[batch[k].a], bitmaps[batch[k].b], &scratch[static_cast<size_t>(w)]);
+          out.ruled_out[at + k] = bound < ctx.rule.threshold - 1e-9 ? 1 : 0;
+        }
+      });
+    }
+    for (size_t k = 0; k < batch.size(); ++k) {
+      if (bounded && out.ruled_out[at + k] != 0) continue;
+      out.in_pair[groups.slot_of(batch[k].a)] = 1;
+      out.in_pair[groups.slot_of(batch[k].b)] = 1;
+    }
     batch.clear();
   };
   for (const Candidate& p : pairs) {
     batch.push_back(p);
-    if (batch.size() == kPairBatch) check();
+    if (batch.size() == kPairBatch) take();
   }
-  check();
+  take();
   *read = pairs.status();
   return out;
 }
 
-// A first pass over the candidates, those `ruled_out` left aside; the status
-// of the pass in *read.
-ToConfirm GroupsToConfirm(const CopyGroups& groups, const CandidatePairs& pairs, const std::vector<char>& ruled_out,
-                          Status* read) {
-  std::vector<char> in_pair(groups.size(), 0);
-  size_t at = 0;
-  for (const Candidate& p : pairs) {
-    if (at < ruled_out.size() && ruled_out[at++] != 0) continue;
-    in_pair[groups.slot_of(p.a)] = 1;
-    in_pair[groups.slot_of(p.b)] = 1;
-  }
-  *read = pairs.status();
+// Whether the next candidate pair read was ruled out (FirstPass::ruled_out);
+// `*k` counts the pairs read.
+bool NextRuledOut(const std::vector<char>& ruled_out, size_t* k) {
+  return *k < ruled_out.size() && ruled_out[(*k)++] != 0;
+}
+
+// Every group of copies, and every group in a pair not ruled out (whose
+// shingle set is then wanted).
+ToConfirm GroupsToConfirm(const CopyGroups& groups, const std::vector<char>& in_pair) {
   ToConfirm c;
   for (uint32_t k = 0; k < groups.size(); ++k) {
     const auto members = groups.members(k);
@@ -90,7 +101,7 @@ struct PairChecker {
   const ConfirmedGroups& confirmed;
   Confirmer& confirmer;
   Verified& verified;
-  const std::vector<char>& ruled_out;  // RuledOut()
+  const std::vector<char>& ruled_out;  // FirstPass::ruled_out
   std::vector<double> jaccard = {};  // per pair of the batch
   std::vector<char> changed = {};    // per group: found changed by KeepText()
   // Per group: the document its set is kept under in Verified::sets_, and
@@ -106,7 +117,7 @@ struct PairChecker {
     changed.assign(confirmed.members.size(), 0);
     size_t k = 0;
     for (const Candidate& p : pairs) {
-      if (k < ruled_out.size() && ruled_out[k++] != 0) continue;
+      if (NextRuledOut(ruled_out, &k)) continue;
       if (!Confirmed(p)) continue;
       const std::span<const uint64_t> x = SetOf(p.a), y = SetOf(p.b);
       // Sets of different sizes are not equal: most pairs stop here.
@@ -235,13 +246,11 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
     return verified;
   }
   Status read;
-  const std::vector<char> ruled_out =
-      ctx.rule.identical_only ? std::vector<char>()
-                              : RuledOut(ctx, corpus.bitmaps, corpus.table.docs.size(), candidates.pairs, &read);
+  const FirstPass first = ReadCandidates(ctx, corpus, *groups, candidates.pairs, &read);
   if (!read.ok()) return read;
   if (ctx.workers.Cancelled()) return Status::Cancelled("interrupted");
-  ToConfirm todo = GroupsToConfirm(*groups, candidates.pairs, ruled_out, &read);
-  if (!read.ok()) return read;
+  const std::vector<char>& ruled_out = first.ruled_out;
+  ToConfirm todo = GroupsToConfirm(*groups, first.in_pair);
   Confirmer confirmer(ctx.options, ctx.minhasher, ctx.fs, ctx.workers.threads);
   ConfirmedGroups confirmed;
   const std::vector<DocOrigin> origins = Origins(corpus.table, corpus.stream_copies);
@@ -272,7 +281,7 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
   std::vector<Candidate> batch;
   size_t k = 0;
   for (Candidate p : candidates.pairs) {
-    if (k < ruled_out.size() && ruled_out[k++] != 0) continue;
+    if (NextRuledOut(ruled_out, &k)) continue;
     batch.push_back(p);
     if (batch.size() == kPairBatch) {
       if (Status s = checker.Check(&batch); !s.ok()) return s;
