@@ -38,7 +38,7 @@ Status LeadBucket(const SignatureTable& table, const Options& options, double fl
 }  // namespace
 
 Result<Candidates> FindCandidates(const SignatureTable& table, const CopyGroups& groups, const Options& options,
-                                  Banding banding, const Workers& workers) {
+                                  Banding banding, const Workers& workers, std::span<const SetBitmap> bitmaps) {
   const bool cluster_mode = options.mode != Mode::kPairs;
   const std::vector<DocId>& reps = groups.representatives();
   LshIndex index(table.values().data(), table.num_perm(), reps, banding);
@@ -54,11 +54,16 @@ Result<Candidates> FindCandidates(const SignatureTable& table, const CopyGroups&
   // exact_margin standard errors below it (the rest cannot pass but by a
   // deviation that rare, see options.h); --verify none and --exact-all all.
   const double floor = CandidateFloor(options);
+  const bool bounded = options.verify == VerifyMode::kExact && options.threshold < 1.0 &&
+                       bitmaps.size() == table.docs.size();
+  std::vector<std::vector<uint64_t>> scratch(threads);  // JaccardBound()'s, per worker
   auto on_pair = [&](int w, uint32_t a, uint32_t b) {
     Status& status = failed[static_cast<size_t>(w)];
     if (!status.ok()) return;
     const double est = Estimate(table, a, b);
-    if (MeetsThreshold(est, floor)) status = found[static_cast<size_t>(w)].Add({.a = a, .b = b, .estimate = est});
+    if (!MeetsThreshold(est, floor)) return;
+    if (bounded && RulesOut(bitmaps[a], bitmaps[b], options.threshold, &scratch[static_cast<size_t>(w)])) return;
+    status = found[static_cast<size_t>(w)].Add({.a = a, .b = b, .estimate = est});
   };
   auto on_bucket = [&](int w, std::span<const uint32_t> ids) {
     buckets[static_cast<size_t>(w)].emplace_back(ids.begin(), ids.end());

@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "base/sorted_runs.h"
@@ -34,6 +35,7 @@
 #include "neardup/options.h"
 #include "neardup/status.h"
 #include "base/parallel.h"
+#include "sign/set_bitmap.h"
 #include "sign/signature_table.h"
 
 namespace neardup {
@@ -57,10 +59,17 @@ struct Candidates {
   uint64_t visited = 0;   // distinct pairs the banding produced
 };
 
-// REQUIRES: banding.bands * banding.rows <= table.num_perm().
+// With `bitmaps` (per DocId, SignedCorpus::bitmaps) and --exact, a pair
+// whose bitmaps bound its Jaccard below the threshold (JaccardBound(),
+// set_bitmap.h) is left out at once, as VerifyCandidates() would rule it out
+// before reading anything again: it is neither kept nor sorted. Empty: none
+// is left out so.
+// REQUIRES: banding.bands * banding.rows <= table.num_perm(); bitmaps is
+// empty or holds one per document of `table`.
 // Errors: IoError when a temporary file cannot be made or written.
 Result<Candidates> FindCandidates(const SignatureTable& table, const CopyGroups& groups, const Options& options,
-                                  Banding banding, const Workers& workers);
+                                  Banding banding, const Workers& workers,
+                                  std::span<const SetBitmap> bitmaps = {});
 
 // The pairs of one large bucket (`ids`, ascending), by leaders as described
 // above, at or above CandidateFloor(options): appended to *out. Used by

@@ -134,11 +134,12 @@ Result<SignedInputs> SignInputs(const Run& run, WalkedInputs walked, IdScope ids
   return out;  // the index is closed here: the next run may start
 }
 
-Result<FoundPairs> FindCandidatePairs(const Run& run, const SignatureTable& table) {
+Result<FoundPairs> FindCandidatePairs(const Run& run, const SignedCorpus& corpus) {
+  const SignatureTable& table = corpus.table;
   FoundPairs out{.groups = CopyGroups::Build(table), .candidates = {}};
   if (!run.rule().identical_only) {
     run.Tick(Stage::kBanding);
-    Result<Candidates> found = FindCandidates(table, out.groups, run.options(), run.banding(), run.workers());
+    Result<Candidates> found = FindCandidates(table, out.groups, run.options(), run.banding(), run.workers(), corpus.bitmaps);
     if (!found.ok()) return found.status();
     out.candidates = std::move(*found);
   }

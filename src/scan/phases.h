@@ -10,7 +10,7 @@
 //
 //   Result<WalkedInputs> walked = WalkInputs(run);
 //   Result<SignedInputs> inputs = SignInputs(run, std::move(*walked));
-//   Result<FoundPairs> found = FindCandidatePairs(run, inputs->corpus.table);
+//   Result<FoundPairs> found = FindCandidatePairs(run, inputs->corpus);
 //   Result<Report> report = ReportPhase(run, std::move(*inputs), std::move(*found));
 #pragma once
 
@@ -86,8 +86,10 @@ struct FoundPairs {
 };
 // Groups the copies of `table` and finds candidates by LSH (none with -t 1:
 // only copies are reported then). The candidates are held in bounded memory
-// (CandidatePairs). Errors: IoError (a temporary file for the candidates).
-Result<FoundPairs> FindCandidatePairs(const Run& run, const SignatureTable& table);
+// (CandidatePairs); with --exact, pairs that the corpus's bitmaps rule out
+// are not kept (FindCandidates). Errors: IoError (a temporary file for the
+// candidates).
+Result<FoundPairs> FindCandidatePairs(const Run& run, const SignedCorpus& corpus);
 
 // Verifies the candidates, builds pairs or clusters by mode, keeps only what
 // is new with --new, and counts: the run's Report. Errors: IoError (a

@@ -91,6 +91,13 @@ class SetBitmapBuilder {
 // the fold of the finer bitmap (reused between calls).
 double JaccardBound(const SetBitmap& a, const SetBitmap& b, std::vector<uint64_t>* scratch);
 
+// Whether the bound rules the pair out at `threshold`: JaccardBound() below
+// it by more than 1e-9, far wider than the rounding MeetsThreshold() allows
+// (similarity.h), so no pair that the exact check would accept is ruled out.
+inline bool RulesOut(const SetBitmap& a, const SetBitmap& b, double threshold, std::vector<uint64_t>* scratch) {
+  return JaccardBound(a, b, scratch) < threshold - 1e-9;
+}
+
 namespace internal {
 // Folds `n` words of bitmap (n even) one level in place: bit i of the first
 // n/2 words becomes bit 2i | bit 2i+1 of the n words.

@@ -50,9 +50,8 @@ FirstPass ReadCandidates(const VerifyContext& ctx, const SignedCorpus& corpus, c
       const size_t chunks = (batch.size() + 511) / 512;
       ParallelFor(workers, chunks, [&](int w, size_t c) {
         for (size_t k = c * 512; k < std::min(batch.size(), (c + 1) * 512); ++k) {
-          const double bound =
-              JaccardBound(bitmaps[batch[k].a], bitmaps[batch[k].b], &scratch[static_cast<size_t>(w)]);
-          out.ruled_out[at + k] = bound < ctx.rule.threshold - 1e-9 ? 1 : 0;
+          out.ruled_out[at + k] =
+              RulesOut(bitmaps[batch[k].a], bitmaps[batch[k].b], ctx.rule.threshold, &scratch[static_cast<size_t>(w)]);
         }
       });
     }

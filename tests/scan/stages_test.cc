@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <numeric>
 #include <random>
@@ -375,6 +376,50 @@ TEST(CandidatesTest, FindsTheEditedCopyOnlyAndTheSameForEveryThreadCount) {
   const Candidates three = Found(s.table, g, f.options, banding, Workers{.threads = 3, .tick = {}, .cancel = nullptr});
   ASSERT_EQ(three.pairs.ToVector().size(), 1u);
   EXPECT_EQ(three.visited, one.visited);
+}
+
+// --exact-all at -t 0.5 with 128 bands of one row: p and q (every 10th word
+// changed: Jaccard 1/3) and r and s (every 20th: 0.6) share MinHash values,
+// so both pairs are candidates without bitmaps. With the bitmaps Sign()
+// builds for --exact, p and q cannot reach 0.5 and are not kept; r and s
+// are, as with every thread count.
+TEST(CandidatesTest, PairsTheBitmapsRuleOutAreNotKept) {
+  Fixture f;
+  auto words = RandomWords(2000, 41);
+  WriteFile(f.dir / "p.txt", Join(words));
+  for (size_t i = 0; i < words.size(); i += 10) words[i] = testing::Numbered("x", static_cast<long long>(i));
+  WriteFile(f.dir / "q.txt", Join(words));
+  words = RandomWords(2000, 42);
+  WriteFile(f.dir / "r.txt", Join(words));
+  for (size_t i = 0; i < words.size(); i += 20) words[i] = testing::Numbered("y", static_cast<long long>(i));
+  WriteFile(f.dir / "s.txt", Join(words));
+  f.options.verify = VerifyMode::kExact;
+  f.options.threshold = 0.5;
+  f.options.exact_margin = 0;
+  const Banding banding{.bands = 128, .rows = 1};
+  const SignedCorpus s = f.Signed(2);
+  ASSERT_EQ(s.bitmaps.size(), s.table.docs.size());
+  const CopyGroups g = CopyGroups::Build(s.table);
+  const DocId p = f.Id(s, "p.txt"), q = f.Id(s, "q.txt"), r = f.Id(s, "r.txt"), t = f.Id(s, "s.txt");
+  auto has = [](const std::vector<Candidate>& pairs, DocId x, DocId y) {
+    return std::any_of(pairs.begin(), pairs.end(), [&](const Candidate& c) {
+      return (c.a == x && c.b == y) || (c.a == y && c.b == x);
+    });
+  };
+  const Workers two{.threads = 2, .tick = {}, .cancel = nullptr};
+  const std::vector<Candidate> all = Found(s.table, g, f.options, banding, two).pairs.ToVector();
+  EXPECT_TRUE(has(all, p, q));
+  EXPECT_TRUE(has(all, r, t));
+  for (const int threads : {1, 2, 3}) {
+    const Workers w{.threads = threads, .tick = {}, .cancel = nullptr};
+    Result<Candidates> bounded = FindCandidates(s.table, g, f.options, banding, w, s.bitmaps);
+    ASSERT_TRUE(bounded.ok()) << bounded.status().message();
+    const std::vector<Candidate> kept = bounded->pairs.ToVector();
+    EXPECT_FALSE(has(kept, p, q)) << threads;
+    EXPECT_TRUE(has(kept, r, t)) << threads;
+    EXPECT_LT(kept.size(), all.size()) << threads;
+    EXPECT_EQ(bounded->visited, Found(s.table, g, f.options, banding, w).visited) << threads;
+  }
 }
 
 // 300 documents that agree in every band: in pairs mode all 44,850 pairs are
