@@ -313,9 +313,13 @@ Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, Foun
   Workers verifying = run.workers();
   if (run.Watched() && run.rereads()) verifying.tick = [&run] { run.Tick(Stage::kVerifying); };
   if (run.rereads()) run.Tick(Stage::kVerifying);
+  const bool want_dropped = wanted == DroppedWanted::kAlways || !o.kept_dir.empty();
+  VerifyContext verify = run.Verifying(verifying);
+  // Pairs mode reads no set after verification but for the dropped lists.
+  verify.keep_sets = o.mode != Mode::kPairs || want_dropped;
   Result<Verified> verified =
       found.verdicts ? std::move(*found.verdicts).Adopt(run.rule(), corpus, &found.groups)
-                     : VerifyCandidates(run.Verifying(verifying), corpus, &found.groups, std::move(found.candidates));
+                     : VerifyCandidates(verify, corpus, &found.groups, std::move(found.candidates));
   if (!verified.ok()) return verified.status();
   // No signature is read past verification but by --cluster-by keep, which
   // reads them back in: the borrowed pages need not stay resident.
@@ -331,7 +335,6 @@ Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, Foun
   report.skipped = NamedSkipped(o, corpus.table.docs, std::move(inputs.walk_skipped));
   if (o.input == InputFormat::kJsonl && o.doc_places) PlacesOf(corpus.table, &report);
   report.docs = Entries(std::move(corpus.table.docs), origins);
-  const bool want_dropped = wanted == DroppedWanted::kAlways || !o.kept_dir.empty();
   if (Status s = BuildOutcome(run, found, *verified, inputs.signed_now, &report, want_dropped ? &out.dropped : nullptr);
       !s.ok()) {
     return s;

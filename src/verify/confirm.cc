@@ -72,7 +72,21 @@ struct Confirmer::Read {
   // Its token text is in the spool: a member of a group of copies (compared
   // with the reference), or a document whose text KeepText() asked for.
   bool keep_text = false;
+  bool published = false;  // SetReady() was called (by the worker that read it)
   std::vector<uint64_t> set;
+};
+
+// StreamedPairs as the workers use it: each group's pairs, whether its set
+// is published, and how many of its pairs are left (one more when its set is
+// kept); per pair, whether a worker took it.
+struct Confirmer::Stream {
+  StreamedPairs* pairs = nullptr;
+  std::vector<uint32_t> first;        // per group: where its pairs start in of_group; one more at the end
+  std::vector<uint32_t> of_group;     // pair indices, group by group
+  std::vector<size_t> read_of_group;  // per group: the read that builds its set
+  std::unique_ptr<std::atomic<uint8_t>[]> ready;  // per group
+  std::unique_ptr<std::atomic<uint32_t>[]> left;  // per group
+  std::unique_ptr<std::atomic<uint8_t>[]> taken;  // per pair
 };
 
 Confirmer::Confirmer(const Options& options, const MinHasher& minhasher, FileSystem& fs, int threads)
@@ -82,7 +96,7 @@ Confirmer::~Confirmer() = default;
 
 Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<std::vector<DocId>>& groups,
                       const std::vector<char>& want_set, const Workers& workers, RereadProgress* progress,
-                      ConfirmedGroups* out) {
+                      ConfirmedGroups* out, StreamedPairs* streamed) {
   reads_.clear();
   for (size_t g = 0; g < groups.size(); ++g) {
     for (size_t k = 0; k < groups[g].size(); ++k) {
@@ -95,6 +109,7 @@ Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<s
     }
   }
   origins_ = &origins;
+  PrepareStream(streamed, groups.size());
   progress->total = reads_.size();
   if (Status s = ReadAll(origins, workers, progress); !s.ok()) return s;
   if (Status s = Judge(origins, groups.size(), out); !s.ok()) return s;
@@ -137,10 +152,12 @@ Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const Workers& 
     if (options_.input == InputFormat::kText) {
       if (text_readers[w] == nullptr) text_readers[w] = std::make_unique<DocumentReader>(options_, minhasher_);
       ReadTextDoc(origins, jobs[j][0], w, *text_readers[w]);
+      SetReady(jobs[j][0]);
       progress->done.fetch_add(1, std::memory_order_relaxed);
     } else {
       if (parsers[w] == nullptr) parsers[w] = std::make_unique<JsonlDocReader>(options_, minhasher_);
       ReadJsonlFile(origins, jobs[j], w, *parsers[w]);
+      for (const size_t i : jobs[j]) SetReady(i);  // the lines not reached (a failed file)
       progress->done.fetch_add(jobs[j].size(), std::memory_order_relaxed);
     }
   });
@@ -227,6 +244,7 @@ void Confirmer::ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::
         r.status = Status::Changed(f.path + ":" + std::to_string(line.number) + ": changed during the run");
       }
       r.length = spool.size - r.offset;
+      SetReady(wanted[next]);
     }
   }
   for (size_t k = next; k < wanted.size(); ++k) {
@@ -235,6 +253,74 @@ void Confirmer::ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::
   }
   if (copy == nullptr) {
     if (Status s = CheckUnchanged(fs_, f); !s.ok()) fail_all(s);
+  }
+}
+
+void Confirmer::PrepareStream(StreamedPairs* streamed, size_t groups) {
+  stream_.reset();
+  if (streamed == nullptr) return;
+  const size_t n = streamed->groups.size();
+  streamed->jaccard.assign(n, -1);
+  if (n == 0) return;
+  auto st = std::make_unique<Stream>();
+  st->pairs = streamed;
+  st->first.assign(groups + 1, 0);
+  for (const auto& [a, b] : streamed->groups) {
+    ++st->first[a + 1];
+    ++st->first[b + 1];
+  }
+  for (size_t g = 0; g < groups; ++g) st->first[g + 1] += st->first[g];
+  st->of_group.resize(st->first[groups]);
+  std::vector<uint32_t> at(st->first.begin(), st->first.end() - 1);
+  for (uint32_t k = 0; k < n; ++k) {
+    st->of_group[at[streamed->groups[k].first]++] = k;
+    st->of_group[at[streamed->groups[k].second]++] = k;
+  }
+  st->read_of_group.assign(groups, SIZE_MAX);
+  for (size_t i = 0; i < reads_.size(); ++i) {
+    if (reads_[i].want_set) st->read_of_group[reads_[i].group] = i;
+  }
+  st->ready = std::make_unique<std::atomic<uint8_t>[]>(groups);
+  st->left = std::make_unique<std::atomic<uint32_t>[]>(groups);
+  for (size_t g = 0; g < groups; ++g) {
+    const uint32_t kept = g < streamed->keep.size() && streamed->keep[g] != 0 ? 1 : 0;
+    st->left[g].store(st->first[g + 1] - st->first[g] + kept, std::memory_order_relaxed);
+    assert(st->first[g] == st->first[g + 1] || st->read_of_group[g] != SIZE_MAX);
+  }
+  st->taken = std::make_unique<std::atomic<uint8_t>[]>(n);
+  stream_ = std::move(st);
+}
+
+// Read i has built its set, or failed (its set is then empty or partial, and
+// its group has no confirmed member): publishes it, then computes each pair
+// whose other set is published too. Each worker publishes before it looks
+// (both sequentially consistent), so of two sets published at once at least
+// one worker sees the other's; `taken` lets only one compute the pair.
+void Confirmer::SetReady(size_t i) {
+  Stream* st = stream_.get();
+  Read& r = reads_[i];
+  if (st == nullptr || !r.want_set || r.published) return;
+  r.published = true;
+  const auto g = static_cast<uint32_t>(r.group);
+  if (st->first[g] == st->first[g + 1]) return;  // in no streamed pair
+  st->ready[g].store(1);
+  for (uint32_t at = st->first[g]; at < st->first[g + 1]; ++at) {
+    const uint32_t k = st->of_group[at];
+    const auto [a, b] = st->pairs->groups[k];
+    if (st->ready[a == g ? b : a].load() == 0 || st->taken[k].exchange(1) != 0) continue;
+    const std::vector<uint64_t>& x = reads_[st->read_of_group[a]].set;
+    const std::vector<uint64_t>& y = reads_[st->read_of_group[b]].set;
+    st->pairs->jaccard[k] = x.empty() || y.empty() ? -1 : JaccardIfReaches(x, y, st->pairs->threshold);
+    PairDone(a);
+    PairDone(b);
+  }
+}
+
+// One pair of group g is done: the last gives its set back (the memory goes
+// to the sets still to be read).
+void Confirmer::PairDone(uint32_t g) {
+  if (stream_->left[g].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    std::vector<uint64_t>().swap(reads_[stream_->read_of_group[g]].set);
   }
 }
 

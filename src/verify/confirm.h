@@ -65,12 +65,29 @@ struct DocOrigin {
   const StreamCopy* copy = nullptr;
 };
 
+// Pairs of groups whose Jaccard Confirmer::Run() computes while it reads,
+// as soon as both sets are built, each set given back once its last pair is
+// done (unless `keep`): for a run that needs the sets for nothing else (pairs
+// mode), which then never holds them all at once. Only groups of one member
+// take part (their set is their reference's).
+struct StreamedPairs {
+  double threshold = 0;  // as JaccardIfReaches() takes it
+  // Per pair: its two groups (indices into Run()'s groups), each with want_set.
+  std::vector<std::pair<uint32_t, uint32_t>> groups;
+  // Per group: 1 when its set must outlive Run() (it is in a pair not listed).
+  std::vector<char> keep;
+  // Out, per pair: JaccardIfReaches(set, set, threshold), or -1 when a set is
+  // empty (as when a read failed: such a pair is never confirmed).
+  std::vector<double> jaccard;
+};
+
 struct ConfirmedGroups {
   // Per group: the confirmed members, ascending; the first is the reference.
   // Empty when no member could be confirmed.
   std::vector<std::vector<DocId>> members;
   // Per group: the reference's sorted, unique shingle set, when it was asked
-  // for and the group has a confirmed member.
+  // for and the group has a confirmed member; empty for a group whose set was
+  // given back after its streamed pairs (StreamedPairs).
   std::vector<std::vector<uint64_t>> sets;
   // The documents left out, with the reason ("PATH: changed during the run").
   std::vector<std::pair<DocId, Status>> left_out;
@@ -89,10 +106,11 @@ class Confirmer {
   // Returns IoError when a temporary file cannot be written (nothing is then
   // confirmed), Cancelled when the workers' cancel was set (their tick
   // is called meanwhile); per-document problems are
-  // results (ConfirmedGroups::left_out), not errors.
+  // results (ConfirmedGroups::left_out), not errors. With `streamed`, its
+  // pairs' Jaccard values are computed meanwhile (see StreamedPairs).
   [[nodiscard]] Status Run(const std::vector<DocOrigin>& origins, const std::vector<std::vector<DocId>>& groups,
                            const std::vector<char>& want_set, const Workers& workers, RereadProgress* progress,
-                           ConfirmedGroups* out);
+                           ConfirmedGroups* out, StreamedPairs* streamed = nullptr);
 
   // The Jaccard similarity of the references of two confirmed groups over
   // their shingles as text, with no hash involved: for a pair whose hashed
@@ -124,6 +142,10 @@ class Confirmer {
   [[nodiscard]] Status Judge(const std::vector<DocOrigin>& origins, size_t groups, ConfirmedGroups* out);
   [[nodiscard]] Status CollectSets(const std::vector<char>& want_set, ConfirmedGroups* out);
   [[nodiscard]] Status SetFromTokenText(Read* r) const;
+  struct Stream;
+  void PrepareStream(StreamedPairs* streamed, size_t groups);
+  void SetReady(size_t i);
+  void PairDone(uint32_t g);
   const Options& options_;
   const MinHasher& minhasher_;
   FileSystem& fs_;
@@ -135,6 +157,7 @@ class Confirmer {
   std::unique_ptr<DocumentReader> late_text_reader_;  // KeepText()'s
   std::unique_ptr<JsonlDocReader> late_parser_;
   std::vector<std::pair<DocId, Status>> late_left_out_;
+  std::unique_ptr<Stream> stream_;  // Run()'s StreamedPairs, when given
 };
 
 }  // namespace neardup

@@ -1,6 +1,7 @@
 #include "verify/verify_candidates.h"
 
 #include <algorithm>
+#include <cassert>
 #include <span>
 
 #include "verify/confirm.h"
@@ -31,13 +32,30 @@ constexpr size_t kPairBatch = 8192;
 // the exact check would accept is ruled out. Empty when there are no bitmaps
 // (a stage task's table, the index's documents): nothing is ruled out.
 // in_pair: per group, 1 when it is in a pair not ruled out.
+// With VerifyContext::keep_sets false, also the pairs not ruled out whose
+// two groups have one member each, by slots in the order read (`streamed`),
+// and per group 1 when it is in another pair not ruled out (`kept`): the
+// Confirmer checks the former while it reads (StreamedPairs). None (and
+// `streaming` false) when they would take more than a 64th of the pair
+// budget (Options::pair_memory) at kStreamedPairBytes each.
 struct FirstPass {
   std::vector<char> ruled_out;
   std::vector<char> in_pair;
+  bool streaming = false;
+  std::vector<std::pair<uint32_t, uint32_t>> streamed;
+  std::vector<char> kept;
 };
+
+// What a pair checked while the documents are read takes meanwhile (its
+// groups, its Jaccard, its place in each group's list, whether it is taken:
+// 25 bytes), rounded up.
+constexpr size_t kStreamedPairBytes = 32;
 FirstPass ReadCandidates(const VerifyContext& ctx, const SignedCorpus& corpus, const CopyGroups& groups,
                          const CandidatePairs& pairs, Status* read) {
-  FirstPass out{.ruled_out = {}, .in_pair = std::vector<char>(groups.size(), 0)};
+  FirstPass out{.ruled_out = {}, .in_pair = std::vector<char>(groups.size(), 0), .streaming = !ctx.keep_sets,
+                .streamed = {}, .kept = {}};
+  if (out.streaming) out.kept.assign(groups.size(), 0);
+  const size_t max_streamed = ctx.options.pair_memory / 64 / kStreamedPairBytes;
   const std::vector<SetBitmap>& bitmaps = corpus.bitmaps;
   const bool bounded = !ctx.rule.identical_only && bitmaps.size() == corpus.table.docs.size();
   std::vector<std::vector<uint64_t>> scratch(static_cast<size_t>(ctx.workers.threads));
@@ -57,8 +75,21 @@ FirstPass ReadCandidates(const VerifyContext& ctx, const SignedCorpus& corpus, c
     }
     for (size_t k = 0; k < batch.size(); ++k) {
       if (bounded && out.ruled_out[at + k] != 0) continue;
-      out.in_pair[groups.slot_of(batch[k].a)] = 1;
-      out.in_pair[groups.slot_of(batch[k].b)] = 1;
+      const uint32_t sa = groups.slot_of(batch[k].a), sb = groups.slot_of(batch[k].b);
+      out.in_pair[sa] = 1;
+      out.in_pair[sb] = 1;
+      if (!out.streaming) continue;
+      if (groups.members(sa).size() == 1 && groups.members(sb).size() == 1) {
+        out.streamed.emplace_back(sa, sb);
+      } else {
+        out.kept[sa] = 1;
+        out.kept[sb] = 1;
+      }
+    }
+    if (out.streamed.size() > max_streamed) {
+      out.streaming = false;
+      std::vector<std::pair<uint32_t, uint32_t>>().swap(out.streamed);
+      std::vector<char>().swap(out.kept);
     }
     batch.clear();
   };
@@ -107,6 +138,21 @@ struct PairChecker {
   // that set (empty: none).
   std::vector<DocId> set_key = {};
   std::vector<std::span<const uint64_t>> set_of_group = {};
+  // The pairs the Confirmer checked while it read (null: none), and per
+  // group whether it is alone in it (a pair of two such is one of them).
+  const StreamedPairs* streamed = nullptr;
+  std::vector<char> alone = {};
+
+  // Whether pair p (not ruled out) was checked while reading: then its
+  // Jaccard is the next of streamed->jaccard (`*at` counts them; the pairs
+  // are met in the order FirstPass::streamed lists them).
+  bool Streamed(const Candidate& p, size_t* at, double* j) const {
+    if (streamed == nullptr || alone[GroupOf(p.a)] == 0 || alone[GroupOf(p.b)] == 0) return false;
+    assert(*at < streamed->jaccard.size() && streamed->groups[*at].first == GroupOf(p.a) &&
+           streamed->groups[*at].second == GroupOf(p.b));
+    *j = streamed->jaccard[(*at)++];
+    return true;
+  }
 
   // A document alone in its group kept no token text; one in a pair whose
   // hashed shingle sets are equal needs it (TextJaccard), and is read again
@@ -114,13 +160,19 @@ struct PairChecker {
   // out of every pair (`changed`).
   Status KeepTexts(const CandidatePairs& pairs) {
     changed.assign(confirmed.members.size(), 0);
-    size_t k = 0;
+    size_t k = 0, at = 0;
     for (const Candidate& p : pairs) {
       if (NextRuledOut(ruled_out, &k)) continue;
+      double j = -1;
+      const bool was_streamed = Streamed(p, &at, &j);
       if (!Confirmed(p)) continue;
-      const std::span<const uint64_t> x = SetOf(p.a), y = SetOf(p.b);
-      // Sets of different sizes are not equal: most pairs stop here.
-      if (x.empty() || x.size() != y.size() || JaccardIfReaches(x, y, 1.0) < 1.0) continue;
+      if (was_streamed) {
+        if (j < 1.0) continue;  // 1 only for equal sets
+      } else {
+        const std::span<const uint64_t> x = SetOf(p.a), y = SetOf(p.b);
+        // Sets of different sizes are not equal: most pairs stop here.
+        if (x.empty() || x.size() != y.size() || JaccardIfReaches(x, y, 1.0) < 1.0) continue;
+      }
       for (const uint32_t g : {GroupOf(p.a), GroupOf(p.b)}) {
         Result<bool> kept = confirmer.KeepText(g);
         if (!kept.ok()) return kept.status();
@@ -130,8 +182,9 @@ struct PairChecker {
     return pairs.status();
   }
 
-  // Checks and then clears *batch.
-  Status Check(std::vector<Candidate>* batch) {
+  // Checks and then clears *batch. `known`: per pair of the batch, 1 when
+  // it was checked while reading, its Jaccard then in its `jaccard` field.
+  Status Check(std::vector<Candidate>* batch, std::vector<char>* known) {
     jaccard.assign(batch->size(), -1);
     const size_t chunks = (batch->size() + 511) / 512;
     Workers workers{.threads = ctx.workers.threads, .tick = ctx.workers.tick, .cancel = ctx.workers.cancel};
@@ -139,6 +192,10 @@ struct PairChecker {
       for (size_t k = c * 512; k < std::min(batch->size(), (c + 1) * 512); ++k) {
         const Candidate& p = (*batch)[k];
         if (!Confirmed(p)) continue;
+        if ((*known)[k] != 0) {
+          jaccard[k] = p.jaccard;
+          continue;
+        }
         const std::span<const uint64_t> x = SetOf(p.a), y = SetOf(p.b);
         if (!x.empty() && !y.empty()) jaccard[k] = JaccardIfReaches(x, y, ctx.rule.threshold);
       }
@@ -157,6 +214,7 @@ struct PairChecker {
       if (Status s = verified.pairs.Add(p); !s.ok()) return s;
     }
     batch->clear();
+    known->clear();
     return Status::Ok();
   }
   uint32_t GroupOf(DocId d) const { return group_of_slot[groups.slot_of(d)]; }
@@ -245,23 +303,41 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
     return verified;
   }
   Status read;
-  const FirstPass first = ReadCandidates(ctx, corpus, *groups, candidates.pairs, &read);
+  FirstPass first = ReadCandidates(ctx, corpus, *groups, candidates.pairs, &read);
   if (!read.ok()) return read;
   if (ctx.workers.Cancelled()) return Status::Cancelled("interrupted");
   const std::vector<char>& ruled_out = first.ruled_out;
   ToConfirm todo = GroupsToConfirm(*groups, first.in_pair);
+  std::vector<uint32_t> group_of_slot(groups->size(), CopyGroups::kNone);
+  for (uint32_t g = 0; g < todo.slots.size(); ++g) group_of_slot[todo.slots[g]] = g;
+  StreamedPairs streamed;
+  std::vector<char> alone;
+  if (first.streaming) {
+    streamed.threshold = ctx.rule.threshold;
+    for (auto& [a, b] : first.streamed) {  // slots to groups, in place
+      a = group_of_slot[a];
+      b = group_of_slot[b];
+    }
+    streamed.groups = std::move(first.streamed);
+    streamed.keep.resize(todo.slots.size());
+    alone.resize(todo.slots.size());
+    for (uint32_t g = 0; g < todo.slots.size(); ++g) {
+      streamed.keep[g] = first.kept[todo.slots[g]];
+      alone[g] = todo.groups[g].size() == 1 ? 1 : 0;
+    }
+  }
   Confirmer confirmer(ctx.options, ctx.minhasher, ctx.fs, ctx.workers.threads);
   ConfirmedGroups confirmed;
   const std::vector<DocOrigin> origins = Origins(corpus.table, corpus.stream_copies);
-  if (Status s = confirmer.Run(origins, todo.groups, todo.want_set, ctx.workers, &ctx.reread, &confirmed); !s.ok()) {
+  if (Status s = confirmer.Run(origins, todo.groups, todo.want_set, ctx.workers, &ctx.reread, &confirmed,
+                               first.streaming ? &streamed : nullptr);
+      !s.ok()) {
     return s;
   }
   out->left_out = std::move(confirmed.left_out);
-  std::vector<uint32_t> group_of_slot(groups->size(), CopyGroups::kNone);
   std::vector<DocId> set_key(todo.slots.size(), 0);
   std::vector<std::span<const uint64_t>> set_of_group(todo.slots.size());
   for (uint32_t g = 0; g < todo.slots.size(); ++g) {
-    group_of_slot[todo.slots[g]] = g;
     if (confirmed.sets[g].empty()) continue;
     set_key[g] = groups->representative(todo.slots[g]);
     // Map nodes stay where they are, so the span stays valid.
@@ -273,20 +349,26 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
   out->pairs = CandidatePairs(ctx.options.pair_memory);
   PairChecker checker{.ctx = ctx, .groups = *groups, .group_of_slot = group_of_slot, .confirmed = confirmed,
                       .confirmer = confirmer, .verified = *out, .ruled_out = ruled_out, .set_key = std::move(set_key),
-                      .set_of_group = std::move(set_of_group)};
+                      .set_of_group = std::move(set_of_group), .streamed = first.streaming ? &streamed : nullptr,
+                      .alone = std::move(alone)};
   if (Status s = checker.KeepTexts(candidates.pairs); !s.ok()) return s;
   const auto& late = confirmer.LateLeftOut();
   out->left_out.insert(out->left_out.end(), late.begin(), late.end());
   std::vector<Candidate> batch;
-  size_t k = 0;
+  std::vector<char> known;
+  size_t k = 0, at = 0;
   for (Candidate p : candidates.pairs) {
     if (NextRuledOut(ruled_out, &k)) continue;
+    double j = -1;
+    const bool was_streamed = checker.Streamed(p, &at, &j);
+    if (was_streamed) p.jaccard = j;
     batch.push_back(p);
+    known.push_back(was_streamed ? 1 : 0);
     if (batch.size() == kPairBatch) {
-      if (Status s = checker.Check(&batch); !s.ok()) return s;
+      if (Status s = checker.Check(&batch, &known); !s.ok()) return s;
     }
   }
-  if (Status s = checker.Check(&batch); !s.ok()) return s;
+  if (Status s = checker.Check(&batch, &known); !s.ok()) return s;
   if (!candidates.pairs.status().ok()) return candidates.pairs.status();
   if (Status s = out->pairs.Finish(); !s.ok()) return s;
   return verified;

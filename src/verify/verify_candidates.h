@@ -80,6 +80,13 @@ struct VerifyContext {
   FileSystem& fs;
   const Workers& workers;
   RereadProgress& reread;
+  // Whether the caller reads the shingle sets after verification (through
+  // Similar(), Scores() or sets(): clusters, the dropped lists, a stage
+  // verify task's output). When not, --exact checks the pairs of documents
+  // alone in their groups while it reads them, and gives each set back once
+  // its pairs are done (StreamedPairs, confirm.h): the sets are never all
+  // held, and Verified keeps none of them. Default: true.
+  bool keep_sets = true;
 };
 
 class Verified {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <numeric>
 #include <random>
 #include <set>
@@ -500,6 +501,98 @@ TEST(VerifyTest, ExactModeMeasuresJaccardAndLeavesOutAFileChangedSinceSigning) {
   ASSERT_EQ(accepted.size(), 1u);
   EXPECT_GT(accepted[0].jaccard, 0.7);
   EXPECT_LT(accepted[0].jaccard, 1.0);
+}
+
+// Pairs mode needs no shingle set after verification (keep_sets false): the
+// pairs of two documents alone in their groups are then checked while the
+// documents are read, and their sets are given back. Ten families of a text
+// and three edits of it (every 15th, 25th and 40th word: Jaccard 0.35 to
+// 0.8, several pairs a document), one family whose text is also copied (a group of
+// two, whose pairs are checked after the reads as before), and one edit
+// changed after signing: the same pairs, Jaccard values and left-out
+// document as when every set is kept, with 1, 2 and 3 threads; the sets kept
+// are only those of the copy group's representative and of its partners.
+TEST(VerifyTest, PairsOfLoneDocumentsAreCheckedWhileReadAndTheirSetsGivenBack) {
+  TempDir dir;
+  Options o;
+  o.paths = {dir.path()};
+  o.verify = VerifyMode::kExact;
+  o.threshold = 0.4;
+  o.exact_margin = 0;
+  for (int f = 0; f < 11; ++f) {
+    const auto words = RandomWords(300, 100 + static_cast<uint32_t>(f));
+    const std::string family = "f" + std::to_string(f);
+    WriteFile(dir / (family + "-0.txt"), Join(words));
+    for (const size_t every : {15, 25, 40}) WriteFile(dir / (family + "-e" + std::to_string(every) + ".txt"), Edited(words, every));
+    if (f == 10) WriteFile(dir / (family + "-copy.txt"), Join(words));
+  }
+  const MinHasher minhasher(o.num_perm, o.seed);
+  const Workers sign_workers{.threads = 2, .tick = {}, .cancel = nullptr};
+  SignProgress counts;
+  Result<WalkedCorpus> walked = WalkCorpus(o);
+  ASSERT_TRUE(walked.ok());
+  const SignedCorpus s = Sign({o, minhasher, FileSystem::Default(), sign_workers, false, counts}, std::move(walked->files));
+  WriteFile(dir / "f4-e25.txt", "changed after signing");
+  auto id = [&](const std::string& name) {
+    for (DocId i = 0; i < s.table.docs.size(); ++i) {
+      if (s.table.docs[i].name == dir / name) return i;
+    }
+    ADD_FAILURE() << name;
+    return DocId{0};
+  };
+  const Verification rule = VerificationOf(o);
+  const Banding banding{.bands = 64, .rows = 2};
+  struct Outcome {
+    std::vector<Candidate> pairs;
+    std::vector<DocId> left_out;
+    std::set<DocId> sets;
+  };
+  auto verify = [&](bool keep_sets, int threads) {
+    const Workers w{.threads = threads, .tick = {}, .cancel = nullptr};
+    CopyGroups g = CopyGroups::Build(s.table);
+    Result<Candidates> c = FindCandidates(s.table, g, o, banding, w);
+    EXPECT_TRUE(c.ok());
+    RereadProgress reread;
+    VerifyContext ctx{o, rule, minhasher, FileSystem::Default(), w, reread};
+    ctx.keep_sets = keep_sets;
+    Result<Verified> v = VerifyCandidates(ctx, s, &g, std::move(*c));
+    EXPECT_TRUE(v.ok()) << v.status().message();
+    Outcome out;
+    if (!v.ok()) return out;
+    out.pairs = v->pairs.ToVector();
+    for (const auto& [doc, why] : v->left_out) out.left_out.push_back(doc);
+    for (const auto& [doc, set] : v->sets()) {
+      EXPECT_FALSE(set.empty());
+      out.sets.insert(doc);
+    }
+    return out;
+  };
+  const Outcome kept = verify(true, 2);
+  EXPECT_GE(kept.pairs.size(), 30u);
+  EXPECT_EQ(kept.left_out, std::vector<DocId>{id("f4-e25.txt")});
+  const DocId copy_rep = std::min(id("f10-0.txt"), id("f10-copy.txt"));
+  for (const Candidate& p : kept.pairs) {
+    EXPECT_NE(p.a, id("f4-e25.txt"));
+    EXPECT_NE(p.b, id("f4-e25.txt"));
+  }
+  auto family_of = [&](DocId d) { return std::filesystem::path(s.table.docs[d].name).filename().string().substr(0, 3); };
+  for (const int threads : {1, 2, 3}) {
+    const Outcome streamed = verify(false, threads);
+    ASSERT_EQ(streamed.pairs.size(), kept.pairs.size()) << threads;
+    for (size_t k = 0; k < kept.pairs.size(); ++k) {
+      EXPECT_EQ(streamed.pairs[k].a, kept.pairs[k].a);
+      EXPECT_EQ(streamed.pairs[k].b, kept.pairs[k].b);
+      EXPECT_EQ(streamed.pairs[k].jaccard, kept.pairs[k].jaccard);
+      EXPECT_EQ(streamed.pairs[k].estimate, kept.pairs[k].estimate);
+    }
+    EXPECT_EQ(streamed.left_out, kept.left_out) << threads;
+    EXPECT_TRUE(streamed.sets.count(copy_rep)) << threads;
+    for (const DocId d : streamed.sets) {
+      EXPECT_TRUE(kept.sets.count(d)) << d << " with " << threads;
+      EXPECT_EQ(family_of(d), "f10") << d << " with " << threads;  // the copy group's family
+    }
+    EXPECT_GE(kept.sets.size(), streamed.sets.size() + 25) << threads;
+  }
 }
 
 std::vector<DocEntry> EntriesOf(const SignatureTable& t) {
