@@ -36,8 +36,9 @@ constexpr size_t kPairBatch = 8192;
 // two groups have one member each, by slots in the order read (`streamed`),
 // and per group 1 when it is in another pair not ruled out (`kept`): the
 // Confirmer checks the former while it reads (StreamedPairs). None (and
-// `streaming` false) when they would take more than a 64th of the pair
-// budget (Options::pair_memory) at kStreamedPairBytes each.
+// `streaming` false) when they would take more than a quarter of the pair
+// budget (Options::pair_memory) at kStreamedPairBytes each: 524,288 pairs at
+// the default 64 MiB.
 struct FirstPass {
   std::vector<char> ruled_out;
   std::vector<char> in_pair;
@@ -55,7 +56,7 @@ FirstPass ReadCandidates(const VerifyContext& ctx, const SignedCorpus& corpus, c
   FirstPass out{.ruled_out = {}, .in_pair = std::vector<char>(groups.size(), 0), .streaming = !ctx.keep_sets,
                 .streamed = {}, .kept = {}};
   if (out.streaming) out.kept.assign(groups.size(), 0);
-  const size_t max_streamed = ctx.options.pair_memory / 64 / kStreamedPairBytes;
+  const size_t max_streamed = ctx.options.pair_memory / 4 / kStreamedPairBytes;
   const std::vector<SetBitmap>& bitmaps = corpus.bitmaps;
   const bool bounded = !ctx.rule.identical_only && bitmaps.size() == corpus.table.docs.size();
   std::vector<std::vector<uint64_t>> scratch(static_cast<size_t>(ctx.workers.threads));

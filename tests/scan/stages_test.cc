@@ -511,7 +511,7 @@ TEST(VerifyTest, ExactModeMeasuresJaccardAndLeavesOutAFileChangedSinceSigning) {
 // two, whose pairs are checked after the reads as before), and one edit
 // changed after signing: the same pairs, Jaccard values and left-out
 // document as when every set is kept, with 1, 2 and 3 threads; the sets kept
-// are only those of the copy group's representative and of its partners.
+// are only those of the copy group's family. Past the budget, all are kept.
 TEST(VerifyTest, PairsOfLoneDocumentsAreCheckedWhileReadAndTheirSetsGivenBack) {
   TempDir dir;
   Options o;
@@ -593,6 +593,13 @@ TEST(VerifyTest, PairsOfLoneDocumentsAreCheckedWhileReadAndTheirSetsGivenBack) {
     }
     EXPECT_GE(kept.sets.size(), streamed.sets.size() + 25) << threads;
   }
+  // Past a quarter of the pair budget at 32 bytes a pair (here 8 pairs),
+  // nothing is streamed: every set is kept, and the pairs are the same.
+  o.pair_memory = 4 * 32 * 8;
+  const Outcome over = verify(false, 2);
+  EXPECT_EQ(over.sets, kept.sets);
+  ASSERT_EQ(over.pairs.size(), kept.pairs.size());
+  for (size_t k = 0; k < kept.pairs.size(); ++k) EXPECT_EQ(over.pairs[k].jaccard, kept.pairs[k].jaccard);
 }
 
 std::vector<DocEntry> EntriesOf(const SignatureTable& t) {
