@@ -96,7 +96,7 @@ Confirmer::~Confirmer() = default;
 
 Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<std::vector<DocId>>& groups,
                       const std::vector<char>& want_set, const Workers& workers, RereadProgress* progress,
-                      ConfirmedGroups* out, StreamedPairs* streamed) {
+                      ConfirmedGroups* out) {
   reads_.clear();
   for (size_t g = 0; g < groups.size(); ++g) {
     for (size_t k = 0; k < groups[g].size(); ++k) {
@@ -109,7 +109,7 @@ Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<s
     }
   }
   origins_ = &origins;
-  PrepareStream(streamed, groups.size());
+  PrepareStream(groups.size());
   progress->total = reads_.size();
   if (Status s = ReadAll(origins, workers, progress); !s.ok()) return s;
   if (Status s = Judge(origins, groups.size(), out); !s.ok()) return s;
@@ -256,8 +256,9 @@ void Confirmer::ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::
   }
 }
 
-void Confirmer::PrepareStream(StreamedPairs* streamed, size_t groups) {
+void Confirmer::PrepareStream(size_t groups) {
   stream_.reset();
+  StreamedPairs* const streamed = streamed_;
   if (streamed == nullptr) return;
   const size_t n = streamed->groups.size();
   streamed->jaccard.assign(n, -1);

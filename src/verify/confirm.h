@@ -106,11 +106,15 @@ class Confirmer {
   // Returns IoError when a temporary file cannot be written (nothing is then
   // confirmed), Cancelled when the workers' cancel was set (their tick
   // is called meanwhile); per-document problems are
-  // results (ConfirmedGroups::left_out), not errors. With `streamed`, its
-  // pairs' Jaccard values are computed meanwhile (see StreamedPairs).
+  // results (ConfirmedGroups::left_out), not errors. The pairs given to
+  // CheckWhileReading() get their Jaccard values meanwhile.
   [[nodiscard]] Status Run(const std::vector<DocOrigin>& origins, const std::vector<std::vector<DocId>>& groups,
                            const std::vector<char>& want_set, const Workers& workers, RereadProgress* progress,
-                           ConfirmedGroups* out, StreamedPairs* streamed = nullptr);
+                           ConfirmedGroups* out);
+
+  // The pairs Run() checks while it reads (StreamedPairs), their groups
+  // being Run()'s; null (the default): none. REQUIRES: outlives Run().
+  void CheckWhileReading(StreamedPairs* pairs) { streamed_ = pairs; }
 
   // The Jaccard similarity of the references of two confirmed groups over
   // their shingles as text, with no hash involved: for a pair whose hashed
@@ -143,7 +147,7 @@ class Confirmer {
   [[nodiscard]] Status CollectSets(const std::vector<char>& want_set, ConfirmedGroups* out);
   [[nodiscard]] Status SetFromTokenText(Read* r) const;
   struct Stream;
-  void PrepareStream(StreamedPairs* streamed, size_t groups);
+  void PrepareStream(size_t groups);
   void SetReady(size_t i);
   void PairDone(uint32_t g);
   const Options& options_;
@@ -157,7 +161,8 @@ class Confirmer {
   std::unique_ptr<DocumentReader> late_text_reader_;  // KeepText()'s
   std::unique_ptr<JsonlDocReader> late_parser_;
   std::vector<std::pair<DocId, Status>> late_left_out_;
-  std::unique_ptr<Stream> stream_;  // Run()'s StreamedPairs, when given
+  StreamedPairs* streamed_ = nullptr;  // CheckWhileReading()'s
+  std::unique_ptr<Stream> stream_;     // streamed_ as the workers use it
 };
 
 }  // namespace neardup

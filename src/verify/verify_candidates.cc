@@ -123,6 +123,28 @@ ToConfirm GroupsToConfirm(const CopyGroups& groups, const std::vector<char>& in_
   return c;
 }
 
+// The pairs the Confirmer checks while it reads (FirstPass::streamed, whose
+// slots become the groups of `todo`, moved out of *first), and in *alone,
+// per group, 1 when it has one member. Empty when first->streaming is false.
+StreamedPairs StreamedOf(FirstPass* first, const ToConfirm& todo, const std::vector<uint32_t>& group_of_slot,
+                         double threshold, std::vector<char>* alone) {
+  StreamedPairs out;
+  if (!first->streaming) return out;
+  out.threshold = threshold;
+  for (auto& [a, b] : first->streamed) {  // slots to groups, in place
+    a = group_of_slot[a];
+    b = group_of_slot[b];
+  }
+  out.groups = std::move(first->streamed);
+  out.keep.resize(todo.slots.size());
+  alone->resize(todo.slots.size());
+  for (uint32_t g = 0; g < todo.slots.size(); ++g) {
+    out.keep[g] = first->kept[todo.slots[g]];
+    (*alone)[g] = todo.groups[g].size() == 1 ? 1 : 0;
+  }
+  return out;
+}
+
 // Checks candidate pairs of representatives by the exact Jaccard of their
 // confirmed shingle sets, and adds those that meet the threshold.
 struct PairChecker {
@@ -311,28 +333,13 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
   ToConfirm todo = GroupsToConfirm(*groups, first.in_pair);
   std::vector<uint32_t> group_of_slot(groups->size(), CopyGroups::kNone);
   for (uint32_t g = 0; g < todo.slots.size(); ++g) group_of_slot[todo.slots[g]] = g;
-  StreamedPairs streamed;
   std::vector<char> alone;
-  if (first.streaming) {
-    streamed.threshold = ctx.rule.threshold;
-    for (auto& [a, b] : first.streamed) {  // slots to groups, in place
-      a = group_of_slot[a];
-      b = group_of_slot[b];
-    }
-    streamed.groups = std::move(first.streamed);
-    streamed.keep.resize(todo.slots.size());
-    alone.resize(todo.slots.size());
-    for (uint32_t g = 0; g < todo.slots.size(); ++g) {
-      streamed.keep[g] = first.kept[todo.slots[g]];
-      alone[g] = todo.groups[g].size() == 1 ? 1 : 0;
-    }
-  }
+  StreamedPairs streamed = StreamedOf(&first, todo, group_of_slot, ctx.rule.threshold, &alone);
   Confirmer confirmer(ctx.options, ctx.minhasher, ctx.fs, ctx.workers.threads);
+  if (first.streaming) confirmer.CheckWhileReading(&streamed);
   ConfirmedGroups confirmed;
   const std::vector<DocOrigin> origins = Origins(corpus.table, corpus.stream_copies);
-  if (Status s = confirmer.Run(origins, todo.groups, todo.want_set, ctx.workers, &ctx.reread, &confirmed,
-                               first.streaming ? &streamed : nullptr);
-      !s.ok()) {
+  if (Status s = confirmer.Run(origins, todo.groups, todo.want_set, ctx.workers, &ctx.reread, &confirmed); !s.ok()) {
     return s;
   }
   out->left_out = std::move(confirmed.left_out);
