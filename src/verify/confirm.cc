@@ -22,6 +22,9 @@ namespace neardup {
 namespace {
 
 constexpr size_t kCompareChunk = 64 * 1024;
+// A JSONL file's lines to read again are shared by the workers in runs of at
+// least this many (ReadAll).
+constexpr size_t kMinJobLines = 512;
 
 Status TempError(const char* what) {
   return Status::IoError(std::string("temporary file for --exact: ") + what + ": " + std::strerror(errno));
@@ -129,9 +132,19 @@ Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const Workers& 
     for (auto& [file, ids] : by_file) {
       std::sort(ids.begin(), ids.end(),
                 [&](size_t x, size_t y) { return origins[reads_[x].doc].line < origins[reads_[y].doc].line; });
-      jobs.push_back(std::move(ids));
+      // The lines of a large plain file are shared by the workers, a run of
+      // them a job: each job reads the file from its start, parses its own
+      // lines only and stops after the last. A compressed file or a stream's
+      // copy is one job (each would be decompressed or replayed again).
+      const bool plain = origins[reads_[ids[0]].doc].copy == nullptr && !CompressedName(file->path);
+      const size_t parts =
+          plain ? std::clamp<size_t>(ids.size() / kMinJobLines, 1, static_cast<size_t>(threads_)) : 1;
+      for (size_t c = 0; c < parts; ++c) {
+        jobs.emplace_back(ids.begin() + static_cast<std::ptrdiff_t>(c * ids.size() / parts),
+                          ids.begin() + static_cast<std::ptrdiff_t>((c + 1) * ids.size() / parts));
+      }
     }
-    std::sort(jobs.begin(), jobs.end(), [&](const auto& x, const auto& y) {
+    std::stable_sort(jobs.begin(), jobs.end(), [&](const auto& x, const auto& y) {
       return origins[reads_[x[0]].doc].file->path < origins[reads_[y[0]].doc].file->path;
     });
   }

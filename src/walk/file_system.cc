@@ -518,9 +518,11 @@ Result<std::unique_ptr<ByteReader>> OpenInput(FileSystem& fs, const std::string&
   return WithDecoder(fs.OpenExpected(path, expected), path);
 }
 
+bool CompressedName(std::string_view path) { return EndsWith(path, ".gz") || EndsWith(path, ".zst"); }
+
 Result<bool> DecompressedLargerThan(FileSystem& fs, const std::string& path,
                                     const FileIdentity& expected, uint64_t limit) {
-  if (!EndsWith(path, ".gz") && !EndsWith(path, ".zst")) return false;
+  if (!CompressedName(path)) return false;
   Result<std::unique_ptr<ByteReader>> in = OpenInput(fs, path, expected);
   if (!in.ok()) return in.status();
   const auto buf = std::make_unique<char[]>(kInputBufferSize);

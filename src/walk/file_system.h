@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/types.h"
@@ -148,6 +149,9 @@ Result<std::unique_ptr<ByteReader>> OpenInput(FileSystem& fs, const std::string&
 // The same through fs.OpenExpected(path, expected).
 Result<std::unique_ptr<ByteReader>> OpenInput(FileSystem& fs, const std::string& path,
                                               const FileIdentity& expected);
+
+// True when OpenInput() decompresses `path` (its name ends in ".gz" or ".zst").
+bool CompressedName(std::string_view path);
 
 // True when `path` is compressed (".gz", ".zst") and decompresses to more than
 // `limit` bytes; reads at most limit + 1 decompressed bytes, through a fixed

@@ -10,6 +10,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "neardup/scan.h"
 #include "walk/file_system.h"
@@ -106,6 +108,66 @@ TEST(ConfirmTest, ADocumentChangedBeforeItsTextIsReadIsLeftOut) {
   ASSERT_EQ(r->problems.size(), 1u);
   EXPECT_NE(r->problems[0].message().find("seven.txt: changed during the run"), std::string::npos)
       << r->problems[0].message();
+}
+
+// The 1,600 lines of one JSONL file are all read again (each is in a pair or
+// a group of copies): 400 texts, each with an exact copy and two near copies
+// (every 15th and every 25th word edited), a family's lines 400 apart, so
+// that its groups and pairs span the runs of lines the workers share. With
+// 2 and 3 workers the file is opened once more per run of lines (at least
+// 512 each), and the pairs, clusters and removals are those of one worker.
+TEST(ConfirmTest, TheLinesOfALargeJsonlFileAreSharedByTheWorkers) {
+  testing::TempDir dir;
+  constexpr int kFamilies = 400;
+  std::vector<std::string> lines(4 * kFamilies);
+  for (int f = 0; f < kFamilies; ++f) {
+    std::vector<std::string> words = testing::RandomWords(60, 1000 + static_cast<uint32_t>(f));
+    const std::string text = testing::Join(words);
+    auto edited = [&](size_t every) {
+      std::vector<std::string> w = words;
+      for (size_t i = 0; i < w.size(); i += every) w[i] = testing::Numbered("edit", static_cast<long long>(i));
+      return testing::Join(w);
+    };
+    const std::string texts[4] = {text, text, edited(15), edited(25)};
+    for (int k = 0; k < 4; ++k) lines[static_cast<size_t>(k * kFamilies + f)] = "{\"text\":\"" + texts[k] + "\"}";
+  }
+  std::string jsonl;
+  for (const std::string& l : lines) jsonl += l + "\n";
+  testing::WriteFile(dir / "a.jsonl", jsonl);
+  struct Outcome {
+    std::vector<std::tuple<DocId, DocId, double>> pairs;
+    std::vector<Removal> removable;
+    int opens = 0;
+  };
+  auto run = [&](int threads, Mode mode) {
+    Options o = ExactOptions(dir.path());
+    o.input = InputFormat::kJsonl;
+    o.threads = threads;
+    o.mode = mode;
+    ScriptedFs fs;
+    RunContext ctx;
+    ctx.fs = &fs;
+    Outcome out;
+    Result<Report> r = FindDuplicates(o, ctx);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    if (!r.ok()) return out;
+    EXPECT_TRUE(r->problems.empty());
+    for (const ReportedPair& p : r->pairs) out.pairs.emplace_back(p.a, p.b, p.jaccard);
+    out.removable = r->removable;
+    out.opens = fs.opens["a.jsonl"];
+    return out;
+  };
+  const Outcome one = run(1, Mode::kPairs);
+  EXPECT_GE(one.pairs.size(), static_cast<size_t>(3 * kFamilies));
+  EXPECT_EQ(one.opens, 2);  // signed, then read again by one job
+  for (const int threads : {2, 3}) {
+    const Outcome many = run(threads, Mode::kPairs);
+    EXPECT_EQ(many.pairs, one.pairs) << threads;
+    EXPECT_EQ(many.opens, 1 + threads) << threads;  // 1,600 lines: up to 3 runs
+  }
+  const Outcome removals = run(1, Mode::kDuplicates);
+  EXPECT_GE(removals.removable.size(), static_cast<size_t>(kFamilies));
+  for (const int threads : {2, 3}) EXPECT_EQ(run(threads, Mode::kDuplicates).removable, removals.removable) << threads;
 }
 
 }  // namespace
