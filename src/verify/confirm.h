@@ -19,6 +19,9 @@
 // of those token texts. A document alone in its group keeps none (it is
 // compared with no other) until KeepText() asks for it.
 //
+// The workers take a text document each, and a JSONL file in runs of at
+// least 512 of its lines (each run reads the file from its start).
+//
 // Thread safety: one Confirmer per run; Run() uses `threads` workers inside;
 // KeepText() is called by one thread at a time.
 //
