@@ -1,6 +1,8 @@
 #include "lsh/candidates.h"
 
 #include <algorithm>
+#include <span>
+#include <vector>
 
 #include "lsh/lsh_index.h"
 #include "sign/minhash.h"
@@ -15,16 +17,35 @@ double Estimate(const SignatureTable& table, DocId a, DocId b) {
   return DistinctScore(SignatureAgreement(x.data(), table.signature(b).data(), static_cast<int>(x.size())));
 }
 
-// One large bucket, by leaders (see candidates.h): adds its pairs.
-Status LeadBucket(const SignatureTable& table, const Options& options, double floor, std::vector<DocId> rest,
-                  CandidatePairs* out) {
+// The pairs that the corpus's bitmaps rule out (set_bitmap.h): with --exact
+// below -t 1 and one bitmap per document; else none.
+struct Bounds {
+  std::span<const SetBitmap> bitmaps;  // empty: none is ruled out
+  double threshold = 0;
+  bool RuleOut(DocId a, DocId b, std::vector<uint64_t>* scratch) const {
+    return !bitmaps.empty() && RulesOut(bitmaps[a], bitmaps[b], threshold, scratch);
+  }
+};
+
+Bounds BoundsOf(const SignatureTable& table, const Options& options, std::span<const SetBitmap> bitmaps) {
+  const bool on = options.verify == VerifyMode::kExact && options.threshold < 1.0 &&
+                  bitmaps.size() == table.docs.size();
+  return {.bitmaps = on ? bitmaps : std::span<const SetBitmap>(), .threshold = options.threshold};
+}
+
+// One large bucket, by leaders (see candidates.h): adds its pairs. A member
+// the leader takes is not left for the next leaders even when the bounds rule
+// the pair out (as when verification did).
+Status LeadBucket(const SignatureTable& table, const Options& options, double floor, const Bounds& bounds,
+                  std::vector<DocId> rest, CandidatePairs* out) {
+  std::vector<uint64_t> scratch;
   while (rest.size() >= 2) {
     const DocId leader = rest[0];
     std::vector<DocId> left;
     for (size_t k = 1; k < rest.size(); ++k) {
       const double est = Estimate(table, leader, rest[k]);
       if (est + kLeaderSlack >= options.threshold) {
-        if (!MeetsThreshold(est, floor)) continue;
+        if (!MeetsThreshold(est, floor) || bounds.RuleOut(leader, rest[k], &scratch)) continue;
         if (Status s = out->Add({.a = leader, .b = rest[k], .estimate = est}); !s.ok()) return s;
       } else {
         left.push_back(rest[k]);
@@ -54,15 +75,14 @@ Result<Candidates> FindCandidates(const SignatureTable& table, const CopyGroups&
   // exact_margin standard errors below it (the rest cannot pass but by a
   // deviation that rare, see options.h); --verify none and --exact-all all.
   const double floor = CandidateFloor(options);
-  const bool bounded = options.verify == VerifyMode::kExact && options.threshold < 1.0 &&
-                       bitmaps.size() == table.docs.size();
+  const Bounds bounds = BoundsOf(table, options, bitmaps);
   std::vector<std::vector<uint64_t>> scratch(threads);  // JaccardBound()'s, per worker
   auto on_pair = [&](int w, uint32_t a, uint32_t b) {
     Status& status = failed[static_cast<size_t>(w)];
     if (!status.ok()) return;
     const double est = Estimate(table, a, b);
     if (!MeetsThreshold(est, floor)) return;
-    if (bounded && RulesOut(bitmaps[a], bitmaps[b], options.threshold, &scratch[static_cast<size_t>(w)])) return;
+    if (bounds.RuleOut(a, b, &scratch[static_cast<size_t>(w)])) return;
     status = found[static_cast<size_t>(w)].Add({.a = a, .b = b, .estimate = est});
   };
   auto on_bucket = [&](int w, std::span<const uint32_t> ids) {
@@ -77,7 +97,7 @@ Result<Candidates> FindCandidates(const SignatureTable& table, const CopyGroups&
   }
   for (auto& per_worker : buckets) {
     for (auto& bucket : per_worker) {
-      if (Status s = LeadBucket(table, options, floor, std::move(bucket), &out.pairs); !s.ok()) return s;
+      if (Status s = LeadBucket(table, options, floor, bounds, std::move(bucket), &out.pairs); !s.ok()) return s;
     }
   }
   if (Status s = out.pairs.Finish(); !s.ok()) return s;
@@ -86,7 +106,7 @@ Result<Candidates> FindCandidates(const SignatureTable& table, const CopyGroups&
 
 Status LeadLargeBucket(const SignatureTable& table, const Options& options, std::vector<DocId> ids,
                        CandidatePairs* out) {
-  return LeadBucket(table, options, CandidateFloor(options), std::move(ids), out);
+  return LeadBucket(table, options, CandidateFloor(options), Bounds{}, std::move(ids), out);
 }
 
 }  // namespace neardup

@@ -60,10 +60,10 @@ struct Candidates {
 };
 
 // With `bitmaps` (per DocId, SignedCorpus::bitmaps) and --exact, a pair
-// whose bitmaps bound its Jaccard below the threshold (JaccardBound(),
-// set_bitmap.h) is left out at once, as VerifyCandidates() would rule it out
-// before reading anything again: it is neither kept nor sorted. Empty: none
-// is left out so.
+// whose bitmaps bound its Jaccard below the threshold (RulesOut(),
+// set_bitmap.h) is left out at once, so --exact never reads its documents
+// again for it: it is neither kept nor sorted (a large bucket's leader takes
+// such a member all the same). Empty: none is left out so.
 // REQUIRES: banding.bands * banding.rows <= table.num_perm(); bitmaps is
 // empty or holds one per document of `table`.
 // Errors: IoError when a temporary file cannot be made or written.

@@ -2,8 +2,8 @@
 // a shingle, from which an upper bound on the Jaccard similarity of two
 // documents follows with certainty. --exact rules out with it, before it
 // reads any document again, the candidate pairs whose shingle sets cannot
-// reach the threshold: only the documents of the pairs left are read again,
-// sorted and merged (verify/verify_candidates.h).
+// reach the threshold: banding drops them (lsh/candidates.h), and only the
+// documents of the pairs left are read again, sorted and merged.
 //
 // Bit i of a bitmap of level L is set when some hash added has i as its top L
 // bits. A bitmap folds to level L-1 by OR-ing its bits 2i and 2i+1 into bit i,

@@ -6,7 +6,6 @@
 
 #include "verify/confirm.h"
 #include "lsh/similarity.h"
-#include "sign/set_bitmap.h"
 
 namespace neardup {
 
@@ -25,22 +24,15 @@ struct ToConfirm {
 constexpr size_t kPairBatch = 8192;
 
 // The first pass over the candidates (they may be on disk: one pass reads
-// them all). ruled_out: per candidate pair, in the order the pairs are read,
-// 1 when the bitmaps of its documents' shingle sets (set_bitmap.h) rule it
-// out, when their bound on its Jaccard is below the threshold; the margin is
-// far wider than the rounding that MeetsThreshold() allows, so no pair that
-// the exact check would accept is ruled out. Empty when there are no bitmaps
-// (a stage task's table, the index's documents): nothing is ruled out.
-// in_pair: per group, 1 when it is in a pair not ruled out.
-// With VerifyContext::keep_sets false, also the pairs not ruled out whose
-// two groups have one member each, by slots in the order read (`streamed`),
-// and per group 1 when it is in another pair not ruled out (`kept`): the
-// Confirmer checks the former while it reads (StreamedPairs). None (and
-// `streaming` false) when they would take more than a quarter of the pair
-// budget (Options::pair_memory) at kStreamedPairBytes each: 524,288 pairs at
-// the default 64 MiB.
+// them all; those the bitmaps rule out were never kept, FindCandidates()).
+// in_pair: per group, 1 when it is in a candidate pair.
+// With VerifyContext::keep_sets false, also the pairs whose two groups have
+// one member each, by slots in the order read (`streamed`), and per group 1
+// when it is in another pair (`kept`): the Confirmer checks the former while
+// it reads (StreamedPairs). None (and `streaming` false) when they would
+// take more than a quarter of the pair budget (Options::pair_memory) at
+// kStreamedPairBytes each: 524,288 pairs at the default 64 MiB.
 struct FirstPass {
-  std::vector<char> ruled_out;
   std::vector<char> in_pair;
   bool streaming = false;
   std::vector<std::pair<uint32_t, uint32_t>> streamed;
@@ -51,65 +43,34 @@ struct FirstPass {
 // groups, its Jaccard, its place in each group's list, whether it is taken:
 // 25 bytes), rounded up.
 constexpr size_t kStreamedPairBytes = 32;
-FirstPass ReadCandidates(const VerifyContext& ctx, const SignedCorpus& corpus, const CopyGroups& groups,
-                         const CandidatePairs& pairs, Status* read) {
-  FirstPass out{.ruled_out = {}, .in_pair = std::vector<char>(groups.size(), 0), .streaming = !ctx.keep_sets,
-                .streamed = {}, .kept = {}};
+FirstPass ReadCandidates(const VerifyContext& ctx, const CopyGroups& groups, const CandidatePairs& pairs,
+                         Status* read) {
+  FirstPass out{.in_pair = std::vector<char>(groups.size(), 0), .streaming = !ctx.keep_sets, .streamed = {},
+                .kept = {}};
   if (out.streaming) out.kept.assign(groups.size(), 0);
   const size_t max_streamed = ctx.options.pair_memory / 4 / kStreamedPairBytes;
-  const std::vector<SetBitmap>& bitmaps = corpus.bitmaps;
-  const bool bounded = !ctx.rule.identical_only && bitmaps.size() == corpus.table.docs.size();
-  std::vector<std::vector<uint64_t>> scratch(static_cast<size_t>(ctx.workers.threads));
-  std::vector<Candidate> batch;
-  Workers workers{.threads = ctx.workers.threads, .tick = ctx.workers.tick, .cancel = ctx.workers.cancel};
-  auto take = [&] {
-    const size_t at = out.ruled_out.size();
-    if (bounded) {
-      out.ruled_out.resize(at + batch.size(), 0);
-      const size_t chunks = (batch.size() + 511) / 512;
-      ParallelFor(workers, chunks, [&](int w, size_t c) {
-        for (size_t k = c * 512; k < std::min(batch.size(), (c + 1) * 512); ++k) {
-          out.ruled_out[at + k] =
-              RulesOut(bitmaps[batch[k].a], bitmaps[batch[k].b], ctx.rule.threshold, &scratch[static_cast<size_t>(w)]);
-        }
-      });
-    }
-    for (size_t k = 0; k < batch.size(); ++k) {
-      if (bounded && out.ruled_out[at + k] != 0) continue;
-      const uint32_t sa = groups.slot_of(batch[k].a), sb = groups.slot_of(batch[k].b);
-      out.in_pair[sa] = 1;
-      out.in_pair[sb] = 1;
-      if (!out.streaming) continue;
-      if (groups.members(sa).size() == 1 && groups.members(sb).size() == 1) {
-        out.streamed.emplace_back(sa, sb);
-      } else {
-        out.kept[sa] = 1;
-        out.kept[sb] = 1;
-      }
+  for (const Candidate& p : pairs) {
+    const uint32_t sa = groups.slot_of(p.a), sb = groups.slot_of(p.b);
+    out.in_pair[sa] = 1;
+    out.in_pair[sb] = 1;
+    if (!out.streaming) continue;
+    if (groups.members(sa).size() == 1 && groups.members(sb).size() == 1) {
+      out.streamed.emplace_back(sa, sb);
+    } else {
+      out.kept[sa] = 1;
+      out.kept[sb] = 1;
     }
     if (out.streamed.size() > max_streamed) {
       out.streaming = false;
       std::vector<std::pair<uint32_t, uint32_t>>().swap(out.streamed);
       std::vector<char>().swap(out.kept);
     }
-    batch.clear();
-  };
-  for (const Candidate& p : pairs) {
-    batch.push_back(p);
-    if (batch.size() == kPairBatch) take();
   }
-  take();
   *read = pairs.status();
   return out;
 }
 
-// Whether the next candidate pair read was ruled out (FirstPass::ruled_out);
-// `*k` counts the pairs read.
-bool NextRuledOut(const std::vector<char>& ruled_out, size_t* k) {
-  return *k < ruled_out.size() && ruled_out[(*k)++] != 0;
-}
-
-// Every group of copies, and every group in a pair not ruled out (whose
+// Every group of copies, and every group in a candidate pair (whose
 // shingle set is then wanted).
 ToConfirm GroupsToConfirm(const CopyGroups& groups, const std::vector<char>& in_pair) {
   ToConfirm c;
@@ -154,7 +115,6 @@ struct PairChecker {
   const ConfirmedGroups& confirmed;
   Confirmer& confirmer;
   Verified& verified;
-  const std::vector<char>& ruled_out;  // FirstPass::ruled_out
   std::vector<double> jaccard = {};  // per pair of the batch
   std::vector<char> changed = {};    // per group: found changed by KeepText()
   // Per group: the document its set is kept under in Verified::sets_, and
@@ -166,7 +126,7 @@ struct PairChecker {
   const StreamedPairs* streamed = nullptr;
   std::vector<char> alone = {};
 
-  // Whether pair p (not ruled out) was checked while reading: then its
+  // Whether candidate pair p was checked while reading: then its
   // Jaccard is the next of streamed->jaccard (`*at` counts them; the pairs
   // are met in the order FirstPass::streamed lists them).
   bool Streamed(const Candidate& p, size_t* at, double* j) const {
@@ -183,9 +143,8 @@ struct PairChecker {
   // out of every pair (`changed`).
   Status KeepTexts(const CandidatePairs& pairs) {
     changed.assign(confirmed.members.size(), 0);
-    size_t k = 0, at = 0;
+    size_t at = 0;
     for (const Candidate& p : pairs) {
-      if (NextRuledOut(ruled_out, &k)) continue;
       double j = -1;
       const bool was_streamed = Streamed(p, &at, &j);
       if (!Confirmed(p)) continue;
@@ -326,10 +285,9 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
     return verified;
   }
   Status read;
-  FirstPass first = ReadCandidates(ctx, corpus, *groups, candidates.pairs, &read);
+  FirstPass first = ReadCandidates(ctx, *groups, candidates.pairs, &read);
   if (!read.ok()) return read;
   if (ctx.workers.Cancelled()) return Status::Cancelled("interrupted");
-  const std::vector<char>& ruled_out = first.ruled_out;
   ToConfirm todo = GroupsToConfirm(*groups, first.in_pair);
   std::vector<uint32_t> group_of_slot(groups->size(), CopyGroups::kNone);
   for (uint32_t g = 0; g < todo.slots.size(); ++g) group_of_slot[todo.slots[g]] = g;
@@ -356,7 +314,7 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
   if (ctx.rule.identical_only) return verified;
   out->pairs = CandidatePairs(ctx.options.pair_memory);
   PairChecker checker{.ctx = ctx, .groups = *groups, .group_of_slot = group_of_slot, .confirmed = confirmed,
-                      .confirmer = confirmer, .verified = *out, .ruled_out = ruled_out, .set_key = std::move(set_key),
+                      .confirmer = confirmer, .verified = *out, .set_key = std::move(set_key),
                       .set_of_group = std::move(set_of_group), .streamed = first.streaming ? &streamed : nullptr,
                       .alone = std::move(alone)};
   if (Status s = checker.KeepTexts(candidates.pairs); !s.ok()) return s;
@@ -364,9 +322,8 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
   out->left_out.insert(out->left_out.end(), late.begin(), late.end());
   std::vector<Candidate> batch;
   std::vector<char> known;
-  size_t k = 0, at = 0;
+  size_t at = 0;
   for (Candidate p : candidates.pairs) {
-    if (NextRuledOut(ruled_out, &k)) continue;
     double j = -1;
     const bool was_streamed = checker.Streamed(p, &at, &j);
     if (was_streamed) p.jaccard = j;
