@@ -58,9 +58,12 @@
 # words, XXH3, word 5-shingles, 128 minima with AVX-512, no JSON, Unicode,
 # banding or output), on the --floor-docs corpus (100000 documents, ~300 MB)
 # as one JSONL file. --floor-runs R (5) alternating rounds of floor -t 1,
-# neardup --input jsonl -j 1, floor -t 2, neardup -j 2: medians, min and max
-# of each, neardup/floor per round, and each one's 2-against-1 thread
-# speedup per round. Then the same documents as files: `neardup scan -j
+# floor -t 1 --mix, neardup --input jsonl -j 1, then the same at 2 threads:
+# medians, min and max of each, neardup/floor per round, and each one's
+# 2-against-1 thread speedup per round. `--mix` is the floor of neardup's own
+# signatures: each value mixed as neardup mixes it (v ^ (v >> 16)) before
+# its minimum is taken; its rows show what that mix costs over the plain
+# floor, and neardup against it. Then the same documents as files: `neardup scan -j
 # CORES DIR` against `find DIR -type f -name '*.txt' -print0 | xargs -0 -P CORES -n 2000
 # xxhsum -H3` (and the floor over the files, for reference), alternating.
 # --exact against signature mode (skipped with --no-exact; --exact-only runs
@@ -798,11 +801,12 @@ floor_section() {
   generated+=("$fjsonl")
   floor_bytes="$(stat -c %s "$fjsonl")"
   cat "$fjsonl" >/dev/null
-  for k in f1 n1 f2 n2 fc nc dc xd nd fd; do : >"$tmp/floor_$k"; done
+  for k in f1 n1 f2 n2 m1 m2 fc nc dc xd nd fd; do : >"$tmp/floor_$k"; done
   for ((r = 1; r <= floor_runs; r++)); do
     for j in 1 2; do
       log "floor: round $r/$floor_runs, $j thread(s)"
       floor_time "$tmp/floor_fc$j" "$fbin" -t "$j" "$fjsonl" >>"$tmp/floor_f$j"
+      floor_time "$tmp/floor_mc$j" "$fbin" -t "$j" --mix "$fjsonl" >>"$tmp/floor_m$j"
       floor_time "$tmp/floor_nc$j" "$bin" scan --input jsonl -j "$j" --no-progress -q -f tsv \
         -o "$tmp/floor.pairs" "$fjsonl" >>"$tmp/floor_n$j"
     done
@@ -811,6 +815,7 @@ floor_section() {
   floor_quotients "$tmp/floor_n2" "$tmp/floor_f2" "$tmp/floor_q2"
   floor_quotients "$tmp/floor_f1" "$tmp/floor_f2" "$tmp/floor_sf"
   floor_quotients "$tmp/floor_n1" "$tmp/floor_n2" "$tmp/floor_sn"
+  floor_quotients "$tmp/floor_m1" "$tmp/floor_m2" "$tmp/floor_sm"
   for j in 1 2; do
     floor_lines+=("| JSONL, $j thread(s): \`neardup scan --input jsonl -j $j\` / \`floor_minhash -t $j\` \
 | $(floor_spread "$tmp/floor_n$j") | $(floor_spread "$tmp/floor_f$j") | $(floor_spread "$tmp/floor_q$j") \
@@ -818,6 +823,19 @@ floor_section() {
   done
   floor_lines+=("| JSONL, 2 threads against 1 (speedup, neardup / floor) | $(floor_spread "$tmp/floor_sn") \
 | $(floor_spread "$tmp/floor_sf") | | |")
+  # The floor of neardup's own signatures (--mix): against the plain floor,
+  # and neardup against it.
+  for j in 1 2; do
+    floor_quotients "$tmp/floor_m$j" "$tmp/floor_f$j" "$tmp/floor_mf$j"
+    floor_quotients "$tmp/floor_n$j" "$tmp/floor_m$j" "$tmp/floor_nm$j"
+    floor_lines+=("| JSONL, $j thread(s): \`floor_minhash -t $j --mix\` / \`floor_minhash -t $j\` \
+| | $(floor_spread "$tmp/floor_m$j") | $(floor_spread "$tmp/floor_mf$j") | / $(median <"$tmp/floor_mc$j") |")
+    floor_lines+=("| JSONL, $j thread(s): \`neardup scan --input jsonl -j $j\` / \`floor_minhash -t $j --mix\` \
+| $(floor_spread "$tmp/floor_n$j") | $(floor_spread "$tmp/floor_m$j") | $(floor_spread "$tmp/floor_nm$j") \
+| $(median <"$tmp/floor_nc$j") / $(median <"$tmp/floor_mc$j") ($(floor_cpu_ratio "$tmp/floor_nc$j" "$tmp/floor_mc$j")) |")
+  done
+  floor_lines+=("| JSONL, 2 threads against 1 (speedup, neardup / floor with --mix) | $(floor_spread "$tmp/floor_sn") \
+| $(floor_spread "$tmp/floor_sm") | | |")
   find "$fdir" -type f -print0 | xargs -0 cat >/dev/null
   for ((r = 1; r <= floor_runs; r++)); do
     log "floor: round $r/$floor_runs, folder"
@@ -1004,7 +1022,8 @@ if [[ $floor == 1 ]]; then
 
 \`build/floor_minhash\` (tests/bench/floor_minhash.cc) is a minimal classic MinHash pass over the
 same bytes: ASCII words, XXH3, word 5-shingles, 128 minima with AVX-512; no JSON, Unicode,
-banding or output. $floor_runs alternating rounds${idle_note}; wall seconds as median (min-max); the ratio
+banding or output. With \`--mix\` it mixes each value as neardup's signatures do (v ^ (v >> 16))
+before taking its minimum: the least work neardup's own signatures take. $floor_runs alternating rounds${idle_note}; wall seconds as median (min-max); the ratio
 is taken round by round; CPU is user + system seconds, median (and the median ratio).
 
 | work | neardup s | floor / baseline s | ratio | CPU s neardup / floor (ratio) |

@@ -12,7 +12,10 @@
 //   find DIR -type f -print0 | build/floor_minhash -t 2 --files   # one per file
 //
 // -t T: T threads; a file is split into T ranges at newlines, a list of files
-// into T interleaved shares. Prints "docs N checksum X" (X does not depend on T).
+// into T interleaved shares. --mix: each value mixed before its minimum is
+// taken, as neardup's signatures are (the floor of neardup's own definition;
+// other minima, so another checksum). Prints "docs N checksum X" (X does not
+// depend on T).
 #include <fcntl.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -42,25 +45,48 @@ uint32_t g_b[kPerm];
 
 // Folds the shingles x[0, n) into the 128 minima sig: 8 vectors of 16 lanes,
 // compiled for AVX-512 (vpmulld, vpaddd, vpminud on zmm registers) and for
-// the baseline, the loader picking the one the processor runs.
+// the baseline, the loader picking the one the processor runs. With kMix,
+// each value is mixed as neardup's signatures are (v ^ (v >> 16), see
+// src/sign/minhash_kernel.h) before its minimum is taken: two vector
+// operations more per 16 minima (vpsrld, vpxord), the least work that
+// neardup's own signatures take.
 typedef uint32_t Lanes __attribute__((vector_size(64)));
-// (As src/sign/minhash.cc: not under clang, nor under AddressSanitizer,
-// whose start-up the loader's resolver would run before.)
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-__attribute__((target_clones("avx512f", "default")))
-#endif
-void Minima(const uint32_t* x, size_t n, uint32_t* sig) {
+template <bool kMix>
+[[gnu::always_inline]] inline void MinimaBody(const uint32_t* x, size_t n, uint32_t* sig) {
   Lanes a[8], b[8], m[8];
   std::memcpy(a, g_a, sizeof a);
   std::memcpy(b, g_b, sizeof b);
   std::memcpy(m, sig, sizeof m);
   for (size_t s = 0; s < n; ++s) {
     for (int k = 0; k < 8; ++k) {
-      const Lanes v = a[k] * x[s] + b[k];
+      Lanes v = a[k] * x[s] + b[k];
+      if constexpr (kMix) v ^= v >> 16;
       m[k] = v < m[k] ? v : m[k];
     }
   }
   std::memcpy(sig, m, sizeof m);
+}
+// (As src/sign/minhash.cc: not under clang, nor under AddressSanitizer,
+// whose start-up the loader's resolver would run before.)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx512f", "default")))
+#endif
+void MinimaPlain(const uint32_t* x, size_t n, uint32_t* sig) {
+  MinimaBody<false>(x, n, sig);
+}
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx512f", "default")))
+#endif
+void MinimaMixed(const uint32_t* x, size_t n, uint32_t* sig) {
+  MinimaBody<true>(x, n, sig);
+}
+bool g_mix = false;  // --mix
+void Minima(const uint32_t* x, size_t n, uint32_t* sig) {
+  if (g_mix) {
+    MinimaMixed(x, n, sig);
+  } else {
+    MinimaPlain(x, n, sig);
+  }
 }
 
 // A document's words: word i is lower[start[i], end[i]), lower being the
@@ -244,7 +270,7 @@ void SignFiles(const std::vector<std::string>* paths, size_t first, size_t threa
 }
 
 int Usage() {
-  std::cerr << "usage: floor_minhash [-t THREADS] FILE | floor_minhash [-t THREADS] --files < NUL-separated paths\n";
+  std::cerr << "usage: floor_minhash [-t THREADS] [--mix] FILE | floor_minhash [-t THREADS] [--mix] --files < NUL-separated paths\n";
   return 2;
 }
 
@@ -260,6 +286,8 @@ int main(int argc, char** argv) {
       threads = std::strtoul(argv[++i], nullptr, 10);
     } else if (arg == "--files") {
       files = true;
+    } else if (arg == "--mix") {
+      g_mix = true;
     } else if (input == nullptr && arg[0] != '-') {
       input = argv[i];
     } else {
