@@ -8,7 +8,14 @@
 // then placed by rank (RankPartitions, in hash_sort.cc), without a branch
 // that depends on the data.
 //
-// Thread safety: a plain function; `scratch` and `ends` are the caller's
+// ForEachRunOfEqualHashes: what a caller of SortByHash wants when it only
+// looks at runs of equal hashes (band buckets, copy groups): the same runs,
+// in the same order, but a partition is sorted only when two of its entries
+// share a hash. Most partitions hold only distinct hashes, so the insertion
+// sorts, whose branches the data decide, give way to a few compares whose
+// outcome is nearly always "differ".
+//
+// Thread safety: plain functions; `scratch` and `ends` are the caller's
 // working space (kept per thread for reuse).
 #pragma once
 
@@ -136,6 +143,59 @@ void SortByHash(std::vector<E, Alloc>& entries, std::vector<E, Alloc>& scratch, 
       lo = hi;
     }
     entries.swap(scratch);
+  }
+}
+
+// Calls run(first, count) for each maximal run of count >= 2 entries of
+// equal `hash`, its entries in operator< order, the runs in increasing hash:
+// the runs that SortByHash(entries) followed by a scan would find. Leaves
+// `entries` and `scratch` in an unspecified order.
+template <class E, class Alloc, class Fn>
+void ForEachRunOfEqualHashes(std::vector<E, Alloc>& entries, std::vector<E, Alloc>& scratch,
+                             std::vector<uint32_t>& ends, Fn&& run) {
+  assert(entries.size() <= UINT32_MAX);
+  // The runs of [first, last), sorted.
+  auto runs_of = [&run](const E* first, const E* last) {
+    while (first != last) {
+      const E* end = first + 1;
+      while (end != last && end->hash == first->hash) ++end;
+      if (end - first >= 2) run(first, static_cast<size_t>(end - first));
+      first = end;
+    }
+  };
+  const int bits = RadixBits(entries.size());
+  if (bits == 0) {
+    std::sort(entries.begin(), entries.end());
+    runs_of(entries.data(), entries.data() + entries.size());
+    return;
+  }
+  const int shift = 64 - bits;
+  // As SortByHash: ends[p] becomes partition p's start, then its end.
+  ends.assign((size_t{1} << bits) + 1, 0);
+  for (const E& e : entries) ++ends[(e.hash >> shift) + 1];
+  for (size_t p = 1; p < ends.size(); ++p) ends[p] += ends[p - 1];
+  scratch.resize(entries.size());
+  for (const E& e : entries) scratch[ends[e.hash >> shift]++] = e;
+  uint32_t lo = 0;
+  for (size_t p = 0; p + 1 < ends.size(); ++p) {
+    const uint32_t hi = ends[p];
+    E* first = scratch.data() + lo;
+    E* last = scratch.data() + hi;
+    lo = hi;
+    if (last - first > static_cast<std::ptrdiff_t>(kInsertionSortMax)) {
+      std::sort(first, last);
+      runs_of(first, last);
+      continue;
+    }
+    if (last - first < 2) continue;
+    // Every pair compared, without a branch on the outcome until the end.
+    bool shared = false;
+    for (const E* a = first; a + 1 < last; ++a) {
+      for (const E* b = a + 1; b < last; ++b) shared |= a->hash == b->hash;
+    }
+    if (!shared) continue;
+    InsertionSort(first, last);
+    runs_of(first, last);
   }
 }
 

@@ -25,26 +25,30 @@ struct ContentEntry {
 CopyGroups CopyGroups::Build(const SignatureTable& table) {
   const auto& docs = table.docs;
   const size_t n = docs.size();
-  // Documents of equal content, side by side, each group in id order.
+  // The readable documents, by content hash; the groups of equal content are
+  // found among them below.
   std::vector<ContentEntry> ok;
   ok.reserve(n);
   for (DocId i = 0; i < n; ++i) {
     if (docs[i].kind == DocKind::kOk) ok.push_back({docs[i].content.high, docs[i].content.low, i});
   }
-  {
-    std::vector<ContentEntry> scratch;
-    std::vector<uint32_t> ends;
-    internal::SortByHash(ok, scratch, ends);
-  }
   CopyGroups g;
   g.rep_of_.assign(n, kNone);
   g.rep_slot_.assign(n, kNone);
-  for (size_t lo = 0; lo < ok.size();) {
-    size_t hi = lo + 1;
-    while (hi < ok.size() && ok[hi].hash == ok[lo].hash && ok[hi].low == ok[lo].low) ++hi;
-    const DocId rep = ok[lo].id;  // smallest id of the group
-    for (size_t k = lo; k < hi; ++k) g.rep_of_[ok[k].id] = rep;
-    lo = hi;
+  for (const ContentEntry& e : ok) g.rep_of_[e.id] = e.id;  // alone, unless a run below says not
+  {
+    std::vector<ContentEntry> scratch;
+    std::vector<uint32_t> ends;
+    // Runs of equal high halves, in operator< order: within one, the runs of
+    // equal low halves are the groups, each led by its smallest id.
+    internal::ForEachRunOfEqualHashes(ok, scratch, ends, [&](const ContentEntry* run, size_t count) {
+      for (size_t lo = 0; lo < count;) {
+        size_t hi = lo + 1;
+        while (hi < count && run[hi].low == run[lo].low) ++hi;
+        for (size_t k = lo; k < hi; ++k) g.rep_of_[run[k].id] = run[lo].id;
+        lo = hi;
+      }
+    });
   }
   // Groups in the order of their representatives, members in id order: a
   // counting pass over the ids, then each id placed after its group's last.

@@ -16,7 +16,7 @@ namespace {
 // How many rows ahead HashBand prefetches.
 constexpr size_t kPrefetchAhead = 16;
 
-using internal::SortByHash;
+using internal::ForEachRunOfEqualHashes;
 
 }  // namespace
 
@@ -77,19 +77,16 @@ uint64_t LshIndex::ForEachCandidate(int threads, const PairFn& pair, size_t larg
     std::vector<uint32_t>& ids = ids_of[static_cast<size_t>(worker)];
     HashBand(band, entries);
     uint64_t count = 0;
-    SortByHash(entries, scratch_of[static_cast<size_t>(worker)], ends_of[static_cast<size_t>(worker)]);
-    for (size_t lo = 0; lo < entries.size();) {
-      size_t hi = lo + 1;
-      while (hi < entries.size() && entries[hi].hash == entries[lo].hash) ++hi;
-      if (hi - lo >= 2 && bucket && large_bucket > 0 && hi - lo > large_bucket) {
-        ids.clear();
-        for (size_t k = lo; k < hi; ++k) ids.push_back(entries[k].id);
-        bucket(worker, ids);
-      } else if (hi - lo >= 2) {
-        count += PairsOfBucket(worker, std::span<const Entry>(entries.data() + lo, hi - lo), band, pair);
-      }
-      lo = hi;
-    }
+    ForEachRunOfEqualHashes(entries, scratch_of[static_cast<size_t>(worker)], ends_of[static_cast<size_t>(worker)],
+                            [&](const Entry* first, size_t size) {
+                              if (bucket && large_bucket > 0 && size > large_bucket) {
+                                ids.clear();
+                                for (size_t k = 0; k < size; ++k) ids.push_back(first[k].id);
+                                bucket(worker, ids);
+                              } else {
+                                count += PairsOfBucket(worker, std::span<const Entry>(first, size), band, pair);
+                              }
+                            });
     total += count;
   };
   ParallelFor(Workers{.threads = threads, .tick = {}, .cancel = nullptr}, static_cast<size_t>(banding_.bands),

@@ -1,8 +1,10 @@
 // LshIndex: MinHash signatures -> candidate pairs, by banding.
 //
 // Each signature is cut into b bands of r rows. For each band, the (band hash,
-// row) entries of all signatures are sorted, and the signatures in one run of
-// equal entries (a bucket) whose r values are really equal are candidates.
+// row) entries of all signatures are grouped by hash (in hash order, as a sort
+// would leave them, but sorting only where hashes repeat:
+// internal::ForEachRunOfEqualHashes), and the signatures in one run of equal
+// hashes (a bucket) whose r values are really equal are candidates.
 // A pair that shares several bands is produced once: in the first band it
 // shares. Work is spread over threads by band.
 //

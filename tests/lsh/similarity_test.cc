@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <random>
+#include <utility>
 #include <vector>
 
 #include "base/hash_sort.h"
@@ -148,6 +150,54 @@ TEST(SortByHashTest, SortsSkewedHashesAsStdSortDoes) {
       std::sort(want.begin(), want.end());
       internal::SortByHash(v, scratch, ends);
       EXPECT_EQ(v, want) << n << " " << crowded;
+    }
+  }
+}
+
+// ForEachRunOfEqualHashes gives the runs of two or more equal hashes that a
+// sort by (hash, id) and a scan give, in the same order, their entries in the
+// same order: at sizes around the switch to radix partitions (256), with
+// repeats near and far apart, with `crowded` entries sharing their top 24 bits
+// (one partition of more than kInsertionSortMax, sorted whole), among them
+// `shared` copies of one hash, and past the 16-bit cap on the radix bits.
+struct HashedId {
+  uint64_t hash;
+  uint32_t id;
+  bool operator<(const HashedId& o) const { return hash != o.hash ? hash < o.hash : id < o.id; }
+  bool operator==(const HashedId& o) const { return hash == o.hash && id == o.id; }
+};
+
+TEST(SortByHashTest, RunsOfEqualHashesAreThoseOfTheSortedEntries) {
+  uint64_t rng = 13;
+  std::vector<HashedId> scratch;
+  std::vector<uint32_t> ends;
+  for (size_t n : {0, 1, 2, 255, 256, 257, 1000, 4097, 100000, (1 << 19) + 3}) {
+    for (const auto& [crowded, shared] : std::vector<std::pair<size_t, size_t>>{{0, 0}, {40, 0}, {60, 20}}) {
+      std::vector<HashedId> v;
+      for (uint32_t i = 0; i < n; ++i) {
+        uint64_t h = Next(&rng);
+        if (i < crowded) h = (h >> 24) | (uint64_t{0x5a5a5a} << 40);  // one partition
+        if (i < shared) h = uint64_t{0x5a5a5a} << 40;
+        if (i % 5 == 4) h = v[i - 1 - Next(&rng) % 3].hash;  // a repeat close by
+        if (i % 17 == 9) h = v[Next(&rng) % i].hash;         // a repeat anywhere before
+        v.push_back({h, i});
+      }
+      std::vector<HashedId> sorted = v;
+      std::sort(sorted.begin(), sorted.end());
+      std::vector<std::vector<HashedId>> want;
+      for (size_t lo = 0, hi = 0; lo < sorted.size(); lo = hi) {
+        while (hi < sorted.size() && sorted[hi].hash == sorted[lo].hash) ++hi;
+        if (hi - lo >= 2) want.emplace_back(sorted.begin() + static_cast<ptrdiff_t>(lo), sorted.begin() + static_cast<ptrdiff_t>(hi));
+      }
+      std::shuffle(v.begin(), v.end(), std::mt19937_64(n));
+      std::vector<std::vector<HashedId>> got;
+      internal::ForEachRunOfEqualHashes(v, scratch, ends, [&](const HashedId* first, size_t count) {
+        got.emplace_back(first, first + count);
+      });
+      EXPECT_EQ(got, want) << "n=" << n << " crowded=" << crowded;
+      if (n >= 1000) {
+        EXPECT_GT(want.size(), n / 10) << "n=" << n;  // the data have runs
+      }
     }
   }
 }
