@@ -374,8 +374,9 @@ struct NameAt {
 
 // The groups of positions < n whose names are equal, of two or more: each
 // ascending, the groups in the order of their names. The names are grouped
-// by their hashes (a radix sort), and compared only within a run of equal
-// hashes, so that a million distinct ids cost no sort by string.
+// by their hashes (radix partitions, internal::ForEachRunOfEqualHashes), and
+// compared only within a run of equal hashes, so that a million distinct ids
+// cost no sort by string.
 template <typename NameFn>
 std::vector<std::vector<size_t>> GroupsOfEqualNames(size_t n, NameFn name) {
   std::vector<NameAt> keys(n), scratch;
@@ -384,20 +385,15 @@ std::vector<std::vector<size_t>> GroupsOfEqualNames(size_t n, NameFn name) {
     const std::string& s = name(k);
     keys[k] = {.hash = HashBytes(s.data(), s.size(), 0x6e616d6573), .pos = k};
   }
-  internal::SortByHash(keys, scratch, ends);
   std::vector<std::vector<size_t>> groups;
-  for (size_t lo = 0; lo < keys.size();) {
-    size_t hi = lo + 1;
-    while (hi < keys.size() && keys[hi].hash == keys[lo].hash) ++hi;
-    if (hi - lo == 1) {  // a name of its own: by far the most
-      lo = hi;
-      continue;
-    }
+  // Only runs of two or more equal hashes come here: a name of its own, by
+  // far the most, is passed over without being sorted.
+  internal::ForEachRunOfEqualHashes(keys, scratch, ends, [&](const NameAt* first, size_t count) {
     // Names that differ within the run (a hash collision, or many built to
     // collide) part by a stable sort of the run alone: positions stay
     // ascending within a name, and the cost stays n log n whatever the input.
     std::vector<size_t> run;
-    for (size_t k = lo; k < hi; ++k) run.push_back(keys[k].pos);
+    for (size_t k = 0; k < count; ++k) run.push_back(first[k].pos);
     std::stable_sort(run.begin(), run.end(), [&](size_t x, size_t y) { return name(x) < name(y); });
     for (size_t a = 0; a < run.size();) {
       size_t b = a + 1;
@@ -407,8 +403,7 @@ std::vector<std::vector<size_t>> GroupsOfEqualNames(size_t n, NameFn name) {
       }
       a = b;
     }
-    lo = hi;
-  }
+  });
   std::sort(groups.begin(), groups.end(),
             [&](const std::vector<size_t>& x, const std::vector<size_t>& y) { return name(x[0]) < name(y[0]); });
   return groups;
