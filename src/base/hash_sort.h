@@ -113,6 +113,22 @@ void SortPlainHashes(std::vector<uint64_t, Alloc>& entries, std::vector<uint64_t
   }
 }
 
+// Entries with a `hash` field: copies `entries` into `scratch` grouped by the
+// top `bits` bits of their hash, each group in its original order. After it,
+// partition p spans [ends[p - 1], ends[p]) of `scratch` (from 0 for p = 0).
+template <class E, class Alloc>
+void ScatterByTopBits(const std::vector<E, Alloc>& entries, std::vector<E, Alloc>& scratch,
+                      std::vector<uint32_t>& ends, int bits) {
+  const int shift = 64 - bits;
+  // ends[p + 1] counts partition p; the prefix sums make ends[p] its start.
+  ends.assign((size_t{1} << bits) + 1, 0);
+  for (const E& e : entries) ++ends[(e.hash >> shift) + 1];
+  for (size_t p = 1; p < ends.size(); ++p) ends[p] += ends[p - 1];
+  scratch.resize(entries.size());
+  // Scattering moves ends[p] from partition p's start to its end.
+  for (const E& e : entries) scratch[ends[e.hash >> shift]++] = e;
+}
+
 template <class E, class Alloc>
 void SortByHash(std::vector<E, Alloc>& entries, std::vector<E, Alloc>& scratch, std::vector<uint32_t>& ends) {
   assert(entries.size() <= UINT32_MAX);
@@ -124,14 +140,7 @@ void SortByHash(std::vector<E, Alloc>& entries, std::vector<E, Alloc>& scratch, 
       std::sort(entries.begin(), entries.end());
       return;
     }
-    const int shift = 64 - bits;
-    // ends[p + 1] counts partition p; the prefix sums make ends[p] its start.
-    ends.assign((size_t{1} << bits) + 1, 0);
-    for (const E& e : entries) ++ends[(e.hash >> shift) + 1];
-    for (size_t p = 1; p < ends.size(); ++p) ends[p] += ends[p - 1];
-    scratch.resize(entries.size());
-    // Scattering moves ends[p] from partition p's start to its end.
-    for (const E& e : entries) scratch[ends[e.hash >> shift]++] = e;
+    ScatterByTopBits(entries, scratch, ends, bits);
     uint32_t lo = 0;
     for (size_t p = 0; p + 1 < ends.size(); ++p) {
       const uint32_t hi = ends[p];
@@ -169,13 +178,7 @@ void ForEachRunOfEqualHashes(std::vector<E, Alloc>& entries, std::vector<E, Allo
     runs_of(entries.data(), entries.data() + entries.size());
     return;
   }
-  const int shift = 64 - bits;
-  // As SortByHash: ends[p] becomes partition p's start, then its end.
-  ends.assign((size_t{1} << bits) + 1, 0);
-  for (const E& e : entries) ++ends[(e.hash >> shift) + 1];
-  for (size_t p = 1; p < ends.size(); ++p) ends[p] += ends[p - 1];
-  scratch.resize(entries.size());
-  for (const E& e : entries) scratch[ends[e.hash >> shift]++] = e;
+  ScatterByTopBits(entries, scratch, ends, bits);
   uint32_t lo = 0;
   for (size_t p = 0; p + 1 < ends.size(); ++p) {
     const uint32_t hi = ends[p];
