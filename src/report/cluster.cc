@@ -14,6 +14,10 @@ bool Better(const std::vector<DocEntry>& docs, DocId x, DocId y, KeepRule rule) 
   const DocEntry& a = docs[x];
   const DocEntry& b = docs[y];
   if (a.reference != b.reference) return a.reference;
+  // A document on disk before a stream, whatever the rule: a stream has no
+  // path, so keeping it would leave the text on disk nowhere once the
+  // removable ones are gone.
+  if (a.stream != b.stream) return !a.stream;
   switch (rule) {
     case KeepRule::kFirst:
       // The first in input order: PATH arguments as given, then walk order
@@ -120,6 +124,9 @@ std::vector<Cluster> BuildClusters(const std::vector<DocEntry>& docs, ClusterLin
 std::vector<Removal> Removable(const std::vector<DocEntry>& docs, const std::vector<Cluster>& clusters) {
   std::vector<Removal> out;
   for (const Cluster& c : clusters) {
+    // A stream kept (a reference stream, or streams alone): nothing of the
+    // cluster is removable, since the text kept is on disk nowhere.
+    if (docs[c.keep].stream) continue;
     for (DocId m : c.members) {
       if (m == c.keep || docs[m].reference || docs[m].stream) continue;
       out.push_back({.doc = m, .kept = c.keep, .estimate = 0, .jaccard = -1});

@@ -9,7 +9,8 @@
 // its kept document.
 //
 // The kept document is, among the candidates: a reference document if there is
-// one (a reference document is never removable), then the best by KeepRule
+// one (a reference document is never removable), then a document on disk
+// rather than a stream (stdin, a pipe: no path to keep), then the best by KeepRule
 // (first = the first in input order: PATH arguments as given, files in walk
 // order, lines in file order; longest/shortest by size; newest/oldest by
 // mtime), ties broken by the smallest name.
@@ -67,7 +68,8 @@ std::vector<Cluster> BuildClusters(const std::vector<DocEntry>& docs, std::span<
                                    KeepRule rule, ClusterBy by, const SimilarFn& similar);
 
 // Members of the clusters that can be removed (not kept, not reference, not
-// a stream: no path to remove), sorted by name, each with its cluster's kept document (scores unset:
+// a stream: no path to remove; none at all of a cluster whose kept document
+// is a stream, whose text is then on disk nowhere else), sorted by name, each with its cluster's kept document (scores unset:
 // estimate 0, jaccard -1).
 std::vector<Removal> Removable(const std::vector<DocEntry>& docs, const std::vector<Cluster>& clusters);
 

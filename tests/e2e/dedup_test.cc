@@ -131,8 +131,8 @@ TEST(DedupTest, EveryRemovedDocumentIsLikeTheDocumentKept) {
   }
   size_t checked = 0;
   for (const bool exact : {false, true}) {
-    std::vector<std::string> args = {kBin, "scan", "--mode", "duplicates", "-f", "jsonl"};
-    if (exact) args.push_back("--exact");
+    std::vector<std::string> args = {kBin, "scan", "--mode", "duplicates", "-f", "jsonl", "--verify"};
+    args.push_back(exact ? "exact" : "signature");
     args.push_back(dir / "chains");
     const RunResult r = RunProcess(args, dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -336,6 +336,79 @@ TEST(DedupTest, StreamDocumentsAreNeverRemovable) {
       {kBin, "scan", "--mode", "clusters", "--keep", "longest", "-t", "0.5", "-", docs}, dir.path(), dir / "stdin.txt");
   EXPECT_EQ(clusters.exit_code, 0) << clusters.err;
   EXPECT_NE(clusters.out.find(R"("-")"), std::string::npos) << clusters.out;
+}
+
+// "Right by default" (#41): a stream is never kept over a document on disk,
+// whatever the keep rule, so that `xargs rm` on the duplicates list leaves the
+// kept text on disk. The stream's text has a copy on disk and a near copy;
+// under every rule and mode the kept document is a file, and removing every
+// path listed leaves it there.
+TEST(DedupTest, AStreamIsNeverKeptOverAFileOnDisk) {
+  TempDir dir;
+  const auto words = RandomWords(300, 43);
+  // The stream is the longest and the newest of the three: the rules that
+  // rank it first (longest, newest, first: `-` is the first PATH) must still
+  // keep a file.
+  WriteFile(dir / "stdin.txt", Join(words) + " and a few words more at its end");
+  WriteFile(dir / "docs/a.txt", Join(words));
+  WriteFile(dir / "docs/b.txt", Join(Spread(words, 2, 7, "edit")));
+  for (const std::string keep : {"first", "longest", "shortest", "newest", "oldest"}) {
+    for (const std::string via : {"pipe", "redirect"}) {
+      SCOPED_TRACE(keep + ", stdin by " + via);
+      const std::string copy = dir / ("copy-" + keep + "-" + via);
+      std::filesystem::copy(dir / "docs", copy);
+      std::filesystem::last_write_time(dir / "stdin.txt", std::filesystem::file_time_type::clock::now());
+      auto run = [&](const std::string& mode) {
+        if (via == "pipe") {
+          return RunProcess({"/bin/sh", "-c",
+                             "cat '" + dir / "stdin.txt" + "' | '" + kBin + "' scan -q --mode " + mode + " --keep " +
+                                 keep + " -t 0.5 -f jsonl - '" + copy + "'"},
+                            dir.path());
+        }
+        return RunProcess({kBin, "scan", "-q", "--mode", mode, "--keep", keep, "-t", "0.5", "-f", "jsonl", "-", copy},
+                          dir.path(), dir / "stdin.txt");
+      };
+      const RunResult clusters = run("clusters");
+      ASSERT_EQ(clusters.exit_code, 0) << clusters.err;
+      const auto found = JsonLines(clusters.out);
+      ASSERT_EQ(found.size(), 1u) << clusters.out;
+      EXPECT_NE(found[0]["keep"], "-") << clusters.out;
+      EXPECT_EQ(found[0]["size"], 3) << clusters.out;
+      const RunResult dups = run("duplicates");
+      ASSERT_EQ(dups.exit_code, 0) << dups.err;
+      std::set<std::string> listed;
+      for (const auto& record : JsonLines(dups.out)) {
+        EXPECT_NE(record["path"], "-");
+        EXPECT_EQ(record["kept"], found[0]["keep"]);
+        listed.insert(record["path"].get<std::string>());
+      }
+      EXPECT_EQ(listed.size(), 1u) << dups.out;
+      for (const std::string& path : listed) std::filesystem::remove(path);
+      EXPECT_TRUE(std::filesystem::exists(found[0]["keep"].get<std::string>()));
+      EXPECT_EQ(std::distance(std::filesystem::directory_iterator(copy), std::filesystem::directory_iterator()), 1);
+    }
+  }
+}
+
+// When the kept document is a stream anyway (a reference read from stdin),
+// nothing of its cluster is listed: its text is on disk nowhere else. (The
+// cluster is still found: exit 0.)
+TEST(DedupTest, NothingIsListedForAKeptStream) {
+  TempDir dir;
+  const auto words = RandomWords(300, 44);
+  WriteFile(dir / "stdin.txt", Join(words));
+  WriteFile(dir / "docs/a.txt", Join(words));
+  WriteFile(dir / "docs/b.txt", Join(Spread(words, 2, 7, "edit")));
+  const RunResult dups = RunProcess({kBin, "scan", "-q", "--mode", "duplicates", "-t", "0.5", "--against", "-",
+                                     dir / "docs"},
+                                    dir.path(), dir / "stdin.txt");
+  EXPECT_EQ(dups.exit_code, 0) << dups.err;
+  EXPECT_EQ(dups.out, "");
+  const RunResult clusters = RunProcess({kBin, "scan", "-q", "--mode", "clusters", "-t", "0.5", "--against", "-",
+                                         dir / "docs"},
+                                        dir.path(), dir / "stdin.txt");
+  EXPECT_EQ(clusters.exit_code, 0) << clusters.err;
+  EXPECT_NE(clusters.out.find(R"("keep":"-")"), std::string::npos) << clusters.out;
 }
 
 }  // namespace
