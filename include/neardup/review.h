@@ -46,9 +46,11 @@ struct ReviewMember {
   std::optional<std::vector<FoldedRun>> diff;
   bool capped = false;  // a token text compared was cut at max_words words
   std::string note;     // why there is no diff ("no diff: ..."), when !diff
-  // --cluster-by connected: the member is not like the kept document itself
-  // (its score against it, Jaccard with --exact or else the estimate, is
-  // under the threshold); removing it on this cluster's say is not safe.
+  // The member is not like the kept document itself: its score against it
+  // (the exact Jaccard when known, else the estimate) is under the
+  // threshold, as --cluster-by connected allows, or as the exact Jaccard of
+  // texts read again shows after --verify signature; removing it on this
+  // cluster's say is not safe. Marked in every mode.
   bool unlike_kept = false;
 };
 

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "lsh/similarity.h"
+
 namespace neardup {
 namespace {
 
@@ -32,13 +34,15 @@ Review ReviewWithoutTexts(const Report& report) {
     }
     return review;
   }
-  // Connected components may hold members unlike the kept document: marked.
+  // Every member whose score with the kept document is below the threshold
+  // is marked, in every mode: connected components hold members unlike the
+  // kept document, and an estimate alone (--verify signature) may pass a
+  // member whose exact Jaccard is below it (CompareClusters marks those
+  // once it has the texts).
   std::vector<char> unlike(report.docs.size(), 0);
-  if (report.params.cluster_by == ClusterBy::kConnected) {
-    for (const Removal& r : report.removable) {
-      const double score = r.jaccard >= 0 ? r.jaccard : r.estimate;
-      unlike[r.doc] = score < report.params.threshold - 1e-12 ? 1 : 0;
-    }
+  for (const Removal& r : report.removable) {
+    const double score = r.jaccard >= 0 ? r.jaccard : r.estimate;
+    unlike[r.doc] = MeetsThreshold(score, report.params.threshold) ? 0 : 1;
   }
   std::vector<const Cluster*> order;
   for (const Cluster& c : report.clusters) order.push_back(&c);

@@ -201,7 +201,8 @@ struct GroupCounter {
 
 // Pairs mode: each pair's documents; pairs come sorted by their first
 // document, which is read once per run of pairs.
-std::vector<ReviewGroup> ComparePairs(const Texts& texts, std::vector<ReviewGroup> groups, GroupCounter& counter) {
+std::vector<ReviewGroup> ComparePairs(const Texts& texts, std::vector<ReviewGroup> groups, double threshold,
+                                      GroupCounter& counter) {
   ReadAgain kept;
   DocId kept_id = 0;
   bool have_kept = false;
@@ -213,6 +214,12 @@ std::vector<ReviewGroup> ComparePairs(const Texts& texts, std::vector<ReviewGrou
     }
     for (ReviewMember& m : g.members) {
       const ReadAgain member = texts.Read(m.doc);
+      // A pair passed on its estimate alone (--verify signature) may be
+      // below the threshold by its texts: marked.
+      if (kept.ok && member.ok &&
+          !MeetsThreshold(ExactJaccard(kept.reading.shingles, member.reading.shingles), threshold)) {
+        m.unlike_kept = true;
+      }
       m = Compared(std::move(m), kept, member);
     }
     counter.Done();
@@ -222,13 +229,18 @@ std::vector<ReviewGroup> ComparePairs(const Texts& texts, std::vector<ReviewGrou
 
 // Clusters mode: each member against its cluster's kept document, with the
 // exact Jaccard of the two texts as its similarity.
-std::vector<ReviewGroup> CompareClusters(const Texts& texts, std::vector<ReviewGroup> groups,
+std::vector<ReviewGroup> CompareClusters(const Texts& texts, std::vector<ReviewGroup> groups, double threshold,
                                          GroupCounter& counter) {
   for (ReviewGroup& g : groups) {
     const ReadAgain kept = texts.Read(g.keep);
     for (ReviewMember& m : g.members) {
       const ReadAgain member = texts.Read(m.doc);
-      if (kept.ok && member.ok) m.similarity = ExactJaccard(kept.reading.shingles, member.reading.shingles);
+      if (kept.ok && member.ok) {
+        m.similarity = ExactJaccard(kept.reading.shingles, member.reading.shingles);
+        // Below the threshold with the kept document itself, whatever the
+        // run's verification said: marked, never to be removed on its say.
+        if (!MeetsThreshold(m.similarity, threshold)) m.unlike_kept = true;
+      }
       m = Compared(std::move(m), kept, member);
     }
     SortBySimilarity(&g.members);
@@ -239,8 +251,8 @@ std::vector<ReviewGroup> CompareClusters(const Texts& texts, std::vector<ReviewG
 
 std::vector<ReviewGroup> Compare(const Report& report, const Texts& texts, std::vector<ReviewGroup> groups,
                                  GroupCounter& counter) {
-  return report.params.mode == Mode::kPairs ? ComparePairs(texts, std::move(groups), counter)
-                                            : CompareClusters(texts, std::move(groups), counter);
+  return report.params.mode == Mode::kPairs ? ComparePairs(texts, std::move(groups), report.params.threshold, counter)
+                                            : CompareClusters(texts, std::move(groups), report.params.threshold, counter);
 }
 
 // JSONL: the groups a batch at a time, so that
