@@ -91,7 +91,13 @@ struct Options {
   // --- Verification and reporting -----------------------------------------
   // Minimum similarity of a reported pair. Range (0, 1]. Default: 0.8.
   double threshold = 0.8;
-  VerifyMode verify = VerifyMode::kSignature;
+  // How a candidate pair is checked before it is reported. kExact (default):
+  // its exact Jaccard, from the documents' shingle sets read again (a stream's
+  // from the copy kept of it), so no reported pair and no removable document
+  // is below `threshold`. kSignature: the MinHash estimate alone (Mining of
+  // Massive Datasets' check): cheaper, but a pair whose estimate reaches the
+  // threshold may be below it. kNone: every LSH candidate.
+  VerifyMode verify = VerifyMode::kExact;
   // With kExact: candidates whose signature estimate lies more than this
   // many standard errors of the estimate at the threshold, sqrt(t(1-t)/
   // num_perm), below the threshold are not checked. A pair whose Jaccard is

@@ -39,7 +39,7 @@ TEST(ParseArgsTest, ScanDefaults) {
   EXPECT_EQ(c.scan.num_perm, 128);
   EXPECT_EQ(c.scan.bands, 0);
   EXPECT_EQ(c.scan.seed, 1u);
-  EXPECT_EQ(c.scan.verify, VerifyMode::kSignature);
+  EXPECT_EQ(c.scan.verify, VerifyMode::kExact);  // right by default (#41)
   EXPECT_EQ(c.format, OutputFormat::kJsonl);
   EXPECT_EQ(c.output, "");
   EXPECT_EQ(c.scan.threads, 0);

@@ -87,7 +87,7 @@ void MakeCorpus(const TempDir& dir) {
 TEST(CliTest, FindsCopiesAndEditsAsSortedJsonLines) {
   TempDir dir;
   MakeCorpus(dir);
-  const RunResult r = RunProcess({kBin, "scan", dir / "docs"}, dir.path());
+  const RunResult r = RunProcess({kBin, "scan", "--verify", "signature", dir / "docs"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto lines = Lines(r.out);
   ASSERT_EQ(lines.size(), 3u) << r.out;
@@ -99,7 +99,7 @@ TEST(CliTest, FindsCopiesAndEditsAsSortedJsonLines) {
     EXPECT_EQ(j["a"], expected[i].first);
     EXPECT_EQ(j["b"], expected[i].second);
     EXPECT_GE(j["estimate"].get<double>(), 0.8);
-    EXPECT_FALSE(j.contains("jaccard"));
+    EXPECT_FALSE(j.contains("jaccard"));  // not computed with --verify signature
   }
   EXPECT_EQ(nlohmann::json::parse(lines[0])["estimate"], 1);
   // The summary goes to stderr, never stdout.
@@ -135,7 +135,7 @@ TEST(CliTest, EveryFormatParsesBack) {
   EXPECT_EQ(j["pairs"].size(), 3u);
   EXPECT_EQ(j["pairs"][0]["a"], d + "a.txt");
 
-  r = RunProcess({kBin, "scan", "-f", "csv", dir / "docs"}, dir.path());
+  r = RunProcess({kBin, "scan", "-f", "csv", "--verify", "signature", dir / "docs"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto rows = ParseCsv(r.out);
   ASSERT_EQ(rows.size(), 4u);

@@ -131,7 +131,7 @@ TEST(EncodingsTest, TsvRoundTripsThroughJqUnescaping) {
   std::vector<std::string> lines = Lines(r.out);
   ASSERT_EQ(lines.size(), 1u) << r.out;  // the newline in the name is escaped
   std::vector<std::string> fields = SplitTabs(lines[0]);
-  ASSERT_EQ(fields.size(), 3u) << lines[0];  // a, b, estimate: the tab is escaped
+  ASSERT_EQ(fields.size(), 4u) << lines[0];  // a, b, estimate, jaccard: the tab is escaped
   EXPECT_EQ(UnescapeTsv(fields[0]), corpus.a);
   EXPECT_EQ(UnescapeTsv(fields[1]), corpus.odd);
 

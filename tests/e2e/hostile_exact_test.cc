@@ -370,7 +370,7 @@ TEST(HostileExactTest, StreamDocumentIsVerifiedFromItsCopy) {
   EXPECT_EQ(r.out.rfind("/dev/stdin\t" + (dir / "b.txt") + "\t", 0), 0u) << r.out;
   RunResult same = RunProcess({"/bin/sh", "-c", pipe + "-t 1 /dev/stdin " + (dir / "a.txt")}, dir.path());
   EXPECT_EQ(same.exit_code, 0) << same.err;
-  EXPECT_EQ(same.out, "/dev/stdin\t" + (dir / "a.txt") + "\t1\n");
+  EXPECT_EQ(same.out, "/dev/stdin\t" + (dir / "a.txt") + "\t1\t1\n");
 }
 
 // -t 1 means the same text. A long document and a copy with one word
@@ -385,7 +385,7 @@ TEST(HostileExactTest, ThresholdOneReportsOnlyTheSameText) {
   WriteFile(dir / "b.txt", Join(words));
   // The premise: at -t 0.9 the near copy's signature agrees everywhere
   // (printed 0.9999: 1 is for the same tokens only).
-  RunResult near = RunProcess({kBin, "scan", "-t", "0.9", dir.path()}, dir.path());
+  RunResult near = RunProcess({kBin, "scan", "-t", "0.9", "--verify", "signature", dir.path()}, dir.path());
   ASSERT_EQ(near.exit_code, 0) << near.err;
   ASSERT_NE(near.out.find("\"b\":\"" + (dir / "b.txt") + "\",\"estimate\":0.9999}"), std::string::npos) << near.out;
   for (const char* verify : {"signature", "exact", "none"}) {
@@ -430,7 +430,7 @@ TEST(HostileExactTest, HashCollisionNeverMakesAJaccardOfOne) {
   WriteFile(dir / "seven.txt", seven);
   // The premise: by hashes they are the same shingle set (every signature
   // position agrees; printed below 1, since the texts differ).
-  RunResult estimate = RunProcess({kBin, "scan", "-f", "tsv", dir.path()}, dir.path());
+  RunResult estimate = RunProcess({kBin, "scan", "--verify", "signature", "-f", "tsv", dir.path()}, dir.path());
   ASSERT_EQ(estimate.out, dir / "seven.txt" + "\t" + (dir / "six.txt") + "\t0.9999\n");
   RunResult r = RunProcess({kBin, "scan", "--exact", "-t", "0.5", dir.path()}, dir.path());
   EXPECT_EQ(r.out, "");
@@ -479,7 +479,7 @@ TEST(HostileExactTest, PairsOfThousandsOfCopiesAreSortedInBoundedMemory) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const auto lines = Lines(r.out);
   ASSERT_EQ(lines.size(), 2u) << r.out;
-  EXPECT_EQ(lines[0], dir / "c/100000.txt" + "\t" + (dir / "c/100001.txt") + "\t1");
+  EXPECT_EQ(lines[0], dir / "c/100000.txt" + "\t" + (dir / "c/100001.txt") + "\t1\t1");
   EXPECT_EQ(lines[1], std::to_string(n * (n - 1) / 2));
   EXPECT_NE(r.err.find("--mode clusters"), std::string::npos) << r.err;
   // 64 MiB of pairs in memory at most, plus the rest of the run (78 MiB in
@@ -530,7 +530,7 @@ TEST(HostileExactTest, JsonlIdsThatAreNotUniqueAreNamedByPlaceAndExitTwo) {
   RunResult pairs = RunProcess({kBin, "scan", "--input", "jsonl", "-f", "tsv", dir / "a.jsonl"}, dir.path());
   EXPECT_EQ(pairs.exit_code, 2);
   const std::string p1 = dir / "a.jsonl:1", p2 = dir / "a.jsonl:2";
-  EXPECT_EQ(pairs.out, p1 + "\t" + p2 + "\t1\n" + p1 + "\ty\t1\n" + p2 + "\ty\t1\n");
+  EXPECT_EQ(pairs.out, p1 + "\t" + p2 + "\t1\t1\n" + p1 + "\ty\t1\t1\n" + p2 + "\ty\t1\t1\n");
   EXPECT_NE(pairs.err.find("id \"x\" is not unique"), std::string::npos) << pairs.err;
   RunResult dups = RunProcess({kBin, "scan", "--input", "jsonl", "--mode", "duplicates", dir / "a.jsonl"}, dir.path());
   EXPECT_EQ(dups.exit_code, 2);

@@ -784,7 +784,7 @@ TEST(HostileOutputTest, JsonDuplicatesModeIsADocumentWithRemovable) {
   const RunResult paths = RunProcess({kBin, "scan", "--mode", "duplicates", docs}, dir.path());
   EXPECT_EQ(paths.out, dir / "docs/b.txt\n");
   const RunResult list = RunProcess({kBin, "scan", "--mode", "duplicates", "-f", "csv", docs}, dir.path());
-  EXPECT_EQ(list.out, "path,kept,estimate,jaccard\n" + dir / "docs/b.txt," + dir / "docs/a.txt,1,\n");
+  EXPECT_EQ(list.out, "path,kept,estimate,jaccard\n" + dir / "docs/b.txt," + dir / "docs/a.txt,1,1\n");
 }
 
 }  // namespace

@@ -103,10 +103,10 @@ TEST(OptionsBehaviourTest, ThresholdDecidesWhichPairsAreReported) {
   char below[16], above[16];
   std::snprintf(below, sizeof below, "%.4f", estimate - 0.01);
   std::snprintf(above, sizeof above, "%.4f", estimate + 0.01);
-  j = ScanJson(dir, {"-t", below, "--bands", "128", "--rows", "1", dir / "d"}, &r);
+  j = ScanJson(dir, {"--verify", "signature", "-t", below, "--bands", "128", "--rows", "1", dir / "d"}, &r);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(j["pairs"].size(), 1u);
-  j = ScanJson(dir, {"-t", above, "--bands", "128", "--rows", "1", dir / "d"}, &r);
+  j = ScanJson(dir, {"--verify", "signature", "-t", above, "--bands", "128", "--rows", "1", dir / "d"}, &r);
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(j["pairs"].size(), 0u);
   j = ScanJson(dir, {"--bands", "128", "--rows", "1", dir / "d"}, &r);
@@ -329,7 +329,7 @@ TEST(OptionsBehaviourTest, QuietHidesTheSummaryAndVerboseAddsParametersAndStages
   WriteFile(dir / "d/a.txt", text);
   WriteFile(dir / "d/b.txt", text);
   const std::string params = "neardup: word 5-shingles, 128 permutations, 16 bands x 6 rows, threshold 0.8, "
-                             "verify signature, seed 1\n";
+                             "verify exact, seed 1\n";
   RunResult r = RunProcess({kBin, "scan", dir / "d"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   char size[32];  // in kB, never "(0 MB)" (#27)

@@ -127,7 +127,7 @@ TEST(StdinTest, DashInJsonlModeIsAStreamOfLines) {
   // Through a pipe: stdin is not a regular file.
   const RunResult r = RunIn(dir, {"/bin/sh", "-c", "cat in.jsonl | \"$0\" scan --input jsonl -", kBin});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "{\"a\":\"-:1\",\"b\":\"named\",\"estimate\":1}\n");
+  EXPECT_EQ(r.out, "{\"a\":\"-:1\",\"b\":\"named\",\"estimate\":1,\"jaccard\":1}\n");
 }
 
 TEST(StdinTest, DashWithFilesFromDashIsAUsageError) {
@@ -144,7 +144,7 @@ TEST(NoSilentLossTest, MalformedJsonlLinesGiveExitTwoAfterTheOutput) {
                                   "{\"id\":\"m\",\"text\":5}\n" + "{\"id\":\"b\",\"text\":\"" + text + "\"}\n");
   const RunResult r = RunIn(dir, {kBin, "scan", "--input", "jsonl", "in.jsonl"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.out, "{\"a\":\"a\",\"b\":\"b\",\"estimate\":1}\n");
+  EXPECT_EQ(r.out, "{\"a\":\"a\",\"b\":\"b\",\"estimate\":1,\"jaccard\":1}\n");
   EXPECT_NE(r.err.find("3 malformed lines"), std::string::npos) << r.err;
 }
 

@@ -153,6 +153,10 @@ void ExpectRefused(const RunResult& r, const std::string& file, const std::strin
 
 constexpr const char* kEmptyFolder = "run again in an empty work folder";
 
+// The verify tasks' outputs whose fields the tests below damage by hand are
+// those of signature verification (an estimate, no Jaccard).
+const Args kBySignature = {"--verify", "signature"};
+
 // Bucket task `task` of 2 over `work`, run afresh (bucket/ removed first).
 RunResult Bucket(const TempDir& dir, const std::string& work, const char* task) {
   std::filesystem::remove_all(work + "/bucket");
@@ -380,8 +384,8 @@ TEST(StageDamagedTest, VerifyOutputMissingOrDamagedIsNamed) {
   TempDir dir;
   MakeCorpus(dir);
   const std::string work = dir / "work";
-  SignAndBucket(dir, work);
-  const RunResult before = Stage(dir, {"report", work});
+  SignAndBucket(dir, work, kBySignature);
+  const RunResult before = Stage(dir, {"report", "--verify", "signature", work});
   ASSERT_EQ(before.exit_code, 0) << before.err;
   std::string path;
   VerifyOutput found;
@@ -397,22 +401,22 @@ TEST(StageDamagedTest, VerifyOutputMissingOrDamagedIsNamed) {
   const std::string good = ReadFile(path);
 
   std::filesystem::remove(path);
-  RunResult r = Stage(dir, {"report", work});
+  RunResult r = Stage(dir, {"report", "--verify", "signature", work});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_NE(r.err.find(path), std::string::npos) << r.err;
 
   WriteFile(path, good.substr(0, good.size() - 9));
-  ExpectRefused(Stage(dir, {"report", work}), path, "verified pairs: damaged (checksum, size or fields): " +
+  ExpectRefused(Stage(dir, {"report", "--verify", "signature", work}), path, "verified pairs: damaged (checksum, size or fields): " +
                                                         std::string(kEmptyFolder));
   std::string bad = good;
   bad[8 + 4 + 8 + 8 + 8 + 16] ^= 0x01;  // the first pair's estimate
   WriteFile(path, bad);
-  ExpectRefused(Stage(dir, {"report", work}), path, "verified pairs: damaged (checksum, size or fields)");
+  ExpectRefused(Stage(dir, {"report", "--verify", "signature", work}), path, "verified pairs: damaged (checksum, size or fields)");
 
   auto expect = [&](const VerifyOutput& out, const std::string& what) {
     WriteFile(path, EncodeVerifyOutput(out));
-    ExpectRefused(Stage(dir, {"report", work}), path, what + ": " + kEmptyFolder);
+    ExpectRefused(Stage(dir, {"report", "--verify", "signature", work}), path, what + ": " + kEmptyFolder);
   };
   VerifyOutput out = found;
   out.pairs[0].b = GlobalId(9, 0);
@@ -434,11 +438,11 @@ TEST(StageDamagedTest, VerifyOutputMissingOrDamagedIsNamed) {
   expect(out, "fewer candidates visited than verified");
 
   WriteFile(path, good);
-  r = Stage(dir, {"report", work});
+  r = Stage(dir, {"report", "--verify", "signature", work});
   EXPECT_EQ(r.exit_code, before.exit_code);
   EXPECT_EQ(r.out, before.out);
   std::filesystem::remove(work + "/verify/1.done");
-  r = Stage(dir, {"report", work});
+  r = Stage(dir, {"report", "--verify", "signature", work});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("1 of 2 verify tasks missing: 1"), std::string::npos) << r.err;
 }
@@ -449,7 +453,7 @@ TEST(StageDamagedTest, VerifiedPairOfAnotherTaskIsRefused) {
   TempDir dir;
   MakeCorpus(dir);
   const std::string work = dir / "work";
-  SignAndBucket(dir, work);
+  SignAndBucket(dir, work, kBySignature);
   const std::string path = work + "/verify/0.pairs";
   Result<VerifyOutput> o = DecodeVerifyOutput(ReadFile(path));
   ASSERT_TRUE(o.ok());
@@ -458,7 +462,7 @@ TEST(StageDamagedTest, VerifiedPairOfAnotherTaskIsRefused) {
   VerifyOutput moved = *o;
   moved.pairs = {{.a = other, .b = GlobalId(1, 0), .estimate = 0.9}};
   WriteFile(path, EncodeVerifyOutput(moved));
-  ExpectRefused(Stage(dir, {"report", work}), path, "a pair of another task");
+  ExpectRefused(Stage(dir, {"report", "--verify", "signature", work}), path, "a pair of another task");
 }
 
 // ---------------------------------------------------------------- meta

@@ -266,7 +266,9 @@ TEST(StageTest, ReportMemoryGrowsWithThePairsNotWithTheCorpus) {
     }
     WriteFile(dir / ("jsonl/part" + std::to_string(f) + ".jsonl"), text);
   }
-  const Args options = {"--input", "jsonl", "-f", "jsonl"};
+  // Signature verification: what the verify task holds is the rows of the
+  // pairs' documents (exact verification reads their texts again besides).
+  const Args options = {"--input", "jsonl", "-f", "jsonl", "--verify", "signature"};
   const std::string work = dir / "work";
   for (int i = 0; i < 2; ++i) {
     Args argv = {kBin, "stage", "sign", "--task", std::to_string(i), "--tasks", "2"};
@@ -886,7 +888,8 @@ TEST(StageTest, ReportRefusesVerifyOutputsOfTheOtherKind) {
   for (bool exact_verify : {false, true}) {
     Args verify_options = {"--mode", "clusters", "-t", "0.6"};
     Args report_options = verify_options;
-    (exact_verify ? verify_options : report_options).push_back("--exact");
+    Args& by_signature = exact_verify ? report_options : verify_options;
+    by_signature.insert(by_signature.end(), {"--verify", "signature"});
     RunStages(dir, work, 1, 1, 2, verify_options, {dir / "docs"});
     Args argv = {kBin, "stage", "report"};
     argv.insert(argv.end(), report_options.begin(), report_options.end());
