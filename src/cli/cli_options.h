@@ -94,10 +94,11 @@ struct Example {
 };
 inline constexpr Example kScanExamples[] = {
     {"neardup scan docs/", "pairs of near-duplicate files under docs/, as jsonl"},
-    {"neardup scan --mode duplicates -0 mail/ | xargs -0 -r rm --", "remove all but one document of each cluster"},
+    {"neardup scan --mode duplicates -0 mail/ | xargs -0 -r rm --",
+     "remove all but one document of each cluster: each removed one is proven (exact Jaccard >= -t) like the one kept"},
     {"neardup scan --input jsonl --text-key body -f csv corpus.jsonl.zst > pairs.csv",
      "each line of a compressed JSONL file is a document"},
-    {"neardup scan --input jsonl --exact --kept-dir dedup/ shards/ > clusters.jsonl",
+    {"neardup scan --input jsonl --kept-dir dedup/ shards/ > clusters.jsonl",
      "also write the shards without their near copies to dedup/, compressed as they came"},
 };
 

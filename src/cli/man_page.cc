@@ -134,7 +134,7 @@ constexpr const char* kOutputText =
     "the same bytes, whatever \\fB\\-j\\fR. A score is 1 only for two documents with the same tokens.\n"
     ".TP\n.B jsonl\n"
     "The default: one pair per line, "
-    "{\"a\":...,\"b\":...,\"estimate\":...,\"jaccard\":...} (\\fBjaccard\\fR with \\fB\\-\\-exact\\fR); in "
+    "{\"a\":...,\"b\":...,\"estimate\":...,\"jaccard\":...} (\\fBjaccard\\fR, the exact Jaccard, unless \\fB\\-\\-verify signature\\fR or \\fBnone\\fR); in "
     "clusters mode one cluster per line, {\"cluster\":0,\"keep\":...,\"members\":[...],\"size\":2}.\n"
     ".TP\n.B json\n"
     "One document: the version, \"format\", the parameters, the counts (\"stats\"), and \"pairs\", "
@@ -159,7 +159,7 @@ constexpr const char* kExitText =
     "the pair; index check: the index is sound; and every other command that succeeds).\n"
     ".TP\n.B 1\nNothing reported (explain: scan would not report the pair).\n"
     ".TP\n.B 2\nAn error: a usage error (one line on standard error, nothing read), an unreadable file, a "
-    "malformed JSONL line, an index that cannot be used, a file changed during an \\fB\\-\\-exact\\fR run. "
+    "malformed JSONL line, an index that cannot be used, a file changed during a run that verifies exactly (the default). "
     "Results are still written after a soft error.\n"
     ".TP\n.B 128+N\nEnded by signal N (130 for SIGINT): \\fB\\-o\\fR \\fIFILE\\fR is left untouched.\n";
 
@@ -170,7 +170,7 @@ constexpr const char* kEnvironmentText =
     ".TP\n.B COLUMNS\nThe width \\fBexplain\\fR wraps its diff to, before the terminal's own width; "
     "80 when neither is known.\n"
     ".TP\n.B TMPDIR\nWhere temporary files go (else \\fI/tmp\\fR): spilled candidates and pairs, and the "
-    "copies of standard input and streams that \\fB\\-\\-exact\\fR verifies from.\n"
+    "copies of standard input and streams that exact verification (the default) checks from.\n"
     ".TP\n.B SLURM_ARRAY_TASK_ID\\fR, \\fBSLURM_ARRAY_TASK_COUNT\n"
     "The defaults of \\fB\\-\\-task\\fR and \\fB\\-\\-tasks\\fR of \\fBstage sign\\fR, \\fBstage bucket\\fR, \\fBstage verify\\fR and \\fBstage filter\\fR, "
     "in a Slurm job array.\n";
