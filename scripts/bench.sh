@@ -120,6 +120,10 @@ usage: scripts/bench.sh [options]
   --exact-only      run only that section
   --exact-mails M   its corpus size in mails (default 6000; 600 with --quick)
   --exact-ref BIN   compare its --exact output byte for byte with BIN's (another build)
+  --default-cost-only  only the section "the cost of being right by default": the default
+                    (--verify exact) against --verify signature, -t 0.8 and 0.5, -j 1 and 2,
+                    on the mails, the --floor-docs documents as files and as one JSONL file
+  --no-default-cost skip that section (it is skipped with --quick and the other -only options)
   --min-recall X    exit 1 if the recall with --exact of the planted pairs at any size
                     is below X, or if a corpus has no planted pair (default: no check)
   -h, --help        this text
@@ -154,6 +158,8 @@ exact_section=1
 exact_only=0
 exact_mails=""
 exact_ref=""
+default_cost=1
+default_cost_only=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --sizes) sizes="$2"; shift 2 ;;
@@ -188,10 +194,24 @@ while [[ $# -gt 0 ]]; do
     --exact-only) exact_only=1; shift ;;
     --exact-mails) exact_mails="$2"; shift 2 ;;
     --exact-ref) exact_ref="$2"; shift 2 ;;
+    --default-cost-only) default_cost_only=1; shift ;;
+    --no-default-cost) default_cost=0; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "bench.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
   esac
 done
+if [[ $quick == 1 || $floor_only == 1 || $exact_only == 1 || $stages_only == 1 || $index_only == 1 ]]; then
+  default_cost=0
+fi
+if [[ $default_cost_only == 1 ]]; then
+  [[ $default_cost == 1 ]] || { echo "bench.sh: --default-cost-only with --no-default-cost or another -only" >&2; exit 2; }
+  sizes=""
+  sections=0
+  index_section=0
+  stages=0
+  floor=0
+  exact_section=0
+fi
 if [[ $quick == 1 ]]; then
   sizes=1000
   runs="${runs:-1}"
@@ -307,8 +327,12 @@ run_neardup() {
   local out="$1"
   shift
   local rc=0
+  # Signature mode unless the caller names a verification (--exact): the
+  # timed runs of the tables measure the MinHash pipeline itself.
+  local verify=(--verify signature) a
+  for a in "$@"; do [[ $a == --exact* || $a == --verify ]] && verify=(); done
   /usr/bin/time -f '%M' -o "$tmp/time" \
-    "$bin" scan "$@" -t "$threshold" -j "$cores" --no-progress -q -f tsv -o "$out" "$dir" \
+    "$bin" scan "${verify[@]}" "$@" -t "$threshold" -j "$cores" --no-progress -q -f tsv -o "$out" "$dir" \
     2>"$tmp/stderr" || rc=$?
   if [[ $rc -ne 0 && $rc -ne 1 ]]; then
     log "neardup exited with $rc:"
@@ -542,7 +566,8 @@ if [[ $sections == 1 ]]; then
     for ((r = 1; r <= runs; r++)); do
       log "jsonl: -j $j run $r/$runs"
       t0="$(now_ns)"
-      "$bin" scan --input jsonl -t "$threshold" -j "$j" --no-progress -q -f tsv -o "$tmp/jpairs" "$jsonl" || [[ $? == 1 ]]
+      "$bin" scan --input jsonl --verify signature -t "$threshold" -j "$j" --no-progress -q -f tsv \
+        -o "$tmp/jpairs" "$jsonl" || [[ $? == 1 ]]
       t1="$(now_ns)"
       awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f\n", (b - a) / 1e9}' >>"$tmp/jw"
     done
@@ -602,7 +627,7 @@ if [[ $sections == 1 ]]; then
 
   for t in 0.5 0.7 0.9; do
     for mode in signature exact; do
-      extra=()
+      extra=(--verify signature)
       [[ $mode == exact ]] && extra=(--exact)
       log "sweep: -t $t $mode"
       t0="$(now_ns)"
@@ -807,7 +832,7 @@ floor_section() {
       log "floor: round $r/$floor_runs, $j thread(s)"
       floor_time "$tmp/floor_fc$j" "$fbin" -t "$j" "$fjsonl" >>"$tmp/floor_f$j"
       floor_time "$tmp/floor_mc$j" "$fbin" -t "$j" --mix "$fjsonl" >>"$tmp/floor_m$j"
-      floor_time "$tmp/floor_nc$j" "$bin" scan --input jsonl -j "$j" --no-progress -q -f tsv \
+      floor_time "$tmp/floor_nc$j" "$bin" scan --input jsonl --verify signature -j "$j" --no-progress -q -f tsv \
         -o "$tmp/floor.pairs" "$fjsonl" >>"$tmp/floor_n$j"
     done
   done
@@ -841,7 +866,7 @@ floor_section() {
     log "floor: round $r/$floor_runs, folder"
     floor_time "$tmp/floor_xc" bash -c "find '$fdir' -type f -name '*.txt' -print0 | xargs -0 -P $cores -n 2000 xxhsum -H3" \
       >>"$tmp/floor_xd"
-    floor_time "$tmp/floor_ncd" "$bin" scan -j "$cores" --no-progress -q -f tsv -o "$tmp/floor.pairs" "$fdir" \
+    floor_time "$tmp/floor_ncd" "$bin" scan --verify signature -j "$cores" --no-progress -q -f tsv -o "$tmp/floor.pairs" "$fdir" \
       >>"$tmp/floor_nd"
     floor_time "$tmp/floor_fcd" bash -c "find '$fdir' -type f -name '*.txt' -print0 | '$fbin' -t $cores --files" \
       >>"$tmp/floor_fd"
@@ -886,7 +911,7 @@ exact_against_signature() {
     : >"$tmp/wall-signature"; : >"$tmp/wall-exact"; : >"$tmp/cpu-signature"; : >"$tmp/cpu-exact"
     for ((i = 0; i < runs; i++)); do
       for mode in signature exact; do
-        extra=()
+        extra=(--verify signature)
         [[ $mode == exact ]] && extra=(--exact)
         rc=0
         sleep "$idle"
@@ -930,6 +955,83 @@ exact_against_signature() {
 if [[ $exact_section == 1 ]]; then
   log "--exact against signature mode on $exact_mails mails"
   exact_against_signature
+fi
+
+# --- The cost of being right by default ---------------------------------------
+# The default run (--verify exact) against --verify signature on the three
+# bench corpora, at -t 0.8 and 0.5, with 1 and 2 threads: --runs alternating
+# rounds (signature, then default), each command --idle seconds after the one
+# before; per round the quotient default / signature; the table gives the
+# medians of each and the median (min-max) of the quotients. Targets (#41):
+# at most 1.15x at -t 0.8, 1.3x at -t 0.5.
+default_rows=()
+default_lines=()
+default_cost_section() {
+  local gen_mail="${NEARDUP_BUILD_DIR:-$root/build}/gen_mail"
+  if [[ ! -x "$gen_mail" ]]; then
+    log "building gen_mail into ${NEARDUP_BUILD_DIR:-$root/build}"
+    cmake --build "${NEARDUP_BUILD_DIR:-$root/build}" -j "$cores" --target gen_mail >&2
+  fi
+  local mails="$workdir/mail-$exact_mails"
+  local margs=(--mails "$exact_mails" --seed "$seed" --out "$mails")
+  local want
+  want="$(printf '%s\n' "${margs[*]}" "$(sha1sum <"$root/tests/bench/gen_mail.cc")")"
+  if [[ ! -f "$mails.stamp" || "$(cat "$mails.stamp")" != "$want" ]]; then
+    log "generating $exact_mails mails into $mails"
+    rm -rf "$mails" "$mails.stamp" "$mails.truth.tsv"
+    mkdir -p "$workdir"
+    "$gen_mail" "${margs[@]}" >&2
+    printf '%s\n' "$want" >"$mails.stamp"
+  fi
+  generated+=("$mails")
+  prepare_corpus "$floor_docs"
+  local fdir="$workdir/docs-$floor_docs"
+  local fjsonl="$fdir.jsonl"
+  corpus_jsonl "$fdir" "$fjsonl"
+  generated+=("$fjsonl")
+  find "$mails" "$fdir" -type f -exec cat {} + >/dev/null
+  cat "$fjsonl" >/dev/null
+  local corpus t j r mode rc t0 t1 label target
+  local input=()
+  for corpus in mails files jsonl; do
+    case "$corpus" in
+      mails) input=(-- "$mails"); label="$exact_mails mails" ;;
+      files) input=(-- "$fdir"); label="$floor_docs files" ;;
+      jsonl) input=(--input jsonl -- "$fjsonl"); label="$floor_docs documents, one JSONL file" ;;
+    esac
+    for t in 0.8 0.5; do
+      for j in 1 2; do
+        : >"$tmp/dc-signature"; : >"$tmp/dc-default"
+        for ((r = 1; r <= runs; r++)); do
+          log "default cost: $corpus -t $t -j $j round $r/$runs"
+          for mode in signature default; do
+            local extra=()
+            [[ $mode == signature ]] && extra=(--verify signature)
+            rc=0
+            sleep "$idle"
+            t0="$(now_ns)"
+            "$bin" scan "${extra[@]}" -t "$t" -j "$j" --no-progress -q -f tsv -o "$tmp/dc-$mode.tsv" "${input[@]}" \
+              2>"$tmp/dc.err" || rc=$?
+            t1="$(now_ns)"
+            [[ $rc -le 1 ]] || { log "neardup exited with $rc:"; cat "$tmp/dc.err" >&2; exit 2; }
+            awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f\n", (b - a) / 1e9}' >>"$tmp/dc-$mode"
+          done
+        done
+        floor_quotients "$tmp/dc-default" "$tmp/dc-signature" "$tmp/dc-q"
+        target=1.3
+        [[ $t == 0.8 ]] && target=1.15
+        default_rows+=("$(awk -v c="$label" -v t="$t" -v j="$j" -v s="$(median <"$tmp/dc-signature")" \
+          -v d="$(median <"$tmp/dc-default")" -v q="$(floor_spread "$tmp/dc-q")" -v g="$target" \
+          -v ps="$(wc -l <"$tmp/dc-signature.tsv")" -v pd="$(wc -l <"$tmp/dc-default.tsv")" 'BEGIN {
+          printf "| %s | %s | %s | %.3f | %.3f | %s | %.2fx | %d | %d |", c, t, j, s, d, q, g, ps, pd }')")
+      done
+    done
+  done
+  default_lines+=("- corpora: \`build/gen_mail --mails $exact_mails --seed $seed\`; \`scripts/gen_corpus --docs $floor_docs --seed $seed\` as files and as one JSONL file")
+}
+if [[ $default_cost == 1 ]]; then
+  log "the cost of being right by default"
+  default_cost_section
 fi
 
 # --- Report ------------------------------------------------------------------
@@ -1044,5 +1146,19 @@ EOF
   printf '%s\n' "${exact_rows[@]}"
   echo
   printf '%s\n' "${exact_lines[@]}"
+fi
+if [[ $default_cost == 1 ]]; then
+  cat <<EOF
+
+### The cost of being right by default: $runs alternating round(s)${idle_note}
+
+\`neardup scan -t T -j J -f tsv\` (the default: \`--verify exact\`) against the same with \`--verify signature\`; wall seconds, medians; the ratio is the median (min-max) of the per-round quotients default / signature.
+
+| corpus | -t | -j | signature s | default s | default / signature | target | pairs (signature) | pairs (default) |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|
+EOF
+  printf '%s\n' "${default_rows[@]}"
+  echo
+  printf '%s\n' "${default_lines[@]}"
 fi
 exit "$status"
