@@ -9,6 +9,12 @@ NEARDUP_PACKAGES=(
   xxhash time sqlite3 mandoc man-db jq python3 zstd
   libdtl-dev chromium-headless-shell libjemalloc-dev
 )
+# How build/ is configured, by scripts/demo.sh (which builds the binary
+# alone) and scripts/test.sh (which then builds the tests in the same folder,
+# reusing what the demo built).
+NEARDUP_CONFIGURE_RELEASE=(
+  -DCMAKE_BUILD_TYPE=Release -DNEARDUP_WERROR=ON -DNEARDUP_SANITIZE=OFF -DNEARDUP_BUILD_BENCHMARKS=ON
+)
 # For scripts/slurm/e2e.sh: a real single-node Slurm cluster.
 NEARDUP_SLURM_PACKAGES=(slurm-wlm munge)
 

@@ -19,14 +19,16 @@ done
 
 # python3 (standard library only) runs scripts/sample_truth.py, a ctest test.
 neardup_install_packages "${NEARDUP_PACKAGES[@]}" python3
-type=Release
-benchmarks=ON
 if [ "$sanitize" = ON ]; then
-  type=RelWithDebInfo
-  benchmarks=OFF
+  echo "building the binary and the tests with -fsanitize=address,undefined in $build/" >&2
+  configure=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DNEARDUP_WERROR=ON -DNEARDUP_SANITIZE=ON
+    -DNEARDUP_BUILD_BENCHMARKS=OFF)
+else
+  # The same configuration as scripts/demo.sh: what the demo built is reused.
+  echo "building the binary, the tests and the microbenchmarks in $build/ (what scripts/demo.sh built is reused)" >&2
+  configure=("${NEARDUP_CONFIGURE_RELEASE[@]}")
 fi
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE="$type" -DNEARDUP_WERROR=ON -DNEARDUP_SANITIZE="$sanitize" \
-  -DNEARDUP_BUILD_BENCHMARKS="$benchmarks"
+cmake -S . -B "$build" "${configure[@]}"
 cmake --build "$build" -j"$(nproc)"
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)"
 if [ "$sanitize" = OFF ]; then
