@@ -2,7 +2,8 @@
 // (chmod -R g+w, touch, the hard links --kept-dir makes, which change the
 // inputs' ctime) makes nothing new to `--index --new` and signs nothing
 // again; a change of content, even of the same size with the mtime put back,
-// is still found.
+// is still found. And --new with --kept-dir writes the deduplicated corpus,
+// old duplicates left out, while stdout reports only what is new.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -129,6 +130,7 @@ TEST(MetadataTest, ChmodTouchAndKeptDirLinksAreNothingNewAndSignNothingAgain) {
     EXPECT_EQ(r.exit_code, 1) << night << ": " << r.err;
     EXPECT_EQ(r.pairs, 0u) << night;
     EXPECT_EQ(r.signed_now, 0u) << night;
+    EXPECT_EQ(FileTree(dir / night).size(), 5u) << night;  // the deduplicated corpus
   }
   ExpectSameAsPlain(dir);
   EXPECT_EQ(RunProcess({kBin, "index", "check", dir / "ix.db"}, dir.path()).exit_code, 0);
@@ -177,6 +179,37 @@ TEST(MetadataTest, EntriesWithoutAHashAreSignedAgainButAreNotNew) {
   r = NewRun(dir);
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(r.signed_now, 0u);
+}
+
+// --new with --kept-dir: stdout reports only what is new; the folder is the
+// deduplicated corpus, the same as without --new (old duplicates left out).
+TEST(MetadataTest, NewWithKeptDirWritesTheWholeDeduplicatedCorpus) {
+  TempDir dir;
+  MakeCorpus(dir);
+  ASSERT_EQ(Scan(dir, {"--index", dir / "ix.db", dir / "c"}).exit_code, 0);
+  WriteFile(dir / "c/q0a.txt", Text(60));
+  WriteFile(dir / "c/q0b.txt", Edited(60, "q"));
+  const RunResult plain = Scan(dir, {"--mode", "duplicates", "--kept-dir", dir / "plain", dir / "c"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  const RunResult news =
+      Scan(dir, {"--mode", "duplicates", "--index", dir / "ix.db", "--new", "--kept-dir", dir / "new", dir / "c"});
+  ASSERT_EQ(news.exit_code, 0) << news.err;
+  // Only the new duplicate is reported ...
+  const std::vector<std::string> listed = testing::Lines(plain.out);
+  ASSERT_EQ(listed.size(), 4u) << plain.out;
+  std::string new_one;
+  for (const std::string& line : listed) {
+    if (line.find("/c/q0") != std::string::npos) new_one += line + "\n";
+  }
+  EXPECT_EQ(news.out, new_one);
+  // ... and the folder holds the deduplicated corpus, old duplicates left out.
+  EXPECT_EQ(FileTree(dir / "new"), FileTree(dir / "plain"));
+  EXPECT_EQ(FileTree(dir / "new").size(), 6u);
+  // Pairs mode too.
+  const RunResult pairs = Scan(dir, {"--index", dir / "ix.db", "--new", "--kept-dir", dir / "new2", dir / "c"});
+  EXPECT_EQ(pairs.exit_code, 1) << pairs.err;
+  EXPECT_EQ(pairs.out, "");
+  EXPECT_EQ(FileTree(dir / "new2"), FileTree(dir / "plain"));
 }
 
 }  // namespace
