@@ -3,7 +3,8 @@
 // be proven again later by the bytes alone, whatever the file's stat says
 // (metadata is not content: chmod, touch and hard links change the stat of
 // a file whose bytes are the same). The index keeps each file's hash
-// (IndexedFile::raw_hash).
+// (IndexedFile::raw_hash); a stage sign task each file of its share's
+// (ShardMeta::seen).
 //
 // A file's slot is made before it is read; a reader of it then fills the
 // slot as it reads: every byte hashed, newlines counted, and whether it was

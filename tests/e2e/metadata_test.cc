@@ -1,9 +1,10 @@
 // End to end: metadata is not content (#41). A change of a file's stat alone
 // (chmod -R g+w, touch, the hard links --kept-dir makes, which change the
 // inputs' ctime) makes nothing new to `--index --new` and signs nothing
-// again; a change of content, even of the same size with the mtime put back,
-// is still found. And --new with --kept-dir writes the deduplicated corpus,
-// old duplicates left out, while stdout reports only what is new.
+// again, and a stage work folder is used again over the same contents; a
+// change of content, even of the same size with the mtime put back, is
+// still found, and named. And --new with --kept-dir writes the deduplicated
+// corpus, old duplicates left out, while stdout reports only what is new.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -210,6 +211,88 @@ TEST(MetadataTest, NewWithKeptDirWritesTheWholeDeduplicatedCorpus) {
   EXPECT_EQ(pairs.exit_code, 1) << pairs.err;
   EXPECT_EQ(pairs.out, "");
   EXPECT_EQ(FileTree(dir / "new2"), FileTree(dir / "plain"));
+}
+
+// A stage work folder used again after the inputs were hard-linked (stage
+// filter, --kept-dir) or touched: the sign tasks count themselves done, the
+// report is scan's, and the filter tasks write the same folder again. A
+// change of content is refused, naming the file, by the one task whose share
+// holds it.
+TEST(MetadataTest, StageWorkFolderIsUsedAgainAfterHardLinksAndRefusesAChangedFileOnce) {
+  TempDir dir;
+  MakeCorpus(dir);
+  const std::string work = dir / "work";
+  auto sign = [&](int task) {
+    return RunProcess({kBin, "stage", "sign", "-v", "--task", std::to_string(task), "--tasks", "2", work, dir / "c"},
+                      dir.path());
+  };
+  auto report = [&] {
+    EXPECT_EQ(RunProcess({kBin, "stage", "bucket", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
+    EXPECT_EQ(RunProcess({kBin, "stage", "verify", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
+    return RunProcess({kBin, "stage", "report", "-f", "json", work}, dir.path());
+  };
+  auto filter = [&](const std::string& kept) {
+    for (int task : {0, 1}) {
+      const RunResult r = RunProcess(
+          {kBin, "stage", "filter", "--task", std::to_string(task), "--tasks", "2", "--kept-dir", kept, work},
+          dir.path());
+      EXPECT_EQ(r.exit_code, 0) << task << ": " << r.err;
+    }
+    return FileTree(kept);
+  };
+  ASSERT_EQ(sign(0).exit_code, 0);
+  ASSERT_EQ(sign(1).exit_code, 0);
+  const RunResult scan = RunProcess({kBin, "scan", "-f", "json", dir / "c"}, dir.path());
+  ASSERT_EQ(scan.exit_code, 0);
+  EXPECT_EQ(report().out, scan.out);
+  // The filter tasks hard-link the kept files: their ctimes change.
+  const auto first = filter(dir / "f1");
+  EXPECT_EQ(first.size(), 5u);
+
+  // And a chmod (every ctime) and a touch (an mtime; the bytes are the same).
+  ASSERT_EQ(RunProcess({"/bin/chmod", "-R", "g+w", dir / "c"}, dir.path()).exit_code, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  Touch(dir / "c/p2b.txt");
+  Touch(dir / "c/p2a.txt");
+  for (int task : {0, 1}) {
+    const RunResult r = sign(task);
+    EXPECT_EQ(r.exit_code, 0) << task << ": " << r.err;
+    EXPECT_NE(r.err.find("done before, nothing to do"), std::string::npos) << r.err;
+  }
+  const RunResult again = report();
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out, scan.out);
+  EXPECT_EQ(filter(dir / "f2"), first);
+
+  // A change of content at the same size: named, by one task only.
+  const std::string changed = dir / "c/p2b.txt";
+  const std::string text = testing::ReadFile(changed);
+  std::string edited = text;
+  edited[0] = edited[0] == 'q' ? 'r' : 'q';
+  WriteFile(changed, edited);
+  int refused = 0;
+  for (int task : {0, 1}) {
+    const RunResult r = sign(task);
+    if (r.exit_code == 0) continue;
+    ++refused;
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find(changed + " changed since sign task " + std::to_string(task) + " read it"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("the inputs changed between sign tasks; run again in an empty work folder"),
+              std::string::npos)
+        << r.err;
+  }
+  EXPECT_EQ(refused, 1);
+
+  // A file gone: every task refuses (the shares no longer fit), naming it.
+  WriteFile(changed, text);
+  std::filesystem::remove(dir / "c/lone0.txt");
+  for (int task : {0, 1}) {
+    const RunResult r = sign(task);
+    EXPECT_EQ(r.exit_code, 2) << task;
+    EXPECT_NE(r.err.find(dir / "c/lone0.txt: gone since sign task 0 walked it"), std::string::npos) << r.err;
+  }
 }
 
 }  // namespace
