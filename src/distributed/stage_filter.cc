@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "base/mapped_file.h"
 #include "distributed/stage_bucket.h"
@@ -17,6 +18,7 @@
 #include "scan/kept_dir.h"
 #include "scan/run.h"
 #include "sign/table_codec.h"
+#include "walk/hashing_file_system.h"
 
 namespace neardup {
 
@@ -41,6 +43,7 @@ struct ShardSources {
   uint64_t listing = 0;
   bool continues_first = false;  // its first file continues an earlier shard's range
   bool continued_last = false;   // a later shard continues its last file
+  std::vector<FileSeen> seen;    // ShardMeta::seen: what its sign task saw of each file
 };
 
 Result<ShardSources> LoadShard(const WorkFolder& folder, const Options& o, StageTask t) {
@@ -75,7 +78,41 @@ Result<ShardSources> LoadShard(const WorkFolder& folder, const Options& o, Stage
   out.listing = meta->listing;
   out.continues_first = continues_first;
   out.continued_last = continued_last;
+  out.seen = std::move(meta->seen);
   return out;
+}
+
+// Metadata is not content: a file of the shard whose stat is no longer the
+// one its sign task saw (the hard links of an earlier filter run or of
+// --kept-dir change the ctime; touch, the mtime), but whose size is, and
+// whose bytes hash as they did when signed (FileSeen::raw_hash), gets the
+// stat seen now, so that WriteKeptDir's check (the stat before and after it
+// reads the file) compares with it. A file the sign tasks split is not
+// proven here (its other ranges' bytes are other shards'): its stat must be
+// as signed. What is not proven is left to that check, which refuses it.
+void ProveUnchanged(FileSystem& fs, ShardSources* shard) {
+  KeptSources& src = shard->sources;
+  const size_t n = src.files.size();
+  if (shard->seen.size() != n) return;
+  for (size_t k = 0; k < n; ++k) {
+    InputFile& f = src.files[k];
+    if (f.reference || shard->seen[k].raw_hash == 0) continue;
+    if ((k == 0 && shard->continues_first) || (k + 1 == n && shard->continued_last)) continue;
+    Result<FileStat> now = fs.Stat(f.path);
+    if (!now.ok() || now->size != f.size) continue;
+    if (now->mtime_ns == f.mtime_ns && now->ctime_ns == f.ctime_ns && now->dev == f.identity.dev &&
+        now->ino == f.identity.ino) {
+      continue;
+    }
+    const FileIdentity identity{.dev = now->dev, .ino = now->ino, .stream = false};
+    Result<std::unique_ptr<ByteReader>> in = fs.OpenExpected(f.path, identity);
+    if (!in.ok()) continue;
+    const std::optional<uint64_t> h = HashOfAllBytes(**in, f.size);
+    if (!h || *h != shard->seen[k].raw_hash) continue;
+    f.mtime_ns = now->mtime_ns;
+    f.ctime_ns = now->ctime_ns;
+    f.identity = identity;
+  }
 }
 
 // The dropped documents of shard t (local ids), from the report's list,
@@ -285,6 +322,7 @@ Result<FilterOutcome> RunFilterTask(const Options& o, const std::string& work, S
   placed.against.clear();
   if (Status s = CheckKeptDirPlace(placed); !s.ok()) return s;
   if (Status s = ClaimKeptDir(folder, o, shard->sources); !s.ok()) return s;
+  ProveUnchanged(run.fs(), &*shard);
   const double start = run.seconds();
   KeptWritten written = WriteKeptDir(run, shard->sources, *dropped);
   if (run.Cancelled()) return Status::Cancelled("interrupted");

@@ -6,7 +6,11 @@
 // shard's table, meta and list, and drives the pass of scan --kept-dir over
 // its files (WriteKeptDir(), kept_dir.h): the same checks (stat keys, the
 // hash of each dropped line), the same bytes. Together the N tasks write
-// what scan --kept-dir writes with the same options, byte for byte.
+// what scan --kept-dir writes with the same options, byte for byte. The stat
+// key a file is checked against is the one its sign task saw, or, when that
+// changed but the file's bytes hash as the sign task read them
+// (ShardMeta::seen; a file not split between shards), the stat seen now:
+// the hard links of an earlier filter run are not a change.
 //
 // A JSONL file split between sign shards (byte_shares.h) is written whole by
 // the task of the shard holding its first range, from the dropped lists of

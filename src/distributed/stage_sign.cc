@@ -4,8 +4,11 @@
 #include <optional>
 #include <filesystem>
 #include <fstream>
+#include <string_view>
+#include <unordered_map>
 
 #include "base/hash.h"
+#include "base/mapped_file.h"
 #include "base/sorted_runs.h"
 #include "sign/table_codec.h"
 #include "lsh/band_key.h"
@@ -16,17 +19,22 @@
 #include "distributed/byte_shares.h"
 #include "distributed/shard_writer.h"
 #include "distributed/stage_bytes.h"
+#include "walk/hashing_file_system.h"
 
 namespace neardup {
 
 namespace {
 
 constexpr char kMetaMagic[8] = {'N', 'D', 'U', 'P', 'M', 'E', 'T', 'A'};
-constexpr uint32_t kMetaVersion = 4;  // 2: the listing fingerprint; 3: what stage filter needs; 4: byte shares
+// 2: the listing fingerprint; 3: what stage filter needs; 4: byte shares;
+// 5: the listing of paths and sizes, and what each file was (FileSeen).
+constexpr uint32_t kMetaVersion = 5;
 // The smallest encodings of a problem (u32 file, u64 line, u8 kind, u8
 // code, u64 message length) and of a walk error (u8 code, u64 length).
 constexpr uint64_t kProblemSize = 22;
 constexpr uint64_t kWalkErrorSize = 9;
+// The encoding of a FileSeen: five u64.
+constexpr uint64_t kFileSeenSize = 40;
 
 void PutStatus(FieldWriter& w, const Status& s) {
   w.U8(static_cast<uint8_t>(s.code()));
@@ -88,8 +96,7 @@ uint64_t ListingFingerprint(const std::vector<InputFile>& files) {
     std::string fields;
     FieldWriter w(&fields);
     w.Text(f.path);
-    for (uint64_t v : {f.identity.dev, f.identity.ino, f.size}) w.U64(v);
-    for (int64_t v : {f.mtime_ns, f.ctime_ns}) w.U64(static_cast<uint64_t>(v));
+    w.U64(f.size);
     w.U8(static_cast<uint8_t>((f.reference ? 1 : 0) | (f.identity.stream ? 2 : 0)));
     h.Update(fields.data(), fields.size());
   }
@@ -130,6 +137,10 @@ std::string EncodeShardMeta(const ShardMeta& m) {
   for (const uint32_t h : m.line_hashes) w.U32(h);
   w.U64(m.inputs.size());
   for (const std::string& p : m.inputs) w.Text(p);
+  w.U64(m.seen.size());
+  for (const FileSeen& f : m.seen) {
+    for (uint64_t v : {f.size, f.dev, f.ino, static_cast<uint64_t>(f.mtime_ns), f.raw_hash}) w.U64(v);
+  }
   w.Checksum();
   return out;
 }
@@ -140,7 +151,9 @@ Result<ShardMeta> DecodeShardMeta(std::string_view bytes) {
     return corrupt();
   }
   FieldReader r(bytes.substr(8, bytes.size() - 16));
-  if (r.U32() != kMetaVersion) return Status::InvalidArgument("shard meta: another format version");
+  if (r.U32() != kMetaVersion) {
+    return Status::InvalidArgument("shard meta: another format version (made by another neardup)");
+  }
   ShardMeta m;
   m.task.task = r.U32();
   m.task.tasks = r.U32();
@@ -192,6 +205,16 @@ Result<ShardMeta> DecodeShardMeta(std::string_view bytes) {
       for (uint32_t& h : m.line_hashes) h = r.U32();
     }
   }
+  const uint64_t n_seen = r.U64();
+  if (n_seen > r.left() / kFileSeenSize) return corrupt();
+  m.seen.resize(n_seen);
+  for (FileSeen& f : m.seen) {
+    f.size = r.U64();
+    f.dev = r.U64();
+    f.ino = r.U64();
+    f.mtime_ns = static_cast<int64_t>(r.U64());
+    f.raw_hash = r.U64();
+  }
   if (!r.ok() || r.left() != 0) return corrupt();
   return m;
 }
@@ -218,7 +241,7 @@ Status CheckShardMeta(const ShardMeta& meta, uint32_t shard, uint32_t shards, co
   const uint64_t files = in.count;
   if (meta.task.task != shard || meta.task.tasks != shards) return Status::Corrupt("another task's meta");
   if (!RangesFit(meta, in)) return Status::Corrupt("its byte range does not fit its files");
-  if (meta.roots.size() != files || meta.kept_paths.size() != files) {
+  if (meta.roots.size() != files || meta.kept_paths.size() != files || meta.seen.size() != files) {
     return Status::Corrupt("its roots do not match the shard's files");
   }
   if (meta.line_hashes.size() != docs) return Status::Corrupt("its line hashes do not match the shard's documents");
@@ -297,7 +320,45 @@ Status CheckShardParams(const WorkFolder& folder, const Options& options) {
   }
 }
 
-Status CheckShardListings(const WorkFolder& folder, uint32_t tasks, std::optional<uint64_t> expected) {
+namespace {
+
+constexpr const char* kInputsChanged =
+    "the inputs changed between sign tasks; run again in an empty work folder";
+
+// The first file of finished shard `shard` that `walked` no longer lists as
+// it was: "PATH: gone since ..." or "PATH: its size changed since ...", or
+// empty when its files are all there (the listing changed elsewhere) or its
+// table cannot be read (the caller's message then stands). Reads the
+// shard's table: only when the listings differ.
+std::string ChangedFileOf(const WorkFolder& folder, uint32_t shard, const std::vector<InputFile>& walked) {
+  Result<MappedFile> mapped = MappedFile::Open(folder.File(StageKind::kSign, shard, "table"));
+  if (!mapped.ok()) return {};
+  const RecordWalk files_only{.keep = [](uint64_t, const DocRecord&) { return false; },
+                              .hashed = nullptr,
+                              .read = nullptr,
+                              .checksum = true,
+                              .keep_file = nullptr};
+  Result<DecodedRecords> table = DecodeRecordsWith(mapped->bytes(), files_only);
+  if (!table.ok()) return {};
+  std::unordered_map<std::string_view, uint64_t> size_of;
+  size_of.reserve(walked.size());
+  for (const InputFile& f : walked) size_of.emplace(f.path, f.size);
+  const std::string since = " since sign task " + std::to_string(shard) + " walked it";
+  for (const InputFile& f : table->files) {
+    const auto it = size_of.find(f.path);
+    if (it == size_of.end()) return f.path + ": gone" + since;
+    if (it->second != f.size) {
+      return f.path + ": its size changed" + since + " (" + std::to_string(f.size) + " bytes, now " +
+             std::to_string(it->second) + ")";
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Status CheckShardListings(const WorkFolder& folder, uint32_t tasks, std::optional<uint64_t> expected,
+                          const std::vector<InputFile>* walked) {
   std::optional<uint32_t> first;  // the shard `expected` came from, if any
   for (const uint32_t shard : folder.Marked(StageKind::kSign)) {
     if (shard >= tasks) break;
@@ -311,10 +372,47 @@ Status CheckShardListings(const WorkFolder& folder, uint32_t tasks, std::optiona
       first = shard;
     }
     if (meta->listing == *expected) continue;
+    if (walked != nullptr) {
+      const std::string changed = ChangedFileOf(folder, shard, *walked);
+      if (!changed.empty()) {
+        return Status::InvalidArgument(folder.Dir(StageKind::kSign) + ": " + changed + ": " + kInputsChanged);
+      }
+    }
     const std::string other = first ? "shard " + std::to_string(*first) : std::string("this task's walk");
     return Status::InvalidArgument(folder.Dir(StageKind::kSign) + ": shard " + std::to_string(shard) +
-                                   " walked other files than " + other +
-                                   ": the inputs changed between sign tasks; run again in an empty work folder");
+                                   " walked other files than " + other + ": " + kInputsChanged);
+  }
+  return Status::Ok();
+}
+
+Status CheckShareUnchanged(const WorkFolder& folder, const ShardMeta& meta, const std::vector<InputFile>& walked,
+                           FileSystem& fs) {
+  const size_t n = meta.seen.size();
+  for (size_t k = 0; k < n; ++k) {
+    const FileSeen& seen = meta.seen[k];
+    const uint64_t at = meta.first_file + k;
+    if (at >= walked.size()) {
+      return Status::InvalidArgument(folder.Dir(StageKind::kSign) + ": shard " + std::to_string(meta.task.task) +
+                                     " holds files past the walk's: " + kInputsChanged);
+    }
+    const InputFile& f = walked[at];  // the same path: the listings agree
+    auto changed = [&] {
+      return Status::InvalidArgument(folder.Dir(StageKind::kSign) + ": " + f.path + " changed since sign task " +
+                                     std::to_string(meta.task.task) + " read it: " + kInputsChanged);
+    };
+    if (f.size != seen.size) return changed();
+    // A ctime is not content: --kept-dir's hard links, chmod and chown change it.
+    if (f.identity.dev == seen.dev && f.identity.ino == seen.ino && f.mtime_ns == seen.mtime_ns) continue;
+    if (seen.raw_hash == 0) return changed();  // nothing proves its bytes
+    const uint64_t begin = k == 0 ? meta.first_begin : 0;
+    const uint64_t end = k + 1 == n ? meta.last_end : f.size;
+    if (begin > end) return changed();
+    Result<std::unique_ptr<ByteReader>> in = fs.OpenExpected(f.path, f.identity);
+    if (!in.ok()) return changed();
+    std::unique_ptr<ByteReader> part =
+        begin == 0 && end == f.size ? std::move(*in) : RangeReader(std::move(*in), begin, end);
+    const std::optional<uint64_t> h = HashOfAllBytes(*part, end - begin);
+    if (!h || *h != seen.raw_hash) return changed();
   }
   return Status::Ok();
 }
@@ -408,7 +506,11 @@ Status SignAndWriteShard(const Run& run, const WorkFolder& folder, StageTask t, 
       !s.ok()) {
     return s;
   }
-  Result<SignedShare> in = SignShareInto(run, files, reading, writer);
+  // Each file's part is hashed as it is signed (FileSeen::raw_hash).
+  HashingFileSystem hashing(reading.fs);
+  for (const InputFile& f : files) hashing.slots[f.path];
+  Result<SignedShare> in =
+      SignShareInto(run, files, {.origin = origin, .fs = hashing, .line_base = reading.line_base}, writer);
   if (!in.ok()) return in.status();
   if (Status s = writer.Finish(); !s.ok()) return s;
   ShardMeta meta{.task = t,
@@ -423,10 +525,20 @@ Status SignAndWriteShard(const Run& run, const WorkFolder& folder, StageTask t, 
                  .roots = {},
                  .kept_paths = {},
                  .line_hashes = writer.line_hashes(),
-                 .inputs = InputsOf(o, files)};
-  for (const InputFile& f : files) {
+                 .inputs = InputsOf(o, files),
+                 .seen = {}};
+  for (size_t k = 0; k < files.size(); ++k) {
+    const InputFile& f = files[k];
     meta.roots.push_back(f.root);
     meta.kept_paths.push_back(KeptPathOf(o, f));
+    const uint64_t begin = k == 0 ? origin.first_begin : 0;
+    const uint64_t end = k + 1 == files.size() ? origin.last_end : f.size;
+    const RawRead& raw = hashing.slots[f.path];
+    meta.seen.push_back({.size = f.size,
+                         .dev = f.identity.dev,
+                         .ino = f.identity.ino,
+                         .mtime_ns = f.mtime_ns,
+                         .raw_hash = raw.done && raw.bytes == end - begin ? raw.hash : 0});
   }
   if (Status s = WriteAtomically(folder.File(StageKind::kSign, t.task, "meta"), EncodeShardMeta(meta)); !s.ok()) {
     return s;
@@ -467,8 +579,18 @@ Result<TaskRun> RunSignTask(const Options& o, const std::string& work, StageTask
   if (!walked.ok()) return walked.status();
   if (walk_skipped != nullptr && t.task == 0) *walk_skipped = walked->skipped;
   ShareOrigin origin{.first_file = 0, .listing = ListingFingerprint(walked->files)};
-  if (Status s = CheckShardListings(folder, t.tasks, origin.listing); !s.ok()) return s;
-  if (done) return TaskRun::kAlreadyDone;
+  if (Status s = CheckShardListings(folder, t.tasks, origin.listing, &walked->files); !s.ok()) return s;
+  if (done) {
+    // Its own files, as it read them: checked by this task alone, so that a
+    // file changed is named once, by the task whose share holds it.
+    const std::string path = folder.File(StageKind::kSign, t.task, "meta");
+    Result<std::string> bytes = ReadWholeFile(path);
+    if (!bytes.ok()) return bytes.status();
+    Result<ShardMeta> meta = DecodeShardMeta(*bytes);
+    if (!meta.ok()) return Damaged(path, meta.status().message());
+    if (Status s = CheckShareUnchanged(folder, *meta, walked->files, run.fs()); !s.ok()) return s;
+    return TaskRun::kAlreadyDone;
+  }
   folder.RemoveTemporaries(StageKind::kSign, t.task);
   Result<Share> share = ShareOf(run.fs(), o, std::move(walked->files), t);
   if (!share.ok()) return share.status();

@@ -11,8 +11,9 @@
 // appears in each of them, its documents with their true line numbers. It
 // writes (work_folder.h):
 //  - sign/I.table: its SignatureTable (table_codec.h), local ids;
-//  - sign/I.meta: its problems and counts, the walk's tally and the
-//    fingerprint of the whole listing it walked (ShardMeta);
+//  - sign/I.meta: its problems and counts, the walk's tally, the
+//    fingerprint of the whole listing it walked, and what it saw of each
+//    file of its share (ShardMeta);
 //  - sign/I.bands: for each band, one entry (band hash, local id) per signed
 //    document, in sorted runs (as the keys spilled), so that a bucket task
 //    reads only its bands; then each document's content hash, once;
@@ -24,8 +25,14 @@
 //
 // A task walks before anything else, and refuses to sign (or to count
 // itself done) when a finished shard, its own included, walked another
-// listing: the inputs changed between the tasks, and their shares would
-// overlap or leave files out (CheckShardListings).
+// listing (paths and sizes): the inputs changed between the tasks, and their
+// shares would overlap or leave files out (CheckShardListings). A finished
+// task run again also refuses when a file of its own share changed since it
+// read it (CheckShareUnchanged): metadata that is not content is not a
+// change (a ctime always; an mtime or inode when the file's bytes hash as
+// they did), so a work folder is used again after --kept-dir hard-linked
+// the inputs, and a file whose content changed is named once, by the task
+// whose share holds it.
 //
 // JSONL ids are made unique later, over all shards, by the report.
 // A stream input (stdin, a pipe) cannot be read by a stage task: it is an
@@ -78,11 +85,25 @@ inline std::function<bool(uint64_t, const DocRecord&)> KeepListed(uint32_t shard
 uint64_t SignFingerprint(const Options& options);
 
 // A fingerprint of a walk's whole listing: XXH3-64 over every walked file,
-// in walk order, of its path, device, inode, size, mtime, ctime and flags.
-// Every sign task of a run walks the same tree, so their shares fit together
-// only when their listings agree: a file renamed, added, removed or changed
-// between two tasks changes it.
+// in walk order, of its path, size and flags. Every sign task of a run walks
+// the same tree, so their shares fit together only when their listings
+// agree: a file renamed, added, removed or resized between two tasks changes
+// it. A stat that is not content (device, inode, mtime, ctime) is not in it:
+// what a task saw of its own files is (ShardMeta::seen).
 uint64_t ListingFingerprint(const std::vector<InputFile>& files);
+
+// What a sign task saw of one file of its share (its path is the table's:
+// a meta read by the report stays small).
+struct FileSeen {
+  uint64_t size = 0;
+  uint64_t dev = 0;
+  uint64_t ino = 0;
+  int64_t mtime_ns = 0;
+  // XXH3-64 (seed 0) of the bytes of the file's part as signed
+  // (byte_shares.h); 0: unknown (not read to the part's end, as a binary
+  // file).
+  uint64_t raw_hash = 0;
+};
 
 // What a sign task found besides its table.
 struct ShardMeta {
@@ -110,10 +131,13 @@ struct ShardMeta {
   std::vector<std::string> kept_paths;
   std::vector<uint32_t> line_hashes;
   std::vector<std::string> inputs;
+  // Per file of the shard, what the task saw of it (CheckShareUnchanged).
+  std::vector<FileSeen> seen;
 };
 // Encoding: magic "NDUPMETA", u32 version (3: with what stage filter needs;
-// 4: first_begin and last_end),
-// fields, XXH3-64 checksum.
+// 4: first_begin and last_end; 5: the listing of paths and sizes, and
+// `seen`), fields, XXH3-64 checksum. Another version is refused
+// ("another format version": run again in an empty work folder).
 std::string EncodeShardMeta(const ShardMeta& meta);
 // Corrupt on any damage.
 Result<ShardMeta> DecodeShardMeta(std::string_view bytes);
@@ -217,7 +241,22 @@ Status CheckShardParams(const WorkFolder& folder, const Options& options);
 // when `expected` is empty. InvalidArgument naming the shard, "the inputs
 // changed between sign tasks; run again in an empty work folder", when one
 // differs; Corrupt or IoError for a meta that cannot be read; else Ok.
-Status CheckShardListings(const WorkFolder& folder, uint32_t tasks, std::optional<uint64_t> expected);
+// With `walked` (a sign task's walk, whose ListingFingerprint is
+// `expected`), the message names the file that differs when a finished
+// shard's own files (read from its table) show it ("PATH: gone since sign
+// task I walked it", "PATH: its size changed since ...").
+Status CheckShardListings(const WorkFolder& folder, uint32_t tasks, std::optional<uint64_t> expected,
+                          const std::vector<InputFile>* walked = nullptr);
+
+// Whether the files of finished shard `meta` (whose listing is that of
+// `walked`: its files are walked[first_file...]) are still as its task read
+// them: a file's size, device, inode and mtime as seen, or else its part's
+// bytes (read through `fs`) hashing as seen. A ctime is never compared. InvalidArgument naming the first file
+// that differs ("PATH changed since sign task I read it: the inputs changed
+// between sign tasks; run again in an empty work folder"); else Ok.
+// REQUIRES: meta.listing == ListingFingerprint(walked).
+Status CheckShareUnchanged(const WorkFolder& folder, const ShardMeta& meta, const std::vector<InputFile>& walked,
+                           FileSystem& fs);
 
 
 }  // namespace neardup

@@ -18,6 +18,7 @@
 #include "base/parallel.h"
 #include "index/index_rows.h"
 #include "sign/sign_internal.h"
+#include "walk/hashing_file_system.h"
 
 namespace neardup {
 
@@ -86,102 +87,19 @@ bool StatProvesUnchanged(const IndexedFile& e) {
          e.ctime_ns < e.seen_ns - kTimestampResolutionNs;
 }
 
-// What a JSONL file's raw bytes were, as the signing read them.
-struct RawRead {
-  uint64_t skip = 0;         // bytes already signed (a file that grew)
-  uint64_t prefix_hash = 0;  // their hash, checked again as they are skipped
-  bool done = false;         // read to the end
-  uint64_t bytes = 0;
-  uint64_t newlines = 0;
-  char last = '\n';
-  uint64_t hash = 0;
-};
-
-// Reads through `inner`, hashing every byte and counting newlines into
-// `slot`; first skips (and checks) the slot's prefix.
-class HashingReader : public ByteReader {
- public:
-  HashingReader(std::unique_ptr<ByteReader> inner, RawRead* slot, std::string path)
-      : inner_(std::move(inner)), slot_(slot), path_(std::move(path)) {
-    *slot_ = RawRead{.skip = slot->skip, .prefix_hash = slot->prefix_hash};
-    hasher_.Reset(0);
-  }
-  Result<size_t> Read(char* buf, size_t n) override {
-    while (slot_->bytes < slot_->skip) {
-      const size_t want = static_cast<size_t>(std::min<uint64_t>(n, slot_->skip - slot_->bytes));
-      Result<size_t> got = inner_->Read(buf, want);
-      if (!got.ok()) return got;
-      if (*got == 0) return Status::Changed(path_ + ": changed during the run");
-      Take(buf, *got);
-      if (slot_->bytes == slot_->skip && hasher_.Digest() != slot_->prefix_hash) {
-        return Status::Changed(path_ + ": changed during the run");
-      }
-    }
-    Result<size_t> got = inner_->Read(buf, n);
-    if (!got.ok()) return got;
-    if (*got == 0) {
-      slot_->done = true;
-      slot_->hash = hasher_.Digest();
-    }
-    Take(buf, *got);
-    return got;
-  }
-  // Past the prefix still to be skipped: what is read ahead is hashed when
-  // Read() returns it.
-  bool CanReadAhead() const override { return inner_->CanReadAhead(); }
-  Result<size_t> ReadAhead(uint64_t ahead, char* buf, size_t n) override {
-    const uint64_t prefix = slot_->bytes < slot_->skip ? slot_->skip - slot_->bytes : 0;
-    return inner_->ReadAhead(prefix + ahead, buf, n);
-  }
-
- private:
-  void Take(const char* buf, size_t n) {
-    if (n == 0) return;
-    hasher_.Update(buf, n);
-    slot_->bytes += n;
-    slot_->newlines += static_cast<uint64_t>(std::count(buf, buf + n, '\n'));
-    slot_->last = buf[n - 1];
-  }
-  std::unique_ptr<ByteReader> inner_;
-  RawRead* slot_;
-  std::string path_;
-  Hasher64 hasher_;
-};
-
-// The file system the JSONL signing reads through: the files in `slots` are
-// hashed (and resumed) as they are read.
-class HashingFileSystem : public FileSystem {
- public:
-  explicit HashingFileSystem(FileSystem& inner) : inner_(inner) {}
-  std::unordered_map<std::string, RawRead> slots;  // by path; set up before reading
-
-  Result<std::unique_ptr<ByteReader>> Open(const std::string& path) override { return inner_.Open(path); }
-  Result<std::unique_ptr<ByteReader>> OpenExpected(const std::string& path, const FileIdentity& expected) override {
-    Result<std::unique_ptr<ByteReader>> r = inner_.OpenExpected(path, expected);
-    const auto it = slots.find(path);
-    if (!r.ok() || it == slots.end()) return r;
-    return std::unique_ptr<ByteReader>(std::make_unique<HashingReader>(std::move(*r), &it->second, path));
-  }
-  Result<FileStat> Stat(const std::string& path) override { return inner_.Stat(path); }
-
- private:
-  FileSystem& inner_;
-};
-
 // XXH3-64 of the first `n` bytes of `f`; nullopt when they cannot be read.
 std::optional<uint64_t> PrefixHash(FileSystem& fs, const InputFile& f, uint64_t n) {
   Result<std::unique_ptr<ByteReader>> in = fs.OpenExpected(f.path, f.identity);
   if (!in.ok()) return std::nullopt;
-  Hasher64 h;
-  h.Reset(0);
-  std::vector<char> buf(1 << 16);
-  for (uint64_t left = n; left > 0;) {
-    Result<size_t> got = (*in)->Read(buf.data(), static_cast<size_t>(std::min<uint64_t>(left, buf.size())));
-    if (!got.ok() || *got == 0) return std::nullopt;
-    h.Update(buf.data(), *got);
-    left -= *got;
-  }
-  return h.Digest();
+  return HashOfFirstBytes(**in, n);
+}
+
+// XXH3-64 of all of `f`'s bytes as the walk saw it (exactly f.size of them);
+// nullopt when they cannot be read or their number is not f.size.
+std::optional<uint64_t> WholeHash(FileSystem& fs, const InputFile& f) {
+  Result<std::unique_ptr<ByteReader>> in = fs.OpenExpected(f.path, f.identity);
+  if (!in.ok()) return std::nullopt;
+  return HashOfAllBytes(**in, f.size);
 }
 
 // What to do with a walked file: sign it whole, reuse its stored documents,
@@ -210,10 +128,16 @@ struct FilePlans {
   std::vector<Plan> plan;           // by walked file
   std::vector<size_t> entry;        // by walked file: index into stored, or SIZE_MAX
   std::vector<uint8_t> walked;      // by stored entry: 1 when walked in this run
-  // By walked file: 1 when its stat is as stored but too close to when the
-  // index saw it to prove anything (StatProvesUnchanged): signed again, and
-  // its documents compared with the stored ones.
-  std::vector<uint8_t> racy;
+  // By walked file: 1 for a file reused because its bytes hash as stored
+  // (IndexedFile::raw_hash) although its stat is not the stored one, or is
+  // too close to when the index saw it to prove anything: its entry gets
+  // the stat seen now (IndexUpdate::StoreStats).
+  std::vector<uint8_t> restat;
+  // By walked file: 1 for a file signed whole whose entry may hold its
+  // documents (same size and options): they are compared with the stored
+  // ones (CountVerified), and when they are the same they count as reused,
+  // not new.
+  std::vector<uint8_t> compare;
   // By walked file: 1 for a file whose key another walked file has (not
   // expected: the walk lists a file once): neither reused nor stored.
   std::vector<uint8_t> shared_key;
@@ -262,17 +186,27 @@ std::vector<size_t> KeyOrder(const std::vector<std::string>& keys) {
 // its appended lines are signed, or it is signed whole. A walked file's entry
 // is found by a merge of the walked files' keys and `by_path` (the entries
 // under the run's paths, in key order: every entry a walk can meet).
+//
+// Metadata is not content: an entry read with the same options whose file
+// has the stored size but another stat (chmod, touch, a hard link, a copy
+// put in its place), or the stored stat too recent to prove anything (racily
+// clean), is proven by its bytes: the file is read and hashed (on the run's
+// workers), and when the hash is the stored one its documents are reused
+// (restat). An entry with no stored hash (0: written before text files had
+// one, or a file not read whole) cannot be proven so: signed again.
 FilePlans PlanFiles(const std::vector<InputFile>& files, const std::vector<std::string>& keys,
                     std::vector<IndexedFile> stored, const std::vector<size_t>& by_path, const Reading& reading,
-                    FileSystem& fs) {
+                    FileSystem& fs, const Workers& workers) {
   const size_t n = files.size();
   FilePlans fp;
   fp.stored = std::move(stored);
   fp.plan.assign(n, Plan::kSign);
   fp.entry.assign(n, SIZE_MAX);
   fp.walked.assign(fp.stored.size(), 0);
-  fp.racy.assign(n, 0);
+  fp.restat.assign(n, 0);
+  fp.compare.assign(n, 0);
   fp.shared_key.assign(n, 0);
+  std::vector<size_t> to_hash;  // walked files whose bytes may prove their entry
   size_t r = 0;
   const std::string* previous = nullptr;
   for (const size_t i : KeyOrder(keys)) {
@@ -287,19 +221,35 @@ FilePlans PlanFiles(const std::vector<InputFile>& files, const std::vector<std::
     const IndexedFile& e = fp.stored[by_path[r]];
     fp.entry[i] = by_path[r];
     fp.walked[by_path[r]] = 1;
-    const bool same_file = e.dev == f.identity.dev && e.inode == f.identity.ino && e.reading == reading.For(f.path) &&
-                           e.jsonl == reading.jsonl;
-    if (same_file && e.size == f.size && e.mtime_ns == f.mtime_ns && e.ctime_ns == f.ctime_ns) {
-      if (StatProvesUnchanged(e)) {
-        fp.plan[i] = Plan::kReuse;
-      } else {
-        fp.racy[i] = 1;  // signed again, compared with what is stored
-      }
+    const bool same_reading = e.reading == reading.For(f.path) && e.jsonl == reading.jsonl;
+    const bool same_file = same_reading && e.dev == f.identity.dev && e.inode == f.identity.ino;
+    if (same_file && e.size == f.size && e.mtime_ns == f.mtime_ns && e.ctime_ns == f.ctime_ns &&
+        StatProvesUnchanged(e)) {
+      fp.plan[i] = Plan::kReuse;
+    } else if (same_reading && e.size == f.size && e.raw_hash != 0 && e.seen_ns != 0) {
+      to_hash.push_back(i);  // (a version 1 entry's names and messages hold the path it was walked as)
     } else if (same_file && reading.jsonl && !Compressed(f.path) && e.ends_newline && f.size > e.size &&
-               e.seen_ns != 0) {  // (a version 1 entry's names and messages hold the path it was walked as)
+               e.seen_ns != 0) {
       const std::optional<uint64_t> h = PrefixHash(fs, f, e.size);
       if (h && *h == e.raw_hash) fp.plan[i] = Plan::kAppend;
     }
+  }
+  ParallelFor(workers, to_hash.size(), [&](int, size_t k) {
+    if (workers.Cancelled()) return;
+    const size_t i = to_hash[k];
+    const std::optional<uint64_t> h = WholeHash(fs, files[i]);
+    if (!h || *h != fp.stored[fp.entry[i]].raw_hash) return;
+    fp.plan[i] = Plan::kReuse;
+    fp.restat[i] = 1;
+  });
+  // Signed again with an entry read with the same options and of the same
+  // size: its documents may well be the stored ones (no hash to prove it, a
+  // rewrite that reads the same).
+  for (size_t i = 0; i < n; ++i) {
+    if (fp.entry[i] == SIZE_MAX || fp.plan[i] != Plan::kSign) continue;
+    const IndexedFile& e = fp.stored[fp.entry[i]];
+    const bool same_reading = e.reading == reading.For(files[i].path) && e.jsonl == reading.jsonl;
+    fp.compare[i] = e.size == files[i].size && same_reading ? 1 : 0;
   }
   return fp;
 }
@@ -546,7 +496,8 @@ class IndexUpdate {
   Status StoreSigned();
   Status RemoveGone(IndexStats* stats);
   void MergeSigned(bool all_signed, IndexedCorpus* out);
-  void KeepRacyCopies();
+  void KeepStoredCopies();
+  Status StoreStats();
   void CountVerified(IndexedCorpus* out);
   void MarkPending(IndexedCorpus* out);
   Status EndRun(IndexedCorpus* out);
@@ -560,9 +511,10 @@ class IndexUpdate {
   StoredInputs stored_;           // its `files` moved into plans_
   const std::vector<std::string> keys_;  // by walked file: its key in the index
   const FilePlans plans_;
-  // By racy walked file (FilePlans::racy): its stored documents, copied
-  // before the stored rows move (empty when they were not read ahead).
-  std::unordered_map<size_t, std::vector<DocRecord>> racy_stored_;
+  // By walked file signed again with an entry (FilePlans::compare): its
+  // stored documents, copied before the stored rows move (empty when they
+  // were not read ahead).
+  std::unordered_map<size_t, std::vector<DocRecord>> compared_stored_;
   HashingFileSystem hashing_;
   // The index is brought up to date in the transaction ReadStoredInputs()
   // began, committed every kIndexBatchDocuments documents or so: text files
@@ -571,7 +523,7 @@ class IndexUpdate {
   SubCorpus sub_;
   Layout lay_;  // set by Finish()
   std::vector<int64_t> reused_pending_;  // entries walked whose documents were not delivered yet
-  std::vector<PendingMark> unchanged_;  // racy files signed again to the stored documents: their marks
+  std::vector<PendingMark> unchanged_;  // files signed again to the stored documents: their marks
 };
 
 IndexUpdate::IndexUpdate(const SignContext& ctx, SignatureIndex& index, std::vector<InputFile> files,
@@ -584,32 +536,35 @@ IndexUpdate::IndexUpdate(const SignContext& ctx, SignatureIndex& index, std::vec
       files_(std::move(files)),
       stored_(std::move(stored)),
       keys_(KeysOf(stored_.keys, files_)),
-      plans_(PlanFiles(files_, keys_, std::move(stored_.files), stored_.by_path, reading_, ctx.fs)),
+      plans_(PlanFiles(files_, keys_, std::move(stored_.files), stored_.by_path, reading_, ctx.fs, ctx.workers)),
       hashing_(ctx.fs),
       batch_(index),
       sub_(ChangedFiles(ctx.options, files_, plans_)) {
-  KeepRacyCopies();
+  KeepStoredCopies();
 }
 
-// Copies the stored documents of the racy files, to compare them with what
-// they are signed as now (CountVerified).
-void IndexUpdate::KeepRacyCopies() {
+// Copies the stored documents of the files signed again that have an entry
+// (FilePlans::compare), to compare them with what they are signed as now
+// (CountVerified).
+void IndexUpdate::KeepStoredCopies() {
   for (size_t i = 0; i < files_.size(); ++i) {
-    if (plans_.racy[i] == 0) continue;
+    if (plans_.compare[i] == 0) continue;
     const size_t k = plans_.entry[i];
-    std::vector<DocRecord>& copy = racy_stored_[i];
+    std::vector<DocRecord>& copy = compared_stored_[i];
     if (stored_.first[k] == SIZE_MAX) continue;  // not read ahead: counted as changed
     const auto from = stored_.docs.begin() + static_cast<ptrdiff_t>(stored_.first[k]);
     copy.assign(from, from + static_cast<ptrdiff_t>(plans_.stored[k].documents));
   }
 }
 
-// A racy file signed again whose documents are the stored ones (same lines,
-// names, sizes, content hashes and kinds) did not change: its documents
-// count as reused, not signed, and are not new for --new.
+// A file signed again whose documents are the stored ones (same lines,
+// names, sizes, content hashes and kinds: a racily clean file, a file whose
+// entry has no hash to prove it, or one edited to text that reads the same)
+// did not change: its documents count as reused, not signed, and are not new
+// for --new.
 void IndexUpdate::CountVerified(IndexedCorpus* out) {
   const std::vector<DocRecord>& docs = out->corpus.table.docs;
-  for (const auto& [i, stored] : racy_stored_) {
+  for (const auto& [i, stored] : compared_stored_) {
     const size_t first = lay_.first[i], count = lay_.first[i + 1] - first;
     if (stored.empty() || stored.size() != count) continue;
     bool same = true;
@@ -647,6 +602,16 @@ void IndexUpdate::MarkPending(IndexedCorpus* out) {
 Status IndexUpdate::SignChanged() {
   const size_t m = sub_.sub_of.size();
   SignedCorpus& sub = sub_.corpus;
+  // Every file is hashed as it is signed (IndexedFile::raw_hash); the slots
+  // are made here, before the workers read them.
+  for (size_t k = 0; k < m; ++k) {
+    const InputFile& f = sub.table.files[k];
+    if (!f.identity.stream) hashing_.slots[f.path];
+  }
+  const SignContext through_hashing{ctx_.options,     ctx_.minhasher,        hashing_,
+                                    ctx_.workers,     ctx_.keep_streams,     ctx_.progress,
+                                    ctx_.compact_unsigned, ctx_.drain,       ctx_.line_hashes,
+                                    ctx_.set_bitmaps};
   if (jsonl_) {
     std::vector<uint64_t> line_base(m, 0);
     for (size_t k = 0; k < m; ++k) {
@@ -660,8 +625,6 @@ Status IndexUpdate::SignChanged() {
         line_base[k] = e.lines;
       }
     }
-    const SignContext through_hashing{ctx_.options, ctx_.minhasher, hashing_,
-                                      ctx_.workers, ctx_.keep_streams, ctx_.progress};
     SignJsonlFiles(through_hashing, &sub, &line_base, &sub_.file_counts);
     if (ctx_.workers.Cancelled()) return Status::Cancelled("interrupted");
     return Status::Ok();
@@ -672,7 +635,7 @@ Status IndexUpdate::SignChanged() {
     stream.emplace(m, [this](size_t k) { return StoreTextFile(k); });
     done = [&stream](size_t k, bool ok) { stream->Done(k, ok); };
   }
-  SignTextFiles(ctx_, &sub, &sub_.file_counts, done);
+  SignTextFiles(through_hashing, &sub, &sub_.file_counts, done);
   const Status stored_now = stream ? stream->Finish() : Status::Ok();
   if (ctx_.workers.Cancelled()) return Status::Cancelled("interrupted");
   return stored_now;
@@ -710,6 +673,7 @@ Result<IndexedCorpus> IndexUpdate::Finish() {
   if (jsonl_) {
     if (Status s = StoreSigned(); !s.ok()) return s;
   }
+  if (Status s = StoreStats(); !s.ok()) return s;
   if (Status s = RemoveGone(&out.stats); !s.ok()) return s;
   MergeSigned(all_signed, &out);
   CountVerified(&out);
@@ -819,13 +783,17 @@ std::optional<IndexedFile> IndexUpdate::EntryOf(size_t k) {
   e.bytes = counts.bytes;
   e.invalid_utf8 = counts.invalid_utf8;
   e.transcoded = counts.transcoded;
+  const auto slot = hashing_.slots.find(f.path);
+  const bool whole = slot != hashing_.slots.end() && slot->second.done && slot->second.bytes == f.size;
   if (jsonl_ && !Compressed(f.path)) {
-    const RawRead& raw = hashing_.slots[f.path];
-    if (!raw.done || raw.bytes != f.size) return std::nullopt;
+    if (!whole) return std::nullopt;
+    const RawRead& raw = slot->second;
     e.lines = raw.newlines;
-    e.raw_hash = raw.hash;
     e.ends_newline = raw.bytes == 0 || raw.last == '\n';
   }
+  // The hash of the bytes signed, which proves the entry when only its stat
+  // changed (PlanFiles); 0 (unknown) for a file not read to its end (binary).
+  if (whole) e.raw_hash = slot->second.hash;
   return e;
 }
 
@@ -887,6 +855,26 @@ Status IndexUpdate::StoreSigned() {
     const std::span<const DocRecord> docs(sub.table.docs.data() + lo, count);
     const std::span<const uint32_t> sigs = sub.table.values().subspan(lo * np_, count * np_);
     if (Status st = StoreFile(k, docs, sigs, file_problems[k]); !st.ok()) return st;
+  }
+  return Status::Ok();
+}
+
+// Gives the entries of the files reused by their bytes (FilePlans::restat)
+// the stat seen now, and this run's start as when the index saw them, so
+// that the next run reuses them by their stat alone once it proves them
+// unchanged (StatProvesUnchanged). Their documents, counts and pending marks
+// stay as they were: what they hold did not change.
+Status IndexUpdate::StoreStats() {
+  for (size_t i = 0; i < files_.size(); ++i) {
+    if (plans_.restat[i] == 0) continue;
+    const InputFile& f = files_[i];
+    IndexedFile e = plans_.stored[plans_.entry[i]];
+    e.dev = f.identity.dev;
+    e.inode = f.identity.ino;
+    e.mtime_ns = f.mtime_ns;
+    e.ctime_ns = f.ctime_ns;
+    if (Status s = index_.UpdateStat(e); !s.ok()) return s;
+    if (Status s = batch_.Add(0); !s.ok()) return s;
   }
   return Status::Ok();
 }

@@ -1047,6 +1047,21 @@ Status SignatureIndex::RemoveFile(int64_t id) {
   return Status::Ok();
 }
 
+Status SignatureIndex::UpdateStat(const IndexedFile& file) {
+  sqlite3* h = impl_->db.get();
+  Stmt& up = Cached(h, impl_->cache,
+                    "UPDATE files SET dev = ?, inode = ?, mtime_ns = ?, ctime_ns = ?, seen_ns = ? WHERE id = ?");
+  if (!up.ok()) return SqlError(h, path_, up.prepare_rc());
+  up.BindU(1, file.dev);
+  up.BindU(2, file.inode);
+  up.Bind(3, file.mtime_ns);
+  up.Bind(4, file.ctime_ns);
+  up.Bind(5, impl_->run_started_ns);
+  up.Bind(6, file.id);
+  if (int rc = up.Step(); rc != SQLITE_DONE) return SqlError(h, path_, rc);
+  return Status::Ok();
+}
+
 Result<int64_t> SignatureIndex::StartRun(const std::string& options) {
   sqlite3* h = impl_->db.get();
   impl_->run_started_ns = WallClockNs();

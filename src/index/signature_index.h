@@ -60,7 +60,10 @@ struct IndexedFile {
   uint64_t reading = 0;       // fingerprint of the options that decide its documents
   bool jsonl = false;
   uint64_t lines = 0;         // JSONL: newlines in the file
-  uint64_t raw_hash = 0;      // JSONL: XXH3-64 (seed 0) of the file's bytes
+  // XXH3-64 (seed 0) of the file's bytes as signed, which proves an entry
+  // whose stat changed; 0: unknown (a text file stored before neardup kept
+  // it, a file not read to its end).
+  uint64_t raw_hash = 0;
   bool ends_newline = false;  // JSONL: the file is empty or ends with '\n'
   // What signing the file added to the run's totals.
   uint64_t bytes = 0;
@@ -151,6 +154,11 @@ class SignatureIndex {
   Status AppendToFile(const IndexedFile& file, std::span<const DocRecord> docs, std::span<const uint32_t> signatures,
                       std::span<const StoredProblem> problems);
   Status RemoveFile(int64_t id);
+  // Gives the entry file.id the stat in `file` (dev, inode, mtime_ns,
+  // ctime_ns) and this run's start as its seen_ns; its documents, counts and
+  // pending mark stay: a file whose bytes were found as stored (chmod, touch,
+  // a hard link).
+  Status UpdateStat(const IndexedFile& file);
 
   // Records a run's start (its own transaction); returns its id. The entries
   // the run writes get this moment as their seen_ns: call it before the

@@ -2,7 +2,8 @@
 // that holds documents is written to DIR at its path below its PATH argument
 // (a file given as a PATH: its name), without the documents --mode
 // duplicates lists (ReportAndDropped() in phases.h decides them, in every
-// mode). Reference files (--against) and files that could not be read whole
+// mode; with --new too, old duplicates included: the folder is the whole
+// deduplicated corpus). Reference files (--against) and files that could not be read whole
 // when signed are never written.
 //
 //  - JSONL: every line but the dropped ones, byte for byte (line ends and

@@ -161,13 +161,15 @@ std::vector<FileOrigin> OriginsOf(const std::vector<InputFile>& files) {
 }
 
 // The flags of the filters a run asks for, each indexed by DocId: with
-// --new, the documents signed in this run; with --against (and not
-// --among-new), the reference documents. What is reported must involve a
-// flagged document of each.
+// --new (when `with_new`), the documents signed in this run; with --against
+// (and not --among-new), the reference documents. What is reported must
+// involve a flagged document of each. --kept-dir leaves out what the run
+// would list without --new: the folder is the deduplicated corpus, old
+// duplicates left out too, whatever --new reports (docs/kept-dir.md).
 std::vector<std::vector<uint8_t>> Filters(const Options& o, const std::vector<uint8_t>& signed_now,
-                                          const std::vector<DocEntry>& docs) {
+                                          const std::vector<DocEntry>& docs, bool with_new) {
   std::vector<std::vector<uint8_t>> out;
-  if (o.new_only) out.push_back(signed_now);
+  if (o.new_only && with_new) out.push_back(signed_now);
   if (!o.against.empty() && !o.among_new) {
     std::vector<uint8_t> reference(docs.size());
     for (size_t d = 0; d < docs.size(); ++d) reference[d] = docs[d].reference ? 1 : 0;
@@ -204,7 +206,10 @@ Status BuildOutcome(const Run& run, const FoundPairs& found, const Verified& ver
                     const std::vector<uint8_t>& signed_now, Report* report, std::vector<DocId>* dropped) {
   const Options& o = run.options();
   const bool want_dropped = dropped != nullptr;
-  const std::vector<std::vector<uint8_t>> filters = Filters(o, signed_now, report->docs);
+  const std::vector<std::vector<uint8_t>> filters = Filters(o, signed_now, report->docs, true);
+  // What is dropped from the kept corpus: as reported, but never cut down
+  // to what --new reports.
+  const std::vector<std::vector<uint8_t>> corpus_filters = Filters(o, signed_now, report->docs, false);
   if (o.mode == Mode::kPairs) {
     Result<PairList> built = BuildPairs(found.groups, verified.pairs, o, report->docs);
     if (!built.ok()) return built.status();
@@ -216,17 +221,18 @@ Status BuildOutcome(const Run& run, const FoundPairs& found, const Verified& ver
     }
     report->pairs = std::move(built->pairs);
     if (want_dropped) {
-      Result<Clustering> clustered = FilteredClustering(run, found, verified, filters, report->docs);
+      Result<Clustering> clustered = FilteredClustering(run, found, verified, corpus_filters, report->docs);
       if (!clustered.ok()) return clustered.status();
       *dropped = IdsOf(clustered->removable);
     }
     return Status::Ok();
   }
-  Result<Clustering> built = FilteredClustering(run, found, verified, filters, report->docs);
+  Result<Clustering> built = FilteredClustering(run, found, verified, corpus_filters, report->docs);
   if (!built.ok()) return built.status();
+  if (want_dropped) *dropped = IdsOf(built->removable);
+  if (o.new_only) *built = ClustersWith(signed_now, std::move(*built));
   report->clusters = std::move(built->clusters);
   report->removable = std::move(built->removable);
-  if (want_dropped) *dropped = IdsOf(report->removable);
   return Status::Ok();
 }
 

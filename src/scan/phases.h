@@ -99,8 +99,10 @@ Result<Report> ReportPhase(const Run& run, SignedInputs inputs, FoundPairs found
 // ReportPhase's Report, and with --kept-dir (or kAlways: stage report, for
 // the filter tasks) the documents it leaves out in every mode: those --mode
 // duplicates lists (its removable documents, under the same --keep,
-// --cluster-by, --against, --new and verification), ids ascending. Else
-// `dropped` is empty. In pairs mode, listing them costs one clustering more.
+// --cluster-by, --against and verification), ids ascending; never cut down
+// by --new, which cuts down only what is reported: the kept corpus is the
+// whole deduplicated corpus (docs/kept-dir.md). Else `dropped` is empty. In
+// pairs mode, listing them costs one clustering more.
 struct ReportOutcome {
   Report report;
   std::vector<DocId> dropped;

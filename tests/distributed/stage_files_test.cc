@@ -31,6 +31,8 @@ ShardMeta SampleMeta() {
   m.walk.special = 1;
   m.walk_errors.push_back(Status::NotFound("missing: No such file"));
   m.kept_paths = {"a/x.jsonl", "y.jsonl"};
+  m.seen = {{.size = 900, .dev = 1, .ino = 2, .mtime_ns = -3, .raw_hash = 4},
+            {.size = 100, .dev = 5, .ino = 6, .mtime_ns = 7, .raw_hash = 0}};
   m.line_hashes = {7, 0, 0xFFFFFFFFu};
   m.inputs = {"corpus/", "ref.jsonl"};
   return m;
@@ -59,6 +61,11 @@ TEST(ShardMetaTest, RoundTripsEveryField) {
   EXPECT_EQ(back->kept_paths, m.kept_paths);
   EXPECT_EQ(back->line_hashes, m.line_hashes);
   EXPECT_EQ(back->inputs, m.inputs);
+  ASSERT_EQ(back->seen.size(), 2u);
+  EXPECT_EQ(back->seen[0].size, 900u);
+  EXPECT_EQ(back->seen[0].mtime_ns, -3);
+  EXPECT_EQ(back->seen[0].raw_hash, 4u);
+  EXPECT_EQ(back->seen[1].ino, 6u);
   EXPECT_EQ(EncodeShardMeta(*back), bytes);
 }
 
@@ -169,12 +176,14 @@ TEST(ShardMetaTest, CheckedAgainstItsShard) {
   m.first_begin = m.last_end = 0;  // whole files (of no bytes)
   m.roots.assign(5, 0);
   m.kept_paths.assign(5, "x");
+  m.seen.assign(5, {});
   EXPECT_TRUE(CheckShardMeta(m, 2, 5, EndsOf(std::vector<InputFile>(5)), 3).ok());
   EXPECT_EQ(CheckShardMeta(m, 1, 5, EndsOf(std::vector<InputFile>(5)), 3).message(), "another task's meta");
   EXPECT_EQ(CheckShardMeta(m, 2, 4, EndsOf(std::vector<InputFile>(5)), 3).message(), "another task's meta");
   EXPECT_EQ(CheckShardMeta(m, 2, 5, EndsOf(std::vector<InputFile>(6)), 3).message(), "its roots do not match the shard's files");
   EXPECT_EQ(CheckShardMeta(m, 2, 5, EndsOf(std::vector<InputFile>(5)), 4).message(), "its line hashes do not match the shard's documents");
   m.kept_paths.assign(4, "x");
+  m.seen.assign(4, {});
   EXPECT_EQ(CheckShardMeta(m, 2, 5, EndsOf(std::vector<InputFile>(5)), 3).message(), "its roots do not match the shard's files");
   m.roots.assign(4, 0);
   EXPECT_EQ(CheckShardMeta(m, 2, 5, EndsOf(std::vector<InputFile>(4)), 3).message(), "a problem of a file out of range");
@@ -185,6 +194,7 @@ TEST(ShardMetaTest, ByteRangeCheckedAgainstItsFiles) {
   m.problems.clear();
   m.roots.assign(2, 0);
   m.kept_paths.assign(2, "x");
+  m.seen.assign(2, {});
   std::vector<InputFile> files(2);
   files[0].size = 100;
   files[1].size = 50;
@@ -203,6 +213,7 @@ TEST(ShardMetaTest, ByteRangeCheckedAgainstItsFiles) {
   // One file: a range of no bytes is damage.
   m.roots.assign(1, 0);
   m.kept_paths.assign(1, "x");
+  m.seen.assign(1, {});
   files.pop_back();
   m.first_begin = 30;
   m.last_end = 30;
