@@ -266,7 +266,8 @@ void AddHints(const Options& o, Report* report) {
     std::string why;
     if (st.empty + st.skipped() + st.unreadable + st.malformed_lines > 0) {
       why = " (" + std::to_string(st.empty) + " empty, " + std::to_string(st.skipped()) + " skipped, " +
-            std::to_string(st.unreadable) + " unreadable, " + std::to_string(st.malformed_lines) + " malformed lines)";
+            std::to_string(st.unreadable) + " unreadable, " + std::to_string(st.malformed_lines) +
+            (st.malformed_lines == 1 ? " malformed line)" : " malformed lines)");
     }
     report->notices.push_back("no document to compare: nothing with words was read from the given paths" + why);
   }

@@ -205,6 +205,25 @@ TEST(GrammarTest, OneIsSingularAndSizesHaveAUnit) {
   EXPECT_NE(explain.err.find("got 1 argument\n"), std::string::npos) << explain.err;
 }
 
+// Every count said on stderr agrees with its number (#41): "kept: 1 file",
+// "1 malformed line", "1 special file ... was not read".
+TEST(GrammarTest, CountsOfOneAreSingularInTheSummaryAndHints) {
+  TempDir dir;
+  WriteFile(dir / "one/a.txt", testing::Join(testing::RandomWords(200, 21)));
+  const RunResult kept = Neardup(dir, {"scan", "--kept-dir", dir / "kept", dir / "one"});
+  EXPECT_EQ(kept.exit_code, 1) << kept.err;
+  EXPECT_NE(kept.err.find("; kept: 1 file, 1 document written, 0 left out;"), std::string::npos) << kept.err;
+  WriteFile(dir / "two/a.txt", testing::Join(testing::RandomWords(200, 21)));
+  WriteFile(dir / "two/b.txt", testing::Join(testing::RandomWords(200, 22)));
+  const RunResult two = Neardup(dir, {"scan", "--kept-dir", dir / "kept2", dir / "two"});
+  EXPECT_NE(two.err.find("; kept: 2 files, 2 documents written, 0 left out;"), std::string::npos) << two.err;
+  WriteFile(dir / "bad.jsonl", "not json\n");
+  const RunResult bad = Neardup(dir, {"scan", "--input", "jsonl", dir / "bad.jsonl"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find(", 1 malformed line)"), std::string::npos) << bad.err;
+  EXPECT_EQ(bad.err.find("1 malformed lines"), std::string::npos) << bad.err;
+}
+
 std::string Slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;
