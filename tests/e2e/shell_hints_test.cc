@@ -224,6 +224,38 @@ TEST(GrammarTest, CountsOfOneAreSingularInTheSummaryAndHints) {
   EXPECT_EQ(bad.err.find("1 malformed lines"), std::string::npos) << bad.err;
 }
 
+// explain -f json writes its scores as scan writes them: 4 decimals at most,
+// the same digits (#41).
+TEST(GrammarTest, ExplainJsonScoresHaveTheDigitsOfScan) {
+  TempDir dir;
+  std::vector<std::string> words = testing::RandomWords(300, 31);
+  WriteFile(dir / "a.txt", testing::Join(words));
+  for (size_t i = 0; i < words.size(); i += 9) words[i] = "changed";
+  WriteFile(dir / "b.txt", testing::Join(words));
+  const auto number = [](const std::string& text, const std::string& key) {
+    const size_t at = text.find("\"" + key + "\":");
+    if (at == std::string::npos) return std::string("missing");
+    size_t start = at + key.size() + 3;
+    while (start < text.size() && text[start] == ' ') ++start;
+    return text.substr(start, text.find_first_of(",}\n", start) - start);
+  };
+  const RunResult scan = Neardup(dir, {"scan", "--exact", "-t", "0.05", dir / "a.txt", dir / "b.txt"});
+  ASSERT_EQ(scan.exit_code, 0) << scan.err;
+  const RunResult explain = Neardup(dir, {"explain", "--exact", "-t", "0.05", "-f", "json", dir / "a.txt", dir / "b.txt"});
+  ASSERT_EQ(explain.exit_code, 0) << explain.err;
+  for (const char* key : {"jaccard", "estimate"}) {
+    const std::string shown = number(explain.out, key);
+    EXPECT_EQ(shown, number(scan.out, key)) << key << "\n" << explain.out << "\n" << scan.out;
+    const size_t dot = shown.find('.');
+    EXPECT_TRUE(dot == std::string::npos || shown.size() - dot - 1 <= 4) << key << ": " << shown;
+  }
+  for (const char* key : {"standard_error", "candidate_probability"}) {
+    const std::string shown = number(explain.out, key);
+    const size_t dot = shown.find('.');
+    EXPECT_TRUE(dot == std::string::npos || shown.size() - dot - 1 <= 4) << key << ": " << shown;
+  }
+}
+
 std::string Slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;
