@@ -94,6 +94,9 @@ struct IndexStats {
   uint64_t signed_now = 0;  // documents read and signed in this run
   uint64_t removed = 0;     // documents of files gone from the scanned paths, removed
   int64_t run = 0;          // the run's row in the index
+  // Invalid UTF-8 sequences of the files reused, in Stats::invalid_utf8 too:
+  // the run that read them gave its advice on them (no hint of this run's).
+  uint64_t reused_invalid_utf8 = 0;
 };
 
 // With --kept-dir: what was written there (src/scan/kept_dir.h).

@@ -257,8 +257,11 @@ void AddHints(const Options& o, Report* report) {
                                 " read as one text document each: add --input jsonl to read each line as a document");
     }
   }
-  if (st.invalid_utf8 > kManyInvalidUtf8 && o.encoding == Encoding::kUtf8) {
-    report->notices.push_back(std::to_string(st.invalid_utf8) +
+  // Of the files read in this run: a file reused from the --index was
+  // advised on by the run that read it.
+  const uint64_t invalid_utf8 = st.invalid_utf8 - std::min(st.invalid_utf8, report->index.reused_invalid_utf8);
+  if (invalid_utf8 > kManyInvalidUtf8 && o.encoding == Encoding::kUtf8) {
+    report->notices.push_back(std::to_string(invalid_utf8) +
                               " invalid UTF-8 sequences replaced: if the files are Latin-1 (or Windows-1252), "
                               "--encoding latin1 reads them as such");
   }

@@ -144,6 +144,27 @@ TEST(HintsTest, ManyInvalidUtf8SequencesNameEncodingLatin1) {
   EXPECT_EQ(few.err.find("--encoding latin1"), std::string::npos) << few.err;
 }
 
+// With --index, a run that reads nothing new does not advise again on the
+// encoding of files it reused (#41); a new file is advised on alone.
+TEST(HintsTest, TheEncodingAdviceIsNotRepeatedForFilesReusedFromTheIndex) {
+  TempDir dir;
+  std::string latin1;
+  for (int i = 0; i < 150; ++i) latin1 += "caf\xe9 na\xefve " + std::to_string(i) + " ";
+  WriteFile(dir / "in/mail.txt", latin1);
+  const std::vector<std::string> args = {"scan", "--index", dir / "idx.db", dir / "in"};
+  const RunResult first = Neardup(dir, args);
+  EXPECT_EQ(Count(first.err, "--encoding latin1"), 1u) << first.err;
+  const RunResult again = Neardup(dir, args);
+  EXPECT_NE(again.err.find("index: 1 reused, 0 signed"), std::string::npos) << again.err;
+  EXPECT_EQ(again.err.find("--encoding latin1"), std::string::npos) << again.err;
+  std::string more;
+  for (int i = 0; i < 60; ++i) more += "\xe0 la cr\xe8me " + std::to_string(i) + " ";
+  WriteFile(dir / "in/new.txt", more);
+  const RunResult grown = Neardup(dir, args);
+  EXPECT_NE(grown.err.find("120 invalid UTF-8 sequences replaced"), std::string::npos) << grown.err;
+  EXPECT_EQ(grown.err.find("420 invalid UTF-8 sequences"), std::string::npos) << grown.err;
+}
+
 TEST(HintsTest, AnEmptyInputSaysSo) {
   TempDir dir;
   std::filesystem::create_directories(dir / "empty");
