@@ -165,6 +165,38 @@ TEST(HintsTest, TheEncodingAdviceIsNotRepeatedForFilesReusedFromTheIndex) {
   EXPECT_EQ(grown.err.find("420 invalid UTF-8 sequences"), std::string::npos) << grown.err;
 }
 
+// --input jsonl over text files: one warning for the run, naming a file and
+// --input text, not one a line (#41); -v still lists the lines.
+TEST(HintsTest, JsonlInputOverFilesThatAreNotJsonlSaysSoOnce) {
+  TempDir dir;
+  for (const char* name : {"a.txt", "b.md", "c.txt"}) {
+    std::string text;
+    for (int line = 0; line < 12; ++line) text += testing::Join(testing::RandomWords(10, line + 40)) + "\n";
+    WriteFile(dir / (std::string("in/") + name), text);
+  }
+  const RunResult r = Neardup(dir, {"scan", "--input", "jsonl", dir / "in"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;  // the lines are still malformed
+  EXPECT_EQ(Count(r.err, "not JSONL"), 1u) << r.err;
+  EXPECT_NE(r.err.find(dir / "in/a.txt" + " and 2 more files are not JSONL: none of their 36 lines is a JSON object "
+                                          "(skipped as malformed); to read each file as one document, use --input text"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find(dir / "in/a.txt:1:"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("more lines with"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("36 malformed lines"), std::string::npos) << r.err;
+  const RunResult one = Neardup(dir, {"scan", "--input", "jsonl", dir / "in/b.md"});
+  EXPECT_NE(one.err.find(dir / "in/b.md" + " is not JSONL: none of its 12 lines is a JSON object"), std::string::npos)
+      << one.err;
+  const RunResult verbose = Neardup(dir, {"scan", "-v", "--input", "jsonl", dir / "in/b.md"});
+  EXPECT_EQ(Count(verbose.err, dir / "in/b.md:"), 12u) << verbose.err;
+  // A JSONL file with a bad line is JSONL: its line is named as before.
+  const std::string good = "{\"text\": \"" + testing::Join(testing::RandomWords(20, 3)) + "\"}\n";
+  WriteFile(dir / "j/d.jsonl", good + "not json at all\n" + good);
+  const RunResult jsonl = Neardup(dir, {"scan", "--input", "jsonl", dir / "j"});
+  EXPECT_EQ(jsonl.err.find("not JSONL"), std::string::npos) << jsonl.err;
+  EXPECT_NE(jsonl.err.find(dir / "j/d.jsonl:2: "), std::string::npos) << jsonl.err;
+}
+
 TEST(HintsTest, AnEmptyInputSaysSo) {
   TempDir dir;
   std::filesystem::create_directories(dir / "empty");
