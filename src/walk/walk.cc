@@ -21,6 +21,7 @@
 #include "walk/walk.h"
 
 #include <algorithm>
+#include <cctype>
 #include <condition_variable>
 #include <exception>
 #include <memory>
@@ -653,6 +654,24 @@ void LeaveOutIndex(const Options& options, FileSystem& fs, WalkedCorpus* out) {
   });
 }
 
+// Leaves Parquet files (named *.parquet, any case) out of `files`, each with
+// a notice naming it: neardup does not read Parquet yet, and read as text or
+// JSONL its bytes would be a binary file or malformed lines.
+void LeaveOutParquet(WalkedCorpus* out) {
+  constexpr std::string_view kParquet = ".parquet";
+  std::erase_if(out->files, [&](const InputFile& f) {
+    if (f.identity.stream || f.path.size() <= kParquet.size()) return false;
+    const std::string_view end = std::string_view(f.path).substr(f.path.size() - kParquet.size());
+    for (size_t i = 0; i < end.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(end[i])) != kParquet[i]) return false;
+    }
+    out->notices.push_back(f.path + ": a Parquet file, not read: neardup does not read Parquet yet "
+                                    "(export it to JSONL and scan it with --input jsonl)");
+    ++out->counts.parquet;
+    return true;
+  });
+}
+
 }  // namespace
 
 Result<WalkedCorpus> WalkCorpus(const Options& options, FileSystem& fs) {
@@ -677,6 +696,7 @@ Result<WalkedCorpus> WalkCorpus(const Options& options, FileSystem& fs) {
   out.counts = all.counts;
   out.skipped = std::move(all.skipped);
   LeaveOutIndex(options, fs, &out);
+  LeaveOutParquet(&out);
   return out;
 }
 

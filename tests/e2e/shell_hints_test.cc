@@ -197,6 +197,31 @@ TEST(HintsTest, JsonlInputOverFilesThatAreNotJsonlSaysSoOnce) {
   EXPECT_NE(jsonl.err.find(dir / "j/d.jsonl:2: "), std::string::npos) << jsonl.err;
 }
 
+// A Parquet file is named, once, as not read yet (#41), as text or JSONL
+// input, and counted as the binary file it was counted as before.
+TEST(HintsTest, AParquetFileSaysItIsNotReadYet) {
+  TempDir dir;
+  constexpr char kChunk[] = "\x15\x04\x00\x19 col text\n";
+  std::string parquet = "PAR1";
+  for (int i = 0; i < 200; ++i) parquet += std::string(kChunk, sizeof kChunk - 1);
+  WriteFile(dir / "in/part-0.parquet", parquet + "PAR1");
+  WriteFile(dir / "in/a.txt", testing::Join(testing::RandomWords(100, 5)));
+  const std::string notice = dir / "in/part-0.parquet" +
+                             ": a Parquet file, not read: neardup does not read Parquet yet (export it to JSONL and "
+                             "scan it with --input jsonl)";
+  const RunResult text = Neardup(dir, {"scan", dir / "in"});
+  EXPECT_EQ(text.exit_code, 1) << text.err;
+  EXPECT_EQ(Count(text.err, "Parquet"), 2u) << text.err;  // "a Parquet file" and "read Parquet yet": one line
+  EXPECT_NE(text.err.find("neardup: " + notice + "\n"), std::string::npos) << text.err;
+  EXPECT_NE(text.err.find("(skipped: 1 binary)"), std::string::npos) << text.err;
+  WriteFile(dir / "j/d.jsonl", "{\"text\": \"" + testing::Join(testing::RandomWords(20, 3)) + "\"}\n");
+  WriteFile(dir / "j/e.PARQUET", parquet);
+  const RunResult jsonl = Neardup(dir, {"scan", "--input", "jsonl", dir / "j"});
+  EXPECT_EQ(jsonl.exit_code, 1) << jsonl.err;  // no malformed line: the file is not read
+  EXPECT_NE(jsonl.err.find(dir / "j/e.PARQUET: a Parquet file, not read"), std::string::npos) << jsonl.err;
+  EXPECT_EQ(jsonl.err.find("malformed"), std::string::npos) << jsonl.err;
+}
+
 TEST(HintsTest, AnEmptyInputSaysSo) {
   TempDir dir;
   std::filesystem::create_directories(dir / "empty");
