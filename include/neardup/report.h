@@ -71,7 +71,8 @@ struct Stats {
   uint64_t empty = 0;             // documents with no word
   uint64_t too_short = 0;         // fewer than --min-words words
   uint64_t hidden = 0;            // skipped: hidden names
-  uint64_t glob = 0;              // skipped: excluded by --glob
+  uint64_t glob = 0;              // skipped: excluded by --glob or an ignore file
+  uint64_t ignored = 0;           // of `glob`, those an ignore file excluded (not in the json: part of "glob")
   uint64_t too_large = 0;         // skipped: over --max-filesize
   uint64_t special = 0;           // not read: fifos, sockets, devices found in a walk
   uint64_t binary = 0;            // skipped: binary files

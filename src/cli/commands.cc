@@ -148,7 +148,8 @@ std::string SkipDetail(const Stats& s) {
     d += std::to_string(n) + " " + what;
   };
   add(s.hidden, "hidden");
-  add(s.glob, "excluded by --glob");
+  add(s.glob - std::min(s.glob, s.ignored), "excluded by --glob");
+  add(s.ignored, "ignored (.ignore, .gitignore, --ignore-file)");
   add(s.too_large, "over --max-filesize");
   add(s.binary, "binary");
   add(s.too_short, "under --min-words");

@@ -164,6 +164,7 @@ Stats CountRead(const SignedCorpus& corpus, const WalkCounts& walk, const DocKin
   stats.duplicate_ids = corpus.counts.duplicate_ids;
   stats.hidden = walk.hidden;
   stats.glob = walk.glob;
+  stats.ignored = walk.ignored;
   stats.too_large = walk.too_large;
   stats.special = walk.special;
   return stats;

@@ -55,7 +55,8 @@ namespace neardup {
 
 struct WalkCounts {
   uint64_t hidden = 0;     // hidden files and directories not entered
-  uint64_t glob = 0;       // files (and directories not entered) excluded by --glob
+  uint64_t glob = 0;       // files (and directories not entered) excluded by --glob or an ignore file
+  uint64_t ignored = 0;    // of those, the ones an ignore file excluded (.ignore, .gitignore, --ignore-file)
   uint64_t too_large = 0;  // files over --max-filesize
   uint64_t symlinks = 0;   // links not followed (without --follow)
   uint64_t loops = 0;      // directory loops found (with --follow)

@@ -222,6 +222,35 @@ TEST(HintsTest, AParquetFileSaysItIsNotReadYet) {
   EXPECT_EQ(jsonl.err.find("malformed"), std::string::npos) << jsonl.err;
 }
 
+// .gitignore files are honoured by default, as ripgrep does; --no-ignore
+// reads everything; what they leave out is counted and, with -v, named (#41).
+TEST(HintsTest, GitignoreFilesAreHonouredUnlessNoIgnore) {
+  TempDir dir;
+  const std::string text = testing::Join(testing::RandomWords(300, 51));
+  WriteFile(dir / "in/a.txt", text);
+  WriteFile(dir / "in/out/a-copy.txt", text);
+  WriteFile(dir / "in/.gitignore", "out/\n");
+  const RunResult r = Neardup(dir, {"scan", dir / "in"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("(skipped: 1 hidden, 1 ignored (.ignore, .gitignore, --ignore-file))"), std::string::npos)
+      << r.err;
+  const RunResult verbose = Neardup(dir, {"scan", "-v", dir / "in"});
+  EXPECT_NE(verbose.err.find("skipped " + dir / "in/out" + ": ignored (.ignore, .gitignore or --ignore-file)"),
+            std::string::npos)
+      << verbose.err;
+  const RunResult all = Neardup(dir, {"scan", "--no-ignore", dir / "in"});
+  EXPECT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_NE(all.out.find(dir / "in/out/a-copy.txt"), std::string::npos) << all.out;
+  // --ignore-file adds its patterns; --no-ignore leaves them in force.
+  WriteFile(dir / "list", "a.txt\n");
+  const RunResult listed = Neardup(dir, {"scan", "--ignore-file", dir / "list", dir / "in"});
+  EXPECT_EQ(listed.exit_code, 1) << listed.err;
+  EXPECT_NE(listed.err.find(", 2 ignored ("), std::string::npos) << listed.err;
+  const RunResult listed_only = Neardup(dir, {"scan", "--no-ignore", "--ignore-file", dir / "list", dir / "in"});
+  EXPECT_EQ(listed_only.exit_code, 1) << listed_only.err;
+  EXPECT_NE(listed_only.err.find(", 1 ignored ("), std::string::npos) << listed_only.err;
+}
+
 TEST(HintsTest, AnEmptyInputSaysSo) {
   TempDir dir;
   std::filesystem::create_directories(dir / "empty");
