@@ -50,6 +50,13 @@ struct Options {
   // Globs matched against the path below the PATH argument; "!GLOB" excludes;
   // the last matching glob wins. Default: none (everything).
   std::vector<std::string> globs;
+  // Ignore files, in gitignore syntax (src/walk/ignore.h), matched against
+  // the path below each PATH argument, below the .ignore and .gitignore files
+  // in precedence. Repeatable. Default: none.
+  std::vector<std::string> ignore_files;
+  // Honour no .ignore or .gitignore file (`ignore_files` still are, as in
+  // ripgrep). Default: false (they are honoured, as in ripgrep).
+  bool no_ignore = false;
   // Include files and directories whose name starts with '.'. Default: false.
   bool hidden = false;
   // Follow symbolic links (loops are detected by device and inode). Default: false.

@@ -71,7 +71,8 @@ struct Stats {
   uint64_t empty = 0;             // documents with no word
   uint64_t too_short = 0;         // fewer than --min-words words
   uint64_t hidden = 0;            // skipped: hidden names
-  uint64_t glob = 0;              // skipped: excluded by --glob
+  uint64_t glob = 0;              // skipped: excluded by --glob or an ignore file
+  uint64_t ignored = 0;           // of `glob`, those an ignore file excluded (not in the json: part of "glob")
   uint64_t too_large = 0;         // skipped: over --max-filesize
   uint64_t special = 0;           // not read: fifos, sockets, devices found in a walk
   uint64_t binary = 0;            // skipped: binary files
@@ -94,6 +95,9 @@ struct IndexStats {
   uint64_t signed_now = 0;  // documents read and signed in this run
   uint64_t removed = 0;     // documents of files gone from the scanned paths, removed
   int64_t run = 0;          // the run's row in the index
+  // Invalid UTF-8 sequences of the files reused, in Stats::invalid_utf8 too:
+  // the run that read them gave its advice on them (no hint of this run's).
+  uint64_t reused_invalid_utf8 = 0;
 };
 
 // With --kept-dir: what was written there (src/scan/kept_dir.h).

@@ -94,6 +94,10 @@ struct InputProblem {
   uint64_t line = 0;  // JSONL line number; 0 for the whole file
   Status status;
   Kind kind = Kind::kUnreadable;
+  // A malformed JSONL line that does not even start as a JSON object (its
+  // first byte other than a blank is not '{'): a line of a file that is not
+  // JSONL at all, when the file has no other kind.
+  bool not_json = false;
 };
 
 // Totals over the documents read.

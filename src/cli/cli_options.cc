@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <deque>
@@ -273,9 +274,39 @@ std::string WithValueSuggestion(const std::string& message) {
   return message.substr(0, colon) + " must be " + expects + ", got " + typed + DidYouMean(typed, known);
 }
 
+// What `neardup index` and `neardup stage` lack when they are not told what
+// to do, said as `neardup scan` without a PATH says it; nothing when they are
+// (or when help is asked for). `depth`: the words of `command` in argv.
+std::optional<std::string> MissingAction(const CLI::App* command, int argc, const char* const* argv, int depth) {
+  std::vector<std::string_view> operands;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--help" || word == "-h") return std::nullopt;
+    if (i >= depth && !word.starts_with('-')) operands.push_back(word);
+  }
+  const CLI::App* parent = command->get_parent();
+  if (parent == nullptr || parent->get_parent() != nullptr) return std::nullopt;  // a command of neardup itself
+  if (command->get_name() == "stage") {
+    std::string tasks;
+    for (const StageInfo& info : kStageCommands) {
+      if (std::find(operands.begin(), operands.end(), info.name) != operands.end()) return std::nullopt;
+      tasks.append(tasks.empty() ? "" : ", ").append(info.name);
+    }
+    return "stage needs a task (" + tasks + "); see neardup stage --help";
+  }
+  if (command->get_name() == "index" && operands.empty()) {
+    return std::string("index needs info or check and the index FILE; see neardup index --help");
+  }
+  if (command->get_name() == "index" && operands.size() == 1 && (operands[0] == "info" || operands[0] == "check")) {
+    return "index " + std::string(operands[0]) + " needs the index FILE (scan --index FILE); see neardup index --help";
+  }
+  return std::nullopt;
+}
+
 // What argv asks before CLI11 sees it: bare `neardup` (short usage, exit 2),
-// `help` (the help, exit 0; `help COMMAND` is `COMMAND --help`), `version` and `-V` (the version, exit 0), and a
-// command that does not exist (exit 2, naming the nearest one).
+// `help` (the help, exit 0; `help COMMAND` is `COMMAND --help`), `version` and `-V` (the version, exit 0), a
+// command that does not exist (exit 2, naming the nearest one), and `index`
+// or `stage` told nothing to do (exit 2, as `scan` without a PATH).
 std::optional<ExitCode> ParseCommandWord(const CLI::App& app, int argc, const char* const* argv, std::ostream& out,
                                          std::ostream& err) {
   if (argc < 2) {
@@ -301,6 +332,10 @@ std::optional<ExitCode> ParseCommandWord(const CLI::App& app, int argc, const ch
         << " (commands:";
     for (const std::string& name : known) err << " " << name;
     err << "; see neardup" << where << " --help)\n";
+    return ExitCode::kError;
+  }
+  if (const std::optional<std::string> missing = MissingAction(command, argc, argv, depth)) {
+    err << "neardup: " << *missing << "\n";
     return ExitCode::kError;
   }
   return std::nullopt;
@@ -357,13 +392,24 @@ Status CheckScanOptions(const BoundOptions& given, const CliOptions& c, std::vec
     return Status::InvalidArgument(
         "-0 (--null) ends the bare paths of --mode duplicates: drop -f, which writes records");
   }
+  // JSONL duplicates are lines, named by id or FILE:LINE: no path for rm.
+  if (given.Given("--null") && o.input == InputFormat::kJsonl) {
+    return Status::InvalidArgument(
+        "-0 (--null) ends paths for xargs -0 rm, but with --input jsonl the duplicates are lines named by id, not "
+        "files: use -f jsonl to list them, or --kept-dir DIR to write the files without them");
+  }
+  // A JSONL line has no time of its own: its file's is not the document's.
+  if (o.input == InputFormat::kJsonl && (o.keep == KeepRule::kNewest || o.keep == KeepRule::kOldest)) {
+    return Status::InvalidArgument(std::string("--keep ").append(ToString(o.keep)).append(
+        " compares modification times, which JSONL lines have none of: use --keep first, longest or shortest"));
+  }
   if (o.mode == Mode::kPairs && o.kept_dir.empty()) {  // --kept-dir drops by them in every mode
     if (given.Given("--keep")) warnings->push_back("--keep has no effect in pairs mode (see --mode)");
     if (given.Given("--cluster-by")) warnings->push_back("--cluster-by has no effect in pairs mode (see --mode)");
   }
   if (c.format == OutputFormat::kHtml && o.mode == Mode::kDuplicates) {
-    return Status::InvalidArgument(
-        "-f html is a review page of pairs or clusters: use it with --mode pairs or clusters");
+    return Status::InvalidArgument(std::string(given.Given("--format") ? "-f html" : "-o " + ShownValue(c.output))
+                                       .append(" is a review page of pairs or clusters: use it with --mode pairs or clusters"));
   }
   if (given.Given("--lock-wait") && o.index.empty()) return Status::InvalidArgument("--lock-wait needs --index FILE");
   const bool no_paths = o.paths.empty() && c.files_from.empty() && c.files0_from.empty();
@@ -387,6 +433,40 @@ Status CheckScanOptions(const BoundOptions& given, const CliOptions& c, std::vec
     return Status::InvalidArgument("'-' as a PATH and --files-from - both read standard input: use one of them");
   }
   return Status::Ok();
+}
+
+// The output format that -o's file name ends with (any case): .jsonl or
+// .ndjson, .json, .csv, .tsv, .html; nothing for stdout or any other name.
+std::optional<OutputFormat> FormatNamedBy(std::string_view output) {
+  if (output.empty() || output == "-") return std::nullopt;
+  const std::string_view name = output.substr(output.rfind('/') + 1);
+  const size_t dot = name.rfind('.');
+  if (dot == std::string_view::npos || dot == 0) return std::nullopt;  // ".csv" is a hidden name, not a kind
+  std::string extension(name.substr(dot + 1));
+  for (char& ch : extension) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (extension == "ndjson") return OutputFormat::kJsonl;
+  return FromString<OutputFormat>(extension);
+}
+
+// -o FILE.csv without -f writes csv (as -f csv would); with -f, the two must
+// agree, and -0 (bare paths) takes no file named for a format. Returns
+// whether the format was chosen (by -f or by the name).
+Result<bool> ChooseFormatByOutput(const BoundOptions& given, CliOptions* c) {
+  const std::optional<OutputFormat> named = FormatNamedBy(c->output);
+  if (!named) return given.Given("--format");
+  const std::string output = ShownValue(c->output);
+  if (given.Given("--format")) {
+    if (c->format == *named) return true;
+    return Status::InvalidArgument(std::string("-f ").append(NameOf(c->format)).append(" disagrees with -o ")
+                                       .append(output).append(", a name for ").append(NameOf(*named))
+                                       .append(": drop -f, or name the file for the format"));
+  }
+  if (given.Given("--null") && c->scan.mode == Mode::kDuplicates) {  // else -0 is refused for its mode
+    return Status::InvalidArgument(std::string("-0 (--null) writes NUL-ended paths, not the ").append(NameOf(*named))
+                                       .append(" that -o ").append(output).append(" names: drop -0, or name the file otherwise"));
+  }
+  c->format = *named;
+  return true;
 }
 
 // --task I and --tasks N as typed, else from Slurm's job array variables.
@@ -484,10 +564,12 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
   if (c.verbosity < 0) c.progress = false;  // -q: errors only, no progress line
   c.scan.name_skipped = c.verbosity > 0;  // -v names each skipped file
   if (status.ok() && (c.command == Command::kScan || stage != nullptr)) {
-    status = CheckScanOptions(given, c, &parsed.warnings);
-    // --mode duplicates without -f: the bare paths, for xargs; with -f, one
-    // record per removable document naming the document it duplicates.
-    if (c.scan.mode == Mode::kDuplicates && !given.Given("--format")) c.format = OutputFormat::kPaths;
+    const Result<bool> chosen = ChooseFormatByOutput(given, &c);
+    status = chosen.ok() ? CheckScanOptions(given, c, &parsed.warnings) : chosen.status();
+    // --mode duplicates without -f (or -o FILE.jsonl...): the bare paths, for
+    // xargs; with a format, one record per removable document naming the
+    // document it duplicates.
+    if (status.ok() && c.scan.mode == Mode::kDuplicates && !*chosen) c.format = OutputFormat::kPaths;
   }
   c.scan.doc_places = c.format == OutputFormat::kHtml;  // the page reads JSONL documents again
   if (status.ok() && c.command == Command::kExplain) status = CheckExplainOptions(given, c);

@@ -127,9 +127,9 @@ std::string Summary(const Report& r, double seconds) {
             std::to_string(r.removable.size()) + " removable (" + ShownSize(r.removable_bytes()) + ")";
   }
   if (r.kept.used) {
-    line += "; kept: " + std::to_string(r.kept.files) + " files, " + std::to_string(r.kept.documents) +
-            " documents written, " + std::to_string(r.kept.dropped) + " left out";
-    if (r.kept.failed > 0) line += ", " + std::to_string(r.kept.failed) + " files not written";
+    line += "; kept: " + Counted(r.kept.files, "file") + ", " + Counted(r.kept.documents, "document") + " written, " +
+            std::to_string(r.kept.dropped) + " left out";
+    if (r.kept.failed > 0) line += ", " + Counted(r.kept.failed, "file") + " not written";
   }
   if (r.index.used) {
     line += "; index: " + std::to_string(r.index.reused) + " reused, " + std::to_string(r.index.signed_now) +
@@ -148,7 +148,8 @@ std::string SkipDetail(const Stats& s) {
     d += std::to_string(n) + " " + what;
   };
   add(s.hidden, "hidden");
-  add(s.glob, "excluded by --glob");
+  add(s.glob - std::min(s.glob, s.ignored), "excluded by --glob");
+  add(s.ignored, "ignored (.ignore, .gitignore, --ignore-file)");
   add(s.too_large, "over --max-filesize");
   add(s.binary, "binary");
   add(s.too_short, "under --min-words");
@@ -210,8 +211,8 @@ void LogWhatTheRunMet(const Report& report, int verbosity) {
   for (const std::string& s : report.skipped) spdlog::info("skipped {}", s);
   for (const std::string& n : report.notices) spdlog::warn("{}", n);
   if (report.stats.special > 0) {
-    spdlog::info("{} special files (fifos, sockets, devices) found while walking were not read",
-                 report.stats.special);
+    spdlog::info("{} (fifos, sockets, devices) found while walking {} not read",
+                 Counted(report.stats.special, "special file"), report.stats.special == 1 ? "was" : "were");
   }
   if (report.kept.used) spdlog::info("--kept-dir written in {:.3f} s", report.kept.seconds);
   const Params& pa = report.params;
@@ -313,7 +314,7 @@ ExitCode RunIndexInfo(const std::string& file, std::ostream& out) {
   out << "\nlast runs (newest first):\n";
   for (const IndexRun& r : info->runs) {
     out << "  #" << r.id << " " << r.started << " .. " << (r.ended.empty() ? "(did not finish)" : r.ended) << ": "
-        << r.documents << " documents, " << r.reused << " reused, " << r.signed_now << " signed, " << r.removed
+        << Counted(r.documents, "document") << ", " << r.reused << " reused, " << r.signed_now << " signed, " << r.removed
         << " removed, exit " << (r.exit_status < 0 ? std::string("?") : std::to_string(r.exit_status))
         << (r.delivered == 1 ? ", delivered" : r.delivered == 0 ? ", not delivered" : ", delivery unknown") << "; "
         << r.options << "\n";

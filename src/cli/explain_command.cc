@@ -39,6 +39,15 @@ std::string Fixed(double value, int decimals) {
 // has it (1 means the same tokens).
 std::string Score4(double value) { return Fixed(value < 1.0 ? std::min(value, 0.9999) : value, 4); }
 
+// A score as a json number with at most 4 decimals, as scan's json writes
+// it (FormatScore(): 0.875, 0.8612, 1; below 1 at most 0.9999).
+Json ScoreJson(double value) {
+  const double rounded = std::strtod(FormatScore(value).c_str(), nullptr);
+  // nlohmann prints 1.0 as "1.0": a whole score is stored as an integer.
+  if (rounded == std::trunc(rounded) && std::fabs(rounded) < 1e15) return static_cast<int64_t>(rounded);
+  return rounded;
+}
+
 const char* Yes(bool reported) { return reported ? "reported" : "not reported"; }
 
 void DocLines(const char* label, const ExplainedDoc& d, const char* unit, std::string* text) {
@@ -207,13 +216,13 @@ void WriteExplanationJson(const PairExplanation& e, const std::vector<DiffRun>& 
   j["rows"] = e.banding.rows;
   j["shared_shingles"] = e.shared_shingles;
   j["union_shingles"] = e.union_shingles;
-  j["jaccard"] = e.jaccard;
+  j["jaccard"] = ScoreJson(e.jaccard);
   j["same_tokens"] = e.same_tokens;
-  j["estimate"] = e.estimate;
-  j["standard_error"] = e.standard_error;
+  j["estimate"] = ScoreJson(e.estimate);
+  j["standard_error"] = ScoreJson(e.standard_error);
   j["agreeing_bands"] = e.agreeing_bands;
   j["candidate"] = e.candidate;
-  j["candidate_probability"] = e.candidate_probability;
+  j["candidate_probability"] = ScoreJson(e.candidate_probability);
   j["reported"] = Json::object(
       {{"signature", e.reported_signature}, {"exact", e.reported_exact}, {"none", e.reported_none}});
   Json runs = Json::array();

@@ -181,7 +181,9 @@ constexpr const char* kFilesText =
     "of the files read, with a \\fIFILE\\-wal\\fR journal while a run holds it.\n"
     ".TP\n.I WORK\nThe work folder of \\fBneardup stage\\fR: \\fIWORK/sign/\\fR holds each sign task's "
     "signatures and bands, \\fIWORK/bucket/\\fR each bucket task's candidate pairs, \\fIWORK/verify/\\fR each verify task's verified pairs; start each run in an "
-    "empty folder.\n";
+    "empty folder.\n"
+    ".TP\n.I .gitignore, .ignore\nIgnore files in gitignore syntax, honoured by \\fBscan\\fR below each "
+    "\\fIPATH\\fR as \\fBrg\\fR(1) honours them (\\fB\\-\\-no\\-ignore\\fR turns them off).\n";
 
 constexpr const char* kSeeAlsoText =
     ".SH SEE ALSO\n"

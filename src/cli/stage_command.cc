@@ -71,8 +71,9 @@ ExitCode RunFilter(const CliOptions& cli) {
   }
   for (const Status& problem : ran->problems) spdlog::warn("{}", problem.message());
   const KeptStats& k = ran->stats;
-  spdlog::info("filter task {} of {}: {} files, {} documents written to {} ({} dropped, {} files not written)",
-               cli.task, cli.tasks, k.files, k.documents, cli.scan.kept_dir, k.dropped, k.failed);
+  spdlog::info("filter task {} of {}: {}, {} written to {} ({} dropped, {} not written)", cli.task, cli.tasks,
+               Counted(k.files, "file"), Counted(k.documents, "document"), cli.scan.kept_dir, k.dropped,
+               Counted(k.failed, "file"));
   return ran->problems.empty() ? ExitCode::kFound : ExitCode::kError;
 }
 

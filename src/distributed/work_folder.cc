@@ -127,7 +127,7 @@ Result<bool> WorkFolder::Done(StageKind kind, StageTask t, uint64_t fingerprint)
   if (!m.ok() || m->task.task != t.task) return Damaged(path, m.ok() ? "another task's marker" : m.status().message());
   if (m->task.tasks != t.tasks) {
     return Status::InvalidArgument(std::string(path).append(": made by a run of ").append(std::to_string(m->task.tasks))
-                                       .append(" ").append(ToString(kind)).append(" tasks, not ")
+                                       .append(" ").append(ToString(kind)).append(m->task.tasks == 1 ? " task, not " : " tasks, not ")
                                        .append(std::to_string(t.tasks)).append(": use an empty work folder"));
   }
   return Status::InvalidArgument(std::string(path).append(
@@ -143,7 +143,7 @@ Status WorkFolder::SameRun(StageKind kind, StageTask t, uint64_t fingerprint) co
     if (!m.ok()) return m.status();
     if (m->task.tasks != t.tasks) {
       return Status::InvalidArgument(it->path().string().append(": made by a run of ").append(std::to_string(m->task.tasks))
-                                         .append(" tasks, not ").append(std::to_string(t.tasks))
+                                         .append(m->task.tasks == 1 ? " task, not " : " tasks, not ").append(std::to_string(t.tasks))
                                          .append(": use an empty work folder"));
     }
     if (m->fingerprint != fingerprint) {

@@ -582,6 +582,7 @@ void IndexUpdate::CountVerified(IndexedCorpus* out) {
     std::fill_n(out->signed_now.begin() + static_cast<ptrdiff_t>(first), count, uint8_t{0});
     out->stats.signed_now -= count;
     out->stats.reused += count;
+    out->stats.reused_invalid_utf8 += e.invalid_utf8;  // read again, but advised on by the run that stored it
   }
 }
 
@@ -717,6 +718,7 @@ Status IndexUpdate::LoadStored(bool adopted, IndexedCorpus* out) {
     c.counts.invalid_utf8 += e.invalid_utf8;
     c.counts.transcoded += e.transcoded;
     out->stats.reused += lay_.n_old[i];
+    out->stats.reused_invalid_utf8 += e.invalid_utf8;
     if (stored_.first[k] == SIZE_MAX) {
       wanted.push_back(&e);
       file_of_slot.push_back(static_cast<uint32_t>(i));

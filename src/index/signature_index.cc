@@ -1248,7 +1248,7 @@ class CheckList {
     if (++count_ <= kMaxListed) problems_.push_back(std::move(problem));
   }
   std::vector<std::string> Take() {
-    if (count_ > kMaxListed) problems_.push_back("and " + std::to_string(count_ - kMaxListed) + " more problems");
+    if (count_ > kMaxListed) problems_.push_back("and " + std::to_string(count_ - kMaxListed) + (count_ - kMaxListed == 1 ? " more problem" : " more problems"));
     return std::move(problems_);
   }
 

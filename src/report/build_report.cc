@@ -153,7 +153,7 @@ Stats CountRead(const SignedCorpus& corpus, const WalkCounts& walk, const DocKin
   stats.documents = kinds.documents;
   stats.empty = kinds.empty;
   stats.too_short = kinds.too_short;
-  stats.binary = kinds.binary;
+  stats.binary = kinds.binary + walk.parquet;  // as they were before neardup named them
   for (const UnsignedDoc& u : corpus.unnamed_unsigned) ++(u.kind == DocKind::kEmpty ? stats.empty : stats.too_short);
   for (const NamedUnsignedDoc& u : corpus.named_unsigned) {
     ++(u.doc.kind == DocKind::kEmpty ? stats.empty : stats.too_short);
@@ -164,6 +164,7 @@ Stats CountRead(const SignedCorpus& corpus, const WalkCounts& walk, const DocKin
   stats.duplicate_ids = corpus.counts.duplicate_ids;
   stats.hidden = walk.hidden;
   stats.glob = walk.glob;
+  stats.ignored = walk.ignored;
   stats.too_large = walk.too_large;
   stats.special = walk.special;
   return stats;

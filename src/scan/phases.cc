@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <new>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -263,8 +264,11 @@ void AddHints(const Options& o, Report* report) {
                                 " read as one text document each: add --input jsonl to read each line as a document");
     }
   }
-  if (st.invalid_utf8 > kManyInvalidUtf8 && o.encoding == Encoding::kUtf8) {
-    report->notices.push_back(std::to_string(st.invalid_utf8) +
+  // Of the files read in this run: a file reused from the --index was
+  // advised on by the run that read it.
+  const uint64_t invalid_utf8 = st.invalid_utf8 - std::min(st.invalid_utf8, report->index.reused_invalid_utf8);
+  if (invalid_utf8 > kManyInvalidUtf8 && o.encoding == Encoding::kUtf8) {
+    report->notices.push_back(std::to_string(invalid_utf8) +
                               " invalid UTF-8 sequences replaced: if the files are Latin-1 (or Windows-1252), "
                               "--encoding latin1 reads them as such");
   }
@@ -272,10 +276,60 @@ void AddHints(const Options& o, Report* report) {
     std::string why;
     if (st.empty + st.skipped() + st.unreadable + st.malformed_lines > 0) {
       why = " (" + std::to_string(st.empty) + " empty, " + std::to_string(st.skipped()) + " skipped, " +
-            std::to_string(st.unreadable) + " unreadable, " + std::to_string(st.malformed_lines) + " malformed lines)";
+            std::to_string(st.unreadable) + " unreadable, " + std::to_string(st.malformed_lines) +
+            (st.malformed_lines == 1 ? " malformed line)" : " malformed lines)");
     }
     report->notices.push_back("no document to compare: nothing with words was read from the given paths" + why);
   }
+}
+
+// --input jsonl over files that are not JSONL (#41): a file with no document
+// whose every problem is a line that does not start as a JSON object (a text
+// file) is said once for the run, with the advice to read it as text, instead
+// of a warning a line (-v still lists every line). Its lines still count as
+// malformed. Returns the notice; nothing when every file is JSONL.
+std::optional<std::string> FoldFilesNotJsonl(const SignedCorpus& corpus, bool name_lines,
+                                             std::vector<InputProblem>* problems, Stats* stats) {
+  const std::vector<InputFile>& files = corpus.table.files;
+  std::vector<uint8_t> jsonl(files.size(), 0);  // a document, or another kind of problem
+  std::vector<uint64_t> not_json(files.size(), 0);
+  for (const DocRecord& d : corpus.table.docs) jsonl[d.file] = 1;
+  for (const UnsignedDoc& u : corpus.unnamed_unsigned) jsonl[u.file] = 1;
+  for (const NamedUnsignedDoc& u : corpus.named_unsigned) jsonl[u.doc.file] = 1;
+  for (const InputProblem& p : *problems) {
+    if (p.file >= files.size()) continue;
+    if (p.kind == InputProblem::Kind::kMalformed && p.not_json) {
+      ++not_json[p.file];
+    } else {
+      jsonl[p.file] = 1;
+    }
+  }
+  uint64_t count = 0;
+  uint64_t lines = 0;
+  const InputFile* first = nullptr;
+  for (size_t f = 0; f < files.size(); ++f) {
+    if (jsonl[f] != 0 || not_json[f] == 0) continue;
+    if (first == nullptr) first = &files[f];
+    ++count;
+    lines += not_json[f];
+  }
+  if (count == 0) return std::nullopt;
+  if (!name_lines) {
+    std::erase_if(*problems, [&](const InputProblem& p) {
+      const bool folded = p.file < files.size() && jsonl[p.file] == 0 && not_json[p.file] > 0;
+      if (folded) ++stats->malformed_lines;
+      return folded;
+    });
+  }
+  std::string notice = first->path;
+  if (count == 1) {
+    notice += lines == 1 ? " is not JSONL: its one line is not a JSON object"
+                         : " is not JSONL: none of its " + std::to_string(lines) + " lines is a JSON object";
+  } else {
+    notice += " and " + std::to_string(count - 1) + (count == 2 ? " more file" : " more files") +
+              " are not JSONL: none of their " + std::to_string(lines) + " lines is a JSON object";
+  }
+  return notice + " (skipped as malformed); to read each file as one document, use --input text";
 }
 
 // With Options::name_skipped: what the walk skipped and the documents read
@@ -310,6 +364,9 @@ Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, Foun
   report.params = MakeParams(o, run.banding());
   report.index = inputs.index;
   report.stats = CountRead(corpus, inputs.walk, inputs.left_out);
+  const std::optional<std::string> not_jsonl =
+      o.input == InputFormat::kJsonl ? FoldFilesNotJsonl(corpus, o.name_skipped, &corpus.problems, &report.stats)
+                                     : std::nullopt;
   corpus.unnamed_unsigned = {};  // counted: nothing else reads them
   corpus.named_unsigned = {};
   report.stats.candidates = found.candidates.visited;
@@ -346,6 +403,7 @@ Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, Foun
     return s;
   }
   report.notices.insert(report.notices.begin(), inputs.walk_notices.begin(), inputs.walk_notices.end());
+  if (not_jsonl) report.notices.push_back(*not_jsonl);
   report.problems =
       TallyProblems(inputs.walk, std::move(inputs.walk_errors), std::move(corpus.problems), &report.stats);
   AddHints(o, &report);

@@ -35,7 +35,14 @@ constexpr size_t kBlocksPerWorker = 4;
 struct BlockProblem {
   uint64_t line = 0;
   std::string message;  // after "PATH:LINE: "
+  bool not_json = false;  // InputProblem::not_json
 };
+
+// Whether a line that failed to parse was meant as a JSON object at all.
+bool StartsAsObject(std::string_view line) {
+  const size_t first = line.find_first_not_of(" \t\r\f\v");
+  return first != std::string_view::npos && line[first] == '{';
+}
 
 struct Block {
   explicit Block(uint32_t f = 0) : file(f) {}
@@ -80,7 +87,7 @@ void SignLine(std::string_view line, size_t readable_after, uint64_t ln, const B
   bool has = false;
   const Status s = parser.ParseView(line, &doc, &has, readable_after);
   if (!s.ok()) {
-    b.problems.push_back({.line = ln, .message = s.message()});
+    b.problems.push_back({.line = ln, .message = s.message(), .not_json = !StartsAsObject(line)});
     return;
   }
   if (!has) return;
@@ -280,7 +287,8 @@ void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector
       out->problems.push_back({.file = b.file,
                                .line = ln,
                                .status = Status::Corrupt(f.path + ":" + std::to_string(ln) + ": " + p.message),
-                               .kind = InputProblem::Kind::kMalformed});
+                               .kind = InputProblem::Kind::kMalformed,
+                               .not_json = p.not_json});
     }
     for (UnsignedDoc& u : b.unnamed_unsigned) {
       u.line += base;

@@ -38,6 +38,9 @@ class GlobSet {
   // whole trees, as in ripgrep). Include globs never prune a directory.
   bool ExcludesDirectory(std::string_view relative_dir) const;
   bool empty() const { return globs_.empty(); }
+  // true/false: the last glob matching `relative_path` includes/excludes it;
+  // nothing: no glob matches (Matches() then says whether any glob includes).
+  std::optional<bool> LastMatch(std::string_view relative_path) const;
 
  private:
   struct Glob {
@@ -45,9 +48,6 @@ class GlobSet {
     bool exclude = false;
     bool basename_only = false;  // no '/' in the pattern, not anchored
   };
-  // true/false: the last matching glob includes/excludes; nullopt: none matched.
-  std::optional<bool> LastMatch(std::string_view relative_path) const;
-
   std::vector<Glob> globs_;
   bool any_include_ = false;
 };

@@ -21,6 +21,7 @@
 #include "walk/walk.h"
 
 #include <algorithm>
+#include <cctype>
 #include <condition_variable>
 #include <exception>
 #include <memory>
@@ -32,6 +33,7 @@
 
 #include "base/hash.h"
 #include "walk/glob.h"
+#include "walk/ignore.h"
 #include "base/parallel.h"
 
 namespace neardup {
@@ -102,6 +104,7 @@ struct Listing {
                    std::make_move_iterator(other.skipped.end()));
     counts.hidden += other.counts.hidden;
     counts.glob += other.counts.glob;
+    counts.ignored += other.counts.ignored;
     counts.too_large += other.counts.too_large;
     counts.symlinks += other.counts.symlinks;
     counts.loops += other.counts.loops;
@@ -139,8 +142,10 @@ class Walker {
  public:
   // `threads` > 1: directories are listed (and their files stat'ed) by that
   // many threads at once, unless links are followed (see WalkTreeParallel).
-  Walker(const Options& options, const GlobSet& globs, FileSystem& fs, Listing* into, int threads)
-      : options_(options), globs_(globs), fs_(fs), into_(into), threads_(threads) {}
+  // `ignore_files`: the --ignore-file files (none with --no-ignore).
+  Walker(const Options& options, const GlobSet& globs, const std::vector<IgnoreFile>& ignore_files, FileSystem& fs,
+         Listing* into, int threads)
+      : options_(options), globs_(globs), ignore_files_(ignore_files), fs_(fs), into_(into), threads_(threads) {}
 
   // Walks one PATH argument. The argument itself is always followed if it is
   // a link, and never filtered by hidden or globs.
@@ -185,6 +190,7 @@ class Walker {
     std::string relative;
     std::vector<SubDir> subdirs;  // sorted
     size_t next = 0;              // index of the next subdirectory to enter
+    std::shared_ptr<const IgnoreRules> rules;  // in force in this directory (null with --no-ignore)
   };
 
   // Lists a directory, records its files and then walks its subdirectories in
@@ -195,15 +201,15 @@ class Walker {
     std::vector<Frame> stack;
     // Lists `display` and pushes it (with no subdirectories when it cannot
     // be read: popping it then ends its visit like any other).
-    auto enter = [&](std::string display, std::string relative) {
+    auto enter = [&](std::string display, std::string relative, std::shared_ptr<const IgnoreRules> parent_rules) {
       Frame frame;
-      ListDir(display, relative, reference, &frame.subdirs);
+      frame.rules = ListDir(display, relative, reference, std::move(parent_rules), &frame.subdirs);
       SortSubdirs(&frame.subdirs);
       frame.display = std::move(display);
       frame.relative = std::move(relative);
       stack.push_back(std::move(frame));
     };
-    enter(root, "");
+    enter(root, "", nullptr);
     while (!stack.empty()) {
       Frame& top = stack.back();
       if (top.next == top.subdirs.size()) {
@@ -228,7 +234,7 @@ class Walker {
       }
       // `top` and `sub` are invalid once enter() pushes.
       std::string sub_relative = JoinRelative(top.relative, sub.name);
-      enter(std::move(sub_display), std::move(sub_relative));
+      enter(std::move(sub_display), std::move(sub_relative), top.rules);
     }
   }
 
@@ -246,7 +252,7 @@ class Walker {
     std::exception_ptr failed;
     std::mutex failed_mu;
     auto work = [&] {
-      Walker lister(options_, globs_, fs_, nullptr, 1);
+      Walker lister(options_, globs_, ignore_files_, fs_, nullptr, 1);
       while (DirNode* node = queue.Take()) {
         std::vector<DirNode*> more;
         try {
@@ -271,6 +277,7 @@ class Walker {
     std::string name;  // in its parent directory
     std::string display;
     std::string relative;
+    std::shared_ptr<const IgnoreRules> parent_rules;  // of the directory holding it
     Listing listing;
     std::vector<std::unique_ptr<DirNode>> children;
   };
@@ -316,7 +323,8 @@ class Walker {
   std::vector<DirNode*> ListNode(DirNode* node, bool reference) {
     into_ = &node->listing;
     std::vector<SubDir> subdirs;
-    ListDir(node->display, node->relative, reference, &subdirs);
+    const std::shared_ptr<const IgnoreRules> rules =
+        ListDir(node->display, node->relative, reference, std::move(node->parent_rules), &subdirs);
     SortSubdirs(&subdirs);
     SortByName(node->display.size(), &node->listing.found);
     std::vector<DirNode*> more;
@@ -325,6 +333,7 @@ class Walker {
       child->name = sub.name;
       child->display = JoinDisplay(node->display, sub.name);
       child->relative = JoinRelative(node->relative, sub.name);
+      child->parent_rules = rules;
       more.push_back(child.get());
       node->children.push_back(std::move(child));
     }
@@ -427,26 +436,77 @@ class Walker {
   // Lists the directory `display`, records its files and appends its
   // subdirectories to `*subdirs`. A directory that cannot be opened, or whose
   // listing fails midway, is one error; what was listed before a failure is
-  // still used.
-  void ListDir(const std::string& display, const std::string& relative, bool reference,
-               std::vector<SubDir>* subdirs) {
+  // still used. Returns the ignore rules in force in it (`parent_rules` and
+  // its own .ignore and .gitignore), for its subdirectories; null with
+  // --no-ignore.
+  std::shared_ptr<const IgnoreRules> ListDir(const std::string& display, const std::string& relative, bool reference,
+                                             std::shared_ptr<const IgnoreRules> parent_rules,
+                                             std::vector<SubDir>* subdirs) {
     // Below the PATH argument, a directory that became a link since it was
     // listed is not followed without --follow.
     const bool follow_symlink = options_.follow || relative.empty();
     Result<std::unique_ptr<Directory>> dir = fs_.OpenDir(display, follow_symlink);
     if (!dir.ok()) {
       into_->errors.push_back(dir.status());
-      return;
+      return parent_rules;
     }
     std::vector<DirEntry> entries;
     if (Status listed = (*dir)->List(&entries); !listed.ok()) into_->errors.push_back(std::move(listed));
-    for (DirEntry& entry : entries) AddEntry(**dir, display, relative, reference, &entry, subdirs);
+    const std::shared_ptr<const IgnoreRules> rules = RulesOf(display, relative, entries, std::move(parent_rules));
+    for (DirEntry& entry : entries) AddEntry(**dir, display, relative, reference, rules.get(), &entry, subdirs);
+    return rules;
+  }
+
+  // The ignore rules of the directory `display` (its entries listed): its
+  // parent's, with its own .ignore and .gitignore when it has them (not with
+  // --no-ignore). At a PATH argument (no parent) they are never null, so that
+  // --ignore-file applies; null when there is nothing to honour.
+  std::shared_ptr<const IgnoreRules> RulesOf(const std::string& display, const std::string& relative,
+                                             const std::vector<DirEntry>& entries,
+                                             std::shared_ptr<const IgnoreRules> parent_rules) {
+    if (options_.no_ignore && ignore_files_.empty()) return nullptr;
+    IgnoreFile own[2];  // .ignore, .gitignore
+    bool any = false;
+    for (const DirEntry& entry : entries) {
+      if (options_.no_ignore) break;
+      const int which = entry.name == ".ignore" ? 0 : entry.name == ".gitignore" ? 1 : -1;
+      if (which < 0 || entry.type == FileType::kDirectory) continue;
+      std::string text;
+      if (Status s = ReadIgnoreFile(JoinDisplay(display, entry.name), &text); !s.ok()) {
+        into_->errors.push_back(std::move(s));
+        continue;
+      }
+      own[which] = IgnoreFile::Parse(text, relative);
+      any = any || !own[which].empty();
+    }
+    if (!any && parent_rules != nullptr) return parent_rules;
+    return std::make_shared<const IgnoreRules>(std::move(parent_rules), std::move(own[0]), std::move(own[1]));
+  }
+
+  // The bytes of an ignore file, at most kMaxIgnoreFile of them.
+  Status ReadIgnoreFile(const std::string& path, std::string* text) {
+    constexpr size_t kMaxIgnoreFile = size_t{1} << 20;
+    Result<std::unique_ptr<ByteReader>> in = fs_.Open(path);
+    if (!in.ok()) return in.status();
+    char buf[1 << 14];
+    while (text->size() < kMaxIgnoreFile) {
+      Result<size_t> n = (*in)->Read(buf, sizeof buf);
+      if (!n.ok()) return n.status();
+      if (*n == 0) break;
+      text->append(buf, *n);
+    }
+    return Status::Ok();
+  }
+
+  // Whether an ignore file excludes `relative` (a directory when `is_dir`).
+  bool IgnoredByFile(const IgnoreRules* rules, std::string_view relative, bool is_dir) const {
+    return rules != nullptr && rules->Ignored(relative, is_dir, ignore_files_);
   }
 
   // Sorts out one entry of `dir` (whose path is `display`): counted and
   // skipped, a file recorded, or a subdirectory appended to `*subdirs`.
   void AddEntry(Directory& dir, const std::string& display, const std::string& relative, bool reference,
-                DirEntry* entry, std::vector<SubDir>* subdirs) {
+                const IgnoreRules* rules, DirEntry* entry, std::vector<SubDir>* subdirs) {
     if (!options_.hidden && entry->name[0] == '.') {
       Skip(&WalkCounts::hidden, display, entry->name, "hidden");
       return;
@@ -488,6 +548,10 @@ class Walker {
         Skip(&WalkCounts::glob, display, entry->name, "excluded by --glob");
         return;
       }
+      if (IgnoredByFile(rules, child_relative, /*is_dir=*/true)) {
+        SkipIgnored(display, entry->name);
+        return;
+      }
       FileKey key;
       if (options_.follow) {
         if (!st && !stat_entry()) return;
@@ -496,8 +560,14 @@ class Walker {
       subdirs->push_back({std::move(entry->name), key});
       return;
     }
-    // A regular file, as far as the listing or a followed link says.
-    if (!globs_.Matches(child_relative)) {
+    // A regular file, as far as the listing or a followed link says. A glob
+    // that matches it decides, over the ignore files (as in ripgrep).
+    const std::optional<bool> by_glob = globs_.LastMatch(child_relative);
+    if (!by_glob && IgnoredByFile(rules, child_relative, /*is_dir=*/false)) {
+      SkipIgnored(display, entry->name);
+      return;
+    }
+    if (!by_glob.value_or(globs_.Matches(child_relative))) {
       Skip(&WalkCounts::glob, display, entry->name, "excluded by --glob");
       return;
     }
@@ -509,6 +579,12 @@ class Walker {
       return;
     }
     AddFile(JoinDisplay(display, entry->name), *st, reference);
+  }
+
+  // Counts an entry an ignore file excluded: among those --glob excludes too.
+  void SkipIgnored(const std::string& display, const std::string& name) {
+    ++into_->counts.ignored;
+    Skip(&WalkCounts::glob, display, name, "ignored (.ignore, .gitignore or --ignore-file)");
   }
 
   // Counts an entry skipped, and names it with Options::name_skipped.
@@ -568,6 +644,7 @@ class Walker {
 
   const Options& options_;
   const GlobSet& globs_;
+  const std::vector<IgnoreFile>& ignore_files_;
   FileSystem& fs_;
   Listing* into_;
   const int threads_;
@@ -653,14 +730,49 @@ void LeaveOutIndex(const Options& options, FileSystem& fs, WalkedCorpus* out) {
   });
 }
 
+// Leaves Parquet files (named *.parquet, any case) out of `files`, each with
+// a notice naming it: neardup does not read Parquet yet, and read as text or
+// JSONL its bytes would be a binary file or malformed lines.
+void LeaveOutParquet(WalkedCorpus* out) {
+  constexpr std::string_view kParquet = ".parquet";
+  std::erase_if(out->files, [&](const InputFile& f) {
+    if (f.identity.stream || f.path.size() <= kParquet.size()) return false;
+    const std::string_view end = std::string_view(f.path).substr(f.path.size() - kParquet.size());
+    for (size_t i = 0; i < end.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(end[i])) != kParquet[i]) return false;
+    }
+    out->notices.push_back(f.path + ": a Parquet file, not read: neardup does not read Parquet yet "
+                                    "(export it to JSONL and scan it with --input jsonl)");
+    ++out->counts.parquet;
+    return true;
+  });
+}
+
 }  // namespace
 
 Result<WalkedCorpus> WalkCorpus(const Options& options, FileSystem& fs) {
   Result<GlobSet> globs = GlobSet::Compile(options.globs);
   if (!globs.ok()) return globs.status();
 
+  // --ignore-file (even with --no-ignore, as in ripgrep: it is asked for by
+  // name): read once, matched below each PATH argument. A file that
+  // cannot be read is an error of the run: what it would leave out is unknown.
+  std::vector<IgnoreFile> ignore_files;
+  for (const std::string& path : options.ignore_files) {
+    Result<std::unique_ptr<ByteReader>> in = fs.Open(path);
+    if (!in.ok()) return Status::InvalidArgument("--ignore-file " + std::string(in.status().message()));
+    std::string text;
+    char buf[1 << 14];
+    for (;;) {
+      Result<size_t> n = (*in)->Read(buf, sizeof buf);
+      if (!n.ok()) return Status::InvalidArgument("--ignore-file " + std::string(n.status().message()));
+      if (*n == 0) break;
+      text.append(buf, *n);
+    }
+    ignore_files.push_back(IgnoreFile::Parse(text, ""));
+  }
   Listing all;
-  Walker walker(options, *globs, fs, &all, Workers::Resolve(options.threads));
+  Walker walker(options, *globs, ignore_files, fs, &all, Workers::Resolve(options.threads));
   uint32_t root = 0;
   auto walk_root = [&](const std::string& path, bool reference) {
     const size_t before = all.found.size();
@@ -677,6 +789,7 @@ Result<WalkedCorpus> WalkCorpus(const Options& options, FileSystem& fs) {
   out.counts = all.counts;
   out.skipped = std::move(all.skipped);
   LeaveOutIndex(options, fs, &out);
+  LeaveOutParquet(&out);
   return out;
 }
 

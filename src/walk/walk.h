@@ -55,12 +55,14 @@ namespace neardup {
 
 struct WalkCounts {
   uint64_t hidden = 0;     // hidden files and directories not entered
-  uint64_t glob = 0;       // files (and directories not entered) excluded by --glob
+  uint64_t glob = 0;       // files (and directories not entered) excluded by --glob or an ignore file
+  uint64_t ignored = 0;    // of those, the ones an ignore file excluded (.ignore, .gitignore, --ignore-file)
   uint64_t too_large = 0;  // files over --max-filesize
   uint64_t symlinks = 0;   // links not followed (without --follow)
   uint64_t loops = 0;      // directory loops found (with --follow)
   uint64_t dangling = 0;   // links to nothing (with --follow), each also in `errors`
   uint64_t special = 0;    // sockets, fifos, devices found below a directory
+  uint64_t parquet = 0;    // .parquet files, not read (neardup does not read Parquet yet)
 };
 
 struct WalkedCorpus {
@@ -70,7 +72,8 @@ struct WalkedCorpus {
   // here too (as warnings), counted in `counts`; the rest are unreadable.
   std::vector<Status> errors;
   // Advice that changes nothing: the --index file found among the inputs,
-  // left out ("PATH: the --index file ..."). Not an error.
+  // left out ("PATH: the --index file ..."), a Parquet file left out ("PATH:
+  // a Parquet file, ..."). Not an error.
   std::vector<std::string> notices;
   // With Options::name_skipped: "PATH: why" for each entry counted in
   // hidden, glob, too_large or special.

@@ -69,7 +69,7 @@ TEST(ParseArgsTest, DuplicatesModeWithoutFormatWritesPathsAndClustersByKeep) {
 TEST(ParseArgsTest, EveryScanOptionIsRead) {
   const auto p = Parse({"scan", "-t", "0.5", "--shingle", "char", "-k", "7", "--num-perm", "64", "--bands", "8",
                         "--rows", "8", "--seed", "42", "--exact", "-f", "csv", "-o", "out.csv", "-j", "3", "-vv",
-                        "--progress", "--mode", "duplicates", "--keep", "newest", "--cluster-by", "connected",
+                        "--progress", "--mode", "duplicates", "--keep", "longest", "--cluster-by", "connected",
                         "--against", "ref", "-g", "*.txt", "-g", "!skip/**", "--hidden", "-L",
                         "--max-filesize", "10M", "--input", "jsonl", "--text-key", "body", "--id-key", "url",
                         "--encoding", "latin1", "--min-words", "20", "a", "b"});
@@ -89,7 +89,7 @@ TEST(ParseArgsTest, EveryScanOptionIsRead) {
   EXPECT_EQ(c.verbosity, 2);
   EXPECT_EQ(c.progress, std::optional<bool>(true));
   EXPECT_EQ(c.scan.mode, Mode::kDuplicates);
-  EXPECT_EQ(c.scan.keep, KeepRule::kNewest);
+  EXPECT_EQ(c.scan.keep, KeepRule::kLongest);
   EXPECT_EQ(c.scan.cluster_by, ClusterBy::kConnected);
   EXPECT_EQ(c.scan.against, std::vector<std::string>{"ref"});
   EXPECT_EQ(c.terminator, '\n');
@@ -199,14 +199,14 @@ TEST(ParseArgsTest, BandsTimesRowsIsComputedIn64Bits) {
 
 TEST(ParseArgsTest, EnumOptionsTakeTheirNamesInAnyCase) {
   const auto p = Parse({"scan", "--mode", "CLUSTERS", "--shingle", "Char", "--verify", "NONE", "-f", "TSV",
-                        "--keep", "Oldest", "--cluster-by", "KEEP", "--input", "JSONL", "--encoding", "UTF-8", "x"});
+                        "--keep", "Shortest", "--cluster-by", "KEEP", "--input", "JSONL", "--encoding", "UTF-8", "x"});
   ASSERT_FALSE(p.args.exit_now) << p.err;
   const CliOptions& c = p.args.options;
   EXPECT_EQ(c.scan.mode, Mode::kClusters);
   EXPECT_EQ(c.scan.shingle, ShingleUnit::kChar);
   EXPECT_EQ(c.scan.verify, VerifyMode::kNone);
   EXPECT_EQ(c.format, OutputFormat::kTsv);
-  EXPECT_EQ(c.scan.keep, KeepRule::kOldest);
+  EXPECT_EQ(c.scan.keep, KeepRule::kShortest);
   EXPECT_EQ(c.scan.cluster_by, ClusterBy::kKeep);
   EXPECT_EQ(c.scan.input, InputFormat::kJsonl);
   EXPECT_EQ(c.scan.encoding, Encoding::kUtf8);
@@ -222,6 +222,125 @@ TEST(ParseArgsTest, DashIsStdoutForOutput) {
   const auto p = Parse({"scan", "-o", "-", "x"});
   ASSERT_FALSE(p.args.exit_now) << p.err;
   EXPECT_EQ(p.args.options.output, "-");
+}
+
+// -o FILE.csv without -f writes csv, whatever the case of the name (#41).
+TEST(ParseArgsTest, OutputNameChoosesTheFormatWhenFIsNotGiven) {
+  const std::pair<const char*, OutputFormat> cases[] = {
+      {"out.csv", OutputFormat::kCsv},      {"dir.v2/OUT.TSV", OutputFormat::kTsv},
+      {"review.html", OutputFormat::kHtml}, {"all.json", OutputFormat::kJson},
+      {"pairs.jsonl", OutputFormat::kJsonl}, {"pairs.ndjson", OutputFormat::kJsonl},
+  };
+  for (const auto& [name, format] : cases) {
+    const auto p = Parse({"scan", "-o", name, "x"});
+    ASSERT_FALSE(p.args.exit_now) << name << ": " << p.err;
+    EXPECT_EQ(p.args.options.format, format) << name;
+  }
+  // --mode duplicates: a named format writes records, not bare paths.
+  auto p = Parse({"scan", "--mode", "duplicates", "-o", "dups.jsonl", "x"});
+  ASSERT_FALSE(p.args.exit_now) << p.err;
+  EXPECT_EQ(p.args.options.format, OutputFormat::kJsonl);
+  // Other names, a hidden name and stdout: the default, as before.
+  for (const char* name : {"out.txt", "out", ".csv", "csv.d/out", "out.csv.gz", "-"}) {
+    p = Parse({"scan", "-o", name, "x"});
+    ASSERT_FALSE(p.args.exit_now) << name << ": " << p.err;
+    EXPECT_EQ(p.args.options.format, OutputFormat::kJsonl) << name;
+    p = Parse({"scan", "--mode", "duplicates", "-o", name, "x"});
+    EXPECT_EQ(p.args.options.format, OutputFormat::kPaths) << name;
+  }
+  // -f that agrees is fine.
+  p = Parse({"scan", "-f", "csv", "-o", "out.CSV", "x"});
+  ASSERT_FALSE(p.args.exit_now) << p.err;
+  EXPECT_EQ(p.args.options.format, OutputFormat::kCsv);
+  p = Parse({"scan", "-f", "tsv", "-o", "out.txt", "x"});
+  EXPECT_EQ(p.args.options.format, OutputFormat::kTsv);
+}
+
+TEST(ParseArgsTest, OutputNameThatDisagreesWithFIsAUsageError) {
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"-f", "csv", "-o", "out.json"},
+       "-f csv disagrees with -o out.json, a name for json: drop -f, or name the file for the format"},
+      {{"-f", "jsonl", "-o", "out.json"},
+       "-f jsonl disagrees with -o out.json, a name for json: drop -f, or name the file for the format"},
+      {{"--mode", "duplicates", "-0", "-o", "dups.csv"},
+       "-0 (--null) writes NUL-ended paths, not the csv that -o dups.csv names: drop -0, or name the file otherwise"},
+      {{"--mode", "duplicates", "-o", "dups.html"},
+       "-o dups.html is a review page of pairs or clusters: use it with --mode pairs or clusters"},
+  };
+  for (const auto& [options, message] : cases) {
+    std::vector<std::string> argv = {"scan"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.push_back("x");
+    const auto p = Parse(argv);
+    ASSERT_TRUE(p.args.exit_now.has_value()) << message;
+    EXPECT_EQ(*p.args.exit_now, ExitCode::kError);
+    EXPECT_EQ(p.err, "neardup: " + message + "\n");
+  }
+  // Outside duplicates mode -0 is refused for that, whatever -o names.
+  EXPECT_EQ(Parse({"scan", "-0", "-o", "out.csv", "x"}).err, "neardup: -0 (--null) applies only to --mode duplicates\n");
+}
+
+// JSONL duplicates are lines named by id: -0 would hand ids to xargs rm (#41).
+TEST(ParseArgsTest, NullWithJsonlInputIsAUsageError) {
+  auto p = Parse({"scan", "--input", "jsonl", "--mode", "duplicates", "-0", "x"});
+  ASSERT_TRUE(p.args.exit_now.has_value());
+  EXPECT_EQ(*p.args.exit_now, ExitCode::kError);
+  EXPECT_EQ(p.err,
+            "neardup: -0 (--null) ends paths for xargs -0 rm, but with --input jsonl the duplicates are lines named "
+            "by id, not files: use -f jsonl to list them, or --kept-dir DIR to write the files without them\n");
+  p = Parse({"stage", "report", "--input", "jsonl", "--mode", "duplicates", "-0", "work"});
+  EXPECT_TRUE(p.args.exit_now.has_value()) << "stage report writes what scan writes";
+  p = Parse({"scan", "--input", "jsonl", "--mode", "duplicates", "x"});
+  EXPECT_FALSE(p.args.exit_now) << p.err;
+  p = Parse({"scan", "--mode", "duplicates", "-0", "x"});
+  EXPECT_FALSE(p.args.exit_now) << p.err;
+}
+
+// A JSONL line has no time of its own (#41): --keep newest|oldest is refused.
+TEST(ParseArgsTest, KeepNewestOrOldestWithJsonlInputIsAUsageError) {
+  for (const char* rule : {"newest", "oldest"}) {
+    for (const char* mode : {"pairs", "clusters", "duplicates"}) {
+      const auto p = Parse({"scan", "--input", "jsonl", "--mode", mode, "--keep", rule, "x"});
+      ASSERT_TRUE(p.args.exit_now.has_value()) << rule << " " << mode;
+      EXPECT_EQ(p.err, std::string("neardup: --keep ") + rule +
+                           " compares modification times, which JSONL lines have none of: use --keep first, longest or "
+                           "shortest\n");
+    }
+    EXPECT_FALSE(Parse({"scan", "--mode", "clusters", "--keep", rule, "x"}).args.exit_now);
+  }
+  for (const char* rule : {"first", "longest", "shortest"}) {
+    EXPECT_FALSE(Parse({"scan", "--input", "jsonl", "--mode", "clusters", "--keep", rule, "x"}).args.exit_now) << rule;
+  }
+}
+
+// `neardup index` and `neardup stage` without what to do answer as `neardup
+// scan` without a PATH does: one line, exit 2 (#41).
+TEST(ParseArgsTest, IndexAndStageWithoutAnActionSayWhatTheyNeed) {
+  const auto scan = Parse({"scan"});
+  ASSERT_TRUE(scan.args.exit_now.has_value());
+  EXPECT_EQ(scan.err, "neardup: scan needs a PATH (or --files-from); see neardup scan --help\n");
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"index"}, "index needs info or check and the index FILE; see neardup index --help"},
+      {{"index", "info"}, "index info needs the index FILE (scan --index FILE); see neardup index --help"},
+      {{"index", "check"}, "index check needs the index FILE (scan --index FILE); see neardup index --help"},
+      {{"stage"}, "stage needs a task (sign, bucket, verify, report, filter); see neardup stage --help"},
+      {{"stage", "--tasks", "2"}, "stage needs a task (sign, bucket, verify, report, filter); see neardup stage --help"},
+  };
+  for (const auto& [argv, message] : cases) {
+    const auto p = Parse(argv);
+    ASSERT_TRUE(p.args.exit_now.has_value()) << message;
+    EXPECT_EQ(*p.args.exit_now, ExitCode::kError);
+    EXPECT_EQ(p.out, "");
+    EXPECT_EQ(p.err, "neardup: " + message + "\n");
+  }
+  for (const std::vector<std::string>& help : {std::vector<std::string>{"index", "--help"}, {"stage", "--help"}}) {
+    const auto p = Parse(help);
+    ASSERT_TRUE(p.args.exit_now.has_value());
+    EXPECT_EQ(*p.args.exit_now, ExitCode::kFound);
+    EXPECT_NE(p.out, "");
+  }
+  const auto info = Parse({"index", "info", "x.db"});
+  EXPECT_FALSE(info.args.exit_now) << info.err;
 }
 
 TEST(ParseArgsTest, KeepAndClusterByInPairsModeAreWarnings) {

@@ -465,7 +465,7 @@ TEST(HostileInputTest, FifoArgumentIsReadAsADocumentAndFifosInDirectoriesAreNot)
   s.json = nlohmann::json::parse(s.run.out, nullptr, false);
   ASSERT_EQ(s.run.exit_code, 0) << s.run.err;
   EXPECT_EQ(PairsOf(s.json), (std::vector<std::pair<std::string, std::string>>{{dir / "d/b.txt", dir / "pipe"}}));
-  EXPECT_NE(s.run.err.find("1 special files (fifos, sockets, devices) found while walking were not read"),
+  EXPECT_NE(s.run.err.find("1 special file (fifos, sockets, devices) found while walking was not read"),
             std::string::npos)
       << s.run.err;
 }

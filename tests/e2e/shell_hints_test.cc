@@ -144,6 +144,113 @@ TEST(HintsTest, ManyInvalidUtf8SequencesNameEncodingLatin1) {
   EXPECT_EQ(few.err.find("--encoding latin1"), std::string::npos) << few.err;
 }
 
+// With --index, a run that reads nothing new does not advise again on the
+// encoding of files it reused (#41); a new file is advised on alone.
+TEST(HintsTest, TheEncodingAdviceIsNotRepeatedForFilesReusedFromTheIndex) {
+  TempDir dir;
+  std::string latin1;
+  for (int i = 0; i < 150; ++i) latin1 += "caf\xe9 na\xefve " + std::to_string(i) + " ";
+  WriteFile(dir / "in/mail.txt", latin1);
+  const std::vector<std::string> args = {"scan", "--index", dir / "idx.db", dir / "in"};
+  const RunResult first = Neardup(dir, args);
+  EXPECT_EQ(Count(first.err, "--encoding latin1"), 1u) << first.err;
+  const RunResult again = Neardup(dir, args);
+  EXPECT_NE(again.err.find("index: 1 reused, 0 signed"), std::string::npos) << again.err;
+  EXPECT_EQ(again.err.find("--encoding latin1"), std::string::npos) << again.err;
+  std::string more;
+  for (int i = 0; i < 60; ++i) more += "\xe0 la cr\xe8me " + std::to_string(i) + " ";
+  WriteFile(dir / "in/new.txt", more);
+  const RunResult grown = Neardup(dir, args);
+  EXPECT_NE(grown.err.find("120 invalid UTF-8 sequences replaced"), std::string::npos) << grown.err;
+  EXPECT_EQ(grown.err.find("420 invalid UTF-8 sequences"), std::string::npos) << grown.err;
+}
+
+// --input jsonl over text files: one warning for the run, naming a file and
+// --input text, not one a line (#41); -v still lists the lines.
+TEST(HintsTest, JsonlInputOverFilesThatAreNotJsonlSaysSoOnce) {
+  TempDir dir;
+  for (const char* name : {"a.txt", "b.md", "c.txt"}) {
+    std::string text;
+    for (int line = 0; line < 12; ++line) text += testing::Join(testing::RandomWords(10, line + 40)) + "\n";
+    WriteFile(dir / (std::string("in/") + name), text);
+  }
+  const RunResult r = Neardup(dir, {"scan", "--input", "jsonl", dir / "in"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;  // the lines are still malformed
+  EXPECT_EQ(Count(r.err, "not JSONL"), 1u) << r.err;
+  EXPECT_NE(r.err.find(dir / "in/a.txt" + " and 2 more files are not JSONL: none of their 36 lines is a JSON object "
+                                          "(skipped as malformed); to read each file as one document, use --input text"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find(dir / "in/a.txt:1:"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("more lines with"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("36 malformed lines"), std::string::npos) << r.err;
+  const RunResult one = Neardup(dir, {"scan", "--input", "jsonl", dir / "in/b.md"});
+  EXPECT_NE(one.err.find(dir / "in/b.md" + " is not JSONL: none of its 12 lines is a JSON object"), std::string::npos)
+      << one.err;
+  const RunResult verbose = Neardup(dir, {"scan", "-v", "--input", "jsonl", dir / "in/b.md"});
+  EXPECT_EQ(Count(verbose.err, dir / "in/b.md:"), 12u) << verbose.err;
+  // A JSONL file with a bad line is JSONL: its line is named as before.
+  const std::string good = "{\"text\": \"" + testing::Join(testing::RandomWords(20, 3)) + "\"}\n";
+  WriteFile(dir / "j/d.jsonl", good + "not json at all\n" + good);
+  const RunResult jsonl = Neardup(dir, {"scan", "--input", "jsonl", dir / "j"});
+  EXPECT_EQ(jsonl.err.find("not JSONL"), std::string::npos) << jsonl.err;
+  EXPECT_NE(jsonl.err.find(dir / "j/d.jsonl:2: "), std::string::npos) << jsonl.err;
+}
+
+// A Parquet file is named, once, as not read yet (#41), as text or JSONL
+// input, and counted as the binary file it was counted as before.
+TEST(HintsTest, AParquetFileSaysItIsNotReadYet) {
+  TempDir dir;
+  constexpr char kChunk[] = "\x15\x04\x00\x19 col text\n";
+  std::string parquet = "PAR1";
+  for (int i = 0; i < 200; ++i) parquet += std::string(kChunk, sizeof kChunk - 1);
+  WriteFile(dir / "in/part-0.parquet", parquet + "PAR1");
+  WriteFile(dir / "in/a.txt", testing::Join(testing::RandomWords(100, 5)));
+  const std::string notice = dir / "in/part-0.parquet" +
+                             ": a Parquet file, not read: neardup does not read Parquet yet (export it to JSONL and "
+                             "scan it with --input jsonl)";
+  const RunResult text = Neardup(dir, {"scan", dir / "in"});
+  EXPECT_EQ(text.exit_code, 1) << text.err;
+  EXPECT_EQ(Count(text.err, "Parquet"), 2u) << text.err;  // "a Parquet file" and "read Parquet yet": one line
+  EXPECT_NE(text.err.find("neardup: " + notice + "\n"), std::string::npos) << text.err;
+  EXPECT_NE(text.err.find("(skipped: 1 binary)"), std::string::npos) << text.err;
+  WriteFile(dir / "j/d.jsonl", "{\"text\": \"" + testing::Join(testing::RandomWords(20, 3)) + "\"}\n");
+  WriteFile(dir / "j/e.PARQUET", parquet);
+  const RunResult jsonl = Neardup(dir, {"scan", "--input", "jsonl", dir / "j"});
+  EXPECT_EQ(jsonl.exit_code, 1) << jsonl.err;  // no malformed line: the file is not read
+  EXPECT_NE(jsonl.err.find(dir / "j/e.PARQUET: a Parquet file, not read"), std::string::npos) << jsonl.err;
+  EXPECT_EQ(jsonl.err.find("malformed"), std::string::npos) << jsonl.err;
+}
+
+// .gitignore files are honoured by default, as ripgrep does; --no-ignore
+// reads everything; what they leave out is counted and, with -v, named (#41).
+TEST(HintsTest, GitignoreFilesAreHonouredUnlessNoIgnore) {
+  TempDir dir;
+  const std::string text = testing::Join(testing::RandomWords(300, 51));
+  WriteFile(dir / "in/a.txt", text);
+  WriteFile(dir / "in/out/a-copy.txt", text);
+  WriteFile(dir / "in/.gitignore", "out/\n");
+  const RunResult r = Neardup(dir, {"scan", dir / "in"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("(skipped: 1 hidden, 1 ignored (.ignore, .gitignore, --ignore-file))"), std::string::npos)
+      << r.err;
+  const RunResult verbose = Neardup(dir, {"scan", "-v", dir / "in"});
+  EXPECT_NE(verbose.err.find("skipped " + dir / "in/out" + ": ignored (.ignore, .gitignore or --ignore-file)"),
+            std::string::npos)
+      << verbose.err;
+  const RunResult all = Neardup(dir, {"scan", "--no-ignore", dir / "in"});
+  EXPECT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_NE(all.out.find(dir / "in/out/a-copy.txt"), std::string::npos) << all.out;
+  // --ignore-file adds its patterns; --no-ignore leaves them in force.
+  WriteFile(dir / "list", "a.txt\n");
+  const RunResult listed = Neardup(dir, {"scan", "--ignore-file", dir / "list", dir / "in"});
+  EXPECT_EQ(listed.exit_code, 1) << listed.err;
+  EXPECT_NE(listed.err.find(", 2 ignored ("), std::string::npos) << listed.err;
+  const RunResult listed_only = Neardup(dir, {"scan", "--no-ignore", "--ignore-file", dir / "list", dir / "in"});
+  EXPECT_EQ(listed_only.exit_code, 1) << listed_only.err;
+  EXPECT_NE(listed_only.err.find(", 1 ignored ("), std::string::npos) << listed_only.err;
+}
+
 TEST(HintsTest, AnEmptyInputSaysSo) {
   TempDir dir;
   std::filesystem::create_directories(dir / "empty");
@@ -203,6 +310,57 @@ TEST(GrammarTest, OneIsSingularAndSizesHaveAUnit) {
   const RunResult explain = Neardup(dir, {"explain", dir / "d/a.txt"});
   EXPECT_EQ(explain.exit_code, 2);
   EXPECT_NE(explain.err.find("got 1 argument\n"), std::string::npos) << explain.err;
+}
+
+// Every count said on stderr agrees with its number (#41): "kept: 1 file",
+// "1 malformed line", "1 special file ... was not read".
+TEST(GrammarTest, CountsOfOneAreSingularInTheSummaryAndHints) {
+  TempDir dir;
+  WriteFile(dir / "one/a.txt", testing::Join(testing::RandomWords(200, 21)));
+  const RunResult kept = Neardup(dir, {"scan", "--kept-dir", dir / "kept", dir / "one"});
+  EXPECT_EQ(kept.exit_code, 1) << kept.err;
+  EXPECT_NE(kept.err.find("; kept: 1 file, 1 document written, 0 left out;"), std::string::npos) << kept.err;
+  WriteFile(dir / "two/a.txt", testing::Join(testing::RandomWords(200, 21)));
+  WriteFile(dir / "two/b.txt", testing::Join(testing::RandomWords(200, 22)));
+  const RunResult two = Neardup(dir, {"scan", "--kept-dir", dir / "kept2", dir / "two"});
+  EXPECT_NE(two.err.find("; kept: 2 files, 2 documents written, 0 left out;"), std::string::npos) << two.err;
+  WriteFile(dir / "bad.jsonl", "not json\n");
+  const RunResult bad = Neardup(dir, {"scan", "--input", "jsonl", dir / "bad.jsonl"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find(", 1 malformed line)"), std::string::npos) << bad.err;
+  EXPECT_EQ(bad.err.find("1 malformed lines"), std::string::npos) << bad.err;
+}
+
+// explain -f json writes its scores as scan writes them: 4 decimals at most,
+// the same digits (#41).
+TEST(GrammarTest, ExplainJsonScoresHaveTheDigitsOfScan) {
+  TempDir dir;
+  std::vector<std::string> words = testing::RandomWords(300, 31);
+  WriteFile(dir / "a.txt", testing::Join(words));
+  for (size_t i = 0; i < words.size(); i += 9) words[i] = "changed";
+  WriteFile(dir / "b.txt", testing::Join(words));
+  const auto number = [](const std::string& text, const std::string& key) {
+    const size_t at = text.find("\"" + key + "\":");
+    if (at == std::string::npos) return std::string("missing");
+    size_t start = at + key.size() + 3;
+    while (start < text.size() && text[start] == ' ') ++start;
+    return text.substr(start, text.find_first_of(",}\n", start) - start);
+  };
+  const RunResult scan = Neardup(dir, {"scan", "--exact", "-t", "0.05", dir / "a.txt", dir / "b.txt"});
+  ASSERT_EQ(scan.exit_code, 0) << scan.err;
+  const RunResult explain = Neardup(dir, {"explain", "--exact", "-t", "0.05", "-f", "json", dir / "a.txt", dir / "b.txt"});
+  ASSERT_EQ(explain.exit_code, 0) << explain.err;
+  for (const char* key : {"jaccard", "estimate"}) {
+    const std::string shown = number(explain.out, key);
+    EXPECT_EQ(shown, number(scan.out, key)) << key << "\n" << explain.out << "\n" << scan.out;
+    const size_t dot = shown.find('.');
+    EXPECT_TRUE(dot == std::string::npos || shown.size() - dot - 1 <= 4) << key << ": " << shown;
+  }
+  for (const char* key : {"standard_error", "candidate_probability"}) {
+    const std::string shown = number(explain.out, key);
+    const size_t dot = shown.find('.');
+    EXPECT_TRUE(dot == std::string::npos || shown.size() - dot - 1 <= 4) << key << ": " << shown;
+  }
 }
 
 std::string Slurp(const std::string& path) {

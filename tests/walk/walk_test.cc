@@ -209,6 +209,73 @@ TEST(WalkCorpusTest, GlobsIncludeAndExcludeRelativeToTheArgument) {
             Under(tmp.Path("r/"), {"a.txt", "b.md", "node_modules/d.txt", "node_modules/e.txt"}));
 }
 
+// .gitignore and .ignore files, as ripgrep honours them (#41): relative to
+// their folder, nested ones below it, '!', trailing '/', '**', comments;
+// .ignore before .gitignore; counted with the --glob exclusions; the same on
+// one thread and several.
+TEST(WalkCorpusTest, IgnoreFilesAreHonouredAsRipgrepDoes) {
+  TempDir tmp;
+  tmp.File("r/.gitignore", "# build output\n*.log\n!keep.log\nbuild/\n/top.txt\ndocs/**/draft*\n");
+  tmp.File("r/a.txt");
+  tmp.File("r/top.txt");        // anchored: ignored here only
+  tmp.File("r/sub/top.txt");
+  tmp.File("r/x.log");
+  tmp.File("r/keep.log");       // re-included
+  tmp.File("r/build/b.txt");    // directory ignored: not entered
+  tmp.File("r/sub/build");      // a file named build: "build/" matches directories only
+  tmp.File("r/sub/y.log");      // *.log at any depth
+  tmp.File("r/docs/a/b/draft1.txt");
+  tmp.File("r/docs/final.txt");
+  tmp.File("r/sub/.gitignore", "*.txt\n");  // nested: applies below sub/ only
+  tmp.File("r/sub/deeper/z.txt");
+  tmp.File("r/sub/z.md");
+  tmp.File("r/n/.gitignore", "*.md\n");
+  tmp.File("r/n/.ignore", "!special.md\n");  // .ignore decides before .gitignore
+  tmp.File("r/n/special.md");
+  tmp.File("r/n/other.md");
+  const std::vector<std::string> kept = {"a.txt", "docs/final.txt", "keep.log", "n/special.md", "sub/build", "sub/z.md"};
+  for (const int threads : {1, 4}) {
+    SCOPED_TRACE(threads);
+    Options options;
+    options.paths = {tmp.Path("r")};
+    options.threads = threads;
+    WalkedCorpus walked = Walk(options);
+    EXPECT_EQ(Paths(walked), Under(tmp.Path("r/"), kept));
+    // top.txt, x.log, build/, sub/top.txt, sub/y.log, sub/deeper/z.txt, docs/a/b/draft1.txt, n/other.md
+    EXPECT_EQ(walked.counts.ignored, 8u);
+    EXPECT_EQ(walked.counts.glob, 8u);
+    EXPECT_EQ(walked.counts.hidden, 4u);  // the ignore files themselves
+    options.no_ignore = true;
+    walked = Walk(options);
+    EXPECT_EQ(walked.files.size(), 14u);
+    EXPECT_EQ(walked.counts.ignored, 0u);
+  }
+}
+
+// --ignore-file: matched below each PATH, after .ignore and .gitignore; a
+// -g glob that matches a file decides over every ignore file (#41).
+TEST(WalkCorpusTest, IgnoreFileOptionAndGlobsOverrideIt) {
+  TempDir tmp;
+  tmp.File("list", "*.md\nsecret/\n");
+  tmp.File("r/a.txt");
+  tmp.File("r/b.md");
+  tmp.File("r/secret/c.txt");
+  tmp.File("r/.gitignore", "!b.md\n");
+  tmp.File("s/d.md");
+  Options options;
+  options.paths = {tmp.Path("r"), tmp.Path("s")};
+  options.ignore_files = {tmp.Path("list")};
+  WalkedCorpus walked = Walk(options);
+  EXPECT_EQ(Paths(walked), (std::vector<std::string>{tmp.Path("r/a.txt"), tmp.Path("r/b.md")}));
+  EXPECT_EQ(walked.counts.ignored, 2u);  // secret/, s/d.md
+  options.globs = {"*.md"};
+  walked = Walk(options);
+  EXPECT_EQ(Paths(walked), (std::vector<std::string>{tmp.Path("r/b.md"), tmp.Path("s/d.md")}));
+  options.globs = {};
+  options.ignore_files = {tmp.Path("missing")};
+  EXPECT_FALSE(WalkCorpus(options).ok());
+}
+
 TEST(WalkCorpusTest, ExplicitFileArgumentsIgnoreGlobsAndHidden) {
   TempDir tmp;
   tmp.File("r/.h.md");
