@@ -612,7 +612,7 @@ Status IndexUpdate::SignChanged() {
   const SignContext through_hashing{ctx_.options,     ctx_.minhasher,        hashing_,
                                     ctx_.workers,     ctx_.keep_streams,     ctx_.progress,
                                     ctx_.compact_unsigned, ctx_.drain,       ctx_.line_hashes,
-                                    ctx_.set_bitmaps};
+                                    ctx_.set_bitmaps || WantsBitmaps(ctx_.options)};
   if (jsonl_) {
     std::vector<uint64_t> line_base(m, 0);
     for (size_t k = 0; k < m; ++k) {
@@ -904,10 +904,15 @@ void IndexUpdate::MergeSigned(bool all_signed, IndexedCorpus* out) {
   if (all_signed) {
     c.table = std::move(sub.table);
     c.stream_copies = std::move(sub.stream_copies);
+    c.bitmaps = std::move(sub.bitmaps);
     out->stats.signed_now = c.table.size();
     std::fill(out->signed_now.begin(), out->signed_now.end(), 1);
     m = 0;  // nothing to move row by row
   }
+  // The bitmaps of the documents signed now (the stored ones have none: an
+  // empty bitmap rules nothing out), at their DocIds.
+  const bool bitmaps = m > 0 && sub.bitmaps.size() == sub.table.docs.size() && !sub.bitmaps.empty();
+  if (bitmaps) c.bitmaps.assign(c.table.docs.size(), SetBitmap());
   for (size_t k = 0; k < m; ++k) {
     const size_t i = sub_.sub_of[k];
     const size_t lo = lay_.sub_first[k], count = lay_.sub_first[k + 1] - lay_.sub_first[k];
@@ -917,6 +922,7 @@ void IndexUpdate::MergeSigned(bool all_signed, IndexedCorpus* out) {
       r = std::move(sub.table.docs[lo + j]);
       r.file = static_cast<uint32_t>(i);
       out->signed_now[at + j] = 1;
+      if (bitmaps) c.bitmaps[at + j] = std::move(sub.bitmaps[lo + j]);
     }
     const auto sig = sub.table.values().subspan(lo * np_, count * np_);
     std::copy(sig.begin(), sig.end(), c.table.MutableSignature(static_cast<DocId>(at)));

@@ -137,7 +137,7 @@ SignedCorpus Sign(const SignContext& ctx, std::vector<InputFile> files) {
   SignContext compact = ctx;
   compact.compact_unsigned = true;
   compact.line_hashes = !ctx.options.kept_dir.empty();
-  compact.set_bitmaps = ctx.options.verify == VerifyMode::kExact && ctx.options.threshold < 1.0;
+  compact.set_bitmaps = WantsBitmaps(ctx.options);
   SignedCorpus out = SignShare(compact, std::move(files));
   if (ctx.options.input == InputFormat::kJsonl) RenameDuplicateIds(&out);
   return out;

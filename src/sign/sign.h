@@ -124,6 +124,14 @@ struct SignContext {
   bool set_bitmaps = false;
 };
 
+// Whether a run of `options` builds SignedCorpus::bitmaps: when it verifies
+// by exact Jaccard below -t 1 (the default), so that candidate pairs are
+// ruled out before any document is read again. Sign() and the index's
+// signing (sign_indexed.h) both ask it.
+inline bool WantsBitmaps(const Options& options) {
+  return options.verify == VerifyMode::kExact && options.threshold < 1.0;
+}
+
 // Signs every document of `files` (as walked). JSONL documents that are not
 // signed go to SignedCorpus::unsigned_docs, not to the table.
 SignedCorpus Sign(const SignContext& ctx, std::vector<InputFile> files);

@@ -266,5 +266,58 @@ TEST(SignWithIndexTest, TableEqualsPlainSign) {
   }
 }
 
+// "Right by default" (#41): an --index run that verifies exactly (the
+// default) builds the bitmaps that rule candidate pairs out for the
+// documents it signs, the same as a plain run's; the documents it reuses
+// have none (an empty bitmap rules nothing out).
+TEST(SignWithIndexTest, DocumentsSignedNowHaveThePlainRunsBitmaps) {
+  TempDir dir;
+  for (int i = 0; i < 12; ++i) WriteFile(dir / (std::string("c/").append(std::to_string(i))), Join(RandomWords(80, uint64_t(i))));
+  Options o;
+  o.paths = {dir / "c"};
+  o.index = dir / "ix.db";
+  ASSERT_EQ(o.verify, VerifyMode::kExact);
+  const MinHasher minhasher(o.num_perm, o.seed);
+  const Workers w{.threads = 2, .tick = {}, .cancel = nullptr};
+  auto plain = [&] {
+    Result<WalkedCorpus> walked = WalkCorpus(o);
+    SignProgress counts;
+    return Sign({o, minhasher, FileSystem::Default(), w, false, counts}, std::move(walked->files));
+  };
+  auto indexed = [&] {
+    Result<std::unique_ptr<SignatureIndex>> ix = OpenIndexFor(o);
+    EXPECT_TRUE(ix.ok()) << ix.status().message();
+    Result<WalkedCorpus> walked = WalkCorpus(o);
+    SignProgress counts;
+    Result<IndexedCorpus> s =
+        SignWithIndex({o, minhasher, FileSystem::Default(), w, false, counts}, std::move(walked->files), **ix);
+    EXPECT_TRUE(s.ok());
+    return std::move(*s);
+  };
+  auto same = [](const SetBitmap& x, const SetBitmap& y) { return x.level == y.level && x.words == y.words; };
+  const SignedCorpus a = plain();
+  ASSERT_EQ(a.bitmaps.size(), a.table.size());
+  const IndexedCorpus first = indexed();
+  ASSERT_EQ(first.corpus.bitmaps.size(), a.table.size());
+  for (DocId d = 0; d < a.table.size(); ++d) {
+    EXPECT_FALSE(first.corpus.bitmaps[d].empty()) << d;
+    EXPECT_TRUE(same(first.corpus.bitmaps[d], a.bitmaps[d])) << d;
+  }
+  WriteFile(dir / "c/3", Join(RandomWords(90, 77)));  // another size: signed again
+  const SignedCorpus b = plain();
+  const IndexedCorpus second = indexed();
+  ASSERT_EQ(second.corpus.bitmaps.size(), b.table.size());
+  size_t with = 0;
+  for (DocId d = 0; d < b.table.size(); ++d) {
+    if (second.signed_now[d] == 0) {
+      EXPECT_TRUE(second.corpus.bitmaps[d].empty()) << d;
+      continue;
+    }
+    ++with;
+    EXPECT_TRUE(same(second.corpus.bitmaps[d], b.bitmaps[d])) << d;
+  }
+  EXPECT_GE(with, 1u);
+}
+
 }  // namespace
 }  // namespace neardup
