@@ -883,7 +883,10 @@ floor_section() {
 # A block of its own: the corpus, the runs, and the rows of its table.
 exact_rows=()
 exact_lines=()
-exact_against_signature() {
+# The --exact-mails corpus from build/gen_mail, into $workdir/mail-M (its
+# truth file beside it), generated once and reused while its parameters and
+# generator are unchanged.
+prepare_mails() {
   local gen_mail="${NEARDUP_BUILD_DIR:-$root/build}/gen_mail"
   if [[ ! -x "$gen_mail" ]]; then
     log "building gen_mail into ${NEARDUP_BUILD_DIR:-$root/build}"
@@ -903,6 +906,10 @@ exact_against_signature() {
     printf '%s\n' "$want" >"$mails.stamp"
   fi
   generated+=("$mails")
+}
+exact_against_signature() {
+  prepare_mails
+  local mails="$workdir/mail-$exact_mails"
   find "$mails" -type f -exec cat {} + >/dev/null  # warm the page cache
   local bytes
   bytes="$(find "$mails" -type f -printf '%s\n' | awk '{b += $1} END {print b + 0}')"
@@ -967,23 +974,8 @@ fi
 default_rows=()
 default_lines=()
 default_cost_section() {
-  local gen_mail="${NEARDUP_BUILD_DIR:-$root/build}/gen_mail"
-  if [[ ! -x "$gen_mail" ]]; then
-    log "building gen_mail into ${NEARDUP_BUILD_DIR:-$root/build}"
-    cmake --build "${NEARDUP_BUILD_DIR:-$root/build}" -j "$cores" --target gen_mail >&2
-  fi
+  prepare_mails
   local mails="$workdir/mail-$exact_mails"
-  local margs=(--mails "$exact_mails" --seed "$seed" --out "$mails")
-  local want
-  want="$(printf '%s\n' "${margs[*]}" "$(sha1sum <"$root/tests/bench/gen_mail.cc")")"
-  if [[ ! -f "$mails.stamp" || "$(cat "$mails.stamp")" != "$want" ]]; then
-    log "generating $exact_mails mails into $mails"
-    rm -rf "$mails" "$mails.stamp" "$mails.truth.tsv"
-    mkdir -p "$workdir"
-    "$gen_mail" "${margs[@]}" >&2
-    printf '%s\n' "$want" >"$mails.stamp"
-  fi
-  generated+=("$mails")
   prepare_corpus "$floor_docs"
   local fdir="$workdir/docs-$floor_docs"
   local fjsonl="$fdir.jsonl"
