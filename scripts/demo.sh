@@ -9,7 +9,7 @@ neardup_install_packages "${NEARDUP_PACKAGES[@]}"
 start=$SECONDS
 echo "building build/neardup (the binary only; scripts/test.sh builds the tests)" >&2
 cmake -S . -B build "${NEARDUP_CONFIGURE_RELEASE[@]}" >/dev/null
-cmake --build build -j"$(nproc)" --target neardup neardup_docs
+cmake --build build -j"$(nproc)" --target neardup neardup_docs >&2  # its progress, on stderr
 echo "built build/neardup in $((SECONDS - start)) s" >&2
 echo >&2
 echo "\$ neardup scan data/sample" >&2

@@ -267,7 +267,7 @@ TEST(SignWithIndexTest, TableEqualsPlainSign) {
 }
 
 // "Right by default" (#41): an --index run that verifies exactly (the
-// default) builds the bitmaps that rule candidate pairs out for the
+// default) at a threshold where they pay (kBitmapsBelow) builds the bitmaps that rule candidate pairs out for the
 // documents it signs, the same as a plain run's; the documents it reuses
 // have none (an empty bitmap rules nothing out).
 TEST(SignWithIndexTest, DocumentsSignedNowHaveThePlainRunsBitmaps) {
@@ -276,6 +276,7 @@ TEST(SignWithIndexTest, DocumentsSignedNowHaveThePlainRunsBitmaps) {
   Options o;
   o.paths = {dir / "c"};
   o.index = dir / "ix.db";
+  o.threshold = 0.5;  // below kBitmapsBelow
   ASSERT_EQ(o.verify, VerifyMode::kExact);
   const MinHasher minhasher(o.num_perm, o.seed);
   const Workers w{.threads = 2, .tick = {}, .cancel = nullptr};

@@ -234,6 +234,11 @@ TEST(SetBitmapTest, SignBuildsOneForEveryDocumentWithExact) {
   }
   o.verify = VerifyMode::kSignature;
   EXPECT_TRUE(SignAll(o, 2).bitmaps.empty());
+  // Nor at a threshold where banding lets few candidates through: they
+  // would cost more than they save (WantsBitmaps).
+  o.verify = VerifyMode::kExact;
+  o.threshold = kBitmapsBelow;
+  EXPECT_TRUE(SignAll(o, 2).bitmaps.empty());
 }
 
 }  // namespace

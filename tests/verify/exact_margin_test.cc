@@ -116,8 +116,10 @@ class CountingFs : public FileSystem {
 
 // With 128 bands of one row every pair sharing a MinHash value is a
 // candidate; a pair of Jaccard about 0.3 at -t 0.9 lies far below the floor,
-// so --exact does not read it again; nor does --exact-all (margin 0), whose
-// bitmaps of the two shingle sets rule it out (PairsTheBitmapsRuleOut...).
+// so --exact does not read it again. --exact-all (margin 0) checks every
+// candidate: at -t 0.9 no bitmap is built to rule it out (kBitmapsBelow), so
+// it reads both documents again; at -t 0.5 their bitmaps rule it out
+// (PairsTheBitmapsRuleOut...) and nothing is read again.
 TEST(ExactMarginTest, CandidatesFarBelowTheThresholdAreNotReadAgain) {
   testing::TempDir dir;
   auto words = testing::RandomWords(400, 31);
@@ -130,16 +132,21 @@ TEST(ExactMarginTest, CandidatesFarBelowTheThresholdAreNotReadAgain) {
   o.threshold = 0.9;
   o.bands = 128;
   o.rows = 1;
-  for (const double margin : {4.0, 0.0}) {
+  struct Case {
+    double threshold, margin;
+    int opens;  // 2 to sign; 4 when both are read again
+  };
+  for (const Case c : {Case{0.9, 4.0, 2}, Case{0.9, 0.0, 4}, Case{0.5, 0.0, 2}}) {
     CountingFs fs;
     RunContext ctx;
     ctx.fs = &fs;
-    o.exact_margin = margin;
+    o.threshold = c.threshold;
+    o.exact_margin = c.margin;
     Result<Report> r = FindDuplicates(o, ctx);
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r->stats.candidates, 1u);
     EXPECT_TRUE(r->pairs.empty());
-    EXPECT_EQ(fs.opens.load(), 2) << "margin " << margin;
+    EXPECT_EQ(fs.opens.load(), c.opens) << "-t " << c.threshold << ", margin " << c.margin;
   }
 }
 
