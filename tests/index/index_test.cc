@@ -216,6 +216,29 @@ TEST(SignatureIndexTest, InfoAndCheckOfAFileThatIsNoIndexFail) {
 }
 
 // The table signed with an index equals a plain Sign(), whatever was stored.
+// Sign() over the walk of `o`, two threads: what a plain run signs.
+SignedCorpus PlainSign(const Options& o) {
+  const MinHasher minhasher(o.num_perm, o.seed);
+  const Workers w{.threads = 2, .tick = {}, .cancel = nullptr};
+  Result<WalkedCorpus> walked = WalkCorpus(o);
+  SignProgress counts;
+  return Sign({o, minhasher, FileSystem::Default(), w, false, counts}, std::move(walked->files));
+}
+
+// SignWithIndex() over the walk of `o` with o.index, two threads.
+IndexedCorpus IndexedSign(const Options& o) {
+  const MinHasher minhasher(o.num_perm, o.seed);
+  const Workers w{.threads = 2, .tick = {}, .cancel = nullptr};
+  Result<std::unique_ptr<SignatureIndex>> ix = OpenIndexFor(o);
+  EXPECT_TRUE(ix.ok()) << ix.status().message();
+  Result<WalkedCorpus> walked = WalkCorpus(o);
+  SignProgress counts;
+  Result<IndexedCorpus> s =
+      SignWithIndex({o, minhasher, FileSystem::Default(), w, false, counts}, std::move(walked->files), **ix);
+  EXPECT_TRUE(s.ok());
+  return std::move(*s);
+}
+
 TEST(SignWithIndexTest, TableEqualsPlainSign) {
   TempDir dir;
   for (int i = 0; i < 20; ++i) WriteFile(dir / (std::string("c/").append(std::to_string(i))), Join(RandomWords(50, uint64_t(i % 5))));
@@ -224,23 +247,11 @@ TEST(SignWithIndexTest, TableEqualsPlainSign) {
   o.paths = {dir / "c"};
   o.num_perm = 16;
   o.index = dir / "ix.db";
-  const MinHasher minhasher(o.num_perm, o.seed);
-  const Workers w{.threads = 2, .tick = {}, .cancel = nullptr};
-  auto plain = [&] {
-    Result<WalkedCorpus> walked = WalkCorpus(o);
-    SignProgress counts;
-    return Sign({o, minhasher, FileSystem::Default(), w, false, counts}, std::move(walked->files));
-  };
+  auto plain = [&] { return PlainSign(o); };
   auto indexed = [&](uint64_t* reused) {
-    Result<std::unique_ptr<SignatureIndex>> ix = OpenIndexFor(o);
-    EXPECT_TRUE(ix.ok()) << ix.status().message();
-    Result<WalkedCorpus> walked = WalkCorpus(o);
-    SignProgress counts;
-    Result<IndexedCorpus> s =
-        SignWithIndex({o, minhasher, FileSystem::Default(), w, false, counts}, std::move(walked->files), **ix);
-    EXPECT_TRUE(s.ok());
-    *reused = s->stats.reused;
-    return std::move(s->corpus);
+    IndexedCorpus s = IndexedSign(o);
+    *reused = s.stats.reused;
+    return std::move(s.corpus);
   };
   // Rounds: first run, unchanged (the stored matrix is taken over as it is),
   // one file edited, one added that sorts first (its entry is the newest:
@@ -278,23 +289,8 @@ TEST(SignWithIndexTest, DocumentsSignedNowHaveThePlainRunsBitmaps) {
   o.index = dir / "ix.db";
   o.threshold = 0.5;  // below kBitmapsBelow
   ASSERT_EQ(o.verify, VerifyMode::kExact);
-  const MinHasher minhasher(o.num_perm, o.seed);
-  const Workers w{.threads = 2, .tick = {}, .cancel = nullptr};
-  auto plain = [&] {
-    Result<WalkedCorpus> walked = WalkCorpus(o);
-    SignProgress counts;
-    return Sign({o, minhasher, FileSystem::Default(), w, false, counts}, std::move(walked->files));
-  };
-  auto indexed = [&] {
-    Result<std::unique_ptr<SignatureIndex>> ix = OpenIndexFor(o);
-    EXPECT_TRUE(ix.ok()) << ix.status().message();
-    Result<WalkedCorpus> walked = WalkCorpus(o);
-    SignProgress counts;
-    Result<IndexedCorpus> s =
-        SignWithIndex({o, minhasher, FileSystem::Default(), w, false, counts}, std::move(walked->files), **ix);
-    EXPECT_TRUE(s.ok());
-    return std::move(*s);
-  };
+  auto plain = [&] { return PlainSign(o); };
+  auto indexed = [&] { return IndexedSign(o); };
   auto same = [](const SetBitmap& x, const SetBitmap& y) { return x.level == y.level && x.words == y.words; };
   const SignedCorpus a = plain();
   ASSERT_EQ(a.bitmaps.size(), a.table.size());
