@@ -19,6 +19,7 @@
 #include "scan/run.h"
 #include "sign/table_codec.h"
 #include "walk/hashing_file_system.h"
+#include "walk/kept_folder.h"
 
 namespace neardup {
 
@@ -70,10 +71,21 @@ Result<ShardSources> LoadShard(const WorkFolder& folder, const Options& o, Stage
   }
   const bool continues_first = ContinuesFirst(*meta, ends);
   const bool continued_last = ContinuedLast(*meta, ends);
+  // A kept path reaches a write: it must be a path below DIR, and the tail
+  // of its file's path that KeptPathOf() makes of it (the checksum catches
+  // damage, not a rewritten path).
+  for (size_t k = 0; k < part->files.size(); ++k) {
+    const std::string& kept = meta->kept_paths[k];
+    if (Status s = CheckKeptPath(kept); !s.ok()) return Damaged(meta_path, s.message());
+    if (!IsTailOf(kept, part->files[k].path)) {
+      return Damaged(meta_path, "kept path \"" + kept + "\" is not the tail of its file's path " + part->files[k].path);
+    }
+  }
   for (size_t k = 0; k < part->files.size(); ++k) part->files[k].root = meta->roots[k];
   for (size_t d = 0; d < part->docs.size(); ++d) part->docs[d].line_hash = meta->line_hashes[d];
   ShardSources out;
   out.sources = KeptSourcesOf(std::move(part->files), part->docs, meta->problems, std::move(meta->kept_paths));
+  out.sources.inputs = meta->inputs;
   out.inputs = std::move(meta->inputs);
   out.listing = meta->listing;
   out.continues_first = continues_first;
@@ -198,13 +210,13 @@ Status JoinSplitFiles(const WorkFolder& folder, const Options& o, StageTask t, S
 }
 
 // Begins or joins DIR for the filter tasks of `folder` (see stage_filter.h),
-// and removes the files of this shard a task run before left there.
-Status ClaimKeptDir(const WorkFolder& folder, const Options& o, const KeptSources& src) {
+// and removes the files of this shard a task run before left there (through
+// `kept`, DIR opened: never through a symbolic link).
+Status ClaimKeptDir(const WorkFolder& folder, const Options& o, const KeptSources& src, const KeptFolder& kept) {
   const std::string& dir = o.kept_dir;
   std::error_code ec;
-  fs::create_directories(dir, ec);
   struct stat st {};
-  if (ec || ::stat(dir.c_str(), &st) != 0) return Status::IoError("--kept-dir " + dir + ": cannot create");
+  if (::fstat(kept.fd(), &st) != 0) return Status::IoError("--kept-dir " + dir + ": cannot stat");
   const std::string stamps = folder.Dir(StageKind::kFilter);
   fs::create_directories(stamps, ec);
   if (ec) return Status::IoError(stamps + ": cannot create: " + ec.message());
@@ -234,8 +246,9 @@ Status ClaimKeptDir(const WorkFolder& folder, const Options& o, const KeptSource
     }
   }
   for (size_t f = 0; f < src.files.size(); ++f) {
-    const fs::path target = fs::path(dir) / src.kept_paths[f];
-    if (!src.files[f].reference && fs::is_regular_file(fs::symlink_status(target, ec))) fs::remove(target, ec);
+    if (!src.files[f].reference) {
+      if (Status s = kept.RemoveFile(src.kept_paths[f]); !s.ok()) return s;
+    }
   }
   return Status::Ok();
 }
@@ -321,10 +334,12 @@ Result<FilterOutcome> RunFilterTask(const Options& o, const std::string& work, S
   placed.listed_paths.clear();
   placed.against.clear();
   if (Status s = CheckKeptDirPlace(placed); !s.ok()) return s;
-  if (Status s = ClaimKeptDir(folder, o, shard->sources); !s.ok()) return s;
+  Result<KeptFolder> kept = KeptFolder::Open(o.kept_dir);
+  if (!kept.ok()) return kept.status();
+  if (Status s = ClaimKeptDir(folder, o, shard->sources, *kept); !s.ok()) return s;
   ProveUnchanged(run.fs(), &*shard);
   const double start = run.seconds();
-  KeptWritten written = WriteKeptDir(run, shard->sources, *dropped);
+  KeptWritten written = WriteKeptDir(run, shard->sources, *dropped, *kept);
   if (run.Cancelled()) return Status::Cancelled("interrupted");
   FilterOutcome out{.stats = written.stats, .problems = std::move(written.problems)};
   out.stats.seconds = run.seconds() - start;

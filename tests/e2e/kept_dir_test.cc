@@ -16,6 +16,7 @@
 #include <set>
 
 #include "compress_util.h"
+#include "e2e/kept_modes.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -199,6 +200,7 @@ TEST(KeptDirTest, JsonlFilesAreTheInputLinesButTheListedOnesByteForByte) {
     struct stat st {};
     ASSERT_EQ(::stat((dir / ("kept/a.jsonl" + ext)).c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 07777, 0640u);  // the input's mode
+    testing::ExpectNoWiderModes(dir / "kept", {in}, true);
     EXPECT_NE(want.at(files[0]).find("not json at all\n\n"), std::string::npos);
     EXPECT_NE(want.at(files[0]).find("no text key"), std::string::npos);
     EXPECT_NE(want.at(files[0]).find(std::string(5000, 'x')), std::string::npos);
@@ -238,13 +240,23 @@ TEST(KeptDirTest, TextFilesKeptAreHardLinkedOrCopiedWithModeAndTime) {
   ASSERT_EQ(::stat((dir / "in/c.txt").c_str(), &in_st), 0);
   ASSERT_EQ(::stat((dir / "kept/c.txt").c_str(), &out_st), 0);
   EXPECT_EQ(in_st.st_ino, out_st.st_ino);  // a hard link
-  // Through a symbolic link (-L): a link to the file it names.
+  // Through a symbolic link (-L) to a file inside the PATH: a link to the
+  // file it names; to a file outside it: a copy.
   fs::create_directories(dir / "linked");
   fs::create_symlink(dir / "in/c.txt", dir / "linked/l.txt");
   RunResult l = RunProcess({kBin, "scan", "-L", "--kept-dir", dir / "kl", dir / "linked"}, dir.path());
   EXPECT_EQ(l.exit_code, 1) << l.err;
   ASSERT_EQ(::lstat((dir / "kl/l.txt").c_str(), &out_st), 0);
-  EXPECT_EQ(in_st.st_ino, out_st.st_ino);
+  EXPECT_NE(in_st.st_ino, out_st.st_ino);
+  EXPECT_EQ(testing::ReadFile(dir / "kl/l.txt"), testing::ReadFile(dir / "in/c.txt"));
+  WriteFile(dir / "lin/.hidden.txt", text);  // not walked itself: hidden
+  fs::create_symlink(dir / "lin/.hidden.txt", dir / "lin/l.txt");
+  RunResult inside = RunProcess({kBin, "scan", "-L", "--kept-dir", dir / "kin", dir / "lin"}, dir.path());
+  EXPECT_EQ(inside.exit_code, 1) << inside.err;
+  struct stat hidden_st {};
+  ASSERT_EQ(::stat((dir / "lin/.hidden.txt").c_str(), &hidden_st), 0);
+  ASSERT_EQ(::lstat((dir / "kin/l.txt").c_str(), &out_st), 0);
+  EXPECT_EQ(hidden_st.st_ino, out_st.st_ino);
   RunResult c = RunProcess({kBin, "scan", "--kept-copy", "--kept-dir", dir / "copied", dir / "in"}, dir.path());
   ASSERT_EQ(c.exit_code, 0) << c.err;
   EXPECT_EQ(Tree(dir / "copied"), want);
@@ -253,6 +265,8 @@ TEST(KeptDirTest, TextFilesKeptAreHardLinkedOrCopiedWithModeAndTime) {
   EXPECT_EQ(out_st.st_mode & 07777, 0600u);
   EXPECT_EQ(out_st.st_mtim.tv_sec, in_st.st_mtim.tv_sec);
   EXPECT_EQ(out_st.st_mtim.tv_nsec, in_st.st_mtim.tv_nsec);
+  for (const char* kept : {"kept", "kl", "copied"}) testing::ExpectNoWiderModes(dir / kept, {dir / "in"}, true);
+  testing::ExpectNoWiderModes(dir / "kin", {dir / "lin"}, true);
 }
 
 TEST(KeptDirTest, ReferenceFilesAreNeverWrittenAndTheirCopiesAreLeftOut) {

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "compress_util.h"
+#include "e2e/kept_modes.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -142,6 +143,7 @@ TEST(StageFilterTest, FolderIsScansForOneAndThreeTasks) {
         EXPECT_EQ(r.exit_code, 0) << r.err;
       }
       EXPECT_EQ(Tree(kept), want);
+      testing::ExpectNoWiderModes(kept, {dir / "in"}, true);
     }
   }
 }
