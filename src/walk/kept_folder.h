@@ -39,7 +39,7 @@ namespace neardup {
 
 // A file descriptor, closed when destroyed. Move-only.
 class Fd {
-public:
+ public:
   Fd() = default;
   explicit Fd(int fd) : fd_(fd) {}
   ~Fd();
@@ -50,7 +50,7 @@ public:
   int get() const { return fd_; }
   bool valid() const { return fd_ >= 0; }
 
-private:
+ private:
   int fd_ = -1;
 };
 
@@ -72,8 +72,13 @@ Status CheckKeptPath(std::string_view rel);
 // a file's path. REQUIRES: CheckKeptPath(rel) is Ok.
 bool IsTailOf(std::string_view rel, std::string_view path);
 
+// Whether openat2() is tried before the O_NOFOLLOW walk: true until the
+// kernel answers ENOSYS once. Tests turn it off to check the walk that
+// kernels without openat2() take.
+void SetTryOpenat2(bool on);
+
 class KeptFolder {
-public:
+ public:
   // Opens DIR, made (mode 0700) when missing. IoError "--kept-dir DIR: ..."
   // when it cannot be made or opened, or is a symbolic link or not a
   // folder.
@@ -95,8 +100,7 @@ public:
   // less the umask. InvalidArgument when `rel` fails CheckKeptPath; IoError
   // "DIR/REL: ..." when a folder on its way is a symbolic link, is not a
   // folder, or cannot be made or opened.
-  Result<KeptPlace> Place(std::string_view rel,
-                          const std::string &source) const;
+  Result<KeptPlace> Place(std::string_view rel, const std::string &source) const;
 
   // Removes the regular file at `rel` below DIR, if there is one; a symbolic
   // link, a folder or anything else there is left, as is a path whose
@@ -105,11 +109,10 @@ public:
   // fails.
   Status RemoveFile(std::string_view rel) const;
 
-private:
-  KeptFolder(std::string path, Fd fd)
-      : path_(std::move(path)), fd_(std::move(fd)) {}
+ private:
+  KeptFolder(std::string path, Fd fd) : path_(std::move(path)), fd_(std::move(fd)) {}
   std::string path_;
   Fd fd_;
 };
 
-} // namespace neardup
+}  // namespace neardup

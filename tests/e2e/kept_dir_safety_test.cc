@@ -48,8 +48,7 @@ mode_t ModeOf(const std::string &path) {
 }
 
 std::string Doc(const std::string &id, uint64_t seed) {
-  return R"({"id": ")" + id + R"(", "text": ")" + Join(RandomWords(200, seed)) +
-         "\"}\n";
+  return R"({"id": ")" + id + R"(", "text": ")" + Join(RandomWords(200, seed)) + "\"}\n";
 }
 
 // JSONL files in two folders of in/, with a copy to leave out.
@@ -65,8 +64,7 @@ RunResult Stage(const TempDir &dir, const std::string &stage, Args args) {
 }
 
 // Sign (N tasks), bucket, verify, report over dir/in into `work`.
-void SignToReport(const TempDir &dir, const std::string &work, int n,
-                  const Args &options) {
+void SignToReport(const TempDir &dir, const std::string &work, int n, const Args &options) {
   for (int i = 0; i < n; ++i) {
     Args a = {"--task", std::to_string(i), "--tasks", std::to_string(n)};
     a.insert(a.end(), options.begin(), options.end());
@@ -84,10 +82,9 @@ void SignToReport(const TempDir &dir, const std::string &work, int n,
   ASSERT_LE(Stage(dir, "report", a).exit_code, 1);
 }
 
-RunResult Filter(const TempDir &dir, const std::string &work, int task, int n,
-                 const Args &options, const std::string &kept) {
-  Args a = {"--task",          std::to_string(task), "--tasks",
-            std::to_string(n), "--kept-dir",         kept};
+RunResult Filter(const TempDir &dir, const std::string &work, int task, int n, const Args &options,
+                 const std::string &kept) {
+  Args a = {"--task", std::to_string(task), "--tasks", std::to_string(n), "--kept-dir", kept};
   a.insert(a.end(), options.begin(), options.end());
   a.push_back(work);
   return Stage(dir, "filter", a);
@@ -95,8 +92,7 @@ RunResult Filter(const TempDir &dir, const std::string &work, int task, int n,
 
 // Rewrites shard `shard`'s first kept path to `kept`, re-encoded with its
 // checksum recomputed, as anyone who can write the work folder can.
-void RewriteKeptPath(const std::string &work, int shard,
-                     const std::string &kept) {
+void RewriteKeptPath(const std::string &work, int shard, const std::string &kept) {
   const std::string path = work + "/sign/" + std::to_string(shard) + ".meta";
   Result<ShardMeta> meta = DecodeShardMeta(testing::ReadFile(path));
   ASSERT_TRUE(meta.ok()) << meta.status().message();
@@ -112,9 +108,8 @@ TEST(KeptDirSafetyTest, FilterRefusesAKeptPathRewrittenOutOfDirNamingTheShard) {
   const std::string work = dir / "work";
   SignToReport(dir, work, 2, options);
   const std::string victim = dir / "victim.txt";
-  const std::vector<std::string> rewritten = {"../victim.txt", victim,
-                                              "sub/../../victim.txt",
-                                              "./a.jsonl", "other.jsonl"};
+  const std::vector<std::string> rewritten = {"../victim.txt", victim, "sub/../../victim.txt", "./a.jsonl",
+                                              "other.jsonl"};
   for (const std::string &kept : rewritten) {
     SCOPED_TRACE(kept);
     WriteFile(victim, "the victim's own bytes\n");
@@ -122,35 +117,28 @@ TEST(KeptDirSafetyTest, FilterRefusesAKeptPathRewrittenOutOfDirNamingTheShard) {
     RewriteKeptPath(work, 0, kept);
     const RunResult r = Filter(dir, work, 0, 2, options, dir / "kept");
     EXPECT_EQ(r.exit_code, 2) << r.err;
-    EXPECT_NE(
-        r.err.find(work + "/sign/0.meta: kept path \"" + kept + "\" is not"),
-        std::string::npos)
-        << r.err;
+    EXPECT_NE(r.err.find(work + "/sign/0.meta: kept path \"" + kept + "\" is not"), std::string::npos) << r.err;
     EXPECT_EQ(testing::ReadFile(victim), "the victim's own bytes\n");
     EXPECT_TRUE(FileTree(dir / "kept").empty());
     WriteFile(work + "/sign/0.meta", saved);
   }
   // The shard as signed is written, inside DIR.
-  for (int i = 0; i < 2; ++i)
-    EXPECT_EQ(Filter(dir, work, i, 2, options, dir / "kept").exit_code, 0);
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(Filter(dir, work, i, 2, options, dir / "kept").exit_code, 0);
   EXPECT_EQ(FileTree(dir / "kept").size(), 3u);
   EXPECT_EQ(testing::ReadFile(victim), "the victim's own bytes\n");
   ExpectNoWiderModes(dir / "kept", {dir / "in"}, false);
 }
 
 TEST(KeptDirSafetyTest, SetuidFilesAreCopiedWithoutTheirBitsOwnedByTheWriter) {
-  if (!testing::IsRoot())
-    GTEST_SKIP() << "a file of another user and a root writer: run as root";
+  if (!testing::IsRoot()) GTEST_SKIP() << "a file of another user and a root writer: run as root";
   uid_t nobody = 0;
   gid_t nogroup = 0;
   testing::NobodyIds(&nobody, &nogroup);
   TempDir dir;
   WriteFile(dir / "in/notes.txt", Join(RandomWords(200, 1)));
-  WriteFile(dir / "in/tool",
-            Join(RandomWords(200, 2))); // a user's setuid program
-  WriteFile(dir / "in/group-tool", Join(RandomWords(200, 3))); // root's, setgid
-  WriteFile(dir / "in/theirs.txt",
-            Join(RandomWords(200, 4))); // a user's, plain
+  WriteFile(dir / "in/tool", Join(RandomWords(200, 2)));        // a user's setuid program
+  WriteFile(dir / "in/group-tool", Join(RandomWords(200, 3)));  // root's, setgid
+  WriteFile(dir / "in/theirs.txt", Join(RandomWords(200, 4)));  // a user's, plain
   ASSERT_EQ(::chown((dir / "in/tool").c_str(), nobody, nogroup), 0);
   ASSERT_EQ(::chmod((dir / "in/tool").c_str(), 04755), 0);
   ASSERT_EQ(::chmod((dir / "in/group-tool").c_str(), 02755), 0);
@@ -160,24 +148,19 @@ TEST(KeptDirSafetyTest, SetuidFilesAreCopiedWithoutTheirBitsOwnedByTheWriter) {
   WriteFile(dir / "jin/tool.jsonl", "not json at all\n");
   ASSERT_EQ(::chown((dir / "jin/tool.jsonl").c_str(), nobody, nogroup), 0);
   ASSERT_EQ(::chmod((dir / "jin/tool.jsonl").c_str(), 06755), 0);
-  const RunResult r = RunProcess(
-      {kBin, "scan", "--kept-dir", dir / "kept", dir / "in"}, dir.path());
+  const RunResult r = RunProcess({kBin, "scan", "--kept-dir", dir / "kept", dir / "in"}, dir.path());
   ASSERT_EQ(r.exit_code, 1) << r.err;
-  const RunResult j = RunProcess({kBin, "scan", "--input", "jsonl",
-                                  "--kept-dir", dir / "jkept", dir / "jin"},
-                                 dir.path());
-  ASSERT_LE(j.exit_code, 2) << j.err; // the malformed line: 2
-  for (const std::string rel : {"kept/tool", "kept/group-tool",
-                                "kept/theirs.txt", "jkept/tool.jsonl"}) {
+  const RunResult j =
+      RunProcess({kBin, "scan", "--input", "jsonl", "--kept-dir", dir / "jkept", dir / "jin"}, dir.path());
+  ASSERT_LE(j.exit_code, 2) << j.err;  // the malformed line: 2
+  for (const std::string rel : {"kept/tool", "kept/group-tool", "kept/theirs.txt", "jkept/tool.jsonl"}) {
     SCOPED_TRACE(rel);
     struct stat in {
     }, out{};
-    const std::string from = rel.starts_with("jkept")
-                                 ? dir / ("jin" + rel.substr(5))
-                                 : dir / ("in" + rel.substr(4));
+    const std::string from = rel.starts_with("jkept") ? dir / ("jin" + rel.substr(5)) : dir / ("in" + rel.substr(4));
     ASSERT_EQ(::stat(from.c_str(), &in), 0);
     ASSERT_EQ(::lstat((dir / rel).c_str(), &out), 0);
-    EXPECT_NE(out.st_ino, in.st_ino); // a copy, not a link
+    EXPECT_NE(out.st_ino, in.st_ino);  // a copy, not a link
     EXPECT_EQ(out.st_mode & 07777, in.st_mode & 0777);
     EXPECT_EQ(out.st_uid, 0u);
     EXPECT_EQ(testing::ReadFile(dir / rel), testing::ReadFile(from));
@@ -198,8 +181,7 @@ TEST(KeptDirSafetyTest, FileReachedThroughALinkFromOutsideThePathsIsCopied) {
   fs::create_directories(dir / "in");
   fs::create_symlink(dir / "elsewhere/secret.txt", dir / "in/link.txt");
   WriteFile(dir / "in/own.txt", Join(RandomWords(200, 6)));
-  const RunResult r = RunProcess(
-      {kBin, "scan", "-L", "--kept-dir", dir / "kept", dir / "in"}, dir.path());
+  const RunResult r = RunProcess({kBin, "scan", "-L", "--kept-dir", dir / "kept", dir / "in"}, dir.path());
   ASSERT_EQ(r.exit_code, 1) << r.err;
   struct stat in {
   }, out{};
@@ -210,7 +192,7 @@ TEST(KeptDirSafetyTest, FileReachedThroughALinkFromOutsideThePathsIsCopied) {
   EXPECT_EQ(in.st_nlink, 1u);
   ASSERT_EQ(::stat((dir / "in/own.txt").c_str(), &in), 0);
   ASSERT_EQ(::stat((dir / "kept/own.txt").c_str(), &out), 0);
-  EXPECT_EQ(out.st_ino, in.st_ino); // inside the PATH: linked
+  EXPECT_EQ(out.st_ino, in.st_ino);  // inside the PATH: linked
   ExpectNoWiderModes(dir / "kept", {dir / "in"}, true);
 }
 
@@ -235,8 +217,7 @@ TEST(KeptDirSafetyTest, LinkPlantedInDirNeverRedirectsARetriedFilterTask) {
   const auto outside = FileTree(dir / "outside");
   const RunResult r = Filter(dir, work, 0, 1, options, kept);
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find(kept + "/sub/b.jsonl: a folder on its way in " + kept +
-                       " is a symbolic link"),
+  EXPECT_NE(r.err.find(kept + "/sub/b.jsonl: a folder on its way in " + kept + " is a symbolic link"),
             std::string::npos)
       << r.err;
   EXPECT_EQ(FileTree(dir / "outside"), outside);
@@ -250,15 +231,28 @@ TEST(KeptDirSafetyTest, LinkPlantedInDirNeverRedirectsARetriedFilterTask) {
   EXPECT_TRUE(FileTree(dir / "target").empty());
 }
 
+// Whether a process other than this one holds `path` open (processes and
+// descriptors that vanish meanwhile are passed over).
+bool OpenedByAnotherProcess(const std::string &path) {
+  const std::string self = std::to_string(::getpid());
+  std::error_code ec;
+  for (fs::directory_iterator proc("/proc", ec), end; !ec && proc != end; proc.increment(ec)) {
+    const std::string pid = proc->path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos || pid == self) continue;
+    std::error_code fd_ec;
+    for (fs::directory_iterator fd(proc->path() / "fd", fd_ec); !fd_ec && fd != end; fd.increment(fd_ec)) {
+      std::error_code link_ec;
+      if (fs::read_symlink(fd->path(), link_ec) == path) return true;
+    }
+  }
+  return false;
+}
+
 TEST(KeptDirSafetyTest, LinkPlantedInDirWhileScanWaitsNeverRedirectsAWrite) {
   TempDir dir;
   MakeJsonl(dir);
   const std::string index = dir / "i.db";
-  ASSERT_LE(RunProcess({kBin, "scan", "--input", "jsonl", "--index", index,
-                        dir / "in"},
-                       dir.path())
-                .exit_code,
-            1);
+  ASSERT_LE(RunProcess({kBin, "scan", "--input", "jsonl", "--index", index, dir / "in"}, dir.path()).exit_code, 1);
   // The run checks DIR (missing: fine), then waits for the index this test
   // holds.
   const int lock = ::open(index.c_str(), O_RDONLY);
@@ -267,11 +261,14 @@ TEST(KeptDirSafetyTest, LinkPlantedInDirWhileScanWaitsNeverRedirectsAWrite) {
   const std::string kept = dir / "kept";
   RunResult r;
   std::thread run([&] {
-    r = RunProcess({kBin, "scan", "--input", "jsonl", "--index", index,
-                    "--lock-wait", "60", "--kept-dir", kept, dir / "in"},
-                   dir.path());
+    r = RunProcess(
+        {kBin, "scan", "--input", "jsonl", "--index", index, "--lock-wait", "60", "--kept-dir", kept, dir / "in"},
+        dir.path());
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // Once it has the index open, it has checked DIR and waits for the lock.
+  for (int k = 0; k < 600 && !OpenedByAnotherProcess(index); ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   fs::create_directories(dir / "outside");
   fs::create_directories(kept);
   fs::create_directory_symlink(dir / "outside", kept + "/sub");
@@ -279,11 +276,9 @@ TEST(KeptDirSafetyTest, LinkPlantedInDirWhileScanWaitsNeverRedirectsAWrite) {
   ::close(lock);
   run.join();
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("is a symbolic link or not a folder; not written"),
-            std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find("is a symbolic link or not a folder; not written"), std::string::npos) << r.err;
   EXPECT_TRUE(FileTree(dir / "outside").empty());
-  EXPECT_EQ(FileTree(kept).size(), 1u); // a.jsonl, beside the link
+  EXPECT_EQ(FileTree(kept).size(), 1u);  // a.jsonl, beside the link
 }
 
 TEST(KeptDirSafetyTest, FoldersTakeTheirInputFoldersModesAndDirIsMade0700) {
@@ -292,10 +287,8 @@ TEST(KeptDirSafetyTest, FoldersTakeTheirInputFoldersModesAndDirIsMade0700) {
     TempDir dir;
     const std::string ext = jsonl ? ".jsonl" : ".txt";
     uint64_t seed = 10;
-    for (const std::string folder :
-         {"private", "shared", "open", "private/deep"}) {
-      const std::string text =
-          jsonl ? Doc(folder, seed) : Join(RandomWords(200, seed));
+    for (const std::string folder : {"private", "shared", "open", "private/deep"}) {
+      const std::string text = jsonl ? Doc(folder, seed) : Join(RandomWords(200, seed));
       WriteFile(dir / ("in/" + folder + "/f" + ext), text);
       ++seed;
     }
@@ -304,8 +297,7 @@ TEST(KeptDirSafetyTest, FoldersTakeTheirInputFoldersModesAndDirIsMade0700) {
     ::chmod((dir / "in/shared").c_str(), 0750);
     ::chmod((dir / "in/open").c_str(), 0755);
     Args args = {kBin, "scan", "--kept-dir", dir / "kept/new"};
-    if (jsonl)
-      args.insert(args.end(), {"--input", "jsonl"});
+    if (jsonl) args.insert(args.end(), {"--input", "jsonl"});
     args.push_back(dir / "in");
     const RunResult r = RunProcess(args, dir.path());
     ASSERT_EQ(r.exit_code, 1) << r.err;
@@ -324,13 +316,11 @@ TEST(KeptDirSafetyTest, FoldersTakeTheirInputFoldersModesAndDirIsMade0700) {
   ::chmod((dir / "in/sub").c_str(), 0700);
   const Args options = {"--input", "jsonl"};
   SignToReport(dir, dir / "work", 2, options);
-  for (int i = 0; i < 2; ++i)
-    EXPECT_EQ(Filter(dir, dir / "work", i, 2, options, dir / "kept").exit_code,
-              0);
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(Filter(dir, dir / "work", i, 2, options, dir / "kept").exit_code, 0);
   EXPECT_EQ(ModeOf(dir / "kept"), 0700u & ~Umask());
   EXPECT_EQ(ModeOf(dir / "kept/sub"), 0700u & ~Umask());
   ExpectNoWiderModes(dir / "kept", {dir / "in"}, true);
 }
 
-} // namespace
-} // namespace neardup
+}  // namespace
+}  // namespace neardup

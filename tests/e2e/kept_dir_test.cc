@@ -316,6 +316,7 @@ TEST(KeptDirTest, EachRefusalComesBeforeAnythingIsReadOrWritten) {
   WriteFile(dir / "in/a.txt", "some words here");
   WriteFile(dir / "full/x", "x");
   WriteFile(dir / "ref/r.txt", "other words");
+  fs::create_directory_symlink(dir / "k", dir / "link-to-k");  // to a folder not made yet
   struct Case {
     std::vector<std::string> args;
     std::string says;
@@ -328,6 +329,7 @@ TEST(KeptDirTest, EachRefusalComesBeforeAnythingIsReadOrWritten) {
       {{"--kept-dir", dir.path(), dir / "in"}, "holds the input"},
       {{"--kept-dir", dir / "k", "-"}, "stream -"},
       {{"--kept-dir", dir / "full/x", dir / "in"}, "is not a folder"},
+      {{"--kept-dir", dir / "link-to-k/", dir / "in"}, "is a symbolic link"},
       {{"--kept-copy", dir / "in"}, "--kept-copy needs --kept-dir"},
       {{"--kept-dir", dir / "k", "--index", dir / "k/i.db", dir / "in"}, "would hold the --index file"},
       {{"--kept-dir", dir / "k", "-o", dir / "k/out.jsonl", dir / "in"}, "is inside --kept-dir"},

@@ -18,15 +18,12 @@ using testing::WriteFile;
 namespace fs = std::filesystem;
 
 TEST(KeptFolderTest, CheckKeptPathAcceptsOnlyRelativePathsOfNamedComponents) {
-  for (const char *ok : {"a", "a/b.txt", ".hidden/x", "a..b/c", "..x"})
-    EXPECT_TRUE(CheckKeptPath(ok).ok()) << ok;
-  for (const std::string &bad : std::vector<std::string>{
-           "", "/abs", "..", "../x", "a/../b", "a/..", ".", "./a", "a/./b",
-           "a//b", "a/", std::string("a\0b", 3)}) {
+  for (const char *ok : {"a", "a/b.txt", ".hidden/x", "a..b/c", "..x"}) EXPECT_TRUE(CheckKeptPath(ok).ok()) << ok;
+  for (const std::string &bad : std::vector<std::string>{"", "/abs", "..", "../x", "a/../b", "a/..", ".", "./a",
+                                                         "a/./b", "a//b", "a/", std::string("a\0b", 3)}) {
     const Status s = CheckKeptPath(bad);
     EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << bad;
-    EXPECT_NE(s.message().find("is not a path below DIR"), std::string::npos)
-        << s.message();
+    EXPECT_NE(s.message().find("is not a path below DIR"), std::string::npos) << s.message();
   }
 }
 
@@ -74,28 +71,45 @@ TEST(KeptFolderTest, PlaceMakesFoldersWithTheInputFoldersModes) {
   EXPECT_FALSE(kept->Place("../f.txt", dir / "in/p/q/f.txt").ok());
 }
 
-TEST(KeptFolderTest, LinksInDirAreNeverFollowed) {
+// The checks of LinksInDirAreNeverFollowed, with or without openat2().
+void CheckLinksAreNeverFollowed() {
   TempDir dir;
   WriteFile(dir / "outside/f.txt", "outside");
+  WriteFile(dir / "outside/in/g.txt", "outside");
   Result<KeptFolder> kept = KeptFolder::Open(dir / "kept");
   ASSERT_TRUE(kept.ok());
   fs::create_directory_symlink(dir / "outside", dir / "kept/sub");
   fs::create_symlink(dir / "outside/f.txt", dir / "kept/f.txt");
-  Result<KeptPlace> place = kept->Place("sub/f.txt", "sub/f.txt");
-  ASSERT_FALSE(place.ok());
-  EXPECT_NE(place.status().message().find("is a symbolic link or not a folder"),
-            std::string::npos)
-      << place.status().message();
-  EXPECT_FALSE(kept->Place("sub/deeper/f.txt", "f.txt").ok());
+  fs::create_directories(dir / "kept/real");
+  fs::create_directory_symlink(dir / "outside/in", dir / "kept/real/in");
+  for (const std::string rel : {"sub/f.txt", "sub/deeper/f.txt", "real/in/g.txt", "real/in/new/g.txt"}) {
+    Result<KeptPlace> place = kept->Place(rel, rel);
+    ASSERT_FALSE(place.ok()) << rel;
+    EXPECT_NE(place.status().message().find("is a symbolic link or not a folder"), std::string::npos)
+        << place.status().message();
+    EXPECT_TRUE(kept->RemoveFile(rel).ok()) << rel;
+  }
   EXPECT_FALSE(fs::exists(dir / "outside/deeper"));
-  EXPECT_TRUE(kept->RemoveFile("sub/f.txt").ok());
+  EXPECT_FALSE(fs::exists(dir / "outside/in/new"));
   EXPECT_TRUE(kept->RemoveFile("f.txt").ok());
   EXPECT_TRUE(fs::is_symlink(dir / "kept/f.txt"));
   EXPECT_EQ(testing::ReadFile(dir / "outside/f.txt"), "outside");
+  EXPECT_EQ(testing::ReadFile(dir / "outside/in/g.txt"), "outside");
   WriteFile(dir / "kept/real/g.txt", "mine");
   EXPECT_TRUE(kept->RemoveFile("real/g.txt").ok());
   EXPECT_FALSE(fs::exists(dir / "kept/real/g.txt"));
+  Result<KeptPlace> made = kept->Place("real/new/deeper/h.txt", "h.txt");
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  EXPECT_TRUE(fs::is_directory(dir / "kept/real/new/deeper"));
 }
 
-} // namespace
-} // namespace neardup
+TEST(KeptFolderTest, LinksInDirAreNeverFollowed) { CheckLinksAreNeverFollowed(); }
+
+TEST(KeptFolderTest, LinksInDirAreNeverFollowedWithoutOpenat2) {
+  SetTryOpenat2(false);
+  CheckLinksAreNeverFollowed();
+  SetTryOpenat2(true);
+}
+
+}  // namespace
+}  // namespace neardup
