@@ -23,7 +23,7 @@ Fd::~Fd() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Fd &Fd::operator=(Fd &&other) noexcept {
+Fd& Fd::operator=(Fd&& other) noexcept {
   if (this != &other) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = other.fd_;
@@ -50,7 +50,7 @@ std::vector<std::string_view> Components(std::string_view path) {
   return out;
 }
 
-Status Errno(const std::string &path, const char *what, int error) {
+Status Errno(const std::string& path, const char* what, int error) {
   return Status::IoError(path + ": " + what + ": " + std::strerror(error));
 }
 
@@ -60,7 +60,7 @@ std::atomic<bool> g_no_openat2{false};
 
 // The folder `rel` (checked components) below the folder `root`, opened
 // with no symbolic link followed at any level; -1 with errno set when not.
-int OpenBeneath(int root, const std::string &rel) {
+int OpenBeneath(int root, const std::string& rel) {
   if (rel.empty()) return ::fcntl(root, F_DUPFD_CLOEXEC, 0);
 #if defined(SYS_openat2) && defined(RESOLVE_BENEATH)
   if (!g_no_openat2.load(std::memory_order_relaxed)) {
@@ -91,7 +91,7 @@ int OpenBeneath(int root, const std::string &rel) {
 
 // The permission bits of the folder `depth` levels above `source`, when it
 // is one; 0777 else.
-mode_t MirroredMode(const std::string &source, size_t depth) {
+mode_t MirroredMode(const std::string& source, size_t depth) {
   std::filesystem::path p(source);
   for (size_t k = 0; k < depth; ++k) p = p.parent_path();
   struct stat st {};
@@ -114,7 +114,7 @@ std::string Quoted(std::string_view rel) {
 
 // Makes `dir`'s missing parents (0777 less the umask, as `mkdir -p`) and
 // `dir` itself, 0700. Ok when it exists already.
-Status MakeDir(const std::string &dir) {
+Status MakeDir(const std::string& dir) {
   if (::mkdir(dir.c_str(), 0700) == 0 || errno == EEXIST) return Status::Ok();
   if (errno != ENOENT) return Errno("--kept-dir " + dir, "cannot create", errno);
   const std::filesystem::path parent = std::filesystem::path(dir).parent_path();
@@ -149,9 +149,8 @@ bool IsTailOf(std::string_view rel, std::string_view path) {
   return std::equal(tail.begin(), tail.end(), all.end() - static_cast<std::ptrdiff_t>(tail.size()));
 }
 
-Result<KeptFolder> KeptFolder::Open(const std::string &dir) {
-  // A trailing '/' would make open() follow a link at DIR: DIR is named without
-  // it.
+Result<KeptFolder> KeptFolder::Open(const std::string& dir) {
+  // A trailing '/' would make open() follow a link at DIR: DIR is named without it.
   std::string name = dir;
   while (name.size() > 1 && name.back() == '/') name.pop_back();
   if (Status s = MakeDir(name); !s.ok()) return s;
@@ -165,7 +164,7 @@ Result<KeptFolder> KeptFolder::Open(const std::string &dir) {
   return KeptFolder(dir, Fd(fd));
 }
 
-Result<KeptPlace> KeptFolder::Place(std::string_view rel, const std::string &source) const {
+Result<KeptPlace> KeptFolder::Place(std::string_view rel, const std::string& source) const {
   if (Status s = CheckKeptPath(rel); !s.ok()) return s;
   std::string shown = path_;
   if (shown.empty() || shown.back() != '/') shown += '/';
@@ -185,8 +184,7 @@ Result<KeptPlace> KeptFolder::Place(std::string_view rel, const std::string &sou
   int fd = OpenBeneath(fd_.get(), parent);
   if (fd >= 0) return KeptPlace{.folder = Fd(fd), .name = name, .path = shown};
   if (errno != ENOENT) return refused(errno);
-  // Some folder is missing: made one by one, each opened without following a
-  // link.
+  // Some folder is missing: made one by one, each opened without following a link.
   const bool mirrored = IsTailOf(rel, source);
   Fd at(::fcntl(fd_.get(), F_DUPFD_CLOEXEC, 0));
   if (!at.valid()) return Errno(shown, "cannot open its folder", errno);

@@ -43,10 +43,10 @@ class Fd {
   Fd() = default;
   explicit Fd(int fd) : fd_(fd) {}
   ~Fd();
-  Fd(Fd &&other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-  Fd &operator=(Fd &&other) noexcept;
-  Fd(const Fd &) = delete;
-  Fd &operator=(const Fd &) = delete;
+  Fd(Fd&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  Fd& operator=(Fd&& other) noexcept;
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
   int get() const { return fd_; }
   bool valid() const { return fd_ >= 0; }
 
@@ -82,15 +82,15 @@ class KeptFolder {
   // Opens DIR, made (mode 0700) when missing. IoError "--kept-dir DIR: ..."
   // when it cannot be made or opened, or is a symbolic link or not a
   // folder.
-  static Result<KeptFolder> Open(const std::string &dir);
+  static Result<KeptFolder> Open(const std::string& dir);
 
-  KeptFolder(KeptFolder &&) = default;
-  KeptFolder &operator=(KeptFolder &&) = default;
-  KeptFolder(const KeptFolder &) = delete;
-  KeptFolder &operator=(const KeptFolder &) = delete;
+  KeptFolder(KeptFolder&&) = default;
+  KeptFolder& operator=(KeptFolder&&) = default;
+  KeptFolder(const KeptFolder&) = delete;
+  KeptFolder& operator=(const KeptFolder&) = delete;
 
   // DIR as given.
-  const std::string &path() const { return path_; }
+  const std::string& path() const { return path_; }
   // DIR's descriptor (O_PATH | O_DIRECTORY), valid while this lives.
   int fd() const { return fd_.get(); }
 
@@ -100,7 +100,7 @@ class KeptFolder {
   // less the umask. InvalidArgument when `rel` fails CheckKeptPath; IoError
   // "DIR/REL: ..." when a folder on its way is a symbolic link, is not a
   // folder, or cannot be made or opened.
-  Result<KeptPlace> Place(std::string_view rel, const std::string &source) const;
+  Result<KeptPlace> Place(std::string_view rel, const std::string& source) const;
 
   // Removes the regular file at `rel` below DIR, if there is one; a symbolic
   // link, a folder or anything else there is left, as is a path whose

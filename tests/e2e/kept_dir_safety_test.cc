@@ -33,45 +33,44 @@ const std::string kBin = NEARDUP_BINARY;
 namespace fs = std::filesystem;
 using Args = std::vector<std::string>;
 
-// The process's umask (the binary inherits it), read without changing it for
-// long.
+// The process's umask (the binary inherits it), read without changing it for long.
 mode_t Umask() {
   const mode_t mask = ::umask(022);
   ::umask(mask);
   return mask;
 }
 
-mode_t ModeOf(const std::string &path) {
+mode_t ModeOf(const std::string& path) {
   struct stat st {};
   EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
   return st.st_mode & 07777;
 }
 
-std::string Doc(const std::string &id, uint64_t seed) {
+std::string Doc(const std::string& id, uint64_t seed) {
   return R"({"id": ")" + id + R"(", "text": ")" + Join(RandomWords(200, seed)) + "\"}\n";
 }
 
 // JSONL files in two folders of in/, with a copy to leave out.
-void MakeJsonl(const TempDir &dir) {
+void MakeJsonl(const TempDir& dir) {
   WriteFile(dir / "in/a.jsonl", Doc("a1", 1) + Doc("a2", 2));
   WriteFile(dir / "in/sub/b.jsonl", Doc("b1", 1) + Doc("b2", 3));
   WriteFile(dir / "in/sub/c.jsonl", Doc("c1", 4));
 }
 
-RunResult Stage(const TempDir &dir, const std::string &stage, Args args) {
+RunResult Stage(const TempDir& dir, const std::string& stage, Args args) {
   args.insert(args.begin(), {kBin, "stage", stage});
   return RunProcess(args, dir.path());
 }
 
 // Sign (N tasks), bucket, verify, report over dir/in into `work`.
-void SignToReport(const TempDir &dir, const std::string &work, int n, const Args &options) {
+void SignToReport(const TempDir& dir, const std::string& work, int n, const Args& options) {
   for (int i = 0; i < n; ++i) {
     Args a = {"--task", std::to_string(i), "--tasks", std::to_string(n)};
     a.insert(a.end(), options.begin(), options.end());
     a.insert(a.end(), {work, dir / "in"});
     ASSERT_EQ(Stage(dir, "sign", a).exit_code, 0);
   }
-  for (const char *kind : {"bucket", "verify"}) {
+  for (const char* kind : {"bucket", "verify"}) {
     Args a = {"--task", "0", "--tasks", "1"};
     a.insert(a.end(), options.begin(), options.end());
     a.push_back(work);
@@ -82,8 +81,8 @@ void SignToReport(const TempDir &dir, const std::string &work, int n, const Args
   ASSERT_LE(Stage(dir, "report", a).exit_code, 1);
 }
 
-RunResult Filter(const TempDir &dir, const std::string &work, int task, int n, const Args &options,
-                 const std::string &kept) {
+RunResult Filter(const TempDir& dir, const std::string& work, int task, int n, const Args& options,
+                 const std::string& kept) {
   Args a = {"--task", std::to_string(task), "--tasks", std::to_string(n), "--kept-dir", kept};
   a.insert(a.end(), options.begin(), options.end());
   a.push_back(work);
@@ -92,7 +91,7 @@ RunResult Filter(const TempDir &dir, const std::string &work, int task, int n, c
 
 // Rewrites shard `shard`'s first kept path to `kept`, re-encoded with its
 // checksum recomputed, as anyone who can write the work folder can.
-void RewriteKeptPath(const std::string &work, int shard, const std::string &kept) {
+void RewriteKeptPath(const std::string& work, int shard, const std::string& kept) {
   const std::string path = work + "/sign/" + std::to_string(shard) + ".meta";
   Result<ShardMeta> meta = DecodeShardMeta(testing::ReadFile(path));
   ASSERT_TRUE(meta.ok()) << meta.status().message();
@@ -110,7 +109,7 @@ TEST(KeptDirSafetyTest, FilterRefusesAKeptPathRewrittenOutOfDirNamingTheShard) {
   const std::string victim = dir / "victim.txt";
   const std::vector<std::string> rewritten = {"../victim.txt", victim, "sub/../../victim.txt", "./a.jsonl",
                                               "other.jsonl"};
-  for (const std::string &kept : rewritten) {
+  for (const std::string& kept : rewritten) {
     SCOPED_TRACE(kept);
     WriteFile(victim, "the victim's own bytes\n");
     const std::string saved = testing::ReadFile(work + "/sign/0.meta");
@@ -233,7 +232,7 @@ TEST(KeptDirSafetyTest, LinkPlantedInDirNeverRedirectsARetriedFilterTask) {
 
 // Whether a process other than this one holds `path` open (processes and
 // descriptors that vanish meanwhile are passed over).
-bool OpenedByAnotherProcess(const std::string &path) {
+bool OpenedByAnotherProcess(const std::string& path) {
   const std::string self = std::to_string(::getpid());
   std::error_code ec;
   for (fs::directory_iterator proc("/proc", ec), end; !ec && proc != end; proc.increment(ec)) {
@@ -253,8 +252,7 @@ TEST(KeptDirSafetyTest, LinkPlantedInDirWhileScanWaitsNeverRedirectsAWrite) {
   MakeJsonl(dir);
   const std::string index = dir / "i.db";
   ASSERT_LE(RunProcess({kBin, "scan", "--input", "jsonl", "--index", index, dir / "in"}, dir.path()).exit_code, 1);
-  // The run checks DIR (missing: fine), then waits for the index this test
-  // holds.
+  // The run checks DIR (missing: fine), then waits for the index this test holds.
   const int lock = ::open(index.c_str(), O_RDONLY);
   ASSERT_GE(lock, 0);
   ASSERT_EQ(::flock(lock, LOCK_EX), 0);

@@ -21,7 +21,7 @@ namespace neardup::testing {
 //  - DIR itself, when the run made it (`made`): no group or other bit.
 // An entry without an input (none at that path) is checked for the special
 // bits alone.
-inline void ExpectNoWiderModes(const std::string &kept, const std::vector<std::string> &inputs, bool made) {
+inline void ExpectNoWiderModes(const std::string& kept, const std::vector<std::string>& inputs, bool made) {
   namespace fs = std::filesystem;
   struct stat st {};
   ASSERT_EQ(::lstat(kept.c_str(), &st), 0) << kept;
@@ -37,7 +37,7 @@ inline void ExpectNoWiderModes(const std::string &kept, const std::vector<std::s
     ASSERT_EQ(::lstat(it->path().c_str(), &st), 0) << rel;
     EXPECT_FALSE(S_ISLNK(st.st_mode)) << rel << " is a symbolic link";
     EXPECT_EQ(st.st_mode & 07000, 0u) << rel << " has mode " << std::oct << (st.st_mode & 07777);
-    for (const std::string &in : inputs) {
+    for (const std::string& in : inputs) {
       struct stat from {};
       if (::stat((in + "/" + rel).c_str(), &from) != 0) continue;
       const mode_t mask = S_ISDIR(st.st_mode) ? 077 : 0777;

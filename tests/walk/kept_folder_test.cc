@@ -18,8 +18,8 @@ using testing::WriteFile;
 namespace fs = std::filesystem;
 
 TEST(KeptFolderTest, CheckKeptPathAcceptsOnlyRelativePathsOfNamedComponents) {
-  for (const char *ok : {"a", "a/b.txt", ".hidden/x", "a..b/c", "..x"}) EXPECT_TRUE(CheckKeptPath(ok).ok()) << ok;
-  for (const std::string &bad : std::vector<std::string>{"", "/abs", "..", "../x", "a/../b", "a/..", ".", "./a",
+  for (const char* ok : {"a", "a/b.txt", ".hidden/x", "a..b/c", "..x"}) EXPECT_TRUE(CheckKeptPath(ok).ok()) << ok;
+  for (const std::string& bad : std::vector<std::string>{"", "/abs", "..", "../x", "a/../b", "a/..", ".", "./a",
                                                          "a/./b", "a//b", "a/", std::string("a\0b", 3)}) {
     const Status s = CheckKeptPath(bad);
     EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << bad;
@@ -44,7 +44,7 @@ TEST(KeptFolderTest, OpenMakesDirWithMode0700AndRefusesALink) {
   ASSERT_EQ(::stat((dir / "a/kept").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 077, 0u);
   fs::create_directory_symlink(dir / "a/kept", dir / "link");
-  for (const std::string &name : {dir / "link", dir / "link/"}) {
+  for (const std::string& name : {dir / "link", dir / "link/"}) {
     Result<KeptFolder> linked = KeptFolder::Open(name);
     EXPECT_FALSE(linked.ok()) << name;
   }
