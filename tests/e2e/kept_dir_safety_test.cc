@@ -152,11 +152,17 @@ TEST(KeptDirSafetyTest, SetuidFilesAreCopiedWithoutTheirBitsOwnedByTheWriter) {
   const RunResult j =
       RunProcess({kBin, "scan", "--input", "jsonl", "--kept-dir", dir / "jkept", dir / "jin"}, dir.path());
   ASSERT_LE(j.exit_code, 2) << j.err;  // the malformed line: 2
-  for (const std::string rel : {"kept/tool", "kept/group-tool", "kept/theirs.txt", "jkept/tool.jsonl"}) {
+  // The same by a stage filter task.
+  SignToReport(dir, dir / "work", 1, {});
+  const RunResult f = Filter(dir, dir / "work", 0, 1, {}, dir / "fkept");
+  ASSERT_EQ(f.exit_code, 0) << f.err;
+  for (const std::string rel : {"kept/tool", "kept/group-tool", "kept/theirs.txt", "jkept/tool.jsonl", "fkept/tool",
+                                "fkept/group-tool", "fkept/theirs.txt"}) {
     SCOPED_TRACE(rel);
-    struct stat in {
-    }, out{};
-    const std::string from = rel.starts_with("jkept") ? dir / ("jin" + rel.substr(5)) : dir / ("in" + rel.substr(4));
+    const std::string below = rel.substr(rel.find('/'));
+    const std::string from = dir / ((rel.starts_with("jkept") ? "jin" : "in") + below);
+    struct stat in {};
+    struct stat out {};
     ASSERT_EQ(::stat(from.c_str(), &in), 0);
     ASSERT_EQ(::lstat((dir / rel).c_str(), &out), 0);
     EXPECT_NE(out.st_ino, in.st_ino);  // a copy, not a link
@@ -165,12 +171,14 @@ TEST(KeptDirSafetyTest, SetuidFilesAreCopiedWithoutTheirBitsOwnedByTheWriter) {
     EXPECT_EQ(testing::ReadFile(dir / rel), testing::ReadFile(from));
   }
   // root's own plain file is still linked.
-  struct stat in {
-  }, out{};
+  struct stat in {};
+  struct stat out {};
   ASSERT_EQ(::stat((dir / "in/notes.txt").c_str(), &in), 0);
-  ASSERT_EQ(::stat((dir / "kept/notes.txt").c_str(), &out), 0);
-  EXPECT_EQ(out.st_ino, in.st_ino);
-  ExpectNoWiderModes(dir / "kept", {dir / "in"}, true);
+  for (const std::string kept : {"kept", "fkept"}) {
+    ASSERT_EQ(::stat((dir / (kept + "/notes.txt")).c_str(), &out), 0);
+    EXPECT_EQ(out.st_ino, in.st_ino) << kept;
+    ExpectNoWiderModes(dir / kept, {dir / "in"}, true);
+  }
   ExpectNoWiderModes(dir / "jkept", {dir / "jin"}, true);
 }
 
@@ -182,8 +190,8 @@ TEST(KeptDirSafetyTest, FileReachedThroughALinkFromOutsideThePathsIsCopied) {
   WriteFile(dir / "in/own.txt", Join(RandomWords(200, 6)));
   const RunResult r = RunProcess({kBin, "scan", "-L", "--kept-dir", dir / "kept", dir / "in"}, dir.path());
   ASSERT_EQ(r.exit_code, 1) << r.err;
-  struct stat in {
-  }, out{};
+  struct stat in {};
+  struct stat out {};
   ASSERT_EQ(::stat((dir / "elsewhere/secret.txt").c_str(), &in), 0);
   ASSERT_EQ(::lstat((dir / "kept/link.txt").c_str(), &out), 0);
   EXPECT_TRUE(S_ISREG(out.st_mode));
@@ -193,6 +201,16 @@ TEST(KeptDirSafetyTest, FileReachedThroughALinkFromOutsideThePathsIsCopied) {
   ASSERT_EQ(::stat((dir / "kept/own.txt").c_str(), &out), 0);
   EXPECT_EQ(out.st_ino, in.st_ino);  // inside the PATH: linked
   ExpectNoWiderModes(dir / "kept", {dir / "in"}, true);
+  // The same by a stage filter task.
+  SignToReport(dir, dir / "work", 1, {"-L"});
+  const RunResult f = Filter(dir, dir / "work", 0, 1, {"-L"}, dir / "fkept");
+  ASSERT_EQ(f.exit_code, 0) << f.err;
+  ASSERT_EQ(::lstat((dir / "fkept/link.txt").c_str(), &out), 0);
+  EXPECT_TRUE(S_ISREG(out.st_mode));
+  EXPECT_EQ(testing::ReadFile(dir / "fkept/link.txt"), testing::ReadFile(dir / "elsewhere/secret.txt"));
+  ASSERT_EQ(::stat((dir / "elsewhere/secret.txt").c_str(), &in), 0);
+  EXPECT_EQ(in.st_nlink, 1u);
+  ExpectNoWiderModes(dir / "fkept", {dir / "in"}, true);
 }
 
 TEST(KeptDirSafetyTest, LinkPlantedInDirNeverRedirectsARetriedFilterTask) {

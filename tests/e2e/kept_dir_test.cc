@@ -280,6 +280,7 @@ TEST(KeptDirTest, ReferenceFilesAreNeverWrittenAndTheirCopiesAreLeftOut) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "n1\n");
   EXPECT_EQ(Tree(dir / "kept"), (std::map<std::string, std::string>{{"new.jsonl", Doc("n2", Join(RandomWords(300, 10))) + "\n"}}));
+  testing::ExpectNoWiderModes(dir / "kept", {dir / "in"}, true);
 }
 
 TEST(KeptDirTest, SecondRunWithIndexWritesTheSameFolder) {
@@ -296,6 +297,7 @@ TEST(KeptDirTest, SecondRunWithIndexWritesTheSameFolder) {
   EXPECT_NE(second.err.find(" 0 signed"), std::string::npos) << second.err;  // all from the index
   ASSERT_EQ(Tree(dir / "kept1").size(), 2u);
   EXPECT_EQ(Tree(dir / "kept2"), Tree(dir / "kept1"));
+  for (const char* kept : {"kept1", "kept2"}) testing::ExpectNoWiderModes(dir / kept, {dir / "in"}, true);
 }
 
 TEST(KeptDirTest, FolderIsTheSameForEveryThreadCount) {
@@ -309,6 +311,7 @@ TEST(KeptDirTest, FolderIsTheSameForEveryThreadCount) {
   }
   ASSERT_EQ(Tree(dir / "kept-1").size(), 2u);
   EXPECT_EQ(Tree(dir / "kept-3"), Tree(dir / "kept-1"));
+  for (const char* kept : {"kept-1", "kept-3"}) testing::ExpectNoWiderModes(dir / kept, {dir / "in"}, true);
 }
 
 TEST(KeptDirTest, EachRefusalComesBeforeAnythingIsReadOrWritten) {

@@ -164,6 +164,7 @@ TEST(StageFilterTest, StageLocalScriptWritesScansFolder) {
     EXPECT_LE(r.exit_code, 2) << r.err;
     EXPECT_EQ(r.err.find("error"), std::string::npos) << r.err;
     EXPECT_EQ(Tree(dir / "stage.kept"), want);
+    testing::ExpectNoWiderModes(dir / "stage.kept", {dir / "in"}, true);
     // Run again over the same WORK: DIR, begun by its filter tasks, is accepted and rewritten the same.
     // (Not for text files: their hard links changed the inputs' change time, which the sign tasks check.)
     if (ext == "text") continue;
@@ -265,6 +266,7 @@ TEST(StageFilterTest, SharedFolderRulesAndOtherOptionsAreRefused) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Tree(dir / "kept"), both);
   EXPECT_EQ(both, ScanFolder(dir, options, dir / "scan.kept"));
+  testing::ExpectNoWiderModes(dir / "kept", {dir / "in"}, true);
 }
 
 }  // namespace
