@@ -271,7 +271,7 @@ TEST(KeptDirSafetyTest, LinkPlantedInDirWhileScanWaitsNeverRedirectsAWrite) {
   const std::string index = dir / "i.db";
   ASSERT_LE(RunProcess({kBin, "scan", "--input", "jsonl", "--index", index, dir / "in"}, dir.path()).exit_code, 1);
   // The run checks DIR (missing: fine), then waits for the index this test holds.
-  const int lock = ::open(index.c_str(), O_RDONLY);
+  const int lock = ::open(index.c_str(), O_RDONLY | O_CLOEXEC);  // not inherited by the run
   ASSERT_GE(lock, 0);
   ASSERT_EQ(::flock(lock, LOCK_EX), 0);
   const std::string kept = dir / "kept";
@@ -282,9 +282,11 @@ TEST(KeptDirSafetyTest, LinkPlantedInDirWhileScanWaitsNeverRedirectsAWrite) {
         dir.path());
   });
   // Once it has the index open, it has checked DIR and waits for the lock.
-  for (int k = 0; k < 600 && !OpenedByAnotherProcess(index); ++k) {
+  bool waiting = false;
+  for (int k = 0; k < 600 && !(waiting = OpenedByAnotherProcess(index)); ++k) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  EXPECT_TRUE(waiting) << "the run never opened the index";
   fs::create_directories(dir / "outside");
   fs::create_directories(kept);
   fs::create_directory_symlink(dir / "outside", kept + "/sub");
