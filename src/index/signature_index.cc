@@ -319,10 +319,23 @@ Db Connect(const std::string& path, bool write, bool immutable, int* rc) {
 // Opens `path` with SQLite and checks that it is a neardup index of a schema
 // this build reads. With `create`, an empty database gets the schema.
 // *fresh says whether it was created now.
+// An index is one file under one name: SQLite names its journal (-wal,
+// -shm) after the name a process opened, so two processes writing the same
+// file through two hard-linked names each keep a journal of their own, and
+// one killed mid-write leaves the file "malformed" (SQLite's "How To Corrupt
+// An SQLite Database File", 2.5). A file with more than one name is refused
+// for writing, before SQLite or the lock touch it. `st` is the file's stat.
+Status CheckOneName(const std::string& path, const struct stat& st) {
+  if (st.st_nlink <= 1) return Status::Ok();
+  return Status::InvalidArgument(path + ": the index has " + std::to_string(st.st_nlink) +
+                                 " names (hard links); SQLite keeps its journal by name, so writing it under two "
+                                 "names can corrupt it: remove the other names, or give a copy (cp) as --index FILE");
+}
+
 // A file that does not start as SQLite's do is not an index: says so
 // before SQLite looks at it. OK for an SQLite file (or an empty one, when
-// `create`).
-Status CheckIndexHead(const std::string& path, bool create) {
+// `create`); to `write`, only a file with one name (CheckOneName).
+Status CheckIndexHead(const std::string& path, bool create, bool write) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     const int e = errno;
@@ -339,11 +352,11 @@ Status CheckIndexHead(const std::string& path, bool create) {
     return Status::InvalidArgument(path + ": not a neardup index (not an SQLite database)");
   }
   if (n == 0 && !create) return Status::InvalidArgument(path + ": not a neardup index (an empty file)");
-  return Status::Ok();
+  return write ? CheckOneName(path, st) : Status::Ok();
 }
 
 Result<Db> OpenDb(const std::string& path, bool write, bool create, bool* fresh) {
-  if (Status s = CheckIndexHead(path, create); !s.ok()) return s;
+  if (Status s = CheckIndexHead(path, create, write); !s.ok()) return s;
   int rc = SQLITE_OK;
   Db db = Connect(path, write, /*immutable=*/false, &rc);
   if (rc != SQLITE_OK) return SqlError(db.get(), path, rc);
@@ -487,6 +500,7 @@ Result<std::unique_ptr<SignatureIndex>> SignatureIndex::Open(const std::string& 
   if (::fstat(impl->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     return Status::InvalidArgument(path + ": not a neardup index (not a regular file)");
   }
+  if (Status s = CheckOneName(path, st); !s.ok()) return s;
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(options.lock_wait * 1000));
   while (::flock(impl->fd, LOCK_EX | LOCK_NB) != 0) {

@@ -111,7 +111,9 @@ class SignatureIndex {
   // "PATH: corrupt ...", "PATH: schema version N is newer ...", "PATH:
   // read-only ...", "PATH: in use by pid P on HOST since T", "PATH: the
   // signature parameters differ from the index's: ...; to start a new index,
-  // give another --index FILE or remove PATH".
+  // give another --index FILE or remove PATH", "PATH: the index has N names
+  // (hard links) ..." (an index is written under one name only: SQLite
+  // keeps its journal by name).
   static Result<std::unique_ptr<SignatureIndex>> Open(const std::string& path, const SignatureParams& params,
                                                       const IndexOpenOptions& options);
   ~SignatureIndex();
