@@ -355,6 +355,19 @@ Status CheckIndexHead(const std::string& path, bool create, bool write) {
   return write ? CheckOneName(path, st) : Status::Ok();
 }
 
+// The index's --new job, from `meta`; empty when no --new run delivered yet.
+Result<NewJob> ReadNewJob(sqlite3* h, const std::string& path) {
+  NewJob job;
+  Stmt q(h, "SELECT key, value FROM meta WHERE key IN ('new_job', 'new_job_options')");
+  if (!q.ok()) return SqlError(h, path, q.prepare_rc());
+  int rc = SQLITE_OK;
+  while ((rc = q.Step()) == SQLITE_ROW) {
+    (q.Text(0) == "new_job" ? job.fingerprint : job.description) = q.Text(1);
+  }
+  if (rc != SQLITE_DONE) return SqlError(h, path, rc);
+  return job;
+}
+
 Result<Db> OpenDb(const std::string& path, bool write, bool create, bool* fresh) {
   if (Status s = CheckIndexHead(path, create, write); !s.ok()) return s;
   int rc = SQLITE_OK;
@@ -1091,8 +1104,7 @@ Result<int64_t> SignatureIndex::StartRun(const std::string& options) {
 
 int64_t SignatureIndex::run() const { return impl_->run; }
 
-Status SignatureIndex::CoverPending(std::span<const int64_t> reused_pending, std::span<const PendingMark> unchanged) {
-  const int64_t run = impl_->run;
+Status SignatureIndex::PutBackMarks(std::span<const PendingMark> unchanged) {
   sqlite3* h = impl_->db.get();
   Stmt keep(h, "UPDATE files SET pending = ? WHERE id = ?");
   if (!keep.ok()) return SqlError(h, path_, keep.prepare_rc());
@@ -1102,6 +1114,12 @@ Status SignatureIndex::CoverPending(std::span<const int64_t> reused_pending, std
     keep.Bind(2, m.id);
     if (int rc = keep.Step(); rc != SQLITE_DONE) return SqlError(h, path_, rc);
   }
+  return Status::Ok();
+}
+
+Status SignatureIndex::CoverPending(std::span<const int64_t> reused_pending) {
+  const int64_t run = impl_->run;
+  sqlite3* h = impl_->db.get();
   Stmt ins(h, "INSERT OR IGNORE INTO run_files(run, file_id) VALUES(?, ?)");
   if (!ins.ok()) return SqlError(h, path_, ins.prepare_rc());
   for (const int64_t id : reused_pending) {
@@ -1119,6 +1137,10 @@ Status SignatureIndex::CoverPending(std::span<const int64_t> reused_pending, std
   return rc == SQLITE_OK ? Status::Ok() : SqlError(h, path_, rc);
 }
 
+Result<NewJob> SignatureIndex::StoredNewJob() {
+  return ReadNewJob(impl_->db.get(), path_);
+}
+
 Status SignatureIndex::EndRun(const IndexRun& c) {
   const int64_t run = impl_->run;
   sqlite3* h = impl_->db.get();
@@ -1133,7 +1155,7 @@ Status SignatureIndex::EndRun(const IndexRun& c) {
   return Status::Ok();
 }
 
-Status RecordRunExit(const std::string& path, int64_t run, int exit_status, bool delivered) {
+Status RecordRunExit(const std::string& path, int64_t run, int exit_status, bool delivered, const NewJob& job) {
   bool fresh = false;
   Result<Db> db = OpenDb(path, /*write=*/true, /*create=*/false, &fresh);
   if (!db.ok()) return db.status();
@@ -1145,7 +1167,19 @@ Status RecordRunExit(const std::string& path, int64_t run, int exit_status, bool
   up.Bind(2, int64_t{delivered ? 1 : 0});
   up.Bind(3, run);
   if (int rc = up.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
-  if (delivered) {
+  bool of_the_job = false;
+  if (delivered && !job.fingerprint.empty()) {
+    // The first --new run to deliver makes its job the index's.
+    Stmt adopt(h, "INSERT OR IGNORE INTO meta(key, value) VALUES('new_job', ?), ('new_job_options', ?)");
+    adopt.Bind(1, job.fingerprint);
+    adopt.Bind(2, job.description);
+    if (int rc = adopt.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
+    Result<NewJob> stored = ReadNewJob(h, path);
+    if (!stored.ok()) return stored.status();
+    // Another run may have made another job the index's since this one ended.
+    of_the_job = stored->fingerprint == job.fingerprint;
+  }
+  if (of_the_job) {
     // Only what this run covered, and not what a later run signed again.
     Stmt clear(h,
                "UPDATE files SET pending = 0 WHERE pending BETWEEN 1 AND ?1 "
@@ -1224,10 +1258,17 @@ Result<IndexInfo> ReadIndexInfo(const std::string& path, int last_runs) {
   if (rc != SQLITE_OK) return SqlError(h, path, rc);
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) info.file_bytes = static_cast<uint64_t>(st.st_size);
+  Result<NewJob> job = ReadNewJob(h, path);
+  if (!job.ok()) return job.status();
+  info.new_job = std::move(*job);
   // A version 2 index made before the pending marks has no `delivered`.
   const int64_t marks =
       QueryInt(h, "SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'delivered'", &rc);
   if (rc != SQLITE_OK) return SqlError(h, path, rc);
+  if (marks != 0) {
+    info.pending = static_cast<uint64_t>(QueryInt(h, "SELECT count(*) FROM files WHERE pending != 0", &rc));
+    if (rc != SQLITE_OK) return SqlError(h, path, rc);
+  }
   Stmt q(h, marks != 0 ? "SELECT id, started, ended, reused, signed, removed, documents, exit_status, options, "
                          "delivered FROM runs ORDER BY id DESC LIMIT ?"
                        : "SELECT id, started, ended, reused, signed, removed, documents, exit_status, options, "
