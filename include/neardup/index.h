@@ -33,7 +33,7 @@ struct IndexRun {
   std::string ended;    // empty while running or when killed
   uint64_t reused = 0, signed_now = 0, removed = 0, documents = 0;
   int exit_status = -1;  // -1: not recorded
-  int delivered = -1;    // 1: its whole output was written into a regular file; 0: not; -1: not recorded
+  int delivered = -1;    // 1: its whole output went into a regular file (or was empty); 0: not; -1: not recorded
   std::string options;
 };
 
@@ -49,9 +49,9 @@ struct NewJob {
 // Sets the exit status of run `run` in the index at `path` (once its output
 // was written or failed), and whether its output was delivered: written
 // whole into a regular file (-o FILE synced and renamed into place, or stdout
-// redirected to a regular file, synced); an output sent to a pipe, a
-// terminal or a device is never delivered, since no one can say its reader
-// took it. A run of `job` (not empty: a --new run whose job was the index's,
+// redirected to a regular file, synced), or reported nothing; an output
+// with something in it sent to a pipe, a terminal or a device is never
+// delivered, since no one can say its reader took it. A run of `job` (not empty: a --new run whose job was the index's,
 // or the index had none, when it ended) that delivered makes `job` the
 // index's when it has none, and when `job` is the index's, clears the pending
 // marks of the files it covered (their documents are no longer new for

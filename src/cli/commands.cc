@@ -232,8 +232,9 @@ ExitCode ExitCodeOf(const Report& report) {
 }
 
 // With --index: records the run's exit in the index, and whether its whole
-// output was delivered, that is written whole into a regular file (which
-// clears the pending marks of what a run of the index's --new job covered).
+// output was delivered, that is written whole into a regular file, or empty
+// of pairs and clusters (which clears the pending marks of what a run of the
+// index's --new job covered).
 // A run that delivered ends here, with its exit status, signals blocked from
 // before the record: a terminating signal arriving meanwhile dies with the
 // process, so that no exit status says "failed" (128 + N) of an output the
@@ -288,12 +289,14 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
                               "); the next --new run reports these documents again");
   }
   // --index: an output is delivered once it lies whole in a regular file;
-  // one sent to a pipe, a terminal or a device is not (docs/index.md).
-  bool in_file = false;
+  // one sent to a pipe, a terminal or a device is not (docs/index.md),
+  // unless it reports nothing: then no reader can miss anything.
+  bool delivered = false;
+  const bool nothing = report.params.mode == Mode::kPairs ? report.pairs.empty() : report.clusters.empty();
   if (written.ok() && report.index.used && !out.closed()) {
     Result<bool> file = out.InRegularFile();
     if (file.ok()) {
-      in_file = *file;
+      delivered = *file || nothing;
     } else {
       written = file.status();
     }
@@ -313,13 +316,13 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
     spdlog::warn("--new: this run's paths or options are not those of the index's --new runs ({}): it leaves the "
                  "pending marks to them; give it its own --index FILE",
                  report.index.other_job);
-  } else if (options.new_only && options.against.empty() && !in_file) {
+  } else if (options.new_only && options.against.empty() && !delivered) {
     spdlog::warn("--new: the output went to a pipe, a terminal or a device, not to a regular file: no one can say "
                  "it was read, so the next --new run reports these documents again (give -o FILE, or redirect "
                  "stdout to a file, to deliver them)");
   }
   const ExitCode code = ExitCodeOf(report);
-  RecordExit(options, report, code, in_file);
+  RecordExit(options, report, code, delivered);
   return code;
 }
 
@@ -336,7 +339,8 @@ ExitCode RunIndexInfo(const std::string& file, std::ostream& out) {
   out << "\n  --new: " << Counted(info->pending, "file") << " pending; marks are cleared only by a --new run over "
       << (info->new_job.description.empty() ? "the paths and options of the first one to deliver"
                                             : info->new_job.description + " (and the same other options)")
-      << " whose output went whole into a regular file (-o FILE, or stdout redirected to one), never to a pipe";
+      << " that reported nothing, or whose output went whole into a regular file (-o FILE, or stdout redirected to "
+         "one), not into a pipe or a terminal";
   out << "\nlast runs (newest first):\n";
   for (const IndexRun& r : info->runs) {
     out << "  #" << r.id << " " << r.started << " .. " << (r.ended.empty() ? "(did not finish)" : r.ended) << ": "

@@ -192,8 +192,9 @@ TEST(NewMarksTest, AnOutputIntoAPipeOrADeviceIsNotDelivered) {
   RunResult info = RunProcess({kBin, "index", "info", ix}, dir.path());
   EXPECT_NE(info.out.find("exit 0, not delivered"), std::string::npos) << info.out;
   EXPECT_NE(info.out.find("\n  --new: 4 files pending; marks are cleared only by a --new run over " + (dir / "c") +
-                          " -t 0.8 --verify exact --mode pairs (and the same other options) whose output went whole "
-                          "into a regular file (-o FILE, or stdout redirected to one), never to a pipe\n"),
+                          " -t 0.8 --verify exact --mode pairs (and the same other options) that reported nothing, or "
+                          "whose output went whole into a regular file (-o FILE, or stdout redirected to one), not "
+                          "into a pipe or a terminal\n"),
             std::string::npos)
       << info.out;
 
@@ -208,6 +209,20 @@ TEST(NewMarksTest, AnOutputIntoAPipeOrADeviceIsNotDelivered) {
   const RunResult after = Scan(dir, {"--index", ix, "--new", dir / "c"});
   EXPECT_EQ(after.exit_code, 1) << after.err;
   EXPECT_EQ(after.out, "");
+  info = RunProcess({kBin, "index", "info", ix}, dir.path());
+  EXPECT_NE(info.out.find("\n  --new: 0 files pending;"), std::string::npos) << info.out;
+
+  // A run that reports nothing delivers wherever its output goes: its reader
+  // can miss nothing, so a new file like no other is no longer pending after
+  // a run into a pipe, which says nothing about it.
+  WriteFile(dir / "c/unlike", Text(300));
+  const pid_t quiet = SpawnIntoPipe({kBin, "scan", "--index", ix, "--new", dir / "c"}, dir / "err.txt", &read_end);
+  ASSERT_GT(quiet, 0);
+  ASSERT_EQ(::waitpid(quiet, &status, 0), quiet);
+  ::close(read_end);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_EQ(ReadFile(dir / "err.txt").find("--new: the output went"), std::string::npos) << ReadFile(dir / "err.txt");
   info = RunProcess({kBin, "index", "info", ix}, dir.path());
   EXPECT_NE(info.out.find("\n  --new: 0 files pending;"), std::string::npos) << info.out;
 }
