@@ -33,17 +33,31 @@ struct IndexRun {
   std::string ended;    // empty while running or when killed
   uint64_t reused = 0, signed_now = 0, removed = 0, documents = 0;
   int exit_status = -1;  // -1: not recorded
-  int delivered = -1;    // 1: its whole output was written; 0: not; -1: not recorded
+  int delivered = -1;    // 1: its whole output went into a regular file (or was empty); 0: not; -1: not recorded
   std::string options;
+};
+
+// What a --new run reports for: its PATHs and the options that decide its
+// documents and what it reports (src/index/new_job.h). An index serves one
+// job: the first --new run that delivers makes its job the index's, and only
+// runs of that job clear pending marks.
+struct NewJob {
+  std::string fingerprint;  // 16 hex digits; empty: the run clears no marks
+  std::string description;  // the canonical PATHs, -t, --verify, --mode: for `index info`
 };
 
 // Sets the exit status of run `run` in the index at `path` (once its output
 // was written or failed), and whether its output was delivered: written
-// whole, flushed and, with -o, renamed into place. A run that delivered
-// clears the pending marks of the files it covered (their documents are no
-// longer new for --new); one that did not leaves them, so the next --new run
+// whole into a regular file (-o FILE synced and renamed into place, or stdout
+// redirected to a regular file, synced), or reported nothing; an output
+// with something in it sent to a pipe, a terminal or a device is never
+// delivered, since no one can say its reader took it. A run of `job` (not empty: a --new run whose job was the index's,
+// or the index had none, when it ended) that delivered makes `job` the
+// index's when it has none, and when `job` is the index's, clears the pending
+// marks of the files it covered (their documents are no longer new for
+// --new); any other run leaves them, so the next --new run of the job
 // reports those documents again. Errors as Open, without the lock.
-Status RecordRunExit(const std::string& path, int64_t run, int exit_status, bool delivered);
+Status RecordRunExit(const std::string& path, int64_t run, int exit_status, bool delivered, const NewJob& job);
 
 struct IndexInfo {
   int schema_version = 0;
@@ -51,6 +65,8 @@ struct IndexInfo {
   uint64_t files = 0;
   uint64_t documents = 0;
   uint64_t file_bytes = 0;
+  NewJob new_job;          // the index's --new job; empty before a --new run delivered
+  uint64_t pending = 0;    // files whose documents are not delivered yet
   std::vector<IndexRun> runs;  // the last runs, newest first
 };
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "neardup/index.h"
 #include "neardup/options.h"
 #include "neardup/sorted_pairs.h"
 #include "neardup/status.h"
@@ -98,6 +99,13 @@ struct IndexStats {
   // Invalid UTF-8 sequences of the files reused, in Stats::invalid_utf8 too:
   // the run that read them gave its advice on them (no hint of this run's).
   uint64_t reused_invalid_utf8 = 0;
+  // --new (without --against): the job the run reports for, when it may
+  // clear pending marks (it is the index's job, or the index has none yet);
+  // empty otherwise (NewJob, index.h).
+  NewJob new_job;
+  // --new: the index's job when it is not this run's (which then clears no
+  // marks); empty otherwise.
+  std::string other_job;
 };
 
 // With --kept-dir: what was written there (src/scan/kept_dir.h).

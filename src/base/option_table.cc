@@ -412,7 +412,9 @@ constexpr OptionSpec kTable[] = {
     {.long_name = "--new",
      .group = OptionGroup::kIndex,
      .kind = ValueKind::kFlag,
-     .help = "With --index: report only what involves a document signed in this run",
+     .help = "With --index: report only what involves a document not yet delivered (signed in this run, or "
+             "pending); delivered only by a --new run over the index's paths and options into a regular file "
+             "(-o FILE, >file), never a pipe",
      .commands = kScanCommand,
      .get = Get<&Options::new_only>,
      .put = Put<&Options::new_only>},

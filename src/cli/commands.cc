@@ -232,7 +232,9 @@ ExitCode ExitCodeOf(const Report& report) {
 }
 
 // With --index: records the run's exit in the index, and whether its whole
-// output was delivered (which clears the pending marks of what it covered).
+// output was delivered, that is written whole into a regular file, or empty
+// of pairs and clusters (which clears the pending marks of what a run of the
+// index's --new job covered).
 // A run that delivered ends here, with its exit status, signals blocked from
 // before the record: a terminating signal arriving meanwhile dies with the
 // process, so that no exit status says "failed" (128 + N) of an output the
@@ -241,7 +243,8 @@ void RecordExit(const Options& options, const Report& report, ExitCode code, boo
   if (!report.index.used) return;
   std::optional<SignalBlocker> quiet;
   if (delivered) quiet.emplace();
-  if (Status s = RecordRunExit(options.index, report.index.run, static_cast<int>(code), delivered); !s.ok()) {
+  if (Status s = RecordRunExit(options.index, report.index.run, static_cast<int>(code), delivered, report.index.new_job);
+      !s.ok()) {
     spdlog::warn("{}", s.message());
   }
   if (delivered) std::exit(static_cast<int>(code));
@@ -285,6 +288,19 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
     written = Status::IoError("stdout: closed before the whole output was written (" + std::string(std::strerror(EPIPE)) +
                               "); the next --new run reports these documents again");
   }
+  // --index: an output is delivered once it lies whole in a regular file;
+  // one sent to a pipe, a terminal or a device is not (docs/index.md),
+  // unless it reports nothing: then no reader can miss anything.
+  bool delivered = false;
+  const bool nothing = report.params.mode == Mode::kPairs ? report.pairs.empty() : report.clusters.empty();
+  if (written.ok() && report.index.used && !out.closed()) {
+    Result<bool> file = out.InRegularFile();
+    if (file.ok()) {
+      delivered = *file || nothing;
+    } else {
+      written = file.status();
+    }
+  }
   if (!written.ok()) {
     spdlog::error("{}", written.message());
     RecordExit(options, report, ExitCode::kError, /*delivered=*/false);
@@ -296,8 +312,17 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
     if (!detail.empty()) line += " (skipped: " + detail + ")";
     std::fprintf(stderr, "%s\n", line.c_str());
   }
+  if (!report.index.other_job.empty()) {
+    spdlog::warn("--new: this run's paths or options are not those of the index's --new runs ({}): it leaves the "
+                 "pending marks to them; give it its own --index FILE",
+                 report.index.other_job);
+  } else if (options.new_only && options.against.empty() && !delivered) {
+    spdlog::warn("--new: the output went to a pipe, a terminal or a device, not to a regular file: no one can say "
+                 "it was read, so the next --new run reports these documents again (give -o FILE, or redirect "
+                 "stdout to a file, to deliver them)");
+  }
   const ExitCode code = ExitCodeOf(report);
-  RecordExit(options, report, code, /*delivered=*/!out.closed());
+  RecordExit(options, report, code, delivered);
   return code;
 }
 
@@ -311,6 +336,11 @@ ExitCode RunIndexInfo(const std::string& file, std::ostream& out) {
   for (const auto& [name, value] : info->params) out << "  " << name << " " << value << "\n";
   out << "  files " << info->files << ", documents " << info->documents << ", " << info->file_bytes << " bytes";
   if (info->documents > 0) out << " (" << info->file_bytes / info->documents << " per document)";
+  out << "\n  --new: " << Counted(info->pending, "file") << " pending; marks are cleared only by a --new run over "
+      << (info->new_job.description.empty() ? "the paths and options of the first one to deliver"
+                                            : info->new_job.description + " (and the same other options)")
+      << " that reported nothing, or whose output went whole into a regular file (-o FILE, or stdout redirected to "
+         "one), not into a pipe or a terminal";
   out << "\nlast runs (newest first):\n";
   for (const IndexRun& r : info->runs) {
     out << "  #" << r.id << " " << r.started << " .. " << (r.ended.empty() ? "(did not finish)" : r.ended) << ": "

@@ -220,4 +220,12 @@ Status Output::Commit() {
   return err == 0 ? Status::Ok() : Status::IoError(Error(target_, err));
 }
 
+Result<bool> Output::InRegularFile() {
+  if (!target_.empty()) return !temp_.empty();  // renamed into place; else written in place to a non-file
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  if (::fsync(fd_) != 0) return Status::IoError(std::string("stdout: ") + std::strerror(errno));
+  return true;
+}
+
 }  // namespace neardup::cli

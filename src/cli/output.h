@@ -90,6 +90,13 @@ class Output {
   // After Commit(): whether stdout's reader was gone (EPIPE) before
   // everything was written, so the output was not delivered whole.
   bool closed() const { return target_.empty() && buf_.error() == EPIPE; }
+  // After a successful Commit(): whether the whole output now lies in a
+  // regular file, on its device: -o FILE renamed into place (synced by
+  // Commit), or stdout redirected to a regular file (`>`, `>>`), synced
+  // here. False for a pipe, a terminal, a socket, a device or a FIFO: what
+  // went there may still wait unread in a buffer its reader never empties.
+  // An error when syncing stdout fails (its data may be lost).
+  Result<bool> InRegularFile();
 
  private:
   // fd: where records go; target: the resolved -o path (empty for stdout);

@@ -17,6 +17,7 @@
 #include "base/hash.h"
 #include "base/parallel.h"
 #include "index/index_rows.h"
+#include "index/new_job.h"
 #include "sign/sign_internal.h"
 #include "walk/hashing_file_system.h"
 
@@ -943,10 +944,20 @@ Status IndexUpdate::EndRun(IndexedCorpus* out) {
   run.removed = out->stats.removed;
   run.documents = out->corpus.table.size();
   out->stats.run = index_.run();
-  // A report cut down by --against (pairs of reference documents alone are
-  // never reported) may not deliver every pair: it covers no pending file.
-  if (ctx_.options.against.empty()) {
-    if (Status s = index_.CoverPending(reused_pending_, unchanged_); !s.ok()) return s;
+  if (Status s = index_.PutBackMarks(unchanged_); !s.ok()) return s;
+  // Only a --new run of the index's job covers pending files (NewJob). A
+  // report cut down by --against (pairs of reference documents alone are
+  // never reported) may not deliver every pair: it has no job.
+  if (ctx_.options.new_only && ctx_.options.against.empty()) {
+    Result<NewJob> stored = index_.StoredNewJob();
+    if (!stored.ok()) return stored.status();
+    NewJob job = NewJobOf(ctx_.options, stored_.keys);
+    if (stored->fingerprint.empty() || stored->fingerprint == job.fingerprint) {
+      if (Status s = index_.CoverPending(reused_pending_); !s.ok()) return s;
+      out->stats.new_job = std::move(job);
+    } else {
+      out->stats.other_job = stored->description;
+    }
   }
   if (Status s = index_.EndRun(run); !s.ok()) return s;
   return index_.Commit();

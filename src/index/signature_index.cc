@@ -319,10 +319,23 @@ Db Connect(const std::string& path, bool write, bool immutable, int* rc) {
 // Opens `path` with SQLite and checks that it is a neardup index of a schema
 // this build reads. With `create`, an empty database gets the schema.
 // *fresh says whether it was created now.
+// An index is one file under one name: SQLite names its journal (-wal,
+// -shm) after the name a process opened, so two processes writing the same
+// file through two hard-linked names each keep a journal of their own, and
+// one killed mid-write leaves the file "malformed" (SQLite's "How To Corrupt
+// An SQLite Database File", 2.5). A file with more than one name is refused
+// for writing, before SQLite or the lock touch it. `st` is the file's stat.
+Status CheckOneName(const std::string& path, const struct stat& st) {
+  if (st.st_nlink <= 1) return Status::Ok();
+  return Status::InvalidArgument(path + ": the index has " + std::to_string(st.st_nlink) +
+                                 " names (hard links); SQLite keeps its journal by name, so writing it under two "
+                                 "names can corrupt it: remove the other names, or give a copy (cp) as --index FILE");
+}
+
 // A file that does not start as SQLite's do is not an index: says so
 // before SQLite looks at it. OK for an SQLite file (or an empty one, when
-// `create`).
-Status CheckIndexHead(const std::string& path, bool create) {
+// `create`); to `write`, only a file with one name (CheckOneName).
+Status CheckIndexHead(const std::string& path, bool create, bool write) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     const int e = errno;
@@ -339,11 +352,24 @@ Status CheckIndexHead(const std::string& path, bool create) {
     return Status::InvalidArgument(path + ": not a neardup index (not an SQLite database)");
   }
   if (n == 0 && !create) return Status::InvalidArgument(path + ": not a neardup index (an empty file)");
-  return Status::Ok();
+  return write ? CheckOneName(path, st) : Status::Ok();
+}
+
+// The index's --new job, from `meta`; empty when no --new run delivered yet.
+Result<NewJob> ReadNewJob(sqlite3* h, const std::string& path) {
+  NewJob job;
+  Stmt q(h, "SELECT key, value FROM meta WHERE key IN ('new_job', 'new_job_options')");
+  if (!q.ok()) return SqlError(h, path, q.prepare_rc());
+  int rc = SQLITE_OK;
+  while ((rc = q.Step()) == SQLITE_ROW) {
+    (q.Text(0) == "new_job" ? job.fingerprint : job.description) = q.Text(1);
+  }
+  if (rc != SQLITE_DONE) return SqlError(h, path, rc);
+  return job;
 }
 
 Result<Db> OpenDb(const std::string& path, bool write, bool create, bool* fresh) {
-  if (Status s = CheckIndexHead(path, create); !s.ok()) return s;
+  if (Status s = CheckIndexHead(path, create, write); !s.ok()) return s;
   int rc = SQLITE_OK;
   Db db = Connect(path, write, /*immutable=*/false, &rc);
   if (rc != SQLITE_OK) return SqlError(db.get(), path, rc);
@@ -487,6 +513,7 @@ Result<std::unique_ptr<SignatureIndex>> SignatureIndex::Open(const std::string& 
   if (::fstat(impl->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     return Status::InvalidArgument(path + ": not a neardup index (not a regular file)");
   }
+  if (Status s = CheckOneName(path, st); !s.ok()) return s;
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(options.lock_wait * 1000));
   while (::flock(impl->fd, LOCK_EX | LOCK_NB) != 0) {
@@ -1077,8 +1104,7 @@ Result<int64_t> SignatureIndex::StartRun(const std::string& options) {
 
 int64_t SignatureIndex::run() const { return impl_->run; }
 
-Status SignatureIndex::CoverPending(std::span<const int64_t> reused_pending, std::span<const PendingMark> unchanged) {
-  const int64_t run = impl_->run;
+Status SignatureIndex::PutBackMarks(std::span<const PendingMark> unchanged) {
   sqlite3* h = impl_->db.get();
   Stmt keep(h, "UPDATE files SET pending = ? WHERE id = ?");
   if (!keep.ok()) return SqlError(h, path_, keep.prepare_rc());
@@ -1088,6 +1114,12 @@ Status SignatureIndex::CoverPending(std::span<const int64_t> reused_pending, std
     keep.Bind(2, m.id);
     if (int rc = keep.Step(); rc != SQLITE_DONE) return SqlError(h, path_, rc);
   }
+  return Status::Ok();
+}
+
+Status SignatureIndex::CoverPending(std::span<const int64_t> reused_pending) {
+  const int64_t run = impl_->run;
+  sqlite3* h = impl_->db.get();
   Stmt ins(h, "INSERT OR IGNORE INTO run_files(run, file_id) VALUES(?, ?)");
   if (!ins.ok()) return SqlError(h, path_, ins.prepare_rc());
   for (const int64_t id : reused_pending) {
@@ -1105,6 +1137,10 @@ Status SignatureIndex::CoverPending(std::span<const int64_t> reused_pending, std
   return rc == SQLITE_OK ? Status::Ok() : SqlError(h, path_, rc);
 }
 
+Result<NewJob> SignatureIndex::StoredNewJob() {
+  return ReadNewJob(impl_->db.get(), path_);
+}
+
 Status SignatureIndex::EndRun(const IndexRun& c) {
   const int64_t run = impl_->run;
   sqlite3* h = impl_->db.get();
@@ -1119,7 +1155,7 @@ Status SignatureIndex::EndRun(const IndexRun& c) {
   return Status::Ok();
 }
 
-Status RecordRunExit(const std::string& path, int64_t run, int exit_status, bool delivered) {
+Status RecordRunExit(const std::string& path, int64_t run, int exit_status, bool delivered, const NewJob& job) {
   bool fresh = false;
   Result<Db> db = OpenDb(path, /*write=*/true, /*create=*/false, &fresh);
   if (!db.ok()) return db.status();
@@ -1131,7 +1167,19 @@ Status RecordRunExit(const std::string& path, int64_t run, int exit_status, bool
   up.Bind(2, int64_t{delivered ? 1 : 0});
   up.Bind(3, run);
   if (int rc = up.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
-  if (delivered) {
+  bool of_the_job = false;
+  if (delivered && !job.fingerprint.empty()) {
+    // The first --new run to deliver makes its job the index's.
+    Stmt adopt(h, "INSERT OR IGNORE INTO meta(key, value) VALUES('new_job', ?), ('new_job_options', ?)");
+    adopt.Bind(1, job.fingerprint);
+    adopt.Bind(2, job.description);
+    if (int rc = adopt.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
+    Result<NewJob> stored = ReadNewJob(h, path);
+    if (!stored.ok()) return stored.status();
+    // Another run may have made another job the index's since this one ended.
+    of_the_job = stored->fingerprint == job.fingerprint;
+  }
+  if (of_the_job) {
     // Only what this run covered, and not what a later run signed again.
     Stmt clear(h,
                "UPDATE files SET pending = 0 WHERE pending BETWEEN 1 AND ?1 "
@@ -1210,10 +1258,17 @@ Result<IndexInfo> ReadIndexInfo(const std::string& path, int last_runs) {
   if (rc != SQLITE_OK) return SqlError(h, path, rc);
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) info.file_bytes = static_cast<uint64_t>(st.st_size);
+  Result<NewJob> job = ReadNewJob(h, path);
+  if (!job.ok()) return job.status();
+  info.new_job = std::move(*job);
   // A version 2 index made before the pending marks has no `delivered`.
   const int64_t marks =
       QueryInt(h, "SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'delivered'", &rc);
   if (rc != SQLITE_OK) return SqlError(h, path, rc);
+  if (marks != 0) {
+    info.pending = static_cast<uint64_t>(QueryInt(h, "SELECT count(*) FROM files WHERE pending != 0", &rc));
+    if (rc != SQLITE_OK) return SqlError(h, path, rc);
+  }
   Stmt q(h, marks != 0 ? "SELECT id, started, ended, reused, signed, removed, documents, exit_status, options, "
                          "delivered FROM runs ORDER BY id DESC LIMIT ?"
                        : "SELECT id, started, ended, reused, signed, removed, documents, exit_status, options, "

@@ -74,8 +74,9 @@ struct IndexedFile {
   // began, before its walk stat'ed the file; set by the index on every write
   // (this field is ignored there). 0: unknown (an entry of a version 1 index).
   int64_t seen_ns = 0;
-  // 0 when the documents of the entry were delivered by a run (a run whose
-  // whole output was written, RecordRunExit); else the id of the run that
+  // 0 when the documents of the entry were delivered by a --new run of the
+  // index's job (one whose whole output went into a regular file,
+  // RecordRunExit; NewJob); else the id of the run that
   // last signed it: until delivered, --new counts its documents as new. Set
   // by the index on every write (this field is ignored there).
   int64_t pending = 0;
@@ -111,7 +112,9 @@ class SignatureIndex {
   // "PATH: corrupt ...", "PATH: schema version N is newer ...", "PATH:
   // read-only ...", "PATH: in use by pid P on HOST since T", "PATH: the
   // signature parameters differ from the index's: ...; to start a new index,
-  // give another --index FILE or remove PATH".
+  // give another --index FILE or remove PATH", "PATH: the index has N names
+  // (hard links) ..." (an index is written under one name only: SQLite
+  // keeps its journal by name).
   static Result<std::unique_ptr<SignatureIndex>> Open(const std::string& path, const SignatureParams& params,
                                                       const IndexOpenOptions& options);
   ~SignatureIndex();
@@ -166,13 +169,20 @@ class SignatureIndex {
   Result<int64_t> StartRun(const std::string& options);
   // Records the end of the run StartRun() began, with its counts.
   Status EndRun(const IndexRun& counts);
+  // Puts back the marks in `unchanged` (entries written again, by a racily
+  // clean file, with the documents they had: as delivered as before). Every
+  // run calls it once, in its last transaction.
+  Status PutBackMarks(std::span<const PendingMark> unchanged);
   // Records which pending files (IndexedFile::pending) the run covers: those
   // in `reused_pending` (entries it reused) and those it signed. Their marks
-  // are cleared when RecordRunExit records that the run delivered its output.
-  // Call once, in the run's last transaction.
-  // First puts back the marks in `unchanged` (entries written again, by a
-  // racily clean file, with the documents they had: as delivered as before).
-  Status CoverPending(std::span<const int64_t> reused_pending, std::span<const PendingMark> unchanged);
+  // are cleared when RecordRunExit records that the run delivered its output
+  // as a run of the index's --new job. Only such a run calls it (a --new run
+  // of the index's job, or of an index with none; NewJob), once, in its last
+  // transaction, after PutBackMarks.
+  Status CoverPending(std::span<const int64_t> reused_pending);
+  // The index's --new job (meta: new_job, new_job_options); empty fields
+  // when no --new run has delivered yet.
+  Result<NewJob> StoredNewJob();
   // The run StartRun() began; 0 before.
   int64_t run() const;
 

@@ -272,7 +272,8 @@ TEST(IndexTest, NewReportsWhatInvolvesDocumentsSignedInThisRun) {
   TempDir dir;
   for (int i = 0; i < 8; ++i) WriteFile(dir / (std::string("c/old").append(std::to_string(i))), Text(500 + static_cast<uint64_t>(i % 4)));
   const std::string ix = dir / "ix.db";
-  ASSERT_EQ(Scan(dir, {"--index", ix, dir / "c"}).exit_code, 0);
+  // A --new run: only runs of the index's --new job deliver (#42).
+  ASSERT_EQ(Scan(dir, {"--index", ix, "--new", dir / "c"}).exit_code, 0);
   WriteFile(dir / "c/new0", Edited(501, "n"));
   WriteFile(dir / "c/new1", Text(600));
   std::set<std::string> fresh = {dir / "c/new0", dir / "c/new1"};
@@ -723,7 +724,8 @@ TEST(IndexTest, EverySpellingOfAPathSharesTheIndexEntries) {
   WriteFile(dir / "j/a.jsonl", lines);
   const std::string ix = dir / "ix.db", jx = dir / "jx.db";
   const std::string cwd = dir.path();
-  RunResult first = ScanIn(cwd, dir, {"-f", "json", "--index", ix, "grow"});
+  // A --new run, whose job every spelling below shares (#42).
+  RunResult first = ScanIn(cwd, dir, {"-f", "json", "--index", ix, "--new", "grow"});
   ASSERT_EQ(first.exit_code, 0) << first.err;
   EXPECT_EQ(ReusedSigned(first.err), "0 reused, 7 signed");
   first = ScanIn(cwd, dir, {"-f", "json", "--input", "jsonl", "--index", jx, "j"});
@@ -1123,6 +1125,60 @@ TEST(IndexTest, InfoAndCheckReadAnIndexOnAReadOnlyMount) {
   const RunResult scan = Scan(dir, {"--index", ix, dir / "c"});
   EXPECT_EQ(scan.exit_code, 2);
   EXPECT_NE(scan.err.find("read-only"), std::string::npos) << scan.err;
+}
+
+// --- Issue #42, "An index is one file" ------------------------------------------
+
+// SQLite names an index's journal after the name it was opened by: two runs
+// through two hard-linked names write two journals into one file. A second
+// name is refused before anything is written, under either name, by runs
+// killed at any moment too; the file is left as it was.
+TEST(IndexTest, AnIndexWithASecondHardLinkedNameIsRefusedAndLeftUntouched) {
+  TempDir dir;
+  for (int i = 0; i < 200; ++i) WriteFile(dir / (std::string("c/").append(std::to_string(i))), Text(static_cast<uint64_t>(i)));
+  const std::string ix = dir / "ix.db";
+  ASSERT_EQ(Scan(dir, {"--index", ix, dir / "c"}).exit_code, 1);
+  WriteFile(dir / "c/new", Edited(7, "n"));
+  const std::string before = ReadFile(ix);
+  const std::string other = dir / "other.db";
+  ASSERT_EQ(::link(ix.c_str(), other.c_str()), 0);
+
+  for (const std::string& name : {ix, other}) {
+    const RunResult r = RunProcess({kBin, "scan", "--index", name, "--new", "-o", dir / "out.jsonl", dir / "c"}, dir.path());
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err, "neardup: " + name + ": the index has 2 names (hard links); SQLite keeps its journal by name, "
+                     "so writing it under two names can corrupt it: remove the other names, or give a copy (cp) "
+                     "as --index FILE\n");
+    EXPECT_EQ(r.out, "");
+  }
+  // Runs through both names at once, killed at moments from at once to after their end.
+  constexpr int kDelaysMs[] = {0, 1, 3, 10, 30, 100};
+  for (int k = 0; k < 12; ++k) {
+    const pid_t a = Spawn({kBin, "scan", "-q", "--index", ix, dir / "c"}, dir / ".a");
+    const pid_t b = Spawn({kBin, "scan", "-q", "--index", other, "--new", dir / "c"}, dir / ".b");
+    ASSERT_GT(a, 0);
+    ASSERT_GT(b, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(kDelaysMs[k % 6]));
+    ::kill(k % 2 == 0 ? a : b, SIGKILL);
+    int status = 0;
+    for (const pid_t pid : {a, b}) {
+      ::waitpid(pid, &status, 0);
+      EXPECT_TRUE(!WIFEXITED(status) || WEXITSTATUS(status) == 2) << "a run was not refused";
+    }
+  }
+  EXPECT_TRUE(ReadFile(ix) == before) << "the index changed";
+  for (const char* tail : {"-wal", "-shm", "-journal"}) {
+    EXPECT_FALSE(std::filesystem::exists(ix + tail)) << tail;
+    EXPECT_FALSE(std::filesystem::exists(other + tail)) << tail;
+  }
+  // Reading it is harmless: info and check still work.
+  EXPECT_EQ(RunProcess({kBin, "index", "check", other}, dir.path()).out, other + ": ok\n");
+
+  // One name again: the index works, and the new file is signed.
+  ASSERT_EQ(::unlink(other.c_str()), 0);
+  const RunResult r = Scan(dir, {"--index", ix, "--new", dir / "c"});
+  EXPECT_LE(r.exit_code, 1) << r.err;
+  EXPECT_EQ(RunProcess({kBin, "index", "check", ix}, dir.path()).out, ix + ": ok\n");
 }
 
 }  // namespace
