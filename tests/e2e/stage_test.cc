@@ -730,6 +730,48 @@ TEST(StageTest, ShardsOfOtherParametersAreRefused) {
   EXPECT_EQ(r.out, "");
 }
 
+// What decides what a document is (--text-key, --id-key, --min-words, ...)
+// is part of every shard's fingerprint: sign tasks run with other reading
+// options are refused, by a later sign task and, when they ran at once, by
+// the bucket and report tasks, as shards of another tree are.
+TEST(StageTest, ShardsOfOtherReadingOptionsAreRefused) {
+  TempDir dir;
+  MakeJsonlCorpus(dir);
+  const Args jsonl = {"--input", "jsonl"};
+  for (const Args& other : {Args{"--text-key", "id"}, Args{"--min-words", "100"}, Args{"--id-key", "text"}}) {
+    SCOPED_TRACE(Join(other));
+    const std::string work = dir / "work";
+    const std::string apart = dir / "apart";
+    std::filesystem::remove_all(work);
+    std::filesystem::remove_all(apart);
+    Args sign0 = {kBin, "stage", "sign", "--task", "0", "--tasks", "2", "--input", "jsonl", work, dir / "jsonl"};
+    ASSERT_EQ(RunProcess(sign0, dir.path()).exit_code, 0);
+    Args sign1 = {kBin, "stage", "sign", "--task", "1", "--tasks", "2", "--input", "jsonl"};
+    sign1.insert(sign1.end(), other.begin(), other.end());
+    sign1.push_back(work);
+    sign1.push_back(dir / "jsonl");
+    RunResult r = RunProcess(sign1, dir.path());
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("made with other options"), std::string::npos) << r.err;
+    // Run at once, both finish: their shards are refused afterwards.
+    sign1[sign1.size() - 2] = apart;
+    ASSERT_EQ(RunProcess(sign1, dir.path()).exit_code, 0);
+    for (const char* suffix : {"table", "meta", "bands", "done"}) {
+      std::filesystem::copy_file(apart + "/sign/1." + suffix, work + "/sign/1." + suffix);
+    }
+    for (const char* stage : {"bucket", "report"}) {
+      Args argv = {kBin, "stage", stage};
+      if (std::string(stage) == "bucket") argv.insert(argv.end(), {"--task", "0", "--tasks", "1"});
+      argv.insert(argv.end(), jsonl.begin(), jsonl.end());
+      argv.push_back(work);
+      r = RunProcess(argv, dir.path());
+      EXPECT_EQ(r.exit_code, 2) << stage;
+      EXPECT_EQ(r.out, "");
+      EXPECT_NE(r.err.find("made with other options"), std::string::npos) << stage << r.err;
+    }
+  }
+}
+
 // The report reads signatures from the shard files where they lie, but still
 // checks every file whole: a signature byte damaged after the sign task is
 // an error naming the file, not a different report.
