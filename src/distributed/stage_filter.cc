@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "base/mapped_file.h"
 #include "distributed/stage_bucket.h"
@@ -197,8 +199,35 @@ Status JoinSplitFiles(const WorkFolder& folder, const Options& o, StageTask t, S
   return Status::Ok();
 }
 
+// Removes the temporary files a run of this task killed while placing left
+// beside its files in DIR (".NAME.neardup-...", output_file.h): those of the
+// names of this shard's files alone, which no other task writes (the report
+// refuses names shared between shards). The files themselves are left: a
+// task run again replaces each at once.
+void RemoveTemporaries(const std::string& dir, const KeptSources& src) {
+  std::map<fs::path, std::set<std::string>> names;  // by folder below DIR
+  for (size_t f = 0; f < src.files.size(); ++f) {
+    if (src.files[f].reference) continue;
+    const fs::path target = fs::path(dir) / src.kept_paths[f];
+    names[target.parent_path()].insert(target.filename().string());
+  }
+  constexpr std::string_view kTemp = ".neardup-";
+  std::error_code ec;
+  for (const auto& [folder, in_folder] : names) {
+    std::vector<fs::path> left;
+    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      const size_t at = name.rfind(kTemp);
+      if (name.size() < 2 || name[0] != '.' || at == std::string::npos || at < 2) continue;
+      if (in_folder.count(name.substr(1, at - 1)) == 0) continue;
+      if (fs::is_regular_file(it->symlink_status(ec))) left.push_back(it->path());
+    }
+    for (const fs::path& p : left) fs::remove(p, ec);
+  }
+}
+
 // Begins or joins DIR for the filter tasks of `folder` (see stage_filter.h),
-// and removes the files of this shard a task run before left there.
+// and removes the temporaries of this shard's files a task killed left there.
 Status ClaimKeptDir(const WorkFolder& folder, const Options& o, const KeptSources& src) {
   const std::string& dir = o.kept_dir;
   std::error_code ec;
@@ -233,10 +262,7 @@ Status ClaimKeptDir(const WorkFolder& folder, const Options& o, const KeptSource
       return s;
     }
   }
-  for (size_t f = 0; f < src.files.size(); ++f) {
-    const fs::path target = fs::path(dir) / src.kept_paths[f];
-    if (!src.files[f].reference && fs::is_regular_file(fs::symlink_status(target, ec))) fs::remove(target, ec);
-  }
+  RemoveTemporaries(dir, src);
   return Status::Ok();
 }
 

@@ -21,8 +21,13 @@
 // temporary name renamed into place. DIR must be new or empty when a task
 // begins it: that task records it (filter/DEV-INO.dir, holding the list's
 // fingerprint) before writing anything, so that the other tasks, and a task
-// run again, accept it no longer empty. A task run again replaces its own
-// files.
+// run again, accept it no longer empty. A task run again (after a kill, a
+// requeue, or twice) leaves the folder one run leaves: it removes the
+// temporaries a killed run of it left, and places each file again over the
+// one there at once (renamed over it, never removed first: a kill at any
+// moment leaves every file a finished run placed, whole); a hard link to the
+// input already there stays. The inputs' change times its own hard links
+// changed are no change (ProveUnchanged()).
 //
 // Thread safety: RunFilterTask uses options.threads threads inside; the
 // tasks may run at once in distinct processes on one folder.

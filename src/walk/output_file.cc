@@ -9,6 +9,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -63,15 +64,43 @@ Result<std::string> MakeTemp(const std::string& path, int* fd) {
   return temp;
 }
 
-// Puts the file written through `fd` at `path`: an anonymous one linked in
-// whole, a named one renamed into place; then closes `fd`. On an error
-// nothing is left at `path` or at `temp`.
+// Links `from` (linkat() with AT_SYMLINK_FOLLOW) at `path`. When `path`
+// exists, the link is made under a temporary name beside it and renamed over
+// it: a file that was there is replaced at once, never removed first (a run
+// killed meanwhile leaves the old file or the new one, and at most that
+// temporary name). Returns linkat()'s or rename()'s errno, 0 on success.
+int LinkReplacing(const char* from, const std::string& path) {
+  if (::linkat(AT_FDCWD, from, AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) == 0) return 0;
+  if (errno != EEXIST) return errno;
+  const fs::path target(path);
+  static std::atomic<uint64_t> counter{0};
+  for (;;) {
+    std::string name = ".";
+    name.append(target.filename().string()).append(".neardup-").append(std::to_string(::getpid()));
+    name.append("-").append(std::to_string(counter.fetch_add(1)));
+    const std::string temp = (target.parent_path() / name).string();
+    if (::linkat(AT_FDCWD, from, AT_FDCWD, temp.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+      if (errno == EEXIST) continue;
+      return errno;
+    }
+    // rename() of two names of one file does nothing: the temporary name is
+    // then removed here (it is this process's own).
+    const int error = ::rename(temp.c_str(), path.c_str()) == 0 ? 0 : errno;
+    ::unlink(temp.c_str());
+    return error;
+  }
+}
+
+// Puts the file written through `fd` at `path` (replacing a file there at
+// once): an anonymous one linked in whole, a named one renamed into place;
+// then closes `fd`. On an error nothing is left at `temp`, and `path` is as
+// it was.
 Status Publish(int fd, const std::string& temp, const std::string& path) {
   Status s = Status::Ok();
   if (temp.empty()) {
     const std::string self = "/proc/self/fd/" + std::to_string(fd);
-    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) != 0) {
-      s = Errno(path, "cannot link into place", errno);
+    if (const int error = LinkReplacing(self.c_str(), path); error != 0) {
+      s = Errno(path, "cannot link into place", error);
     }
     if (::close(fd) != 0 && s.ok()) {
       s = Errno(path, "cannot write", errno);
@@ -296,10 +325,10 @@ Result<bool> Link(const std::string& source, const PlacedFrom& expected, const s
   const fs::path dir = fs::path(target).parent_path();
   if (!dir.empty()) fs::create_directories(dir, ec);
   if (ec) return Status::IoError(dir.string() + ": " + ec.message());
-  // link() makes the whole file appear at once: no temporary name needed.
-  if (::linkat(AT_FDCWD, source.c_str(), AT_FDCWD, target.c_str(), AT_SYMLINK_FOLLOW) != 0) {
-    if (errno == EXDEV || errno == EPERM || errno == EMLINK) return false;
-    return Errno(source, "cannot link", errno);
+  // link() makes the whole file appear at once (and replaces a file there at once).
+  if (const int error = LinkReplacing(source.c_str(), target); error != 0) {
+    if (error == EXDEV || error == EPERM || error == EMLINK) return false;
+    return Errno(source, "cannot link", error);
   }
   // link() changes the change time; the rest must still be as signed.
   if (::lstat(target.c_str(), &st) != 0 || !Same(st, expected, false)) {
