@@ -29,7 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kDroppedMagic[8] = {'N', 'D', 'U', 'P', 'D', 'R', 'O', 'P'};
-constexpr uint32_t kDroppedVersion = 1;
+constexpr uint32_t kDroppedVersion = 2;
 
 std::string Hex(uint64_t v) {
   char hex[17];
@@ -130,6 +130,10 @@ Result<std::vector<DocId>> LoadDropped(const WorkFolder& folder, const Options& 
   Result<std::string> bytes = ReadWholeFile(path);
   if (!bytes.ok()) return bytes.status();
   Result<DroppedList> list = DecodeDroppedList(*bytes);
+  if (!list.ok() && list.status().message().ends_with("another format version")) {
+    return Status::InvalidArgument(path + ": written by another version of neardup: run `neardup stage report` over " +
+                                   folder.root() + " again");
+  }
   if (!list.ok()) return Damaged(path, list.status().message());
   if (list->task.task != t.task || list->task.tasks != t.tasks || list->docs != shard.sources.docs.size()) {
     return Damaged(path, "made for another shard");
@@ -141,6 +145,7 @@ Result<std::vector<DocId>> LoadDropped(const WorkFolder& folder, const Options& 
     return Status::InvalidArgument(path + ": made with other options (signature, banding, threshold, "
                                           "verification, --keep or --cluster-by): give stage filter the report's");
   }
+  if (!list->clash.name.empty()) return RefuseNameClash(list->clash);
   return std::vector<DocId>(list->ids.begin(), list->ids.end());
 }
 
@@ -289,6 +294,7 @@ std::string EncodeDroppedList(const DroppedList& list) {
   w.U64(list.fingerprint);
   w.U64(list.listing);
   w.U64(list.docs);
+  for (const std::string* text : {&list.clash.first, &list.clash.second, &list.clash.name}) w.Text(*text);
   w.U64(list.ids.size());
   for (const uint64_t id : list.ids) w.U64(id);
   w.Checksum();
@@ -308,6 +314,7 @@ Result<DroppedList> DecodeDroppedList(std::string_view bytes) {
   list.fingerprint = r.U64();
   list.listing = r.U64();
   list.docs = r.U64();
+  for (std::string* text : {&list.clash.first, &list.clash.second, &list.clash.name}) *text = r.Text();
   const uint64_t n = r.U64();
   if (!r.ok() || n != r.left() / 8 || r.left() % 8 != 0) return corrupt();
   if (list.task.tasks == 0 || list.task.task >= list.task.tasks || n > list.docs) return corrupt();
@@ -357,8 +364,15 @@ Result<FilterOutcome> RunFilterTask(const Options& o, const std::string& work, S
   return out;
 }
 
+Status RefuseNameClash(const NameClash& clash) {
+  return Status::InvalidArgument(clash.first + " and " + clash.second + " both go to " + clash.name +
+                                 " below --kept-dir: the stage report refuses to let the filter tasks write either "
+                                 "(nothing is written); sign again with PATHs whose files' paths below them differ "
+                                 "(their common parent folder, for example)");
+}
+
 Status WriteDroppedLists(const WorkFolder& folder, const Options& o, const std::vector<ShardSpan>& shards,
-                         const std::vector<uint64_t>& dropped) {
+                         const std::vector<uint64_t>& dropped, const NameClash& clash) {
   const std::string dir = folder.Dir(StageKind::kReport);
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -371,6 +385,7 @@ Status WriteDroppedLists(const WorkFolder& folder, const Options& o, const std::
                      .fingerprint = fingerprint,
                      .listing = span.listing,
                      .docs = span.docs,
+                     .clash = clash,
                      .ids = {}};
     for (; next < dropped.size() && ShardOf(dropped[next]) == s; ++next) {
       assert(LocalOf(dropped[next]) < span.docs);

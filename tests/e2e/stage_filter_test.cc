@@ -265,5 +265,53 @@ TEST(StageFilterTest, SharedFolderRulesAndOtherOptionsAreRefused) {
   EXPECT_EQ(both, ScanFolder(dir, options, dir / "scan.kept"));
 }
 
+// Two input files whose paths below their PATHs are the same (a/x1.txt and
+// b/x1.txt given as PATHs a and b) would go to one place below DIR, from two
+// shards: the report sees it, and every filter task refuses before it
+// writes anything, naming both files and the place.
+TEST(StageFilterTest, SamePlaceFromTwoShardsIsRefusedBeforeAnyWrite) {
+  for (const int n : {1, 2}) {
+    SCOPED_TRACE(n);
+    TempDir dir;
+    for (const char* folder : {"a", "b"}) {
+      for (int i = 0; i < 3; ++i) {
+        const uint64_t seed = (std::string(folder) == "a" ? 100 : 200) + static_cast<uint64_t>(i);
+        WriteFile(dir / ("in/" + std::string(folder) + "/x" + std::to_string(i) + ".txt"), Join(RandomWords(80, seed)));
+      }
+    }
+    const std::string work = dir / "work";
+    for (int i = 0; i < n; ++i) {
+      const RunResult r = Stage(dir, "sign", {"--task", std::to_string(i), "--tasks", std::to_string(n), work,
+                                              dir / "in/a", dir / "in/b"});
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+    }
+    for (const char* stage : {"bucket", "verify"}) {
+      ASSERT_EQ(Stage(dir, stage, {"--task", "0", "--tasks", "1", work}).exit_code, 0);
+    }
+    const RunResult report = Stage(dir, "report", {work});
+    EXPECT_EQ(report.exit_code, 1) << report.err;  // nothing alike: the report itself is unaffected
+    for (int i = 0; i < n; ++i) {
+      const RunResult r = Filter(dir, work, i, n, {}, dir / "kept");
+      EXPECT_EQ(r.exit_code, 2);
+      EXPECT_NE(r.err.find(std::string(dir / "in/a/x0.txt") + " and " + std::string(dir / "in/b/x0.txt") +
+                           " both go to x0.txt below --kept-dir"),
+                std::string::npos)
+          << r.err;
+      EXPECT_NE(r.err.find("PATHs whose files' paths below them differ"), std::string::npos) << r.err;
+    }
+    EXPECT_FALSE(fs::exists(dir / "kept"));
+    // Their common parent folder as the PATH: distinct places, all written.
+    const std::string parent_work = dir / "parent-work";
+    ASSERT_EQ(Stage(dir, "sign", {"--task", "0", "--tasks", "1", parent_work, dir / "in"}).exit_code, 0);
+    for (const char* stage : {"bucket", "verify"}) {
+      ASSERT_EQ(Stage(dir, stage, {"--task", "0", "--tasks", "1", parent_work}).exit_code, 0);
+    }
+    EXPECT_EQ(Stage(dir, "report", {parent_work}).exit_code, 1);
+    const RunResult r = Filter(dir, parent_work, 0, 1, {}, dir / "kept");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(Tree(dir / "kept"), Tree(dir / "in"));
+  }
+}
+
 }  // namespace
 }  // namespace neardup
