@@ -1,8 +1,12 @@
 #include "distributed/stage_filter.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cassert>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -146,6 +150,7 @@ Result<std::vector<DocId>> LoadDropped(const WorkFolder& folder, const Options& 
                                           "verification, --keep or --cluster-by): give stage filter the report's");
   }
   if (!list->clash.name.empty()) return RefuseNameClash(list->clash);
+  if (list->deferred) return Damaged(path, "its ids are not written yet");
   return std::vector<DocId>(list->ids.begin(), list->ids.end());
 }
 
@@ -271,6 +276,37 @@ Status ClaimKeptDir(const WorkFolder& folder, const Options& o, const KeptSource
   return Status::Ok();
 }
 
+// Whether shard t's list is there and deferred (a report in pairs mode
+// wrote it). What else it holds is LoadDropped()'s to check.
+bool Deferred(const WorkFolder& folder, StageTask t) {
+  Result<std::string> bytes = ReadWholeFile(folder.File(StageKind::kReport, t.task, "dropped"));
+  if (!bytes.ok()) return false;
+  Result<DroppedList> list = DecodeDroppedList(*bytes);
+  return list.ok() && list->deferred;
+}
+
+// Writes the dropped lists complete when shard t's is deferred: one task
+// at a time (an exclusive flock on report/.lists.lock), the first that
+// finds it deferred; the others then find it complete.
+Status CompleteDeferredLists(const WorkFolder& folder, const Options& o, StageTask t, const RunContext& ctx) {
+  if (!Deferred(folder, t)) return Status::Ok();
+  const std::string lock_path = folder.Dir(StageKind::kReport) + "/.lists.lock";
+  const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return Status::IoError(lock_path + ": cannot open: " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  while (::flock(fd, LOCK_EX) != 0) {
+    if (errno != EINTR) return Status::IoError(lock_path + ": cannot lock: " + std::strerror(errno));
+  }
+  if (!Deferred(folder, t)) return Status::Ok();
+  Options report = o;
+  report.kept_dir.clear();
+  report.kept_copy = false;
+  return WriteDroppedListsNow(report, folder.root(), ctx);
+}
+
 }  // namespace
 
 uint64_t DroppedFingerprint(const Options& o) {
@@ -295,6 +331,7 @@ std::string EncodeDroppedList(const DroppedList& list) {
   w.U64(list.listing);
   w.U64(list.docs);
   for (const std::string* text : {&list.clash.first, &list.clash.second, &list.clash.name}) w.Text(*text);
+  w.U8(list.deferred ? 1 : 0);
   w.U64(list.ids.size());
   for (const uint64_t id : list.ids) w.U64(id);
   w.Checksum();
@@ -315,7 +352,10 @@ Result<DroppedList> DecodeDroppedList(std::string_view bytes) {
   list.listing = r.U64();
   list.docs = r.U64();
   for (std::string* text : {&list.clash.first, &list.clash.second, &list.clash.name}) *text = r.Text();
+  const uint8_t deferred = r.U8();
   const uint64_t n = r.U64();
+  if (deferred > 1 || (deferred == 1 && n > 0)) return corrupt();
+  list.deferred = deferred == 1;
   if (!r.ok() || n != r.left() / 8 || r.left() % 8 != 0) return corrupt();
   if (list.task.tasks == 0 || list.task.task >= list.task.tasks || n > list.docs) return corrupt();
   list.ids.resize(n);
@@ -343,6 +383,7 @@ Result<FilterOutcome> RunFilterTask(const Options& o, const std::string& work, S
                                    " shards: run " + std::to_string(*shards) +
                                    " filter tasks (--tasks " + std::to_string(*shards) + "), one per sign task");
   }
+  if (Status s = CompleteDeferredLists(folder, o, t, ctx); !s.ok()) return s;
   Result<ShardSources> shard = LoadShard(folder, o, t);
   if (!shard.ok()) return shard.status();
   Result<std::vector<DocId>> dropped = LoadDropped(folder, o, t, *shard);
@@ -372,29 +413,37 @@ Status RefuseNameClash(const NameClash& clash) {
 }
 
 Status WriteDroppedLists(const WorkFolder& folder, const Options& o, const std::vector<ShardSpan>& shards,
-                         const std::vector<uint64_t>& dropped, const NameClash& clash) {
+                         const std::vector<uint64_t>& dropped, const NameClash& clash, bool deferred) {
   const std::string dir = folder.Dir(StageKind::kReport);
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return Status::IoError(dir + ": cannot create: " + ec.message());
   const uint64_t fingerprint = DroppedFingerprint(o);
-  size_t next = 0;
-  for (uint32_t s = 0; s < shards.size(); ++s) {
+  assert(!deferred || dropped.empty());
+  // The last shard's first: a filter task that finds its own list complete
+  // finds those of the later shards, whose split files it may write, complete too.
+  size_t end = dropped.size();
+  for (uint32_t s = static_cast<uint32_t>(shards.size()); s-- > 0;) {
     const ShardSpan& span = shards[s];
     DroppedList list{.task = {.task = s, .tasks = static_cast<uint32_t>(shards.size())},
                      .fingerprint = fingerprint,
                      .listing = span.listing,
                      .docs = span.docs,
                      .clash = clash,
+                     .deferred = deferred,
                      .ids = {}};
-    for (; next < dropped.size() && ShardOf(dropped[next]) == s; ++next) {
-      assert(LocalOf(dropped[next]) < span.docs);
-      list.ids.push_back(LocalOf(dropped[next]));
+    size_t begin = end;
+    while (begin > 0 && ShardOf(dropped[begin - 1]) == s) --begin;
+    for (size_t k = begin; k < end; ++k) {
+      assert(LocalOf(dropped[k]) < span.docs);
+      list.ids.push_back(LocalOf(dropped[k]));
     }
+    end = begin;
     if (Status st = WriteAtomically(folder.File(StageKind::kReport, s, "dropped"), EncodeDroppedList(list)); !st.ok()) {
       return st;
     }
   }
+  assert(end == 0);
   return Status::Ok();
 }
 

@@ -71,17 +71,26 @@ struct NameClash {
 // What a filter task says of a clash, refusing to write anything.
 Status RefuseNameClash(const NameClash& clash);
 
-// report/I.dropped: magic "NDUPDROP", u32 version (2: the clash), u32 shard,
-// u32 shards, u64 DroppedFingerprint, u64 the shard's ListingFingerprint
-// (its meta's), u64 the shard's document count D, the NameClash (three
-// strings, u64 length and bytes each; every list holds the same), u64 K, K
-// u64 local ids strictly ascending and below D, XXH3-64 checksum.
+// report/I.dropped: magic "NDUPDROP", u32 version (2: the clash and
+// `deferred`), u32 shard, u32 shards, u64 DroppedFingerprint, u64 the
+// shard's ListingFingerprint (its meta's), u64 the shard's document count D,
+// the NameClash (three strings, u64 length and bytes each; every list holds
+// the same), u8 deferred, u64 K, K u64 local ids strictly ascending and
+// below D (none when deferred), XXH3-64 checksum.
+//
+// A report in pairs mode builds no clusters, which only the dropped lists
+// would need: it writes them deferred (the clash found, no ids), and the
+// first filter task that reads one deferred builds them all, under a lock
+// (report/.lists.lock), as a report of another mode writes them
+// (WriteDroppedListsNow()): a pairs report followed by no filter task costs
+// no clustering.
 struct DroppedList {
   StageTask task;
   uint64_t fingerprint = 0;
   uint64_t listing = 0;
   uint64_t docs = 0;
   NameClash clash;
+  bool deferred = false;
   std::vector<uint64_t> ids;
 };
 std::string EncodeDroppedList(const DroppedList& list);
@@ -93,10 +102,14 @@ struct ShardSpan {
   uint64_t docs = 0;
   uint64_t listing = 0;  // ShardMeta::listing
 };
-// Writes report/I.dropped for every shard of `shards` (atomically):
-// `dropped` (global ids, GlobalId(), ascending) split by shard, and `clash`
-// in each. IoError on failure.
+// Writes report/I.dropped for every shard of `shards` (atomically), the
+// last shard's first: `dropped` (global ids, GlobalId(), ascending) split
+// by shard, and `clash` in each; or, `deferred`, no ids. IoError on failure.
 Status WriteDroppedLists(const WorkFolder& folder, const Options& options, const std::vector<ShardSpan>& shards,
-                         const std::vector<uint64_t>& dropped, const NameClash& clash);
+                         const std::vector<uint64_t>& dropped, const NameClash& clash, bool deferred);
+
+// The report's work over `work` again, for its dropped lists alone: writes
+// them complete (stage_report.cc). The report's errors.
+Status WriteDroppedListsNow(const Options& options, const std::string& work, const RunContext& ctx);
 
 }  // namespace neardup

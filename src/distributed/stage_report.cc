@@ -616,9 +616,12 @@ Result<NameClash> FindNameClash(const WorkFolder& folder, Sweep* sw) {
   return first;
 }
 
-}  // namespace
+// The report's dropped lists: written complete in every mode but pairs,
+// where they need clusters that the report itself does not; there, written
+// deferred unless kNow (stage_filter.h).
+enum class Lists { kAsTheModeHasThem, kNow };
 
-Result<Report> RunReportTask(const Options& o, const std::string& work, const RunContext& ctx) {
+Result<Report> ReportTask(const Options& o, const std::string& work, const RunContext& ctx, Lists lists) {
   Result<std::unique_ptr<Run>> decided = Run::Decide(o, ctx);
   if (!decided.ok()) return decided.status();
   const Run& run = **decided;
@@ -675,14 +678,27 @@ Result<Report> RunReportTask(const Options& o, const std::string& work, const Ru
                       .index = {},
                       .mapped = {},
                       .left_out = left_out};
-  // The filter tasks' lists, whatever the mode (stage_filter.h).
-  Result<ReportOutcome> reported = ReportAndDropped(run, std::move(inputs), std::move(found), DroppedWanted::kAlways);
+  // The filter tasks' lists: complete whenever the mode clusters anyway.
+  const bool deferred = lists == Lists::kAsTheModeHasThem && o.mode == Mode::kPairs;
+  Result<ReportOutcome> reported = ReportAndDropped(run, std::move(inputs), std::move(found),
+                                                    deferred ? DroppedWanted::kWithKeptDir : DroppedWanted::kAlways);
   if (!reported.ok()) return reported.status();
   std::vector<uint64_t> dropped;
   dropped.reserve(reported->dropped.size());
   for (DocId d : reported->dropped) dropped.push_back((*needed)[d]);
-  if (Status s = WriteDroppedLists(folder, o, sw.spans, dropped, *clash); !s.ok()) return s;
+  if (Status s = WriteDroppedLists(folder, o, sw.spans, dropped, *clash, deferred); !s.ok()) return s;
   return std::move(reported->report);
+}
+
+}  // namespace
+
+Result<Report> RunReportTask(const Options& o, const std::string& work, const RunContext& ctx) {
+  return ReportTask(o, work, ctx, Lists::kAsTheModeHasThem);
+}
+
+Status WriteDroppedListsNow(const Options& o, const std::string& work, const RunContext& ctx) {
+  assert(o.kept_dir.empty());
+  return ReportTask(o, work, ctx, Lists::kNow).status();
 }
 
 }  // namespace neardup

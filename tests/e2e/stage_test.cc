@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -770,6 +771,43 @@ TEST(StageTest, ShardsOfOtherReadingOptionsAreRefused) {
       EXPECT_NE(r.err.find("made with other options"), std::string::npos) << stage << r.err;
     }
   }
+}
+
+// The user CPU seconds of the children waited for so far.
+double ChildrenCpuSeconds() {
+  struct rusage usage {};
+  ::getrusage(RUSAGE_CHILDREN, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec) + static_cast<double>(usage.ru_utime.tv_usec) / 1e6;
+}
+
+// A report in pairs mode builds no clusters: on a chain of 3,000 versions
+// (each near the one before, --cluster-by keep's hardest shape) it costs
+// what the pairs cost, and its output is scan's. The dropped lists are then
+// built by the filter tasks (stage_filter_test.cc: its folder is scan's).
+TEST(StageTest, PairsReportBuildsNoClusters) {
+  TempDir dir;
+  auto words = RandomWords(150, 11);
+  std::string text;
+  uint64_t state = 5;
+  for (int i = 0; i < 3000; ++i) {
+    for (int e = 0; e < 2; ++e) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      std::string word = "v";  // appended: GCC 12 warns (-Wrestrict) on "v" + to_string(i)
+      word.append(std::to_string(i)).append("_").append(std::to_string(e));
+      words[(state >> 33) % words.size()] = word;
+    }
+    text.append(R"({"id": "d)").append(std::to_string(i)).append(R"(", "text": ")").append(Join(words)).append("\"}\n");
+  }
+  WriteFile(dir / "chain/chain.jsonl", text);
+  const Args options = {"--input", "jsonl"};
+  const std::string work = dir / "work";
+  const double before = ChildrenCpuSeconds();
+  const RunResult staged = RunStages(dir, work, 1, 1, 1, options, {dir / "chain"});
+  const double report_and_stages = ChildrenCpuSeconds() - before;
+  const RunResult scan = RunScan(dir, options, {dir / "chain"});
+  ExpectStagedIsScan(staged, scan, options, 1, 1, 1);
+  EXPECT_GT(std::count(staged.out.begin(), staged.out.end(), '\n'), 2000);
+  EXPECT_LT(report_and_stages, 1.5) << "CPU seconds of sign, bucket, verify and report";
 }
 
 // The report reads signatures from the shard files where they lie, but still
