@@ -215,9 +215,17 @@ Status JoinSplitFiles(const WorkFolder& folder, const Options& o, StageTask t, S
 // refuses names shared between shards). The files themselves are left: a
 // task run again replaces each at once.
 void RemoveTemporaries(const std::string& dir, const KeptSources& src) {
+  // Only below DIR: a path of another form is the writing pass's to refuse.
+  auto below = [](const fs::path& rel) {
+    if (rel.empty() || rel.is_absolute()) return false;
+    for (const fs::path& part : rel) {
+      if (part.empty() || part == "." || part == "..") return false;
+    }
+    return true;
+  };
   std::map<fs::path, std::set<std::string>> names;  // by folder below DIR
   for (size_t f = 0; f < src.files.size(); ++f) {
-    if (src.files[f].reference) continue;
+    if (src.files[f].reference || !below(fs::path(src.kept_paths[f]))) continue;
     const fs::path target = fs::path(dir) / src.kept_paths[f];
     names[target.parent_path()].insert(target.filename().string());
   }
