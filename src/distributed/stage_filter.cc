@@ -209,23 +209,40 @@ Status JoinSplitFiles(const WorkFolder& folder, const Options& o, StageTask t, S
   return Status::Ok();
 }
 
+// Whether `rel` names a place below DIR: relative, without an empty, "."
+// or ".." component. A path of another form is the writing pass's to
+// refuse; nothing is removed there.
+bool Below(const fs::path& rel) {
+  if (rel.empty() || rel.is_absolute()) return false;
+  for (const fs::path& part : rel) {
+    if (part.empty() || part == "." || part == "..") return false;
+  }
+  return true;
+}
+
+// Removes, after the pass, what an earlier run of this task placed for the
+// files this run did not write because they changed since signed or could
+// not be read whole: a clean run would not have them, and their bytes are
+// no longer vouched for. (A file not written for another reason, a failed
+// write, keeps what an earlier run placed.)
+void RemoveChanged(const std::string& dir, const KeptSources& src, const std::vector<uint32_t>& changed) {
+  std::error_code ec;
+  for (const uint32_t f : changed) {
+    if (src.files[f].reference || !Below(fs::path(src.kept_paths[f]))) continue;
+    const fs::path target = fs::path(dir) / src.kept_paths[f];
+    if (fs::is_regular_file(fs::symlink_status(target, ec))) fs::remove(target, ec);
+  }
+}
+
 // Removes the temporary files a run of this task killed while placing left
 // beside its files in DIR (".NAME.neardup-...", output_file.h): those of the
 // names of this shard's files alone, which no other task writes (the report
 // refuses names shared between shards). The files themselves are left: a
 // task run again replaces each at once.
 void RemoveTemporaries(const std::string& dir, const KeptSources& src) {
-  // Only below DIR: a path of another form is the writing pass's to refuse.
-  auto below = [](const fs::path& rel) {
-    if (rel.empty() || rel.is_absolute()) return false;
-    for (const fs::path& part : rel) {
-      if (part.empty() || part == "." || part == "..") return false;
-    }
-    return true;
-  };
   std::map<fs::path, std::set<std::string>> names;  // by folder below DIR
   for (size_t f = 0; f < src.files.size(); ++f) {
-    if (src.files[f].reference || !below(fs::path(src.kept_paths[f]))) continue;
+    if (src.files[f].reference || !Below(fs::path(src.kept_paths[f]))) continue;
     const fs::path target = fs::path(dir) / src.kept_paths[f];
     names[target.parent_path()].insert(target.filename().string());
   }
@@ -408,6 +425,7 @@ Result<FilterOutcome> RunFilterTask(const Options& o, const std::string& work, S
   const double start = run.seconds();
   KeptWritten written = WriteKeptDir(run, shard->sources, *dropped);
   if (run.Cancelled()) return Status::Cancelled("interrupted");
+  RemoveChanged(o.kept_dir, shard->sources, written.changed);
   FilterOutcome out{.stats = written.stats, .problems = std::move(written.problems)};
   out.stats.seconds = run.seconds() - start;
   return out;

@@ -211,5 +211,43 @@ TEST(StageFilterRerunTest, RunTwiceLeavesTheSameFolder) {
   }
 }
 
+// A file whose bytes changed after a run placed it is not written by a run
+// again, and what the first run placed for it is gone: the folder is the
+// one a clean run leaves now (which refuses the file, exit 2).
+TEST(StageFilterRerunTest, FileChangedBeforeARunAgainIsNotLeftInTheFolder) {
+  for (const bool copy : {false, true}) {
+    SCOPED_TRACE(copy ? "--kept-copy" : "hard links");
+    TempDir dir;
+    MakeCorpus(dir);
+    const std::string work = dir / "work";
+    const Args stages = {"--mode", "duplicates"};
+    RunStagesBeforeFilter(dir, work, dir / "text", stages);
+    Args options = stages;
+    if (copy) options.push_back("--kept-copy");
+    const std::string kept = dir / "kept";
+    for (int t = 0; t < kTasks; ++t) ASSERT_EQ(RunProcess(FilterArgs(t, options, kept, work), dir.path()).exit_code, 0);
+    auto expected = Entries(kept);
+    const std::string rel = "b/t1.txt";  // a unique text, kept
+    const std::string input = dir / ("text/" + rel);
+    ASSERT_EQ(expected.count(rel), 1u);
+    expected.erase(rel);
+    std::string text = testing::ReadFile(input);
+    text[0] = text[0] == 'x' ? 'y' : 'x';
+    WriteFile(input, text);
+    int refused = 0;
+    for (int t = 0; t < kTasks; ++t) {
+      const RunResult r = RunProcess(FilterArgs(t, options, kept, work), dir.path());
+      if (r.exit_code == 2) {
+        ++refused;
+        EXPECT_NE(r.err.find(input + ": changed"), std::string::npos) << r.err;
+      } else {
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+      }
+    }
+    EXPECT_EQ(refused, 1);
+    EXPECT_EQ(Entries(kept), expected);
+  }
+}
+
 }  // namespace
 }  // namespace neardup
