@@ -61,8 +61,9 @@ uint64_t DroppedFingerprint(const Options& options);
 
 // Two input files that stage filter would write to the same place below
 // --kept-dir (their paths below their PATHs are the same: a/x.txt and
-// b/x.txt given as PATHs a and b), found by the report over every shard:
-// the first two in the run's order. `name` empty: none.
+// b/x.txt given as PATHs a and b), found by the report over every shard
+// (of several, the one whose later file comes first in the run's order).
+// `name` empty: none.
 struct NameClash {
   std::string first;
   std::string second;

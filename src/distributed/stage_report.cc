@@ -97,9 +97,10 @@ struct Sweep {
   std::vector<uint64_t> needed;  // global ids of the documents to read
   // Every file's place below --kept-dir: (hash of its kept path, the run's
   // index of the file), for the files stage filter may write (not the
-  // reference ones); and of the shard being swept, which files are those.
+  // reference ones); and of the shard being swept, which files are
+  // reference files (a bit a file, while the shard is swept).
   SortedRuns<KeyId> kept_names{kKeysMemory, "sorting kept paths"};
-  std::vector<uint8_t> reference;
+  std::vector<bool> reference;
 };
 
 // Every shard's table mapped, its header read (only its first page).
@@ -187,7 +188,7 @@ Result<DecodedRecords> SweepTable(const Options& o, uint32_t s, Sweep* sw, FileE
                   .checksum = false,
                   .keep_file =
                       [&](uint64_t k, const InputFile& f) {
-                        sw->reference.push_back(f.reference ? 1 : 0);
+                        sw->reference.push_back(f.reference);
                         if (k == 0) ends->first = f;
                         if (k + 1 == sw->shards[s].files) ends->last = f;
                         // The files section's pages are let go as it is read
@@ -267,7 +268,7 @@ Status SweepShard(const WorkFolder& folder, const Options& o, uint32_t s, uint32
   }
   if (sw->reference.size() != ends.count) return Damaged(path, "changed while the report read it");
   for (uint64_t k = 0; k < ends.count; ++k) {
-    if (sw->reference[k] != 0) continue;
+    if (sw->reference[k]) continue;
     const std::string& name = meta->kept_paths[k];
     if (Status st = sw->kept_names.Add({.hash = NameKey(name), .id = file_offset + k}); !st.ok()) return st;
   }
@@ -582,22 +583,23 @@ Result<std::pair<std::string, std::string>> KeptPlaceOf(const WorkFolder& folder
   return std::make_pair(std::move(part->files[0].path), std::move(meta->kept_paths[local]));
 }
 
-// The first two input files (the run's order) that stage filter would write
-// to the same place below --kept-dir, if any (NameClash::name empty else).
-// Their kept paths' hashes are sorted (sw->kept_names); the paths of a run
-// of equal hashes are read again to tell a shared place from two hashes
-// that collide.
+// Two input files that stage filter would write to the same place below
+// --kept-dir, if any (NameClash::name empty else): of the runs of equal
+// hashes of the kept paths (sw->kept_names), taken in the order of their
+// second file, the first whose paths, read again, are the same (not two
+// hashes that collide). Each run is held by its first kMaxClashFiles files.
 Result<NameClash> FindNameClash(const WorkFolder& folder, Sweep* sw) {
+  constexpr size_t kMaxClashFiles = 8;
   std::vector<std::vector<uint64_t>> groups;
   Status grouped = ForEachKeyGroup(&sw->kept_names, [&](const std::vector<uint64_t>& ids) {
     // A file split between shards is one file of the run: listed once.
     std::vector<uint64_t> files = ids;
     files.erase(std::unique(files.begin(), files.end()), files.end());
+    if (files.size() > kMaxClashFiles) files.resize(kMaxClashFiles);
     if (files.size() > 1) groups.push_back(std::move(files));
   });
   if (!grouped.ok()) return grouped;
-  NameClash first;
-  uint64_t first_at = UINT64_MAX;  // the later file of the clash kept
+  std::sort(groups.begin(), groups.end(), [](const auto& x, const auto& y) { return x[1] < y[1]; });
   for (const std::vector<uint64_t>& files : groups) {
     std::vector<std::pair<std::string, std::string>> places;
     for (const uint64_t f : files) {
@@ -607,13 +609,12 @@ Result<NameClash> FindNameClash(const WorkFolder& folder, Sweep* sw) {
     }
     for (size_t b = 1; b < files.size(); ++b) {
       for (size_t a = 0; a < b; ++a) {
-        if (places[a].second != places[b].second || files[b] >= first_at) continue;
-        first_at = files[b];
-        first = {.first = places[a].first, .second = places[b].first, .name = places[a].second};
+        if (places[a].second != places[b].second) continue;
+        return NameClash{.first = places[a].first, .second = places[b].first, .name = places[a].second};
       }
     }
   }
-  return first;
+  return NameClash{};
 }
 
 // The report's dropped lists: written complete in every mode but pairs,
