@@ -16,6 +16,7 @@
 #include <set>
 
 #include "base/mapped_file.h"
+#include "distributed/byte_shares.h"
 #include "distributed/stage_bucket.h"
 #include "distributed/stage_bytes.h"
 #include "distributed/stage_sign.h"
@@ -49,7 +50,17 @@ struct ShardSources {
   uint64_t listing = 0;
   bool continues_first = false;  // its first file continues an earlier shard's range
   bool continued_last = false;   // a later shard continues its last file
+  uint64_t first_begin = 0;      // ShardMeta::first_begin and last_end
+  uint64_t last_end = 0;
   std::vector<FileSeen> seen;    // ShardMeta::seen: what its sign task saw of each file
+  // The last file's ranges and their hashes as signed, this shard's then
+  // the later shards' (JoinSplitFiles()), when later shards continue it.
+  struct Range {
+    uint64_t begin = 0;
+    uint64_t end = 0;
+    uint64_t hash = 0;  // FileSeen::raw_hash: 0 unknown
+  };
+  std::vector<Range> last_ranges;
 };
 
 Result<ShardSources> LoadShard(const WorkFolder& folder, const Options& o, StageTask t) {
@@ -84,6 +95,8 @@ Result<ShardSources> LoadShard(const WorkFolder& folder, const Options& o, Stage
   out.listing = meta->listing;
   out.continues_first = continues_first;
   out.continued_last = continued_last;
+  out.first_begin = meta->first_begin;
+  out.last_end = meta->last_end;
   out.seen = std::move(meta->seen);
   return out;
 }
@@ -93,17 +106,26 @@ Result<ShardSources> LoadShard(const WorkFolder& folder, const Options& o, Stage
 // --kept-dir change the ctime; touch, the mtime), but whose size is, and
 // whose bytes hash as they did when signed (FileSeen::raw_hash), gets the
 // stat seen now, so that WriteKeptDir's check (the stat before and after it
-// reads the file) compares with it. A file the sign tasks split is not
-// proven here (its other ranges' bytes are other shards'): its stat must be
-// as signed. What is not proven is left to that check, which refuses it.
+// reads the file) compares with it. A file the sign tasks split, which this
+// task writes (its first range is this shard's), is proven range by range,
+// each against the hash its shard's sign task recorded (last_ranges). What
+// is not proven is left to that check, which refuses it.
 void ProveUnchanged(FileSystem& fs, ShardSources* shard) {
   KeptSources& src = shard->sources;
   const size_t n = src.files.size();
   if (shard->seen.size() != n) return;
   for (size_t k = 0; k < n; ++k) {
     InputFile& f = src.files[k];
-    if (f.reference || shard->seen[k].raw_hash == 0) continue;
-    if ((k == 0 && shard->continues_first) || (k + 1 == n && shard->continued_last)) continue;
+    if (f.reference) continue;
+    std::vector<ShardSources::Range> ranges = {{.begin = 0, .end = f.size, .hash = shard->seen[k].raw_hash}};
+    if (k + 1 == n && shard->continued_last) ranges = shard->last_ranges;
+    // The ranges must cover the file, in order, each with its hash.
+    uint64_t covered = 0;
+    for (const ShardSources::Range& r : ranges) {
+      if (r.begin != covered || r.end < r.begin || r.hash == 0) covered = UINT64_MAX;
+      if (covered != UINT64_MAX) covered = r.end;
+    }
+    if (ranges.empty() || covered != f.size) continue;
     Result<FileStat> now = fs.Stat(f.path);
     if (!now.ok() || now->size != f.size) continue;
     if (now->mtime_ns == f.mtime_ns && now->ctime_ns == f.ctime_ns && now->dev == f.identity.dev &&
@@ -111,10 +133,22 @@ void ProveUnchanged(FileSystem& fs, ShardSources* shard) {
       continue;
     }
     const FileIdentity identity{.dev = now->dev, .ino = now->ino, .stream = false};
-    Result<std::unique_ptr<ByteReader>> in = fs.OpenExpected(f.path, identity);
-    if (!in.ok()) continue;
-    const std::optional<uint64_t> h = HashOfAllBytes(**in, f.size);
-    if (!h || *h != shard->seen[k].raw_hash) continue;
+    bool same = true;
+    for (const ShardSources::Range& r : ranges) {
+      Result<std::unique_ptr<ByteReader>> in = fs.OpenExpected(f.path, identity);
+      if (!in.ok()) {
+        same = false;
+        break;
+      }
+      std::unique_ptr<ByteReader> part =
+          r.begin == 0 && r.end == f.size ? std::move(*in) : RangeReader(std::move(*in), r.begin, r.end);
+      const std::optional<uint64_t> h = HashOfAllBytes(*part, r.end - r.begin);
+      if (!h || *h != r.hash) {
+        same = false;
+        break;
+      }
+    }
+    if (!same) continue;
     f.mtime_ns = now->mtime_ns;
     f.ctime_ns = now->ctime_ns;
     f.identity = identity;
@@ -176,6 +210,8 @@ Status JoinSplitFiles(const WorkFolder& folder, const Options& o, StageTask t, S
   if (!owns_last) return Status::Ok();
   const uint32_t last = static_cast<uint32_t>(src.files.size() - 1);
   src.kept_elsewhere.assign(src.files.size(), 0);
+  // This shard's range of the file: from 0 (a file that starts here) to last_end.
+  shard->last_ranges = {{.begin = 0, .end = shard->last_end, .hash = shard->seen.size() > last ? shard->seen[last].raw_hash : 0}};
   for (uint32_t s = t.task + 1; s < t.tasks; ++s) {
     const StageTask other{.task = s, .tasks = t.tasks};
     Result<ShardSources> next = LoadShard(folder, o, other);
@@ -204,7 +240,11 @@ Status JoinSplitFiles(const WorkFolder& folder, const Options& o, StageTask t, S
       src.docs.push_back(doc);
     }
     if (next->sources.unread[0] != 0) src.unread[last] = 1;
-    if (!next->continued_last || next->sources.files.size() > 1) break;
+    const bool ends_here = !next->continued_last || next->sources.files.size() > 1;
+    shard->last_ranges.push_back({.begin = next->first_begin,
+                                  .end = ends_here ? src.files[last].size : next->last_end,
+                                  .hash = next->seen.empty() ? 0 : next->seen[0].raw_hash});
+    if (ends_here) break;
   }
   return Status::Ok();
 }

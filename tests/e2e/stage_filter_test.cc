@@ -4,8 +4,10 @@
 // whose input changed since it was signed.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include "compress_util.h"
 #include "test_util.h"
@@ -193,6 +195,36 @@ TEST(StageFilterTest, FileChangedSinceSignedIsNotWritten) {
   auto expected = want;
   expected.erase("b/p4.jsonl");
   EXPECT_EQ(got, expected);
+}
+
+// Metadata is not content for a JSONL file the sign tasks split either: its
+// change time changed (chmod) since it was signed, its ranges' bytes hash as
+// each shard's sign task recorded, and the task of its first range writes it.
+TEST(StageFilterTest, SplitFileWhoseChangeTimeChangedIsWritten) {
+  TempDir dir;
+  std::string text;
+  for (int i = 0; i < 600; ++i) {  // over 3 * kMinSplitBytes: split among the 3 sign tasks
+    auto words = RandomWords(100, static_cast<uint64_t>(i % 5 == 0 ? 3 : 400 + i));
+    text.append(R"({"id": "d)").append(std::to_string(i)).append(R"(", "text": ")").append(Join(words)).append("\"}\n");
+  }
+  WriteFile(dir / "in/one.jsonl", text);
+  const Args options = {"--input", "jsonl", "--mode", "duplicates"};
+  const auto want = ScanFolder(dir, options, dir / "scan.kept");
+  const std::string work = dir / "work";
+  SignBucketReport(dir, work, 3, options);
+  for (const char* table : {"/sign/0.table", "/sign/1.table", "/sign/2.table"}) {
+    ASSERT_GT(fs::file_size(work + table), 10000u) << table;  // each shard holds a range of it
+  }
+  const fs::path input = dir / "in/one.jsonl";
+  const fs::perms p = fs::status(input).permissions();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a ctime of its own
+  fs::permissions(input, p ^ fs::perms::others_read);
+  fs::permissions(input, p);
+  for (int i = 0; i < 3; ++i) {
+    const RunResult r = Filter(dir, work, i, 3, options, dir / "kept");
+    EXPECT_EQ(r.exit_code, 0) << i << r.err;
+  }
+  EXPECT_EQ(Tree(dir / "kept"), want);
 }
 
 TEST(StageFilterTest, MissingOrDamagedListOrShardIsAnError) {
