@@ -341,20 +341,28 @@ Status ClaimKeptDir(const WorkFolder& folder, const Options& o, const KeptSource
   return Status::Ok();
 }
 
-// Whether shard t's list is there and deferred (a report in pairs mode
-// wrote it). What else it holds is LoadDropped()'s to check.
-bool Deferred(const WorkFolder& folder, StageTask t) {
+// Whether shard t's list is there, deferred (a report in pairs mode wrote
+// it), and made with these options from these sign tasks: a list of other
+// options or tasks is not completed here but refused (LoadDropped()), as a
+// complete one is.
+bool Deferred(const WorkFolder& folder, const Options& o, StageTask t) {
   Result<std::string> bytes = ReadWholeFile(folder.File(StageKind::kReport, t.task, "dropped"));
   if (!bytes.ok()) return false;
   Result<DroppedList> list = DecodeDroppedList(*bytes);
-  return list.ok() && list->deferred;
+  if (!list.ok() || !list->deferred || list->fingerprint != DroppedFingerprint(o) || !list->clash.name.empty()) {
+    return false;
+  }
+  Result<std::string> meta_bytes = ReadWholeFile(folder.File(StageKind::kSign, t.task, "meta"));
+  if (!meta_bytes.ok()) return false;
+  Result<ShardMeta> meta = DecodeShardMeta(*meta_bytes);
+  return meta.ok() && meta->listing == list->listing;
 }
 
 // Writes the dropped lists complete when shard t's is deferred: one task
 // at a time (an exclusive flock on report/.lists.lock), the first that
 // finds it deferred; the others then find it complete.
 Status CompleteDeferredLists(const WorkFolder& folder, const Options& o, StageTask t, const RunContext& ctx) {
-  if (!Deferred(folder, t)) return Status::Ok();
+  if (!Deferred(folder, o, t)) return Status::Ok();
   const std::string lock_path = folder.Dir(StageKind::kReport) + "/.lists.lock";
   const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) return Status::IoError(lock_path + ": cannot open: " + std::strerror(errno));
@@ -365,7 +373,7 @@ Status CompleteDeferredLists(const WorkFolder& folder, const Options& o, StageTa
   while (::flock(fd, LOCK_EX) != 0) {
     if (errno != EINTR) return Status::IoError(lock_path + ": cannot lock: " + std::strerror(errno));
   }
-  if (!Deferred(folder, t)) return Status::Ok();
+  if (!Deferred(folder, o, t)) return Status::Ok();
   Options report = o;
   report.kept_dir.clear();
   report.kept_copy = false;

@@ -227,6 +227,28 @@ TEST(StageFilterTest, SplitFileWhoseChangeTimeChangedIsWritten) {
   EXPECT_EQ(Tree(dir / "kept"), want);
 }
 
+// A report in pairs mode leaves its lists for the first filter task to
+// complete: a task given other options (--keep) does not complete them with
+// its own, but is refused as after a report of another mode; the task with
+// the report's options then writes scan's folder.
+TEST(StageFilterTest, ListsLeftByAPairsReportAreCompletedOnlyWithItsOptions) {
+  TempDir dir;
+  MakeCorpus(dir, "");
+  const Args options = {"--input", "jsonl"};
+  const std::string work = dir / "work";
+  SignBucketReport(dir, work, 2, options);
+  Args keep = options;
+  keep.insert(keep.end(), {"--keep", "longest"});
+  for (int i = 0; i < 2; ++i) {
+    const RunResult r = Filter(dir, work, i, 2, keep, dir / "kept");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("made with other options"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(dir / "kept"));
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(Filter(dir, work, i, 2, options, dir / "kept").exit_code, 0);
+  EXPECT_EQ(Tree(dir / "kept"), ScanFolder(dir, options, dir / "scan.kept"));
+}
+
 TEST(StageFilterTest, MissingOrDamagedListOrShardIsAnError) {
   TempDir dir;
   MakeCorpus(dir, "");
