@@ -211,7 +211,8 @@ Status JoinSplitFiles(const WorkFolder& folder, const Options& o, StageTask t, S
   const uint32_t last = static_cast<uint32_t>(src.files.size() - 1);
   src.kept_elsewhere.assign(src.files.size(), 0);
   // This shard's range of the file: from 0 (a file that starts here) to last_end.
-  shard->last_ranges = {{.begin = 0, .end = shard->last_end, .hash = shard->seen.size() > last ? shard->seen[last].raw_hash : 0}};
+  const uint64_t own_hash = shard->seen.size() > last ? shard->seen[last].raw_hash : 0;
+  shard->last_ranges = {{.begin = 0, .end = shard->last_end, .hash = own_hash}};
   for (uint32_t s = t.task + 1; s < t.tasks; ++s) {
     const StageTask other{.task = s, .tasks = t.tasks};
     Result<ShardSources> next = LoadShard(folder, o, other);

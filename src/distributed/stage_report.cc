@@ -58,6 +58,11 @@ namespace neardup {
 // Those documents, in global id order, are the report's DocIds: every order
 // the report makes (pairs, clusters, representatives, --keep first) is the
 // same over them as over all documents, so its output is the scan's.
+// The sweep also sorts the hash of every file's place below --kept-dir (its
+// kept path), to find two files that would go to one place (FindNameClash()),
+// which every filter task then refuses (stage_filter.h). The dropped lists
+// need clusters: in pairs mode, which builds none, they are left deferred
+// for the filter tasks to complete.
 // --exact (and -t 1) is decided by the verify tasks, which read the
 // documents again (stage_verify.h): the report adopts their verdicts (the
 // pairs accepted with their Jaccard, the documents left out, the sets for

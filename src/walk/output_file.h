@@ -51,7 +51,8 @@ class OutputFile {
   // (a plain file takes them in one writev() call per 1024).
   [[nodiscard]] Status Write(std::span<const std::string_view> pieces);
   // Ends the stream and puts the file at its path (linked or renamed; a file
-  // already there is replaced at once, never removed first), closed. REQUIRES: called once, after the last Write(). IoError when any
+  // already there is replaced at once, never removed first), closed.
+  // REQUIRES: called once, after the last Write(). IoError when any
   // step fails (nothing is left behind).
   [[nodiscard]] Status Commit();
 
@@ -70,7 +71,8 @@ class OutputFile {
 // Places the regular file `source` at `target` (its folder made as needed):
 // a hard link unless `copy` or the two are on different file systems, else a
 // copy with `source`'s mode and modification time, placed as an OutputFile;
-// either replaces a file already at `target` at once (renamed over it). The placed file is checked to still have `expected`'s
+// either replaces a file already at `target` at once (renamed over it).
+// The placed file is checked to still have `expected`'s
 // size, modification and change times (a link: the same inode as well):
 // Changed ("SOURCE: changed since it was signed") when not, IoError on a
 // failed step. Nothing is left at `target` or beside it on an error.
