@@ -26,6 +26,7 @@
 #include "scan/run.h"
 #include "sign/table_codec.h"
 #include "walk/hashing_file_system.h"
+#include "walk/kept_folder.h"
 
 namespace neardup {
 
@@ -87,10 +88,21 @@ Result<ShardSources> LoadShard(const WorkFolder& folder, const Options& o, Stage
   }
   const bool continues_first = ContinuesFirst(*meta, ends);
   const bool continued_last = ContinuedLast(*meta, ends);
+  // A kept path reaches a write: it must be a path below DIR, and the tail
+  // of its file's path that KeptPathOf() makes of it (the checksum catches
+  // damage, not a rewritten path).
+  for (size_t k = 0; k < part->files.size(); ++k) {
+    const std::string& kept = meta->kept_paths[k];
+    if (Status s = CheckKeptPath(kept); !s.ok()) return Damaged(meta_path, s.message());
+    if (!IsTailOf(kept, part->files[k].path)) {
+      return Damaged(meta_path, "kept path \"" + kept + "\" is not the tail of its file's path " + part->files[k].path);
+    }
+  }
   for (size_t k = 0; k < part->files.size(); ++k) part->files[k].root = meta->roots[k];
   for (size_t d = 0; d < part->docs.size(); ++d) part->docs[d].line_hash = meta->line_hashes[d];
   ShardSources out;
   out.sources = KeptSourcesOf(std::move(part->files), part->docs, meta->problems, std::move(meta->kept_paths));
+  out.sources.inputs = meta->inputs;
   out.inputs = std::move(meta->inputs);
   out.listing = meta->listing;
   out.continues_first = continues_first;
@@ -250,66 +262,62 @@ Status JoinSplitFiles(const WorkFolder& folder, const Options& o, StageTask t, S
   return Status::Ok();
 }
 
-// Whether `rel` names a place below DIR: relative, without an empty, "."
-// or ".." component. A path of another form is the writing pass's to
-// refuse; nothing is removed there.
-bool Below(const fs::path& rel) {
-  if (rel.empty() || rel.is_absolute()) return false;
-  for (const fs::path& part : rel) {
-    if (part.empty() || part == "." || part == "..") return false;
-  }
-  return true;
-}
-
 // Removes, after the pass, what an earlier run of this task placed for the
 // files this run did not write because they changed since signed or could
 // not be read whole: a clean run would not have them, and their bytes are
 // no longer vouched for. (A file not written for another reason, a failed
-// write, keeps what an earlier run placed.)
-void RemoveChanged(const std::string& dir, const KeptSources& src, const std::vector<uint32_t>& changed) {
-  std::error_code ec;
+// write, keeps what an earlier run placed.) Through `kept`: only a regular
+// file below DIR, no link followed.
+Status RemoveChanged(const KeptFolder& kept, const KeptSources& src, const std::vector<uint32_t>& changed) {
   for (const uint32_t f : changed) {
-    if (src.files[f].reference || !Below(fs::path(src.kept_paths[f]))) continue;
-    const fs::path target = fs::path(dir) / src.kept_paths[f];
-    if (fs::is_regular_file(fs::symlink_status(target, ec))) fs::remove(target, ec);
+    if (src.files[f].reference) continue;
+    if (Status s = kept.RemoveFile(src.kept_paths[f]); !s.ok()) return s;
   }
+  return Status::Ok();
 }
 
 // Removes the temporary files a run of this task killed while placing left
 // beside its files in DIR (".NAME.neardup-...", output_file.h): those of the
 // names of this shard's files alone, which no other task writes (the report
 // refuses names shared between shards). The files themselves are left: a
-// task run again replaces each at once.
-void RemoveTemporaries(const std::string& dir, const KeptSources& src) {
-  std::map<fs::path, std::set<std::string>> names;  // by folder below DIR
+// task run again replaces each at once. A folder's names are listed through
+// its path (reading names only); each is removed through `kept`, which
+// follows no link and removes only a regular file below DIR.
+Status RemoveTemporaries(const KeptFolder& kept, const KeptSources& src) {
+  std::map<std::string, std::set<std::string>> names;  // by folder below DIR ("" for DIR)
   for (size_t f = 0; f < src.files.size(); ++f) {
-    if (src.files[f].reference || !Below(fs::path(src.kept_paths[f]))) continue;
-    const fs::path target = fs::path(dir) / src.kept_paths[f];
-    names[target.parent_path()].insert(target.filename().string());
+    const std::string& rel = src.kept_paths[f];
+    if (src.files[f].reference || !CheckKeptPath(rel).ok()) continue;  // the pass refuses the path
+    const size_t slash = rel.rfind('/');
+    names[slash == std::string::npos ? "" : rel.substr(0, slash)].insert(
+        slash == std::string::npos ? rel : rel.substr(slash + 1));
   }
   constexpr std::string_view kTemp = ".neardup-";
   std::error_code ec;
   for (const auto& [folder, in_folder] : names) {
-    std::vector<fs::path> left;
-    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    std::vector<std::string> left;
+    const fs::path path = folder.empty() ? fs::path(kept.path()) : fs::path(kept.path()) / folder;
+    for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
       const std::string name = it->path().filename().string();
       const size_t at = name.rfind(kTemp);
       if (name.size() < 2 || name[0] != '.' || at == std::string::npos || at < 2) continue;
-      if (in_folder.count(name.substr(1, at - 1)) == 0) continue;
-      if (fs::is_regular_file(it->symlink_status(ec))) left.push_back(it->path());
+      if (in_folder.count(name.substr(1, at - 1)) != 0) left.push_back(folder.empty() ? name : folder + "/" + name);
     }
-    for (const fs::path& p : left) fs::remove(p, ec);
+    for (const std::string& rel : left) {
+      if (Status s = kept.RemoveFile(rel); !s.ok()) return s;
+    }
   }
+  return Status::Ok();
 }
 
 // Begins or joins DIR for the filter tasks of `folder` (see stage_filter.h),
-// and removes the temporaries of this shard's files a task killed left there.
-Status ClaimKeptDir(const WorkFolder& folder, const Options& o, const KeptSources& src) {
+// and removes the temporaries of this shard's files a task killed left there
+// (through `kept`, DIR opened: never through a symbolic link).
+Status ClaimKeptDir(const WorkFolder& folder, const Options& o, const KeptSources& src, const KeptFolder& kept) {
   const std::string& dir = o.kept_dir;
   std::error_code ec;
-  fs::create_directories(dir, ec);
   struct stat st {};
-  if (ec || ::stat(dir.c_str(), &st) != 0) return Status::IoError("--kept-dir " + dir + ": cannot create");
+  if (::fstat(kept.fd(), &st) != 0) return Status::IoError("--kept-dir " + dir + ": cannot stat");
   const std::string stamps = folder.Dir(StageKind::kFilter);
   fs::create_directories(stamps, ec);
   if (ec) return Status::IoError(stamps + ": cannot create: " + ec.message());
@@ -338,8 +346,7 @@ Status ClaimKeptDir(const WorkFolder& folder, const Options& o, const KeptSource
       return s;
     }
   }
-  RemoveTemporaries(dir, src);
-  return Status::Ok();
+  return RemoveTemporaries(kept, src);
 }
 
 // Whether shard t's list is there, deferred (a report in pairs mode wrote
@@ -469,12 +476,14 @@ Result<FilterOutcome> RunFilterTask(const Options& o, const std::string& work, S
   placed.listed_paths.clear();
   placed.against.clear();
   if (Status s = CheckKeptDirPlace(placed); !s.ok()) return s;
-  if (Status s = ClaimKeptDir(folder, o, shard->sources); !s.ok()) return s;
+  Result<KeptFolder> kept = KeptFolder::Open(o.kept_dir);
+  if (!kept.ok()) return kept.status();
+  if (Status s = ClaimKeptDir(folder, o, shard->sources, *kept); !s.ok()) return s;
   ProveUnchanged(run.fs(), &*shard);
   const double start = run.seconds();
-  KeptWritten written = WriteKeptDir(run, shard->sources, *dropped);
+  KeptWritten written = WriteKeptDir(run, shard->sources, *dropped, *kept);
   if (run.Cancelled()) return Status::Cancelled("interrupted");
-  RemoveChanged(o.kept_dir, shard->sources, written.changed);
+  if (Status s = RemoveChanged(*kept, shard->sources, written.changed); !s.ok()) return s;
   FilterOutcome out{.stats = written.stats, .problems = std::move(written.problems)};
   out.stats.seconds = run.seconds() - start;
   return out;

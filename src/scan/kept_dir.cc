@@ -6,6 +6,7 @@
 #include <cassert>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <set>
 #include <span>
@@ -33,9 +34,10 @@ struct Drop {
 // One input file to write.
 struct Job {
   uint32_t file = 0;
-  std::string target;
+  std::string target;           // its kept path, below DIR
   std::span<const Drop> drops;  // JSONL: by line, ascending
   uint64_t documents = 0;       // documents of the file that are written
+  bool may_link = false;        // text: not --kept-copy, and below an input once links are resolved
 };
 
 // The input (PATH, listed path or --against path) at position `root`.
@@ -54,13 +56,28 @@ std::string Below(const std::string& path, const std::string& root) {
   return path[root.size()] == '/' ? path.substr(root.size() + 1) : "";
 }
 
+// `rel` without empty and "." components; "" when one is "..".
+std::string Clean(const std::string& rel) {
+  std::string out;
+  size_t start = 0;
+  while (start <= rel.size()) {
+    size_t end = rel.find('/', start);
+    if (end == std::string::npos) end = rel.size();
+    const std::string_view c = std::string_view(rel).substr(start, end - start);
+    if (c == "..") return "";
+    if (!c.empty() && c != ".") out.append(out.empty() ? "" : "/").append(c);
+    start = end + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string KeptPathOf(const Options& o, const InputFile& file) {
   std::string rel;
-  if (const std::string* root = RootOf(o, file.root)) rel = Below(file.path, *root);
+  if (const std::string* root = RootOf(o, file.root)) rel = Clean(Below(file.path, *root));
   for (const std::vector<std::string>* list : {&o.paths, &o.listed_paths}) {
-    for (size_t k = 0; k < list->size() && rel.empty(); ++k) rel = Below(file.path, (*list)[k]);
+    for (size_t k = 0; k < list->size() && rel.empty(); ++k) rel = Clean(Below(file.path, (*list)[k]));
   }
   if (rel.empty()) rel = std::filesystem::path(file.path).filename().string();
   return rel;
@@ -184,14 +201,16 @@ Status NotWritten(const Status& why, const std::string& dir) {
 }
 
 // Writes one JSONL file of `job` through a LineFilter.
-Status WriteJsonl(const Run& run, const InputFile& file, const Job& job, int zstd_threads) {
+Status WriteJsonl(const Run& run, const KeptFolder& dir, const InputFile& file, const Job& job, int zstd_threads) {
   if (Status s = CheckUnchanged(run.fs(), file); !s.ok()) return s;
   Result<std::unique_ptr<ByteReader>> in = OpenAgain(run.fs(), file, nullptr);
   if (!in.ok()) return Status::Changed(file.path + ": cannot be read again (" + in.status().message() + ")");
   // The input's permission bits (a file of the walk: a real path).
   struct stat st {};
-  const unsigned mode = ::stat(file.path.c_str(), &st) == 0 ? st.st_mode & 07777 : 0644;
-  Result<std::unique_ptr<OutputFile>> out = OutputFile::Create(job.target, zstd_threads, mode);
+  const unsigned mode = ::stat(file.path.c_str(), &st) == 0 ? st.st_mode & 0777 : 0644;
+  Result<KeptPlace> place = dir.Place(job.target, file.path);
+  if (!place.ok()) return place.status();
+  Result<std::unique_ptr<OutputFile>> out = OutputFile::Create(std::move(*place), zstd_threads, mode);
   if (!out.ok()) return out.status();
   LineFilter filter(run, job.drops, **out);
   if (Status s = filter.Copy(**in, file.path); !s.ok()) return s;
@@ -200,15 +219,60 @@ Status WriteJsonl(const Run& run, const InputFile& file, const Job& job, int zst
 }
 
 // Places one kept text file.
-Status WriteText(const Run& run, const InputFile& file, const Job& job) {
+Status WriteText(const Run& run, const KeptFolder& dir, const InputFile& file, const Job& job) {
   if (Status s = CheckUnchanged(run.fs(), file); !s.ok()) return s;
   const PlacedFrom from{.size = file.size,
                         .mtime_ns = file.mtime_ns,
                         .ctime_ns = file.ctime_ns,
                         .dev = file.identity.dev,
                         .ino = file.identity.ino};
-  return LinkOrCopy(file.path, from, job.target, run.options().kept_copy);
+  Result<KeptPlace> place = dir.Place(job.target, file.path);
+  if (!place.ok()) return place.status();
+  return LinkOrCopy(file.path, from, std::move(*place), job.may_link);
 }
+
+// DIR/REL as messages show it.
+std::string Shown(const std::string& dir, const std::string& rel) {
+  return dir.empty() || dir.back() == '/' ? dir + rel : dir + "/" + rel;
+}
+
+// Whether a file lies below (or is) one of the inputs once symbolic links
+// are resolved: a file reached through a link from outside them (-L) is
+// copied, never linked. Folders are resolved once each.
+class InsideInputs {
+ public:
+  explicit InsideInputs(const std::vector<std::string>& inputs) {
+    for (const std::string& in : inputs) {
+      std::error_code ec;
+      std::filesystem::path p = std::filesystem::canonical(in, ec);
+      if (!ec) roots_.push_back(std::move(p));
+    }
+  }
+  bool Holds(const std::string& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::path real;
+    const fs::path p(path);
+    if (fs::is_symlink(fs::symlink_status(p, ec)) || !p.has_parent_path()) {
+      real = fs::canonical(p, ec);
+    } else {
+      auto [at, added] = folders_.try_emplace(p.parent_path().string());
+      if (added) at->second = fs::canonical(p.parent_path(), ec).string();
+      if (at->second.empty()) return false;
+      real = fs::path(at->second) / p.filename();
+    }
+    if (ec || real.empty()) return false;
+    for (const fs::path& root : roots_) {
+      const auto [r, f] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+      if (r == root.end()) return true;
+    }
+    return false;
+  }
+
+ private:
+  std::vector<std::filesystem::path> roots_;
+  std::map<std::string, std::string> folders_;  // folder as walked -> resolved ("" when not)
+};
 
 // The files to write, in file order, each with its dropped lines (views
 // into *drops, filled here); a problem for each file left out.
@@ -239,6 +303,7 @@ std::vector<Job> Plan(const Options& o, const KeptSources& src, const std::vecto
   }
   std::vector<Job> jobs;
   std::set<std::string> targets;
+  InsideInputs inside(src.inputs);
   for (uint32_t f = 0; f < n; ++f) {
     const InputFile& file = src.files[f];
     const bool jsonl = o.input == InputFormat::kJsonl;
@@ -248,16 +313,18 @@ std::vector<Job> Plan(const Options& o, const KeptSources& src, const std::vecto
       written->changed.push_back(f);
       continue;
     }
-    Job job{.file = f,
-            .target = (std::filesystem::path(o.kept_dir) / src.kept_paths[f]).string(),
-            .drops = {},
-            .documents = documents[f]};
+    Job job{.file = f, .target = src.kept_paths[f], .drops = {}, .documents = documents[f]};
+    if (Status s = CheckKeptPath(job.target); !s.ok()) {
+      written->problems.push_back(Status::InvalidArgument(file.path + ": " + s.message() + "; not written"));
+      continue;
+    }
     if (!targets.insert(job.target).second) {
       written->problems.push_back(
-          Status::InvalidArgument(file.path + ": another input goes to " + job.target +
+          Status::InvalidArgument(file.path + ": another input goes to " + Shown(o.kept_dir, job.target) +
                                   "; not written (give PATHs whose files' names below them differ)"));
       continue;
     }
+    job.may_link = !jsonl && !o.kept_copy && inside.Holds(file.path);
     job.drops = std::span<const Drop>(drops->data() + first[f], first[f + 1] - first[f]);
     jobs.push_back(std::move(job));
   }
@@ -291,22 +358,31 @@ KeptSources KeptSourcesOf(std::vector<InputFile> files, const std::vector<DocRec
 KeptSources KeptSourcesOf(const Options& options, const SignedCorpus& corpus) {
   std::vector<std::string> kept_paths;
   for (const InputFile& f : corpus.table.files) kept_paths.push_back(KeptPathOf(options, f));
-  return KeptSourcesOf(corpus.table.files, corpus.table.docs, corpus.problems, std::move(kept_paths));
+  KeptSources out = KeptSourcesOf(corpus.table.files, corpus.table.docs, corpus.problems, std::move(kept_paths));
+  out.inputs = options.paths;
+  out.inputs.insert(out.inputs.end(), options.listed_paths.begin(), options.listed_paths.end());
+  return out;
 }
 
 KeptWritten WriteKeptDir(const Run& run, const KeptSources& sources, const std::vector<DocId>& dropped) {
+  Result<KeptFolder> dir = KeptFolder::Open(run.options().kept_dir);
+  if (dir.ok()) return WriteKeptDir(run, sources, dropped, *dir);
+  KeptWritten out;
+  out.stats.used = true;
+  std::vector<Drop> drops;
+  const std::vector<Job> jobs = Plan(run.options(), sources, dropped, &drops, &out);
+  out.problems.push_back(dir.status());
+  out.stats.failed = jobs.size() + out.problems.size();
+  return out;
+}
+
+KeptWritten WriteKeptDir(const Run& run, const KeptSources& sources, const std::vector<DocId>& dropped,
+                         const KeptFolder& dir) {
   const Options& o = run.options();
   KeptWritten out;
   out.stats.used = true;
   std::vector<Drop> drops;
   const std::vector<Job> jobs = Plan(o, sources, dropped, &drops, &out);
-  std::error_code ec;
-  std::filesystem::create_directories(o.kept_dir, ec);
-  if (ec) {
-    out.problems.push_back(Status::IoError(o.kept_dir + ": " + ec.message()));
-    out.stats.failed = jobs.size() + out.problems.size();
-    return out;
-  }
   // Files in parallel; zstd's workers share what one file at a time leaves.
   const int threads = run.workers().threads;
   const size_t at_once = std::max<size_t>(1, std::min<size_t>(jobs.size(), static_cast<size_t>(threads)));
@@ -314,8 +390,8 @@ KeptWritten WriteKeptDir(const Run& run, const KeptSources& sources, const std::
   std::vector<Status> results(jobs.size());
   ParallelFor(run.workers(), jobs.size(), [&](int, size_t j) {
     const InputFile& file = sources.files[jobs[j].file];
-    results[j] = o.input == InputFormat::kJsonl ? WriteJsonl(run, file, jobs[j], zstd_threads)
-                                                : WriteText(run, file, jobs[j]);
+    results[j] = o.input == InputFormat::kJsonl ? WriteJsonl(run, dir, file, jobs[j], zstd_threads)
+                                                : WriteText(run, dir, file, jobs[j]);
   });
   for (size_t j = 0; j < jobs.size(); ++j) {
     if (results[j].ok()) {

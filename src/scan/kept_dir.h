@@ -11,8 +11,17 @@
 //    kept), in input order, compressed as the input by its name
 //    (output_file.h). The file is read as a stream, holding only the sorted
 //    line numbers of its dropped documents.
-//  - Text: the kept files hard-linked, or copied with their mode and mtime
-//    (--kept-copy, or DIR on another file system).
+//  - Text: the kept files hard-linked, or copied with their permission bits
+//    and mtime: --kept-copy, DIR on another file system, and the files a
+//    link could expose are copied (with a setuid or setgid bit, not owned
+//    by the user running, or reached through a symbolic link from outside
+//    the inputs, -L). A copy never has a setuid, setgid or sticky bit.
+//
+// Everything is written through one KeptFolder (kept_folder.h): DIR opened
+// once, each file's kept path checked and its folders opened below DIR with
+// no symbolic link followed, made with the mode of the input folder they
+// mirror. A kept path that is not a path below DIR gives a problem for its
+// file, never a write.
 //
 // What was signed is what is written: each file's stat key (size, mtime,
 // ctime, device, inode) must be unchanged before and after it is read again,
@@ -39,6 +48,7 @@
 #include "neardup/status.h"
 #include "scan/run.h"
 #include "sign/sign.h"
+#include "walk/kept_folder.h"
 
 namespace neardup {
 
@@ -56,6 +66,9 @@ struct KeptSources {
   std::vector<Doc> docs;         // by DocId
   std::vector<uint8_t> unread;  // per file: 1 when signing could not read it whole
   std::vector<std::string> kept_paths;  // per file: KeptPathOf()
+  // The inputs given (PATHs and listed files): a text file is linked only
+  // when it lies below one of them once links are resolved.
+  std::vector<std::string> inputs;
   // Per file, or empty: documents kept that are not in `docs`, counted as
   // written with their file (stage filter: those of the later ranges of a
   // file split between shards, whose dropped documents alone are in `docs`).
@@ -72,8 +85,9 @@ KeptSources KeptSourcesOf(std::vector<InputFile> files, const std::vector<DocRec
                           const std::vector<InputProblem>& problems, std::vector<std::string> kept_paths);
 
 // Where `file` goes below DIR: its path below its PATH argument (or below
-// any PATH it starts with), else its name. A sign task records it per file
-// (stage filter writes without the PATHs).
+// any PATH it starts with), else its name; empty and "." components left
+// out, so that it is a tail of the file's path (IsTailOf, kept_folder.h). A
+// sign task records it per file (stage filter writes without the PATHs).
 std::string KeptPathOf(const Options& options, const InputFile& file);
 
 struct KeptWritten {
@@ -89,7 +103,12 @@ struct KeptWritten {
 // (KeptWritten::problems, counted in stats.failed), never fatal. When the
 // run is cancelled, the files under way are let go (their temporary files
 // removed) and no other is started; the caller says Cancelled.
+// DIR is opened (made when missing, kept_folder.h) first; when that fails,
+// every file is a problem.
 // REQUIRES: CheckKeptDir() was OK; `sources` from this run's corpus.
 KeptWritten WriteKeptDir(const Run& run, const KeptSources& sources, const std::vector<DocId>& dropped);
+// The same into `dir`, opened already (stage filter, which claims it first).
+KeptWritten WriteKeptDir(const Run& run, const KeptSources& sources, const std::vector<DocId>& dropped,
+                         const KeptFolder& dir);
 
 }  // namespace neardup

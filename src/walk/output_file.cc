@@ -10,16 +10,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
+#include <ctime>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <vector>
 
 namespace neardup {
 
 namespace {
-
-namespace fs = std::filesystem;
 
 constexpr size_t kBufferBytes = size_t{1} << 20;
 
@@ -43,74 +42,93 @@ bool WriteAll(int fd, const char* data, size_t n) {
   return true;
 }
 
-// A file being written for `path`, in its folder (made first): anonymous
-// (O_TMPFILE: a process killed meanwhile leaves nothing behind) where the
-// file system allows it, else under a temporary name beside `path`.
-Result<std::string> MakeTemp(const std::string& path, int* fd) {
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return Status::IoError(dir.string() + ": " + ec.message());
-  if (::access("/proc/self/fd", X_OK) == 0) {
-    *fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
-    if (*fd >= 0) return std::string();
-  }
-  std::string name = ".";
-  name.append(target.filename().string()).append(".neardup-XXXXXX");
-  std::string temp = (dir / name).string();
-  *fd = ::mkstemp(temp.data());
-  if (*fd < 0) return Errno(temp, "cannot create", errno);
-  return temp;
+// Whether /proc/self/fd names this process's descriptors: an anonymous
+// file (O_TMPFILE) or an opened input is linked into place through it.
+bool HasProcFd() {
+  static const bool has = ::access("/proc/self/fd", X_OK) == 0;
+  return has;
 }
 
-// Links `from` (linkat() with AT_SYMLINK_FOLLOW) at `path`. When `path`
-// exists, the link is made under a temporary name beside it and renamed over
-// it: a file that was there is replaced at once, never removed first (a run
-// killed meanwhile leaves the old file or the new one, and at most that
-// temporary name). Returns linkat()'s or rename()'s errno, 0 on success.
-int LinkReplacing(const char* from, const std::string& path) {
-  if (::linkat(AT_FDCWD, from, AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) == 0) return 0;
+// A file being written for `place`, in its folder: anonymous (O_TMPFILE: a
+// process killed meanwhile leaves nothing behind) where the file system
+// allows it, else under a temporary name beside its name (returned).
+Result<std::string> MakeTemp(const KeptPlace& place, int* fd) {
+  if (HasProcFd()) {
+    *fd = ::openat(place.folder.get(), ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    if (*fd >= 0) return std::string();
+  }
+  static std::atomic<uint64_t> counter{0};
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const uint64_t n = static_cast<uint64_t>(::getpid()) * 0x9e3779b97f4a7c15ULL ^
+                       (counter.fetch_add(1) + 1) * 0xbf58476d1ce4e5b9ULL ^ static_cast<uint64_t>(::time(nullptr));
+    char suffix[7];
+    std::snprintf(suffix, sizeof suffix, "%06llx", static_cast<unsigned long long>(n & 0xffffff));
+    std::string temp = ".";
+    temp.append(place.name).append(".neardup-").append(suffix);
+    *fd = ::openat(place.folder.get(), temp.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (*fd >= 0) return temp;
+    if (errno != EEXIST) break;
+  }
+  return Errno(place.path, "cannot create a temporary file beside it", errno);
+}
+
+// Links `from` (linkat() with AT_SYMLINK_FOLLOW) at `place`. When a regular
+// file is there already (one a run before placed), the link is made under a
+// temporary name beside it and renamed over it (renameat(): the file is
+// replaced at once, never removed first; a run killed meanwhile leaves the
+// old file or the new one, and at most that temporary name, which a filter
+// task run again removes). Anything else there (a symbolic link, a folder)
+// fails, EEXIST. Returns linkat()'s or renameat()'s errno, 0 on success.
+int LinkReplacing(const char* from, const KeptPlace& place) {
+  const int folder = place.folder.get();
+  if (::linkat(AT_FDCWD, from, folder, place.name.c_str(), AT_SYMLINK_FOLLOW) == 0) return 0;
   if (errno != EEXIST) return errno;
-  const fs::path target(path);
+  struct stat there {};
+  if (::fstatat(folder, place.name.c_str(), &there, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(there.st_mode)) {
+    return EEXIST;
+  }
   static std::atomic<uint64_t> counter{0};
   for (;;) {
-    std::string name = ".";
-    name.append(target.filename().string()).append(".neardup-").append(std::to_string(::getpid()));
-    name.append("-").append(std::to_string(counter.fetch_add(1)));
-    const std::string temp = (target.parent_path() / name).string();
-    if (::linkat(AT_FDCWD, from, AT_FDCWD, temp.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+    std::string temp = ".";
+    temp.append(place.name).append(".neardup-").append(std::to_string(::getpid()));
+    temp.append("-").append(std::to_string(counter.fetch_add(1)));
+    if (::linkat(AT_FDCWD, from, folder, temp.c_str(), AT_SYMLINK_FOLLOW) != 0) {
       if (errno == EEXIST) continue;
       return errno;
     }
     // rename() of two names of one file does nothing: the temporary name is
     // then removed here (it is this process's own).
-    const int error = ::rename(temp.c_str(), path.c_str()) == 0 ? 0 : errno;
-    ::unlink(temp.c_str());
+    const int error = ::renameat(folder, temp.c_str(), folder, place.name.c_str()) == 0 ? 0 : errno;
+    ::unlinkat(folder, temp.c_str(), 0);
     return error;
   }
 }
 
-// Puts the file written through `fd` at `path` (replacing a file there at
-// once): an anonymous one linked in whole, a named one renamed into place;
-// then closes `fd`. On an error nothing is left at `temp`, and `path` is as
-// it was.
-Status Publish(int fd, const std::string& temp, const std::string& path) {
+// Puts the file written through `fd` at `place`: an anonymous one linked in
+// whole (replacing a regular file there at once, failing on anything else
+// there, a symbolic link too: LinkReplacing()), a named one renamed into
+// place (replacing what is there, never following it); then closes `fd`. On
+// an error nothing is left at `temp`, and the name is as it was.
+Status Publish(int fd, const std::string& temp, const KeptPlace& place) {
+  const int folder = place.folder.get();
+  const char* name = place.name.c_str();
   Status s = Status::Ok();
   if (temp.empty()) {
     const std::string self = "/proc/self/fd/" + std::to_string(fd);
-    if (const int error = LinkReplacing(self.c_str(), path); error != 0) {
-      s = Errno(path, "cannot link into place", error);
+    if (const int error = LinkReplacing(self.c_str(), place); error != 0) {
+      s = Errno(place.path, "cannot link into place", error);
     }
     if (::close(fd) != 0 && s.ok()) {
-      s = Errno(path, "cannot write", errno);
-      ::unlink(path.c_str());
+      s = Errno(place.path, "cannot write", errno);
+      ::unlinkat(folder, name, 0);
     }
     return s;
   }
-  if (::close(fd) != 0) s = Errno(path, "cannot write", errno);
-  if (s.ok() && ::rename(temp.c_str(), path.c_str()) != 0) s = Errno(path, "cannot rename into place", errno);
-  if (!s.ok()) ::unlink(temp.c_str());
+  if (::close(fd) != 0) s = Errno(place.path, "cannot write", errno);
+  if (s.ok() && ::renameat(folder, temp.c_str(), folder, name) != 0) {
+    s = Errno(place.path, "cannot rename into place", errno);
+  }
+  if (!s.ok()) ::unlinkat(folder, temp.c_str(), 0);
   return s;
 }
 
@@ -163,12 +181,13 @@ struct OutputFile::Codec {
   }
 };
 
-Result<std::unique_ptr<OutputFile>> OutputFile::Create(const std::string& path, int threads, unsigned mode) {
+Result<std::unique_ptr<OutputFile>> OutputFile::Create(KeptPlace place, int threads, unsigned mode) {
+  const std::string& path = place.name;
   std::unique_ptr<Codec> codec;
   if (EndsWith(path, ".gz")) {
     codec = std::make_unique<Codec>();
     if (deflateInit2(&codec->z, kGzipLevel, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-      return Status::IoError(path + ": cannot start gzip");
+      return Status::IoError(place.path + ": cannot start gzip");
     }
   } else if (EndsWith(path, ".zst")) {
     codec = std::make_unique<Codec>();
@@ -176,39 +195,40 @@ Result<std::unique_ptr<OutputFile>> OutputFile::Create(const std::string& path, 
     codec->cctx = ZSTD_createCCtx();
     if (codec->cctx == nullptr ||
         ZSTD_isError(ZSTD_CCtx_setParameter(codec->cctx, ZSTD_c_compressionLevel, kZstdLevel))) {
-      return Status::IoError(path + ": cannot start zstd");
+      return Status::IoError(place.path + ": cannot start zstd");
     }
     // Workers from 1 up give the same bytes; a libzstd without threads
     // refuses the parameter and compresses on the calling thread.
     (void)ZSTD_CCtx_setParameter(codec->cctx, ZSTD_c_nbWorkers, std::max(1, threads));
   }
   int fd = -1;
-  Result<std::string> temp = MakeTemp(path, &fd);
+  Result<std::string> temp = MakeTemp(place, &fd);
   if (!temp.ok()) return temp.status();
-  if (::fchmod(fd, static_cast<mode_t>(mode & 07777)) != 0) {
+  // Permission bits only: never a setuid, setgid or sticky bit.
+  if (::fchmod(fd, static_cast<mode_t>(mode & 0777)) != 0) {
     const int error = errno;
     ::close(fd);
-    if (!temp->empty()) ::unlink(temp->c_str());
-    return Errno(path, "cannot set its mode", error);
+    if (!temp->empty()) ::unlinkat(place.folder.get(), temp->c_str(), 0);
+    return Errno(place.path, "cannot set its mode", error);
   }
-  return std::unique_ptr<OutputFile>(new OutputFile(path, std::move(*temp), fd, std::move(codec)));
+  return std::unique_ptr<OutputFile>(new OutputFile(std::move(place), std::move(*temp), fd, std::move(codec)));
 }
 
-OutputFile::OutputFile(std::string path, std::string temp, int fd, std::unique_ptr<Codec> codec)
-    : path_(std::move(path)), temp_(std::move(temp)), fd_(fd), codec_(std::move(codec)) {
+OutputFile::OutputFile(KeptPlace place, std::string temp, int fd, std::unique_ptr<Codec> codec)
+    : place_(std::move(place)), temp_(std::move(temp)), fd_(fd), codec_(std::move(codec)) {
   buffer_.reserve(kBufferBytes);
 }
 
 OutputFile::~OutputFile() {
   if (fd_ >= 0) ::close(fd_);
-  if (!committed_ && !temp_.empty()) ::unlink(temp_.c_str());
+  if (!committed_ && !temp_.empty()) ::unlinkat(place_.folder.get(), temp_.c_str(), 0);
 }
 
 Status OutputFile::Flush(std::string_view bytes) {
   const int fd = fd_;
   auto sink = [fd](const char* data, size_t n) { return WriteAll(fd, data, n); };
   const bool ok = codec_ != nullptr ? codec_->Feed(bytes, false, sink) : sink(bytes.data(), bytes.size());
-  return ok ? Status::Ok() : Errno(path_, "cannot write", errno);
+  return ok ? Status::Ok() : Errno(place_.path, "cannot write", errno);
 }
 
 Status OutputFile::Write(std::string_view bytes) {
@@ -247,7 +267,7 @@ Status OutputFile::Write(std::span<const std::string_view> pieces) {
       const auto count = static_cast<int>(iov.size() - first);
       const ssize_t done = ::writev(fd_, iov.data() + first, count);
       if (done < 0 && errno == EINTR) continue;
-      if (done <= 0) return Errno(path_, "cannot write", errno);
+      if (done <= 0) return Errno(place_.path, "cannot write", errno);
       auto left = static_cast<size_t>(done);
       while (first < iov.size() && left >= iov[first].iov_len) left -= iov[first++].iov_len;
       if (left > 0) {
@@ -264,10 +284,10 @@ Status OutputFile::Commit() {
   auto sink = [fd](const char* data, size_t n) { return WriteAll(fd, data, n); };
   bool ok = codec_ != nullptr ? codec_->Feed(buffer_, true, sink) : sink(buffer_.data(), buffer_.size());
   buffer_.clear();
-  if (!ok) return Errno(path_, "cannot write", errno);
+  if (!ok) return Errno(place_.path, "cannot write", errno);
   const int fd_done = fd_;
   fd_ = -1;
-  if (Status s = Publish(fd_done, temp_, path_); !s.ok()) {
+  if (Status s = Publish(fd_done, temp_, place_); !s.ok()) {
     committed_ = true;  // Publish() removed the temporary file
     return s;
   }
@@ -277,7 +297,8 @@ Status OutputFile::Commit() {
 
 namespace {
 
-// Copies the open `in` to `out_fd`, then gives it `st`'s mode and times.
+// Copies the open `in` to `out_fd`, then gives it `st`'s permission bits
+// (no setuid, setgid or sticky bit) and times.
 bool CopyBytes(int in, int out_fd, const struct stat& st) {
   std::vector<char> buf(kBufferBytes);
   for (;;) {
@@ -288,7 +309,7 @@ bool CopyBytes(int in, int out_fd, const struct stat& st) {
     if (!WriteAll(out_fd, buf.data(), static_cast<size_t>(got))) return false;
   }
   const struct timespec times[2] = {st.st_atim, st.st_mtim};
-  return ::fchmod(out_fd, st.st_mode & 07777) == 0 && ::futimens(out_fd, times) == 0;
+  return ::fchmod(out_fd, st.st_mode & 0777) == 0 && ::futimens(out_fd, times) == 0;
 }
 
 bool Same(const struct stat& st, const PlacedFrom& expected, bool ctime) {
@@ -299,40 +320,54 @@ bool Same(const struct stat& st, const PlacedFrom& expected, bool ctime) {
 
 Status Changed(const std::string& source) { return Status::Changed(source + ": changed since it was signed"); }
 
-// Copies `source` into `out_fd` (not closed here), checked to be as signed
-// before and after.
-Status CopyTo(const std::string& source, const PlacedFrom& expected, const std::string& target, int out_fd) {
-  const int in = ::open(source.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (in < 0) return errno == ENOENT ? Changed(source) : Errno(source, "cannot open", errno);
-  struct stat before {};
-  struct stat after {};
-  bool ok = ::fstat(in, &before) == 0 && Same(before, expected, true);
-  const bool copied = ok && CopyBytes(in, out_fd, before);
+// Copies the open `in` (as signed: `before`) into a file written for
+// `place`, checked to be as signed after, and puts it in place.
+Status CopyInto(int in, const struct stat& before, const std::string& source, const PlacedFrom& expected,
+                const KeptPlace& place) {
+  int out_fd = -1;
+  Result<std::string> temp = MakeTemp(place, &out_fd);
+  if (!temp.ok()) return temp.status();
+  const bool copied = CopyBytes(in, out_fd, before);
   const int error = errno;
-  ok = ok && ::fstat(in, &after) == 0 && Same(after, expected, true);
-  ::close(in);
-  if (!ok) return Changed(source);
-  return copied ? Status::Ok() : Errno(target, "cannot copy", error);
+  struct stat after {};
+  Status s = Status::Ok();
+  if (::fstat(in, &after) != 0 || !Same(after, expected, true)) {
+    s = Changed(source);
+  } else if (!copied) {
+    s = Errno(place.path, "cannot copy", error);
+  }
+  if (!s.ok()) {
+    ::close(out_fd);
+    if (!temp->empty()) ::unlinkat(place.folder.get(), temp->c_str(), 0);
+    return s;
+  }
+  return Publish(out_fd, *temp, place);
 }
 
-// A hard link at `target` to the file `source` names (through a symbolic
-// link, -L, to the file it names). Ok(false) when the file system cannot
-// link it there (another device, no links).
-Result<bool> Link(const std::string& source, const PlacedFrom& expected, const std::string& target) {
-  struct stat st {};
-  if (::stat(source.c_str(), &st) != 0 || !Same(st, expected, true)) return Changed(source);
-  std::error_code ec;
-  const fs::path dir = fs::path(target).parent_path();
-  if (!dir.empty()) fs::create_directories(dir, ec);
-  if (ec) return Status::IoError(dir.string() + ": " + ec.message());
-  // link() makes the whole file appear at once (and replaces a file there at once).
-  if (const int error = LinkReplacing(source.c_str(), target); error != 0) {
+// Whether the writer may link `st` rather than copy it: a regular file
+// without a setuid or setgid bit, owned by the user running. (A link shares
+// the file's owner and bits; a copy is the writer's own, without them.)
+bool Linkable(const struct stat& st) {
+  return S_ISREG(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID)) == 0 && st.st_uid == ::geteuid();
+}
+
+// A hard link at `place` to the file open as `in` (`source`). Ok(false)
+// when the file system cannot link it there (another device, no links).
+Result<bool> Link(int in, const std::string& source, const PlacedFrom& expected, const KeptPlace& place) {
+  const int folder = place.folder.get();
+  const char* name = place.name.c_str();
+  // link() makes the whole file appear at once (and replaces one there at once).
+  // Through /proc, the link is to the file opened, whatever its path names now.
+  const std::string self = "/proc/self/fd/" + std::to_string(in);
+  const char* from = HasProcFd() ? self.c_str() : source.c_str();
+  if (const int error = LinkReplacing(from, place); error != 0) {
     if (error == EXDEV || error == EPERM || error == EMLINK) return false;
-    return Errno(source, "cannot link", error);
+    return Errno(place.path, "cannot link", error);
   }
   // link() changes the change time; the rest must still be as signed.
-  if (::lstat(target.c_str(), &st) != 0 || !Same(st, expected, false)) {
-    ::unlink(target.c_str());
+  struct stat st {};
+  if (::fstatat(folder, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !Same(st, expected, false)) {
+    ::unlinkat(folder, name, 0);
     return Changed(source);
   }
   return true;
@@ -340,20 +375,24 @@ Result<bool> Link(const std::string& source, const PlacedFrom& expected, const s
 
 }  // namespace
 
-Status LinkOrCopy(const std::string& source, const PlacedFrom& expected, const std::string& target, bool copy) {
-  if (!copy) {
-    Result<bool> linked = Link(source, expected, target);
-    if (!linked.ok() || *linked) return linked.status();
+Status LinkOrCopy(const std::string& source, const PlacedFrom& expected, KeptPlace place, bool may_link) {
+  const int in = ::open(source.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (in < 0) return errno == ENOENT ? Changed(source) : Errno(source, "cannot open", errno);
+  struct stat before {};
+  Status s = Status::Ok();
+  if (::fstat(in, &before) != 0 || !S_ISREG(before.st_mode) || !Same(before, expected, true)) {
+    s = Changed(source);
+  } else {
+    bool linked = false;
+    if (may_link && Linkable(before)) {
+      Result<bool> made = Link(in, source, expected, place);
+      if (!made.ok()) s = made.status();
+      linked = made.ok() && *made;
+    }
+    if (s.ok() && !linked) s = CopyInto(in, before, source, expected, place);
   }
-  int fd = -1;
-  Result<std::string> temp = MakeTemp(target, &fd);
-  if (!temp.ok()) return temp.status();
-  if (Status s = CopyTo(source, expected, target, fd); !s.ok()) {
-    ::close(fd);
-    if (!temp->empty()) ::unlink(temp->c_str());
-    return s;
-  }
-  return Publish(fd, *temp, target);
+  ::close(in);
+  return s;
 }
 
 }  // namespace neardup

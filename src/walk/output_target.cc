@@ -105,6 +105,13 @@ Status KeptAgainstInput(const std::string& dir, const fs::path& target, const st
 Status CheckKeptDirPlace(const Options& options) {
   const std::string& dir = options.kept_dir;
   if (dir.empty()) return Status::Ok();
+  // DIR is opened without following a link at it (kept_folder.h): refused now, before any work.
+  std::string named = dir;
+  while (named.size() > 1 && named.back() == '/') named.pop_back();
+  struct stat link {};
+  if (::lstat(named.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+    return Status::InvalidArgument("--kept-dir " + dir + " is a symbolic link; name the folder it points to");
+  }
   const fs::path target = Resolved(dir);
   if (target.empty()) {
     return Status::InvalidArgument("--kept-dir " + dir + ": cannot resolve the path; name a new or empty folder");

@@ -16,6 +16,7 @@
 #include <set>
 
 #include "compress_util.h"
+#include "e2e/kept_modes.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -199,6 +200,7 @@ TEST(KeptDirTest, JsonlFilesAreTheInputLinesButTheListedOnesByteForByte) {
     struct stat st {};
     ASSERT_EQ(::stat((dir / ("kept/a.jsonl" + ext)).c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 07777, 0640u);  // the input's mode
+    testing::ExpectNoWiderModes(dir / "kept", {in}, true);
     EXPECT_NE(want.at(files[0]).find("not json at all\n\n"), std::string::npos);
     EXPECT_NE(want.at(files[0]).find("no text key"), std::string::npos);
     EXPECT_NE(want.at(files[0]).find(std::string(5000, 'x')), std::string::npos);
@@ -238,13 +240,23 @@ TEST(KeptDirTest, TextFilesKeptAreHardLinkedOrCopiedWithModeAndTime) {
   ASSERT_EQ(::stat((dir / "in/c.txt").c_str(), &in_st), 0);
   ASSERT_EQ(::stat((dir / "kept/c.txt").c_str(), &out_st), 0);
   EXPECT_EQ(in_st.st_ino, out_st.st_ino);  // a hard link
-  // Through a symbolic link (-L): a link to the file it names.
+  // Through a symbolic link (-L) to a file inside the PATH: a link to the
+  // file it names; to a file outside it: a copy.
   fs::create_directories(dir / "linked");
   fs::create_symlink(dir / "in/c.txt", dir / "linked/l.txt");
   RunResult l = RunProcess({kBin, "scan", "-L", "--kept-dir", dir / "kl", dir / "linked"}, dir.path());
   EXPECT_EQ(l.exit_code, 1) << l.err;
   ASSERT_EQ(::lstat((dir / "kl/l.txt").c_str(), &out_st), 0);
-  EXPECT_EQ(in_st.st_ino, out_st.st_ino);
+  EXPECT_NE(in_st.st_ino, out_st.st_ino);
+  EXPECT_EQ(testing::ReadFile(dir / "kl/l.txt"), testing::ReadFile(dir / "in/c.txt"));
+  WriteFile(dir / "lin/.hidden.txt", text);  // not walked itself: hidden
+  fs::create_symlink(dir / "lin/.hidden.txt", dir / "lin/l.txt");
+  RunResult inside = RunProcess({kBin, "scan", "-L", "--kept-dir", dir / "kin", dir / "lin"}, dir.path());
+  EXPECT_EQ(inside.exit_code, 1) << inside.err;
+  struct stat hidden_st {};
+  ASSERT_EQ(::stat((dir / "lin/.hidden.txt").c_str(), &hidden_st), 0);
+  ASSERT_EQ(::lstat((dir / "kin/l.txt").c_str(), &out_st), 0);
+  EXPECT_EQ(hidden_st.st_ino, out_st.st_ino);
   RunResult c = RunProcess({kBin, "scan", "--kept-copy", "--kept-dir", dir / "copied", dir / "in"}, dir.path());
   ASSERT_EQ(c.exit_code, 0) << c.err;
   EXPECT_EQ(Tree(dir / "copied"), want);
@@ -253,6 +265,8 @@ TEST(KeptDirTest, TextFilesKeptAreHardLinkedOrCopiedWithModeAndTime) {
   EXPECT_EQ(out_st.st_mode & 07777, 0600u);
   EXPECT_EQ(out_st.st_mtim.tv_sec, in_st.st_mtim.tv_sec);
   EXPECT_EQ(out_st.st_mtim.tv_nsec, in_st.st_mtim.tv_nsec);
+  for (const char* kept : {"kept", "kl", "copied"}) testing::ExpectNoWiderModes(dir / kept, {dir / "in"}, true);
+  testing::ExpectNoWiderModes(dir / "kin", {dir / "lin"}, true);
 }
 
 TEST(KeptDirTest, ReferenceFilesAreNeverWrittenAndTheirCopiesAreLeftOut) {
@@ -266,6 +280,7 @@ TEST(KeptDirTest, ReferenceFilesAreNeverWrittenAndTheirCopiesAreLeftOut) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "n1\n");
   EXPECT_EQ(Tree(dir / "kept"), (std::map<std::string, std::string>{{"new.jsonl", Doc("n2", Join(RandomWords(300, 10))) + "\n"}}));
+  testing::ExpectNoWiderModes(dir / "kept", {dir / "in"}, true);
 }
 
 TEST(KeptDirTest, SecondRunWithIndexWritesTheSameFolder) {
@@ -282,6 +297,7 @@ TEST(KeptDirTest, SecondRunWithIndexWritesTheSameFolder) {
   EXPECT_NE(second.err.find(" 0 signed"), std::string::npos) << second.err;  // all from the index
   ASSERT_EQ(Tree(dir / "kept1").size(), 2u);
   EXPECT_EQ(Tree(dir / "kept2"), Tree(dir / "kept1"));
+  for (const char* kept : {"kept1", "kept2"}) testing::ExpectNoWiderModes(dir / kept, {dir / "in"}, true);
 }
 
 TEST(KeptDirTest, FolderIsTheSameForEveryThreadCount) {
@@ -295,6 +311,7 @@ TEST(KeptDirTest, FolderIsTheSameForEveryThreadCount) {
   }
   ASSERT_EQ(Tree(dir / "kept-1").size(), 2u);
   EXPECT_EQ(Tree(dir / "kept-3"), Tree(dir / "kept-1"));
+  for (const char* kept : {"kept-1", "kept-3"}) testing::ExpectNoWiderModes(dir / kept, {dir / "in"}, true);
 }
 
 TEST(KeptDirTest, EachRefusalComesBeforeAnythingIsReadOrWritten) {
@@ -302,6 +319,7 @@ TEST(KeptDirTest, EachRefusalComesBeforeAnythingIsReadOrWritten) {
   WriteFile(dir / "in/a.txt", "some words here");
   WriteFile(dir / "full/x", "x");
   WriteFile(dir / "ref/r.txt", "other words");
+  fs::create_directory_symlink(dir / "k", dir / "link-to-k");  // to a folder not made yet
   struct Case {
     std::vector<std::string> args;
     std::string says;
@@ -314,6 +332,7 @@ TEST(KeptDirTest, EachRefusalComesBeforeAnythingIsReadOrWritten) {
       {{"--kept-dir", dir.path(), dir / "in"}, "holds the input"},
       {{"--kept-dir", dir / "k", "-"}, "stream -"},
       {{"--kept-dir", dir / "full/x", dir / "in"}, "is not a folder"},
+      {{"--kept-dir", dir / "link-to-k/", dir / "in"}, "is a symbolic link"},
       {{"--kept-copy", dir / "in"}, "--kept-copy needs --kept-dir"},
       {{"--kept-dir", dir / "k", "--index", dir / "k/i.db", dir / "in"}, "would hold the --index file"},
       {{"--kept-dir", dir / "k", "-o", dir / "k/out.jsonl", dir / "in"}, "is inside --kept-dir"},

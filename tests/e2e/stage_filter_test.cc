@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "compress_util.h"
+#include "e2e/kept_modes.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -144,6 +145,7 @@ TEST(StageFilterTest, FolderIsScansForOneAndThreeTasks) {
         EXPECT_EQ(r.exit_code, 0) << r.err;
       }
       EXPECT_EQ(Tree(kept), want);
+      testing::ExpectNoWiderModes(kept, {dir / "in"}, true);
     }
   }
 }
@@ -164,6 +166,7 @@ TEST(StageFilterTest, StageLocalScriptWritesScansFolder) {
     EXPECT_LE(r.exit_code, 2) << r.err;
     EXPECT_EQ(r.err.find("error"), std::string::npos) << r.err;
     EXPECT_EQ(Tree(dir / "stage.kept"), want);
+    testing::ExpectNoWiderModes(dir / "stage.kept", {dir / "in"}, true);
     // Run again over the same WORK: DIR, begun by its filter tasks, is accepted and rewritten the same
     // (text files too: the change time their hard links changed is no change).
     const RunResult again = RunProcess(argv, dir.path());
@@ -316,6 +319,7 @@ TEST(StageFilterTest, SharedFolderRulesAndOtherOptionsAreRefused) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Tree(dir / "kept"), both);
   EXPECT_EQ(both, ScanFolder(dir, options, dir / "scan.kept"));
+  testing::ExpectNoWiderModes(dir / "kept", {dir / "in"}, true);
 }
 
 // Two input files whose paths below their PATHs are the same (a/x1.txt and
