@@ -76,7 +76,9 @@ Result<TaskRun> RunVerifyTask(const Options& options, const std::string& work, S
 
 // InvalidArgument when tasks are missing or shards were signed with other
 // parameters (each difference named); Corrupt or IoError for damaged or
-// unreadable work files. Writes WORK/report/I.dropped for every shard.
+// unreadable work files. Writes WORK/report/I.dropped for every shard (in
+// pairs mode deferred: the first filter task completes them; no clusters
+// are built here then).
 Result<Report> RunReportTask(const Options& options, const std::string& work, const RunContext& ctx);
 
 // What a filter task wrote to --kept-dir, and the files it did not write
@@ -88,11 +90,14 @@ struct FilterOutcome {
 // Runs filter task `t` (t.tasks: the number of sign tasks) into
 // options.kept_dir. DIR is shared by the tasks of one work folder: it must
 // be new or empty when the first task begins it, and then be one they began
-// (recorded in WORK/filter); a task run again replaces its own files.
+// (recorded in WORK/filter); a task run again (after a kill, or twice)
+// leaves the folder one run leaves, each file placed over the one there at
+// once, never removed first.
 // Errors (nothing written): no --kept-dir, --tasks not the sign tasks'
 // count, a missing or damaged shard or dropped list (run stage report
-// first), a list made with other options or shards, DIR refused as scan
-// refuses it (CheckKeptDirPlace()) or not empty and not begun by these tasks.
+// first), a list made with other options or shards, two input files the
+// report found going to one place below DIR, DIR refused as scan refuses it
+// (CheckKeptDirPlace()) or not empty and not begun by these tasks.
 Result<FilterOutcome> RunFilterTask(const Options& options, const std::string& work, StageTask t,
                                     const RunContext& ctx);
 

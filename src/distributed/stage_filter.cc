@@ -1,15 +1,22 @@
 #include "distributed/stage_filter.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cassert>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "base/mapped_file.h"
+#include "distributed/byte_shares.h"
 #include "distributed/stage_bucket.h"
 #include "distributed/stage_bytes.h"
 #include "distributed/stage_sign.h"
@@ -28,7 +35,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kDroppedMagic[8] = {'N', 'D', 'U', 'P', 'D', 'R', 'O', 'P'};
-constexpr uint32_t kDroppedVersion = 1;
+constexpr uint32_t kDroppedVersion = 2;
 
 std::string Hex(uint64_t v) {
   char hex[17];
@@ -44,7 +51,17 @@ struct ShardSources {
   uint64_t listing = 0;
   bool continues_first = false;  // its first file continues an earlier shard's range
   bool continued_last = false;   // a later shard continues its last file
+  uint64_t first_begin = 0;      // ShardMeta::first_begin and last_end
+  uint64_t last_end = 0;
   std::vector<FileSeen> seen;    // ShardMeta::seen: what its sign task saw of each file
+  // The last file's ranges and their hashes as signed, this shard's then
+  // the later shards' (JoinSplitFiles()), when later shards continue it.
+  struct Range {
+    uint64_t begin = 0;
+    uint64_t end = 0;
+    uint64_t hash = 0;  // FileSeen::raw_hash: 0 unknown
+  };
+  std::vector<Range> last_ranges;
 };
 
 Result<ShardSources> LoadShard(const WorkFolder& folder, const Options& o, StageTask t) {
@@ -90,6 +107,8 @@ Result<ShardSources> LoadShard(const WorkFolder& folder, const Options& o, Stage
   out.listing = meta->listing;
   out.continues_first = continues_first;
   out.continued_last = continued_last;
+  out.first_begin = meta->first_begin;
+  out.last_end = meta->last_end;
   out.seen = std::move(meta->seen);
   return out;
 }
@@ -99,17 +118,26 @@ Result<ShardSources> LoadShard(const WorkFolder& folder, const Options& o, Stage
 // --kept-dir change the ctime; touch, the mtime), but whose size is, and
 // whose bytes hash as they did when signed (FileSeen::raw_hash), gets the
 // stat seen now, so that WriteKeptDir's check (the stat before and after it
-// reads the file) compares with it. A file the sign tasks split is not
-// proven here (its other ranges' bytes are other shards'): its stat must be
-// as signed. What is not proven is left to that check, which refuses it.
+// reads the file) compares with it. A file the sign tasks split, which this
+// task writes (its first range is this shard's), is proven range by range,
+// each against the hash its shard's sign task recorded (last_ranges). What
+// is not proven is left to that check, which refuses it.
 void ProveUnchanged(FileSystem& fs, ShardSources* shard) {
   KeptSources& src = shard->sources;
   const size_t n = src.files.size();
   if (shard->seen.size() != n) return;
   for (size_t k = 0; k < n; ++k) {
     InputFile& f = src.files[k];
-    if (f.reference || shard->seen[k].raw_hash == 0) continue;
-    if ((k == 0 && shard->continues_first) || (k + 1 == n && shard->continued_last)) continue;
+    if (f.reference) continue;
+    std::vector<ShardSources::Range> ranges = {{.begin = 0, .end = f.size, .hash = shard->seen[k].raw_hash}};
+    if (k + 1 == n && shard->continued_last) ranges = shard->last_ranges;
+    // The ranges must cover the file, in order, each with its hash.
+    uint64_t covered = 0;
+    for (const ShardSources::Range& r : ranges) {
+      if (r.begin != covered || r.end < r.begin || r.hash == 0) covered = UINT64_MAX;
+      if (covered != UINT64_MAX) covered = r.end;
+    }
+    if (ranges.empty() || covered != f.size) continue;
     Result<FileStat> now = fs.Stat(f.path);
     if (!now.ok() || now->size != f.size) continue;
     if (now->mtime_ns == f.mtime_ns && now->ctime_ns == f.ctime_ns && now->dev == f.identity.dev &&
@@ -117,10 +145,22 @@ void ProveUnchanged(FileSystem& fs, ShardSources* shard) {
       continue;
     }
     const FileIdentity identity{.dev = now->dev, .ino = now->ino, .stream = false};
-    Result<std::unique_ptr<ByteReader>> in = fs.OpenExpected(f.path, identity);
-    if (!in.ok()) continue;
-    const std::optional<uint64_t> h = HashOfAllBytes(**in, f.size);
-    if (!h || *h != shard->seen[k].raw_hash) continue;
+    bool same = true;
+    for (const ShardSources::Range& r : ranges) {
+      Result<std::unique_ptr<ByteReader>> in = fs.OpenExpected(f.path, identity);
+      if (!in.ok()) {
+        same = false;
+        break;
+      }
+      std::unique_ptr<ByteReader> part =
+          r.begin == 0 && r.end == f.size ? std::move(*in) : RangeReader(std::move(*in), r.begin, r.end);
+      const std::optional<uint64_t> h = HashOfAllBytes(*part, r.end - r.begin);
+      if (!h || *h != r.hash) {
+        same = false;
+        break;
+      }
+    }
+    if (!same) continue;
     f.mtime_ns = now->mtime_ns;
     f.ctime_ns = now->ctime_ns;
     f.identity = identity;
@@ -140,6 +180,10 @@ Result<std::vector<DocId>> LoadDropped(const WorkFolder& folder, const Options& 
   Result<std::string> bytes = ReadWholeFile(path);
   if (!bytes.ok()) return bytes.status();
   Result<DroppedList> list = DecodeDroppedList(*bytes);
+  if (!list.ok() && list.status().message().ends_with("another format version")) {
+    return Status::InvalidArgument(path + ": written by another version of neardup: run `neardup stage report` over " +
+                                   folder.root() + " again");
+  }
   if (!list.ok()) return Damaged(path, list.status().message());
   if (list->task.task != t.task || list->task.tasks != t.tasks || list->docs != shard.sources.docs.size()) {
     return Damaged(path, "made for another shard");
@@ -151,6 +195,8 @@ Result<std::vector<DocId>> LoadDropped(const WorkFolder& folder, const Options& 
     return Status::InvalidArgument(path + ": made with other options (signature, banding, threshold, "
                                           "verification, --keep or --cluster-by): give stage filter the report's");
   }
+  if (!list->clash.name.empty()) return RefuseNameClash(list->clash);
+  if (list->deferred) return Damaged(path, "its ids are not written yet");
   return std::vector<DocId>(list->ids.begin(), list->ids.end());
 }
 
@@ -176,6 +222,9 @@ Status JoinSplitFiles(const WorkFolder& folder, const Options& o, StageTask t, S
   if (!owns_last) return Status::Ok();
   const uint32_t last = static_cast<uint32_t>(src.files.size() - 1);
   src.kept_elsewhere.assign(src.files.size(), 0);
+  // This shard's range of the file: from 0 (a file that starts here) to last_end.
+  const uint64_t own_hash = shard->seen.size() > last ? shard->seen[last].raw_hash : 0;
+  shard->last_ranges = {{.begin = 0, .end = shard->last_end, .hash = own_hash}};
   for (uint32_t s = t.task + 1; s < t.tasks; ++s) {
     const StageTask other{.task = s, .tasks = t.tasks};
     Result<ShardSources> next = LoadShard(folder, o, other);
@@ -204,14 +253,66 @@ Status JoinSplitFiles(const WorkFolder& folder, const Options& o, StageTask t, S
       src.docs.push_back(doc);
     }
     if (next->sources.unread[0] != 0) src.unread[last] = 1;
-    if (!next->continued_last || next->sources.files.size() > 1) break;
+    const bool ends_here = !next->continued_last || next->sources.files.size() > 1;
+    shard->last_ranges.push_back({.begin = next->first_begin,
+                                  .end = ends_here ? src.files[last].size : next->last_end,
+                                  .hash = next->seen.empty() ? 0 : next->seen[0].raw_hash});
+    if (ends_here) break;
+  }
+  return Status::Ok();
+}
+
+// Removes, after the pass, what an earlier run of this task placed for the
+// files this run did not write because they changed since signed or could
+// not be read whole: a clean run would not have them, and their bytes are
+// no longer vouched for. (A file not written for another reason, a failed
+// write, keeps what an earlier run placed.) Through `kept`: only a regular
+// file below DIR, no link followed.
+Status RemoveChanged(const KeptFolder& kept, const KeptSources& src, const std::vector<uint32_t>& changed) {
+  for (const uint32_t f : changed) {
+    if (src.files[f].reference) continue;
+    if (Status s = kept.RemoveFile(src.kept_paths[f]); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+// Removes the temporary files a run of this task killed while placing left
+// beside its files in DIR (".NAME.neardup-...", output_file.h): those of the
+// names of this shard's files alone, which no other task writes (the report
+// refuses names shared between shards). The files themselves are left: a
+// task run again replaces each at once. A folder's names are listed through
+// its path (reading names only); each is removed through `kept`, which
+// follows no link and removes only a regular file below DIR.
+Status RemoveTemporaries(const KeptFolder& kept, const KeptSources& src) {
+  std::map<std::string, std::set<std::string>> names;  // by folder below DIR ("" for DIR)
+  for (size_t f = 0; f < src.files.size(); ++f) {
+    const std::string& rel = src.kept_paths[f];
+    if (src.files[f].reference || !CheckKeptPath(rel).ok()) continue;  // the pass refuses the path
+    const size_t slash = rel.rfind('/');
+    names[slash == std::string::npos ? "" : rel.substr(0, slash)].insert(
+        slash == std::string::npos ? rel : rel.substr(slash + 1));
+  }
+  constexpr std::string_view kTemp = ".neardup-";
+  std::error_code ec;
+  for (const auto& [folder, in_folder] : names) {
+    std::vector<std::string> left;
+    const fs::path path = folder.empty() ? fs::path(kept.path()) : fs::path(kept.path()) / folder;
+    for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      const size_t at = name.rfind(kTemp);
+      if (name.size() < 2 || name[0] != '.' || at == std::string::npos || at < 2) continue;
+      if (in_folder.count(name.substr(1, at - 1)) != 0) left.push_back(folder.empty() ? name : folder + "/" + name);
+    }
+    for (const std::string& rel : left) {
+      if (Status s = kept.RemoveFile(rel); !s.ok()) return s;
+    }
   }
   return Status::Ok();
 }
 
 // Begins or joins DIR for the filter tasks of `folder` (see stage_filter.h),
-// and removes the files of this shard a task run before left there (through
-// `kept`, DIR opened: never through a symbolic link).
+// and removes the temporaries of this shard's files a task killed left there
+// (through `kept`, DIR opened: never through a symbolic link).
 Status ClaimKeptDir(const WorkFolder& folder, const Options& o, const KeptSources& src, const KeptFolder& kept) {
   const std::string& dir = o.kept_dir;
   std::error_code ec;
@@ -245,12 +346,46 @@ Status ClaimKeptDir(const WorkFolder& folder, const Options& o, const KeptSource
       return s;
     }
   }
-  for (size_t f = 0; f < src.files.size(); ++f) {
-    if (!src.files[f].reference) {
-      if (Status s = kept.RemoveFile(src.kept_paths[f]); !s.ok()) return s;
-    }
+  return RemoveTemporaries(kept, src);
+}
+
+// Whether shard t's list is there, deferred (a report in pairs mode wrote
+// it), and made with these options from these sign tasks: a list of other
+// options or tasks is not completed here but refused (LoadDropped()), as a
+// complete one is.
+bool Deferred(const WorkFolder& folder, const Options& o, StageTask t) {
+  Result<std::string> bytes = ReadWholeFile(folder.File(StageKind::kReport, t.task, "dropped"));
+  if (!bytes.ok()) return false;
+  Result<DroppedList> list = DecodeDroppedList(*bytes);
+  if (!list.ok() || !list->deferred || list->fingerprint != DroppedFingerprint(o) || !list->clash.name.empty()) {
+    return false;
   }
-  return Status::Ok();
+  Result<std::string> meta_bytes = ReadWholeFile(folder.File(StageKind::kSign, t.task, "meta"));
+  if (!meta_bytes.ok()) return false;
+  Result<ShardMeta> meta = DecodeShardMeta(*meta_bytes);
+  return meta.ok() && meta->listing == list->listing;
+}
+
+// Writes the dropped lists complete when shard t's is deferred: one task
+// at a time (an exclusive flock on report/.lists.lock), the first that
+// finds it deferred; the others then find it complete.
+Status CompleteDeferredLists(const WorkFolder& folder, const Options& o, StageTask t, const RunContext& ctx) {
+  if (!Deferred(folder, o, t)) return Status::Ok();
+  const std::string lock_path = folder.Dir(StageKind::kReport) + "/.lists.lock";
+  const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return Status::IoError(lock_path + ": cannot open: " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  while (::flock(fd, LOCK_EX) != 0) {
+    if (errno != EINTR) return Status::IoError(lock_path + ": cannot lock: " + std::strerror(errno));
+  }
+  if (!Deferred(folder, o, t)) return Status::Ok();
+  Options report = o;
+  report.kept_dir.clear();
+  report.kept_copy = false;
+  return WriteDroppedListsNow(report, folder.root(), ctx);
 }
 
 }  // namespace
@@ -276,6 +411,8 @@ std::string EncodeDroppedList(const DroppedList& list) {
   w.U64(list.fingerprint);
   w.U64(list.listing);
   w.U64(list.docs);
+  for (const std::string* text : {&list.clash.first, &list.clash.second, &list.clash.name}) w.Text(*text);
+  w.U8(list.deferred ? 1 : 0);
   w.U64(list.ids.size());
   for (const uint64_t id : list.ids) w.U64(id);
   w.Checksum();
@@ -295,7 +432,11 @@ Result<DroppedList> DecodeDroppedList(std::string_view bytes) {
   list.fingerprint = r.U64();
   list.listing = r.U64();
   list.docs = r.U64();
+  for (std::string* text : {&list.clash.first, &list.clash.second, &list.clash.name}) *text = r.Text();
+  const uint8_t deferred = r.U8();
   const uint64_t n = r.U64();
+  if (deferred > 1 || (deferred == 1 && n > 0)) return corrupt();
+  list.deferred = deferred == 1;
   if (!r.ok() || n != r.left() / 8 || r.left() % 8 != 0) return corrupt();
   if (list.task.tasks == 0 || list.task.task >= list.task.tasks || n > list.docs) return corrupt();
   list.ids.resize(n);
@@ -323,6 +464,7 @@ Result<FilterOutcome> RunFilterTask(const Options& o, const std::string& work, S
                                    " shards: run " + std::to_string(*shards) +
                                    " filter tasks (--tasks " + std::to_string(*shards) + "), one per sign task");
   }
+  if (Status s = CompleteDeferredLists(folder, o, t, ctx); !s.ok()) return s;
   Result<ShardSources> shard = LoadShard(folder, o, t);
   if (!shard.ok()) return shard.status();
   Result<std::vector<DocId>> dropped = LoadDropped(folder, o, t, *shard);
@@ -341,34 +483,51 @@ Result<FilterOutcome> RunFilterTask(const Options& o, const std::string& work, S
   const double start = run.seconds();
   KeptWritten written = WriteKeptDir(run, shard->sources, *dropped, *kept);
   if (run.Cancelled()) return Status::Cancelled("interrupted");
+  if (Status s = RemoveChanged(*kept, shard->sources, written.changed); !s.ok()) return s;
   FilterOutcome out{.stats = written.stats, .problems = std::move(written.problems)};
   out.stats.seconds = run.seconds() - start;
   return out;
 }
 
+Status RefuseNameClash(const NameClash& clash) {
+  return Status::InvalidArgument(clash.first + " and " + clash.second + " both go to " + clash.name +
+                                 " below --kept-dir: the stage report refuses to let the filter tasks write either "
+                                 "(nothing is written); sign again with PATHs whose files' paths below them differ "
+                                 "(their common parent folder, for example)");
+}
+
 Status WriteDroppedLists(const WorkFolder& folder, const Options& o, const std::vector<ShardSpan>& shards,
-                         const std::vector<uint64_t>& dropped) {
+                         const std::vector<uint64_t>& dropped, const NameClash& clash, bool deferred) {
   const std::string dir = folder.Dir(StageKind::kReport);
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return Status::IoError(dir + ": cannot create: " + ec.message());
   const uint64_t fingerprint = DroppedFingerprint(o);
-  size_t next = 0;
-  for (uint32_t s = 0; s < shards.size(); ++s) {
+  assert(!deferred || dropped.empty());
+  // The last shard's first: a filter task that finds its own list complete
+  // finds those of the later shards, whose split files it may write, complete too.
+  size_t end = dropped.size();
+  for (uint32_t s = static_cast<uint32_t>(shards.size()); s-- > 0;) {
     const ShardSpan& span = shards[s];
     DroppedList list{.task = {.task = s, .tasks = static_cast<uint32_t>(shards.size())},
                      .fingerprint = fingerprint,
                      .listing = span.listing,
                      .docs = span.docs,
+                     .clash = clash,
+                     .deferred = deferred,
                      .ids = {}};
-    for (; next < dropped.size() && ShardOf(dropped[next]) == s; ++next) {
-      assert(LocalOf(dropped[next]) < span.docs);
-      list.ids.push_back(LocalOf(dropped[next]));
+    size_t begin = end;
+    while (begin > 0 && ShardOf(dropped[begin - 1]) == s) --begin;
+    for (size_t k = begin; k < end; ++k) {
+      assert(LocalOf(dropped[k]) < span.docs);
+      list.ids.push_back(LocalOf(dropped[k]));
     }
+    end = begin;
     if (Status st = WriteAtomically(folder.File(StageKind::kReport, s, "dropped"), EncodeDroppedList(list)); !st.ok()) {
       return st;
     }
   }
+  assert(end == 0);
   return Status::Ok();
 }
 

@@ -12,6 +12,14 @@
 // (ShardMeta::seen; a file not split between shards), the stat seen now:
 // the hard links of an earlier filter run are not a change.
 //
+// Every task has names of its own below DIR: the report refuses, for every
+// filter task and before any writes, input files of two shards that go to
+// the same place (a/x.txt and b/x.txt given as PATHs a and b: both x.txt),
+// where scan --kept-dir writes the first and not the other (the report
+// checks every file but the reference ones, written or not, as it cannot
+// tell which the filter tasks will write). So no task replaces a file
+// another placed.
+//
 // A JSONL file split between sign shards (byte_shares.h) is written whole by
 // the task of the shard holding its first range, from the dropped lists of
 // every shard holding a range of it; the other tasks neither write nor
@@ -21,8 +29,13 @@
 // temporary name renamed into place. DIR must be new or empty when a task
 // begins it: that task records it (filter/DEV-INO.dir, holding the list's
 // fingerprint) before writing anything, so that the other tasks, and a task
-// run again, accept it no longer empty. A task run again replaces its own
-// files.
+// run again, accept it no longer empty. A task run again (after a kill, a
+// requeue, or twice) leaves the folder one run leaves: it removes the
+// temporaries a killed run of it left, and places each file again over the
+// one there at once (renamed over it, never removed first: a kill at any
+// moment leaves every file a finished run placed, whole); a hard link to the
+// input already there stays. The inputs' change times its own hard links
+// changed are no change (ProveUnchanged()).
 //
 // Thread safety: RunFilterTask uses options.threads threads inside; the
 // tasks may run at once in distinct processes on one folder.
@@ -46,15 +59,39 @@ namespace neardup {
 // and --cluster-by. A filter task refuses a list made with another.
 uint64_t DroppedFingerprint(const Options& options);
 
-// report/I.dropped: magic "NDUPDROP", u32 version, u32 shard, u32 shards,
-// u64 DroppedFingerprint, u64 the shard's ListingFingerprint (its meta's),
-// u64 the shard's document count D, u64 K, K u64 local ids strictly
-// ascending and below D, XXH3-64 checksum.
+// Two input files that stage filter would write to the same place below
+// --kept-dir (their paths below their PATHs are the same: a/x.txt and
+// b/x.txt given as PATHs a and b), found by the report over every shard
+// (of several, the one whose later file comes first in the run's order).
+// `name` empty: none.
+struct NameClash {
+  std::string first;
+  std::string second;
+  std::string name;  // the place below DIR
+};
+// What a filter task says of a clash, refusing to write anything.
+Status RefuseNameClash(const NameClash& clash);
+
+// report/I.dropped: magic "NDUPDROP", u32 version (2: the clash and
+// `deferred`), u32 shard, u32 shards, u64 DroppedFingerprint, u64 the
+// shard's ListingFingerprint (its meta's), u64 the shard's document count D,
+// the NameClash (three strings, u64 length and bytes each; every list holds
+// the same), u8 deferred, u64 K, K u64 local ids strictly ascending and
+// below D (none when deferred), XXH3-64 checksum.
+//
+// A report in pairs mode builds no clusters, which only the dropped lists
+// would need: it writes them deferred (the clash found, no ids), and the
+// first filter task that reads one deferred builds them all, under a lock
+// (report/.lists.lock), as a report of another mode writes them
+// (WriteDroppedListsNow()): a pairs report followed by no filter task costs
+// no clustering.
 struct DroppedList {
   StageTask task;
   uint64_t fingerprint = 0;
   uint64_t listing = 0;
   uint64_t docs = 0;
+  NameClash clash;
+  bool deferred = false;
   std::vector<uint64_t> ids;
 };
 std::string EncodeDroppedList(const DroppedList& list);
@@ -66,10 +103,14 @@ struct ShardSpan {
   uint64_t docs = 0;
   uint64_t listing = 0;  // ShardMeta::listing
 };
-// Writes report/I.dropped for every shard of `shards` (atomically):
-// `dropped` (global ids, GlobalId(), ascending) split by shard. IoError on
-// failure.
+// Writes report/I.dropped for every shard of `shards` (atomically), the
+// last shard's first: `dropped` (global ids, GlobalId(), ascending) split
+// by shard, and `clash` in each; or, `deferred`, no ids. IoError on failure.
 Status WriteDroppedLists(const WorkFolder& folder, const Options& options, const std::vector<ShardSpan>& shards,
-                         const std::vector<uint64_t>& dropped);
+                         const std::vector<uint64_t>& dropped, const NameClash& clash, bool deferred);
+
+// The report's work over `work` again, for its dropped lists alone: writes
+// them complete (stage_report.cc). The report's errors.
+Status WriteDroppedListsNow(const Options& options, const std::string& work, const RunContext& ctx);
 
 }  // namespace neardup

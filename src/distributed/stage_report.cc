@@ -58,6 +58,11 @@ namespace neardup {
 // Those documents, in global id order, are the report's DocIds: every order
 // the report makes (pairs, clusters, representatives, --keep first) is the
 // same over them as over all documents, so its output is the scan's.
+// The sweep also sorts the hash of every file's place below --kept-dir (its
+// kept path), to find two files that would go to one place (FindNameClash()),
+// which every filter task then refuses (stage_filter.h). The dropped lists
+// need clusters: in pairs mode, which builds none, they are left deferred
+// for the filter tasks to complete.
 // --exact (and -t 1) is decided by the verify tasks, which read the
 // documents again (stage_verify.h): the report adopts their verdicts (the
 // pairs accepted with their Jaccard, the documents left out, the sets for
@@ -95,6 +100,12 @@ struct Sweep {
   SortedRuns<KeyId> contents{kKeysMemory, "sorting content hashes"};  // signed documents'
   SortedRuns<KeyId> names{kKeysMemory, "sorting JSONL ids"};          // JSONL: every document's
   std::vector<uint64_t> needed;  // global ids of the documents to read
+  // Every file's place below --kept-dir: (hash of its kept path, the run's
+  // index of the file), for the files stage filter may write (not the
+  // reference ones); and of the shard being swept, which files are
+  // reference files (a bit a file, while the shard is swept).
+  SortedRuns<KeyId> kept_names{kKeysMemory, "sorting kept paths"};
+  std::vector<bool> reference;
 };
 
 // Every shard's table mapped, its header read (only its first page).
@@ -182,6 +193,7 @@ Result<DecodedRecords> SweepTable(const Options& o, uint32_t s, Sweep* sw, FileE
                   .checksum = false,
                   .keep_file =
                       [&](uint64_t k, const InputFile& f) {
+                        sw->reference.push_back(f.reference);
                         if (k == 0) ends->first = f;
                         if (k + 1 == sw->shards[s].files) ends->last = f;
                         // The files section's pages are let go as it is read
@@ -229,6 +241,7 @@ Result<ShardMeta> ReadMeta(const WorkFolder& folder, uint32_t s) {
 // Shard `s` of `shards` swept into `sw` (SweepTable), with its meta.
 Status SweepShard(const WorkFolder& folder, const Options& o, uint32_t s, uint32_t shards, Sweep* sw) {
   FileEnds ends{.count = sw->shards[s].files, .first = {}, .last = {}};
+  sw->reference.clear();
   Result<DecodedRecords> part = SweepTable(o, s, sw, &ends);
   if (!part.ok()) return part.status();
   const std::string& path = sw->shards[s].path;
@@ -257,6 +270,12 @@ Status SweepShard(const WorkFolder& folder, const Options& o, uint32_t s, uint32
   if (s == 0) {
     sw->walk = meta->walk;
     sw->walk_errors = std::move(meta->walk_errors);
+  }
+  if (sw->reference.size() != ends.count) return Damaged(path, "changed while the report read it");
+  for (uint64_t k = 0; k < ends.count; ++k) {
+    if (sw->reference[k]) continue;
+    const std::string& name = meta->kept_paths[k];
+    if (Status st = sw->kept_names.Add({.hash = NameKey(name), .id = file_offset + k}); !st.ok()) return st;
   }
   sw->spans.push_back({.docs = docs, .listing = meta->listing});
   sw->first_file.push_back(file_offset);
@@ -546,9 +565,69 @@ Result<std::vector<uint64_t>> NeededIds(Sweep* sw, const Options& o) {
   return needed;
 }
 
-}  // namespace
+// The input file of the run's index `file` and its place below --kept-dir,
+// read from its shard's table and meta.
+Result<std::pair<std::string, std::string>> KeptPlaceOf(const WorkFolder& folder, const Sweep& sw, uint64_t file) {
+  const auto after = std::upper_bound(sw.first_file.begin(), sw.first_file.end(), file);
+  assert(after != sw.first_file.begin());
+  const auto s = static_cast<uint32_t>(after - sw.first_file.begin() - 1);
+  const uint64_t local = file - sw.first_file[s];
+  const Shard& shard = sw.shards[s];
+  RecordWalk walk{.keep = [](uint64_t, const DocRecord&) { return false; },
+                  .hashed = nullptr,
+                  .read = nullptr,
+                  .checksum = false,  // verified by the sweep, over the same mapping
+                  .keep_file = [local](uint64_t k, const InputFile&) { return k == local; }};
+  Result<DecodedRecords> part = DecodeRecordsWith(shard.file->bytes(), walk);
+  if (!part.ok()) return Damaged(shard.path, part.status().message());
+  Result<ShardMeta> meta = ReadMeta(folder, s);
+  if (!meta.ok()) return meta.status();
+  if (part->files.size() != 1 || local >= meta->kept_paths.size()) {
+    return Damaged(shard.path, "changed while the report read it");
+  }
+  return std::make_pair(std::move(part->files[0].path), std::move(meta->kept_paths[local]));
+}
 
-Result<Report> RunReportTask(const Options& o, const std::string& work, const RunContext& ctx) {
+// Two input files that stage filter would write to the same place below
+// --kept-dir, if any (NameClash::name empty else): of the runs of equal
+// hashes of the kept paths (sw->kept_names), taken in the order of their
+// second file, the first whose paths, read again, are the same (not two
+// hashes that collide). Each run is held by its first kMaxClashFiles files.
+Result<NameClash> FindNameClash(const WorkFolder& folder, Sweep* sw) {
+  constexpr size_t kMaxClashFiles = 8;
+  std::vector<std::vector<uint64_t>> groups;
+  Status grouped = ForEachKeyGroup(&sw->kept_names, [&](const std::vector<uint64_t>& ids) {
+    // A file split between shards is one file of the run: listed once.
+    std::vector<uint64_t> files = ids;
+    files.erase(std::unique(files.begin(), files.end()), files.end());
+    if (files.size() > kMaxClashFiles) files.resize(kMaxClashFiles);
+    if (files.size() > 1) groups.push_back(std::move(files));
+  });
+  if (!grouped.ok()) return grouped;
+  std::sort(groups.begin(), groups.end(), [](const auto& x, const auto& y) { return x[1] < y[1]; });
+  for (const std::vector<uint64_t>& files : groups) {
+    std::vector<std::pair<std::string, std::string>> places;
+    for (const uint64_t f : files) {
+      Result<std::pair<std::string, std::string>> place = KeptPlaceOf(folder, *sw, f);
+      if (!place.ok()) return place.status();
+      places.push_back(std::move(*place));
+    }
+    for (size_t b = 1; b < files.size(); ++b) {
+      for (size_t a = 0; a < b; ++a) {
+        if (places[a].second != places[b].second) continue;
+        return NameClash{.first = places[a].first, .second = places[b].first, .name = places[a].second};
+      }
+    }
+  }
+  return NameClash{};
+}
+
+// The report's dropped lists: written complete in every mode but pairs,
+// where they need clusters that the report itself does not; there, written
+// deferred unless kNow (stage_filter.h).
+enum class Lists { kAsTheModeHasThem, kNow };
+
+Result<Report> ReportTask(const Options& o, const std::string& work, const RunContext& ctx, Lists lists) {
   Result<std::unique_ptr<Run>> decided = Run::Decide(o, ctx);
   if (!decided.ok()) return decided.status();
   const Run& run = **decided;
@@ -578,6 +657,9 @@ Result<Report> RunReportTask(const Options& o, const std::string& work, const Ru
   }
   Result<SignedCorpus> corpus = NeededCorpus(folder, &sw, o, &*needed);
   if (!corpus.ok()) return corpus.status();
+  Result<NameClash> clash = FindNameClash(folder, &sw);
+  if (!clash.ok()) return clash.status();
+  sw.kept_names = SortedRuns<KeyId>(kKeysMemory, "sorting kept paths");
   sw.shards.clear();  // unmapped: the signatures needed are copied
   sw.names = SortedRuns<KeyId>(kKeysMemory, "sorting JSONL ids");
   FoundPairs found{.groups = CopyGroups::Build(corpus->table), .candidates = {}};
@@ -602,14 +684,27 @@ Result<Report> RunReportTask(const Options& o, const std::string& work, const Ru
                       .index = {},
                       .mapped = {},
                       .left_out = left_out};
-  // The filter tasks' lists, whatever the mode (stage_filter.h).
-  Result<ReportOutcome> reported = ReportAndDropped(run, std::move(inputs), std::move(found), DroppedWanted::kAlways);
+  // The filter tasks' lists: complete whenever the mode clusters anyway.
+  const bool deferred = lists == Lists::kAsTheModeHasThem && o.mode == Mode::kPairs;
+  Result<ReportOutcome> reported = ReportAndDropped(run, std::move(inputs), std::move(found),
+                                                    deferred ? DroppedWanted::kWithKeptDir : DroppedWanted::kAlways);
   if (!reported.ok()) return reported.status();
   std::vector<uint64_t> dropped;
   dropped.reserve(reported->dropped.size());
   for (DocId d : reported->dropped) dropped.push_back((*needed)[d]);
-  if (Status s = WriteDroppedLists(folder, o, sw.spans, dropped); !s.ok()) return s;
+  if (Status s = WriteDroppedLists(folder, o, sw.spans, dropped, *clash, deferred); !s.ok()) return s;
   return std::move(reported->report);
+}
+
+}  // namespace
+
+Result<Report> RunReportTask(const Options& o, const std::string& work, const RunContext& ctx) {
+  return ReportTask(o, work, ctx, Lists::kAsTheModeHasThem);
+}
+
+Status WriteDroppedListsNow(const Options& o, const std::string& work, const RunContext& ctx) {
+  assert(o.kept_dir.empty());
+  return ReportTask(o, work, ctx, Lists::kNow).status();
 }
 
 }  // namespace neardup

@@ -84,6 +84,18 @@ uint64_t SignFingerprint(const Options& options) {
   w.U32(static_cast<uint32_t>(b.bands));
   w.U32(static_cast<uint32_t>(b.rows));
   w.U8(static_cast<uint8_t>(options.input));
+  // What decides the documents a file yields and their kinds besides the
+  // signature parameters (as the index's reading fingerprint): --min-words,
+  // --max-filesize (a compressed file's decompressed size), and for JSONL
+  // --text-key, --id-key and --max-line. Which files are read (PATHs,
+  // --glob, --hidden, -L, --against) is the listing's (ListingFingerprint).
+  w.U64(options.min_words);
+  w.U64(options.max_filesize);
+  if (options.input == InputFormat::kJsonl) {
+    w.Text(options.text_key);
+    w.Text(options.id_key);
+    w.U64(options.max_line);
+  }
   return HashBytes(bytes.data(), bytes.size(), 0);
 }
 

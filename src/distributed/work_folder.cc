@@ -17,6 +17,12 @@ namespace neardup {
 
 namespace {
 
+// What a marker's fingerprint stands for, as its messages name it.
+constexpr const char* kOptionsKinds =
+    "signature, banding, mode, or what a document is: --input, --min-words, --max-filesize, --text-key, "
+    "--id-key, --max-line";
+
+
 namespace fs = std::filesystem;
 
 std::string Errno(const std::string& path, const char* what) {
@@ -131,7 +137,7 @@ Result<bool> WorkFolder::Done(StageKind kind, StageTask t, uint64_t fingerprint)
                                        .append(std::to_string(t.tasks)).append(": use an empty work folder"));
   }
   return Status::InvalidArgument(std::string(path).append(
-      ": made with other options (signature, banding or mode): use an empty work folder"));
+      std::string(": made with other options (").append(kOptionsKinds).append("): use an empty work folder")));
 }
 
 Status WorkFolder::SameRun(StageKind kind, StageTask t, uint64_t fingerprint) const {
@@ -148,7 +154,7 @@ Status WorkFolder::SameRun(StageKind kind, StageTask t, uint64_t fingerprint) co
     }
     if (m->fingerprint != fingerprint) {
       return Status::InvalidArgument(it->path().string().append(
-          ": made with other options (signature, banding or mode): use an empty work folder"));
+          std::string(": made with other options (").append(kOptionsKinds).append("): use an empty work folder")));
     }
   }
   return Status::Ok();
@@ -207,7 +213,7 @@ Result<uint32_t> WorkFolder::FinishedTasks(StageKind kind, uint64_t fingerprint)
           std::string(dir)
               .append("/")
               .append(std::to_string(task))
-              .append(".done: made with other options (signature, banding or mode) than these"));
+              .append(".done: made with other options (").append(kOptionsKinds).append(") than these"));
     }
   }
   std::string missing;

@@ -310,6 +310,7 @@ std::vector<Job> Plan(const Options& o, const KeptSources& src, const std::vecto
     if (file.reference || (!jsonl && (writable[f] == 0 || first[f + 1] > first[f]))) continue;
     if (src.unread[f] != 0 || file.identity.stream) {
       written->problems.push_back(NotWritten(Status::Changed(file.path + ": could not be read whole"), o.kept_dir));
+      written->changed.push_back(f);
       continue;
     }
     Job job{.file = f, .target = src.kept_paths[f], .drops = {}, .documents = documents[f]};
@@ -399,6 +400,7 @@ KeptWritten WriteKeptDir(const Run& run, const KeptSources& sources, const std::
     } else {
       out.problems.push_back(results[j].code() == Status::Code::kChanged ? NotWritten(results[j], o.kept_dir)
                                                                           : results[j]);
+      if (results[j].code() == Status::Code::kChanged) out.changed.push_back(jobs[j].file);
     }
   }
   out.stats.failed = out.problems.size();

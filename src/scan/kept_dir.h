@@ -93,6 +93,9 @@ std::string KeptPathOf(const Options& options, const InputFile& file);
 struct KeptWritten {
   KeptStats stats;
   std::vector<Status> problems;  // in file order
+  // The files not written because they changed since signed or could not
+  // be read whole (indices in KeptSources::files); not those of other problems.
+  std::vector<uint32_t> changed;
 };
 
 // Writes Options::kept_dir: the one pass of scan --kept-dir and of each

@@ -72,18 +72,51 @@ Result<std::string> MakeTemp(const KeptPlace& place, int* fd) {
   return Errno(place.path, "cannot create a temporary file beside it", errno);
 }
 
+// Links `from` (linkat() with AT_SYMLINK_FOLLOW) at `place`. When a regular
+// file is there already (one a run before placed), the link is made under a
+// temporary name beside it and renamed over it (renameat(): the file is
+// replaced at once, never removed first; a run killed meanwhile leaves the
+// old file or the new one, and at most that temporary name, which a filter
+// task run again removes). Anything else there (a symbolic link, a folder)
+// fails, EEXIST. Returns linkat()'s or renameat()'s errno, 0 on success.
+int LinkReplacing(const char* from, const KeptPlace& place) {
+  const int folder = place.folder.get();
+  if (::linkat(AT_FDCWD, from, folder, place.name.c_str(), AT_SYMLINK_FOLLOW) == 0) return 0;
+  if (errno != EEXIST) return errno;
+  struct stat there {};
+  if (::fstatat(folder, place.name.c_str(), &there, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(there.st_mode)) {
+    return EEXIST;
+  }
+  static std::atomic<uint64_t> counter{0};
+  for (;;) {
+    std::string temp = ".";
+    temp.append(place.name).append(".neardup-").append(std::to_string(::getpid()));
+    temp.append("-").append(std::to_string(counter.fetch_add(1)));
+    if (::linkat(AT_FDCWD, from, folder, temp.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+      if (errno == EEXIST) continue;
+      return errno;
+    }
+    // rename() of two names of one file does nothing: the temporary name is
+    // then removed here (it is this process's own).
+    const int error = ::renameat(folder, temp.c_str(), folder, place.name.c_str()) == 0 ? 0 : errno;
+    ::unlinkat(folder, temp.c_str(), 0);
+    return error;
+  }
+}
+
 // Puts the file written through `fd` at `place`: an anonymous one linked in
-// whole (failing on any name there, a symbolic link too), a named one
-// renamed into place (replacing what is there, never following it); then
-// closes `fd`. On an error nothing is left at the name or at `temp`.
+// whole (replacing a regular file there at once, failing on anything else
+// there, a symbolic link too: LinkReplacing()), a named one renamed into
+// place (replacing what is there, never following it); then closes `fd`. On
+// an error nothing is left at `temp`, and the name is as it was.
 Status Publish(int fd, const std::string& temp, const KeptPlace& place) {
   const int folder = place.folder.get();
   const char* name = place.name.c_str();
   Status s = Status::Ok();
   if (temp.empty()) {
     const std::string self = "/proc/self/fd/" + std::to_string(fd);
-    if (::linkat(AT_FDCWD, self.c_str(), folder, name, AT_SYMLINK_FOLLOW) != 0) {
-      s = Errno(place.path, "cannot link into place", errno);
+    if (const int error = LinkReplacing(self.c_str(), place); error != 0) {
+      s = Errno(place.path, "cannot link into place", error);
     }
     if (::close(fd) != 0 && s.ok()) {
       s = Errno(place.path, "cannot write", errno);
@@ -323,13 +356,13 @@ bool Linkable(const struct stat& st) {
 Result<bool> Link(int in, const std::string& source, const PlacedFrom& expected, const KeptPlace& place) {
   const int folder = place.folder.get();
   const char* name = place.name.c_str();
-  // link() makes the whole file appear at once: no temporary name needed.
+  // link() makes the whole file appear at once (and replaces one there at once).
   // Through /proc, the link is to the file opened, whatever its path names now.
   const std::string self = "/proc/self/fd/" + std::to_string(in);
   const char* from = HasProcFd() ? self.c_str() : source.c_str();
-  if (::linkat(AT_FDCWD, from, folder, name, AT_SYMLINK_FOLLOW) != 0) {
-    if (errno == EXDEV || errno == EPERM || errno == EMLINK) return false;
-    return Errno(place.path, "cannot link", errno);
+  if (const int error = LinkReplacing(from, place); error != 0) {
+    if (error == EXDEV || error == EPERM || error == EMLINK) return false;
+    return Errno(place.path, "cannot link", error);
   }
   // link() changes the change time; the rest must still be as signed.
   struct stat st {};

@@ -59,7 +59,8 @@ class OutputFile {
   // Appends `pieces` in order, as Write() each, without copying them first
   // (a plain file takes them in one writev() call per 1024).
   [[nodiscard]] Status Write(std::span<const std::string_view> pieces);
-  // Ends the stream and puts the file at its path (linked or renamed),
+  // Ends the stream and puts the file at its path (linked or renamed; a
+  // regular file already there is replaced at once, never removed first),
   // closed. REQUIRES: called once, after the last Write(). IoError when any
   // step fails (nothing is left behind).
   [[nodiscard]] Status Commit();
@@ -81,12 +82,14 @@ class OutputFile {
 // setgid bit, owned by the user running) and the file systems allow it;
 // else a copy with `source`'s permission bits (setuid, setgid and sticky
 // dropped) and modification time, owned by the writer, placed as an
-// OutputFile. The source is opened once (a symbolic link to it, -L, is
-// followed there) and the link made to what was opened. It is checked to
-// still have `expected`'s size, modification and change times, device and
-// inode before and after: Changed ("SOURCE: changed since it was signed")
-// when not, IoError on a failed step. Nothing is left at `place` or beside
-// it on an error.
+// OutputFile. Either replaces a regular file already at `place` at once
+// (renamed over it, never removed first); a symbolic link there fails. The
+// source is opened once (a symbolic link to it, -L, is followed there) and
+// the link made to what was opened. It is checked to still have
+// `expected`'s size, modification and change times, device and inode before
+// and after: Changed ("SOURCE: changed since it was signed") when not,
+// IoError on a failed step. Nothing is left at `place` or beside it on an
+// error.
 struct PlacedFrom {
   uint64_t size = 0;
   int64_t mtime_ns = 0;

@@ -4,8 +4,10 @@
 // whose input changed since it was signed.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include "compress_util.h"
 #include "e2e/kept_modes.h"
@@ -165,9 +167,8 @@ TEST(StageFilterTest, StageLocalScriptWritesScansFolder) {
     EXPECT_EQ(r.err.find("error"), std::string::npos) << r.err;
     EXPECT_EQ(Tree(dir / "stage.kept"), want);
     testing::ExpectNoWiderModes(dir / "stage.kept", {dir / "in"}, true);
-    // Run again over the same WORK: DIR, begun by its filter tasks, is accepted and rewritten the same.
-    // (Not for text files: their hard links changed the inputs' change time, which the sign tasks check.)
-    if (ext == "text") continue;
+    // Run again over the same WORK: DIR, begun by its filter tasks, is accepted and rewritten the same
+    // (text files too: the change time their hard links changed is no change).
     const RunResult again = RunProcess(argv, dir.path());
     EXPECT_EQ(again.exit_code, r.exit_code) << again.err;
     EXPECT_EQ(Tree(dir / "stage.kept"), want);
@@ -197,6 +198,58 @@ TEST(StageFilterTest, FileChangedSinceSignedIsNotWritten) {
   auto expected = want;
   expected.erase("b/p4.jsonl");
   EXPECT_EQ(got, expected);
+}
+
+// Metadata is not content for a JSONL file the sign tasks split either: its
+// change time changed (chmod) since it was signed, its ranges' bytes hash as
+// each shard's sign task recorded, and the task of its first range writes it.
+TEST(StageFilterTest, SplitFileWhoseChangeTimeChangedIsWritten) {
+  TempDir dir;
+  std::string text;
+  for (int i = 0; i < 600; ++i) {  // over 3 * kMinSplitBytes: split among the 3 sign tasks
+    auto words = RandomWords(100, static_cast<uint64_t>(i % 5 == 0 ? 3 : 400 + i));
+    text.append(R"({"id": "d)").append(std::to_string(i)).append(R"(", "text": ")").append(Join(words)).append("\"}\n");
+  }
+  WriteFile(dir / "in/one.jsonl", text);
+  const Args options = {"--input", "jsonl", "--mode", "duplicates"};
+  const auto want = ScanFolder(dir, options, dir / "scan.kept");
+  const std::string work = dir / "work";
+  SignBucketReport(dir, work, 3, options);
+  for (const char* table : {"/sign/0.table", "/sign/1.table", "/sign/2.table"}) {
+    ASSERT_GT(fs::file_size(work + table), 10000u) << table;  // each shard holds a range of it
+  }
+  const fs::path input = dir / "in/one.jsonl";
+  const fs::perms p = fs::status(input).permissions();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a ctime of its own
+  fs::permissions(input, p ^ fs::perms::others_read);
+  fs::permissions(input, p);
+  for (int i = 0; i < 3; ++i) {
+    const RunResult r = Filter(dir, work, i, 3, options, dir / "kept");
+    EXPECT_EQ(r.exit_code, 0) << i << r.err;
+  }
+  EXPECT_EQ(Tree(dir / "kept"), want);
+}
+
+// A report in pairs mode leaves its lists for the first filter task to
+// complete: a task given other options (--keep) does not complete them with
+// its own, but is refused as after a report of another mode; the task with
+// the report's options then writes scan's folder.
+TEST(StageFilterTest, ListsLeftByAPairsReportAreCompletedOnlyWithItsOptions) {
+  TempDir dir;
+  MakeCorpus(dir, "");
+  const Args options = {"--input", "jsonl"};
+  const std::string work = dir / "work";
+  SignBucketReport(dir, work, 2, options);
+  Args keep = options;
+  keep.insert(keep.end(), {"--keep", "longest"});
+  for (int i = 0; i < 2; ++i) {
+    const RunResult r = Filter(dir, work, i, 2, keep, dir / "kept");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("made with other options"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(dir / "kept"));
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(Filter(dir, work, i, 2, options, dir / "kept").exit_code, 0);
+  EXPECT_EQ(Tree(dir / "kept"), ScanFolder(dir, options, dir / "scan.kept"));
 }
 
 TEST(StageFilterTest, MissingOrDamagedListOrShardIsAnError) {
@@ -267,6 +320,54 @@ TEST(StageFilterTest, SharedFolderRulesAndOtherOptionsAreRefused) {
   EXPECT_EQ(Tree(dir / "kept"), both);
   EXPECT_EQ(both, ScanFolder(dir, options, dir / "scan.kept"));
   testing::ExpectNoWiderModes(dir / "kept", {dir / "in"}, true);
+}
+
+// Two input files whose paths below their PATHs are the same (a/x1.txt and
+// b/x1.txt given as PATHs a and b) would go to one place below DIR, from two
+// shards: the report sees it, and every filter task refuses before it
+// writes anything, naming both files and the place.
+TEST(StageFilterTest, SamePlaceFromTwoShardsIsRefusedBeforeAnyWrite) {
+  for (const int n : {1, 2}) {
+    SCOPED_TRACE(n);
+    TempDir dir;
+    for (const char* folder : {"a", "b"}) {
+      for (int i = 0; i < 3; ++i) {
+        const uint64_t seed = (std::string(folder) == "a" ? 100 : 200) + static_cast<uint64_t>(i);
+        WriteFile(dir / ("in/" + std::string(folder) + "/x" + std::to_string(i) + ".txt"), Join(RandomWords(80, seed)));
+      }
+    }
+    const std::string work = dir / "work";
+    for (int i = 0; i < n; ++i) {
+      const RunResult r = Stage(dir, "sign", {"--task", std::to_string(i), "--tasks", std::to_string(n), work,
+                                              dir / "in/a", dir / "in/b"});
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+    }
+    for (const char* stage : {"bucket", "verify"}) {
+      ASSERT_EQ(Stage(dir, stage, {"--task", "0", "--tasks", "1", work}).exit_code, 0);
+    }
+    const RunResult report = Stage(dir, "report", {work});
+    EXPECT_EQ(report.exit_code, 1) << report.err;  // nothing alike: the report itself is unaffected
+    for (int i = 0; i < n; ++i) {
+      const RunResult r = Filter(dir, work, i, n, {}, dir / "kept");
+      EXPECT_EQ(r.exit_code, 2);
+      EXPECT_NE(r.err.find(std::string(dir / "in/a/x0.txt") + " and " + std::string(dir / "in/b/x0.txt") +
+                           " both go to x0.txt below --kept-dir"),
+                std::string::npos)
+          << r.err;
+      EXPECT_NE(r.err.find("PATHs whose files' paths below them differ"), std::string::npos) << r.err;
+    }
+    EXPECT_FALSE(fs::exists(dir / "kept"));
+    // Their common parent folder as the PATH: distinct places, all written.
+    const std::string parent_work = dir / "parent-work";
+    ASSERT_EQ(Stage(dir, "sign", {"--task", "0", "--tasks", "1", parent_work, dir / "in"}).exit_code, 0);
+    for (const char* stage : {"bucket", "verify"}) {
+      ASSERT_EQ(Stage(dir, stage, {"--task", "0", "--tasks", "1", parent_work}).exit_code, 0);
+    }
+    EXPECT_EQ(Stage(dir, "report", {parent_work}).exit_code, 1);
+    const RunResult r = Filter(dir, parent_work, 0, 1, {}, dir / "kept");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(Tree(dir / "kept"), Tree(dir / "in"));
+  }
 }
 
 }  // namespace
