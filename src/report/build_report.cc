@@ -109,10 +109,10 @@ Result<Clustering> BuildClustering(const CopyGroups& groups, const Verified& ver
                                    const std::vector<DocEntry>& docs,
                                    const std::function<void(uint64_t linked)>& linked) {
   const std::vector<DocId> anchor = Anchors(groups, docs);
-  ClusterLinks links(docs.size());
+  ClusterLinks links(docs.size(), options.cluster_by, options.pair_memory);
   for (size_t k = 0; k < groups.size(); ++k) {
     for (DocId m : groups.members(k)) {
-      if (m != anchor[k] && !(docs[m].reference && docs[anchor[k]].reference)) links.Link(anchor[k], m);
+      if (m != anchor[k] && !(docs[m].reference && docs[anchor[k]].reference)) links.Copies(anchor[k], m);
     }
   }
   uint64_t n = 0;
@@ -121,12 +121,14 @@ Result<Clustering> BuildClustering(const CopyGroups& groups, const Verified& ver
     const DocId x = anchor[groups.slot_of(p.a)];
     const DocId y = anchor[groups.slot_of(p.b)];
     if (docs[x].reference && docs[y].reference) continue;
-    links.Link(x, y);
+    if (Status s = links.Link(x, y); !s.ok()) return s;
   }
   if (!verified.pairs.status().ok()) return verified.pairs.status();
+  Result<std::vector<Cluster>> clusters = BuildClusters(
+      docs, std::move(links), options.keep, [&verified](DocId kept, DocId m) { return verified.Similar(kept, m); });
+  if (!clusters.ok()) return clusters.status();
   Clustering out;
-  out.clusters = BuildClusters(docs, std::move(links), options.keep, options.cluster_by,
-                               [&verified](DocId kept, DocId m) { return verified.Similar(kept, m); });
+  out.clusters = std::move(*clusters);
   out.removable = Removable(docs, out.clusters);
   for (Removal& r : out.removable) {
     const PairScores scores = verified.Scores(r.kept, r.doc);
