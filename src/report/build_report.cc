@@ -79,7 +79,9 @@ Result<PairList> BuildPairs(const CopyGroups& groups, const CandidatePairs& veri
       largest_rep = rep;
     }
   };
+  // A failed spill ends the loops at once: what is left would be lost.
   for (const Candidate& p : verified) {
+    if (!status.ok()) break;
     const auto ma = groups.members_of(p.a);
     const auto mb = groups.members_of(p.b);
     note_group(uint64_t{ma.size()} * mb.size(), p.a);
@@ -88,10 +90,10 @@ Result<PairList> BuildPairs(const CopyGroups& groups, const CandidatePairs& veri
     }
   }
   if (status.ok()) status = verified.status();
-  for (size_t k = 0; k < groups.size(); ++k) {
+  for (size_t k = 0; k < groups.size() && status.ok(); ++k) {
     const auto m = groups.members(k);
     note_group(uint64_t{m.size()} * (m.size() - 1) / 2, groups.representative(k));
-    for (size_t i = 0; i < m.size(); ++i) {
+    for (size_t i = 0; i < m.size() && status.ok(); ++i) {
       for (size_t j = i + 1; j < m.size(); ++j) add(m[i], m[j], 1.0, exact ? 1.0 : -1.0);
     }
   }

@@ -27,7 +27,8 @@ constexpr size_t kCompareChunk = 64 * 1024;
 constexpr size_t kMinJobLines = 512;
 
 Status TempError(const char* what) {
-  return Status::IoError(std::string("temporary file for --exact: ") + what + ": " + std::strerror(errno));
+  return Status::IoError(std::string("temporary file for --exact in ") + TempFile::Folder() + ": " + what + ": " +
+                         std::strerror(errno));
 }
 
 }  // namespace
@@ -159,9 +160,16 @@ Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const Workers& 
   // One reader per worker, made on its first job.
   std::vector<std::unique_ptr<DocumentReader>> text_readers(static_cast<size_t>(threads_));
   std::vector<std::unique_ptr<JsonlDocReader>> parsers(static_cast<size_t>(threads_));
-  Workers workers{.threads = threads_, .tick = run_workers.tick, .cancel = run_workers.cancel};
+  // An interrupt, or a spool that cannot be written (the disk full), stops
+  // every worker: what is read after it would be lost.
+  std::atomic<bool> stop{false};
+  Workers workers{.threads = threads_, .tick = run_workers.tick, .cancel = &stop};
   ParallelFor(workers, jobs.size(), [&](int worker, size_t j) {
     const size_t w = static_cast<size_t>(worker);
+    if (cancelled()) {
+      stop.store(true, std::memory_order_relaxed);
+      return;
+    }
     if (options_.input == InputFormat::kText) {
       if (text_readers[w] == nullptr) text_readers[w] = std::make_unique<DocumentReader>(options_, minhasher_);
       ReadTextDoc(origins, jobs[j][0], w, *text_readers[w]);
@@ -173,6 +181,7 @@ Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const Workers& 
       for (const size_t i : jobs[j]) SetReady(i);  // the lines not reached (a failed file)
       progress->done.fetch_add(jobs[j].size(), std::memory_order_relaxed);
     }
+    if (spools_[w]->failed) stop.store(true, std::memory_order_relaxed);
   });
   if (cancelled()) return Status::Cancelled("interrupted");
   for (auto& spool : spools_) {
@@ -238,7 +247,8 @@ void Confirmer::ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::
   JsonlLines::Line line;
   JsonlDoc doc;
   size_t next = 0;
-  while (next < wanted.size()) {  // the rest of the file is not needed
+  // The rest of the file is not needed; nor any of it once the spool failed.
+  while (next < wanted.size() && !spool.failed) {
     Result<bool> more = lines.Next(&line);
     if (!more.ok()) return fail_all(Status::Changed(f.path + ": cannot be read again (" + more.status().message() + ")"));
     if (!*more) break;
