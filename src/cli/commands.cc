@@ -231,6 +231,16 @@ ExitCode ExitCodeOf(const Report& report) {
   return lost ? ExitCode::kError : any ? ExitCode::kFound : ExitCode::kNothing;
 }
 
+// At -q, where warnings are not shown: the one line that says why the run
+// exits 2 (ExitCodeOf), its first problem and how many others there are.
+std::string QuietReason(const Report& report) {
+  if (report.problems.empty()) return Summary(report, SecondsSinceStart());
+  std::string line = report.problems.front().message();
+  const size_t more = report.problems.size() - 1;
+  if (more > 0) line += " (and " + Counted(more, "more problem") + ": drop -q to see them)";
+  return line;
+}
+
 // With --index: records the run's exit in the index, and whether its whole
 // output was delivered (which clears the pending marks of what it covered).
 // A run that delivered ends here, with its exit status, signals blocked from
@@ -297,6 +307,7 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
     std::fprintf(stderr, "%s\n", line.c_str());
   }
   const ExitCode code = ExitCodeOf(report);
+  if (code == ExitCode::kError && cli.verbosity < 0) spdlog::error("{}", QuietReason(report));
   RecordExit(options, report, code, /*delivered=*/!out.closed());
   return code;
 }

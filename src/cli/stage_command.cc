@@ -70,6 +70,12 @@ ExitCode RunFilter(const CliOptions& cli) {
     return ExitCode::kError;
   }
   for (const Status& problem : ran->problems) spdlog::warn("{}", problem.message());
+  if (!ran->problems.empty() && cli.verbosity < 0) {
+    // -q shows no warning: still one line says why the exit status is 2.
+    const size_t more = ran->problems.size() - 1;
+    spdlog::error("{}{}", ran->problems.front().message(),
+                  more > 0 ? " (and " + Counted(more, "more problem") + ": drop -q to see them)" : std::string());
+  }
   const KeptStats& k = ran->stats;
   spdlog::info("filter task {} of {}: {}, {} written to {} ({} dropped, {} not written)", cli.task, cli.tasks,
                Counted(k.files, "file"), Counted(k.documents, "document"), cli.scan.kept_dir, k.dropped,

@@ -377,5 +377,26 @@ TEST(CliTest, ExplainReadsProcessSubstitution) {
   EXPECT_EQ(found, 2u) << r.out;
 }
 
+// -q shows errors only, and what makes the exit status 2 is one: a path
+// that cannot be read is still named, in one line, with the count of the
+// other problems; a run without a problem stays silent.
+TEST(QuietTest, ExitTwoAlwaysSaysWhyInOneLine) {
+  TempDir dir;
+  const std::string text = Join(RandomWords(80, 5)) + "\n";
+  WriteFile(dir / "c/a.txt", text);
+  WriteFile(dir / "c/b.txt", text);
+  RunResult r = RunProcess({kBin, "scan", "-q", dir / "no_such_path"}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "neardup: " + (dir / "no_such_path") + ": No such file or directory\n");
+  r = RunProcess({kBin, "scan", "-q", "-f", "tsv", dir / "missing1", dir / "missing2", dir / "c"}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_FALSE(r.out.empty());  // the pairs found are still written
+  EXPECT_EQ(r.err, "neardup: " + (dir / "missing1") +
+                       ": No such file or directory (and 1 more problem: drop -q to see them)\n");
+  r = RunProcess({kBin, "scan", "-q", "-f", "tsv", dir / "c"}, dir.path());
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+}
+
 }  // namespace
 }  // namespace neardup
