@@ -1,4 +1,4 @@
-#include "base/quote.h"
+#include "neardup/quote.h"
 
 #include <cstdint>
 

@@ -1,4 +1,5 @@
 #include "base/temp_file.h"
+#include "neardup/quote.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -31,7 +32,7 @@ Result<TempFile> TempFile::Create(const std::string& purpose) {
   if (f == nullptr) {
     const int err = errno;
     if (fd >= 0) ::close(fd);
-    return Status::IoError("temporary file for " + purpose + " in " + dir + ": " + std::strerror(err));
+    return Status::IoError("temporary file for " + purpose + " in " + ShellQuoted(dir) + ": " + std::strerror(err));
   }
   return TempFile(f);
 }

@@ -24,6 +24,7 @@
 #include "neardup/review.h"
 #include "neardup/scan.h"
 #include "neardup/writers.h"
+#include "neardup/quote.h"
 
 namespace neardup::cli {
 
@@ -54,12 +55,12 @@ Status ReadPathList(const std::string& file, char sep, std::vector<std::string>*
   } closer{fd};
   struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    return Status::InvalidArgument(name + ": is a directory, not a list of paths");
+    return Status::InvalidArgument(ShellQuoted(name) + ": is a directory, not a list of paths");
   }
   const std::string what = sep == '\n' ? "line " : "entry ";
   uint64_t entry = 1;
   auto too_long = [&] {
-    return Status::InvalidArgument(name + ": " + what + std::to_string(entry) + " is longer than " +
+    return Status::InvalidArgument(ShellQuoted(name) + ": " + what + std::to_string(entry) + " is longer than " +
                                    std::to_string(kMaxListedPath) + " bytes, not a path");
   };
   std::string path;
@@ -70,7 +71,7 @@ Status ReadPathList(const std::string& file, char sep, std::vector<std::string>*
     if (!path.empty()) {
       out->push_back(std::move(path));
     } else if (sep == '\0') {
-      return Status::InvalidArgument(name + ": " + what + std::to_string(entry) + " is an empty file name");
+      return Status::InvalidArgument(ShellQuoted(name) + ": " + what + std::to_string(entry) + " is an empty file name");
     }
     path.clear();
     ++entry;
@@ -81,7 +82,7 @@ Status ReadPathList(const std::string& file, char sep, std::vector<std::string>*
     const ssize_t n = ::read(fd, block, sizeof block);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return Status::IoError(name + ": cannot read list of paths: " + std::strerror(errno));
+      return Status::IoError(ShellQuoted(name) + ": cannot read list of paths: " + std::strerror(errno));
     }
     if (n == 0) break;
     const char* p = block;

@@ -101,7 +101,7 @@ Result<PairList> BuildPairs(const CopyGroups& groups, const CandidatePairs& veri
   if (!status.ok()) return status;
   PairList out{.pairs = std::move(pairs), .notices = {}};
   if (largest_group > kManyPairs) {
-    out.notices.push_back(docs[largest_rep].name + " and its copies make " + std::to_string(largest_group) +
+    out.notices.push_back(ShellQuoted(docs[largest_rep].name) + " and its copies make " + std::to_string(largest_group) +
                           " pairs; --mode clusters reports each group of copies once");
   }
   return out;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/temp_file.h"
+#include "neardup/quote.h"
 
 namespace neardup {
 
@@ -99,8 +100,8 @@ Result<std::unique_ptr<ByteReader>> OpenAgain(FileSystem& fs, const InputFile& f
 
 Status CheckUnchanged(FileSystem& fs, const InputFile& file) {
   Result<FileStat> now = fs.Stat(file.path);
-  if (!now.ok()) return Status::Changed(file.path + ": gone during the run (" + now.status().message() + ")");
-  if (!(*now == SeenAtWalk(file))) return Status::Changed(file.path + ": changed during the run");
+  if (!now.ok()) return Status::Changed(ShellQuoted(file.path) + ": gone during the run (" + now.status().message() + ")");
+  if (!(*now == SeenAtWalk(file))) return Status::Changed(ShellQuoted(file.path) + ": changed during the run");
   return Status::Ok();
 }
 

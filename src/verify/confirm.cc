@@ -16,6 +16,7 @@
 #include "sign/document.h"
 #include "base/parallel.h"
 #include "lsh/similarity.h"
+#include "neardup/quote.h"
 
 namespace neardup {
 
@@ -27,7 +28,7 @@ constexpr size_t kCompareChunk = 64 * 1024;
 constexpr size_t kMinJobLines = 512;
 
 Status TempError(const char* what) {
-  return Status::IoError(std::string("temporary file for --exact in ") + TempFile::Folder() + ": " + what + ": " +
+  return Status::IoError(std::string("temporary file for --exact in ") + ShellQuoted(TempFile::Folder()) + ": " + what + ": " +
                          std::strerror(errno));
 }
 
@@ -210,18 +211,18 @@ void Confirmer::ReadTextDoc(const std::vector<DocOrigin>& origins, size_t i, siz
   if (!in.ok()) {
     // Gone or replaced since the walk is said so, as the stat tells it.
     if (copy == nullptr) r.status = CheckUnchanged(fs_, f);
-    if (r.status.ok()) r.status = Status::Changed(f.path + ": cannot be read again (" + in.status().message() + ")");
+    if (r.status.ok()) r.status = Status::Changed(ShellQuoted(f.path) + ": cannot be read again (" + in.status().message() + ")");
     return;
   }
   DocumentSketch sk;
   Status s = reader.ReadStream(**in, nullptr, r.want_set ? &r.set : nullptr, &sk);
   if (!s.ok()) {
-    r.status = Status::Changed(f.path + ": cannot be read again (" + s.message() + ")");
+    r.status = Status::Changed(ShellQuoted(f.path) + ": cannot be read again (" + s.message() + ")");
     return;
   }
   r.length = spool.size - r.offset;
   r.content = sk.content;
-  if (sk.kind != DocumentSketch::Kind::kOk) r.status = Status::Changed(f.path + ": changed during the run");
+  if (sk.kind != DocumentSketch::Kind::kOk) r.status = Status::Changed(ShellQuoted(f.path) + ": changed during the run");
   if (r.status.ok() && copy == nullptr) r.status = CheckUnchanged(fs_, f);
 }
 
@@ -242,7 +243,7 @@ void Confirmer::ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::
     if (Status s = CheckUnchanged(fs_, f); !s.ok()) return fail_all(s);
   }
   Result<std::unique_ptr<ByteReader>> in = OpenAgain(fs_, f, copy);
-  if (!in.ok()) return fail_all(Status::Changed(f.path + ": cannot be read again (" + in.status().message() + ")"));
+  if (!in.ok()) return fail_all(Status::Changed(ShellQuoted(f.path) + ": cannot be read again (" + in.status().message() + ")"));
   JsonlLines lines(std::move(*in), options_.max_line);
   JsonlLines::Line line;
   JsonlDoc doc;
@@ -250,7 +251,7 @@ void Confirmer::ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::
   // The rest of the file is not needed; nor any of it once the spool failed.
   while (next < wanted.size() && !spool.failed) {
     Result<bool> more = lines.Next(&line);
-    if (!more.ok()) return fail_all(Status::Changed(f.path + ": cannot be read again (" + more.status().message() + ")"));
+    if (!more.ok()) return fail_all(Status::Changed(ShellQuoted(f.path) + ": cannot be read again (" + more.status().message() + ")"));
     if (!*more) break;
     for (; next < wanted.size() && origins[reads_[wanted[next]].doc].line == line.number; ++next) {
       Read& r = reads_[wanted[next]];
@@ -264,7 +265,7 @@ void Confirmer::ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::
         r.content = sk.content;
       }
       if (!has || sk.kind != DocumentSketch::Kind::kOk) {
-        r.status = Status::Changed(f.path + ":" + std::to_string(line.number) + ": changed during the run");
+        r.status = Status::Changed(ShellQuoted(f.path) + ":" + std::to_string(line.number) + ": changed during the run");
       }
       r.length = spool.size - r.offset;
       SetReady(wanted[next]);
@@ -272,7 +273,7 @@ void Confirmer::ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::
   }
   for (size_t k = next; k < wanted.size(); ++k) {
     Read& r = reads_[wanted[k]];
-    if (r.status.ok()) r.status = Status::Changed(f.path + ": changed during the run (a line is gone)");
+    if (r.status.ok()) r.status = Status::Changed(ShellQuoted(f.path) + ": changed during the run (a line is gone)");
   }
   if (copy == nullptr) {
     if (Status s = CheckUnchanged(fs_, f); !s.ok()) fail_all(s);

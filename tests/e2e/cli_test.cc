@@ -398,5 +398,34 @@ TEST(QuietTest, ExitTwoAlwaysSaysWhyInOneLine) {
   EXPECT_EQ(r.err, "");
 }
 
+// A path named in a message on stderr is quoted as ls --quoting-style=
+// shell-escape quotes it: no raw newline or escape sequence reaches the
+// terminal, and a name with spaces or quotes reads as one shell word. The
+// data on stdout keeps the names as they are.
+TEST(MessagesTest, PathsInMessagesAreQuotedAsLsShellEscapeDoes) {
+  TempDir dir;
+  const std::string missing = dir / "no such\nfile\x1B[31m";
+  RunResult r = RunProcess({kBin, "scan", missing}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("neardup: '" + dir.path() + "/no such'$'\\n''file'$'\\033''[31m': No such file or directory\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find('\x1B'), std::string::npos);
+
+  std::filesystem::create_directories(dir / "d");
+  std::filesystem::create_symlink(dir / "nowhere", dir / "d/it's here");
+  WriteFile(dir / "d/a\tb", "x\n");
+  const std::string text = Join(RandomWords(80, 9)) + "\n";
+  WriteFile(dir / "d/copy 1\n", text);
+  WriteFile(dir / "d/copy 2\n", text);
+  r = RunProcess({kBin, "scan", "-L", "-v", "--min-words", "3", "--mode", "duplicates", "-0", dir / "d"}, dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;  // a dangling link is a warning
+  EXPECT_NE(r.err.find("neardup: \"" + dir.path() + "/d/it's here\": dangling symbolic link"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("neardup: skipped '" + dir.path() + "/d/a'$'\\t''b': under --min-words"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out, dir / "d/copy 2\n" + std::string(1, '\0'));  // stdout: the name as it is
+}
+
 }  // namespace
 }  // namespace neardup

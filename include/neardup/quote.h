@@ -16,6 +16,9 @@
 // character with an extra '' in front; this does not (the same word to a
 // shell).
 //
+// Public so that the front end quotes the paths of its own messages (-o,
+// --files-from) as the core does; implemented in src/base/quote.cc.
+//
 // Thread safety: a pure function.
 #pragma once
 
