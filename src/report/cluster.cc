@@ -57,7 +57,9 @@ ClusterLinks::ClusterLinks(size_t docs, ClusterBy by, uint64_t memory_bytes)
       memory_bytes_(memory_bytes),
       sets_(docs),
       linked_(docs, 0),
-      pairs_(static_cast<size_t>(memory_bytes), "clustering pairs") {}
+      // Half the budget each for the links and, later, the same links in
+      // keep order: both are held while the one is read into the other.
+      pairs_(static_cast<size_t>(memory_bytes / 2), "clustering pairs") {}
 
 Status ClusterLinks::Link(DocId a, DocId b) {
   linked_[a] = 1;
@@ -130,7 +132,7 @@ Result<std::vector<Cluster>> BuildClusters(const std::vector<DocEntry>& docs, Cl
     std::vector<uint32_t> rank(docs.size(), 0);
     for (uint32_t i = 0; i < roots.size(); ++i) rank[roots[i]] = i;
     if (Status s = links.pairs_.Finish(); !s.ok()) return s;
-    SortedRuns<RankedLink> ranked(static_cast<size_t>(links.memory_bytes_), "clustering pairs in keep order");
+    SortedRuns<RankedLink> ranked(static_cast<size_t>(links.memory_bytes_ / 2), "clustering pairs in keep order");
     for (const ClusterLinks::Pair& p : links.pairs_) {
       const uint32_t x = rank[links.sets_.Find(p.a)];
       const uint32_t y = rank[links.sets_.Find(p.b)];

@@ -48,8 +48,9 @@ DocId ChooseKeep(const std::vector<DocEntry>& docs, std::span<const DocId> membe
 // ClusterBy::kConnected it holds memory per document (the components so far,
 // which documents are linked), not per link, so any number of links can
 // stream in. With ClusterBy::kKeep it also holds the links, `memory_bytes`
-// of them in memory and the rest in sorted runs in temporary files
-// (SortedRuns), so that each document's links can be read in order.
+// of them in memory in all (the links as given, then in keep order) and the
+// rest in sorted runs in temporary files (SortedRuns), so that each
+// document's links can be read in order.
 class ClusterLinks {
  public:
   ClusterLinks(size_t docs, ClusterBy by, uint64_t memory_bytes);
