@@ -1,5 +1,4 @@
 #include "base/mapped_file.h"
-#include "neardup/quote.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -11,6 +10,8 @@
 #include <cstdint>
 #include <cstring>
 #include <utility>
+
+#include "neardup/quote.h"
 
 namespace neardup {
 

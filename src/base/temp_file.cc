@@ -1,5 +1,4 @@
 #include "base/temp_file.h"
-#include "neardup/quote.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -7,6 +6,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+
+#include "neardup/quote.h"
 
 namespace neardup {
 

@@ -21,10 +21,10 @@
 #include "cli/signals.h"
 #include "neardup/explain.h"
 #include "neardup/index.h"
+#include "neardup/quote.h"
 #include "neardup/review.h"
 #include "neardup/scan.h"
 #include "neardup/writers.h"
-#include "neardup/quote.h"
 
 namespace neardup::cli {
 
@@ -340,7 +340,7 @@ ExitCode RunIndexCheck(const std::string& file, std::ostream& out) {
     spdlog::error("{}", problems.status().message());
     return ExitCode::kError;
   }
-  for (const std::string& p : *problems) spdlog::error("{}: {}", file, p);
+  for (const std::string& p : *problems) spdlog::error("{}: {}", ShellQuoted(file), p);
   if (!problems->empty()) return ExitCode::kError;
   out << file << ": ok\n";
   return ExitCode::kFound;

@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "neardup/quote.h"
 #include "neardup/stages.h"
 
 namespace neardup::cli {
@@ -78,7 +79,7 @@ ExitCode RunFilter(const CliOptions& cli) {
   }
   const KeptStats& k = ran->stats;
   spdlog::info("filter task {} of {}: {}, {} written to {} ({} dropped, {} not written)", cli.task, cli.tasks,
-               Counted(k.files, "file"), Counted(k.documents, "document"), cli.scan.kept_dir, k.dropped,
+               Counted(k.files, "file"), Counted(k.documents, "document"), ShellQuoted(cli.scan.kept_dir), k.dropped,
                Counted(k.failed, "file"));
   return ran->problems.empty() ? ExitCode::kFound : ExitCode::kError;
 }

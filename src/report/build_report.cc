@@ -4,6 +4,7 @@
 #include <numeric>
 #include <string>
 
+#include "neardup/quote.h"
 #include "report/cluster.h"
 
 namespace neardup {

@@ -5,7 +5,6 @@
 // returns the same Status.
 
 #include "walk/file_system.h"
-#include "neardup/quote.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -22,6 +21,8 @@
 #include <string_view>
 #include <system_error>
 #include <utility>
+
+#include "neardup/quote.h"
 
 namespace neardup {
 namespace {
