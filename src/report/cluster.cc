@@ -125,9 +125,9 @@ Result<std::vector<Cluster>> BuildClusters(const std::vector<DocEntry>& docs, Cl
   for (uint32_t r : roots) keep_of[r] = r;
 
   if (links.by_ == ClusterBy::kKeep) {
-    // The sets in keep order: the order in which the old peel-off took them.
-    // A set is taken when its best document is the best of those left, and
-    // then every copy in it goes with that document, so sets are never split.
+    // The sets in keep order (ChooseKeep's over their best documents). A set
+    // is taken whole: its copies are similar to whatever its best document
+    // is similar to, so they always go together.
     std::sort(roots.begin(), roots.end(), [&](uint32_t x, uint32_t y) { return Better(docs, best[x], best[y], rule); });
     std::vector<uint32_t> rank(docs.size(), 0);
     for (uint32_t i = 0; i < roots.size(); ++i) rank[roots[i]] = i;
