@@ -20,7 +20,8 @@ namespace neardup {
 namespace {
 
 Status TempError(const char* what) {
-  return Status::IoError(std::string("temporary file for --exact: ") + what + ": " + std::strerror(errno));
+  return Status::IoError(std::string("temporary file for a copy of a stream in ") + ShellQuoted(TempFile::Folder()) +
+                         ": " + what + ": " + std::strerror(errno));
 }
 
 // Tees a stream into a StreamCopy's file.
