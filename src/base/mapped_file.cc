@@ -11,12 +11,14 @@
 #include <cstring>
 #include <utility>
 
+#include "neardup/quote.h"
+
 namespace neardup {
 
 namespace {
 
 Status IoError(const std::string& path, const char* what, int err) {
-  return Status::IoError(std::string(path).append(": ").append(what).append(": ").append(std::strerror(err)));
+  return Status::IoError(ShellQuoted(path).append(": ").append(what).append(": ").append(std::strerror(err)));
 }
 
 size_t PageSize() {
@@ -40,7 +42,7 @@ Result<MappedFile> MappedFile::Open(const std::string& path) {
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return Status::IoError(std::string(path).append(": cannot map: not a regular file"));
+    return Status::IoError(ShellQuoted(path).append(": cannot map: not a regular file"));
   }
   const size_t size = static_cast<size_t>(st.st_size);
   if (size == 0) {  // mmap() refuses a length of 0

@@ -50,6 +50,7 @@
 #include "base/large_array_allocator.h"
 #include "base/temp_file.h"
 #include "neardup/status.h"
+#include "neardup/quote.h"
 
 namespace neardup {
 
@@ -226,7 +227,7 @@ class SortedRuns {
   }
 
   Status WriteError(const char* what) const {
-    return Status::IoError("temporary file for " + purpose_ + " in " + TempFile::Folder() + ": " + what + ": " +
+    return Status::IoError("temporary file for " + purpose_ + " in " + ShellQuoted(TempFile::Folder()) + ": " + what + ": " +
                            std::strerror(errno));
   }
 

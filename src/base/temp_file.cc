@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "neardup/quote.h"
+
 namespace neardup {
 
 std::string TempFile::Folder() {
@@ -31,7 +33,7 @@ Result<TempFile> TempFile::Create(const std::string& purpose) {
   if (f == nullptr) {
     const int err = errno;
     if (fd >= 0) ::close(fd);
-    return Status::IoError("temporary file for " + purpose + " in " + dir + ": " + std::strerror(err));
+    return Status::IoError("temporary file for " + purpose + " in " + ShellQuoted(dir) + ": " + std::strerror(err));
   }
   return TempFile(f);
 }

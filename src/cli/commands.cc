@@ -21,6 +21,7 @@
 #include "cli/signals.h"
 #include "neardup/explain.h"
 #include "neardup/index.h"
+#include "neardup/quote.h"
 #include "neardup/review.h"
 #include "neardup/scan.h"
 #include "neardup/writers.h"
@@ -54,12 +55,12 @@ Status ReadPathList(const std::string& file, char sep, std::vector<std::string>*
   } closer{fd};
   struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    return Status::InvalidArgument(name + ": is a directory, not a list of paths");
+    return Status::InvalidArgument(ShellQuoted(name) + ": is a directory, not a list of paths");
   }
   const std::string what = sep == '\n' ? "line " : "entry ";
   uint64_t entry = 1;
   auto too_long = [&] {
-    return Status::InvalidArgument(name + ": " + what + std::to_string(entry) + " is longer than " +
+    return Status::InvalidArgument(ShellQuoted(name) + ": " + what + std::to_string(entry) + " is longer than " +
                                    std::to_string(kMaxListedPath) + " bytes, not a path");
   };
   std::string path;
@@ -70,7 +71,7 @@ Status ReadPathList(const std::string& file, char sep, std::vector<std::string>*
     if (!path.empty()) {
       out->push_back(std::move(path));
     } else if (sep == '\0') {
-      return Status::InvalidArgument(name + ": " + what + std::to_string(entry) + " is an empty file name");
+      return Status::InvalidArgument(ShellQuoted(name) + ": " + what + std::to_string(entry) + " is an empty file name");
     }
     path.clear();
     ++entry;
@@ -81,7 +82,7 @@ Status ReadPathList(const std::string& file, char sep, std::vector<std::string>*
     const ssize_t n = ::read(fd, block, sizeof block);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return Status::IoError(name + ": cannot read list of paths: " + std::strerror(errno));
+      return Status::IoError(ShellQuoted(name) + ": cannot read list of paths: " + std::strerror(errno));
     }
     if (n == 0) break;
     const char* p = block;
@@ -231,6 +232,16 @@ ExitCode ExitCodeOf(const Report& report) {
   return lost ? ExitCode::kError : any ? ExitCode::kFound : ExitCode::kNothing;
 }
 
+// At -q, where warnings are not shown: the one line that says why the run
+// exits 2 (ExitCodeOf), its first problem and how many others there are.
+std::string QuietReason(const Report& report) {
+  if (report.problems.empty()) return Summary(report, SecondsSinceStart());
+  std::string line = report.problems.front().message();
+  const size_t more = report.problems.size() - 1;
+  if (more > 0) line += " (and " + Counted(more, "more problem") + ": drop -q to see them)";
+  return line;
+}
+
 // With --index: records the run's exit in the index, and whether its whole
 // output was delivered, that is written whole into a regular file, or empty
 // of pairs and clusters (which clears the pending marks of what a run of the
@@ -322,6 +333,7 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
                  "stdout to a file, to deliver them)");
   }
   const ExitCode code = ExitCodeOf(report);
+  if (code == ExitCode::kError && cli.verbosity < 0) spdlog::error("{}", QuietReason(report));
   RecordExit(options, report, code, delivered);
   return code;
 }
@@ -358,7 +370,7 @@ ExitCode RunIndexCheck(const std::string& file, std::ostream& out) {
     spdlog::error("{}", problems.status().message());
     return ExitCode::kError;
   }
-  for (const std::string& p : *problems) spdlog::error("{}: {}", file, p);
+  for (const std::string& p : *problems) spdlog::error("{}: {}", ShellQuoted(file), p);
   if (!problems->empty()) return ExitCode::kError;
   out << file << ": ok\n";
   return ExitCode::kFound;

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "cli/signals.h"
+#include "neardup/quote.h"
 
 namespace neardup::cli {
 
@@ -18,7 +19,7 @@ namespace {
 // Links followed at most, as the kernel's own limit for one lookup.
 constexpr int kMaxLinks = 40;
 
-std::string Error(const std::string& path, int err) { return path + ": " + std::strerror(err); }
+std::string Error(const std::string& path, int err) { return ShellQuoted(path) + ": " + std::strerror(err); }
 
 // What -o names, after following symbolic links: a path whose last component
 // is not a link, and whether something is there.
@@ -182,7 +183,7 @@ Result<std::unique_ptr<Output>> Output::Open(const std::string& path) {
     err = errno;
     if (fd >= 0) SetCleanupPath(temp.c_str());
   }
-  if (fd < 0) return Status::IoError(path + ": cannot create a file beside it: " + std::strerror(err));
+  if (fd < 0) return Status::IoError(ShellQuoted(path) + ": cannot create a file beside it: " + std::strerror(err));
   if (target.exists) {
     CopyOwnerAndMode(fd, target.st);
   } else {

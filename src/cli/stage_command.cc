@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "neardup/quote.h"
 #include "neardup/stages.h"
 
 namespace neardup::cli {
@@ -70,9 +71,15 @@ ExitCode RunFilter(const CliOptions& cli) {
     return ExitCode::kError;
   }
   for (const Status& problem : ran->problems) spdlog::warn("{}", problem.message());
+  if (!ran->problems.empty() && cli.verbosity < 0) {
+    // -q shows no warning: still one line says why the exit status is 2.
+    const size_t more = ran->problems.size() - 1;
+    spdlog::error("{}{}", ran->problems.front().message(),
+                  more > 0 ? " (and " + Counted(more, "more problem") + ": drop -q to see them)" : std::string());
+  }
   const KeptStats& k = ran->stats;
   spdlog::info("filter task {} of {}: {}, {} written to {} ({} dropped, {} not written)", cli.task, cli.tasks,
-               Counted(k.files, "file"), Counted(k.documents, "document"), cli.scan.kept_dir, k.dropped,
+               Counted(k.files, "file"), Counted(k.documents, "document"), ShellQuoted(cli.scan.kept_dir), k.dropped,
                Counted(k.failed, "file"));
   return ran->problems.empty() ? ExitCode::kFound : ExitCode::kError;
 }

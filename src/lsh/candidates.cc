@@ -1,6 +1,7 @@
 #include "lsh/candidates.h"
 
 #include <algorithm>
+#include <atomic>
 #include <span>
 #include <vector>
 
@@ -77,22 +78,33 @@ Result<Candidates> FindCandidates(const SignatureTable& table, const CopyGroups&
   const double floor = CandidateFloor(options);
   const Bounds bounds = BoundsOf(table, options, bitmaps);
   std::vector<std::vector<uint64_t>> scratch(threads);  // JaccardBound()'s, per worker
+  // A failed spill or an interrupt stops every worker: the enumeration ends
+  // within a bucket's row instead of running to its end for nothing.
+  std::atomic<bool> stop{false};
   auto on_pair = [&](int w, uint32_t a, uint32_t b) {
     Status& status = failed[static_cast<size_t>(w)];
     if (!status.ok()) return;
+    if (workers.Cancelled()) {
+      stop.store(true, std::memory_order_relaxed);
+      return;
+    }
     const double est = Estimate(table, a, b);
     if (!MeetsThreshold(est, floor)) return;
     if (bounds.RuleOut(a, b, &scratch[static_cast<size_t>(w)])) return;
     status = found[static_cast<size_t>(w)].Add({.a = a, .b = b, .estimate = est});
+    if (!status.ok()) stop.store(true, std::memory_order_relaxed);
   };
   auto on_bucket = [&](int w, std::span<const uint32_t> ids) {
     buckets[static_cast<size_t>(w)].emplace_back(ids.begin(), ids.end());
   };
   Candidates out{.pairs = CandidatePairs(options.pair_memory), .visited = 0};
   out.visited = index.ForEachCandidate(workers.threads, on_pair, cluster_mode ? kLargeBucket : 0,
-                                       cluster_mode ? LshIndex::BucketFn(on_bucket) : nullptr);
+                                       cluster_mode ? LshIndex::BucketFn(on_bucket) : nullptr, &stop);
   for (size_t w = 0; w < threads; ++w) {
     if (!failed[w].ok()) return failed[w];
+  }
+  if (workers.Cancelled()) return Status::Cancelled("interrupted");
+  for (size_t w = 0; w < threads; ++w) {
     if (Status s = out.pairs.Absorb(std::move(found[w])); !s.ok()) return s;
   }
   for (auto& per_worker : buckets) {

@@ -47,9 +47,11 @@ void LshIndex::HashBand(int band, std::vector<Entry>& entries) const {
 
 // The pairs of one bucket whose band is really equal (not a 64-bit hash
 // collision) and that share no earlier band, so each pair is produced once.
-uint64_t LshIndex::PairsOfBucket(int worker, std::span<const Entry> bucket, int band, const PairFn& pair) const {
+uint64_t LshIndex::PairsOfBucket(int worker, std::span<const Entry> bucket, int band, const PairFn& pair,
+                                 const std::atomic<bool>* stop) const {
   uint64_t count = 0;
   for (size_t x = 0; x < bucket.size(); ++x) {
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) break;
     for (size_t y = x + 1; y < bucket.size(); ++y) {
       const uint32_t a = bucket[x].id;
       const uint32_t b = bucket[y].id;
@@ -61,8 +63,8 @@ uint64_t LshIndex::PairsOfBucket(int worker, std::span<const Entry> bucket, int 
   return count;
 }
 
-uint64_t LshIndex::ForEachCandidate(int threads, const PairFn& pair, size_t large_bucket,
-                                    const BucketFn& bucket) const {
+uint64_t LshIndex::ForEachCandidate(int threads, const PairFn& pair, size_t large_bucket, const BucketFn& bucket,
+                                    const std::atomic<bool>* stop) const {
   std::atomic<uint64_t> total{0};
   threads = std::max(1, std::min(threads, banding_.bands));
   // Per worker: the band's entries, the sort's working space and a bucket's
@@ -79,17 +81,18 @@ uint64_t LshIndex::ForEachCandidate(int threads, const PairFn& pair, size_t larg
     uint64_t count = 0;
     ForEachRunOfEqualHashes(entries, scratch_of[static_cast<size_t>(worker)], ends_of[static_cast<size_t>(worker)],
                             [&](const Entry* first, size_t size) {
+                              if (stop != nullptr && stop->load(std::memory_order_relaxed)) return;
                               if (bucket && large_bucket > 0 && size > large_bucket) {
                                 ids.clear();
                                 for (size_t k = 0; k < size; ++k) ids.push_back(first[k].id);
                                 bucket(worker, ids);
                               } else {
-                                count += PairsOfBucket(worker, std::span<const Entry>(first, size), band, pair);
+                                count += PairsOfBucket(worker, std::span<const Entry>(first, size), band, pair, stop);
                               }
                             });
     total += count;
   };
-  ParallelFor(Workers{.threads = threads, .tick = {}, .cancel = nullptr}, static_cast<size_t>(banding_.bands),
+  ParallelFor(Workers{.threads = threads, .tick = {}, .cancel = stop}, static_cast<size_t>(banding_.bands),
               band_work);
   return total.load();
 }

@@ -16,6 +16,7 @@
 // once, each with its worker index in [0, threads).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -40,9 +41,11 @@ class LshIndex {
   // Calls `pair(w, a, b)` once per distinct candidate pair (a < b, ids from
   // row_ids), and `bucket(w, ids)` (sorted ids) for each bucket of more than
   // `large_bucket` members when `bucket` is set and large_bucket > 0.
-  // Returns the number of distinct pairs visited.
+  // Returns the number of distinct pairs visited. Once `stop` (when set)
+  // reads true, no band starts and the bands under way end within a row of
+  // a bucket: the pairs given are then a part of them.
   uint64_t ForEachCandidate(int threads, const PairFn& pair, size_t large_bucket = 0,
-                            const BucketFn& bucket = nullptr) const;
+                            const BucketFn& bucket = nullptr, const std::atomic<bool>* stop = nullptr) const;
 
  private:
   const uint32_t* Row(uint32_t id) const {
@@ -56,7 +59,8 @@ class LshIndex {
   // Fills `entries` with the hash of band `band` of each indexed row, in
   // row_ids order.
   void HashBand(int band, std::vector<Entry>& entries) const;
-  uint64_t PairsOfBucket(int worker, std::span<const Entry> bucket, int band, const PairFn& pair) const;
+  uint64_t PairsOfBucket(int worker, std::span<const Entry> bucket, int band, const PairFn& pair,
+                         const std::atomic<bool>* stop) const;
 
   const uint32_t* signatures_;
   int num_perm_;

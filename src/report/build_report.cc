@@ -4,6 +4,7 @@
 #include <numeric>
 #include <string>
 
+#include "neardup/quote.h"
 #include "report/cluster.h"
 
 namespace neardup {
@@ -79,7 +80,9 @@ Result<PairList> BuildPairs(const CopyGroups& groups, const CandidatePairs& veri
       largest_rep = rep;
     }
   };
+  // A failed spill ends the loops at once: what is left would be lost.
   for (const Candidate& p : verified) {
+    if (!status.ok()) break;
     const auto ma = groups.members_of(p.a);
     const auto mb = groups.members_of(p.b);
     note_group(uint64_t{ma.size()} * mb.size(), p.a);
@@ -88,10 +91,10 @@ Result<PairList> BuildPairs(const CopyGroups& groups, const CandidatePairs& veri
     }
   }
   if (status.ok()) status = verified.status();
-  for (size_t k = 0; k < groups.size(); ++k) {
+  for (size_t k = 0; k < groups.size() && status.ok(); ++k) {
     const auto m = groups.members(k);
     note_group(uint64_t{m.size()} * (m.size() - 1) / 2, groups.representative(k));
-    for (size_t i = 0; i < m.size(); ++i) {
+    for (size_t i = 0; i < m.size() && status.ok(); ++i) {
       for (size_t j = i + 1; j < m.size(); ++j) add(m[i], m[j], 1.0, exact ? 1.0 : -1.0);
     }
   }
@@ -99,7 +102,7 @@ Result<PairList> BuildPairs(const CopyGroups& groups, const CandidatePairs& veri
   if (!status.ok()) return status;
   PairList out{.pairs = std::move(pairs), .notices = {}};
   if (largest_group > kManyPairs) {
-    out.notices.push_back(docs[largest_rep].name + " and its copies make " + std::to_string(largest_group) +
+    out.notices.push_back(ShellQuoted(docs[largest_rep].name) + " and its copies make " + std::to_string(largest_group) +
                           " pairs; --mode clusters reports each group of copies once");
   }
   return out;
@@ -109,10 +112,10 @@ Result<Clustering> BuildClustering(const CopyGroups& groups, const Verified& ver
                                    const std::vector<DocEntry>& docs,
                                    const std::function<void(uint64_t linked)>& linked) {
   const std::vector<DocId> anchor = Anchors(groups, docs);
-  ClusterLinks links(docs.size());
+  ClusterLinks links(docs.size(), options.cluster_by, options.pair_memory);
   for (size_t k = 0; k < groups.size(); ++k) {
     for (DocId m : groups.members(k)) {
-      if (m != anchor[k] && !(docs[m].reference && docs[anchor[k]].reference)) links.Link(anchor[k], m);
+      if (m != anchor[k] && !(docs[m].reference && docs[anchor[k]].reference)) links.Copies(anchor[k], m);
     }
   }
   uint64_t n = 0;
@@ -121,12 +124,14 @@ Result<Clustering> BuildClustering(const CopyGroups& groups, const Verified& ver
     const DocId x = anchor[groups.slot_of(p.a)];
     const DocId y = anchor[groups.slot_of(p.b)];
     if (docs[x].reference && docs[y].reference) continue;
-    links.Link(x, y);
+    if (Status s = links.Link(x, y); !s.ok()) return s;
   }
   if (!verified.pairs.status().ok()) return verified.pairs.status();
+  Result<std::vector<Cluster>> clusters = BuildClusters(
+      docs, std::move(links), options.keep, [&verified](DocId kept, DocId m) { return verified.Similar(kept, m); });
+  if (!clusters.ok()) return clusters.status();
   Clustering out;
-  out.clusters = BuildClusters(docs, std::move(links), options.keep, options.cluster_by,
-                               [&verified](DocId kept, DocId m) { return verified.Similar(kept, m); });
+  out.clusters = std::move(*clusters);
   out.removable = Removable(docs, out.clusters);
   for (Removal& r : out.removable) {
     const PairScores scores = verified.Scores(r.kept, r.doc);

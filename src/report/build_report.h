@@ -13,7 +13,7 @@
 //    for every writer.
 //
 // Both read the verified pairs as they stream out of their sorted runs:
-// neither holds memory per verified pair.
+// neither holds more than Options::pair_memory of pairs in memory.
 //
 // CountRead and TallyProblems count what the walk and the signing met. Each
 // returns its value; the report phase (scan/phases.cc) alone assembles the
@@ -60,8 +60,10 @@ struct Clustering {
   std::vector<Removal> removable;
 };
 // REQUIRES: as BuildPairs; `verified` from VerifyCandidates over `groups`.
-// The verified pairs are read once, as links (memory per document, not per
-// pair). Returns IoError when they cannot be read back. `linked`, when set,
+// The verified pairs are read once, as links (memory per document, and with
+// --cluster-by keep the links too, in memory up to Options::pair_memory and
+// in sorted runs on disk past it). Returns IoError when they cannot be read
+// back or a temporary file cannot be written. `linked`, when set,
 // is called every kLinkedEvery pairs with the pairs linked so far.
 inline constexpr uint64_t kLinkedEvery = 4096;
 Result<Clustering> BuildClustering(const CopyGroups& groups, const Verified& verified, const Options& options,

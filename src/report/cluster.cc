@@ -52,68 +52,137 @@ DocId ChooseKeep(const std::vector<DocEntry>& docs, std::span<const DocId> membe
   return best;
 }
 
-std::vector<Cluster> BuildClusters(const std::vector<DocEntry>& docs, std::span<const DocPair> edges,
-                                   KeepRule rule, ClusterBy by, const SimilarFn& similar) {
-  ClusterLinks links(docs.size());
-  for (const auto& [a, b] : edges) links.Link(a, b);
-  return BuildClusters(docs, std::move(links), rule, by, similar);
+ClusterLinks::ClusterLinks(size_t docs, ClusterBy by, uint64_t memory_bytes)
+    : by_(by),
+      memory_bytes_(memory_bytes),
+      sets_(docs),
+      linked_(docs, 0),
+      // Half the budget each for the links and, later, the same links in
+      // keep order: both are held while the one is read into the other.
+      pairs_(static_cast<size_t>(memory_bytes / 2), "clustering pairs") {}
+
+Status ClusterLinks::Link(DocId a, DocId b) {
+  linked_[a] = 1;
+  linked_[b] = 1;
+  if (by_ == ClusterBy::kConnected) {
+    sets_.Union(a, b);
+    return Status::Ok();
+  }
+  if (b < a) std::swap(a, b);
+  return pairs_.Add({a, b});
 }
 
-std::vector<Cluster> BuildClusters(const std::vector<DocEntry>& docs, ClusterLinks links, KeepRule rule,
-                                   ClusterBy by, const SimilarFn& similar) {
-  // Group the linked documents by their root.
-  std::vector<std::pair<uint32_t, DocId>> by_root;
-  for (DocId d = 0; d < links.linked_.size(); ++d) {
-    if (links.linked_[d] != 0) by_root.emplace_back(links.components_.Find(d), d);
+namespace {
+
+// Two groups of copies linked by a pair, by their places in keep order:
+// `later` after `earlier`. Sorted by `later` first, so that a pass meets the
+// links of each group to the groups kept before it together, earliest first.
+struct RankedLink {
+  uint32_t later = 0;
+  uint32_t earlier = 0;
+  friend bool operator<(const RankedLink& x, const RankedLink& y) {
+    return x.later != y.later ? x.later < y.later : x.earlier < y.earlier;
   }
-  std::sort(by_root.begin(), by_root.end());
+};
+
+}  // namespace
+
+Result<std::vector<Cluster>> BuildClusters(const std::vector<DocEntry>& docs, std::span<const DocPair> edges,
+                                           KeepRule rule, ClusterBy by, const SimilarFn& similar) {
+  ClusterLinks links(docs.size(), by, uint64_t{64} << 20);
+  for (const auto& [a, b] : edges) {
+    if (Status s = links.Link(a, b); !s.ok()) return s;
+  }
+  return BuildClusters(docs, std::move(links), rule, similar);
+}
+
+Result<std::vector<Cluster>> BuildClusters(const std::vector<DocEntry>& docs, ClusterLinks links, KeepRule rule,
+                                           const SimilarFn& similar) {
+  // Each linked document with the document that stands for its set: its
+  // component (kConnected) or its group of copies (kKeep).
+  std::vector<DocId> linked;
+  for (DocId d = 0; d < links.linked_.size(); ++d) {
+    if (links.linked_[d] != 0) linked.push_back(d);
+  }
+  // The document each set keeps, indexed by the set's root.
+  std::vector<DocId> best(docs.size(), 0);
+  std::vector<uint8_t> seen(docs.size(), 0);
+  std::vector<uint32_t> roots;
+  for (DocId d : linked) {
+    const uint32_t r = links.sets_.Find(d);
+    if (seen[r] == 0) {
+      seen[r] = 1;
+      best[r] = d;
+      roots.push_back(r);
+    } else if (Better(docs, d, best[r], rule)) {
+      best[r] = d;
+    }
+  }
+  seen = {};
+  // keep_of[r]: the root of the set whose kept document the set of root r
+  // joins (itself when that set is kept).
+  std::vector<uint32_t> keep_of(docs.size(), 0);
+  for (uint32_t r : roots) keep_of[r] = r;
+
+  if (links.by_ == ClusterBy::kKeep) {
+    // The sets in keep order (ChooseKeep's over their best documents). A set
+    // is taken whole: its copies are similar to whatever its best document
+    // is similar to, so they always go together.
+    std::sort(roots.begin(), roots.end(), [&](uint32_t x, uint32_t y) { return Better(docs, best[x], best[y], rule); });
+    std::vector<uint32_t> rank(docs.size(), 0);
+    for (uint32_t i = 0; i < roots.size(); ++i) rank[roots[i]] = i;
+    if (Status s = links.pairs_.Finish(); !s.ok()) return s;
+    SortedRuns<RankedLink> ranked(static_cast<size_t>(links.memory_bytes_ / 2), "clustering pairs in keep order");
+    for (const ClusterLinks::Pair& p : links.pairs_) {
+      const uint32_t x = rank[links.sets_.Find(p.a)];
+      const uint32_t y = rank[links.sets_.Find(p.b)];
+      if (x == y) continue;
+      if (Status s = ranked.Add({.later = std::max(x, y), .earlier = std::min(x, y)}); !s.ok()) return s;
+    }
+    if (!links.pairs_.status().ok()) return links.pairs_.status();
+    links.pairs_ = SortedRuns<ClusterLinks::Pair>(0, "");
+    if (Status s = ranked.Finish(); !s.ok()) return s;
+    // A set joins the earliest set linked to it that is kept and whose kept
+    // document is similar to it; each set's fate is settled before any link
+    // from a later set is read.
+    std::vector<uint32_t> joins(roots.size());
+    for (uint32_t i = 0; i < roots.size(); ++i) joins[i] = i;
+    for (const RankedLink& l : ranked) {
+      if (joins[l.later] != l.later || joins[l.earlier] != l.earlier) continue;
+      if (similar(best[roots[l.earlier]], best[roots[l.later]])) joins[l.later] = l.earlier;
+    }
+    if (!ranked.status().ok()) return ranked.status();
+    for (uint32_t i = 0; i < roots.size(); ++i) keep_of[roots[i]] = roots[joins[i]];
+  }
+
+  // Group the linked documents by the set that keeps them.
+  std::vector<std::pair<uint32_t, DocId>> by_keeper;
+  by_keeper.reserve(linked.size());
+  for (DocId d : linked) by_keeper.emplace_back(keep_of[links.sets_.Find(d)], d);
+  std::sort(by_keeper.begin(), by_keeper.end());
 
   auto by_name = [&](DocId x, DocId y) {
     return docs[x].name != docs[y].name ? docs[x].name < docs[y].name : x < y;
   };
   std::vector<Cluster> clusters;
-  auto emit = [&](DocId keep, std::vector<DocId> members) {
-    if (members.size() < 2) return;
-    const bool any_new = std::any_of(members.begin(), members.end(),
-                                     [&](DocId d) { return !docs[d].reference; });
-    if (!any_new) return;
+  std::vector<DocId> members;
+  for (size_t lo = 0; lo < by_keeper.size();) {
+    size_t hi = lo;
+    members.clear();
+    while (hi < by_keeper.size() && by_keeper[hi].first == by_keeper[lo].first) {
+      members.push_back(by_keeper[hi].second);
+      ++hi;
+    }
+    const DocId keep = best[by_keeper[lo].first];
+    lo = hi;
+    if (members.size() < 2) continue;
+    const bool any_new = std::any_of(members.begin(), members.end(), [&](DocId d) { return !docs[d].reference; });
+    if (!any_new) continue;
     std::sort(members.begin(), members.end(), by_name);
     Cluster c;
     c.keep = keep;
-    c.members = std::move(members);
+    c.members = members;
     clusters.push_back(std::move(c));
-  };
-
-  std::vector<DocId> component;
-  for (size_t lo = 0; lo < by_root.size();) {
-    size_t hi = lo;
-    component.clear();
-    while (hi < by_root.size() && by_root[hi].first == by_root[lo].first) {
-      component.push_back(by_root[hi].second);
-      ++hi;
-    }
-    lo = hi;
-    if (by == ClusterBy::kConnected) {
-      emit(ChooseKeep(docs, component, rule), component);
-      continue;
-    }
-    // kKeep: peel off the kept document and its matches until too few remain.
-    std::vector<DocId> rest = component;
-    while (rest.size() >= 2) {
-      const DocId keep = ChooseKeep(docs, rest, rule);
-      std::vector<DocId> members{keep};
-      std::vector<DocId> left;
-      for (DocId m : rest) {
-        if (m == keep) continue;
-        if (similar(keep, m)) {
-          members.push_back(m);
-        } else {
-          left.push_back(m);
-        }
-      }
-      emit(keep, std::move(members));
-      rest = std::move(left);
-    }
   }
   std::sort(clusters.begin(), clusters.end(),
             [&](const Cluster& x, const Cluster& y) { return by_name(x.keep, y.keep); });

@@ -11,6 +11,7 @@
 #include "index/index_keys.h"
 #include "report/build_report.h"
 #include "report/new_only.h"
+#include "neardup/quote.h"
 
 namespace neardup {
 
@@ -338,8 +339,8 @@ std::vector<std::string> NamedSkipped(const Options& o, const std::vector<DocRec
                                       std::vector<std::string> walked) {
   if (!o.name_skipped) return {};
   for (const DocRecord& d : docs) {
-    if (d.kind == DocKind::kBinary) walked.push_back(d.name + ": binary");
-    if (d.kind == DocKind::kTooShort) walked.push_back(d.name + ": under --min-words");
+    if (d.kind == DocKind::kBinary) walked.push_back(ShellQuoted(d.name) + ": binary");
+    if (d.kind == DocKind::kTooShort) walked.push_back(ShellQuoted(d.name) + ": under --min-words");
   }
   std::sort(walked.begin(), walked.end());
   return walked;

@@ -5,6 +5,7 @@
 
 #include "sign/document.h"
 #include "sign/sign_internal.h"
+#include "neardup/quote.h"
 
 namespace neardup {
 
@@ -45,11 +46,11 @@ Status SignTextFile(const SignContext& ctx, DocumentReader& reader, SetBitmapBui
   // stream document had no size to compare; a compressed file's size is
   // not its text's.)
   if (sk->kind != DocumentSketch::Kind::kBinary && !f.identity.stream && !Compressed(f.path) && sk->bytes != f.size) {
-    return Status::Changed(f.path + ": changed size during the run (" + std::to_string(f.size) +
+    return Status::Changed(ShellQuoted(f.path) + ": changed size during the run (" + std::to_string(f.size) +
                            " bytes when listed, " + std::to_string(sk->bytes) + " read)");
   }
   if (sk->kind == DocumentSketch::Kind::kTooLarge) {
-    return Status::InvalidArgument(f.path + ": skipped, more than --max-filesize " +
+    return Status::InvalidArgument(ShellQuoted(f.path) + ": skipped, more than --max-filesize " +
                                    std::to_string(ctx.options.max_filesize) + " bytes once decompressed");
   }
   return Status::Ok();

@@ -21,6 +21,7 @@
 #include "base/hash_sort.h"
 #include "sign/jsonl_doc_reader.h"
 #include "sign/sign_internal.h"
+#include "neardup/quote.h"
 
 namespace neardup {
 
@@ -166,7 +167,7 @@ struct BitmapBudget {
 };
 
 Status TooLarge(const InputFile& f, uint64_t limit) {
-  return Status::InvalidArgument(f.path + ": skipped, more than --max-filesize " + std::to_string(limit) +
+  return Status::InvalidArgument(ShellQuoted(f.path) + ": skipped, more than --max-filesize " + std::to_string(limit) +
                                  " bytes once decompressed");
 }
 
@@ -286,7 +287,7 @@ void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector
       const uint64_t ln = base + p.line;
       out->problems.push_back({.file = b.file,
                                .line = ln,
-                               .status = Status::Corrupt(f.path + ":" + std::to_string(ln) + ": " + p.message),
+                               .status = Status::Corrupt(ShellQuoted(f.path) + ":" + std::to_string(ln) + ": " + p.message),
                                .kind = InputProblem::Kind::kMalformed,
                                .not_json = p.not_json});
     }

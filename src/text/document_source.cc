@@ -13,13 +13,15 @@
 #include <vector>
 
 #include "base/temp_file.h"
+#include "neardup/quote.h"
 
 namespace neardup {
 
 namespace {
 
 Status TempError(const char* what) {
-  return Status::IoError(std::string("temporary file for --exact: ") + what + ": " + std::strerror(errno));
+  return Status::IoError(std::string("temporary file for a copy of a stream in ") + ShellQuoted(TempFile::Folder()) +
+                         ": " + what + ": " + std::strerror(errno));
 }
 
 // Tees a stream into a StreamCopy's file.
@@ -99,8 +101,8 @@ Result<std::unique_ptr<ByteReader>> OpenAgain(FileSystem& fs, const InputFile& f
 
 Status CheckUnchanged(FileSystem& fs, const InputFile& file) {
   Result<FileStat> now = fs.Stat(file.path);
-  if (!now.ok()) return Status::Changed(file.path + ": gone during the run (" + now.status().message() + ")");
-  if (!(*now == SeenAtWalk(file))) return Status::Changed(file.path + ": changed during the run");
+  if (!now.ok()) return Status::Changed(ShellQuoted(file.path) + ": gone during the run (" + now.status().message() + ")");
+  if (!(*now == SeenAtWalk(file))) return Status::Changed(ShellQuoted(file.path) + ": changed during the run");
   return Status::Ok();
 }
 

@@ -16,6 +16,7 @@
 #include "sign/document.h"
 #include "base/parallel.h"
 #include "lsh/similarity.h"
+#include "neardup/quote.h"
 
 namespace neardup {
 
@@ -27,7 +28,8 @@ constexpr size_t kCompareChunk = 64 * 1024;
 constexpr size_t kMinJobLines = 512;
 
 Status TempError(const char* what) {
-  return Status::IoError(std::string("temporary file for --exact: ") + what + ": " + std::strerror(errno));
+  return Status::IoError(std::string("temporary file for --exact in ") + ShellQuoted(TempFile::Folder()) + ": " + what + ": " +
+                         std::strerror(errno));
 }
 
 }  // namespace
@@ -159,9 +161,16 @@ Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const Workers& 
   // One reader per worker, made on its first job.
   std::vector<std::unique_ptr<DocumentReader>> text_readers(static_cast<size_t>(threads_));
   std::vector<std::unique_ptr<JsonlDocReader>> parsers(static_cast<size_t>(threads_));
-  Workers workers{.threads = threads_, .tick = run_workers.tick, .cancel = run_workers.cancel};
+  // An interrupt, or a spool that cannot be written (the disk full), stops
+  // every worker: what is read after it would be lost.
+  std::atomic<bool> stop{false};
+  Workers workers{.threads = threads_, .tick = run_workers.tick, .cancel = &stop};
   ParallelFor(workers, jobs.size(), [&](int worker, size_t j) {
     const size_t w = static_cast<size_t>(worker);
+    if (cancelled()) {
+      stop.store(true, std::memory_order_relaxed);
+      return;
+    }
     if (options_.input == InputFormat::kText) {
       if (text_readers[w] == nullptr) text_readers[w] = std::make_unique<DocumentReader>(options_, minhasher_);
       ReadTextDoc(origins, jobs[j][0], w, *text_readers[w]);
@@ -173,6 +182,7 @@ Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const Workers& 
       for (const size_t i : jobs[j]) SetReady(i);  // the lines not reached (a failed file)
       progress->done.fetch_add(jobs[j].size(), std::memory_order_relaxed);
     }
+    if (spools_[w]->failed) stop.store(true, std::memory_order_relaxed);
   });
   if (cancelled()) return Status::Cancelled("interrupted");
   for (auto& spool : spools_) {
@@ -201,18 +211,18 @@ void Confirmer::ReadTextDoc(const std::vector<DocOrigin>& origins, size_t i, siz
   if (!in.ok()) {
     // Gone or replaced since the walk is said so, as the stat tells it.
     if (copy == nullptr) r.status = CheckUnchanged(fs_, f);
-    if (r.status.ok()) r.status = Status::Changed(f.path + ": cannot be read again (" + in.status().message() + ")");
+    if (r.status.ok()) r.status = Status::Changed(ShellQuoted(f.path) + ": cannot be read again (" + in.status().message() + ")");
     return;
   }
   DocumentSketch sk;
   Status s = reader.ReadStream(**in, nullptr, r.want_set ? &r.set : nullptr, &sk);
   if (!s.ok()) {
-    r.status = Status::Changed(f.path + ": cannot be read again (" + s.message() + ")");
+    r.status = Status::Changed(ShellQuoted(f.path) + ": cannot be read again (" + s.message() + ")");
     return;
   }
   r.length = spool.size - r.offset;
   r.content = sk.content;
-  if (sk.kind != DocumentSketch::Kind::kOk) r.status = Status::Changed(f.path + ": changed during the run");
+  if (sk.kind != DocumentSketch::Kind::kOk) r.status = Status::Changed(ShellQuoted(f.path) + ": changed during the run");
   if (r.status.ok() && copy == nullptr) r.status = CheckUnchanged(fs_, f);
 }
 
@@ -233,14 +243,15 @@ void Confirmer::ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::
     if (Status s = CheckUnchanged(fs_, f); !s.ok()) return fail_all(s);
   }
   Result<std::unique_ptr<ByteReader>> in = OpenAgain(fs_, f, copy);
-  if (!in.ok()) return fail_all(Status::Changed(f.path + ": cannot be read again (" + in.status().message() + ")"));
+  if (!in.ok()) return fail_all(Status::Changed(ShellQuoted(f.path) + ": cannot be read again (" + in.status().message() + ")"));
   JsonlLines lines(std::move(*in), options_.max_line);
   JsonlLines::Line line;
   JsonlDoc doc;
   size_t next = 0;
-  while (next < wanted.size()) {  // the rest of the file is not needed
+  // The rest of the file is not needed; nor any of it once the spool failed.
+  while (next < wanted.size() && !spool.failed) {
     Result<bool> more = lines.Next(&line);
-    if (!more.ok()) return fail_all(Status::Changed(f.path + ": cannot be read again (" + more.status().message() + ")"));
+    if (!more.ok()) return fail_all(Status::Changed(ShellQuoted(f.path) + ": cannot be read again (" + more.status().message() + ")"));
     if (!*more) break;
     for (; next < wanted.size() && origins[reads_[wanted[next]].doc].line == line.number; ++next) {
       Read& r = reads_[wanted[next]];
@@ -254,7 +265,7 @@ void Confirmer::ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::
         r.content = sk.content;
       }
       if (!has || sk.kind != DocumentSketch::Kind::kOk) {
-        r.status = Status::Changed(f.path + ":" + std::to_string(line.number) + ": changed during the run");
+        r.status = Status::Changed(ShellQuoted(f.path) + ":" + std::to_string(line.number) + ": changed during the run");
       }
       r.length = spool.size - r.offset;
       SetReady(wanted[next]);
@@ -262,7 +273,7 @@ void Confirmer::ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::
   }
   for (size_t k = next; k < wanted.size(); ++k) {
     Read& r = reads_[wanted[k]];
-    if (r.status.ok()) r.status = Status::Changed(f.path + ": changed during the run (a line is gone)");
+    if (r.status.ok()) r.status = Status::Changed(ShellQuoted(f.path) + ": changed during the run (a line is gone)");
   }
   if (copy == nullptr) {
     if (Status s = CheckUnchanged(fs_, f); !s.ok()) fail_all(s);

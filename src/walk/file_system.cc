@@ -22,6 +22,8 @@
 #include <system_error>
 #include <utility>
 
+#include "neardup/quote.h"
+
 namespace neardup {
 namespace {
 
@@ -33,7 +35,7 @@ constexpr size_t kMaxReadRequest = size_t{1} << 30;
 // "PATH: No such file or directory". std::system_category().message() is
 // thread-safe, unlike strerror().
 std::string ErrnoMessage(const std::string& path, int err) {
-  return path + ": " + std::system_category().message(err);
+  return ShellQuoted(path) + ": " + std::system_category().message(err);
 }
 
 Status ErrnoStatus(const std::string& path, int err) {
@@ -315,13 +317,13 @@ class PosixFileSystem final : public FileSystem {
     if (S_ISDIR(st.st_mode)) return Status::IoError(ErrnoMessage(path, EISDIR));
     if (expected != nullptr && (static_cast<uint64_t>(st.st_dev) != expected->dev ||
                                 static_cast<uint64_t>(st.st_ino) != expected->ino)) {
-      return Status::Changed(path + ": replaced since it was listed (another file is there now)");
+      return Status::Changed(ShellQuoted(path) + ": replaced since it was listed (another file is there now)");
     }
     if (!stream && !S_ISREG(st.st_mode)) {
       if (expected != nullptr) {
-        return Status::Changed(path + ": no longer a regular file since it was listed");
+        return Status::Changed(ShellQuoted(path) + ": no longer a regular file since it was listed");
       }
-      return Status::IoError(path + ": not a regular file");
+      return Status::IoError(ShellQuoted(path) + ": not a regular file");
     }
     // A regular file keeps O_NONBLOCK: it has no effect on reading one (two
     // fcntl calls a file saved; PosixReader::Read clears it on EAGAIN).
@@ -342,7 +344,7 @@ class GzipByteReader final : public ByteReader {
     if (rc == Z_OK) {
       initialized_ = true;
     } else {
-      error_ = Status::Internal(path_ + ": cannot initialize zlib: " + zError(rc));
+      error_ = Status::Internal(ShellQuoted(path_) + ": cannot initialize zlib: " + zError(rc));
     }
   }
   // z_stream points back at itself through its state: not movable, and the
@@ -375,12 +377,12 @@ class GzipByteReader final : public ByteReader {
         member_ended_ = true;
       } else if (rc == Z_BUF_ERROR) {
         // No progress was possible: inflate needs input we do not have.
-        if (zs_.avail_in != 0) return Fail(Status::Corrupt(path_ + ": invalid gzip data"));
-        if (inner_eof_) return Fail(Status::Corrupt(path_ + ": truncated gzip stream"));
+        if (zs_.avail_in != 0) return Fail(Status::Corrupt(ShellQuoted(path_) + ": invalid gzip data"));
+        if (inner_eof_) return Fail(Status::Corrupt(ShellQuoted(path_) + ": truncated gzip stream"));
       } else if (rc != Z_OK) {
         const char* why = zs_.msg != nullptr ? zs_.msg : zError(rc);
-        if (rc == Z_MEM_ERROR) return Fail(Status::Internal(path_ + ": " + why));
-        return Fail(Status::Corrupt(path_ + ": invalid gzip data: " + why));
+        if (rc == Z_MEM_ERROR) return Fail(Status::Internal(ShellQuoted(path_) + ": " + why));
+        return Fail(Status::Corrupt(ShellQuoted(path_) + ": invalid gzip data: " + why));
       }
     }
     return static_cast<size_t>(want - zs_.avail_out);
@@ -423,7 +425,7 @@ class ZstdByteReader final : public ByteReader {
         path_(std::move(path)),
         input_(std::make_unique<char[]>(kInputBufferSize)),
         dctx_(ZSTD_createDCtx()) {
-    if (dctx_ == nullptr) error_ = Status::Internal(path_ + ": cannot create a zstd context");
+    if (dctx_ == nullptr) error_ = Status::Internal(ShellQuoted(path_) + ": cannot create a zstd context");
   }
   ~ZstdByteReader() override { ZSTD_freeDCtx(dctx_); }
 
@@ -443,11 +445,11 @@ class ZstdByteReader final : public ByteReader {
       // Called even without input: the decoder may still hold output to flush.
       const size_t rc = ZSTD_decompressStream(dctx_, &out, &in_);
       if (ZSTD_isError(rc)) {
-        return Fail(Status::Corrupt(path_ + ": invalid zstd data: " + ZSTD_getErrorName(rc)));
+        return Fail(Status::Corrupt(ShellQuoted(path_) + ": invalid zstd data: " + ZSTD_getErrorName(rc)));
       }
       frame_ended_ = rc == 0;
       if (input_exhausted && !frame_ended_ && out.pos == 0) {
-        return Fail(Status::Corrupt(path_ + ": truncated zstd stream"));
+        return Fail(Status::Corrupt(ShellQuoted(path_) + ": truncated zstd stream"));
       }
     }
     return out.pos;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "base/hash.h"
+#include "neardup/quote.h"
 
 namespace neardup {
 
@@ -27,11 +28,11 @@ public:
       if (!got.ok())
         return got;
       if (*got == 0)
-        return Status::Changed(path_ + ": changed during the run");
+        return Status::Changed(ShellQuoted(path_) + ": changed during the run");
       Take(buf, *got);
       if (slot_->bytes == slot_->skip &&
           hasher_.Digest() != slot_->prefix_hash) {
-        return Status::Changed(path_ + ": changed during the run");
+        return Status::Changed(ShellQuoted(path_) + ": changed during the run");
       }
     }
     Result<size_t> got = inner_->Read(buf, n);

@@ -35,6 +35,7 @@
 #include "walk/glob.h"
 #include "walk/ignore.h"
 #include "base/parallel.h"
+#include "neardup/quote.h"
 
 namespace neardup {
 namespace {
@@ -62,9 +63,10 @@ std::string JoinRelative(const std::string& dir, std::string_view name) {
 // The reason in a "PATH: reason" message, or the whole message.
 std::string_view Reason(const Status& status, const std::string& path) {
   std::string_view message = status.message();
-  if (message.size() > path.size() + 2 && message.substr(0, path.size()) == path &&
-      message.substr(path.size(), 2) == ": ") {
-    message.remove_prefix(path.size() + 2);
+  const std::string shown = ShellQuoted(path);  // as messages name it
+  if (message.size() > shown.size() + 2 && message.substr(0, shown.size()) == shown &&
+      message.substr(shown.size(), 2) == ": ") {
+    message.remove_prefix(shown.size() + 2);
   }
   return message;
 }
@@ -225,7 +227,7 @@ class Walker {
       if (options_.follow) {
         if (ancestors_.count(sub.key) != 0) {
           ++into_->counts.loops;
-          into_->errors.push_back(Status::IoError(sub_display + ": symlink loop, not followed"));
+          into_->errors.push_back(Status::IoError(ShellQuoted(sub_display) + ": symlink loop, not followed"));
           continue;
         }
         // Already walked under a smaller path: its files are listed.
@@ -590,7 +592,7 @@ class Walker {
   // Counts an entry skipped, and names it with Options::name_skipped.
   void Skip(uint64_t WalkCounts::*counter, const std::string& display, const std::string& name, const char* why) {
     ++(into_->counts.*counter);
-    if (options_.name_skipped) into_->skipped.push_back(JoinDisplay(display, name) + ": " + why);
+    if (options_.name_skipped) into_->skipped.push_back(ShellQuoted(JoinDisplay(display, name)) + ": " + why);
   }
 
   // The stat of the target of the link `name` in `dir`, or nothing (with the
@@ -605,7 +607,7 @@ class Walker {
     }
     ++into_->counts.dangling;
     const std::string path = JoinDisplay(display, name);
-    into_->errors.push_back(Status::NotFound(std::string(path)
+    into_->errors.push_back(Status::NotFound(ShellQuoted(path)
                                                 .append(": dangling symbolic link, not followed (")
                                                 .append(Reason(got.status(), path))
                                                 .append(")")));
@@ -615,7 +617,7 @@ class Walker {
   void AddFile(std::string display, const FileStat& st, bool reference) {
     if (options_.max_filesize != 0 && st.size > options_.max_filesize) {
       ++into_->counts.too_large;
-      if (options_.name_skipped) into_->skipped.push_back(display + ": over --max-filesize");
+      if (options_.name_skipped) into_->skipped.push_back(ShellQuoted(display) + ": over --max-filesize");
       return;
     }
     FoundFile found;
@@ -724,7 +726,7 @@ void LeaveOutIndex(const Options& options, FileSystem& fs, WalkedCorpus* out) {
   if (keys.empty()) return;
   std::erase_if(out->files, [&](const InputFile& f) {
     if (f.identity.stream || keys.count({f.identity.dev, f.identity.ino}) == 0) return false;
-    out->notices.push_back(f.path + ": the --index file (or its journal), left out of the documents; "
+    out->notices.push_back(ShellQuoted(f.path) + ": the --index file (or its journal), left out of the documents; "
                                     "keep the index outside the scanned paths");
     return true;
   });
@@ -741,7 +743,7 @@ void LeaveOutParquet(WalkedCorpus* out) {
     for (size_t i = 0; i < end.size(); ++i) {
       if (std::tolower(static_cast<unsigned char>(end[i])) != kParquet[i]) return false;
     }
-    out->notices.push_back(f.path + ": a Parquet file, not read: neardup does not read Parquet yet "
+    out->notices.push_back(ShellQuoted(f.path) + ": a Parquet file, not read: neardup does not read Parquet yet "
                                     "(export it to JSONL and scan it with --input jsonl)");
     ++out->counts.parquet;
     return true;

@@ -377,5 +377,55 @@ TEST(CliTest, ExplainReadsProcessSubstitution) {
   EXPECT_EQ(found, 2u) << r.out;
 }
 
+// -q shows errors only, and what makes the exit status 2 is one: a path
+// that cannot be read is still named, in one line, with the count of the
+// other problems; a run without a problem stays silent.
+TEST(QuietTest, ExitTwoAlwaysSaysWhyInOneLine) {
+  TempDir dir;
+  const std::string text = Join(RandomWords(80, 5)) + "\n";
+  WriteFile(dir / "c/a.txt", text);
+  WriteFile(dir / "c/b.txt", text);
+  RunResult r = RunProcess({kBin, "scan", "-q", dir / "no_such_path"}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "neardup: " + (dir / "no_such_path") + ": No such file or directory\n");
+  r = RunProcess({kBin, "scan", "-q", "-f", "tsv", dir / "missing1", dir / "missing2", dir / "c"}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_FALSE(r.out.empty());  // the pairs found are still written
+  EXPECT_EQ(r.err, "neardup: " + (dir / "missing1") +
+                       ": No such file or directory (and 1 more problem: drop -q to see them)\n");
+  r = RunProcess({kBin, "scan", "-q", "-f", "tsv", dir / "c"}, dir.path());
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+}
+
+// A path named in a message on stderr is quoted as ls --quoting-style=
+// shell-escape quotes it: no raw newline or escape sequence reaches the
+// terminal, and a name with spaces or quotes reads as one shell word. The
+// data on stdout keeps the names as they are.
+TEST(MessagesTest, PathsInMessagesAreQuotedAsLsShellEscapeDoes) {
+  TempDir dir;
+  const std::string missing = dir / "no such\nfile\x1B[31m";
+  RunResult r = RunProcess({kBin, "scan", missing}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("neardup: '" + dir.path() + "/no such'$'\\n''file'$'\\033''[31m': No such file or directory\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find('\x1B'), std::string::npos);
+
+  std::filesystem::create_directories(dir / "d");
+  std::filesystem::create_symlink(dir / "nowhere", dir / "d/it's here");
+  WriteFile(dir / "d/a\tb", "x\n");
+  const std::string text = Join(RandomWords(80, 9)) + "\n";
+  WriteFile(dir / "d/copy 1\n", text);
+  WriteFile(dir / "d/copy 2\n", text);
+  r = RunProcess({kBin, "scan", "-L", "-v", "--min-words", "3", "--mode", "duplicates", "-0", dir / "d"}, dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;  // a dangling link is a warning
+  EXPECT_NE(r.err.find("neardup: \"" + dir.path() + "/d/it's here\": dangling symbolic link"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("neardup: skipped '" + dir.path() + "/d/a'$'\\t''b': under --min-words"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out, dir / "d/copy 2\n" + std::string(1, '\0'));  // stdout: the name as it is
+}
+
 }  // namespace
 }  // namespace neardup
