@@ -123,8 +123,9 @@ Result<uint64_t> CutAt(FileSystem& fs, const Options& o, const std::vector<Input
 Status NoStreams(const std::vector<InputFile>& share) {
   for (const InputFile& f : share) {
     if (f.identity.stream) {
-      return Status::InvalidArgument(ShellQuoted(f.path) + ": a stream (pipe, stdin, device) cannot be read by a stage task; "
-                                              "save it to a file first");
+      return Status::InvalidArgument(ShellQuoted(f.path) +
+                                     ": a stream (pipe, stdin, device) cannot be read by a stage task; "
+                                     "save it to a file first");
     }
   }
   return Status::Ok();

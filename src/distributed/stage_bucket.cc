@@ -81,7 +81,8 @@ class BandsFile {
     if (docs != shard.docs) return Damaged(path, "its document count is not its shard table's");
     if (per_band_ > shard.docs) return Damaged(path, "more entries a band than its shard has documents");
     if (static_cast<int>(bands) != banding.bands || static_cast<int>(rows) != banding.rows || fp != fingerprint) {
-      return Status::InvalidArgument(ShellQuoted(path) + ": signed with other options (signature or banding) than these");
+      return Status::InvalidArgument(ShellQuoted(path) +
+                                     ": signed with other options (signature or banding) than these");
     }
     if (Status s = ReadRuns(trailer, runs, bands); !s.ok()) return s;
     copies_at_ = kBandsHeaderSize + uint64_t{bands} * per_band_ * kBandEntrySize;

@@ -77,7 +77,9 @@ Result<ShardSources> LoadShard(const WorkFolder& folder, const Options& o, Stage
     released = hashed;
   });
   if (!part.ok()) return Damaged(path, part.status().message());
-  if (!(part->params == SignatureParams::From(o))) return Status::InvalidArgument(ShellQuoted(path) + ": signed with other parameters");
+  if (!(part->params == SignatureParams::From(o))) {
+    return Status::InvalidArgument(ShellQuoted(path) + ": signed with other parameters");
+  }
   const std::string meta_path = folder.File(StageKind::kSign, t.task, "meta");
   Result<std::string> bytes = ReadWholeFile(meta_path);
   if (!bytes.ok()) return bytes.status();
@@ -96,7 +98,8 @@ Result<ShardSources> LoadShard(const WorkFolder& folder, const Options& o, Stage
     const std::string& kept = meta->kept_paths[k];
     if (Status s = CheckKeptPath(kept); !s.ok()) return Damaged(meta_path, s.message());
     if (!IsTailOf(kept, part->files[k].path)) {
-      return Damaged(meta_path, "kept path " + ShellQuoted(kept) + " is not the tail of its file's path " + ShellQuoted(part->files[k].path));
+      return Damaged(meta_path, "kept path " + ShellQuoted(kept) + " is not the tail of its file's path " +
+                                    ShellQuoted(part->files[k].path));
     }
   }
   for (size_t k = 0; k < part->files.size(); ++k) part->files[k].root = meta->roots[k];
@@ -175,14 +178,15 @@ Result<std::vector<DocId>> LoadDropped(const WorkFolder& folder, const Options& 
   const std::string path = folder.File(StageKind::kReport, t.task, "dropped");
   std::error_code ec;
   if (!fs::exists(path, ec)) {
-    return Status::InvalidArgument(ShellQuoted(path) + ": missing: run `neardup stage report` over " + ShellQuoted(folder.root()) +
-                                   " first, with the same options");
+    return Status::InvalidArgument(ShellQuoted(path) + ": missing: run `neardup stage report` over " +
+                                   ShellQuoted(folder.root()) + " first, with the same options");
   }
   Result<std::string> bytes = ReadWholeFile(path);
   if (!bytes.ok()) return bytes.status();
   Result<DroppedList> list = DecodeDroppedList(*bytes);
   if (!list.ok() && list.status().message().ends_with("another format version")) {
-    return Status::InvalidArgument(ShellQuoted(path) + ": written by another version of neardup: run `neardup stage report` over " +
+    return Status::InvalidArgument(ShellQuoted(path) +
+                                   ": written by another version of neardup: run `neardup stage report` over " +
                                    ShellQuoted(folder.root()) + " again");
   }
   if (!list.ok()) return Damaged(path, list.status().message());
@@ -190,11 +194,13 @@ Result<std::vector<DocId>> LoadDropped(const WorkFolder& folder, const Options& 
     return Damaged(path, "made for another shard");
   }
   if (list->listing != shard.listing) {
-    return Status::InvalidArgument(ShellQuoted(path) + ": made from other sign tasks: run `neardup stage report` again");
+    return Status::InvalidArgument(ShellQuoted(path) +
+                                   ": made from other sign tasks: run `neardup stage report` again");
   }
   if (list->fingerprint != DroppedFingerprint(o)) {
-    return Status::InvalidArgument(ShellQuoted(path) + ": made with other options (signature, banding, threshold, "
-                                          "verification, --keep or --cluster-by): give stage filter the report's");
+    return Status::InvalidArgument(ShellQuoted(path) +
+                                   ": made with other options (signature, banding, threshold, "
+                                   "verification, --keep or --cluster-by): give stage filter the report's");
   }
   if (!list->clash.name.empty()) return RefuseNameClash(list->clash);
   if (list->deferred) return Damaged(path, "its ids are not written yet");
@@ -341,7 +347,8 @@ Status ClaimKeptDir(const WorkFolder& folder, const Options& o, const KeptSource
       if (!begun.ok()) return begun.status();
       if (!*begun) {
         return Status::InvalidArgument("--kept-dir " + ShellQuoted(dir) + " is not empty and no filter task over " +
-                                       ShellQuoted(folder.root()) + " with these options began it; name a new or empty folder");
+                                       ShellQuoted(folder.root()) +
+                                       " with these options began it; name a new or empty folder");
       }
     } else if (Status s = WriteAtomically(stamp, text); !s.ok()) {
       return s;
@@ -462,8 +469,8 @@ Result<FilterOutcome> RunFilterTask(const Options& o, const std::string& work, S
   if (!shards.ok()) return shards.status();
   if (*shards != t.tasks) {
     return Status::InvalidArgument(ShellQuoted(folder.Dir(StageKind::kSign)) + " holds " + std::to_string(*shards) +
-                                   " shards: run " + std::to_string(*shards) +
-                                   " filter tasks (--tasks " + std::to_string(*shards) + "), one per sign task");
+                                   " shards: run " + std::to_string(*shards) + " filter tasks (--tasks " +
+                                   std::to_string(*shards) + "), one per sign task");
   }
   if (Status s = CompleteDeferredLists(folder, o, t, ctx); !s.ok()) return s;
   Result<ShardSources> shard = LoadShard(folder, o, t);

@@ -388,7 +388,8 @@ Status CheckShardListings(const WorkFolder& folder, uint32_t tasks, std::optiona
     if (walked != nullptr) {
       const std::string changed = ChangedFileOf(folder, shard, *walked);
       if (!changed.empty()) {
-        return Status::InvalidArgument(ShellQuoted(folder.Dir(StageKind::kSign)) + ": " + changed + ": " + kInputsChanged);
+        return Status::InvalidArgument(ShellQuoted(folder.Dir(StageKind::kSign)) + ": " + changed + ": " +
+                                       kInputsChanged);
       }
     }
     const std::string other = first ? "shard " + std::to_string(*first) : std::string("this task's walk");
@@ -405,13 +406,15 @@ Status CheckShareUnchanged(const WorkFolder& folder, const ShardMeta& meta, cons
     const FileSeen& seen = meta.seen[k];
     const uint64_t at = meta.first_file + k;
     if (at >= walked.size()) {
-      return Status::InvalidArgument(ShellQuoted(folder.Dir(StageKind::kSign)) + ": shard " + std::to_string(meta.task.task) +
+      return Status::InvalidArgument(ShellQuoted(folder.Dir(StageKind::kSign)) + ": shard " +
+                                     std::to_string(meta.task.task) +
                                      " holds files past the walk's: " + kInputsChanged);
     }
     const InputFile& f = walked[at];  // the same path: the listings agree
     auto changed = [&] {
-      return Status::InvalidArgument(ShellQuoted(folder.Dir(StageKind::kSign)) + ": " + ShellQuoted(f.path) + " changed since sign task " +
-                                     std::to_string(meta.task.task) + " read it: " + kInputsChanged);
+      return Status::InvalidArgument(ShellQuoted(folder.Dir(StageKind::kSign)) + ": " + ShellQuoted(f.path) +
+                                     " changed since sign task " + std::to_string(meta.task.task) +
+                                     " read it: " + kInputsChanged);
     };
     if (f.size != seen.size) return changed();
     // A ctime is not content: --kept-dir's hard links, chmod and chown change it.

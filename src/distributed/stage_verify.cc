@@ -460,10 +460,11 @@ Status CheckVerifyKinds(const std::string& dir, bool reread) {
     in.Raw(&kind, 1);
     if ((kind == 1) == reread) continue;
     return Status::InvalidArgument(
-        ShellQuoted(path) + (reread ? ": verified from the signatures, but this report reads nothing again (--exact, -t 1): "
-                         "run the verify tasks again with the report's options"
-                       : ": verified by reading the documents again (--exact, -t 1), but this report is not: run "
-                         "the verify tasks again with the report's options"));
+        ShellQuoted(path) +
+        (reread ? ": verified from the signatures, but this report reads nothing again (--exact, -t 1): "
+                  "run the verify tasks again with the report's options"
+                : ": verified by reading the documents again (--exact, -t 1), but this report is not: run "
+                  "the verify tasks again with the report's options"));
   }
   return Status::Ok();
 }

@@ -149,7 +149,8 @@ Status WorkFolder::SameRun(StageKind kind, StageTask t, uint64_t fingerprint) co
     Result<Marker> m = ReadMarker(it->path().string(), name, kind);
     if (!m.ok()) return m.status();
     if (m->task.tasks != t.tasks) {
-      return Status::InvalidArgument(ShellQuoted(it->path().string()).append(": made by a run of ").append(std::to_string(m->task.tasks))
+      return Status::InvalidArgument(ShellQuoted(it->path().string())
+                                         .append(": made by a run of ").append(std::to_string(m->task.tasks))
                                          .append(m->task.tasks == 1 ? " task, not " : " tasks, not ").append(std::to_string(t.tasks))
                                          .append(": use an empty work folder"));
     }

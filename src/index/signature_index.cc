@@ -175,7 +175,8 @@ Status SqlError(sqlite3* db, const std::string& path, int rc) {
       (primary == SQLITE_IOERR && db != nullptr &&
        (sqlite3_system_errno(db) == ENOSPC || sqlite3_system_errno(db) == EFBIG ||
         sqlite3_system_errno(db) == EDQUOT))) {
-    return Status::IoError(ShellQuoted(path) + ": disk full (or over quota) while writing the index; it keeps its last committed state");
+    return Status::IoError(ShellQuoted(path) +
+                           ": disk full (or over quota) while writing the index; it keeps its last committed state");
   }
   const std::string detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
   switch (primary) {
@@ -384,9 +385,11 @@ Result<Db> OpenDb(const std::string& path, bool write, bool create, bool* fresh)
     if (rc != SQLITE_OK) return SqlError(db.get(), path, rc);
     app = QueryInt(db.get(), "PRAGMA application_id", &rc);
   } else if (!write && (rc & 0xff) == SQLITE_CANTOPEN) {
-    return Status::IoError(ShellQuoted(path) + ": cannot be read here: its -wal journal holds pages not yet in it, and its "
-                                  "directory is read-only (no -shm file can be made); open it once where it can be "
-                                  "written (any neardup scan --index, or `sqlite3 " + ShellQuoted(path) + " .tables`)");
+    return Status::IoError(ShellQuoted(path) +
+                           ": cannot be read here: its -wal journal holds pages not yet in it, and its "
+                           "directory is read-only (no -shm file can be made); open it once where it can be "
+                           "written (any neardup scan --index, or `sqlite3 " +
+                           ShellQuoted(path) + " .tables`)");
   }
   if (rc != SQLITE_OK) return SqlError(db.get(), path, rc);
   const int64_t version = QueryInt(db.get(), "PRAGMA user_version", &rc);
@@ -409,7 +412,8 @@ Result<Db> OpenDb(const std::string& path, bool write, bool create, bool* fresh)
     }
     *fresh = true;
   } else if (app != kApplicationId) {
-    return Status::InvalidArgument(ShellQuoted(path) + ": not a neardup index (an SQLite database of another application)");
+    return Status::InvalidArgument(ShellQuoted(path) +
+                                   ": not a neardup index (an SQLite database of another application)");
   } else if (version > kIndexSchemaVersion) {
     return Status::InvalidArgument(ShellQuoted(path)
                                        .append(": index schema version ")
@@ -519,7 +523,9 @@ Result<std::unique_ptr<SignatureIndex>> SignatureIndex::Open(const std::string& 
       std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(options.lock_wait * 1000));
   while (::flock(impl->fd, LOCK_EX | LOCK_NB) != 0) {
     if (errno == EINTR) continue;
-    if (errno != EWOULDBLOCK) return Status::IoError(ShellQuoted(path) + ": cannot lock the index: " + std::strerror(errno));
+    if (errno != EWOULDBLOCK) {
+      return Status::IoError(ShellQuoted(path) + ": cannot lock the index: " + std::strerror(errno));
+    }
     if (std::chrono::steady_clock::now() >= deadline) {
       std::string msg = ShellQuoted(path) + ": in use by " + Holder(path);
       msg += options.lock_wait > 0 ? " (waited " + std::to_string(static_cast<int64_t>(options.lock_wait)) + " s)"
@@ -564,7 +570,8 @@ Result<std::unique_ptr<SignatureIndex>> SignatureIndex::Open(const std::string& 
     }
     if (!diff.empty()) {
       return Status::InvalidArgument(ShellQuoted(path) + ": the signature parameters differ from the index's (" + diff +
-                                     "); to start a new index, give another --index FILE or remove " + ShellQuoted(path));
+                                     "); to start a new index, give another --index FILE or remove " +
+                                     ShellQuoted(path));
     }
   }
   // The holder, for a second run's message.
@@ -944,7 +951,9 @@ Status InsertRows(const Writer& w, int64_t file_id, const std::string& walked_as
     for (size_t k = 0; k < rows.docs.size(); ++k) {
       const DocRecord& d = rows.docs[k];
       ins.Reset();
-      if (d.line > kMaxLine) return Status::InvalidArgument(ShellQuoted(path) + ": a line number past 2^32 cannot be stored");
+      if (d.line > kMaxLine) {
+        return Status::InvalidArgument(ShellQuoted(path) + ": a line number past 2^32 cannot be stored");
+      }
       ins.Bind(1, DocKey(file_id, d.line));
       if (NamedByPath(d.name, walked_as, d.line)) {
         sqlite3_bind_null(ins.raw(), 2);  // named by its file's path, as the run that reads it walks it

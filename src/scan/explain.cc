@@ -202,8 +202,8 @@ Status ReadJsonlDocs(const Options& options, const MinHasher& mh, FileSystem& fs
   }
   for (const ReadDoc* r : {ra, rb}) {
     if (!r->have) {
-      return Status::NotFound(std::string(r == ra ? inputs.a : inputs.b) + ": no document with this id (or FILE:LINE) in " +
-                              ShellQuoted(inputs.jsonl_file));
+      return Status::NotFound(std::string(r == ra ? inputs.a : inputs.b) +
+                              ": no document with this id (or FILE:LINE) in " + ShellQuoted(inputs.jsonl_file));
     }
   }
   return Status::Ok();

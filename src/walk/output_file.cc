@@ -320,7 +320,9 @@ bool Same(const struct stat& st, const PlacedFrom& expected, bool ctime) {
          static_cast<uint64_t>(st.st_ino) == expected.ino;
 }
 
-Status Changed(const std::string& source) { return Status::Changed(ShellQuoted(source) + ": changed since it was signed"); }
+Status Changed(const std::string& source) {
+  return Status::Changed(ShellQuoted(source) + ": changed since it was signed");
+}
 
 // Copies the open `in` (as signed: `before`) into a file written for
 // `place`, checked to be as signed after, and puts it in place.

@@ -63,12 +63,14 @@ Status CheckOutputTarget(const Options& options, const std::string& output) {
   if (!options.kept_dir.empty()) {
     const fs::path kept = Resolved(options.kept_dir);
     if (kept == target || Below(target, kept)) {
-      return Status::InvalidArgument("-o " + ShellQuoted(output) + " is inside --kept-dir " + ShellQuoted(options.kept_dir) +
+      return Status::InvalidArgument("-o " + ShellQuoted(output) + " is inside --kept-dir " +
+                                     ShellQuoted(options.kept_dir) +
                                      ", which holds only the kept documents; write it elsewhere");
     }
   }
   if (!options.index.empty() && Resolved(options.index) == target) {
-    return Status::InvalidArgument("-o " + ShellQuoted(output) + " is the --index file, which the output would replace; "
+    return Status::InvalidArgument("-o " + ShellQuoted(output) +
+                                   " is the --index file, which the output would replace; "
                                    "write it to another file");
   }
   for (const std::vector<std::string>* list : {&options.paths, &options.listed_paths, &options.against}) {
@@ -111,11 +113,13 @@ Status CheckKeptDirPlace(const Options& options) {
   while (named.size() > 1 && named.back() == '/') named.pop_back();
   struct stat link {};
   if (::lstat(named.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
-    return Status::InvalidArgument("--kept-dir " + ShellQuoted(dir) + " is a symbolic link; name the folder it points to");
+    return Status::InvalidArgument("--kept-dir " + ShellQuoted(dir) +
+                                   " is a symbolic link; name the folder it points to");
   }
   const fs::path target = Resolved(dir);
   if (target.empty()) {
-    return Status::InvalidArgument("--kept-dir " + ShellQuoted(dir) + ": cannot resolve the path; name a new or empty folder");
+    return Status::InvalidArgument("--kept-dir " + ShellQuoted(dir) +
+                                   ": cannot resolve the path; name a new or empty folder");
   }
   for (const std::vector<std::string>* list : {&options.paths, &options.listed_paths, &options.against}) {
     for (const std::string& input : *list) {
@@ -125,14 +129,15 @@ Status CheckKeptDirPlace(const Options& options) {
   if (!options.index.empty()) {
     const fs::path index = Resolved(options.index);
     if (index == target || Below(index, target)) {
-      return Status::InvalidArgument("--kept-dir " + ShellQuoted(dir) + " would hold the --index file " + ShellQuoted(options.index) +
-                                     "; keep the index outside the folder written");
+      return Status::InvalidArgument("--kept-dir " + ShellQuoted(dir) + " would hold the --index file " +
+                                     ShellQuoted(options.index) + "; keep the index outside the folder written");
     }
   }
   std::error_code ec;
   const fs::file_status st = fs::status(target, ec);
   if (fs::exists(st) && !fs::is_directory(st)) {
-    return Status::InvalidArgument("--kept-dir " + ShellQuoted(dir) + " exists and is not a folder; name a new or empty folder");
+    return Status::InvalidArgument("--kept-dir " + ShellQuoted(dir) +
+                                   " exists and is not a folder; name a new or empty folder");
   }
   return Status::Ok();
 }
