@@ -4,6 +4,7 @@
 #include <cstring>
 #include <iterator>
 
+#include "neardup/quote.h"
 namespace neardup {
 
 namespace {
@@ -94,7 +95,7 @@ Result<uint64_t> LinesBefore(FileSystem& fs, const InputFile& f, uint64_t end) {
     read += *got;
     lines += static_cast<uint64_t>(std::count(chunk.data(), chunk.data() + *got, '\n'));
   }
-  if (read != end) return Status::Changed(f.path + ": changed during the run (shorter than when listed)");
+  if (read != end) return Status::Changed(ShellQuoted(f.path) + ": changed during the run (shorter than when listed)");
   return lines;
 }
 
@@ -122,8 +123,9 @@ Result<uint64_t> CutAt(FileSystem& fs, const Options& o, const std::vector<Input
 Status NoStreams(const std::vector<InputFile>& share) {
   for (const InputFile& f : share) {
     if (f.identity.stream) {
-      return Status::InvalidArgument(f.path + ": a stream (pipe, stdin, device) cannot be read by a stage task; "
-                                              "save it to a file first");
+      return Status::InvalidArgument(ShellQuoted(f.path) +
+                                     ": a stream (pipe, stdin, device) cannot be read by a stage task; "
+                                     "save it to a file first");
     }
   }
   return Status::Ok();

@@ -13,6 +13,7 @@
 #include "base/hash_sort.h"
 #include "distributed/stage_bytes.h"
 #include "lsh/band_key.h"
+#include "neardup/quote.h"
 #include "sign/table_codec.h"
 
 namespace neardup {
@@ -29,7 +30,7 @@ constexpr size_t kPackKeys = size_t{1} << 16;
 void PutLow(std::string& out, uint64_t v, size_t n) { out.append(reinterpret_cast<const char*>(&v), n); }
 
 Status TempError(const char* what) {
-  return Status::IoError(std::string("temporary file for ") + what + " in " + TempFile::Folder() + ": " +
+  return Status::IoError(std::string("temporary file for ") + what + " in " + ShellQuoted(TempFile::Folder()) + ": " +
                          std::strerror(errno));
 }
 
@@ -207,7 +208,7 @@ Status ShardWriter::WriteBandsEnd() {
   for (int band = 0; band < banding_.bands; ++band) {
     uint64_t in_band = 0;
     for (uint64_t r = 0; r < runs; ++r) in_band += run_counts_[r * static_cast<uint64_t>(banding_.bands) + static_cast<uint64_t>(band)];
-    if (in_band != signed_) return Status::Internal(bands_path_ + ": band keys lost while sorting");
+    if (in_band != signed_) return Status::Internal(ShellQuoted(bands_path_) + ": band keys lost while sorting");
   }
   Hasher64 copies;
   copies.Reset(0);

@@ -15,6 +15,7 @@
 #include <span>
 
 #include "lsh/candidates.h"
+#include "neardup/quote.h"
 #include "scan/run.h"
 #include "distributed/stage_sign.h"
 #include "distributed/stage_bytes.h"
@@ -54,9 +55,9 @@ class BandsFile {
     shard_ = shard;
     const std::string& path = shard.path;
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) return Status::IoError(path + ": cannot open: " + std::strerror(errno));
+    if (fd_ < 0) return Status::IoError(ShellQuoted(path) + ": cannot open: " + std::strerror(errno));
     struct stat st {};
-    if (::fstat(fd_, &st) != 0) return Status::IoError(path + ": cannot stat: " + std::strerror(errno));
+    if (::fstat(fd_, &st) != 0) return Status::IoError(ShellQuoted(path) + ": cannot stat: " + std::strerror(errno));
     std::string header(kBandsHeaderSize, '\0');
     if (!Read(0, header.data(), header.size())) return Damaged(path, "truncated");
     FieldReader r(header);
@@ -80,7 +81,8 @@ class BandsFile {
     if (docs != shard.docs) return Damaged(path, "its document count is not its shard table's");
     if (per_band_ > shard.docs) return Damaged(path, "more entries a band than its shard has documents");
     if (static_cast<int>(bands) != banding.bands || static_cast<int>(rows) != banding.rows || fp != fingerprint) {
-      return Status::InvalidArgument(path + ": signed with other options (signature or banding) than these");
+      return Status::InvalidArgument(ShellQuoted(path) +
+                                     ": signed with other options (signature or banding) than these");
     }
     if (Status s = ReadRuns(trailer, runs, bands); !s.ok()) return s;
     copies_at_ = kBandsHeaderSize + uint64_t{bands} * per_band_ * kBandEntrySize;

@@ -21,6 +21,7 @@
 #include "distributed/stage_bytes.h"
 #include "distributed/stage_sign.h"
 #include "distributed/work_folder.h"
+#include "neardup/quote.h"
 #include "neardup/scan.h"
 #include "scan/kept_dir.h"
 #include "scan/run.h"
@@ -76,7 +77,9 @@ Result<ShardSources> LoadShard(const WorkFolder& folder, const Options& o, Stage
     released = hashed;
   });
   if (!part.ok()) return Damaged(path, part.status().message());
-  if (!(part->params == SignatureParams::From(o))) return Status::InvalidArgument(path + ": signed with other parameters");
+  if (!(part->params == SignatureParams::From(o))) {
+    return Status::InvalidArgument(ShellQuoted(path) + ": signed with other parameters");
+  }
   const std::string meta_path = folder.File(StageKind::kSign, t.task, "meta");
   Result<std::string> bytes = ReadWholeFile(meta_path);
   if (!bytes.ok()) return bytes.status();
@@ -95,7 +98,8 @@ Result<ShardSources> LoadShard(const WorkFolder& folder, const Options& o, Stage
     const std::string& kept = meta->kept_paths[k];
     if (Status s = CheckKeptPath(kept); !s.ok()) return Damaged(meta_path, s.message());
     if (!IsTailOf(kept, part->files[k].path)) {
-      return Damaged(meta_path, "kept path \"" + kept + "\" is not the tail of its file's path " + part->files[k].path);
+      return Damaged(meta_path, "kept path " + ShellQuoted(kept) + " is not the tail of its file's path " +
+                                    ShellQuoted(part->files[k].path));
     }
   }
   for (size_t k = 0; k < part->files.size(); ++k) part->files[k].root = meta->roots[k];
@@ -174,26 +178,29 @@ Result<std::vector<DocId>> LoadDropped(const WorkFolder& folder, const Options& 
   const std::string path = folder.File(StageKind::kReport, t.task, "dropped");
   std::error_code ec;
   if (!fs::exists(path, ec)) {
-    return Status::InvalidArgument(path + ": missing: run `neardup stage report` over " + folder.root() +
-                                   " first, with the same options");
+    return Status::InvalidArgument(ShellQuoted(path) + ": missing: run `neardup stage report` over " +
+                                   ShellQuoted(folder.root()) + " first, with the same options");
   }
   Result<std::string> bytes = ReadWholeFile(path);
   if (!bytes.ok()) return bytes.status();
   Result<DroppedList> list = DecodeDroppedList(*bytes);
   if (!list.ok() && list.status().message().ends_with("another format version")) {
-    return Status::InvalidArgument(path + ": written by another version of neardup: run `neardup stage report` over " +
-                                   folder.root() + " again");
+    return Status::InvalidArgument(ShellQuoted(path) +
+                                   ": written by another version of neardup: run `neardup stage report` over " +
+                                   ShellQuoted(folder.root()) + " again");
   }
   if (!list.ok()) return Damaged(path, list.status().message());
   if (list->task.task != t.task || list->task.tasks != t.tasks || list->docs != shard.sources.docs.size()) {
     return Damaged(path, "made for another shard");
   }
   if (list->listing != shard.listing) {
-    return Status::InvalidArgument(path + ": made from other sign tasks: run `neardup stage report` again");
+    return Status::InvalidArgument(ShellQuoted(path) +
+                                   ": made from other sign tasks: run `neardup stage report` again");
   }
   if (list->fingerprint != DroppedFingerprint(o)) {
-    return Status::InvalidArgument(path + ": made with other options (signature, banding, threshold, "
-                                          "verification, --keep or --cluster-by): give stage filter the report's");
+    return Status::InvalidArgument(ShellQuoted(path) +
+                                   ": made with other options (signature, banding, threshold, "
+                                   "verification, --keep or --cluster-by): give stage filter the report's");
   }
   if (!list->clash.name.empty()) return RefuseNameClash(list->clash);
   if (list->deferred) return Damaged(path, "its ids are not written yet");
@@ -317,10 +324,10 @@ Status ClaimKeptDir(const WorkFolder& folder, const Options& o, const KeptSource
   const std::string& dir = o.kept_dir;
   std::error_code ec;
   struct stat st {};
-  if (::fstat(kept.fd(), &st) != 0) return Status::IoError("--kept-dir " + dir + ": cannot stat");
+  if (::fstat(kept.fd(), &st) != 0) return Status::IoError("--kept-dir " + ShellQuoted(dir) + ": cannot stat");
   const std::string stamps = folder.Dir(StageKind::kFilter);
   fs::create_directories(stamps, ec);
-  if (ec) return Status::IoError(stamps + ": cannot create: " + ec.message());
+  if (ec) return Status::IoError(ShellQuoted(stamps) + ": cannot create: " + ec.message());
   const std::string stamp = stamps + "/" + std::to_string(st.st_dev) + "-" + std::to_string(st.st_ino) + ".dir";
   const std::string text = "neardup filter " + Hex(DroppedFingerprint(o)) + "\n";
   auto stamped = [&]() -> Result<bool> {
@@ -339,8 +346,9 @@ Status ClaimKeptDir(const WorkFolder& folder, const Options& o, const KeptSource
       begun = stamped();
       if (!begun.ok()) return begun.status();
       if (!*begun) {
-        return Status::InvalidArgument("--kept-dir " + dir + " is not empty and no filter task over " +
-                                       folder.root() + " with these options began it; name a new or empty folder");
+        return Status::InvalidArgument("--kept-dir " + ShellQuoted(dir) + " is not empty and no filter task over " +
+                                       ShellQuoted(folder.root()) +
+                                       " with these options began it; name a new or empty folder");
       }
     } else if (Status s = WriteAtomically(stamp, text); !s.ok()) {
       return s;
@@ -373,13 +381,13 @@ Status CompleteDeferredLists(const WorkFolder& folder, const Options& o, StageTa
   if (!Deferred(folder, o, t)) return Status::Ok();
   const std::string lock_path = folder.Dir(StageKind::kReport) + "/.lists.lock";
   const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return Status::IoError(lock_path + ": cannot open: " + std::strerror(errno));
+  if (fd < 0) return Status::IoError(ShellQuoted(lock_path) + ": cannot open: " + std::strerror(errno));
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
   while (::flock(fd, LOCK_EX) != 0) {
-    if (errno != EINTR) return Status::IoError(lock_path + ": cannot lock: " + std::strerror(errno));
+    if (errno != EINTR) return Status::IoError(ShellQuoted(lock_path) + ": cannot lock: " + std::strerror(errno));
   }
   if (!Deferred(folder, o, t)) return Status::Ok();
   Options report = o;
@@ -460,9 +468,9 @@ Result<FilterOutcome> RunFilterTask(const Options& o, const std::string& work, S
   Result<uint32_t> shards = folder.FinishedTasks(StageKind::kSign, SignFingerprint(o));
   if (!shards.ok()) return shards.status();
   if (*shards != t.tasks) {
-    return Status::InvalidArgument(folder.Dir(StageKind::kSign) + " holds " + std::to_string(*shards) +
-                                   " shards: run " + std::to_string(*shards) +
-                                   " filter tasks (--tasks " + std::to_string(*shards) + "), one per sign task");
+    return Status::InvalidArgument(ShellQuoted(folder.Dir(StageKind::kSign)) + " holds " + std::to_string(*shards) +
+                                   " shards: run " + std::to_string(*shards) + " filter tasks (--tasks " +
+                                   std::to_string(*shards) + "), one per sign task");
   }
   if (Status s = CompleteDeferredLists(folder, o, t, ctx); !s.ok()) return s;
   Result<ShardSources> shard = LoadShard(folder, o, t);
@@ -490,7 +498,8 @@ Result<FilterOutcome> RunFilterTask(const Options& o, const std::string& work, S
 }
 
 Status RefuseNameClash(const NameClash& clash) {
-  return Status::InvalidArgument(clash.first + " and " + clash.second + " both go to " + clash.name +
+  return Status::InvalidArgument(ShellQuoted(clash.first) + " and " + ShellQuoted(clash.second) + " both go to " +
+                                 ShellQuoted(clash.name) +
                                  " below --kept-dir: the stage report refuses to let the filter tasks write either "
                                  "(nothing is written); sign again with PATHs whose files' paths below them differ "
                                  "(their common parent folder, for example)");
@@ -501,7 +510,7 @@ Status WriteDroppedLists(const WorkFolder& folder, const Options& o, const std::
   const std::string dir = folder.Dir(StageKind::kReport);
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) return Status::IoError(dir + ": cannot create: " + ec.message());
+  if (ec) return Status::IoError(ShellQuoted(dir) + ": cannot create: " + ec.message());
   const uint64_t fingerprint = DroppedFingerprint(o);
   assert(!deferred || dropped.empty());
   // The last shard's first: a filter task that finds its own list complete

@@ -17,6 +17,7 @@
 #include "base/mapped_file.h"
 #include "base/parallel.h"
 #include "base/sorted_runs.h"
+#include "neardup/quote.h"
 #include "report/build_report.h"
 #include "lsh/candidates.h"
 #include "lsh/copy_groups.h"
@@ -245,7 +246,9 @@ Status SweepShard(const WorkFolder& folder, const Options& o, uint32_t s, uint32
   Result<DecodedRecords> part = SweepTable(o, s, sw, &ends);
   if (!part.ok()) return part.status();
   const std::string& path = sw->shards[s].path;
-  if (!(part->params == SignatureParams::From(o))) return Status::InvalidArgument(path + ": signed with other parameters");
+  if (!(part->params == SignatureParams::From(o))) {
+    return Status::InvalidArgument(ShellQuoted(path) + ": signed with other parameters");
+  }
   const std::string meta_path = folder.File(StageKind::kSign, s, "meta");
   Result<ShardMeta> meta = ReadMeta(folder, s);
   if (!meta.ok()) return meta.status();
@@ -327,7 +330,8 @@ Result<std::vector<VerifyOutput>> LoadVerifyOutputs(const WorkFolder& folder, co
     if (found->reread != run.rereads()) return CheckVerifyKinds(folder.Dir(StageKind::kVerify), run.rereads());
     if (Status s = CheckVerifyOutput(*found, shard_docs, large_bucket, run.rule(), t); !s.ok()) {
       if (s.code() == Status::Code::kInvalidArgument) {
-        return Status::InvalidArgument(path + ": made for another --mode; run the bucket and verify tasks again");
+        return Status::InvalidArgument(ShellQuoted(path) +
+                                       ": made for another --mode; run the bucket and verify tasks again");
       }
       return Damaged(path, s.message());
     }
@@ -653,7 +657,7 @@ Result<Report> ReportTask(const Options& o, const std::string& work, const RunCo
   Result<std::vector<uint64_t>> needed = NeededIds(&sw, o);
   if (!needed.ok()) return needed.status();
   if (needed->size() >= std::numeric_limits<DocId>::max()) {
-    return Status::InvalidArgument(work + ": more documents in pairs than one report can hold");
+    return Status::InvalidArgument(ShellQuoted(work) + ": more documents in pairs than one report can hold");
   }
   Result<SignedCorpus> corpus = NeededCorpus(folder, &sw, o, &*needed);
   if (!corpus.ok()) return corpus.status();

@@ -10,6 +10,7 @@
 #include "base/hash.h"
 #include "base/mapped_file.h"
 #include "base/sorted_runs.h"
+#include "neardup/quote.h"
 #include "sign/table_codec.h"
 #include "lsh/band_key.h"
 #include "scan/kept_dir.h"
@@ -302,7 +303,7 @@ Result<uint64_t> ShardDocCount(const WorkFolder& folder, uint32_t shard) {
   std::ifstream in(path, std::ios::binary);
   std::string header(kTableHeaderSize, '\0');
   if (!in.read(header.data(), static_cast<std::streamsize>(header.size()))) {
-    return in.is_open() ? Damaged(path, "truncated") : Status::IoError(path + ": cannot open");
+    return in.is_open() ? Damaged(path, "truncated") : Status::IoError(ShellQuoted(path) + ": cannot open");
   }
   Result<TableHeader> peeked = PeekHeader(header);
   if (!peeked.ok()) return Damaged(path, peeked.status().message());
@@ -326,7 +327,7 @@ Status CheckShardParams(const WorkFolder& folder, const Options& options) {
     const std::vector<std::string> diffs =
         params.Differences(peeked->params, std::string("shard ").append(std::to_string(shard)));
     if (diffs.empty()) continue;
-    std::string message = path + ": signed with other parameters: ";
+    std::string message = ShellQuoted(path) + ": signed with other parameters: ";
     for (size_t k = 0; k < diffs.size(); ++k) message.append(k == 0 ? "" : "; ").append(diffs[k]);
     return Status::InvalidArgument(message);
   }
@@ -358,9 +359,9 @@ std::string ChangedFileOf(const WorkFolder& folder, uint32_t shard, const std::v
   const std::string since = " since sign task " + std::to_string(shard) + " walked it";
   for (const InputFile& f : table->files) {
     const auto it = size_of.find(f.path);
-    if (it == size_of.end()) return f.path + ": gone" + since;
+    if (it == size_of.end()) return ShellQuoted(f.path) + ": gone" + since;
     if (it->second != f.size) {
-      return f.path + ": its size changed" + since + " (" + std::to_string(f.size) + " bytes, now " +
+      return ShellQuoted(f.path) + ": its size changed" + since + " (" + std::to_string(f.size) + " bytes, now " +
              std::to_string(it->second) + ")";
     }
   }
@@ -387,11 +388,12 @@ Status CheckShardListings(const WorkFolder& folder, uint32_t tasks, std::optiona
     if (walked != nullptr) {
       const std::string changed = ChangedFileOf(folder, shard, *walked);
       if (!changed.empty()) {
-        return Status::InvalidArgument(folder.Dir(StageKind::kSign) + ": " + changed + ": " + kInputsChanged);
+        return Status::InvalidArgument(ShellQuoted(folder.Dir(StageKind::kSign)) + ": " + changed + ": " +
+                                       kInputsChanged);
       }
     }
     const std::string other = first ? "shard " + std::to_string(*first) : std::string("this task's walk");
-    return Status::InvalidArgument(folder.Dir(StageKind::kSign) + ": shard " + std::to_string(shard) +
+    return Status::InvalidArgument(ShellQuoted(folder.Dir(StageKind::kSign)) + ": shard " + std::to_string(shard) +
                                    " walked other files than " + other + ": " + kInputsChanged);
   }
   return Status::Ok();
@@ -404,13 +406,15 @@ Status CheckShareUnchanged(const WorkFolder& folder, const ShardMeta& meta, cons
     const FileSeen& seen = meta.seen[k];
     const uint64_t at = meta.first_file + k;
     if (at >= walked.size()) {
-      return Status::InvalidArgument(folder.Dir(StageKind::kSign) + ": shard " + std::to_string(meta.task.task) +
+      return Status::InvalidArgument(ShellQuoted(folder.Dir(StageKind::kSign)) + ": shard " +
+                                     std::to_string(meta.task.task) +
                                      " holds files past the walk's: " + kInputsChanged);
     }
     const InputFile& f = walked[at];  // the same path: the listings agree
     auto changed = [&] {
-      return Status::InvalidArgument(folder.Dir(StageKind::kSign) + ": " + f.path + " changed since sign task " +
-                                     std::to_string(meta.task.task) + " read it: " + kInputsChanged);
+      return Status::InvalidArgument(ShellQuoted(folder.Dir(StageKind::kSign)) + ": " + ShellQuoted(f.path) +
+                                     " changed since sign task " + std::to_string(meta.task.task) +
+                                     " read it: " + kInputsChanged);
     };
     if (f.size != seen.size) return changed();
     // A ctime is not content: --kept-dir's hard links, chmod and chown change it.

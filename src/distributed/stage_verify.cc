@@ -22,6 +22,7 @@
 #include "distributed/stage_bytes.h"
 #include "distributed/stage_sign.h"
 #include "distributed/work_folder.h"
+#include "neardup/quote.h"
 #include "lsh/band_key.h"
 #include "lsh/similarity.h"
 #include "scan/run.h"
@@ -60,9 +61,9 @@ class FileStream {
   // IoError naming the file when it cannot be opened.
   Status Open() {
     fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) return Status::IoError(path_ + ": cannot open: " + std::strerror(errno));
+    if (fd_ < 0) return Status::IoError(ShellQuoted(path_) + ": cannot open: " + std::strerror(errno));
     struct stat st {};
-    if (::fstat(fd_, &st) != 0) return Status::IoError(path_ + ": cannot stat: " + std::strerror(errno));
+    if (::fstat(fd_, &st) != 0) return Status::IoError(ShellQuoted(path_) + ": cannot stat: " + std::strerror(errno));
     size_ = static_cast<uint64_t>(st.st_size);
     body_ = size_ < 8 ? 0 : size_ - 8;
     hash_.Reset(0);
@@ -195,7 +196,7 @@ Result<Share> ReadShare(const WorkFolder& folder, const Options& o, uint32_t buc
     if (Status s = StreamBucketOutput(in, limits, t, &share); !s.ok()) {
       const std::string path = folder.File(StageKind::kBucket, j, "pairs");
       if (s.code() == Status::Code::kInvalidArgument) {
-        return Status::InvalidArgument(path + ": made for another --mode; run the bucket tasks again");
+        return Status::InvalidArgument(ShellQuoted(path) + ": made for another --mode; run the bucket tasks again");
       }
       return Damaged(path, s.message());
     }
@@ -220,7 +221,7 @@ Result<std::vector<uint32_t>> ReadRows(const WorkFolder& folder, const Options& 
     const uint32_t s = ShardOf(ids[next]);
     const std::string path = folder.File(StageKind::kSign, s, "table");
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return Status::IoError(path + ": cannot open: " + std::strerror(errno));
+    if (fd < 0) return Status::IoError(ShellQuoted(path) + ": cannot open: " + std::strerror(errno));
     struct Closer {
       int fd;
       ~Closer() { ::close(fd); }
@@ -234,7 +235,7 @@ Result<std::vector<uint32_t>> ReadRows(const WorkFolder& folder, const Options& 
       return Damaged(path, "its size does not match its header");
     }
     if (!(header->params == SignatureParams::From(o))) {
-      return Status::InvalidArgument(path + ": signed with other parameters");
+      return Status::InvalidArgument(ShellQuoted(path) + ": signed with other parameters");
     }
     for (; next < ids.size() && ShardOf(ids[next]) == s; ++next) {
       const uint64_t k = ids[next] - GlobalId(s, 0);
@@ -337,7 +338,7 @@ Result<SignatureTable> ReadDocs(const WorkFolder& folder, const Options& o, cons
     Result<DecodedRecords> part = ReadShardRecords(file->bytes(), walk, {}, &file_ids);
     if (!part.ok()) return Damaged(path, part.status().message());
     if (!(part->params == SignatureParams::From(o))) {
-      return Status::InvalidArgument(path + ": signed with other parameters");
+      return Status::InvalidArgument(ShellQuoted(path) + ": signed with other parameters");
     }
     if (next == first || (next < ids.size() && ShardOf(ids[next]) == s)) {
       return Damaged(path, "fewer documents than its bands name");
@@ -459,10 +460,11 @@ Status CheckVerifyKinds(const std::string& dir, bool reread) {
     in.Raw(&kind, 1);
     if ((kind == 1) == reread) continue;
     return Status::InvalidArgument(
-        path + (reread ? ": verified from the signatures, but this report reads nothing again (--exact, -t 1): "
-                         "run the verify tasks again with the report's options"
-                       : ": verified by reading the documents again (--exact, -t 1), but this report is not: run "
-                         "the verify tasks again with the report's options"));
+        ShellQuoted(path) +
+        (reread ? ": verified from the signatures, but this report reads nothing again (--exact, -t 1): "
+                  "run the verify tasks again with the report's options"
+                : ": verified by reading the documents again (--exact, -t 1), but this report is not: run "
+                  "the verify tasks again with the report's options"));
   }
   return Status::Ok();
 }

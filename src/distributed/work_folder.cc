@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "base/hash.h"
+#include "neardup/quote.h"
 
 namespace neardup {
 
@@ -26,7 +27,7 @@ constexpr const char* kOptionsKinds =
 namespace fs = std::filesystem;
 
 std::string Errno(const std::string& path, const char* what) {
-  return std::string(path).append(": ").append(what).append(": ").append(std::strerror(errno));
+  return ShellQuoted(path).append(": ").append(what).append(": ").append(std::strerror(errno));
 }
 
 // The text a marker's CHECK covers: "neardup KIND I N FINGERPRINT".
@@ -68,7 +69,7 @@ Result<Marker> ReadMarker(const std::string& path, const std::string& name, Stag
 }  // namespace
 
 Status Damaged(std::string_view path, std::string_view what) {
-  return Status::Corrupt(std::string(path).append(": ").append(what).append(": run again in an empty work folder"));
+  return Status::Corrupt(ShellQuoted(path).append(": ").append(what).append(": run again in an empty work folder"));
 }
 
 Result<Marker> ParseMarker(std::string_view text, StageKind kind) {
@@ -109,7 +110,7 @@ Status WorkFolder::Create() const {
   for (StageKind kind : {StageKind::kSign, StageKind::kBucket, StageKind::kVerify}) {
     std::error_code ec;
     fs::create_directories(Dir(kind), ec);
-    if (ec) return Status::IoError(Dir(kind).append(": cannot create: ").append(ec.message()));
+    if (ec) return Status::IoError(ShellQuoted(Dir(kind)).append(": cannot create: ").append(ec.message()));
   }
   return Status::Ok();
 }
@@ -132,11 +133,11 @@ Result<bool> WorkFolder::Done(StageKind kind, StageTask t, uint64_t fingerprint)
   Result<Marker> m = ParseMarker(*text, kind);
   if (!m.ok() || m->task.task != t.task) return Damaged(path, m.ok() ? "another task's marker" : m.status().message());
   if (m->task.tasks != t.tasks) {
-    return Status::InvalidArgument(std::string(path).append(": made by a run of ").append(std::to_string(m->task.tasks))
+    return Status::InvalidArgument(ShellQuoted(path).append(": made by a run of ").append(std::to_string(m->task.tasks))
                                        .append(" ").append(ToString(kind)).append(m->task.tasks == 1 ? " task, not " : " tasks, not ")
                                        .append(std::to_string(t.tasks)).append(": use an empty work folder"));
   }
-  return Status::InvalidArgument(std::string(path).append(
+  return Status::InvalidArgument(ShellQuoted(path).append(
       std::string(": made with other options (").append(kOptionsKinds).append("): use an empty work folder")));
 }
 
@@ -148,12 +149,13 @@ Status WorkFolder::SameRun(StageKind kind, StageTask t, uint64_t fingerprint) co
     Result<Marker> m = ReadMarker(it->path().string(), name, kind);
     if (!m.ok()) return m.status();
     if (m->task.tasks != t.tasks) {
-      return Status::InvalidArgument(it->path().string().append(": made by a run of ").append(std::to_string(m->task.tasks))
+      return Status::InvalidArgument(ShellQuoted(it->path().string())
+                                         .append(": made by a run of ").append(std::to_string(m->task.tasks))
                                          .append(m->task.tasks == 1 ? " task, not " : " tasks, not ").append(std::to_string(t.tasks))
                                          .append(": use an empty work folder"));
     }
     if (m->fingerprint != fingerprint) {
-      return Status::InvalidArgument(it->path().string().append(
+      return Status::InvalidArgument(ShellQuoted(it->path().string()).append(
           std::string(": made with other options (").append(kOptionsKinds).append("): use an empty work folder")));
     }
   }
@@ -194,26 +196,24 @@ Result<uint32_t> WorkFolder::FinishedTasks(StageKind kind, uint64_t fingerprint)
     done[m->task.task] = *m;
   }
   if (ec && ec != std::errc::no_such_file_or_directory) {
-    return Status::IoError(std::string(dir).append(": ").append(ec.message()));
+    return Status::IoError(ShellQuoted(dir).append(": ").append(ec.message()));
   }
   if (done.empty()) {
-    return Status::InvalidArgument(std::string(dir).append(": no ").append(ToString(kind))
+    return Status::InvalidArgument(ShellQuoted(dir).append(": no ").append(ToString(kind))
                                        .append(" task has finished (run `neardup stage ").append(ToString(kind))
                                        .append("` first)"));
   }
   const uint64_t tasks = done.begin()->second.task.tasks;
   for (const auto& [task, m] : done) {
     if (m.task.tasks != tasks) {
-      return Status::InvalidArgument(std::string(dir).append(": markers of runs of ").append(std::to_string(tasks))
+      return Status::InvalidArgument(ShellQuoted(dir).append(": markers of runs of ").append(std::to_string(tasks))
                                          .append(" and ").append(std::to_string(m.task.tasks))
                                          .append(" tasks: use an empty work folder"));
     }
     if (m.fingerprint != fingerprint) {
       return Status::InvalidArgument(
-          std::string(dir)
-              .append("/")
-              .append(std::to_string(task))
-              .append(".done: made with other options (").append(kOptionsKinds).append(") than these"));
+          ShellQuoted(std::string(dir).append("/").append(std::to_string(task)).append(".done"))
+              .append(": made with other options (").append(kOptionsKinds).append(") than these"));
     }
   }
   std::string missing;
@@ -224,7 +224,7 @@ Result<uint32_t> WorkFolder::FinishedTasks(StageKind kind, uint64_t fingerprint)
   }
   if (n_missing > kListedTasks) missing.append(", ... and ").append(std::to_string(n_missing - kListedTasks)).append(" more");
   if (n_missing > 0) {
-    return Status::InvalidArgument(std::string(dir).append(": ").append(std::to_string(n_missing)).append(" of ")
+    return Status::InvalidArgument(ShellQuoted(dir).append(": ").append(std::to_string(n_missing)).append(" of ")
                                        .append(std::to_string(tasks)).append(" ").append(ToString(kind))
                                        .append(" tasks missing: ").append(missing));
   }
@@ -339,7 +339,7 @@ void AtomicFileWriter::WriteAt(uint64_t offset, std::string_view bytes) {
 }
 
 Status AtomicFileWriter::Commit() {
-  if (fd_ < 0) return error_.ok() ? Status::IoError(path_ + ": not open") : error_;
+  if (fd_ < 0) return error_.ok() ? Status::IoError(ShellQuoted(path_) + ": not open") : error_;
   Flush();
   const int fd = fd_;
   fd_ = -1;

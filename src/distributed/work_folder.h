@@ -103,7 +103,7 @@ class WorkFolder {
 };
 
 // Corrupt "<path>: <what>: run again in an empty work folder", the error of
-// every damaged work file.
+// every damaged work file; <path> quoted as ShellQuoted() does.
 Status Damaged(std::string_view path, std::string_view what);
 
 // Writes `bytes` to `path` through a temporary file in its folder (synced,

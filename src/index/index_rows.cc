@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "neardup/quote.h"
+
 namespace neardup {
 
 namespace {
@@ -130,13 +132,13 @@ std::string ProblemRowProblem(const IndexedFile& f, int64_t line, bool line_inte
 }
 
 Status CorruptRow(const std::string& index_path, const std::string& problem) {
-  return Status::Corrupt(std::string(index_path)
+  return Status::Corrupt(ShellQuoted(index_path)
                              .append(": corrupt index: ")
                              .append(problem)
                              .append("; `neardup index check ")
-                             .append(index_path)
+                             .append(ShellQuoted(index_path))
                              .append("` lists every problem; remove ")
-                             .append(index_path)
+                             .append(ShellQuoted(index_path))
                              .append(" (the next run signs every file again) or give another --index FILE"));
 }
 

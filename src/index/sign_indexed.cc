@@ -18,6 +18,7 @@
 #include "base/parallel.h"
 #include "index/index_rows.h"
 #include "index/new_job.h"
+#include "neardup/quote.h"
 #include "sign/sign_internal.h"
 #include "walk/hashing_file_system.h"
 
@@ -51,10 +52,10 @@ uint64_t ReadingFingerprint(const Options& o, bool compressed) {
 
 // A stored problem's message as this run shows it: ":LINE: reason" was
 // stored for "PATH:LINE: reason" (IndexedFile::walked_as), PATH being how
-// this run walked the file.
+// this run walked the file, quoted as ShellQuoted() does.
 std::string ShownMessage(const std::string& walked_as, std::string stored) {
   if (!stored.starts_with(':')) return stored;
-  return walked_as + stored;
+  return ShellQuoted(walked_as) + stored;
 }
 
 // The reading fingerprints of a run, for plain and for compressed files.

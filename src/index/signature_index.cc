@@ -19,6 +19,7 @@
 
 #include "base/parallel.h"
 #include "index/index_rows.h"
+#include "neardup/quote.h"
 
 namespace neardup {
 
@@ -174,24 +175,25 @@ Status SqlError(sqlite3* db, const std::string& path, int rc) {
       (primary == SQLITE_IOERR && db != nullptr &&
        (sqlite3_system_errno(db) == ENOSPC || sqlite3_system_errno(db) == EFBIG ||
         sqlite3_system_errno(db) == EDQUOT))) {
-    return Status::IoError(path + ": disk full (or over quota) while writing the index; it keeps its last committed state");
+    return Status::IoError(ShellQuoted(path) +
+                           ": disk full (or over quota) while writing the index; it keeps its last committed state");
   }
   const std::string detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
   switch (primary) {
     case SQLITE_NOTADB:
-      return Status::InvalidArgument(path + ": not a neardup index (not an SQLite database)");
+      return Status::InvalidArgument(ShellQuoted(path) + ": not a neardup index (not an SQLite database)");
     case SQLITE_CORRUPT:
-      return Status::Corrupt(path + ": corrupt index (" + detail +
-                             "); start a new index with another --index FILE, or remove " + path);
+      return Status::Corrupt(ShellQuoted(path) + ": corrupt index (" + detail +
+                             "); start a new index with another --index FILE, or remove " + ShellQuoted(path));
     case SQLITE_READONLY:
     case SQLITE_PERM:
     case SQLITE_CANTOPEN:
-      return Status::IoError(path + ": read-only or cannot be opened for writing (" + detail + ")");
+      return Status::IoError(ShellQuoted(path) + ": read-only or cannot be opened for writing (" + detail + ")");
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-      return Status::IoError(path + ": busy (" + detail + ")");
+      return Status::IoError(ShellQuoted(path) + ": busy (" + detail + ")");
     default:
-      return Status::IoError(path + ": index error (" + detail + ") ");
+      return Status::IoError(ShellQuoted(path) + ": index error (" + detail + ") ");
   }
 }
 
@@ -327,7 +329,7 @@ Db Connect(const std::string& path, bool write, bool immutable, int* rc) {
 // for writing, before SQLite or the lock touch it. `st` is the file's stat.
 Status CheckOneName(const std::string& path, const struct stat& st) {
   if (st.st_nlink <= 1) return Status::Ok();
-  return Status::InvalidArgument(path + ": the index has " + std::to_string(st.st_nlink) +
+  return Status::InvalidArgument(ShellQuoted(path) + ": the index has " + std::to_string(st.st_nlink) +
                                  " names (hard links); SQLite keeps its journal by name, so writing it under two "
                                  "names can corrupt it: remove the other names, or give a copy (cp) as --index FILE");
 }
@@ -339,19 +341,19 @@ Status CheckIndexHead(const std::string& path, bool create, bool write) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     const int e = errno;
-    if (e == ENOENT) return Status::NotFound(path + ": no such index");
-    return Status::IoError(path + ": cannot open the index: " + std::strerror(e));
+    if (e == ENOENT) return Status::NotFound(ShellQuoted(path) + ": no such index");
+    return Status::IoError(ShellQuoted(path) + ": cannot open the index: " + std::strerror(e));
   }
   struct stat st {};
   char head[16] = {0};
   const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   const ssize_t n = regular ? ::read(fd, head, sizeof head) : -1;
   ::close(fd);
-  if (!regular) return Status::InvalidArgument(path + ": not a neardup index (not a regular file)");
+  if (!regular) return Status::InvalidArgument(ShellQuoted(path) + ": not a neardup index (not a regular file)");
   if (n != 0 && (n != 16 || std::memcmp(head, "SQLite format 3", 16) != 0)) {
-    return Status::InvalidArgument(path + ": not a neardup index (not an SQLite database)");
+    return Status::InvalidArgument(ShellQuoted(path) + ": not a neardup index (not an SQLite database)");
   }
-  if (n == 0 && !create) return Status::InvalidArgument(path + ": not a neardup index (an empty file)");
+  if (n == 0 && !create) return Status::InvalidArgument(ShellQuoted(path) + ": not a neardup index (an empty file)");
   return write ? CheckOneName(path, st) : Status::Ok();
 }
 
@@ -383,9 +385,11 @@ Result<Db> OpenDb(const std::string& path, bool write, bool create, bool* fresh)
     if (rc != SQLITE_OK) return SqlError(db.get(), path, rc);
     app = QueryInt(db.get(), "PRAGMA application_id", &rc);
   } else if (!write && (rc & 0xff) == SQLITE_CANTOPEN) {
-    return Status::IoError(path + ": cannot be read here: its -wal journal holds pages not yet in it, and its "
-                                  "directory is read-only (no -shm file can be made); open it once where it can be "
-                                  "written (any neardup scan --index, or `sqlite3 " + path + " .tables`)");
+    return Status::IoError(ShellQuoted(path) +
+                           ": cannot be read here: its -wal journal holds pages not yet in it, and its "
+                           "directory is read-only (no -shm file can be made); open it once where it can be "
+                           "written (any neardup scan --index, or `sqlite3 " +
+                           ShellQuoted(path) + " .tables`)");
   }
   if (rc != SQLITE_OK) return SqlError(db.get(), path, rc);
   const int64_t version = QueryInt(db.get(), "PRAGMA user_version", &rc);
@@ -394,7 +398,7 @@ Result<Db> OpenDb(const std::string& path, bool write, bool create, bool* fresh)
   if (rc != SQLITE_OK) return SqlError(db.get(), path, rc);
   *fresh = false;
   if (app == 0 && version == 0 && tables == 0) {
-    if (!create) return Status::InvalidArgument(path + ": not a neardup index (an empty database)");
+    if (!create) return Status::InvalidArgument(ShellQuoted(path) + ": not a neardup index (an empty database)");
     // Large pages hold a signature row (~600 bytes at 128 permutations)
     // with little slack; set before the first table exists.
     std::string sql = std::string("PRAGMA page_size = 16384; BEGIN IMMEDIATE;").append(kSchema);
@@ -408,9 +412,10 @@ Result<Db> OpenDb(const std::string& path, bool write, bool create, bool* fresh)
     }
     *fresh = true;
   } else if (app != kApplicationId) {
-    return Status::InvalidArgument(path + ": not a neardup index (an SQLite database of another application)");
+    return Status::InvalidArgument(ShellQuoted(path) +
+                                   ": not a neardup index (an SQLite database of another application)");
   } else if (version > kIndexSchemaVersion) {
-    return Status::InvalidArgument(std::string(path)
+    return Status::InvalidArgument(ShellQuoted(path)
                                        .append(": index schema version ")
                                        .append(std::to_string(version))
                                        .append(" is newer than this neardup reads (")
@@ -422,7 +427,7 @@ Result<Db> OpenDb(const std::string& path, bool write, bool create, bool* fresh)
   } else if (version == 2 && write) {
     if (Status s = AddPendingMarks(db.get(), path); !s.ok()) return s;
   } else if (version < 1) {
-    return Status::InvalidArgument(path + ": unknown index schema version " + std::to_string(version));
+    return Status::InvalidArgument(ShellQuoted(path) + ": unknown index schema version " + std::to_string(version));
   }  // a version 1 file opened to read: its tables read as version 2's (info, check)
   if (write) {
     rc = Exec(db.get(), "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
@@ -504,23 +509,25 @@ Result<std::unique_ptr<SignatureIndex>> SignatureIndex::Open(const std::string& 
   if (impl->fd < 0) {
     const int e = errno;
     if (e == EACCES || e == EROFS || e == EPERM || e == ETXTBSY) {
-      return Status::IoError(path + ": the index is read-only (" + std::strerror(e) + ")");
+      return Status::IoError(ShellQuoted(path) + ": the index is read-only (" + std::strerror(e) + ")");
     }
-    if (e == EISDIR) return Status::InvalidArgument(path + ": not a neardup index (a directory)");
-    return Status::IoError(path + ": cannot open the index: " + std::strerror(e));
+    if (e == EISDIR) return Status::InvalidArgument(ShellQuoted(path) + ": not a neardup index (a directory)");
+    return Status::IoError(ShellQuoted(path) + ": cannot open the index: " + std::strerror(e));
   }
   struct stat st {};
   if (::fstat(impl->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    return Status::InvalidArgument(path + ": not a neardup index (not a regular file)");
+    return Status::InvalidArgument(ShellQuoted(path) + ": not a neardup index (not a regular file)");
   }
   if (Status s = CheckOneName(path, st); !s.ok()) return s;
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(options.lock_wait * 1000));
   while (::flock(impl->fd, LOCK_EX | LOCK_NB) != 0) {
     if (errno == EINTR) continue;
-    if (errno != EWOULDBLOCK) return Status::IoError(path + ": cannot lock the index: " + std::strerror(errno));
+    if (errno != EWOULDBLOCK) {
+      return Status::IoError(ShellQuoted(path) + ": cannot lock the index: " + std::strerror(errno));
+    }
     if (std::chrono::steady_clock::now() >= deadline) {
-      std::string msg = path + ": in use by " + Holder(path);
+      std::string msg = ShellQuoted(path) + ": in use by " + Holder(path);
       msg += options.lock_wait > 0 ? " (waited " + std::to_string(static_cast<int64_t>(options.lock_wait)) + " s)"
                                    : "; give --lock-wait SECONDS to wait for it";
       return Status::IoError(msg);
@@ -562,8 +569,9 @@ Result<std::unique_ptr<SignatureIndex>> SignatureIndex::Open(const std::string& 
       if (theirs != v) diff.append(diff.empty() ? "" : ", ").append(k + ": " + v + " here, " + theirs + " in the index");
     }
     if (!diff.empty()) {
-      return Status::InvalidArgument(path + ": the signature parameters differ from the index's (" + diff +
-                                     "); to start a new index, give another --index FILE or remove " + path);
+      return Status::InvalidArgument(ShellQuoted(path) + ": the signature parameters differ from the index's (" + diff +
+                                     "); to start a new index, give another --index FILE or remove " +
+                                     ShellQuoted(path));
     }
   }
   // The holder, for a second run's message.
@@ -824,7 +832,7 @@ Status ScanInParts(const DocSource& src, const DocLoad& load, int threads) {
                   }
                   status[p] = ScanDocuments(DocSource{reader->get(), src.path}, ranges[p], load);
                 } catch (const std::bad_alloc&) {
-                  status[p] = Status::IoError(src.path + ": out of memory while reading the index");
+                  status[p] = Status::IoError(ShellQuoted(src.path) + ": out of memory while reading the index");
                 }
               });
   for (const Status& s : status) {
@@ -943,7 +951,9 @@ Status InsertRows(const Writer& w, int64_t file_id, const std::string& walked_as
     for (size_t k = 0; k < rows.docs.size(); ++k) {
       const DocRecord& d = rows.docs[k];
       ins.Reset();
-      if (d.line > kMaxLine) return Status::InvalidArgument(path + ": a line number past 2^32 cannot be stored");
+      if (d.line > kMaxLine) {
+        return Status::InvalidArgument(ShellQuoted(path) + ": a line number past 2^32 cannot be stored");
+      }
       ins.Bind(1, DocKey(file_id, d.line));
       if (NamedByPath(d.name, walked_as, d.line)) {
         sqlite3_bind_null(ins.raw(), 2);  // named by its file's path, as the run that reads it walks it
@@ -966,9 +976,10 @@ Status InsertRows(const Writer& w, int64_t file_id, const std::string& walked_as
       ins.BindU(2, p.line);
       // "PATH:LINE: reason" is stored as ":LINE: reason", PATH put back
       // by the run that reads it, as it walked the file.
-      const bool by_path = p.message.starts_with(walked_as) && p.message.size() > walked_as.size() &&
-                           p.message[walked_as.size()] == ':';
-      ins.Bind(3, by_path ? p.message.substr(walked_as.size()) : p.message);
+      const std::string shown = ShellQuoted(walked_as);  // as the message names it
+      const bool by_path =
+          p.message.starts_with(shown) && p.message.size() > shown.size() && p.message[shown.size()] == ':';
+      ins.Bind(3, by_path ? p.message.substr(shown.size()) : p.message);
       if (int rc = ins.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
     }
   }

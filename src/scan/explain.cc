@@ -15,6 +15,7 @@
 #include "text/jsonl.h"
 #include "lsh/banding.h"
 #include "lsh/similarity.h"
+#include "neardup/quote.h"
 #include "scan/run.h"
 
 namespace neardup {
@@ -90,7 +91,7 @@ struct IdLines {
     std::string lines;
     for (const uint64_t line : first) lines += (lines.empty() ? "" : ", ") + std::to_string(line);
     if (count > first.size()) lines += " and " + std::to_string(count - first.size()) + " more";
-    return Status::InvalidArgument("id \"" + id + "\" is not unique in " + file + " (lines " + lines +
+    return Status::InvalidArgument("id \"" + id + "\" is not unique in " + ShellQuoted(file) + " (lines " + lines +
                                    "): name one as FILE:LINE");
   }
 };
@@ -167,8 +168,10 @@ Status ReadJsonlDocs(const Options& options, const MinHasher& mh, FileSystem& fs
       const std::string& want = r == ra ? inputs.a : inputs.b;
       const bool by_place = want == place;
       if (!by_place && (!s.ok() || !has || doc.id != want)) continue;
-      if (!s.ok()) return Status::InvalidArgument(place + ": " + s.message());
-      if (!has) return Status::InvalidArgument(place + ": blank line, not a document");
+      // FILE:LINE as messages show it (place, unquoted, is what an id is compared with).
+      const std::string shown = ShellQuoted(inputs.jsonl_file) + ":" + std::to_string(number);
+      if (!s.ok()) return Status::InvalidArgument(shown + ": " + s.message());
+      if (!has) return Status::InvalidArgument(shown + ": blank line, not a document");
       r->doc.name = doc.id.empty() ? place : doc.id;
       TokenTextKeeper keep(&r->doc, inputs.max_words);
       uint64_t chars = 0;
@@ -199,8 +202,8 @@ Status ReadJsonlDocs(const Options& options, const MinHasher& mh, FileSystem& fs
   }
   for (const ReadDoc* r : {ra, rb}) {
     if (!r->have) {
-      return Status::NotFound(std::string(r == ra ? inputs.a : inputs.b) + ": no document with this id (or FILE:LINE) in " +
-                              inputs.jsonl_file);
+      return Status::NotFound(std::string(r == ra ? inputs.a : inputs.b) +
+                              ": no document with this id (or FILE:LINE) in " + ShellQuoted(inputs.jsonl_file));
     }
   }
   return Status::Ok();

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "base/hash.h"
+#include "neardup/quote.h"
 #include "sign/jsonl_doc_reader.h"
 #include "text/document_source.h"
 #include "walk/output_file.h"
@@ -101,7 +102,9 @@ class LineFilter {
     std::unique_ptr<char[]> buf(new char[kChunkBytes]);
     for (;;) {
       Result<size_t> got = in.Read(buf.get(), kChunkBytes);
-      if (!got.ok()) return Status::Changed(path + ": cannot be read again (" + got.status().message() + ")");
+      if (!got.ok()) {
+        return Status::Changed(ShellQuoted(path) + ": cannot be read again (" + got.status().message() + ")");
+      }
       if (*got == 0) break;
       if (run_.Cancelled()) return Status::Cancelled("interrupted");
       spans_.clear();
@@ -112,7 +115,9 @@ class LineFilter {
     if (dropping_) {  // a dropped last line without a newline
       if (Status s = EndDrop(path); !s.ok()) return s;
     }
-    if (next_ < drops_.size()) return Status::Changed(path + ": changed since it was signed (a line is gone)");
+    if (next_ < drops_.size()) {
+      return Status::Changed(ShellQuoted(path) + ": changed since it was signed (a line is gone)");
+    }
     return Status::Ok();
   }
 
@@ -170,7 +175,9 @@ class LineFilter {
         line.size() <= options_.max_line &&
         (want.line_hash != 0 ? LineHash(line.data(), line.size()) == want.line_hash : SameContent(line, want));
     text_.clear();
-    if (!same) return Status::Changed(path + ":" + std::to_string(want.line) + ": changed since it was signed");
+    if (!same) {
+      return Status::Changed(ShellQuoted(path) + ":" + std::to_string(want.line) + ": changed since it was signed");
+    }
     return Status::Ok();
   }
 
@@ -197,14 +204,16 @@ class LineFilter {
 };
 
 Status NotWritten(const Status& why, const std::string& dir) {
-  return Status::Changed(why.message() + "; not written to " + dir);
+  return Status::Changed(why.message() + "; not written to " + ShellQuoted(dir));
 }
 
 // Writes one JSONL file of `job` through a LineFilter.
 Status WriteJsonl(const Run& run, const KeptFolder& dir, const InputFile& file, const Job& job, int zstd_threads) {
   if (Status s = CheckUnchanged(run.fs(), file); !s.ok()) return s;
   Result<std::unique_ptr<ByteReader>> in = OpenAgain(run.fs(), file, nullptr);
-  if (!in.ok()) return Status::Changed(file.path + ": cannot be read again (" + in.status().message() + ")");
+  if (!in.ok()) {
+    return Status::Changed(ShellQuoted(file.path) + ": cannot be read again (" + in.status().message() + ")");
+  }
   // The input's permission bits (a file of the walk: a real path).
   struct stat st {};
   const unsigned mode = ::stat(file.path.c_str(), &st) == 0 ? st.st_mode & 0777 : 0644;
@@ -309,19 +318,21 @@ std::vector<Job> Plan(const Options& o, const KeptSources& src, const std::vecto
     const bool jsonl = o.input == InputFormat::kJsonl;
     if (file.reference || (!jsonl && (writable[f] == 0 || first[f + 1] > first[f]))) continue;
     if (src.unread[f] != 0 || file.identity.stream) {
-      written->problems.push_back(NotWritten(Status::Changed(file.path + ": could not be read whole"), o.kept_dir));
+      written->problems.push_back(
+          NotWritten(Status::Changed(ShellQuoted(file.path) + ": could not be read whole"), o.kept_dir));
       written->changed.push_back(f);
       continue;
     }
     Job job{.file = f, .target = src.kept_paths[f], .drops = {}, .documents = documents[f]};
     if (Status s = CheckKeptPath(job.target); !s.ok()) {
-      written->problems.push_back(Status::InvalidArgument(file.path + ": " + s.message() + "; not written"));
+      written->problems.push_back(
+          Status::InvalidArgument(ShellQuoted(file.path) + ": " + s.message() + "; not written"));
       continue;
     }
     if (!targets.insert(job.target).second) {
-      written->problems.push_back(
-          Status::InvalidArgument(file.path + ": another input goes to " + Shown(o.kept_dir, job.target) +
-                                  "; not written (give PATHs whose files' names below them differ)"));
+      written->problems.push_back(Status::InvalidArgument(
+          ShellQuoted(file.path) + ": another input goes to " + ShellQuoted(Shown(o.kept_dir, job.target)) +
+          "; not written (give PATHs whose files' names below them differ)"));
       continue;
     }
     job.may_link = !jsonl && !o.kept_copy && inside.Holds(file.path);

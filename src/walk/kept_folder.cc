@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "neardup/quote.h"
+
 namespace neardup {
 
 Fd::~Fd() {
@@ -99,30 +101,17 @@ mode_t MirroredMode(const std::string& source, size_t depth) {
   return st.st_mode & 0777;
 }
 
-std::string Quoted(std::string_view rel) {
-  std::string out = "\"";
-  for (const char c : rel) {
-    if (c == '\0') {
-      out += "\\0";
-    } else {
-      if (c == '"' || c == '\\') out += '\\';
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
 // Makes `dir`'s missing parents (0777 less the umask, as `mkdir -p`) and
 // `dir` itself, 0700. Ok when it exists already.
 Status MakeDir(const std::string& dir) {
   if (::mkdir(dir.c_str(), 0700) == 0 || errno == EEXIST) return Status::Ok();
-  if (errno != ENOENT) return Errno("--kept-dir " + dir, "cannot create", errno);
+  if (errno != ENOENT) return Errno("--kept-dir " + ShellQuoted(dir), "cannot create", errno);
   const std::filesystem::path parent = std::filesystem::path(dir).parent_path();
   std::error_code ec;
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  if (ec) return Status::IoError("--kept-dir " + dir + ": cannot create: " + ec.message());
+  if (ec) return Status::IoError("--kept-dir " + ShellQuoted(dir) + ": cannot create: " + ec.message());
   if (::mkdir(dir.c_str(), 0700) == 0 || errno == EEXIST) return Status::Ok();
-  return Errno("--kept-dir " + dir, "cannot create", errno);
+  return Errno("--kept-dir " + ShellQuoted(dir), "cannot create", errno);
 }
 
 }  // namespace
@@ -139,7 +128,7 @@ Status CheckKeptPath(std::string_view rel) {
     start = end + 1;
   }
   if (ok) return Status::Ok();
-  return Status::InvalidArgument("kept path " + Quoted(rel) + " is not a path below DIR");
+  return Status::InvalidArgument("kept path " + ShellQuoted(rel) + " is not a path below DIR");
 }
 
 bool IsTailOf(std::string_view rel, std::string_view path) {
@@ -157,9 +146,9 @@ Result<KeptFolder> KeptFolder::Open(const std::string& dir) {
   const int fd = ::open(name.c_str(), kFolderFlags);
   if (fd < 0) {
     if (errno == ELOOP || errno == ENOTDIR) {
-      return Status::IoError("--kept-dir " + dir + ": is a symbolic link or not a folder; name a folder");
+      return Status::IoError("--kept-dir " + ShellQuoted(dir) + ": is a symbolic link or not a folder; name a folder");
     }
-    return Errno("--kept-dir " + dir, "cannot open", errno);
+    return Errno("--kept-dir " + ShellQuoted(dir), "cannot open", errno);
   }
   return KeptFolder(dir, Fd(fd));
 }
@@ -174,10 +163,10 @@ Result<KeptPlace> KeptFolder::Place(std::string_view rel, const std::string& sou
   const std::string name(parts.back());
   auto refused = [&](int error) -> Status {
     if (error == ELOOP || error == ENOTDIR || error == EXDEV) {
-      return Status::IoError(shown + ": a folder on its way in " + path_ +
+      return Status::IoError(ShellQuoted(shown) + ": a folder on its way in " + ShellQuoted(path_) +
                              " is a symbolic link or not a folder; not written");
     }
-    return Errno(shown, "cannot open its folder", error);
+    return Errno(ShellQuoted(shown), "cannot open its folder", error);
   };
   std::string parent;
   for (size_t k = 0; k < folders; ++k) parent.append(k > 0 ? "/" : "").append(parts[k]);
@@ -187,7 +176,7 @@ Result<KeptPlace> KeptFolder::Place(std::string_view rel, const std::string& sou
   // Some folder is missing: made one by one, each opened without following a link.
   const bool mirrored = IsTailOf(rel, source);
   Fd at(::fcntl(fd_.get(), F_DUPFD_CLOEXEC, 0));
-  if (!at.valid()) return Errno(shown, "cannot open its folder", errno);
+  if (!at.valid()) return Errno(ShellQuoted(shown), "cannot open its folder", errno);
   for (size_t k = 0; k < folders; ++k) {
     const std::string part(parts[k]);
     int next = ::openat(at.get(), part.c_str(), kFolderFlags);
@@ -195,7 +184,7 @@ Result<KeptPlace> KeptFolder::Place(std::string_view rel, const std::string& sou
       // The writer owns what it makes and keeps write and search on it.
       const mode_t mode = (mirrored ? MirroredMode(source, folders - k) : 0777) | S_IRWXU;
       if (::mkdirat(at.get(), part.c_str(), mode) != 0 && errno != EEXIST) {
-        return Errno(shown, "cannot create its folder", errno);
+        return Errno(ShellQuoted(shown), "cannot create its folder", errno);
       }
       next = ::openat(at.get(), part.c_str(), kFolderFlags);
     }
@@ -218,7 +207,7 @@ Status KeptFolder::RemoveFile(std::string_view rel) const {
     return Status::Ok();
   }
   if (::unlinkat(folder.get(), name.c_str(), 0) != 0 && errno != ENOENT) {
-    return Errno(path_ + "/" + std::string(rel), "cannot remove", errno);
+    return Errno(ShellQuoted(path_ + "/" + std::string(rel)), "cannot remove", errno);
   }
   return Status::Ok();
 }

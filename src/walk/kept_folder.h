@@ -64,7 +64,8 @@ struct KeptPlace {
 
 // Ok when `rel` is a path below a folder: relative, its components
 // separated by single '/', none empty, ".", "..", and no NUL.
-// InvalidArgument "kept path "REL" is not a path below DIR" otherwise.
+// InvalidArgument "kept path REL is not a path below DIR" otherwise, REL
+// quoted as ShellQuoted() does.
 Status CheckKeptPath(std::string_view rel);
 
 // Whether the components of `rel` are the last components of `path` (both

@@ -16,6 +16,8 @@
 #include <cstring>
 #include <vector>
 
+#include "neardup/quote.h"
+
 namespace neardup {
 
 namespace {
@@ -23,7 +25,7 @@ namespace {
 constexpr size_t kBufferBytes = size_t{1} << 20;
 
 Status Errno(const std::string& path, const char* what, int error) {
-  return Status::IoError(path + ": " + what + ": " + std::strerror(error));
+  return Status::IoError(ShellQuoted(path) + ": " + what + ": " + std::strerror(error));
 }
 
 bool EndsWith(const std::string& s, std::string_view tail) {
@@ -187,7 +189,7 @@ Result<std::unique_ptr<OutputFile>> OutputFile::Create(KeptPlace place, int thre
   if (EndsWith(path, ".gz")) {
     codec = std::make_unique<Codec>();
     if (deflateInit2(&codec->z, kGzipLevel, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-      return Status::IoError(place.path + ": cannot start gzip");
+      return Status::IoError(ShellQuoted(place.path) + ": cannot start gzip");
     }
   } else if (EndsWith(path, ".zst")) {
     codec = std::make_unique<Codec>();
@@ -195,7 +197,7 @@ Result<std::unique_ptr<OutputFile>> OutputFile::Create(KeptPlace place, int thre
     codec->cctx = ZSTD_createCCtx();
     if (codec->cctx == nullptr ||
         ZSTD_isError(ZSTD_CCtx_setParameter(codec->cctx, ZSTD_c_compressionLevel, kZstdLevel))) {
-      return Status::IoError(place.path + ": cannot start zstd");
+      return Status::IoError(ShellQuoted(place.path) + ": cannot start zstd");
     }
     // Workers from 1 up give the same bytes; a libzstd without threads
     // refuses the parameter and compresses on the calling thread.
@@ -318,7 +320,9 @@ bool Same(const struct stat& st, const PlacedFrom& expected, bool ctime) {
          static_cast<uint64_t>(st.st_ino) == expected.ino;
 }
 
-Status Changed(const std::string& source) { return Status::Changed(source + ": changed since it was signed"); }
+Status Changed(const std::string& source) {
+  return Status::Changed(ShellQuoted(source) + ": changed since it was signed");
+}
 
 // Copies the open `in` (as signed: `before`) into a file written for
 // `place`, checked to be as signed after, and puts it in place.

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "neardup/quote.h"
 #include "neardup/scan.h"
 
 namespace neardup {
@@ -37,12 +38,12 @@ Status AgainstInput(const std::string& output, const fs::path& target, const std
   const fs::path in = Resolved(input);
   if (in.empty()) return Status::Ok();  // a missing input is the walk's to report
   if (in == target) {
-    return Status::InvalidArgument("-o " + output + " is the input " + input +
+    return Status::InvalidArgument("-o " + ShellQuoted(output) + " is the input " + ShellQuoted(input) +
                                    ", which the output would replace; write it outside the scanned paths");
   }
   std::error_code ec;
   if (Below(target, in) && fs::is_directory(in, ec)) {
-    return Status::InvalidArgument("-o " + output + " is inside the scanned folder " + input +
+    return Status::InvalidArgument("-o " + ShellQuoted(output) + " is inside the scanned folder " + ShellQuoted(input) +
                                    ", where a scan would read it as a document; write it outside the scanned folders");
   }
   return Status::Ok();
@@ -62,12 +63,14 @@ Status CheckOutputTarget(const Options& options, const std::string& output) {
   if (!options.kept_dir.empty()) {
     const fs::path kept = Resolved(options.kept_dir);
     if (kept == target || Below(target, kept)) {
-      return Status::InvalidArgument("-o " + output + " is inside --kept-dir " + options.kept_dir +
+      return Status::InvalidArgument("-o " + ShellQuoted(output) + " is inside --kept-dir " +
+                                     ShellQuoted(options.kept_dir) +
                                      ", which holds only the kept documents; write it elsewhere");
     }
   }
   if (!options.index.empty() && Resolved(options.index) == target) {
-    return Status::InvalidArgument("-o " + output + " is the --index file, which the output would replace; "
+    return Status::InvalidArgument("-o " + ShellQuoted(output) +
+                                   " is the --index file, which the output would replace; "
                                    "write it to another file");
   }
   for (const std::vector<std::string>* list : {&options.paths, &options.listed_paths, &options.against}) {
@@ -84,17 +87,17 @@ namespace {
 Status KeptAgainstInput(const std::string& dir, const fs::path& target, const std::string& input) {
   struct stat st {};
   if (input == "-" || (::stat(input.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) {
-    return Status::InvalidArgument("--kept-dir cannot write what is read from the stream " + input +
+    return Status::InvalidArgument("--kept-dir cannot write what is read from the stream " + ShellQuoted(input) +
                                    ", which can be read once only; save it to a file and scan that");
   }
   const fs::path in = Resolved(input);
   if (in.empty()) return Status::Ok();  // a missing input is the walk's to report
   if (in == target || Below(target, in)) {
-    return Status::InvalidArgument("--kept-dir " + dir + " is inside the input " + input +
+    return Status::InvalidArgument("--kept-dir " + ShellQuoted(dir) + " is inside the input " + ShellQuoted(input) +
                                    ", where the next scan would read it; write it outside the scanned paths");
   }
   if (Below(in, target)) {
-    return Status::InvalidArgument("--kept-dir " + dir + " holds the input " + input +
+    return Status::InvalidArgument("--kept-dir " + ShellQuoted(dir) + " holds the input " + ShellQuoted(input) +
                                    ", which its kept copy could replace; write it outside the scanned paths");
   }
   return Status::Ok();
@@ -110,11 +113,13 @@ Status CheckKeptDirPlace(const Options& options) {
   while (named.size() > 1 && named.back() == '/') named.pop_back();
   struct stat link {};
   if (::lstat(named.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
-    return Status::InvalidArgument("--kept-dir " + dir + " is a symbolic link; name the folder it points to");
+    return Status::InvalidArgument("--kept-dir " + ShellQuoted(dir) +
+                                   " is a symbolic link; name the folder it points to");
   }
   const fs::path target = Resolved(dir);
   if (target.empty()) {
-    return Status::InvalidArgument("--kept-dir " + dir + ": cannot resolve the path; name a new or empty folder");
+    return Status::InvalidArgument("--kept-dir " + ShellQuoted(dir) +
+                                   ": cannot resolve the path; name a new or empty folder");
   }
   for (const std::vector<std::string>* list : {&options.paths, &options.listed_paths, &options.against}) {
     for (const std::string& input : *list) {
@@ -124,14 +129,15 @@ Status CheckKeptDirPlace(const Options& options) {
   if (!options.index.empty()) {
     const fs::path index = Resolved(options.index);
     if (index == target || Below(index, target)) {
-      return Status::InvalidArgument("--kept-dir " + dir + " would hold the --index file " + options.index +
-                                     "; keep the index outside the folder written");
+      return Status::InvalidArgument("--kept-dir " + ShellQuoted(dir) + " would hold the --index file " +
+                                     ShellQuoted(options.index) + "; keep the index outside the folder written");
     }
   }
   std::error_code ec;
   const fs::file_status st = fs::status(target, ec);
   if (fs::exists(st) && !fs::is_directory(st)) {
-    return Status::InvalidArgument("--kept-dir " + dir + " exists and is not a folder; name a new or empty folder");
+    return Status::InvalidArgument("--kept-dir " + ShellQuoted(dir) +
+                                   " exists and is not a folder; name a new or empty folder");
   }
   return Status::Ok();
 }
@@ -143,7 +149,7 @@ Status CheckKeptDir(const Options& options) {
   std::error_code ec;
   if (!fs::exists(target, ec)) return Status::Ok();
   if (!fs::is_empty(target, ec) || ec) {
-    return Status::InvalidArgument("--kept-dir " + dir +
+    return Status::InvalidArgument("--kept-dir " + ShellQuoted(dir) +
                                    " is not empty; name a new or empty folder (or move its contents away first)");
   }
   return Status::Ok();

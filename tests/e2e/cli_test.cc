@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "neardup/quote.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -425,6 +426,43 @@ TEST(MessagesTest, PathsInMessagesAreQuotedAsLsShellEscapeDoes) {
   EXPECT_NE(r.err.find("neardup: skipped '" + dir.path() + "/d/a'$'\\t''b': under --min-words"), std::string::npos)
       << r.err;
   EXPECT_EQ(r.out, dir / "d/copy 2\n" + std::string(1, '\0'));  // stdout: the name as it is
+
+  // --kept-dir: DIR is named quoted when it is refused.
+  const std::string kept = dir / "kept here\nx";
+  WriteFile(kept, "not a folder\n");
+  r = RunProcess({kBin, "scan", "--kept-dir", kept, dir / "d"}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("neardup: --kept-dir '" + dir.path() + "/kept here'$'\\n''x' exists and is not a folder"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find(kept), std::string::npos) << r.err;
+
+  // A stage task: the work folder's files are named quoted.
+  const std::string work = dir / "work folder\nw";
+  std::filesystem::create_directories(work + "/sign");
+  r = RunProcess({kBin, "stage", "bucket", "--task", "0", "--tasks", "1", work}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(ShellQuoted(work + "/sign") + ": no sign task has finished"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(work), std::string::npos) << r.err;
+
+  // An index file that is not an index is named quoted.
+  const std::string index = dir / "an index\n.db";
+  WriteFile(index, "not an SQLite database, only text long enough to be read as a header\n");
+  r = RunProcess({kBin, "scan", "--index", index, dir / "d"}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("neardup: '" + dir.path() + "/an index'$'\\n''.db': not a neardup index"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find(index), std::string::npos) << r.err;
+
+  // A problem kept in the index is named quoted by the run that reuses it, as by the run that found it.
+  WriteFile(dir / "j/a b\n.jsonl", "{\"text\": \"" + text.substr(0, 40) + "\"}\nnot json\n");
+  const std::string shown = ShellQuoted(dir / "j/a b\n.jsonl") + ":2: not a JSON object";
+  for (const char* run : {"signs", "reuses"}) {
+    SCOPED_TRACE(run);
+    r = RunProcess({kBin, "scan", "--input", "jsonl", "--index", dir / "j.db", dir / "j"}, dir.path());
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("neardup: " + shown + "\n"), std::string::npos) << r.err;
+  }
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 
 #include "distributed/stage_sign.h"
 #include "e2e/kept_modes.h"
+#include "neardup/quote.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -116,7 +117,9 @@ TEST(KeptDirSafetyTest, FilterRefusesAKeptPathRewrittenOutOfDirNamingTheShard) {
     RewriteKeptPath(work, 0, kept);
     const RunResult r = Filter(dir, work, 0, 2, options, dir / "kept");
     EXPECT_EQ(r.exit_code, 2) << r.err;
-    EXPECT_NE(r.err.find(work + "/sign/0.meta: kept path \"" + kept + "\" is not"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(ShellQuoted(work + "/sign/0.meta") + ": kept path " + ShellQuoted(kept) + " is not"),
+              std::string::npos)
+        << r.err;
     EXPECT_EQ(testing::ReadFile(victim), "the victim's own bytes\n");
     EXPECT_TRUE(FileTree(dir / "kept").empty());
     WriteFile(work + "/sign/0.meta", saved);
