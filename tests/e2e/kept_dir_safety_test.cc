@@ -259,6 +259,10 @@ bool OpenedByAnotherProcess(const std::string& path) {
   for (fs::directory_iterator proc("/proc", ec), end; !ec && proc != end; proc.increment(ec)) {
     const std::string pid = proc->path().filename().string();
     if (pid.find_first_not_of("0123456789") != std::string::npos || pid == self) continue;
+    // Only a process that runs the binary: a child between posix_spawn and
+    // exec still holds this test's descriptors (closed on exec).
+    std::error_code exe_ec;
+    if (fs::read_symlink(proc->path() / "exe", exe_ec) != fs::canonical(kBin, exe_ec)) continue;
     std::error_code fd_ec;
     for (fs::directory_iterator fd(proc->path() / "fd", fd_ec); !fd_ec && fd != end; fd.increment(fd_ec)) {
       std::error_code link_ec;
@@ -285,9 +289,12 @@ TEST(KeptDirSafetyTest, LinkPlantedInDirWhileScanWaitsNeverRedirectsAWrite) {
         dir.path());
   });
   // Once it has the index open, it has checked DIR and waits for the lock.
+  // Seen twice, 50 ms apart: past the instant of exec that still holds them.
   bool waiting = false;
-  for (int k = 0; k < 600 && !(waiting = OpenedByAnotherProcess(index)); ++k) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (int k = 0, seen = 0; k < 600 && !waiting; ++k) {
+    seen = OpenedByAnotherProcess(index) ? seen + 1 : 0;
+    waiting = seen >= 2;
+    if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   EXPECT_TRUE(waiting) << "the run never opened the index";
   fs::create_directories(dir / "outside");
