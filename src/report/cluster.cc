@@ -96,71 +96,43 @@ Result<std::vector<Cluster>> BuildClusters(const std::vector<DocEntry>& docs, st
   return BuildClusters(docs, std::move(links), rule, similar);
 }
 
-Result<std::vector<Cluster>> BuildClusters(const std::vector<DocEntry>& docs, ClusterLinks links, KeepRule rule,
-                                           const SimilarFn& similar) {
-  // Each linked document with the document that stands for its set: its
-  // component (kConnected) or its group of copies (kKeep).
-  std::vector<DocId> linked;
-  for (DocId d = 0; d < links.linked_.size(); ++d) {
-    if (links.linked_[d] != 0) linked.push_back(d);
+namespace {
+
+// The sets of linked documents (components, or groups of copies) and the
+// document each keeps.
+struct KeptSets {
+  std::vector<DocId> linked;     // the linked documents, ascending
+  std::vector<uint32_t> roots;   // each set's root, in order of first member
+  std::vector<DocId> best;       // indexed by root: the document the set keeps
+};
+
+KeptSets KeptSetsOf(const std::vector<DocEntry>& docs, const std::vector<uint8_t>& linked_flags, UnionFind& sets,
+                    KeepRule rule) {
+  KeptSets out;
+  for (DocId d = 0; d < linked_flags.size(); ++d) {
+    if (linked_flags[d] != 0) out.linked.push_back(d);
   }
-  // The document each set keeps, indexed by the set's root.
-  std::vector<DocId> best(docs.size(), 0);
+  out.best.assign(docs.size(), 0);
   std::vector<uint8_t> seen(docs.size(), 0);
-  std::vector<uint32_t> roots;
-  for (DocId d : linked) {
-    const uint32_t r = links.sets_.Find(d);
+  for (DocId d : out.linked) {
+    const uint32_t r = sets.Find(d);
     if (seen[r] == 0) {
       seen[r] = 1;
-      best[r] = d;
-      roots.push_back(r);
-    } else if (Better(docs, d, best[r], rule)) {
-      best[r] = d;
+      out.best[r] = d;
+      out.roots.push_back(r);
+    } else if (Better(docs, d, out.best[r], rule)) {
+      out.best[r] = d;
     }
   }
-  seen = {};
-  // keep_of[r]: the root of the set whose kept document the set of root r
-  // joins (itself when that set is kept).
-  std::vector<uint32_t> keep_of(docs.size(), 0);
-  for (uint32_t r : roots) keep_of[r] = r;
+  return out;
+}
 
-  if (links.by_ == ClusterBy::kKeep) {
-    // The sets in keep order (ChooseKeep's over their best documents). A set
-    // is taken whole: its copies are similar to whatever its best document
-    // is similar to, so they always go together.
-    std::sort(roots.begin(), roots.end(), [&](uint32_t x, uint32_t y) { return Better(docs, best[x], best[y], rule); });
-    std::vector<uint32_t> rank(docs.size(), 0);
-    for (uint32_t i = 0; i < roots.size(); ++i) rank[roots[i]] = i;
-    if (Status s = links.pairs_.Finish(); !s.ok()) return s;
-    SortedRuns<RankedLink> ranked(static_cast<size_t>(links.memory_bytes_ / 2), "clustering pairs in keep order");
-    for (const ClusterLinks::Pair& p : links.pairs_) {
-      const uint32_t x = rank[links.sets_.Find(p.a)];
-      const uint32_t y = rank[links.sets_.Find(p.b)];
-      if (x == y) continue;
-      if (Status s = ranked.Add({.later = std::max(x, y), .earlier = std::min(x, y)}); !s.ok()) return s;
-    }
-    if (!links.pairs_.status().ok()) return links.pairs_.status();
-    links.pairs_ = SortedRuns<ClusterLinks::Pair>(0, "");
-    if (Status s = ranked.Finish(); !s.ok()) return s;
-    // A set joins the earliest set linked to it that is kept and whose kept
-    // document is similar to it; each set's fate is settled before any link
-    // from a later set is read.
-    std::vector<uint32_t> joins(roots.size());
-    for (uint32_t i = 0; i < roots.size(); ++i) joins[i] = i;
-    for (const RankedLink& l : ranked) {
-      if (joins[l.later] != l.later || joins[l.earlier] != l.earlier) continue;
-      if (similar(best[roots[l.earlier]], best[roots[l.later]])) joins[l.later] = l.earlier;
-    }
-    if (!ranked.status().ok()) return ranked.status();
-    for (uint32_t i = 0; i < roots.size(); ++i) keep_of[roots[i]] = roots[joins[i]];
-  }
-
-  // Group the linked documents by the set that keeps them.
-  std::vector<std::pair<uint32_t, DocId>> by_keeper;
-  by_keeper.reserve(linked.size());
-  for (DocId d : linked) by_keeper.emplace_back(keep_of[links.sets_.Find(d)], d);
-  std::sort(by_keeper.begin(), by_keeper.end());
-
+// The clusters of `by_keeper` (each linked document with the root of the set
+// that keeps it, sorted): those of two members or more, not all references,
+// members by name, clusters by the name of their kept document, numbered.
+std::vector<Cluster> ClustersOf(const std::vector<DocEntry>& docs,
+                                const std::vector<std::pair<uint32_t, DocId>>& by_keeper,
+                                const std::vector<DocId>& best) {
   auto by_name = [&](DocId x, DocId y) {
     return docs[x].name != docs[y].name ? docs[x].name < docs[y].name : x < y;
   };
@@ -188,6 +160,62 @@ Result<std::vector<Cluster>> BuildClusters(const std::vector<DocEntry>& docs, Cl
             [&](const Cluster& x, const Cluster& y) { return by_name(x.keep, y.keep); });
   for (size_t i = 0; i < clusters.size(); ++i) clusters[i].id = static_cast<uint32_t>(i);
   return clusters;
+}
+
+}  // namespace
+
+Result<std::vector<uint32_t>> ClusterLinks::JoinInKeepOrder(const std::vector<DocEntry>& docs,
+                                                           std::vector<uint32_t>* roots,
+                                                           const std::vector<DocId>& best, KeepRule rule,
+                                                           const SimilarFn& similar) {
+  // The sets in keep order (ChooseKeep's over their best documents). A set
+  // is taken whole: its copies are similar to whatever its best document
+  // is similar to, so they always go together.
+  std::sort(roots->begin(), roots->end(), [&](uint32_t x, uint32_t y) { return Better(docs, best[x], best[y], rule); });
+  std::vector<uint32_t> rank(docs.size(), 0);
+  for (uint32_t i = 0; i < roots->size(); ++i) rank[(*roots)[i]] = i;
+  if (Status s = pairs_.Finish(); !s.ok()) return s;
+  SortedRuns<RankedLink> ranked(static_cast<size_t>(memory_bytes_ / 2), "clustering pairs in keep order");
+  for (const Pair& p : pairs_) {
+    const uint32_t x = rank[sets_.Find(p.a)];
+    const uint32_t y = rank[sets_.Find(p.b)];
+    if (x == y) continue;
+    if (Status s = ranked.Add({.later = std::max(x, y), .earlier = std::min(x, y)}); !s.ok()) return s;
+  }
+  if (!pairs_.status().ok()) return pairs_.status();
+  pairs_ = SortedRuns<Pair>(0, "");
+  if (Status s = ranked.Finish(); !s.ok()) return s;
+  // A set joins the earliest set linked to it that is kept and whose kept
+  // document is similar to it; each set's fate is settled before any link
+  // from a later set is read.
+  std::vector<uint32_t> joins(roots->size());
+  for (uint32_t i = 0; i < roots->size(); ++i) joins[i] = i;
+  for (const RankedLink& l : ranked) {
+    if (joins[l.later] != l.later || joins[l.earlier] != l.earlier) continue;
+    if (similar(best[(*roots)[l.earlier]], best[(*roots)[l.later]])) joins[l.later] = l.earlier;
+  }
+  if (!ranked.status().ok()) return ranked.status();
+  return joins;
+}
+
+Result<std::vector<Cluster>> BuildClusters(const std::vector<DocEntry>& docs, ClusterLinks links, KeepRule rule,
+                                           const SimilarFn& similar) {
+  KeptSets sets = KeptSetsOf(docs, links.linked_, links.sets_, rule);
+  // keep_of[r]: the root of the set whose kept document the set of root r
+  // joins (itself when that set is kept).
+  std::vector<uint32_t> keep_of(docs.size(), 0);
+  for (uint32_t r : sets.roots) keep_of[r] = r;
+  if (links.by_ == ClusterBy::kKeep) {
+    Result<std::vector<uint32_t>> joins = links.JoinInKeepOrder(docs, &sets.roots, sets.best, rule, similar);
+    if (!joins.ok()) return joins.status();
+    for (uint32_t i = 0; i < sets.roots.size(); ++i) keep_of[sets.roots[i]] = sets.roots[(*joins)[i]];
+  }
+  // Group the linked documents by the set that keeps them.
+  std::vector<std::pair<uint32_t, DocId>> by_keeper;
+  by_keeper.reserve(sets.linked.size());
+  for (DocId d : sets.linked) by_keeper.emplace_back(keep_of[links.sets_.Find(d)], d);
+  std::sort(by_keeper.begin(), by_keeper.end());
+  return ClustersOf(docs, by_keeper, sets.best);
 }
 
 std::vector<Removal> Removable(const std::vector<DocEntry>& docs, const std::vector<Cluster>& clusters) {

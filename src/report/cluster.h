@@ -79,6 +79,13 @@ class ClusterLinks {
  private:
   friend Result<std::vector<Cluster>> BuildClusters(const std::vector<DocEntry>&, ClusterLinks, KeepRule,
                                                     const SimilarFn&);
+  // kKeep: sorts `roots` (the sets' roots) in keep order by their kept
+  // documents `best` (indexed by root), and returns for each place in that
+  // order the place of the set it joins (its own when it is kept). Reads the
+  // links once; IoError when a temporary file fails.
+  Result<std::vector<uint32_t>> JoinInKeepOrder(const std::vector<DocEntry>& docs, std::vector<uint32_t>* roots,
+                                                const std::vector<DocId>& best, KeepRule rule,
+                                                const SimilarFn& similar);
   ClusterBy by_;
   uint64_t memory_bytes_;
   // kConnected: the components so far. kKeep: the groups of copies.
@@ -105,8 +112,9 @@ Result<std::vector<Cluster>> BuildClusters(const std::vector<DocEntry>& docs, st
 
 // Members of the clusters that can be removed (not kept, not reference, not
 // a stream: no path to remove; none at all of a cluster whose kept document
-// is a stream, whose text is then on disk nowhere else), sorted by name, each with its cluster's kept document (scores unset:
-// estimate 0, jaccard -1).
+// is a stream, whose text is then on disk nowhere else), sorted by name,
+// each with its cluster's kept document (scores unset: estimate 0, jaccard
+// -1).
 std::vector<Removal> Removable(const std::vector<DocEntry>& docs, const std::vector<Cluster>& clusters);
 
 }  // namespace neardup
