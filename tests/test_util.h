@@ -5,8 +5,8 @@
 #include <grp.h>
 #include <pwd.h>
 #include <spawn.h>
-#include <sys/stat.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,9 +14,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
-#include <map>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -256,8 +256,8 @@ inline std::vector<std::string> RandomWords(size_t words, uint64_t seed, size_t 
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
   };
-  static const char* kSyllables[] = {"ka", "to", "ri", "mu", "sen", "lo", "da", "vi", "ne", "shu",
-                                     "pa", "gor", "el", "in", "tu", "ma", "re", "zo", "qui", "ba"};
+  static const char* kSyllables[] = {"ka", "to",  "ri", "mu", "sen", "lo", "da", "vi", "ne",  "shu",
+                                     "pa", "gor", "el", "in", "tu",  "ma", "re", "zo", "qui", "ba"};
   for (size_t i = 0; i < words; ++i) {
     uint64_t w = next() % vocabulary;
     std::string word;

@@ -46,8 +46,8 @@ struct ExplainInputs {
 };
 
 struct ExplainedDoc {
-  std::string name;       // path, or JSONL id / FILE:LINE
-  uint64_t bytes = 0;     // bytes of text read (after decompression)
+  std::string name;    // path, or JSONL id / FILE:LINE
+  uint64_t bytes = 0;  // bytes of text read (after decompression)
   uint64_t words = 0;
   uint64_t tokens = 0;    // words, or characters with --shingle char
   uint64_t shingles = 0;  // distinct shingles
@@ -66,14 +66,14 @@ struct PairExplanation {
   Banding banding;  // as the scan would choose it (or --bands/--rows)
   double threshold = 0;
   double exact_margin = 0;
-  uint64_t shared_shingles = 0;  // |A ∩ B|
-  uint64_t union_shingles = 0;   // |A ∪ B|
-  double jaccard = 0;            // exact: shared / union
-  bool same_tokens = false;      // identical token sequences (exact copies)
-  double estimate = 0;           // share of agreeing signature positions
-  double standard_error = 0;     // sqrt(J(1-J)/num_perm) at the exact J
-  std::vector<int> agreeing_bands;  // 0-based band numbers, ascending
-  bool candidate = false;        // at least one agreeing band (or same tokens)
+  uint64_t shared_shingles = 0;      // |A ∩ B|
+  uint64_t union_shingles = 0;       // |A ∪ B|
+  double jaccard = 0;                // exact: shared / union
+  bool same_tokens = false;          // identical token sequences (exact copies)
+  double estimate = 0;               // share of agreeing signature positions
+  double standard_error = 0;         // sqrt(J(1-J)/num_perm) at the exact J
+  std::vector<int> agreeing_bands;   // 0-based band numbers, ascending
+  bool candidate = false;            // at least one agreeing band (or same tokens)
   double candidate_probability = 0;  // 1-(1-J^r)^b at the exact J
   // Whether `neardup scan` would report the pair under each --verify
   // setting (with these options): signature: candidate and estimate >=
@@ -100,10 +100,10 @@ struct CurvePoint {
 struct ParamsExplanation {
   double threshold = 0;
   int num_perm = 0;
-  Banding banding;                     // as the scan would choose it (or --bands/--rows)
-  double approximate_threshold = 0;    // (1/b)^(1/r), where the S-curve is steepest
-  std::vector<CurvePoint> curve;       // at s = 0.1, 0.2, ..., 1.0
-  double threshold_probability = 0;    // at s = threshold
+  Banding banding;                   // as the scan would choose it (or --bands/--rows)
+  double approximate_threshold = 0;  // (1/b)^(1/r), where the S-curve is steepest
+  std::vector<CurvePoint> curve;     // at s = 0.1, 0.2, ..., 1.0
+  double threshold_probability = 0;  // at s = threshold
 };
 
 // The banding of a scan with `options` and its S-curve.

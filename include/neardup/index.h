@@ -65,8 +65,8 @@ struct IndexInfo {
   uint64_t files = 0;
   uint64_t documents = 0;
   uint64_t file_bytes = 0;
-  NewJob new_job;          // the index's --new job; empty before a --new run delivered
-  uint64_t pending = 0;    // files whose documents are not delivered yet
+  NewJob new_job;              // the index's --new job; empty before a --new run delivered
+  uint64_t pending = 0;        // files whose documents are not delivered yet
   std::vector<IndexRun> runs;  // the last runs, newest first
 };
 

@@ -116,7 +116,7 @@ const char* NameOf(E value) {
 enum class OptionGroup { kInput, kShingling, kVerification, kOutput, kClusters, kExecution, kIndex, kLogging };
 inline constexpr OptionGroup kOptionGroups[] = {
     OptionGroup::kInput,    OptionGroup::kShingling, OptionGroup::kVerification, OptionGroup::kOutput,
-    OptionGroup::kClusters, OptionGroup::kExecution, OptionGroup::kIndex, OptionGroup::kLogging};
+    OptionGroup::kClusters, OptionGroup::kExecution, OptionGroup::kIndex,        OptionGroup::kLogging};
 // "Input", "Shingling & LSH", "Verification", "Output", "Clusters", "Execution", "Index", "Logging".
 const char* ToString(OptionGroup group);
 

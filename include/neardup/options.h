@@ -159,9 +159,7 @@ struct Options {
   bool doc_places = false;
 
   // The shingle size in effect: `ngram`, or the unit's default.
-  int EffectiveNgram() const {
-    return ngram > 0 ? ngram : (shingle == ShingleUnit::kWord ? kWordNgram : kCharNgram);
-  }
+  int EffectiveNgram() const { return ngram > 0 ? ngram : (shingle == ShingleUnit::kWord ? kWordNgram : kCharNgram); }
 
   bool operator==(const Options&) const = default;
 };

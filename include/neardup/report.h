@@ -46,8 +46,8 @@ struct Params {
 Params MakeParams(const Options& options, Banding banding);
 
 struct DocEntry {
-  std::string name;        // path, or JSONL id / FILE:LINE
-  uint64_t size = 0;       // bytes of text
+  std::string name;   // path, or JSONL id / FILE:LINE
+  uint64_t size = 0;  // bytes of text
   int64_t mtime_ns = 0;
   bool reference = false;  // under an --against path
   // Its place in input order: the input (PATH argument, as given) it came
@@ -149,22 +149,22 @@ struct DocPlace {
 
 struct Report {
   Params params;
-  std::vector<DocEntry> docs;         // indexed by DocId
+  std::vector<DocEntry> docs;  // indexed by DocId
   // JSONL input only (else empty): the input files, and each document's
   // place, by DocId.
   std::vector<SourceFile> source_files;
   std::vector<DocPlace> places;
-  SortedPairs pairs;                  // filled in pairs mode
-  std::vector<Cluster> clusters;      // filled in clusters and duplicates modes
+  SortedPairs pairs;              // filled in pairs mode
+  std::vector<Cluster> clusters;  // filled in clusters and duplicates modes
   // Members of the clusters that can go (not kept, not reference, not a
   // stream), sorted by name; computed once by the report stage for every
   // writer.
   std::vector<Removal> removable;
   Stats stats;
-  IndexStats index;                   // used only with --index
-  KeptStats kept;                     // used only with --kept-dir
-  std::vector<Status> problems;       // what went wrong, "PATH: reason"
-  std::vector<std::string> notices;   // advice that changes nothing (warnings)
+  IndexStats index;                  // used only with --index
+  KeptStats kept;                    // used only with --kept-dir
+  std::vector<Status> problems;      // what went wrong, "PATH: reason"
+  std::vector<std::string> notices;  // advice that changes nothing (warnings)
   // With Options::name_skipped: "PATH: why" for each file skipped (hidden,
   // excluded by --glob, over --max-filesize, binary, under --min-words),
   // sorted by path.

@@ -61,7 +61,7 @@ struct ReviewGroup {
 };
 
 struct Review {
-  bool texts_read = false;               // the documents were read again
+  bool texts_read = false;                // the documents were read again
   uint64_t max_words = kDefaultMaxWords;  // words compared per document
   std::vector<ReviewGroup> groups;
 };

@@ -49,9 +49,9 @@ struct Progress {
   // Verifying with --exact (or -t 1): documents read again, of how many.
   uint64_t reread = 0;
   uint64_t reread_total = 0;
-  uint64_t documents = 0;     // documents signed so far
-  uint64_t linked = 0;        // clustering: verified pairs linked so far
-  double seconds = 0;         // since the start
+  uint64_t documents = 0;  // documents signed so far
+  uint64_t linked = 0;     // clustering: verified pairs linked so far
+  double seconds = 0;      // since the start
 };
 
 struct RunContext {

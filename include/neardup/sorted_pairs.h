@@ -39,8 +39,8 @@ namespace neardup {
 struct ReportedPair {
   DocId a = 0;  // REQUIRES: docs[a].name < docs[b].name
   DocId b = 0;
-  double estimate = 0;   // share of agreeing signature positions
-  double jaccard = -1;   // exact Jaccard, or -1 when not computed
+  double estimate = 0;  // share of agreeing signature positions
+  double jaccard = -1;  // exact Jaccard, or -1 when not computed
 };
 
 class SortedPairs {

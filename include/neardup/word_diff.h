@@ -29,8 +29,8 @@ namespace neardup {
 struct DiffRun {
   enum class Kind : uint8_t { kSame, kRemoved, kAdded };
   Kind kind = Kind::kSame;
-  std::string text;      // the run's words joined by single spaces
-  uint64_t words = 0;    // how many words
+  std::string text;    // the run's words joined by single spaces
+  uint64_t words = 0;  // how many words
 };
 
 // A word cap for callers: 20,000 words per side.

@@ -39,8 +39,7 @@ enum class OutputFormat { kJsonl, kJson, kCsv, kTsv, kHtml, kPaths };
 // Every writer hands whole records to `out`: each out.write() call holds one
 // or more complete records (a json document is one record), so a stream that
 // flushes only between calls never cuts a record.
-void WriteReport(const Report& report, OutputFormat format, std::ostream& out,
-                 char terminator = '\n');
+void WriteReport(const Report& report, OutputFormat format, std::ostream& out, char terminator = '\n');
 
 // The writers below follow report.params.mode. Called directly on a
 // duplicates-mode report, jsonl, csv and tsv write its clusters, and json

@@ -14,9 +14,7 @@
 
 namespace neardup {
 
-inline uint64_t HashBytes(const void* data, size_t len, uint64_t seed) {
-  return XXH3_64bits_withSeed(data, len, seed);
-}
+inline uint64_t HashBytes(const void* data, size_t len, uint64_t seed) { return XXH3_64bits_withSeed(data, len, seed); }
 
 // The 64-bit finalizer of MurmurHash3: a bijection with full avalanche.
 // DocRecord::line_hash of a JSONL line (without its "\n" or "\r\n"): 32

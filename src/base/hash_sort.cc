@@ -40,8 +40,8 @@ void RankPartitionsPortable(const uint64_t* parted, size_t n, const uint32_t* en
     const uint64_t* w = parted + lo;
     size_t rank = 0;
     for (size_t t = 0; t < kRankWindow; ++t) {
-      rank += static_cast<size_t>(t < size) & (static_cast<size_t>(w[t] < x) | (static_cast<size_t>(w[t] == x) &
-                                                                                 static_cast<size_t>(t < at)));
+      rank += static_cast<size_t>(t < size) &
+              (static_cast<size_t>(w[t] < x) | (static_cast<size_t>(w[t] == x) & static_cast<size_t>(t < at)));
     }
     out[lo + rank] = x;
   }
@@ -51,8 +51,8 @@ void RankPartitionsPortable(const uint64_t* parted, size_t n, const uint32_t* en
 
 bool RankPartitionsAvx512Supported() { return __builtin_cpu_supports("avx512f"); }
 
-__attribute__((target("avx512f"))) void RankPartitionsAvx512(const uint64_t* parted, size_t n,
-                                                             const uint32_t* ends, int shift, uint64_t* out) {
+__attribute__((target("avx512f"))) void RankPartitionsAvx512(const uint64_t* parted, size_t n, const uint32_t* ends,
+                                                             int shift, uint64_t* out) {
   static_assert(kRankWindow == 8, "one vector of 8 hashes is the window");
   for (size_t i = 0; i < n; ++i) {
     const uint64_t x = parted[i];

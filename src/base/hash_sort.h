@@ -117,8 +117,8 @@ void SortPlainHashes(std::vector<uint64_t, Alloc>& entries, std::vector<uint64_t
 // top `bits` bits of their hash, each group in its original order. After it,
 // partition p spans [ends[p - 1], ends[p]) of `scratch` (from 0 for p = 0).
 template <class E, class Alloc>
-void ScatterByTopBits(const std::vector<E, Alloc>& entries, std::vector<E, Alloc>& scratch,
-                      std::vector<uint32_t>& ends, int bits) {
+void ScatterByTopBits(const std::vector<E, Alloc>& entries, std::vector<E, Alloc>& scratch, std::vector<uint32_t>& ends,
+                      int bits) {
   const int shift = 64 - bits;
   // ends[p + 1] counts partition p; the prefix sums make ends[p] its start.
   ends.assign((size_t{1} << bits) + 1, 0);

@@ -76,9 +76,15 @@ void MappedFile::Advise(Access access) const {
   if (data_ == nullptr) return;
   int advice = MADV_NORMAL;
   switch (access) {
-    case Access::kNormal: advice = MADV_NORMAL; break;
-    case Access::kSequential: advice = MADV_SEQUENTIAL; break;
-    case Access::kRandom: advice = MADV_RANDOM; break;
+    case Access::kNormal:
+      advice = MADV_NORMAL;
+      break;
+    case Access::kSequential:
+      advice = MADV_SEQUENTIAL;
+      break;
+    case Access::kRandom:
+      advice = MADV_RANDOM;
+      break;
   }
   (void)::madvise(const_cast<char*>(data_), size_, advice);  // a hint: refusal changes nothing
 }

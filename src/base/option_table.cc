@@ -104,7 +104,8 @@ constexpr OptionSpec kTable[] = {
      .value_name = "FILE",
      .group = OptionGroup::kInput,
      .kind = ValueKind::kTextList,
-     .help = "Skip what FILE's gitignore patterns match below each PATH (repeatable; .ignore and .gitignore come first)",
+     .help =
+         "Skip what FILE's gitignore patterns match below each PATH (repeatable; .ignore and .gitignore come first)",
      .commands = kScan,
      .list = List<&Options::ignore_files>},
     {.long_name = "--no-ignore",
@@ -359,7 +360,8 @@ constexpr OptionSpec kTable[] = {
      .value_name = "DIR",
      .group = OptionGroup::kOutput,
      .kind = ValueKind::kText,
-     .help = "Also write the kept documents to DIR (new or empty): each input file below DIR, without what --mode duplicates lists",
+     .help = "Also write the kept documents to DIR (new or empty): each input file below DIR, without what --mode "
+             "duplicates lists",
      .commands = kScanCommand | kStageFilterCommand,
      .text = Text<&Options::kept_dir>},
     {.long_name = "--kept-copy",
@@ -636,7 +638,8 @@ std::string ValueName(const OptionSpec& spec) {
 std::string RangeText(const OptionSpec& spec) {
   const ValueRange& r = spec.range;
   if (spec.kind == ValueKind::kReal) {
-    if (!r.has_high) return std::string(spec.value_name).append(r.low_open ? " > " : " >= ").append(std::to_string(r.low));
+    if (!r.has_high)
+      return std::string(spec.value_name).append(r.low_open ? " > " : " >= ").append(std::to_string(r.low));
     return std::to_string(r.low)
         .append(r.low_open ? " < " : " <= ")
         .append(spec.value_name)

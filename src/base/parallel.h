@@ -33,8 +33,8 @@
 namespace neardup {
 
 struct Workers {
-  int threads = 1;                           // >= 1
-  std::function<void()> tick;                // may be empty
+  int threads = 1;                            // >= 1
+  std::function<void()> tick;                 // may be empty
   const std::atomic<bool>* cancel = nullptr;  // may be null
   bool Cancelled() const { return cancel != nullptr && cancel->load(std::memory_order_relaxed); }
   // `threads` from Options::threads: 0 means the number of cores.

@@ -52,14 +52,29 @@ bool Control(unsigned char c) { return c < 0x20 || c == 0x7F; }
 
 void AppendEscape(std::string* out, unsigned char c) {
   switch (c) {
-    case '\a': out->append("\\a"); return;
-    case '\b': out->append("\\b"); return;
-    case '\f': out->append("\\f"); return;
-    case '\n': out->append("\\n"); return;
-    case '\r': out->append("\\r"); return;
-    case '\t': out->append("\\t"); return;
-    case '\v': out->append("\\v"); return;
-    default: break;
+    case '\a':
+      out->append("\\a");
+      return;
+    case '\b':
+      out->append("\\b");
+      return;
+    case '\f':
+      out->append("\\f");
+      return;
+    case '\n':
+      out->append("\\n");
+      return;
+    case '\r':
+      out->append("\\r");
+      return;
+    case '\t':
+      out->append("\\t");
+      return;
+    case '\v':
+      out->append("\\v");
+      return;
+    default:
+      break;
   }
   out->push_back('\\');
   out->push_back(static_cast<char>('0' + (c >> 6)));
@@ -71,7 +86,7 @@ void AppendEscape(std::string* out, unsigned char c) {
 
 std::string ShellQuoted(std::string_view name) {
   if (name.empty()) return "''";
-  bool plain = true;           // nothing to quote
+  bool plain = true;            // nothing to quote
   bool double_quotable = true;  // only safe characters, spaces and '
   bool any_single_quote = false;
   for (size_t i = 0; i < name.size();) {
@@ -93,11 +108,15 @@ std::string ShellQuoted(std::string_view name) {
       plain = false;
     } else if (c == '#' || c == '~') {
       // Special at the start only (as ls: quoted alike elsewhere with a ').
-      if (i == 0) plain = false;
-      else double_quotable = false;
+      if (i == 0)
+        plain = false;
+      else
+        double_quotable = false;
     } else if (c == '{' || c == '}') {
-      if (name.size() == 1) plain = false;
-      else double_quotable = false;  // as ls: quoted alike, though no need
+      if (name.size() == 1)
+        plain = false;
+      else
+        double_quotable = false;  // as ls: quoted alike, though no need
     } else if (!SafeAt(c, i, name.size())) {
       plain = double_quotable = false;
     }

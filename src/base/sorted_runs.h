@@ -35,10 +35,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <iterator>
 #include <memory>
 #include <string>
@@ -49,8 +49,8 @@
 #include "base/hash_sort.h"
 #include "base/large_array_allocator.h"
 #include "base/temp_file.h"
-#include "neardup/status.h"
 #include "neardup/quote.h"
+#include "neardup/status.h"
 
 namespace neardup {
 
@@ -222,13 +222,12 @@ class SortedRuns {
     } else {
       std::sort(v->begin(), v->end());
     }
-    v->erase(std::unique(v->begin(), v->end(), [](const T& x, const T& y) { return !(x < y) && !(y < x); }),
-             v->end());
+    v->erase(std::unique(v->begin(), v->end(), [](const T& x, const T& y) { return !(x < y) && !(y < x); }), v->end());
   }
 
   Status WriteError(const char* what) const {
-    return Status::IoError("temporary file for " + purpose_ + " in " + ShellQuoted(TempFile::Folder()) + ": " + what + ": " +
-                           std::strerror(errno));
+    return Status::IoError("temporary file for " + purpose_ + " in " + ShellQuoted(TempFile::Folder()) + ": " + what +
+                           ": " + std::strerror(errno));
   }
 
   // The buffer, sorted and without repeats, as a new run.

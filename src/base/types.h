@@ -47,9 +47,7 @@ struct InputFile {
 struct ContentHash {
   uint64_t low = 0;
   uint64_t high = 0;
-  friend bool operator==(const ContentHash& x, const ContentHash& y) {
-    return x.low == y.low && x.high == y.high;
-  }
+  friend bool operator==(const ContentHash& x, const ContentHash& y) { return x.low == y.low && x.high == y.high; }
   friend bool operator<(const ContentHash& x, const ContentHash& y) {
     return x.high != y.high ? x.high < y.high : x.low < y.low;
   }
@@ -59,36 +57,36 @@ struct ContentHash {
 enum class DocKind : uint8_t { kOk, kEmpty, kTooShort, kBinary, kFailed };
 
 struct DocRecord {
-  std::string name;       // as written in the output: path, JSONL id or FILE:LINE
-  uint32_t file = 0;      // index into SignatureTable::files
+  std::string name;   // as written in the output: path, JSONL id or FILE:LINE
+  uint32_t file = 0;  // index into SignatureTable::files
   // JSONL: LineHash() of the line's bytes as signed (without its line end),
   // which --kept-dir checks a dropped line against; 0 when not known (a run
   // without --kept-dir does not hash its lines, a
   // document from the index or a stage table) or for a text file.
   uint32_t line_hash = 0;
-  uint64_t line = 0;      // JSONL line number (from 1); 0 for a text file
-  uint64_t size = 0;      // bytes of text
-  int64_t mtime_ns = 0;   // of its file, when walked
-  ContentHash content;    // of its normalized token text
+  uint64_t line = 0;     // JSONL line number (from 1); 0 for a text file
+  uint64_t size = 0;     // bytes of text
+  int64_t mtime_ns = 0;  // of its file, when walked
+  ContentHash content;   // of its normalized token text
   DocKind kind = DocKind::kFailed;
   bool reference = false;  // under an --against path
 };
 
 // A candidate pair of representatives of groups of copies (lsh/).
 struct Candidate {
-  DocId a = 0, b = 0;     // representatives, a < b
-  double estimate = 0;    // signature agreement
-  double jaccard = -1;    // exact Jaccard, once verified by --exact; else -1
+  DocId a = 0, b = 0;   // representatives, a < b
+  double estimate = 0;  // signature agreement
+  double jaccard = -1;  // exact Jaccard, once verified by --exact; else -1
   bool operator<(const Candidate& o) const { return a != o.a ? a < o.a : b < o.b; }
 };
 
 // A problem with one input, where it was found.
 struct InputProblem {
   enum class Kind : uint8_t {
-    kUnreadable,   // counted as unreadable
-    kMalformed,    // a JSONL line skipped
-    kTooLarge,     // over --max-filesize once decompressed
-    kCounted,      // counted elsewhere already (e.g. duplicate ids)
+    kUnreadable,  // counted as unreadable
+    kMalformed,   // a JSONL line skipped
+    kTooLarge,    // over --max-filesize once decompressed
+    kCounted,     // counted elsewhere already (e.g. duplicate ids)
   };
   uint32_t file = 0;  // index into the walked files
   uint64_t line = 0;  // JSONL line number; 0 for the whole file
@@ -102,9 +100,9 @@ struct InputProblem {
 
 // Totals over the documents read.
 struct SignCounts {
-  uint64_t bytes = 0;         // bytes of text read
-  uint64_t invalid_utf8 = 0;  // invalid sequences replaced by U+FFFD
-  uint64_t transcoded = 0;    // UTF-16 files transcoded
+  uint64_t bytes = 0;          // bytes of text read
+  uint64_t invalid_utf8 = 0;   // invalid sequences replaced by U+FFFD
+  uint64_t transcoded = 0;     // UTF-16 files transcoded
   uint64_t duplicate_ids = 0;  // JSONL documents renamed FILE:LINE
 
   // Adds the counts of another share of the documents.

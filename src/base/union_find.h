@@ -11,9 +11,7 @@ namespace neardup {
 
 class UnionFind {
  public:
-  explicit UnionFind(size_t n) : parent_(n), size_(n, 1) {
-    std::iota(parent_.begin(), parent_.end(), 0u);
-  }
+  explicit UnionFind(size_t n) : parent_(n), size_(n, 1) { std::iota(parent_.begin(), parent_.end(), 0u); }
 
   uint32_t Find(uint32_t x) {
     while (parent_[x] != x) {

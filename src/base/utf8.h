@@ -46,7 +46,8 @@ namespace utf8_internal {
 // DecodeUtf8Char() once its fast path has failed: a lead byte that wants
 // `need` continuation bytes, the first in [lo, hi], and an input that is
 // short or has a bad byte among them.
-[[gnu::noinline, gnu::cold]] inline Utf8Char Slow(const unsigned char* p, size_t n, uint32_t need, uint32_t lo, uint32_t hi) {
+[[gnu::noinline, gnu::cold]] inline Utf8Char Slow(const unsigned char* p, size_t n, uint32_t need, uint32_t lo,
+                                                  uint32_t hi) {
   if (n < 2) return {0, 1, Utf8Status::kTruncated};
   if (p[1] < lo || p[1] > hi) return {0, 1, Utf8Status::kInvalid};
   uint32_t cp = p[0] & (0x7Fu >> (need + 1));

@@ -21,7 +21,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <deque>
 #include <initializer_list>
 #include <string>

@@ -1,7 +1,6 @@
 #include "cli/cli_options.h"
 
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -10,8 +9,8 @@
 #include <memory>
 #include <optional>
 #include <sstream>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -184,7 +183,8 @@ size_t EditDistance(std::string_view a, std::string_view b) {
     for (size_t j = 1; j <= b.size(); ++j) {
       const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
       d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
   }
   return d[a.size()][b.size()];
@@ -373,10 +373,12 @@ std::optional<ExitCode> ParseCommandLine(CLI::App& app, int argc, const char* co
 // something to read.
 Status CheckScanOptions(const BoundOptions& given, const CliOptions& c, std::vector<std::string>* warnings) {
   const bool stage = c.command == Command::kStageSign || c.command == Command::kStageBucket ||
-                     c.command == Command::kStageVerify || c.command == Command::kStageReport || c.command == Command::kStageFilter;
+                     c.command == Command::kStageVerify || c.command == Command::kStageReport ||
+                     c.command == Command::kStageFilter;
   const Options& o = c.scan;
   if (const std::string_view name = given.GivenOutside(kStageCommand | kStageFilterCommand); stage && !name.empty()) {
-    return Status::InvalidArgument(std::string(name).append(" applies to scan only: the stage commands do not read it"));
+    return Status::InvalidArgument(
+        std::string(name).append(" applies to scan only: the stage commands do not read it"));
   }
   if (const std::string_view name = given.GivenOutside(StageOptions(c.command)); stage && !name.empty()) {
     return Status::InvalidArgument(std::string(name).append(
@@ -400,21 +402,25 @@ Status CheckScanOptions(const BoundOptions& given, const CliOptions& c, std::vec
   }
   // A JSONL line has no time of its own: its file's is not the document's.
   if (o.input == InputFormat::kJsonl && (o.keep == KeepRule::kNewest || o.keep == KeepRule::kOldest)) {
-    return Status::InvalidArgument(std::string("--keep ").append(ToString(o.keep)).append(
-        " compares modification times, which JSONL lines have none of: use --keep first, longest or shortest"));
+    return Status::InvalidArgument(
+        std::string("--keep ")
+            .append(ToString(o.keep))
+            .append(
+                " compares modification times, which JSONL lines have none of: use --keep first, longest or shortest"));
   }
   if (o.mode == Mode::kPairs && o.kept_dir.empty()) {  // --kept-dir drops by them in every mode
     if (given.Given("--keep")) warnings->push_back("--keep has no effect in pairs mode (see --mode)");
     if (given.Given("--cluster-by")) warnings->push_back("--cluster-by has no effect in pairs mode (see --mode)");
   }
   if (c.format == OutputFormat::kHtml && o.mode == Mode::kDuplicates) {
-    return Status::InvalidArgument(std::string(given.Given("--format") ? "-f html" : "-o " + ShownValue(c.output))
-                                       .append(" is a review page of pairs or clusters: use it with --mode pairs or clusters"));
+    return Status::InvalidArgument(
+        std::string(given.Given("--format") ? "-f html" : "-o " + ShownValue(c.output))
+            .append(" is a review page of pairs or clusters: use it with --mode pairs or clusters"));
   }
   if (given.Given("--lock-wait") && o.index.empty()) return Status::InvalidArgument("--lock-wait needs --index FILE");
   const bool no_paths = o.paths.empty() && c.files_from.empty() && c.files0_from.empty();
-  if (c.command == Command::kStageBucket || c.command == Command::kStageVerify ||
-      c.command == Command::kStageReport || c.command == Command::kStageFilter) {
+  if (c.command == Command::kStageBucket || c.command == Command::kStageVerify || c.command == Command::kStageReport ||
+      c.command == Command::kStageFilter) {
     // --files-from and --against are accepted (and not read), so that every
     // stage can take the same options.
     if (!o.paths.empty()) {
@@ -457,13 +463,20 @@ Result<bool> ChooseFormatByOutput(const BoundOptions& given, CliOptions* c) {
   const std::string output = ShownValue(c->output);
   if (given.Given("--format")) {
     if (c->format == *named) return true;
-    return Status::InvalidArgument(std::string("-f ").append(NameOf(c->format)).append(" disagrees with -o ")
-                                       .append(output).append(", a name for ").append(NameOf(*named))
+    return Status::InvalidArgument(std::string("-f ")
+                                       .append(NameOf(c->format))
+                                       .append(" disagrees with -o ")
+                                       .append(output)
+                                       .append(", a name for ")
+                                       .append(NameOf(*named))
                                        .append(": drop -f, or name the file for the format"));
   }
   if (given.Given("--null") && c->scan.mode == Mode::kDuplicates) {  // else -0 is refused for its mode
-    return Status::InvalidArgument(std::string("-0 (--null) writes NUL-ended paths, not the ").append(NameOf(*named))
-                                       .append(" that -o ").append(output).append(" names: drop -0, or name the file otherwise"));
+    return Status::InvalidArgument(std::string("-0 (--null) writes NUL-ended paths, not the ")
+                                       .append(NameOf(*named))
+                                       .append(" that -o ")
+                                       .append(output)
+                                       .append(" names: drop -0, or name the file otherwise"));
   }
   c->format = *named;
   return true;
@@ -475,7 +488,9 @@ Status ReadTask(const std::string& typed, const char* variable, const char* opti
   if (text.empty()) {
     const char* env = std::getenv(variable);
     if (env == nullptr || *env == '\0') {
-      return Status::InvalidArgument(std::string(option).append(" is missing (and ").append(variable)
+      return Status::InvalidArgument(std::string(option)
+                                         .append(" is missing (and ")
+                                         .append(variable)
                                          .append(" is not set: not in a Slurm job array)"));
     }
     text = env;
@@ -484,8 +499,8 @@ Status ReadTask(const std::string& typed, const char* variable, const char* opti
   errno = 0;
   const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0' || errno != 0 || v > (1u << 24) || text[0] == '-') {
-    return Status::InvalidArgument(std::string(option).append(" must be an integer from 0 to 2^24, got ")
-                                       .append(ShownValue(text)));
+    return Status::InvalidArgument(
+        std::string(option).append(" must be an integer from 0 to 2^24, got ").append(ShownValue(text)));
   }
   *out = static_cast<uint32_t>(v);
   return Status::Ok();
@@ -553,7 +568,7 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
     return parsed;
   }
   const auto* stage = line.ParsedStage();
-  const BoundOptions& given = stage != nullptr                  ? stage->options
+  const BoundOptions& given = stage != nullptr                 ? stage->options
                               : c.command == Command::kParams  ? line.params_options
                               : c.command == Command::kExplain ? line.explain_options
                                                                : line.scan_options;
@@ -562,7 +577,7 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
 
   Status status = given.Apply(c);
   if (c.verbosity < 0) c.progress = false;  // -q: errors only, no progress line
-  c.scan.name_skipped = c.verbosity > 0;  // -v names each skipped file
+  c.scan.name_skipped = c.verbosity > 0;    // -v names each skipped file
   if (status.ok() && (c.command == Command::kScan || stage != nullptr)) {
     const Result<bool> chosen = ChooseFormatByOutput(given, &c);
     status = chosen.ok() ? CheckScanOptions(given, c, &parsed.warnings) : chosen.status();

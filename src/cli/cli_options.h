@@ -119,11 +119,11 @@ struct CliOptions {
   std::string shell;                           // completions: bash, zsh or fish
   // explain: A B (text input) or FILE ID_A ID_B (--input jsonl); -f json.
   std::vector<std::string> explain_args;
-  std::string index_action;                    // index: info or check
-  std::string index_file;                      // index: FILE
-  std::string work;                            // stage commands: the work folder
-  uint32_t task = 0;                           // stage sign, bucket, filter: --task (or SLURM_ARRAY_TASK_ID)
-  uint32_t tasks = 0;                          // --tasks (or SLURM_ARRAY_TASK_COUNT)
+  std::string index_action;  // index: info or check
+  std::string index_file;    // index: FILE
+  std::string work;          // stage commands: the work folder
+  uint32_t task = 0;         // stage sign, bucket, filter: --task (or SLURM_ARRAY_TASK_ID)
+  uint32_t tasks = 0;        // --tasks (or SLURM_ARRAY_TASK_COUNT)
 
   bool operator==(const CliOptions&) const = default;
 };

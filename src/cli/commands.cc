@@ -10,8 +10,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 
 #include "cli/completions.h"
@@ -71,7 +71,8 @@ Status ReadPathList(const std::string& file, char sep, std::vector<std::string>*
     if (!path.empty()) {
       out->push_back(std::move(path));
     } else if (sep == '\0') {
-      return Status::InvalidArgument(ShellQuoted(name) + ": " + what + std::to_string(entry) + " is an empty file name");
+      return Status::InvalidArgument(ShellQuoted(name) + ": " + what + std::to_string(entry) +
+                                     " is an empty file name");
     }
     path.clear();
     ++entry;
@@ -112,9 +113,9 @@ double SecondsSinceStart() {
 // The summary line; `seconds`: the whole run's.
 std::string Summary(const Report& r, double seconds) {
   const Stats& s = r.stats;
-  std::string line = Counted(s.documents, "document") + " (" + ShownSize(s.bytes) + "), " +
-                     std::to_string(s.empty) + " empty, " + std::to_string(s.skipped()) + " skipped, " +
-                     std::to_string(s.unreadable) + " unreadable";
+  std::string line = Counted(s.documents, "document") + " (" + ShownSize(s.bytes) + "), " + std::to_string(s.empty) +
+                     " empty, " + std::to_string(s.skipped()) + " skipped, " + std::to_string(s.unreadable) +
+                     " unreadable";
   if (s.exact_duplicates > 0) line += ", " + Counted(s.exact_duplicates, "exact copy", "exact copies");
   if (s.malformed_lines > 0) line += ", " + Counted(s.malformed_lines, "malformed line");
   if (s.duplicate_ids > 0) line += ", " + std::to_string(s.duplicate_ids) + " with an id not unique";
@@ -218,8 +219,8 @@ void LogWhatTheRunMet(const Report& report, int verbosity) {
   if (report.kept.used) spdlog::info("--kept-dir written in {:.3f} s", report.kept.seconds);
   const Params& pa = report.params;
   spdlog::info("{} {}-shingles, {} permutations, {} bands x {} rows, threshold {}, verify {}, seed {}",
-               ToString(pa.shingle), pa.ngram, pa.num_perm, pa.bands, pa.rows, pa.threshold,
-               ToString(pa.verify), pa.seed);
+               ToString(pa.shingle), pa.ngram, pa.num_perm, pa.bands, pa.rows, pa.threshold, ToString(pa.verify),
+               pa.seed);
 }
 
 // A document asked for and not read (an unreadable file, a malformed JSONL
@@ -254,7 +255,8 @@ void RecordExit(const Options& options, const Report& report, ExitCode code, boo
   if (!report.index.used) return;
   std::optional<SignalBlocker> quiet;
   if (delivered) quiet.emplace();
-  if (Status s = RecordRunExit(options.index, report.index.run, static_cast<int>(code), delivered, report.index.new_job);
+  if (Status s =
+          RecordRunExit(options.index, report.index.run, static_cast<int>(code), delivered, report.index.new_job);
       !s.ok()) {
     spdlog::warn("{}", s.message());
   }
@@ -280,8 +282,8 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
     // The review page reads the documents shown again, for their word diffs.
     const auto shown = [progress](uint64_t done, uint64_t total) {
       if (progress == nullptr) return;
-      progress->Tick("writing the review page, " + std::to_string(done) + "/" + Counted(total, "group") + " read again (" +
-                     std::to_string(done * 100 / std::max<uint64_t>(total, 1)) + "%)");
+      progress->Tick("writing the review page, " + std::to_string(done) + "/" + Counted(total, "group") +
+                     " read again (" + std::to_string(done * 100 / std::max<uint64_t>(total, 1)) + "%)");
     };
     WriteHtml(report, BuildReview(report, options, kDefaultMaxWords, shown), out.stream());
   } else {
@@ -296,8 +298,9 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
   if (progress != nullptr) progress->Clear();
   if (written.ok() && out.closed() && options.new_only) {
     // --new: what the reader did not take is reported again by the next run.
-    written = Status::IoError("stdout: closed before the whole output was written (" + std::string(std::strerror(EPIPE)) +
-                              "); the next --new run reports these documents again");
+    written =
+        Status::IoError("stdout: closed before the whole output was written (" + std::string(std::strerror(EPIPE)) +
+                        "); the next --new run reports these documents again");
   }
   // --index: an output is delivered once it lies whole in a regular file;
   // one sent to a pipe, a terminal or a device is not (docs/index.md),
@@ -324,13 +327,15 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
     std::fprintf(stderr, "%s\n", line.c_str());
   }
   if (!report.index.other_job.empty()) {
-    spdlog::warn("--new: this run's paths or options are not those of the index's --new runs ({}): it leaves the "
-                 "pending marks to them; give it its own --index FILE",
-                 report.index.other_job);
+    spdlog::warn(
+        "--new: this run's paths or options are not those of the index's --new runs ({}): it leaves the "
+        "pending marks to them; give it its own --index FILE",
+        report.index.other_job);
   } else if (options.new_only && options.against.empty() && !delivered) {
-    spdlog::warn("--new: the output went to a pipe, a terminal or a device, not to a regular file: no one can say "
-                 "it was read, so the next --new run reports these documents again (give -o FILE, or redirect "
-                 "stdout to a file, to deliver them)");
+    spdlog::warn(
+        "--new: the output went to a pipe, a terminal or a device, not to a regular file: no one can say "
+        "it was read, so the next --new run reports these documents again (give -o FILE, or redirect "
+        "stdout to a file, to deliver them)");
   }
   const ExitCode code = ExitCodeOf(report);
   if (code == ExitCode::kError && cli.verbosity < 0) spdlog::error("{}", QuietReason(report));
@@ -356,10 +361,12 @@ ExitCode RunIndexInfo(const std::string& file, std::ostream& out) {
   out << "\nlast runs (newest first):\n";
   for (const IndexRun& r : info->runs) {
     out << "  #" << r.id << " " << r.started << " .. " << (r.ended.empty() ? "(did not finish)" : r.ended) << ": "
-        << Counted(r.documents, "document") << ", " << r.reused << " reused, " << r.signed_now << " signed, " << r.removed
-        << " removed, exit " << (r.exit_status < 0 ? std::string("?") : std::to_string(r.exit_status))
-        << (r.delivered == 1 ? ", delivered" : r.delivered == 0 ? ", not delivered" : ", delivery unknown") << "; "
-        << r.options << "\n";
+        << Counted(r.documents, "document") << ", " << r.reused << " reused, " << r.signed_now << " signed, "
+        << r.removed << " removed, exit " << (r.exit_status < 0 ? std::string("?") : std::to_string(r.exit_status))
+        << (r.delivered == 1   ? ", delivered"
+            : r.delivered == 0 ? ", not delivered"
+                               : ", delivery unknown")
+        << "; " << r.options << "\n";
   }
   return ExitCode::kFound;
 }
@@ -431,8 +438,8 @@ ExitCode RunParams(const Options& options, std::ostream& out) {
   }
   const double p = e.threshold_probability;
   std::snprintf(line, sizeof line,
-                "\nat the threshold s = %.4g: %.4f of the pairs become candidates; %.2f%% are missed\n", e.threshold,
-                p, (1.0 - p) * 100.0);
+                "\nat the threshold s = %.4g: %.4f of the pairs become candidates; %.2f%% are missed\n", e.threshold, p,
+                (1.0 - p) * 100.0);
   out << line;
   return ExitCode::kFound;
 }

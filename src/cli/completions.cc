@@ -112,7 +112,7 @@ std::string Bash() {
       s.append("        if [[ \"$prev\" == index ]]; then\n");
       s.append("          COMPREPLY=($(compgen -W \"").append(kIndexActions).append("\" -- \"$cur\"))\n");
       s.append("        else\n          COMPREPLY=($(compgen -f -- \"$cur\"))\n        fi\n");
-} else if (info.command == Command::kStage) {
+    } else if (info.command == Command::kStage) {
       s.append("        if [[ \"$prev\" == stage ]]; then\n");
       s.append("          COMPREPLY=($(compgen -W \"").append(StageNames()).append("\" -- \"$cur\"))\n");
       s.append("        else\n          COMPREPLY=($(compgen -f -- \"$cur\"))\n        fi\n");
@@ -179,8 +179,15 @@ std::string Zsh() {
     });
     if (info.command == Command::kStage) {
       for (const StageTaskOption& t : kStageTaskOptions) {
-        s.append("        ").append(Quoted(std::string(t.name).append("[").append(ZshDescription(t.help)).append("]:")
-                                           .append(t.value_name).append(":"), false)).append(" \\\n");
+        s.append("        ")
+            .append(Quoted(std::string(t.name)
+                               .append("[")
+                               .append(ZshDescription(t.help))
+                               .append("]:")
+                               .append(t.value_name)
+                               .append(":"),
+                           false))
+            .append(" \\\n");
       }
       s.append("        '1:task:(").append(StageNames()).append(")' \\\n        '*:WORK PATH:_files'\n      ;;\n");
     } else if (info.command == Command::kCompletions) {

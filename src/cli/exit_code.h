@@ -7,9 +7,9 @@
 namespace neardup::cli {
 
 enum class ExitCode : int {
-  kFound = 0,        // at least one pair, cluster or removable document reported
-  kNothing = 1,      // nothing reported
-  kError = 2,        // usage error, unreadable input (after writing the rest), fatal error
+  kFound = 0,    // at least one pair, cluster or removable document reported
+  kNothing = 1,  // nothing reported
+  kError = 2,    // usage error, unreadable input (after writing the rest), fatal error
 };
 
 }  // namespace neardup::cli

@@ -1,10 +1,10 @@
 #include "cli/explain_command.h"
 
-#include <algorithm>
 #include <spdlog/spdlog.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -121,9 +121,15 @@ void AppendDiffText(const PairExplanation& e, const std::vector<DiffRun>& diff, 
   Wrapper w(&t, std::max(kMinWrap, width > kWrapMargin ? width - kWrapMargin : 0));
   for (const FoldedRun& run : FoldDiff(diff)) {
     switch (run.kind) {
-      case FoldedRun::Kind::kRemoved: w.Words(run.text, del_open, del_close, color); break;
-      case FoldedRun::Kind::kAdded: w.Words(run.text, add_open, add_close, color); break;
-      case FoldedRun::Kind::kSame: w.Words(run.text, "", "", false); break;
+      case FoldedRun::Kind::kRemoved:
+        w.Words(run.text, del_open, del_close, color);
+        break;
+      case FoldedRun::Kind::kAdded:
+        w.Words(run.text, add_open, add_close, color);
+        break;
+      case FoldedRun::Kind::kSame:
+        w.Words(run.text, "", "", false);
+        break;
       case FoldedRun::Kind::kSkipped:
         w.End();
         t += "... (" + std::to_string(run.words) + " unchanged words) ...\n";
@@ -155,8 +161,8 @@ size_t TerminalWidth(int fd) {
   return kDefaultWidth;
 }
 
-void WriteExplanationText(const PairExplanation& e, const std::vector<DiffRun>& diff, DiffMarks marks,
-                          size_t width, std::ostream& out) {
+void WriteExplanationText(const PairExplanation& e, const std::vector<DiffRun>& diff, DiffMarks marks, size_t width,
+                          std::ostream& out) {
   std::string t;
   const char* unit = "tokens";
   DocLines("a", e.a, unit, &t);
@@ -166,8 +172,9 @@ void WriteExplanationText(const PairExplanation& e, const std::vector<DiffRun>& 
   t += "exact Jaccard: " + Score4(e.jaccard) + (e.same_tokens ? " (same words: an exact copy)" : "") + "\n";
   t += "signature estimate: " + Score4(e.estimate) + " (" + std::to_string(e.num_perm) +
        " permutations; standard error " + Fixed(e.standard_error, 4) + " at the exact Jaccard)\n";
-  t += "LSH: " + std::to_string(e.banding.bands) + " bands x " + std::to_string(e.banding.rows) + " rows; agreeing in " +
-       std::to_string(e.agreeing_bands.size()) + " band" + (e.agreeing_bands.size() == 1 ? "" : "s");
+  t += "LSH: " + std::to_string(e.banding.bands) + " bands x " + std::to_string(e.banding.rows) +
+       " rows; agreeing in " + std::to_string(e.agreeing_bands.size()) + " band" +
+       (e.agreeing_bands.size() == 1 ? "" : "s");
   if (!e.agreeing_bands.empty()) {
     t += " (";
     for (size_t i = 0; i < e.agreeing_bands.size(); ++i) {
@@ -181,13 +188,16 @@ void WriteExplanationText(const PairExplanation& e, const std::vector<DiffRun>& 
     t += ")";
   }
   t += e.candidate ? ": a candidate\n" : ": not a candidate\n";
-  t += "P(candidate) at Jaccard " + Score4(e.jaccard) + ": " + Fixed(e.candidate_probability, 4) +
-       " (S-curve 1-(1-s^" + std::to_string(e.banding.rows) + ")^" + std::to_string(e.banding.bands) + ")\n";
+  t += "P(candidate) at Jaccard " + Score4(e.jaccard) + ": " + Fixed(e.candidate_probability, 4) + " (S-curve 1-(1-s^" +
+       std::to_string(e.banding.rows) + ")^" + std::to_string(e.banding.bands) + ")\n";
   t += "threshold " + Num(e.threshold) + ", scan would say:\n";
   t += std::string("  --verify signature: ") + Yes(e.reported_signature) + "\n";
   t += std::string("  --verify exact:     ") + Yes(e.reported_exact) +
-       (e.exact_margin > 0 ? " (candidates with an estimate at least " + Fixed(e.threshold - e.exact_margin * std::sqrt(e.threshold * (1 - e.threshold) / e.num_perm), 4) + " are checked)"
-                           : std::string(" (every candidate is checked)")) +
+       (e.exact_margin > 0
+            ? " (candidates with an estimate at least " +
+                  Fixed(e.threshold - e.exact_margin * std::sqrt(e.threshold * (1 - e.threshold) / e.num_perm), 4) +
+                  " are checked)"
+            : std::string(" (every candidate is checked)")) +
        "\n";
   t += std::string("  --verify none:      ") + Yes(e.reported_none) + "\n";
 
@@ -223,11 +233,13 @@ void WriteExplanationJson(const PairExplanation& e, const std::vector<DiffRun>& 
   j["agreeing_bands"] = e.agreeing_bands;
   j["candidate"] = e.candidate;
   j["candidate_probability"] = ScoreJson(e.candidate_probability);
-  j["reported"] = Json::object(
-      {{"signature", e.reported_signature}, {"exact", e.reported_exact}, {"none", e.reported_none}});
+  j["reported"] =
+      Json::object({{"signature", e.reported_signature}, {"exact", e.reported_exact}, {"none", e.reported_none}});
   Json runs = Json::array();
   for (const DiffRun& run : diff) {
-    const char* kind = run.kind == DiffRun::Kind::kSame ? "same" : run.kind == DiffRun::Kind::kRemoved ? "removed" : "added";
+    const char* kind = run.kind == DiffRun::Kind::kSame      ? "same"
+                       : run.kind == DiffRun::Kind::kRemoved ? "removed"
+                                                             : "added";
     runs.push_back(Json::object({{"kind", kind}, {"text", run.text}}));
   }
   j["diff"] = std::move(runs);
@@ -259,9 +271,9 @@ ExitCode RunExplain(const CliOptions& cli, std::ostream& out) {
     const bool color = UseColor(cli.color, STDOUT_FILENO);
     WriteExplanationText(*e, diff, color ? DiffMarks::kColor : DiffMarks::kBrackets, TerminalWidth(STDOUT_FILENO), out);
   }
-  const bool reported = o.verify == VerifyMode::kExact     ? e->reported_exact
-                        : o.verify == VerifyMode::kNone    ? e->reported_none
-                                                           : e->reported_signature;
+  const bool reported = o.verify == VerifyMode::kExact  ? e->reported_exact
+                        : o.verify == VerifyMode::kNone ? e->reported_none
+                                                        : e->reported_signature;
   return reported ? ExitCode::kFound : ExitCode::kNothing;
 }
 

@@ -38,8 +38,8 @@ size_t TerminalWidth(int fd);
 
 // The text report of `e` and then its word diff, as RunExplain prints it,
 // the diff wrapped between words to fit `width` columns.
-void WriteExplanationText(const PairExplanation& e, const std::vector<DiffRun>& diff, DiffMarks marks,
-                          size_t width, std::ostream& out);
+void WriteExplanationText(const PairExplanation& e, const std::vector<DiffRun>& diff, DiffMarks marks, size_t width,
+                          std::ostream& out);
 // The same facts and diff as one JSON object and a newline.
 void WriteExplanationJson(const PairExplanation& e, const std::vector<DiffRun>& diff, std::ostream& out);
 

@@ -56,15 +56,22 @@ std::string StageSection() {
     std::string& list = (spec.commands & kStageFilterCommand) != 0 ? filter_only : refused;
     list.append(list.empty() ? "" : ", ").append("\\fB").append(Roff(spec.long_name)).append("\\fR");
   }
-  s.append(".PP\nEvery other option is scan's, with the same meaning (see SCAN), and the same for every stage; "
-           "the stages refuse those they do not read (").append(refused).append("), and all but filter refuse ")
-      .append(filter_only).append(". The output of stage report is byte-identical to scan's over the same PATHs "
-           "with the same options, and it leaves in WORK/report the documents each sign shard can lose. Then filter "
-           "task I of N (N the sign tasks' count) writes the kept documents of sign shard I's files to \\fB\\-\\-kept\\-dir\\fR "
-           "\\fIDIR\\fR: together, byte for byte what scan \\fB\\-\\-kept\\-dir\\fR writes. The tasks share DIR: it must be "
-           "new or empty when the first of them begins it (recorded in WORK/filter), and a task run again replaces "
-           "its own files. scripts/slurm/submit.sh runs the stages as Slurm job arrays, the filter tasks too when "
-           "given \\fB\\-\\-kept\\-dir\\fR.\n");
+  s.append(
+       ".PP\nEvery other option is scan's, with the same meaning (see SCAN), and the same for every stage; "
+       "the stages refuse those they do not read (")
+      .append(refused)
+      .append("), and all but filter refuse ")
+      .append(filter_only)
+      .append(
+          ". The output of stage report is byte-identical to scan's over the same PATHs "
+          "with the same options, and it leaves in WORK/report the documents each sign shard can lose. Then filter "
+          "task I of N (N the sign tasks' count) writes the kept documents of sign shard I's files to "
+          "\\fB\\-\\-kept\\-dir\\fR "
+          "\\fIDIR\\fR: together, byte for byte what scan \\fB\\-\\-kept\\-dir\\fR writes. The tasks share DIR: it "
+          "must be "
+          "new or empty when the first of them begins it (recorded in WORK/filter), and a task run again replaces "
+          "its own files. scripts/slurm/submit.sh runs the stages as Slurm job arrays, the filter tasks too when "
+          "given \\fB\\-\\-kept\\-dir\\fR.\n");
   return s;
 }
 
@@ -134,7 +141,8 @@ constexpr const char* kOutputText =
     "the same bytes, whatever \\fB\\-j\\fR. A score is 1 only for two documents with the same tokens.\n"
     ".TP\n.B jsonl\n"
     "The default: one pair per line, "
-    "{\"a\":...,\"b\":...,\"estimate\":...,\"jaccard\":...} (\\fBjaccard\\fR, the exact Jaccard, unless \\fB\\-\\-verify signature\\fR or \\fBnone\\fR); in "
+    "{\"a\":...,\"b\":...,\"estimate\":...,\"jaccard\":...} (\\fBjaccard\\fR, the exact Jaccard, unless "
+    "\\fB\\-\\-verify signature\\fR or \\fBnone\\fR); in "
     "clusters mode one cluster per line, {\"cluster\":0,\"keep\":...,\"members\":[...],\"size\":2}.\n"
     ".TP\n.B json\n"
     "One document: the version, \"format\", the parameters, the counts (\"stats\"), and \"pairs\", "
@@ -159,7 +167,8 @@ constexpr const char* kExitText =
     "the pair; index check: the index is sound; and every other command that succeeds).\n"
     ".TP\n.B 1\nNothing reported (explain: scan would not report the pair).\n"
     ".TP\n.B 2\nAn error: a usage error (one line on standard error, nothing read), an unreadable file, a "
-    "malformed JSONL line, an index that cannot be used, a file changed during a run that verifies exactly (the default). "
+    "malformed JSONL line, an index that cannot be used, a file changed during a run that verifies exactly (the "
+    "default). "
     "Results are still written after a soft error.\n"
     ".TP\n.B 128+N\nEnded by signal N (130 for SIGINT): \\fB\\-o\\fR \\fIFILE\\fR is left untouched.\n";
 
@@ -172,7 +181,8 @@ constexpr const char* kEnvironmentText =
     ".TP\n.B TMPDIR\nWhere temporary files go (else \\fI/tmp\\fR): spilled candidates and pairs, and the "
     "copies of standard input and streams that exact verification (the default) checks from.\n"
     ".TP\n.B SLURM_ARRAY_TASK_ID\\fR, \\fBSLURM_ARRAY_TASK_COUNT\n"
-    "The defaults of \\fB\\-\\-task\\fR and \\fB\\-\\-tasks\\fR of \\fBstage sign\\fR, \\fBstage bucket\\fR, \\fBstage verify\\fR and \\fBstage filter\\fR, "
+    "The defaults of \\fB\\-\\-task\\fR and \\fB\\-\\-tasks\\fR of \\fBstage sign\\fR, \\fBstage bucket\\fR, \\fBstage "
+    "verify\\fR and \\fBstage filter\\fR, "
     "in a Slurm job array.\n";
 
 constexpr const char* kFilesText =
@@ -180,7 +190,8 @@ constexpr const char* kFilesText =
     ".TP\n.I FILE\nThe index of \\fBscan \\-\\-index\\fR \\fIFILE\\fR: an SQLite database of the signatures "
     "of the files read, with a \\fIFILE\\-wal\\fR journal while a run holds it.\n"
     ".TP\n.I WORK\nThe work folder of \\fBneardup stage\\fR: \\fIWORK/sign/\\fR holds each sign task's "
-    "signatures and bands, \\fIWORK/bucket/\\fR each bucket task's candidate pairs, \\fIWORK/verify/\\fR each verify task's verified pairs; start each run in an "
+    "signatures and bands, \\fIWORK/bucket/\\fR each bucket task's candidate pairs, \\fIWORK/verify/\\fR each verify "
+    "task's verified pairs; start each run in an "
     "empty folder.\n"
     ".TP\n.I .gitignore, .ignore\nIgnore files in gitignore syntax, honoured by \\fBscan\\fR below each "
     "\\fIPATH\\fR as \\fBrg\\fR(1) honours them (\\fB\\-\\-no\\-ignore\\fR turns them off).\n";
@@ -206,8 +217,7 @@ std::string ManPage() {
     // A stage's options follow its task: the task names them in its operands.
     const bool options = info.options != 0 && info.command != Command::kStage;
     if (options) s.append("[\\fIOPTIONS\\fR]");
-    if (*info.operands != '\0')
-      s.append(options ? " " : "").append("\\fI").append(Roff(info.operands)).append("\\fR");
+    if (*info.operands != '\0') s.append(options ? " " : "").append("\\fI").append(Roff(info.operands)).append("\\fR");
     if (options || *info.operands != '\0') s.append("\n");
     s.append(".br\n");
   }

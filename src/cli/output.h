@@ -21,10 +21,9 @@
 // not an error: the rest of the output is dropped.
 #pragma once
 
-#include <cerrno>
-
 #include <sys/types.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <functional>
 #include <memory>

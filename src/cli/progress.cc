@@ -56,9 +56,9 @@ std::string ProgressText(const Progress& p, double stage_seconds) {
     if (share > 0.001 && share < 1 && stage_seconds >= 1) {
       left = ", " + ShownDuration(stage_seconds * (1 - share) / share) + " left";
     }
-    std::snprintf(line, sizeof line, "reading %.0f%% (%llu/%llu files, %s), %.0f docs/s%s",
-                  std::min(share, 1.0) * 100, static_cast<unsigned long long>(p.inputs_done),
-                  static_cast<unsigned long long>(p.inputs_total), ShownSize(p.bytes).c_str(), rate, left.c_str());
+    std::snprintf(line, sizeof line, "reading %.0f%% (%llu/%llu files, %s), %.0f docs/s%s", std::min(share, 1.0) * 100,
+                  static_cast<unsigned long long>(p.inputs_done), static_cast<unsigned long long>(p.inputs_total),
+                  ShownSize(p.bytes).c_str(), rate, left.c_str());
   } else if (p.stage == Stage::kVerifying && p.reread_total > 0) {
     const double share = static_cast<double>(p.reread) / static_cast<double>(p.reread_total);
     std::string left;

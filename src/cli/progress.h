@@ -53,8 +53,8 @@ class ProgressLine {
 
   bool enabled_;
   bool terminal_;
-  bool shown_ = false;     // a terminal line is on screen
-  bool written_ = false;   // a line was written (plain: rate limit from last_)
+  bool shown_ = false;    // a terminal line is on screen
+  bool written_ = false;  // a line was written (plain: rate limit from last_)
   std::chrono::steady_clock::time_point last_{};
   Stage stage_ = Stage::kDone;
   std::chrono::steady_clock::time_point stage_start_{};

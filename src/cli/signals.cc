@@ -15,13 +15,13 @@ namespace {
 
 // The terminating signals caught, besides SIGRTMIN..SIGRTMAX (whose values
 // are known only at run time).
-constexpr int kCaught[] = {SIGINT,  SIGTERM, SIGHUP,    SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2,
-                           SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO,
+constexpr int kCaught[] = {
+    SIGINT,    SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO,
 #ifdef SIGPWR
-                           SIGPWR,
+    SIGPWR,
 #endif
 #ifdef SIGSTKFLT
-                           SIGSTKFLT,
+    SIGSTKFLT,
 #endif
 };
 

@@ -88,11 +88,16 @@ ExitCode RunFilter(const CliOptions& cli) {
 
 ExitCode RunStage(const CliOptions& cli) {
   switch (cli.command) {
-    case Command::kStageSign: return RunSign(cli);
-    case Command::kStageBucket: return RunBucket(cli);
-    case Command::kStageVerify: return RunVerify(cli);
-    case Command::kStageFilter: return RunFilter(cli);
-    default: return RunReport(cli);
+    case Command::kStageSign:
+      return RunSign(cli);
+    case Command::kStageBucket:
+      return RunBucket(cli);
+    case Command::kStageVerify:
+      return RunVerify(cli);
+    case Command::kStageFilter:
+      return RunFilter(cli);
+    default:
+      return RunReport(cli);
   }
 }
 

@@ -47,7 +47,7 @@ class RangeByteReader final : public ByteReader {
   }
 
   std::unique_ptr<ByteReader> inner_;
-  uint64_t pos_;   // the next byte's offset in the file
+  uint64_t pos_;  // the next byte's offset in the file
   uint64_t end_;
   uint64_t skip_;  // bytes still to drop (a reader that cannot read ahead)
 };
@@ -194,7 +194,7 @@ RangedFileSystem::RangedFileSystem(FileSystem& base, const std::vector<InputFile
 }
 
 Result<std::unique_ptr<ByteReader>> RangedFileSystem::Ranged(const std::string& path,
-                                                            Result<std::unique_ptr<ByteReader>> in) {
+                                                             Result<std::unique_ptr<ByteReader>> in) {
   if (!in.ok()) return in;
   const auto r = ranges_.find(path);
   if (r == ranges_.end()) return in;
@@ -206,7 +206,7 @@ Result<std::unique_ptr<ByteReader>> RangedFileSystem::Open(const std::string& pa
 }
 
 Result<std::unique_ptr<ByteReader>> RangedFileSystem::OpenExpected(const std::string& path,
-                                                                  const FileIdentity& expected) {
+                                                                   const FileIdentity& expected) {
   return Ranged(path, base_.OpenExpected(path, expected));
 }
 

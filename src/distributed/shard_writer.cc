@@ -119,9 +119,11 @@ Status ShardWriter::Take(SignatureTable& table, uint64_t first_file) {
 Status ShardWriter::Take(std::vector<DocRecord>& docs, std::span<const uint32_t> values, uint64_t first_file) {
   if (!error_.ok()) return error_;
   const size_t num_perm = static_cast<size_t>(params_.num_perm);
-  if (values.size() != docs.size() * num_perm) return error_ = Status::Internal("a block's signatures do not match its documents");
+  if (values.size() != docs.size() * num_perm)
+    return error_ = Status::Internal("a block's signatures do not match its documents");
   if (docs_ + docs.size() > kMaxShardDocs) {
-    return error_ = Status::InvalidArgument("a sign task's share holds more than 4294967295 documents: use more sign tasks");
+    return error_ =
+               Status::InvalidArgument("a sign task's share holds more than 4294967295 documents: use more sign tasks");
   }
   std::string& records = records_block_;
   std::string& copies = copies_block_;
@@ -207,7 +209,8 @@ Status ShardWriter::WriteBandsEnd() {
   const uint64_t runs = run_counts_.size() / static_cast<uint64_t>(banding_.bands);
   for (int band = 0; band < banding_.bands; ++band) {
     uint64_t in_band = 0;
-    for (uint64_t r = 0; r < runs; ++r) in_band += run_counts_[r * static_cast<uint64_t>(banding_.bands) + static_cast<uint64_t>(band)];
+    for (uint64_t r = 0; r < runs; ++r)
+      in_band += run_counts_[r * static_cast<uint64_t>(banding_.bands) + static_cast<uint64_t>(band)];
     if (in_band != signed_) return Status::Internal(ShellQuoted(bands_path_) + ": band keys lost while sorting");
   }
   Hasher64 copies;

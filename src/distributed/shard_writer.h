@@ -120,7 +120,7 @@ class ShardWriter {
   size_t filled_ = 0;  // keys in filling_
   AtomicFileWriter bands_;
   std::vector<uint64_t> run_counts_, run_sums_;  // per run, per band
-  std::vector<BandEntry> scratch_;  // the sort's
+  std::vector<BandEntry> scratch_;               // the sort's
   std::vector<uint32_t> ends_;
   Status spill_status_;
   std::unique_ptr<BackgroundTask> spill_;  // last: joined before the rest goes

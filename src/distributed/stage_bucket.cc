@@ -14,14 +14,14 @@
 #include <queue>
 #include <span>
 
-#include "lsh/candidates.h"
-#include "neardup/quote.h"
-#include "scan/run.h"
-#include "distributed/stage_sign.h"
-#include "distributed/stage_bytes.h"
 #include "base/hash.h"
 #include "base/hash_sort.h"
 #include "base/parallel.h"
+#include "distributed/stage_bytes.h"
+#include "distributed/stage_sign.h"
+#include "lsh/candidates.h"
+#include "neardup/quote.h"
+#include "scan/run.h"
 
 namespace neardup {
 
@@ -139,7 +139,8 @@ class BandsFile {
       RunPlace& p = places_[k];
       p.entries = counts.U64();
       p.checksum = sums.U64();
-      if (p.entries > per_band_ - in_band[k % bands]) return Damaged(shard_.path, "its runs do not add up to its bands");
+      if (p.entries > per_band_ - in_band[k % bands])
+        return Damaged(shard_.path, "its runs do not add up to its bands");
       in_band[k % bands] += p.entries;
       p.offset = offset;
       offset += p.entries * kBandEntrySize;
@@ -160,11 +161,11 @@ class BandsFile {
 // before use and the run against its checksum once read.
 struct BandRun {
   const BandsFile* file = nullptr;
-  size_t file_index = 0;  // among the shards merged
-  uint64_t checksum = 0;  // of the whole run
+  size_t file_index = 0;     // among the shards merged
+  uint64_t checksum = 0;     // of the whole run
   size_t block_entries = 0;  // read at once
-  uint64_t offset = 0;  // of the next block
-  uint64_t left = 0;    // entries not yet read
+  uint64_t offset = 0;       // of the next block
+  uint64_t left = 0;         // entries not yet read
   std::vector<BandEntry> block;
   std::string raw;  // the block as read
   size_t pos = 0;
@@ -274,11 +275,12 @@ Result<std::vector<ContentHash>> ReadContents(const BandBuckets& band, const std
 
 // One bucket (`ids` ascending, `contents` theirs): its representatives'
 // pairs, or the whole list when it is large.
-void EmitBucket(std::span<const std::pair<uint64_t, size_t>> ids, std::span<const ContentHash> contents,
-                uint64_t band, uint64_t large_bucket, std::vector<Member>& members, BucketOutput* out) {
+void EmitBucket(std::span<const std::pair<uint64_t, size_t>> ids, std::span<const ContentHash> contents, uint64_t band,
+                uint64_t large_bucket, std::vector<Member>& members, BucketOutput* out) {
   members.resize(ids.size());
   for (size_t k = 0; k < ids.size(); ++k) members[k] = {.content = contents[k], .id = ids[k].first};
-  std::stable_sort(members.begin(), members.end(), [](const Member& x, const Member& y) { return x.content < y.content; });
+  std::stable_sort(members.begin(), members.end(),
+                   [](const Member& x, const Member& y) { return x.content < y.content; });
   std::vector<uint64_t> reps;
   for (size_t k = 0; k < members.size(); ++k) {
     if (k == 0 || !(members[k].content == members[k - 1].content)) reps.push_back(members[k].id);
@@ -357,7 +359,8 @@ Status FillWindow(std::vector<BandRun>& runs, int bits, uint64_t w, std::vector<
 // step per entry, whatever the number of runs. Memory: a window (about
 // kWindowEntries entries where the hashes are spread; the members of equal
 // hashes are held anyway) and each run's block.
-Status BucketBand(const std::vector<std::unique_ptr<BandsFile>>& files, uint64_t band, uint64_t large_bucket, BucketOutput* out) {
+Status BucketBand(const std::vector<std::unique_ptr<BandsFile>>& files, uint64_t band, uint64_t large_bucket,
+                  BucketOutput* out) {
   size_t total = 0;
   for (const auto& f : files) total += static_cast<size_t>(f->runs());
   std::vector<BandRun> runs(total);
@@ -500,7 +503,8 @@ Result<BucketOutput> BucketBands(const std::vector<ShardBands>& shards, Banding 
   const size_t n = range.last > range.first ? static_cast<size_t>(range.last - range.first) : 0;
   std::vector<BucketOutput> parts(n);
   std::vector<Status> errors(n);
-  ParallelFor(workers, n, [&](int, size_t k) { errors[k] = BucketBand(files, range.first + k, large_bucket, &parts[k]); });
+  ParallelFor(workers, n,
+              [&](int, size_t k) { errors[k] = BucketBand(files, range.first + k, large_bucket, &parts[k]); });
   for (size_t k = 0; k < n; ++k) {
     if (!errors[k].ok()) return errors[k];
     out.pairs.insert(out.pairs.end(), parts[k].pairs.begin(), parts[k].pairs.end());
@@ -537,9 +541,9 @@ Result<TaskRun> RunBucketTask(const Options& o, const std::string& work, StageTa
     if (!docs.ok()) return docs.status();
     bands[s] = {.path = folder.File(StageKind::kSign, s, "bands"), .shard = s, .docs = *docs};
   }
-  Result<BucketOutput> out = BucketBands(bands, banding, sign_fingerprint,
-                                         BandsOfTask(t, static_cast<uint64_t>(banding.bands)), LargeBucketOf(o),
-                                         run.workers());
+  Result<BucketOutput> out =
+      BucketBands(bands, banding, sign_fingerprint, BandsOfTask(t, static_cast<uint64_t>(banding.bands)),
+                  LargeBucketOf(o), run.workers());
   if (!out.ok()) return out.status();
   if (Status s = WriteAtomically(folder.File(StageKind::kBucket, t.task, "pairs"), EncodeBucketOutput(*out)); !s.ok()) {
     return s;

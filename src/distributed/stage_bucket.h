@@ -30,26 +30,24 @@
 #include <vector>
 
 #include "base/parallel.h"
+#include "distributed/work_folder.h"
 #include "lsh/banding.h"
 #include "neardup/options.h"
 #include "neardup/stages.h"
 #include "neardup/status.h"
-#include "distributed/work_folder.h"
 
 namespace neardup {
 
 struct BucketPair {
   uint64_t a = 0, b = 0;  // global ids of representatives, a < b
   uint64_t band = 0;
-  bool operator<(const BucketPair& o) const {
-    return a != o.a ? a < o.a : b != o.b ? b < o.b : band < o.band;
-  }
+  bool operator<(const BucketPair& o) const { return a != o.a ? a < o.a : b != o.b ? b < o.b : band < o.band; }
   bool operator==(const BucketPair&) const = default;
 };
 
 struct BucketOutput {
-  uint64_t large_bucket = 0;                // 0 in pairs mode, else kLargeBucket
-  std::vector<BucketPair> pairs;            // sorted, unique
+  uint64_t large_bucket = 0;                 // 0 in pairs mode, else kLargeBucket
+  std::vector<BucketPair> pairs;             // sorted, unique
   std::vector<std::vector<uint64_t>> large;  // large buckets' representatives, ascending
 };
 
@@ -115,6 +113,5 @@ struct ShardBands {
 // output does not depend on the threads.
 Result<BucketOutput> BucketBands(const std::vector<ShardBands>& shards, Banding banding, uint64_t fingerprint,
                                  BandRange range, uint64_t large_bucket, const Workers& workers = Workers{});
-
 
 }  // namespace neardup

@@ -54,7 +54,7 @@ struct ShardSources {
   bool continued_last = false;   // a later shard continues its last file
   uint64_t first_begin = 0;      // ShardMeta::first_begin and last_end
   uint64_t last_end = 0;
-  std::vector<FileSeen> seen;    // ShardMeta::seen: what its sign task saw of each file
+  std::vector<FileSeen> seen;  // ShardMeta::seen: what its sign task saw of each file
   // The last file's ranges and their hashes as signed, this shard's then
   // the later shards' (JoinSplitFiles()), when later shards continue it.
   struct Range {

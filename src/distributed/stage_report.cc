@@ -1,13 +1,11 @@
-#include "neardup/stages.h"
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cstring>
-#include <cassert>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -17,24 +15,25 @@
 #include "base/mapped_file.h"
 #include "base/parallel.h"
 #include "base/sorted_runs.h"
-#include "neardup/quote.h"
-#include "report/build_report.h"
-#include "lsh/candidates.h"
-#include "lsh/copy_groups.h"
-#include "sign/minhash.h"
 #include "distributed/content_keys.h"
 #include "distributed/stage_bucket.h"
+#include "distributed/stage_bytes.h"
 #include "distributed/stage_filter.h"
 #include "distributed/stage_sign.h"
 #include "distributed/stage_verify.h"
-#include "distributed/stage_bytes.h"
-#include "sign/table_codec.h"
-#include "lsh/similarity.h"
-#include "verify/verify_candidates.h"
 #include "lsh/band_key.h"
+#include "lsh/candidates.h"
+#include "lsh/copy_groups.h"
+#include "lsh/similarity.h"
+#include "neardup/quote.h"
+#include "neardup/stages.h"
+#include "report/build_report.h"
 #include "scan/phases.h"
 #include "scan/run.h"
+#include "sign/minhash.h"
 #include "sign/sign_internal.h"
+#include "sign/table_codec.h"
+#include "verify/verify_candidates.h"
 
 namespace neardup {
 
@@ -97,10 +96,10 @@ struct Sweep {
   SignCounts counts;
   WalkCounts walk;
   std::vector<Status> walk_errors;
-  DocKinds kinds;  // of every document
+  DocKinds kinds;                                                     // of every document
   SortedRuns<KeyId> contents{kKeysMemory, "sorting content hashes"};  // signed documents'
   SortedRuns<KeyId> names{kKeysMemory, "sorting JSONL ids"};          // JSONL: every document's
-  std::vector<uint64_t> needed;  // global ids of the documents to read
+  std::vector<uint64_t> needed;                                       // global ids of the documents to read
   // Every file's place below --kept-dir: (hash of its kept path, the run's
   // index of the file), for the files stage filter may write (not the
   // reference ones); and of the shard being swept, which files are
@@ -171,7 +170,7 @@ Result<DecodedRecords> SweepTable(const Options& o, uint32_t s, Sweep* sw, FileE
   file.Advise(MappedFile::Access::kSequential);
   const bool jsonl = o.input == InputFormat::kJsonl;
   Status added = Status::Ok();
-  size_t read_to = 0;                   // the bytes before it let go
+  size_t read_to = 0;                  // the bytes before it let go
   size_t files_to = kTableHeaderSize;  // the files section read so far
   RecordWalk walk{.keep =
                       [&](uint64_t k, const DocRecord& d) {
@@ -262,9 +261,8 @@ Status SweepShard(const WorkFolder& folder, const Options& o, uint32_t s, uint32
   }
   const auto file_offset = static_cast<uint32_t>(sw->files - (continues ? 1 : 0));
   if (ends.count > 0) {
-    const bool follows =
-        meta->first_file == file_offset &&
-        (!continues || (*sw->continued_at == meta->first_begin && sw->last_path == ends.first.path));
+    const bool follows = meta->first_file == file_offset &&
+                         (!continues || (*sw->continued_at == meta->first_begin && sw->last_path == ends.first.path));
     if (!follows) return Damaged(meta_path, "its files do not follow the last shard's");
     sw->continued_at.reset();
     if (ContinuedLast(*meta, ends)) sw->continued_at = meta->last_end;
@@ -307,9 +305,8 @@ Result<std::unique_ptr<Sweep>> SweepShards(const WorkFolder& folder, const Optio
 
 // Adds to *needed the ids of every run of more than one equal key.
 Status AddGroups(SortedRuns<KeyId>* keys, std::vector<uint64_t>* needed) {
-  return ForEachKeyGroup(keys, [needed](const std::vector<uint64_t>& ids) {
-    needed->insert(needed->end(), ids.begin(), ids.end());
-  });
+  return ForEachKeyGroup(
+      keys, [needed](const std::vector<uint64_t>& ids) { needed->insert(needed->end(), ids.begin(), ids.end()); });
 }
 
 // The verify tasks' outputs, checked; their ids added to *needed.
@@ -377,8 +374,8 @@ Status ReadShardNeeded(const WorkFolder& folder, const Sweep& sw, uint32_t s, Ne
   RecordWalk walk{.keep = KeepListed(s, needed, &next),
                   .hashed = nullptr,
                   .read = [&](size_t n) { file.Release(0, n); },  // from 0: the walk may be made twice
-                  .checksum = false};  // verified by the sweep, over the same mapping
-  std::vector<uint64_t> file_ids;       // the shard's indices of part->files
+                  .checksum = false};                             // verified by the sweep, over the same mapping
+  std::vector<uint64_t> file_ids;                                 // the shard's indices of part->files
   Result<DecodedRecords> part = ReadShardRecords(file.bytes(), walk, std::move(problem_files), &file_ids);
   if (!part.ok()) return Damaged(shard.path, part.status().message());
   if (next < needed.size() && ShardOf(needed[next]) <= s) {  // its header changed since the sweep
@@ -466,7 +463,8 @@ Result<SignedCorpus> NeededCorpus(const WorkFolder& folder, Sweep* sw, const Opt
                         .problems = std::move(read->problems),
                         .counts = sw->counts,
                         .unnamed_unsigned = {},
-                        .named_unsigned = {}, .bitmaps = {}};
+                        .named_unsigned = {},
+                        .bitmaps = {}};
     corpus.stream_copies.resize(corpus.table.files.size());
     if (o.input != InputFormat::kJsonl) return corpus;
     std::vector<std::string> before;
@@ -493,8 +491,8 @@ Result<SignedCorpus> NeededCorpus(const WorkFolder& folder, Sweep* sw, const Opt
 // The candidates of the verify tasks' outputs, as FindCandidates finds
 // them, in the same bounded memory (CandidatePairs). `table` holds the
 // documents `needed`, every id of the outputs among them.
-Result<Candidates> LoadCandidates(const Run& run, const std::vector<VerifyOutput>& outputs,
-                                  const SignatureTable& table, const std::vector<uint64_t>& needed) {
+Result<Candidates> LoadCandidates(const Run& run, const std::vector<VerifyOutput>& outputs, const SignatureTable& table,
+                                  const std::vector<uint64_t>& needed) {
   auto doc = [&](uint64_t global) {
     return static_cast<DocId>(std::lower_bound(needed.begin(), needed.end(), global) - needed.begin());
   };

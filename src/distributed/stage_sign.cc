@@ -1,25 +1,25 @@
 #include "distributed/stage_sign.h"
 
 #include <algorithm>
-#include <optional>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 
 #include "base/hash.h"
 #include "base/mapped_file.h"
 #include "base/sorted_runs.h"
-#include "neardup/quote.h"
-#include "sign/table_codec.h"
+#include "distributed/byte_shares.h"
+#include "distributed/shard_writer.h"
+#include "distributed/stage_bytes.h"
 #include "lsh/band_key.h"
+#include "neardup/quote.h"
 #include "scan/kept_dir.h"
 #include "scan/phases.h"
 #include "scan/run.h"
 #include "sign/sign_internal.h"
-#include "distributed/byte_shares.h"
-#include "distributed/shard_writer.h"
-#include "distributed/stage_bytes.h"
+#include "sign/table_codec.h"
 #include "walk/hashing_file_system.h"
 
 namespace neardup {
@@ -47,13 +47,20 @@ void PutStatus(FieldWriter& w, const Status& s) {
 std::optional<Status> MakeStatus(uint8_t code, std::string message) {
   if (code == 0 || code > static_cast<uint8_t>(Status::Code::kInternal)) return std::nullopt;
   switch (static_cast<Status::Code>(code)) {
-    case Status::Code::kInvalidArgument: return Status::InvalidArgument(std::move(message));
-    case Status::Code::kNotFound: return Status::NotFound(std::move(message));
-    case Status::Code::kIoError: return Status::IoError(std::move(message));
-    case Status::Code::kCorrupt: return Status::Corrupt(std::move(message));
-    case Status::Code::kChanged: return Status::Changed(std::move(message));
-    case Status::Code::kCancelled: return Status::Cancelled(std::move(message));
-    default: return Status::Internal(std::move(message));
+    case Status::Code::kInvalidArgument:
+      return Status::InvalidArgument(std::move(message));
+    case Status::Code::kNotFound:
+      return Status::NotFound(std::move(message));
+    case Status::Code::kIoError:
+      return Status::IoError(std::move(message));
+    case Status::Code::kCorrupt:
+      return Status::Corrupt(std::move(message));
+    case Status::Code::kChanged:
+      return Status::Changed(std::move(message));
+    case Status::Code::kCancelled:
+      return Status::Cancelled(std::move(message));
+    default:
+      return Status::Internal(std::move(message));
   }
 }
 
@@ -282,13 +289,13 @@ Result<DecodedRecords> ReadShardRecords(std::string_view bytes, RecordWalk walk,
       out->files.push_back(std::move(held[k]));
     }
   } else if (!files.empty()) {
-    const RecordWalk again{.keep = [](uint64_t, const DocRecord&) { return false; },
-                           .hashed = nullptr,
-                           .read = walk.read,
-                           .checksum = false,
-                           .keep_file = [&files](uint64_t k, const InputFile&) {
-                             return std::binary_search(files.begin(), files.end(), k);
-                           }};
+    const RecordWalk again{
+        .keep = [](uint64_t, const DocRecord&) { return false; },
+        .hashed = nullptr,
+        .read = walk.read,
+        .checksum = false,
+        .keep_file = [&files](uint64_t k,
+                              const InputFile&) { return std::binary_search(files.begin(), files.end(), k); }};
     Result<DecodedRecords> kept = DecodeRecordsWith(bytes, again);
     if (!kept.ok()) return kept.status();
     if (kept->files.size() != files.size()) return Status::Corrupt("a file out of range");
@@ -335,8 +342,7 @@ Status CheckShardParams(const WorkFolder& folder, const Options& options) {
 
 namespace {
 
-constexpr const char* kInputsChanged =
-    "the inputs changed between sign tasks; run again in an empty work folder";
+constexpr const char* kInputsChanged = "the inputs changed between sign tasks; run again in an empty work folder";
 
 // The first file of finished shard `shard` that `walked` no longer lists as
 // it was: "PATH: gone since ..." or "PATH: its size changed since ...", or
@@ -438,7 +444,7 @@ namespace {
 // Where shard t's files start among the walked ones, and what was walked.
 struct ShareOrigin {
   uint64_t first_file = 0;
-  uint64_t listing = 0;  // ListingFingerprint() of the whole walk
+  uint64_t listing = 0;      // ListingFingerprint() of the whole walk
   uint64_t first_begin = 0;  // ShardMeta::first_begin, last_end
   uint64_t last_end = 0;
 };

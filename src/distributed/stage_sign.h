@@ -51,15 +51,15 @@
 #include <string_view>
 #include <vector>
 
+#include "distributed/work_folder.h"
 #include "lsh/banding.h"
-#include "walk/walk.h"
 #include "neardup/options.h"
 #include "neardup/scan.h"
-#include "sign/sign.h"
-#include "sign/table_codec.h"
 #include "neardup/stages.h"
 #include "neardup/status.h"
-#include "distributed/work_folder.h"
+#include "sign/sign.h"
+#include "sign/table_codec.h"
+#include "walk/walk.h"
 
 namespace neardup {
 
@@ -118,7 +118,7 @@ struct ShardMeta {
   // later shard continues it. 0 and 0 for a shard without files.
   uint64_t first_begin = 0;
   uint64_t last_end = 0;
-  uint64_t listing = 0;     // ListingFingerprint() of the task's whole walk
+  uint64_t listing = 0;  // ListingFingerprint() of the task's whole walk
   SignCounts counts;
   std::vector<InputProblem> problems;  // `file` is local to the shard
   WalkCounts walk;                     // the walk's (the same in every shard)
@@ -260,6 +260,5 @@ Status CheckShardListings(const WorkFolder& folder, uint32_t tasks, std::optiona
 // REQUIRES: meta.listing == ListingFingerprint(walked).
 Status CheckShareUnchanged(const WorkFolder& folder, const ShardMeta& meta, const std::vector<InputFile>& walked,
                            FileSystem& fs);
-
 
 }  // namespace neardup

@@ -16,15 +16,15 @@
 #include "base/hash.h"
 #include "base/mapped_file.h"
 #include "distributed/content_keys.h"
-#include "lsh/candidates.h"
-#include "lsh/copy_groups.h"
 #include "distributed/stage_bucket.h"
 #include "distributed/stage_bytes.h"
 #include "distributed/stage_sign.h"
 #include "distributed/work_folder.h"
-#include "neardup/quote.h"
 #include "lsh/band_key.h"
+#include "lsh/candidates.h"
+#include "lsh/copy_groups.h"
 #include "lsh/similarity.h"
+#include "neardup/quote.h"
 #include "scan/run.h"
 #include "sign/table_codec.h"
 
@@ -157,8 +157,10 @@ Status StreamBucketOutput(FileStream& in, const PairsLimits& limits, StageTask t
     p.a = in.U64();
     p.b = in.U64();
     p.band = in.U64();
-    if (k > 0 && !(last < p)) fail(Status::Corrupt("its pairs are out of order"));
-    else if (p.a >= p.b) fail(Status::Corrupt("a pair out of order"));
+    if (k > 0 && !(last < p))
+      fail(Status::Corrupt("its pairs are out of order"));
+    else if (p.a >= p.b)
+      fail(Status::Corrupt("a pair out of order"));
     else if (!IdInRange(p.a, limits.shard_docs) || !IdInRange(p.b, limits.shard_docs)) {
       fail(Status::Corrupt("a document id out of range"));
     } else if (p.band < limits.bands.first || p.band >= limits.bands.last) {
@@ -254,8 +256,13 @@ VerifyOutput Score(const Run& run, Share share, const std::vector<uint64_t>& ids
   auto row = [&](uint64_t id) {
     return rows.data() + static_cast<size_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin()) * perm;
   };
-  VerifyOutput out{.reread = false, .large_bucket = LargeBucketOf(run.options()), .visited = 0, .pairs = {},
-                   .large = {}, .left_out = {}, .sets = {}};
+  VerifyOutput out{.reread = false,
+                   .large_bucket = LargeBucketOf(run.options()),
+                   .visited = 0,
+                   .pairs = {},
+                   .large = {},
+                   .left_out = {},
+                   .sets = {}};
   for (const BucketPair& p : share.pairs) {
     const uint32_t* x = row(p.a);
     const uint32_t* y = row(p.b);
@@ -305,10 +312,10 @@ Result<std::vector<uint64_t>> CopiesToRead(const WorkFolder& folder, uint32_t sh
   }
   std::vector<uint64_t> out;
   Status s = ForEachKeyGroup(&keys, [&](const std::vector<uint64_t>& ids) {
-    const bool mine = VerifyTaskOf(ids.front(), t.tasks) == t.task ||
-                      std::any_of(ids.begin(), ids.end(), [&](uint64_t id) {
-                        return std::binary_search(pair_ids.begin(), pair_ids.end(), id);
-                      });
+    const bool mine =
+        VerifyTaskOf(ids.front(), t.tasks) == t.task || std::any_of(ids.begin(), ids.end(), [&](uint64_t id) {
+          return std::binary_search(pair_ids.begin(), pair_ids.end(), id);
+        });
     if (mine) out.insert(out.end(), ids.begin(), ids.end());
   });
   if (!s.ok()) return s;
@@ -350,7 +357,8 @@ Result<SignatureTable> ReadDocs(const WorkFolder& folder, const Options& o, cons
       const auto row = part->signatures.subspan(part->kept[i] * perm, perm);
       values.insert(values.end(), row.begin(), row.end());
       DocRecord& d = part->docs[i];
-      d.file = base + static_cast<uint32_t>(std::lower_bound(file_ids.begin(), file_ids.end(), d.file) - file_ids.begin());
+      d.file =
+          base + static_cast<uint32_t>(std::lower_bound(file_ids.begin(), file_ids.end(), d.file) - file_ids.begin());
     }
     table.files.insert(table.files.end(), std::make_move_iterator(part->files.begin()),
                        std::make_move_iterator(part->files.end()));
@@ -385,8 +393,13 @@ Result<VerifyOutput> VerifyReadAgain(const Run& run, const WorkFolder& folder, u
   auto local = [&](uint64_t g) {
     return static_cast<DocId>(std::lower_bound(ids.begin(), ids.end(), g) - ids.begin());
   };
-  VerifyOutput out{.reread = true, .large_bucket = LargeBucketOf(o), .visited = 0, .pairs = {}, .large = {},
-                   .left_out = {}, .sets = {}};
+  VerifyOutput out{.reread = true,
+                   .large_bucket = LargeBucketOf(o),
+                   .visited = 0,
+                   .pairs = {},
+                   .large = {},
+                   .left_out = {},
+                   .sets = {}};
   Candidates candidates{.pairs = CandidatePairs(o.pair_memory), .visited = 0};
   const int perm = o.num_perm;
   for (const BucketPair& p : share.pairs) {
@@ -405,8 +418,13 @@ Result<VerifyOutput> VerifyReadAgain(const Run& run, const WorkFolder& folder, u
     if (Status s = LeadLargeBucket(*table, o, std::move(members), &candidates.pairs); !s.ok()) return s;
   }
   if (Status s = candidates.pairs.Finish(); !s.ok()) return s;
-  SignedCorpus corpus{.table = std::move(*table), .stream_copies = {}, .problems = {}, .counts = {},
-                      .unnamed_unsigned = {}, .named_unsigned = {}, .bitmaps = {}};
+  SignedCorpus corpus{.table = std::move(*table),
+                      .stream_copies = {},
+                      .problems = {},
+                      .counts = {},
+                      .unnamed_unsigned = {},
+                      .named_unsigned = {},
+                      .bitmaps = {}};
   corpus.stream_copies.resize(corpus.table.files.size());  // stage sign refuses streams
   CopyGroups groups = CopyGroups::Build(corpus.table);
   Result<Verified> verified = VerifyCandidates(run.Verifying(run.workers()), corpus, &groups, std::move(candidates));
@@ -507,12 +525,18 @@ namespace {
 // left-out document cannot have.
 std::optional<Status> StatusOf(uint8_t code, std::string message) {
   switch (static_cast<Status::Code>(code)) {
-    case Status::Code::kIoError: return Status::IoError(std::move(message));
-    case Status::Code::kChanged: return Status::Changed(std::move(message));
-    case Status::Code::kNotFound: return Status::NotFound(std::move(message));
-    case Status::Code::kCorrupt: return Status::Corrupt(std::move(message));
-    case Status::Code::kInvalidArgument: return Status::InvalidArgument(std::move(message));
-    default: return std::nullopt;
+    case Status::Code::kIoError:
+      return Status::IoError(std::move(message));
+    case Status::Code::kChanged:
+      return Status::Changed(std::move(message));
+    case Status::Code::kNotFound:
+      return Status::NotFound(std::move(message));
+    case Status::Code::kCorrupt:
+      return Status::Corrupt(std::move(message));
+    case Status::Code::kInvalidArgument:
+      return Status::InvalidArgument(std::move(message));
+    default:
+      return std::nullopt;
   }
 }
 
@@ -655,8 +679,13 @@ Result<TaskRun> RunVerifyTask(const Options& o, const std::string& work, StageTa
   if (Status s = CheckShardListings(folder, *shards, std::nullopt); !s.ok()) return s;
   Result<uint32_t> buckets = folder.FinishedTasks(StageKind::kBucket, BucketFingerprint(o));
   if (!buckets.ok()) return buckets.status();
-  VerifyOutput out{.reread = false, .large_bucket = LargeBucketOf(o), .visited = 0, .pairs = {}, .large = {},
-                   .left_out = {}, .sets = {}};
+  VerifyOutput out{.reread = false,
+                   .large_bucket = LargeBucketOf(o),
+                   .visited = 0,
+                   .pairs = {},
+                   .large = {},
+                   .left_out = {},
+                   .sets = {}};
   if (!run.rule().identical_only || run.rereads()) {  // -t 1 reads no pair, but its copies again
     std::vector<uint64_t> shard_docs;
     for (uint32_t s = 0; s < *shards; ++s) {
@@ -664,9 +693,10 @@ Result<TaskRun> RunVerifyTask(const Options& o, const std::string& work, StageTa
       if (!docs.ok()) return docs.status();
       shard_docs.push_back(*docs);
     }
-    Result<Share> share = run.rule().identical_only
-                              ? Share{}
-                              : ReadShare(folder, o, *buckets, static_cast<uint64_t>(run.banding().bands), shard_docs, t);
+    Result<Share> share =
+        run.rule().identical_only
+            ? Share{}
+            : ReadShare(folder, o, *buckets, static_cast<uint64_t>(run.banding().bands), shard_docs, t);
     if (!share.ok()) return share.status();
     if (run.rereads()) {
       Result<VerifyOutput> read = VerifyReadAgain(run, folder, *shards, std::move(*share), t);

@@ -23,7 +23,6 @@ constexpr const char* kOptionsKinds =
     "signature, banding, mode, or what a document is: --input, --min-words, --max-filesize, --text-key, "
     "--id-key, --max-line";
 
-
 namespace fs = std::filesystem;
 
 std::string Errno(const std::string& path, const char* what) {
@@ -88,14 +87,18 @@ Result<Marker> ParseMarker(std::string_view text, StageKind kind) {
   return m;
 }
 
-
 const char* ToString(StageKind kind) {
   switch (kind) {
-    case StageKind::kSign: return "sign";
-    case StageKind::kBucket: return "bucket";
-    case StageKind::kVerify: return "verify";
-    case StageKind::kReport: return "report";
-    case StageKind::kFilter: return "filter";
+    case StageKind::kSign:
+      return "sign";
+    case StageKind::kBucket:
+      return "bucket";
+    case StageKind::kVerify:
+      return "verify";
+    case StageKind::kReport:
+      return "report";
+    case StageKind::kFilter:
+      return "filter";
   }
   return "?";
 }
@@ -133,9 +136,14 @@ Result<bool> WorkFolder::Done(StageKind kind, StageTask t, uint64_t fingerprint)
   Result<Marker> m = ParseMarker(*text, kind);
   if (!m.ok() || m->task.task != t.task) return Damaged(path, m.ok() ? "another task's marker" : m.status().message());
   if (m->task.tasks != t.tasks) {
-    return Status::InvalidArgument(ShellQuoted(path).append(": made by a run of ").append(std::to_string(m->task.tasks))
-                                       .append(" ").append(ToString(kind)).append(m->task.tasks == 1 ? " task, not " : " tasks, not ")
-                                       .append(std::to_string(t.tasks)).append(": use an empty work folder"));
+    return Status::InvalidArgument(ShellQuoted(path)
+                                       .append(": made by a run of ")
+                                       .append(std::to_string(m->task.tasks))
+                                       .append(" ")
+                                       .append(ToString(kind))
+                                       .append(m->task.tasks == 1 ? " task, not " : " tasks, not ")
+                                       .append(std::to_string(t.tasks))
+                                       .append(": use an empty work folder"));
   }
   return Status::InvalidArgument(ShellQuoted(path).append(
       std::string(": made with other options (").append(kOptionsKinds).append("): use an empty work folder")));
@@ -150,13 +158,17 @@ Status WorkFolder::SameRun(StageKind kind, StageTask t, uint64_t fingerprint) co
     if (!m.ok()) return m.status();
     if (m->task.tasks != t.tasks) {
       return Status::InvalidArgument(ShellQuoted(it->path().string())
-                                         .append(": made by a run of ").append(std::to_string(m->task.tasks))
-                                         .append(m->task.tasks == 1 ? " task, not " : " tasks, not ").append(std::to_string(t.tasks))
+                                         .append(": made by a run of ")
+                                         .append(std::to_string(m->task.tasks))
+                                         .append(m->task.tasks == 1 ? " task, not " : " tasks, not ")
+                                         .append(std::to_string(t.tasks))
                                          .append(": use an empty work folder"));
     }
     if (m->fingerprint != fingerprint) {
-      return Status::InvalidArgument(ShellQuoted(it->path().string()).append(
-          std::string(": made with other options (").append(kOptionsKinds).append("): use an empty work folder")));
+      return Status::InvalidArgument(ShellQuoted(it->path().string())
+                                         .append(std::string(": made with other options (")
+                                                     .append(kOptionsKinds)
+                                                     .append("): use an empty work folder")));
     }
   }
   return Status::Ok();
@@ -199,21 +211,29 @@ Result<uint32_t> WorkFolder::FinishedTasks(StageKind kind, uint64_t fingerprint)
     return Status::IoError(ShellQuoted(dir).append(": ").append(ec.message()));
   }
   if (done.empty()) {
-    return Status::InvalidArgument(ShellQuoted(dir).append(": no ").append(ToString(kind))
-                                       .append(" task has finished (run `neardup stage ").append(ToString(kind))
+    return Status::InvalidArgument(ShellQuoted(dir)
+                                       .append(": no ")
+                                       .append(ToString(kind))
+                                       .append(" task has finished (run `neardup stage ")
+                                       .append(ToString(kind))
                                        .append("` first)"));
   }
   const uint64_t tasks = done.begin()->second.task.tasks;
   for (const auto& [task, m] : done) {
     if (m.task.tasks != tasks) {
-      return Status::InvalidArgument(ShellQuoted(dir).append(": markers of runs of ").append(std::to_string(tasks))
-                                         .append(" and ").append(std::to_string(m.task.tasks))
+      return Status::InvalidArgument(ShellQuoted(dir)
+                                         .append(": markers of runs of ")
+                                         .append(std::to_string(tasks))
+                                         .append(" and ")
+                                         .append(std::to_string(m.task.tasks))
                                          .append(" tasks: use an empty work folder"));
     }
     if (m.fingerprint != fingerprint) {
       return Status::InvalidArgument(
           ShellQuoted(std::string(dir).append("/").append(std::to_string(task)).append(".done"))
-              .append(": made with other options (").append(kOptionsKinds).append(") than these"));
+              .append(": made with other options (")
+              .append(kOptionsKinds)
+              .append(") than these"));
     }
   }
   std::string missing;
@@ -222,11 +242,18 @@ Result<uint32_t> WorkFolder::FinishedTasks(StageKind kind, uint64_t fingerprint)
     if (done.count(t) != 0) continue;
     if (++n_missing <= kListedTasks) missing.append(missing.empty() ? "" : ", ").append(std::to_string(t));
   }
-  if (n_missing > kListedTasks) missing.append(", ... and ").append(std::to_string(n_missing - kListedTasks)).append(" more");
+  if (n_missing > kListedTasks)
+    missing.append(", ... and ").append(std::to_string(n_missing - kListedTasks)).append(" more");
   if (n_missing > 0) {
-    return Status::InvalidArgument(ShellQuoted(dir).append(": ").append(std::to_string(n_missing)).append(" of ")
-                                       .append(std::to_string(tasks)).append(" ").append(ToString(kind))
-                                       .append(" tasks missing: ").append(missing));
+    return Status::InvalidArgument(ShellQuoted(dir)
+                                       .append(": ")
+                                       .append(std::to_string(n_missing))
+                                       .append(" of ")
+                                       .append(std::to_string(tasks))
+                                       .append(" ")
+                                       .append(ToString(kind))
+                                       .append(" tasks missing: ")
+                                       .append(missing));
   }
   return static_cast<uint32_t>(tasks);
 }

@@ -12,9 +12,7 @@ constexpr uint64_t kMaxInt64 = static_cast<uint64_t>(std::numeric_limits<int64_t
 
 // A stored unsigned value as SQLite holds it: an int64 (so a value above
 // kMaxInt64 was a negative number).
-std::string Shown(uint64_t v) {
-  return v > kMaxInt64 ? std::to_string(static_cast<int64_t>(v)) : std::to_string(v);
-}
+std::string Shown(uint64_t v) { return v > kMaxInt64 ? std::to_string(static_cast<int64_t>(v)) : std::to_string(v); }
 
 std::string OutOf(const std::string& row, const char* column, const std::string& value, const std::string& range) {
   return std::string(row).append(": ").append(column).append(" is ").append(value).append(", not ").append(range);
@@ -25,8 +23,12 @@ std::string RangeProblem(const IndexedFile& f, const std::string& row) {
   const struct {
     const char* column;
     uint64_t value;
-  } counts[] = {{"size", f.size},       {"lines", f.lines},         {"bytes", f.bytes},
-                {"invalid_utf8", f.invalid_utf8}, {"transcoded", f.transcoded}, {"documents", f.documents}};
+  } counts[] = {{"size", f.size},
+                {"lines", f.lines},
+                {"bytes", f.bytes},
+                {"invalid_utf8", f.invalid_utf8},
+                {"transcoded", f.transcoded},
+                {"documents", f.documents}};
   for (const auto& c : counts) {
     if (c.value > kMaxInt64) return OutOf(row, c.column, Shown(c.value), "0 or more");
   }

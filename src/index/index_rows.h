@@ -67,7 +67,7 @@ std::string FileRowProblem(const IndexedFile& f, const RowLimits& limits, const 
 // makes a DocRecord of them.
 struct DocumentRow {
   int64_t key = 0;
-  bool name_ok = true;   // TEXT or NULL
+  bool name_ok = true;  // TEXT or NULL
   int64_t size = 0;
   bool size_integer = true;
   size_t content_bytes = 16;  // a BLOB's length; SIZE_MAX when not a BLOB

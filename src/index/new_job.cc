@@ -73,7 +73,9 @@ NewJob NewJobOf(const Options& o, const IndexKeys& keys) {
   job.fingerprint = hex;
   for (const std::string& p : paths) job.description.append(job.description.empty() ? "" : " ").append(p);
   if (!listed.empty()) {
-    job.description.append(job.description.empty() ? "" : " ").append(std::to_string(listed.size())).append(" listed paths");
+    job.description.append(job.description.empty() ? "" : " ")
+        .append(std::to_string(listed.size()))
+        .append(" listed paths");
   }
   char t[64];
   std::snprintf(t, sizeof t, " -t %g --verify %s --mode %s", o.threshold, ToString(o.verify), ToString(o.mode));

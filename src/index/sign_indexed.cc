@@ -275,7 +275,13 @@ struct SubCorpus {
 SubCorpus ChangedFiles(const Options& options, const std::vector<InputFile>& files, const FilePlans& fp) {
   const size_t n = files.size();
   SubCorpus s{.sub_of = {},
-              .corpus = {.table = SignatureTable(options.num_perm), .stream_copies = {}, .problems = {}, .counts = {}, .unnamed_unsigned = {}, .named_unsigned = {}, .bitmaps = {}},
+              .corpus = {.table = SignatureTable(options.num_perm),
+                         .stream_copies = {},
+                         .problems = {},
+                         .counts = {},
+                         .unnamed_unsigned = {},
+                         .named_unsigned = {},
+                         .bitmaps = {}},
               .file_counts = {}};
   for (size_t i = 0; i < n; ++i) {
     if (fp.plan[i] == Plan::kReuse) continue;
@@ -309,8 +315,7 @@ Layout LayOut(const FilePlans& fp, const SubCorpus& s) {
   for (size_t k = 0; k < m; ++k) sub_index[s.sub_of[k]] = k;
   for (size_t i = 0; i < n; ++i) {
     if (fp.plan[i] != Plan::kSign) lay.n_old[i] = fp.stored[fp.entry[i]].documents;
-    const size_t n_new =
-        fp.plan[i] != Plan::kReuse ? lay.sub_first[sub_index[i] + 1] - lay.sub_first[sub_index[i]] : 0;
+    const size_t n_new = fp.plan[i] != Plan::kReuse ? lay.sub_first[sub_index[i] + 1] - lay.sub_first[sub_index[i]] : 0;
     lay.first[i + 1] = lay.first[i] + lay.n_old[i] + n_new;
   }
   return lay;
@@ -335,7 +340,8 @@ bool MoveStoredRows(const FilePlans& fp, const Layout& lay, size_t np, StoredInp
   for (size_t i = 0; i < n; ++i) {
     if (fp.plan[i] == Plan::kSign || stored.first[fp.entry[i]] == SIZE_MAX) continue;
     const Move m{.from = stored.first[fp.entry[i]], .to = lay.first[i], .count = lay.n_old[i]};
-    if (!moves.empty() && (m.from < moves.back().from + moves.back().count || m.to < moves.back().to + moves.back().count)) {
+    if (!moves.empty() &&
+        (m.from < moves.back().from + moves.back().count || m.to < moves.back().to + moves.back().count)) {
       return false;
     }
     moves.push_back(m);
@@ -507,10 +513,10 @@ class IndexUpdate {
   const SignContext& ctx_;
   SignatureIndex& index_;
   const bool jsonl_;
-  const Reading reading_;   // the options' reading fingerprints
-  const size_t np_;         // options.num_perm
-  std::vector<InputFile> files_;  // as walked; moved into the table by Finish()
-  StoredInputs stored_;           // its `files` moved into plans_
+  const Reading reading_;                // the options' reading fingerprints
+  const size_t np_;                      // options.num_perm
+  std::vector<InputFile> files_;         // as walked; moved into the table by Finish()
+  StoredInputs stored_;                  // its `files` moved into plans_
   const std::vector<std::string> keys_;  // by walked file: its key in the index
   const FilePlans plans_;
   // By walked file signed again with an entry (FilePlans::compare): its
@@ -523,9 +529,9 @@ class IndexUpdate {
   // while they are signed (TextStoreStream), JSONL files once signed.
   BatchCommitter batch_;
   SubCorpus sub_;
-  Layout lay_;  // set by Finish()
+  Layout lay_;                           // set by Finish()
   std::vector<int64_t> reused_pending_;  // entries walked whose documents were not delivered yet
-  std::vector<PendingMark> unchanged_;  // files signed again to the stored documents: their marks
+  std::vector<PendingMark> unchanged_;   // files signed again to the stored documents: their marks
 };
 
 IndexUpdate::IndexUpdate(const SignContext& ctx, SignatureIndex& index, std::vector<InputFile> files,
@@ -574,9 +580,11 @@ void IndexUpdate::CountVerified(IndexedCorpus* out) {
       const DocRecord& now = docs[first + j];
       const DocRecord& was = stored[j];
       const std::string& path = files_[i].path;
-      const std::string name = !was.name.empty() ? was.name : was.line == 0 ? path : path + ":" + std::to_string(was.line);
-      same = now.line == was.line && now.name == name &&
-             now.size == was.size && now.content == was.content && now.kind == was.kind;
+      const std::string name = !was.name.empty() ? was.name
+                               : was.line == 0   ? path
+                                                 : path + ":" + std::to_string(was.line);
+      same = now.line == was.line && now.name == name && now.size == was.size && now.content == was.content &&
+             now.kind == was.kind;
     }
     if (!same) continue;
     const IndexedFile& e = plans_.stored[plans_.entry[i]];
@@ -611,9 +619,15 @@ Status IndexUpdate::SignChanged() {
     const InputFile& f = sub.table.files[k];
     if (!f.identity.stream) hashing_.slots[f.path];
   }
-  const SignContext through_hashing{ctx_.options,     ctx_.minhasher,        hashing_,
-                                    ctx_.workers,     ctx_.keep_streams,     ctx_.progress,
-                                    ctx_.compact_unsigned, ctx_.drain,       ctx_.line_hashes,
+  const SignContext through_hashing{ctx_.options,
+                                    ctx_.minhasher,
+                                    hashing_,
+                                    ctx_.workers,
+                                    ctx_.keep_streams,
+                                    ctx_.progress,
+                                    ctx_.compact_unsigned,
+                                    ctx_.drain,
+                                    ctx_.line_hashes,
                                     ctx_.set_bitmaps || WantsBitmaps(ctx_.options)};
   if (jsonl_) {
     std::vector<uint64_t> line_base(m, 0);
@@ -649,8 +663,13 @@ Status IndexUpdate::SignChanged() {
 // marked signed yet, a stream copy slot per walked file.
 IndexedCorpus IndexUpdate::NewCorpus() const {
   const size_t n = files_.size();
-  IndexedCorpus out{.corpus = {.table = SignatureTable(ctx_.options.num_perm), .stream_copies = {}, .problems = {},
-                               .counts = sub_.corpus.counts, .unnamed_unsigned = {}, .named_unsigned = {}, .bitmaps = {}},
+  IndexedCorpus out{.corpus = {.table = SignatureTable(ctx_.options.num_perm),
+                               .stream_copies = {},
+                               .problems = {},
+                               .counts = sub_.corpus.counts,
+                               .unnamed_unsigned = {},
+                               .named_unsigned = {},
+                               .bitmaps = {}},
                     .signed_now = std::vector<uint8_t>(lay_.first[n], 0),
                     .stats = {}};
   out.stats.used = true;
@@ -664,8 +683,7 @@ Result<IndexedCorpus> IndexUpdate::Finish() {
   IndexedCorpus out = NewCorpus();
   // Nothing stored is used (a first run): the signed table is the answer as
   // it is, taken over by MergeSigned without a copy.
-  const bool all_signed =
-      std::all_of(plans_.plan.begin(), plans_.plan.end(), [](Plan p) { return p == Plan::kSign; });
+  const bool all_signed = std::all_of(plans_.plan.begin(), plans_.plan.end(), [](Plan p) { return p == Plan::kSign; });
   const bool adopted = !all_signed && MoveStoredRows(plans_, lay_, np_, stored_);
   if (adopted) {
     out.corpus.table.AdoptMatrix(std::move(stored_.signatures), std::move(stored_.docs));
@@ -760,11 +778,11 @@ Status IndexUpdate::LoadFromIndex(const std::vector<const IndexedFile*>& wanted,
     return s;
   }
   return index_.LoadProblems(wanted, [&](size_t slot, StoredProblem&& p) {
-    out->corpus.problems.push_back({.file = file_of_slot[slot],
-                                    .line = p.line,
-                                    .status = Status::Corrupt(ShownMessage(files_[file_of_slot[slot]].path,
-                                                                           std::move(p.message))),
-                                    .kind = InputProblem::Kind::kMalformed});
+    out->corpus.problems.push_back(
+        {.file = file_of_slot[slot],
+         .line = p.line,
+         .status = Status::Corrupt(ShownMessage(files_[file_of_slot[slot]].path, std::move(p.message))),
+         .kind = InputProblem::Kind::kMalformed});
   });
 }
 
@@ -1027,9 +1045,8 @@ Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& in
       !s.ok()) {
     return s;
   }
-  if (Status s = index.LoadProblems(wanted, [&](size_t slot, StoredProblem&& p) {
-        out.problems[entry_of_slot[slot]].push_back(std::move(p));
-      });
+  if (Status s = index.LoadProblems(
+          wanted, [&](size_t slot, StoredProblem&& p) { out.problems[entry_of_slot[slot]].push_back(std::move(p)); });
       !s.ok()) {
     return s;
   }

@@ -35,10 +35,10 @@
 #include <memory>
 #include <vector>
 
-#include "neardup/report.h"
-#include "sign/sign.h"
 #include "index/index_keys.h"
 #include "index/signature_index.h"
+#include "neardup/report.h"
+#include "sign/sign.h"
 
 namespace neardup {
 
@@ -70,11 +70,11 @@ Result<std::unique_ptr<SignatureIndex>> OpenIndexFor(const Options& options);
 // (unchanged, grown, or with files added or removed around them), their
 // signatures become the run's matrix, moved within it, without a copy.
 struct StoredInputs {
-  IndexKeys keys;                 // the run's arguments, canonical (index_keys.h)
+  IndexKeys keys;  // the run's arguments, canonical (index_keys.h)
   std::vector<IndexedFile> files;
-  std::vector<size_t> by_path;    // the entries under the run's paths, in path order
-  std::vector<size_t> first;      // per entry: its first document in `docs`, or SIZE_MAX when not read
-  std::vector<DocRecord> docs;    // as SignatureIndex::LoadDocuments gives them
+  std::vector<size_t> by_path;        // the entries under the run's paths, in path order
+  std::vector<size_t> first;          // per entry: its first document in `docs`, or SIZE_MAX when not read
+  std::vector<DocRecord> docs;        // as SignatureIndex::LoadDocuments gives them
   SignatureTable::Matrix signatures;  // num_perm values per document of `docs`
   std::vector<std::vector<StoredProblem>> problems;  // per entry (empty when not read)
 };

@@ -132,17 +132,16 @@ class Stmt {
   void Bind(int i, const std::string& s) {
     sqlite3_bind_text(st_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
   }
-  void BindBlob(int i, const void* p, size_t n) {
-    sqlite3_bind_blob(st_, i, p, static_cast<int>(n), SQLITE_TRANSIENT);
-  }
+  void BindBlob(int i, const void* p, size_t n) { sqlite3_bind_blob(st_, i, p, static_cast<int>(n), SQLITE_TRANSIENT); }
   // SQLITE_ROW, SQLITE_DONE or an error code.
   int Step() { return sqlite3_step(st_); }
   int64_t Int(int c) const { return sqlite3_column_int64(st_, c); }
   uint64_t UInt(int c) const { return static_cast<uint64_t>(sqlite3_column_int64(st_, c)); }
   std::string Text(int c) const {
     const unsigned char* t = sqlite3_column_text(st_, c);
-    return t == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(t),
-                                                      static_cast<size_t>(sqlite3_column_bytes(st_, c)));
+    return t == nullptr
+               ? std::string()
+               : std::string(reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(st_, c)));
   }
   bool IsNull(int c) const { return sqlite3_column_type(st_, c) == SQLITE_NULL; }
   int Type(int c) const { return sqlite3_column_type(st_, c); }
@@ -224,8 +223,7 @@ int64_t QueryInt(sqlite3* db, const char* sql, int* rc) {
 // such a file count as delivered.
 Status AddPendingMarks(sqlite3* db, const std::string& path) {
   int rc = SQLITE_OK;
-  const int64_t has =
-      QueryInt(db, "SELECT count(*) FROM pragma_table_info('files') WHERE name = 'pending'", &rc);
+  const int64_t has = QueryInt(db, "SELECT count(*) FROM pragma_table_info('files') WHERE name = 'pending'", &rc);
   if (rc != SQLITE_OK) return SqlError(db, path, rc);
   if (has != 0) return Status::Ok();
   constexpr const char* kSql = R"sql(
@@ -447,8 +445,12 @@ std::string Holder(const std::string& path) {
     if (!db.ok()) continue;
     Stmt st(db->get(), "SELECT pid, host, started FROM lock WHERE id = 1");
     if (!st.ok() || st.Step() != SQLITE_ROW) continue;
-    return std::string("pid ").append(std::to_string(st.Int(0))).append(" on ").append(OneLine(st.Text(1))).append(
-        " since ").append(st.Text(2));
+    return std::string("pid ")
+        .append(std::to_string(st.Int(0)))
+        .append(" on ")
+        .append(OneLine(st.Text(1)))
+        .append(" since ")
+        .append(st.Text(2));
   }
   return "another process";
 }
@@ -478,7 +480,7 @@ ContentHash GetContent(const Stmt& st, int col) {
 struct SignatureIndex::Impl {
   Db db;
   StmtCache cache;  // cleared before db closes
-  int fd = -1;  // holds the flock
+  int fd = -1;      // holds the flock
   int num_perm = 0;
   int64_t run = 0;
   int64_t run_started_ns = 0;  // wall clock when StartRun() was called: the seen_ns of what the run writes
@@ -566,7 +568,8 @@ Result<std::unique_ptr<SignatureIndex>> SignatureIndex::Open(const std::string& 
     for (const auto& [k, v] : rows) {
       const auto it = stored.find(k);
       const std::string theirs = it == stored.end() ? "none" : OneLine(it->second);
-      if (theirs != v) diff.append(diff.empty() ? "" : ", ").append(k + ": " + v + " here, " + theirs + " in the index");
+      if (theirs != v)
+        diff.append(diff.empty() ? "" : ", ").append(k + ": " + v + " here, " + theirs + " in the index");
     }
     if (!diff.empty()) {
       return Status::InvalidArgument(ShellQuoted(path) + ": the signature parameters differ from the index's (" + diff +
@@ -588,10 +591,9 @@ Result<std::unique_ptr<SignatureIndex>> SignatureIndex::Open(const std::string& 
 namespace {
 
 // The columns of `files` as read, in the order FileColumns() selects them.
-constexpr const char* kFileColumnNames[] = {"id",    "path",         "dev",        "inode",     "size",
-                                            "mtime_ns", "ctime_ns",  "reading",    "jsonl",     "lines",
-                                            "raw_hash", "ends_newline", "bytes",   "invalid_utf8", "transcoded",
-                                            "documents", "seen_ns",  "pending"};
+constexpr const char* kFileColumnNames[] = {
+    "id",    "path",     "dev",          "inode", "size",         "mtime_ns",   "ctime_ns",  "reading", "jsonl",
+    "lines", "raw_hash", "ends_newline", "bytes", "invalid_utf8", "transcoded", "documents", "seen_ns", "pending"};
 
 // The SELECT of every `files` row; `old` columns a file may lack (seen_ns:
 // version 1; pending: a version 2 file made before the pending marks) read
@@ -644,8 +646,8 @@ Result<RowLimits> LimitsOf(sqlite3* h, const std::string& path, size_t num_perm)
   if (rc != SQLITE_OK) return SqlError(h, path, rc);
   const int64_t page_size = QueryInt(h, "PRAGMA page_size", &rc);
   if (rc != SQLITE_OK) return SqlError(h, path, rc);
-  const uint64_t bytes = static_cast<uint64_t>(std::max<int64_t>(pages, 0)) *
-                         static_cast<uint64_t>(std::max<int64_t>(page_size, 0));
+  const uint64_t bytes =
+      static_cast<uint64_t>(std::max<int64_t>(pages, 0)) * static_cast<uint64_t>(std::max<int64_t>(page_size, 0));
   return RowLimits{.num_perm = num_perm, .max_documents = MaxDocuments(bytes, num_perm)};
 }
 
@@ -723,8 +725,8 @@ class SlotOf {
   }
   // The slot of file `id`; SIZE_MAX when not wanted.
   size_t operator()(int64_t id) const {
-    if (!dense_.empty()) return id >= 0 && static_cast<uint64_t>(id) < dense_.size() ? dense_[static_cast<size_t>(id)]
-                                                                                       : SIZE_MAX;
+    if (!dense_.empty())
+      return id >= 0 && static_cast<uint64_t>(id) < dense_.size() ? dense_[static_cast<size_t>(id)] : SIZE_MAX;
     const auto it = std::lower_bound(sorted_.begin(), sorted_.end(), std::make_pair(id, size_t{0}));
     return it != sorted_.end() && it->first == id ? it->second : SIZE_MAX;
   }
@@ -816,25 +818,24 @@ Status ScanInParts(const DocSource& src, const DocLoad& load, int threads) {
   const std::vector<IdRange> ranges = CutIntoParts(load.slot_of, parts);
   std::vector<Status> status(parts);
   // One part per worker; the calling thread is one of them.
-  ParallelFor(Workers{.threads = static_cast<int>(parts), .tick = {}, .cancel = nullptr}, parts,
-              [&](int, size_t p) {
-                if (ranges[p].last < ranges[p].first) return;
-                try {
-                  if (p == 0) {
-                    status[p] = ScanDocuments(src, ranges[p], load);
-                    return;
-                  }
-                  bool fresh = false;
-                  Result<Db> reader = OpenDb(src.path, /*write=*/false, /*create=*/false, &fresh);
-                  if (!reader.ok()) {
-                    status[p] = reader.status();
-                    return;
-                  }
-                  status[p] = ScanDocuments(DocSource{reader->get(), src.path}, ranges[p], load);
-                } catch (const std::bad_alloc&) {
-                  status[p] = Status::IoError(ShellQuoted(src.path) + ": out of memory while reading the index");
-                }
-              });
+  ParallelFor(Workers{.threads = static_cast<int>(parts), .tick = {}, .cancel = nullptr}, parts, [&](int, size_t p) {
+    if (ranges[p].last < ranges[p].first) return;
+    try {
+      if (p == 0) {
+        status[p] = ScanDocuments(src, ranges[p], load);
+        return;
+      }
+      bool fresh = false;
+      Result<Db> reader = OpenDb(src.path, /*write=*/false, /*create=*/false, &fresh);
+      if (!reader.ok()) {
+        status[p] = reader.status();
+        return;
+      }
+      status[p] = ScanDocuments(DocSource{reader->get(), src.path}, ranges[p], load);
+    } catch (const std::bad_alloc&) {
+      status[p] = Status::IoError(ShellQuoted(src.path) + ": out of memory while reading the index");
+    }
+  });
   for (const Status& s : status) {
     if (!s.ok()) return s;
   }
@@ -858,8 +859,7 @@ Status SignatureIndex::LoadDocuments(const std::vector<const IndexedFile*>& want
   if (wanted.size() * 8 >= static_cast<uint64_t>(total)) {
     if (Status s = ScanInParts(src, load, threads); !s.ok()) return s;
   } else {
-    Stmt q(h,
-           "SELECT key, name, size, content, kind, signature FROM documents WHERE key BETWEEN ? AND ? ORDER BY key");
+    Stmt q(h, "SELECT key, name, size, content, kind, signature FROM documents WHERE key BETWEEN ? AND ? ORDER BY key");
     if (!q.ok()) return SqlError(h, path_, q.prepare_rc());
     std::vector<uint32_t> sig(impl_->limits.num_perm);
     for (size_t slot = 0; slot < wanted.size(); ++slot) {
@@ -889,8 +889,8 @@ Status SignatureIndex::LoadProblems(const std::vector<const IndexedFile*>& wante
   while ((rc = q.Step()) == SQLITE_ROW) {
     const size_t slot = slot_of(q.Int(0));
     if (slot == SIZE_MAX) continue;
-    const std::string p = ProblemRowProblem(*wanted[slot], q.Int(1), q.Type(1) == SQLITE_INTEGER,
-                                            q.Type(2) == SQLITE_TEXT);
+    const std::string p =
+        ProblemRowProblem(*wanted[slot], q.Int(1), q.Type(1) == SQLITE_INTEGER, q.Type(2) == SQLITE_TEXT);
     if (!p.empty()) return CorruptRow(path_, p);
     problem(slot, StoredProblem{.line = q.UInt(1), .message = q.Text(2)});
   }
@@ -945,8 +945,8 @@ Status InsertRows(const Writer& w, int64_t file_id, const std::string& walked_as
   const size_t np = w.np;
   if (!rows.docs.empty()) {
     Stmt& ins = Cached(h, w.cache,
-             "INSERT OR REPLACE INTO documents(key, name, size, content, kind, signature) "
-             "VALUES(?, ?, ?, ?, ?, ?)");
+                       "INSERT OR REPLACE INTO documents(key, name, size, content, kind, signature) "
+                       "VALUES(?, ?, ?, ?, ?, ?)");
     if (!ins.ok()) return SqlError(h, path, ins.prepare_rc());
     for (size_t k = 0; k < rows.docs.size(); ++k) {
       const DocRecord& d = rows.docs[k];
@@ -1010,10 +1010,11 @@ void BindFileColumns(Stmt& up, const IndexedFile& f, int64_t run, int64_t seen_n
 Status UpdateFileRow(const Writer& w, const IndexedFile& f, int64_t run, int64_t seen_ns) {
   sqlite3* h = w.db;
   const std::string& path = w.path;
-  Stmt& up = Cached(h, w.cache,
-          "UPDATE files SET dev = ?, inode = ?, size = ?, mtime_ns = ?, ctime_ns = ?, reading = ?, jsonl = ?, "
-          "lines = ?, raw_hash = ?, ends_newline = ?, bytes = ?, invalid_utf8 = ?, transcoded = ?, documents = ?, "
-          "run = ?, seen_ns = ?, pending = ?15 WHERE id = ?");
+  Stmt& up =
+      Cached(h, w.cache,
+             "UPDATE files SET dev = ?, inode = ?, size = ?, mtime_ns = ?, ctime_ns = ?, reading = ?, jsonl = ?, "
+             "lines = ?, raw_hash = ?, ends_newline = ?, bytes = ?, invalid_utf8 = ?, transcoded = ?, documents = ?, "
+             "run = ?, seen_ns = ?, pending = ?15 WHERE id = ?");
   if (!up.ok()) return SqlError(h, path, up.prepare_rc());
   BindFileColumns(up, f, run, seen_ns);
   up.Bind(17, f.id);
@@ -1025,10 +1026,11 @@ Status UpdateFileRow(const Writer& w, const IndexedFile& f, int64_t run, int64_t
 Status InsertFileRow(const Writer& w, const IndexedFile& f, int64_t run, int64_t seen_ns, int64_t* id) {
   sqlite3* h = w.db;
   const std::string& path = w.path;
-  Stmt& ins = Cached(h, w.cache,
-          "INSERT INTO files(dev, inode, size, mtime_ns, ctime_ns, reading, jsonl, lines, raw_hash, ends_newline, "
-          "bytes, invalid_utf8, transcoded, documents, run, seen_ns, path, pending) "
-          "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?15)");
+  Stmt& ins =
+      Cached(h, w.cache,
+             "INSERT INTO files(dev, inode, size, mtime_ns, ctime_ns, reading, jsonl, lines, raw_hash, ends_newline, "
+             "bytes, invalid_utf8, transcoded, documents, run, seen_ns, path, pending) "
+             "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?15)");
   if (!ins.ok()) return SqlError(h, path, ins.prepare_rc());
   BindFileColumns(ins, f, run, seen_ns);
   ins.Bind(17, f.path);
@@ -1148,9 +1150,7 @@ Status SignatureIndex::CoverPending(std::span<const int64_t> reused_pending) {
   return rc == SQLITE_OK ? Status::Ok() : SqlError(h, path_, rc);
 }
 
-Result<NewJob> SignatureIndex::StoredNewJob() {
-  return ReadNewJob(impl_->db.get(), path_);
-}
+Result<NewJob> SignatureIndex::StoredNewJob() { return ReadNewJob(impl_->db.get(), path_); }
 
 Status SignatureIndex::EndRun(const IndexRun& c) {
   const int64_t run = impl_->run;
@@ -1273,8 +1273,7 @@ Result<IndexInfo> ReadIndexInfo(const std::string& path, int last_runs) {
   if (!job.ok()) return job.status();
   info.new_job = std::move(*job);
   // A version 2 index made before the pending marks has no `delivered`.
-  const int64_t marks =
-      QueryInt(h, "SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'delivered'", &rc);
+  const int64_t marks = QueryInt(h, "SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'delivered'", &rc);
   if (rc != SQLITE_OK) return SqlError(h, path, rc);
   if (marks != 0) {
     info.pending = static_cast<uint64_t>(QueryInt(h, "SELECT count(*) FROM files WHERE pending != 0", &rc));
@@ -1314,7 +1313,9 @@ class CheckList {
     if (++count_ <= kMaxListed) problems_.push_back(std::move(problem));
   }
   std::vector<std::string> Take() {
-    if (count_ > kMaxListed) problems_.push_back("and " + std::to_string(count_ - kMaxListed) + (count_ - kMaxListed == 1 ? " more problem" : " more problems"));
+    if (count_ > kMaxListed)
+      problems_.push_back("and " + std::to_string(count_ - kMaxListed) +
+                          (count_ - kMaxListed == 1 ? " more problem" : " more problems"));
     return std::move(problems_);
   }
 
@@ -1327,7 +1328,7 @@ class CheckList {
 // Every `files` row of `h` through the checks a scan makes (FileRowProblem),
 // by id.
 Result<std::unordered_map<int64_t, IndexedFile>> CheckFileRows(sqlite3* h, const std::string& path,
-                                                                const RowLimits& limits, CheckList& problems) {
+                                                               const RowLimits& limits, CheckList& problems) {
   int rc = SQLITE_OK;
   const bool seen = QueryInt(h, "SELECT count(*) FROM pragma_table_info('files') WHERE name = 'seen_ns'", &rc) != 0;
   const bool pending = QueryInt(h, "SELECT count(*) FROM pragma_table_info('files') WHERE name = 'pending'", &rc) != 0;

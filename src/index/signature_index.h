@@ -42,24 +42,24 @@
 #include <string>
 #include <vector>
 
-#include "sign/signature_table.h"
 #include "neardup/index.h"
 #include "neardup/status.h"
+#include "sign/signature_table.h"
 
 namespace neardup {
 
 // What the index keeps of one input file.
 struct IndexedFile {
-  int64_t id = 0;  // row id in `files`; 0 for a new entry
+  int64_t id = 0;    // row id in `files`; 0 for a new entry
   std::string path;  // the key: the file's canonical absolute path (IndexKeys, sign_indexed.h)
   uint64_t dev = 0;
   uint64_t inode = 0;
   uint64_t size = 0;
   int64_t mtime_ns = 0;
   int64_t ctime_ns = 0;
-  uint64_t reading = 0;       // fingerprint of the options that decide its documents
+  uint64_t reading = 0;  // fingerprint of the options that decide its documents
   bool jsonl = false;
-  uint64_t lines = 0;         // JSONL: newlines in the file
+  uint64_t lines = 0;  // JSONL: newlines in the file
   // XXH3-64 (seed 0) of the file's bytes as signed, which proves an entry
   // whose stat changed; 0: unknown (a text file stored before neardup kept
   // it, a file not read to its end).

@@ -5,13 +5,9 @@
 
 namespace neardup {
 
-double CandidateProbability(double s, int bands, int rows) {
-  return 1.0 - std::pow(1.0 - std::pow(s, rows), bands);
-}
+double CandidateProbability(double s, int bands, int rows) { return 1.0 - std::pow(1.0 - std::pow(s, rows), bands); }
 
-double ApproximateThreshold(int bands, int rows) {
-  return std::pow(1.0 / bands, 1.0 / rows);
-}
+double ApproximateThreshold(int bands, int rows) { return std::pow(1.0 / bands, 1.0 / rows); }
 
 double FalseCandidateArea(double threshold, int bands, int rows) {
   // Simpson's rule over 200 intervals: the curve is smooth.

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "lsh/lsh_index.h"
-#include "sign/minhash.h"
 #include "lsh/similarity.h"
+#include "sign/minhash.h"
 
 namespace neardup {
 
@@ -29,8 +29,8 @@ struct Bounds {
 };
 
 Bounds BoundsOf(const SignatureTable& table, const Options& options, std::span<const SetBitmap> bitmaps) {
-  const bool on = options.verify == VerifyMode::kExact && options.threshold < 1.0 &&
-                  bitmaps.size() == table.docs.size();
+  const bool on =
+      options.verify == VerifyMode::kExact && options.threshold < 1.0 && bitmaps.size() == table.docs.size();
   return {.bitmaps = on ? bitmaps : std::span<const SetBitmap>(), .threshold = options.threshold};
 }
 

@@ -28,13 +28,13 @@
 #include <span>
 #include <vector>
 
+#include "base/parallel.h"
 #include "base/sorted_runs.h"
 #include "base/types.h"
 #include "lsh/banding.h"
 #include "lsh/copy_groups.h"
 #include "neardup/options.h"
 #include "neardup/status.h"
-#include "base/parallel.h"
 #include "sign/set_bitmap.h"
 #include "sign/signature_table.h"
 
@@ -55,8 +55,8 @@ class CandidatePairs : public SortedRuns<Candidate> {
 };
 
 struct Candidates {
-  CandidatePairs pairs;   // those at or above the candidate floor
-  uint64_t visited = 0;   // distinct pairs the banding produced
+  CandidatePairs pairs;  // those at or above the candidate floor
+  uint64_t visited = 0;  // distinct pairs the banding produced
 };
 
 // With `bitmaps` (per DocId, SignedCorpus::bitmaps) and --exact, a pair
@@ -68,8 +68,7 @@ struct Candidates {
 // empty or holds one per document of `table`.
 // Errors: IoError when a temporary file cannot be made or written.
 Result<Candidates> FindCandidates(const SignatureTable& table, const CopyGroups& groups, const Options& options,
-                                  Banding banding, const Workers& workers,
-                                  std::span<const SetBitmap> bitmaps = {});
+                                  Banding banding, const Workers& workers, std::span<const SetBitmap> bitmaps = {});
 
 // The pairs of one large bucket (`ids`, ascending), by leaders as described
 // above, at or above CandidateFloor(options): appended to *out. Used by

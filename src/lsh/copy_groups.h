@@ -46,7 +46,7 @@ class CopyGroups {
   void KeepOnly(const std::vector<uint32_t>& slots, const std::vector<std::vector<DocId>>& kept);
 
  private:
-  std::vector<uint32_t> rep_of_;   // DocId -> representative, or kNone
+  std::vector<uint32_t> rep_of_;    // DocId -> representative, or kNone
   std::vector<uint32_t> rep_slot_;  // DocId of a representative -> slot, else kNone
   std::vector<DocId> reps_;         // per slot
   std::vector<uint32_t> start_;     // CSR over slots: members of slot k

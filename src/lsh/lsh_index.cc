@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "base/hash.h"
-#include "lsh/band_key.h"
 #include "base/hash_sort.h"
 #include "base/parallel.h"
+#include "lsh/band_key.h"
 
 namespace neardup {
 namespace {
@@ -20,8 +20,7 @@ using internal::ForEachRunOfEqualHashes;
 
 }  // namespace
 
-LshIndex::LshIndex(const uint32_t* signatures, int num_perm, std::span<const uint32_t> row_ids,
-                   Banding banding)
+LshIndex::LshIndex(const uint32_t* signatures, int num_perm, std::span<const uint32_t> row_ids, Banding banding)
     : signatures_(signatures), num_perm_(num_perm), row_ids_(row_ids), banding_(banding) {
   assert(banding.bands >= 1 && banding.rows >= 1);
   assert(banding.bands * banding.rows <= num_perm);
@@ -92,8 +91,7 @@ uint64_t LshIndex::ForEachCandidate(int threads, const PairFn& pair, size_t larg
                             });
     total += count;
   };
-  ParallelFor(Workers{.threads = threads, .tick = {}, .cancel = stop}, static_cast<size_t>(banding_.bands),
-              band_work);
+  ParallelFor(Workers{.threads = threads, .tick = {}, .cancel = stop}, static_cast<size_t>(banding_.bands), band_work);
   return total.load();
 }
 

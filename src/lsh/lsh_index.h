@@ -32,8 +32,7 @@ class LshIndex {
   // `signatures` holds rows of `num_perm` values; `rows_ids` names the rows to
   // index (row k of the index is signatures + rows_ids[k] * num_perm). Both
   // must outlive the index. REQUIRES: bands * rows <= num_perm.
-  LshIndex(const uint32_t* signatures, int num_perm, std::span<const uint32_t> row_ids,
-           Banding banding);
+  LshIndex(const uint32_t* signatures, int num_perm, std::span<const uint32_t> row_ids, Banding banding);
 
   using PairFn = std::function<void(int worker, uint32_t id_a, uint32_t id_b)>;
   using BucketFn = std::function<void(int worker, std::span<const uint32_t> ids)>;
@@ -44,8 +43,8 @@ class LshIndex {
   // Returns the number of distinct pairs visited. Once `stop` (when set)
   // reads true, no band starts and the bands under way end within a row of
   // a bucket: the pairs given are then a part of them.
-  uint64_t ForEachCandidate(int threads, const PairFn& pair, size_t large_bucket = 0,
-                            const BucketFn& bucket = nullptr, const std::atomic<bool>* stop = nullptr) const;
+  uint64_t ForEachCandidate(int threads, const PairFn& pair, size_t large_bucket = 0, const BucketFn& bucket = nullptr,
+                            const std::atomic<bool>* stop = nullptr) const;
 
  private:
   const uint32_t* Row(uint32_t id) const {

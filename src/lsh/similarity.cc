@@ -93,8 +93,10 @@ double JaccardIfReaches(std::span<const uint64_t> a, std::span<const uint64_t> b
 
 double CandidateFloor(const Options& options) {
   switch (options.verify) {
-    case VerifyMode::kNone: return 0;
-    case VerifyMode::kSignature: return options.threshold;
+    case VerifyMode::kNone:
+      return 0;
+    case VerifyMode::kSignature:
+      return options.threshold;
     case VerifyMode::kExact: {
       if (options.exact_margin <= 0) return 0;  // --exact-all
       const double t = options.threshold;

@@ -3,8 +3,8 @@
 // Thread safety: pure functions.
 #pragma once
 
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <span>
 
 #include "neardup/options.h"
@@ -33,9 +33,7 @@ double JaccardIfReaches(std::span<const uint64_t> a, std::span<const uint64_t> b
 // candidate); 0 with --verify none.
 double CandidateFloor(const Options& options);
 
-inline bool MeetsThreshold(double similarity, double threshold) {
-  return similarity >= threshold - 1e-12;
-}
+inline bool MeetsThreshold(double similarity, double threshold) { return similarity >= threshold - 1e-12; }
 
 // A similarity of two documents whose token sequences differ, as it is
 // reported: below 1 even when every signature position or every shingle

@@ -102,8 +102,8 @@ Result<PairList> BuildPairs(const CopyGroups& groups, const CandidatePairs& veri
   if (!status.ok()) return status;
   PairList out{.pairs = std::move(pairs), .notices = {}};
   if (largest_group > kManyPairs) {
-    out.notices.push_back(ShellQuoted(docs[largest_rep].name) + " and its copies make " + std::to_string(largest_group) +
-                          " pairs; --mode clusters reports each group of copies once");
+    out.notices.push_back(ShellQuoted(docs[largest_rep].name) + " and its copies make " +
+                          std::to_string(largest_group) + " pairs; --mode clusters reports each group of copies once");
   }
   return out;
 }
@@ -143,11 +143,20 @@ Result<Clustering> BuildClustering(const CopyGroups& groups, const Verified& ver
 
 void CountKind(DocKind kind, DocKinds* counts) {
   switch (kind) {
-    case DocKind::kOk: ++counts->documents; break;
-    case DocKind::kEmpty: ++counts->empty; break;
-    case DocKind::kTooShort: ++counts->too_short; break;
-    case DocKind::kBinary: ++counts->binary; break;
-    case DocKind::kFailed: break;
+    case DocKind::kOk:
+      ++counts->documents;
+      break;
+    case DocKind::kEmpty:
+      ++counts->empty;
+      break;
+    case DocKind::kTooShort:
+      ++counts->too_short;
+      break;
+    case DocKind::kBinary:
+      ++counts->binary;
+      break;
+    case DocKind::kFailed:
+      break;
   }
 }
 
@@ -187,10 +196,17 @@ std::vector<Status> TallyProblems(const WalkCounts& walk, std::vector<Status> wa
   });
   for (InputProblem& p : problems) {
     switch (p.kind) {
-      case InputProblem::Kind::kMalformed: ++st.malformed_lines; break;
-      case InputProblem::Kind::kTooLarge: ++st.too_large; break;
-      case InputProblem::Kind::kUnreadable: ++st.unreadable; break;
-      case InputProblem::Kind::kCounted: break;
+      case InputProblem::Kind::kMalformed:
+        ++st.malformed_lines;
+        break;
+      case InputProblem::Kind::kTooLarge:
+        ++st.too_large;
+        break;
+      case InputProblem::Kind::kUnreadable:
+        ++st.unreadable;
+        break;
+      case InputProblem::Kind::kCounted:
+        break;
     }
     out.push_back(std::move(p.status));
   }

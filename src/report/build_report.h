@@ -29,12 +29,12 @@
 
 #include "lsh/candidates.h"
 #include "lsh/copy_groups.h"
-#include "walk/walk.h"
 #include "neardup/options.h"
 #include "neardup/report.h"
-#include "sign/sign.h"
 #include "neardup/status.h"
+#include "sign/sign.h"
 #include "verify/verify_candidates.h"
+#include "walk/walk.h"
 
 namespace neardup {
 

@@ -101,9 +101,9 @@ namespace {
 // The sets of linked documents (components, or groups of copies) and the
 // document each keeps.
 struct KeptSets {
-  std::vector<DocId> linked;     // the linked documents, ascending
-  std::vector<uint32_t> roots;   // each set's root, in order of first member
-  std::vector<DocId> best;       // indexed by root: the document the set keeps
+  std::vector<DocId> linked;    // the linked documents, ascending
+  std::vector<uint32_t> roots;  // each set's root, in order of first member
+  std::vector<DocId> best;      // indexed by root: the document the set keeps
 };
 
 KeptSets KeptSetsOf(const std::vector<DocEntry>& docs, const std::vector<uint8_t>& linked_flags, UnionFind& sets,
@@ -133,9 +133,7 @@ KeptSets KeptSetsOf(const std::vector<DocEntry>& docs, const std::vector<uint8_t
 std::vector<Cluster> ClustersOf(const std::vector<DocEntry>& docs,
                                 const std::vector<std::pair<uint32_t, DocId>>& by_keeper,
                                 const std::vector<DocId>& best) {
-  auto by_name = [&](DocId x, DocId y) {
-    return docs[x].name != docs[y].name ? docs[x].name < docs[y].name : x < y;
-  };
+  auto by_name = [&](DocId x, DocId y) { return docs[x].name != docs[y].name ? docs[x].name < docs[y].name : x < y; };
   std::vector<Cluster> clusters;
   std::vector<DocId> members;
   for (size_t lo = 0; lo < by_keeper.size();) {
@@ -165,9 +163,9 @@ std::vector<Cluster> ClustersOf(const std::vector<DocEntry>& docs,
 }  // namespace
 
 Result<std::vector<uint32_t>> ClusterLinks::JoinInKeepOrder(const std::vector<DocEntry>& docs,
-                                                           std::vector<uint32_t>* roots,
-                                                           const std::vector<DocId>& best, KeepRule rule,
-                                                           const SimilarFn& similar) {
+                                                            std::vector<uint32_t>* roots,
+                                                            const std::vector<DocId>& best, KeepRule rule,
+                                                            const SimilarFn& similar) {
   // The sets in keep order (ChooseKeep's over their best documents). A set
   // is taken whole: its copies are similar to whatever its best document
   // is similar to, so they always go together.

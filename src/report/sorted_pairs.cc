@@ -28,7 +28,7 @@ Status TempError(const char* what) {
 // of the cursors by their next key.
 struct SortedPairs::Merge {
   struct Cursor {
-    std::FILE* file = nullptr;           // null: the in-memory run
+    std::FILE* file = nullptr;  // null: the in-memory run
     const std::vector<Entry>* memory = nullptr;
     std::vector<Entry> buffer;
     size_t pos = 0;
@@ -58,8 +58,7 @@ struct SortedPairs::Merge {
   bool Greater(size_t x, size_t y) const { return cursors[y].Head() < cursors[x].Head(); }
 };
 
-SortedPairs::SortedPairs(size_t budget_bytes)
-    : max_in_memory_(std::max<size_t>(budget_bytes / sizeof(Entry), 1)) {}
+SortedPairs::SortedPairs(size_t budget_bytes) : max_in_memory_(std::max<size_t>(budget_bytes / sizeof(Entry), 1)) {}
 
 SortedPairs::SortedPairs(std::initializer_list<ReportedPair> in_order) : SortedPairs() {
   for (const ReportedPair& p : in_order) push_back(p);

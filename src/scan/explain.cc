@@ -9,14 +9,14 @@
 #include <utility>
 #include <vector>
 
-#include "sign/jsonl_doc_reader.h"
-#include "sign/document.h"
-#include "text/document_source.h"
-#include "text/jsonl.h"
 #include "lsh/banding.h"
 #include "lsh/similarity.h"
 #include "neardup/quote.h"
 #include "scan/run.h"
+#include "sign/document.h"
+#include "sign/jsonl_doc_reader.h"
+#include "text/document_source.h"
+#include "text/jsonl.h"
 
 namespace neardup {
 namespace {
@@ -98,11 +98,16 @@ struct IdLines {
 
 const char* SkipReason(DocumentSketch::Kind kind) {
   switch (kind) {
-    case DocumentSketch::Kind::kOk: return "";
-    case DocumentSketch::Kind::kEmpty: return "empty";
-    case DocumentSketch::Kind::kTooShort: return "too short";
-    case DocumentSketch::Kind::kBinary: return "binary";
-    case DocumentSketch::Kind::kTooLarge: return "too large";
+    case DocumentSketch::Kind::kOk:
+      return "";
+    case DocumentSketch::Kind::kEmpty:
+      return "empty";
+    case DocumentSketch::Kind::kTooShort:
+      return "too short";
+    case DocumentSketch::Kind::kBinary:
+      return "binary";
+    case DocumentSketch::Kind::kTooLarge:
+      return "too large";
   }
   return "";
 }
@@ -235,8 +240,7 @@ Result<DocReading> ReadDocumentFile(const Options& options, const MinHasher& min
   return out;
 }
 
-DocReading ReadDocumentText(const Options& options, JsonlDocReader& parser, std::string_view text,
-                            uint64_t max_words) {
+DocReading ReadDocumentText(const Options& options, JsonlDocReader& parser, std::string_view text, uint64_t max_words) {
   DocReading out;
   TokenTextKeeper keep(&out.doc, max_words);
   uint64_t chars = 0;

@@ -33,8 +33,7 @@ class JsonlDocReader;
 
 // One JSONL document's text (its text key, parsed by `parser`) read as
 // ReadDocumentFile reads a file.
-DocReading ReadDocumentText(const Options& options, JsonlDocReader& parser, std::string_view text,
-                            uint64_t max_words);
+DocReading ReadDocumentText(const Options& options, JsonlDocReader& parser, std::string_view text, uint64_t max_words);
 
 // As ExplainPair(options, inputs), reading through `fs`.
 Result<PairExplanation> ExplainPair(const Options& options, const ExplainInputs& inputs, FileSystem& fs);

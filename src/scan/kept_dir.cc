@@ -194,12 +194,12 @@ class LineFilter {
   JsonlDocReader parser_;
   std::span<const Drop> drops_;
   OutputFile& out_;
-  size_t next_ = 0;      // the next dropped line, in drops_
-  uint64_t line_ = 1;    // the line being read
+  size_t next_ = 0;    // the next dropped line, in drops_
+  uint64_t line_ = 1;  // the line being read
   bool at_line_start_ = true;
   bool dropping_ = false;
   std::vector<std::string_view> spans_;  // kept bytes of the chunk being read, in order
-  std::string text_;     // the dropped line being read (at most max_line + 2 bytes)
+  std::string text_;                     // the dropped line being read (at most max_line + 2 bytes)
   JsonlDoc doc_;
 };
 
@@ -345,7 +345,9 @@ std::vector<Job> Plan(const Options& o, const KeptSources& src, const std::vecto
 
 }  // namespace
 
-bool WritableKind(DocKind kind) { return kind == DocKind::kOk || kind == DocKind::kEmpty || kind == DocKind::kTooShort; }
+bool WritableKind(DocKind kind) {
+  return kind == DocKind::kOk || kind == DocKind::kEmpty || kind == DocKind::kTooShort;
+}
 
 KeptSources KeptSourcesOf(std::vector<InputFile> files, const std::vector<DocRecord>& docs,
                           const std::vector<InputProblem>& problems, std::vector<std::string> kept_paths) {
@@ -410,7 +412,7 @@ KeptWritten WriteKeptDir(const Run& run, const KeptSources& sources, const std::
       out.stats.documents += jobs[j].documents;
     } else {
       out.problems.push_back(results[j].code() == Status::Code::kChanged ? NotWritten(results[j], o.kept_dir)
-                                                                          : results[j]);
+                                                                         : results[j]);
       if (results[j].code() == Status::Code::kChanged) out.changed.push_back(jobs[j].file);
     }
   }

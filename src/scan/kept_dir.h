@@ -63,8 +63,8 @@ struct KeptSources {
     DocKind kind = DocKind::kFailed;
   };
   std::vector<InputFile> files;
-  std::vector<Doc> docs;         // by DocId
-  std::vector<uint8_t> unread;  // per file: 1 when signing could not read it whole
+  std::vector<Doc> docs;                // by DocId
+  std::vector<uint8_t> unread;          // per file: 1 when signing could not read it whole
   std::vector<std::string> kept_paths;  // per file: KeptPathOf()
   // The inputs given (PATHs and listed files): a text file is linked only
   // when it lies below one of them once links are resolved.

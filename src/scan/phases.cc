@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "index/index_keys.h"
+#include "neardup/quote.h"
 #include "report/build_report.h"
 #include "report/new_only.h"
-#include "neardup/quote.h"
 
 namespace neardup {
 
@@ -50,13 +50,18 @@ Status ForgetLeftOut(const Run& run, const SignedCorpus& corpus,
 void PlacesOf(const SignatureTable& table, Report* report) {
   report->source_files.reserve(table.files.size());
   for (const InputFile& f : table.files) {
-    report->source_files.push_back({.path = f.path, .size = f.size, .mtime_ns = f.mtime_ns, .ctime_ns = f.ctime_ns,
-                                    .dev = f.identity.dev, .ino = f.identity.ino, .stream = f.identity.stream});
+    report->source_files.push_back({.path = f.path,
+                                    .size = f.size,
+                                    .mtime_ns = f.mtime_ns,
+                                    .ctime_ns = f.ctime_ns,
+                                    .dev = f.identity.dev,
+                                    .ino = f.identity.ino,
+                                    .stream = f.identity.stream});
   }
   report->places.reserve(table.docs.size());
   for (const DocRecord& r : table.docs) {
-    report->places.push_back({.file = r.file, .line = r.line, .content_low = r.content.low,
-                              .content_high = r.content.high});
+    report->places.push_back(
+        {.file = r.file, .line = r.line, .content_low = r.content.low, .content_high = r.content.high});
   }
 }
 
@@ -117,8 +122,8 @@ Result<SignedInputs> SignInputs(const Run& run, WalkedInputs walked, IdScope ids
     signing.tick = [&run, n_files, bytes_total] { run.Tick(Stage::kReading, n_files, bytes_total); };
   }
   const SignContext run_ctx = run.Signing(signing);
-  const SignContext ctx{run_ctx.options,    run_ctx.minhasher,    walked.share_fs ? *walked.share_fs : run_ctx.fs,
-                        run_ctx.workers,    run_ctx.keep_streams, run_ctx.progress,
+  const SignContext ctx{run_ctx.options,         run_ctx.minhasher,    walked.share_fs ? *walked.share_fs : run_ctx.fs,
+                        run_ctx.workers,         run_ctx.keep_streams, run_ctx.progress,
                         run_ctx.compact_unsigned};
   if (walked.index == nullptr) {
     const std::vector<uint64_t>* line_base = walked.line_base.empty() ? nullptr : &walked.line_base;
@@ -141,7 +146,8 @@ Result<FoundPairs> FindCandidatePairs(const Run& run, const SignedCorpus& corpus
   FoundPairs out{.groups = CopyGroups::Build(table), .candidates = {}};
   if (!run.rule().identical_only) {
     run.Tick(Stage::kBanding);
-    Result<Candidates> found = FindCandidates(table, out.groups, run.options(), run.banding(), run.workers(), corpus.bitmaps);
+    Result<Candidates> found =
+        FindCandidates(table, out.groups, run.options(), run.banding(), run.workers(), corpus.bitmaps);
     if (!found.ok()) return found.status();
     out.candidates = std::move(*found);
   }
@@ -186,8 +192,8 @@ Result<Clustering> FilteredClustering(const Run& run, const FoundPairs& found, c
                                       const std::vector<std::vector<uint8_t>>& filters,
                                       const std::vector<DocEntry>& docs) {
   run.Tick(Stage::kClustering);
-  Result<Clustering> built =
-      BuildClustering(found.groups, verified, run.options(), docs, [&run](uint64_t linked) { run.TickClustering(linked); });
+  Result<Clustering> built = BuildClustering(found.groups, verified, run.options(), docs,
+                                             [&run](uint64_t linked) { run.TickClustering(linked); });
   if (!built.ok()) return built.status();
   for (const std::vector<uint8_t>& flagged : filters) *built = ClustersWith(flagged, std::move(*built));
   return built;
@@ -381,9 +387,9 @@ Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, Foun
   VerifyContext verify = run.Verifying(verifying);
   // Pairs mode reads no set after verification but for the dropped lists.
   verify.keep_sets = o.mode != Mode::kPairs || want_dropped;
-  Result<Verified> verified =
-      found.verdicts ? std::move(*found.verdicts).Adopt(run.rule(), corpus, &found.groups)
-                     : VerifyCandidates(verify, corpus, &found.groups, std::move(found.candidates));
+  Result<Verified> verified = found.verdicts
+                                  ? std::move(*found.verdicts).Adopt(run.rule(), corpus, &found.groups)
+                                  : VerifyCandidates(verify, corpus, &found.groups, std::move(found.candidates));
   if (!verified.ok()) return verified.status();
   // No signature is read past verification but by --cluster-by keep, which
   // reads them back in: the borrowed pages need not stay resident.

@@ -26,8 +26,8 @@
 #include "neardup/status.h"
 #include "report/build_report.h"
 #include "scan/run.h"
-#include "verify/verify_candidates.h"
 #include "sign/sign.h"
+#include "verify/verify_candidates.h"
 #include "walk/walk.h"
 
 namespace neardup {
@@ -53,11 +53,11 @@ Result<WalkedInputs> WalkInputs(const Run& run);
 struct SignedInputs {
   SignedCorpus corpus;
   WalkCounts walk;
-  std::vector<Status> walk_errors;  // the walk's problems, "PATH: reason"
+  std::vector<Status> walk_errors;        // the walk's problems, "PATH: reason"
   std::vector<std::string> walk_notices;  // the walk's advice (WalkedCorpus::notices)
   std::vector<std::string> walk_skipped;  // WalkedCorpus::skipped
-  std::vector<uint8_t> signed_now;  // with --index: per document, 1 when signed in this run
-  IndexStats index;                 // with --index
+  std::vector<uint8_t> signed_now;        // with --index: per document, 1 when signed in this run
+  IndexStats index;                       // with --index
   // Files the table's signatures are borrowed from (stage report): their
   // pages are let go once verification has read what it needs.
   std::vector<std::shared_ptr<const MappedFile>> mapped;

@@ -68,8 +68,12 @@ class TextSource : public Texts {
 class JsonlSource : public Texts {
  public:
   JsonlSource(const Report& report, const Options& options, uint64_t max_words, FileSystem& fs)
-      : report_(report), options_(options), max_words_(max_words), fs_(fs),
-        minhasher_(options.num_perm, options.seed), parser_(options, minhasher_) {}
+      : report_(report),
+        options_(options),
+        max_words_(max_words),
+        fs_(fs),
+        minhasher_(options.num_perm, options.seed),
+        parser_(options, minhasher_) {}
 
   ReadAgain Read(DocId id) const override {
     auto it = held_.find(id);
@@ -122,15 +126,16 @@ class JsonlSource : public Texts {
     size_t next = 0;
     while (next < wanted.size()) {  // the rest of the file is not needed
       Result<bool> more = lines.Next(&line);
-      if (!more.ok()) return fail_all("no diff: " + f.path + ": cannot be read again (" + more.status().message() + ")");
+      if (!more.ok())
+        return fail_all("no diff: " + f.path + ": cannot be read again (" + more.status().message() + ")");
       if (!*more) break;
       for (; next < wanted.size() && report_.places[wanted[next]].line == line.number; ++next) {
         held_[wanted[next]] = ReadLine(f.path, line, wanted[next], &doc);
       }
     }
     for (size_t k = next; k < wanted.size(); ++k) {
-      held_[wanted[k]] = ReadAgain{.ok = false, .note = "no diff: " + f.path + ": changed since it was signed (a line is gone)",
-                                   .reading = {}};
+      held_[wanted[k]] = ReadAgain{
+          .ok = false, .note = "no diff: " + f.path + ": changed since it was signed (a line is gone)", .reading = {}};
     }
     if (Status s = CheckUnchanged(fs_, f); !s.ok()) fail_all("no diff: " + s.message());
   }
@@ -251,14 +256,15 @@ std::vector<ReviewGroup> CompareClusters(const Texts& texts, std::vector<ReviewG
 
 std::vector<ReviewGroup> Compare(const Report& report, const Texts& texts, std::vector<ReviewGroup> groups,
                                  GroupCounter& counter) {
-  return report.params.mode == Mode::kPairs ? ComparePairs(texts, std::move(groups), report.params.threshold, counter)
-                                            : CompareClusters(texts, std::move(groups), report.params.threshold, counter);
+  return report.params.mode == Mode::kPairs
+             ? ComparePairs(texts, std::move(groups), report.params.threshold, counter)
+             : CompareClusters(texts, std::move(groups), report.params.threshold, counter);
 }
 
 // JSONL: the groups a batch at a time, so that
 // the texts held stay bounded; each batch reads each of its files once.
-std::vector<ReviewGroup> CompareJsonl(const Report& report, const Options& options, uint64_t max_words,
-                                      FileSystem& fs, std::vector<ReviewGroup> groups, GroupCounter& counter) {
+std::vector<ReviewGroup> CompareJsonl(const Report& report, const Options& options, uint64_t max_words, FileSystem& fs,
+                                      std::vector<ReviewGroup> groups, GroupCounter& counter) {
   // A batch ends at kBatchDocs documents or kBatchBytes of their text: what
   // it holds is bounded, and each file is read once per batch, not once per
   // document.
@@ -306,8 +312,7 @@ Review BuildReview(const Report& report, const Options& options, uint64_t max_wo
   return review;
 }
 
-Review BuildReview(const Report& report, const Options& options, uint64_t max_words,
-                   const ReviewProgress& progress) {
+Review BuildReview(const Report& report, const Options& options, uint64_t max_words, const ReviewProgress& progress) {
   return BuildReview(report, options, max_words, FileSystem::Default(), progress);
 }
 

@@ -20,7 +20,9 @@ SignContext Run::Signing(const Workers& workers) const {
   return {options_, minhasher_, fs_, workers, rereads(), counts_};
 }
 
-VerifyContext Run::Verifying(const Workers& workers) const { return {options_, rule_, minhasher_, fs_, workers, reread_}; }
+VerifyContext Run::Verifying(const Workers& workers) const {
+  return {options_, rule_, minhasher_, fs_, workers, reread_};
+}
 
 void Run::Tick(Stage stage, uint64_t total, uint64_t bytes_total) const { Tick(stage, total, bytes_total, 0); }
 

@@ -11,12 +11,18 @@ namespace neardup {
 
 const char* ToString(Stage stage) {
   switch (stage) {
-    case Stage::kWalking: return "walking";
-    case Stage::kReading: return "reading";
-    case Stage::kBanding: return "banding";
-    case Stage::kVerifying: return "verifying";
-    case Stage::kClustering: return "clustering";
-    case Stage::kDone: return "done";
+    case Stage::kWalking:
+      return "walking";
+    case Stage::kReading:
+      return "reading";
+    case Stage::kBanding:
+      return "banding";
+    case Stage::kVerifying:
+      return "verifying";
+    case Stage::kClustering:
+      return "clustering";
+    case Stage::kDone:
+      return "done";
   }
   return "?";
 }

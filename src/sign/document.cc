@@ -107,8 +107,7 @@ void DocumentReader::End(DocumentSketch* out) {
   }
 }
 
-Status DocumentReader::ReadStream(ByteReader& in, uint32_t* sig, std::vector<uint64_t>* set,
-                                  DocumentSketch* out) {
+Status DocumentReader::ReadStream(ByteReader& in, uint32_t* sig, std::vector<uint64_t>* set, DocumentSketch* out) {
   Begin(sig, set);
   *out = DocumentSketch();
   bool first = true;
@@ -146,8 +145,7 @@ Status DocumentReader::ReadStream(ByteReader& in, uint32_t* sig, std::vector<uin
   return Status::Ok();
 }
 
-void DocumentReader::ReadText(std::string_view text, uint32_t* sig, std::vector<uint64_t>* set,
-                              DocumentSketch* out) {
+void DocumentReader::ReadText(std::string_view text, uint32_t* sig, std::vector<uint64_t>* set, DocumentSketch* out) {
   Begin(sig, set);
   *out = DocumentSketch();
   out->bytes = text.size();

@@ -23,14 +23,14 @@
 #include <string_view>
 #include <vector>
 
-#include "text/decode.h"
-#include "walk/file_system.h"
-#include "sign/minhash.h"
-#include "text/normalize.h"
-#include "sign/set_bitmap.h"
 #include "neardup/options.h"
-#include "text/shingle.h"
 #include "neardup/status.h"
+#include "sign/minhash.h"
+#include "sign/set_bitmap.h"
+#include "text/decode.h"
+#include "text/normalize.h"
+#include "text/shingle.h"
+#include "walk/file_system.h"
 
 namespace neardup {
 
@@ -38,7 +38,7 @@ struct DocumentSketch {
   // kTooLarge: more than Options::max_filesize bytes were read; reading stopped.
   enum class Kind : uint8_t { kOk, kEmpty, kTooShort, kBinary, kTooLarge };
   Kind kind = Kind::kOk;
-  uint64_t bytes = 0;     // bytes read (after decompression)
+  uint64_t bytes = 0;  // bytes read (after decompression)
   uint64_t words = 0;
   uint64_t replaced = 0;  // invalid sequences replaced by U+FFFD
   bool transcoded = false;
@@ -101,8 +101,8 @@ class DocumentReader {
   std::string token_text_;
   uint32_t* sig_ = nullptr;
   std::vector<uint64_t>* set_ = nullptr;
-  std::vector<uint64_t> building_;  // the set being collected, kept for reuse
-  size_t set_compact_at_ = 0;  // compact building_ when it reaches this size
+  std::vector<uint64_t> building_;     // the set being collected, kept for reuse
+  size_t set_compact_at_ = 0;          // compact building_ when it reaches this size
   std::vector<uint64_t> set_scratch_;  // CompactSet()'s working space, kept for reuse
   std::vector<uint32_t> set_ends_;
 };

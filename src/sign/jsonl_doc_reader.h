@@ -11,10 +11,10 @@
 #include <string>
 #include <string_view>
 
-#include "text/decode.h"
-#include "sign/document.h"
-#include "text/jsonl.h"
 #include "neardup/options.h"
+#include "sign/document.h"
+#include "text/decode.h"
+#include "text/jsonl.h"
 
 namespace neardup {
 

@@ -38,9 +38,7 @@ MinHasher::MinHasher(int num_perm, uint64_t seed)
   }
 }
 
-void MinHasher::Init(uint32_t* sig) const {
-  std::fill(sig, sig + num_perm_, UINT32_MAX);
-}
+void MinHasher::Init(uint32_t* sig) const { std::fill(sig, sig + num_perm_, UINT32_MAX); }
 
 void MinHasher::Update(const uint64_t* shingles, size_t n, uint32_t* sig) const {
   if (n == 0) return;
@@ -69,7 +67,8 @@ std::vector<uint32_t> MinHasher::Sign(const std::vector<uint64_t>& shingles) con
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
-double SignatureAgreement(const uint32_t* x, const uint32_t* y, int n) {
+double
+SignatureAgreement(const uint32_t* x, const uint32_t* y, int n) {
   int agree = 0;
   for (int i = 0; i < n; ++i) agree += x[i] == y[i];
   return n > 0 ? static_cast<double>(agree) / n : 0.0;

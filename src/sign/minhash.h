@@ -39,9 +39,9 @@ class MinHasher {
 
  private:
   int num_perm_;
-  int padded_;                 // num_perm rounded up to a multiple of 16
-  std::vector<uint32_t> a_;    // padded_ odd multipliers
-  std::vector<uint32_t> b_;    // padded_ offsets
+  int padded_;               // num_perm rounded up to a multiple of 16
+  std::vector<uint32_t> a_;  // padded_ odd multipliers
+  std::vector<uint32_t> b_;  // padded_ offsets
 };
 
 // Share of the `n` positions where x and y agree: the Jaccard estimate.

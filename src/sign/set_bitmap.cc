@@ -115,11 +115,16 @@ __attribute__((target("avx512f"))) void FoldBitmapAvx512(uint64_t* words, size_t
   size_t k = 0;
   for (; k + 8 <= n; k += 8) {
     __m512i x = _mm512_loadu_si512(words + k);
-    x = _mm512_and_si512(_mm512_or_si512(x, _mm512_maskz_srli_epi64(kAll, x, 1)), _mm512_set1_epi64(0x5555555555555555LL));
-    x = _mm512_and_si512(_mm512_or_si512(x, _mm512_maskz_srli_epi64(kAll, x, 1)), _mm512_set1_epi64(0x3333333333333333LL));
-    x = _mm512_and_si512(_mm512_or_si512(x, _mm512_maskz_srli_epi64(kAll, x, 2)), _mm512_set1_epi64(0x0F0F0F0F0F0F0F0FLL));
-    x = _mm512_and_si512(_mm512_or_si512(x, _mm512_maskz_srli_epi64(kAll, x, 4)), _mm512_set1_epi64(0x00FF00FF00FF00FFLL));
-    x = _mm512_and_si512(_mm512_or_si512(x, _mm512_maskz_srli_epi64(kAll, x, 8)), _mm512_set1_epi64(0x0000FFFF0000FFFFLL));
+    x = _mm512_and_si512(_mm512_or_si512(x, _mm512_maskz_srli_epi64(kAll, x, 1)),
+                         _mm512_set1_epi64(0x5555555555555555LL));
+    x = _mm512_and_si512(_mm512_or_si512(x, _mm512_maskz_srli_epi64(kAll, x, 1)),
+                         _mm512_set1_epi64(0x3333333333333333LL));
+    x = _mm512_and_si512(_mm512_or_si512(x, _mm512_maskz_srli_epi64(kAll, x, 2)),
+                         _mm512_set1_epi64(0x0F0F0F0F0F0F0F0FLL));
+    x = _mm512_and_si512(_mm512_or_si512(x, _mm512_maskz_srli_epi64(kAll, x, 4)),
+                         _mm512_set1_epi64(0x00FF00FF00FF00FFLL));
+    x = _mm512_and_si512(_mm512_or_si512(x, _mm512_maskz_srli_epi64(kAll, x, 8)),
+                         _mm512_set1_epi64(0x0000FFFF0000FFFFLL));
     x = _mm512_or_si512(x, _mm512_maskz_srli_epi64(kAll, x, 16));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(words + k / 2), _mm512_maskz_cvtepi64_epi32(kAll, x));
   }
@@ -233,7 +238,7 @@ double JaccardBound(const SetBitmap& a, const SetBitmap& b, std::vector<uint64_t
   const uint64_t extra = std::min(fine->most - c.x, coarse->most - coarse->bits);
   const uint64_t common = std::min({c.both + extra, fine->most, coarse->most});
   const uint64_t sizes = fine->least + coarse->least;  // <= |A| + |B|
-  if (2 * common >= sizes) return 1.0;  // the ratio below would be 1 or more
+  if (2 * common >= sizes) return 1.0;                 // the ratio below would be 1 or more
   return static_cast<double>(common) / static_cast<double>(sizes - common);
 }
 

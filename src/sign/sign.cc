@@ -3,9 +3,9 @@
 #include <mutex>
 #include <string>
 
+#include "neardup/quote.h"
 #include "sign/document.h"
 #include "sign/sign_internal.h"
-#include "neardup/quote.h"
 
 namespace neardup {
 
@@ -113,17 +113,28 @@ void SignTextFiles(const SignContext& ctx, SignedCorpus* out, std::vector<SignCo
 
 DocKind KindOf(const DocumentSketch& sk) {
   switch (sk.kind) {
-    case DocumentSketch::Kind::kOk: return DocKind::kOk;
-    case DocumentSketch::Kind::kEmpty: return DocKind::kEmpty;
-    case DocumentSketch::Kind::kTooShort: return DocKind::kTooShort;
-    case DocumentSketch::Kind::kBinary: return DocKind::kBinary;
-    case DocumentSketch::Kind::kTooLarge: return DocKind::kFailed;
+    case DocumentSketch::Kind::kOk:
+      return DocKind::kOk;
+    case DocumentSketch::Kind::kEmpty:
+      return DocKind::kEmpty;
+    case DocumentSketch::Kind::kTooShort:
+      return DocKind::kTooShort;
+    case DocumentSketch::Kind::kBinary:
+      return DocKind::kBinary;
+    case DocumentSketch::Kind::kTooLarge:
+      return DocKind::kFailed;
   }
   return DocKind::kFailed;
 }
 
 SignedCorpus SignShare(const SignContext& ctx, std::vector<InputFile> files, const std::vector<uint64_t>* line_base) {
-  SignedCorpus out{.table = SignatureTable(ctx.options.num_perm), .stream_copies = {}, .problems = {}, .counts = {}, .unnamed_unsigned = {}, .named_unsigned = {}, .bitmaps = {}};
+  SignedCorpus out{.table = SignatureTable(ctx.options.num_perm),
+                   .stream_copies = {},
+                   .problems = {},
+                   .counts = {},
+                   .unnamed_unsigned = {},
+                   .named_unsigned = {},
+                   .bitmaps = {}};
   out.table.files = std::move(files);
   out.stream_copies.resize(out.table.files.size());
   if (ctx.options.input == InputFormat::kText) {

@@ -33,16 +33,16 @@
 #include <string>
 #include <vector>
 
+#include "base/parallel.h"
 #include "base/types.h"
-#include "walk/walk.h"
-#include "text/document_source.h"
-#include "walk/file_system.h"
+#include "neardup/options.h"
+#include "neardup/status.h"
 #include "sign/minhash.h"
 #include "sign/set_bitmap.h"
-#include "neardup/options.h"
-#include "base/parallel.h"
 #include "sign/signature_table.h"
-#include "neardup/status.h"
+#include "text/document_source.h"
+#include "walk/file_system.h"
+#include "walk/walk.h"
 
 namespace neardup {
 

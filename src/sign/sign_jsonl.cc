@@ -19,9 +19,9 @@
 
 #include "base/hash.h"
 #include "base/hash_sort.h"
+#include "neardup/quote.h"
 #include "sign/jsonl_doc_reader.h"
 #include "sign/sign_internal.h"
-#include "neardup/quote.h"
 
 namespace neardup {
 
@@ -35,7 +35,7 @@ constexpr size_t kBlocksPerWorker = 4;
 // first line (1-based); made global at commit.
 struct BlockProblem {
   uint64_t line = 0;
-  std::string message;  // after "PATH:LINE: "
+  std::string message;    // after "PATH:LINE: "
   bool not_json = false;  // InputProblem::not_json
 };
 
@@ -81,8 +81,8 @@ struct BlockRule {
 // `readable_after`: the bytes of the block after the line (JSON parsing may
 // read them). The line's SetBitmap is built by the parser's reader's builder,
 // when it has one (SignBlock).
-void SignLine(std::string_view line, size_t readable_after, uint64_t ln, const BlockRule& rule,
-              JsonlDocReader& parser, Block& b) {
+void SignLine(std::string_view line, size_t readable_after, uint64_t ln, const BlockRule& rule, JsonlDocReader& parser,
+              Block& b) {
   const size_t num_perm = rule.num_perm;
   JsonlDocView doc;
   bool has = false;
@@ -121,7 +121,8 @@ void SignLine(std::string_view line, size_t readable_after, uint64_t ln, const B
   r.content = sk.content;
   r.kind = kind;
   b.docs.push_back(std::move(r));
-  if (rule.set_bitmaps) b.bitmaps.push_back(bitmap != nullptr && kind == DocKind::kOk ? bitmap->Finish(sk.bytes) : SetBitmap());
+  if (rule.set_bitmaps)
+    b.bitmaps.push_back(bitmap != nullptr && kind == DocKind::kOk ? bitmap->Finish(sk.bytes) : SetBitmap());
 }
 
 // Splits a block into lines (as every JSONL reader does: BlockLines) and
@@ -219,8 +220,7 @@ void SplitFile(const SignContext& ctx, uint32_t fi, OrderedWork<Block>& work, Si
 // underestimates, as do files read from an earlier run's end; growth by
 // doubling takes over from there). At most one
 // document per 16 input bytes, so an odd first block cannot reserve absurdly.
-void ReserveForInput(uint64_t input_bytes, uint64_t seen_bytes, size_t seen_docs, size_t need,
-                     SignatureTable* table) {
+void ReserveForInput(uint64_t input_bytes, uint64_t seen_bytes, size_t seen_docs, size_t need, SignatureTable* table) {
   if (need <= table->capacity()) return;
   size_t want = need;
   if (seen_bytes > 0 && input_bytes > seen_bytes) {
@@ -285,11 +285,12 @@ void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector
     }
     for (BlockProblem& p : b.problems) {
       const uint64_t ln = base + p.line;
-      out->problems.push_back({.file = b.file,
-                               .line = ln,
-                               .status = Status::Corrupt(ShellQuoted(f.path) + ":" + std::to_string(ln) + ": " + p.message),
-                               .kind = InputProblem::Kind::kMalformed,
-                               .not_json = p.not_json});
+      out->problems.push_back(
+          {.file = b.file,
+           .line = ln,
+           .status = Status::Corrupt(ShellQuoted(f.path) + ":" + std::to_string(ln) + ": " + p.message),
+           .kind = InputProblem::Kind::kMalformed,
+           .not_json = p.not_json});
     }
     for (UnsignedDoc& u : b.unnamed_unsigned) {
       u.line += base;
@@ -351,9 +352,9 @@ void NameUnsignedThatClash(SignedCorpus* out) {
   if (clashes.empty()) return;
   // Moved in one pass over each list, so that many clashes stay linear.
   std::sort(clashes.begin(), clashes.end());
-  clashes.erase(std::unique(clashes.begin(), clashes.end(),
-                            [](const auto& x, const auto& y) { return x.first == y.first; }),
-                clashes.end());
+  clashes.erase(
+      std::unique(clashes.begin(), clashes.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
+      clashes.end());
   std::deque<UnsignedDoc> kept;
   std::vector<NamedUnsignedDoc> moved;
   size_t c = 0;
@@ -444,9 +445,8 @@ void RenameDuplicateIds(SignedCorpus* out) {
   std::vector<char> renamed(entries.size(), 0);  // by position in entries
   for (bool changed = true; changed;) {
     changed = false;
-    for (const std::vector<size_t>& group : GroupsOfEqualNames(entries.size(), [&](size_t k) -> const std::string& {
-           return name(entries[k]);
-         })) {
+    for (const std::vector<size_t>& group :
+         GroupsOfEqualNames(entries.size(), [&](size_t k) -> const std::string& { return name(entries[k]); })) {
       const std::string id = name(entries[group[0]]);
       std::string where;
       for (const size_t k : group) {

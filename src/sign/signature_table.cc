@@ -48,12 +48,9 @@ struct Field {
 
 std::vector<Field> Fields(const SignatureParams& p) {
   return {
-      {"--shingle", ShingleName(p.shingle)},
-      {"--ngram", std::to_string(p.ngram)},
-      {"--num-perm", std::to_string(p.num_perm)},
-      {"--seed", std::to_string(p.seed)},
-      {"--encoding", EncodingName(p.encoding)},
-      {"tokenizer version", std::to_string(p.tokenizer_version)},
+      {"--shingle", ShingleName(p.shingle)},      {"--ngram", std::to_string(p.ngram)},
+      {"--num-perm", std::to_string(p.num_perm)}, {"--seed", std::to_string(p.seed)},
+      {"--encoding", EncodingName(p.encoding)},   {"tokenizer version", std::to_string(p.tokenizer_version)},
   };
 }
 

@@ -38,12 +38,12 @@
 #include <string>
 #include <vector>
 
-#include "base/types.h"
-#include "walk/walk.h"
 #include "base/large_array_allocator.h"
+#include "base/types.h"
 #include "neardup/options.h"
-#include "text/shingle.h"
 #include "neardup/sorted_pairs.h"
+#include "text/shingle.h"
+#include "walk/walk.h"
 
 namespace neardup {
 

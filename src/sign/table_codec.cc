@@ -69,7 +69,6 @@ void Put(std::string* out, T value) {
 
 uint64_t RoundUp8(uint64_t n) { return (n + 7) & ~uint64_t{7}; }
 
-
 // Empty when `p` can be stored, else what is wrong with it.
 std::string ParamsProblem(const SignatureParams& p) {
   if (p.shingle != ShingleUnit::kWord && p.shingle != ShingleUnit::kChar) {

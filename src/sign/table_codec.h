@@ -75,8 +75,8 @@
 #include <vector>
 
 #include "base/hash.h"
-#include "sign/signature_table.h"
 #include "neardup/status.h"
+#include "sign/signature_table.h"
 
 namespace neardup {
 

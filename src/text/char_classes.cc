@@ -45,24 +45,23 @@ bool IsSpaceCodePoint(int32_t cp) {
 // Thai, Lao, Khmer, Myanmar (block ranges from the Unicode Character Database).
 bool IsNoSpaceScript(int32_t cp) {
   if (cp < 0x0E00) return false;
-  return (cp >= 0x0E00 && cp <= 0x0EFF) ||    // Thai, Lao
-         (cp >= 0x1000 && cp <= 0x109F) ||    // Myanmar
-         (cp >= 0x1780 && cp <= 0x17FF) ||    // Khmer
-         (cp >= 0x19E0 && cp <= 0x19FF) ||    // Khmer symbols
-         (cp >= 0x2E80 && cp <= 0x2FDF) ||    // CJK radicals, Kangxi radicals
-         (cp >= 0x3005 && cp <= 0x3007) ||    // ideographic iteration mark, number zero
-         (cp >= 0x3021 && cp <= 0x3029) ||    // Hangzhou numerals
-         (cp >= 0x3038 && cp <= 0x303B) ||
-         (cp >= 0x3040 && cp <= 0x30FF) ||    // Hiragana, Katakana
-         (cp >= 0x31F0 && cp <= 0x31FF) ||    // Katakana phonetic extensions
-         (cp >= 0x3400 && cp <= 0x4DBF) ||    // CJK extension A
-         (cp >= 0x4E00 && cp <= 0x9FFF) ||    // CJK unified ideographs
-         (cp >= 0xA9E0 && cp <= 0xA9FF) ||    // Myanmar extended-B
-         (cp >= 0xAA60 && cp <= 0xAA7F) ||    // Myanmar extended-A
-         (cp >= 0xF900 && cp <= 0xFAFF) ||    // CJK compatibility ideographs
-         (cp >= 0xFF66 && cp <= 0xFF9F) ||    // halfwidth Katakana
-         (cp >= 0x1B000 && cp <= 0x1B16F) ||  // Kana supplement and extensions
-         (cp >= 0x20000 && cp <= 0x323AF);    // CJK extensions B..H
+  return (cp >= 0x0E00 && cp <= 0x0EFF) ||                                    // Thai, Lao
+         (cp >= 0x1000 && cp <= 0x109F) ||                                    // Myanmar
+         (cp >= 0x1780 && cp <= 0x17FF) ||                                    // Khmer
+         (cp >= 0x19E0 && cp <= 0x19FF) ||                                    // Khmer symbols
+         (cp >= 0x2E80 && cp <= 0x2FDF) ||                                    // CJK radicals, Kangxi radicals
+         (cp >= 0x3005 && cp <= 0x3007) ||                                    // ideographic iteration mark, number zero
+         (cp >= 0x3021 && cp <= 0x3029) ||                                    // Hangzhou numerals
+         (cp >= 0x3038 && cp <= 0x303B) || (cp >= 0x3040 && cp <= 0x30FF) ||  // Hiragana, Katakana
+         (cp >= 0x31F0 && cp <= 0x31FF) ||                                    // Katakana phonetic extensions
+         (cp >= 0x3400 && cp <= 0x4DBF) ||                                    // CJK extension A
+         (cp >= 0x4E00 && cp <= 0x9FFF) ||                                    // CJK unified ideographs
+         (cp >= 0xA9E0 && cp <= 0xA9FF) ||                                    // Myanmar extended-B
+         (cp >= 0xAA60 && cp <= 0xAA7F) ||                                    // Myanmar extended-A
+         (cp >= 0xF900 && cp <= 0xFAFF) ||                                    // CJK compatibility ideographs
+         (cp >= 0xFF66 && cp <= 0xFF9F) ||                                    // halfwidth Katakana
+         (cp >= 0x1B000 && cp <= 0x1B16F) ||                                  // Kana supplement and extensions
+         (cp >= 0x20000 && cp <= 0x323AF);                                    // CJK extensions B..H
 }
 
 }  // namespace

@@ -11,12 +11,12 @@
 // ill-formed sequence takes the character loop.
 #include "text/decode.h"
 
+#include <simdjson.h>
+
 #include <algorithm>
 #include <cassert>
 #include <cstddef>
 #include <cstring>
-
-#include <simdjson.h>
 
 #include "base/ascii.h"
 #include "base/utf8.h"
@@ -47,8 +47,7 @@ size_t CompletePrefix(const unsigned char* p, size_t n) {
   return n - (j - 1) < want ? j - 1 : n;
 }
 
-size_t DecodeUtf8(const unsigned char* p, size_t n, bool final,
-                  std::string* out, DecodeStats* stats) {
+size_t DecodeUtf8(const unsigned char* p, size_t n, bool final, std::string* out, DecodeStats* stats) {
   const char* const chars = reinterpret_cast<const char*>(p);
   size_t i = 0;
   // Valid text is appended as it is: what the loop below would do, at
@@ -82,11 +81,10 @@ size_t DecodeUtf8(const unsigned char* p, size_t n, bool final,
 
 // Decodes UTF-16 in p[0..n) and returns the number of bytes consumed. Unless
 // `final`, stops before an odd trailing byte or a trailing high surrogate.
-size_t DecodeUtf16(const unsigned char* p, size_t n, bool big_endian,
-                   bool final, std::string* out, DecodeStats* stats) {
+size_t DecodeUtf16(const unsigned char* p, size_t n, bool big_endian, bool final, std::string* out,
+                   DecodeStats* stats) {
   const auto unit = [p, big_endian](size_t at) -> uint32_t {
-    return big_endian ? (uint32_t{p[at]} << 8) | p[at + 1]
-                      : uint32_t{p[at]} | (uint32_t{p[at + 1]} << 8);
+    return big_endian ? (uint32_t{p[at]} << 8) | p[at + 1] : uint32_t{p[at]} | (uint32_t{p[at + 1]} << 8);
   };
   size_t i = 0;
   while (i + 2 <= n) {
@@ -129,9 +127,7 @@ void DecodeLatin1(const unsigned char* p, size_t n, std::string* out) {
   }
 }
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
+bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 constexpr std::string_view kBomUtf8 = "\xEF\xBB\xBF";
 constexpr std::string_view kBomUtf16Le = "\xFF\xFE";
@@ -165,8 +161,7 @@ bool TextDecoder::DecideForm(bool at_end) {
     form_ = Form::kUtf8;
     carry_.erase(0, kBomUtf8.size());
   } else if (!at_end &&
-             (StartsWith(kBomUtf8, head) || StartsWith(kBomUtf16Le, head) ||
-              StartsWith(kBomUtf16Be, head))) {
+             (StartsWith(kBomUtf8, head) || StartsWith(kBomUtf16Le, head) || StartsWith(kBomUtf16Be, head))) {
     return false;
   } else {
     form_ = Form::kUtf8;
@@ -174,18 +169,15 @@ bool TextDecoder::DecideForm(bool at_end) {
   return true;
 }
 
-size_t TextDecoder::DecodeSome(std::string_view bytes, bool final,
-                               std::string* out) {
+size_t TextDecoder::DecodeSome(std::string_view bytes, bool final, std::string* out) {
   const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
   switch (form_) {
     case Form::kUtf8:
       return DecodeUtf8(p, bytes.size(), final, out, &stats_);
     case Form::kUtf16Le:
-      return DecodeUtf16(p, bytes.size(), /*big_endian=*/false, final, out,
-                         &stats_);
+      return DecodeUtf16(p, bytes.size(), /*big_endian=*/false, final, out, &stats_);
     case Form::kUtf16Be:
-      return DecodeUtf16(p, bytes.size(), /*big_endian=*/true, final, out,
-                         &stats_);
+      return DecodeUtf16(p, bytes.size(), /*big_endian=*/true, final, out, &stats_);
     case Form::kLatin1:
       DecodeLatin1(p, bytes.size(), out);
       return bytes.size();
@@ -245,8 +237,7 @@ void TextDecoder::Finish(std::string* out) {
 }
 
 bool LooksBinary(std::string_view first_block) {
-  if (StartsWith(first_block, kBomUtf16Le) ||
-      StartsWith(first_block, kBomUtf16Be)) {
+  if (StartsWith(first_block, kBomUtf16Le) || StartsWith(first_block, kBomUtf16Be)) {
     return false;
   }
   return first_block.find('\0') != std::string_view::npos;

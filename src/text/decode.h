@@ -47,13 +47,7 @@ class TextDecoder {
  private:
   Encoding encoding_;
   DecodeStats stats_;
-  enum class Form {
-    kUnknown,
-    kUtf8,
-    kUtf16Le,
-    kUtf16Be,
-    kLatin1
-  } form_ = Form::kUnknown;
+  enum class Form { kUnknown, kUtf8, kUtf16Le, kUtf16Be, kLatin1 } form_ = Form::kUnknown;
   std::string carry_;  // bytes of an incomplete sequence (or undecided BOM)
 
   // Sets form_ from a BOM at the start of carry_ (which it then drops).

@@ -101,7 +101,8 @@ Result<std::unique_ptr<ByteReader>> OpenAgain(FileSystem& fs, const InputFile& f
 
 Status CheckUnchanged(FileSystem& fs, const InputFile& file) {
   Result<FileStat> now = fs.Stat(file.path);
-  if (!now.ok()) return Status::Changed(ShellQuoted(file.path) + ": gone during the run (" + now.status().message() + ")");
+  if (!now.ok())
+    return Status::Changed(ShellQuoted(file.path) + ": gone during the run (" + now.status().message() + ")");
   if (!(*now == SeenAtWalk(file))) return Status::Changed(ShellQuoted(file.path) + ": changed during the run");
   return Status::Ok();
 }
@@ -139,8 +140,9 @@ void JsonlBlocks::Bytes::Grow(size_t n, size_t keep) {
   }
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   const size_t cap = (n + page - 1) / page * page;
-  void* bigger = capacity_ > kLargeBytes ? ::mremap(data_, capacity_, cap, MREMAP_MAYMOVE)
-                                         : ::mmap(nullptr, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* bigger = capacity_ > kLargeBytes
+                     ? ::mremap(data_, capacity_, cap, MREMAP_MAYMOVE)
+                     : ::mmap(nullptr, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (bigger == MAP_FAILED) throw std::bad_alloc();
   if (capacity_ <= kLargeBytes) {
     if (keep > 0) std::memcpy(bigger, data_, keep);

@@ -20,13 +20,12 @@
 #include <memory>
 #include <optional>
 #include <string_view>
-#include <string_view>
 #include <vector>
 
-#include "walk/walk.h"
-#include "walk/file_system.h"
-#include "text/jsonl.h"
 #include "neardup/status.h"
+#include "text/jsonl.h"
+#include "walk/file_system.h"
+#include "walk/walk.h"
 
 namespace neardup {
 
@@ -53,12 +52,12 @@ class StreamCopy {
 // stream document, its bytes are recorded into *copy as they are read.
 // Errors as OpenInput() (file_system.h).
 [[nodiscard]] Result<std::unique_ptr<ByteReader>> OpenForSigning(FileSystem& fs, const InputFile& file,
-                                                                StreamCopy* copy);
+                                                                 StreamCopy* copy);
 
 // Opens `file` again: through `copy` when it is non-null (a stream), else by
 // its walked path and identity. Errors as OpenInput().
 [[nodiscard]] Result<std::unique_ptr<ByteReader>> OpenAgain(FileSystem& fs, const InputFile& file,
-                                                           const StreamCopy* copy);
+                                                            const StreamCopy* copy);
 
 // OK when `file.path` is still the file the walk saw: same size, mtime, ctime,
 // device and inode. Else Changed: "PATH: changed during the run", or "PATH:

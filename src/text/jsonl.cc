@@ -37,9 +37,7 @@ constexpr int kMaxDepth = 1000;
 // they are at least half of it), so each byte is moved O(1) times.
 constexpr size_t kCompactMin = 64 * 1024;
 
-bool IsJsonSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
+bool IsJsonSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 std::string_view TrimTrailingSpace(std::string_view s) {
   while (!s.empty() && IsJsonSpace(s.back())) s.remove_suffix(1);
@@ -120,18 +118,14 @@ simdjson::error_code ValidateValue(od::value& value, int depth) {
       return value.get_string().get(unused);
     }
     case od::json_type::number:
-      return IsJsonNumber(TrimTrailingSpace(value.raw_json_token()))
-                 ? simdjson::SUCCESS
-                 : simdjson::NUMBER_ERROR;
+      return IsJsonNumber(TrimTrailingSpace(value.raw_json_token())) ? simdjson::SUCCESS : simdjson::NUMBER_ERROR;
     case od::json_type::boolean: {
       const std::string_view token = TrimTrailingSpace(value.raw_json_token());
       if (token == "true") return simdjson::SUCCESS;
       return token == "false" ? simdjson::SUCCESS : simdjson::T_ATOM_ERROR;
     }
     case od::json_type::null:
-      return TrimTrailingSpace(value.raw_json_token()) == "null"
-                 ? simdjson::SUCCESS
-                 : simdjson::N_ATOM_ERROR;
+      return TrimTrailingSpace(value.raw_json_token()) == "null" ? simdjson::SUCCESS : simdjson::N_ATOM_ERROR;
   }
   return simdjson::TAPE_ERROR;
 }
@@ -199,8 +193,7 @@ std::string JsonlLineParser::Impl::KeysOf(const char* json, size_t size, size_t 
   return " (keys: " + keys + ")";
 }
 
-JsonlLineParser::JsonlLineParser(std::string text_key, std::string id_key)
-    : impl_(std::make_unique<Impl>()) {
+JsonlLineParser::JsonlLineParser(std::string text_key, std::string id_key) : impl_(std::make_unique<Impl>()) {
   impl_->text_key = std::move(text_key);
   impl_->id_key = std::move(id_key);
 }
@@ -209,8 +202,7 @@ JsonlLineParser::~JsonlLineParser() = default;
 
 const size_t JsonlLineParser::kParsePadding = simdjson::SIMDJSON_PADDING;
 
-Status JsonlLineParser::Parse(std::string_view line, JsonlDoc* doc,
-                              bool* has_doc) {
+Status JsonlLineParser::Parse(std::string_view line, JsonlDoc* doc, bool* has_doc) {
   JsonlDocView view;
   view.id = std::move(doc->id);  // its capacity, for a JsonlDoc the caller reuses
   Status status = ParseView(line, &view, has_doc);
@@ -220,8 +212,7 @@ Status JsonlLineParser::Parse(std::string_view line, JsonlDoc* doc,
   return status;
 }
 
-Status JsonlLineParser::ParseView(std::string_view line, JsonlDocView* doc, bool* has_doc,
-                                  size_t readable_after) {
+Status JsonlLineParser::ParseView(std::string_view line, JsonlDocView* doc, bool* has_doc, size_t readable_after) {
   assert(doc != nullptr && has_doc != nullptr);
   *has_doc = false;
   // A UTF-8 BOM (first line of a file from some Windows tools) is ignored.
@@ -270,11 +261,9 @@ Status JsonlLineParser::Impl::Parse(std::string_view line, JsonlDocView* doc, si
   }
   od::json_type type;
   if (auto error = document.type().get(type)) return FromSimdjson(error);
-  if (type != od::json_type::object)
-    return Status::Corrupt("not a JSON object");
+  if (type != od::json_type::object) return Status::Corrupt("not a JSON object");
   od::object object;
-  if (auto error = document.get_object().get(object))
-    return FromSimdjson(error);
+  if (auto error = document.get_object().get(object)) return FromSimdjson(error);
 
   // The first occurrence of a key counts; later ones are only validated.
   bool found_text = false;
@@ -285,8 +274,7 @@ Status JsonlLineParser::Impl::Parse(std::string_view line, JsonlDocView* doc, si
   doc->text = {};
   for (auto field_result : object) {
     od::field field;
-    if (auto error = std::move(field_result).get(field))
-      return FromSimdjson(error);
+    if (auto error = std::move(field_result).get(field)) return FromSimdjson(error);
     std::string_view key;
     if (auto error = field.unescaped_key().get(key)) return FromSimdjson(error);
     od::value& value = field.value();
@@ -325,10 +313,8 @@ Status JsonlLineParser::Impl::Parse(std::string_view line, JsonlDocView* doc, si
     return FromSimdjson(simdjson::TRAILING_CONTENT);
   }
   if (!found_text) return Status::Corrupt("missing key \"" + text_key + "\"" + KeysOf(json, line.size(), allocated));
-  if (text_not_string)
-    return Status::Corrupt("\"" + text_key + "\" is not a string");
-  if (id_bad_type)
-    return Status::Corrupt("\"" + id_key + "\" is not a string or a number");
+  if (text_not_string) return Status::Corrupt("\"" + text_key + "\" is not a string");
+  if (id_bad_type) return Status::Corrupt("\"" + id_key + "\" is not a string or a number");
   return Status::Ok();
 }
 

@@ -35,9 +35,9 @@
 namespace neardup {
 
 struct JsonlDoc {
-  std::string id;    // empty when the line has no id key
+  std::string id;         // empty when the line has no id key
   uint64_t replaced = 0;  // invalid UTF-8 sequences in the line, replaced by U+FFFD
-  std::string text;  // the text, unescaped; valid UTF-8 (see above), as is the id
+  std::string text;       // the text, unescaped; valid UTF-8 (see above), as is the id
 };
 
 // The same with the text borrowed from the parser, for a caller that reads

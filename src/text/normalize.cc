@@ -58,8 +58,8 @@
 #include <cstring>
 
 #include "base/ascii.h"
-#include "text/tokenize_kernel.h"
 #include "base/utf8.h"
+#include "text/tokenize_kernel.h"
 
 namespace neardup {
 namespace {
@@ -74,8 +74,8 @@ constexpr size_t kNoPos = std::string_view::npos;
 // Room for the mapping of one code point (the longest, U+FDFA, has 18).
 constexpr utf8proc_ssize_t kMaxMapping = 32;
 
-const utf8proc_option_t kOptions = static_cast<utf8proc_option_t>(
-    UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT | UTF8PROC_CASEFOLD);
+const utf8proc_option_t kOptions =
+    static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT | UTF8PROC_CASEFOLD);
 
 // Decodes the code point at p[i..n) into *cp and returns its length in bytes.
 // An invalid or truncated sequence gives *cp = -1 and length 1.
@@ -112,8 +112,7 @@ class CompositionSeconds {
         if (cp >= 0xD800 && cp <= 0xDFFF) continue;
         if (!internal::HasCanonicalDecomposition(cp)) continue;
         int boundclass = 0;
-        const utf8proc_ssize_t len = utf8proc_decompose_char(
-            cp, buf, kMaxMapping, UTF8PROC_DECOMPOSE, &boundclass);
+        const utf8proc_ssize_t len = utf8proc_decompose_char(cp, buf, kMaxMapping, UTF8PROC_DECOMPOSE, &boundclass);
         // Conservative: every code point after the first of a full canonical
         // decomposition counts as a possible second.
         for (utf8proc_ssize_t k = 1; k < std::min(len, kMaxMapping); ++k) {
@@ -160,8 +159,7 @@ bool NormalizesToItself(int32_t cp) {
   utf8proc_uint8_t utf8[4];
   const utf8proc_ssize_t bytes = utf8proc_encode_char(cp, utf8);
   utf8proc_int32_t buf[kMaxMapping];
-  utf8proc_ssize_t len =
-      utf8proc_decompose(utf8, bytes, buf, kMaxMapping, kOptions);
+  utf8proc_ssize_t len = utf8proc_decompose(utf8, bytes, buf, kMaxMapping, kOptions);
   if (len < 1 || len > kMaxMapping) return false;
   len = utf8proc_normalize_utf32(buf, len, kOptions);
   return len == 1 && buf[0] == cp;
@@ -178,12 +176,10 @@ CharClass ComputeClass(int32_t cp) {
   const utf8proc_property_t* prop = utf8proc_get_property(cp);
   int32_t first = cp;
   bool maps_to_itself = true;
-  if (prop->decomp_seqindex != UINT16_MAX ||
-      prop->casefold_seqindex != UINT16_MAX) {
+  if (prop->decomp_seqindex != UINT16_MAX || prop->casefold_seqindex != UINT16_MAX) {
     utf8proc_int32_t buf[kMaxMapping];
     int boundclass = 0;
-    const utf8proc_ssize_t len =
-        utf8proc_decompose_char(cp, buf, kMaxMapping, kOptions, &boundclass);
+    const utf8proc_ssize_t len = utf8proc_decompose_char(cp, buf, kMaxMapping, kOptions, &boundclass);
     if (len < 1) return CharClass::kNone;
     first = buf[0];
     prop = utf8proc_get_property(first);
@@ -193,8 +189,7 @@ CharClass ComputeClass(int32_t cp) {
   if (first >= 0x1160 && first <= 0x11FF) return CharClass::kNone;  // V, T jamo
   if (Seconds().Contains(first)) return CharClass::kNone;
   // A precomposed letter such as U+00E9 decomposes and composes back.
-  return maps_to_itself || NormalizesToItself(cp) ? CharClass::kInert
-                                                  : CharClass::kBoundary;
+  return maps_to_itself || NormalizesToItself(cp) ? CharClass::kInert : CharClass::kBoundary;
 }
 
 // ComputeClass() for the Basic Multilingual Plane, computed once (a few ms).
@@ -339,8 +334,7 @@ void Normalizer::NormalizeSegment(std::string_view segment, std::string* out) {
   // utf8proc_reencode writes a terminating NUL after the UTF-8 bytes, which
   // needs one slot beyond the code points: offer the decomposition size - 1.
   auto room = static_cast<utf8proc_ssize_t>(codepoints_.size()) - 1;
-  utf8proc_ssize_t count =
-      utf8proc_decompose(s, len, codepoints_.data(), room, kOptions);
+  utf8proc_ssize_t count = utf8proc_decompose(s, len, codepoints_.data(), room, kOptions);
   if (count > room) {
     codepoints_.resize(static_cast<size_t>(count) + 1);
     room = count;
@@ -350,14 +344,12 @@ void Normalizer::NormalizeSegment(std::string_view segment, std::string* out) {
     out->append(segment);  // invalid UTF-8: copy it, never fail
     return;
   }
-  const utf8proc_ssize_t bytes =
-      utf8proc_reencode(codepoints_.data(), count, kOptions);
+  const utf8proc_ssize_t bytes = utf8proc_reencode(codepoints_.data(), count, kOptions);
   if (bytes < 0) {
     out->append(segment);
     return;
   }
-  out->append(reinterpret_cast<const char*>(codepoints_.data()),
-              static_cast<size_t>(bytes));
+  out->append(reinterpret_cast<const char*>(codepoints_.data()), static_cast<size_t>(bytes));
 }
 
 // Writes one Unicode segment of Process()'s text. The segment is a sequence of
@@ -373,8 +365,8 @@ class Normalizer::SegmentWriter {
  public:
   // The segment starts at `start`, a boundary; text[start..first_high) is at
   // most one ASCII character (the possible base of a combining mark).
-  [[gnu::always_inline]] SegmentWriter(Normalizer* normalizer, std::string_view text,
-                                       size_t start, size_t first_high, std::string* out)
+  [[gnu::always_inline]] SegmentWriter(Normalizer* normalizer, std::string_view text, size_t start, size_t first_high,
+                                       std::string* out)
       : normalizer_(normalizer),
         text_(text),
         p_(reinterpret_cast<const unsigned char*>(text.data())),
@@ -402,8 +394,7 @@ class Normalizer::SegmentWriter {
       const CharClass cls = Classify(cp);
       if (cls != CharClass::kNone) {
         if (i - start_ >= kMaxSegment) return i;
-        NextCluster(i, cls == CharClass::kInert,
-                    cls == CharClass::kBoundary ? Mappings().Get(cp) : std::string_view());
+        NextCluster(i, cls == CharClass::kInert, cls == CharClass::kBoundary ? Mappings().Get(cp) : std::string_view());
         if (cls == CharClass::kInert) {
           i = SkipInertRun(i + len);
           continue;
@@ -439,8 +430,7 @@ class Normalizer::SegmentWriter {
  private:
   // Completes the cluster [cut_, at) and starts a new one at `at`; `mapped`
   // is the new cluster's mapping when it is one mapped code point.
-  [[gnu::always_inline]] void NextCluster(size_t at, bool inert,
-                                          std::string_view mapped = {}) {
+  [[gnu::always_inline]] void NextCluster(size_t at, bool inert, std::string_view mapped = {}) {
     if (at > cut_) {
       if (cut_inert_) {
         if (inert_from_ == kNoPos) inert_from_ = cut_;
@@ -501,7 +491,7 @@ class Normalizer::SegmentWriter {
   const std::string_view text_;
   const unsigned char* const p_;
   const size_t n_;
-  const size_t start_;           // of the segment
+  const size_t start_;  // of the segment
   std::string* const out_;
   size_t done_;                  // output written up to here
   size_t inert_from_ = kNoPos;   // start of the inert clusters before cut_
@@ -510,8 +500,7 @@ class Normalizer::SegmentWriter {
   std::string_view cut_mapped_;  // its mapping, when it is one mapped code point
 };
 
-size_t Normalizer::Process(std::string_view text, bool final,
-                           std::string* out) {
+size_t Normalizer::Process(std::string_view text, bool final, std::string* out) {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const size_t n = text.size();
   size_t pos = 0;  // always a boundary or forced cut
@@ -524,7 +513,7 @@ size_t Normalizer::Process(std::string_view text, bool final,
       out->append(text.substr(pos, keep - pos));
       return keep;
     }
-    size_t start = pos;  // of the Unicode segment
+    size_t start = pos;                            // of the Unicode segment
     if (first_high > pos) start = first_high - 1;  // the ASCII character before it
     if (clean_prefix_ != nullptr && n - start >= internal::kCleanPrefixReads) {
       // Already normalized text from `start` on (a boundary) is copied whole

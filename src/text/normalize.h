@@ -54,8 +54,8 @@ class Normalizer {
   void Finish(std::string* out);
 
  private:
-  std::string carry_;    // held-back tail; starts at a segment boundary
-  std::string scratch_;  // carry_ joined with the head of new input
+  std::string carry_;                // held-back tail; starts at a segment boundary
+  std::string scratch_;              // carry_ joined with the head of new input
   std::vector<int32_t> codepoints_;  // utf8proc work buffer
   // Vector scan for already normalized text (src/text/tokenize_kernel.h), or
   // nullptr to decide every character (the reference).

@@ -7,11 +7,11 @@
 #include <cstring>
 
 #include "base/hash.h"
-#include "text/decode.h"
+#include "base/utf8.h"
 #include "text/char_classes.h"
+#include "text/decode.h"
 #include "text/normalize.h"
 #include "text/tokenize_kernel.h"
-#include "base/utf8.h"
 #include "text/word_hash.h"
 
 namespace neardup {
@@ -158,8 +158,8 @@ inline bool AnyBitOutside(const internal::ByteClasses* c, size_t s, size_t e) {
 
 // Position of the first byte at or after `from` whose bit is set in the
 // masks (`field` of each block), or `limit` if none is before it.
-inline size_t NextBit(const internal::ByteClasses* c, uint64_t internal::ByteClasses::*field,
-                      size_t from, size_t limit) {
+inline size_t NextBit(const internal::ByteClasses* c, uint64_t internal::ByteClasses::*field, size_t from,
+                      size_t limit) {
   size_t b = from / 64;
   uint64_t m = (c[b].*field >> (from % 64)) << (from % 64);
   const size_t last = (limit + 63) / 64;
@@ -189,8 +189,8 @@ void HashShingles(const uint64_t* tokens, size_t first, size_t n, uint64_t seed,
 
 struct Shingler::State {
   Hasher128 content;
-  Hasher64 long_word;      // the head of a word longer than kMaxWordBuffer
-  bool in_long_word = false; // long_word holds the head of the current word
+  Hasher64 long_word;         // the head of a word longer than kMaxWordBuffer
+  bool in_long_word = false;  // long_word holds the head of the current word
   // Vector tokenizer: the classifier, the masks of one window, and the
   // starts and ends of the runs of word or non-ASCII bytes found in it.
   internal::ClassifyFn classify = nullptr;
@@ -378,10 +378,9 @@ class Shingler::VectorWords {
       batch.resize(at + count);
       uint64_t* out = batch.data() + at;
       if (st_.hash_words != nullptr) {
-        st_.hash_words(st_.short_words,
-                       {.text = st_.lowered(), .origin = window_, .starts = starts + r, .ends = ends + r,
-                        .count = count},
-                       out);
+        st_.hash_words(
+            st_.short_words,
+            {.text = st_.lowered(), .origin = window_, .starts = starts + r, .ends = ends + r, .count = count}, out);
         r = last;
       } else {
         const unsigned char* lowered = st_.lowered() - window_;  // indexed by text position
@@ -453,8 +452,7 @@ class Shingler::VectorWords {
       const unsigned lead = p_[i];
       if (lead - 0xE1u > 0xEFu - 0xE1u || lead == 0xED) break;
       if (((p_[i + 1] & 0xC0u) != 0x80) || ((p_[i + 2] & 0xC0u) != 0x80)) break;
-      const auto cp = static_cast<int32_t>(((lead & 0x0Fu) << 12) | ((p_[i + 1] & 0x3Fu) << 6) |
-                                           (p_[i + 2] & 0x3Fu));
+      const auto cp = static_cast<int32_t>(((lead & 0x0Fu) << 12) | ((p_[i + 1] & 0x3Fu) << 6) | (p_[i + 2] & 0x3Fu));
       if ((internal::CharClasses(cp) & kOwnWord) != kOwnWord) break;
     } while (true);
     const auto count = static_cast<size_t>(out - begin);
@@ -479,15 +477,15 @@ class Shingler::VectorWords {
   // XXH3-64 of the lowered word w[0..len) with the seed (HashBytes).
   [[gnu::always_inline]] uint64_t HashWord(const unsigned char* w, size_t len) const {
     using internal::ShortWordHasher;
-    if (len > 16) [[unlikely]] return HashBytes(w, len, sh_.seed_);
+    if (len > 16) [[unlikely]]
+      return HashBytes(w, len, sh_.seed_);
     return st_.short_words.Hash(ShortWordHasher::Load(w), ShortWordHasher::Load(w + len - 8), len);
   }
 
   // The first non-ASCII byte in text[from, limit), or limit. REQUIRES: both
   // in the current window.
   [[gnu::always_inline]] size_t NextHigh(size_t from, size_t limit) const {
-    return window_ + NextBit(st_.classes, &internal::ByteClasses::high, from - window_,
-                             limit - window_);
+    return window_ + NextBit(st_.classes, &internal::ByteClasses::high, from - window_, limit - window_);
   }
 
   Shingler& sh_;
@@ -499,7 +497,7 @@ class Shingler::VectorWords {
   size_t open_start_ = 0;  // start of a run that began in an earlier window
   bool open_ = false;
   bool ascii_window_ = false;  // the current window has no byte >= 0x80
-  uint64_t carry_ = 0;     // 1 when the byte before the next block is in a run
+  uint64_t carry_ = 0;         // 1 when the byte before the next block is in a run
 };
 
 // Words from the classifier's masks. The text is cut into runs of bytes that
@@ -662,24 +660,23 @@ void Shingler::FlushTokenBatch() {
 }
 
 // FlushTokenBatch's scalar shingle hashes, of those ending at tokens[first-1..n).
-void Shingler::HashShinglesScalar(const uint64_t* tokens, size_t first, size_t n,
-                                  uint64_t* out) const {
+void Shingler::HashShinglesScalar(const uint64_t* tokens, size_t first, size_t n, uint64_t* out) const {
   const auto k = static_cast<size_t>(k_);
   // The usual k with the chain unrolled (same hashes), so that the chains
   // of successive shingles overlap in the CPU.
   switch (k_) {
-      case 3:
-        HashShingles<3>(tokens, first, n, seed_, out);
-        break;
-      case 4:
-        HashShingles<4>(tokens, first, n, seed_, out);
-        break;
-      case 5:
-        HashShingles<5>(tokens, first, n, seed_, out);
-        break;
-      case 9:  // the char-mode default
-        HashShingles<9>(tokens, first, n, seed_, out);
-        break;
+    case 3:
+      HashShingles<3>(tokens, first, n, seed_, out);
+      break;
+    case 4:
+      HashShingles<4>(tokens, first, n, seed_, out);
+      break;
+    case 5:
+      HashShingles<5>(tokens, first, n, seed_, out);
+      break;
+    case 9:  // the char-mode default
+      HashShingles<9>(tokens, first, n, seed_, out);
+      break;
     default:
       for (size_t end = first; end <= n; ++end) {
         *out++ = ShingleHash(tokens + end - k, k_, seed_);

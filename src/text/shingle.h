@@ -98,12 +98,12 @@ class Shingler {
   bool vector_words_;  // word mode runs FeedWordsVector (a classifier was chosen)
   int k_;
   uint64_t seed_;
-  std::unique_ptr<State> state_;   // streaming content hash
-  std::string word_;               // the word being read (lowercased bytes),
-                                   // or its tail past 64 KiB (see SpillWord)
-  bool pending_space_ = false;     // char mode: a space to emit before the next char
-  bool seen_char_ = false;         // char mode: a non-space char was emitted
-  bool in_word_ = false;           // char mode: the last char was a word char
+  std::unique_ptr<State> state_;  // streaming content hash
+  std::string word_;              // the word being read (lowercased bytes),
+                                  // or its tail past 64 KiB (see SpillWord)
+  bool pending_space_ = false;    // char mode: a space to emit before the next char
+  bool seen_char_ = false;        // char mode: a non-space char was emitted
+  bool in_word_ = false;          // char mode: the last char was a word char
   uint64_t tokens_ = 0;
   uint64_t words_ = 0;
   std::string* token_text_ = nullptr;

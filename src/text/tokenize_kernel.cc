@@ -19,8 +19,7 @@ std::atomic<int> g_override{-1};
 
 }  // namespace
 
-void ClassifyPortable(const unsigned char* p, size_t n, ByteClasses* out,
-                      unsigned char* lowered) {
+void ClassifyPortable(const unsigned char* p, size_t n, ByteClasses* out, unsigned char* lowered) {
   for (size_t base = 0; base < n; base += 64) {
     const size_t len = n - base < 64 ? n - base : 64;
     ByteClasses c{0, 0, 0, 0};
@@ -58,8 +57,7 @@ size_t CleanPrefixPortable(const unsigned char* p, const CleanTables& tables) {
     } else if ((c & 0xE0) == 0xC0 && (p[j + 1] & 0xC0) == 0x80 &&
                (tables.lead[c & 0x3F] & tables.cont[p[j + 1] & 0x3F]) != 0) {
       len = 2;
-    } else if (c == 0xE2 && p[j + 1] == 0x80 && (p[j + 2] & 0xC0) == 0x80 &&
-               tables.e280[p[j + 2] & 0x3F] != 0) {
+    } else if (c == 0xE2 && p[j + 1] == 0x80 && (p[j + 2] & 0xC0) == 0x80 && tables.e280[p[j + 2] & 0x3F] != 0) {
       len = 3;
     } else {
       break;
@@ -87,8 +85,7 @@ __attribute__((target("avx2"))) static inline __m256i Eq(__m256i v, char c) {
 }
 
 // The masks of 64 bytes, loaded as two halves; writes their lowered form.
-__attribute__((target("avx2"))) static inline ByteClasses Classify64(__m256i v0, __m256i v1,
-                                                                     unsigned char* lowered) {
+__attribute__((target("avx2"))) static inline ByteClasses Classify64(__m256i v0, __m256i v1, unsigned char* lowered) {
   __m256i word[2], upper[2], lead[2], cont[2];
   const __m256i v[2] = {v0, v1};
   for (int h = 0; h < 2; ++h) {
@@ -97,11 +94,9 @@ __attribute__((target("avx2"))) static inline ByteClasses Classify64(__m256i v0,
     const __m256i digit = LessEq(_mm256_sub_epi8(v[h], _mm256_set1_epi8('0')), 9);
     word[h] = _mm256_or_si256(_mm256_or_si256(letter, digit), Eq(v[h], '_'));
     upper[h] = LessEq(_mm256_sub_epi8(v[h], _mm256_set1_epi8('A')), 25);
-    lead[h] = _mm256_or_si256(
-        LessEq(_mm256_sub_epi8(v[h], _mm256_set1_epi8(static_cast<char>(0xC3))), 7),
-        LessEq(_mm256_sub_epi8(v[h], _mm256_set1_epi8(static_cast<char>(0xD0))), 3));
-    cont[h] = Eq(_mm256_and_si256(v[h], _mm256_set1_epi8(static_cast<char>(0xC0))),
-                 static_cast<char>(0x80));
+    lead[h] = _mm256_or_si256(LessEq(_mm256_sub_epi8(v[h], _mm256_set1_epi8(static_cast<char>(0xC3))), 7),
+                              LessEq(_mm256_sub_epi8(v[h], _mm256_set1_epi8(static_cast<char>(0xD0))), 3));
+    cont[h] = Eq(_mm256_and_si256(v[h], _mm256_set1_epi8(static_cast<char>(0xC0))), static_cast<char>(0x80));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(lowered + 32 * h),
                         _mm256_add_epi8(v[h], _mm256_and_si256(upper[h], _mm256_set1_epi8(0x20))));
   }
@@ -110,89 +105,76 @@ __attribute__((target("avx2"))) static inline ByteClasses Classify64(__m256i v0,
   c.word = Mask(word[0], word[1]) & ~high;
   c.high = high;
   c.upper = Mask(upper[0], upper[1]) & ~high;
-  c.pair = WordPairs(
-      Mask(lead[0], lead[1]), Mask(cont[0], cont[1]),
-      Mask(Eq(v0, static_cast<char>(0xC3)), Eq(v1, static_cast<char>(0xC3))),
-      Mask(_mm256_or_si256(Eq(v0, static_cast<char>(0x97)), Eq(v0, static_cast<char>(0xB7))),
-           _mm256_or_si256(Eq(v1, static_cast<char>(0x97)), Eq(v1, static_cast<char>(0xB7)))),
-      Mask(Eq(v0, static_cast<char>(0xD2)), Eq(v1, static_cast<char>(0xD2))),
-      Mask(Eq(v0, static_cast<char>(0x82)), Eq(v1, static_cast<char>(0x82))));
+  c.pair = WordPairs(Mask(lead[0], lead[1]), Mask(cont[0], cont[1]),
+                     Mask(Eq(v0, static_cast<char>(0xC3)), Eq(v1, static_cast<char>(0xC3))),
+                     Mask(_mm256_or_si256(Eq(v0, static_cast<char>(0x97)), Eq(v0, static_cast<char>(0xB7))),
+                          _mm256_or_si256(Eq(v1, static_cast<char>(0x97)), Eq(v1, static_cast<char>(0xB7)))),
+                     Mask(Eq(v0, static_cast<char>(0xD2)), Eq(v1, static_cast<char>(0xD2))),
+                     Mask(Eq(v0, static_cast<char>(0x82)), Eq(v1, static_cast<char>(0x82))));
   return c;
 }
 
-__attribute__((target("avx2"))) void ClassifyAvx2(const unsigned char* p, size_t n,
-                                                  ByteClasses* out, unsigned char* lowered) {
+__attribute__((target("avx2"))) void ClassifyAvx2(const unsigned char* p, size_t n, ByteClasses* out,
+                                                  unsigned char* lowered) {
   size_t base = 0;
   for (; base + 64 <= n; base += 64) {
-    out[base / 64] =
-        Classify64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + base)),
-                   _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + base + 32)),
-                   lowered + base);
+    out[base / 64] = Classify64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + base)),
+                                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + base + 32)), lowered + base);
   }
   if (base < n) {
     // The tail, from a zeroed copy (NUL is in no class).
     alignas(32) unsigned char tail[64] = {};
     std::memcpy(tail, p + base, n - base);
     out[base / 64] = Classify64(_mm256_load_si256(reinterpret_cast<const __m256i*>(tail)),
-                                _mm256_load_si256(reinterpret_cast<const __m256i*>(tail + 32)),
-                                lowered + base);
+                                _mm256_load_si256(reinterpret_cast<const __m256i*>(tail + 32)), lowered + base);
   }
 }
 
 // tables[idx & 0x3F] in each byte, for a table of 64 bytes (four 16-byte
 // pshufb lookups, chosen by bits 4 and 5 of the index).
-__attribute__((target("avx2"))) static inline __m256i Lookup64(__m256i idx,
-                                                              const uint8_t* table) {
+__attribute__((target("avx2"))) static inline __m256i Lookup64(__m256i idx, const uint8_t* table) {
   const __m256i lo = _mm256_and_si256(idx, _mm256_set1_epi8(0x0F));
   __m256i t[4];
   for (int q = 0; q < 4; ++q) {
     t[q] = _mm256_shuffle_epi8(
-        _mm256_broadcastsi128_si256(
-            _mm_load_si128(reinterpret_cast<const __m128i*>(table + 16 * q))),
-        lo);
+        _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(table + 16 * q))), lo);
   }
   // blendv takes the top bit of each byte: bit 4 (or 5) of the index,
   // shifted there (bits shifted in from the byte below land under bit 7).
   const __m256i bit4 = _mm256_slli_epi16(idx, 3);
   const __m256i bit5 = _mm256_slli_epi16(idx, 2);
-  return _mm256_blendv_epi8(_mm256_blendv_epi8(t[0], t[1], bit4),
-                            _mm256_blendv_epi8(t[2], t[3], bit4), bit5);
+  return _mm256_blendv_epi8(_mm256_blendv_epi8(t[0], t[1], bit4), _mm256_blendv_epi8(t[2], t[3], bit4), bit5);
 }
 
 // CleanPrefixAvx512's `bad` mask for 32 bytes from p.
-__attribute__((target("avx2"))) static inline uint32_t CleanBad32(const unsigned char* p,
-                                                                 const CleanTables& tables,
-                                                                 uint32_t* carry) {
+__attribute__((target("avx2"))) static inline uint32_t CleanBad32(const unsigned char* p, const CleanTables& tables,
+                                                                  uint32_t* carry) {
   const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
   const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 1));
   const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2));
   const __m256i kc0 = _mm256_set1_epi8(static_cast<char>(0xC0));
   const __m256i k80 = _mm256_set1_epi8(static_cast<char>(0x80));
-  const __m256i lead2 =
-      _mm256_cmpeq_epi8(_mm256_and_si256(v, _mm256_set1_epi8(static_cast<char>(0xE0))), kc0);
+  const __m256i lead2 = _mm256_cmpeq_epi8(_mm256_and_si256(v, _mm256_set1_epi8(static_cast<char>(0xE0))), kc0);
   const __m256i cont_w = _mm256_cmpeq_epi8(_mm256_and_si256(w, kc0), k80);
   const __m256i cont_x = _mm256_cmpeq_epi8(_mm256_and_si256(x, kc0), k80);
   const __m256i zero = _mm256_setzero_si256();
-  const __m256i accepted = _mm256_cmpeq_epi8(
-      _mm256_and_si256(Lookup64(v, tables.lead), Lookup64(w, tables.cont)), zero);
-  const auto pair = static_cast<uint32_t>(
-      _mm256_movemask_epi8(_mm256_andnot_si256(accepted, _mm256_and_si256(lead2, cont_w))));
-  const __m256i e2_80 =
-      _mm256_and_si256(Eq(v, static_cast<char>(0xE2)), Eq(w, static_cast<char>(0x80)));
+  const __m256i accepted =
+      _mm256_cmpeq_epi8(_mm256_and_si256(Lookup64(v, tables.lead), Lookup64(w, tables.cont)), zero);
+  const auto pair =
+      static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_andnot_si256(accepted, _mm256_and_si256(lead2, cont_w))));
+  const __m256i e2_80 = _mm256_and_si256(Eq(v, static_cast<char>(0xE2)), Eq(w, static_cast<char>(0x80)));
   const __m256i third = _mm256_cmpeq_epi8(Lookup64(x, tables.e280), zero);
-  const auto triple = static_cast<uint32_t>(
-      _mm256_movemask_epi8(_mm256_andnot_si256(third, _mm256_and_si256(e2_80, cont_x))));
+  const auto triple =
+      static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_andnot_si256(third, _mm256_and_si256(e2_80, cont_x))));
   const auto high = static_cast<uint32_t>(_mm256_movemask_epi8(v));
-  const auto upper = static_cast<uint32_t>(
-      _mm256_movemask_epi8(LessEq(_mm256_sub_epi8(v, _mm256_set1_epi8('A')), 25)));
+  const auto upper = static_cast<uint32_t>(_mm256_movemask_epi8(LessEq(_mm256_sub_epi8(v, _mm256_set1_epi8('A')), 25)));
   const uint32_t ok = *carry | pair | (pair << 1) | triple | (triple << 1) | (triple << 2);
   // Bytes of a clean character that started in these 32 and go on past them.
   *carry = (pair >> 31) | (triple >> 30) | (triple >> 31);
   return (high & ~ok) | (upper & static_cast<uint32_t>(_mm256_movemask_epi8(w)));
 }
 
-__attribute__((target("avx2"))) size_t CleanPrefixAvx2(const unsigned char* p,
-                                                       const CleanTables& tables) {
+__attribute__((target("avx2"))) size_t CleanPrefixAvx2(const unsigned char* p, const CleanTables& tables) {
   uint32_t carry = 0;
   const uint32_t bad_lo = CleanBad32(p, tables, &carry);
   const uint32_t bad_hi = CleanBad32(p + 32, tables, &carry);
@@ -207,8 +189,7 @@ __attribute__((target("avx512f,avx512bw"))) static inline uint64_t Eq512(__m512i
   return _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(static_cast<char>(c)));
 }
 
-__attribute__((target("avx512f,avx512bw"))) void ClassifyAvx512(const unsigned char* p, size_t n,
-                                                                ByteClasses* out,
+__attribute__((target("avx512f,avx512bw"))) void ClassifyAvx512(const unsigned char* p, size_t n, ByteClasses* out,
                                                                 unsigned char* lowered) {
   const __m512i k20 = _mm512_set1_epi8(0x20);
   const __m512i ka = _mm512_set1_epi8('a');
@@ -223,38 +204,32 @@ __attribute__((target("avx512f,avx512bw"))) void ClassifyAvx512(const unsigned c
     const __mmask64 valid = len >= 64 ? ~__mmask64{0} : (__mmask64{1} << len) - 1;
     const __m512i v = _mm512_maskz_loadu_epi8(valid, p + base);
     const __mmask64 hi = _mm512_movepi8_mask(v);
-    const __mmask64 letter =
-        _mm512_cmple_epu8_mask(_mm512_sub_epi8(_mm512_or_si512(v, k20), ka), k25);
+    const __mmask64 letter = _mm512_cmple_epu8_mask(_mm512_sub_epi8(_mm512_or_si512(v, k20), ka), k25);
     const __mmask64 up = _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, kA), k25);
     _mm512_storeu_si512(lowered + base, _mm512_mask_add_epi8(v, up, v, k20));
     const __mmask64 digit = _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, k0), k9);
     const __mmask64 under = _mm512_cmpeq_epi8_mask(v, kUnder);
     const __mmask64 lead =
-        _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8(static_cast<char>(0xC3))),
-                               _mm512_set1_epi8(7)) |
-        _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8(static_cast<char>(0xD0))),
-                               _mm512_set1_epi8(3));
-    const __mmask64 cont =
-        _mm512_cmpeq_epi8_mask(_mm512_and_si512(v, _mm512_set1_epi8(static_cast<char>(0xC0))),
-                               _mm512_set1_epi8(static_cast<char>(0x80)));
-    out[base / 64] = {(letter | digit | under) & ~hi, hi, up & ~hi,
-                      WordPairs(lead, cont, Eq512(v, 0xC3), Eq512(v, 0x97) | Eq512(v, 0xB7),
-                                Eq512(v, 0xD2), Eq512(v, 0x82))};
+        _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8(static_cast<char>(0xC3))), _mm512_set1_epi8(7)) |
+        _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8(static_cast<char>(0xD0))), _mm512_set1_epi8(3));
+    const __mmask64 cont = _mm512_cmpeq_epi8_mask(_mm512_and_si512(v, _mm512_set1_epi8(static_cast<char>(0xC0))),
+                                                  _mm512_set1_epi8(static_cast<char>(0x80)));
+    out[base / 64] = {
+        (letter | digit | under) & ~hi, hi, up & ~hi,
+        WordPairs(lead, cont, Eq512(v, 0xC3), Eq512(v, 0x97) | Eq512(v, 0xB7), Eq512(v, 0xD2), Eq512(v, 0x82))};
   }
 }
 
-__attribute__((target("avx512f,avx512bw,avx512vbmi"))) size_t CleanPrefixAvx512(
-    const unsigned char* p, const CleanTables& tables) {
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) size_t CleanPrefixAvx512(const unsigned char* p,
+                                                                                const CleanTables& tables) {
   const __m512i v = _mm512_loadu_si512(p);      // byte j
   const __m512i w = _mm512_loadu_si512(p + 1);  // byte j + 1
   const __m512i x = _mm512_loadu_si512(p + 2);  // byte j + 2
   const __m512i kc0 = _mm512_set1_epi8(static_cast<char>(0xC0));
   const __m512i k80 = _mm512_set1_epi8(static_cast<char>(0x80));
   const __mmask64 high = _mm512_movepi8_mask(v);
-  const __mmask64 upper =
-      _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8('A')), _mm512_set1_epi8(25));
-  const __mmask64 lead2 = _mm512_cmpeq_epi8_mask(
-      _mm512_and_si512(v, _mm512_set1_epi8(static_cast<char>(0xE0))), kc0);
+  const __mmask64 upper = _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8('A')), _mm512_set1_epi8(25));
+  const __mmask64 lead2 = _mm512_cmpeq_epi8_mask(_mm512_and_si512(v, _mm512_set1_epi8(static_cast<char>(0xE0))), kc0);
   const __mmask64 cont_w = _mm512_cmpeq_epi8_mask(_mm512_and_si512(w, kc0), k80);
   const __mmask64 cont_x = _mm512_cmpeq_epi8_mask(_mm512_and_si512(x, kc0), k80);
   // vpermb indexes with the low 6 bits of each byte. (The zero-masked form:
@@ -265,8 +240,7 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi"))) size_t CleanPrefixAvx512(
   const __m512i e280_bits = _mm512_maskz_permutexvar_epi8(all, x, _mm512_load_si512(tables.e280));
   const __mmask64 pair = lead2 & cont_w & _mm512_test_epi8_mask(lead_bits, cont_bits);
   const __mmask64 triple = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(static_cast<char>(0xE2))) &
-                           _mm512_cmpeq_epi8_mask(w, k80) & cont_x &
-                           _mm512_test_epi8_mask(e280_bits, e280_bits);
+                           _mm512_cmpeq_epi8_mask(w, k80) & cont_x & _mm512_test_epi8_mask(e280_bits, e280_bits);
   const uint64_t ok = pair | (pair << 1) | triple | (triple << 1) | (triple << 2);
   const uint64_t bad = (high & ~ok) | (upper & _mm512_movepi8_mask(w));
   if ((bad & 1) != 0) return 0;
@@ -284,8 +258,8 @@ __attribute__((target("avx512f"))) static inline __m512i XorShift(__m512i x, uns
 
 // Eight shingles ending at consecutive tokens, in lanes; `lanes` masks the
 // loads and the store at the end of the range.
-__attribute__((target("avx512f,avx512dq"))) static inline void HashEight(
-    const uint64_t* tokens, int k, __m512i seed, __mmask8 lanes, uint64_t* out) {
+__attribute__((target("avx512f,avx512dq"))) static inline void HashEight(const uint64_t* tokens, int k, __m512i seed,
+                                                                         __mmask8 lanes, uint64_t* out) {
   const __m512i mul = _mm512_set1_epi64(static_cast<long long>(0x9e3779b97f4a7c15ULL));
   __m512i h = seed;
   for (int j = 0; j < k; ++j) {
@@ -301,10 +275,8 @@ __attribute__((target("avx512f,avx512dq"))) static inline void HashEight(
   _mm512_mask_storeu_epi64(out, lanes, h);
 }
 
-__attribute__((target("avx512f,avx512dq"))) void HashShinglesAvx512(const uint64_t* tokens,
-                                                                   size_t count, int k,
-                                                                   uint64_t seed,
-                                                                   uint64_t* out) {
+__attribute__((target("avx512f,avx512dq"))) void HashShinglesAvx512(const uint64_t* tokens, size_t count, int k,
+                                                                    uint64_t seed, uint64_t* out) {
   const __m512i s = _mm512_set1_epi64(static_cast<long long>(seed));
   size_t i = 0;
   for (; i + 8 <= count; i += 8) HashEight(tokens + i, k, s, 0xFF, out + i);
@@ -316,9 +288,7 @@ __attribute__((target("avx512f,avx512dq"))) void HashShinglesAvx512(const uint64
 // Word hashes (src/text/word_hash.h), eight words at a time.
 #define NEARDUP_WORD_TARGET __attribute__((target("avx512f,avx512dq,avx512bw")))
 
-NEARDUP_WORD_TARGET static inline __m512i Set(uint64_t x) {
-  return _mm512_set1_epi64(static_cast<long long>(x));
-}
+NEARDUP_WORD_TARGET static inline __m512i Set(uint64_t x) { return _mm512_set1_epi64(static_cast<long long>(x)); }
 
 // XXH3_mul128_fold64 in each lane: the low and the high 64 bits of the
 // 128-bit product a * b, xored, from four 32x32->64 bit products.
@@ -332,15 +302,12 @@ NEARDUP_WORD_TARGET static inline __m512i Mul128Fold(__m512i a, __m512i b) {
   const __m512i p3 = _mm512_maskz_mul_epu32(0xFF, a_hi, b_hi);
   // The bits 32..95 of the product before the carries into the high half.
   const __m512i mid =
-      _mm512_add_epi64(_mm512_add_epi64(_mm512_maskz_srli_epi64(0xFF, p0, 32),
-                                        _mm512_and_si512(p1, low32)),
+      _mm512_add_epi64(_mm512_add_epi64(_mm512_maskz_srli_epi64(0xFF, p0, 32), _mm512_and_si512(p1, low32)),
                        _mm512_and_si512(p2, low32));
-  const __m512i high = _mm512_add_epi64(
-      _mm512_add_epi64(p3, _mm512_maskz_srli_epi64(0xFF, p1, 32)),
-      _mm512_add_epi64(_mm512_maskz_srli_epi64(0xFF, p2, 32),
-                       _mm512_maskz_srli_epi64(0xFF, mid, 32)));
-  const __m512i low = _mm512_or_si512(_mm512_maskz_slli_epi64(0xFF, mid, 32),
-                                      _mm512_and_si512(p0, low32));
+  const __m512i high =
+      _mm512_add_epi64(_mm512_add_epi64(p3, _mm512_maskz_srli_epi64(0xFF, p1, 32)),
+                       _mm512_add_epi64(_mm512_maskz_srli_epi64(0xFF, p2, 32), _mm512_maskz_srli_epi64(0xFF, mid, 32)));
+  const __m512i low = _mm512_or_si512(_mm512_maskz_slli_epi64(0xFF, mid, 32), _mm512_and_si512(p0, low32));
   return _mm512_xor_si512(low, high);
 }
 
@@ -348,89 +315,71 @@ NEARDUP_WORD_TARGET static inline __m512i Mul128Fold(__m512i a, __m512i b) {
 // lanes; `lanes` masks the loads and the store at the end of the range.
 // Returns the lanes of words longer than 16 bytes, whose values the caller
 // replaces.
-NEARDUP_WORD_TARGET static inline __mmask8
-HashEightWords(const ShortWordHasher &hasher, const unsigned char *base,
-               __m512i start, __m512i end, __mmask8 lanes, uint64_t *out) {
+NEARDUP_WORD_TARGET static inline __mmask8 HashEightWords(const ShortWordHasher& hasher, const unsigned char* base,
+                                                          __m512i start, __m512i end, __mmask8 lanes, uint64_t* out) {
   const __m512i len = _mm512_sub_epi64(end, start);
-  const __m512i head = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(),
-                                                   lanes, start, base, 1);
-  const __m512i tail = _mm512_mask_i64gather_epi64(
-      _mm512_setzero_si512(), lanes, _mm512_sub_epi64(end, Set(8)), base, 1);
+  const __m512i head = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), lanes, start, base, 1);
+  const __m512i tail =
+      _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), lanes, _mm512_sub_epi64(end, Set(8)), base, 1);
   const __m512i byte = Set(0xFF);
 
   // 1-3 bytes: the first, middle and last byte, and the length; XXH64's
   // avalanche.
   const __m512i c1 = _mm512_and_si512(head, byte);
-  const __m512i middle = _mm512_and_si512(
-      _mm512_maskz_slli_epi64(0xFF, _mm512_maskz_srli_epi64(0xFF, len, 1), 3),
-      Set(63));
-  const __m512i c2 =
-      _mm512_and_si512(_mm512_maskz_srlv_epi64(0xFF, head, middle), byte);
+  const __m512i middle =
+      _mm512_and_si512(_mm512_maskz_slli_epi64(0xFF, _mm512_maskz_srli_epi64(0xFF, len, 1), 3), Set(63));
+  const __m512i c2 = _mm512_and_si512(_mm512_maskz_srlv_epi64(0xFF, head, middle), byte);
   const __m512i c3 = _mm512_maskz_srli_epi64(0xFF, tail, 56);
-  __m512i h1 = _mm512_or_si512(
-      _mm512_or_si512(_mm512_maskz_slli_epi64(0xFF, c1, 16),
-                      _mm512_maskz_slli_epi64(0xFF, c2, 24)),
-      _mm512_or_si512(c3, _mm512_maskz_slli_epi64(0xFF, len, 8)));
+  __m512i h1 =
+      _mm512_or_si512(_mm512_or_si512(_mm512_maskz_slli_epi64(0xFF, c1, 16), _mm512_maskz_slli_epi64(0xFF, c2, 24)),
+                      _mm512_or_si512(c3, _mm512_maskz_slli_epi64(0xFF, len, 8)));
   h1 = XorShift(_mm512_xor_si512(h1, Set(hasher.flip_1to3())), 33);
   h1 = XorShift(_mm512_mullo_epi64(h1, Set(XXH_PRIME64_2)), 29);
   h1 = XorShift(_mm512_mullo_epi64(h1, Set(XXH_PRIME64_3)), 32);
 
   // 4-8 bytes: the first and the last four; XXH3_rrmxmx.
-  __m512i h4 = _mm512_add_epi64(_mm512_maskz_srli_epi64(0xFF, tail, 32),
-                                _mm512_maskz_slli_epi64(0xFF, head, 32));
+  __m512i h4 = _mm512_add_epi64(_mm512_maskz_srli_epi64(0xFF, tail, 32), _mm512_maskz_slli_epi64(0xFF, head, 32));
   h4 = _mm512_xor_si512(h4, Set(hasher.flip_4to8()));
-  h4 = _mm512_ternarylogic_epi64(h4, _mm512_maskz_rol_epi64(0xFF, h4, 49),
-                                 _mm512_maskz_rol_epi64(0xFF, h4, 24),
-                                 0x96); // a^b^c
+  h4 = _mm512_ternarylogic_epi64(h4, _mm512_maskz_rol_epi64(0xFF, h4, 49), _mm512_maskz_rol_epi64(0xFF, h4, 24),
+                                 0x96);  // a^b^c
   const __m512i mx2 = Set(0x9FB21C651E98DF25ULL);
   h4 = _mm512_mullo_epi64(h4, mx2);
-  h4 = _mm512_xor_si512(
-      h4, _mm512_add_epi64(_mm512_maskz_srli_epi64(0xFF, h4, 35), len));
+  h4 = _mm512_xor_si512(h4, _mm512_add_epi64(_mm512_maskz_srli_epi64(0xFF, h4, 35), len));
   h4 = XorShift(_mm512_mullo_epi64(h4, mx2), 28);
 
   // 9-16 bytes: the first and the last eight; XXH3's avalanche.
   const __m512i lo = _mm512_xor_si512(head, Set(hasher.flip_lo()));
   const __m512i hi = _mm512_xor_si512(tail, Set(hasher.flip_hi()));
   const __m512i swap =
-      _mm512_set4_epi64(0x08090A0B0C0D0E0FLL, 0x0001020304050607LL,
-                        0x08090A0B0C0D0E0FLL, 0x0001020304050607LL);
+      _mm512_set4_epi64(0x08090A0B0C0D0E0FLL, 0x0001020304050607LL, 0x08090A0B0C0D0E0FLL, 0x0001020304050607LL);
   __m512i h9 =
-      _mm512_add_epi64(_mm512_add_epi64(len, _mm512_shuffle_epi8(lo, swap)),
-                       _mm512_add_epi64(hi, Mul128Fold(lo, hi)));
+      _mm512_add_epi64(_mm512_add_epi64(len, _mm512_shuffle_epi8(lo, swap)), _mm512_add_epi64(hi, Mul128Fold(lo, hi)));
   h9 = XorShift(h9, 37);
   h9 = XorShift(_mm512_mullo_epi64(h9, Set(0x165667919E3779F9ULL)), 32);
 
   const __mmask8 up_to_3 = _mm512_cmple_epu64_mask(len, Set(3));
   const __mmask8 up_to_8 = _mm512_cmple_epu64_mask(len, Set(8));
-  const __m512i h = _mm512_mask_blend_epi64(
-      up_to_3, _mm512_mask_blend_epi64(up_to_8, h9, h4), h1);
+  const __m512i h = _mm512_mask_blend_epi64(up_to_3, _mm512_mask_blend_epi64(up_to_8, h9, h4), h1);
   _mm512_mask_storeu_epi64(out, lanes, h);
   return _mm512_mask_cmpgt_epu64_mask(lanes, len, Set(16));
 }
 
-NEARDUP_WORD_TARGET void HashWordsAvx512(const ShortWordHasher &hasher,
-                                         const WordSpans &words,
-                                         uint64_t *out) {
+NEARDUP_WORD_TARGET void HashWordsAvx512(const ShortWordHasher& hasher, const WordSpans& words, uint64_t* out) {
   // Gather indices are relative to `base`, the text's position 0.
   const __m512i origin = Set(words.origin);
-  const unsigned char *base = words.text;
+  const unsigned char* base = words.text;
   for (size_t i = 0; i < words.count; i += 8) {
     const size_t left = words.count - i;
-    const auto lanes =
-        static_cast<__mmask8>(left >= 8 ? 0xFF : (1u << left) - 1);
-    const __m512i start = _mm512_sub_epi64(
-        _mm512_maskz_loadu_epi64(lanes, words.starts + i), origin);
-    const __m512i end = _mm512_sub_epi64(
-        _mm512_maskz_loadu_epi64(lanes, words.ends + i), origin);
+    const auto lanes = static_cast<__mmask8>(left >= 8 ? 0xFF : (1u << left) - 1);
+    const __m512i start = _mm512_sub_epi64(_mm512_maskz_loadu_epi64(lanes, words.starts + i), origin);
+    const __m512i end = _mm512_sub_epi64(_mm512_maskz_loadu_epi64(lanes, words.ends + i), origin);
     // Words of more than 16 bytes (rare in text) are hashed whole.
-    auto longer = static_cast<unsigned>(
-        HashEightWords(hasher, base, start, end, lanes, out + i));
+    auto longer = static_cast<unsigned>(HashEightWords(hasher, base, start, end, lanes, out + i));
     while (longer != 0) {
       const size_t j = i + static_cast<size_t>(__builtin_ctz(longer));
       longer &= longer - 1;
       const size_t s = words.starts[j] - words.origin;
-      out[j] =
-          HashBytes(base + s, words.ends[j] - words.starts[j], hasher.seed());
+      out[j] = HashBytes(base + s, words.ends[j] - words.starts[j], hasher.seed());
     }
   }
 }
@@ -452,8 +401,7 @@ ShingleHashFn ShingleHasherFor(TokenizerKernel kernel) {
 
 WordHashFn WordHasherFor(TokenizerKernel kernel) {
 #ifdef NEARDUP_X86_KERNELS
-  if (kernel == TokenizerKernel::kAvx512 && __builtin_cpu_supports("avx512dq") &&
-      __builtin_cpu_supports("avx512bw")) {
+  if (kernel == TokenizerKernel::kAvx512 && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw")) {
     return HashWordsAvx512;
   }
 #else

@@ -50,17 +50,14 @@ struct ByteClasses {
 // The `pair` mask from per-byte masks of one block: lead (C3..CA, D0..D3),
 // cont (80..BF), c3 / d2 (the lead bytes with exceptions), not_c3 (97, B7)
 // and not_d2 (82), the second bytes those leads do not take.
-inline uint64_t WordPairs(uint64_t lead, uint64_t cont, uint64_t c3, uint64_t not_c3,
-                          uint64_t d2, uint64_t not_d2) {
-  const uint64_t first =
-      lead & (cont >> 1) & ~(c3 & (not_c3 >> 1)) & ~(d2 & (not_d2 >> 1));
+inline uint64_t WordPairs(uint64_t lead, uint64_t cont, uint64_t c3, uint64_t not_c3, uint64_t d2, uint64_t not_d2) {
+  const uint64_t first = lead & (cont >> 1) & ~(c3 & (not_c3 >> 1)) & ~(d2 & (not_d2 >> 1));
   return first | (first << 1);
 }
 
 // Fills out[0 .. blocks) and lowered[0 .. 64 * blocks) for p[0..n), where
 // blocks = (n + 63) / 64. The kernel must be supported.
-using ClassifyFn = void (*)(const unsigned char* p, size_t n, ByteClasses* out,
-                            unsigned char* lowered);
+using ClassifyFn = void (*)(const unsigned char* p, size_t n, ByteClasses* out, unsigned char* lowered);
 
 void ClassifyPortable(const unsigned char* p, size_t n, ByteClasses* out, unsigned char* lowered);
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -71,12 +68,10 @@ void ClassifyAvx512(const unsigned char* p, size_t n, ByteClasses* out, unsigned
 // Shingle hashes: out[i] = the hash of the shingle tokens[i .. i + k), for
 // i in [0, count), with the formula of src/text/shingle.cc's ShingleHash (a
 // multiply-xorshift chain over the k token hashes from `seed`, then Mix64).
-using ShingleHashFn = void (*)(const uint64_t* tokens, size_t count, int k, uint64_t seed,
-                               uint64_t* out);
+using ShingleHashFn = void (*)(const uint64_t* tokens, size_t count, int k, uint64_t seed, uint64_t* out);
 #if defined(__x86_64__) && defined(__GNUC__)
 // Eight shingles at a time in 64-bit lanes (AVX-512F + DQ: vpmullq).
-void HashShinglesAvx512(const uint64_t* tokens, size_t count, int k, uint64_t seed,
-                        uint64_t* out);
+void HashShinglesAvx512(const uint64_t* tokens, size_t count, int k, uint64_t seed, uint64_t* out);
 #endif
 // The vector shingle hasher that goes with `kernel`, or nullptr when there
 // is none (the Shingler's scalar loop is then used). REQUIRES: supported.

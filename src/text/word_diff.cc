@@ -1,8 +1,7 @@
 #include "neardup/word_diff.h"
 
-#include <dtl/dtl.hpp>
-
 #include <cstddef>
+#include <dtl/dtl.hpp>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -47,9 +46,12 @@ std::string_view LastWords(std::string_view text, uint64_t n) {
 
 FoldedRun::Kind FoldedKind(DiffRun::Kind kind) {
   switch (kind) {
-    case DiffRun::Kind::kSame: return FoldedRun::Kind::kSame;
-    case DiffRun::Kind::kRemoved: return FoldedRun::Kind::kRemoved;
-    case DiffRun::Kind::kAdded: return FoldedRun::Kind::kAdded;
+    case DiffRun::Kind::kSame:
+      return FoldedRun::Kind::kSame;
+    case DiffRun::Kind::kRemoved:
+      return FoldedRun::Kind::kRemoved;
+    case DiffRun::Kind::kAdded:
+      return FoldedRun::Kind::kAdded;
   }
   return FoldedRun::Kind::kSame;
 }
@@ -68,7 +70,8 @@ std::vector<FoldedRun> FoldDiff(const std::vector<DiffRun>& runs) {
       out.push_back({FoldedKind(run.kind), run.text, run.words});
       continue;
     }
-    if (!first) out.push_back({FoldedRun::Kind::kSame, std::string(FirstWords(run.text, kContextWords)), kContextWords});
+    if (!first)
+      out.push_back({FoldedRun::Kind::kSame, std::string(FirstWords(run.text, kContextWords)), kContextWords});
     out.push_back({FoldedRun::Kind::kSkipped, std::string(), run.words - keep});
     if (!last) out.push_back({FoldedRun::Kind::kSame, std::string(LastWords(run.text, kContextWords)), kContextWords});
   }

@@ -65,8 +65,7 @@ class ShortWordHasher {
     // 9-16 bytes: the first and the last eight.
     const uint64_t lo = head ^ flip_lo_;
     const uint64_t hi = tail ^ flip_hi_;
-    const uint64_t h9to16 =
-        XXH3_avalanche(len + XXH_swap64(lo) + hi + XXH3_mul128_fold64(lo, hi));
+    const uint64_t h9to16 = XXH3_avalanche(len + XXH_swap64(lo) + hi + XXH3_mul128_fold64(lo, hi));
     return Select(len <= 3, h1to3, Select(len <= 8, h4to8, h9to16));
   }
 

@@ -11,12 +11,12 @@
 #include <string_view>
 #include <unordered_set>
 
-#include "base/temp_file.h"
-#include "sign/jsonl_doc_reader.h"
-#include "sign/document.h"
 #include "base/parallel.h"
+#include "base/temp_file.h"
 #include "lsh/similarity.h"
 #include "neardup/quote.h"
+#include "sign/document.h"
+#include "sign/jsonl_doc_reader.h"
 
 namespace neardup {
 
@@ -28,8 +28,8 @@ constexpr size_t kCompareChunk = 64 * 1024;
 constexpr size_t kMinJobLines = 512;
 
 Status TempError(const char* what) {
-  return Status::IoError(std::string("temporary file for --exact in ") + ShellQuoted(TempFile::Folder()) + ": " + what + ": " +
-                         std::strerror(errno));
+  return Status::IoError(std::string("temporary file for --exact in ") + ShellQuoted(TempFile::Folder()) + ": " + what +
+                         ": " + std::strerror(errno));
 }
 
 }  // namespace
@@ -86,9 +86,9 @@ struct Confirmer::Read {
 // kept); per pair, whether a worker took it.
 struct Confirmer::Stream {
   StreamedPairs* pairs = nullptr;
-  std::vector<uint32_t> first;        // per group: where its pairs start in of_group; one more at the end
-  std::vector<uint32_t> of_group;     // pair indices, group by group
-  std::vector<size_t> read_of_group;  // per group: the read that builds its set
+  std::vector<uint32_t> first;                    // per group: where its pairs start in of_group; one more at the end
+  std::vector<uint32_t> of_group;                 // pair indices, group by group
+  std::vector<size_t> read_of_group;              // per group: the read that builds its set
   std::unique_ptr<std::atomic<uint8_t>[]> ready;  // per group
   std::unique_ptr<std::atomic<uint32_t>[]> left;  // per group
   std::unique_ptr<std::atomic<uint8_t>[]> taken;  // per pair
@@ -121,8 +121,7 @@ Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<s
   return CollectSets(want_set, out);
 }
 
-Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const Workers& run_workers,
-                          RereadProgress* progress) {
+Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const Workers& run_workers, RereadProgress* progress) {
   auto cancelled = [&run_workers] { return run_workers.Cancelled(); };
   // Jobs: a text document each; a JSONL file each, with its wanted lines.
   std::vector<std::vector<size_t>> jobs;
@@ -139,8 +138,7 @@ Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const Workers& 
       // lines only and stops after the last. A compressed file or a stream's
       // copy is one job (each would be decompressed or replayed again).
       const bool plain = origins[reads_[ids[0]].doc].copy == nullptr && !CompressedName(file->path);
-      const size_t parts =
-          plain ? std::clamp<size_t>(ids.size() / kMinJobLines, 1, static_cast<size_t>(threads_)) : 1;
+      const size_t parts = plain ? std::clamp<size_t>(ids.size() / kMinJobLines, 1, static_cast<size_t>(threads_)) : 1;
       for (size_t c = 0; c < parts; ++c) {
         jobs.emplace_back(ids.begin() + static_cast<std::ptrdiff_t>(c * ids.size() / parts),
                           ids.begin() + static_cast<std::ptrdiff_t>((c + 1) * ids.size() / parts));
@@ -202,7 +200,8 @@ void Confirmer::ReadTextDoc(const std::vector<DocOrigin>& origins, size_t i, siz
   Spool& spool = *spools_[w];
   r.spool = w;
   r.offset = spool.size;
-  reader.set_token_sink(r.keep_text ? DocumentReader::TokenSink([&spool](std::string_view piece) { spool.Append(piece); }) : nullptr);
+  reader.set_token_sink(
+      r.keep_text ? DocumentReader::TokenSink([&spool](std::string_view piece) { spool.Append(piece); }) : nullptr);
   // No stat before the read: the one after it compares the file with what
   // the walk saw, ctime included, which any change since moves (and no tool
   // can set back); a change within the ctime's tick is the content hash's
@@ -211,7 +210,8 @@ void Confirmer::ReadTextDoc(const std::vector<DocOrigin>& origins, size_t i, siz
   if (!in.ok()) {
     // Gone or replaced since the walk is said so, as the stat tells it.
     if (copy == nullptr) r.status = CheckUnchanged(fs_, f);
-    if (r.status.ok()) r.status = Status::Changed(ShellQuoted(f.path) + ": cannot be read again (" + in.status().message() + ")");
+    if (r.status.ok())
+      r.status = Status::Changed(ShellQuoted(f.path) + ": cannot be read again (" + in.status().message() + ")");
     return;
   }
   DocumentSketch sk;
@@ -222,7 +222,8 @@ void Confirmer::ReadTextDoc(const std::vector<DocOrigin>& origins, size_t i, siz
   }
   r.length = spool.size - r.offset;
   r.content = sk.content;
-  if (sk.kind != DocumentSketch::Kind::kOk) r.status = Status::Changed(ShellQuoted(f.path) + ": changed during the run");
+  if (sk.kind != DocumentSketch::Kind::kOk)
+    r.status = Status::Changed(ShellQuoted(f.path) + ": changed during the run");
   if (r.status.ok() && copy == nullptr) r.status = CheckUnchanged(fs_, f);
 }
 
@@ -243,7 +244,8 @@ void Confirmer::ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::
     if (Status s = CheckUnchanged(fs_, f); !s.ok()) return fail_all(s);
   }
   Result<std::unique_ptr<ByteReader>> in = OpenAgain(fs_, f, copy);
-  if (!in.ok()) return fail_all(Status::Changed(ShellQuoted(f.path) + ": cannot be read again (" + in.status().message() + ")"));
+  if (!in.ok())
+    return fail_all(Status::Changed(ShellQuoted(f.path) + ": cannot be read again (" + in.status().message() + ")"));
   JsonlLines lines(std::move(*in), options_.max_line);
   JsonlLines::Line line;
   JsonlDoc doc;
@@ -251,7 +253,9 @@ void Confirmer::ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::
   // The rest of the file is not needed; nor any of it once the spool failed.
   while (next < wanted.size() && !spool.failed) {
     Result<bool> more = lines.Next(&line);
-    if (!more.ok()) return fail_all(Status::Changed(ShellQuoted(f.path) + ": cannot be read again (" + more.status().message() + ")"));
+    if (!more.ok())
+      return fail_all(
+          Status::Changed(ShellQuoted(f.path) + ": cannot be read again (" + more.status().message() + ")"));
     if (!*more) break;
     for (; next < wanted.size() && origins[reads_[wanted[next]].doc].line == line.number; ++next) {
       Read& r = reads_[wanted[next]];
@@ -265,7 +269,8 @@ void Confirmer::ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::
         r.content = sk.content;
       }
       if (!has || sk.kind != DocumentSketch::Kind::kOk) {
-        r.status = Status::Changed(ShellQuoted(f.path) + ":" + std::to_string(line.number) + ": changed during the run");
+        r.status =
+            Status::Changed(ShellQuoted(f.path) + ":" + std::to_string(line.number) + ": changed during the run");
       }
       r.length = spool.size - r.offset;
       SetReady(wanted[next]);
@@ -398,9 +403,9 @@ Status Confirmer::Judge(const std::vector<DocOrigin>& origins, size_t groups, Co
     if (*same) {
       out->members[g].push_back(r.doc);
     } else {
-      out->left_out.emplace_back(r.doc, Status::Corrupt(place(origin) + ": has the content hash of " +
-                                                        place(origins[ref.doc]) +
-                                                        " but not its text (a hash collision); left out of the results"));
+      out->left_out.emplace_back(
+          r.doc, Status::Corrupt(place(origin) + ": has the content hash of " + place(origins[ref.doc]) +
+                                 " but not its text (a hash collision); left out of the results"));
     }
   }
   return Status::Ok();
@@ -497,7 +502,12 @@ Result<double> Confirmer::TextJaccard(size_t group_a, size_t group_b) const {
       for (size_t i = 0; i < text.size();) {
         size_t len = 1;
         const auto c = static_cast<unsigned char>(text[i]);
-        if (c >= 0xF0) len = 4; else if (c >= 0xE0) len = 3; else if (c >= 0xC0) len = 2;
+        if (c >= 0xF0)
+          len = 4;
+        else if (c >= 0xE0)
+          len = 3;
+        else if (c >= 0xC0)
+          len = 2;
         tokens.emplace_back(text.data() + i, std::min(len, text.size() - i));
         i += len;
       }

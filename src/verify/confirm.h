@@ -37,14 +37,14 @@
 #include <vector>
 
 #include "base/parallel.h"
-#include "walk/walk.h"
-#include "text/document_source.h"
-#include "walk/file_system.h"
-#include "sign/minhash.h"
 #include "neardup/options.h"
-#include "text/shingle.h"
 #include "neardup/sorted_pairs.h"
 #include "neardup/status.h"
+#include "sign/minhash.h"
+#include "text/document_source.h"
+#include "text/shingle.h"
+#include "walk/file_system.h"
+#include "walk/walk.h"
 
 namespace neardup {
 
@@ -140,8 +140,7 @@ class Confirmer {
  private:
   struct Spool;
   struct Read;
-  [[nodiscard]] Status ReadAll(const std::vector<DocOrigin>& origins, const Workers& workers,
-                               RereadProgress* progress);
+  [[nodiscard]] Status ReadAll(const std::vector<DocOrigin>& origins, const Workers& workers, RereadProgress* progress);
   void ReadTextDoc(const std::vector<DocOrigin>& origins, size_t i, size_t w, DocumentReader& reader);
   void ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::vector<size_t>& wanted, size_t w,
                      JsonlDocReader& parser);
@@ -157,10 +156,10 @@ class Confirmer {
   const MinHasher& minhasher_;
   FileSystem& fs_;
   const int threads_;
-  std::vector<std::unique_ptr<Spool>> spools_;  // one per worker
-  std::vector<Read> reads_;                     // per (group, member) slot
-  std::vector<size_t> reference_read_;          // per group: index into reads_, or SIZE_MAX
-  const std::vector<DocOrigin>* origins_ = nullptr;  // Run()'s
+  std::vector<std::unique_ptr<Spool>> spools_;        // one per worker
+  std::vector<Read> reads_;                           // per (group, member) slot
+  std::vector<size_t> reference_read_;                // per group: index into reads_, or SIZE_MAX
+  const std::vector<DocOrigin>* origins_ = nullptr;   // Run()'s
   std::unique_ptr<DocumentReader> late_text_reader_;  // KeepText()'s
   std::unique_ptr<JsonlDocReader> late_parser_;
   std::vector<std::pair<DocId, Status>> late_left_out_;

@@ -4,8 +4,8 @@
 #include <cassert>
 #include <span>
 
-#include "verify/confirm.h"
 #include "lsh/similarity.h"
+#include "verify/confirm.h"
 
 namespace neardup {
 
@@ -45,8 +45,8 @@ struct FirstPass {
 constexpr size_t kStreamedPairBytes = 32;
 FirstPass ReadCandidates(const VerifyContext& ctx, const CopyGroups& groups, const CandidatePairs& pairs,
                          Status* read) {
-  FirstPass out{.in_pair = std::vector<char>(groups.size(), 0), .streaming = !ctx.keep_sets, .streamed = {},
-                .kept = {}};
+  FirstPass out{
+      .in_pair = std::vector<char>(groups.size(), 0), .streaming = !ctx.keep_sets, .streamed = {}, .kept = {}};
   if (out.streaming) out.kept.assign(groups.size(), 0);
   const size_t max_streamed = ctx.options.pair_memory / 4 / kStreamedPairBytes;
   for (const Candidate& p : pairs) {
@@ -235,8 +235,10 @@ bool Reported(const Verification& rule, const PairFacts& f) {
   if (f.same_tokens) return true;
   if (!f.candidate) return false;
   switch (rule.mode) {
-    case VerifyMode::kNone: return true;
-    case VerifyMode::kSignature: return MeetsThreshold(f.estimate, rule.threshold);
+    case VerifyMode::kNone:
+      return true;
+    case VerifyMode::kSignature:
+      return MeetsThreshold(f.estimate, rule.threshold);
     case VerifyMode::kExact:
       return MeetsThreshold(f.estimate, rule.candidate_floor) && MeetsThreshold(f.jaccard, rule.threshold);
   }
@@ -313,9 +315,15 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
   groups->KeepOnly(todo.slots, confirmed.members);
   if (ctx.rule.identical_only) return verified;
   out->pairs = CandidatePairs(ctx.options.pair_memory);
-  PairChecker checker{.ctx = ctx, .groups = *groups, .group_of_slot = group_of_slot, .confirmed = confirmed,
-                      .confirmer = confirmer, .verified = *out, .set_key = std::move(set_key),
-                      .set_of_group = std::move(set_of_group), .streamed = first.streaming ? &streamed : nullptr,
+  PairChecker checker{.ctx = ctx,
+                      .groups = *groups,
+                      .group_of_slot = group_of_slot,
+                      .confirmed = confirmed,
+                      .confirmer = confirmer,
+                      .verified = *out,
+                      .set_key = std::move(set_key),
+                      .set_of_group = std::move(set_of_group),
+                      .streamed = first.streaming ? &streamed : nullptr,
                       .alone = std::move(alone)};
   if (Status s = checker.KeepTexts(candidates.pairs); !s.ok()) return s;
   const auto& late = confirmer.LateLeftOut();

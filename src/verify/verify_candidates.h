@@ -25,17 +25,17 @@
 #include <utility>
 #include <vector>
 
+#include "base/parallel.h"
 #include "lsh/candidates.h"
 #include "lsh/copy_groups.h"
-#include "text/document_source.h"
-#include "walk/file_system.h"
-#include "sign/minhash.h"
 #include "neardup/options.h"
-#include "base/parallel.h"
+#include "neardup/status.h"
+#include "sign/minhash.h"
 #include "sign/sign.h"
 #include "sign/signature_table.h"
-#include "neardup/status.h"
+#include "text/document_source.h"
 #include "verify/confirm.h"
+#include "walk/file_system.h"
 
 namespace neardup {
 

@@ -208,7 +208,7 @@ class PosixReader final : public ByteReader {
   UniqueFd fd_;
   std::string path_;
   Status error_;
-  bool blocking_ = false;  // O_NONBLOCK was cleared after an EAGAIN
+  bool blocking_ = false;        // O_NONBLOCK was cleared after an EAGAIN
   const bool seekable_;          // a regular file: ReadAhead() by pread
   const uint64_t size_at_open_;  // st_size at open of a regular file, else (and for 0) UINT64_MAX
   uint64_t position_ = 0;        // bytes Read() so far: the file offset
@@ -259,12 +259,9 @@ int OpenInLastDir(const std::string& path, int flags) {
 
 class PosixFileSystem final : public FileSystem {
  public:
-  Result<std::unique_ptr<ByteReader>> Open(const std::string& path) override {
-    return OpenChecked(path, nullptr);
-  }
+  Result<std::unique_ptr<ByteReader>> Open(const std::string& path) override { return OpenChecked(path, nullptr); }
 
-  Result<std::unique_ptr<ByteReader>> OpenExpected(const std::string& path,
-                                                   const FileIdentity& expected) override {
+  Result<std::unique_ptr<ByteReader>> OpenExpected(const std::string& path, const FileIdentity& expected) override {
     return OpenChecked(path, &expected);
   }
 
@@ -292,8 +289,7 @@ class PosixFileSystem final : public FileSystem {
 
  private:
   // Opens without blocking, checks what was opened, then makes reads blocking.
-  static Result<std::unique_ptr<ByteReader>> OpenChecked(const std::string& path,
-                                                         const FileIdentity* expected) {
+  static Result<std::unique_ptr<ByteReader>> OpenChecked(const std::string& path, const FileIdentity* expected) {
     const bool stream = expected != nullptr && expected->stream;
     // A stream named by the user is opened as cat(1) opens it: a FIFO waits
     // for its writer. Anything else must not wait: O_NONBLOCK makes opening a
@@ -315,8 +311,8 @@ class PosixFileSystem final : public FileSystem {
       if (::fstat(fd.get(), &st) != 0) return ErrnoStatus(path, errno);
     }
     if (S_ISDIR(st.st_mode)) return Status::IoError(ErrnoMessage(path, EISDIR));
-    if (expected != nullptr && (static_cast<uint64_t>(st.st_dev) != expected->dev ||
-                                static_cast<uint64_t>(st.st_ino) != expected->ino)) {
+    if (expected != nullptr &&
+        (static_cast<uint64_t>(st.st_dev) != expected->dev || static_cast<uint64_t>(st.st_ino) != expected->ino)) {
       return Status::Changed(ShellQuoted(path) + ": replaced since it was listed (another file is there now)");
     }
     if (!stream && !S_ISREG(st.st_mode)) {
@@ -336,9 +332,7 @@ class PosixFileSystem final : public FileSystem {
 class GzipByteReader final : public ByteReader {
  public:
   GzipByteReader(std::unique_ptr<ByteReader> inner, std::string path)
-      : inner_(std::move(inner)),
-        path_(std::move(path)),
-        input_(std::make_unique<char[]>(kInputBufferSize)) {
+      : inner_(std::move(inner)), path_(std::move(path)), input_(std::make_unique<char[]>(kInputBufferSize)) {
     // 15 + 32: largest window, detect a gzip or zlib header automatically.
     const int rc = inflateInit2(&zs_, 15 + 32);
     if (rc == Z_OK) {
@@ -501,8 +495,7 @@ Result<std::unique_ptr<Directory>> FileSystem::OpenDir(const std::string& path, 
 
 namespace {
 
-Result<std::unique_ptr<ByteReader>> WithDecoder(Result<std::unique_ptr<ByteReader>> raw,
-                                                const std::string& path) {
+Result<std::unique_ptr<ByteReader>> WithDecoder(Result<std::unique_ptr<ByteReader>> raw, const std::string& path) {
   if (!raw.ok()) return raw;
   if (EndsWith(path, ".gz")) return GzipReader(std::move(*raw), path);
   if (EndsWith(path, ".zst")) return ZstdReader(std::move(*raw), path);
@@ -515,15 +508,14 @@ Result<std::unique_ptr<ByteReader>> OpenInput(FileSystem& fs, const std::string&
   return WithDecoder(fs.Open(path), path);
 }
 
-Result<std::unique_ptr<ByteReader>> OpenInput(FileSystem& fs, const std::string& path,
-                                              const FileIdentity& expected) {
+Result<std::unique_ptr<ByteReader>> OpenInput(FileSystem& fs, const std::string& path, const FileIdentity& expected) {
   return WithDecoder(fs.OpenExpected(path, expected), path);
 }
 
 bool CompressedName(std::string_view path) { return EndsWith(path, ".gz") || EndsWith(path, ".zst"); }
 
-Result<bool> DecompressedLargerThan(FileSystem& fs, const std::string& path,
-                                    const FileIdentity& expected, uint64_t limit) {
+Result<bool> DecompressedLargerThan(FileSystem& fs, const std::string& path, const FileIdentity& expected,
+                                    uint64_t limit) {
   if (!CompressedName(path)) return false;
   Result<std::unique_ptr<ByteReader>> in = OpenInput(fs, path, expected);
   if (!in.ok()) return in.status();

@@ -61,11 +61,11 @@ class ByteReader {
 
 // What kind of file a directory entry or a stat names.
 enum class FileType : uint8_t {
-  kUnknown,    // a listing that did not say (DT_UNKNOWN): stat it to know
+  kUnknown,  // a listing that did not say (DT_UNKNOWN): stat it to know
   kRegular,
   kDirectory,
-  kSymlink,    // only from a listing or a StatEntry() that does not follow
-  kOther,      // FIFO, socket, character or block device
+  kSymlink,  // only from a listing or a StatEntry() that does not follow
+  kOther,    // FIFO, socket, character or block device
 };
 
 struct FileStat {
@@ -78,15 +78,14 @@ struct FileStat {
   // Same file, same size and times: its content is taken as unchanged. (The
   // type is left out: a file whose type changed is another inode anyway.)
   friend bool operator==(const FileStat& x, const FileStat& y) {
-    return x.size == y.size && x.mtime_ns == y.mtime_ns && x.ctime_ns == y.ctime_ns && x.dev == y.dev &&
-           x.ino == y.ino;
+    return x.size == y.size && x.mtime_ns == y.mtime_ns && x.ctime_ns == y.ctime_ns && x.dev == y.dev && x.ino == y.ino;
   }
 };
 
 // One name in a directory, as the listing gave it.
 struct DirEntry {
-  std::string name;                       // never "." or ".."; no '/'
-  FileType type = FileType::kUnknown;     // kUnknown when the listing did not say
+  std::string name;                    // never "." or ".."; no '/'
+  FileType type = FileType::kUnknown;  // kUnknown when the listing did not say
 };
 
 // An open directory: its names, and the stat of each, looked up relative to
@@ -123,8 +122,7 @@ class FileSystem {
   // same device and inode, and a regular file unless expected.stream. A
   // mismatch is Changed ("PATH: replaced since it was listed ..."). The default
   // implementation (for test doubles) skips the check and calls Open().
-  virtual Result<std::unique_ptr<ByteReader>> OpenExpected(const std::string& path,
-                                                           const FileIdentity& expected);
+  virtual Result<std::unique_ptr<ByteReader>> OpenExpected(const std::string& path, const FileIdentity& expected);
   // Size, times, identity and type of `path`, following symbolic links.
   // NotFound ("PATH: No such file or directory") when it, or the target of a
   // link on the way, does not exist, and for a link loop (ELOOP); else IoError.
@@ -147,8 +145,7 @@ inline std::string SystemPath(const std::string& path) { return path == "-" ? "/
 // Opens `path` through `fs`, decompressing when the name ends in ".gz" or ".zst".
 Result<std::unique_ptr<ByteReader>> OpenInput(FileSystem& fs, const std::string& path);
 // The same through fs.OpenExpected(path, expected).
-Result<std::unique_ptr<ByteReader>> OpenInput(FileSystem& fs, const std::string& path,
-                                              const FileIdentity& expected);
+Result<std::unique_ptr<ByteReader>> OpenInput(FileSystem& fs, const std::string& path, const FileIdentity& expected);
 
 // True when OpenInput() decompresses `path` (its name ends in ".gz" or ".zst").
 bool CompressedName(std::string_view path);
@@ -157,8 +154,8 @@ bool CompressedName(std::string_view path);
 // `limit` bytes; reads at most limit + 1 decompressed bytes, through a fixed
 // buffer. False at once for any other name. Errors are those of OpenInput()
 // and Read() (the caller meets them again when it reads the file).
-Result<bool> DecompressedLargerThan(FileSystem& fs, const std::string& path,
-                                    const FileIdentity& expected, uint64_t limit);
+Result<bool> DecompressedLargerThan(FileSystem& fs, const std::string& path, const FileIdentity& expected,
+                                    uint64_t limit);
 
 // Wraps an already open reader with a gzip or zstd decoder. `path` is for
 // messages only.

@@ -34,43 +34,37 @@ namespace neardup {
 
 // What a file's bytes were, as a reader read them.
 struct RawRead {
-  uint64_t skip = 0;        // bytes to skip and check first (a file that grew)
-  uint64_t prefix_hash = 0; // their hash, checked as they are skipped
-  bool done = false;        // read to the end
+  uint64_t skip = 0;         // bytes to skip and check first (a file that grew)
+  uint64_t prefix_hash = 0;  // their hash, checked as they are skipped
+  bool done = false;         // read to the end
   uint64_t bytes = 0;
   uint64_t newlines = 0;
   char last = '\n';
-  uint64_t hash = 0; // of all `bytes` (the skipped ones too), once done
+  uint64_t hash = 0;  // of all `bytes` (the skipped ones too), once done
 };
 
 class HashingFileSystem : public FileSystem {
-public:
+ public:
   // Borrows `inner`, which must outlive it.
-  explicit HashingFileSystem(FileSystem &inner) : inner_(inner) {}
-  std::unordered_map<std::string, RawRead>
-      slots; // by path; made before reading
+  explicit HashingFileSystem(FileSystem& inner) : inner_(inner) {}
+  std::unordered_map<std::string, RawRead> slots;  // by path; made before reading
 
-  Result<std::unique_ptr<ByteReader>> Open(const std::string &path) override {
-    return inner_.Open(path);
-  }
+  Result<std::unique_ptr<ByteReader>> Open(const std::string& path) override { return inner_.Open(path); }
   // A file with a slot is hashed into it as it is read: a prefix to skip
   // that ends early or hashes otherwise fails the read with Changed
   // ("PATH: changed during the run").
-  Result<std::unique_ptr<ByteReader>>
-  OpenExpected(const std::string &path, const FileIdentity &expected) override;
-  Result<FileStat> Stat(const std::string &path) override {
-    return inner_.Stat(path);
-  }
+  Result<std::unique_ptr<ByteReader>> OpenExpected(const std::string& path, const FileIdentity& expected) override;
+  Result<FileStat> Stat(const std::string& path) override { return inner_.Stat(path); }
 
-private:
-  FileSystem &inner_;
+ private:
+  FileSystem& inner_;
 };
 
 // XXH3-64 of the first `n` bytes `reader` gives; nullopt when fewer can be
 // read, or an error.
-std::optional<uint64_t> HashOfFirstBytes(ByteReader &reader, uint64_t n);
+std::optional<uint64_t> HashOfFirstBytes(ByteReader& reader, uint64_t n);
 // XXH3-64 of every byte `reader` gives, to its end, when there are exactly
 // `size` of them; nullopt otherwise, or on an error.
-std::optional<uint64_t> HashOfAllBytes(ByteReader &reader, uint64_t size);
+std::optional<uint64_t> HashOfAllBytes(ByteReader& reader, uint64_t size);
 
-} // namespace neardup
+}  // namespace neardup

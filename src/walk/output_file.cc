@@ -1,19 +1,19 @@
 #include "walk/output_file.h"
 
 #include <fcntl.h>
-#include <sys/uio.h>
-#include <climits>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
-#include <ctime>
 #include <cerrno>
+#include <climits>
+#include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <vector>
 
 #include "neardup/quote.h"

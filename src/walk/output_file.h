@@ -97,7 +97,6 @@ struct PlacedFrom {
   uint64_t dev = 0;
   uint64_t ino = 0;
 };
-[[nodiscard]] Status LinkOrCopy(const std::string& source, const PlacedFrom& expected, KeptPlace place,
-                                bool may_link);
+[[nodiscard]] Status LinkOrCopy(const std::string& source, const PlacedFrom& expected, KeptPlace place, bool may_link);
 
 }  // namespace neardup

@@ -32,10 +32,10 @@
 #include <utility>
 
 #include "base/hash.h"
-#include "walk/glob.h"
-#include "walk/ignore.h"
 #include "base/parallel.h"
 #include "neardup/quote.h"
+#include "walk/glob.h"
+#include "walk/ignore.h"
 
 namespace neardup {
 namespace {
@@ -190,8 +190,8 @@ class Walker {
   struct Frame {
     std::string display;
     std::string relative;
-    std::vector<SubDir> subdirs;  // sorted
-    size_t next = 0;              // index of the next subdirectory to enter
+    std::vector<SubDir> subdirs;               // sorted
+    size_t next = 0;                           // index of the next subdirectory to enter
     std::shared_ptr<const IgnoreRules> rules;  // in force in this directory (null with --no-ignore)
   };
 
@@ -268,7 +268,8 @@ class Walker {
     };
     // One item per lister, each looping until the queue is done; the calling
     // thread is one of them. ParallelFor joins them all before it returns.
-    ParallelFor(Workers{.threads = threads_, .tick = {}, .cancel = nullptr}, static_cast<size_t>(threads_), [&](int, size_t) { work(); });
+    ParallelFor(Workers{.threads = threads_, .tick = {}, .cancel = nullptr}, static_cast<size_t>(threads_),
+                [&](int, size_t) { work(); });
     if (failed) std::rethrow_exception(failed);
     JoinNodes(std::move(top));
   }
@@ -383,9 +384,8 @@ class Walker {
         stack.pop_back();
         continue;
       }
-      if (more_files &&
-          (!more_children ||
-           EntryLess(NameIn(files[at.file], node->display.size()), false, node->children[at.child]->name, true))) {
+      if (more_files && (!more_children || EntryLess(NameIn(files[at.file], node->display.size()), false,
+                                                     node->children[at.child]->name, true))) {
         into_->found.push_back(std::move(files[at.file++]));
         continue;
       }
@@ -608,9 +608,9 @@ class Walker {
     ++into_->counts.dangling;
     const std::string path = JoinDisplay(display, name);
     into_->errors.push_back(Status::NotFound(ShellQuoted(path)
-                                                .append(": dangling symbolic link, not followed (")
-                                                .append(Reason(got.status(), path))
-                                                .append(")")));
+                                                 .append(": dangling symbolic link, not followed (")
+                                                 .append(Reason(got.status(), path))
+                                                 .append(")")));
     return std::nullopt;
   }
 
@@ -726,8 +726,9 @@ void LeaveOutIndex(const Options& options, FileSystem& fs, WalkedCorpus* out) {
   if (keys.empty()) return;
   std::erase_if(out->files, [&](const InputFile& f) {
     if (f.identity.stream || keys.count({f.identity.dev, f.identity.ino}) == 0) return false;
-    out->notices.push_back(ShellQuoted(f.path) + ": the --index file (or its journal), left out of the documents; "
-                                    "keep the index outside the scanned paths");
+    out->notices.push_back(ShellQuoted(f.path) +
+                           ": the --index file (or its journal), left out of the documents; "
+                           "keep the index outside the scanned paths");
     return true;
   });
 }
@@ -743,8 +744,9 @@ void LeaveOutParquet(WalkedCorpus* out) {
     for (size_t i = 0; i < end.size(); ++i) {
       if (std::tolower(static_cast<unsigned char>(end[i])) != kParquet[i]) return false;
     }
-    out->notices.push_back(ShellQuoted(f.path) + ": a Parquet file, not read: neardup does not read Parquet yet "
-                                    "(export it to JSONL and scan it with --input jsonl)");
+    out->notices.push_back(ShellQuoted(f.path) +
+                           ": a Parquet file, not read: neardup does not read Parquet yet "
+                           "(export it to JSONL and scan it with --input jsonl)");
     ++out->counts.parquet;
     return true;
   });

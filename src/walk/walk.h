@@ -7,8 +7,8 @@
 // not followed unless Options::follow, and then a directory loop is detected by
 // device and inode, reported once and not entered again, a dangling link is
 // reported and counted (neither is an unreadable file), and a file reached
-// twice is read once. The walk is iterative: its depth costs heap, not stack. Files are sorted by path in byte order; the index in that
-// order is the file's id.
+// twice is read once. The walk is iterative: its depth costs heap, not stack. Files are sorted by path in byte order;
+// the index in that order is the file's id.
 //
 // Details: PATH arguments (and listed paths) are always read, whatever the
 // globs and hidden say, and followed if they are links; only what the walk
@@ -47,9 +47,9 @@
 #include <vector>
 
 #include "base/types.h"
-#include "walk/file_system.h"
 #include "neardup/options.h"
 #include "neardup/status.h"
+#include "walk/file_system.h"
 
 namespace neardup {
 

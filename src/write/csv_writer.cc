@@ -20,9 +20,8 @@
 #include "neardup/options.h"
 #include "neardup/report.h"
 #include "neardup/writers.h"
-#include "write/jsonl_records.h"
-
 #include "report/cluster.h"
+#include "write/jsonl_records.h"
 
 namespace neardup {
 namespace {
@@ -89,8 +88,8 @@ void AppendRaw(std::string* out, char separator, std::string_view text) {
 
 // Rows "a,b,estimate,jaccard[,a_reference,b_reference]". An empty jaccard
 // means "not computed" (-1).
-void WritePairRows(const Report& report, const Dialect& dialect,
-                   bool jaccard_column, std::ostream& out, std::string* buf) {
+void WritePairRows(const Report& report, const Dialect& dialect, bool jaccard_column, std::ostream& out,
+                   std::string* buf) {
   const bool has_reference = report.params.has_reference;
   for (const ReportedPair& pair : report.pairs) {
     dialect.append_field(buf, report.docs[pair.a].name);
@@ -111,8 +110,7 @@ void WritePairRows(const Report& report, const Dialect& dialect,
 }
 
 // Rows "cluster,path,kept,reference", one per member.
-void WriteClusterRows(const Report& report, const Dialect& dialect,
-                      std::ostream& out, std::string* buf) {
+void WriteClusterRows(const Report& report, const Dialect& dialect, std::ostream& out, std::string* buf) {
   for (const Cluster& cluster : report.clusters) {
     const std::string id = std::to_string(cluster.id);
     for (const DocId member : cluster.members) {

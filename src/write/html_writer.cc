@@ -34,12 +34,23 @@ std::string HtmlEscape(std::string_view text) {
   out.reserve(text.size());
   for (const char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out.push_back(c);
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out.push_back(c);
     }
   }
   return out;
@@ -67,10 +78,18 @@ Json DiffJson(const std::vector<FoldedRun>& runs) {
   Json out = Json::array();
   for (const FoldedRun& run : runs) {
     switch (run.kind) {
-      case FoldedRun::Kind::kSame: out.push_back(Json::array({0, run.text})); break;
-      case FoldedRun::Kind::kRemoved: out.push_back(Json::array({1, run.text})); break;
-      case FoldedRun::Kind::kAdded: out.push_back(Json::array({2, run.text})); break;
-      case FoldedRun::Kind::kSkipped: out.push_back(Json::array({3, std::to_string(run.words)})); break;
+      case FoldedRun::Kind::kSame:
+        out.push_back(Json::array({0, run.text}));
+        break;
+      case FoldedRun::Kind::kRemoved:
+        out.push_back(Json::array({1, run.text}));
+        break;
+      case FoldedRun::Kind::kAdded:
+        out.push_back(Json::array({2, run.text}));
+        break;
+      case FoldedRun::Kind::kSkipped:
+        out.push_back(Json::array({3, std::to_string(run.words)}));
+        break;
     }
   }
   return out;
@@ -127,16 +146,17 @@ std::string HistogramSvg(const std::vector<double>& values, double threshold) {
     return plot_h * std::log1p(static_cast<double>(count)) / std::log1p(static_cast<double>(top));
   };
   const auto x_of = [&](double value) { return kLeft + plot_w * (value - lo) / (1 - lo); };
-  std::string svg = "<svg class=\"chart\" id=\"histogram\" viewBox=\"0 0 600 200\" role=\"img\" "
-                    "aria-label=\"histogram of reported similarities\">";
+  std::string svg =
+      "<svg class=\"chart\" id=\"histogram\" viewBox=\"0 0 600 200\" role=\"img\" "
+      "aria-label=\"histogram of reported similarities\">";
   svg += "<line x1=\"40\" y1=\"170\" x2=\"" + Fixed(kLeft + plot_w, 1) + "\" y2=\"170\" class=\"axis\"/>";
   for (int i = 0; i < kBins; ++i) {
     const uint64_t count = counts[static_cast<size_t>(i)];
     const double h = height(count);
     const double x = kLeft + plot_w * i / kBins;
     svg += "<rect class=\"bar\" x=\"" + Fixed(x + 1, 1) + "\" y=\"" + Fixed(base - h, 1) + "\" width=\"" +
-           Fixed(plot_w / kBins - 2, 1) + "\" height=\"" + Fixed(h, 1) + "\"><title>" + Fixed(lo + width * i, 3) +
-           "–" + Fixed(lo + width * (i + 1), 3) + ": " + std::to_string(count) + "</title></rect>";
+           Fixed(plot_w / kBins - 2, 1) + "\" height=\"" + Fixed(h, 1) + "\"><title>" + Fixed(lo + width * i, 3) + "–" +
+           Fixed(lo + width * (i + 1), 3) + ": " + std::to_string(count) + "</title></rect>";
   }
   for (int tenth = static_cast<int>(std::lround(lo * 10)); tenth <= 10; ++tenth) {
     svg += "<text class=\"tick\" x=\"" + Fixed(x_of(tenth / 10.0), 1) + "\" y=\"188\" text-anchor=\"middle\">" +
@@ -164,8 +184,9 @@ std::string SCurveSvg(const Params& p) {
   }
   const double tx = kLeft + kPlotW * p.threshold;
   const double ty = kTop + kPlotH * (1 - CandidateProbability(p.threshold, p.bands, p.rows));
-  std::string svg = "<svg class=\"chart\" id=\"scurve\" viewBox=\"0 0 600 200\" role=\"img\" "
-                    "aria-label=\"S-curve of the banding\">";
+  std::string svg =
+      "<svg class=\"chart\" id=\"scurve\" viewBox=\"0 0 600 200\" role=\"img\" "
+      "aria-label=\"S-curve of the banding\">";
   svg += "<line x1=\"40\" y1=\"170\" x2=\"590\" y2=\"170\" class=\"axis\"/>";
   svg += "<line x1=\"40\" y1=\"10\" x2=\"40\" y2=\"170\" class=\"axis\"/>";
   svg += "<polyline class=\"curve\" points=\"" + points + "\"/>";
@@ -393,8 +414,10 @@ void AppendFactTables(const Report& report, std::string* page_out) {
   if (pairs_mode) {
     fact("pairs reported", std::to_string(report.pairs.size()));
   } else {
-    fact("clusters", std::to_string(report.clusters.size()) + " of " + std::to_string(report.clustered()) + " documents");
-    fact("removable", std::to_string(report.removable.size()) + " documents (" + PageSize(report.removable_bytes()) + ")");
+    fact("clusters",
+         std::to_string(report.clusters.size()) + " of " + std::to_string(report.clustered()) + " documents");
+    fact("removable",
+         std::to_string(report.removable.size()) + " documents (" + PageSize(report.removable_bytes()) + ")");
   }
   if (!report.problems.empty()) fact("problems (see the log)", std::to_string(report.problems.size()));
   page += "</table>\n";
@@ -430,8 +453,9 @@ void AppendGroupsIntro(const Params& p, const Review& review, std::string* page_
   } else {
     page += "No word diffs: the documents were not read again.";
   }
-  page += "</p>\n<p id=\"shown\"></p>\n<div id=\"groups\"></div>\n<p id=\"more\"><button id=\"all\" "
-          "type=\"button\">Show all</button></p>\n<script type=\"application/json\" id=\"data\">";
+  page +=
+      "</p>\n<p id=\"shown\"></p>\n<div id=\"groups\"></div>\n<p id=\"more\"><button id=\"all\" "
+      "type=\"button\">Show all</button></p>\n<script type=\"application/json\" id=\"data\">";
 }
 
 }  // namespace
@@ -449,14 +473,16 @@ void WriteHtml(const Report& report, const Review& review, std::ostream& out) {
   const std::string safe = ScriptSafeJson(data);
 
   std::string page;
-  page += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src '" +
-          CspHashSource(kStyle) + "'; script-src '" + CspHashSource(kScript) +
-          "'\">\n<title>neardup review</title>\n<style>";
+  page +=
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src '" +
+      CspHashSource(kStyle) + "'; script-src '" + CspHashSource(kScript) +
+      "'\">\n<title>neardup review</title>\n<style>";
   page += kStyle;
   page += "</style>\n</head>\n<body>\n<h1>neardup review: ";
-  page += pairs_mode ? std::to_string(report.pairs.size()) + " pairs" : std::to_string(report.clusters.size()) + " clusters";
+  page += pairs_mode ? std::to_string(report.pairs.size()) + " pairs"
+                     : std::to_string(report.clusters.size()) + " clusters";
   page += pairs_mode ? "</h1>\n<p class=\"note\">Each pair below shows its first document, then the second with "
                        "its similarity and its word diff against the first.</p>\n"
                      : "</h1>\n<p class=\"note\">Before deleting anything, check each cluster below. The document "

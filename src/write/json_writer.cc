@@ -16,13 +16,12 @@
 #include <string_view>
 #include <system_error>
 
+#include "base/utf8.h"
 #include "neardup/option_table.h"
 #include "neardup/options.h"
 #include "neardup/report.h"
 #include "neardup/version.h"
 #include "neardup/writers.h"
-
-#include "base/utf8.h"
 #include "report/cluster.h"
 #include "write/jsonl_records.h"
 
@@ -134,16 +133,14 @@ void AppendScore(std::string* out, double value) {
   // Fixed notation, shortest digits that read back to the rounded value:
   // 0.875, 1, 0.8612, 0.0001 (never 1e-04). Room for any double.
   char text[400];
-  const auto [end, error] = std::to_chars(
-      text, text + sizeof(text), RoundScore(value), std::chars_format::fixed);
+  const auto [end, error] = std::to_chars(text, text + sizeof(text), RoundScore(value), std::chars_format::fixed);
   if (error != std::errc()) return;  // unreachable: the buffer fits any double
   out->append(text, end);
 }
 
 // ,"reference":[names of `ids` that are reference documents]
 template <typename Ids>
-void AppendReferenceList(std::string* out, const Report& report,
-                         const Ids& ids) {
+void AppendReferenceList(std::string* out, const Report& report, const Ids& ids) {
   out->append(",\"reference\":[");
   bool first = true;
   for (const DocId id : ids) {
@@ -201,8 +198,7 @@ void WriteJsonlClusters(const Report& report, std::ostream& out) {
     }
     buf.append("],\"size\":");
     buf.append(std::to_string(cluster.members.size()));
-    if (report.params.has_reference)
-      AppendReferenceList(&buf, report, cluster.members);
+    if (report.params.has_reference) AppendReferenceList(&buf, report, cluster.members);
     buf.append("}\n");
     if (buf.size() >= kFlushBytes && !Flush(&buf, out)) return;
   }
@@ -278,8 +274,7 @@ Json ClustersJson(const Report& report) {
     entry["cluster"] = cluster.id;
     entry["keep"] = report.docs[cluster.keep].name;
     Json members = Json::array();
-    for (const DocId id : cluster.members)
-      members.push_back(report.docs[id].name);
+    for (const DocId id : cluster.members) members.push_back(report.docs[id].name);
     entry["members"] = std::move(members);
     entry["size"] = cluster.members.size();
     if (report.params.has_reference) {
@@ -327,7 +322,8 @@ void WriteJsonlRemovals(const Report& report, std::ostream& out) {
       buf.append(",\"jaccard\":");
       AppendScore(&buf, r.jaccard);
     }
-    if (report.params.has_reference) buf.append(report.docs[r.kept].reference ? ",\"kept_reference\":true" : ",\"kept_reference\":false");
+    if (report.params.has_reference)
+      buf.append(report.docs[r.kept].reference ? ",\"kept_reference\":true" : ",\"kept_reference\":false");
     buf.append("}\n");
     if (buf.size() >= kFlushBytes && !Flush(&buf, out)) return;
   }
@@ -373,8 +369,7 @@ void WriteJson(const Report& report, std::ostream& out) {
   out.write(text.data(), static_cast<std::streamsize>(text.size()));
 }
 
-void WriteReport(const Report& report, OutputFormat format, std::ostream& out,
-                 char terminator) {
+void WriteReport(const Report& report, OutputFormat format, std::ostream& out, char terminator) {
   // Duplicates mode: the list of removable paths, except that json stays one
   // json document (with "removable" in place of "pairs").
   if (report.params.mode == Mode::kDuplicates && format != OutputFormat::kJson) {

@@ -1,7 +1,6 @@
 #include "base/large_array_allocator.h"
 
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <cstdint>
@@ -16,8 +15,8 @@ namespace {
 // through growth and it is usable to its last element.
 TEST(LargeArrayAllocatorTest, LargeArraysKeepTheirContentsWhenTheyGrow) {
   std::vector<uint32_t, LargeArrayAllocator<uint32_t>> v;
-  const size_t n = (kLargeArrayMinBytes == SIZE_MAX ? (size_t{12} << 20) : kLargeArrayMinBytes * 3 + 12345) /
-                   sizeof(uint32_t);
+  const size_t n =
+      (kLargeArrayMinBytes == SIZE_MAX ? (size_t{12} << 20) : kLargeArrayMinBytes * 3 + 12345) / sizeof(uint32_t);
   for (size_t k = 0; k < n; ++k) v.push_back(static_cast<uint32_t>(k * 2654435761u));
   if (kLargeArrayMinBytes != SIZE_MAX) {
     EXPECT_EQ(reinterpret_cast<uintptr_t>(v.data()) % 4096, 0u);

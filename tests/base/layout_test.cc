@@ -27,7 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Bottom to top.
-constexpr std::string_view kWings[] = {"base",  "walk",   "text",  "sign",        "lsh",   "verify",
+constexpr std::string_view kWings[] = {"base",   "walk",  "text", "sign",        "lsh",   "verify",
                                        "report", "index", "scan", "distributed", "write", "cli"};
 constexpr size_t kMaxConceptsPerWing = 15;
 constexpr size_t kMaxPublicHeaders = 16;

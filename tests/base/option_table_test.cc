@@ -265,7 +265,8 @@ TEST(OptionTableTest, HelpTextsComeFromTheTable) {
   EXPECT_EQ(DefaultText(*FindOption("--max-line")), "256M");
   EXPECT_EQ(RangeText(*FindOption("--seed")), "0..2^64-1");
   // A real without an upper bound says so (it once printed "0 <= SECONDS <= 0").
-  EXPECT_EQ(HelpLine(*FindOption("--lock-wait")), "With --index: wait this long for another run holding the index, SECONDS >= 0");
+  EXPECT_EQ(HelpLine(*FindOption("--lock-wait")),
+            "With --index: wait this long for another run holding the index, SECONDS >= 0");
   Options options;
   EXPECT_EQ(ApplyOption(*FindOption("--lock-wait"), "-1", options).message(),
             "--lock-wait must be a number of at least 0, got -1");

@@ -114,7 +114,8 @@ __attribute__((target("avx512f,avx512bw,bmi"))) size_t WordsAvx512(const unsigne
     _mm512_storeu_si512(lower + off, _mm512_mask_blend_epi8(alpha, v, folded));
     const uint64_t before = (word << 1) | carry;
     carry = word >> 63;
-    for (uint64_t m = word & ~before; m != 0; m &= m - 1) start[starts++] = static_cast<uint32_t>(off + __builtin_ctzll(m));
+    for (uint64_t m = word & ~before; m != 0; m &= m - 1)
+      start[starts++] = static_cast<uint32_t>(off + __builtin_ctzll(m));
     for (uint64_t m = ~word & before; m != 0; m &= m - 1) end[ends++] = static_cast<uint32_t>(off + __builtin_ctzll(m));
   }
   if (ends < starts) end[ends++] = static_cast<uint32_t>(len);  // a word up to a 64-byte boundary at len
@@ -270,7 +271,8 @@ void SignFiles(const std::vector<std::string>* paths, size_t first, size_t threa
 }
 
 int Usage() {
-  std::cerr << "usage: floor_minhash [-t THREADS] [--mix] FILE | floor_minhash [-t THREADS] [--mix] --files < NUL-separated paths\n";
+  std::cerr << "usage: floor_minhash [-t THREADS] [--mix] FILE | floor_minhash [-t THREADS] [--mix] --files < "
+               "NUL-separated paths\n";
   return 2;
 }
 

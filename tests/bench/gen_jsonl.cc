@@ -82,8 +82,8 @@ uint64_t Mix(uint64_t a, uint64_t b) { return Rng(a * 0x9e3779b97f4a7c15ULL ^ Rn
 class Vocabulary {
  public:
   Vocabulary() : words_(kVocabulary), table_(size_t{1} << kTableBits) {
-    static const char* const kOnsets[] = {"b", "c",  "d",  "f",  "g",  "h",  "j",  "k",  "l",  "m",
-                                          "n", "p",  "r",  "s",  "t",  "v",  "w",  "st", "tr", "pr",
+    static const char* const kOnsets[] = {"b",  "c",  "d",  "f",  "g",  "h",  "j",  "k",  "l",  "m",
+                                          "n",  "p",  "r",  "s",  "t",  "v",  "w",  "st", "tr", "pr",
                                           "ch", "sh", "th", "br", "cl", "gr", "pl", "z"};
     static const char* const kVowels[] = {"a", "e", "i", "o", "u", "ea", "ou", "ai", "ee", "io"};
     static const char* const kCodas[] = {"", "", "", "n", "r", "s", "t", "l", "nd", "st", "ng", "rt"};
@@ -207,7 +207,8 @@ bool Generate(const Params& p) {
   std::vector<int> fds(p.files, -1);
   for (uint64_t f = 0; f < p.files; ++f) {
     fds[f] = ::open((PartName(p, f) + ".tmp").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fds[f] < 0) return std::fprintf(stderr, "gen_jsonl: %s: %s\n", PartName(p, f).c_str(), std::strerror(errno)), false;
+    if (fds[f] < 0)
+      return std::fprintf(stderr, "gen_jsonl: %s: %s\n", PartName(p, f).c_str(), std::strerror(errno)), false;
   }
   std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};
@@ -266,16 +267,26 @@ bool ParseArgs(int argc, char** argv, Params* p) {
       p->out = value;
       continue;
     }
-    if (!ParseNumber(value, &n)) return std::fprintf(stderr, "gen_jsonl: %s: not a number: %s\n", flag.c_str(), value), false;
-    if (flag == "--docs") p->docs = n;
-    else if (flag == "--dup-groups") p->dup_groups = n;
-    else if (flag == "--copies") p->copies = n;
-    else if (flag == "--dup-every") p->dup_every = n;
-    else if (flag == "--words") p->words = n;
-    else if (flag == "--seed") p->seed = n;
-    else if (flag == "--files") p->files = n;
-    else if (flag == "-j") p->threads = static_cast<unsigned>(n);
-    else return std::fprintf(stderr, "gen_jsonl: unknown option %s\n%s", flag.c_str(), kUsage), false;
+    if (!ParseNumber(value, &n))
+      return std::fprintf(stderr, "gen_jsonl: %s: not a number: %s\n", flag.c_str(), value), false;
+    if (flag == "--docs")
+      p->docs = n;
+    else if (flag == "--dup-groups")
+      p->dup_groups = n;
+    else if (flag == "--copies")
+      p->copies = n;
+    else if (flag == "--dup-every")
+      p->dup_every = n;
+    else if (flag == "--words")
+      p->words = n;
+    else if (flag == "--seed")
+      p->seed = n;
+    else if (flag == "--files")
+      p->files = n;
+    else if (flag == "-j")
+      p->threads = static_cast<unsigned>(n);
+    else
+      return std::fprintf(stderr, "gen_jsonl: unknown option %s\n%s", flag.c_str(), kUsage), false;
   }
   if (p->out.empty() || p->docs == 0 || p->files == 0 || p->copies == 0 || p->dup_every == 0 || p->words < 6) {
     return std::fputs(kUsage, stderr), false;

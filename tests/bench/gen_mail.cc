@@ -108,16 +108,17 @@ Options ParseArgs(int argc, char** argv) {
 class Vocabulary {
  public:
   Vocabulary(uint64_t seed, size_t size) {
-    static const char* const kSyllables[] = {"ba", "ri", "to", "ne", "la", "mo", "sa", "ku", "de", "fi", "gor",
-                                             "pel", "tan", "vis", "wer", "zu", "shi", "chon", "ex", "in", "al",
-                                             "ber", "cy", "dra", "ple", "qua", "rst", "sto", "tri", "um"};
+    static const char* const kSyllables[] = {"ba",  "ri",  "to",  "ne",  "la",  "mo",  "sa",  "ku",   "de",  "fi",
+                                             "gor", "pel", "tan", "vis", "wer", "zu",  "shi", "chon", "ex",  "in",
+                                             "al",  "ber", "cy",  "dra", "ple", "qua", "rst", "sto",  "tri", "um"};
     Rng rng(seed);
     for (size_t r = 0; r < size; ++r) {
       std::string w;
       const size_t n = 1 + (r < 50 ? 0 : r < 2000 ? 1 : 2) + rng.Below(2);
       for (size_t k = 0; k < n; ++k) w += kSyllables[rng.Below(std::size(kSyllables))];
       words_.push_back(w);
-      cumulative_.push_back((cumulative_.empty() ? 0 : cumulative_.back()) + 1.0 / std::pow(static_cast<double>(r) + 1.0, 1.05));
+      cumulative_.push_back((cumulative_.empty() ? 0 : cumulative_.back()) +
+                            1.0 / std::pow(static_cast<double>(r) + 1.0, 1.05));
     }
   }
   uint32_t Draw(Rng& rng) const {
@@ -212,7 +213,8 @@ World BuildWorld(const Options& o) {
   Rng rng(o.seed * 0x9e3779b97f4a7c15ULL + 1);
   std::vector<std::string> domains, disclaimers;
   for (size_t d = 0; d < 150; ++d) {
-    domains.push_back(v.Word(v.Draw(rng) % 3000 + 100) + v.Word(static_cast<uint32_t>(rng.Below(600) + 60)) + (d % 3 ? ".com" : ".org"));
+    domains.push_back(v.Word(v.Draw(rng) % 3000 + 100) + v.Word(static_cast<uint32_t>(rng.Below(600) + 60)) +
+                      (d % 3 ? ".com" : ".org"));
     disclaimers.push_back(d % 4 == 0 ? "\n-- \nCONFIDENTIALITY NOTICE: " + v.Render(v.Text(rng, 60 + rng.Below(40)), "")
                                      : std::string());
   }
@@ -239,12 +241,11 @@ World BuildWorld(const Options& o) {
                  "\nX-Mailman-Version: 2.0.11\nPrecedence: bulk\nList-Help: <mailto:" + li.name + "-request@" +
                  li.domain + "?subject=help>\nList-Post: <mailto:" + li.name + "@" + li.domain +
                  ">\nList-Subscribe: <" + url + ">,\n    <mailto:" + li.name + "-request@" + li.domain +
-                 "?subject=subscribe>\nList-Id: " + v.Render(v.Text(rng, 6), "").substr(0, 40) + " <" + li.name +
-                 "." + li.domain + ">\nList-Unsubscribe: <" + url + ">,\n    <mailto:" + li.name + "-request@" +
-                 li.domain + "?subject=unsubscribe>\nList-Archive: <https://" + li.domain + "/pipermail/" +
-                 li.name + "/>\n";
-    li.footer = "\n\n_______________________________________________\n" + li.name + " mailing list\n" + li.name +
-                "@" + li.domain + "\n" + url + "\n\n" + v.Render(v.Text(rng, 70 + rng.Below(50)), "");
+                 "?subject=subscribe>\nList-Id: " + v.Render(v.Text(rng, 6), "").substr(0, 40) + " <" + li.name + "." +
+                 li.domain + ">\nList-Unsubscribe: <" + url + ">,\n    <mailto:" + li.name + "-request@" + li.domain +
+                 "?subject=unsubscribe>\nList-Archive: <https://" + li.domain + "/pipermail/" + li.name + "/>\n";
+    li.footer = "\n\n_______________________________________________\n" + li.name + " mailing list\n" + li.name + "@" +
+                li.domain + "\n" + url + "\n\n" + v.Render(v.Text(rng, 70 + rng.Below(50)), "");
     world.lists.push_back(li);
   }
   return world;
@@ -269,13 +270,13 @@ std::string Headers(const World& w, const Mail& m, Rng& rng, Rng& delivery) {
   const Author& a = w.authors[m.author];
   const List& l = w.lists[m.list];
   const std::string host = "mail" + std::to_string(rng.Below(40)) + "." + a.domain;
-  std::string h = "From " + l.name + "-admin@" + l.domain + "  " + m.date + "\nReturn-Path: <" + l.name +
-                  "-admin@" + l.domain + ">\nReceived: from " + l.domain + " (" + l.domain + " [" + Ip(rng) +
+  std::string h = "From " + l.name + "-admin@" + l.domain + "  " + m.date + "\nReturn-Path: <" + l.name + "-admin@" +
+                  l.domain + ">\nReceived: from " + l.domain + " (" + l.domain + " [" + Ip(rng) +
                   "])\n    by mx.example.net (Postfix) with ESMTP id " + Hex(delivery, 10, true) +
-                  "\n    for <jm@localhost>; " + m.date + "\nReceived: from " + host + " ([" + Ip(rng) + "] helo=" +
-                  host + ")\n    by " + l.domain + " with esmtp (Exim 3.35 #1 (Debian)) id " + Hex(rng, 6, false) +
-                  "-" + Hex(rng, 6, false) + "-00; " + m.date + "\nFrom: " + a.name + " <" + a.user + "@" +
-                  a.domain + ">\nTo: " + l.name + "@" + l.domain + "\nSubject: " + m.subject +
+                  "\n    for <jm@localhost>; " + m.date + "\nReceived: from " + host + " ([" + Ip(rng) +
+                  "] helo=" + host + ")\n    by " + l.domain + " with esmtp (Exim 3.35 #1 (Debian)) id " +
+                  Hex(rng, 6, false) + "-" + Hex(rng, 6, false) + "-00; " + m.date + "\nFrom: " + a.name + " <" +
+                  a.user + "@" + a.domain + ">\nTo: " + l.name + "@" + l.domain + "\nSubject: " + m.subject +
                   "\nMessage-ID: <" + Hex(rng, 16, false) + "@" + host + ">\nDate: " + m.date +
                   "\nMIME-Version: 1.0\nContent-Type: text/plain; charset=us-ascii\n" + l.headers + "\n";
   return h;
@@ -347,7 +348,9 @@ Mail Copy(const World& w, const std::vector<Mail>& mails, size_t i, size_t sourc
       m.header_index = source;
       m.date = s.date;
       break;
-    case 1: m.kind = "resent"; break;
+    case 1:
+      m.kind = "resent";
+      break;
     case 2: {
       m.kind = "forwarded";
       m.author = rng.Below(w.authors.size());

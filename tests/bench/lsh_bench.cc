@@ -51,8 +51,7 @@ const SignatureSet& SetOf(size_t n) {
 void BM_Banding(benchmark::State& state) {
   const size_t n = static_cast<size_t>(state.range(0));
   const SignatureSet& set = SetOf(n);
-  const neardup::LshIndex index(set.values.data(), kNumPerm, set.ids,
-                                neardup::Banding{.bands = 16, .rows = 6});
+  const neardup::LshIndex index(set.values.data(), kNumPerm, set.ids, neardup::Banding{.bands = 16, .rows = 6});
   uint64_t pairs = 0;
   for (auto _ : state) {
     pairs = index.ForEachCandidate(1, [](int, uint32_t a, uint32_t b) {
@@ -81,8 +80,7 @@ void BM_ExactJaccard(benchmark::State& state) {
     benchmark::DoNotOptimize(neardup::ExactJaccard(a, b));
   }
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(a.size() + b.size()));
-  state.SetBytesProcessed(state.iterations() *
-                          static_cast<int64_t>((a.size() + b.size()) * sizeof(uint64_t)));
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>((a.size() + b.size()) * sizeof(uint64_t)));
 }
 BENCHMARK(BM_ExactJaccard);
 

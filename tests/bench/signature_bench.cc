@@ -12,30 +12,29 @@
 #include <string_view>
 #include <vector>
 
-#include "text/decode.h"
+#include "neardup/options.h"
 #include "sign/document.h"
 #include "sign/minhash.h"
+#include "text/decode.h"
 #include "text/normalize.h"
-#include "neardup/options.h"
 #include "text/shingle.h"
-#include "text_gen.h"
 #include "text/tokenize_kernel.h"
+#include "text_gen.h"
 
 namespace neardup_bench {
 namespace {
 
 using neardup::DocumentReader;
 
-constexpr size_t kTextBytes = 1 << 20;                        // one long text per language
-constexpr size_t kDocBytes = 3 * 1024;                        // a typical small document
-constexpr size_t kDocCount = 256;                             // ~768 KB of documents
-constexpr size_t kChunk = DocumentReader::kBufferSize;        // what the reader feeds at once
+constexpr size_t kTextBytes = 1 << 20;                  // one long text per language
+constexpr size_t kDocBytes = 3 * 1024;                  // a typical small document
+constexpr size_t kDocCount = 256;                       // ~768 KB of documents
+constexpr size_t kChunk = DocumentReader::kBufferSize;  // what the reader feeds at once
 constexpr uint64_t kSeed = 1;
 
 int LangIndex(Lang lang) { return static_cast<int>(lang); }
 
-constexpr Lang kLangs[] = {Lang::kEnglish, Lang::kFrench, Lang::kGerman, Lang::kRussian,
-                           Lang::kCjk};
+constexpr Lang kLangs[] = {Lang::kEnglish, Lang::kFrench, Lang::kGerman, Lang::kRussian, Lang::kCjk};
 
 const std::string& Text(Lang lang) {
   static const std::vector<std::string> texts = [] {

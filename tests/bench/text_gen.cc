@@ -37,21 +37,17 @@ const char* Pick(Rng& rng, const char* const (&items)[N]) {
 // one to four syllables, longer ones at lower ranks as in real vocabularies.
 std::vector<std::string> EnglishVocabulary() {
   static const char* const kCommon[] = {
-      "the",   "of",    "and",   "to",    "a",     "in",    "is",    "it",    "that",  "was",
-      "for",   "on",    "are",   "with",  "as",    "be",    "at",    "by",    "this",  "had",
-      "not",   "but",   "from",  "or",    "have",  "an",    "they",  "which", "one",   "you",
-      "were",  "all",   "we",    "her",   "she",   "there", "would", "their", "will",  "when",
-      "who",   "him",   "been",  "has",   "more",  "if",    "no",    "out",   "so",    "said",
-      "what",  "up",    "its",   "about", "than",  "into",  "them",  "can",   "only",  "other",
-      "new",   "some",  "could", "time",  "these", "two",   "may",   "then",  "do",    "first",
-      "any",   "my",    "now",   "such",  "like",  "our",   "over",  "man",   "me",    "even",
-      "most",  "made",  "after", "also",  "did",   "many",  "before", "must", "through", "years"};
-  static const char* const kOnsets[] = {"b",  "c",  "d",  "f",  "g",  "h",  "j",  "k",  "l",
-                                        "m",  "n",  "p",  "r",  "s",  "t",  "v",  "w",  "st",
-                                        "tr", "pr", "ch", "sh", "th", "br", "cl", "gr", "pl"};
+      "the",  "of",    "and",  "to",   "a",     "in",   "is",   "it",    "that",   "was",   "for",     "on",    "are",
+      "with", "as",    "be",   "at",   "by",    "this", "had",  "not",   "but",    "from",  "or",      "have",  "an",
+      "they", "which", "one",  "you",  "were",  "all",  "we",   "her",   "she",    "there", "would",   "their", "will",
+      "when", "who",   "him",  "been", "has",   "more", "if",   "no",    "out",    "so",    "said",    "what",  "up",
+      "its",  "about", "than", "into", "them",  "can",  "only", "other", "new",    "some",  "could",   "time",  "these",
+      "two",  "may",   "then", "do",   "first", "any",  "my",   "now",   "such",   "like",  "our",     "over",  "man",
+      "me",   "even",  "most", "made", "after", "also", "did",  "many",  "before", "must",  "through", "years"};
+  static const char* const kOnsets[] = {"b", "c", "d", "f",  "g",  "h",  "j",  "k",  "l",  "m",  "n",  "p",  "r", "s",
+                                        "t", "v", "w", "st", "tr", "pr", "ch", "sh", "th", "br", "cl", "gr", "pl"};
   static const char* const kVowels[] = {"a", "e", "i", "o", "u", "ea", "ou", "ai", "ee", "io"};
-  static const char* const kCodas[] = {"",  "",   "",   "n",  "r",   "s",   "t",
-                                       "l", "nd", "st", "ng", "rt", "tion", "ment"};
+  static const char* const kCodas[] = {"", "", "", "n", "r", "s", "t", "l", "nd", "st", "ng", "rt", "tion", "ment"};
   std::vector<std::string> words(std::begin(kCommon), std::end(kCommon));
   Rng rng(0x656e676c697368);
   while (words.size() < kVocabulary) {
@@ -70,21 +66,19 @@ std::vector<std::string> EnglishVocabulary() {
 
 std::vector<std::string> FrenchVocabulary() {
   static const char* const kCommon[] = {
-      "de",     "la",      "le",     "et",       "les",     "des",     "à",      "en",
-      "un",     "une",     "du",     "est",      "que",     "qui",     "pas",    "pour",
-      "dans",   "sur",     "au",     "avec",     "ce",      "il",      "elle",   "été",
-      "très",   "où",      "déjà",   "après",    "même",    "être",    "plus",   "par",
-      "son",    "sa",      "ses",    "nous",     "vous",    "leur",    "comme",  "mais",
-      "tout",   "fait",    "peu",    "là",       "français", "première", "façon", "cœur",
-      "fête",   "forêt",   "château", "élève",   "hôpital", "naïve",   "noël",   "année",
-      "où",     "ainsi",   "général", "société", "problème", "éléments", "système", "à-propos",
-      "intérêt", "théâtre", "garçon", "reçu",    "début",   "sûr",     "goût",   "maïs"};
-  static const char* const kOnsets[] = {"b", "c",  "ch", "d",  "f",  "g",  "j",  "l",  "m", "n",
-                                        "p", "qu", "r",  "s",  "t",  "v",  "pr", "tr", "br", "gr"};
-  static const char* const kVowels[] = {"a",  "e", "é", "è",  "ê",  "i",  "o",  "ô",  "ou",
-                                        "u",  "û", "au", "eau", "ai", "oi", "an", "on", "in"};
-  static const char* const kCodas[] = {"",  "",   "",  "s",    "t",    "r",   "nt",
-                                       "x", "ée", "és", "ment", "tion", "ère", "ç"};
+      "de",       "la",      "le",      "et",     "les",     "des",     "à",        "en",       "un",
+      "une",      "du",      "est",     "que",    "qui",     "pas",     "pour",     "dans",     "sur",
+      "au",       "avec",    "ce",      "il",     "elle",    "été",     "très",     "où",       "déjà",
+      "après",    "même",    "être",    "plus",   "par",     "son",     "sa",       "ses",      "nous",
+      "vous",     "leur",    "comme",   "mais",   "tout",    "fait",    "peu",      "là",       "français",
+      "première", "façon",   "cœur",    "fête",   "forêt",   "château", "élève",    "hôpital",  "naïve",
+      "noël",     "année",   "où",      "ainsi",  "général", "société", "problème", "éléments", "système",
+      "à-propos", "intérêt", "théâtre", "garçon", "reçu",    "début",   "sûr",      "goût",     "maïs"};
+  static const char* const kOnsets[] = {"b", "c",  "ch", "d", "f", "g", "j",  "l",  "m",  "n",
+                                        "p", "qu", "r",  "s", "t", "v", "pr", "tr", "br", "gr"};
+  static const char* const kVowels[] = {"a", "e", "é",  "è",   "ê",  "i",  "o",  "ô",  "ou",
+                                        "u", "û", "au", "eau", "ai", "oi", "an", "on", "in"};
+  static const char* const kCodas[] = {"", "", "", "s", "t", "r", "nt", "x", "ée", "és", "ment", "tion", "ère", "ç"};
   std::vector<std::string> words(std::begin(kCommon), std::end(kCommon));
   Rng rng(0x6672616e636169);
   while (words.size() < kVocabulary) {
@@ -107,22 +101,17 @@ std::vector<std::string> FrenchVocabulary() {
 // when they are written (GermanSentence).
 std::vector<std::string> GermanVocabulary() {
   static const char* const kCommon[] = {
-      "der",    "die",    "und",    "in",     "den",     "von",    "zu",     "das",
-      "mit",    "sich",   "des",    "auf",    "für",     "ist",    "im",     "dem",
-      "nicht",  "ein",    "eine",   "als",    "auch",    "es",     "an",     "er",
-      "hat",    "aus",    "bei",    "sind",   "noch",    "nach",   "wird",   "über",
-      "so",     "zum",    "um",     "wie",    "nur",     "oder",   "aber",   "vor",
-      "zur",    "bis",    "mehr",   "durch",  "man",     "können", "schon",  "wenn",
-      "jahr",   "zeit",   "straße", "größe",  "mädchen", "bär",    "fuß",    "groß",
-      "schön",  "während", "müssen", "ärger", "öl",      "übung",  "würde",  "möglich",
-      "gemäß",  "außer",  "häuser", "äpfel",  "früh",    "natürlich", "später", "höhe"};
-  static const char* const kOnsets[] = {"b",  "d",  "f",  "g",  "h",  "k",  "l",   "m",  "n",
-                                        "p",  "r",  "s",  "t",  "w",  "z",  "sch", "st", "sp",
-                                        "br", "gr", "kr", "tr", "pf", "schw", "ch"};
-  static const char* const kVowels[] = {"a", "e", "i", "o", "u", "ä", "ö", "ü", "ei", "au", "eu",
-                                        "ie", "ah", "eh"};
-  static const char* const kCodas[] = {"",  "",   "n",  "r",   "s",    "t",     "en",
-                                       "er", "ng", "ß",  "cht", "ung",  "keit",  "lich"};
+      "der",    "die",    "und",     "in",        "den",    "von",   "zu",     "das",   "mit",     "sich",  "des",
+      "auf",    "für",    "ist",     "im",        "dem",    "nicht", "ein",    "eine",  "als",     "auch",  "es",
+      "an",     "er",     "hat",     "aus",       "bei",    "sind",  "noch",   "nach",  "wird",    "über",  "so",
+      "zum",    "um",     "wie",     "nur",       "oder",   "aber",  "vor",    "zur",   "bis",     "mehr",  "durch",
+      "man",    "können", "schon",   "wenn",      "jahr",   "zeit",  "straße", "größe", "mädchen", "bär",   "fuß",
+      "groß",   "schön",  "während", "müssen",    "ärger",  "öl",    "übung",  "würde", "möglich", "gemäß", "außer",
+      "häuser", "äpfel",  "früh",    "natürlich", "später", "höhe"};
+  static const char* const kOnsets[] = {"b", "d", "f",   "g",  "h",  "k",  "l",  "m",  "n",  "p",  "r",    "s", "t",
+                                        "w", "z", "sch", "st", "sp", "br", "gr", "kr", "tr", "pf", "schw", "ch"};
+  static const char* const kVowels[] = {"a", "e", "i", "o", "u", "ä", "ö", "ü", "ei", "au", "eu", "ie", "ah", "eh"};
+  static const char* const kCodas[] = {"", "", "n", "r", "s", "t", "en", "er", "ng", "ß", "cht", "ung", "keit", "lich"};
   std::vector<std::string> words(std::begin(kCommon), std::end(kCommon));
   Rng rng(0x6465757473636820);
   while (words.size() < kVocabulary) {
@@ -143,21 +132,16 @@ std::vector<std::string> GermanVocabulary() {
 // Russian: Cyrillic, two bytes a letter.
 std::vector<std::string> RussianVocabulary() {
   static const char* const kCommon[] = {
-      "и",     "в",      "не",     "на",    "я",      "быть",   "он",     "с",
-      "что",   "а",      "по",     "это",   "она",    "этот",   "к",      "но",
-      "они",   "мы",     "как",    "из",    "у",      "который", "то",    "за",
-      "свой",  "весь",   "год",    "от",    "так",    "о",      "для",    "ты",
-      "же",    "все",    "тот",    "мочь",  "вы",     "человек", "такой", "его",
-      "только", "или",   "ещё",    "бы",    "себя",   "один",   "уже",    "до",
-      "время", "если",   "сам",    "когда", "другой", "вот",    "наш",    "мой",
-      "знать", "стать",  "при",    "чтобы", "дело",   "жизнь",  "кто",    "первый",
-      "очень", "два",    "день",   "её",    "новый",  "рука",   "даже",   "где"};
-  static const char* const kOnsets[] = {"б", "в", "г", "д", "ж", "з",  "к",  "л",  "м",  "н",
-                                        "п", "р", "с", "т", "ф", "х",  "ц",  "ч",  "ш",  "щ",
-                                        "ст", "пр", "кр", "тр", "св"};
+      "и",     "в",       "не",    "на",     "я",      "быть", "он",   "с",   "что",   "а",       "по",   "это",
+      "она",   "этот",    "к",     "но",     "они",    "мы",   "как",  "из",  "у",     "который", "то",   "за",
+      "свой",  "весь",    "год",   "от",     "так",    "о",    "для",  "ты",  "же",    "все",     "тот",  "мочь",
+      "вы",    "человек", "такой", "его",    "только", "или",  "ещё",  "бы",  "себя",  "один",    "уже",  "до",
+      "время", "если",    "сам",   "когда",  "другой", "вот",  "наш",  "мой", "знать", "стать",   "при",  "чтобы",
+      "дело",  "жизнь",   "кто",   "первый", "очень",  "два",  "день", "её",  "новый", "рука",    "даже", "где"};
+  static const char* const kOnsets[] = {"б", "в", "г", "д", "ж", "з", "к", "л",  "м",  "н",  "п",  "р", "с",
+                                        "т", "ф", "х", "ц", "ч", "ш", "щ", "ст", "пр", "кр", "тр", "св"};
   static const char* const kVowels[] = {"а", "е", "и", "о", "у", "ы", "э", "ю", "я", "ё"};
-  static const char* const kCodas[] = {"",   "",   "",    "й",    "н",   "т",   "ть",
-                                       "ск", "ый", "ая",  "ость", "ение", "ого", "ов"};
+  static const char* const kCodas[] = {"", "", "", "й", "н", "т", "ть", "ск", "ый", "ая", "ость", "ение", "ого", "ов"};
   std::vector<std::string> words(std::begin(kCommon), std::end(kCommon));
   Rng rng(0x7275737369616e);
   while (words.size() < kVocabulary) {
@@ -179,8 +163,7 @@ std::vector<std::string> CjkVocabulary() {
   std::vector<std::string> words;
   for (uint32_t i = 0; i < 3500; ++i) {
     const uint32_t cp = 0x4E00 + (i * 7919u) % 20902u;  // 7919 is prime to 20902
-    words.push_back({static_cast<char>(0xE0 | (cp >> 12)),
-                     static_cast<char>(0x80 | ((cp >> 6) & 0x3F)),
+    words.push_back({static_cast<char>(0xE0 | (cp >> 12)), static_cast<char>(0x80 | ((cp >> 6) & 0x3F)),
                      static_cast<char>(0x80 | (cp & 0x3F))});
   }
   return words;
@@ -264,7 +247,7 @@ void EnglishSentence(const Vocabulary& v, Rng& rng, std::string* out) {
 }
 
 void FrenchSentence(const Vocabulary& v, Rng& rng, std::string* out) {
-  static const char* const kNbsp = "\xC2\xA0";        // U+00A0, NFKC: a space
+  static const char* const kNbsp = "\xC2\xA0";            // U+00A0, NFKC: a space
   static const char* const kApostrophe = "\xE2\x80\x99";  // U+2019
   const uint64_t n = 6 + rng.Below(19);
   const bool quoted = rng.Below(10) == 0;

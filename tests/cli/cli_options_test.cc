@@ -67,12 +67,58 @@ TEST(ParseArgsTest, DuplicatesModeWithoutFormatWritesPathsAndClustersByKeep) {
 }
 
 TEST(ParseArgsTest, EveryScanOptionIsRead) {
-  const auto p = Parse({"scan", "-t", "0.5", "--shingle", "char", "-k", "7", "--num-perm", "64", "--bands", "8",
-                        "--rows", "8", "--seed", "42", "--exact", "-f", "csv", "-o", "out.csv", "-j", "3", "-vv",
-                        "--progress", "--mode", "duplicates", "--keep", "longest", "--cluster-by", "connected",
-                        "--against", "ref", "-g", "*.txt", "-g", "!skip/**", "--hidden", "-L",
-                        "--max-filesize", "10M", "--input", "jsonl", "--text-key", "body", "--id-key", "url",
-                        "--encoding", "latin1", "--min-words", "20", "a", "b"});
+  const auto p = Parse({"scan",
+                        "-t",
+                        "0.5",
+                        "--shingle",
+                        "char",
+                        "-k",
+                        "7",
+                        "--num-perm",
+                        "64",
+                        "--bands",
+                        "8",
+                        "--rows",
+                        "8",
+                        "--seed",
+                        "42",
+                        "--exact",
+                        "-f",
+                        "csv",
+                        "-o",
+                        "out.csv",
+                        "-j",
+                        "3",
+                        "-vv",
+                        "--progress",
+                        "--mode",
+                        "duplicates",
+                        "--keep",
+                        "longest",
+                        "--cluster-by",
+                        "connected",
+                        "--against",
+                        "ref",
+                        "-g",
+                        "*.txt",
+                        "-g",
+                        "!skip/**",
+                        "--hidden",
+                        "-L",
+                        "--max-filesize",
+                        "10M",
+                        "--input",
+                        "jsonl",
+                        "--text-key",
+                        "body",
+                        "--id-key",
+                        "url",
+                        "--encoding",
+                        "latin1",
+                        "--min-words",
+                        "20",
+                        "a",
+                        "b"});
   ASSERT_FALSE(p.args.exit_now) << p.err;
   const CliOptions& c = p.args.options;
   EXPECT_DOUBLE_EQ(c.scan.threshold, 0.5);
@@ -120,12 +166,18 @@ TEST(ParseArgsTest, CharShinglesDefaultToNine) {
 
 TEST(ParseArgsTest, UsageErrorsExitWithTwoAndSayWhy) {
   const std::vector<std::vector<std::string>> bad = {
-      {"scan", "-t", "0", "x"},          {"scan", "-t", "1.5", "x"},
-      {"scan", "--bands", "4", "x"},     {"scan", "--bands", "40", "--rows", "4", "x"},
-      {"scan", "--shingle", "line", "x"}, {"scan", "--format", "xml", "x"},
-      {"scan", "--exact", "--verify", "none", "x"}, {"scan"},
-      {"scan", "--max-filesize", "ten", "x"}, {"scan", "--no-such-flag", "x"},
-      {"frobnicate"},                    {},
+      {"scan", "-t", "0", "x"},
+      {"scan", "-t", "1.5", "x"},
+      {"scan", "--bands", "4", "x"},
+      {"scan", "--bands", "40", "--rows", "4", "x"},
+      {"scan", "--shingle", "line", "x"},
+      {"scan", "--format", "xml", "x"},
+      {"scan", "--exact", "--verify", "none", "x"},
+      {"scan"},
+      {"scan", "--max-filesize", "ten", "x"},
+      {"scan", "--no-such-flag", "x"},
+      {"frobnicate"},
+      {},
   };
   for (const auto& argv : bad) {
     const auto p = Parse(argv);
@@ -142,7 +194,8 @@ TEST(ParseArgsTest, UsageErrorsAreOneShortLineNamingOptionAndValue) {
       {{"-t", "0.8x"}, "--threshold must be in (0, 1], got 0.8x"},
       {{"-t", "nan"}, "--threshold must be in (0, 1], got nan"},
       {{"--num-perm", "0"}, "--num-perm must be an integer from 1 to 4096, got 0"},
-      {{"--num-perm", "99999999999999999999"}, "--num-perm must be an integer from 1 to 4096, got 99999999999999999999"},
+      {{"--num-perm", "99999999999999999999"},
+       "--num-perm must be an integer from 1 to 4096, got 99999999999999999999"},
       {{"--num-perm", "1.5"}, "--num-perm must be an integer from 1 to 4096, got 1.5"},
       {{"-k", "65"}, "--ngram must be an integer from 1 to 64, got 65"},
       {{"-j", "0"}, "--threads must be an integer from 1 to 1024, got 0"},
@@ -198,8 +251,8 @@ TEST(ParseArgsTest, BandsTimesRowsIsComputedIn64Bits) {
 }
 
 TEST(ParseArgsTest, EnumOptionsTakeTheirNamesInAnyCase) {
-  const auto p = Parse({"scan", "--mode", "CLUSTERS", "--shingle", "Char", "--verify", "NONE", "-f", "TSV",
-                        "--keep", "Shortest", "--cluster-by", "KEEP", "--input", "JSONL", "--encoding", "UTF-8", "x"});
+  const auto p = Parse({"scan", "--mode", "CLUSTERS", "--shingle", "Char", "--verify", "NONE", "-f", "TSV", "--keep",
+                        "Shortest", "--cluster-by", "KEEP", "--input", "JSONL", "--encoding", "UTF-8", "x"});
   ASSERT_FALSE(p.args.exit_now) << p.err;
   const CliOptions& c = p.args.options;
   EXPECT_EQ(c.scan.mode, Mode::kClusters);
@@ -227,9 +280,8 @@ TEST(ParseArgsTest, DashIsStdoutForOutput) {
 // -o FILE.csv without -f writes csv, whatever the case of the name (#41).
 TEST(ParseArgsTest, OutputNameChoosesTheFormatWhenFIsNotGiven) {
   const std::pair<const char*, OutputFormat> cases[] = {
-      {"out.csv", OutputFormat::kCsv},      {"dir.v2/OUT.TSV", OutputFormat::kTsv},
-      {"review.html", OutputFormat::kHtml}, {"all.json", OutputFormat::kJson},
-      {"pairs.jsonl", OutputFormat::kJsonl}, {"pairs.ndjson", OutputFormat::kJsonl},
+      {"out.csv", OutputFormat::kCsv},   {"dir.v2/OUT.TSV", OutputFormat::kTsv}, {"review.html", OutputFormat::kHtml},
+      {"all.json", OutputFormat::kJson}, {"pairs.jsonl", OutputFormat::kJsonl},  {"pairs.ndjson", OutputFormat::kJsonl},
   };
   for (const auto& [name, format] : cases) {
     const auto p = Parse({"scan", "-o", name, "x"});
@@ -277,7 +329,8 @@ TEST(ParseArgsTest, OutputNameThatDisagreesWithFIsAUsageError) {
     EXPECT_EQ(p.err, "neardup: " + message + "\n");
   }
   // Outside duplicates mode -0 is refused for that, whatever -o names.
-  EXPECT_EQ(Parse({"scan", "-0", "-o", "out.csv", "x"}).err, "neardup: -0 (--null) applies only to --mode duplicates\n");
+  EXPECT_EQ(Parse({"scan", "-0", "-o", "out.csv", "x"}).err,
+            "neardup: -0 (--null) applies only to --mode duplicates\n");
 }
 
 // JSONL duplicates are lines named by id: -0 would hand ids to xargs rm (#41).
@@ -324,7 +377,8 @@ TEST(ParseArgsTest, IndexAndStageWithoutAnActionSayWhatTheyNeed) {
       {{"index", "info"}, "index info needs the index FILE (scan --index FILE); see neardup index --help"},
       {{"index", "check"}, "index check needs the index FILE (scan --index FILE); see neardup index --help"},
       {{"stage"}, "stage needs a task (sign, bucket, verify, report, filter); see neardup stage --help"},
-      {{"stage", "--tasks", "2"}, "stage needs a task (sign, bucket, verify, report, filter); see neardup stage --help"},
+      {{"stage", "--tasks", "2"},
+       "stage needs a task (sign, bucket, verify, report, filter); see neardup stage --help"},
   };
   for (const auto& [argv, message] : cases) {
     const auto p = Parse(argv);
@@ -347,7 +401,7 @@ TEST(ParseArgsTest, KeepAndClusterByInPairsModeAreWarnings) {
   auto p = Parse({"scan", "--keep", "longest", "--cluster-by", "keep", "x"});
   ASSERT_FALSE(p.args.exit_now) << p.err;
   EXPECT_EQ(p.args.warnings, (std::vector<std::string>{"--keep has no effect in pairs mode (see --mode)",
-                                                        "--cluster-by has no effect in pairs mode (see --mode)"}));
+                                                       "--cluster-by has no effect in pairs mode (see --mode)"}));
   EXPECT_EQ(p.err, "");  // logged by main, so that -q silences them
   p = Parse({"scan", "--mode", "duplicates", "--keep", "longest", "x"});
   EXPECT_TRUE(p.args.warnings.empty());
@@ -357,7 +411,8 @@ TEST(ValidateOptionsTest, MessagesAreShortAndProductsDoNotOverflow) {
   Options o;
   o.bands = 65536;
   o.rows = 65536;
-  EXPECT_EQ(ValidateOptions(o).message(), "--bands 65536 --rows 65536 needs 4294967296 permutations, --num-perm is 128");
+  EXPECT_EQ(ValidateOptions(o).message(),
+            "--bands 65536 --rows 65536 needs 4294967296 permutations, --num-perm is 128");
   o = Options{};
   o.threshold = 1.7976931348623157e308;
   EXPECT_EQ(ValidateOptions(o).message(), "--threshold must be in (0, 1], got 1.7976931348623157e+308");
@@ -389,7 +444,6 @@ TEST(ParseArgsTest, ParamsTakesBandingOptions) {
   EXPECT_EQ(p.args.options.scan.num_perm, 256);
 }
 
-
 // The sections of a help text: "Input" -> the lines listed under "Input:".
 std::map<std::string, std::string> HelpSections(const std::string& help) {
   std::map<std::string, std::string> sections;
@@ -410,7 +464,8 @@ std::map<std::string, std::string> HelpSections(const std::string& help) {
 }
 
 TEST(ParseArgsTest, HelpListsEveryTableOptionUnderItsGroup) {
-  for (const auto& [command, bit] : {std::pair<std::string, unsigned>{"scan", kScanCommand}, {"params", kParamsCommand}}) {
+  for (const auto& [command, bit] :
+       {std::pair<std::string, unsigned>{"scan", kScanCommand}, {"params", kParamsCommand}}) {
     const auto p = Parse({command, "--help"});
     ASSERT_EQ(p.args.exit_now, ExitCode::kFound);
     const auto sections = HelpSections(p.out);
@@ -480,7 +535,6 @@ TEST(ParseArgsTest, EveryRangedOptionRefusesAValueBelowItsRange) {
   EXPECT_GE(checked, 9);
 }
 
-
 TEST(ParseArgsTest, CompletionsTakeAKnownShell) {
   auto p = Parse({"completions", "zsh"});
   ASSERT_FALSE(p.args.exit_now) << p.err;
@@ -513,7 +567,8 @@ TEST(ParseArgsTest, StagesRefuseTheOptionsNoStageReads) {
       argv.push_back("work");
       if (std::string(stage) == "sign") argv.push_back("docs");
       const auto p = Parse(argv);
-      const std::string refusal = "neardup: " + option[0] + " applies to scan only: the stage commands do not read it\n";
+      const std::string refusal =
+          "neardup: " + option[0] + " applies to scan only: the stage commands do not read it\n";
       const std::string filter_refusal = "neardup: " + option[0] +
                                          " is read by `neardup stage filter` only, which writes the kept documents "
                                          "after stage report\n";
@@ -542,7 +597,9 @@ TEST(ParseArgsTest, StageFilterNeedsKeptDirAndTakesNoPath) {
   EXPECT_EQ(p.err, "neardup: stage filter needs --kept-dir DIR, the folder it writes the kept documents to\n");
   p = Parse({"stage", "filter", "--task", "0", "--tasks", "2", "--kept-dir", "kept", "work", "docs"});
   EXPECT_EQ(p.args.exit_now, ExitCode::kError);
-  EXPECT_EQ(p.err, "neardup: stage bucket, verify, report and filter take no PATH: they read what the sign tasks wrote in WORK\n");
+  EXPECT_EQ(
+      p.err,
+      "neardup: stage bucket, verify, report and filter take no PATH: they read what the sign tasks wrote in WORK\n");
   p = Parse({"stage", "filter", "--task", "1", "--tasks", "2", "--kept-dir", "kept", "--kept-copy", "work"});
   ASSERT_FALSE(p.args.exit_now) << p.err;
   EXPECT_EQ(p.args.options.command, Command::kStageFilter);

@@ -76,16 +76,20 @@ TEST(CompletionsTest, BashCompletesTheStageTasksAndTheirOptions) {
   std::ofstream(path) << CompletionScript("bash");
   const std::string source = std::string("bash -c 'source ") + path;
   EXPECT_EQ(std::system((source + " && COMP_WORDS=(neardup stage \"\") && COMP_CWORD=2 && _neardup"
-                                  " && [ \"${COMPREPLY[*]}\" = \"sign bucket verify report filter\" ]'").c_str()),
+                                  " && [ \"${COMPREPLY[*]}\" = \"sign bucket verify report filter\" ]'")
+                            .c_str()),
             0);
   EXPECT_EQ(std::system((source + " && COMP_WORDS=(neardup stage sign --tas) && COMP_CWORD=3 && _neardup"
-                                  " && [ \"${COMPREPLY[*]}\" = \"--task --tasks\" ]'").c_str()),
+                                  " && [ \"${COMPREPLY[*]}\" = \"--task --tasks\" ]'")
+                            .c_str()),
             0);
   EXPECT_EQ(std::system((source + " && COMP_WORDS=(neardup stage report --mo) && COMP_CWORD=3 && _neardup"
-                                  " && [ \"${COMPREPLY[*]}\" = \"--mode\" ]'").c_str()),
+                                  " && [ \"${COMPREPLY[*]}\" = \"--mode\" ]'")
+                            .c_str()),
             0);
   EXPECT_EQ(std::system((source + " && COMP_WORDS=(neardup stage filter --kept) && COMP_CWORD=3 && _neardup"
-                                  " && [ \"${COMPREPLY[*]}\" = \"--kept-dir --kept-copy\" ]'").c_str()),
+                                  " && [ \"${COMPREPLY[*]}\" = \"--kept-dir --kept-copy\" ]'")
+                            .c_str()),
             0);
   std::remove(path);
   const std::string zsh = CompletionScript("zsh");

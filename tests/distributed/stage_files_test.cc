@@ -5,10 +5,10 @@
 #include <cstring>
 #include <filesystem>
 
+#include "base/hash.h"
 #include "distributed/stage_bucket.h"
 #include "distributed/stage_sign.h"
 #include "distributed/work_folder.h"
-#include "base/hash.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -23,10 +23,10 @@ ShardMeta SampleMeta() {
   m.first_begin = 123;
   m.last_end = 456;
   m.counts = {.bytes = 1000, .invalid_utf8 = 3, .transcoded = 1, .duplicate_ids = 0};
-  m.problems.push_back({.file = 4, .line = 9, .status = Status::Corrupt("a.jsonl:9: bad"),
-                        .kind = InputProblem::Kind::kMalformed});
-  m.problems.push_back({.file = 1, .line = 0, .status = Status::IoError("b.txt: denied"),
-                        .kind = InputProblem::Kind::kUnreadable});
+  m.problems.push_back(
+      {.file = 4, .line = 9, .status = Status::Corrupt("a.jsonl:9: bad"), .kind = InputProblem::Kind::kMalformed});
+  m.problems.push_back(
+      {.file = 1, .line = 0, .status = Status::IoError("b.txt: denied"), .kind = InputProblem::Kind::kUnreadable});
   m.walk.hidden = 2;
   m.walk.special = 1;
   m.walk_errors.push_back(Status::NotFound("missing: No such file"));
@@ -172,7 +172,7 @@ TEST(ShardMetaTest, KindsAndCodesOutOfRangeAreCorrupt) {
 }
 
 TEST(ShardMetaTest, CheckedAgainstItsShard) {
-  ShardMeta m = SampleMeta();  // task 2 of 5, problems of files 4 and 1, 3 documents
+  ShardMeta m = SampleMeta();      // task 2 of 5, problems of files 4 and 1, 3 documents
   m.first_begin = m.last_end = 0;  // whole files (of no bytes)
   m.roots.assign(5, 0);
   m.kept_paths.assign(5, "x");
@@ -180,13 +180,17 @@ TEST(ShardMetaTest, CheckedAgainstItsShard) {
   EXPECT_TRUE(CheckShardMeta(m, 2, 5, EndsOf(std::vector<InputFile>(5)), 3).ok());
   EXPECT_EQ(CheckShardMeta(m, 1, 5, EndsOf(std::vector<InputFile>(5)), 3).message(), "another task's meta");
   EXPECT_EQ(CheckShardMeta(m, 2, 4, EndsOf(std::vector<InputFile>(5)), 3).message(), "another task's meta");
-  EXPECT_EQ(CheckShardMeta(m, 2, 5, EndsOf(std::vector<InputFile>(6)), 3).message(), "its roots do not match the shard's files");
-  EXPECT_EQ(CheckShardMeta(m, 2, 5, EndsOf(std::vector<InputFile>(5)), 4).message(), "its line hashes do not match the shard's documents");
+  EXPECT_EQ(CheckShardMeta(m, 2, 5, EndsOf(std::vector<InputFile>(6)), 3).message(),
+            "its roots do not match the shard's files");
+  EXPECT_EQ(CheckShardMeta(m, 2, 5, EndsOf(std::vector<InputFile>(5)), 4).message(),
+            "its line hashes do not match the shard's documents");
   m.kept_paths.assign(4, "x");
   m.seen.assign(4, {});
-  EXPECT_EQ(CheckShardMeta(m, 2, 5, EndsOf(std::vector<InputFile>(5)), 3).message(), "its roots do not match the shard's files");
+  EXPECT_EQ(CheckShardMeta(m, 2, 5, EndsOf(std::vector<InputFile>(5)), 3).message(),
+            "its roots do not match the shard's files");
   m.roots.assign(4, 0);
-  EXPECT_EQ(CheckShardMeta(m, 2, 5, EndsOf(std::vector<InputFile>(4)), 3).message(), "a problem of a file out of range");
+  EXPECT_EQ(CheckShardMeta(m, 2, 5, EndsOf(std::vector<InputFile>(4)), 3).message(),
+            "a problem of a file out of range");
 }
 
 TEST(ShardMetaTest, ByteRangeCheckedAgainstItsFiles) {
@@ -327,12 +331,12 @@ TEST(BucketBandsTest, CopiesAreTheSameContentHashInTheCopiesSection) {
   // Documents 0 and 2 of shard 0 and document 1 of shard 1 are copies (content 10).
   testing::WriteFile(first, BandFile({{5, 0}, {5, 1}, {5, 2}}, {10, 11, 10}));
   testing::WriteFile(second, BandFile({{5, 0}, {5, 1}}, {12, 10}));
-  Result<BucketOutput> out = BucketBands({{.path = first, .shard = 0, .docs = 3}, {.path = second, .shard = 1, .docs = 2}},
-                                         banding, 7, {0, 1}, 0);
+  Result<BucketOutput> out = BucketBands(
+      {{.path = first, .shard = 0, .docs = 3}, {.path = second, .shard = 1, .docs = 2}}, banding, 7, {0, 1}, 0);
   ASSERT_TRUE(out.ok()) << out.status().message();
   const uint64_t b0 = uint64_t{1} << 40;  // shard 1's document 0
-  EXPECT_EQ(out->pairs, (std::vector<BucketPair>{{.a = 0, .b = 1, .band = 0}, {.a = 0, .b = b0, .band = 0},
-                                                 {.a = 1, .b = b0, .band = 0}}));
+  EXPECT_EQ(out->pairs, (std::vector<BucketPair>{
+                            {.a = 0, .b = 1, .band = 0}, {.a = 0, .b = b0, .band = 0}, {.a = 1, .b = b0, .band = 0}}));
 }
 
 TEST(MarkerTest, OnlyTheExactTextOfATaskIsAMarker) {
@@ -351,8 +355,8 @@ TEST(MarkerTest, OnlyTheExactTextOfATaskIsAMarker) {
   for (size_t n = 0; n < text.size(); ++n) EXPECT_FALSE(ParseMarker(text.substr(0, n), StageKind::kBucket).ok());
   EXPECT_FALSE(ParseMarker(text + "x", StageKind::kBucket).ok());
   // Well-formed texts of impossible tasks.
-  EXPECT_TRUE(ParseMarker(WorkFolder::MarkerText(StageKind::kSign, {.task = 0, .tasks = 1u << 24}, 1),
-                          StageKind::kSign).ok());
+  EXPECT_TRUE(
+      ParseMarker(WorkFolder::MarkerText(StageKind::kSign, {.task = 0, .tasks = 1u << 24}, 1), StageKind::kSign).ok());
   for (const StageTask t : {StageTask{.task = 0, .tasks = (1u << 24) + 1}, StageTask{.task = 2, .tasks = 2},
                             StageTask{.task = 0, .tasks = 0}}) {
     EXPECT_FALSE(ParseMarker(WorkFolder::MarkerText(StageKind::kSign, t, 1), StageKind::kSign).ok()) << t.tasks;
@@ -392,8 +396,7 @@ TEST(WorkFolderTest, FinishedTasksListsTheMissingByNumber) {
   }
   Result<uint32_t> n = folder.FinishedTasks(StageKind::kSign, 42);
   ASSERT_FALSE(n.ok());
-  EXPECT_NE(n.status().message().find("3 of 5 sign tasks missing: 1, 2, 4"), std::string::npos)
-      << n.status().message();
+  EXPECT_NE(n.status().message().find("3 of 5 sign tasks missing: 1, 2, 4"), std::string::npos) << n.status().message();
   for (uint32_t t : {1u, 2u, 4u}) {
     ASSERT_TRUE(WriteAtomically(folder.File(StageKind::kSign, t, "done"),
                                 WorkFolder::MarkerText(StageKind::kSign, {.task = t, .tasks = 5}, 42))
@@ -413,9 +416,9 @@ TEST(WorkFolderTest, DoneIsTrueOnlyForThisRunsMarker) {
   Result<bool> done = folder.Done(StageKind::kBucket, t, 7);
   ASSERT_TRUE(done.ok());
   EXPECT_FALSE(*done);
-  ASSERT_TRUE(WriteAtomically(folder.File(StageKind::kBucket, 1, "done"),
-                              WorkFolder::MarkerText(StageKind::kBucket, t, 7))
-                  .ok());
+  ASSERT_TRUE(
+      WriteAtomically(folder.File(StageKind::kBucket, 1, "done"), WorkFolder::MarkerText(StageKind::kBucket, t, 7))
+          .ok());
   done = folder.Done(StageKind::kBucket, t, 7);
   ASSERT_TRUE(done.ok());
   EXPECT_TRUE(*done);

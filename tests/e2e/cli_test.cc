@@ -343,8 +343,8 @@ TEST(CliTest, ScoresOfDifferentTextsNeverPrintAsOne) {
 // listing a few of its lines, and takes FILE:LINE.
 TEST(CliTest, ExplainRefusesAJsonlIdThatIsNotUnique) {
   TempDir dir;
-  std::string lines = "{\"id\":\"x\",\"text\":\"" + Join(RandomWords(50, 1)) + "\"}\n" +
-                      "{\"id\":\"y\",\"text\":\"" + Join(RandomWords(50, 2)) + "\"}\n";
+  std::string lines = "{\"id\":\"x\",\"text\":\"" + Join(RandomWords(50, 1)) + "\"}\n" + "{\"id\":\"y\",\"text\":\"" +
+                      Join(RandomWords(50, 2)) + "\"}\n";
   for (int i = 0; i < 9; ++i) lines += "{\"id\":\"x\",\"text\":\"other words\"}\n";
   WriteFile(dir / "c.jsonl", lines);
   const RunResult r = RunProcess({kBin, "explain", "--input", "jsonl", dir / "c.jsonl", "x", "y"}, dir.path());

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "test_util.h"
@@ -74,9 +74,9 @@ TEST(DedupTest, ChainIsOneClusterWhenConnectedAndSplitWhenByKeep) {
   // Keeping b (the longest) puts a and c with it: both are like b.
   ASSERT_GT(std::filesystem::file_size(d + "b.txt"), std::filesystem::file_size(d + "a.txt"));
   ASSERT_GT(std::filesystem::file_size(d + "b.txt"), std::filesystem::file_size(d + "c.txt"));
-  r = RunProcess({kBin, "scan", "--exact", "--mode", "clusters", "--cluster-by", "keep", "--keep", "longest",
-                  dir / "chain"},
-                 dir.path());
+  r = RunProcess(
+      {kBin, "scan", "--exact", "--mode", "clusters", "--cluster-by", "keep", "--keep", "longest", dir / "chain"},
+      dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   clusters = JsonLines(r.out);
   ASSERT_EQ(clusters.size(), 1u) << r.out;
@@ -84,9 +84,9 @@ TEST(DedupTest, ChainIsOneClusterWhenConnectedAndSplitWhenByKeep) {
   EXPECT_EQ(clusters[0]["members"], (nlohmann::json{d + "a.txt", d + "b.txt", d + "c.txt"}));
   // Keeping the shortest (a) splits the chain again: c stays out.
   ASSERT_LT(std::filesystem::file_size(d + "a.txt"), std::filesystem::file_size(d + "c.txt"));
-  r = RunProcess({kBin, "scan", "--exact", "--mode", "clusters", "--cluster-by", "keep", "--keep", "shortest",
-                  dir / "chain"},
-                 dir.path());
+  r = RunProcess(
+      {kBin, "scan", "--exact", "--mode", "clusters", "--cluster-by", "keep", "--keep", "shortest", dir / "chain"},
+      dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   clusters = JsonLines(r.out);
   ASSERT_EQ(clusters.size(), 1u) << r.out;
@@ -176,8 +176,9 @@ TEST(DedupTest, KeepFirstIsTheFirstInInputOrder) {
   std::string lines;
   for (int i = 1; i <= 10; ++i) {
     const std::string body = (i == 9 || i == 10) ? text : Join(RandomWords(200, 1000 + static_cast<uint64_t>(i)));
-    lines += i == 9 ? "{\"id\":\"9\",\"text\":\"" + body + "\"}\n"
-                    : i == 10 ? "{\"id\":\"10\",\"text\":\"" + body + "\"}\n" : "{\"text\":\"" + body + "\"}\n";
+    lines += i == 9    ? "{\"id\":\"9\",\"text\":\"" + body + "\"}\n"
+             : i == 10 ? "{\"id\":\"10\",\"text\":\"" + body + "\"}\n"
+                       : "{\"text\":\"" + body + "\"}\n";
   }
   WriteFile(dir / "ids.jsonl", lines);
   r = RunProcess({kBin, "scan", "--input", "jsonl", "--mode", "duplicates", dir / "ids.jsonl"}, dir.path());
@@ -230,9 +231,9 @@ TEST(DedupTest, AgainstReferenceNeverRemovableAndReferencePairsNotReported) {
   const auto r1 = Join(RandomWords(300, 30));
   const auto n1 = Join(RandomWords(300, 31));
   WriteFile(dir / "ref/old.txt", r1);
-  WriteFile(dir / "ref/old_copy.txt", r1);   // a pair inside the reference set only
-  WriteFile(dir / "new/again.txt", r1);      // duplicates the reference
-  WriteFile(dir / "new/x.txt", n1);          // two new copies of each other
+  WriteFile(dir / "ref/old_copy.txt", r1);  // a pair inside the reference set only
+  WriteFile(dir / "new/again.txt", r1);     // duplicates the reference
+  WriteFile(dir / "new/x.txt", n1);         // two new copies of each other
   WriteFile(dir / "new/y.txt", n1);
   WriteFile(dir / "new/unique.txt", Join(RandomWords(300, 32)));
 
@@ -400,14 +401,14 @@ TEST(DedupTest, NothingIsListedForAKeptStream) {
   WriteFile(dir / "stdin.txt", Join(words));
   WriteFile(dir / "docs/a.txt", Join(words));
   WriteFile(dir / "docs/b.txt", Join(Spread(words, 2, 7, "edit")));
-  const RunResult dups = RunProcess({kBin, "scan", "-q", "--mode", "duplicates", "-t", "0.5", "--against", "-",
-                                     dir / "docs"},
-                                    dir.path(), dir / "stdin.txt");
+  const RunResult dups =
+      RunProcess({kBin, "scan", "-q", "--mode", "duplicates", "-t", "0.5", "--against", "-", dir / "docs"}, dir.path(),
+                 dir / "stdin.txt");
   EXPECT_EQ(dups.exit_code, 0) << dups.err;
   EXPECT_EQ(dups.out, "");
-  const RunResult clusters = RunProcess({kBin, "scan", "-q", "--mode", "clusters", "-t", "0.5", "--against", "-",
-                                         dir / "docs"},
-                                        dir.path(), dir / "stdin.txt");
+  const RunResult clusters =
+      RunProcess({kBin, "scan", "-q", "--mode", "clusters", "-t", "0.5", "--against", "-", dir / "docs"}, dir.path(),
+                 dir / "stdin.txt");
   EXPECT_EQ(clusters.exit_code, 0) << clusters.err;
   EXPECT_NE(clusters.out.find(R"("keep":"-")"), std::string::npos) << clusters.out;
 }

@@ -171,8 +171,8 @@ TEST(EncodingsTest, JsonlInputWithInvalidUtf8IsRepairedAndCounted) {
   const std::string body = Join(RandomWords(150, 11));
   const std::string file = dir / "docs.jsonl";
   WriteFile(file, "{\"id\":\"one\xFF\",\"text\":\"caf\xE9 " + body + "\"}\n" +
-                      "{\"id\":\"two\",\"text\":\"caf\xC3\xA9 " + body + "\"}\n" +
-                      "{\"id\":\"three\",\"text\":\"" + Join(RandomWords(150, 12)) + "\"}\n");
+                      "{\"id\":\"two\",\"text\":\"caf\xC3\xA9 " + body + "\"}\n" + "{\"id\":\"three\",\"text\":\"" +
+                      Join(RandomWords(150, 12)) + "\"}\n");
   const RunResult r = RunProcess({kBin, "scan", "-f", "json", "--input", "jsonl", file}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json doc = nlohmann::json::parse(r.out);
@@ -191,9 +191,9 @@ TEST(EncodingsTest, JsonlInputInLatin1IsTranscodedWhole) {
   const std::string file = dir / "docs.jsonl";
   WriteFile(file, "{\"id\":\"na\xEFve\",\"t\xE9xt\":\"caf\xE9 " + body + "\"}\n" +
                       "{\"id\":\"plain\",\"t\xE9xt\":\"caf\xE9 " + body + "\"}\n");
-  const RunResult r = RunProcess({kBin, "scan", "-f", "json", "--input", "jsonl", "--encoding", "latin1",
-                                  "--text-key", "t\xC3\xA9xt", file},
-                                 dir.path());
+  const RunResult r = RunProcess(
+      {kBin, "scan", "-f", "json", "--input", "jsonl", "--encoding", "latin1", "--text-key", "t\xC3\xA9xt", file},
+      dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["stats"]["malformed_lines"], 0);

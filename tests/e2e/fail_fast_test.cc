@@ -100,8 +100,8 @@ TEST(FailFastTest, FullTemporaryFolderEndsTheRunAtOnce) {
   const std::string corpus = WriteNearCopies(dir, kCopies);
   // (Clusters mode leads a bucket that large with one document: few pairs.)
   for (const std::string mode : {"pairs"}) {
-    const Timed t = RunTimed(dir, {"/usr/bin/env", "TMPDIR=" + (dir / "tmp"), kBin, "scan", "-j2", "--mode", mode,
-                                   "-f", "tsv", corpus});
+    const Timed t = RunTimed(
+        dir, {"/usr/bin/env", "TMPDIR=" + (dir / "tmp"), kBin, "scan", "-j2", "--mode", mode, "-f", "tsv", corpus});
     EXPECT_EQ(t.run.exit_code, 2) << mode << t.run.err;
     EXPECT_NE(t.run.err.find("No space left on device"), std::string::npos) << mode << t.run.err;
     EXPECT_EQ(Lines(t.run.err), 1u) << mode << t.run.err;
@@ -126,9 +126,8 @@ TEST(FailFastTest, FullTemporaryFolderStopsTheReadingAgain) {
     WriteFile(dir / testing::Numbered("c/a", i) + ".txt", text);
     WriteFile(dir / testing::Numbered("c/b", i) + ".txt", text);
   }
-  const RunResult r = RunProcess({"/usr/bin/env", "TMPDIR=" + (dir / "tmp"), kBin, "scan", "-j2", "--exact", "-f",
-                                  "tsv", dir / "c"},
-                                 dir.path());
+  const RunResult r = RunProcess(
+      {"/usr/bin/env", "TMPDIR=" + (dir / "tmp"), kBin, "scan", "-j2", "--exact", "-f", "tsv", dir / "c"}, dir.path());
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(dir / "tmp"), std::string::npos) << r.err;

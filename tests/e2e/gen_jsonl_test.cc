@@ -41,8 +41,20 @@ TEST(GenJsonlTest, TheGroupsAreFoundAndASmallerCorpusIsTheStartOfALargerOne) {
   EXPECT_EQ(large.substr(0, small.size()), small);
   // 40 groups of 4: 6 pairs each, and the same in both corpora.
   Args scan = {kBin, "scan", "--input", "jsonl", "-f", "tsv", "-q"};
-  const RunResult found_small = RunProcess([&] { Args a = scan; a.push_back(dir / "small"); return a; }(), dir.path());
-  const RunResult found_large = RunProcess([&] { Args a = scan; a.push_back(dir / "large"); return a; }(), dir.path());
+  const RunResult found_small = RunProcess(
+      [&] {
+        Args a = scan;
+        a.push_back(dir / "small");
+        return a;
+      }(),
+      dir.path());
+  const RunResult found_large = RunProcess(
+      [&] {
+        Args a = scan;
+        a.push_back(dir / "large");
+        return a;
+      }(),
+      dir.path());
   ASSERT_EQ(found_small.exit_code, 0) << found_small.err;
   EXPECT_EQ(std::count(found_small.out.begin(), found_small.out.end(), '\n'), 40 * 6);
   auto names = [](const std::string& tsv) {  // the pairs' ids, without scores

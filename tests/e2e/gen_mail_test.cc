@@ -72,9 +72,9 @@ TEST(GenMailTest, SameSeedSameBytesAndTheTruthIsWhatExactComputes) {
   std::map<std::string, int> kinds;
   for (const auto& p : planted) ++kinds[p[2]];
   EXPECT_EQ(kinds.size(), 5u);
-  const RunResult r = RunProcess({kBin, "scan", "--exact-all", "-t", "0.05", "--bands", "128", "--rows", "1", "-f", "tsv",
-                                  "-q", dir / "a"},
-                                 dir.path());
+  const RunResult r = RunProcess(
+      {kBin, "scan", "--exact-all", "-t", "0.05", "--bands", "128", "--rows", "1", "-f", "tsv", "-q", dir / "a"},
+      dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::map<std::string, std::string> found;  // "a\tb" -> jaccard
   for (const auto& row : Rows(r.out)) found[row[0] + "\t" + row[1]] = row[3];

@@ -1,24 +1,23 @@
 // Hostile input for what --exact and -t 1 promise: files changed, deleted
 // or touched mid-run, hash collisions, near copies at -t 1, pairs mode on
 // thousands of copies, JSONL ids that are not unique.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
-
 #include <filesystem>
 #include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "neardup/scan.h"
-#include "text/shingle.h"
 #include "lsh/similarity.h"
-#include "walk/file_system.h"
+#include "neardup/scan.h"
 #include "test_util.h"
+#include "text/shingle.h"
+#include "walk/file_system.h"
 
 namespace neardup {
 namespace {
@@ -338,7 +337,8 @@ TEST(HostileExactTest, RealRunLeavesOutWhatChangedWhileItWasBusy) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   const std::string script = kBin + " scan -j1 --exact --mode duplicates " + (dir / "d") + " " + fifo;
   // Start the scan, then change the files once it waits on the FIFO.
-  FILE* child = ::popen(("sh -c '" + script + " >" + (dir / "out") + " 2>" + (dir / "err") + "; echo $?'").c_str(), "r");
+  FILE* child =
+      ::popen(("sh -c '" + script + " >" + (dir / "out") + " 2>" + (dir / "err") + "; echo $?'").c_str(), "r");
   ASSERT_NE(child, nullptr);
   const int writer = ::open(fifo.c_str(), O_WRONLY);  // blocks until the scan opens it: a, b, c, d are signed
   ASSERT_GE(writer, 0);

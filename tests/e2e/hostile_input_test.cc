@@ -31,10 +31,10 @@
 #include <thread>
 #include <vector>
 
-#include "walk/file_system.h"
 #include "neardup/options.h"
 #include "neardup/scan.h"
 #include "test_util.h"
+#include "walk/file_system.h"
 
 namespace neardup {
 namespace {
@@ -257,7 +257,8 @@ TEST(HostileInputTest, GzipBombIsStoppedByMaxFilesizeAndReadInBoundedMemory) {
 
   // The same limit stops a compressed JSONL file before any of its lines counts.
   WriteGzipBomb(dir / "j/bomb.jsonl.gz", '\n', 64ULL << 20);
-  WriteFile(dir / "j/ok.jsonl", "{\"id\":\"p\",\"text\":\"" + Text(5) + "\"}\n{\"id\":\"q\",\"text\":\"" + Text(5) + "\"}\n");
+  WriteFile(dir / "j/ok.jsonl",
+            "{\"id\":\"p\",\"text\":\"" + Text(5) + "\"}\n{\"id\":\"q\",\"text\":\"" + Text(5) + "\"}\n");
   s = ScanJson(dir, {"--input", "jsonl", "--max-filesize", "1M", dir / "j"});
   ASSERT_EQ(s.run.exit_code, 0) << s.run.err;
   EXPECT_EQ(s.json["stats"]["too_large"], 1) << s.json["stats"].dump();
@@ -393,7 +394,8 @@ TEST(HostileInputTest, AnOverlongLineOfARegularFileIsNotHeld) {
     std::ofstream out(dir / "d/in.jsonl", std::ios::binary);
     out << good_a << "{\"id\":\"huge\",\"text\":\"";
     for (int i = 0; i < 160; ++i) out << block;
-    out << "\"}\n" << "{\"id\":\"long\",\"text\":\"";
+    out << "\"}\n"
+        << "{\"id\":\"long\",\"text\":\"";
     for (int i = 0; i < 6; ++i) out << block;  // 6 MiB: read ahead, and a document
     out << "\"}\n" << good_b;
   }
@@ -430,8 +432,8 @@ TEST(HostileInputTest, DevStdinPipeIsReadAsADocument) {
   TempDir dir;
   WriteFile(dir / "a.txt", Text(8));
   WriteFile(dir / "b.txt", Text(8));
-  const Scan s = ShellJson(dir, "/bin/sh", "cat '" + (dir / "a.txt") + "' | \"$NEARDUP\" scan -f json /dev/stdin '" +
-                                               (dir / "b.txt") + "'");
+  const Scan s = ShellJson(
+      dir, "/bin/sh", "cat '" + (dir / "a.txt") + "' | \"$NEARDUP\" scan -f json /dev/stdin '" + (dir / "b.txt") + "'");
   ASSERT_EQ(s.run.exit_code, 0) << s.run.err;
   EXPECT_EQ(PairsOf(s.json), (std::vector<std::pair<std::string, std::string>>{{"/dev/stdin", dir / "b.txt"}}));
   EXPECT_EQ(s.json["stats"]["documents"], 2);
@@ -443,8 +445,8 @@ TEST(HostileInputTest, ProcessSubstitutionIsReadAsADocument) {
   TempDir dir;
   WriteFile(dir / "a.txt", Text(9));
   WriteFile(dir / "b.txt", Text(9));
-  const Scan s =
-      ShellJson(dir, "/bin/bash", "\"$NEARDUP\" scan -f json <(cat '" + (dir / "a.txt") + "') '" + (dir / "b.txt") + "'");
+  const Scan s = ShellJson(dir, "/bin/bash",
+                           "\"$NEARDUP\" scan -f json <(cat '" + (dir / "a.txt") + "') '" + (dir / "b.txt") + "'");
   ASSERT_EQ(s.run.exit_code, 0) << s.run.err;
   ASSERT_EQ(PairsOf(s.json).size(), 1u);
   EXPECT_EQ(s.json["stats"]["documents"], 2);
@@ -504,8 +506,7 @@ TEST(HostileInputTest, DeepTreeIsWalkedWithASmallStack) {
   TempDir dir;
   const std::string rel = MakeDeepTree(dir / "t", 2000, {{"a.txt", Text(11)}, {"b.txt", Text(11)}});
   ASSERT_LT((dir / "t/").size() + rel.size() + 6, size_t{PATH_MAX});
-  const Scan s =
-      ShellJson(dir, "/bin/sh", "ulimit -s 512 && exec \"$NEARDUP\" scan -f json '" + (dir / "t") + "'");
+  const Scan s = ShellJson(dir, "/bin/sh", "ulimit -s 512 && exec \"$NEARDUP\" scan -f json '" + (dir / "t") + "'");
   ASSERT_EQ(s.run.exit_code, 0) << s.run.err.substr(0, 2000);
   EXPECT_EQ(PairsOf(s.json), (std::vector<std::pair<std::string, std::string>>{
                                  {dir / ("t/" + rel + "/a.txt"), dir / ("t/" + rel + "/b.txt")}}));

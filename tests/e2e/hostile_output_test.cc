@@ -47,8 +47,8 @@ using Args = std::vector<std::string>;
 // Every signal neardup catches to clean up, with its exit status 128 + n
 // (of the real-time signals, the first, a middle one and the last).
 std::vector<int> CaughtSignals() {
-  return {SIGINT,  SIGTERM, SIGHUP, SIGQUIT, SIGALRM,  SIGUSR1,   SIGUSR2,  SIGXCPU,
-          SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSTKFLT, SIGRTMIN, (SIGRTMIN + SIGRTMAX) / 2,
+  return {SIGINT,  SIGTERM,   SIGHUP,  SIGQUIT, SIGALRM, SIGUSR1,   SIGUSR2,  SIGXCPU,
+          SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO,   SIGPWR,  SIGSTKFLT, SIGRTMIN, (SIGRTMIN + SIGRTMAX) / 2,
           SIGRTMAX};
 }
 
@@ -651,11 +651,12 @@ TEST(HostileOutputTest, OutputNamingAnInputIsRefusedBeforeAnythingIsRead) {
   TempDir dir;
   const std::string docs = MakeSmallCorpus(dir);
   const std::string before = ReadFile(dir / "docs/a.txt");
-  for (const Args& argv : {Args{kBin, "scan", "-o", dir / "docs/a.txt", docs},
-                           Args{kBin, "scan", "-o", dir / "docs/a.txt", dir / "docs/a.txt", dir / "docs/b.txt"},
-                           Args{kBin, "scan", "-o", dir / "docs/../docs/a.txt", docs},
-                           Args{"/bin/sh", "-c", "cd '" + dir.path() + "' && exec '" + kBin +
-                                                     "' scan --mode duplicates -o docs/a.txt docs/"}}) {
+  for (const Args& argv :
+       {Args{kBin, "scan", "-o", dir / "docs/a.txt", docs},
+        Args{kBin, "scan", "-o", dir / "docs/a.txt", dir / "docs/a.txt", dir / "docs/b.txt"},
+        Args{kBin, "scan", "-o", dir / "docs/../docs/a.txt", docs},
+        Args{"/bin/sh", "-c",
+             "cd '" + dir.path() + "' && exec '" + kBin + "' scan --mode duplicates -o docs/a.txt docs/"}}) {
     const RunResult r = RunProcess(argv, dir.path());
     EXPECT_EQ(r.exit_code, 2) << Join(argv);
     EXPECT_EQ(r.out, "");

@@ -13,8 +13,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -110,7 +110,8 @@ void SetTimes(const std::string& path, const struct stat& from) {
 TEST(IndexTest, TextOutputEqualsPlainScanThroughEveryChange) {
   TempDir dir;
   for (int i = 0; i < 12; ++i) {
-    WriteFile(dir / (std::string("c/doc").append(std::to_string(i)) + ".txt"), Text(100 + static_cast<uint64_t>(i % 6)));
+    WriteFile(dir / (std::string("c/doc").append(std::to_string(i)) + ".txt"),
+              Text(100 + static_cast<uint64_t>(i % 6)));
   }
   WriteFile(dir / "c/near.txt", Edited(100, "x"));
   WriteFile(dir / "c/empty.txt", "");
@@ -181,7 +182,8 @@ std::string JsonlLine(const std::string& id, const std::string& text) {
 TEST(IndexTest, JsonlThatGrewSignsOnlyItsNewLines) {
   TempDir dir;
   std::string a;
-  for (int i = 0; i < 30; ++i) a += JsonlLine(i % 7 == 3 ? "" : std::string("a").append(std::to_string(i)), Text(200 + i % 10));
+  for (int i = 0; i < 30; ++i)
+    a += JsonlLine(i % 7 == 3 ? "" : std::string("a").append(std::to_string(i)), Text(200 + i % 10));
   a += "{not json\n";
   a += JsonlLine("dup", Text(300));
   a += "\n";
@@ -197,8 +199,7 @@ TEST(IndexTest, JsonlThatGrewSignsOnlyItsNewLines) {
   // Appended: 3 documents, a malformed line, a duplicate id.
   {
     std::ofstream out(dir / "j/a.jsonl", std::ios::app | std::ios::binary);
-    out << JsonlLine("a100", Edited(202, "w")) << "[1,\n" << JsonlLine("dup", Text(302))
-        << JsonlLine("", Text(303));
+    out << JsonlLine("a100", Edited(202, "w")) << "[1,\n" << JsonlLine("dup", Text(302)) << JsonlLine("", Text(303));
   }
   c = ExpectSameAsPlain(dir, args, "appended");
   EXPECT_EQ(c.signed_now, 3u);
@@ -229,7 +230,8 @@ TEST(IndexTest, JsonlThatGrewSignsOnlyItsNewLines) {
 TEST(IndexTest, GrowthPastTheReservedRoomGivesTheSameAnswer) {
   TempDir dir;
   std::string small;
-  for (int i = 0; i < 4; ++i) small += JsonlLine(std::string("s").append(std::to_string(i)), Text(500 + static_cast<uint64_t>(i), 40));
+  for (int i = 0; i < 4; ++i)
+    small += JsonlLine(std::string("s").append(std::to_string(i)), Text(500 + static_cast<uint64_t>(i), 40));
   WriteFile(dir / "j/a.jsonl", small);
   const std::vector<std::string> args = {"--input", "jsonl", "-f", "json", dir / "j"};
   const std::vector<std::string> indexed = {"--input", "jsonl", "-f", "json", "--index", dir / "ix.db", dir / "j"};
@@ -252,7 +254,8 @@ TEST(IndexTest, GrowthPastTheReservedRoomGivesTheSameAnswer) {
 
 TEST(IndexTest, AgainstKeepsArchiveEntriesAndSignsOnlyWhatIsNew) {
   TempDir dir;
-  for (int i = 0; i < 6; ++i) WriteFile(dir / (std::string("archive/a").append(std::to_string(i))), Text(400 + static_cast<uint64_t>(i)));
+  for (int i = 0; i < 6; ++i)
+    WriteFile(dir / (std::string("archive/a").append(std::to_string(i))), Text(400 + static_cast<uint64_t>(i)));
   WriteFile(dir / "incoming/n0", Edited(401, "n"));
   IndexCounts c = ExpectSameAsPlain(dir, {"--against", dir / "archive", dir / "incoming"}, "first");
   EXPECT_EQ(c.signed_now, 7u);
@@ -270,7 +273,8 @@ TEST(IndexTest, AgainstKeepsArchiveEntriesAndSignsOnlyWhatIsNew) {
 
 TEST(IndexTest, NewReportsWhatInvolvesDocumentsSignedInThisRun) {
   TempDir dir;
-  for (int i = 0; i < 8; ++i) WriteFile(dir / (std::string("c/old").append(std::to_string(i))), Text(500 + static_cast<uint64_t>(i % 4)));
+  for (int i = 0; i < 8; ++i)
+    WriteFile(dir / (std::string("c/old").append(std::to_string(i))), Text(500 + static_cast<uint64_t>(i % 4)));
   const std::string ix = dir / "ix.db";
   // A --new run: only runs of the index's --new job deliver (#42).
   ASSERT_EQ(Scan(dir, {"--index", ix, "--new", dir / "c"}).exit_code, 0);
@@ -331,7 +335,8 @@ TEST(IndexTest, SecondRunOnAnIndexInUseExitsNamingTheHolder) {
     ASSERT_TRUE(held.ok()) << held.status().message();
     const RunResult r = Scan(dir, {"--index", ix, dir / "c"});
     EXPECT_EQ(r.exit_code, 2);
-    EXPECT_NE(r.err.find(std::string("in use by pid ").append(std::to_string(::getpid())) + " on "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(std::string("in use by pid ").append(std::to_string(::getpid())) + " on "), std::string::npos)
+        << r.err;
     EXPECT_EQ(r.out, "");
     // --lock-wait: waits until the holder lets go.
     std::thread release([&] {
@@ -359,7 +364,8 @@ TEST(IndexTest, SecondRunOnAnIndexInUseExitsNamingTheHolder) {
 
 TEST(IndexTest, TwoRunsStartedAtOnceOneWorksTheOtherSaysWhoHoldsIt) {
   TempDir dir;
-  for (int i = 0; i < 3000; ++i) WriteFile(dir / (std::string("c/").append(std::to_string(i))), Text(static_cast<uint64_t>(i), 120));
+  for (int i = 0; i < 3000; ++i)
+    WriteFile(dir / (std::string("c/").append(std::to_string(i))), Text(static_cast<uint64_t>(i), 120));
   const std::string ix = dir / "ix.db";
   // Both started together; repeated until they overlap (a fast first run
   // may be done before the second starts).
@@ -402,8 +408,8 @@ TEST(IndexTest, BrokenOrForeignIndexFilesGiveOneLineErrors) {
   expect_error(dir / "text.db", "not a neardup index (not an SQLite database)");
   EXPECT_EQ(testing::ReadFile(dir / "text.db"), "just some text, not a database at all\n");
 
-  const RunResult made = RunProcess({"/usr/bin/sqlite3", dir / "other.db", "CREATE TABLE t(x); INSERT INTO t VALUES(1);"},
-                                    dir.path());
+  const RunResult made =
+      RunProcess({"/usr/bin/sqlite3", dir / "other.db", "CREATE TABLE t(x); INSERT INTO t VALUES(1);"}, dir.path());
   ASSERT_EQ(made.exit_code, 0) << made.err;
   expect_error(dir / "other.db", "another application");
 
@@ -445,7 +451,8 @@ TEST(IndexTest, BrokenOrForeignIndexFilesGiveOneLineErrors) {
 
 TEST(IndexTest, FullDiskIsAOneLineErrorAndTheIndexStaysUsable) {
   TempDir dir;
-  for (int i = 0; i < 400; ++i) WriteFile(dir / (std::string("c/").append(std::to_string(i))), Text(static_cast<uint64_t>(i), 80));
+  for (int i = 0; i < 400; ++i)
+    WriteFile(dir / (std::string("c/").append(std::to_string(i))), Text(static_cast<uint64_t>(i), 80));
   const std::string ix = dir / "ix.db";
   // A file size limit stands for a full disk (SIGXFSZ ignored, so that
   // writes past it fail with EFBIG; ignored signals survive exec).
@@ -473,7 +480,8 @@ TEST(IndexTest, RunsKilledAtRandomMomentsLeaveAUsableIndex) {
     // Change a few files between rounds, so that later runs write too.
     for (int k = 0; k < 50; ++k) {
       const int i = static_cast<int>(rng() % 2500);
-      WriteFile(dir / (std::string("c/").append(std::to_string(i))), Edited(static_cast<uint64_t>(i), std::string("r").append(std::to_string(round))));
+      WriteFile(dir / (std::string("c/").append(std::to_string(i))),
+                Edited(static_cast<uint64_t>(i), std::string("r").append(std::to_string(round))));
     }
     const std::string out = dir / ".killed-out";
     pid_t pid = 0;
@@ -501,7 +509,6 @@ TEST(IndexTest, RunsKilledAtRandomMomentsLeaveAUsableIndex) {
   EXPECT_EQ(info.exit_code, 0) << info.err;
   EXPECT_NE(info.out.find("documents 2500"), std::string::npos) << info.out;
 }
-
 
 // --- Issue #23, "Every removal right" ----------------------------------------
 
@@ -542,8 +549,8 @@ void StoreCurrentStat(const TempDir& dir, const std::string& ix, const std::stri
   ASSERT_EQ(::stat(file.c_str(), &st), 0);
   const std::string name = std::filesystem::path(file).filename().string();
   ASSERT_EQ(Sql(dir, ix,
-                "UPDATE files SET mtime_ns = " + std::to_string(Ns(st.st_mtim)) + ", ctime_ns = " +
-                    std::to_string(Ns(st.st_ctim)) + " WHERE path LIKE '%/" + name + "'"),
+                "UPDATE files SET mtime_ns = " + std::to_string(Ns(st.st_mtim)) +
+                    ", ctime_ns = " + std::to_string(Ns(st.st_ctim)) + " WHERE path LIKE '%/" + name + "'"),
             0);
 }
 
@@ -614,7 +621,8 @@ TEST(IndexTest, RacyRewriteThatLeavesTheStatAsStoredIsNoticed) {
   ASSERT_EQ(Scan(dir, {"--index", ix, dir / "c"}).exit_code, 1);
   // Rewritten in place within the second the index saw it: same inode,
   // same size, mtime put back, and (1-second timestamps) the same ctime.
-  struct stat before {}, after {};
+  struct stat before {
+  }, after{};
   ASSERT_EQ(::stat((dir / "c/b").c_str(), &before), 0);
   WriteFile(dir / "c/b", PaddedTo(near, size));
   SetTimes(dir / "c/b", before);
@@ -661,9 +669,11 @@ TEST(IndexTest, RacyRewriteOnAFileSystemWithOneSecondTimestamps) {
     // Just past the start of a second: the write, the indexed run and the
     // rewrite fit in it.
     const auto now = std::chrono::system_clock::now().time_since_epoch();
-    std::this_thread::sleep_for(std::chrono::seconds(1) - now % std::chrono::seconds(1) + std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::seconds(1) - now % std::chrono::seconds(1) +
+                                std::chrono::milliseconds(20));
     WriteFile(mnt + "/c/b", PaddedTo(Text(2), size));
-    struct stat before {}, after {};
+    struct stat before {
+    }, after{};
     ASSERT_EQ(::stat((mnt + "/c/b").c_str(), &before), 0);
     ASSERT_EQ(before.st_mtim.tv_nsec, 0) << "not a file system with 1-second timestamps";
     ASSERT_EQ(Scan(dir, {"--index", ix, mnt + "/c"}).exit_code, 1);
@@ -716,10 +726,12 @@ TEST(IndexTest, ExactSignsAFileItFoundChangedAgainOnTheNextRun) {
 
 TEST(IndexTest, EverySpellingOfAPathSharesTheIndexEntries) {
   TempDir dir;
-  for (int i = 0; i < 6; ++i) WriteFile(dir / (std::string("grow/doc").append(std::to_string(i))), Text(700 + static_cast<uint64_t>(i % 3)));
+  for (int i = 0; i < 6; ++i)
+    WriteFile(dir / (std::string("grow/doc").append(std::to_string(i))), Text(700 + static_cast<uint64_t>(i % 3)));
   WriteFile(dir / "grow/near", Edited(700, "n"));
   std::string lines;
-  for (int i = 0; i < 4; ++i) lines += JsonlLine(i % 2 == 0 ? "" : std::string("id").append(std::to_string(i)), Text(710));
+  for (int i = 0; i < 4; ++i)
+    lines += JsonlLine(i % 2 == 0 ? "" : std::string("id").append(std::to_string(i)), Text(710));
   lines += "{not json\n";
   WriteFile(dir / "j/a.jsonl", lines);
   const std::string ix = dir / "ix.db", jx = dir / "jx.db";
@@ -730,7 +742,8 @@ TEST(IndexTest, EverySpellingOfAPathSharesTheIndexEntries) {
   EXPECT_EQ(ReusedSigned(first.err), "0 reused, 7 signed");
   first = ScanIn(cwd, dir, {"-f", "json", "--input", "jsonl", "--index", jx, "j"});
   ASSERT_EQ(first.exit_code, 2) << first.err;  // the malformed line
-  for (const std::string& spelling : std::vector<std::string>{"./grow", "grow/", "grow/../grow", cwd + "/grow", cwd + "//grow/."}) {
+  for (const std::string& spelling :
+       std::vector<std::string>{"./grow", "grow/", "grow/../grow", cwd + "/grow", cwd + "//grow/."}) {
     const RunResult plain = ScanIn(cwd, dir, {"-f", "json", spelling});
     const RunResult indexed = ScanIn(cwd, dir, {"-f", "json", "--index", ix, spelling});
     EXPECT_EQ(ReusedSigned(indexed.err), "7 reused, 0 signed") << spelling;
@@ -754,7 +767,8 @@ TEST(IndexTest, EverySpellingOfAPathSharesTheIndexEntries) {
 
 TEST(IndexTest, AVersion1IndexIsMigratedInPlace) {
   TempDir dir;
-  for (int i = 0; i < 4; ++i) WriteFile(dir / (std::string("c/doc").append(std::to_string(i))), Text(800 + static_cast<uint64_t>(i % 2)));
+  for (int i = 0; i < 4; ++i)
+    WriteFile(dir / (std::string("c/doc").append(std::to_string(i))), Text(800 + static_cast<uint64_t>(i % 2)));
   const std::string ix = dir / "ix.db";
   ASSERT_EQ(Scan(dir, {"--index", ix, dir / "c"}).exit_code, 0);
   // Back to version 1: no seen_ns, and one entry keyed by a relative path
@@ -782,7 +796,6 @@ TEST(IndexTest, AVersion1IndexIsMigratedInPlace) {
   EXPECT_EQ(check.exit_code, 0) << check.err;
   EXPECT_EQ(Sql(dir, ix, "SELECT count(*) FROM files WHERE path NOT LIKE '/%'"), 0);
 }
-
 
 // --- Issue #23, "--new at least once" ------------------------------------------
 
@@ -827,7 +840,8 @@ std::set<std::string> PairsOf(const std::string& json) {
 
 TEST(IndexTest, NewReportsAgainWhatAFailedRunDidNotDeliver) {
   TempDir dir;
-  for (int i = 0; i < 8; ++i) WriteFile(dir / (std::string("c/old").append(std::to_string(i))), Text(500 + static_cast<uint64_t>(i % 4)));
+  for (int i = 0; i < 8; ++i)
+    WriteFile(dir / (std::string("c/old").append(std::to_string(i))), Text(500 + static_cast<uint64_t>(i % 4)));
   const std::string ix = dir / "ix.db";
   ASSERT_EQ(Scan(dir, {"--index", ix, "--new", dir / "c"}).exit_code, 0);
 
@@ -884,7 +898,8 @@ bool DeliveredBeforeKilled(const TempDir& dir, const std::string& ix, int64_t be
 TEST(IndexTest, NewRunsKilledAtAnyMomentMissNoPair) {
   TempDir dir;
   constexpr int kOld = 1500;
-  for (int i = 0; i < kOld; ++i) WriteFile(dir / (std::string("c/").append(std::to_string(i))), Text(static_cast<uint64_t>(i)));
+  for (int i = 0; i < kOld; ++i)
+    WriteFile(dir / (std::string("c/").append(std::to_string(i))), Text(static_cast<uint64_t>(i)));
   const std::string ix = dir / "ix.db";
   ASSERT_EQ(Scan(dir, {"--index", ix, "--new", dir / "c"}).exit_code, 1);  // the first complete run
   std::set<std::string> added;
@@ -894,7 +909,8 @@ TEST(IndexTest, NewRunsKilledAtAnyMomentMissNoPair) {
   for (int k = 0; k < 20; ++k) {
     // Each round adds near duplicates of an old document.
     for (int j = 0; j < 2; ++j) {
-      const std::string name = dir / (std::string("c/added").append(std::to_string(k)).append("-").append(std::to_string(j)));
+      const std::string name =
+          dir / (std::string("c/added").append(std::to_string(k)).append("-").append(std::to_string(j)));
       WriteFile(name, Edited(static_cast<uint64_t>((k * 71 + j * 13) % kOld), std::string(j == 0 ? "a0-" : "a1-")));
       added.insert(name);
     }
@@ -1135,7 +1151,8 @@ TEST(IndexTest, InfoAndCheckReadAnIndexOnAReadOnlyMount) {
 // killed at any moment too; the file is left as it was.
 TEST(IndexTest, AnIndexWithASecondHardLinkedNameIsRefusedAndLeftUntouched) {
   TempDir dir;
-  for (int i = 0; i < 200; ++i) WriteFile(dir / (std::string("c/").append(std::to_string(i))), Text(static_cast<uint64_t>(i)));
+  for (int i = 0; i < 200; ++i)
+    WriteFile(dir / (std::string("c/").append(std::to_string(i))), Text(static_cast<uint64_t>(i)));
   const std::string ix = dir / "ix.db";
   ASSERT_EQ(Scan(dir, {"--index", ix, dir / "c"}).exit_code, 1);
   WriteFile(dir / "c/new", Edited(7, "n"));
@@ -1144,11 +1161,13 @@ TEST(IndexTest, AnIndexWithASecondHardLinkedNameIsRefusedAndLeftUntouched) {
   ASSERT_EQ(::link(ix.c_str(), other.c_str()), 0);
 
   for (const std::string& name : {ix, other}) {
-    const RunResult r = RunProcess({kBin, "scan", "--index", name, "--new", "-o", dir / "out.jsonl", dir / "c"}, dir.path());
+    const RunResult r =
+        RunProcess({kBin, "scan", "--index", name, "--new", "-o", dir / "out.jsonl", dir / "c"}, dir.path());
     EXPECT_EQ(r.exit_code, 2) << r.err;
-    EXPECT_EQ(r.err, "neardup: " + name + ": the index has 2 names (hard links); SQLite keeps its journal by name, "
-                     "so writing it under two names can corrupt it: remove the other names, or give a copy (cp) "
-                     "as --index FILE\n");
+    EXPECT_EQ(r.err, "neardup: " + name +
+                         ": the index has 2 names (hard links); SQLite keeps its journal by name, "
+                         "so writing it under two names can corrupt it: remove the other names, or give a copy (cp) "
+                         "as --index FILE\n");
     EXPECT_EQ(r.out, "");
   }
   // Runs through both names at once, killed at moments from at once to after their end.

@@ -128,8 +128,7 @@ TEST(InputsTest, SymlinkLoopIsReportedOnceAndTheWalkFinishes) {
   // The loop is a warning, not an unreadable file: the pairs decide the status.
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Count(r.err, "symlink loop"), 1u) << r.err;
-  EXPECT_NE(r.err.find("neardup: " + dir / "r/sub/deeper/up: symlink loop, not followed"), std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find("neardup: " + dir / "r/sub/deeper/up: symlink loop, not followed"), std::string::npos) << r.err;
   EXPECT_EQ(j["stats"]["unreadable"], 0);
   EXPECT_EQ(j["stats"]["documents"], 5);
   EXPECT_EQ(PairsOf(j), (Pairs{{dir / "r/a.txt", dir / "r/sub/deeper/a_copy.txt"},
@@ -179,8 +178,7 @@ TEST(InputsTest, Latin1MailReadAsLatin1EqualsItsUtf8Twin) {
   const std::string mail =
       "From: Zoë Müller <zoe@example.org>\nSubject: Réunion à Zürich\n\n"
       "Bonjour à tous, la réunion du comité aura lieu à Zürich près de la gare. " +
-      Text(7, 120) +
-      " Je vous prie d'agréer mes salutations distinguées, Zoë Müller. Ça va? Straße Øresund Æble";
+      Text(7, 120) + " Je vous prie d'agréer mes salutations distinguées, Zoë Müller. Ça va? Straße Øresund Æble";
   std::string edited = mail;
   edited.replace(edited.find("comité"), 7, "comités");
   edited += " " + Text(8, 6);
@@ -222,8 +220,7 @@ TEST(InputsTest, Latin1MailReadAsLatin1EqualsItsUtf8Twin) {
   EXPECT_EQ(copies["pairs"][0]["estimate"], 1);
 
   // Read as UTF-8 (the default), every Latin-1 letter is replaced and counted.
-  const nlohmann::json mangled =
-      ScanJson(dir, {"--exact", dir / "latin1/mail.txt", dir / "latin1/reply.txt"}, &r);
+  const nlohmann::json mangled = ScanJson(dir, {"--exact", dir / "latin1/mail.txt", dir / "latin1/reply.txt"}, &r);
   EXPECT_LE(r.exit_code, 1) << r.err;
   EXPECT_EQ(mangled["stats"]["invalid_utf8"], high_bytes);
   EXPECT_EQ(mangled["stats"]["documents"], 2);
@@ -322,8 +319,7 @@ TEST(InputsTest, MalformedJsonlLinesAreWarnedAboutAndTheRunGoesOn) {
   WriteFile(file, MessyJsonl());
 
   RunResult r;
-  nlohmann::json j =
-      ScanJson(dir, {"--input", "jsonl", "--text-key", "content", "--id-key", "url", file}, &r);
+  nlohmann::json j = ScanJson(dir, {"--input", "jsonl", "--text-key", "content", "--id-key", "url", file}, &r);
   // Malformed lines are warnings; the run goes on, and the status is 2:
   // documents asked for were not read.
   ASSERT_EQ(r.exit_code, 2) << r.err;
@@ -335,8 +331,7 @@ TEST(InputsTest, MalformedJsonlLinesAreWarnedAboutAndTheRunGoesOn) {
   EXPECT_EQ(j["stats"]["documents"], 5);
   EXPECT_NE(r.err.find("3 malformed lines"), std::string::npos) << r.err;
   // Pairs are sorted by name: "/tmp/...:8" comes before "https://...".
-  EXPECT_EQ(PairsOf(j),
-            (Pairs{{file + ":8", "https://b.example/1"}, {"https://a.example/1", "https://a.example/2"}}));
+  EXPECT_EQ(PairsOf(j), (Pairs{{file + ":8", "https://b.example/1"}, {"https://a.example/1", "https://a.example/2"}}));
 
   // An id key no line has: every document is named FILE:LINE.
   j = ScanJson(dir, {"--input", "jsonl", "--text-key", "content", "--id-key", "name", file}, &r);
@@ -532,8 +527,7 @@ TEST(InputsTest, Files0FromTakesFindPrint0OnStdin) {
   WriteFile(dir / "d/skipped.txt", base);
 
   const RunResult found = RunProcess(
-      {"/usr/bin/find", dir / "d", "-name", "*line.txt", "-print0", "-o", "-name", "x_*", "-print0"},
-      dir.path());
+      {"/usr/bin/find", dir / "d", "-name", "*line.txt", "-print0", "-o", "-name", "x_*", "-print0"}, dir.path());
   ASSERT_EQ(found.exit_code, 0) << found.err;
   ASSERT_EQ(Count(found.out, std::string(1, '\0')), 3u);
   const std::string list = dir / "list0";
@@ -656,8 +650,8 @@ TEST(InputsTest, MinWordsSkipsAndCountsShortDocuments) {
 
   j = ScanJson(dir, {dir / "d"}, &r);  // default 1: the short copies pair up
   EXPECT_EQ(j["stats"]["too_short"], 0);
-  EXPECT_EQ(PairsOf(j), (Pairs{{dir / "d/long_a.txt", dir / "d/long_b.txt"},
-                               {dir / "d/short_a.txt", dir / "d/short_b.txt"}}));
+  EXPECT_EQ(PairsOf(j),
+            (Pairs{{dir / "d/long_a.txt", dir / "d/long_b.txt"}, {dir / "d/short_a.txt", dir / "d/short_b.txt"}}));
 }
 
 }  // namespace

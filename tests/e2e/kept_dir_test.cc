@@ -102,7 +102,8 @@ std::optional<std::string> DocId(std::string line) {
 
 // The reference: per input file (path as neardup names it), its lines but
 // those whose name is listed; and every listed name must be a document.
-std::map<std::string, std::string> Reference(const std::vector<std::string>& files, const std::set<std::string>& listed) {
+std::map<std::string, std::string> Reference(const std::vector<std::string>& files,
+                                             const std::set<std::string>& listed) {
   std::map<std::string, int> ids;
   for (const auto& f : files) {
     for (const auto& l : RawLines(Plain(f))) {
@@ -153,9 +154,9 @@ void MakeJsonl(const TempDir& dir, const std::string& ext) {
     w[150] = "variant" + std::to_string(v);
     return Join(w);
   };
-  std::string a = "{\"id\": 7, \"text\": \"" + base[0] + "\"}\n";  // a numeric id
+  std::string a = "{\"id\": 7, \"text\": \"" + base[0] + "\"}\n";   // a numeric id
   a += Doc("dup", base[1]) + "\n" + Doc("dup", near(1, 1)) + "\n";  // an id twice: FILE:LINE
-  a += "not json at all\n\n" + Doc("", near(0, 2)) + "\r\n";       // malformed, blank, no id, CRLF
+  a += "not json at all\n\n" + Doc("", near(0, 2)) + "\r\n";        // malformed, blank, no id, CRLF
   a += "{\"id\": \"nt\", \"body\": \"no text key\"}\n" + Doc("e", "") + "\n" + Doc("short", "two words") + "\n";
   a += Doc("long", std::string(5000, 'x')) + "\n";  // over --max-line 4K: not a document
   a += Doc("u1", base[2]) + "\n" + Doc("u2", base[2]) + "\n" + Doc("u3", near(2, 3));  // no final newline
@@ -178,9 +179,9 @@ TEST(KeptDirTest, JsonlFilesAreTheInputLinesButTheListedOnesByteForByte) {
     MakeJsonl(dir, ext);
     const std::string in = dir / "in";
     ::chmod((dir / ("in/a.jsonl" + ext)).c_str(), 0640);
-    RunResult r = RunProcess({kBin, "scan", "--input", "jsonl", "--max-line", "4K", "--mode", "duplicates",
-                              "--kept-dir", dir / "kept", in},
-                             dir.path());
+    RunResult r = RunProcess(
+        {kBin, "scan", "--input", "jsonl", "--max-line", "4K", "--mode", "duplicates", "--kept-dir", dir / "kept", in},
+        dir.path());
     ASSERT_EQ(r.exit_code, 2) << r.err;  // malformed lines and a repeated id
     const std::set<std::string> listed = Listed(r.out);
     EXPECT_GE(listed.size(), 6u) << r.out;
@@ -209,7 +210,8 @@ TEST(KeptDirTest, JsonlFilesAreTheInputLinesButTheListedOnesByteForByte) {
       const std::string other = dir / ("kept-" + mode);
       RunResult m = RunProcess(
           {kBin, "scan", "--input", "jsonl", "--max-line", "4K", "--mode", mode, "--kept-dir", other, in}, dir.path());
-      RunResult plain = RunProcess({kBin, "scan", "--input", "jsonl", "--max-line", "4K", "--mode", mode, in}, dir.path());
+      RunResult plain =
+          RunProcess({kBin, "scan", "--input", "jsonl", "--max-line", "4K", "--mode", mode, in}, dir.path());
       EXPECT_EQ(m.out, plain.out) << mode;
       EXPECT_EQ(Tree(other), got) << mode;
     }
@@ -236,7 +238,8 @@ TEST(KeptDirTest, TextFilesKeptAreHardLinkedOrCopiedWithModeAndTime) {
     if (listed.count(dir / ("in/" + rel)) == 0) want[rel] = bytes;
   }
   EXPECT_EQ(Tree(dir / "kept"), want);
-  struct stat in_st {}, out_st {};
+  struct stat in_st {
+  }, out_st{};
   ASSERT_EQ(::stat((dir / "in/c.txt").c_str(), &in_st), 0);
   ASSERT_EQ(::stat((dir / "kept/c.txt").c_str(), &out_st), 0);
   EXPECT_EQ(in_st.st_ino, out_st.st_ino);  // a hard link
@@ -279,7 +282,8 @@ TEST(KeptDirTest, ReferenceFilesAreNeverWrittenAndTheirCopiesAreLeftOut) {
                            dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "n1\n");
-  EXPECT_EQ(Tree(dir / "kept"), (std::map<std::string, std::string>{{"new.jsonl", Doc("n2", Join(RandomWords(300, 10))) + "\n"}}));
+  EXPECT_EQ(Tree(dir / "kept"),
+            (std::map<std::string, std::string>{{"new.jsonl", Doc("n2", Join(RandomWords(300, 10))) + "\n"}}));
   testing::ExpectNoWiderModes(dir / "kept", {dir / "in"}, true);
 }
 
@@ -380,8 +384,9 @@ TEST(KeptDirTest, ThePassHoldsTheListLeftOutNotTheFile) {
   }
   ASSERT_GT(std::filesystem::file_size(dir / "d/big.jsonl"), 80'000'000u);
   long plain_kb = 0;
-  const RunResult plain = RunProcess({kBin, "scan", "-q", "--input", "jsonl", "--mode", "duplicates", "-o",
-                                      dir / "list.txt", dir / "d"}, dir.path(), "/dev/null", &plain_kb);
+  const RunResult plain =
+      RunProcess({kBin, "scan", "-q", "--input", "jsonl", "--mode", "duplicates", "-o", dir / "list.txt", dir / "d"},
+                 dir.path(), "/dev/null", &plain_kb);
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   long kept_kb = 0;
   const RunResult kept = RunProcess({kBin, "scan", "-q", "--input", "jsonl", "--mode", "duplicates", "-o",

@@ -279,11 +279,9 @@ TEST(MetadataTest, StageWorkFolderIsUsedAgainAfterHardLinksAndRefusesAChangedFil
     if (r.exit_code == 0) continue;
     ++refused;
     EXPECT_EQ(r.exit_code, 2);
-    EXPECT_NE(r.err.find(changed + " changed since sign task " + std::to_string(task) + " read it"),
-              std::string::npos)
+    EXPECT_NE(r.err.find(changed + " changed since sign task " + std::to_string(task) + " read it"), std::string::npos)
         << r.err;
-    EXPECT_NE(r.err.find("the inputs changed between sign tasks; run again in an empty work folder"),
-              std::string::npos)
+    EXPECT_NE(r.err.find("the inputs changed between sign tasks; run again in an empty work folder"), std::string::npos)
         << r.err;
   }
   EXPECT_EQ(refused, 1);

@@ -166,9 +166,8 @@ TEST(NearCopiesTest, ExactSpoolsAndStreamCopiesGoToTmpdir) {
       {"/usr/bin/env", "TMPDIR=" + missing, Binary(), "scan", "-q", "--exact", "-f", "tsv", dir / "c"}, dir.path());
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("temporary file for documents read again in " + missing), std::string::npos) << r.err;
-  r = RunProcess({"/bin/sh", "-c",
-                  "cat \"$1\" | TMPDIR=\"$2\" \"$3\" scan -q --exact -f tsv - \"$4\"", "sh", dir / "c/a.txt",
-                  missing, Binary(), dir / "c"},
+  r = RunProcess({"/bin/sh", "-c", "cat \"$1\" | TMPDIR=\"$2\" \"$3\" scan -q --exact -f tsv - \"$4\"", "sh",
+                  dir / "c/a.txt", missing, Binary(), dir / "c"},
                  dir.path());
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("temporary file for "), std::string::npos) << r.err;

@@ -71,7 +71,8 @@ std::set<std::string> PairsWith(const TempDir& dir, const std::string& path, con
 // A corpus in dir/c with a subfolder c/sub, pairs in both and across them;
 // then a --new run of the job (`--new -o FILE dir/c`) that delivers it all.
 void MakeCorpusAndDeliverIt(const TempDir& dir) {
-  for (int i = 0; i < 6; ++i) WriteFile(dir / std::string("c/old").append(std::to_string(i)), Text(100 + static_cast<uint64_t>(i)));
+  for (int i = 0; i < 6; ++i)
+    WriteFile(dir / std::string("c/old").append(std::to_string(i)), Text(100 + static_cast<uint64_t>(i)));
   WriteFile(dir / "c/sub/copy0", Text(100));
   WriteFile(dir / "c/sub/own", Text(200));
   const RunResult first = Scan(dir, {"--index", dir / "ix.db", "--new", "-o", dir / "out.jsonl", dir / "c"});
@@ -101,13 +102,13 @@ TEST(NewMarksTest, RunsOfOtherPathsOrOptionsLeaveTheMarksToTheIndexsJob) {
   // Runs that deliver other sets of pairs, each into a regular file.
   const std::string ix = dir / "ix.db", elsewhere = dir / "elsewhere.jsonl";
   const std::vector<std::vector<std::string>> others = {
-      {"--index", ix, dir / "c/sub"},                                    // plain, a subfolder (signs fresh)
-      {"--index", ix, "-t", "0.95", dir / "c"},                         // plain, a higher -t
-      {"--index", ix, "--new", dir / "c/sub"},                          // --new, a subfolder
-      {"--index", ix, "--new", "-t", "0.95", dir / "c"},                // --new, a higher -t
-      {"--index", ix, "--new", "--verify", "signature", dir / "c"},     // --new, another verification
+      {"--index", ix, dir / "c/sub"},                                       // plain, a subfolder (signs fresh)
+      {"--index", ix, "-t", "0.95", dir / "c"},                             // plain, a higher -t
+      {"--index", ix, "--new", dir / "c/sub"},                              // --new, a subfolder
+      {"--index", ix, "--new", "-t", "0.95", dir / "c"},                    // --new, a higher -t
+      {"--index", ix, "--new", "--verify", "signature", dir / "c"},         // --new, another verification
       {"--index", ix, "--new", "--bands", "16", "--rows", "8", dir / "c"},  // --new, another banding
-      {"--index", ix, "--new", "--mode", "clusters", dir / "c"},        // --new, another mode
+      {"--index", ix, "--new", "--mode", "clusters", dir / "c"},            // --new, another mode
   };
   for (std::vector<std::string> args : others) {
     args.insert(args.begin(), {"-o", elsewhere});
@@ -115,11 +116,12 @@ TEST(NewMarksTest, RunsOfOtherPathsOrOptionsLeaveTheMarksToTheIndexsJob) {
     EXPECT_LE(r.exit_code, 1) << args.back() << ": " << r.err;
   }
   // A --new run of other options says so, once, on stderr.
-  const RunResult told = RunProcess(
-      {kBin, "scan", "--index", ix, "--new", "-t", "0.95", "-o", elsewhere, dir / "c"}, dir.path());
+  const RunResult told =
+      RunProcess({kBin, "scan", "--index", ix, "--new", "-t", "0.95", "-o", elsewhere, dir / "c"}, dir.path());
   EXPECT_NE(told.err.find("neardup: --new: this run's paths or options are not those of the index's --new runs (" +
-                          (dir / "c") + " -t 0.8 --verify exact --mode pairs): it leaves the pending marks to them; "
-                                        "give it its own --index FILE\n"),
+                          (dir / "c") +
+                          " -t 0.8 --verify exact --mode pairs): it leaves the pending marks to them; "
+                          "give it its own --index FILE\n"),
             std::string::npos)
       << told.err;
 
@@ -163,10 +165,12 @@ pid_t SpawnIntoPipe(std::vector<std::string> argv, const std::string& err, int* 
 TEST(NewMarksTest, AnOutputIntoAPipeOrADeviceIsNotDelivered) {
   TempDir dir;
   MakeCorpusAndDeliverIt(dir);
-  for (int i = 0; i < 4; ++i) WriteFile(dir / std::string("c/fresh").append(std::to_string(i)), Edited(102, 90 + 5 * static_cast<size_t>(i)));
+  for (int i = 0; i < 4; ++i)
+    WriteFile(dir / std::string("c/fresh").append(std::to_string(i)), Edited(102, 90 + 5 * static_cast<size_t>(i)));
   std::set<std::string> want;
   for (int i = 0; i < 4; ++i) {
-    for (const std::string& p : PairsWith(dir, dir / "c", dir / std::string("c/fresh").append(std::to_string(i)))) want.insert(p);
+    for (const std::string& p : PairsWith(dir, dir / "c", dir / std::string("c/fresh").append(std::to_string(i))))
+      want.insert(p);
   }
   ASSERT_GE(want.size(), 5u);
   const std::string ix = dir / "ix.db";

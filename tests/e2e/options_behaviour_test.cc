@@ -25,12 +25,12 @@
 #include <thread>
 #include <vector>
 
-#include "sign/minhash.h"
-#include "neardup/scan.h"
-#include "text/shingle.h"
 #include "lsh/similarity.h"
-#include "walk/file_system.h"
+#include "neardup/scan.h"
+#include "sign/minhash.h"
 #include "test_util.h"
+#include "text/shingle.h"
+#include "walk/file_system.h"
 
 namespace neardup {
 namespace {
@@ -176,11 +176,11 @@ TEST(OptionsBehaviourTest, SeedAndNumPermDecideTheEstimate) {
     // One row per band: any agreeing value makes the pair a candidate, and
     // --verify none reports it with its estimate whatever the estimate is.
     RunResult r;
-    const nlohmann::json j = ScanJson(dir,
-                                      {"--verify", "none", "--seed", std::to_string(c.seed), "--num-perm",
-                                       std::to_string(c.perm), "--bands", std::to_string(c.perm), "--rows", "1",
-                                       dir / "d"},
-                                      &r);
+    const nlohmann::json j =
+        ScanJson(dir,
+                 {"--verify", "none", "--seed", std::to_string(c.seed), "--num-perm", std::to_string(c.perm), "--bands",
+                  std::to_string(c.perm), "--rows", "1", dir / "d"},
+                 &r);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     ASSERT_EQ(j["pairs"].size(), 1u);
     EXPECT_NEAR(j["pairs"][0]["estimate"].get<double>(), expected, kPrinted)
@@ -328,8 +328,9 @@ TEST(OptionsBehaviourTest, QuietHidesTheSummaryAndVerboseAddsParametersAndStages
   const std::string text = Join(RandomWords(200, 69));
   WriteFile(dir / "d/a.txt", text);
   WriteFile(dir / "d/b.txt", text);
-  const std::string params = "neardup: word 5-shingles, 128 permutations, 16 bands x 6 rows, threshold 0.8, "
-                             "verify exact, seed 1\n";
+  const std::string params =
+      "neardup: word 5-shingles, 128 permutations, 16 bands x 6 rows, threshold 0.8, "
+      "verify exact, seed 1\n";
   RunResult r = RunProcess({kBin, "scan", dir / "d"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   char size[32];  // in kB, never "(0 MB)" (#27)
@@ -533,7 +534,8 @@ TEST(OptionsBehaviourTest, UnreadableFileGivesStatusTwoAndTheRestIsWritten) {
       EXPECT_EQ(j["pairs"][0]["a"], dir / "d/a.txt");
       EXPECT_EQ(j["pairs"][0]["b"], dir / "d/b.txt");
     } else {
-      EXPECT_EQ(r.out.substr(0, r.out.find(",\"estimate\"")), "{\"a\":\"" + dir / "d/a.txt\",\"b\":\"" + dir / "d/b.txt\"");
+      EXPECT_EQ(r.out.substr(0, r.out.find(",\"estimate\"")),
+                "{\"a\":\"" + dir / "d/a.txt\",\"b\":\"" + dir / "d/b.txt\"");
     }
   }
 }

@@ -77,10 +77,8 @@ TEST(ExplainCommandTest, JsonHasTheSameFactsAndExitOneWhenNotReported) {
 TEST(ExplainCommandTest, ThresholdAndVerifyDecideTheExitStatus) {
   TempDir dir;
   WriteCorpus(dir);  // J = 0.9029
-  EXPECT_EQ(RunIn(dir, {kBin, "explain", "--exact", "-t", "0.95", "docs/a.txt", "docs/b.txt"}).exit_code,
-            1);
-  EXPECT_EQ(RunIn(dir, {kBin, "explain", "--exact", "-t", "0.9", "docs/a.txt", "docs/b.txt"}).exit_code,
-            0);
+  EXPECT_EQ(RunIn(dir, {kBin, "explain", "--exact", "-t", "0.95", "docs/a.txt", "docs/b.txt"}).exit_code, 1);
+  EXPECT_EQ(RunIn(dir, {kBin, "explain", "--exact", "-t", "0.9", "docs/a.txt", "docs/b.txt"}).exit_code, 0);
 }
 
 TEST(ExplainCommandTest, JsonlIdsAndStandardInput) {
@@ -154,8 +152,7 @@ TEST(HtmlFormatTest, PageIsSelfContainedAndEscapesNames) {
   std::vector<std::string> w = RandomWords(200, 11);
   w[10] = "tag";
   WriteFile(dir / "docs/<b>&\"q\".txt", Join(w));
-  const RunResult r =
-      RunIn(dir, {kBin, "scan", "--mode", "clusters", "-f", "html", "-o", "page.html", "docs"});
+  const RunResult r = RunIn(dir, {kBin, "scan", "--mode", "clusters", "-f", "html", "-o", "page.html", "docs"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string page = testing::ReadFile(dir / "page.html");
   EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
@@ -277,9 +274,7 @@ void ExpectJsonlReviewed(const std::string& file, bool gz) {
   EXPECT_EQ(counted, 1);
 }
 
-TEST(HtmlFormatTest, JsonlDocumentsHaveTheirSimilarityDiffAndHistogram) {
-  ExpectJsonlReviewed("data.jsonl", false);
-}
+TEST(HtmlFormatTest, JsonlDocumentsHaveTheirSimilarityDiffAndHistogram) { ExpectJsonlReviewed("data.jsonl", false); }
 
 TEST(HtmlFormatTest, GzippedJsonlDocumentsHaveTheirSimilarityDiffAndHistogram) {
   ExpectJsonlReviewed("data.jsonl.gz", true);
@@ -296,7 +291,7 @@ TEST(HtmlFormatTest, FactsGiveSizesInTheMembersUnits) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string page = testing::ReadFile(dir / "page.html");
   const std::string kb = testing::ReadFile(dir / "d/a.txt").size() * 2 >= 1000 ? " kB)" : " B)";
-  EXPECT_NE(page.find("<td>2 (" ), std::string::npos) << page.substr(0, 4000);
+  EXPECT_NE(page.find("<td>2 ("), std::string::npos) << page.substr(0, 4000);
   EXPECT_EQ(page.find(" bytes)"), std::string::npos);
   const size_t at = page.find("<td>2 (");
   ASSERT_NE(at, std::string::npos);

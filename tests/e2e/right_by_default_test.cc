@@ -100,8 +100,8 @@ TEST_F(RightByDefaultTest, NoDocumentListedWithoutFlagsIsBelowTheThreshold) {
 
 // Every default record carries the exact Jaccard, not only the estimate.
 TEST_F(RightByDefaultTest, DefaultRecordsCarryTheExactJaccard) {
-  const RunResult r = RunProcess({kBin, "scan", "-q", "--mode", "duplicates", "-f", "jsonl", "-t", "0.8", *dir_ / "mail"},
-                                 dir_->path());
+  const RunResult r = RunProcess(
+      {kBin, "scan", "-q", "--mode", "duplicates", "-f", "jsonl", "-t", "0.8", *dir_ / "mail"}, dir_->path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::istringstream in(r.out);
   size_t records = 0;
@@ -118,15 +118,16 @@ TEST_F(RightByDefaultTest, DefaultRecordsCarryTheExactJaccard) {
 // --verify signature, each member the estimate let in below it is marked.
 TEST_F(RightByDefaultTest, TheReviewPageMarksEveryMemberBelowTheThreshold) {
   auto marked = [&](std::vector<std::string> extra) {
-    std::vector<std::string> argv = {kBin, "scan", "-q", "--mode", "clusters", "-t", "0.8", "-f", "html", "-o",
-                                     *dir_ / "page.html"};
+    std::vector<std::string> argv = {kBin,  "scan", "-q",   "--mode", "clusters",         "-t",
+                                     "0.8", "-f",   "html", "-o",     *dir_ / "page.html"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     argv.push_back(*dir_ / "mail");
     const RunResult r = RunProcess(argv, dir_->path());
     EXPECT_EQ(r.exit_code, 0) << r.err;
     const std::string page = testing::ReadFile(*dir_ / "page.html");
     size_t n = 0;
-    for (size_t at = page.find("\"unlike\":true"); at != std::string::npos; at = page.find("\"unlike\":true", at + 1)) ++n;
+    for (size_t at = page.find("\"unlike\":true"); at != std::string::npos; at = page.find("\"unlike\":true", at + 1))
+      ++n;
     return n;
   };
   EXPECT_EQ(marked({}), 0u);

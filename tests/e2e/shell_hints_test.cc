@@ -98,7 +98,6 @@ TEST(SuggestionsTest, HelpAndVersionAsWordsAndMinusV) {
   }
 }
 
-
 size_t Count(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
@@ -119,7 +118,8 @@ TEST(HintsTest, AJsonlFileReadAsTextNamesInputJsonl) {
 TEST(HintsTest, JsonlWarningsOfOneKindAreCappedAndNameTheKeysALineHas) {
   TempDir dir;
   std::string lines;
-  for (int i = 0; i < 40; ++i) lines += "{\"body\": \"words " + std::to_string(i) + "\", \"id\": " + std::to_string(i) + "}\n";
+  for (int i = 0; i < 40; ++i)
+    lines += "{\"body\": \"words " + std::to_string(i) + "\", \"id\": " + std::to_string(i) + "}\n";
   lines += "not json\n";
   WriteFile(dir / "c.jsonl", lines);
   const RunResult r = Neardup(dir, {"scan", "--input", "jsonl", dir / "c.jsonl"});
@@ -177,9 +177,10 @@ TEST(HintsTest, JsonlInputOverFilesThatAreNotJsonlSaysSoOnce) {
   const RunResult r = Neardup(dir, {"scan", "--input", "jsonl", dir / "in"});
   EXPECT_EQ(r.exit_code, 2) << r.err;  // the lines are still malformed
   EXPECT_EQ(Count(r.err, "not JSONL"), 1u) << r.err;
-  EXPECT_NE(r.err.find(dir / "in/a.txt" + " and 2 more files are not JSONL: none of their 36 lines is a JSON object "
-                                          "(skipped as malformed); to read each file as one document, use --input text"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find(dir / "in/a.txt" + " and 2 more files are not JSONL: none of their 36 lines is a JSON object "
+                                    "(skipped as malformed); to read each file as one document, use --input text"),
+      std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find(dir / "in/a.txt:1:"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("more lines with"), std::string::npos) << r.err;
@@ -268,8 +269,8 @@ TEST(HintsTest, VerboseNamesEachSkippedFileAndWhy) {
   WriteFile(dir / "in/bin.dat", std::string("bin\0ary", 7));
   WriteFile(dir / "in/sub/short.md", "one two");
   WriteFile(dir / "in/skip.log", words);
-  const std::vector<std::string> args = {"scan", "--max-filesize", std::to_string(words.size() + 10), "--min-words",
-                                         "3", "-g", "!*.log", dir / "in"};
+  const std::vector<std::string> args = {
+      "scan", "--max-filesize", std::to_string(words.size() + 10), "--min-words", "3", "-g", "!*.log", dir / "in"};
   std::vector<std::string> verbose = args;
   verbose.insert(verbose.begin() + 1, "-v");
   const RunResult r = Neardup(dir, verbose);
@@ -348,7 +349,8 @@ TEST(GrammarTest, ExplainJsonScoresHaveTheDigitsOfScan) {
   };
   const RunResult scan = Neardup(dir, {"scan", "--exact", "-t", "0.05", dir / "a.txt", dir / "b.txt"});
   ASSERT_EQ(scan.exit_code, 0) << scan.err;
-  const RunResult explain = Neardup(dir, {"explain", "--exact", "-t", "0.05", "-f", "json", dir / "a.txt", dir / "b.txt"});
+  const RunResult explain =
+      Neardup(dir, {"explain", "--exact", "-t", "0.05", "-f", "json", dir / "a.txt", dir / "b.txt"});
   ASSERT_EQ(explain.exit_code, 0) << explain.err;
   for (const char* key : {"jaccard", "estimate"}) {
     const std::string shown = number(explain.out, key);

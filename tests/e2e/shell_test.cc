@@ -119,7 +119,6 @@ TEST(ShellCompletionTest, EachCommandCompletesOnlyWhatItAccepts) {
   EXPECT_EQ(fish.out.find("'__fish_seen_subcommand_from explain' -s f -l format -x -a 'jsonl"), std::string::npos);
 }
 
-
 // Two documents of 600 words that differ in a few words, far apart.
 void WritePair(const TempDir& dir) {
   std::string a = testing::Join(RandomWords(600, 27));
@@ -167,8 +166,8 @@ TEST(ShellColorTest, ColorAlwaysColoursIntoAPipeAndNeverDoesNot) {
   EXPECT_EQ(piped.out.find(kGreen), std::string::npos);
   EXPECT_NE(piped.out.find("{+inserted+}"), std::string::npos);
   // always: even into a pipe, and even with NO_COLOR (which only tempers auto).
-  const RunResult always = RunProcess({"/usr/bin/env", "NO_COLOR=1", kBin, "explain", "--color", "always", a, b},
-                                      dir.path());
+  const RunResult always =
+      RunProcess({"/usr/bin/env", "NO_COLOR=1", kBin, "explain", "--color", "always", a, b}, dir.path());
   EXPECT_EQ(always.exit_code, 0);
   EXPECT_NE(always.out.find("\x1b[32minserted\x1b[m"), std::string::npos) << always.out;
   EXPECT_EQ(always.out.find("{+"), std::string::npos);
@@ -193,7 +192,8 @@ TEST(ShellColorTest, AutoColoursOnATerminalUnlessNoColorIsSet) {
   EXPECT_EQ(on_tty("env NO_COLOR=1 " + kBin + args).find(kGreen), std::string::npos);
   EXPECT_EQ(on_tty("env -u NO_COLOR " + kBin + args + " --color never").find(kGreen), std::string::npos);
   // The terminal's own width, when COLUMNS is not set.
-  const std::vector<std::string> wide = DiffLines(on_tty("stty cols 150; env -u COLUMNS " + kBin + args + " --color never"));
+  const std::vector<std::string> wide =
+      DiffLines(on_tty("stty cols 150; env -u COLUMNS " + kBin + args + " --color never"));
   EXPECT_GT(Longest(wide), 120u);
   EXPECT_LE(Longest(wide), 148u);
 }

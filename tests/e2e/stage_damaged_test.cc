@@ -11,8 +11,8 @@
 
 #include "base/hash.h"
 #include "distributed/stage_bucket.h"
-#include "distributed/stage_verify.h"
 #include "distributed/stage_sign.h"
+#include "distributed/stage_verify.h"
 #include "lsh/candidates.h"
 #include "test_util.h"
 
@@ -34,7 +34,7 @@ using Args = std::vector<std::string>;
 // recomputes its checksums as a forger would.
 constexpr size_t kHeader = 48;
 constexpr size_t kEntry = kBandEntrySize;  // u64 hash, 4-byte local id
-constexpr size_t kCopy = 16;   // a document's content hash
+constexpr size_t kCopy = 16;               // a document's content hash
 
 uint64_t Get64(const std::string& bytes, size_t at) {
   uint64_t v = 0;
@@ -212,8 +212,8 @@ TEST(StageDamagedTest, BandFileBitFlipsAreRefused) {
   // content hash of the copies section (read by every bucket task), the
   // header's fingerprint, a run's count, a run's checksum, the copies
   // section's, the trailer's.
-  for (const size_t at : {last_run + 2, copies + 5, size_t{28}, trailer + 8, good.size() - 24,
-                          good.size() - 16, good.size() - 1}) {
+  for (const size_t at :
+       {last_run + 2, copies + 5, size_t{28}, trailer + 8, good.size() - 24, good.size() - 16, good.size() - 1}) {
     std::string bad = good;
     bad[at] = static_cast<char>(bad[at] ^ 0x04);
     WriteFile(path, bad);
@@ -238,7 +238,7 @@ TEST(StageDamagedTest, BandFileValuesAreCheckedBehindTheChecksums) {
   ASSERT_GE(per_band, 2u);
 
   std::string bad = good;
-  Put64(bad, 32, per_band + 1);  // one entry a band more than there is
+  Put64(bad, 32, per_band + 1);                      // one entry a band more than there is
   const size_t sums = (2 * Get32(bad, 12) + 1) * 8;  // the runs' counts and checksums, the copies section's
   std::string covered = bad.substr(0, kHeader) + bad.substr(bad.size() - 8 - sums, sums);
   Put64(bad, bad.size() - 8, HashBytes(covered.data(), covered.size(), 0));
@@ -294,8 +294,8 @@ TEST(StageDamagedTest, PairsFileBitFlipIsRefused) {
   std::string bad = good;
   bad[20 + 24 + 8] ^= 0x01;  // the second pair's first id
   WriteFile(path, bad);
-  ExpectRefused(Verify(dir, work, "1"), path, "bucket pairs: damaged (checksum, size or fields): " +
-                                                  std::string(kEmptyFolder));
+  ExpectRefused(Verify(dir, work, "1"), path,
+                "bucket pairs: damaged (checksum, size or fields): " + std::string(kEmptyFolder));
   EXPECT_FALSE(std::filesystem::exists(work + "/verify/1.pairs"));
   WriteFile(path, good);
   ASSERT_EQ(Verify(dir, work, "1").exit_code, 0);
@@ -407,12 +407,13 @@ TEST(StageDamagedTest, VerifyOutputMissingOrDamagedIsNamed) {
   EXPECT_NE(r.err.find(path), std::string::npos) << r.err;
 
   WriteFile(path, good.substr(0, good.size() - 9));
-  ExpectRefused(Stage(dir, {"report", "--verify", "signature", work}), path, "verified pairs: damaged (checksum, size or fields): " +
-                                                        std::string(kEmptyFolder));
+  ExpectRefused(Stage(dir, {"report", "--verify", "signature", work}), path,
+                "verified pairs: damaged (checksum, size or fields): " + std::string(kEmptyFolder));
   std::string bad = good;
   bad[8 + 4 + 8 + 8 + 8 + 16] ^= 0x01;  // the first pair's estimate
   WriteFile(path, bad);
-  ExpectRefused(Stage(dir, {"report", "--verify", "signature", work}), path, "verified pairs: damaged (checksum, size or fields)");
+  ExpectRefused(Stage(dir, {"report", "--verify", "signature", work}), path,
+                "verified pairs: damaged (checksum, size or fields)");
 
   auto expect = [&](const VerifyOutput& out, const std::string& what) {
     WriteFile(path, EncodeVerifyOutput(out));
@@ -482,8 +483,8 @@ TEST(StageDamagedTest, ShardsFromDifferentWalksAreRefused) {
   ShardMeta moved = *meta;
   moved.first_file += 1;
   WriteFile(path, EncodeShardMeta(moved));
-  ExpectRefused(Stage(dir, {"report", work}), path, "its files do not follow the last shard's: " +
-                                                        std::string(kEmptyFolder));
+  ExpectRefused(Stage(dir, {"report", work}), path,
+                "its files do not follow the last shard's: " + std::string(kEmptyFolder));
 
   moved = *meta;  // a problem of a file the shard does not have
   moved.problems.push_back({.file = 1000, .line = 0, .status = Status::IoError("x"), .kind = {}});
@@ -563,10 +564,12 @@ TEST(StageDamagedTest, OptionsNoStageReadsAreRefused) {
   TempDir dir;
   MakeCorpus(dir);
   const std::string work = dir / "work";
-  const Args refused[] = {{"--index", dir / "x.db"}, {"--new"}, {"--lock-wait", "1"},
-                          {"--progress"}, {"--no-progress"}};
-  const Args commands[] = {{"sign", "--task", "0", "--tasks", "1"}, {"bucket", "--task", "0", "--tasks", "1"},
-                           {"verify", "--task", "0", "--tasks", "1"}, {"report"}};
+  const Args refused[] = {
+      {"--index", dir / "x.db"}, {"--new"}, {"--lock-wait", "1"}, {"--progress"}, {"--no-progress"}};
+  const Args commands[] = {{"sign", "--task", "0", "--tasks", "1"},
+                           {"bucket", "--task", "0", "--tasks", "1"},
+                           {"verify", "--task", "0", "--tasks", "1"},
+                           {"report"}};
   for (const Args& options : refused) {
     const std::string& name = options[0];
     for (const Args& command : commands) {

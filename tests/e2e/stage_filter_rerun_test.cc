@@ -49,7 +49,11 @@ void MakeCorpus(const TempDir& dir) {
     for (int line = 0; line < 8; ++line) {
       const int i = f * 8 + line;
       auto words = RandomWords(50, static_cast<uint64_t>(i % 4 == 0 ? 77 : 3000 + i));
-      text.append(R"({"id": "d)").append(std::to_string(i)).append(R"(", "text": ")").append(Join(words)).append("\"}\n");
+      text.append(R"({"id": "d)")
+          .append(std::to_string(i))
+          .append(R"(", "text": ")")
+          .append(Join(words))
+          .append("\"}\n");
     }
     WriteFile(dir / ("jsonl/p" + std::to_string(f) + ".jsonl"), text);
   }
@@ -72,7 +76,7 @@ std::map<std::string, std::string> Entries(const std::string& root) {
 }
 
 Args FilterArgs(int task, const Args& options, const std::string& kept, const std::string& work) {
-  Args a = {kBin, "stage", "filter", "--task", std::to_string(task), "--tasks", std::to_string(kTasks),
+  Args a = {kBin,         "stage", "filter", "--task", std::to_string(task), "--tasks", std::to_string(kTasks),
             "--kept-dir", kept};
   a.insert(a.end(), options.begin(), options.end());
   a.push_back(work);
@@ -80,8 +84,7 @@ Args FilterArgs(int task, const Args& options, const std::string& kept, const st
 }
 
 // Sign, bucket, verify and report over `input` with `options`.
-void RunStagesBeforeFilter(const TempDir& dir, const std::string& work, const std::string& input,
-                           const Args& options) {
+void RunStagesBeforeFilter(const TempDir& dir, const std::string& work, const std::string& input, const Args& options) {
   for (const char* stage : {"sign", "bucket", "verify"}) {
     for (int t = 0; t < kTasks; ++t) {
       Args a = {kBin, "stage", stage, "--task", std::to_string(t), "--tasks", std::to_string(kTasks)};

@@ -158,8 +158,11 @@ TEST(StageFilterTest, StageLocalScriptWritesScansFolder) {
     Args options = {"--mode", "duplicates", "--exact"};
     if (ext != "text") options.insert(options.end(), {"--input", "jsonl"});
     const auto want = ScanFolder(dir, options, dir / "scan.kept");
-    Args argv = {"/usr/bin/env", "NEARDUP_BIN=" + kBin, "bash",
-                 std::string(NEARDUP_SOURCE_DIR) + "/scripts/stage_local.sh", "-n", "3", "-m", "2", dir / "work"};
+    Args argv = {"/usr/bin/env", "NEARDUP_BIN=" + kBin,
+                 "bash",         std::string(NEARDUP_SOURCE_DIR) + "/scripts/stage_local.sh",
+                 "-n",           "3",
+                 "-m",           "2",
+                 dir / "work"};
     argv.insert(argv.end(), options.begin(), options.end());
     argv.insert(argv.end(), {"--kept-dir", dir / "stage.kept", "--", dir / "in"});
     const RunResult r = RunProcess(argv, dir.path());
@@ -338,8 +341,8 @@ TEST(StageFilterTest, SamePlaceFromTwoShardsIsRefusedBeforeAnyWrite) {
     }
     const std::string work = dir / "work";
     for (int i = 0; i < n; ++i) {
-      const RunResult r = Stage(dir, "sign", {"--task", std::to_string(i), "--tasks", std::to_string(n), work,
-                                              dir / "in/a", dir / "in/b"});
+      const RunResult r = Stage(
+          dir, "sign", {"--task", std::to_string(i), "--tasks", std::to_string(n), work, dir / "in/a", dir / "in/b"});
       ASSERT_EQ(r.exit_code, 0) << r.err;
     }
     for (const char* stage : {"bucket", "verify"}) {

@@ -68,7 +68,7 @@ RunResult Stages(const TempDir& dir, const std::string& work, int n, const Args&
   for (int i = 0; i < n; ++i) {
     const RunResult r =
         Neardup(dir, With(With({"stage", "sign", "--task", std::to_string(i), "--tasks", std::to_string(n)}, options),
-                      With({work}, paths)));
+                          With({work}, paths)));
     EXPECT_EQ(r.exit_code, 0) << r.err;
   }
   for (const std::string stage : {"bucket", "verify"}) {
@@ -117,7 +117,7 @@ TEST(StageSharesTest, OneFileIsSharedEvenlyByBytes) {
     const std::string work = dir / ("w" + std::to_string(n));
     for (int i = 0; i < n; ++i) {
       const RunResult r = Neardup(dir, {"stage", "sign", "--task", std::to_string(i), "--tasks", std::to_string(n),
-                                    "--input", "jsonl", work, dir / "c.jsonl"});
+                                        "--input", "jsonl", work, dir / "c.jsonl"});
       ASSERT_EQ(r.exit_code, 0) << r.err;
     }
     const std::vector<uint64_t> docs = ShardDocs(work, n);
@@ -213,8 +213,8 @@ TEST(StageSharesTest, FilterOverSharedFileWritesScansFolder) {
       // The tasks in reverse order, and the first one twice (a retry).
       for (int i = n - 1; i >= -1; --i) {
         const RunResult r = Neardup(dir, With({"stage", "filter", "--task", std::to_string(i < 0 ? 0 : i), "--tasks",
-                                           std::to_string(n), "--kept-dir", kept},
-                                          With(options, {work})));
+                                               std::to_string(n), "--kept-dir", kept},
+                                              With(options, {work})));
         EXPECT_EQ(r.exit_code, 0) << r.err;
       }
       EXPECT_EQ(testing::FileTree(kept), want);
@@ -255,7 +255,7 @@ TEST(StageSharesTest, CutsFallAtNewlinesAroundLongLines) {
       empty += d == 0 ? 1 : 0;
     }
     EXPECT_EQ(sum, 299u);
-    EXPECT_GE(empty, 1u);  // the long line's share took the whole line; the next share found no cut in it
+    EXPECT_GE(empty, 1u);                // the long line's share took the whole line; the next share found no cut in it
     EXPECT_GE(docs.size() - empty, 2u);  // but the lines after it are shared
   }
 }

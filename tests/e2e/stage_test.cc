@@ -164,8 +164,8 @@ TEST(StageTest, SameAsScanForEveryTaskCountModeAndVerification) {
       for (int n : {1, 3}) {
         for (int m : {1, 2}) {
           for (int v : {1, 2, 5}) {
-            ExpectSameAsScan(dir, {"--mode", mode, "--verify", verify, "-t", "0.6", "-f", "json"}, {dir / "docs"}, n,
-                             m, v);
+            ExpectSameAsScan(dir, {"--mode", mode, "--verify", verify, "-t", "0.6", "-f", "json"}, {dir / "docs"}, n, m,
+                             v);
           }
         }
       }
@@ -180,8 +180,8 @@ TEST(StageTest, SameAsScanWithAgainstAndEveryFormat) {
   for (const char* format : {"jsonl", "csv", "tsv"}) {
     for (const char* mode : {"pairs", "duplicates"}) {
       for (int v : {1, 5}) {
-        ExpectSameAsScan(dir, {"--mode", mode, "--exact", "-f", format, "--against", dir / "ref"}, {dir / "docs"}, 3,
-                         2, v);
+        ExpectSameAsScan(dir, {"--mode", mode, "--exact", "-f", format, "--against", dir / "ref"}, {dir / "docs"}, 3, 2,
+                         v);
       }
     }
   }
@@ -236,7 +236,8 @@ TEST(StageTest, SameAsScanWhenARenamedIdIsAnotherDocumentsId) {
   const RunResult scan = RunScan(dir, {"--input", "jsonl"}, {dir / "jsonl"});
   ASSERT_NE(scan.err.find("id \"" + dir / "jsonl/a.jsonl:6\" is not unique"), std::string::npos) << scan.err;
   for (const char* mode : {"pairs", "clusters", "duplicates"}) {
-    for (int n : {1, 2}) ExpectSameAsScan(dir, {"--input", "jsonl", "--mode", mode, "-f", "json"}, {dir / "jsonl"}, n, 2);
+    for (int n : {1, 2})
+      ExpectSameAsScan(dir, {"--input", "jsonl", "--mode", mode, "-f", "json"}, {dir / "jsonl"}, n, 2);
   }
 }
 
@@ -263,7 +264,8 @@ TEST(StageTest, ReportMemoryGrowsWithThePairsNotWithTheCorpus) {
         words.append(word());
       }
       text += R"({"id": "d)" + std::to_string(i) + R"(", "text": ")" + words + "\"}\n";
-      if (i % (kDocs / kPairs) == 0) text += R"({"id": "e)" + std::to_string(i) + R"(", "text": ")" + words + " edit\"}\n";
+      if (i % (kDocs / kPairs) == 0)
+        text += R"({"id": "e)" + std::to_string(i) + R"(", "text": ")" + words + " edit\"}\n";
     }
     WriteFile(dir / ("jsonl/part" + std::to_string(f) + ".jsonl"), text);
   }
@@ -344,7 +346,8 @@ TEST(StageTest, TextReportMemoryGrowsWithThePairsNotWithTheFiles) {
     ASSERT_EQ(RunProcess(argv, dir.path()).exit_code, 0) << stage;
   }
   long max_rss_kb = 0;
-  const RunResult staged = RunProcess({kBin, "stage", "report", "-f", "jsonl", work}, dir.path(), "/dev/null", &max_rss_kb);
+  const RunResult staged =
+      RunProcess({kBin, "stage", "report", "-f", "jsonl", work}, dir.path(), "/dev/null", &max_rss_kb);
   const RunResult scan = RunScan(dir, options, {dir / "docs"});
   EXPECT_EQ(staged.exit_code, 0) << staged.err;
   EXPECT_EQ(staged.out, scan.out);
@@ -982,7 +985,8 @@ TEST(StageTest, ReportRefusesVerifyOutputsOfTheOtherKind) {
     const RunResult r = RunProcess(argv, dir.path());
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(r.out, "");
-    const std::string why = exact_verify ? ": verified by reading the documents again" : ": verified from the signatures";
+    const std::string why =
+        exact_verify ? ": verified by reading the documents again" : ": verified from the signatures";
     EXPECT_NE(r.err.find(work + "/verify/0.pairs" + why), std::string::npos) << r.err;
     std::filesystem::remove_all(work);
   }
@@ -1007,16 +1011,14 @@ TEST(StageTest, SignTaskRunAgainOverAChangedTreeIsRefused) {
   for (const char* task : {"0", "1"}) {
     r = sign(task);
     EXPECT_EQ(r.exit_code, 2) << task;
-    EXPECT_NE(r.err.find("the inputs changed between sign tasks; run again in an empty work folder"),
-              std::string::npos)
+    EXPECT_NE(r.err.find("the inputs changed between sign tasks; run again in an empty work folder"), std::string::npos)
         << r.err;
     EXPECT_NE(r.err.find(work + "/sign"), std::string::npos) << r.err;
   }
   // A new file is a change too.
   const std::string fresh = dir / "fresh";
-  ASSERT_EQ(RunProcess({kBin, "stage", "sign", "--task", "0", "--tasks", "1", fresh, dir / "docs"}, dir.path())
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      RunProcess({kBin, "stage", "sign", "--task", "0", "--tasks", "1", fresh, dir / "docs"}, dir.path()).exit_code, 0);
   WriteFile(dir / "docs/new.txt", "a new file");
   r = RunProcess({kBin, "stage", "sign", "--task", "0", "--tasks", "1", fresh, dir / "docs"}, dir.path());
   EXPECT_EQ(r.exit_code, 2) << r.err;

@@ -25,8 +25,21 @@ using Args = std::vector<std::string>;
 
 RunResult RunStage(const TempDir& dir, const std::string& stage, int task, int tasks, const Args& tail,
                    long* max_rss_kb = nullptr) {
-  Args argv = {kBin, "stage", stage, "--task", std::to_string(task), "--tasks", std::to_string(tasks),
-               "--input", "jsonl", "--bands", "4", "--rows", "32", "-q", dir / "work"};
+  Args argv = {kBin,
+               "stage",
+               stage,
+               "--task",
+               std::to_string(task),
+               "--tasks",
+               std::to_string(tasks),
+               "--input",
+               "jsonl",
+               "--bands",
+               "4",
+               "--rows",
+               "32",
+               "-q",
+               dir / "work"};
   argv.insert(argv.end(), tail.begin(), tail.end());
   return RunProcess(argv, dir.path(), "/dev/null", max_rss_kb);
 }

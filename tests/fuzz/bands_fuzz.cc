@@ -4,9 +4,8 @@
 // The first byte chooses: bit 0, whether to repair the file (its size made
 // that of its header's counts, when small, and its checksums made to match,
 // so that mutations reach the checks behind them); bits 1-2, the shard's
-// document count against the header's (equal, equal, one more, one less); bit 3, the shard's number (0 or 1); bit 4, pairs or
-// cluster mode (large buckets of more than 2). The rest is the file.
-// Checks that:
+// document count against the header's (equal, equal, one more, one less); bit 3, the shard's number (0 or 1); bit 4,
+// pairs or cluster mode (large buckets of more than 2). The rest is the file. Checks that:
 //   - BucketBands returns (no crash, no allocation the file does not
 //     justify); a failure is Corrupt, InvalidArgument or IoError, one line
 //     naming the file;

@@ -192,8 +192,7 @@ Shingled ShinglePieces(ShingleUnit unit, int k, const std::vector<std::string_vi
 
 // Bytes -> decoder -> normalizer -> shingler, piece by piece, as
 // DocumentReader streams a file.
-Shingled StreamPieces(Encoding encoding, ShingleUnit unit, int k,
-                      const std::vector<std::string_view>& pieces) {
+Shingled StreamPieces(Encoding encoding, ShingleUnit unit, int k, const std::vector<std::string_view>& pieces) {
   TextDecoder decoder(encoding);
   Normalizer normalizer;
   Shingler shingler(unit, k, /*seed=*/7);

@@ -93,7 +93,5 @@ int GlobFuzz(const uint8_t* data, size_t size) {
 }  // namespace neardup::fuzz
 
 #ifndef NEARDUP_FUZZ_REPLAY
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  return neardup::fuzz::GlobFuzz(data, size);
-}
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) { return neardup::fuzz::GlobFuzz(data, size); }
 #endif

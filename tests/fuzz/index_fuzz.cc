@@ -102,9 +102,9 @@ const std::string& ScratchDir() {
     std::error_code ec;
     const bool shm = std::getenv("TMPDIR") == nullptr && std::filesystem::is_directory("/dev/shm", ec) &&
                      ::access("/dev/shm", W_OK) == 0;
-    std::string tmpl =
-        ((shm ? std::filesystem::path("/dev/shm") : std::filesystem::temp_directory_path()) / "neardup-index-fuzz-XXXXXX")
-            .string();
+    std::string tmpl = ((shm ? std::filesystem::path("/dev/shm") : std::filesystem::temp_directory_path()) /
+                        "neardup-index-fuzz-XXXXXX")
+                           .string();
     if (::mkdtemp(tmpl.data()) == nullptr) std::abort();
     return tmpl;
   }();
@@ -132,7 +132,8 @@ void ApplyEdits(const std::string& path, const uint8_t* data, size_t size) {
     std::vector<const char*> columns;
   };
   static const Table kTables[] = {
-      {"files", "rowid",
+      {"files",
+       "rowid",
        {"id", "path", "dev", "inode", "size", "mtime_ns", "ctime_ns", "reading", "jsonl", "lines", "raw_hash",
         "ends_newline", "bytes", "invalid_utf8", "transcoded", "documents", "run", "seen_ns", "pending"}},
       {"documents", "rowid", {"key", "name", "size", "content", "kind", "signature"}},
@@ -143,8 +144,8 @@ void ApplyEdits(const std::string& path, const uint8_t* data, size_t size) {
     const uint8_t* op = data + at;
     const Table& t = kTables[op[0] % 4];
     const char* column = t.columns[op[1] % t.columns.size()];
-    const std::string pick = std::string("(") + t.key + ") = (SELECT " + t.key + " FROM " + t.name +
-                             " ORDER BY " + t.key + " LIMIT 1 OFFSET " + std::to_string(op[2] % 8) + ")";
+    const std::string pick = std::string("(") + t.key + ") = (SELECT " + t.key + " FROM " + t.name + " ORDER BY " +
+                             t.key + " LIMIT 1 OFFSET " + std::to_string(op[2] % 8) + ")";
     const int kind = op[3] % 8;
     const std::string sql = kind == 7 ? std::string("DELETE FROM ") + t.name + " WHERE " + pick
                                       : std::string("UPDATE ") + t.name + " SET " + column + " = ? WHERE " + pick;
@@ -156,14 +157,29 @@ void ApplyEdits(const std::string& path, const uint8_t* data, size_t size) {
     int64_t v = 0;
     std::memcpy(&v, op + 4, sizeof v);
     switch (kind) {
-      case 0: sqlite3_bind_int64(st, 1, static_cast<int8_t>(op[4])); break;  // small, often -1, 0, 1
-      case 1: sqlite3_bind_int64(st, 1, v); break;
-      case 2: sqlite3_bind_int64(st, 1, v >> (op[4] % 64)); break;  // any magnitude
-      case 3: sqlite3_bind_double(st, 1, static_cast<double>(v) / 1024.0); break;
-      case 4: sqlite3_bind_text(st, 1, reinterpret_cast<const char*>(op + 4), op[4] % 9, SQLITE_TRANSIENT); break;
-      case 5: sqlite3_bind_blob(st, 1, op + 4, op[4] % 9, SQLITE_TRANSIENT); break;
-      case 6: sqlite3_bind_null(st, 1); break;
-      default: break;
+      case 0:
+        sqlite3_bind_int64(st, 1, static_cast<int8_t>(op[4]));
+        break;  // small, often -1, 0, 1
+      case 1:
+        sqlite3_bind_int64(st, 1, v);
+        break;
+      case 2:
+        sqlite3_bind_int64(st, 1, v >> (op[4] % 64));
+        break;  // any magnitude
+      case 3:
+        sqlite3_bind_double(st, 1, static_cast<double>(v) / 1024.0);
+        break;
+      case 4:
+        sqlite3_bind_text(st, 1, reinterpret_cast<const char*>(op + 4), op[4] % 9, SQLITE_TRANSIENT);
+        break;
+      case 5:
+        sqlite3_bind_blob(st, 1, op + 4, op[4] % 9, SQLITE_TRANSIENT);
+        break;
+      case 6:
+        sqlite3_bind_null(st, 1);
+        break;
+      default:
+        break;
     }
     sqlite3_step(st);
     sqlite3_finalize(st);

@@ -91,8 +91,10 @@ bool HasOverflowingNumber(std::string_view line) {
   for (size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
     if (c == '"') {
@@ -153,8 +155,8 @@ bool CheckParser(JsonlLineParser& parser, const std::string& text_key, const std
   // nlohmann takes a NUL byte for the end of the input.
   if (!IsValidUtf8(body) || body.find('\0') != std::string_view::npos) return true;
   const Reference ref = ParseReference(body, text_key, id_key);
-  const bool comparable = !body.starts_with(kBom) && ref.max_depth <= 900 && ref.text_count <= 1 &&
-                          ref.id_count <= 1 && !HasOverflowingNumber(body);
+  const bool comparable = !body.starts_with(kBom) && ref.max_depth <= 900 && ref.text_count <= 1 && ref.id_count <= 1 &&
+                          !HasOverflowingNumber(body);
   if (!comparable) return true;
   if (has_doc) {
     // Accepted here: nlohmann reads the same object and text.
@@ -207,7 +209,5 @@ int JsonlFuzz(const uint8_t* data, size_t size) {
 }  // namespace neardup::fuzz
 
 #ifndef NEARDUP_FUZZ_REPLAY
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  return neardup::fuzz::JsonlFuzz(data, size);
-}
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) { return neardup::fuzz::JsonlFuzz(data, size); }
 #endif

@@ -38,8 +38,8 @@ bool CheckMeta(std::string bytes, bool repair) {
     return true;
   }
   NEARDUP_FUZZ_CHECK(EncodeShardMeta(*meta) == bytes);
-  const Status checked = CheckShardMeta(*meta, meta->task.task, meta->task.tasks, EndsOf(std::vector<InputFile>(meta->roots.size())),
-                                        meta->line_hashes.size());
+  const Status checked = CheckShardMeta(*meta, meta->task.task, meta->task.tasks,
+                                        EndsOf(std::vector<InputFile>(meta->roots.size())), meta->line_hashes.size());
   if (checked.ok()) {
     for (const InputProblem& p : meta->problems) NEARDUP_FUZZ_CHECK(p.file < meta->roots.size());
   }

@@ -35,8 +35,7 @@ bool Maps(uint64_t id) {
     if (s < ShardOf(id)) first += kShardDocs[s];
     total += kShardDocs[s];
   }
-  return ShardOf(id) < kShardDocs.size() && first + LocalOf(id) < total &&
-         LocalOf(id) < kShardDocs[ShardOf(id)];
+  return ShardOf(id) < kShardDocs.size() && first + LocalOf(id) < total && LocalOf(id) < kShardDocs[ShardOf(id)];
 }
 
 bool Run(const uint8_t* data, size_t size) {
@@ -55,8 +54,8 @@ bool Run(const uint8_t* data, size_t size) {
     return true;
   }
   NEARDUP_FUZZ_CHECK(EncodeBucketOutput(*out) == bytes);
-  const PairsLimits limits{.shard_docs = kShardDocs, .bands = {.first = 2, .last = 6},
-                           .large_bucket = (mode & 2) != 0 ? 2u : 0u};
+  const PairsLimits limits{
+      .shard_docs = kShardDocs, .bands = {.first = 2, .last = 6}, .large_bucket = (mode & 2) != 0 ? 2u : 0u};
   const Status checked = CheckBucketOutput(*out, limits);
   if (!checked.ok()) {
     NEARDUP_FUZZ_CHECK(checked.code() == Status::Code::kCorrupt || checked.code() == Status::Code::kInvalidArgument);

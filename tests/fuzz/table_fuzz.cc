@@ -23,8 +23,8 @@
 #include <string>
 #include <string_view>
 
-#include "harnesses.h"
 #include "base/hash.h"
+#include "harnesses.h"
 #include "sign/table_codec.h"
 
 namespace neardup::fuzz {

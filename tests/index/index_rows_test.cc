@@ -65,7 +65,8 @@ TEST(IndexRowsTest, EachValueOutOfRangeIsNamedWithItsRow) {
             "documents row 12884901900 (/c/a.jsonl:12): line is 12, not 1 to 11");
   EXPECT_EQ(DocumentRowProblem({.key = key, .content_bytes = 15, .signature_bytes = 16}, Jsonl(), 0, kLimits),
             "documents row 12884901890 (/c/a.jsonl:2): content is not a 16-byte BLOB");
-  EXPECT_EQ(DocumentCountProblem(Jsonl(), 3), "files row 3 (/c/a.jsonl): documents is 4, but it has 3 rows in documents");
+  EXPECT_EQ(DocumentCountProblem(Jsonl(), 3),
+            "files row 3 (/c/a.jsonl): documents is 4, but it has 3 rows in documents");
   EXPECT_EQ(ProblemRowProblem(Jsonl(), 0, true, true),
             "problems row (3, 0) of files row 3 (/c/a.jsonl): line is 0, not 1 to 11");
 }

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "walk/walk.h"
-#include "sign/minhash.h"
-#include "sign/sign.h"
 #include "index/sign_indexed.h"
 #include "index/signature_index.h"
+#include "sign/minhash.h"
+#include "sign/sign.h"
 #include "test_util.h"
+#include "walk/walk.h"
 
 namespace neardup {
 namespace {
@@ -80,11 +80,14 @@ TEST(SignatureIndexTest, StoredFilesAndDocumentsComeBackAsWritten) {
   EXPECT_EQ(f.documents, 2u);
   std::vector<DocRecord> got;
   std::vector<uint32_t> got_sigs;
-  ASSERT_TRUE((*ix)->LoadDocuments({&f}, [&](size_t slot, DocRecord&& r, SignatureView s) {
-                    EXPECT_EQ(slot, 0u);
-                    got.push_back(std::move(r));
-                    got_sigs.insert(got_sigs.end(), s.begin(), s.end());
-                  }).ok());
+  ASSERT_TRUE((*ix)
+                  ->LoadDocuments({&f},
+                                  [&](size_t slot, DocRecord&& r, SignatureView s) {
+                                    EXPECT_EQ(slot, 0u);
+                                    got.push_back(std::move(r));
+                                    got_sigs.insert(got_sigs.end(), s.begin(), s.end());
+                                  })
+                  .ok());
   ASSERT_EQ(got.size(), 2u);
   EXPECT_EQ(got[0].name, "x");
   EXPECT_EQ(got[0].size, 10u);
@@ -201,7 +204,8 @@ TEST(SignatureIndexTest, OneWriterAtATime) {
   ASSERT_TRUE(first.ok());
   Result<std::unique_ptr<SignatureIndex>> second = SignatureIndex::Open(path, Params(), {});
   ASSERT_FALSE(second.ok());
-  EXPECT_NE(second.status().message().find(std::string("in use by pid ").append(std::to_string(::getpid()))), std::string::npos)
+  EXPECT_NE(second.status().message().find(std::string("in use by pid ").append(std::to_string(::getpid()))),
+            std::string::npos)
       << second.status().message();
   first->reset();
   EXPECT_TRUE(SignatureIndex::Open(path, Params(), {}).ok());
@@ -241,7 +245,8 @@ IndexedCorpus IndexedSign(const Options& o) {
 
 TEST(SignWithIndexTest, TableEqualsPlainSign) {
   TempDir dir;
-  for (int i = 0; i < 20; ++i) WriteFile(dir / (std::string("c/").append(std::to_string(i))), Join(RandomWords(50, uint64_t(i % 5))));
+  for (int i = 0; i < 20; ++i)
+    WriteFile(dir / (std::string("c/").append(std::to_string(i))), Join(RandomWords(50, uint64_t(i % 5))));
   WriteFile(dir / "c/empty", "");
   Options o;
   o.paths = {dir / "c"};
@@ -283,7 +288,8 @@ TEST(SignWithIndexTest, TableEqualsPlainSign) {
 // have none (an empty bitmap rules nothing out).
 TEST(SignWithIndexTest, DocumentsSignedNowHaveThePlainRunsBitmaps) {
   TempDir dir;
-  for (int i = 0; i < 12; ++i) WriteFile(dir / (std::string("c/").append(std::to_string(i))), Join(RandomWords(80, uint64_t(i))));
+  for (int i = 0; i < 12; ++i)
+    WriteFile(dir / (std::string("c/").append(std::to_string(i))), Join(RandomWords(80, uint64_t(i))));
   Options o;
   o.paths = {dir / "c"};
   o.index = dir / "ix.db";

@@ -56,7 +56,10 @@ TEST(NewJobTest, OtherPathsOrOptionsThatDecideWhatIsReportedAreAnotherJob) {
   differs("a subfolder", [&](Options& o) { o.paths = {dir / "c/sub", dir / "d"}; });
   differs("one path fewer", [&](Options& o) { o.paths = {dir / "c"}; });
   differs("-t", [](Options& o) { o.threshold = 0.9; });
-  differs("--bands", [](Options& o) { o.bands = 16; o.rows = 8; });
+  differs("--bands", [](Options& o) {
+    o.bands = 16;
+    o.rows = 8;
+  });
   differs("--verify", [](Options& o) { o.verify = VerifyMode::kSignature; });
   differs("--exact-all", [](Options& o) { o.exact_margin = 0; });
   differs("--mode", [](Options& o) { o.mode = Mode::kClusters; });

@@ -41,7 +41,7 @@ uint64_t Next(uint64_t* state) {
 // Two sorted unique sets of about `size` random values, sharing about
 // `share` of them.
 std::pair<std::vector<uint64_t>, std::vector<uint64_t>> RandomPair(uint64_t* rng, size_t size_a, size_t size_b,
-                                                                     double share) {
+                                                                   double share) {
   std::vector<uint64_t> a, b;
   for (size_t i = 0; i < size_a; ++i) {
     const uint64_t v = Next(rng);
@@ -187,13 +187,13 @@ TEST(SortByHashTest, RunsOfEqualHashesAreThoseOfTheSortedEntries) {
       std::vector<std::vector<HashedId>> want;
       for (size_t lo = 0, hi = 0; lo < sorted.size(); lo = hi) {
         while (hi < sorted.size() && sorted[hi].hash == sorted[lo].hash) ++hi;
-        if (hi - lo >= 2) want.emplace_back(sorted.begin() + static_cast<ptrdiff_t>(lo), sorted.begin() + static_cast<ptrdiff_t>(hi));
+        if (hi - lo >= 2)
+          want.emplace_back(sorted.begin() + static_cast<ptrdiff_t>(lo), sorted.begin() + static_cast<ptrdiff_t>(hi));
       }
       std::shuffle(v.begin(), v.end(), std::mt19937_64(n));
       std::vector<std::vector<HashedId>> got;
-      internal::ForEachRunOfEqualHashes(v, scratch, ends, [&](const HashedId* first, size_t count) {
-        got.emplace_back(first, first + count);
-      });
+      internal::ForEachRunOfEqualHashes(
+          v, scratch, ends, [&](const HashedId* first, size_t count) { got.emplace_back(first, first + count); });
       EXPECT_EQ(got, want) << "n=" << n << " crowded=" << crowded;
       if (n >= 1000) {
         EXPECT_GT(want.size(), n / 10) << "n=" << n;  // the data have runs

@@ -46,10 +46,14 @@ TEST(UnionFindTest, JoinsAndCountsSets) {
 
 TEST(ChooseKeepTest, RulesPickByPathSizeAndTimeWithPathTies) {
   auto docs = Docs({"c.txt", "a.txt", "b.txt", "d.txt"});
-  docs[0].size = 300; docs[0].mtime_ns = 5;
-  docs[1].size = 100; docs[1].mtime_ns = 9;
-  docs[2].size = 300; docs[2].mtime_ns = 1;
-  docs[3].size = 100; docs[3].mtime_ns = 9;
+  docs[0].size = 300;
+  docs[0].mtime_ns = 5;
+  docs[1].size = 100;
+  docs[1].mtime_ns = 9;
+  docs[2].size = 300;
+  docs[2].mtime_ns = 1;
+  docs[3].size = 100;
+  docs[3].mtime_ns = 9;
   const std::vector<DocId> all{0, 1, 2, 3};
   EXPECT_EQ(ChooseKeep(docs, all, KeepRule::kFirst), 0u);     // c.txt: first in input order
   EXPECT_EQ(ChooseKeep(docs, all, KeepRule::kLongest), 2u);   // b.txt beats c.txt on the tie
@@ -92,16 +96,18 @@ TEST(BuildClustersTest, ChainSplitsWhenEveryMemberMustMatchTheKeptOne) {
   const auto docs = Docs({"a", "b", "c"});
   const std::set<std::pair<DocId, DocId>> similar{{0, 1}, {1, 0}, {1, 2}, {2, 1}};
   const std::vector<DocPair> edges{{0, 1}, {1, 2}};
-  const auto clusters = Clusters(docs, edges, KeepRule::kFirst, ClusterBy::kKeep,
-                                      [&](DocId k, DocId m) { return similar.count({k, m}) > 0; });
+  const auto clusters = Clusters(docs, edges, KeepRule::kFirst, ClusterBy::kKeep, [&](DocId k, DocId m) {
+    return similar.count({k, m}) > 0;
+  });
   // a keeps b; c is left alone (not like a), so it forms no cluster.
   ASSERT_EQ(clusters.size(), 1u);
   EXPECT_EQ(clusters[0].members, (std::vector<DocId>{0, 1}));
   // Keeping the longest instead puts b first; then a and c both match b.
   auto docs2 = docs;
   docs2[1].size = 10;
-  const auto by_b = Clusters(docs2, edges, KeepRule::kLongest, ClusterBy::kKeep,
-                                  [&](DocId k, DocId m) { return similar.count({k, m}) > 0; });
+  const auto by_b = Clusters(docs2, edges, KeepRule::kLongest, ClusterBy::kKeep, [&](DocId k, DocId m) {
+    return similar.count({k, m}) > 0;
+  });
   ASSERT_EQ(by_b.size(), 1u);
   EXPECT_EQ(by_b[0].keep, 1u);
   EXPECT_EQ(by_b[0].members, (std::vector<DocId>{0, 1, 2}));
@@ -161,7 +167,8 @@ std::vector<Cluster> PeelOffClusters(const std::vector<DocEntry>& docs, const st
       rest = std::move(left);
     }
   }
-  std::sort(clusters.begin(), clusters.end(), [&](const Cluster& x, const Cluster& y) { return by_name(x.keep, y.keep); });
+  std::sort(clusters.begin(), clusters.end(),
+            [&](const Cluster& x, const Cluster& y) { return by_name(x.keep, y.keep); });
   for (size_t i = 0; i < clusters.size(); ++i) clusters[i].id = static_cast<uint32_t>(i);
   return clusters;
 }
@@ -172,9 +179,9 @@ std::vector<Cluster> PeelOffClusters(const std::vector<DocEntry>& docs, const st
 // groups are similar or not, two groups never linked are never asked about.
 struct Graph {
   std::vector<DocEntry> docs;
-  std::vector<uint32_t> group;               // per document
-  std::vector<DocPair> copies;               // member -> first member of its group
-  std::vector<DocPair> pairs;                // between groups
+  std::vector<uint32_t> group;  // per document
+  std::vector<DocPair> copies;  // member -> first member of its group
+  std::vector<DocPair> pairs;   // between groups
   std::set<std::pair<uint32_t, uint32_t>> similar_groups;
 
   bool Similar(DocId x, DocId y) const {
@@ -237,10 +244,9 @@ std::vector<Cluster> FastClusters(const Graph& g, KeepRule rule) {
 }
 
 void ExpectSameClusters(const Graph& g, const std::string& shape) {
-  for (KeepRule rule : {KeepRule::kFirst, KeepRule::kLongest, KeepRule::kShortest, KeepRule::kNewest,
-                        KeepRule::kOldest}) {
-    const auto want =
-        PeelOffClusters(g.docs, g.AllEdges(), rule, [&g](DocId k, DocId m) { return g.Similar(k, m); });
+  for (KeepRule rule :
+       {KeepRule::kFirst, KeepRule::kLongest, KeepRule::kShortest, KeepRule::kNewest, KeepRule::kOldest}) {
+    const auto want = PeelOffClusters(g.docs, g.AllEdges(), rule, [&g](DocId k, DocId m) { return g.Similar(k, m); });
     const auto got = FastClusters(g, rule);
     ASSERT_EQ(got.size(), want.size()) << shape << " rule " << static_cast<int>(rule);
     for (size_t i = 0; i < want.size(); ++i) {

@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "lsh/banding.h"
-#include "sign/minhash.h"
-#include "neardup/scan.h"
-#include "text/shingle.h"
 #include "lsh/similarity.h"
+#include "neardup/scan.h"
 #include "neardup/word_diff.h"
+#include "sign/minhash.h"
 #include "test_util.h"
+#include "text/shingle.h"
 
 namespace neardup {
 namespace {

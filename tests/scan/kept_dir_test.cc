@@ -6,13 +6,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <functional>
 #include <mutex>
-#include <thread>
-#include <chrono>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "neardup/scan.h"
 #include "test_util.h"
@@ -143,8 +143,8 @@ TEST(KeptDirWriteTest, BothFilesAreWrittenWhenNothingChanged) {
   EXPECT_EQ(r->kept.dropped, 2u);
   EXPECT_EQ(r->kept.documents, 3u);
   EXPECT_EQ(r->kept.failed, 0u) << Problems(*r);
-  EXPECT_EQ(testing::ReadFile(dir / "kept/a.jsonl"), c.a.substr(0, c.a.find("{\"id\":\"x2\"")) +
-                                                          c.a.substr(c.a.find("{\"id\":\"y\"")));
+  EXPECT_EQ(testing::ReadFile(dir / "kept/a.jsonl"),
+            c.a.substr(0, c.a.find("{\"id\":\"x2\"")) + c.a.substr(c.a.find("{\"id\":\"y\"")));
   EXPECT_EQ(testing::ReadFile(dir / "kept/b.jsonl"), c.b.substr(0, c.b.find("{\"id\":\"y2\"")));
 }
 

@@ -194,9 +194,8 @@ TEST(ReviewTest, ProgressIsToldAfterEachGroup) {
   const Report report = Scan(o);
   ASSERT_EQ(report.pairs.size(), 3u);
   std::vector<std::pair<uint64_t, uint64_t>> told;
-  const Review review = BuildReview(report, o, 20000, [&told](uint64_t done, uint64_t total) {
-    told.emplace_back(done, total);
-  });
+  const Review review =
+      BuildReview(report, o, 20000, [&told](uint64_t done, uint64_t total) { told.emplace_back(done, total); });
   ASSERT_EQ(review.groups.size(), 3u);
   EXPECT_EQ(told, (std::vector<std::pair<uint64_t, uint64_t>>{{1, 3}, {2, 3}, {3, 3}}));
 

@@ -5,16 +5,16 @@
 
 #include <cmath>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "lsh/banding.h"
-#include "text/shingle.h"
 #include "lsh/similarity.h"
-#include "walk/file_system.h"
 #include "neardup/writers.h"
 #include "test_util.h"
+#include "text/shingle.h"
+#include "walk/file_system.h"
 
 namespace neardup {
 namespace {
@@ -60,10 +60,9 @@ TEST(PipelineTest, FindsExactCopiesAndLightEditsButNotUnrelatedTexts) {
   o.verify = VerifyMode::kSignature;
   const Report r = Scan(o);
   const std::string p = dir.path() + "/";
-  EXPECT_EQ(PairNames(r), (std::set<std::pair<std::string, std::string>>{
-                              {p + "a.txt", p + "b_copy.txt"},
-                              {p + "a.txt", p + "c_edit.txt"},
-                              {p + "b_copy.txt", p + "c_edit.txt"}}));
+  EXPECT_EQ(PairNames(r), (std::set<std::pair<std::string, std::string>>{{p + "a.txt", p + "b_copy.txt"},
+                                                                         {p + "a.txt", p + "c_edit.txt"},
+                                                                         {p + "b_copy.txt", p + "c_edit.txt"}}));
   EXPECT_EQ(r.stats.documents, 4u);
   EXPECT_EQ(r.stats.empty, 1u);
   EXPECT_EQ(r.stats.exact_duplicates, 1u);

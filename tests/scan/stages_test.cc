@@ -12,18 +12,18 @@
 #include <string>
 #include <vector>
 
-#include "report/build_report.h"
 #include "lsh/candidates.h"
-#include "report/cluster.h"
 #include "lsh/copy_groups.h"
-#include "walk/walk.h"
-#include "text/jsonl.h"
-#include "sign/minhash.h"
 #include "neardup/scan.h"
+#include "report/build_report.h"
+#include "report/cluster.h"
+#include "sign/minhash.h"
 #include "sign/sign.h"
 #include "sign/sign_internal.h"
-#include "verify/verify_candidates.h"
 #include "test_util.h"
+#include "text/jsonl.h"
+#include "verify/verify_candidates.h"
+#include "walk/walk.h"
 
 namespace neardup {
 namespace {
@@ -136,7 +136,8 @@ TEST(SignTest, AFileThatCannotBeOpenedIsAProblemAndTheRestIsSigned) {
   const MinHasher minhasher(f.options.num_perm, f.options.seed);
   const Workers w{.threads = 2, .tick = {}, .cancel = nullptr};
   SignProgress counts;
-  const SignedCorpus s = Sign({f.options, minhasher, FileSystem::Default(), w, false, counts}, std::move(walked->files));
+  const SignedCorpus s =
+      Sign({f.options, minhasher, FileSystem::Default(), w, false, counts}, std::move(walked->files));
   ASSERT_EQ(s.problems.size(), 1u);
   EXPECT_NE(s.problems[0].status.message().find("d.txt"), std::string::npos);
   EXPECT_EQ(s.problems[0].kind, InputProblem::Kind::kUnreadable);
@@ -155,10 +156,12 @@ TEST(SignTest, UnsignedJsonlDocumentsKeepTheirPartInUniqueIds) {
   WriteFile(x,
             "{\"id\":\"same\",\"text\":\"one two three four five six\"}\n"
             "{\"text\":\"\"}\n"
-            "{\"id\":\"" + x + ":2\",\"text\":\"seven eight nine ten eleven\"}\n"
-            "{\"id\":\"same\",\"text\":\"\"}\n"
-            "{\"text\":\"short\"}\n"
-            "{\"id\":\"lone\",\"text\":\"\"}\n");
+            "{\"id\":\"" +
+                x +
+                ":2\",\"text\":\"seven eight nine ten eleven\"}\n"
+                "{\"id\":\"same\",\"text\":\"\"}\n"
+                "{\"text\":\"short\"}\n"
+                "{\"id\":\"lone\",\"text\":\"\"}\n");
   Options o;
   o.paths = {dir.path()};
   o.input = InputFormat::kJsonl;
@@ -299,8 +302,8 @@ TEST(SignTest, JsonlBlocksSplitLinesAsLineSplitterDoes) {
     ASSERT_TRUE(walked.ok());
     const MinHasher minhasher(o.num_perm, o.seed);
     const Workers w{.threads = 3, .tick = {}, .cancel = nullptr};
-  SignProgress counts;
-  const SignedCorpus s = Sign({o, minhasher, FileSystem::Default(), w, false, counts}, std::move(walked->files));
+    SignProgress counts;
+    const SignedCorpus s = Sign({o, minhasher, FileSystem::Default(), w, false, counts}, std::move(walked->files));
     // The same lines by LineSplitter, fed in odd chunks.
     LineSplitter splitter(o.max_line);
     std::set<uint64_t> too_long, docs;
@@ -403,9 +406,8 @@ TEST(CandidatesTest, PairsTheBitmapsRuleOutAreNotKept) {
   const CopyGroups g = CopyGroups::Build(s.table);
   const DocId p = f.Id(s, "p.txt"), q = f.Id(s, "q.txt"), r = f.Id(s, "r.txt"), t = f.Id(s, "s.txt");
   auto has = [](const std::vector<Candidate>& pairs, DocId x, DocId y) {
-    return std::any_of(pairs.begin(), pairs.end(), [&](const Candidate& c) {
-      return (c.a == x && c.b == y) || (c.a == y && c.b == x);
-    });
+    return std::any_of(pairs.begin(), pairs.end(),
+                       [&](const Candidate& c) { return (c.a == x && c.b == y) || (c.a == y && c.b == x); });
   };
   const Workers two{.threads = 2, .tick = {}, .cancel = nullptr};
   const std::vector<Candidate> all = Found(s.table, g, f.options, banding, two).pairs.ToVector();
@@ -523,7 +525,8 @@ TEST(VerifyTest, PairsOfLoneDocumentsAreCheckedWhileReadAndTheirSetsGivenBack) {
     const auto words = RandomWords(300, 100 + static_cast<uint32_t>(f));
     const std::string family = "f" + std::to_string(f);
     WriteFile(dir / (family + "-0.txt"), Join(words));
-    for (const size_t every : {15, 25, 40}) WriteFile(dir / (family + "-e" + std::to_string(every) + ".txt"), Edited(words, every));
+    for (const size_t every : {15, 25, 40})
+      WriteFile(dir / (family + "-e" + std::to_string(every) + ".txt"), Edited(words, every));
     if (f == 10) WriteFile(dir / (family + "-copy.txt"), Join(words));
   }
   const MinHasher minhasher(o.num_perm, o.seed);
@@ -531,7 +534,8 @@ TEST(VerifyTest, PairsOfLoneDocumentsAreCheckedWhileReadAndTheirSetsGivenBack) {
   SignProgress counts;
   Result<WalkedCorpus> walked = WalkCorpus(o);
   ASSERT_TRUE(walked.ok());
-  const SignedCorpus s = Sign({o, minhasher, FileSystem::Default(), sign_workers, false, counts}, std::move(walked->files));
+  const SignedCorpus s =
+      Sign({o, minhasher, FileSystem::Default(), sign_workers, false, counts}, std::move(walked->files));
   WriteFile(dir / "f4-e25.txt", "changed after signing");
   auto id = [&](const std::string& name) {
     for (DocId i = 0; i < s.table.docs.size(); ++i) {
@@ -575,7 +579,9 @@ TEST(VerifyTest, PairsOfLoneDocumentsAreCheckedWhileReadAndTheirSetsGivenBack) {
     EXPECT_NE(p.a, id("f4-e25.txt"));
     EXPECT_NE(p.b, id("f4-e25.txt"));
   }
-  auto family_of = [&](DocId d) { return std::filesystem::path(s.table.docs[d].name).filename().string().substr(0, 3); };
+  auto family_of = [&](DocId d) {
+    return std::filesystem::path(s.table.docs[d].name).filename().string().substr(0, 3);
+  };
   for (const int threads : {1, 2, 3}) {
     const Outcome streamed = verify(false, threads);
     ASSERT_EQ(streamed.pairs.size(), kept.pairs.size()) << threads;
@@ -713,7 +719,8 @@ TEST(FindDuplicatesTest, ClusterByKeepWithVerifyNoneComparesBySignature) {
 
 TEST(FindDuplicatesTest, CancelFromTheProgressCallbackStopsTheRun) {
   TempDir dir;
-  for (int i = 0; i < 2000; ++i) WriteFile(dir / testing::Numbered("f", i), Join(RandomWords(50, static_cast<uint64_t>(i))));
+  for (int i = 0; i < 2000; ++i)
+    WriteFile(dir / testing::Numbered("f", i), Join(RandomWords(50, static_cast<uint64_t>(i))));
   Options o;
   o.paths = {dir.path()};
   o.threads = 1;

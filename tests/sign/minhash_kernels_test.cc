@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "sign/minhash_kernel.h"
 #include "sign/minhash.h"
+#include "sign/minhash_kernel.h"
 
 namespace neardup {
 namespace {

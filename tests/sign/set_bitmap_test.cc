@@ -12,8 +12,8 @@
 
 #include "sign/minhash.h"
 #include "sign/sign.h"
-#include "walk/walk.h"
 #include "test_util.h"
+#include "walk/walk.h"
 
 namespace neardup {
 namespace {
@@ -80,7 +80,8 @@ TEST(SetBitmapTest, BoundIsNeverBelowTheJaccard) {
     // Bytes per hash: 6 as for English words, 1 as for characters, or far
     // too few (a long document said to be short).
     const uint64_t per[] = {6, 1, 0};
-    const uint64_t bytes_a = std::max<uint64_t>(1, p.a.size() * per[t % 3]), bytes_b = std::max<uint64_t>(1, p.b.size() * per[(t / 3) % 3]);
+    const uint64_t bytes_a = std::max<uint64_t>(1, p.a.size() * per[t % 3]),
+                   bytes_b = std::max<uint64_t>(1, p.b.size() * per[(t / 3) % 3]);
     const SetBitmap a = Build(p.a, bytes_a), b = Build(p.b, bytes_b);
     const double j = Jaccard(p.a, p.b);
     const double bound = JaccardBound(a, b, &scratch);
@@ -98,7 +99,8 @@ TEST(SetBitmapTest, EqualSetsAreBoundedByOne) {
   std::mt19937_64 rng(12);
   std::vector<uint64_t> scratch;
   for (int t = 0; t < 2000; ++t) {
-    const Pair p = MakePair(rng, 1 + rng() % 3000, 0, 0, 1 + static_cast<int>(rng() % 3), t % 2 == 0 ? ~uint64_t{0} : 0xFFF);
+    const Pair p =
+        MakePair(rng, 1 + rng() % 3000, 0, 0, 1 + static_cast<int>(rng() % 3), t % 2 == 0 ? ~uint64_t{0} : 0xFFF);
     const SetBitmap a = Build(p.a, p.a.size() * (1 + rng() % 8)), b = Build(p.b, p.b.size() * (1 + rng() % 8));
     ASSERT_GE(JaccardBound(a, b, &scratch), 1.0) << "t " << t;
   }
@@ -169,7 +171,8 @@ TEST(SetBitmapTest, FoldVersionsAgreeWithTheRule) {
     for (uint64_t& w : words) w = rng() & rng();  // about a quarter of the bits set
     std::vector<uint64_t> want(n / 2, 0);
     for (size_t i = 0; i < n * 32; ++i) {
-      const bool set = ((words[(2 * i) / 64] >> ((2 * i) % 64)) & 1) | ((words[(2 * i + 1) / 64] >> ((2 * i + 1) % 64)) & 1);
+      const bool set =
+          ((words[(2 * i) / 64] >> ((2 * i) % 64)) & 1) | ((words[(2 * i + 1) / 64] >> ((2 * i + 1) % 64)) & 1);
       if (set) want[i / 64] |= uint64_t{1} << (i % 64);
     }
     std::vector<uint64_t> portable = words;

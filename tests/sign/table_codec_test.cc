@@ -11,9 +11,9 @@
 
 #include "base/hash.h"
 #include "base/mapped_file.h"
+#include "neardup/options.h"
 #include "sign/document.h"
 #include "sign/minhash.h"
-#include "neardup/options.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -521,10 +521,8 @@ TEST(TableCodecTest, DecodeRecordsWithoutTheChecksumStillChecksEveryRecord) {
   std::string bytes = good;
   const size_t doc4 = DocAt(bytes, 4);
   bytes[doc4 + 4 + LoadU32(bytes, doc4) + 44] = 5;  // doc 4's kind; the checksum left wrong
-  RecordWalk walk{.keep = [](uint64_t, const DocRecord&) { return false; },
-                  .hashed = nullptr,
-                  .read = nullptr,
-                  .checksum = false};
+  RecordWalk walk{
+      .keep = [](uint64_t, const DocRecord&) { return false; }, .hashed = nullptr, .read = nullptr, .checksum = false};
   Result<DecodedRecords> r = DecodeRecordsWith(bytes, walk);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(), "signature table: doc 4: unknown kind 5");

@@ -33,8 +33,7 @@ Decoded DecodeAll(std::string_view bytes, Encoding encoding = Encoding::kUtf8) {
 }
 
 // Feeds `bytes` in pieces cut at `cuts` (sorted offsets).
-Decoded DecodeInPieces(std::string_view bytes, const std::vector<size_t>& cuts,
-                       Encoding encoding = Encoding::kUtf8) {
+Decoded DecodeInPieces(std::string_view bytes, const std::vector<size_t>& cuts, Encoding encoding = Encoding::kUtf8) {
   TextDecoder decoder(encoding);
   Decoded result;
   size_t from = 0;
@@ -216,8 +215,7 @@ TEST(TextDecoderTest, UnpairedUtf16SurrogatesBecomeReplacementCharacters) {
       "A\0\x00\xDE"
       "B\0\x3D\xD8"s;
   const Decoded d = DecodeAll(bytes);
-  EXPECT_EQ(d.text, std::string(kFffd) + "A" + std::string(kFffd) + "B" +
-                        std::string(kFffd));
+  EXPECT_EQ(d.text, std::string(kFffd) + "A" + std::string(kFffd) + "B" + std::string(kFffd));
   EXPECT_EQ(d.stats.replaced, 3u);
   // Two high surrogates then a low one: the second pair is valid.
   const Decoded pair = DecodeAll("\xFE\xFF\xD8\x3D\xD8\x3D\xDE\x00"s);
@@ -234,8 +232,7 @@ TEST(TextDecoderTest, OddTrailingUtf16ByteBecomesReplacementCharacter) {
 TEST(TextDecoderTest, MaximalSubpartsFollowUnicodeExample) {
   // Unicode 15, section 3.9, Table 3-8: 61 F1 80 80 E1 80 C2 62 80 63 80 BF 64
   // gives a FFFD FFFD FFFD b FFFD c FFFD FFFD d.
-  const Decoded d =
-      DecodeAll("\x61\xF1\x80\x80\xE1\x80\xC2\x62\x80\x63\x80\xBF\x64");
+  const Decoded d = DecodeAll("\x61\xF1\x80\x80\xE1\x80\xC2\x62\x80\x63\x80\xBF\x64");
   const std::string r(kFffd);
   EXPECT_EQ(d.text, "a" + r + r + r + "b" + r + "c" + r + r + "d");
   EXPECT_EQ(d.stats.replaced, 6u);
@@ -255,8 +252,7 @@ TEST(TextDecoderTest, OverlongsSurrogatesAndOutOfRangeAreReplacedPerByte) {
   EXPECT_EQ(DecodeAll("\xFF").stats.replaced, 1u);
   EXPECT_EQ(DecodeAll("\xED\xA0\x80").text, Repeat(kFffd, 3));
   // The largest valid values on either side are kept.
-  EXPECT_EQ(
-      DecodeAll("\xED\x9F\xBF\xEE\x80\x80\xF4\x8F\xBF\xBF").stats.replaced, 0u);
+  EXPECT_EQ(DecodeAll("\xED\x9F\xBF\xEE\x80\x80\xF4\x8F\xBF\xBF").stats.replaced, 0u);
 }
 
 TEST(TextDecoderTest, TruncatedSequencesBecomeOneReplacementCharacter) {
@@ -293,8 +289,7 @@ TEST(TextDecoderTest, Latin1MapsEveryByteToTheSameCodePoint) {
   EXPECT_EQ(d.text, "A\xC3\xA9\xC3\xBF\xC2\x80\0z"s);
   EXPECT_EQ(d.stats.replaced, 0u);
   // No BOM detection in Latin-1: EF BB BF are three characters.
-  EXPECT_EQ(DecodeAll("\xEF\xBB\xBF", Encoding::kLatin1).text,
-            "\xC3\xAF\xC2\xBB\xC2\xBF");
+  EXPECT_EQ(DecodeAll("\xEF\xBB\xBF", Encoding::kLatin1).text, "\xC3\xAF\xC2\xBB\xC2\xBF");
   EXPECT_FALSE(DecodeAll("\xFF\xFEh\0"s, Encoding::kLatin1).stats.transcoded);
   std::string all;
   for (int b = 0; b < 256; ++b) all.push_back(static_cast<char>(b));
@@ -320,17 +315,15 @@ TEST(TextDecoderTest, ResetStartsANewDocument) {
 TEST(TextDecoderTest, AgreesWithReferenceDecoderOnRandomBytes) {
   std::mt19937 rng(20240601);
   // Bytes biased towards the interesting ones.
-  const std::vector<unsigned char> pool = {
-      'a',  ' ',  0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF,
-      0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF,
-      0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF, 0xBB, 0xBE};
+  const std::vector<unsigned char> pool = {'a',  ' ',  0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF,
+                                           0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF,
+                                           0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF, 0xBB, 0xBE};
   std::uniform_int_distribution<size_t> pick(0, pool.size() - 1);
   std::uniform_int_distribution<size_t> length(0, 64);
   for (int round = 0; round < 3000; ++round) {
     std::string bytes = "x";  // never a BOM: the reference knows none
     const size_t n = length(rng);
-    for (size_t i = 0; i < n; ++i)
-      bytes.push_back(static_cast<char>(pool[pick(rng)]));
+    for (size_t i = 0; i < n; ++i) bytes.push_back(static_cast<char>(pool[pick(rng)]));
     const Decoded expected = ReferenceDecode(bytes);
     const Decoded actual = DecodeAll(bytes);
     ASSERT_EQ(actual.text, expected.text) << round;
@@ -406,19 +399,13 @@ TEST(Utf8Test, RepairedEqualsTheTextDecoderOnRandomBytes) {
 
 TEST(TextDecoderTest, ChunkBoundariesNeverChangeTheOutput) {
   const std::vector<std::pair<std::string, Encoding>> inputs = {
-      {"\xEF\xBB\xBF" +
-           Repeat("caf\xC3\xA9 \xE4\xB8\xAD\xF0\x9F\x98\x80 abc ", 20),
-       Encoding::kUtf8},
+      {"\xEF\xBB\xBF" + Repeat("caf\xC3\xA9 \xE4\xB8\xAD\xF0\x9F\x98\x80 abc ", 20), Encoding::kUtf8},
       {Repeat("\x61\xF1\x80\x80\xE1\x80\xC2\x62\x80\x63\x80\xBF\x64\xED\xA0\x80"
               "\xF4\x90\xE2\x82",
               15),
        Encoding::kUtf8},
-      {"\xFF\xFE" + Repeat("h\0\xE9\0\x3D\xD8\x00\xDE\x00\xDE\x3D\xD8"s, 20) +
-           "x",
-       Encoding::kUtf8},
-      {"\xFE\xFF" + Repeat("\0h\0\xE9\xD8\x3D\xDE\x00\xDE\x00"s, 20) +
-           "\xD8\x3D",
-       Encoding::kUtf8},
+      {"\xFF\xFE" + Repeat("h\0\xE9\0\x3D\xD8\x00\xDE\x00\xDE\x3D\xD8"s, 20) + "x", Encoding::kUtf8},
+      {"\xFE\xFF" + Repeat("\0h\0\xE9\xD8\x3D\xDE\x00\xDE\x00"s, 20) + "\xD8\x3D", Encoding::kUtf8},
       {"\xEF\xBB", Encoding::kUtf8},
       {"\xFF", Encoding::kUtf8},
       {Repeat("\xEF\xBB\xBF\xFF\xFE\x80 Latin-1 \xE9", 20), Encoding::kLatin1},
@@ -452,15 +439,11 @@ TEST(TextDecoderTest, ChunkBoundariesNeverChangeTheOutput) {
 TEST(TextDecoderTest, KnownCountsForChunkedInputs) {
   // Pin the one-shot results the chunking test compares against.
   EXPECT_EQ(DecodeAll("\xEF\xBB").stats.replaced, 1u);
-  const Decoded utf16 =
-      DecodeAll("\xFF\xFE" +
-                Repeat("h\0\xE9\0\x3D\xD8\x00\xDE\x00\xDE\x3D\xD8"s, 2) + "x");
+  const Decoded utf16 = DecodeAll("\xFF\xFE" + Repeat("h\0\xE9\0\x3D\xD8\x00\xDE\x00\xDE\x3D\xD8"s, 2) + "x");
   // Per repetition: h, é, U+1F600, lone low, then the final high surrogate
   // pairs with nothing ('h' of the next repetition, or the odd byte 'x').
-  EXPECT_EQ(utf16.text, Repeat("h\xC3\xA9\xF0\x9F\x98\x80" +
-                                   std::string(kFffd) + std::string(kFffd),
-                               2) +
-                            std::string(kFffd));
+  EXPECT_EQ(utf16.text,
+            Repeat("h\xC3\xA9\xF0\x9F\x98\x80" + std::string(kFffd) + std::string(kFffd), 2) + std::string(kFffd));
   EXPECT_EQ(utf16.stats.replaced, 5u);
 }
 

@@ -17,8 +17,7 @@ struct Parsed {
   JsonlDoc doc;
 };
 
-Parsed ParseLine(std::string_view line, std::string text_key = "text",
-                 std::string id_key = "id") {
+Parsed ParseLine(std::string_view line, std::string text_key = "text", std::string id_key = "id") {
   JsonlLineParser parser(std::move(text_key), std::move(id_key));
   Parsed parsed;
   parsed.status = parser.Parse(line, &parsed.doc, &parsed.has_doc);
@@ -34,8 +33,7 @@ void ExpectCorrupt(std::string_view line, const std::string& message) {
 }
 
 TEST(JsonlLineParserTest, ReadsTextAndStringId) {
-  const Parsed parsed = ParseLine(
-      R"({"id": "doc-1", "text": "hello world", "meta": {"n": [1, 2.5, true, null]}})");
+  const Parsed parsed = ParseLine(R"({"id": "doc-1", "text": "hello world", "meta": {"n": [1, 2.5, true, null]}})");
   ASSERT_TRUE(parsed.status.ok()) << parsed.status.message();
   EXPECT_TRUE(parsed.has_doc);
   EXPECT_EQ(parsed.doc.id, "doc-1");
@@ -45,8 +43,7 @@ TEST(JsonlLineParserTest, ReadsTextAndStringId) {
 TEST(JsonlLineParserTest, ReusedParserReadsSuccessiveLines) {
   JsonlLineParser parser("text", "id");
   const std::vector<std::pair<std::string, std::string>> lines = {
-      {R"({"text":"a long first line with several words in it","id":1})",
-       "a long first line with several words in it"},
+      {R"({"text":"a long first line with several words in it","id":1})", "a long first line with several words in it"},
       {R"({"text":"short"})", "short"},
       {R"(  {"text" : "with spaces"}  )", "with spaces"},
       {R"({"text":""})", ""},
@@ -119,8 +116,8 @@ TEST(JsonlLineParserTest, LineParsedWhereItLiesIsWhatACopyGives) {
   // an array, or go on with a number, were they taken for the line's.
   const std::vector<std::string> afters = {"\"}]0123456789e-\\\"}]{[\"", "0123456789e+9\"}",
                                            " \n{\"text\": \"next line\"}\n"};
-  for (const size_t room : {size_t{0}, size_t{1}, size_t{16}, JsonlLineParser::kParsePadding,
-                            JsonlLineParser::kParsePadding + 7}) {
+  for (const size_t room :
+       {size_t{0}, size_t{1}, size_t{16}, JsonlLineParser::kParsePadding, JsonlLineParser::kParsePadding + 7}) {
     for (const std::string& after : afters) {
       JsonlLineParser copying("text", "id");
       JsonlLineParser in_place("text", "id");
@@ -135,8 +132,7 @@ TEST(JsonlLineParserTest, LineParsedWhereItLiesIsWhatACopyGives) {
         const std::string copied_text(copy.text);
         JsonlDocView view;
         bool has_view = false;
-        const Status viewed =
-            in_place.ParseView(std::string_view(block.data(), line.size()), &view, &has_view, room);
+        const Status viewed = in_place.ParseView(std::string_view(block.data(), line.size()), &view, &has_view, room);
         EXPECT_EQ(viewed.ok(), copied.ok());
         EXPECT_EQ(viewed.message(), copied.message());
         EXPECT_EQ(has_view, has_copy);
@@ -149,12 +145,9 @@ TEST(JsonlLineParserTest, LineParsedWhereItLiesIsWhatACopyGives) {
 }
 
 TEST(JsonlLineParserTest, UnescapesText) {
-  const Parsed parsed = ParseLine(
-      R"({"text":"line\nnext\ttab \"q\" back\\slash caf\u00e9 smile \ud83d\ude00 \/"})");
+  const Parsed parsed = ParseLine(R"({"text":"line\nnext\ttab \"q\" back\\slash caf\u00e9 smile \ud83d\ude00 \/"})");
   ASSERT_TRUE(parsed.status.ok()) << parsed.status.message();
-  EXPECT_EQ(
-      parsed.doc.text,
-      "line\nnext\ttab \"q\" back\\slash caf\xC3\xA9 smile \xF0\x9F\x98\x80 /");
+  EXPECT_EQ(parsed.doc.text, "line\nnext\ttab \"q\" back\\slash caf\xC3\xA9 smile \xF0\x9F\x98\x80 /");
 }
 
 TEST(JsonlLineParserTest, KeepsRawUtf8Text) {
@@ -169,17 +162,13 @@ TEST(JsonlLineParserTest, NumericIdIsWrittenAsInInput) {
   EXPECT_EQ(ParseLine(R"({"id":-7,"text":"x"})").doc.id, "-7");
   EXPECT_EQ(ParseLine(R"({"id":1.50,"text":"x"})").doc.id, "1.50");
   EXPECT_EQ(ParseLine(R"({"id":1e3,"text":"x"})").doc.id, "1e3");
-  EXPECT_EQ(ParseLine(R"({"id":18446744073709551615,"text":"x"})").doc.id,
-            "18446744073709551615");
+  EXPECT_EQ(ParseLine(R"({"id":18446744073709551615,"text":"x"})").doc.id, "18446744073709551615");
   // Beyond 64 bits: still valid JSON, kept verbatim.
-  EXPECT_EQ(
-      ParseLine(R"({"id":123456789012345678901234567890,"text":"x"})").doc.id,
-      "123456789012345678901234567890");
+  EXPECT_EQ(ParseLine(R"({"id":123456789012345678901234567890,"text":"x"})").doc.id, "123456789012345678901234567890");
 }
 
 TEST(JsonlLineParserTest, BigNumbersElsewhereAreAccepted) {
-  const Parsed parsed = ParseLine(
-      R"({"hash":123456789012345678901234567890,"x":1e999,"text":"t"})");
+  const Parsed parsed = ParseLine(R"({"hash":123456789012345678901234567890,"x":1e999,"text":"t"})");
   ASSERT_TRUE(parsed.status.ok()) << parsed.status.message();
   EXPECT_EQ(parsed.doc.text, "t");
 }
@@ -194,16 +183,12 @@ TEST(JsonlLineParserTest, MissingOrNullIdIsEmpty) {
 }
 
 TEST(JsonlLineParserTest, IdOfOtherTypeIsCorrupt) {
-  ExpectCorrupt(R"({"id":true,"text":"x"})",
-                "\"id\" is not a string or a number");
-  ExpectCorrupt(R"({"id":[1],"text":"x"})",
-                "\"id\" is not a string or a number");
+  ExpectCorrupt(R"({"id":true,"text":"x"})", "\"id\" is not a string or a number");
+  ExpectCorrupt(R"({"id":[1],"text":"x"})", "\"id\" is not a string or a number");
 }
 
 TEST(JsonlLineParserTest, CustomKeys) {
-  const Parsed parsed =
-      ParseLine(R"({"text":"not this","body":"this","uid":"u7","id":"no"})",
-                "body", "uid");
+  const Parsed parsed = ParseLine(R"({"text":"not this","body":"this","uid":"u7","id":"no"})", "body", "uid");
   ASSERT_TRUE(parsed.status.ok());
   EXPECT_EQ(parsed.doc.text, "this");
   EXPECT_EQ(parsed.doc.id, "u7");
@@ -288,26 +273,20 @@ TEST(JsonlLineParserTest, MalformedJsonIsCorrupt) {
 TEST(JsonlLineParserTest, MalformedJsonCarriesSimdjsonMessage) {
   const Parsed parsed = ParseLine(R"({"text" "a"})");
   EXPECT_EQ(parsed.status.code(), Status::Code::kCorrupt);
-  EXPECT_NE(parsed.status.message().find("improper structure"),
-            std::string::npos)
-      << parsed.status.message();
+  EXPECT_NE(parsed.status.message().find("improper structure"), std::string::npos) << parsed.status.message();
 }
 
 std::string Nested(size_t depth) {
-  return R"({"text":"a","x":)" + std::string(depth, '[') +
-         std::string(depth, ']') + "}";
+  return R"({"text":"a","x":)" + std::string(depth, '[') + std::string(depth, ']') + "}";
 }
 
-TEST(JsonlLineParserTest, NestingUpTo1000IsAccepted) {
-  EXPECT_TRUE(ParseLine(Nested(1000)).status.ok());
-}
+TEST(JsonlLineParserTest, NestingUpTo1000IsAccepted) { EXPECT_TRUE(ParseLine(Nested(1000)).status.ok()); }
 
 TEST(JsonlLineParserTest, TooDeepNestingIsCorrupt) {
   for (const size_t depth : {1001, 5000}) {
     const Parsed parsed = ParseLine(Nested(depth));
     EXPECT_EQ(parsed.status.code(), Status::Code::kCorrupt);
-    EXPECT_NE(parsed.status.message().find("too deep"), std::string::npos)
-        << parsed.status.message();
+    EXPECT_NE(parsed.status.message().find("too deep"), std::string::npos) << parsed.status.message();
   }
 }
 
@@ -338,8 +317,8 @@ TEST(JsonlLineParserTest, InvalidUtf8InIdTextAndKeysIsReplaced) {
   // the valid sequence after a broken one is kept.
   parsed = ParseLine("{\"text\":\"\xC0\xAF \xED\xA0\x80 \xF4\x90\x80\x80 \xE2\x82\xE2\x82\xAC\"}");
   ASSERT_TRUE(parsed.status.ok()) << parsed.status.message();
-  EXPECT_EQ(parsed.doc.text, kFffd + kFffd + " " + kFffd + kFffd + kFffd + " " + kFffd + kFffd +
-                                 kFffd + kFffd + " " + kFffd + "\xE2\x82\xAC");
+  EXPECT_EQ(parsed.doc.text, kFffd + kFffd + " " + kFffd + kFffd + kFffd + " " + kFffd + kFffd + kFffd + kFffd + " " +
+                                 kFffd + "\xE2\x82\xAC");
   EXPECT_EQ(parsed.doc.replaced, 10u);
 
   // In a key, the replaced key is a different key.
@@ -405,13 +384,11 @@ std::vector<Line> Drain(LineSplitter* splitter) {
   std::vector<Line> lines;
   std::string_view line;
   uint64_t number = 0;
-  while (splitter->Next(&line, &number))
-    lines.push_back({std::string(line), number});
+  while (splitter->Next(&line, &number)) lines.push_back({std::string(line), number});
   return lines;
 }
 
-std::vector<Line> SplitInChunks(std::string_view input,
-                                const std::vector<size_t>& cuts) {
+std::vector<Line> SplitInChunks(std::string_view input, const std::vector<size_t>& cuts) {
   LineSplitter splitter;
   std::vector<Line> lines;
   size_t start = 0;
@@ -428,12 +405,9 @@ std::vector<Line> SplitInChunks(std::string_view input,
 }
 
 TEST(LineSplitterTest, SplitsLfAndCrlfAndNumbersLines) {
-  const std::vector<Line> expected = {{"first", 1}, {"second", 2},
-                                      {"", 3},      {"fourth\rcr-inside", 4},
+  const std::vector<Line> expected = {{"first", 1}, {"second", 2}, {"", 3}, {"fourth\rcr-inside", 4},
                                       {"", 5},      {"last", 6}};
-  EXPECT_EQ(
-      SplitInChunks("first\nsecond\r\n\nfourth\rcr-inside\r\n\r\nlast", {}),
-      expected);
+  EXPECT_EQ(SplitInChunks("first\nsecond\r\n\nfourth\rcr-inside\r\n\r\nlast", {}), expected);
 }
 
 TEST(LineSplitterTest, LastLineWithoutNewlineComesAfterFinish) {
@@ -447,15 +421,13 @@ TEST(LineSplitterTest, LastLineWithoutNewlineComesAfterFinish) {
 }
 
 TEST(LineSplitterTest, TrailingNewlineGivesNoExtraLine) {
-  EXPECT_EQ(SplitInChunks("a\nb\n", {}),
-            (std::vector<Line>{{"a", 1}, {"b", 2}}));
+  EXPECT_EQ(SplitInChunks("a\nb\n", {}), (std::vector<Line>{{"a", 1}, {"b", 2}}));
   EXPECT_EQ(SplitInChunks("a\r\n", {}), (std::vector<Line>{{"a", 1}}));
   EXPECT_TRUE(SplitInChunks("", {}).empty());
 }
 
 TEST(LineSplitterTest, CrAtEndOfLastLineIsDropped) {
-  EXPECT_EQ(SplitInChunks("a\nb\r", {}),
-            (std::vector<Line>{{"a", 1}, {"b", 2}}));
+  EXPECT_EQ(SplitInChunks("a\nb\r", {}), (std::vector<Line>{{"a", 1}, {"b", 2}}));
 }
 
 TEST(LineSplitterTest, AnySingleCutGivesTheSameLines) {
@@ -473,8 +445,7 @@ TEST(LineSplitterTest, AnySingleCutGivesTheSameLines) {
   }
   for (size_t a = 0; a <= input.size(); ++a) {
     for (size_t b = a; b <= input.size(); ++b) {
-      ASSERT_EQ(SplitInChunks(input, {a, b}), expected)
-          << "cuts at " << a << ", " << b;
+      ASSERT_EQ(SplitInChunks(input, {a, b}), expected) << "cuts at " << a << ", " << b;
     }
   }
 }
@@ -483,17 +454,14 @@ TEST(LineSplitterTest, ByteAtATimeGivesTheSameLines) {
   const std::string input = "alpha\r\nbeta\n\ngamma\r\n";
   std::vector<size_t> cuts;
   for (size_t i = 1; i < input.size(); ++i) cuts.push_back(i);
-  EXPECT_EQ(
-      SplitInChunks(input, cuts),
-      (std::vector<Line>{{"alpha", 1}, {"beta", 2}, {"", 3}, {"gamma", 4}}));
+  EXPECT_EQ(SplitInChunks(input, cuts), (std::vector<Line>{{"alpha", 1}, {"beta", 2}, {"", 3}, {"gamma", 4}}));
 }
 
 TEST(LineSplitterTest, ManyLinesAcrossCompaction) {
   // Enough bytes to pass the compaction threshold several times, fed in odd
   // chunk sizes while lines are consumed.
   std::string input;
-  for (int i = 0; i < 20000; ++i)
-    input += "line number " + std::to_string(i) + "\n";
+  for (int i = 0; i < 20000; ++i) input += "line number " + std::to_string(i) + "\n";
   LineSplitter splitter;
   uint64_t expected_number = 0;
   std::string_view line;
@@ -523,8 +491,7 @@ TEST(LineSplitterTest, LongLineInSmallChunks) {
     splitter.Feed(std::string_view(long_line).substr(start, 16));
     ASSERT_FALSE(splitter.Next(&line, &number));
     if ((start & 0xFFFFF) == 0) {
-      ASSERT_LT(std::chrono::steady_clock::now() - start_time,
-                std::chrono::seconds(20))
+      ASSERT_LT(std::chrono::steady_clock::now() - start_time, std::chrono::seconds(20))
           << "quadratic scanning? at byte " << start;
     }
   }
@@ -560,8 +527,7 @@ std::vector<Line> SplitWithLimit(std::string_view input, uint64_t max_line, size
 
 TEST(LineSplitterTest, LineOverTheLimitIsReportedEmptyWithItsNumber) {
   const std::string input = "12345\n123456\r\n1234567\nok\n12345678";
-  const std::vector<Line> expected = {
-      {"12345", 1}, {"123456", 2}, {"<too long>", 3}, {"ok", 4}, {"<too long>", 5}};
+  const std::vector<Line> expected = {{"12345", 1}, {"123456", 2}, {"<too long>", 3}, {"ok", 4}, {"<too long>", 5}};
   // Whatever the chunking, the same lines are too long.
   for (size_t step = 1; step <= input.size(); ++step) {
     EXPECT_EQ(SplitWithLimit(input, 6, step), expected) << "step " << step;

@@ -18,8 +18,7 @@ namespace {
 
 // Feeds `text` in pieces cut at `cuts` (sorted offsets on code point
 // boundaries).
-std::string NormalizeInPieces(std::string_view text,
-                              const std::vector<size_t>& cuts) {
+std::string NormalizeInPieces(std::string_view text, const std::vector<size_t>& cuts) {
   Normalizer normalizer;
   std::string out;
   size_t from = 0;
@@ -32,18 +31,14 @@ std::string NormalizeInPieces(std::string_view text,
   return out;
 }
 
-std::string NormalizeWhole(std::string_view text) {
-  return NormalizeInPieces(text, {});
-}
+std::string NormalizeWhole(std::string_view text) { return NormalizeInPieces(text, {}); }
 
 // utf8proc on the whole string at once: the reference for Feed's segments.
 std::string Utf8procMap(std::string_view text) {
   utf8proc_uint8_t* mapped = nullptr;
   const utf8proc_ssize_t len = utf8proc_map(
-      reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
-      static_cast<utf8proc_ssize_t>(text.size()), &mapped,
-      static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE |
-                                     UTF8PROC_COMPAT | UTF8PROC_CASEFOLD));
+      reinterpret_cast<const utf8proc_uint8_t*>(text.data()), static_cast<utf8proc_ssize_t>(text.size()), &mapped,
+      static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT | UTF8PROC_CASEFOLD));
   std::string out;
   if (len >= 0) {
     out.assign(reinterpret_cast<const char*>(mapped), static_cast<size_t>(len));
@@ -56,14 +51,12 @@ std::string Utf8procMap(std::string_view text) {
 std::vector<size_t> CodePointStarts(std::string_view text) {
   std::vector<size_t> starts;
   for (size_t i = 1; i < text.size(); ++i) {
-    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80)
-      starts.push_back(i);
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) starts.push_back(i);
   }
   return starts;
 }
 
-std::vector<size_t> RandomCuts(const std::vector<size_t>& starts, size_t count,
-                               std::mt19937* rng) {
+std::vector<size_t> RandomCuts(const std::vector<size_t>& starts, size_t count, std::mt19937* rng) {
   std::vector<size_t> cuts;
   if (starts.empty()) return cuts;
   std::uniform_int_distribution<size_t> pick(0, starts.size() - 1);
@@ -84,10 +77,8 @@ TEST(NormalizeTextTest, FoldsCompatibilityFormsAndCase) {
 TEST(NormalizeTextTest, FoldsGreekCaseIncludingAccentedCapitals) {
   // ΣΊΣΥΦΟΣ: full case folding maps every sigma to σ (no final-sigma rule)
   // and Ί (U+038A) to ί (U+03AF).
-  EXPECT_EQ(NormalizeText("\u03A3\u038A\u03A3\u03A5\u03A6\u039F\u03A3"),
-            "\u03C3\u03AF\u03C3\u03C5\u03C6\u03BF\u03C3");
-  EXPECT_EQ(NormalizeText("\u03C3\u03AF\u03C3\u03C5\u03C6\u03BF\u03C2"),
-            "\u03C3\u03AF\u03C3\u03C5\u03C6\u03BF\u03C3");
+  EXPECT_EQ(NormalizeText("\u03A3\u038A\u03A3\u03A5\u03A6\u039F\u03A3"), "\u03C3\u03AF\u03C3\u03C5\u03C6\u03BF\u03C3");
+  EXPECT_EQ(NormalizeText("\u03C3\u03AF\u03C3\u03C5\u03C6\u03BF\u03C2"), "\u03C3\u03AF\u03C3\u03C5\u03C6\u03BF\u03C3");
 }
 
 TEST(NormalizeTextTest, ComposesCombiningMarks) {
@@ -101,8 +92,7 @@ TEST(NormalizeTextTest, ComposesCombiningMarks) {
 }
 
 TEST(NormalizeTextTest, WidensHalfwidthKatakana) {
-  EXPECT_EQ(NormalizeText("\uFF76\uFF80\uFF76\uFF85"),
-            "\u30AB\u30BF\u30AB\u30CA");
+  EXPECT_EQ(NormalizeText("\uFF76\uFF80\uFF76\uFF85"), "\u30AB\u30BF\u30AB\u30CA");
   // The halfwidth voiced mark composes with the kana before it: ｶﾞ -> ガ.
   EXPECT_EQ(NormalizeText("\uFF76\uFF9E"), "\u30AC");
 }
@@ -180,50 +170,25 @@ TEST(NormalizerTest, InvalidUtf8IsCopiedNotDropped) {
 // Fragments that exercise every kind of segment boundary.
 const std::vector<std::string>& Fragments() {
   static const std::vector<std::string> fragments = {
-      "the ",
-      "quick ",
-      "brown ",
-      " ",
-      "  ",
-      "\n",
-      "a",
-      "e",
-      "o",
-      "i",
-      "\u0301",
-      "\u0323",
-      "\u0308",
+      "the ",         "quick ",       "brown ", " ", "  ", "\n", "a", "e", "o", "i", "\u0301", "\u0323", "\u0308",
       "\u0327",  // combining marks
-      "\u0316",
-      "\u05B0",
+      "\u0316",       "\u05B0",
       "\u0345",  // not composable
-      "\u00E9",
-      "\u00DF",
-      "\u0130",
+      "\u00E9",       "\u00DF",       "\u0130",
       "\u03A3\u038A",  // é ß İ ΣΊ
-      "\uFB01",
-      "\uFF26\uFF29",
-      "\u2460",
+      "\uFB01",       "\uFF26\uFF29", "\u2460",
       "\u00B2",  // ﬁ ＦＩ ① ²
-      "\u4E2D\u6587",
-      "\u3072\u3089",
+      "\u4E2D\u6587", "\u3072\u3089",
       "\uD55C\uAD6D",  // CJK, hiragana, Hangul
-      "\u1100",
-      "\u1161",
+      "\u1100",       "\u1161",
       "\u11A8",  // conjoining jamo
-      "\uFF76",
-      "\uFF80",
-      "\uFF9E",
+      "\uFF76",       "\uFF80",       "\uFF9E",
       "\uFF9F",  // halfwidth kana, marks
-      "\u0BC6",
-      "\u0BBE",
-      "\u0915",
+      "\u0BC6",       "\u0BBE",       "\u0915",
       "\u093C",  // Tamil, Devanagari
-      "\U0001F600",
-      "\U00011099",
+      "\U0001F600",   "\U00011099",
       "\U000110BA",  // emoji, Kaithi + nukta
-      "\u212B",
-      "\u2126",
+      "\u212B",       "\u2126",
       "\u1E9B\u0323",  // Å Ω ẛ̣
   };
   return fragments;
@@ -242,8 +207,7 @@ TEST(NormalizerTest, SegmentsMatchNormalizingTheWholeText) {
   // on the whole text: cutting at our boundaries changes nothing.
   std::mt19937 rng(12345);
   for (int round = 0; round < 300; ++round) {
-    const std::string text =
-        RandomText(&rng, 1 + static_cast<size_t>(round % 60));
+    const std::string text = RandomText(&rng, 1 + static_cast<size_t>(round % 60));
     ASSERT_EQ(NormalizeWhole(text), Utf8procMap(text)) << "round " << round;
   }
 }
@@ -257,13 +221,11 @@ TEST(NormalizerTest, EveryBmpCodePointIsSegmentedCorrectly) {
     if (cp >= 0xD800 && cp <= 0xDFFF) continue;
     utf8proc_uint8_t buf[4];
     const auto len = utf8proc_encode_char(cp, buf);
-    const std::string c(reinterpret_cast<const char*>(buf),
-                        static_cast<size_t>(len));
+    const std::string c(reinterpret_cast<const char*>(buf), static_cast<size_t>(len));
     const std::string text = "e" + c + "\u0301" + c + c + "\u0308 " + c + "a";
     const std::string expected = Utf8procMap(text);
     ASSERT_EQ(NormalizeWhole(text), expected) << std::hex << cp;
-    ASSERT_EQ(NormalizeInPieces(text, CodePointStarts(text)), expected)
-        << std::hex << cp;
+    ASSERT_EQ(NormalizeInPieces(text, CodePointStarts(text)), expected) << std::hex << cp;
     ++checked;
   }
   EXPECT_EQ(checked, 0x10000 - 0x80 - 0x800);
@@ -299,8 +261,7 @@ TEST(NormalizerTest, LongCjkTextIsStreamedWithASmallTail) {
   size_t max_held = 0;
   while (fed < text.size()) {
     size_t end = std::min(text.size(), fed + 1024);
-    while (end < text.size() &&
-           (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) {
+    while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) {
       --end;  // back to a code point boundary
     }
     normalizer.Feed(std::string_view(text).substr(fed, end - fed), &out);
@@ -342,8 +303,7 @@ TEST(NormalizerTest, LongRunWithoutBoundaryIsCutAtFixedPlaces) {
   EXPECT_TRUE(out == expected);
   EXPECT_TRUE(NormalizeWhole(text) == expected);
   std::mt19937 rng(99);
-  EXPECT_TRUE(NormalizeInPieces(text, RandomCuts(CodePointStarts(text), 30,
-                                                 &rng)) == expected);
+  EXPECT_TRUE(NormalizeInPieces(text, RandomCuts(CodePointStarts(text), 30, &rng)) == expected);
 }
 
 TEST(NormalizerTest, ForcedCutsDoNotDependOnChunking) {
@@ -357,17 +317,15 @@ TEST(NormalizerTest, ForcedCutsDoNotDependOnChunking) {
   const std::string whole = NormalizeWhole(text);
   EXPECT_TRUE(whole != Utf8procMap(text));    // (EXPECT_NE would print 8 KB)
   EXPECT_EQ(whole.substr(0, 5), "x \u1EA1");  // a + dot below composed
-  EXPECT_EQ(whole.size(), text.size());  // a+U+0323 -> U+1EA1: 3 bytes each
+  EXPECT_EQ(whole.size(), text.size());       // a+U+0323 -> U+1EA1: 3 bytes each
   const std::vector<size_t> starts = CodePointStarts(text);
   EXPECT_TRUE(NormalizeInPieces(text, starts) == whole);
   std::mt19937 rng(5);
   for (int trial = 0; trial < 20; ++trial) {
-    const std::vector<size_t> cuts =
-        RandomCuts(starts, 1 + static_cast<size_t>(trial) * 3, &rng);
+    const std::vector<size_t> cuts = RandomCuts(starts, 1 + static_cast<size_t>(trial) * 3, &rng);
     ASSERT_TRUE(NormalizeInPieces(text, cuts) == whole) << "trial " << trial;
   }
 }
-
 
 // The clean-prefix fast path (src/text/tokenize_kernel.h) copies already
 // normalized text in bulk; with TokenizerKernel::kBaseline the Normalizer
@@ -378,15 +336,13 @@ using internal::TokenizerKernel;
 
 std::vector<TokenizerKernel> FastKernels() {
   std::vector<TokenizerKernel> kernels;
-  for (TokenizerKernel k :
-       {TokenizerKernel::kPortable, TokenizerKernel::kAvx2, TokenizerKernel::kAvx512}) {
+  for (TokenizerKernel k : {TokenizerKernel::kPortable, TokenizerKernel::kAvx2, TokenizerKernel::kAvx512}) {
     if (internal::TokenizerKernelSupported(k)) kernels.push_back(k);
   }
   return kernels;
 }
 
-std::string NormalizeOn(TokenizerKernel kernel, std::string_view text,
-                        const std::vector<size_t>& cuts) {
+std::string NormalizeOn(TokenizerKernel kernel, std::string_view text, const std::vector<size_t>& cuts) {
   internal::SetTokenizerKernelOverride(kernel);
   std::string out = NormalizeInPieces(text, cuts);
   internal::ClearTokenizerKernelOverride();
@@ -399,15 +355,68 @@ std::string NormalizeOn(TokenizerKernel kernel, std::string_view text,
 // fullwidth forms, invalid bytes).
 const std::vector<std::string>& MixedFragments() {
   static const std::vector<std::string> fragments = {
-      "le ", "de ", "la ", "Le ", "De ", "A", "E", "e", "a", "x", " ", ", ", ". ", "\n",
-      "\u00E9t\u00E9 ", "tr\u00E8s ", "\u00E0 ", "o\u00F9 ", "c\u0153ur ", "fa\u00E7on ",
-      "\u00C9l\u00E8ve ", "\u00C0 ", "E\u00E9", "A\u0153", "l\u2019", "d\u2019",
-      "\u2014", "\u201C", "\u201D", "\u2026", "\u00AB\u00A0", "\u00A0\u00BB", "\u00A0?",
-      "\u00DF", "stra\u00DFe ", "\u00FC\u00F6\u00E4 ", "\u00DC", "\u0301", "\u0327",
-      "\u0308", "e\u0301", "\uFB01", "\uFF21", "\u00B2", "\u0441\u043B\u043E\u0432\u043E ",
-      "\u0421\u043B\u043E\u0432\u043E ", "\u0451", "\u0401", "\u03C3\u03AF ", "\u03A3",
-      "\u0131", "\u0130", "\u017F", "\u0149", "\u4E2D\u6587", "\xFF", "\xC3", "\x80",
-      "\xE2\x80", "\xE2\x80\x99", "\xC3\xA9", "\xCC\x81",
+      "le ",
+      "de ",
+      "la ",
+      "Le ",
+      "De ",
+      "A",
+      "E",
+      "e",
+      "a",
+      "x",
+      " ",
+      ", ",
+      ". ",
+      "\n",
+      "\u00E9t\u00E9 ",
+      "tr\u00E8s ",
+      "\u00E0 ",
+      "o\u00F9 ",
+      "c\u0153ur ",
+      "fa\u00E7on ",
+      "\u00C9l\u00E8ve ",
+      "\u00C0 ",
+      "E\u00E9",
+      "A\u0153",
+      "l\u2019",
+      "d\u2019",
+      "\u2014",
+      "\u201C",
+      "\u201D",
+      "\u2026",
+      "\u00AB\u00A0",
+      "\u00A0\u00BB",
+      "\u00A0?",
+      "\u00DF",
+      "stra\u00DFe ",
+      "\u00FC\u00F6\u00E4 ",
+      "\u00DC",
+      "\u0301",
+      "\u0327",
+      "\u0308",
+      "e\u0301",
+      "\uFB01",
+      "\uFF21",
+      "\u00B2",
+      "\u0441\u043B\u043E\u0432\u043E ",
+      "\u0421\u043B\u043E\u0432\u043E ",
+      "\u0451",
+      "\u0401",
+      "\u03C3\u03AF ",
+      "\u03A3",
+      "\u0131",
+      "\u0130",
+      "\u017F",
+      "\u0149",
+      "\u4E2D\u6587",
+      "\xFF",
+      "\xC3",
+      "\x80",
+      "\xE2\x80",
+      "\xE2\x80\x99",
+      "\xC3\xA9",
+      "\xCC\x81",
   };
   return fragments;
 }
@@ -431,11 +440,31 @@ TEST(NormalizerFastPathTest, CleanPrefixKernelsAgreeOnRandomTablesAndBytes) {
   // matter (every offset, so that characters straddle the 32-byte halves).
   // The first ten are clean under dense tables; the rest are drawn rarely,
   // so that runs often reach past 32 and 64 bytes.
-  const char* const pieces[] = {"a", "z", " ", "\xC3\xA9", "\xC5\x93", "\xD0\xB0", "\xD1\x8F",
-                                "\xCE\xB1", "\xE2\x80\x99", "\xE2\x80\xA6", "A", "Z",
-                                "\xC3\x89", "\xC2\xA0", "\xE2\x81\x80", "\xE4\xB8\xAD",
-                                "\xCC\x81", "\x80", "\xBF", "\xC3", "\xE2", "\xE2\x80",
-                                "\xDF\xBF", "\xC0\x80", "\xF0\x9F\x98\x80"};
+  const char* const pieces[] = {"a",
+                                "z",
+                                " ",
+                                "\xC3\xA9",
+                                "\xC5\x93",
+                                "\xD0\xB0",
+                                "\xD1\x8F",
+                                "\xCE\xB1",
+                                "\xE2\x80\x99",
+                                "\xE2\x80\xA6",
+                                "A",
+                                "Z",
+                                "\xC3\x89",
+                                "\xC2\xA0",
+                                "\xE2\x81\x80",
+                                "\xE4\xB8\xAD",
+                                "\xCC\x81",
+                                "\x80",
+                                "\xBF",
+                                "\xC3",
+                                "\xE2",
+                                "\xE2\x80",
+                                "\xDF\xBF",
+                                "\xC0\x80",
+                                "\xF0\x9F\x98\x80"};
   std::mt19937 rng(2024);
   std::uniform_int_distribution<size_t> any(0, std::size(pieces) - 1);
   std::uniform_int_distribution<size_t> common(0, 9);
@@ -464,14 +493,12 @@ TEST(NormalizerFastPathTest, CleanPrefixKernelsAgreeOnRandomTablesAndBytes) {
       }
 #if defined(__x86_64__) && defined(__GNUC__)
       if (internal::TokenizerKernelSupported(TokenizerKernel::kAvx2)) {
-        ASSERT_EQ(internal::CleanPrefixAvx2(p + at, tables), want)
-            << "avx2, round " << round << " at " << at;
+        ASSERT_EQ(internal::CleanPrefixAvx2(p + at, tables), want) << "avx2, round " << round << " at " << at;
         ++checked;
       }
       if (internal::TokenizerKernelSupported(TokenizerKernel::kAvx512) &&
           internal::CleanPrefixFor(TokenizerKernel::kAvx512) == &internal::CleanPrefixAvx512) {
-        ASSERT_EQ(internal::CleanPrefixAvx512(p + at, tables), want)
-            << "avx512, round " << round << " at " << at;
+        ASSERT_EQ(internal::CleanPrefixAvx512(p + at, tables), want) << "avx512, round " << round << " at " << at;
         ++checked;
       }
 #endif
@@ -491,8 +518,8 @@ TEST(NormalizerFastPathTest, EveryTwoByteAndGeneralPunctuationCodePointMatchesTh
     utf8proc_uint8_t buf[4];
     const auto len = utf8proc_encode_char(cp, buf);
     const std::string c(reinterpret_cast<const char*>(buf), static_cast<size_t>(len));
-    const std::string text = run + c + run + "A" + c + "e" + c + "\u0301" + run + run.substr(3) +
-                             c + "Z" + c + c + run + "x" + c;
+    const std::string text =
+        run + c + run + "A" + c + "e" + c + "\u0301" + run + run.substr(3) + c + "Z" + c + c + run + "x" + c;
     const std::string want = NormalizeOn(TokenizerKernel::kBaseline, text, {});
     for (TokenizerKernel kernel : FastKernels()) {
       ASSERT_EQ(NormalizeOn(kernel, text, {}), want) << std::hex << cp;
@@ -511,8 +538,7 @@ TEST(NormalizerFastPathTest, EveryTwoByteAndGeneralPunctuationCodePointMatchesTh
 TEST(NormalizerFastPathTest, RandomMixedTextMatchesTheReferenceInAnyChunking) {
   std::mt19937 rng(777);
   for (int round = 0; round < 400; ++round) {
-    const std::string text =
-        RandomMixedText(&rng, 1 + static_cast<size_t>(round) * 2, round % 2 == 0 ? 20 : 60);
+    const std::string text = RandomMixedText(&rng, 1 + static_cast<size_t>(round) * 2, round % 2 == 0 ? 20 : 60);
     const std::vector<size_t> starts = CodePointStarts(text);
     const std::vector<size_t> cuts = RandomCuts(starts, 1 + static_cast<size_t>(round % 30), &rng);
     // (The reference itself may fold an uppercase ASCII letter next to a

@@ -28,17 +28,14 @@ TEST(ShingleTest, MmdsCharExampleAbcabGivesThreeShingles) {
 TEST(ShingleTest, WordShinglesAreConsecutiveWordRuns) {
   const auto set = Words("the quick brown fox jumps", 2);
   ASSERT_EQ(set.size(), 4u);
-  EXPECT_EQ(set, Union({Words("the quick", 2), Words("quick brown", 2), Words("brown fox", 2),
-                        Words("fox jumps", 2)}));
+  EXPECT_EQ(set, Union({Words("the quick", 2), Words("quick brown", 2), Words("brown fox", 2), Words("fox jumps", 2)}));
 }
 
 TEST(ShingleTest, RepeatedShinglesCountOnce) {
   EXPECT_EQ(Words("a b a b a b", 2).size(), 2u);  // {a b, b a}
 }
 
-TEST(ShingleTest, WordOrderMatters) {
-  EXPECT_NE(Words("one two three", 2), Words("three two one", 2));
-}
+TEST(ShingleTest, WordOrderMatters) { EXPECT_NE(Words("one two three", 2), Words("three two one", 2)); }
 
 TEST(ShingleTest, TextIsLowercasedAndPunctuationSeparates) {
   EXPECT_EQ(Words("The QUICK, brown-fox!", 2), Words("the quick brown fox", 2));
@@ -82,8 +79,14 @@ TEST(ShingleTest, ThaiCharactersAreWordsOfTheirOwn) {
 }
 
 TEST(ShingleTest, InvalidUtf8BytesSeparateWords) {
-  EXPECT_EQ(Words("abc\xff" "def", 1), Words("abc def", 1));
-  EXPECT_EQ(Words("abc\xe2\x82" "def", 1), Words("abc def", 1));  // truncated sequence
+  EXPECT_EQ(Words("abc\xff"
+                  "def",
+                  1),
+            Words("abc def", 1));
+  EXPECT_EQ(Words("abc\xe2\x82"
+                  "def",
+                  1),
+            Words("abc def", 1));  // truncated sequence
 }
 
 TEST(ShingleTest, CharModeCollapsesWhiteSpaceRunsAndTrims) {

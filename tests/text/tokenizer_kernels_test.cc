@@ -16,8 +16,8 @@
 #include <string_view>
 #include <vector>
 
-#include "text/char_classes.h"
 #include "base/hash.h"
+#include "text/char_classes.h"
 #include "text/decode.h"
 #include "text/normalize.h"
 #include "text/shingle.h"
@@ -38,8 +38,7 @@ uint64_t SplitMix(uint64_t* s) {
 
 std::vector<TokenizerKernel> VectorKernels() {
   std::vector<TokenizerKernel> kernels;
-  for (TokenizerKernel k :
-       {TokenizerKernel::kPortable, TokenizerKernel::kAvx2, TokenizerKernel::kAvx512}) {
+  for (TokenizerKernel k : {TokenizerKernel::kPortable, TokenizerKernel::kAvx2, TokenizerKernel::kAvx512}) {
     if (internal::TokenizerKernelSupported(k)) kernels.push_back(k);
   }
   return kernels;
@@ -118,8 +117,7 @@ TEST(TokenizerKernelsTest, PairMaskMarksOnlyWordCharacters) {
   int marked = 0;
   for (int lead = 0xC2; lead <= 0xDF; ++lead) {
     for (int second = 0x80; second <= 0xBF; ++second) {
-      const unsigned char seq[2] = {static_cast<unsigned char>(lead),
-                                    static_cast<unsigned char>(second)};
+      const unsigned char seq[2] = {static_cast<unsigned char>(lead), static_cast<unsigned char>(second)};
       internal::ByteClasses c{};
       unsigned char lowered[64];
       internal::ClassifyPortable(seq, 2, &c, lowered);
@@ -143,10 +141,8 @@ TEST(TokenizerKernelsTest, PortableMasksAreTheDocumentedClasses) {
   const std::string text = "aZ_9 -\xC3\xA9";
   internal::ByteClasses c{};
   unsigned char lowered[64];
-  internal::ClassifyPortable(reinterpret_cast<const unsigned char*>(text.data()), text.size(), &c,
-                             lowered);
-  EXPECT_EQ(std::string(reinterpret_cast<const char*>(lowered), text.size()),
-            "az_9 -\xC3\xA9");
+  internal::ClassifyPortable(reinterpret_cast<const unsigned char*>(text.data()), text.size(), &c, lowered);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(lowered), text.size()), "az_9 -\xC3\xA9");
   EXPECT_EQ(c.word, 0b1111u);
   EXPECT_EQ(c.upper, 0b10u);
   EXPECT_EQ(c.high, 0b11000000u);
@@ -164,8 +160,8 @@ TEST(TokenizerKernelsTest, ShortWordHashIsXxh3OnEveryLength) {
     for (size_t len = 1; len <= 16; ++len) {
       const unsigned char* word = buffer + 16;
       const uint64_t want = HashBytes(word, len, seed);
-      const uint64_t got = hasher.Hash(internal::ShortWordHasher::Load(word),
-                                       internal::ShortWordHasher::Load(word + len - 8), len);
+      const uint64_t got =
+          hasher.Hash(internal::ShortWordHasher::Load(word), internal::ShortWordHasher::Load(word + len - 8), len);
       ASSERT_EQ(got, want) << "len " << len << " seed " << seed;
     }
     ASSERT_EQ(hasher.HashThreeBytes(buffer), HashBytes(buffer, 3, seed)) << "seed " << seed;
@@ -218,8 +214,8 @@ TEST(TokenizerKernelsTest, VectorWordHasherIsXxh3ForEveryLengthAndCount) {
         ends.push_back(t.ends[i] + origin);
       }
       std::vector<uint64_t> got(count + 1, 0x5555);
-      hash(hasher, {.text = t.bytes.data(), .origin = origin, .starts = starts.data(), .ends = ends.data(),
-                    .count = count},
+      hash(hasher,
+           {.text = t.bytes.data(), .origin = origin, .starts = starts.data(), .ends = ends.data(), .count = count},
            got.data());
       for (size_t i = 0; i < count; ++i) {
         const size_t len = t.ends[i] - t.starts[i];
@@ -263,17 +259,16 @@ TEST(TokenizerKernelsTest, NoVectorWordHasherWithoutTheAvx512Kernel) {
 
 TEST(TokenizerKernelsTest, CharClassTableAgreesWithUtf8procOnEveryCodePoint) {
   for (int32_t cp = -1; cp <= 0x110000; ++cp) {
-    ASSERT_EQ(internal::CharClasses(cp), internal::CharClassesReference(cp)) << "U+" << std::hex
-                                                                             << cp;
+    ASSERT_EQ(internal::CharClasses(cp), internal::CharClassesReference(cp)) << "U+" << std::hex << cp;
   }
   using internal::kCharNoSpace;
   using internal::kCharSpace;
   using internal::kCharWord;
-  EXPECT_EQ(internal::CharClasses(0xE9), kCharWord);                  // é
-  EXPECT_EQ(internal::CharClasses(0x0301), kCharWord);                // combining acute
+  EXPECT_EQ(internal::CharClasses(0xE9), kCharWord);                   // é
+  EXPECT_EQ(internal::CharClasses(0x0301), kCharWord);                 // combining acute
   EXPECT_EQ(internal::CharClasses(0x4E2D), kCharWord | kCharNoSpace);  // 中
-  EXPECT_EQ(internal::CharClasses(0x00A0), kCharSpace);               // no-break space
-  EXPECT_EQ(internal::CharClasses(0x2014), 0);                        // em dash
+  EXPECT_EQ(internal::CharClasses(0x00A0), kCharSpace);                // no-break space
+  EXPECT_EQ(internal::CharClasses(0x2014), 0);                         // em dash
   EXPECT_EQ(internal::CharClasses(0x20000), kCharWord | kCharNoSpace);
 }
 
@@ -282,20 +277,24 @@ enum class Flavour { kAscii, kLatin, kCyrillic, kCjk, kMixed, kInvalid };
 // A random text of the flavour: words of its script, with capitals, digits,
 // '_', punctuation and white space between them.
 std::string RandomText(Flavour flavour, size_t bytes, uint64_t seed) {
-  static const char* const kLatin[] = {"\xC3\xA9", "\xC3\x89", "\xC3\xA0", "\xC3\x9F", "\xC3\xBC",
-                                       "\xC3\x9C", "\xC5\x93", "\xEF\xAC\x81" /* ﬁ */,
+  static const char* const kLatin[] = {"\xC3\xA9", "\xC3\x89", "\xC3\xA0", "\xC3\x9F",
+                                       "\xC3\xBC", "\xC3\x9C", "\xC5\x93", "\xEF\xAC\x81" /* ﬁ */,
                                        "e\xCC\x81" /* e + combining acute */};
   static const char* const kCyrillic[] = {"\xD0\xB0", "\xD0\x91", "\xD0\xB4", "\xD1\x8F",
                                           "\xD0\xAF", "\xD1\x91", "\xD0\x81"};
-  static const char* const kCjk[] = {"\xE4\xB8\xAD", "\xE6\x96\x87", "\xE3\x81\x82" /* あ */,
-                                     "\xE3\x82\xAB" /* カ */, "\xEA\xB0\x80" /* 가 */,
-                                     "\xEF\xBC\xA1" /* Ａ */, "\xF0\x9F\x98\x80" /* emoji */,
+  static const char* const kCjk[] = {"\xE4\xB8\xAD",
+                                     "\xE6\x96\x87",
+                                     "\xE3\x81\x82" /* あ */,
+                                     "\xE3\x82\xAB" /* カ */,
+                                     "\xEA\xB0\x80" /* 가 */,
+                                     "\xEF\xBC\xA1" /* Ａ */,
+                                     "\xF0\x9F\x98\x80" /* emoji */,
                                      "\xF0\xA0\x80\x80" /* U+20000 */};
-  static const char* const kSeparators[] = {" ", " ", " ", ", ", ". ", "\n", "\n\n", "-", "'",
-                                            "\t", "\xE2\x80\x94" /* — */, "\xC2\xA0" /* nbsp */,
-                                            "\xE3\x80\x82" /* 。 */};
-  static const char* const kInvalid[] = {"\xFF", "\xC3", "\xE4\xB8", "\x80", "\xED\xA0\x80",
-                                         "\xF4\x90\x80\x80", "\xC0\xAF"};
+  static const char* const kSeparators[] = {
+      " ",           " ", " ", ", ", ". ", "\n", "\n\n", "-", "'", "\t", "\xE2\x80\x94" /* — */, "\xC2\xA0" /* nbsp */,
+      "\xE3\x80\x82" /* 。 */};
+  static const char* const kInvalid[] = {"\xFF",    "\xC3", "\xE4\xB8", "\x80", "\xED\xA0\x80", "\xF4\x90\x80\x80",
+                                         "\xC0\xAF"};
   std::string out;
   while (out.size() < bytes) {
     const uint64_t r = SplitMix(&seed);
@@ -309,7 +308,7 @@ std::string RandomText(Flavour flavour, size_t bytes, uint64_t seed) {
       const bool ascii = f == Flavour::kAscii || (c >> 8) % 3 == 0;
       if (ascii) {
         const uint64_t k = (c >> 16) % 40;
-        out.push_back(k < 26 ? static_cast<char>('a' + k)
+        out.push_back(k < 26   ? static_cast<char>('a' + k)
                       : k < 32 ? static_cast<char>('A' + (c >> 24) % 26)
                       : k < 38 ? static_cast<char>('0' + (c >> 24) % 10)
                                : '_');
@@ -336,16 +335,15 @@ struct Tokens {
   ContentHash content;
   std::string token_text;
   friend bool operator==(const Tokens& x, const Tokens& y) {
-    return x.shingles == y.shingles && x.words == y.words && x.tokens == y.tokens &&
-           x.content == y.content && x.token_text == y.token_text;
+    return x.shingles == y.shingles && x.words == y.words && x.tokens == y.tokens && x.content == y.content &&
+           x.token_text == y.token_text;
   }
 };
 
 // Feeds `text` to a Shingler on `kernel`, as the given pieces; with
 // `token_text`, the Shingler also keeps the token text (which takes every
 // word through the per-word path, as --exact's copies do).
-Tokens Shingle(TokenizerKernel kernel, const std::vector<std::string_view>& pieces, int k,
-               bool token_text = true) {
+Tokens Shingle(TokenizerKernel kernel, const std::vector<std::string_view>& pieces, int k, bool token_text = true) {
   const KernelScope scope(kernel);
   Shingler shingler(ShingleUnit::kWord, k, 42);
   Tokens t;
@@ -393,8 +391,8 @@ TEST(TokenizerKernelsTest, EveryKernelGivesTheScalarTokensOnRandomTextsAndChunki
   const std::vector<TokenizerKernel> kernels = VectorKernels();
   ASSERT_FALSE(kernels.empty());  // the portable kernel always runs
   uint64_t seed = 1;
-  for (Flavour flavour : {Flavour::kAscii, Flavour::kLatin, Flavour::kCyrillic, Flavour::kCjk,
-                          Flavour::kMixed, Flavour::kInvalid}) {
+  for (Flavour flavour :
+       {Flavour::kAscii, Flavour::kLatin, Flavour::kCyrillic, Flavour::kCjk, Flavour::kMixed, Flavour::kInvalid}) {
     for (int round = 0; round < 12; ++round) {
       const size_t bytes = round < 4 ? 1 + SplitMix(&seed) % 200 : 1 + SplitMix(&seed) % 20000;
       const std::string raw = RandomText(flavour, bytes, SplitMix(&seed));
@@ -412,9 +410,8 @@ TEST(TokenizerKernelsTest, EveryKernelGivesTheScalarTokensOnRandomTextsAndChunki
           ASSERT_EQ(Shingle(TokenizerKernel::kBaseline, pieces, k), want)
               << "baseline, flavour " << static_cast<int>(flavour) << " round " << round;
           for (TokenizerKernel kernel : kernels) {
-            ASSERT_EQ(Shingle(kernel, pieces, k), want)
-                << Name(kernel) << ", flavour " << static_cast<int>(flavour) << " round "
-                << round << ", " << pieces.size() << " pieces";
+            ASSERT_EQ(Shingle(kernel, pieces, k), want) << Name(kernel) << ", flavour " << static_cast<int>(flavour)
+                                                        << " round " << round << ", " << pieces.size() << " pieces";
           }
         }
       }
@@ -446,8 +443,8 @@ TEST(TokenizerKernelsTest, BatchedWordHashesGiveTheScalarTokens) {
       for (const auto& pieces : chunkings) {
         for (TokenizerKernel kernel : VectorKernels()) {
           ASSERT_EQ(Shingle(kernel, pieces, k, /*token_text=*/false), want)
-              << Name(kernel) << ", flavour " << static_cast<int>(flavour) << ", k " << k << ", "
-              << pieces.size() << " pieces";
+              << Name(kernel) << ", flavour " << static_cast<int>(flavour) << ", k " << k << ", " << pieces.size()
+              << " pieces";
         }
       }
     }
@@ -475,8 +472,8 @@ TEST(TokenizerKernelsTest, WordsLongerThanTheWordBufferHashAlikeOnEveryKernel) {
 // multiply-xorshift chain over k token hashes and Mix64. Every k, on every
 // kernel (the chain is unrolled for the usual k).
 TEST(TokenizerKernelsTest, ShingleHashesFollowTheDocumentedFormula) {
-  const std::vector<std::string> words = {"the", "quick", "brown", "fox", "jumps", "over",
-                                          "the", "lazy", "dog", "again", "and", "again"};
+  const std::vector<std::string> words = {"the", "quick", "brown", "fox",   "jumps", "over",
+                                          "the", "lazy",  "dog",   "again", "and",   "again"};
   std::string text;
   for (const std::string& w : words) text += w + " ";
   const uint64_t seed = 42;

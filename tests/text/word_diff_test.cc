@@ -15,13 +15,14 @@ namespace {
 using testing::Join;
 using testing::RandomWords;
 
-DiffRun Same(uint64_t words) {
-  return {DiffRun::Kind::kSame, Join(RandomWords(words, 3)), words};
-}
+DiffRun Same(uint64_t words) { return {DiffRun::Kind::kSame, Join(RandomWords(words, 3)), words}; }
 
 TEST(FoldDiffTest, ShortRunsAndChangesAreKeptAsTheyAre) {
-  const std::vector<DiffRun> runs = {Same(5), {DiffRun::Kind::kRemoved, "x y", 2}, {DiffRun::Kind::kAdded, "z", 1},
-                                     Same(12 + 12 + kMinSkipped - 1), {DiffRun::Kind::kAdded, "w", 1}};
+  const std::vector<DiffRun> runs = {Same(5),
+                                     {DiffRun::Kind::kRemoved, "x y", 2},
+                                     {DiffRun::Kind::kAdded, "z", 1},
+                                     Same(12 + 12 + kMinSkipped - 1),
+                                     {DiffRun::Kind::kAdded, "w", 1}};
   const std::vector<FoldedRun> folded = FoldDiff(runs);
   ASSERT_EQ(folded.size(), runs.size());
   for (size_t i = 0; i < runs.size(); ++i) {

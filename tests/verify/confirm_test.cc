@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "neardup/scan.h"
-#include "walk/file_system.h"
 #include "test_util.h"
+#include "walk/file_system.h"
 
 namespace neardup {
 namespace {

@@ -3,19 +3,19 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <mutex>
-#include <string>
-#include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
-#include "sign/minhash.h"
-#include "neardup/scan.h"
 #include "lsh/similarity.h"
-#include "walk/file_system.h"
+#include "neardup/scan.h"
+#include "sign/minhash.h"
 #include "test_util.h"
+#include "walk/file_system.h"
 
 namespace neardup {
 namespace {

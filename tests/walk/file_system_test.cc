@@ -8,12 +8,12 @@
 #include <zstd.h>
 
 #include <algorithm>
-#include <fstream>
-#include <thread>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -64,10 +64,9 @@ std::string TestData(size_t size) {
 std::string Zlib(const std::string& data) {
   uLongf size = compressBound(static_cast<uLong>(data.size()));
   std::string out(size, '\0');
-  EXPECT_EQ(
-      compress2(reinterpret_cast<Bytef*>(out.data()), &size,
-                reinterpret_cast<const Bytef*>(data.data()), static_cast<uLong>(data.size()), 6),
-      Z_OK);
+  EXPECT_EQ(compress2(reinterpret_cast<Bytef*>(out.data()), &size, reinterpret_cast<const Bytef*>(data.data()),
+                      static_cast<uLong>(data.size()), 6),
+            Z_OK);
   out.resize(size);
   return out;
 }
@@ -197,8 +196,7 @@ TEST(FileSystemTest, MissingFileIsNotFoundWithPath) {
 
 TEST(FileSystemTest, MissingCompressedFileIsNotFound) {
   TempDir dir;
-  Result<std::unique_ptr<ByteReader>> reader =
-      OpenInput(FileSystem::Default(), dir.Path("missing.gz"));
+  Result<std::unique_ptr<ByteReader>> reader = OpenInput(FileSystem::Default(), dir.Path("missing.gz"));
   ASSERT_FALSE(reader.ok());
   EXPECT_EQ(reader.status().code(), Status::Code::kNotFound);
 }
@@ -515,22 +513,19 @@ TEST(GzipReaderTest, EmptyFileIsCorrupt) {
 }
 
 TEST(GzipReaderTest, GarbageIsCorruptAndErrorIsSticky) {
-  auto reader =
-      GzipReader(std::make_unique<FakeReader>("this is not gzip data at all", false), "g.gz");
+  auto reader = GzipReader(std::make_unique<FakeReader>("this is not gzip data at all", false), "g.gz");
   char buf[64];
   Result<size_t> first = reader->Read(buf, sizeof buf);
   ASSERT_FALSE(first.ok());
   EXPECT_EQ(first.status().code(), Status::Code::kCorrupt);
-  EXPECT_EQ(first.status().message().rfind("g.gz: invalid gzip data", 0), 0u)
-      << first.status().message();
+  EXPECT_EQ(first.status().message().rfind("g.gz: invalid gzip data", 0), 0u) << first.status().message();
   Result<size_t> second = reader->Read(buf, sizeof buf);
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.status().message(), first.status().message());
 }
 
 TEST(GzipReaderTest, TrailingGarbageAfterMemberIsCorrupt) {
-  auto reader =
-      GzipReader(std::make_unique<FakeReader>(Gzip("hello") + "junk!junk!", false), "g.gz");
+  auto reader = GzipReader(std::make_unique<FakeReader>(Gzip("hello") + "junk!junk!", false), "g.gz");
   Result<std::string> got = ReadAll(*reader, 4096);
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.status().code(), Status::Code::kCorrupt);
@@ -538,8 +533,7 @@ TEST(GzipReaderTest, TrailingGarbageAfterMemberIsCorrupt) {
 
 TEST(GzipReaderTest, InnerReadErrorPropagates) {
   const std::string compressed = Gzip(TestData(100'000));
-  auto reader = GzipReader(
-      std::make_unique<FakeReader>(compressed.substr(0, compressed.size() / 2), true), "g.gz");
+  auto reader = GzipReader(std::make_unique<FakeReader>(compressed.substr(0, compressed.size() / 2), true), "g.gz");
   Result<std::string> got = ReadAll(*reader, 4096);
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.status().code(), Status::Code::kIoError);
@@ -593,14 +587,12 @@ TEST(ZstdReaderTest, TruncatedStreamIsCorrupt) {
 }
 
 TEST(ZstdReaderTest, GarbageIsCorrupt) {
-  auto reader =
-      ZstdReader(std::make_unique<FakeReader>("this is not zstd data at all", false), "g.zst");
+  auto reader = ZstdReader(std::make_unique<FakeReader>("this is not zstd data at all", false), "g.zst");
   char buf[64];
   Result<size_t> got = reader->Read(buf, sizeof buf);
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.status().code(), Status::Code::kCorrupt);
-  EXPECT_EQ(got.status().message().rfind("g.zst: invalid zstd data", 0), 0u)
-      << got.status().message();
+  EXPECT_EQ(got.status().message().rfind("g.zst: invalid zstd data", 0), 0u) << got.status().message();
 }
 
 TEST(OpenInputTest, DecompressesOnlyByExtension) {

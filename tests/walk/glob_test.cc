@@ -17,8 +17,7 @@ struct Case {
 
 void ExpectCases(const std::vector<Case>& cases) {
   for (const Case& c : cases) {
-    EXPECT_EQ(GlobMatch(c.pattern, c.text), c.match)
-        << "pattern '" << c.pattern << "' text '" << c.text << "'";
+    EXPECT_EQ(GlobMatch(c.pattern, c.text), c.match) << "pattern '" << c.pattern << "' text '" << c.text << "'";
   }
 }
 
@@ -261,8 +260,7 @@ TEST(GlobSetTest, MalformedGlobsAreRejected) {
     Result<GlobSet> set = GlobSet::Compile({"*.txt", bad});
     ASSERT_FALSE(set.ok()) << "glob '" << bad << "'";
     EXPECT_EQ(set.status().code(), Status::Code::kInvalidArgument);
-    EXPECT_NE(set.status().message().find(std::string("'") + bad + "'"), std::string::npos)
-        << set.status().message();
+    EXPECT_NE(set.status().message().find(std::string("'") + bad + "'"), std::string::npos) << set.status().message();
   }
 }
 

@@ -95,8 +95,7 @@ TEST(WalkCorpusTest, WalksNestedDirectoriesInByteOrder) {
   Options options;
   options.paths = {tmp.Path("r")};
   const WalkedCorpus walked = Walk(options);
-  EXPECT_EQ(Paths(walked), Under(tmp.Path("r/"), {"B.txt", "a-b/x.txt", "a/d/e/f.txt", "a/x.txt",
-                                                  "b.txt", "z.txt"}));
+  EXPECT_EQ(Paths(walked), Under(tmp.Path("r/"), {"B.txt", "a-b/x.txt", "a/d/e/f.txt", "a/x.txt", "b.txt", "z.txt"}));
   EXPECT_TRUE(walked.errors.empty());
   for (const InputFile& file : walked.files) EXPECT_FALSE(file.reference);
 }
@@ -107,9 +106,9 @@ TEST(WalkCorpusTest, WalksNestedDirectoriesInByteOrder) {
 // after "a-b.txt" and "a.txt", before "a0" and "ab").
 TEST(WalkCorpusTest, FilesAmongDirectoriesComeInByteOrderOfTheirPaths) {
   TempDir tmp;
-  const std::vector<std::string> rels = {"a-b.txt", "a.txt", "a/x",   "a/y/z",   "a0",    "a2",
-                                         "ab/c",    "ab0",   "b-/q",  "b/p",     "c",     "x/a-b/1",
-                                         "x/a.b/2", "x/a/3", "x/a0",  "x/ab",    "zz/0"};
+  const std::vector<std::string> rels = {"a-b.txt", "a.txt", "a/x",  "a/y/z", "a0",  "a2",
+                                         "ab/c",    "ab0",   "b-/q", "b/p",   "c",   "x/a-b/1",
+                                         "x/a.b/2", "x/a/3", "x/a0", "x/ab",  "zz/0"};
   std::vector<std::string> want;
   for (const std::string& rel : rels) {
     tmp.File("r/" + rel);
@@ -177,8 +176,7 @@ TEST(WalkCorpusTest, HiddenEntriesAreSkippedAndCounted) {
 
   options.hidden = true;
   walked = Walk(options);
-  EXPECT_EQ(Paths(walked),
-            Under(tmp.Path(".r/"), {".git/config", ".hidden.txt", "d/.x/y.txt", "visible.txt"}));
+  EXPECT_EQ(Paths(walked), Under(tmp.Path(".r/"), {".git/config", ".hidden.txt", "d/.x/y.txt", "visible.txt"}));
   EXPECT_EQ(walked.counts.hidden, 0u);
 }
 
@@ -205,8 +203,7 @@ TEST(WalkCorpusTest, GlobsIncludeAndExcludeRelativeToTheArgument) {
 
   options.globs = {"!sub/**"};
   walked = Walk(options);
-  EXPECT_EQ(Paths(walked),
-            Under(tmp.Path("r/"), {"a.txt", "b.md", "node_modules/d.txt", "node_modules/e.txt"}));
+  EXPECT_EQ(Paths(walked), Under(tmp.Path("r/"), {"a.txt", "b.md", "node_modules/d.txt", "node_modules/e.txt"}));
 }
 
 // .gitignore and .ignore files, as ripgrep honours them (#41): relative to
@@ -217,13 +214,13 @@ TEST(WalkCorpusTest, IgnoreFilesAreHonouredAsRipgrepDoes) {
   TempDir tmp;
   tmp.File("r/.gitignore", "# build output\n*.log\n!keep.log\nbuild/\n/top.txt\ndocs/**/draft*\n");
   tmp.File("r/a.txt");
-  tmp.File("r/top.txt");        // anchored: ignored here only
+  tmp.File("r/top.txt");  // anchored: ignored here only
   tmp.File("r/sub/top.txt");
   tmp.File("r/x.log");
-  tmp.File("r/keep.log");       // re-included
-  tmp.File("r/build/b.txt");    // directory ignored: not entered
-  tmp.File("r/sub/build");      // a file named build: "build/" matches directories only
-  tmp.File("r/sub/y.log");      // *.log at any depth
+  tmp.File("r/keep.log");     // re-included
+  tmp.File("r/build/b.txt");  // directory ignored: not entered
+  tmp.File("r/sub/build");    // a file named build: "build/" matches directories only
+  tmp.File("r/sub/y.log");    // *.log at any depth
   tmp.File("r/docs/a/b/draft1.txt");
   tmp.File("r/docs/final.txt");
   tmp.File("r/sub/.gitignore", "*.txt\n");  // nested: applies below sub/ only
@@ -233,7 +230,8 @@ TEST(WalkCorpusTest, IgnoreFilesAreHonouredAsRipgrepDoes) {
   tmp.File("r/n/.ignore", "!special.md\n");  // .ignore decides before .gitignore
   tmp.File("r/n/special.md");
   tmp.File("r/n/other.md");
-  const std::vector<std::string> kept = {"a.txt", "docs/final.txt", "keep.log", "n/special.md", "sub/build", "sub/z.md"};
+  const std::vector<std::string> kept = {"a.txt",        "docs/final.txt", "keep.log",
+                                         "n/special.md", "sub/build",      "sub/z.md"};
   for (const int threads : {1, 4}) {
     SCOPED_TRACE(threads);
     Options options;
@@ -330,8 +328,7 @@ TEST(WalkCorpusTest, FollowEntersLinkedFilesAndDirectories) {
   options.paths = {tmp.Path("r")};
   options.follow = true;
   const WalkedCorpus walked = Walk(options);
-  EXPECT_EQ(Paths(walked),
-            Under(tmp.Path("r/"), {"a.txt", "dir_link/deep/p.txt", "dir_link/o.txt", "file_link"}));
+  EXPECT_EQ(Paths(walked), Under(tmp.Path("r/"), {"a.txt", "dir_link/deep/p.txt", "dir_link/o.txt", "file_link"}));
   EXPECT_EQ(walked.counts.symlinks, 0u);
   EXPECT_TRUE(walked.errors.empty());
   // A followed link reports its target's size.
@@ -366,9 +363,8 @@ TEST(WalkCorpusTest, SymlinkLoopIsReportedOnceAndTheWalkFinishes) {
   const WalkedCorpus walked = Walk(options);
   EXPECT_EQ(Paths(walked), Under(tmp.Path("r/"), {"a.txt", "sub/b.txt"}));
   EXPECT_EQ(walked.counts.loops, 2u);
-  EXPECT_EQ(Messages(walked),
-            (std::vector<std::string>{tmp.Path("r/sub/self") + ": symlink loop, not followed",
-                                      tmp.Path("r/sub/up") + ": symlink loop, not followed"}));
+  EXPECT_EQ(Messages(walked), (std::vector<std::string>{tmp.Path("r/sub/self") + ": symlink loop, not followed",
+                                                        tmp.Path("r/sub/up") + ": symlink loop, not followed"}));
   for (const Status& error : walked.errors) EXPECT_EQ(error.code(), Status::Code::kIoError);
 
   // Without --follow the links are just counted.
@@ -521,8 +517,7 @@ TEST(WalkCorpusTest, AgainstPathsAreReferenceAndWinOverlaps) {
   options.paths = {"corpus"};
   options.against = {"corpus/ref", "./other"};
   WalkedCorpus walked = Walk(options);
-  ASSERT_EQ(Paths(walked),
-            (std::vector<std::string>{"./other/o.txt", "corpus/a.txt", "corpus/ref/r.txt"}));
+  ASSERT_EQ(Paths(walked), (std::vector<std::string>{"./other/o.txt", "corpus/a.txt", "corpus/ref/r.txt"}));
   EXPECT_TRUE(walked.files[0].reference);
   EXPECT_FALSE(walked.files[1].reference);
   EXPECT_TRUE(walked.files[2].reference);
@@ -739,7 +734,8 @@ TEST(WalkCorpusFaultTest, WalkOnSeveralThreadsEqualsTheWalkOnOne) {
   for (int d = 0; d < 10; ++d) {
     for (int e = 0; e < 4; ++e) {
       const std::string dir = "r/d" + std::to_string(d) + "/e" + std::to_string(e) + "/";
-      for (int f = 0; f < 5; ++f) tmp.File(dir + "f" + std::to_string(f) + ".txt", std::string(static_cast<size_t>(f), 'x'));
+      for (int f = 0; f < 5; ++f)
+        tmp.File(dir + "f" + std::to_string(f) + ".txt", std::string(static_cast<size_t>(f), 'x'));
       tmp.File(dir + ".hidden.txt");
       tmp.File(dir + "skip.md");
     }

@@ -1,10 +1,8 @@
-#include "report/cluster.h"
 #include "neardup/writers.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
-
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -15,6 +13,7 @@
 
 #include "neardup/report.h"
 #include "neardup/version.h"
+#include "report/cluster.h"
 
 namespace neardup {
 namespace {
@@ -26,14 +25,13 @@ const std::string kFffd = "\xEF\xBF\xBD";
 
 // Names chosen to need every kind of escaping somewhere.
 const std::string kA = "docs/a.txt";
-const std::string kComma = "docs/b,c\\d.txt";       // comma, backslash
-const std::string kQuote = "docs/q\"uote\x01.txt";  // quote, control char
-const std::string kTab = "docs/tab\there.txt";      // tab
-const std::string kNewline = "docs/new\nline.txt";  // newline
-const std::string kBad =
-    "docs/bad\xFF\xE2\x82.txt";         // invalid byte, truncated sequence
-const std::string kRef = "ref/r.txt";   // reference document
-const std::string kRef2 = "ref/s.txt";  // reference document
+const std::string kComma = "docs/b,c\\d.txt";         // comma, backslash
+const std::string kQuote = "docs/q\"uote\x01.txt";    // quote, control char
+const std::string kTab = "docs/tab\there.txt";        // tab
+const std::string kNewline = "docs/new\nline.txt";    // newline
+const std::string kBad = "docs/bad\xFF\xE2\x82.txt";  // invalid byte, truncated sequence
+const std::string kRef = "ref/r.txt";                 // reference document
+const std::string kRef2 = "ref/s.txt";                // reference document
 
 enum Doc : DocId { A, Comma, Quote, Tab, Newline, Bad, Ref, Ref2 };
 
@@ -45,8 +43,7 @@ Report MakeReport(Mode mode, bool exact, bool has_reference) {
   report.params.verify = exact ? VerifyMode::kExact : VerifyMode::kSignature;
   report.params.mode = mode;
   report.params.has_reference = has_reference;
-  for (const std::string& name :
-       {kA, kComma, kQuote, kTab, kNewline, kBad, kRef, kRef2}) {
+  for (const std::string& name : {kA, kComma, kQuote, kTab, kNewline, kBad, kRef, kRef2}) {
     DocEntry entry;
     entry.name = name;
     entry.size = 100;
@@ -128,8 +125,7 @@ std::vector<std::vector<std::string>> ReadCsv(const std::string& text) {
         field.push_back(text[i++]);
       }
     } else {
-      while (i < text.size() && text[i] != ',' && text[i] != '\n' &&
-             text[i] != '\r') {
+      while (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r') {
         if (text[i] == '"') ADD_FAILURE() << "quote inside an unquoted field";
         field.push_back(text[i++]);
       }
@@ -141,8 +137,7 @@ std::vector<std::vector<std::string>> ReadCsv(const std::string& text) {
       continue;
     }
     if (i < text.size() && text[i] == '\r') ++i;
-    if (i < text.size() && text[i] != '\n')
-      ADD_FAILURE() << "junk after a field at " << i;
+    if (i < text.size() && text[i] != '\n') ADD_FAILURE() << "junk after a field at " << i;
     ++i;
     records.push_back(record);
     record.clear();
@@ -179,7 +174,8 @@ TEST(FormatScoreTest, OnlyOnePrintsAsOne) {
   Report report;
   report.docs = {{"x", 0, 0, false}, {"y", 0, 0, false}};
   report.pairs.push_back({0, 1, 0.99997, 0.99999});
-  EXPECT_EQ(SplitLines(Jsonl(report)), std::vector<std::string>{R"({"a":"x","b":"y","estimate":0.9999,"jaccard":0.9999})"});
+  EXPECT_EQ(SplitLines(Jsonl(report)),
+            std::vector<std::string>{R"({"a":"x","b":"y","estimate":0.9999,"jaccard":0.9999})"});
   const json doc = json::parse(Json(report));
   EXPECT_EQ(doc["pairs"][0]["estimate"].dump(), "0.9999");
   EXPECT_EQ(doc["pairs"][0]["jaccard"].dump(), "0.9999");
@@ -189,32 +185,30 @@ TEST(FormatScoreTest, OnlyOnePrintsAsOne) {
 // ----------------------------------------------------------------------- jsonl
 
 TEST(WriteJsonlTest, PairsWithJaccard) {
-  const std::string expected =
-      R"({"a":"docs/a.txt","b":"docs/b,c\\d.txt","estimate":0.875,"jaccard":0.8612})"
-      "\n"
-      R"({"a":"docs/q\"uote\u0001.txt","b":"docs/tab\there.txt","estimate":1,"jaccard":1})"
-      "\n"
-      R"({"a":"docs/bad)" +
-      kFffd + kFffd +
-      R"(.txt","b":"docs/new\nline.txt","estimate":0.8,"jaccard":0.8})"
-      "\n"
-      R"({"a":"docs/a.txt","b":"ref/r.txt","estimate":0.9,"jaccard":0.91})"
-      "\n";
+  const std::string expected = R"({"a":"docs/a.txt","b":"docs/b,c\\d.txt","estimate":0.875,"jaccard":0.8612})"
+                               "\n"
+                               R"({"a":"docs/q\"uote\u0001.txt","b":"docs/tab\there.txt","estimate":1,"jaccard":1})"
+                               "\n"
+                               R"({"a":"docs/bad)" +
+                               kFffd + kFffd +
+                               R"(.txt","b":"docs/new\nline.txt","estimate":0.8,"jaccard":0.8})"
+                               "\n"
+                               R"({"a":"docs/a.txt","b":"ref/r.txt","estimate":0.9,"jaccard":0.91})"
+                               "\n";
   EXPECT_EQ(Jsonl(MakeReport(Mode::kPairs, true, false)), expected);
 }
 
 TEST(WriteJsonlTest, PairsWithoutJaccardWithReference) {
-  const std::string expected =
-      R"({"a":"docs/a.txt","b":"docs/b,c\\d.txt","estimate":0.875,"reference":[]})"
-      "\n"
-      R"({"a":"docs/q\"uote\u0001.txt","b":"docs/tab\there.txt","estimate":1,"reference":[]})"
-      "\n"
-      R"({"a":"docs/bad)" +
-      kFffd + kFffd +
-      R"(.txt","b":"docs/new\nline.txt","estimate":0.8,"reference":[]})"
-      "\n"
-      R"({"a":"docs/a.txt","b":"ref/r.txt","estimate":0.9,"reference":["ref/r.txt"]})"
-      "\n";
+  const std::string expected = R"({"a":"docs/a.txt","b":"docs/b,c\\d.txt","estimate":0.875,"reference":[]})"
+                               "\n"
+                               R"({"a":"docs/q\"uote\u0001.txt","b":"docs/tab\there.txt","estimate":1,"reference":[]})"
+                               "\n"
+                               R"({"a":"docs/bad)" +
+                               kFffd + kFffd +
+                               R"(.txt","b":"docs/new\nline.txt","estimate":0.8,"reference":[]})"
+                               "\n"
+                               R"({"a":"docs/a.txt","b":"ref/r.txt","estimate":0.9,"reference":["ref/r.txt"]})"
+                               "\n";
   EXPECT_EQ(Jsonl(MakeReport(Mode::kPairs, false, true)), expected);
 }
 
@@ -232,14 +226,12 @@ TEST(WriteJsonlTest, Clusters) {
 }
 
 TEST(WriteJsonlTest, ClustersWithReference) {
-  const std::vector<std::string> lines =
-      SplitLines(Jsonl(MakeReport(Mode::kClusters, false, true)));
+  const std::vector<std::string> lines = SplitLines(Jsonl(MakeReport(Mode::kClusters, false, true)));
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(
       lines[0],
       R"({"cluster":0,"keep":"docs/a.txt","members":["docs/a.txt","docs/b,c\\d.txt","ref/r.txt"],"size":3,"reference":["ref/r.txt"]})");
-  EXPECT_NE(lines[1].find(R"("size":3,"reference":[]})"), std::string::npos)
-      << lines[1];
+  EXPECT_NE(lines[1].find(R"("size":3,"reference":[]})"), std::string::npos) << lines[1];
   EXPECT_EQ(
       lines[2],
       R"({"cluster":2,"keep":"ref/s.txt","members":["docs/new\nline.txt","ref/s.txt"],"size":2,"reference":["ref/s.txt"]})");
@@ -256,10 +248,8 @@ TEST(WriteJsonlTest, EmptyReportWritesNothing) {
 // names[2i+1]).
 Report ReportWithNames(const std::vector<std::string>& names) {
   Report report;
-  for (const std::string& name : names)
-    report.docs.push_back({name, 0, 0, false});
-  for (DocId i = 0; i + 1 < names.size(); i += 2)
-    report.pairs.push_back({i, i + 1, 0.5, -1});
+  for (const std::string& name : names) report.docs.push_back({name, 0, 0, false});
+  for (DocId i = 0; i + 1 < names.size(); i += 2) report.pairs.push_back({i, i + 1, 0.5, -1});
   return report;
 }
 
@@ -270,13 +260,11 @@ std::string NlohmannString(const std::string& s) {
 void ExpectJsonlEscapesLikeNlohmann(const std::vector<std::string>& names) {
   std::vector<std::string> padded = names;
   if (padded.size() % 2 == 1) padded.push_back("");
-  const std::vector<std::string> lines =
-      SplitLines(Jsonl(ReportWithNames(padded)));
+  const std::vector<std::string> lines = SplitLines(Jsonl(ReportWithNames(padded)));
   ASSERT_EQ(lines.size(), padded.size() / 2);
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string expected = "{\"a\":" + NlohmannString(padded[2 * i]) +
-                                 ",\"b\":" + NlohmannString(padded[2 * i + 1]) +
-                                 ",\"estimate\":0.5}";
+                                 ",\"b\":" + NlohmannString(padded[2 * i + 1]) + ",\"estimate\":0.5}";
     ASSERT_EQ(lines[i], expected) << "pair " << i;
   }
 }
@@ -320,8 +308,7 @@ TEST(WriteJsonlTest, EscapesRandomBytesLikeNlohmann) {
     std::string name;
     const size_t length = rng() % 12;
     for (size_t k = 0; k < length; ++k) {
-      name.push_back(rng() % 4 == 0 ? static_cast<char>(rng() % 256)
-                                    : pool[rng() % pool.size()]);
+      name.push_back(rng() % 4 == 0 ? static_cast<char>(rng() % 256) : pool[rng() % pool.size()]);
     }
     names.push_back(name);
   }
@@ -332,9 +319,8 @@ TEST(WriteJsonlTest, ScoresAreWrittenAsInJson) {
   // The same numbers must come out of the hand-written jsonl and of nlohmann.
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  std::vector<double> scores = {0,       1,       0.00005, 0.00004, 0.0001,
-                                0.99995, 0.99994, 0.12345, 0.5,     0.875,
-                                0.86123, 1e-9,    0.3,     0.99999, 0.999999999};
+  std::vector<double> scores = {0,   1,     0.00005, 0.00004, 0.0001, 0.99995, 0.99994,    0.12345,
+                                0.5, 0.875, 0.86123, 1e-9,    0.3,    0.99999, 0.999999999};
   for (int i = 0; i < 3000; ++i) scores.push_back(unit(rng));
   Report report;
   report.docs = {{"x", 0, 0, false}, {"y", 0, 0, false}};
@@ -346,9 +332,8 @@ TEST(WriteJsonlTest, ScoresAreWrittenAsInJson) {
   ASSERT_EQ(doc["pairs"].size(), scores.size());
   for (size_t i = 0; i < scores.size(); ++i) {
     const json& entry = doc["pairs"][i];
-    const std::string expected =
-        "{\"a\":\"x\",\"b\":\"y\",\"estimate\":" + entry["estimate"].dump() +
-        ",\"jaccard\":" + entry["jaccard"].dump() + "}";
+    const std::string expected = "{\"a\":\"x\",\"b\":\"y\",\"estimate\":" + entry["estimate"].dump() +
+                                 ",\"jaccard\":" + entry["jaccard"].dump() + "}";
     ASSERT_EQ(lines[i], expected) << "score " << scores[i];
     ASSERT_EQ(entry["estimate"].dump(), FormatScore(scores[i]));
   }
@@ -359,8 +344,8 @@ TEST(WriteJsonlTest, InvalidUtf8InNamesBecomesOneReplacementPerSequence) {
   // one U+FFFD each. A valid sequence after a broken one is kept.
   const Report report = ReportWithNames({kBad, "x\xE2\x82\xE2\x82\xAC\xC0\xAF"});
   const std::string line = Jsonl(report);
-  EXPECT_EQ(line, "{\"a\":\"docs/bad" + kFffd + kFffd + ".txt\",\"b\":\"x" + kFffd +
-                      "\xE2\x82\xAC" + kFffd + kFffd + "\",\"estimate\":0.5}\n");
+  EXPECT_EQ(line, "{\"a\":\"docs/bad" + kFffd + kFffd + ".txt\",\"b\":\"x" + kFffd + "\xE2\x82\xAC" + kFffd + kFffd +
+                      "\",\"estimate\":0.5}\n");
   const json parsed = json::parse(line);  // throws on invalid UTF-8
   EXPECT_EQ(parsed["a"], "docs/bad" + kFffd + kFffd + ".txt");
 }
@@ -460,8 +445,7 @@ TEST(WriteJsonTest, ClustersDocumentParsesBack) {
   const json& second = doc["clusters"][1];
   EXPECT_EQ(second["cluster"], 1);
   EXPECT_EQ(second["keep"], kTab);
-  EXPECT_EQ(second["members"],
-            json::array({"docs/bad" + kFffd + kFffd + ".txt", kQuote, kTab}));
+  EXPECT_EQ(second["members"], json::array({"docs/bad" + kFffd + kFffd + ".txt", kQuote, kTab}));
   EXPECT_EQ(second["size"], 3);
   EXPECT_EQ(second["reference"], json::array());
   EXPECT_EQ(doc["clusters"][2]["reference"], json::array({kRef2}));
@@ -490,13 +474,11 @@ TEST(WriteJsonTest, ParamsKeyOrderInClustersMode) {
     "cluster_by": "keep"
   },
 )";
-  EXPECT_NE(Json(report).find(expected_params), std::string::npos)
-      << Json(report);
+  EXPECT_NE(Json(report).find(expected_params), std::string::npos) << Json(report);
 }
 
 TEST(WriteJsonTest, DuplicatesModeListsRemovable) {
-  const json doc =
-      json::parse(Json(MakeReport(Mode::kDuplicates, false, true)));
+  const json doc = json::parse(Json(MakeReport(Mode::kDuplicates, false, true)));
   EXPECT_EQ(doc["params"]["mode"], "duplicates");
   EXPECT_FALSE(doc.contains("clusters"));
   std::vector<std::string> paths;
@@ -572,9 +554,7 @@ TEST(WriteCsvTest, Rfc4180ReaderGetsTheNamesBack) {
   const Report report = MakeReport(Mode::kPairs, true, true);
   const auto records = ReadCsv(Csv(report));
   ASSERT_EQ(records.size(), report.pairs.size() + 1);
-  EXPECT_EQ(records[0],
-            (std::vector<std::string>{"a", "b", "estimate", "jaccard",
-                                      "a_reference", "b_reference"}));
+  EXPECT_EQ(records[0], (std::vector<std::string>{"a", "b", "estimate", "jaccard", "a_reference", "b_reference"}));
   const std::vector<ReportedPair> pairs = report.pairs.ToVector();
   for (size_t i = 0; i < pairs.size(); ++i) {
     ASSERT_EQ(records[i + 1].size(), 6u);
@@ -585,19 +565,15 @@ TEST(WriteCsvTest, Rfc4180ReaderGetsTheNamesBack) {
   const auto rows = ReadCsv(Csv(clusters));
   std::vector<std::string> paths;
   for (size_t i = 1; i < rows.size(); ++i) paths.push_back(rows[i].at(1));
-  EXPECT_EQ(paths, (std::vector<std::string>{kA, kComma, kRef, kBad, kQuote,
-                                             kTab, kNewline, kRef2}));
+  EXPECT_EQ(paths, (std::vector<std::string>{kA, kComma, kRef, kBad, kQuote, kTab, kNewline, kRef2}));
 }
 
 TEST(WriteCsvTest, QuotesCarriageReturnAndLeavesOtherBytes) {
   const Report report = ReportWithNames({"a\rb", "tab\there;semi 'single'\\"});
-  EXPECT_EQ(Csv(report),
-            "a,b,estimate,jaccard\n\"a\rb\",tab\there;semi 'single'\\,0.5,\n");
+  EXPECT_EQ(Csv(report), "a,b,estimate,jaccard\n\"a\rb\",tab\there;semi 'single'\\,0.5,\n");
 }
 
-TEST(WriteCsvTest, EmptyReportWritesHeaderOnly) {
-  EXPECT_EQ(Csv(Report{}), "a,b,estimate,jaccard\n");
-}
+TEST(WriteCsvTest, EmptyReportWritesHeaderOnly) { EXPECT_EQ(Csv(Report{}), "a,b,estimate,jaccard\n"); }
 
 // ------------------------------------------------------------------------- tsv
 
@@ -712,24 +688,21 @@ TEST(WriteTsvTest, InvalidUtf8IsWrittenAsItsBytes) {
 TEST(WriteDuplicatesTest, NewlineTerminated) {
   std::ostringstream out;
   WriteDuplicates(MakeReport(Mode::kDuplicates, false, true), out, '\n');
-  EXPECT_EQ(out.str(),
-            kComma + "\n" + kBad + "\n" + kNewline + "\n" + kQuote + "\n");
+  EXPECT_EQ(out.str(), kComma + "\n" + kBad + "\n" + kNewline + "\n" + kQuote + "\n");
 }
 
 TEST(WriteDuplicatesTest, NulTerminatedKeepsBytes) {
   std::ostringstream out;
   WriteDuplicates(MakeReport(Mode::kDuplicates, false, true), out, '\0');
   const std::string nul(1, '\0');
-  EXPECT_EQ(out.str(),
-            kComma + nul + kBad + nul + kNewline + nul + kQuote + nul);
+  EXPECT_EQ(out.str(), kComma + nul + kBad + nul + kNewline + nul + kQuote + nul);
 }
 
 TEST(WriteDuplicatesTest, ReferenceDocumentsAreNotRemovable) {
   // Without --against, ref/r.txt is an ordinary member and can go.
   std::ostringstream out;
   WriteDuplicates(MakeReport(Mode::kDuplicates, false, false), out, '\n');
-  EXPECT_EQ(out.str(), kComma + "\n" + kBad + "\n" + kNewline + "\n" + kQuote +
-                           "\n" + kRef + "\n");
+  EXPECT_EQ(out.str(), kComma + "\n" + kBad + "\n" + kNewline + "\n" + kQuote + "\n" + kRef + "\n");
 }
 
 // ------------------------------------------------------------------
@@ -772,8 +745,9 @@ TEST(WriteReportTest, DuplicatesModeRecordsNameTheKeptDocument) {
   WriteReport(report, OutputFormat::kTsv, tsv);
   const std::vector<std::string> lines = SplitLines(jsonl.str());
   ASSERT_EQ(lines.size(), 4u);
-  EXPECT_EQ(lines[0],
-            R"({"path":"docs/b,c\\d.txt","kept":"docs/a.txt","estimate":0.875,"jaccard":0.8612,"kept_reference":false})");
+  EXPECT_EQ(
+      lines[0],
+      R"({"path":"docs/b,c\\d.txt","kept":"docs/a.txt","estimate":0.875,"jaccard":0.8612,"kept_reference":false})");
   EXPECT_EQ(json::parse(lines[2])["kept"], kRef2);  // newline.txt's cluster keeps its reference copy
   EXPECT_EQ(json::parse(lines[2])["kept_reference"], true);
   EXPECT_EQ(csv.str().substr(0, csv.str().find('\n')), "path,kept,estimate,jaccard,kept_reference");
@@ -820,8 +794,7 @@ TEST(WriteReportTest, EveryWriteHoldsWholeRecords) {
   // a record: each write must end at a record boundary.
   Report big;
   big.params.mode = Mode::kPairs;
-  for (int i = 0; i < 20000; ++i)
-    big.docs.push_back({"doc" + std::to_string(i), 0, 0, false});
+  for (int i = 0; i < 20000; ++i) big.docs.push_back({"doc" + std::to_string(i), 0, 0, false});
   for (DocId i = 0; i + 1 < 20000; i += 2) big.pairs.push_back({i, i + 1, 0.9, -1});
   Report clusters = MakeReport(Mode::kClusters, false, true);
   Report duplicates = MakeReport(Mode::kDuplicates, false, true);
@@ -831,9 +804,9 @@ TEST(WriteReportTest, EveryWriteHoldsWholeRecords) {
     char terminator;
   };
   const Case cases[] = {
-      {&big, OutputFormat::kJsonl, '\n'},       {&big, OutputFormat::kCsv, '\n'},
-      {&big, OutputFormat::kTsv, '\n'},         {&big, OutputFormat::kJson, '\n'},
-      {&clusters, OutputFormat::kJsonl, '\n'},  {&clusters, OutputFormat::kJson, '\n'},
+      {&big, OutputFormat::kJsonl, '\n'},        {&big, OutputFormat::kCsv, '\n'},
+      {&big, OutputFormat::kTsv, '\n'},          {&big, OutputFormat::kJson, '\n'},
+      {&clusters, OutputFormat::kJsonl, '\n'},   {&clusters, OutputFormat::kJson, '\n'},
       {&duplicates, OutputFormat::kPaths, '\0'}, {&duplicates, OutputFormat::kJsonl, '\n'},
       {&duplicates, OutputFormat::kJson, '\n'},
   };
@@ -859,10 +832,8 @@ TEST(WriteReportTest, LargeOutputIsComplete) {
   // More than one flush block.
   Report report;
   report.params.mode = Mode::kPairs;
-  for (int i = 0; i < 20000; ++i)
-    report.docs.push_back({"doc" + std::to_string(i), 0, 0, false});
-  for (DocId i = 0; i + 1 < 20000; i += 2)
-    report.pairs.push_back({i, i + 1, 0.9, -1});
+  for (int i = 0; i < 20000; ++i) report.docs.push_back({"doc" + std::to_string(i), 0, 0, false});
+  for (DocId i = 0; i + 1 < 20000; i += 2) report.pairs.push_back({i, i + 1, 0.9, -1});
   const std::vector<std::string> lines = SplitLines(Jsonl(report));
   ASSERT_EQ(lines.size(), 10000u);
   EXPECT_EQ(lines.back(), R"({"a":"doc19998","b":"doc19999","estimate":0.9})");
