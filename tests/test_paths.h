@@ -6,9 +6,9 @@
 
 namespace neardup::testing {
 
-const char* NeardupBinary();      // build/neardup
-const char* GenJsonlBinary();     // build/gen_jsonl
-const char* GenMailBinary();      // build/gen_mail
-const char* SourceDir();          // the repository's top folder
+const char* NeardupBinary();   // build/neardup
+const char* GenJsonlBinary();  // build/gen_jsonl
+const char* GenMailBinary();   // build/gen_mail
+const char* SourceDir();       // the repository's top folder
 
 }  // namespace neardup::testing
