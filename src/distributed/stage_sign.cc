@@ -603,6 +603,8 @@ Result<TaskRun> RunSignTask(const Options& o, const std::string& work, StageTask
     if (Status s = CheckShareUnchanged(folder, *meta, walked->files, run.fs()); !s.ok()) return s;
     return TaskRun::kAlreadyDone;
   }
+  // Joined before the walk (BeginSign()); what a killed run left is removed
+  // only now, when the task signs.
   frame->RemoveTemporaries();
   Result<Share> share = ShareOf(run.fs(), o, std::move(walked->files), t);
   if (!share.ok()) return share.status();
