@@ -19,6 +19,7 @@
 #include "base/parallel.h"
 #include "distributed/stage_bytes.h"
 #include "distributed/stage_sign.h"
+#include "distributed/task_frame.h"
 #include "lsh/candidates.h"
 #include "neardup/quote.h"
 #include "scan/run.h"
@@ -520,15 +521,11 @@ Result<TaskRun> RunBucketTask(const Options& o, const std::string& work, StageTa
   Result<std::unique_ptr<Run>> decided = Run::Decide(o, ctx);
   if (!decided.ok()) return decided.status();
   const Run& run = **decided;
-  if (t.tasks == 0 || t.task >= t.tasks) return Status::InvalidArgument("--task must be below --tasks");
   const WorkFolder folder(work);
-  if (Status s = folder.Create(); !s.ok()) return s;
-  const uint64_t fingerprint = BucketFingerprint(o);
-  Result<bool> done = folder.Done(StageKind::kBucket, t, fingerprint);
-  if (!done.ok()) return done.status();
-  if (*done) return TaskRun::kAlreadyDone;
-  if (Status s = folder.SameRun(StageKind::kBucket, t, fingerprint); !s.ok()) return s;
-  folder.RemoveTemporaries(StageKind::kBucket, t.task);
+  Result<TaskFrame> frame = TaskFrame::Begin(folder, StageKind::kBucket, t, BucketFingerprint(o));
+  if (!frame.ok()) return frame.status();
+  if (frame->done()) return TaskRun::kAlreadyDone;
+  if (Status s = frame->Join(); !s.ok()) return s;
   if (Status s = CheckShardParams(folder, o); !s.ok()) return s;
   const uint64_t sign_fingerprint = SignFingerprint(o);
   Result<uint32_t> shards = folder.FinishedTasks(StageKind::kSign, sign_fingerprint);
@@ -545,15 +542,8 @@ Result<TaskRun> RunBucketTask(const Options& o, const std::string& work, StageTa
       BucketBands(bands, banding, sign_fingerprint, BandsOfTask(t, static_cast<uint64_t>(banding.bands)),
                   LargeBucketOf(o), run.workers());
   if (!out.ok()) return out.status();
-  if (Status s = WriteAtomically(folder.File(StageKind::kBucket, t.task, "pairs"), EncodeBucketOutput(*out)); !s.ok()) {
-    return s;
-  }
-  if (Status s = WriteAtomically(folder.File(StageKind::kBucket, t.task, "done"),
-                                 WorkFolder::MarkerText(StageKind::kBucket, t, fingerprint));
-      !s.ok()) {
-    return s;
-  }
-  return TaskRun::kRan;
+  if (Status s = frame->Place("pairs", EncodeBucketOutput(*out)); !s.ok()) return s;
+  return frame->Finish();
 }
 
 }  // namespace neardup

@@ -16,12 +16,13 @@
 // kLargeBucket representatives is written whole instead, for the report's
 // leaders (candidates.h).
 //
-// Output: bucket/J.pairs (BucketOutput, sorted), then bucket/J.done.
+// Output: bucket/J.pairs (BucketOutput, sorted), then bucket/J.done
+// (task_frame.h).
 //
 // Thread safety: RunBucketTask buckets its bands on options.threads threads
 // (one band a thread at a time); the output does not depend on them.
 //
-//   Status s = RunBucketTask(options, "work", {.task = 1, .tasks = 3}, &done);
+//   Result<TaskRun> ran = RunBucketTask(options, "work", {.task = 1, .tasks = 3}, {});
 #pragma once
 
 #include <cstdint>

@@ -20,6 +20,7 @@
 #include "distributed/stage_bucket.h"
 #include "distributed/stage_bytes.h"
 #include "distributed/stage_sign.h"
+#include "distributed/task_frame.h"
 #include "distributed/work_folder.h"
 #include "neardup/quote.h"
 #include "neardup/scan.h"
@@ -458,7 +459,7 @@ Result<DroppedList> DecodeDroppedList(std::string_view bytes) {
 }
 
 Result<FilterOutcome> RunFilterTask(const Options& o, const std::string& work, StageTask t, const RunContext& ctx) {
-  if (t.tasks == 0 || t.task >= t.tasks) return Status::InvalidArgument("--task must be below --tasks");
+  if (Status s = CheckTaskIndex(t); !s.ok()) return s;
   if (o.kept_dir.empty()) return Status::InvalidArgument("stage filter needs --kept-dir DIR, the folder it writes");
   Result<std::unique_ptr<Run>> decided = Run::Decide(o, ctx);
   if (!decided.ok()) return decided.status();

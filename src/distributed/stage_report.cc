@@ -160,6 +160,54 @@ bool ChecksumMatches(const std::string& path, size_t size) {
   return TableChecksum(hasher, std::string_view(header, kTableHeaderSize)) == stored;
 }
 
+// How far SweepTable() is through one table: the first error of its keys,
+// and how much of the mapping it let go.
+struct TableSweep {
+  Status added = Status::Ok();
+  size_t read_to = 0;                  // the bytes before it let go
+  size_t files_to = kTableHeaderSize;  // the files section read so far
+};
+
+// The walk SweepTable() makes over shard `s`'s table, `st` its state.
+RecordWalk SweepWalk(const Options& o, uint32_t s, Sweep* sw, FileEnds* ends, TableSweep* st) {
+  const MappedFile* file = sw->shards[s].file.get();
+  const bool jsonl = o.input == InputFormat::kJsonl;
+  const bool name_skipped = o.name_skipped;
+  return RecordWalk{.keep =
+                        [s, sw, st, jsonl, name_skipped](uint64_t k, const DocRecord& d) {
+                          const uint64_t id = GlobalId(s, k);
+                          CountKind(d.kind, &sw->kinds);
+                          if (st->added.ok() && d.kind == DocKind::kOk) {
+                            st->added = sw->contents.Add({.hash = d.content.low, .id = id});
+                          }
+                          if (st->added.ok() && jsonl) st->added = sw->names.Add({.hash = NameKey(d.name), .id = id});
+                          const bool skipped = d.kind == DocKind::kBinary || d.kind == DocKind::kTooShort;
+                          if (name_skipped && skipped) sw->needed.push_back(id);
+                          return false;
+                        },
+                    .hashed = nullptr,
+                    .read =
+                        [file, st](size_t n) {
+                          if (n > st->read_to) file->Release(st->read_to, n - st->read_to);
+                          st->read_to = std::max(st->read_to, n);
+                        },
+                    .checksum = false,
+                    .keep_file =
+                        [file, s, sw, ends, st](uint64_t k, const InputFile& f) {
+                          sw->reference.push_back(f.reference);
+                          if (k == 0) ends->first = f;
+                          if (k + 1 == sw->shards[s].files) ends->last = f;
+                          // The files section's pages are let go as it is read
+                          // too (its records are 45 bytes and the path's).
+                          st->files_to += kTableFileRecordSize + f.path.size();
+                          if (st->files_to >= st->read_to + kFolio) {
+                            file->Release(st->read_to, st->files_to - st->read_to);
+                            st->read_to = st->files_to / kFolio * kFolio;
+                          }
+                          return false;
+                        }};
+}
+
 // Reads shard `s`'s table whole (checked, its pages let go as they are
 // read) into `sw`: counts and keys of every document. Of its files, only
 // the first and the last are kept, in *ends. The checksum is computed on a
@@ -168,43 +216,8 @@ bool ChecksumMatches(const std::string& path, size_t size) {
 Result<DecodedRecords> SweepTable(const Options& o, uint32_t s, Sweep* sw, FileEnds* ends) {
   const MappedFile& file = *sw->shards[s].file;
   file.Advise(MappedFile::Access::kSequential);
-  const bool jsonl = o.input == InputFormat::kJsonl;
-  Status added = Status::Ok();
-  size_t read_to = 0;                  // the bytes before it let go
-  size_t files_to = kTableHeaderSize;  // the files section read so far
-  RecordWalk walk{.keep =
-                      [&](uint64_t k, const DocRecord& d) {
-                        const uint64_t id = GlobalId(s, k);
-                        CountKind(d.kind, &sw->kinds);
-                        if (added.ok() && d.kind == DocKind::kOk) {
-                          added = sw->contents.Add({.hash = d.content.low, .id = id});
-                        }
-                        if (added.ok() && jsonl) added = sw->names.Add({.hash = NameKey(d.name), .id = id});
-                        const bool skipped = d.kind == DocKind::kBinary || d.kind == DocKind::kTooShort;
-                        if (o.name_skipped && skipped) sw->needed.push_back(id);
-                        return false;
-                      },
-                  .hashed = nullptr,
-                  .read =
-                      [&](size_t n) {
-                        if (n > read_to) file.Release(read_to, n - read_to);
-                        read_to = std::max(read_to, n);
-                      },
-                  .checksum = false,
-                  .keep_file =
-                      [&](uint64_t k, const InputFile& f) {
-                        sw->reference.push_back(f.reference);
-                        if (k == 0) ends->first = f;
-                        if (k + 1 == sw->shards[s].files) ends->last = f;
-                        // The files section's pages are let go as it is read
-                        // too (its records are 45 bytes and the path's).
-                        files_to += kTableFileRecordSize + f.path.size();
-                        if (files_to >= read_to + kFolio) {
-                          file.Release(read_to, files_to - read_to);
-                          read_to = files_to / kFolio * kFolio;
-                        }
-                        return false;
-                      }};
+  TableSweep st;
+  const RecordWalk walk = SweepWalk(o, s, sw, ends, &st);
   bool sum_ok = false;
   Result<DecodedRecords> part = Status::Corrupt("not read");
   if (file.size() >= kTableHeaderSize + 8) {
@@ -224,7 +237,7 @@ Result<DecodedRecords> SweepTable(const Options& o, uint32_t s, Sweep* sw, FileE
   file.Release(0, file.size());
   file.Advise(MappedFile::Access::kRandom);
   if (!part.ok()) return Damaged(sw->shards[s].path, part.status().message());
-  if (!added.ok()) return added;
+  if (!st.added.ok()) return st.added;
   return part;
 }
 
@@ -629,11 +642,15 @@ Result<NameClash> FindNameClash(const WorkFolder& folder, Sweep* sw) {
 // deferred unless kNow (stage_filter.h).
 enum class Lists { kAsTheModeHasThem, kNow };
 
-Result<Report> ReportTask(const Options& o, const std::string& work, const RunContext& ctx, Lists lists) {
-  Result<std::unique_ptr<Run>> decided = Run::Decide(o, ctx);
-  if (!decided.ok()) return decided.status();
-  const Run& run = **decided;
-  const WorkFolder folder(work);
+// The task counts of the sign and verify stages, once every task of sign,
+// bucket and verify is found finished, of this run: the shards of these
+// parameters and listing, the verify tasks of the report's kind.
+struct Finished {
+  uint32_t shards = 0;
+  uint32_t verifiers = 0;
+};
+Result<Finished> CheckFinished(const WorkFolder& folder, const Run& run) {
+  const Options& o = run.options();
   if (Status s = CheckShardParams(folder, o); !s.ok()) return s;
   Result<uint32_t> shards = folder.FinishedTasks(StageKind::kSign, SignFingerprint(o));
   if (!shards.ok()) return shards.status();
@@ -645,11 +662,40 @@ Result<Report> ReportTask(const Options& o, const std::string& work, const RunCo
   if (Status s = CheckVerifyKinds(folder.Dir(StageKind::kVerify), run.rereads()); !s.ok()) return s;
   Result<uint32_t> verifiers = folder.FinishedTasks(StageKind::kVerify, VerifyFingerprint(o));
   if (!verifiers.ok()) return verifiers.status();
-  Result<std::unique_ptr<Sweep>> swept = SweepShards(folder, o, *shards);
+  return Finished{.shards = *shards, .verifiers = *verifiers};
+}
+
+// What the report verifies, from the verify tasks' `outputs` (let go):
+// their verdicts when they read the documents again, else their candidates
+// over `table` (the documents `needed`); none with -t 1.
+Status LoadFound(const Run& run, std::vector<VerifyOutput>& outputs, const SignatureTable& table,
+                 const std::vector<uint64_t>& needed, FoundPairs* found) {
+  for (const VerifyOutput& v : outputs) found->candidates.visited += v.visited;
+  if (run.rereads()) {  // the verify tasks read the documents again: nothing is read here
+    Result<PriorVerdicts> verdicts = LoadVerdicts(run, outputs, needed);
+    if (!verdicts.ok()) return verdicts.status();
+    found->verdicts = std::move(*verdicts);
+  } else if (!run.rule().identical_only) {
+    Result<Candidates> from = LoadCandidates(run, outputs, table, needed);
+    if (!from.ok()) return from.status();
+    found->candidates = std::move(*from);
+  }
+  outputs.clear();
+  return Status::Ok();
+}
+
+Result<Report> ReportTask(const Options& o, const std::string& work, const RunContext& ctx, Lists lists) {
+  Result<std::unique_ptr<Run>> decided = Run::Decide(o, ctx);
+  if (!decided.ok()) return decided.status();
+  const Run& run = **decided;
+  const WorkFolder folder(work);
+  Result<Finished> finished = CheckFinished(folder, run);
+  if (!finished.ok()) return finished.status();
+  Result<std::unique_ptr<Sweep>> swept = SweepShards(folder, o, finished->shards);
   if (!swept.ok()) return swept.status();
   Sweep& sw = **swept;
   // -t 1 has no pairs, but its verify tasks read the copies again.
-  Result<std::vector<VerifyOutput>> loaded = LoadVerifyOutputs(folder, run, *verifiers, sw.spans, &sw.needed);
+  Result<std::vector<VerifyOutput>> loaded = LoadVerifyOutputs(folder, run, finished->verifiers, sw.spans, &sw.needed);
   if (!loaded.ok()) return loaded.status();
   std::vector<VerifyOutput> outputs = std::move(*loaded);
   Result<std::vector<uint64_t>> needed = NeededIds(&sw, o);
@@ -665,17 +711,7 @@ Result<Report> ReportTask(const Options& o, const std::string& work, const RunCo
   sw.shards.clear();  // unmapped: the signatures needed are copied
   sw.names = SortedRuns<KeyId>(kKeysMemory, "sorting JSONL ids");
   FoundPairs found{.groups = CopyGroups::Build(corpus->table), .candidates = {}};
-  for (const VerifyOutput& v : outputs) found.candidates.visited += v.visited;
-  if (run.rereads()) {  // the verify tasks read the documents again: nothing is read here
-    Result<PriorVerdicts> verdicts = LoadVerdicts(run, outputs, *needed);
-    if (!verdicts.ok()) return verdicts.status();
-    found.verdicts = std::move(*verdicts);
-  } else if (!run.rule().identical_only) {
-    Result<Candidates> from = LoadCandidates(run, outputs, corpus->table, *needed);
-    if (!from.ok()) return from.status();
-    found.candidates = std::move(*from);
-  }
-  outputs.clear();
+  if (Status s = LoadFound(run, outputs, corpus->table, *needed, &found); !s.ok()) return s;
   const DocKinds left_out = LeftOut(sw.kinds, corpus->table);
   SignedInputs inputs{.corpus = std::move(*corpus),
                       .walk = sw.walk,

@@ -13,6 +13,7 @@
 #include "distributed/byte_shares.h"
 #include "distributed/shard_writer.h"
 #include "distributed/stage_bytes.h"
+#include "distributed/task_frame.h"
 #include "lsh/band_key.h"
 #include "neardup/quote.h"
 #include "scan/kept_dir.h"
@@ -514,20 +515,16 @@ Result<SignedShare> SignShareInto(const Run& run, const std::vector<InputFile>& 
   return out;
 }
 
-// Signs shard t and writes its table, band keys, meta and marker, in that
-// order.
-Status SignAndWriteShard(const Run& run, const WorkFolder& folder, StageTask t, const WalkedCorpus& walked,
+// Signs the frame's shard and writes its table, band keys and meta, in
+// that order (its marker, last, is the caller's).
+Status SignAndWriteShard(const Run& run, const TaskFrame& frame, const WalkedCorpus& walked,
                          const ShareReading& reading) {
   const ShareOrigin& origin = reading.origin;
   const Options& o = run.options();
   const uint64_t fingerprint = SignFingerprint(o);
   const std::vector<InputFile>& files = walked.files;
   ShardWriter writer(SignatureParams::From(o), run.banding(), fingerprint);
-  if (Status s = writer.Open(files, folder.File(StageKind::kSign, t.task, "table"),
-                             folder.File(StageKind::kSign, t.task, "bands"));
-      !s.ok()) {
-    return s;
-  }
+  if (Status s = writer.Open(files, frame.Path("table"), frame.Path("bands")); !s.ok()) return s;
   // Each file's part is hashed as it is signed (FileSeen::raw_hash).
   HashingFileSystem hashing(reading.fs);
   for (const InputFile& f : files) hashing.slots[f.path];
@@ -535,7 +532,7 @@ Status SignAndWriteShard(const Run& run, const WorkFolder& folder, StageTask t, 
       SignShareInto(run, files, {.origin = origin, .fs = hashing, .line_base = reading.line_base}, writer);
   if (!in.ok()) return in.status();
   if (Status s = writer.Finish(); !s.ok()) return s;
-  ShardMeta meta{.task = t,
+  ShardMeta meta{.task = frame.task(),
                  .first_file = origin.first_file,
                  .first_begin = origin.first_begin,
                  .last_end = origin.last_end,
@@ -562,26 +559,19 @@ Status SignAndWriteShard(const Run& run, const WorkFolder& folder, StageTask t, 
                          .mtime_ns = f.mtime_ns,
                          .raw_hash = raw.done && raw.bytes == end - begin ? raw.hash : 0});
   }
-  if (Status s = WriteAtomically(folder.File(StageKind::kSign, t.task, "meta"), EncodeShardMeta(meta)); !s.ok()) {
-    return s;
-  }
-  return WriteAtomically(folder.File(StageKind::kSign, t.task, "done"),
-                         WorkFolder::MarkerText(StageKind::kSign, t, fingerprint));
+  return frame.Place("meta", EncodeShardMeta(meta));
 }
 
-// Whether task t may run in `folder`: *done when it ran already; an error
-// when the folder is of another run. (Whether the inputs are still those
-// of the finished shards is known only once walked: CheckShardListings.)
-Status Prepare(const WorkFolder& folder, const Options& o, StageTask t, bool* done) {
-  if (t.tasks == 0 || t.task >= t.tasks) return Status::InvalidArgument("--task must be below --tasks");
-  if (Status s = folder.Create(); !s.ok()) return s;
-  const uint64_t fingerprint = SignFingerprint(o);
-  Result<bool> marked = folder.Done(StageKind::kSign, t, fingerprint);
-  if (!marked.ok()) return marked.status();
-  *done = *marked;
-  if (*done) return Status::Ok();
+// Begins sign task t in `folder` (TaskFrame::Begin()): when it is not done,
+// the shards signed and the markers there must be of this run. (Whether the
+// inputs are still those of the finished shards is known only once walked:
+// CheckShardListings.)
+Result<TaskFrame> BeginSign(const WorkFolder& folder, const Options& o, StageTask t) {
+  Result<TaskFrame> frame = TaskFrame::Begin(folder, StageKind::kSign, t, SignFingerprint(o));
+  if (!frame.ok() || frame->done()) return frame;
   if (Status s = CheckShardParams(folder, o); !s.ok()) return s;
-  return folder.SameRun(StageKind::kSign, t, fingerprint);
+  if (Status s = frame->SameRun(); !s.ok()) return s;
+  return frame;
 }
 
 }  // namespace
@@ -592,8 +582,8 @@ Result<TaskRun> RunSignTask(const Options& o, const std::string& work, StageTask
   if (!decided.ok()) return decided.status();
   const Run& run = **decided;
   const WorkFolder folder(work);
-  bool done = false;
-  if (Status s = Prepare(folder, o, t, &done); !s.ok()) return s;
+  Result<TaskFrame> frame = BeginSign(folder, o, t);
+  if (!frame.ok()) return frame.status();
   // The stages read no index: each task walks the inputs themselves, first,
   // so that a task run again over a changed tree refuses rather than count
   // its old shard done.
@@ -602,10 +592,10 @@ Result<TaskRun> RunSignTask(const Options& o, const std::string& work, StageTask
   if (walk_skipped != nullptr && t.task == 0) *walk_skipped = walked->skipped;
   ShareOrigin origin{.first_file = 0, .listing = ListingFingerprint(walked->files)};
   if (Status s = CheckShardListings(folder, t.tasks, origin.listing, &walked->files); !s.ok()) return s;
-  if (done) {
+  if (frame->done()) {
     // Its own files, as it read them: checked by this task alone, so that a
     // file changed is named once, by the task whose share holds it.
-    const std::string path = folder.File(StageKind::kSign, t.task, "meta");
+    const std::string path = frame->Path("meta");
     Result<std::string> bytes = ReadWholeFile(path);
     if (!bytes.ok()) return bytes.status();
     Result<ShardMeta> meta = DecodeShardMeta(*bytes);
@@ -613,7 +603,9 @@ Result<TaskRun> RunSignTask(const Options& o, const std::string& work, StageTask
     if (Status s = CheckShareUnchanged(folder, *meta, walked->files, run.fs()); !s.ok()) return s;
     return TaskRun::kAlreadyDone;
   }
-  folder.RemoveTemporaries(StageKind::kSign, t.task);
+  // Joined before the walk (BeginSign()); what a killed run left is removed
+  // only now, when the task signs.
+  frame->RemoveTemporaries();
   Result<Share> share = ShareOf(run.fs(), o, std::move(walked->files), t);
   if (!share.ok()) return share.status();
   origin.first_file = share->first_file;
@@ -625,11 +617,11 @@ Result<TaskRun> RunSignTask(const Options& o, const std::string& work, StageTask
   for (const FilePart& part : share->parts) line_base.push_back(part.line_base);
   RangedFileSystem ranged(run.fs(), share->files, share->parts);
   walked->files = std::move(share->files);
-  if (Status s = SignAndWriteShard(run, folder, t, *walked, {.origin = origin, .fs = ranged, .line_base = line_base});
+  if (Status s = SignAndWriteShard(run, *frame, *walked, {.origin = origin, .fs = ranged, .line_base = line_base});
       !s.ok()) {
     return s;
   }
-  return TaskRun::kRan;
+  return frame->Finish();
 }
 
 }  // namespace neardup

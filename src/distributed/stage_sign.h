@@ -17,7 +17,7 @@
 //  - sign/I.bands: for each band, one entry (band hash, local id) per signed
 //    document, in sorted runs (as the keys spilled), so that a bucket task
 //    reads only its bands; then each document's content hash, once;
-//  - sign/I.done, last.
+//  - sign/I.done, last (task_frame.h).
 // The table and the band keys are streamed as the documents are signed
 // (shard_writer.h): a task's memory does not grow with its share.
 // A document's global id is (shard << 40) | local index (kShardShift): ids
@@ -40,8 +40,7 @@
 //
 // Thread safety: RunSignTask uses options.threads threads inside.
 //
-//   bool done = false;
-//   Status s = RunSignTask(options, "work", {.task = 0, .tasks = 4}, {}, &done);
+//   Result<TaskRun> ran = RunSignTask(options, "work", {.task = 0, .tasks = 4}, {});
 #pragma once
 
 #include <cstdint>

@@ -19,6 +19,7 @@
 #include "distributed/stage_bucket.h"
 #include "distributed/stage_bytes.h"
 #include "distributed/stage_sign.h"
+#include "distributed/task_frame.h"
 #include "distributed/work_folder.h"
 #include "lsh/band_key.h"
 #include "lsh/candidates.h"
@@ -368,6 +369,42 @@ Result<SignatureTable> ReadDocs(const WorkFolder& folder, const Options& o, cons
   return table;
 }
 
+// Scan's verification of `candidates` over `table` (the documents `ids`,
+// document k being ids[k]) into *out: the pairs accepted, the documents
+// left out and, in cluster modes, the sets of the pairs' representatives.
+Status VerifyInto(const Run& run, SignatureTable table, Candidates candidates, const std::vector<uint64_t>& ids,
+                  VerifyOutput* out) {
+  SignedCorpus corpus{.table = std::move(table),
+                      .stream_copies = {},
+                      .problems = {},
+                      .counts = {},
+                      .unnamed_unsigned = {},
+                      .named_unsigned = {},
+                      .bitmaps = {}};
+  corpus.stream_copies.resize(corpus.table.files.size());  // stage sign refuses streams
+  CopyGroups groups = CopyGroups::Build(corpus.table);
+  Result<Verified> verified = VerifyCandidates(run.Verifying(run.workers()), corpus, &groups, std::move(candidates));
+  if (!verified.ok()) return verified.status();
+  std::vector<uint64_t> reps;  // of the accepted pairs
+  for (const Candidate& p : verified->pairs) {
+    out->pairs.push_back({.a = ids[p.a], .b = ids[p.b], .estimate = p.estimate, .jaccard = p.jaccard});
+    reps.insert(reps.end(), {p.a, p.b});
+  }
+  if (!verified->pairs.status().ok()) return verified->pairs.status();
+  for (auto& [doc, why] : verified->left_out) out->left_out.push_back({.id = ids[doc], .why = std::move(why)});
+  std::sort(out->left_out.begin(), out->left_out.end(),
+            [](const LeftOutDoc& x, const LeftOutDoc& y) { return x.id < y.id; });
+  {  // --cluster-by keep compares any two members (the dropped lists cluster in pairs mode too)
+    std::sort(reps.begin(), reps.end());
+    reps.erase(std::unique(reps.begin(), reps.end()), reps.end());
+    for (uint64_t rep : reps) {
+      auto it = verified->sets().find(static_cast<DocId>(rep));
+      if (it != verified->sets().end()) out->sets.emplace_back(ids[rep], it->second);
+    }
+  }
+  return Status::Ok();
+}
+
 // Scan's verification of the task's share, reading the documents again
 // (verify_candidates.h): the pairs accepted, the documents left out and, in
 // cluster modes, the sets of the pairs' representatives.
@@ -418,34 +455,7 @@ Result<VerifyOutput> VerifyReadAgain(const Run& run, const WorkFolder& folder, u
     if (Status s = LeadLargeBucket(*table, o, std::move(members), &candidates.pairs); !s.ok()) return s;
   }
   if (Status s = candidates.pairs.Finish(); !s.ok()) return s;
-  SignedCorpus corpus{.table = std::move(*table),
-                      .stream_copies = {},
-                      .problems = {},
-                      .counts = {},
-                      .unnamed_unsigned = {},
-                      .named_unsigned = {},
-                      .bitmaps = {}};
-  corpus.stream_copies.resize(corpus.table.files.size());  // stage sign refuses streams
-  CopyGroups groups = CopyGroups::Build(corpus.table);
-  Result<Verified> verified = VerifyCandidates(run.Verifying(run.workers()), corpus, &groups, std::move(candidates));
-  if (!verified.ok()) return verified.status();
-  std::vector<uint64_t> reps;  // of the accepted pairs
-  for (const Candidate& p : verified->pairs) {
-    out.pairs.push_back({.a = ids[p.a], .b = ids[p.b], .estimate = p.estimate, .jaccard = p.jaccard});
-    reps.insert(reps.end(), {p.a, p.b});
-  }
-  if (!verified->pairs.status().ok()) return verified->pairs.status();
-  for (auto& [doc, why] : verified->left_out) out.left_out.push_back({.id = ids[doc], .why = std::move(why)});
-  std::sort(out.left_out.begin(), out.left_out.end(),
-            [](const LeftOutDoc& x, const LeftOutDoc& y) { return x.id < y.id; });
-  {  // --cluster-by keep compares any two members (the dropped lists cluster in pairs mode too)
-    std::sort(reps.begin(), reps.end());
-    reps.erase(std::unique(reps.begin(), reps.end()), reps.end());
-    for (uint64_t rep : reps) {
-      auto it = verified->sets().find(static_cast<DocId>(rep));
-      if (it != verified->sets().end()) out.sets.emplace_back(ids[rep], it->second);
-    }
-  }
+  if (Status s = VerifyInto(run, std::move(*table), std::move(candidates), ids, &out); !s.ok()) return s;
   return out;
 }
 
@@ -644,18 +654,41 @@ Status CheckVerifyOutput(const VerifyOutput& out, const std::vector<uint64_t>& s
 
 namespace {
 
-// Writes `out` as task t's output, then its marker.
-Result<TaskRun> WriteVerifyOutput(const WorkFolder& folder, StageTask t, uint64_t fingerprint,
-                                  const VerifyOutput& out) {
-  if (Status s = WriteAtomically(folder.File(StageKind::kVerify, t.task, "pairs"), EncodeVerifyOutput(out)); !s.ok()) {
-    return s;
+// The output of verify task t over `shards` shards and `buckets` bucket
+// outputs: its share of the pairs scored from the signatures, or read again
+// (--exact, -t 1); nothing but its copies read again with -t 1.
+Result<VerifyOutput> VerifyShare(const Run& run, const WorkFolder& folder, uint32_t shards, uint32_t buckets,
+                                 StageTask t) {
+  const Options& o = run.options();
+  VerifyOutput out{.reread = false,
+                   .large_bucket = LargeBucketOf(o),
+                   .visited = 0,
+                   .pairs = {},
+                   .large = {},
+                   .left_out = {},
+                   .sets = {}};
+  if (run.rule().identical_only && !run.rereads()) return out;  // -t 1 reads no pair, but its copies again
+  std::vector<uint64_t> shard_docs;
+  for (uint32_t s = 0; s < shards; ++s) {
+    Result<uint64_t> docs = ShardDocCount(folder, s);
+    if (!docs.ok()) return docs.status();
+    shard_docs.push_back(*docs);
   }
-  if (Status s = WriteAtomically(folder.File(StageKind::kVerify, t.task, "done"),
-                                 WorkFolder::MarkerText(StageKind::kVerify, t, fingerprint));
-      !s.ok()) {
-    return s;
+  Result<Share> share = run.rule().identical_only
+                            ? Share{}
+                            : ReadShare(folder, o, buckets, static_cast<uint64_t>(run.banding().bands), shard_docs, t);
+  if (!share.ok()) return share.status();
+  if (run.rereads()) return VerifyReadAgain(run, folder, shards, std::move(*share), t);
+  std::vector<uint64_t> ids;
+  for (const BucketPair& p : share->pairs) {
+    ids.push_back(p.a);
+    ids.push_back(p.b);
   }
-  return TaskRun::kRan;
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  Result<std::vector<uint32_t>> rows = ReadRows(folder, o, ids);
+  if (!rows.ok()) return rows.status();
+  return Score(run, std::move(*share), ids, *rows);
 }
 
 }  // namespace
@@ -664,57 +697,21 @@ Result<TaskRun> RunVerifyTask(const Options& o, const std::string& work, StageTa
   Result<std::unique_ptr<Run>> decided = Run::Decide(o, ctx);
   if (!decided.ok()) return decided.status();
   const Run& run = **decided;
-  if (t.tasks == 0 || t.task >= t.tasks) return Status::InvalidArgument("--task must be below --tasks");
   const WorkFolder folder(work);
-  if (Status s = folder.Create(); !s.ok()) return s;
-  const uint64_t fingerprint = VerifyFingerprint(o);
-  Result<bool> done = folder.Done(StageKind::kVerify, t, fingerprint);
-  if (!done.ok()) return done.status();
-  if (*done) return TaskRun::kAlreadyDone;
-  if (Status s = folder.SameRun(StageKind::kVerify, t, fingerprint); !s.ok()) return s;
-  folder.RemoveTemporaries(StageKind::kVerify, t.task);
+  Result<TaskFrame> frame = TaskFrame::Begin(folder, StageKind::kVerify, t, VerifyFingerprint(o));
+  if (!frame.ok()) return frame.status();
+  if (frame->done()) return TaskRun::kAlreadyDone;
+  if (Status s = frame->Join(); !s.ok()) return s;
   if (Status s = CheckShardParams(folder, o); !s.ok()) return s;
   Result<uint32_t> shards = folder.FinishedTasks(StageKind::kSign, SignFingerprint(o));
   if (!shards.ok()) return shards.status();
   if (Status s = CheckShardListings(folder, *shards, std::nullopt); !s.ok()) return s;
   Result<uint32_t> buckets = folder.FinishedTasks(StageKind::kBucket, BucketFingerprint(o));
   if (!buckets.ok()) return buckets.status();
-  VerifyOutput out{.reread = false,
-                   .large_bucket = LargeBucketOf(o),
-                   .visited = 0,
-                   .pairs = {},
-                   .large = {},
-                   .left_out = {},
-                   .sets = {}};
-  if (!run.rule().identical_only || run.rereads()) {  // -t 1 reads no pair, but its copies again
-    std::vector<uint64_t> shard_docs;
-    for (uint32_t s = 0; s < *shards; ++s) {
-      Result<uint64_t> docs = ShardDocCount(folder, s);
-      if (!docs.ok()) return docs.status();
-      shard_docs.push_back(*docs);
-    }
-    Result<Share> share =
-        run.rule().identical_only
-            ? Share{}
-            : ReadShare(folder, o, *buckets, static_cast<uint64_t>(run.banding().bands), shard_docs, t);
-    if (!share.ok()) return share.status();
-    if (run.rereads()) {
-      Result<VerifyOutput> read = VerifyReadAgain(run, folder, *shards, std::move(*share), t);
-      if (!read.ok()) return read.status();
-      return WriteVerifyOutput(folder, t, fingerprint, *read);
-    }
-    std::vector<uint64_t> ids;
-    for (const BucketPair& p : share->pairs) {
-      ids.push_back(p.a);
-      ids.push_back(p.b);
-    }
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    Result<std::vector<uint32_t>> rows = ReadRows(folder, o, ids);
-    if (!rows.ok()) return rows.status();
-    out = Score(run, std::move(*share), ids, *rows);
-  }
-  return WriteVerifyOutput(folder, t, fingerprint, out);
+  Result<VerifyOutput> out = VerifyShare(run, folder, *shards, *buckets, t);
+  if (!out.ok()) return out.status();
+  if (Status s = frame->Place("pairs", EncodeVerifyOutput(*out)); !s.ok()) return s;
+  return frame->Finish();
 }
 
 }  // namespace neardup

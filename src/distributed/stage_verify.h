@@ -39,7 +39,7 @@
 // share (their records, rows and sets), never the
 // corpus's.
 
-// Output: verify/K.pairs (VerifyOutput), then verify/K.done.
+// Output: verify/K.pairs (VerifyOutput), then verify/K.done (task_frame.h).
 //
 // Thread safety: RunVerifyTask is single-threaded.
 //

@@ -65,6 +65,30 @@ Result<Marker> ReadMarker(const std::string& path, const std::string& name, Stag
   return m;
 }
 
+// Ok when `done` holds every task below `tasks`; else InvalidArgument
+// "DIR: N of M KIND tasks missing: 1, 4" (the first kListedTasks, then
+// "... and K more").
+Status NoneMissing(const std::string& dir, StageKind kind, const std::map<uint64_t, Marker>& done, uint64_t tasks) {
+  std::string missing;
+  uint64_t n_missing = 0;
+  for (uint64_t t = 0; t < tasks; ++t) {
+    if (done.count(t) != 0) continue;
+    if (++n_missing <= kListedTasks) missing.append(missing.empty() ? "" : ", ").append(std::to_string(t));
+  }
+  if (n_missing > kListedTasks)
+    missing.append(", ... and ").append(std::to_string(n_missing - kListedTasks)).append(" more");
+  if (n_missing == 0) return Status::Ok();
+  return Status::InvalidArgument(ShellQuoted(dir)
+                                     .append(": ")
+                                     .append(std::to_string(n_missing))
+                                     .append(" of ")
+                                     .append(std::to_string(tasks))
+                                     .append(" ")
+                                     .append(ToString(kind))
+                                     .append(" tasks missing: ")
+                                     .append(missing));
+}
+
 }  // namespace
 
 Status Damaged(std::string_view path, std::string_view what) {
@@ -236,25 +260,7 @@ Result<uint32_t> WorkFolder::FinishedTasks(StageKind kind, uint64_t fingerprint)
               .append(") than these"));
     }
   }
-  std::string missing;
-  uint64_t n_missing = 0;
-  for (uint64_t t = 0; t < tasks; ++t) {
-    if (done.count(t) != 0) continue;
-    if (++n_missing <= kListedTasks) missing.append(missing.empty() ? "" : ", ").append(std::to_string(t));
-  }
-  if (n_missing > kListedTasks)
-    missing.append(", ... and ").append(std::to_string(n_missing - kListedTasks)).append(" more");
-  if (n_missing > 0) {
-    return Status::InvalidArgument(ShellQuoted(dir)
-                                       .append(": ")
-                                       .append(std::to_string(n_missing))
-                                       .append(" of ")
-                                       .append(std::to_string(tasks))
-                                       .append(" ")
-                                       .append(ToString(kind))
-                                       .append(" tasks missing: ")
-                                       .append(missing));
-  }
+  if (Status s = NoneMissing(dir, kind, done, tasks); !s.ok()) return s;
   return static_cast<uint32_t>(tasks);
 }
 

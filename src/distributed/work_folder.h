@@ -26,7 +26,8 @@
 // syncs it and renames it into place, and writes its marker last, the same
 // way. A task killed at any moment leaves at most temporaries (removed when
 // it runs again) and complete files whose marker is missing, which a re-run
-// rewrites with the same bytes; a task whose marker is there is done.
+// rewrites with the same bytes; a task whose marker is there is done. The
+// tasks that leave a marker do all this through one frame (task_frame.h).
 //
 // Thread safety: free functions over the file system; distinct tasks may
 // run at once in distinct processes on one folder.
