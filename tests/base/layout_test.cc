@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -32,7 +33,7 @@ constexpr std::string_view kWings[] = {"base",   "walk",  "text", "sign",       
 constexpr size_t kMaxConceptsPerWing = 15;
 constexpr size_t kMaxPublicHeaders = 16;
 
-const fs::path kSource = fs::path(NEARDUP_SOURCE_DIR);
+const fs::path kSource = fs::path(::neardup::testing::SourceDir());
 
 // The wing's place in kWings, or -1.
 int Rank(std::string_view wing) {

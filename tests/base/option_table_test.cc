@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "test_paths.h"
+
 namespace neardup {
 namespace {
 
@@ -277,7 +279,7 @@ TEST(OptionTableTest, HelpTextsComeFromTheTable) {
 // The README's options tables: one row per option, "| `-t, --threshold X` |
 // meaning | default |", the default as help shows it.
 TEST(OptionTableTest, ReadmeListsEveryOptionWithItsDefault) {
-  std::ifstream in(std::string(NEARDUP_SOURCE_DIR) + "/README.md");
+  std::ifstream in(std::string(::neardup::testing::SourceDir()) + "/README.md");
   ASSERT_TRUE(in) << "README.md not found";
   std::vector<std::string> rows;
   for (std::string line; std::getline(in, line);) {

@@ -9,13 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
 namespace {
 
 TEST(CliBoundaryTest, FrontEndIncludesOnlyItsOwnAndPublicHeaders) {
-  const std::filesystem::path cli = std::filesystem::path(NEARDUP_SOURCE_DIR) / "src" / "cli";
+  const std::filesystem::path cli = std::filesystem::path(::neardup::testing::SourceDir()) / "src" / "cli";
   std::vector<std::string> bad;
   size_t files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(cli)) {

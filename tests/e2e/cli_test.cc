@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "neardup/quote.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -21,7 +22,7 @@ using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
 
-const std::string kBin = NEARDUP_BINARY;
+const std::string kBin = ::neardup::testing::NeardupBinary();
 
 std::vector<std::string> Lines(const std::string& s) {
   std::vector<std::string> out;

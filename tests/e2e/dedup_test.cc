@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -19,7 +20,7 @@ using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
 
-const std::string kBin = NEARDUP_BINARY;
+const std::string kBin = ::neardup::testing::NeardupBinary();
 
 std::vector<nlohmann::json> JsonLines(const std::string& s) {
   std::vector<nlohmann::json> out;

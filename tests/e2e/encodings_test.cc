@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -25,7 +26,7 @@ using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
 
-const std::string kBin = NEARDUP_BINARY;
+const std::string kBin = ::neardup::testing::NeardupBinary();
 const std::string kFffd = "\xEF\xBF\xBD";
 
 // A file name with an invalid byte, a truncated sequence, a valid "é", a

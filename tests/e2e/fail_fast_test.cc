@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -26,7 +27,7 @@ using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
 
-const std::string kBin = NEARDUP_BINARY;
+const std::string kBin = ::neardup::testing::NeardupBinary();
 
 // n copies of one 100-word text, each with its own last word: every pair is
 // a candidate and is reported, n(n-1)/2 of them.

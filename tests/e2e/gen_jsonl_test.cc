@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -19,8 +20,8 @@ using testing::RunProcess;
 using testing::RunResult;
 using testing::TempDir;
 
-const std::string kBin = NEARDUP_BINARY;
-const std::string kGen = NEARDUP_GEN_JSONL;
+const std::string kBin = ::neardup::testing::NeardupBinary();
+const std::string kGen = ::neardup::testing::GenJsonlBinary();
 using Args = std::vector<std::string>;
 
 RunResult Generate(const TempDir& dir, const std::string& out, const Args& extra) {

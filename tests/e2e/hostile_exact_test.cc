@@ -15,6 +15,7 @@
 
 #include "lsh/similarity.h"
 #include "neardup/scan.h"
+#include "test_paths.h"
 #include "test_util.h"
 #include "text/shingle.h"
 #include "walk/file_system.h"
@@ -30,7 +31,7 @@ using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
 
-const std::string kBin = NEARDUP_BINARY;
+const std::string kBin = ::neardup::testing::NeardupBinary();
 // Two 13-letter words with the same XXH3-64 under seed 1 (found by a
 // van Oorschot-Wiener parallel collision search).
 const char* const kCollisionA = "spzzctflanpgv";

@@ -33,6 +33,7 @@
 
 #include "neardup/options.h"
 #include "neardup/scan.h"
+#include "test_paths.h"
 #include "test_util.h"
 #include "walk/file_system.h"
 
@@ -46,7 +47,7 @@ using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
 
-const std::string kBin = NEARDUP_BINARY;
+const std::string kBin = ::neardup::testing::NeardupBinary();
 #if defined(__SANITIZE_ADDRESS__)
 constexpr long kMemoryBoundKb = 320 * 1024;
 // The tight bounds below (bytes per document, the --max-line limit plus a

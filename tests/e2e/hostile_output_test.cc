@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "cli/output.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -41,7 +42,7 @@ using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
 
-const std::string kBin = NEARDUP_BINARY;
+const std::string kBin = ::neardup::testing::NeardupBinary();
 using Args = std::vector<std::string>;
 
 // Every signal neardup catches to clean up, with its exit status 128 + n

@@ -26,6 +26,7 @@
 
 #include "index/sign_indexed.h"
 #include "index/signature_index.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -39,7 +40,7 @@ using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
 
-const std::string kBin = NEARDUP_BINARY;
+const std::string kBin = ::neardup::testing::NeardupBinary();
 
 RunResult Scan(const TempDir& dir, std::vector<std::string> args) {
   std::vector<std::string> argv = {kBin, "scan", "-q"};

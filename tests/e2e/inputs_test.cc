@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "compress_util.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -38,7 +39,7 @@ using testing::Zstd;
 
 using Pairs = std::vector<std::pair<std::string, std::string>>;
 
-const std::string kBin = NEARDUP_BINARY;
+const std::string kBin = ::neardup::testing::NeardupBinary();
 
 std::string Text(uint64_t seed, size_t words = 300) { return Join(RandomWords(words, seed)); }
 

@@ -16,6 +16,7 @@
 #include "distributed/stage_sign.h"
 #include "e2e/kept_modes.h"
 #include "neardup/quote.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -30,7 +31,7 @@ using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
 
-const std::string kBin = NEARDUP_BINARY;
+const std::string kBin = ::neardup::testing::NeardupBinary();
 namespace fs = std::filesystem;
 using Args = std::vector<std::string>;
 

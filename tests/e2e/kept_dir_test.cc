@@ -17,6 +17,7 @@
 
 #include "compress_util.h"
 #include "e2e/kept_modes.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -29,7 +30,7 @@ using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
 
-const std::string kBin = NEARDUP_BINARY;
+const std::string kBin = ::neardup::testing::NeardupBinary();
 namespace fs = std::filesystem;
 
 std::string Gunzip(const std::string& data) {

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -29,7 +30,7 @@ using testing::TempDir;
 using testing::WriteFile;
 using Args = std::vector<std::string>;
 
-const std::string kBin = NEARDUP_BINARY;
+const std::string kBin = ::neardup::testing::NeardupBinary();
 
 RunResult Scan(const TempDir& dir, const Args& args) {
   Args argv = {kBin, "scan", "-q"};

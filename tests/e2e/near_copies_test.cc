@@ -20,6 +20,7 @@
 
 #include "neardup/scan.h"
 #include "neardup/writers.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -34,7 +35,7 @@ using testing::WriteFile;
 
 std::string Binary() {
   const char* other = std::getenv("NEARDUP_E2E_BIN");
-  return other != nullptr && other[0] != '\0' ? std::string(other) : std::string(NEARDUP_BINARY);
+  return other != nullptr && other[0] != '\0' ? std::string(other) : std::string(::neardup::testing::NeardupBinary());
 }
 
 // 4,498,500 pairs: 108 MB of candidates and 144 MB of reported pairs, were

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -30,7 +31,7 @@ using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
 
-const std::string kBin = NEARDUP_BINARY;
+const std::string kBin = ::neardup::testing::NeardupBinary();
 
 RunResult Scan(const TempDir& dir, std::vector<std::string> args) {
   std::vector<std::string> argv = {kBin, "scan", "-q"};

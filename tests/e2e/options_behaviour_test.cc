@@ -28,6 +28,7 @@
 #include "lsh/similarity.h"
 #include "neardup/scan.h"
 #include "sign/minhash.h"
+#include "test_paths.h"
 #include "test_util.h"
 #include "text/shingle.h"
 #include "walk/file_system.h"
@@ -42,7 +43,7 @@ using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
 
-const std::string kBin = NEARDUP_BINARY;
+const std::string kBin = ::neardup::testing::NeardupBinary();
 // Scores are written with at most 4 decimals.
 constexpr double kPrinted = 0.5e-4 + 1e-9;
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "test_paths.h"
 #include "test_util.h"
 #include "write/sha256.h"
 
@@ -20,7 +21,7 @@ using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
 
-const std::string kBin = NEARDUP_BINARY;
+const std::string kBin = ::neardup::testing::NeardupBinary();
 
 // Runs `argv` with `dir` as the working directory (so names are relative).
 RunResult RunIn(const TempDir& dir, std::vector<std::string> argv, const std::string& stdin_path = "/dev/null") {

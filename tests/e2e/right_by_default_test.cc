@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -22,8 +23,8 @@ using testing::RunProcess;
 using testing::RunResult;
 using testing::TempDir;
 
-const std::string kBin = NEARDUP_BINARY;
-const std::string kGen = NEARDUP_GEN_MAIL;
+const std::string kBin = ::neardup::testing::NeardupBinary();
+const std::string kGen = ::neardup::testing::GenMailBinary();
 
 struct Listed {
   std::string path;

@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -24,7 +25,7 @@ using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
 
-const std::string kBin = NEARDUP_BINARY;
+const std::string kBin = ::neardup::testing::NeardupBinary();
 
 RunResult Neardup(const TempDir& dir, std::vector<std::string> args) {
   args.insert(args.begin(), kBin);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/cli_options.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -20,7 +21,7 @@ using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
 
-const std::string kBin = NEARDUP_BINARY;
+const std::string kBin = ::neardup::testing::NeardupBinary();
 
 // `neardup <words> --help`: every command and every stage task.
 std::vector<std::vector<std::string>> EveryCommand() {

@@ -14,6 +14,7 @@
 #include "distributed/stage_sign.h"
 #include "distributed/stage_verify.h"
 #include "lsh/candidates.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -27,7 +28,7 @@ using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
 
-const std::string kBin = NEARDUP_BINARY;
+const std::string kBin = ::neardup::testing::NeardupBinary();
 using Args = std::vector<std::string>;
 
 // The band file's layout (stage_sign.h), written out here so that the test

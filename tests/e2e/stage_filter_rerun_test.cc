@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -28,7 +29,7 @@ using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
 
-const std::string kBin = NEARDUP_BINARY;
+const std::string kBin = ::neardup::testing::NeardupBinary();
 namespace fs = std::filesystem;
 using Args = std::vector<std::string>;
 

@@ -11,6 +11,7 @@
 
 #include "compress_util.h"
 #include "e2e/kept_modes.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -23,7 +24,7 @@ using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
 
-const std::string kBin = NEARDUP_BINARY;
+const std::string kBin = ::neardup::testing::NeardupBinary();
 namespace fs = std::filesystem;
 using Args = std::vector<std::string>;
 
@@ -159,7 +160,7 @@ TEST(StageFilterTest, StageLocalScriptWritesScansFolder) {
     if (ext != "text") options.insert(options.end(), {"--input", "jsonl"});
     const auto want = ScanFolder(dir, options, dir / "scan.kept");
     Args argv = {"/usr/bin/env", "NEARDUP_BIN=" + kBin,
-                 "bash",         std::string(NEARDUP_SOURCE_DIR) + "/scripts/stage_local.sh",
+                 "bash",         std::string(::neardup::testing::SourceDir()) + "/scripts/stage_local.sh",
                  "-n",           "3",
                  "-m",           "2",
                  dir / "work"};

@@ -14,6 +14,7 @@
 #include "distributed/byte_shares.h"
 #include "distributed/stage_sign.h"
 #include "distributed/work_folder.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -26,7 +27,7 @@ using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
 
-const std::string kBin = NEARDUP_BINARY;
+const std::string kBin = ::neardup::testing::NeardupBinary();
 using Args = std::vector<std::string>;
 
 // One JSONL file of `lines` documents of 30 to 49 words (so that documents

@@ -16,6 +16,7 @@
 #include <map>
 #include <thread>
 
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -28,7 +29,7 @@ using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
 
-const std::string kBin = NEARDUP_BINARY;
+const std::string kBin = ::neardup::testing::NeardupBinary();
 using Args = std::vector<std::string>;
 
 // Near copies of a few texts, exact copies, unique texts, an empty file, a

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fuzz/harnesses.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -31,7 +32,7 @@ void RecordFailure(const char* check, const char* file, int line) {
 std::vector<std::filesystem::path> Seeds(const std::string& name) {
   std::vector<std::filesystem::path> seeds;
   std::error_code ec;
-  const std::filesystem::path dir = std::filesystem::path(NEARDUP_SOURCE_DIR) / "tests/fuzz/corpus" / name;
+  const std::filesystem::path dir = std::filesystem::path(::neardup::testing::SourceDir()) / "tests/fuzz/corpus" / name;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     if (entry.is_regular_file()) seeds.push_back(entry.path());
   }
