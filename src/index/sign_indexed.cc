@@ -1,23 +1,17 @@
 #include "index/sign_indexed.h"
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
-#include <exception>
 #include <functional>
-#include <mutex>
-#include <new>
 #include <optional>
 #include <string>
 #include <unordered_map>
 
-#include "base/hash.h"
-#include "base/parallel.h"
+#include "index/file_plans.h"
 #include "index/index_rows.h"
 #include "index/new_job.h"
+#include "index/text_store_stream.h"
 #include "neardup/quote.h"
 #include "sign/sign_internal.h"
 #include "walk/hashing_file_system.h"
@@ -25,30 +19,6 @@
 namespace neardup {
 
 namespace {
-
-// Documents the matrix read from the index can grow by, at least, before
-// the rows are copied into a new one.
-constexpr size_t kGrowthDocuments = 65536;
-
-bool Compressed(const std::string& path) { return CompressedPath(path); }
-
-// Fingerprint of the options that decide which documents a file yields and
-// their kinds (besides the signature parameters, checked for the whole
-// index): --input, --min-words, and for JSONL --text-key, --id-key and
-// --max-line; for a compressed file also --max-filesize, which applies to
-// its decompressed size, known only once read (the walk applies it to any
-// other file by its size, part of the stat compared).
-// (--encoding is a signature parameter; --glob, --hidden and -L decide which
-// files are walked, not what a file yields.)
-uint64_t ReadingFingerprint(const Options& o, bool compressed) {
-  std::string key = o.input == InputFormat::kJsonl ? "jsonl" : "text";
-  key.append("|").append(std::to_string(o.min_words));
-  if (o.input == InputFormat::kJsonl) {
-    key.append("|").append(o.text_key).append("|").append(o.id_key).append("|").append(std::to_string(o.max_line));
-  }
-  if (compressed) key.append("|max-filesize ").append(std::to_string(o.max_filesize));
-  return HashBytes(key.data(), key.size(), 0);
-}
 
 // A stored problem's message as this run shows it: ":LINE: reason" was
 // stored for "PATH:LINE: reason" (IndexedFile::walked_as), PATH being how
@@ -58,56 +28,7 @@ std::string ShownMessage(const std::string& walked_as, std::string stored) {
   return ShellQuoted(walked_as) + stored;
 }
 
-// The reading fingerprints of a run, for plain and for compressed files.
-struct Reading {
-  uint64_t plain = 0;
-  uint64_t compressed = 0;
-  bool jsonl = false;
-  explicit Reading(const Options& o)
-      : plain(ReadingFingerprint(o, false)),
-        compressed(ReadingFingerprint(o, true)),
-        jsonl(o.input == InputFormat::kJsonl) {}
-  uint64_t For(const std::string& path) const { return Compressed(path) ? compressed : plain; }
-};
-
-// How far apart two timestamps must be to tell which came first, whatever
-// the file system: 1 s (ext4 with 128-byte inodes, HFS+, most NFS servers)
-// or 2 s (FAT), plus clock skew between an NFS server and its client. A
-// file whose mtime or ctime is not older than this before the index saw it
-// could change again within the same timestamp, its stat unchanged.
-constexpr int64_t kTimestampResolutionNs = 2'000'000'000;
-
-// Whether the stat stored in `e` proves that the file, with that stat now,
-// is as the index saw it: its mtime and ctime older than the moment the
-// index saw it by more than the timestamp resolution. Otherwise the entry
-// is "racily clean" (git's word): a rewrite of the same size in that same
-// timestamp, or a delete and re-create that reused the inode, leaves the
-// same stat. An entry of unknown age (seen_ns 0: a version 1 index) is
-// racy once.
-bool StatProvesUnchanged(const IndexedFile& e) {
-  return e.seen_ns > kTimestampResolutionNs && e.mtime_ns < e.seen_ns - kTimestampResolutionNs &&
-         e.ctime_ns < e.seen_ns - kTimestampResolutionNs;
-}
-
-// XXH3-64 of the first `n` bytes of `f`; nullopt when they cannot be read.
-std::optional<uint64_t> PrefixHash(FileSystem& fs, const InputFile& f, uint64_t n) {
-  Result<std::unique_ptr<ByteReader>> in = fs.OpenExpected(f.path, f.identity);
-  if (!in.ok()) return std::nullopt;
-  return HashOfFirstBytes(**in, n);
-}
-
-// XXH3-64 of all of `f`'s bytes as the walk saw it (exactly f.size of them);
-// nullopt when they cannot be read or their number is not f.size.
-std::optional<uint64_t> WholeHash(FileSystem& fs, const InputFile& f) {
-  Result<std::unique_ptr<ByteReader>> in = fs.OpenExpected(f.path, f.identity);
-  if (!in.ok()) return std::nullopt;
-  return HashOfAllBytes(**in, f.size);
-}
-
-// What to do with a walked file: sign it whole, reuse its stored documents,
-// or sign only the lines appended since it was stored.
-enum class Plan : uint8_t { kSign, kReuse, kAppend };
-
+// The run's options as its row in `runs` keeps them (`index info` shows them).
 std::string RunOptions(const Options& o) {
   std::string s;
   auto add = [&s](const std::string& x) { s.append(s.empty() ? "" : " ").append(x); };
@@ -122,138 +43,6 @@ std::string RunOptions(const Options& o) {
   add(t);
   if (o.new_only) add("--new");
   return s;
-}
-
-// The index's file entries and, per walked file, what to do with it.
-struct FilePlans {
-  std::vector<IndexedFile> stored;  // the index's file entries
-  std::vector<Plan> plan;           // by walked file
-  std::vector<size_t> entry;        // by walked file: index into stored, or SIZE_MAX
-  std::vector<uint8_t> walked;      // by stored entry: 1 when walked in this run
-  // By walked file: 1 for a file reused because its bytes hash as stored
-  // (IndexedFile::raw_hash) although its stat is not the stored one, or is
-  // too close to when the index saw it to prove anything: its entry gets
-  // the stat seen now (IndexUpdate::StoreStats).
-  std::vector<uint8_t> restat;
-  // By walked file: 1 for a file signed whole whose entry may hold its
-  // documents (same size and options): they are compared with the stored
-  // ones (CountVerified), and when they are the same they count as reused,
-  // not new.
-  std::vector<uint8_t> compare;
-  // By walked file: 1 for a file whose key another walked file has (not
-  // expected: the walk lists a file once): neither reused nor stored.
-  std::vector<uint8_t> shared_key;
-};
-
-// Sorts `v`, made of a few ascending runs, by merging the runs: the stored
-// entries come in row order, which is path order within what each run added
-// (a walk's order), so an index's entries are one run per run that added
-// files. Many runs: a plain sort.
-template <class Less>
-void SortRuns(std::vector<size_t>& v, Less less) {
-  constexpr size_t kMaxRuns = 64;
-  std::vector<size_t> bounds{0};
-  for (size_t i = 1; i < v.size(); ++i) {
-    if (!less(v[i], v[i - 1])) continue;
-    bounds.push_back(i);
-    if (bounds.size() > kMaxRuns) {
-      std::sort(v.begin(), v.end(), less);
-      return;
-    }
-  }
-  bounds.push_back(v.size());
-  while (bounds.size() > 2) {  // merge runs pairwise until one is left
-    std::vector<size_t> merged{0};
-    for (size_t k = 0; k + 1 < bounds.size(); k += 2) {
-      if (k + 2 < bounds.size()) {
-        std::inplace_merge(v.begin() + static_cast<ptrdiff_t>(bounds[k]),
-                           v.begin() + static_cast<ptrdiff_t>(bounds[k + 1]),
-                           v.begin() + static_cast<ptrdiff_t>(bounds[k + 2]), less);
-      }
-      merged.push_back(bounds[std::min(k + 2, bounds.size() - 1)]);
-    }
-    bounds.swap(merged);
-  }
-}
-
-// The walked files in the order of their keys (mostly the walk's order).
-std::vector<size_t> KeyOrder(const std::vector<std::string>& keys) {
-  std::vector<size_t> order(keys.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  SortRuns(order, [&](size_t a, size_t b) { return keys[a] < keys[b]; });
-  return order;
-}
-
-// Decides, per walked file, whether its stored documents are reused, only
-// its appended lines are signed, or it is signed whole. A walked file's entry
-// is found by a merge of the walked files' keys and `by_path` (the entries
-// under the run's paths, in key order: every entry a walk can meet).
-//
-// Metadata is not content: an entry read with the same options whose file
-// has the stored size but another stat (chmod, touch, a hard link, a copy
-// put in its place), or the stored stat too recent to prove anything (racily
-// clean), is proven by its bytes: the file is read and hashed (on the run's
-// workers), and when the hash is the stored one its documents are reused
-// (restat). An entry with no stored hash (0: written before text files had
-// one, or a file not read whole) cannot be proven so: signed again.
-FilePlans PlanFiles(const std::vector<InputFile>& files, const std::vector<std::string>& keys,
-                    std::vector<IndexedFile> stored, const std::vector<size_t>& by_path, const Reading& reading,
-                    FileSystem& fs, const Workers& workers) {
-  const size_t n = files.size();
-  FilePlans fp;
-  fp.stored = std::move(stored);
-  fp.plan.assign(n, Plan::kSign);
-  fp.entry.assign(n, SIZE_MAX);
-  fp.walked.assign(fp.stored.size(), 0);
-  fp.restat.assign(n, 0);
-  fp.compare.assign(n, 0);
-  fp.shared_key.assign(n, 0);
-  std::vector<size_t> to_hash;  // walked files whose bytes may prove their entry
-  size_t r = 0;
-  const std::string* previous = nullptr;
-  for (const size_t i : KeyOrder(keys)) {
-    const InputFile& f = files[i];
-    const std::string& key = keys[i];
-    if (previous != nullptr && *previous == key) fp.shared_key[i] = 1;
-    previous = &key;
-    while (r < by_path.size() && fp.stored[by_path[r]].path < key) ++r;
-    if (f.identity.stream || fp.shared_key[i] != 0 || r == by_path.size() || fp.stored[by_path[r]].path != key) {
-      continue;
-    }
-    const IndexedFile& e = fp.stored[by_path[r]];
-    fp.entry[i] = by_path[r];
-    fp.walked[by_path[r]] = 1;
-    const bool same_reading = e.reading == reading.For(f.path) && e.jsonl == reading.jsonl;
-    const bool same_file = same_reading && e.dev == f.identity.dev && e.inode == f.identity.ino;
-    if (same_file && e.size == f.size && e.mtime_ns == f.mtime_ns && e.ctime_ns == f.ctime_ns &&
-        StatProvesUnchanged(e)) {
-      fp.plan[i] = Plan::kReuse;
-    } else if (same_reading && e.size == f.size && e.raw_hash != 0 && e.seen_ns != 0) {
-      to_hash.push_back(i);  // (a version 1 entry's names and messages hold the path it was walked as)
-    } else if (same_file && reading.jsonl && !Compressed(f.path) && e.ends_newline && f.size > e.size &&
-               e.seen_ns != 0) {
-      const std::optional<uint64_t> h = PrefixHash(fs, f, e.size);
-      if (h && *h == e.raw_hash) fp.plan[i] = Plan::kAppend;
-    }
-  }
-  ParallelFor(workers, to_hash.size(), [&](int, size_t k) {
-    if (workers.Cancelled()) return;
-    const size_t i = to_hash[k];
-    const std::optional<uint64_t> h = WholeHash(fs, files[i]);
-    if (!h || *h != fp.stored[fp.entry[i]].raw_hash) return;
-    fp.plan[i] = Plan::kReuse;
-    fp.restat[i] = 1;
-  });
-  // Signed again with an entry read with the same options and of the same
-  // size: its documents may well be the stored ones (no hash to prove it, a
-  // rewrite that reads the same).
-  for (size_t i = 0; i < n; ++i) {
-    if (fp.entry[i] == SIZE_MAX || fp.plan[i] != Plan::kSign) continue;
-    const IndexedFile& e = fp.stored[fp.entry[i]];
-    const bool same_reading = e.reading == reading.For(files[i].path) && e.jsonl == reading.jsonl;
-    fp.compare[i] = e.size == files[i].size && same_reading ? 1 : 0;
-  }
-  return fp;
 }
 
 // The index keys of the walked files.
@@ -394,76 +183,6 @@ class BatchCommitter {
   uint64_t in_batch_ = 0;
 };
 
-// Stores files signed now while they are signed: a writer thread stores file
-// k (through `store`) once it is signed, in ascending order, as
-// IndexUpdate::StoreSigned() would, so that the index's work overlaps
-// signing instead of following it, and the index ends the same. Workers mark
-// each file through Done() (an atomic store, no lock, no wake-up: waking the
-// writer for each file cost more CPU than the writes); the writer looks every
-// kPoll for what is ready, and Finish() wakes it for the rest. Nothing is
-// written past the first file left unsigned (an interrupted run). The writer
-// is a BackgroundTask (base/parallel.h), joined on every way out.
-class TextStoreStream {
- public:
-  using StoreFn = std::function<Status(size_t k)>;
-
-  TextStoreStream(size_t files, StoreFn store) : store_(std::move(store)), state_(files), writer_([this] { Run(); }) {}
-  ~TextStoreStream() { SigningOver(); }  // then writer_, the last member, is joined
-  TextStoreStream(const TextStoreStream&) = delete;
-  TextStoreStream& operator=(const TextStoreStream&) = delete;
-
-  // File k is signed (ok: without a problem). From any thread.
-  void Done(size_t k, bool ok) { state_[k].store(ok ? kSigned : kFailed, std::memory_order_release); }
-  // Signing is over: writes what is left and returns the first error.
-  Status Finish() {
-    SigningOver();
-    writer_.Join();
-    return status_;
-  }
-
- private:
-  enum State : uint8_t { kPending, kSigned, kFailed };
-  static constexpr std::chrono::milliseconds kPoll{2};
-
-  void SigningOver() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      signing_over_ = true;
-    }
-    cv_.notify_one();
-  }
-
-  void Run() {
-    try {
-      for (size_t k = 0; k < state_.size(); ++k) {
-        uint8_t st = state_[k].load(std::memory_order_acquire);
-        while (st == kPending) {
-          bool over = false;
-          {
-            std::unique_lock<std::mutex> lock(mu_);
-            over = cv_.wait_for(lock, kPoll, [&] { return signing_over_; });
-          }
-          st = state_[k].load(std::memory_order_acquire);
-          if (st == kPending && over) return;  // signing stopped before file k
-        }
-        if (st == kFailed) continue;
-        status_ = store_(k);
-        if (!status_.ok()) return;
-      }
-    } catch (const std::exception& e) {
-      status_ = Status::Internal(std::string("writing the index: ").append(e.what()));
-    }
-  }
-
-  const StoreFn store_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::vector<std::atomic<uint8_t>> state_;  // by file: State (value-initialized: kPending)
-  bool signing_over_ = false;                // guarded by mu_
-  Status status_;                            // the writer's, read once it is joined
-  BackgroundTask writer_;                    // last: started once the rest is built, joined first
-};
-
 // The update of the index in one run of SignWithIndex, and the run's table.
 // It holds what every step shares: the index, the walked files and what
 // ReadStoredInputs() read, their plans (PlanFiles), the options' reading
@@ -544,7 +263,7 @@ IndexUpdate::IndexUpdate(const SignContext& ctx, SignatureIndex& index, std::vec
       files_(std::move(files)),
       stored_(std::move(stored)),
       keys_(KeysOf(stored_.keys, files_)),
-      plans_(PlanFiles(files_, keys_, std::move(stored_.files), stored_.by_path, reading_, ctx.fs, ctx.workers)),
+      plans_(PlanFiles({files_, keys_}, std::move(stored_.files), stored_.by_path, reading_, ctx.fs, ctx.workers)),
       hashing_(ctx.fs),
       batch_(index),
       sub_(ChangedFiles(ctx.options, files_, plans_)) {
@@ -619,21 +338,17 @@ Status IndexUpdate::SignChanged() {
     const InputFile& f = sub.table.files[k];
     if (!f.identity.stream) hashing_.slots[f.path];
   }
-  const SignContext through_hashing{ctx_.options,
-                                    ctx_.minhasher,
-                                    hashing_,
-                                    ctx_.workers,
-                                    ctx_.keep_streams,
-                                    ctx_.progress,
-                                    ctx_.compact_unsigned,
-                                    ctx_.drain,
-                                    ctx_.line_hashes,
-                                    ctx_.set_bitmaps || WantsBitmaps(ctx_.options)};
+  // The run's context, reading through the hashing file system. The index
+  // builds the bitmaps a plain Sign() builds (WantsBitmaps), so that
+  // --index --exact rules out what a run without an index rules out.
+  SignContext through_hashing = ctx_;
+  through_hashing.fs = hashing_;
+  through_hashing.set_bitmaps = ctx_.set_bitmaps || WantsBitmaps(ctx_.options);
   if (jsonl_) {
     std::vector<uint64_t> line_base(m, 0);
     for (size_t k = 0; k < m; ++k) {
       const InputFile& f = sub.table.files[k];
-      if (f.identity.stream || Compressed(f.path)) continue;
+      if (f.identity.stream || CompressedPath(f.path)) continue;
       RawRead& slot = hashing_.slots[f.path];
       if (plans_.plan[sub_.sub_of[k]] == Plan::kAppend) {
         const IndexedFile& e = plans_.stored[plans_.entry[sub_.sub_of[k]]];
@@ -807,7 +522,7 @@ std::optional<IndexedFile> IndexUpdate::EntryOf(size_t k) {
   e.transcoded = counts.transcoded;
   const auto slot = hashing_.slots.find(f.path);
   const bool whole = slot != hashing_.slots.end() && slot->second.done && slot->second.bytes == f.size;
-  if (jsonl_ && !Compressed(f.path)) {
+  if (jsonl_ && !CompressedPath(f.path)) {
     if (!whole) return std::nullopt;
     const RawRead& raw = slot->second;
     e.lines = raw.newlines;
@@ -993,64 +708,6 @@ Result<std::unique_ptr<SignatureIndex>> OpenIndexFor(const Options& options) {
   Result<int64_t> run = (*ix)->StartRun(RunOptions(options));
   if (!run.ok()) return run.status();
   return ix;
-}
-
-Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& index) {
-  // One transaction from here to the end of SignWithIndex, committed in
-  // batches while writing: reads take SQLite's locks once.
-  if (Status s = index.Begin(); !s.ok()) return s;
-  Result<std::vector<IndexedFile>> files = index.Files();
-  if (!files.ok()) return files.status();
-  StoredInputs out;
-  out.keys = IndexKeys(options);
-  out.files = std::move(*files);
-  const size_t n = out.files.size();
-  const size_t np = static_cast<size_t>(options.num_perm);
-  out.first.assign(n, SIZE_MAX);
-  out.problems.resize(n);
-  std::vector<size_t>& read = out.by_path;
-  for (size_t k = 0; k < n; ++k) {
-    const IndexedFile& e = out.files[k];
-    if (out.keys.Covers(e.path)) read.push_back(k);
-  }
-  SortRuns(read, [&](size_t a, size_t b) { return out.files[a].path < out.files[b].path; });
-  std::vector<const IndexedFile*> wanted;
-  std::vector<size_t> entry_of_slot;
-  size_t total = 0;  // at most what the index's size can hold (SignatureIndex::Files checks)
-  for (const size_t k : read) {
-    out.first[k] = total;
-    total += out.files[k].documents;
-    wanted.push_back(&out.files[k]);
-    entry_of_slot.push_back(k);
-  }
-  out.docs.resize(total);
-  // Room to grow in place (address space only, not touched unless used):
-  // new documents then join the stored rows without a copy of them.
-  try {
-    out.signatures.reserve((total + total / 2 + kGrowthDocuments) * np);
-  } catch (const std::bad_alloc&) {  // strict overcommit: no room reserved
-  }
-  out.signatures.resize(total * np);  // uninitialized: the loads below write every row read
-  std::vector<size_t> loaded(wanted.size(), 0);
-  // On the run's threads, each for its own slots (entries, rows). The index
-  // checks every row and each entry's count: an error, or every row filled.
-  if (Status s = index.LoadDocuments(
-          wanted,
-          [&](size_t slot, DocRecord&& r, SignatureView sig) {
-            const size_t at = out.first[entry_of_slot[slot]] + loaded[slot]++;
-            out.docs[at] = std::move(r);
-            std::copy(sig.begin(), sig.end(), out.signatures.begin() + at * np);
-          },
-          Workers::Resolve(options.threads));
-      !s.ok()) {
-    return s;
-  }
-  if (Status s = index.LoadProblems(
-          wanted, [&](size_t slot, StoredProblem&& p) { out.problems[entry_of_slot[slot]].push_back(std::move(p)); });
-      !s.ok()) {
-    return s;
-  }
-  return out;
 }
 
 Result<IndexedCorpus> SignWithIndex(const SignContext& ctx, std::vector<InputFile> files, SignatureIndex& index) {

@@ -25,7 +25,9 @@
 //
 // Thread safety: as Sign(); the index is used by one thread at a time (the
 // calling thread, or the writer that stores text files while they are
-// signed; the update is one class, IndexUpdate, in sign_indexed.cc).
+// signed, text_store_stream.h; the update is one class, IndexUpdate, in
+// sign_indexed.cc, over the plans of file_plans.h and what stored_inputs.h
+// read).
 //
 //   Result<std::unique_ptr<SignatureIndex>> ix = OpenIndexFor(options);
 //   Result<IndexedCorpus> s = SignWithIndex(ctx, std::move(walked.files), **ix);  // ctx: a SignContext (sign.h)
@@ -37,6 +39,7 @@
 
 #include "index/index_keys.h"
 #include "index/signature_index.h"
+#include "index/stored_inputs.h"
 #include "neardup/report.h"
 #include "sign/sign.h"
 
@@ -57,32 +60,6 @@ SignatureParams SignatureParamsOf(const Options& options);
 // run's start. Errors as SignatureIndex::Open.
 // REQUIRES: options.index is not empty.
 Result<std::unique_ptr<SignatureIndex>> OpenIndexFor(const Options& options);
-
-// What the index holds of the files a run may walk, read before the
-// signing: every file entry, and the documents (records and signatures) and
-// problems of the entries under the run's paths (paths, against and listed
-// paths: the files a walk of them can meet). Reading it begins the index's
-// write transaction, so it may run on another thread while the inputs are
-// walked (as the scan does), then be handed to SignWithIndex on this one.
-//
-// The entries read are laid out in path order, the order of a walk, in a
-// matrix with room to grow: when the walk meets these files in that order
-// (unchanged, grown, or with files added or removed around them), their
-// signatures become the run's matrix, moved within it, without a copy.
-struct StoredInputs {
-  IndexKeys keys;  // the run's arguments, canonical (index_keys.h)
-  std::vector<IndexedFile> files;
-  std::vector<size_t> by_path;        // the entries under the run's paths, in path order
-  std::vector<size_t> first;          // per entry: its first document in `docs`, or SIZE_MAX when not read
-  std::vector<DocRecord> docs;        // as SignatureIndex::LoadDocuments gives them
-  SignatureTable::Matrix signatures;  // num_perm values per document of `docs`
-  std::vector<std::vector<StoredProblem>> problems;  // per entry (empty when not read)
-};
-
-// Reads what SignWithIndex needs of `index` for a run of `options`.
-// Errors as the index's reads (corrupt, I/O).
-// REQUIRES: `index` from OpenIndexFor(options), no transaction open.
-Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& index);
 
 // Signs `files` (as walked) with `index` and what ReadStoredInputs() read of
 // it (in the transaction that call began); see above.

@@ -11,9 +11,10 @@
 // name as read (before duplicate ids are renamed), size, kind, content hash
 // and signature; per JSONL file its malformed lines' messages; the signature
 // parameters; one row per run (its exit and whether its output was
-// delivered); and which not yet delivered files each run covered. The schema is in docs/index.md; its version
-// is PRAGMA user_version, and PRAGMA application_id marks the file as
-// neardup's.
+// delivered); and which not yet delivered files each run covered. The schema
+// and its migrations are index_schema.h (described in docs/index.md); its
+// version is PRAGMA user_version, and PRAGMA application_id marks the file as
+// neardup's. What `index info` and `index check` read is index_check.h.
 //
 // Invariants: the index changes only in SQLite transactions (WAL mode), and a
 // file's row, documents and problems change in one transaction, so a process
@@ -24,7 +25,7 @@
 // SQLite's fcntl locks; the kernel drops it when the holder dies) and writes
 // the holder's pid, host and start time in the `lock` table. A second Open()
 // fails at once with "FILE: in use by pid P on HOST since T" unless it was
-// told to wait.
+// told to wait (index_lock.h).
 //
 // Errors are one line naming the file: not a neardup index, corrupt, a newer
 // schema, read-only, disk full, parameters that differ. The core never prints.

@@ -121,10 +121,8 @@ Result<SignedInputs> SignInputs(const Run& run, WalkedInputs walked, IdScope ids
     const uint64_t bytes_total = walked.index == nullptr ? BytesToRead(walked.walked.files) : 0;
     signing.tick = [&run, n_files, bytes_total] { run.Tick(Stage::kReading, n_files, bytes_total); };
   }
-  const SignContext run_ctx = run.Signing(signing);
-  const SignContext ctx{run_ctx.options,         run_ctx.minhasher,    walked.share_fs ? *walked.share_fs : run_ctx.fs,
-                        run_ctx.workers,         run_ctx.keep_streams, run_ctx.progress,
-                        run_ctx.compact_unsigned};
+  SignContext ctx = run.Signing(signing);
+  if (walked.share_fs != nullptr) ctx.fs = *walked.share_fs;
   if (walked.index == nullptr) {
     const std::vector<uint64_t>* line_base = walked.line_base.empty() ? nullptr : &walked.line_base;
     out.corpus = ids == IdScope::kRun ? Sign(ctx, std::move(walked.walked.files))

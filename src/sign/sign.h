@@ -94,7 +94,9 @@ inline constexpr uint64_t kBitmapTextBudget = uint64_t{1} << 30;
 struct SignContext {
   const Options& options;      // REQUIRES: ValidateOptions(options) is OK
   const MinHasher& minhasher;  // of options' num_perm and seed
-  FileSystem& fs;              // where input bytes come from
+  // Where input bytes come from; a copy of a context may read elsewhere
+  // (`SignContext c = ctx; c.fs = other;`), every other field kept.
+  std::reference_wrapper<FileSystem> fs;
   const Workers& workers;
   // Record stream documents so that they can be read again (--exact, -t 1).
   bool keep_streams;

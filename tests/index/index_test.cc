@@ -1,7 +1,8 @@
 // SignatureIndex (signature_index.h) and SignWithIndex (sign_indexed.h)
-// through their headers: what is stored comes back as it was, parameters
-// are checked, one writer at a time, and signing with an index gives the
-// table a plain Sign() gives.
+// through their headers: what is stored comes back as it was, and signing
+// with an index gives the table a plain Sign() gives. The parameters' check
+// is index_schema_test.cc, the lock index_lock_test.cc, info and check
+// index_check_test.cc.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -181,42 +182,6 @@ TEST(SignatureIndexTest, LoadOnSeveralThreadsGivesWhatOneThreadGives) {
     EXPECT_EQ(one[slot].sigs.back(), static_cast<uint32_t>(k * 100 + (k % 3) * 10 + 3));
   }
   for (const int threads : {2, 3, 8}) EXPECT_TRUE(load(threads) == one) << threads;
-}
-
-TEST(SignatureIndexTest, OtherSignatureParametersAreRefusedNamingEachDifference) {
-  TempDir dir;
-  const std::string path = dir / "ix.db";
-  ASSERT_TRUE(SignatureIndex::Open(path, Params(4), {}).ok());
-  SignatureParams other = Params(8);
-  other.seed = 9;
-  Result<std::unique_ptr<SignatureIndex>> ix = SignatureIndex::Open(path, other, {});
-  ASSERT_FALSE(ix.ok());
-  const std::string& m = ix.status().message();
-  EXPECT_NE(m.find("--num-perm: 8 here, 4 in the index"), std::string::npos) << m;
-  EXPECT_NE(m.find("--seed: 9 here, 1 in the index"), std::string::npos) << m;
-  EXPECT_EQ(m.find("--ngram"), std::string::npos) << m;
-}
-
-TEST(SignatureIndexTest, OneWriterAtATime) {
-  TempDir dir;
-  const std::string path = dir / "ix.db";
-  Result<std::unique_ptr<SignatureIndex>> first = SignatureIndex::Open(path, Params(), {});
-  ASSERT_TRUE(first.ok());
-  Result<std::unique_ptr<SignatureIndex>> second = SignatureIndex::Open(path, Params(), {});
-  ASSERT_FALSE(second.ok());
-  EXPECT_NE(second.status().message().find(std::string("in use by pid ").append(std::to_string(::getpid()))),
-            std::string::npos)
-      << second.status().message();
-  first->reset();
-  EXPECT_TRUE(SignatureIndex::Open(path, Params(), {}).ok());
-}
-
-TEST(SignatureIndexTest, InfoAndCheckOfAFileThatIsNoIndexFail) {
-  TempDir dir;
-  WriteFile(dir / "t", "hello");
-  EXPECT_FALSE(ReadIndexInfo(dir / "t", 3).ok());
-  EXPECT_FALSE(CheckIndex(dir / "t").ok());
-  EXPECT_FALSE(CheckIndex(dir / "missing").ok());
 }
 
 // The table signed with an index equals a plain Sign(), whatever was stored.
