@@ -489,8 +489,9 @@ struct ShareReading {
 Result<SignedShare> SignShareInto(const Run& run, const std::vector<InputFile>& files, const ShareReading& reading,
                                   ShardWriter& writer) {
   SignedShare out;
-  const SignContext base = run.Signing(run.workers());
-  SignContext ctx{base.options, base.minhasher, reading.fs, base.workers, base.keep_streams, base.progress};
+  SignContext ctx = run.Signing(run.workers(), reading.fs);
+  ctx.line_hashes = true;   // the shard meta keeps them for a filter task
+  ctx.set_bitmaps = false;  // nothing is verified here
   uint64_t first = 0;
   Status drained;
   ctx.drain = [&](std::vector<DocRecord>& docs, std::span<const uint32_t> signatures) {

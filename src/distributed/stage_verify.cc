@@ -264,13 +264,14 @@ VerifyOutput Score(const Run& run, Share share, const std::vector<uint64_t>& ids
                    .large = {},
                    .left_out = {},
                    .sets = {}};
+  const CandidateRule accept = CandidateRule::Of(run.options());
   for (const BucketPair& p : share.pairs) {
     const uint32_t* x = row(p.a);
     const uint32_t* y = row(p.b);
     if (!FirstSharedBand(x, y, run.banding(), static_cast<int>(p.band))) continue;
     ++out.visited;
-    const double est = DistinctScore(SignatureAgreement(x, y, static_cast<int>(perm)));
-    if (!MeetsThreshold(est, run.rule().candidate_floor)) continue;
+    const double est = PairEstimate({x, perm}, {y, perm});
+    if (!accept.Accepts(est)) continue;
     out.pairs.push_back({.a = p.a, .b = p.b, .estimate = est});
   }
   out.large = std::move(share.large);
@@ -438,15 +439,15 @@ Result<VerifyOutput> VerifyReadAgain(const Run& run, const WorkFolder& folder, u
                    .left_out = {},
                    .sets = {}};
   Candidates candidates{.pairs = CandidatePairs(o.pair_memory), .visited = 0};
-  const int perm = o.num_perm;
+  const CandidateRule accept = CandidateRule::Of(o);
   for (const BucketPair& p : share.pairs) {
     const DocId a = local(p.a), b = local(p.b);
     const uint32_t* x = table->signature(a).data();
     const uint32_t* y = table->signature(b).data();
     if (!FirstSharedBand(x, y, run.banding(), static_cast<int>(p.band))) continue;
     ++out.visited;
-    const double est = DistinctScore(SignatureAgreement(x, y, perm));
-    if (!MeetsThreshold(est, run.rule().candidate_floor)) continue;
+    const double est = PairEstimate(table->signature(a), table->signature(b));
+    if (!accept.Accepts(est)) continue;
     if (Status s = candidates.pairs.Add({.a = a, .b = b, .estimate = est}); !s.ok()) return s;
   }
   for (const std::vector<uint64_t>& list : share.large) {

@@ -7,37 +7,19 @@
 
 #include "lsh/lsh_index.h"
 #include "lsh/similarity.h"
-#include "sign/minhash.h"
 
 namespace neardup {
 
 namespace {
 
 double Estimate(const SignatureTable& table, DocId a, DocId b) {
-  const SignatureView x = table.signature(a);
-  return DistinctScore(SignatureAgreement(x.data(), table.signature(b).data(), static_cast<int>(x.size())));
+  return PairEstimate(table.signature(a), table.signature(b));
 }
 
-// The pairs that the corpus's bitmaps rule out (set_bitmap.h): with --exact
-// below -t 1 and one bitmap per document; else none.
-struct Bounds {
-  std::span<const SetBitmap> bitmaps;  // empty: none is ruled out
-  double threshold = 0;
-  bool RuleOut(DocId a, DocId b, std::vector<uint64_t>* scratch) const {
-    return !bitmaps.empty() && RulesOut(bitmaps[a], bitmaps[b], threshold, scratch);
-  }
-};
-
-Bounds BoundsOf(const SignatureTable& table, const Options& options, std::span<const SetBitmap> bitmaps) {
-  const bool on =
-      options.verify == VerifyMode::kExact && options.threshold < 1.0 && bitmaps.size() == table.docs.size();
-  return {.bitmaps = on ? bitmaps : std::span<const SetBitmap>(), .threshold = options.threshold};
-}
-
-// One large bucket, by leaders (see candidates.h): adds its pairs. A member
-// the leader takes is not left for the next leaders even when the bounds rule
-// the pair out (as when verification did).
-Status LeadBucket(const SignatureTable& table, const Options& options, double floor, const Bounds& bounds,
+// One large bucket, by leaders (see candidates.h): adds the pairs `rule`
+// accepts. A member the leader takes is not left for the next leaders even
+// when the rule does not accept the pair (as when verification did not).
+Status LeadBucket(const SignatureTable& table, const Options& options, const CandidateRule& rule,
                   std::vector<DocId> rest, CandidatePairs* out) {
   std::vector<uint64_t> scratch;
   while (rest.size() >= 2) {
@@ -46,7 +28,7 @@ Status LeadBucket(const SignatureTable& table, const Options& options, double fl
     for (size_t k = 1; k < rest.size(); ++k) {
       const double est = Estimate(table, leader, rest[k]);
       if (est + kLeaderSlack >= options.threshold) {
-        if (!MeetsThreshold(est, floor) || bounds.RuleOut(leader, rest[k], &scratch)) continue;
+        if (!rule.Accepts(est, leader, rest[k], &scratch)) continue;
         if (Status s = out->Add({.a = leader, .b = rest[k], .estimate = est}); !s.ok()) return s;
       } else {
         left.push_back(rest[k]);
@@ -71,13 +53,13 @@ Result<Candidates> FindCandidates(const SignatureTable& table, const CopyGroups&
   for (size_t w = 0; w < threads; ++w) found.emplace_back(options.pair_memory / threads);
   std::vector<Status> failed(threads);
   std::vector<std::vector<std::vector<DocId>>> buckets(threads);
-  // Which candidates go on to verification, by their signature estimate:
-  // signature mode keeps those at the threshold; --exact those within
-  // exact_margin standard errors below it (the rest cannot pass but by a
-  // deviation that rare, see options.h); --verify none and --exact-all all.
-  const double floor = CandidateFloor(options);
-  const Bounds bounds = BoundsOf(table, options, bitmaps);
-  std::vector<std::vector<uint64_t>> scratch(threads);  // JaccardBound()'s, per worker
+  // Which candidates go on to verification (CandidateRule, similarity.h):
+  // by their signature estimate, signature mode keeps those at the
+  // threshold; --exact those within exact_margin standard errors below it
+  // (the rest cannot pass but by a deviation that rare, see options.h) that
+  // the bitmaps do not rule out; --verify none and --exact-all all.
+  const CandidateRule rule = CandidateRule::Of(options, bitmaps, table.docs.size());
+  std::vector<std::vector<uint64_t>> scratch(threads);  // RulesOut()'s, per worker
   // A failed spill or an interrupt stops every worker: the enumeration ends
   // within a bucket's row instead of running to its end for nothing.
   std::atomic<bool> stop{false};
@@ -89,8 +71,7 @@ Result<Candidates> FindCandidates(const SignatureTable& table, const CopyGroups&
       return;
     }
     const double est = Estimate(table, a, b);
-    if (!MeetsThreshold(est, floor)) return;
-    if (bounds.RuleOut(a, b, &scratch[static_cast<size_t>(w)])) return;
+    if (!rule.Accepts(est, a, b, &scratch[static_cast<size_t>(w)])) return;
     status = found[static_cast<size_t>(w)].Add({.a = a, .b = b, .estimate = est});
     if (!status.ok()) stop.store(true, std::memory_order_relaxed);
   };
@@ -109,7 +90,7 @@ Result<Candidates> FindCandidates(const SignatureTable& table, const CopyGroups&
   }
   for (auto& per_worker : buckets) {
     for (auto& bucket : per_worker) {
-      if (Status s = LeadBucket(table, options, floor, bounds, std::move(bucket), &out.pairs); !s.ok()) return s;
+      if (Status s = LeadBucket(table, options, rule, std::move(bucket), &out.pairs); !s.ok()) return s;
     }
   }
   if (Status s = out.pairs.Finish(); !s.ok()) return s;
@@ -118,7 +99,7 @@ Result<Candidates> FindCandidates(const SignatureTable& table, const CopyGroups&
 
 Status LeadLargeBucket(const SignatureTable& table, const Options& options, std::vector<DocId> ids,
                        CandidatePairs* out) {
-  return LeadBucket(table, options, CandidateFloor(options), Bounds{}, std::move(ids), out);
+  return LeadBucket(table, options, CandidateRule::Of(options), std::move(ids), out);
 }
 
 }  // namespace neardup

@@ -1,8 +1,9 @@
 // Candidates: representatives' signatures -> candidate pairs (the LSH stage).
 //
 // The representatives of a CopyGroups are banded (LshIndex); every pair that
-// shares a band and whose signature estimate reaches the candidate floor
-// (CandidateFloor(), similarity.h) is a candidate, once.
+// shares a band and that the candidate rule accepts (CandidateRule,
+// similarity.h: its signature estimate reaches the candidate floor) is a
+// candidate, once.
 //
 // In cluster modes only connectivity matters, so a bucket of more than
 // kLargeBucket members is not expanded into its n(n-1)/2 pairs: a leader is
@@ -61,7 +62,7 @@ struct Candidates {
 
 // With `bitmaps` (per DocId, SignedCorpus::bitmaps) and --exact, a pair
 // whose bitmaps bound its Jaccard below the threshold (RulesOut(),
-// set_bitmap.h) is left out at once, so --exact never reads its documents
+// similarity.h) is left out at once, so --exact never reads its documents
 // again for it: it is neither kept nor sorted (a large bucket's leader takes
 // such a member all the same). Empty: none is left out so.
 // REQUIRES: banding.bands * banding.rows <= table.num_perm(); bitmaps is
@@ -71,9 +72,10 @@ Result<Candidates> FindCandidates(const SignatureTable& table, const CopyGroups&
                                   Banding banding, const Workers& workers, std::span<const SetBitmap> bitmaps = {});
 
 // The pairs of one large bucket (`ids`, ascending), by leaders as described
-// above, at or above CandidateFloor(options): appended to *out. Used by
-// FindCandidates and by the stage report (stages.h), which gets its
-// large buckets from the bucket tasks. IoError as CandidatePairs::Add().
+// above, those CandidateRule::Of(options) accepts: appended to *out. Used by
+// FindCandidates and by the stage verify and report tasks (stages.h), which
+// get their large buckets from the bucket tasks. IoError as
+// CandidatePairs::Add().
 Status LeadLargeBucket(const SignatureTable& table, const Options& options, std::vector<DocId> ids,
                        CandidatePairs* out);
 

@@ -106,4 +106,11 @@ double CandidateFloor(const Options& options) {
   return 0;
 }
 
+CandidateRule CandidateRule::Of(const Options& options, std::span<const SetBitmap> bitmaps, size_t docs) {
+  const bool bounded = options.verify == VerifyMode::kExact && options.threshold < 1.0 && bitmaps.size() == docs;
+  return {.floor = CandidateFloor(options),
+          .threshold = options.threshold,
+          .bitmaps = bounded ? bitmaps : std::span<const SetBitmap>()};
+}
+
 }  // namespace neardup

@@ -1,13 +1,30 @@
-// Verification: exact Jaccard similarity of two shingle sets.
+// Similarity: the rules a pair of documents is judged by, in one place for
+// every wing that judges pairs (LSH, the stage verify tasks, verification,
+// the report, explain):
+//  - the signature estimate of a pair (PairEstimate) and the score it is
+//    reported with (DistinctScore);
+//  - whether a similarity meets the threshold (MeetsThreshold);
+//  - which pairs are candidates for verification (CandidateFloor, and
+//    CandidateRule::Accepts, which also asks the bitmaps: RulesOut);
+//  - the exact Jaccard of two shingle sets (ExactJaccard, JaccardIfReaches).
 //
-// Thread safety: pure functions.
+// Thread safety: pure functions; a CandidateRule is a plain value.
+//
+//   const CandidateRule rule = CandidateRule::Of(options, corpus.bitmaps, table.size());
+//   const double est = PairEstimate(table.signature(a), table.signature(b));
+//   if (rule.Accepts(est, a, b, &scratch)) pairs.Add({.a = a, .b = b, .estimate = est});
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "neardup/options.h"
+#include "sign/minhash.h"
+#include "sign/set_bitmap.h"
+#include "sign/signature_table.h"
 
 namespace neardup {
 
@@ -27,12 +44,6 @@ double JaccardIfReaches(std::span<const uint64_t> a, std::span<const uint64_t> b
 
 // True when `similarity` reaches `threshold`, allowing for the rounding of a
 // ratio of integers (an estimate of 102/128 against a threshold of 0.796875).
-// The least signature estimate a candidate pair needs to be verified at
-// all: the threshold in signature mode; with --exact, the threshold less
-// Options::exact_margin standard errors (0 with a margin of 0: every
-// candidate); 0 with --verify none.
-double CandidateFloor(const Options& options);
-
 inline bool MeetsThreshold(double similarity, double threshold) { return similarity >= threshold - 1e-12; }
 
 // A similarity of two documents whose token sequences differ, as it is
@@ -40,5 +51,52 @@ inline bool MeetsThreshold(double similarity, double threshold) { return similar
 // agrees, so that a score of 1 always means the same tokens (copies, whose
 // score is 1 by definition). A negative value (not computed) is kept.
 inline double DistinctScore(double similarity) { return similarity < 1.0 ? similarity : std::nextafter(1.0, 0.0); }
+
+// The signature estimate of two documents whose token sequences differ:
+// the share of positions where their signatures agree, as DistinctScore().
+// REQUIRES: x.size() == y.size().
+inline double PairEstimate(SignatureView x, SignatureView y) {
+  return DistinctScore(SignatureAgreement(x.data(), y.data(), static_cast<int>(x.size())));
+}
+
+// The least signature estimate a candidate pair needs to be verified at
+// all: the threshold in signature mode; with --exact, the threshold less
+// Options::exact_margin standard errors (0 with a margin of 0: every
+// candidate); 0 with --verify none.
+double CandidateFloor(const Options& options);
+
+// Whether the bitmaps of two documents rule the pair out at `threshold`
+// (set_bitmap.h): JaccardBound() below it by more than 1e-9, far wider than
+// the rounding MeetsThreshold() allows, so no pair that the exact check would
+// accept is ruled out. `scratch`: JaccardBound()'s.
+inline bool RulesOut(const SetBitmap& a, const SetBitmap& b, double threshold, std::vector<uint64_t>* scratch) {
+  return JaccardBound(a, b, scratch) < threshold - 1e-9;
+}
+
+// The rule that makes a pair that shares a band a candidate pair, decided
+// once for a run: its signature estimate reaches the candidate floor and,
+// with --exact below -t 1 and one bitmap per document, the bitmaps do not
+// rule it out (RulesOut()), so that --exact never reads its documents again
+// for it.
+struct CandidateRule {
+  double floor = 0;      // CandidateFloor()
+  double threshold = 0;  // Options::threshold, which the bitmaps are asked about
+  // Per DocId (SignedCorpus::bitmaps); empty: no pair is ruled out so.
+  // Borrowed: must outlive the rule.
+  std::span<const SetBitmap> bitmaps;
+
+  // The rule of a run of `options`. `bitmaps` are used with --exact below
+  // -t 1 when there is one for each of the `docs` documents; else none is.
+  static CandidateRule Of(const Options& options, std::span<const SetBitmap> bitmaps = {}, size_t docs = 0);
+
+  // Whether documents a and b, whose signature estimate is `estimate`
+  // (PairEstimate()), are a candidate pair under this rule. `scratch`:
+  // RulesOut()'s, reused between calls (unused without bitmaps).
+  // REQUIRES: a and b are DocIds of the bitmaps when there are any.
+  bool Accepts(double estimate, uint64_t a = 0, uint64_t b = 0, std::vector<uint64_t>* scratch = nullptr) const {
+    if (!MeetsThreshold(estimate, floor)) return false;
+    return bitmaps.empty() || !RulesOut(bitmaps[a], bitmaps[b], threshold, scratch);
+  }
+};
 
 }  // namespace neardup

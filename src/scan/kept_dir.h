@@ -34,6 +34,9 @@
 //
 // Thread safety: WriteKeptDir() uses the run's workers inside (a file each).
 //
+// A scan writes it through KeptDirPhase() (phases.h), a stage filter task
+// through WriteKeptDir() over its shard:
+//
 //   KeptSources sources = KeptSourcesOf(options, inputs->corpus);   // before the report
 //   Result<ReportOutcome> r = ReportAndDropped(run, std::move(*inputs), std::move(found));
 //   KeptWritten w = WriteKeptDir(run, sources, r->dropped);

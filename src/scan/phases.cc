@@ -109,7 +109,7 @@ Result<WalkedInputs> WalkInputs(const Run& run) {
   return out;
 }
 
-Result<SignedInputs> SignInputs(const Run& run, WalkedInputs walked, IdScope ids) {
+Result<SignedInputs> SignInputs(const Run& run, WalkedInputs walked) {
   SignedInputs out;
   out.walk = walked.walked.counts;
   out.walk_errors = std::move(walked.walked.errors);
@@ -121,12 +121,9 @@ Result<SignedInputs> SignInputs(const Run& run, WalkedInputs walked, IdScope ids
     const uint64_t bytes_total = walked.index == nullptr ? BytesToRead(walked.walked.files) : 0;
     signing.tick = [&run, n_files, bytes_total] { run.Tick(Stage::kReading, n_files, bytes_total); };
   }
-  SignContext ctx = run.Signing(signing);
-  if (walked.share_fs != nullptr) ctx.fs = *walked.share_fs;
+  const SignContext ctx = run.Signing(signing);
   if (walked.index == nullptr) {
-    const std::vector<uint64_t>* line_base = walked.line_base.empty() ? nullptr : &walked.line_base;
-    out.corpus = ids == IdScope::kRun ? Sign(ctx, std::move(walked.walked.files))
-                                      : SignShare(ctx, std::move(walked.walked.files), line_base);
+    out.corpus = Sign(ctx, std::move(walked.walked.files));
   } else {
     Result<IndexedCorpus> s =
         SignWithIndex(ctx, std::move(walked.walked.files), *walked.index, std::move(*walked.stored));
@@ -415,6 +412,18 @@ Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, Foun
   report.stats.seconds = run.seconds();
   run.Tick(Stage::kDone);
   return out;
+}
+
+Result<Report> KeptDirPhase(const Run& run, const KeptSources& sources, ReportOutcome reported) {
+  const double start = run.seconds();
+  KeptWritten written = WriteKeptDir(run, sources, reported.dropped);
+  if (run.Cancelled()) return Status::Cancelled("interrupted");  // files written stay whole
+  Report& report = reported.report;
+  report.kept = written.stats;
+  report.kept.seconds = run.seconds() - start;
+  for (Status& s : written.problems) report.problems.push_back(std::move(s));
+  report.stats.seconds = run.seconds();
+  return std::move(report);
 }
 
 }  // namespace neardup

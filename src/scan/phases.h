@@ -1,9 +1,20 @@
-// The phases of a run, composed once: each takes the Run and values and
-// returns values. The drivers are a few lines over them:
-//   scan          = WalkInputs, SignInputs, FindCandidatePairs, ReportPhase
-//   stage sign    = WalkInputs, its share, SignInputs (ids per shard), encode
-//   stage report  = decode the shards and candidates, ReportPhase
-//   explain       = the same Run on two documents, judged by Reported()
+// The phases of a run: each takes the Run and values and returns values.
+// Which driver calls which (the stage tasks' own reads and writes are in
+// distributed/):
+//   scan          = WalkInputs, SignInputs, FindCandidatePairs, then
+//                   ReportPhase, or with --kept-dir ReportAndDropped and
+//                   KeptDirPhase (scan.cc)
+//   stage report  = the shards and the verify tasks' verdicts decoded into
+//                   SignedInputs and FoundPairs, ReportAndDropped (kAlways:
+//                   its dropped list is the filter tasks')
+//   stage sign, bucket, verify and filter, and explain: none of them. Each
+//                   decides the same Run and follows its rules; stage sign
+//                   walks (WalkCorpus) and signs its share (SignShare) through
+//                   Run::Signing(), stage verify verifies through
+//                   Run::Verifying() and the candidate rule (similarity.h),
+//                   stage filter writes its shard's part of --kept-dir
+//                   (WriteKeptDir), explain judges two documents by
+//                   Reported() (verify_candidates.h).
 //
 // Thread safety: each phase uses the Run's workers inside and is called from
 // the driver's thread.
@@ -25,6 +36,7 @@
 #include "neardup/report.h"
 #include "neardup/status.h"
 #include "report/build_report.h"
+#include "scan/kept_dir.h"
 #include "scan/run.h"
 #include "sign/sign.h"
 #include "verify/verify_candidates.h"
@@ -38,12 +50,6 @@ struct WalkedInputs {
   WalkedCorpus walked;
   std::unique_ptr<SignatureIndex> index;
   std::optional<StoredInputs> stored;
-  // A stage sign task's share of the files (distributed/byte_shares.h):
-  // when set, the files are read through `share_fs` (which reads only each
-  // file's byte range), and file i's JSONL lines are numbered from
-  // line_base[i] + 1. Borrowed; never with an index.
-  FileSystem* share_fs = nullptr;
-  std::vector<uint64_t> line_base;
 };
 // Errors: a malformed glob or path list; the index's errors (locked,
 // corrupt, other parameters, out of memory while reading it).
@@ -66,14 +72,11 @@ struct SignedInputs {
   DocKinds left_out;
 };
 
-// Whose JSONL ids must be unique: the run's (a scan), or none yet (a stage
-// sign task: the report makes them unique over every shard).
-enum class IdScope { kRun, kShard };
-
-// Signs `walked` (text files, JSONL, or through the index alike). Errors:
-// the index's (disk full, corrupt), Cancelled. Problems with single inputs
-// are results, in corpus.problems.
-Result<SignedInputs> SignInputs(const Run& run, WalkedInputs walked, IdScope ids = IdScope::kRun);
+// Signs `walked` (text files, JSONL, or through the index alike), as
+// Run::Signing() decides: JSONL ids made unique over the run. Errors: the
+// index's (disk full, corrupt), Cancelled. Problems with single inputs are
+// results, in corpus.problems.
+Result<SignedInputs> SignInputs(const Run& run, WalkedInputs walked);
 
 // Copy groups and the candidate pairs of their representatives.
 struct FoundPairs {
@@ -110,5 +113,13 @@ struct ReportOutcome {
 enum class DroppedWanted { kWithKeptDir, kAlways };
 Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, FoundPairs found,
                                        DroppedWanted wanted = DroppedWanted::kWithKeptDir);
+
+// --kept-dir, once the report is built: writes the kept corpus (kept_dir.h)
+// from `sources` (KeptSourcesOf(), taken before the report phase let the
+// corpus go) without `reported.dropped`, and returns the report with what was
+// written (Report::kept, its seconds those of the writing) and each file's
+// problem added. Errors: Cancelled (the files written stay whole).
+// REQUIRES: CheckKeptDir() was OK.
+Result<Report> KeptDirPhase(const Run& run, const KeptSources& sources, ReportOutcome reported);
 
 }  // namespace neardup

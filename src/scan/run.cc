@@ -16,8 +16,10 @@ Result<std::unique_ptr<Run>> Run::Decide(const Options& options, const RunContex
   return std::unique_ptr<Run>(new Run(options, context));
 }
 
-SignContext Run::Signing(const Workers& workers) const {
-  return {options_, minhasher_, fs_, workers, rereads(), counts_};
+SignContext Run::Signing(const Workers& workers) const { return Signing(workers, fs_); }
+
+SignContext Run::Signing(const Workers& workers, FileSystem& fs) const {
+  return {options_, minhasher_, fs, workers, rereads(), counts_};
 }
 
 VerifyContext Run::Verifying(const Workers& workers) const {

@@ -7,9 +7,10 @@
 //    and -t 1), and so what signing must keep (stream copies);
 //  - the MinHasher, the worker threads, cancellation and progress.
 //
-// The phases (phases.h) take a Run and values and return values; the drivers
-// (scan.cc, the stage tasks in distributed/, explain.cc) are a few lines
-// over them.
+// Every driver decides a Run: scan (scan.cc) composes the phases of
+// phases.h over it; the stage tasks (distributed/) and explain (explain.cc)
+// call no phase but the stage report's ReportAndDropped, and take the same
+// decisions from the Run (phases.h says which driver calls what).
 //
 // Thread safety: the phases read a Run from many threads at once and change
 // none of it but its progress counters, which are atomic; Tick() is called
@@ -56,9 +57,13 @@ class Run {
   // Whether someone is shown the progress (the context has a callback).
   bool Watched() const { return static_cast<bool>(context_.progress); }
 
-  // Signing for this run on `workers` (the run's, or a copy with a tick):
-  // stream documents kept when they are read again, counts into the run's.
+  // Signing for this run on `workers` (the run's, or a copy with a tick),
+  // reading through the run's file system or `fs`: stream documents kept
+  // when they are read again, counts into the run's; line hashes with
+  // --kept-dir and bitmaps as WantsBitmaps() says (SignContext's defaults,
+  // sign.h). REQUIRES: `workers` (and `fs`) outlive the context.
   SignContext Signing(const Workers& workers) const;
+  SignContext Signing(const Workers& workers, FileSystem& fs) const;
   // Verifying on `workers` (the run's, or a copy with a tick). REQUIRES:
   // `workers` outlives the context.
   VerifyContext Verifying(const Workers& workers) const;

@@ -1,9 +1,9 @@
 // The scan: the phases of scan/phases.h composed in process, from paths to
 // a Report (walk -> sign -> copy groups and candidates -> verify, build and
-// count). The rules the phases follow are decided once, by Run (run.h).
+// count -> with --kept-dir, the kept corpus). The rules the phases follow are
+// decided once, by Run (run.h).
 #include "neardup/scan.h"
 
-#include "scan/kept_dir.h"
 #include "scan/phases.h"
 #include "scan/run.h"
 
@@ -43,15 +43,7 @@ Result<Report> FindDuplicates(const Options& options, const RunContext& context)
   const KeptSources sources = KeptSourcesOf(options, inputs->corpus);
   Result<ReportOutcome> reported = ReportAndDropped(run, std::move(*inputs), std::move(*found));
   if (!reported.ok()) return reported.status();
-  const double start = run.seconds();
-  KeptWritten written = WriteKeptDir(run, sources, reported->dropped);
-  if (run.Cancelled()) return Status::Cancelled("interrupted");  // files written stay whole
-  Report& report = reported->report;
-  report.kept = written.stats;
-  report.kept.seconds = run.seconds() - start;
-  for (Status& s : written.problems) report.problems.push_back(std::move(s));
-  report.stats.seconds = run.seconds();
-  return std::move(report);
+  return KeptDirPhase(run, sources, std::move(*reported));
 }
 
 }  // namespace neardup

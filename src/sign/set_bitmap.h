@@ -2,8 +2,9 @@
 // a shingle, from which an upper bound on the Jaccard similarity of two
 // documents follows with certainty. --exact rules out with it, before it
 // reads any document again, the candidate pairs whose shingle sets cannot
-// reach the threshold: banding drops them (lsh/candidates.h), and only the
-// documents of the pairs left are read again, sorted and merged.
+// reach the threshold (RulesOut(), lsh/similarity.h): banding drops them
+// (lsh/candidates.h), and only the documents of the pairs left are read
+// again, sorted and merged.
 //
 // Bit i of a bitmap of level L is set when some hash added has i as its top L
 // bits. A bitmap folds to level L-1 by OR-ing its bits 2i and 2i+1 into bit i,
@@ -90,13 +91,6 @@ class SetBitmapBuilder {
 // `b` were built from (see above); 1 when either is empty. `scratch` holds
 // the fold of the finer bitmap (reused between calls).
 double JaccardBound(const SetBitmap& a, const SetBitmap& b, std::vector<uint64_t>* scratch);
-
-// Whether the bound rules the pair out at `threshold`: JaccardBound() below
-// it by more than 1e-9, far wider than the rounding MeetsThreshold() allows
-// (similarity.h), so no pair that the exact check would accept is ruled out.
-inline bool RulesOut(const SetBitmap& a, const SetBitmap& b, double threshold, std::vector<uint64_t>* scratch) {
-  return JaccardBound(a, b, scratch) < threshold - 1e-9;
-}
 
 namespace internal {
 // Folds `n` words of bitmap (n even) one level in place: bit i of the first

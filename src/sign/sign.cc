@@ -146,11 +146,9 @@ SignedCorpus SignShare(const SignContext& ctx, std::vector<InputFile> files, con
 }
 
 SignedCorpus Sign(const SignContext& ctx, std::vector<InputFile> files) {
-  SignContext compact = ctx;
-  compact.compact_unsigned = true;
-  compact.line_hashes = !ctx.options.kept_dir.empty();
-  compact.set_bitmaps = WantsBitmaps(ctx.options);
-  SignedCorpus out = SignShare(compact, std::move(files));
+  SignContext whole_run = ctx;  // the run's documents: the unsigned are counted, not kept (sign.h)
+  whole_run.compact_unsigned = true;
+  SignedCorpus out = SignShare(whole_run, std::move(files));
   if (ctx.options.input == InputFormat::kJsonl) RenameDuplicateIds(&out);
   return out;
 }

@@ -89,8 +89,26 @@ struct SignedCorpus {
 // --exact reads every one of them in a candidate pair again.
 inline constexpr uint64_t kBitmapTextBudget = uint64_t{1} << 30;
 
-// What every signing function shares: decided once for a run (scan/run.h)
-// and passed as one value. Borrows everything; the referents outlive it.
+// Whether a run of `options` builds SignedCorpus::bitmaps, which rule
+// candidate pairs out before any document is read again: when it verifies by
+// exact Jaccard (the default) at a threshold below kBitmapsBelow. They cost
+// every document a pass over its shingle hashes while it is signed, and pay
+// only where banding lets through many candidates far below the threshold:
+// at -t 0.5 on mail (18 times as many candidates as pairs) they save more
+// than they cost, at -t 0.8 they do not, on mail nor on the bench's files
+// (CPU of the default over --verify signature, -j 1: mail 1.27x with them,
+// 1.08x without; 100,000 files 1.19x and 1.12x). SignContext::set_bitmaps
+// asks it.
+inline constexpr double kBitmapsBelow = 0.7;
+inline bool WantsBitmaps(const Options& options) {
+  return options.verify == VerifyMode::kExact && options.threshold < kBitmapsBelow;
+}
+
+// What every signing function shares: decided once for a run (Run::Signing,
+// scan/run.h) and passed as one value; what its fields do not name follows
+// from the options, as their defaults say. A caller that signs otherwise (a
+// stage sign task) copies it and sets what differs. Borrows everything; the
+// referents outlive it.
 struct SignContext {
   const Options& options;      // REQUIRES: ValidateOptions(options) is OK
   const MinHasher& minhasher;  // of options' num_perm and seed
@@ -102,9 +120,11 @@ struct SignContext {
   bool keep_streams;
   SignProgress& progress;  // live counts, updated from the workers
   // JSONL: keep the documents that are not signed (empty, too short) out of
-  // the table, in SignedCorpus::unsigned_docs (a few dozen bytes each rather
-  // than a signature row). Sign() sets it; a stage sign task and the index
-  // keep every document in the table. Default: false.
+  // the table, in SignedCorpus::unnamed_unsigned and named_unsigned (a few
+  // dozen bytes each rather than a signature row). Sign() always signs so:
+  // that is what it is for, the whole of a run's files; SignShare() (a stage
+  // sign task) and the index's signing keep every document in the table.
+  // Default: false.
   bool compact_unsigned = false;
   // JSONL: when set, called on the thread that commits blocks with each
   // block's documents (in DocId order; it may move from them) and their
@@ -116,33 +136,19 @@ struct SignContext {
   // them by signing its files in chunks.
   std::function<void(std::vector<DocRecord>& docs, std::span<const uint32_t> signatures)> drain = {};
   // JSONL: hash each signed line into DocRecord::line_hash, which only
-  // --kept-dir checks (a stage sign task keeps it for a later filter). Sign()
-  // turns it off without --kept-dir, sparing a pass over every line's bytes.
-  // Default: true.
-  bool line_hashes = true;
+  // --kept-dir checks (a stage sign task sets it always: its shard keeps the
+  // hashes for a later filter task). Default: with --kept-dir; without, a
+  // pass over every line's bytes is spared.
+  bool line_hashes = !options.kept_dir.empty();
   // Build SignedCorpus::bitmaps (kBitmapTextBudget), which --exact rules out
-  // candidate pairs with before it reads documents again. Sign() sets it for
-  // a run that verifies by exact Jaccard. Default: false.
-  bool set_bitmaps = false;
+  // candidate pairs with before it reads documents again. Default:
+  // WantsBitmaps(options); a stage sign task verifies nothing and builds none.
+  bool set_bitmaps = WantsBitmaps(options);
 };
 
-// Whether a run of `options` builds SignedCorpus::bitmaps, which rule
-// candidate pairs out before any document is read again: when it verifies by
-// exact Jaccard (the default) at a threshold below kBitmapsBelow. They cost
-// every document a pass over its shingle hashes while it is signed, and pay
-// only where banding lets through many candidates far below the threshold:
-// at -t 0.5 on mail (18 times as many candidates as pairs) they save more
-// than they cost, at -t 0.8 they do not, on mail nor on the bench's files
-// (CPU of the default over --verify signature, -j 1: mail 1.27x with them,
-// 1.08x without; 100,000 files 1.19x and 1.12x). Sign() and the index's
-// signing (sign_indexed.h) both ask it.
-inline constexpr double kBitmapsBelow = 0.7;
-inline bool WantsBitmaps(const Options& options) {
-  return options.verify == VerifyMode::kExact && options.threshold < kBitmapsBelow;
-}
-
-// Signs every document of `files` (as walked). JSONL documents that are not
-// signed go to SignedCorpus::unsigned_docs, not to the table.
+// Signs every document of `files` (as walked): the whole of a run's files.
+// JSONL documents that are not signed go to SignedCorpus::unnamed_unsigned
+// and named_unsigned, not to the table, whatever ctx.compact_unsigned says.
 SignedCorpus Sign(const SignContext& ctx, std::vector<InputFile> files);
 // As Sign(), for a share of a run's files (a stage sign task): JSONL ids are
 // left as read, to be made unique over every share (RenameDuplicateIds).

@@ -30,7 +30,7 @@ void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector
                     std::vector<SignCounts>* per_file);
 
 // Names FILE:LINE every document whose name is not unique in `out->table`
-// and `out->unsigned_docs` together.
+// and its unsigned documents (unnamed_unsigned, named_unsigned) together.
 void RenameDuplicateIds(SignedCorpus* out);
 
 }  // namespace neardup

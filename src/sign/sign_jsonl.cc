@@ -237,21 +237,85 @@ void ReserveForInput(uint64_t input_bytes, uint64_t seen_bytes, size_t seen_docs
   }
 }
 
+// The committing thread's side of SignJsonlFiles: what it keeps between
+// blocks, and how it commits one, in input order: line numbers made global,
+// names and problems given their FILE:LINE, the documents appended to the
+// table (or drained), the counts and bitmaps kept.
+struct BlockCommitter {
+  const SignContext& ctx;
+  SignedCorpus* out;
+  std::vector<SignCounts>* per_file;  // or null
+  BitmapBudget* bitmaps;              // null: no bitmaps are kept
+  // Per file, lines committed (from line_base: lines signed by an earlier run).
+  std::vector<uint64_t> lines_before;
+  // The bytes to read, as far as known (ReserveForInput), and those seen.
+  uint64_t input_bytes = 0;
+  uint64_t seen_bytes = 0;
+  size_t seen_docs = 0;
+
+  void Commit(Block& b);
+  // The block's problems and unsigned documents, their lines after `base`.
+  void TakeFindings(const InputFile& f, uint64_t base, Block& b);
+};
+
+void BlockCommitter::TakeFindings(const InputFile& f, uint64_t base, Block& b) {
+  for (BlockProblem& p : b.problems) {
+    const uint64_t ln = base + p.line;
+    out->problems.push_back(
+        {.file = b.file,
+         .line = ln,
+         .status = Status::Corrupt(ShellQuoted(f.path) + ":" + std::to_string(ln) + ": " + p.message),
+         .kind = InputProblem::Kind::kMalformed,
+         .not_json = p.not_json});
+  }
+  for (UnsignedDoc& u : b.unnamed_unsigned) {
+    u.line += base;
+    out->unnamed_unsigned.push_back(u);
+  }
+  for (NamedUnsignedDoc& u : b.named_unsigned) {
+    u.doc.line += base;
+    out->named_unsigned.push_back(std::move(u));
+  }
+}
+
+void BlockCommitter::Commit(Block& b) {
+  const InputFile& f = out->table.files[b.file];
+  seen_bytes += b.line_bytes;
+  seen_docs += b.docs.size();
+  if (!ctx.drain) ReserveForInput(input_bytes, seen_bytes, seen_docs, out->table.size() + b.docs.size(), &out->table);
+  const uint64_t base = lines_before[b.file];
+  for (DocRecord& r : b.docs) {
+    r.line += base;
+    if (r.name.empty()) r.name = f.path + ":" + std::to_string(r.line);
+    r.mtime_ns = f.mtime_ns;
+    r.reference = f.reference;
+  }
+  TakeFindings(f, base, b);
+  lines_before[b.file] += b.lines;
+  ctx.progress.documents += b.docs.size() + b.unnamed_unsigned.size() + b.named_unsigned.size();
+  if (bitmaps != nullptr) bitmaps->Commit(b, &out->bitmaps);
+  if (ctx.drain) {
+    ctx.drain(b.docs, b.sigs);
+  } else {
+    out->table.Append(std::move(b.docs), b.sigs);
+  }
+  out->counts += b.counts;
+  if (per_file != nullptr) (*per_file)[b.file] += b.counts;
+}
+
 }  // namespace
 
 void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector<uint64_t>* line_base,
                     std::vector<SignCounts>* per_file) {
   const Options& options = ctx.options;
   const Workers& workers = ctx.workers;
-  SignProgress& progress = ctx.progress;
-  const size_t num_perm = static_cast<size_t>(options.num_perm);
   std::vector<std::unique_ptr<JsonlDocReader>> parsers(static_cast<size_t>(workers.threads));
   for (auto& p : parsers) p = std::make_unique<JsonlDocReader>(options, ctx.minhasher);
   std::vector<SetBitmapBuilder> bitmap_builders(static_cast<size_t>(workers.threads));
   BitmapBudget bitmap_budget;
   const bool set_bitmaps = ctx.set_bitmaps && !ctx.drain;
   const BlockRule rule{.max_line = options.max_line,
-                       .num_perm = num_perm,
+                       .num_perm = static_cast<size_t>(options.num_perm),
                        .compact_unsigned = ctx.compact_unsigned,
                        .line_hashes = ctx.line_hashes,
                        .set_bitmaps = set_bitmaps,
@@ -259,62 +323,23 @@ void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector
   auto sign = [&](int w, Block& b) {
     SignBlock(rule, *parsers[static_cast<size_t>(w)], bitmap_builders[static_cast<size_t>(w)], b);
   };
-  // Per file, lines committed (from line_base: lines signed by an earlier run).
-  std::vector<uint64_t> lines_before =
-      line_base != nullptr ? *line_base : std::vector<uint64_t>(out->table.files.size(), 0);
+  BlockCommitter committer{
+      .ctx = ctx,
+      .out = out,
+      .per_file = per_file,
+      .bitmaps = set_bitmaps ? &bitmap_budget : nullptr,
+      .lines_before = line_base != nullptr ? *line_base : std::vector<uint64_t>(out->table.files.size(), 0)};
   // The bytes to read, as far as known: not those of a stream, nor those of a
   // file read from where an earlier run stopped (line_base).
-  uint64_t input_bytes = 0;
   for (size_t k = 0; k < out->table.files.size(); ++k) {
     const InputFile& f = out->table.files[k];
-    if (!f.identity.stream && lines_before[k] == 0) input_bytes += f.size;
+    if (!f.identity.stream && committer.lines_before[k] == 0) committer.input_bytes += f.size;
   }
-  uint64_t seen_bytes = 0;
-  size_t seen_docs = 0;
-  auto commit = [&](Block& b) {
-    const InputFile& f = out->table.files[b.file];
-    seen_bytes += b.line_bytes;
-    seen_docs += b.docs.size();
-    if (!ctx.drain) ReserveForInput(input_bytes, seen_bytes, seen_docs, out->table.size() + b.docs.size(), &out->table);
-    const uint64_t base = lines_before[b.file];
-    for (DocRecord& r : b.docs) {
-      r.line += base;
-      if (r.name.empty()) r.name = f.path + ":" + std::to_string(r.line);
-      r.mtime_ns = f.mtime_ns;
-      r.reference = f.reference;
-    }
-    for (BlockProblem& p : b.problems) {
-      const uint64_t ln = base + p.line;
-      out->problems.push_back(
-          {.file = b.file,
-           .line = ln,
-           .status = Status::Corrupt(ShellQuoted(f.path) + ":" + std::to_string(ln) + ": " + p.message),
-           .kind = InputProblem::Kind::kMalformed,
-           .not_json = p.not_json});
-    }
-    for (UnsignedDoc& u : b.unnamed_unsigned) {
-      u.line += base;
-      out->unnamed_unsigned.push_back(u);
-    }
-    for (NamedUnsignedDoc& u : b.named_unsigned) {
-      u.doc.line += base;
-      out->named_unsigned.push_back(std::move(u));
-    }
-    lines_before[b.file] += b.lines;
-    progress.documents += b.docs.size() + b.unnamed_unsigned.size() + b.named_unsigned.size();
-    if (set_bitmaps) bitmap_budget.Commit(b, &out->bitmaps);
-    if (ctx.drain) {
-      ctx.drain(b.docs, b.sigs);
-    } else {
-      out->table.Append(std::move(b.docs), b.sigs);
-    }
-    out->counts += b.counts;
-    if (per_file != nullptr) (*per_file)[b.file] += b.counts;
-  };
+  auto commit = [&committer](Block& b) { committer.Commit(b); };
   OrderedWork<Block> work(workers, static_cast<size_t>(workers.threads) * kBlocksPerWorker, sign, commit);
   for (uint32_t fi = 0; fi < out->table.files.size() && !workers.Cancelled(); ++fi) {
     SplitFile(ctx, fi, work, out);
-    ++progress.inputs_done;
+    ++ctx.progress.inputs_done;
     if (workers.tick) workers.tick();
   }
   work.Finish();

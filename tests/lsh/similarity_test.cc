@@ -30,6 +30,63 @@ TEST(ExactJaccardTest, MeetsThresholdToleratesRatioRounding) {
   EXPECT_FALSE(MeetsThreshold(0.79, 0.8));
 }
 
+// The one rule a candidate pair is accepted by, as LSH and the stage verify
+// tasks ask it: an estimate at the floor passes, one 1e-9 below it does not
+// (far wider than the rounding MeetsThreshold allows).
+TEST(CandidateRuleTest, AcceptsAnEstimateAtTheFloorAndNotBelowIt) {
+  Options o;
+  o.verify = VerifyMode::kSignature;
+  o.threshold = 0.8;
+  const CandidateRule rule = CandidateRule::Of(o);
+  EXPECT_EQ(rule.floor, 0.8);
+  EXPECT_TRUE(rule.Accepts(0.8));
+  EXPECT_TRUE(rule.Accepts(0.8 - 1e-13));  // the rounding of a ratio of integers
+  EXPECT_FALSE(rule.Accepts(0.8 - 1e-9));
+  o.verify = VerifyMode::kNone;
+  EXPECT_TRUE(CandidateRule::Of(o).Accepts(0.0));  // every candidate
+  o.verify = VerifyMode::kExact;
+  EXPECT_EQ(CandidateRule::Of(o).floor, CandidateFloor(o));
+  EXPECT_FALSE(CandidateRule::Of(o).Accepts(CandidateFloor(o) - 1e-9));
+}
+
+// The bitmap of `set`, sized as for a text of 6 bytes a member.
+SetBitmap BitmapOf(const std::vector<uint64_t>& set) {
+  SetBitmapBuilder b;
+  b.Begin(set.size() * 6);
+  b.Add(set);
+  return b.Finish(set.size() * 6);
+}
+
+// With --exact below -t 1 and a bitmap per document, a pair whose bitmaps
+// bound its Jaccard below the threshold is not a candidate, whatever its
+// estimate; the same pair is one without bitmaps, in signature mode, or
+// when the bitmaps are not one per document.
+TEST(CandidateRuleTest, ThePairTheBitmapsRuleOutIsNoCandidate) {
+  std::vector<uint64_t> a, b;
+  for (uint64_t k = 0; k < 800; ++k) a.push_back(k * 0x9e3779b97f4a7c15ULL);
+  for (uint64_t k = 0; k < 800; ++k) b.push_back((k + 5000) * 0xbf58476d1ce4e5b9ULL);
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  const std::vector<SetBitmap> bitmaps{BitmapOf(a), BitmapOf(a), BitmapOf(b)};
+  std::vector<uint64_t> scratch;
+  ASSERT_TRUE(RulesOut(bitmaps[0], bitmaps[2], 0.5, &scratch));
+  ASSERT_FALSE(RulesOut(bitmaps[0], bitmaps[1], 0.5, &scratch));
+  Options o;
+  o.verify = VerifyMode::kExact;
+  o.threshold = 0.5;
+  const CandidateRule rule = CandidateRule::Of(o, bitmaps, 3);
+  EXPECT_FALSE(rule.Accepts(0.9, 0, 2, &scratch));
+  EXPECT_TRUE(rule.Accepts(0.9, 0, 1, &scratch));
+  EXPECT_FALSE(rule.Accepts(rule.floor - 1e-9, 0, 1, &scratch));
+  EXPECT_TRUE(CandidateRule::Of(o).Accepts(0.9, 0, 2, &scratch));
+  EXPECT_TRUE(CandidateRule::Of(o, bitmaps, 4).Accepts(0.9, 0, 2, &scratch));
+  o.threshold = 1.0;
+  EXPECT_TRUE(CandidateRule::Of(o, bitmaps, 3).Accepts(1.0, 0, 2, &scratch));
+  o.threshold = 0.5;
+  o.verify = VerifyMode::kSignature;
+  EXPECT_TRUE(CandidateRule::Of(o, bitmaps, 3).Accepts(0.9, 0, 2, &scratch));
+}
+
 // splitmix64: random sets from a fixed seed.
 uint64_t Next(uint64_t* state) {
   uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
