@@ -7,12 +7,12 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "base/coding.h"
 #include "base/hash.h"
 #include "base/mapped_file.h"
 #include "base/sorted_runs.h"
 #include "distributed/byte_shares.h"
 #include "distributed/shard_writer.h"
-#include "distributed/stage_bytes.h"
 #include "lsh/band_key.h"
 #include "neardup/quote.h"
 #include "scan/kept_dir.h"
@@ -24,87 +24,26 @@
 
 namespace neardup {
 
-namespace {
-
-constexpr char kMetaMagic[8] = {'N', 'D', 'U', 'P', 'M', 'E', 'T', 'A'};
-// 2: the listing fingerprint; 3: what stage filter needs; 4: byte shares;
-// 5: the listing of paths and sizes, and what each file was (FileSeen).
-constexpr uint32_t kMetaVersion = 5;
-// The smallest encodings of a problem (u32 file, u64 line, u8 kind, u8
-// code, u64 message length) and of a walk error (u8 code, u64 length).
-constexpr uint64_t kProblemSize = 22;
-constexpr uint64_t kWalkErrorSize = 9;
-// The encoding of a FileSeen: five u64.
-constexpr uint64_t kFileSeenSize = 40;
-
-void PutStatus(FieldWriter& w, const Status& s) {
-  w.U8(static_cast<uint8_t>(s.code()));
-  w.Text(s.message());
-}
-
-// A status of code `code` (a stored Status's, never Ok), or nothing for
-// another byte.
-std::optional<Status> MakeStatus(uint8_t code, std::string message) {
-  if (code == 0 || code > static_cast<uint8_t>(Status::Code::kInternal)) return std::nullopt;
-  switch (static_cast<Status::Code>(code)) {
-    case Status::Code::kInvalidArgument:
-      return Status::InvalidArgument(std::move(message));
-    case Status::Code::kNotFound:
-      return Status::NotFound(std::move(message));
-    case Status::Code::kIoError:
-      return Status::IoError(std::move(message));
-    case Status::Code::kCorrupt:
-      return Status::Corrupt(std::move(message));
-    case Status::Code::kChanged:
-      return Status::Changed(std::move(message));
-    case Status::Code::kCancelled:
-      return Status::Cancelled(std::move(message));
-    default:
-      return Status::Internal(std::move(message));
-  }
-}
-
-}  // namespace
-
-std::optional<uint64_t> BandsFileSize(uint64_t bands, uint64_t per_band, uint64_t docs, uint64_t runs) {
-  // Every term below 2^62 keeps the sum in 64 bits.
-  constexpr uint64_t kLimit = uint64_t{1} << 62;
-  if (bands == 0 || bands > (uint64_t{1} << 20) || per_band > kLimit / kBandEntrySize / bands ||
-      docs > kLimit / kCopyEntrySize || runs == 0 || runs > (uint64_t{1} << 32)) {
-    return std::nullopt;
-  }
-  return kBandsHeaderSize + bands * per_band * kBandEntrySize + docs * kCopyEntrySize + runs * bands * 16 + 16;
-}
-
-uint64_t BandsIndexChecksum(std::string_view header, std::string_view checksums) {
-  Hasher64 h;
-  h.Reset(0);
-  h.Update(header.data(), header.size());
-  h.Update(checksums.data(), checksums.size());
-  return h.Digest();
-}
-
 uint64_t SignFingerprint(const Options& options) {
   std::string bytes;
   SignatureParams::From(options).AppendCanonical(&bytes);
   const Banding b = BandingOf(options);
-  FieldWriter w(&bytes);
-  w.U32(static_cast<uint32_t>(b.bands));
-  w.U32(static_cast<uint32_t>(b.rows));
-  w.U8(static_cast<uint8_t>(options.input));
+  PutFixed32(&bytes, static_cast<uint32_t>(b.bands));
+  PutFixed32(&bytes, static_cast<uint32_t>(b.rows));
+  PutFixed8(&bytes, static_cast<uint8_t>(options.input));
   // What decides the documents a file yields and their kinds besides the
   // signature parameters (as the index's reading fingerprint): --min-words,
   // --max-filesize (a compressed file's decompressed size), and for JSONL
   // --text-key, --id-key and --max-line. Which files are read (PATHs,
   // --glob, --hidden, -L, --against) is the listing's (ListingFingerprint).
-  w.U64(options.min_words);
-  w.U64(options.max_filesize);
+  PutFixed64(&bytes, options.min_words);
+  PutFixed64(&bytes, options.max_filesize);
   if (options.input == InputFormat::kJsonl) {
-    w.Text(options.text_key);
-    w.Text(options.id_key);
-    w.U64(options.max_line);
+    PutText(&bytes, options.text_key);
+    PutText(&bytes, options.id_key);
+    PutFixed64(&bytes, options.max_line);
   }
-  return HashBytes(bytes.data(), bytes.size(), 0);
+  return Checksum64(bytes);
 }
 
 uint64_t ListingFingerprint(const std::vector<InputFile>& files) {
@@ -114,129 +53,12 @@ uint64_t ListingFingerprint(const std::vector<InputFile>& files) {
   h.Update(&n, sizeof n);
   for (const InputFile& f : files) {
     std::string fields;
-    FieldWriter w(&fields);
-    w.Text(f.path);
-    w.U64(f.size);
-    w.U8(static_cast<uint8_t>((f.reference ? 1 : 0) | (f.identity.stream ? 2 : 0)));
+    PutText(&fields, f.path);
+    PutFixed64(&fields, f.size);
+    PutFixed8(&fields, static_cast<uint8_t>((f.reference ? 1 : 0) | (f.identity.stream ? 2 : 0)));
     h.Update(fields.data(), fields.size());
   }
   return h.Digest();
-}
-
-std::string EncodeShardMeta(const ShardMeta& m) {
-  std::string out;
-  FieldWriter w(&out);
-  w.Raw(kMetaMagic, 8);
-  w.U32(kMetaVersion);
-  w.U32(m.task.task);
-  w.U32(m.task.tasks);
-  w.U64(m.first_file);
-  w.U64(m.first_begin);
-  w.U64(m.last_end);
-  w.U64(m.listing);
-  w.U64(m.counts.bytes);
-  w.U64(m.counts.invalid_utf8);
-  w.U64(m.counts.transcoded);
-  w.U64(m.counts.duplicate_ids);
-  w.U64(m.problems.size());
-  for (const InputProblem& p : m.problems) {
-    w.U32(p.file);
-    w.U64(p.line);
-    w.U8(static_cast<uint8_t>(p.kind));
-    PutStatus(w, p.status);
-  }
-  const WalkCounts& c = m.walk;
-  for (uint64_t v : {c.hidden, c.glob, c.too_large, c.symlinks, c.loops, c.dangling, c.special}) w.U64(v);
-  w.U64(m.walk_errors.size());
-  for (const Status& s : m.walk_errors) PutStatus(w, s);
-  w.U64(m.roots.size());
-  for (const uint32_t root : m.roots) w.U32(root);
-  w.U64(m.kept_paths.size());
-  for (const std::string& p : m.kept_paths) w.Text(p);
-  w.U64(m.line_hashes.size());
-  for (const uint32_t h : m.line_hashes) w.U32(h);
-  w.U64(m.inputs.size());
-  for (const std::string& p : m.inputs) w.Text(p);
-  w.U64(m.seen.size());
-  for (const FileSeen& f : m.seen) {
-    for (uint64_t v : {f.size, f.dev, f.ino, static_cast<uint64_t>(f.mtime_ns), f.raw_hash}) w.U64(v);
-  }
-  w.Checksum();
-  return out;
-}
-
-Result<ShardMeta> DecodeShardMeta(std::string_view bytes) {
-  auto corrupt = [] { return Status::Corrupt("shard meta: damaged (checksum, size or fields)"); };
-  if (bytes.size() < 20 || !ChecksumMatches(bytes) || bytes.substr(0, 8) != std::string_view(kMetaMagic, 8)) {
-    return corrupt();
-  }
-  FieldReader r(bytes.substr(8, bytes.size() - 16));
-  if (r.U32() != kMetaVersion) {
-    return Status::InvalidArgument("shard meta: another format version (made by another neardup)");
-  }
-  ShardMeta m;
-  m.task.task = r.U32();
-  m.task.tasks = r.U32();
-  m.first_file = r.U64();
-  m.first_begin = r.U64();
-  m.last_end = r.U64();
-  m.listing = r.U64();
-  m.counts.bytes = r.U64();
-  m.counts.invalid_utf8 = r.U64();
-  m.counts.transcoded = r.U64();
-  m.counts.duplicate_ids = r.U64();
-  const uint64_t n_problems = r.U64();
-  if (n_problems > r.left() / kProblemSize) return corrupt();
-  for (uint64_t i = 0; i < n_problems && r.ok(); ++i) {
-    InputProblem p;
-    p.file = r.U32();
-    p.line = r.U64();
-    const uint8_t kind = r.U8();
-    if (kind > static_cast<uint8_t>(InputProblem::Kind::kCounted)) return corrupt();
-    p.kind = static_cast<InputProblem::Kind>(kind);
-    const uint8_t code = r.U8();
-    std::optional<Status> status = MakeStatus(code, r.Text());
-    if (!status) return corrupt();
-    p.status = std::move(*status);
-    m.problems.push_back(std::move(p));
-  }
-  WalkCounts& c = m.walk;
-  for (uint64_t* v : {&c.hidden, &c.glob, &c.too_large, &c.symlinks, &c.loops, &c.dangling, &c.special}) *v = r.U64();
-  const uint64_t n_errors = r.U64();
-  if (n_errors > r.left() / kWalkErrorSize) return corrupt();
-  for (uint64_t i = 0; i < n_errors && r.ok(); ++i) {
-    const uint8_t code = r.U8();
-    std::optional<Status> status = MakeStatus(code, r.Text());
-    if (!status) return corrupt();
-    m.walk_errors.push_back(std::move(*status));
-  }
-  const uint64_t n_roots = r.U64();
-  if (n_roots > r.left() / 4) return corrupt();
-  m.roots.resize(n_roots);
-  for (uint32_t& root : m.roots) root = r.U32();
-  for (std::vector<std::string>* texts : {&m.kept_paths, &m.inputs}) {
-    const uint64_t n = r.U64();
-    if (n > r.left() / 8) return corrupt();
-    for (uint64_t i = 0; i < n && r.ok(); ++i) texts->push_back(r.Text());
-    if (texts == &m.kept_paths) {
-      const uint64_t n_hashes = r.U64();
-      if (n_hashes > r.left() / 4) return corrupt();
-      m.line_hashes.resize(n_hashes);
-      for (uint32_t& h : m.line_hashes) h = r.U32();
-    }
-  }
-  const uint64_t n_seen = r.U64();
-  if (n_seen > r.left() / kFileSeenSize) return corrupt();
-  m.seen.resize(n_seen);
-  for (FileSeen& f : m.seen) {
-    f.size = r.U64();
-    f.dev = r.U64();
-    f.ino = r.U64();
-    f.mtime_ns = static_cast<int64_t>(r.U64());
-    f.raw_hash = r.U64();
-  }
-  if (!r.ok() || r.left() != 0) return corrupt();
-  return m;
 }
 
 namespace {

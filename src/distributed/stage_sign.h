@@ -13,15 +13,17 @@
 //  - sign/I.table: its SignatureTable (table_codec.h), local ids;
 //  - sign/I.meta: its problems and counts, the walk's tally, the
 //    fingerprint of the whole listing it walked, and what it saw of each
-//    file of its share (ShardMeta);
+//    file of its share (ShardMeta, format/shard_meta.h);
 //  - sign/I.bands: for each band, one entry (band hash, local id) per signed
 //    document, in sorted runs (as the keys spilled), so that a bucket task
-//    reads only its bands; then each document's content hash, once;
+//    reads only its bands; then each document's content hash, once
+//    (format/band_file.h);
 //  - sign/I.done, last.
 // The table and the band keys are streamed as the documents are signed
 // (shard_writer.h): a task's memory does not grow with its share.
-// A document's global id is (shard << 40) | local index (kShardShift): ids
-// of distinct shards never collide, and their order is the scan's.
+// A document's global id is (shard << 40) | local index (kShardShift,
+// format/shard_meta.h): ids of distinct shards never collide, and their
+// order is the scan's.
 //
 // A task walks before anything else, and refuses to sign (or to count
 // itself done) when a finished shard, its own included, walked another
@@ -51,6 +53,8 @@
 #include <string_view>
 #include <vector>
 
+#include "distributed/format/band_file.h"
+#include "distributed/format/shard_meta.h"
 #include "distributed/work_folder.h"
 #include "lsh/banding.h"
 #include "neardup/options.h"
@@ -62,11 +66,6 @@
 #include "walk/walk.h"
 
 namespace neardup {
-
-inline constexpr int kShardShift = 40;  // local index < 2^40, shard < 2^24
-inline uint64_t GlobalId(uint32_t shard, uint64_t local) { return (uint64_t{shard} << kShardShift) | local; }
-inline uint32_t ShardOf(uint64_t global) { return static_cast<uint32_t>(global >> kShardShift); }
-inline uint64_t LocalOf(uint64_t global) { return global & ((uint64_t{1} << kShardShift) - 1); }
 
 // A RecordWalk::keep for shard `shard` that keeps the documents listed in
 // `ids` (global ids, ascending) from ids[*next] on, and moves *next past each
@@ -94,102 +93,6 @@ uint64_t SignFingerprint(const Options& options);
 // it. A stat that is not content (device, inode, mtime, ctime) is not in it:
 // what a task saw of its own files is (ShardMeta::seen).
 uint64_t ListingFingerprint(const std::vector<InputFile>& files);
-
-// What a sign task saw of one file of its share (its path is the table's:
-// a meta read by the report stays small).
-struct FileSeen {
-  uint64_t size = 0;
-  uint64_t dev = 0;
-  uint64_t ino = 0;
-  int64_t mtime_ns = 0;
-  // XXH3-64 (seed 0) of the bytes of the file's part as signed
-  // (byte_shares.h); 0: unknown (not read to the part's end, as a binary
-  // file).
-  uint64_t raw_hash = 0;
-};
-
-// What a sign task found besides its table.
-struct ShardMeta {
-  StageTask task;
-  uint64_t first_file = 0;  // index of its first file among all walked files
-  // Where its share starts in its first file and ends in its last
-  // (byte_shares.h): first_begin > 0 when the first file continues the
-  // range of an earlier shard, last_end below the last file's size when a
-  // later shard continues it. 0 and 0 for a shard without files.
-  uint64_t first_begin = 0;
-  uint64_t last_end = 0;
-  uint64_t listing = 0;  // ListingFingerprint() of the task's whole walk
-  SignCounts counts;
-  std::vector<InputProblem> problems;  // `file` is local to the shard
-  WalkCounts walk;                     // the walk's (the same in every shard)
-  std::vector<Status> walk_errors;
-  // Per file of the shard, the input it came from (InputFile::root), which
-  // the table does not store: --keep first follows input order.
-  std::vector<uint32_t> roots;
-  // What stage filter needs besides the table, without the PATHs: per file,
-  // its path below --kept-dir (KeptPathOf()); per document, the hash of its
-  // JSONL line (DocRecord::line_hash, 0 for text); the inputs --kept-dir is
-  // checked against (every PATH and --against path, and the listed paths
-  // the shard's files came from).
-  std::vector<std::string> kept_paths;
-  std::vector<uint32_t> line_hashes;
-  std::vector<std::string> inputs;
-  // Per file of the shard, what the task saw of it (CheckShareUnchanged).
-  std::vector<FileSeen> seen;
-};
-// Encoding: magic "NDUPMETA", u32 version (3: with what stage filter needs;
-// 4: first_begin and last_end; 5: the listing of paths and sizes, and
-// `seen`), fields, XXH3-64 checksum. Another version is refused
-// ("another format version": run again in an empty work folder).
-std::string EncodeShardMeta(const ShardMeta& meta);
-// Corrupt on any damage.
-Result<ShardMeta> DecodeShardMeta(std::string_view bytes);
-
-// sign/I.bands: a header of kBandsHeaderSize bytes (magic "NDUPBAND",
-// u32 version, u32 bands, u32 rows, u32 R the runs (at least 1), u64
-// SignFingerprint, u64 K the entries per band, u64 D the shard's
-// documents), then R runs, each of them
-// `bands` sorted runs of entries of kBandEntrySize bytes (u64 band hash, the
-// local id in 4 bytes: the shard is the file's), band after band: run r's
-// band b holds n[r][b] entries, sorted by (hash, id) with no repeat, every
-// id below D, and the n[r][b] of a band add up to K (each signed document
-// once in each band); then the copies section: per document of the shard,
-// in id order, its 16-byte content hash (low, high), which the bucket task
-// reads by id only for the members of buckets of two or more; then the
-// trailer: the n[r][b] (u64, run after run, band after band), XXH3-64 of
-// each run's band in the same order, XXH3-64 of the copies section, and
-// XXH3-64 of the header and those (BandsIndexChecksum()). A bucket task
-// reads only its bands, merging their runs of every shard, checks each run
-// as it reads it, and checks the copies section whole before it reads a
-// content hash from it.
-//
-// A sign task writes each run once, as its keys spill (shard_writer.h):
-// the runs are the sorted buffers of a bounded memory, and the bucket task,
-// which merges shards anyway, merges them too. The header is written last.
-// The work folder is 16 + 12*bands bytes a document for the keys, and
-// 16*bands bytes a run.
-inline constexpr size_t kBandsHeaderSize = 48;
-inline constexpr size_t kBandEntrySize = 12;
-inline constexpr size_t kBandIdBytes = 4;  // local ids are below 2^32 (kMaxShardDocs)
-// The most documents a shard (one sign task's share) may hold.
-inline constexpr uint64_t kMaxShardDocs = UINT32_MAX;
-inline constexpr size_t kCopyEntrySize = 16;  // a content hash
-// 2: the trailer of checksums; 3: the copies section, 5-byte ids; 4: runs;
-// 5: 4-byte ids
-inline constexpr uint32_t kBandsVersion = 5;
-// The size of a band file of `bands` bands of `per_band` entries in `runs`
-// runs over a shard of `docs` documents; nothing when it would not fit 64
-// bits.
-std::optional<uint64_t> BandsFileSize(uint64_t bands, uint64_t per_band, uint64_t docs, uint64_t runs);
-// The trailer's last field: XXH3-64 of the header and the trailer's other
-// fields (the runs' checksums, then the copies section's).
-uint64_t BandsIndexChecksum(std::string_view header, std::string_view checksums);
-// A band key while sorting and merging (in a bucket task, `id` is global).
-struct BandEntry {
-  uint64_t hash = 0;  // XXH3-64 of the band's rows, seeded by the band (as LshIndex)
-  uint64_t id = 0;
-  bool operator<(const BandEntry& o) const { return hash != o.hash ? hash < o.hash : id < o.id; }
-};
 
 // The document count of shard `shard`, from its table's header: Corrupt
 // (naming the file) for a damaged header or one of another size than the
