@@ -18,6 +18,8 @@
 #include "base/coding.h"
 #include "base/mapped_file.h"
 #include "distributed/byte_shares.h"
+#include "distributed/format/dropped_list.h"
+#include "distributed/format/shard_meta.h"
 #include "distributed/stage_bucket.h"
 #include "distributed/stage_sign.h"
 #include "distributed/work_folder.h"

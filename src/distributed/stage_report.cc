@@ -16,6 +16,7 @@
 #include "base/parallel.h"
 #include "base/sorted_runs.h"
 #include "distributed/content_keys.h"
+#include "distributed/format/shard_meta.h"
 #include "distributed/stage_bucket.h"
 #include "distributed/stage_filter.h"
 #include "distributed/stage_sign.h"
