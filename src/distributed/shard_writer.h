@@ -46,7 +46,6 @@
 #include "base/parallel.h"
 #include "base/temp_file.h"
 #include "distributed/format/band_file.h"
-#include "distributed/stage_sign.h"
 #include "distributed/work_folder.h"
 #include "lsh/banding.h"
 #include "neardup/status.h"

@@ -21,7 +21,7 @@
 #include "distributed/format/band_file.h"
 #include "distributed/format/bucket_pairs.h"
 #include "distributed/format/shard_meta.h"
-#include "distributed/stage_sign.h"
+#include "distributed/shards.h"
 #include "lsh/candidates.h"
 #include "neardup/quote.h"
 #include "scan/run.h"
