@@ -10,8 +10,8 @@
 #include <functional>
 #include <span>
 
+#include "base/coding.h"
 #include "base/hash_sort.h"
-#include "distributed/stage_bytes.h"
 #include "lsh/band_key.h"
 #include "neardup/quote.h"
 #include "sign/table_codec.h"
@@ -20,14 +20,10 @@ namespace neardup {
 
 namespace {
 
-constexpr char kBandsMagic[8] = {'N', 'D', 'U', 'P', 'B', 'A', 'N', 'D'};
 // What a temporary file is read back in.
 constexpr size_t kCopyChunk = size_t{4} << 20;
 // Keys packed and written at a time.
 constexpr size_t kPackKeys = size_t{1} << 16;
-
-// Appends `v`'s low `n` bytes (little-endian) to `out`.
-void PutLow(std::string& out, uint64_t v, size_t n) { out.append(reinterpret_cast<const char*>(&v), n); }
 
 Status TempError(const char* what) {
   return Status::IoError(std::string("temporary file for ") + what + " in " + ShellQuoted(TempFile::Folder()) + ": " +
@@ -56,16 +52,6 @@ Status CopyBack(TempFile& file, uint64_t expected, const char* what, Put&& put) 
 }
 
 // Packs `keys` as band entries (u64 hash, 4-byte id) into `out`.
-void PackEntries(std::span<const BandEntry> keys, std::string& out) {
-  out.resize(keys.size() * kBandEntrySize);
-  char* p = out.data();
-  for (const BandEntry& k : keys) {
-    std::memcpy(p, &k.hash, 8);
-    std::memcpy(p + 8, &k.id, kBandIdBytes);
-    p += kBandEntrySize;
-  }
-}
-
 }  // namespace
 
 ShardWriter::ShardWriter(const SignatureParams& params, Banding banding, uint64_t fingerprint)
@@ -140,8 +126,7 @@ Status ShardWriter::Take(std::vector<DocRecord>& docs, std::span<const uint32_t>
     const size_t before = records.size();
     AppendDocRecord(d, &records);
     docs_bytes_ += records.size() - before;
-    PutLow(copies, d.content.low, 8);
-    PutLow(copies, d.content.high, 8);
+    PutContentHash(&copies, d.content);
     line_hashes_.push_back(d.line_hash);
     if (d.kind != DocKind::kOk) continue;
     ++signed_;
@@ -191,7 +176,7 @@ Status ShardWriter::SpillRun(KeyBuffers& keys) {
     Hasher64 sum;
     sum.Reset(0);
     for (size_t at = 0; at < band.size(); at += kPackKeys) {
-      PackEntries(std::span<const BandEntry>(band).subspan(at, std::min(kPackKeys, band.size() - at)), packed);
+      EncodeBandEntries(std::span<const BandEntry>(band).subspan(at, std::min(kPackKeys, band.size() - at)), packed);
       sum.Update(packed.data(), packed.size());
       bands_.Append(packed);
     }
@@ -220,23 +205,13 @@ Status ShardWriter::WriteBandsEnd() {
     bands_.Append(bytes);
   });
   if (!copied.ok()) return copied;
-  std::string header;
-  FieldWriter w(&header);
-  w.Raw(kBandsMagic, 8);
-  w.U32(kBandsVersion);
-  w.U32(static_cast<uint32_t>(banding_.bands));
-  w.U32(static_cast<uint32_t>(banding_.rows));
-  w.U32(static_cast<uint32_t>(runs));
-  w.U64(fingerprint_);
-  w.U64(signed_);
-  w.U64(docs_);
-  std::string trailer;
-  FieldWriter t(&trailer);
-  for (const uint64_t n : run_counts_) t.U64(n);
-  for (const uint64_t sum : run_sums_) t.U64(sum);
-  t.U64(copies.Digest());
-  t.U64(BandsIndexChecksum(header, trailer));
-  bands_.Append(trailer);
+  const std::string header = EncodeBandsHeader({.bands = static_cast<uint32_t>(banding_.bands),
+                                                .rows = static_cast<uint32_t>(banding_.rows),
+                                                .runs = static_cast<uint32_t>(runs),
+                                                .fingerprint = fingerprint_,
+                                                .per_band = signed_,
+                                                .docs = docs_});
+  bands_.Append(EncodeBandsTrailer(header, run_counts_, run_sums_, copies.Digest()));
   bands_.WriteAt(0, header);
   return bands_.Commit();
 }
@@ -248,7 +223,7 @@ Status ShardWriter::WriteTableEnd() {
   std::string header;
   AppendTableHeader(params_, layout, &header);
   std::string checksum;
-  PutLow(checksum, TableChecksum(table_sum_, header), 8);
+  PutFixed64(&checksum, TableChecksum(table_sum_, header));
   table_.Append(checksum);
   table_.WriteAt(0, header);
   return table_.Commit();

@@ -15,8 +15,8 @@
 //    (SortByHash: a radix partition by the hash's top bits, then small
 //    sorts) are in (hash, id) order. When the buffers hold half of
 //    kBandSortBudget, a spill thread sorts them band by band and appends
-//    them as one run to sign/I.bands' temporary file (stage_sign.h, version
-//    4: several runs a band, which the bucket task merges), while the next
+//    them as one run to sign/I.bands' temporary file (format/band_file.h:
+//    several runs a band, which the bucket task merges), while the next
 //    keys fill the other set of buffers: the thread that commits blocks
 //    never sorts nor writes keys, and no key is written twice;
 //  - what the meta needs per document (the JSONL line hash, 4 bytes) stays.
@@ -45,7 +45,7 @@
 #include "base/hash.h"
 #include "base/parallel.h"
 #include "base/temp_file.h"
-#include "distributed/stage_sign.h"
+#include "distributed/format/band_file.h"
 #include "distributed/work_folder.h"
 #include "lsh/banding.h"
 #include "neardup/status.h"

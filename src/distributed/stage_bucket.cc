@@ -14,11 +14,14 @@
 #include <queue>
 #include <span>
 
+#include "base/coding.h"
 #include "base/hash.h"
 #include "base/hash_sort.h"
 #include "base/parallel.h"
-#include "distributed/stage_bytes.h"
-#include "distributed/stage_sign.h"
+#include "distributed/format/band_file.h"
+#include "distributed/format/bucket_pairs.h"
+#include "distributed/format/shard_meta.h"
+#include "distributed/shards.h"
 #include "distributed/task_frame.h"
 #include "lsh/candidates.h"
 #include "neardup/quote.h"
@@ -61,34 +64,28 @@ class BandsFile {
     if (::fstat(fd_, &st) != 0) return Status::IoError(ShellQuoted(path) + ": cannot stat: " + std::strerror(errno));
     std::string header(kBandsHeaderSize, '\0');
     if (!Read(0, header.data(), header.size())) return Damaged(path, "truncated");
-    FieldReader r(header);
-    char magic[8];
-    r.Raw(magic, 8);
-    const uint32_t version = r.U32(), bands = r.U32(), rows = r.U32(), runs = r.U32();
-    const uint64_t fp = r.U64();
-    per_band_ = r.U64();
-    const uint64_t docs = r.U64();
-    if (std::memcmp(magic, "NDUPBAND", 8) != 0 || version != kBandsVersion) return Damaged(path, "not a band file");
+    Result<BandsHeader> h = DecodeBandsHeader(header);
+    if (!h.ok()) return Damaged(path, h.status().message());
+    per_band_ = h->per_band;
     // Its size, then its checksums, then what it says.
-    const std::optional<uint64_t> size = BandsFileSize(bands, per_band_, docs, runs);
+    const std::optional<uint64_t> size = BandsFileSize(h->bands, per_band_, h->docs, h->runs);
     if (!size || *size != static_cast<uint64_t>(st.st_size)) return Damaged(path, "its size does not match its header");
-    const uint64_t n_fields = 2 * uint64_t{runs} * bands + 1;  // the counts, the runs' checksums, the copies'
-    std::string trailer(n_fields * 8 + 8, '\0');
+    std::string trailer(BandsTrailerSize(h->runs, h->bands), '\0');
     if (!Read(*size - trailer.size(), trailer.data(), trailer.size())) return Damaged(path, "truncated");
-    FieldReader t(std::string_view(trailer).substr(n_fields * 8));
-    if (t.U64() != BandsIndexChecksum(header, std::string_view(trailer).substr(0, n_fields * 8))) {
+    const BandsTrailer t = DecodeBandsTrailer(trailer, h->runs, h->bands);
+    if (t.index_sum != BandsIndexChecksum(header, std::string_view(trailer).substr(0, trailer.size() - 8))) {
       return Damaged(path, "checksum mismatch");
     }
-    if (docs != shard.docs) return Damaged(path, "its document count is not its shard table's");
+    if (h->docs != shard.docs) return Damaged(path, "its document count is not its shard table's");
     if (per_band_ > shard.docs) return Damaged(path, "more entries a band than its shard has documents");
-    if (static_cast<int>(bands) != banding.bands || static_cast<int>(rows) != banding.rows || fp != fingerprint) {
+    if (static_cast<int>(h->bands) != banding.bands || static_cast<int>(h->rows) != banding.rows ||
+        h->fingerprint != fingerprint) {
       return Status::InvalidArgument(ShellQuoted(path) +
                                      ": signed with other options (signature or banding) than these");
     }
-    if (Status s = ReadRuns(trailer, runs, bands); !s.ok()) return s;
-    copies_at_ = kBandsHeaderSize + uint64_t{bands} * per_band_ * kBandEntrySize;
-    FieldReader copies(std::string_view(trailer).substr((n_fields - 1) * 8));
-    return CheckCopies(copies.U64());
+    if (Status s = ReadRuns(t, h->runs, h->bands); !s.ok()) return s;
+    copies_at_ = kBandsHeaderSize + uint64_t{h->bands} * per_band_ * kBandEntrySize;
+    return CheckCopies(t.copies_sum);
   }
   // The runs of `band`: where each starts, its entries, its checksum.
   struct RunPlace {
@@ -128,18 +125,16 @@ class BandsFile {
 
   // The trailer's counts and checksums as places, checked: each band's
   // counts add up to per_band_.
-  Status ReadRuns(std::string_view trailer, uint32_t runs, uint32_t bands) {
+  Status ReadRuns(const BandsTrailer& trailer, uint32_t runs, uint32_t bands) {
     runs_ = runs;
     bands_ = bands;
     places_.resize(uint64_t{runs} * bands);
-    FieldReader counts(trailer);
-    FieldReader sums(trailer.substr(places_.size() * 8));
     std::vector<uint64_t> in_band(bands, 0);
     uint64_t offset = kBandsHeaderSize;
     for (uint64_t k = 0; k < places_.size(); ++k) {
       RunPlace& p = places_[k];
-      p.entries = counts.U64();
-      p.checksum = sums.U64();
+      p.entries = trailer.counts[k];
+      p.checksum = trailer.sums[k];
       if (p.entries > per_band_ - in_band[k % bands])
         return Damaged(shard_.path, "its runs do not add up to its bands");
       in_band[k % bands] += p.entries;
@@ -190,9 +185,8 @@ struct BandRun {
     const char* p = raw.data();
     const uint64_t shard_base = GlobalId(file->shard().shard, 0);
     for (BandEntry& e : block) {
-      std::memcpy(&e.hash, p, 8);
-      uint64_t local = 0;
-      std::memcpy(&local, p + 8, kBandIdBytes);
+      e = DecodeBandEntry(p);
+      const uint64_t local = e.id;
       p += kBandEntrySize;
       e.id = shard_base | local;
       if (local >= file->shard().docs) {
@@ -267,8 +261,7 @@ Result<std::vector<ContentHash>> ReadContents(const BandBuckets& band, const std
     if (!file.ReadCopies(first, n, span.data())) return Damaged(file.shard().path, "truncated");
     for (; i < j; ++i) {
       const char* entry = span.data() + (LocalOf(order[i].first) - first) * kCopyEntrySize;
-      std::memcpy(&contents[order[i].second].low, entry, 8);
-      std::memcpy(&contents[order[i].second].high, entry + 8, 8);
+      contents[order[i].second] = DecodeContentHash(entry);
     }
   }
   return contents;
@@ -414,44 +407,6 @@ uint64_t LargeBucketOf(const Options& options) { return options.mode != Mode::kP
 
 uint64_t BucketFingerprint(const Options& options) {
   return SignFingerprint(options) ^ (LargeBucketOf(options) * 0x9e3779b97f4a7c15ULL);
-}
-
-std::string EncodeBucketOutput(const BucketOutput& o) {
-  std::string out;
-  FieldWriter w(&out);
-  w.Raw(kBucketPairsMagic, 8);
-  w.U32(kBucketPairsVersion);
-  w.U64(o.large_bucket);
-  w.U64(o.pairs.size());
-  for (const BucketPair& p : o.pairs) {
-    w.U64(p.a);
-    w.U64(p.b);
-    w.U64(p.band);
-  }
-  WriteIdLists(w, o.large);
-  w.Checksum();
-  return out;
-}
-
-Result<BucketOutput> DecodeBucketOutput(std::string_view bytes) {
-  auto corrupt = [] { return Status::Corrupt("bucket pairs: damaged (checksum, size or fields)"); };
-  if (bytes.size() < 20 || !ChecksumMatches(bytes) || bytes.substr(0, 8) != std::string_view(kBucketPairsMagic, 8)) {
-    return corrupt();
-  }
-  FieldReader r(bytes.substr(8, bytes.size() - 16));
-  if (r.U32() != kBucketPairsVersion) return Status::InvalidArgument("bucket pairs: another format version");
-  BucketOutput o;
-  o.large_bucket = r.U64();
-  const uint64_t n = r.U64();
-  if (n > r.left() / 24) return corrupt();
-  o.pairs.resize(n);
-  for (BucketPair& p : o.pairs) {
-    p.a = r.U64();
-    p.b = r.U64();
-    p.band = r.U64();
-  }
-  if (!ReadIdLists(r, &o.large) || r.left() != 0) return corrupt();
-  return o;
 }
 
 BandRange BandsOfTask(StageTask t, uint64_t bands) {

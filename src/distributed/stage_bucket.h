@@ -3,8 +3,8 @@
 // (`neardup stage bucket`).
 //
 // For each of its bands it merges the sorted runs of BandEntry of every
-// shard (stage_sign.h: a shard holds one run a band each time its sign task
-// spilled its keys), reading them in blocks with pread: its memory is a
+// shard (format/band_file.h: a shard holds one run a band each time its sign
+// task spilled its keys), reading them in blocks with pread: its memory is a
 // block per run (4096 entries, fewer past 256 runs in all), the largest
 // bucket and the pairs it finds, never a whole signature. A bucket is a run of entries with one band hash. Copies share
 // every band, so a bucket holds every copy of each text in it: its
@@ -16,8 +16,8 @@
 // kLargeBucket representatives is written whole instead, for the report's
 // leaders (candidates.h).
 //
-// Output: bucket/J.pairs (BucketOutput, sorted), then bucket/J.done
-// (task_frame.h).
+// Output: bucket/J.pairs (BucketOutput, sorted: format/bucket_pairs.h), then
+// bucket/J.done (task_frame.h).
 //
 // Thread safety: RunBucketTask buckets its bands on options.threads threads
 // (one band a thread at a time); the output does not depend on them.
@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "base/parallel.h"
+#include "distributed/format/bucket_pairs.h"
 #include "distributed/work_folder.h"
 #include "lsh/banding.h"
 #include "neardup/options.h"
@@ -39,35 +40,10 @@
 
 namespace neardup {
 
-struct BucketPair {
-  uint64_t a = 0, b = 0;  // global ids of representatives, a < b
-  uint64_t band = 0;
-  bool operator<(const BucketPair& o) const { return a != o.a ? a < o.a : b != o.b ? b < o.b : band < o.band; }
-  bool operator==(const BucketPair&) const = default;
-};
-
-struct BucketOutput {
-  uint64_t large_bucket = 0;                 // 0 in pairs mode, else kLargeBucket
-  std::vector<BucketPair> pairs;             // sorted, unique
-  std::vector<std::vector<uint64_t>> large;  // large buckets' representatives, ascending
-};
-
 // The large-bucket size a mode needs: kLargeBucket in cluster modes, else 0.
 uint64_t LargeBucketOf(const Options& options);
 // SignFingerprint() and the large-bucket size.
 uint64_t BucketFingerprint(const Options& options);
-
-// The bucket output's magic and format version (stage_verify.cc streams it).
-inline constexpr char kBucketPairsMagic[8] = {'N', 'D', 'U', 'P', 'P', 'A', 'I', 'R'};
-inline constexpr uint32_t kBucketPairsVersion = 1;
-
-// Encoding: magic "NDUPPAIR", u32 version, u64 large_bucket, u64 P, P
-// records (u64 a, u64 b, u64 band), u64 L, L lists (u64 n, n u64 ids),
-// XXH3-64 checksum.
-std::string EncodeBucketOutput(const BucketOutput& out);
-// Corrupt on a damaged checksum, size or field; the values are checked by
-// CheckBucketOutput().
-Result<BucketOutput> DecodeBucketOutput(std::string_view bytes);
 
 // Bands [first, last).
 struct BandRange {

@@ -15,11 +15,13 @@
 #include <optional>
 #include <set>
 
+#include "base/coding.h"
 #include "base/mapped_file.h"
 #include "distributed/byte_shares.h"
+#include "distributed/format/dropped_list.h"
+#include "distributed/format/shard_meta.h"
+#include "distributed/shards.h"
 #include "distributed/stage_bucket.h"
-#include "distributed/stage_bytes.h"
-#include "distributed/stage_sign.h"
 #include "distributed/task_frame.h"
 #include "distributed/work_folder.h"
 #include "neardup/quote.h"
@@ -35,9 +37,6 @@ namespace neardup {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr char kDroppedMagic[8] = {'N', 'D', 'U', 'P', 'D', 'R', 'O', 'P'};
-constexpr uint32_t kDroppedVersion = 2;
 
 std::string Hex(uint64_t v) {
   char hex[17];
@@ -401,61 +400,12 @@ Status CompleteDeferredLists(const WorkFolder& folder, const Options& o, StageTa
 
 uint64_t DroppedFingerprint(const Options& o) {
   std::string bytes;
-  FieldWriter w(&bytes);
-  w.U64(BucketFingerprint(o));
-  for (const double v : {o.threshold, o.exact_margin}) w.Raw(&v, sizeof v);
+  PutFixed64(&bytes, BucketFingerprint(o));
+  for (const double v : {o.threshold, o.exact_margin}) PutDouble(&bytes, v);
   for (const int v : {static_cast<int>(o.verify), static_cast<int>(o.keep), static_cast<int>(o.cluster_by)}) {
-    w.U8(static_cast<uint8_t>(v));
+    PutFixed8(&bytes, static_cast<uint8_t>(v));
   }
-  return HashBytes(bytes.data(), bytes.size(), 0);
-}
-
-std::string EncodeDroppedList(const DroppedList& list) {
-  std::string out;
-  FieldWriter w(&out);
-  w.Raw(kDroppedMagic, 8);
-  w.U32(kDroppedVersion);
-  w.U32(list.task.task);
-  w.U32(list.task.tasks);
-  w.U64(list.fingerprint);
-  w.U64(list.listing);
-  w.U64(list.docs);
-  for (const std::string* text : {&list.clash.first, &list.clash.second, &list.clash.name}) w.Text(*text);
-  w.U8(list.deferred ? 1 : 0);
-  w.U64(list.ids.size());
-  for (const uint64_t id : list.ids) w.U64(id);
-  w.Checksum();
-  return out;
-}
-
-Result<DroppedList> DecodeDroppedList(std::string_view bytes) {
-  auto corrupt = [] { return Status::Corrupt("dropped list: damaged (checksum, size or fields)"); };
-  if (bytes.size() < 20 || !ChecksumMatches(bytes) || bytes.substr(0, 8) != std::string_view(kDroppedMagic, 8)) {
-    return corrupt();
-  }
-  FieldReader r(bytes.substr(8, bytes.size() - 16));
-  if (r.U32() != kDroppedVersion) return Status::Corrupt("dropped list: another format version");
-  DroppedList list;
-  list.task.task = r.U32();
-  list.task.tasks = r.U32();
-  list.fingerprint = r.U64();
-  list.listing = r.U64();
-  list.docs = r.U64();
-  for (std::string* text : {&list.clash.first, &list.clash.second, &list.clash.name}) *text = r.Text();
-  const uint8_t deferred = r.U8();
-  const uint64_t n = r.U64();
-  if (deferred > 1 || (deferred == 1 && n > 0)) return corrupt();
-  list.deferred = deferred == 1;
-  if (!r.ok() || n != r.left() / 8 || r.left() % 8 != 0) return corrupt();
-  if (list.task.tasks == 0 || list.task.task >= list.task.tasks || n > list.docs) return corrupt();
-  list.ids.resize(n);
-  for (uint64_t& id : list.ids) id = r.U64();
-  for (size_t k = 0; k < list.ids.size(); ++k) {
-    if (list.ids[k] >= list.docs || (k > 0 && list.ids[k] <= list.ids[k - 1])) {
-      return Status::Corrupt("dropped list: ids out of range or order");
-    }
-  }
-  return list;
+  return Checksum64(bytes);
 }
 
 Result<FilterOutcome> RunFilterTask(const Options& o, const std::string& work, StageTask t, const RunContext& ctx) {

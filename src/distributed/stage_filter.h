@@ -2,7 +2,7 @@
 // input files to --kept-dir DIR (`neardup stage filter`), after the report.
 //
 // Every stage report leaves, per sign shard, the documents --mode duplicates
-// lists (report/I.dropped, a DroppedList). A filter task reads only its
+// lists (report/I.dropped, a DroppedList: format/dropped_list.h). A filter task reads only its
 // shard's table, meta and list, and drives the pass of scan --kept-dir over
 // its files (WriteKeptDir(), kept_dir.h): the same checks (stat keys, the
 // hash of each dropped line), the same bytes. Together the N tasks write
@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "base/types.h"
+#include "distributed/format/dropped_list.h"
 #include "distributed/work_folder.h"
 #include "neardup/options.h"
 #include "neardup/stages.h"
@@ -59,50 +60,21 @@ namespace neardup {
 // and --cluster-by. A filter task refuses a list made with another.
 uint64_t DroppedFingerprint(const Options& options);
 
-// Two input files that stage filter would write to the same place below
-// --kept-dir (their paths below their PATHs are the same: a/x.txt and
-// b/x.txt given as PATHs a and b), found by the report over every shard
-// (of several, the one whose later file comes first in the run's order).
-// `name` empty: none.
-struct NameClash {
-  std::string first;
-  std::string second;
-  std::string name;  // the place below DIR
-};
 // What a filter task says of a clash, refusing to write anything.
 Status RefuseNameClash(const NameClash& clash);
-
-// report/I.dropped: magic "NDUPDROP", u32 version (2: the clash and
-// `deferred`), u32 shard, u32 shards, u64 DroppedFingerprint, u64 the
-// shard's ListingFingerprint (its meta's), u64 the shard's document count D,
-// the NameClash (three strings, u64 length and bytes each; every list holds
-// the same), u8 deferred, u64 K, K u64 local ids strictly ascending and
-// below D (none when deferred), XXH3-64 checksum.
-//
-// A report in pairs mode builds no clusters, which only the dropped lists
-// would need: it writes them deferred (the clash found, no ids), and the
-// first filter task that reads one deferred builds them all, under a lock
-// (report/.lists.lock), as a report of another mode writes them
-// (WriteDroppedListsNow()): a pairs report followed by no filter task costs
-// no clustering.
-struct DroppedList {
-  StageTask task;
-  uint64_t fingerprint = 0;
-  uint64_t listing = 0;
-  uint64_t docs = 0;
-  NameClash clash;
-  bool deferred = false;
-  std::vector<uint64_t> ids;
-};
-std::string EncodeDroppedList(const DroppedList& list);
-// Corrupt ("dropped list: ...") on any damage; ids checked as stated.
-Result<DroppedList> DecodeDroppedList(std::string_view bytes);
 
 // A shard's document count and its listing.
 struct ShardSpan {
   uint64_t docs = 0;
   uint64_t listing = 0;  // ShardMeta::listing
 };
+// A report in pairs mode builds no clusters, which only the dropped lists
+// (format/dropped_list.h) would need: it writes them deferred (the clash
+// found, no ids), and the first filter task that reads one deferred builds
+// them all, under a lock (report/.lists.lock), as a report of another mode
+// writes them (WriteDroppedListsNow()): a pairs report followed by no filter
+// task costs no clustering.
+//
 // Writes report/I.dropped for every shard of `shards` (atomically), the
 // last shard's first: `dropped` (global ids, GlobalId(), ascending) split
 // by shard, and `clash` in each; or, `deferred`, no ids. IoError on failure.

@@ -16,10 +16,10 @@
 #include "base/parallel.h"
 #include "base/sorted_runs.h"
 #include "distributed/content_keys.h"
+#include "distributed/format/shard_meta.h"
+#include "distributed/shards.h"
 #include "distributed/stage_bucket.h"
-#include "distributed/stage_bytes.h"
 #include "distributed/stage_filter.h"
-#include "distributed/stage_sign.h"
 #include "distributed/stage_verify.h"
 #include "lsh/band_key.h"
 #include "lsh/candidates.h"
@@ -125,41 +125,6 @@ Result<std::vector<Shard>> OpenShards(const WorkFolder& folder, uint32_t shards)
   return out;
 }
 
-// Whether the table at `path`, of `size` bytes (at least kTableHeaderSize
-// + 8), holds its checksum (table_codec.h: XXH3-64 of bytes 88..T-9, then
-// of the header). Read with pread through a buffer of 256 KiB, not through
-// the mapping: a page of page cache is then copied, not mapped into the
-// process and let go again (several times cheaper for the kernel, and the
-// pages count in no one's resident memory). False too when it cannot be
-// read, or is no longer `size` bytes: the mapping's bytes then decide.
-bool ChecksumMatches(const std::string& path, size_t size) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || static_cast<size_t>(st.st_size) != size) return false;
-  (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  auto read_at = [fd](size_t at, char* to, size_t n) { return ReadAt(fd, at, to, n); };
-  std::string buffer(size_t{256} << 10, '\0');
-  const size_t body = size - 8;
-  Hasher64 hasher;
-  hasher.Reset(0);
-  for (size_t done = kTableHeaderSize; done < body;) {
-    const size_t n = std::min(buffer.size(), body - done);
-    if (!read_at(done, buffer.data(), n)) return false;
-    hasher.Update(buffer.data(), n);
-    done += n;
-  }
-  char header[kTableHeaderSize + 8];
-  if (!read_at(0, header, kTableHeaderSize) || !read_at(body, header + kTableHeaderSize, 8)) return false;
-  uint64_t stored = 0;
-  std::memcpy(&stored, header + kTableHeaderSize, 8);
-  return TableChecksum(hasher, std::string_view(header, kTableHeaderSize)) == stored;
-}
-
 // How far SweepTable() is through one table: the first error of its keys,
 // and how much of the mapping it let go.
 struct TableSweep {
@@ -221,7 +186,7 @@ Result<DecodedRecords> SweepTable(const Options& o, uint32_t s, Sweep* sw, FileE
   bool sum_ok = false;
   Result<DecodedRecords> part = Status::Corrupt("not read");
   if (file.size() >= kTableHeaderSize + 8) {
-    BackgroundTask hashing([&] { sum_ok = ChecksumMatches(sw->shards[s].path, file.size()); });
+    BackgroundTask hashing([&] { sum_ok = TableFileChecksumMatches(sw->shards[s].path, file.size()); });
     part = DecodeRecordsWith(file.bytes(), walk);
     hashing.Join();
   }

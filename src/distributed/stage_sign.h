@@ -13,15 +13,17 @@
 //  - sign/I.table: its SignatureTable (table_codec.h), local ids;
 //  - sign/I.meta: its problems and counts, the walk's tally, the
 //    fingerprint of the whole listing it walked, and what it saw of each
-//    file of its share (ShardMeta);
+//    file of its share (ShardMeta, format/shard_meta.h);
 //  - sign/I.bands: for each band, one entry (band hash, local id) per signed
 //    document, in sorted runs (as the keys spilled), so that a bucket task
-//    reads only its bands; then each document's content hash, once;
+//    reads only its bands; then each document's content hash, once
+//    (format/band_file.h);
 //  - sign/I.done, last (task_frame.h).
 // The table and the band keys are streamed as the documents are signed
 // (shard_writer.h): a task's memory does not grow with its share.
-// A document's global id is (shard << 40) | local index (kShardShift): ids
-// of distinct shards never collide, and their order is the scan's.
+// A document's global id is (shard << 40) | local index (kShardShift,
+// format/shard_meta.h): ids of distinct shards never collide, and their
+// order is the scan's.
 //
 // A task walks before anything else, and refuses to sign (or to count
 // itself done) when a finished shard, its own included, walked another
@@ -50,6 +52,9 @@
 #include <string_view>
 #include <vector>
 
+#include "distributed/format/band_file.h"
+#include "distributed/format/shard_meta.h"
+#include "distributed/shards.h"
 #include "distributed/work_folder.h"
 #include "lsh/banding.h"
 #include "neardup/options.h"
@@ -60,204 +65,4 @@
 #include "sign/table_codec.h"
 #include "walk/walk.h"
 
-namespace neardup {
-
-inline constexpr int kShardShift = 40;  // local index < 2^40, shard < 2^24
-inline uint64_t GlobalId(uint32_t shard, uint64_t local) { return (uint64_t{shard} << kShardShift) | local; }
-inline uint32_t ShardOf(uint64_t global) { return static_cast<uint32_t>(global >> kShardShift); }
-inline uint64_t LocalOf(uint64_t global) { return global & ((uint64_t{1} << kShardShift) - 1); }
-
-// A RecordWalk::keep for shard `shard` that keeps the documents listed in
-// `ids` (global ids, ascending) from ids[*next] on, and moves *next past each
-// one kept. `ids` and `next` must outlive the walk.
-inline std::function<bool(uint64_t, const DocRecord&)> KeepListed(uint32_t shard, const std::vector<uint64_t>& ids,
-                                                                  size_t* next) {
-  return [shard, &ids, next](uint64_t k, const DocRecord&) {
-    if (*next == ids.size() || ids[*next] != GlobalId(shard, k)) return false;
-    ++*next;
-    return true;
-  };
-}
-
-// One value for what every shard of a work folder must share: the
-// SignatureParams, the banding, and every option that decides what a
-// document is (--input, --min-words, --max-filesize; with JSONL --text-key,
-// --id-key and --max-line). Sign tasks run with other such options are
-// refused by every later stage, as a mixed tree is.
-uint64_t SignFingerprint(const Options& options);
-
-// A fingerprint of a walk's whole listing: XXH3-64 over every walked file,
-// in walk order, of its path, size and flags. Every sign task of a run walks
-// the same tree, so their shares fit together only when their listings
-// agree: a file renamed, added, removed or resized between two tasks changes
-// it. A stat that is not content (device, inode, mtime, ctime) is not in it:
-// what a task saw of its own files is (ShardMeta::seen).
-uint64_t ListingFingerprint(const std::vector<InputFile>& files);
-
-// What a sign task saw of one file of its share (its path is the table's:
-// a meta read by the report stays small).
-struct FileSeen {
-  uint64_t size = 0;
-  uint64_t dev = 0;
-  uint64_t ino = 0;
-  int64_t mtime_ns = 0;
-  // XXH3-64 (seed 0) of the bytes of the file's part as signed
-  // (byte_shares.h); 0: unknown (not read to the part's end, as a binary
-  // file).
-  uint64_t raw_hash = 0;
-};
-
-// What a sign task found besides its table.
-struct ShardMeta {
-  StageTask task;
-  uint64_t first_file = 0;  // index of its first file among all walked files
-  // Where its share starts in its first file and ends in its last
-  // (byte_shares.h): first_begin > 0 when the first file continues the
-  // range of an earlier shard, last_end below the last file's size when a
-  // later shard continues it. 0 and 0 for a shard without files.
-  uint64_t first_begin = 0;
-  uint64_t last_end = 0;
-  uint64_t listing = 0;  // ListingFingerprint() of the task's whole walk
-  SignCounts counts;
-  std::vector<InputProblem> problems;  // `file` is local to the shard
-  WalkCounts walk;                     // the walk's (the same in every shard)
-  std::vector<Status> walk_errors;
-  // Per file of the shard, the input it came from (InputFile::root), which
-  // the table does not store: --keep first follows input order.
-  std::vector<uint32_t> roots;
-  // What stage filter needs besides the table, without the PATHs: per file,
-  // its path below --kept-dir (KeptPathOf()); per document, the hash of its
-  // JSONL line (DocRecord::line_hash, 0 for text); the inputs --kept-dir is
-  // checked against (every PATH and --against path, and the listed paths
-  // the shard's files came from).
-  std::vector<std::string> kept_paths;
-  std::vector<uint32_t> line_hashes;
-  std::vector<std::string> inputs;
-  // Per file of the shard, what the task saw of it (CheckShareUnchanged).
-  std::vector<FileSeen> seen;
-};
-// Encoding: magic "NDUPMETA", u32 version (3: with what stage filter needs;
-// 4: first_begin and last_end; 5: the listing of paths and sizes, and
-// `seen`), fields, XXH3-64 checksum. Another version is refused
-// ("another format version": run again in an empty work folder).
-std::string EncodeShardMeta(const ShardMeta& meta);
-// Corrupt on any damage.
-Result<ShardMeta> DecodeShardMeta(std::string_view bytes);
-
-// sign/I.bands: a header of kBandsHeaderSize bytes (magic "NDUPBAND",
-// u32 version, u32 bands, u32 rows, u32 R the runs (at least 1), u64
-// SignFingerprint, u64 K the entries per band, u64 D the shard's
-// documents), then R runs, each of them
-// `bands` sorted runs of entries of kBandEntrySize bytes (u64 band hash, the
-// local id in 4 bytes: the shard is the file's), band after band: run r's
-// band b holds n[r][b] entries, sorted by (hash, id) with no repeat, every
-// id below D, and the n[r][b] of a band add up to K (each signed document
-// once in each band); then the copies section: per document of the shard,
-// in id order, its 16-byte content hash (low, high), which the bucket task
-// reads by id only for the members of buckets of two or more; then the
-// trailer: the n[r][b] (u64, run after run, band after band), XXH3-64 of
-// each run's band in the same order, XXH3-64 of the copies section, and
-// XXH3-64 of the header and those (BandsIndexChecksum()). A bucket task
-// reads only its bands, merging their runs of every shard, checks each run
-// as it reads it, and checks the copies section whole before it reads a
-// content hash from it.
-//
-// A sign task writes each run once, as its keys spill (shard_writer.h):
-// the runs are the sorted buffers of a bounded memory, and the bucket task,
-// which merges shards anyway, merges them too. The header is written last.
-// The work folder is 16 + 12*bands bytes a document for the keys, and
-// 16*bands bytes a run.
-inline constexpr size_t kBandsHeaderSize = 48;
-inline constexpr size_t kBandEntrySize = 12;
-inline constexpr size_t kBandIdBytes = 4;  // local ids are below 2^32 (kMaxShardDocs)
-// The most documents a shard (one sign task's share) may hold.
-inline constexpr uint64_t kMaxShardDocs = UINT32_MAX;
-inline constexpr size_t kCopyEntrySize = 16;  // a content hash
-// 2: the trailer of checksums; 3: the copies section, 5-byte ids; 4: runs;
-// 5: 4-byte ids
-inline constexpr uint32_t kBandsVersion = 5;
-// The size of a band file of `bands` bands of `per_band` entries in `runs`
-// runs over a shard of `docs` documents; nothing when it would not fit 64
-// bits.
-std::optional<uint64_t> BandsFileSize(uint64_t bands, uint64_t per_band, uint64_t docs, uint64_t runs);
-// The trailer's last field: XXH3-64 of the header and the trailer's other
-// fields (the runs' checksums, then the copies section's).
-uint64_t BandsIndexChecksum(std::string_view header, std::string_view checksums);
-// A band key while sorting and merging (in a bucket task, `id` is global).
-struct BandEntry {
-  uint64_t hash = 0;  // XXH3-64 of the band's rows, seeded by the band (as LshIndex)
-  uint64_t id = 0;
-  bool operator<(const BandEntry& o) const { return hash != o.hash ? hash < o.hash : id < o.id; }
-};
-
-// The document count of shard `shard`, from its table's header: Corrupt
-// (naming the file) for a damaged header or one of another size than the
-// file's, IoError when it cannot be read.
-Result<uint64_t> ShardDocCount(const WorkFolder& folder, uint32_t shard);
-
-// What the checks of a shard's meta read of its files: their count, the
-// first and the last (a reader that does not hold every file's record keeps
-// these).
-struct FileEnds {
-  uint64_t count = 0;
-  InputFile first = {};  // when count > 0
-  InputFile last = {};   // when count > 0
-};
-FileEnds EndsOf(const std::vector<InputFile>& files);
-
-// Checks what a shard's meta says against the shard it came from (`shard`
-// of `shards`, holding `files` files and `docs` documents): its task, the
-// problems' files and kinds, one root and kept path a file, one line hash a
-// document; its first_begin and last_end within its files' sizes. Corrupt
-// naming what is wrong; else Ok.
-Status CheckShardMeta(const ShardMeta& meta, uint32_t shard, uint32_t shards, const FileEnds& files, uint64_t docs);
-// Whether the shard's first file continues an earlier shard's range of it,
-// and whether a later shard continues its last file (REQUIRES: checked by
-// CheckShardMeta against `files`).
-inline bool ContinuesFirst(const ShardMeta& m, const FileEnds& files) { return files.count > 0 && m.first_begin > 0; }
-inline bool ContinuedLast(const ShardMeta& m, const FileEnds& files) {
-  return files.count > 0 && m.last_end < files.last.size;
-}
-
-// The records of a shard's table `bytes` that a reader of a few documents
-// needs: the documents `walk.keep` picks (DecodeRecordsWith(), `walk` as
-// given but for keep_file) and only the files of those documents and of
-// `files` (indices in the shard, any order): not one record per file of the
-// shard. DecodedRecords::files holds them in the shard's order, their
-// indices there ascending in *file_ids; the documents' `file` still index
-// the shard's files. A shard of more than kFewFiles files is walked a second
-// time for them (without the checksum: `bytes` must not change between).
-// Errors: DecodeRecordsWith()'s.
-inline constexpr uint64_t kFewFiles = 4096;
-Result<DecodedRecords> ReadShardRecords(std::string_view bytes, RecordWalk walk, std::vector<uint64_t> files,
-                                        std::vector<uint64_t>* file_ids);
-
-// The shard tables of `folder` (sign/0.table, 1.table, ... up to the first
-// absent one) against `options`: InvalidArgument naming each difference of
-// their SignatureParams ("--ngram: 5 here, 7 in shard 0"), Corrupt for a
-// damaged header; else Ok.
-Status CheckShardParams(const WorkFolder& folder, const Options& options);
-
-// The listings of the finished shards of `folder` (those of tasks below
-// `tasks` whose marker is there) against `expected`, or against each other
-// when `expected` is empty. InvalidArgument naming the shard, "the inputs
-// changed between sign tasks; run again in an empty work folder", when one
-// differs; Corrupt or IoError for a meta that cannot be read; else Ok.
-// With `walked` (a sign task's walk, whose ListingFingerprint is
-// `expected`), the message names the file that differs when a finished
-// shard's own files (read from its table) show it ("PATH: gone since sign
-// task I walked it", "PATH: its size changed since ...").
-Status CheckShardListings(const WorkFolder& folder, uint32_t tasks, std::optional<uint64_t> expected,
-                          const std::vector<InputFile>* walked = nullptr);
-
-// Whether the files of finished shard `meta` (whose listing is that of
-// `walked`: its files are walked[first_file...]) are still as its task read
-// them: a file's size, device, inode and mtime as seen, or else its part's
-// bytes (read through `fs`) hashing as seen. A ctime is never compared. InvalidArgument naming the first file
-// that differs ("PATH changed since sign task I read it: the inputs changed
-// between sign tasks; run again in an empty work folder"); else Ok.
-// REQUIRES: meta.listing == ListingFingerprint(walked).
-Status CheckShareUnchanged(const WorkFolder& folder, const ShardMeta& meta, const std::vector<InputFile>& walked,
-                           FileSystem& fs);
-
-}  // namespace neardup
+namespace neardup {}  // namespace neardup

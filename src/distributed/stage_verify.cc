@@ -13,12 +13,15 @@
 #include <limits>
 #include <optional>
 
+#include "base/coding.h"
 #include "base/hash.h"
 #include "base/mapped_file.h"
 #include "distributed/content_keys.h"
+#include "distributed/format/bucket_pairs.h"
+#include "distributed/format/shard_meta.h"
+#include "distributed/format/verify_output.h"
+#include "distributed/shards.h"
 #include "distributed/stage_bucket.h"
-#include "distributed/stage_bytes.h"
-#include "distributed/stage_sign.h"
 #include "distributed/task_frame.h"
 #include "distributed/work_folder.h"
 #include "lsh/band_key.h"
@@ -33,10 +36,6 @@ namespace neardup {
 
 namespace {
 
-constexpr char kVerifyMagic[8] = {'N', 'D', 'U', 'P', 'V', 'R', 'F', 'Y'};
-// 2: the pairs' exact Jaccard, the documents left out and the sets of a
-// task that read the documents again (--exact, -t 1).
-constexpr uint32_t kVerifyVersion = 2;
 // The bytes of a bucket output read at once.
 constexpr size_t kStreamBuffer = size_t{1} << 20;
 
@@ -47,145 +46,41 @@ struct Share {
   std::vector<std::vector<uint64_t>> large;
 };
 
-// A stage file read front to back through a buffer of kStreamBuffer bytes,
-// its bytes hashed as they pass: its fields (those before its last 8
-// bytes), then whether those 8 bytes are the checksum of the rest, as
-// ChecksumMatches() checks a whole file. Memory: the buffer.
-class FileStream {
- public:
-  explicit FileStream(std::string path) : path_(std::move(path)) {}
-  FileStream(const FileStream&) = delete;
-  FileStream& operator=(const FileStream&) = delete;
-  ~FileStream() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  // IoError naming the file when it cannot be opened.
-  Status Open() {
-    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) return Status::IoError(ShellQuoted(path_) + ": cannot open: " + std::strerror(errno));
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0) return Status::IoError(ShellQuoted(path_) + ": cannot stat: " + std::strerror(errno));
-    size_ = static_cast<uint64_t>(st.st_size);
-    body_ = size_ < 8 ? 0 : size_ - 8;
-    hash_.Reset(0);
-    return Status::Ok();
-  }
-  uint64_t size() const { return size_; }
-  // Bytes before the checksum not yet taken.
-  uint64_t left() const { return body_ - taken_; }
-  bool ok() const { return ok_; }
-  uint32_t U32() {
-    uint32_t v = 0;
-    Raw(&v, 4);
-    return v;
-  }
-  uint64_t U64() {
-    uint64_t v = 0;
-    Raw(&v, 8);
-    return v;
-  }
-  // Takes the next n bytes into `to`; past the checksum or on a read error,
-  // zeros, and ok() is false from then on.
-  void Raw(void* to, size_t n) {
-    char* p = static_cast<char*>(to);
-    if (!ok_ || n > left()) ok_ = false;
-    while (ok_ && n > 0) {
-      if (pos_ == buffer_.size() && !Refill()) break;
-      const size_t k = std::min(n, buffer_.size() - pos_);
-      std::memcpy(p, buffer_.data() + pos_, k);
-      pos_ += k;
-      taken_ += k;
-      p += k;
-      n -= k;
-    }
-    if (!ok_) std::memset(p, 0, n);
-  }
-  // Reads the rest of the body through; whether the file's last 8 bytes
-  // are XXH3-64 of the others.
-  bool ChecksumMatches() {
-    if (size_ < 8) return false;
-    ok_ = true;
-    while (read_ < body_) {
-      if (!Refill()) return false;
-    }
-    uint64_t stored = 0;
-    return Read(body_, &stored, 8) && stored == hash_.Digest();
-  }
-
- private:
-  bool Read(uint64_t at, void* to, size_t n) { return ReadAt(fd_, at, to, n); }
-  // The next piece of the body into the buffer, hashed.
-  bool Refill() {
-    buffer_.resize(static_cast<size_t>(std::min<uint64_t>(kStreamBuffer, body_ - read_)));
-    pos_ = 0;
-    if (buffer_.empty() || !Read(read_, buffer_.data(), buffer_.size())) return ok_ = false;
-    hash_.Update(buffer_.data(), buffer_.size());
-    read_ += buffer_.size();
-    return true;
-  }
-
-  std::string path_;
-  int fd_ = -1;
-  uint64_t size_ = 0, body_ = 0;
-  uint64_t read_ = 0;   // body bytes read (and hashed)
-  uint64_t taken_ = 0;  // body bytes taken as fields
-  std::string buffer_;
-  size_t pos_ = 0;
-  Hasher64 hash_;
-  bool ok_ = true;
-};
-
-// The pairs of one bucket output (EncodeBucketOutput()'s layout) streamed
-// into `share`, each checked as CheckBucketOutput() checks them. The first
+// The pairs of one bucket output (format/bucket_pairs.h) streamed into
+// `share`, each checked as CheckBucketOutput() checks them. The first
 // error is returned once the file is read through: its checksum's (as
 // DecodeBucketOutput() says it) before any other.
-Status StreamBucketOutput(FileStream& in, const PairsLimits& limits, StageTask t, Share* share) {
-  auto damaged = [] { return Status::Corrupt("bucket pairs: damaged (checksum, size or fields)"); };
-  Status first;  // the first error of the fields, if any
-  auto fail = [&first](Status s) {
-    if (first.ok()) first = std::move(s);
-  };
-  char magic[8] = {};
-  in.Raw(magic, 8);
-  if (in.size() < 20 || std::memcmp(magic, kBucketPairsMagic, 8) != 0) fail(damaged());
-  if (first.ok() && in.U32() != kBucketPairsVersion) fail(Status::Corrupt("bucket pairs: another format version"));
-  if (first.ok() && in.U64() != limits.large_bucket) fail(Status::InvalidArgument("made for another --mode"));
-  const uint64_t n = first.ok() ? in.U64() : 0;
-  if (n > in.left() / 24) fail(damaged());
+Status StreamBucketOutput(FileSource& in, const PairsLimits& limits, StageTask t, Share* share) {
   BucketPair last{};
-  for (uint64_t k = 0; k < n && first.ok(); ++k) {
-    BucketPair p;
-    p.a = in.U64();
-    p.b = in.U64();
-    p.band = in.U64();
-    if (k > 0 && !(last < p))
-      fail(Status::Corrupt("its pairs are out of order"));
-    else if (p.a >= p.b)
-      fail(Status::Corrupt("a pair out of order"));
-    else if (!IdInRange(p.a, limits.shard_docs) || !IdInRange(p.b, limits.shard_docs)) {
-      fail(Status::Corrupt("a document id out of range"));
-    } else if (p.band < limits.bands.first || p.band >= limits.bands.last) {
-      fail(Status::Corrupt("a band out of range"));
-    }
-    last = p;
-    if (VerifyTaskOf(p.a, t.tasks) == t.task) share->pairs.push_back(p);
-  }
-  const uint64_t lists = first.ok() ? in.U64() : 0;
-  if (lists > in.left() / 8) fail(damaged());
-  for (uint64_t k = 0; k < lists && first.ok(); ++k) {
-    const uint64_t size = in.U64();
-    if (size > in.left() / 8) {
-      fail(damaged());
-      break;
-    }
-    std::vector<std::vector<uint64_t>> one(1, std::vector<uint64_t>(size));
-    for (uint64_t& id : one[0]) id = in.U64();
-    if (Status s = CheckLargeBuckets(one, limits.shard_docs, limits.large_bucket); !s.ok()) fail(std::move(s));
-    if (!one[0].empty() && VerifyTaskOf(one[0].front(), t.tasks) == t.task) share->large.push_back(std::move(one[0]));
-  }
-  if (first.ok() && (!in.ok() || in.left() != 0)) fail(damaged());
-  if (!in.ChecksumMatches()) return damaged();
-  return first;
+  BucketPairsVisitor visit{.header = [&](uint64_t large_bucket) -> Status {
+                             if (large_bucket != limits.large_bucket)
+                               return Status::InvalidArgument("made for another --mode");
+                             return Status::Ok();
+                           },
+                           .pair = [&](uint64_t k, const BucketPair& p) -> Status {
+                             Status s;
+                             if (k > 0 && !(last < p))
+                               s = Status::Corrupt("its pairs are out of order");
+                             else if (p.a >= p.b)
+                               s = Status::Corrupt("a pair out of order");
+                             else if (!IdInRange(p.a, limits.shard_docs) || !IdInRange(p.b, limits.shard_docs)) {
+                               s = Status::Corrupt("a document id out of range");
+                             } else if (p.band < limits.bands.first || p.band >= limits.bands.last) {
+                               s = Status::Corrupt("a band out of range");
+                             }
+                             last = p;
+                             if (VerifyTaskOf(p.a, t.tasks) == t.task) share->pairs.push_back(p);
+                             return s;
+                           },
+                           .list = [&](std::vector<uint64_t> list) -> Status {
+                             std::vector<std::vector<uint64_t>> one(1, std::move(list));
+                             Status s = CheckLargeBuckets(one, limits.shard_docs, limits.large_bucket);
+                             if (!one[0].empty() && VerifyTaskOf(one[0].front(), t.tasks) == t.task) {
+                               share->large.push_back(std::move(one[0]));
+                             }
+                             return s;
+                           }};
+  return StreamBucketPairs(in, visit);
 }
 
 Result<Share> ReadShare(const WorkFolder& folder, const Options& o, uint32_t buckets, uint64_t bands,
@@ -193,7 +88,7 @@ Result<Share> ReadShare(const WorkFolder& folder, const Options& o, uint32_t buc
   Share share;
   PairsLimits limits{.shard_docs = shard_docs, .bands = {}, .large_bucket = LargeBucketOf(o)};
   for (uint32_t j = 0; j < buckets; ++j) {
-    FileStream in(folder.File(StageKind::kBucket, j, "pairs"));
+    FileSource in(folder.File(StageKind::kBucket, j, "pairs"), kStreamBuffer);
     if (Status s = in.Open(); !s.ok()) return s;
     limits.bands = BandsOfTask({.task = j, .tasks = buckets}, bands);
     if (Status s = StreamBucketOutput(in, limits, t, &share); !s.ok()) {
@@ -480,14 +375,9 @@ Status CheckVerifyKinds(const std::string& dir, bool reread) {
   std::sort(names.begin(), names.end());
   for (const std::string& name : names) {
     const std::string path = dir + "/" + name;
-    FileStream in(path);
-    if (!in.Open().ok() || in.size() < 21) continue;  // named by the checks that follow
-    char magic[8] = {};
-    in.Raw(magic, 8);
-    if (std::memcmp(magic, kVerifyMagic, 8) != 0 || in.U32() != kVerifyVersion) continue;
-    uint8_t kind = 0;
-    in.Raw(&kind, 1);
-    if ((kind == 1) == reread) continue;
+    // A file that cannot be read is named by the checks that follow.
+    const std::optional<bool> kind = PeekVerifyReread(path);
+    if (!kind || *kind == reread) continue;
     return Status::InvalidArgument(
         ShellQuoted(path) +
         (reread ? ": verified from the signatures, but this report reads nothing again (--exact, -t 1): "
@@ -496,111 +386,6 @@ Status CheckVerifyKinds(const std::string& dir, bool reread) {
                   "the verify tasks again with the report's options"));
   }
   return Status::Ok();
-}
-
-std::string EncodeVerifyOutput(const VerifyOutput& o) {
-  std::string out;
-  FieldWriter w(&out);
-  w.Raw(kVerifyMagic, 8);
-  w.U32(kVerifyVersion);
-  w.U8(o.reread ? 1 : 0);
-  w.U64(o.large_bucket);
-  w.U64(o.visited);
-  w.U64(o.pairs.size());
-  for (const VerifiedPair& p : o.pairs) {
-    w.U64(p.a);
-    w.U64(p.b);
-    w.Raw(&p.estimate, 8);
-    w.Raw(&p.jaccard, 8);
-  }
-  WriteIdLists(w, o.large);
-  w.U64(o.left_out.size());
-  for (const LeftOutDoc& d : o.left_out) {
-    w.U64(d.id);
-    w.U8(static_cast<uint8_t>(d.why.code()));
-    w.Text(d.why.message());
-  }
-  w.U64(o.sets.size());
-  for (const auto& [id, set] : o.sets) {
-    w.U64(id);
-    w.U64(set.size());
-    for (uint64_t h : set) w.U64(h);
-  }
-  w.Checksum();
-  return out;
-}
-
-namespace {
-
-// A left-out document's status back from its code; nullopt for a code a
-// left-out document cannot have.
-std::optional<Status> StatusOf(uint8_t code, std::string message) {
-  switch (static_cast<Status::Code>(code)) {
-    case Status::Code::kIoError:
-      return Status::IoError(std::move(message));
-    case Status::Code::kChanged:
-      return Status::Changed(std::move(message));
-    case Status::Code::kNotFound:
-      return Status::NotFound(std::move(message));
-    case Status::Code::kCorrupt:
-      return Status::Corrupt(std::move(message));
-    case Status::Code::kInvalidArgument:
-      return Status::InvalidArgument(std::move(message));
-    default:
-      return std::nullopt;
-  }
-}
-
-// The read-again sections of `o` (left out, sets) from `r`; false when damaged.
-bool ReadVerdicts(FieldReader& r, VerifyOutput* o) {
-  const uint64_t n = r.U64();
-  if (n > r.left() / 17) return false;
-  for (uint64_t k = 0; k < n && r.ok(); ++k) {
-    const uint64_t id = r.U64();
-    const uint8_t code = r.U8();
-    std::optional<Status> why = StatusOf(code, r.Text());
-    if (!why || why->ok()) return false;
-    o->left_out.push_back({.id = id, .why = std::move(*why)});
-  }
-  const uint64_t sets = r.U64();
-  if (sets > r.left() / 16) return false;
-  for (uint64_t k = 0; k < sets && r.ok(); ++k) {
-    const uint64_t id = r.U64();
-    const uint64_t size = r.U64();
-    if (size > r.left() / 8) return false;
-    std::vector<uint64_t> set(size);
-    for (uint64_t& h : set) h = r.U64();
-    o->sets.emplace_back(id, std::move(set));
-  }
-  return r.ok();
-}
-
-}  // namespace
-
-Result<VerifyOutput> DecodeVerifyOutput(std::string_view bytes) {
-  auto corrupt = [] { return Status::Corrupt("verified pairs: damaged (checksum, size or fields)"); };
-  if (bytes.size() < 20 || !ChecksumMatches(bytes) || bytes.substr(0, 8) != std::string_view(kVerifyMagic, 8)) {
-    return corrupt();
-  }
-  FieldReader r(bytes.substr(8, bytes.size() - 16));
-  if (r.U32() != kVerifyVersion) return Status::InvalidArgument("verified pairs: another format version");
-  VerifyOutput o;
-  const uint8_t reread = r.U8();
-  if (reread > 1) return corrupt();
-  o.reread = reread == 1;
-  o.large_bucket = r.U64();
-  o.visited = r.U64();
-  const uint64_t n = r.U64();
-  if (n > r.left() / 32) return corrupt();
-  o.pairs.resize(n);
-  for (VerifiedPair& p : o.pairs) {
-    p.a = r.U64();
-    p.b = r.U64();
-    r.Raw(&p.estimate, 8);
-    r.Raw(&p.jaccard, 8);
-  }
-  if (!ReadIdLists(r, &o.large) || !ReadVerdicts(r, &o) || r.left() != 0) return corrupt();
-  return o;
 }
 
 namespace {

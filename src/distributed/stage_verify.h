@@ -39,7 +39,8 @@
 // share (their records, rows and sets), never the
 // corpus's.
 
-// Output: verify/K.pairs (VerifyOutput), then verify/K.done (task_frame.h).
+// Output: verify/K.pairs (VerifyOutput, format/verify_output.h), then
+// verify/K.done (task_frame.h).
 //
 // Thread safety: RunVerifyTask is single-threaded.
 //
@@ -51,38 +52,13 @@
 #include <string_view>
 #include <vector>
 
+#include "distributed/format/verify_output.h"
 #include "neardup/options.h"
 #include "neardup/stages.h"
 #include "neardup/status.h"
 #include "verify/verify_candidates.h"
 
 namespace neardup {
-
-struct VerifiedPair {
-  uint64_t a = 0, b = 0;  // global ids of representatives, a < b
-  double estimate = 0;    // signature agreement (DistinctScore), >= the candidate floor
-  double jaccard = -1;    // read again: the exact Jaccard (DistinctScore); else -1
-};
-
-// A document a task read again that is not what was signed, with why.
-struct LeftOutDoc {
-  uint64_t id = 0;  // global id
-  Status why;       // scan's ("PATH: changed during the run")
-};
-
-struct VerifyOutput {
-  // Whether the documents were read again (Verification::rereads()): the
-  // pairs are then those --exact accepted, and no large bucket is left.
-  bool reread = false;
-  uint64_t large_bucket = 0;                 // LargeBucketOf() the mode
-  uint64_t visited = 0;                      // candidates of the share, each in its first shared band
-  std::vector<VerifiedPair> pairs;           // ascending by (a, b), unique
-  std::vector<std::vector<uint64_t>> large;  // large buckets of the share, each ascending
-  std::vector<LeftOutDoc> left_out;          // read again: ascending by id
-  // Read again: the shingle set of each representative of an accepted
-  // pair (the report clusters in every mode, for the dropped lists), ascending by id.
-  std::vector<std::pair<uint64_t, std::vector<uint64_t>>> sets;
-};
 
 // The verify task of V that takes a pair or large bucket whose first
 // document is `first` (a global id): Mix64(first) modulo V.
@@ -97,16 +73,6 @@ uint64_t VerifyFingerprint(const Options& options);
 // verdicts of the two kinds are never mixed. Files that cannot be read or
 // are of another format are left to the checks that follow.
 Status CheckVerifyKinds(const std::string& dir, bool reread);
-
-// Encoding: magic "NDUPVRFY", u32 version (2), u8 reread, u64 large_bucket,
-// u64 visited, u64 P, P records (u64 a, u64 b, f64 estimate, f64 jaccard),
-// u64 L, L lists (u64 n, n u64 ids), u64 O, O left out (u64 id, u8 status
-// code, u64 n, n bytes of message), u64 S, S sets (u64 id, u64 n, n u64
-// hashes), XXH3-64 checksum.
-std::string EncodeVerifyOutput(const VerifyOutput& out);
-// Corrupt on a damaged checksum, size or field; the values are checked by
-// CheckVerifyOutput().
-Result<VerifyOutput> DecodeVerifyOutput(std::string_view bytes);
 
 // Checks every value of `out`, task `t`'s output: pairs ascending and
 // unique, a < b, every id of a shard (`shard_docs`: per shard, its count)

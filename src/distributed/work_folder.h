@@ -2,18 +2,22 @@
 // layout, and the writes that make every task safe to run again.
 //
 // Layout under WORK (see the README's "Running on a cluster"):
+// (each file's bytes are documented where it is encoded: sign/table_codec.h
+// and format/, all over base/coding.h)
 //   sign/I.table   shard I's SignatureTable (table_codec.h)
 //   sign/I.meta    shard I's problems, counts and the walk's tally
+//                  (format/shard_meta.h)
 //   sign/I.bands   shard I's band keys, per band sorted, and its documents'
-//                  content hashes (stage_sign.h)
+//                  content hashes (format/band_file.h)
 //   sign/I.done    completion marker: "neardup sign I N FINGERPRINT CHECK\n"
 //   bucket/J.pairs bucket task J's candidate pairs and large buckets
+//                  (format/bucket_pairs.h)
 //   bucket/J.done  completion marker: "neardup bucket J M FINGERPRINT CHECK\n"
 //   verify/K.pairs verify task K's verified pairs and large buckets
-//                  (stage_verify.h)
+//                  (format/verify_output.h)
 //   verify/K.done  completion marker: "neardup verify K V FINGERPRINT CHECK\n"
 //   report/I.dropped  per sign shard I, what --mode duplicates lists
-//                  (stage_filter.h), written by every stage report
+//                  (format/dropped_list.h), written by every stage report
 //   filter/DEV-INO.dir  a --kept-dir the filter tasks began (stage_filter.h)
 //
 // Every file carries a checksum (XXH3-64; a marker's CHECK is that of the
@@ -48,7 +52,7 @@ const char* ToString(StageKind kind);  // "sign", "bucket", "verify", "report", 
 
 // The most task numbers a message lists ("1, 4, 7, ... and 9 more").
 inline constexpr uint64_t kListedTasks = 10;
-// The most tasks of a stage (--tasks), as the global ids allow (stage_sign.h).
+// The most tasks of a stage (--tasks), as the global ids allow (format/shard_meta.h).
 inline constexpr uint64_t kMaxTasks = uint64_t{1} << 24;
 
 // What a completion marker says.

@@ -1,5 +1,9 @@
 #include "sign/table_codec.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <bit>
 #include <cassert>
@@ -11,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/coding.h"
 #include "base/hash.h"
 
 namespace neardup {
@@ -48,23 +53,26 @@ std::string Hex(uint64_t v) {
 
 std::string Num(uint64_t v) { return std::to_string(v); }
 
+// A fixed-width field of type T at `p` (coding.h), signed types as their
+// two's complement bits.
 template <typename T>
 T Load(const char* p) {
-  using U = std::make_unsigned_t<T>;
-  U v = 0;
-  for (size_t i = 0; i < sizeof(T); ++i) {
-    v |= static_cast<U>(static_cast<U>(static_cast<unsigned char>(p[i])) << (8 * i));
-  }
-  return static_cast<T>(v);
+  return static_cast<T>(DecodeFixed<std::make_unsigned_t<T>>(p));
 }
 
 template <typename T>
 void Put(std::string* out, T value) {
   using U = std::make_unsigned_t<T>;
   const U v = static_cast<U>(value);
-  char buf[sizeof(T)];
-  for (size_t i = 0; i < sizeof(T); ++i) buf[i] = static_cast<char>((v >> (8 * i)) & 0xFF);
-  out->append(buf, sizeof(T));
+  if constexpr (sizeof(T) == 1) {
+    PutFixed8(out, v);
+  } else if constexpr (sizeof(T) == 2) {
+    PutFixed16(out, v);
+  } else if constexpr (sizeof(T) == 4) {
+    PutFixed32(out, v);
+  } else {
+    PutFixed64(out, v);
+  }
 }
 
 uint64_t RoundUp8(uint64_t n) { return (n + 7) & ~uint64_t{7}; }
@@ -623,6 +631,35 @@ Result<DecodedRecords> DecodeRecordsWith(std::string_view bytes, const RecordWal
   DecodedRecords out{.params = h.params, .files = {}, .docs = {}, .signatures = *signatures, .kept = {}};
   if (Status s = ReadSections(bytes, h, walk, &out.files, &out.docs, &out.kept); !s.ok()) return s;
   return out;
+}
+
+bool TableFileChecksumMatches(const std::string& path, size_t size) {
+  if (size < kTableHeaderSize + kChecksumSize) return false;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || static_cast<size_t>(st.st_size) != size) return false;
+  (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  std::string buffer(size_t{256} << 10, '\0');
+  const size_t body = size - kChecksumSize;
+  Hasher64 hasher;
+  hasher.Reset(0);
+  for (size_t done = kTableHeaderSize; done < body;) {
+    const size_t n = std::min(buffer.size(), body - done);
+    if (!ReadAt(fd, done, buffer.data(), n)) return false;
+    hasher.Update(buffer.data(), n);
+    done += n;
+  }
+  char header[kTableHeaderSize + kChecksumSize];
+  if (!ReadAt(fd, 0, header, kTableHeaderSize) || !ReadAt(fd, body, header + kTableHeaderSize, kChecksumSize)) {
+    return false;
+  }
+  const uint64_t stored = DecodeFixed64(header + kTableHeaderSize);
+  return TableChecksum(hasher, std::string_view(header, kTableHeaderSize)) == stored;
 }
 
 }  // namespace neardup

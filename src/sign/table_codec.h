@@ -59,6 +59,8 @@
 // Corrupt for the rest. No allocation is sized by a count before the count is
 // checked against the bytes present.
 //
+// Every field is read and written through the coding layer (base/coding.h).
+//
 // Thread safety: free functions over values; call them from any thread.
 //
 //   std::string bytes;
@@ -202,6 +204,15 @@ Result<TableHeader> PeekHeader(std::string_view bytes);
 // Whether the last 8 bytes of `bytes` are the checksum of the rest (Corrupt
 // if not, or if there are fewer than 8 bytes).
 Status VerifyChecksum(std::string_view bytes);
+
+// Whether the table in file `path`, of `size` bytes, holds its checksum:
+// VerifyChecksum() of the file's bytes, read with pread through a buffer of
+// 256 KiB rather than through a mapping (a page of page cache is then
+// copied, not mapped into the process and let go again: several times
+// cheaper for the kernel, and the pages count in no one's resident memory).
+// False too when the file cannot be read, is no longer `size` bytes, or is
+// shorter than kTableHeaderSize + 8 bytes.
+bool TableFileChecksumMatches(const std::string& path, size_t size);
 
 // The signature matrix of a whole encoding where it lies in `bytes`
 // (doc_count * num_perm values, row after row), without copying: for a

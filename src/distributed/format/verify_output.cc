@@ -1,0 +1,120 @@
+#include "distributed/format/verify_output.h"
+
+#include <cstring>
+#include <optional>
+
+#include "base/coding.h"
+#include "distributed/format/id_lists.h"
+
+namespace neardup {
+namespace {
+
+constexpr uint64_t kPairSize = 32;
+constexpr uint64_t kLeftOutSize = 17;  // u64 id, u8 code, u64 length
+constexpr uint64_t kSetSize = 16;      // u64 id, u64 size
+
+// A left-out document's status back from its code; nullopt for a code a
+// left-out document cannot have.
+std::optional<Status> StatusOf(uint8_t code, std::string message) {
+  switch (static_cast<Status::Code>(code)) {
+    case Status::Code::kIoError:
+      return Status::IoError(std::move(message));
+    case Status::Code::kChanged:
+      return Status::Changed(std::move(message));
+    case Status::Code::kNotFound:
+      return Status::NotFound(std::move(message));
+    case Status::Code::kCorrupt:
+      return Status::Corrupt(std::move(message));
+    case Status::Code::kInvalidArgument:
+      return Status::InvalidArgument(std::move(message));
+    default:
+      return std::nullopt;
+  }
+}
+
+// The read-again sections of `o` (left out, sets) from `r`; false when damaged.
+bool ReadVerdicts(Decoder& r, VerifyOutput* o) {
+  const uint64_t n = r.Count("the left-out count", kLeftOutSize);
+  for (uint64_t k = 0; k < n && r.ok(); ++k) {
+    const uint64_t id = r.U64("a left-out id");
+    const uint8_t code = r.U8("a left-out status code");
+    std::optional<Status> why = StatusOf(code, r.Text("a left-out message"));
+    if (!why || why->ok()) return false;
+    o->left_out.push_back({.id = id, .why = std::move(*why)});
+  }
+  const uint64_t sets = r.Count("the set count", kSetSize);
+  for (uint64_t k = 0; k < sets && r.ok(); ++k) {
+    const uint64_t id = r.U64("a set's id");
+    std::vector<uint64_t> set(r.Count("a set's size", 8));
+    for (uint64_t& h : set) h = r.U64("a set's hash");
+    if (r.ok()) o->sets.emplace_back(id, std::move(set));
+  }
+  return r.ok();
+}
+
+}  // namespace
+
+std::string EncodeVerifyOutput(const VerifyOutput& o) {
+  std::string out(kVerifyMagic, sizeof kVerifyMagic);
+  PutFixed32(&out, kVerifyVersion);
+  PutFixed8(&out, o.reread ? 1 : 0);
+  PutFixed64(&out, o.large_bucket);
+  PutFixed64(&out, o.visited);
+  PutFixed64(&out, o.pairs.size());
+  for (const VerifiedPair& p : o.pairs) {
+    PutFixed64(&out, p.a);
+    PutFixed64(&out, p.b);
+    PutDouble(&out, p.estimate);
+    PutDouble(&out, p.jaccard);
+  }
+  PutIdLists(&out, o.large);
+  PutFixed64(&out, o.left_out.size());
+  for (const LeftOutDoc& d : o.left_out) {
+    PutFixed64(&out, d.id);
+    PutFixed8(&out, static_cast<uint8_t>(d.why.code()));
+    PutText(&out, d.why.message());
+  }
+  PutFixed64(&out, o.sets.size());
+  for (const auto& [id, set] : o.sets) {
+    PutFixed64(&out, id);
+    PutFixed64(&out, set.size());
+    for (uint64_t h : set) PutFixed64(&out, h);
+  }
+  PutChecksum(&out);
+  return out;
+}
+
+Result<VerifyOutput> DecodeVerifyOutput(std::string_view bytes) {
+  auto corrupt = [] { return Status::Corrupt("verified pairs: damaged (checksum, size or fields)"); };
+  if (bytes.size() < 20 || !ChecksumMatches(bytes) || bytes.substr(0, 8) != std::string_view(kVerifyMagic, 8)) {
+    return corrupt();
+  }
+  Decoder r(bytes.substr(8, bytes.size() - 16), 8);
+  if (r.U32("the version") != kVerifyVersion) return Status::InvalidArgument("verified pairs: another format version");
+  VerifyOutput o;
+  const uint8_t reread = r.U8("the reread byte");
+  if (reread > 1) return corrupt();
+  o.reread = reread == 1;
+  o.large_bucket = r.U64("the large bucket size");
+  o.visited = r.U64("the visited count");
+  o.pairs.resize(r.Count("the pair count", kPairSize));
+  for (VerifiedPair& p : o.pairs) {
+    p.a = r.U64("a pair's first id");
+    p.b = r.U64("a pair's second id");
+    p.estimate = r.Double("a pair's estimate");
+    p.jaccard = r.Double("a pair's Jaccard");
+  }
+  if (!ReadIdLists(r, &o.large) || !ReadVerdicts(r, &o) || r.left() != 0) return corrupt();
+  return o;
+}
+
+std::optional<bool> PeekVerifyReread(const std::string& path) {
+  FileSource in(path);
+  if (!in.Open().ok() || in.size() < 21) return std::nullopt;
+  char magic[8] = {};
+  in.Raw(magic, 8, "the magic");
+  if (std::memcmp(magic, kVerifyMagic, 8) != 0 || in.U32("the version") != kVerifyVersion) return std::nullopt;
+  return in.U8("the reread byte") == 1;
+}
+
+}  // namespace neardup
