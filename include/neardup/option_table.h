@@ -29,7 +29,6 @@
 
 #include "neardup/options.h"
 #include "neardup/status.h"
-#include "neardup/writers.h"
 
 namespace neardup {
 

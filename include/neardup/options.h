@@ -26,6 +26,10 @@ enum class Encoding { kUtf8, kLatin1 };
 enum class Mode { kPairs, kClusters, kDuplicates };
 enum class KeepRule { kFirst, kLongest, kShortest, kNewest, kOldest };
 enum class ClusterBy { kConnected, kKeep };
+// -f: how the writers (writers.h) write a Report. kPaths: the bare list of
+// removable paths, what --mode duplicates writes when no -f is given (not a
+// choice of -f).
+enum class OutputFormat { kJsonl, kJson, kCsv, kTsv, kHtml, kPaths };
 
 // The shingle sizes when --ngram is not given (Options::EffectiveNgram()).
 inline constexpr int kWordNgram = 5;

@@ -26,6 +26,7 @@
 #include <functional>
 
 #include "neardup/options.h"
+#include "neardup/output_target.h"
 #include "neardup/report.h"
 #include "neardup/status.h"
 
@@ -64,29 +65,5 @@ struct RunContext {
 };
 
 Result<Report> FindDuplicates(const Options& options, const RunContext& context = {});
-
-// Whether `output` (the -o path; empty or "-" is stdout) may receive the
-// report of a run over `options`, checked before anything is read: it must
-// not be an input (a PATH, a listed path or an --against path), lie inside
-// a scanned folder (even as a file not yet made: the next scan would read
-// it as a document), be the --index file or lie in --kept-dir. Paths are
-// compared canonical (links resolved). A device, FIFO or socket is always accepted: it is
-// written in place and never read as a document found in a folder.
-// Returns InvalidArgument, one line naming both paths and the way out;
-// else Ok (a path that cannot be resolved is left to the front end).
-Status CheckOutputTarget(const Options& options, const std::string& output);
-
-// Whether --kept-dir (options.kept_dir; empty: Ok) may be written by a run
-// over `options`, checked before anything is read (FindDuplicates() checks
-// it first): it must be a new or empty folder, not an input nor inside one
-// (a PATH, a listed path or an --against path), and hold no input nor the
-// --index file; no input may be a stream (stdin as `-`, a pipe, a FIFO,
-// a device), which can be read once only. Paths are compared canonical
-// (links resolved). Returns InvalidArgument, one line naming the paths and
-// the way out; else Ok.
-Status CheckKeptDir(const Options& options);
-// CheckKeptDir() but for the folder's emptiness: where DIR may lie. The
-// tasks of stage filter share DIR, each checking this (stages.h).
-Status CheckKeptDirPlace(const Options& options);
 
 }  // namespace neardup

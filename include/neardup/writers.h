@@ -24,10 +24,6 @@
 
 namespace neardup {
 
-// kPaths: the bare list of removable paths, what --mode duplicates writes
-// when no -f is given (not a choice of -f).
-enum class OutputFormat { kJsonl, kJson, kCsv, kTsv, kHtml, kPaths };
-
 // Pairs mode: one record per pair. html: WriteHtml() with
 // ReviewWithoutTexts() (no diffs). Clusters mode: one record (jsonl, json) or
 // one row per member (csv, tsv) per cluster. Duplicates mode: kPaths writes

@@ -14,7 +14,6 @@
 #include "cli/exit_code.h"
 #include "neardup/option_table.h"
 #include "neardup/options.h"
-#include "neardup/writers.h"
 
 namespace neardup::cli {
 

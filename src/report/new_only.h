@@ -14,8 +14,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "neardup/options.h"
-#include "neardup/report.h"
+#include "neardup/sorted_pairs.h"
+#include "neardup/status.h"
 #include "report/build_report.h"
 
 namespace neardup {

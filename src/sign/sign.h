@@ -36,7 +36,6 @@
 #include "base/parallel.h"
 #include "base/types.h"
 #include "neardup/options.h"
-#include "neardup/status.h"
 #include "sign/minhash.h"
 #include "sign/set_bitmap.h"
 #include "sign/signature_table.h"

@@ -41,7 +41,6 @@
 #include "base/large_array_allocator.h"
 #include "base/types.h"
 #include "neardup/options.h"
-#include "neardup/sorted_pairs.h"
 #include "text/shingle.h"
 #include "walk/walk.h"
 

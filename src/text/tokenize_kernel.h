@@ -14,14 +14,14 @@
 // Bits past n are 0. Each classifier also writes the text with its ASCII
 // capitals lowercased to lowered[0..n) (other bytes copied), and may write
 // anything to lowered[n .. 64 * blocks): the Shingler hashes words from this
-// copy. (tests/tokenizer_kernels_test.cc checks every pair
+// copy. (tests/text/tokenize_kernel_test.cc checks every pair
 // against the tokenizer's code point classes.) The Shingler (src/text/shingle.cc) finds words from these
 // masks with bit arithmetic instead of a branch per byte.
 //
 // Each classifier is compiled for its own target (AVX-512BW, AVX2) with
 // GCC target attributes and chosen at run time from what the processor
 // supports (BestTokenizerKernel); the portable one is the reference.
-// tests/tokenizer_kernels_test.cc runs every kernel this machine supports
+// tests/text/tokenize_kernel_test.cc runs every kernel this machine supports
 // side by side on the same texts.
 //
 // Thread safety: pure functions; the kernel override is for tests only and

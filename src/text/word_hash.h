@@ -7,7 +7,7 @@
 // are mispredicted about every other word. Here the three formulas are
 // computed side by side from the same two loads and the one the length
 // calls for is selected; the value is bit-identical to
-// HashBytes(word, len, seed) (tests/tokenizer_kernels_test.cc checks every
+// HashBytes(word, len, seed) (tests/text/tokenize_kernel_test.cc checks every
 // length on random bytes and seeds). The formulas read only bytes inside the
 // word, so the bytes the loads take from around it do not matter.
 //
@@ -15,7 +15,7 @@
 // kernels of the tokenizer) computes the same formulas for eight words at a
 // time in 64-bit lanes (gathered loads, the 64x64->128 multiply of the 9-16
 // byte formula from four 32-bit ones); WordHasherFor() picks it when the
-// processor has AVX-512 (F, DQ, BW). tests/text/tokenizer_kernels_test.cc
+// processor has AVX-512 (F, DQ, BW). tests/text/tokenize_kernel_test.cc
 // checks it against HashBytes for every length from 1 to 40 on random bytes
 // and seeds.
 //

@@ -38,7 +38,6 @@
 
 #include "base/parallel.h"
 #include "neardup/options.h"
-#include "neardup/sorted_pairs.h"
 #include "neardup/status.h"
 #include "sign/minhash.h"
 #include "text/document_source.h"

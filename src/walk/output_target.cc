@@ -1,7 +1,9 @@
-// CheckOutputTarget (neardup/scan.h): -o must never name an input, lie in a
+// CheckOutputTarget (neardup/output_target.h): -o must never name an input, lie in a
 // scanned folder or be the --index file. Paths are compared canonical (links
 // resolved, `..` gone), so `docs/../docs/a.txt`, an absolute path or a link
 // to a scanned folder are caught as well as the spelling given.
+
+#include "neardup/output_target.h"
 
 #include <sys/stat.h>
 
@@ -10,7 +12,6 @@
 #include <string>
 
 #include "neardup/quote.h"
-#include "neardup/scan.h"
 
 namespace neardup {
 

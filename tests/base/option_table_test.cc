@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "neardup/report.h"
 #include "test_paths.h"
 
 namespace neardup {

@@ -2,13 +2,18 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <tuple>
 #include <vector>
 
+#include "sign_fixture.h"
+
 namespace neardup {
 namespace {
+
+using Fixture = testing::Fixture;
 
 // A table of n documents whose contents come from a pool of `distinct`
 // hashes; some pool entries share their high half (so the low half decides),
@@ -66,6 +71,26 @@ TEST(CopyGroupsTest, GroupsEqualContentsAsAMapOfHashesDoes) {
       }
     }
   }
+}
+
+TEST(CopyGroupsTest, GroupsOkDocumentsByContentUnderTheSmallestId) {
+  Fixture f;
+  const SignedCorpus s = f.Signed(1);
+  CopyGroups g = CopyGroups::Build(s.table);
+  const DocId a = f.Id(s, "a.txt"), b = f.Id(s, "b.txt"), c = f.Id(s, "c.txt"), e = f.Id(s, "e.txt");
+  EXPECT_EQ(g.size(), 3u);  // {a, b}, {c}, {d}; e is empty
+  EXPECT_EQ(g.rep_of(b), std::min(a, b));
+  EXPECT_EQ(g.rep_of(a), std::min(a, b));
+  EXPECT_EQ(g.rep_of(c), c);
+  EXPECT_EQ(g.rep_of(e), CopyGroups::kNone);
+  EXPECT_EQ(g.copies(), 1u);
+  const auto ab = g.members_of(g.rep_of(a));
+  EXPECT_EQ(std::vector<DocId>(ab.begin(), ab.end()), (std::vector<DocId>{std::min(a, b), std::max(a, b)}));
+  // Verification keeps only b of the group.
+  g.KeepOnly({g.slot_of(g.rep_of(a))}, {{b}});
+  EXPECT_EQ(g.rep_of(a), CopyGroups::kNone);
+  EXPECT_EQ(g.copies(), 0u);
+  EXPECT_EQ(g.members(g.slot_of(std::min(a, b))).size(), 1u);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "lsh/banding.h"
 #include "lsh/similarity.h"
 #include "neardup/writers.h"
+#include "sign_fixture.h"
 #include "test_util.h"
 #include "text/shingle.h"
 #include "walk/file_system.h"
@@ -19,6 +21,7 @@
 namespace neardup {
 namespace {
 
+using testing::Edited;
 using testing::Join;
 using testing::RandomWords;
 using testing::TempDir;
@@ -255,6 +258,52 @@ TEST(PipelineTest, ClustersModeGroupsCopiesAndKeepsTheFirst) {
   EXPECT_EQ(r.docs[r.clusters[0].keep].name, dir / "a.txt");
   EXPECT_EQ(r.clusters[0].members.size(), 3u);
   EXPECT_EQ(r.removable.size(), 2u);
+}
+
+// --verify none takes every candidate, so C (about 0.33 like A) joins A and
+// B's component; --cluster-by keep then compares each member with the kept
+// document by signature, and C is not in A's cluster.
+TEST(FindDuplicatesTest, ClusterByKeepWithVerifyNoneComparesBySignature) {
+  TempDir dir;
+  const auto words = RandomWords(2000, 5);
+  WriteFile(dir / "a.txt", Join(words));
+  WriteFile(dir / "b.txt", Edited(words, 100));
+  WriteFile(dir / "c.txt", Edited(words, 10));
+  Options o;
+  o.paths = {dir.path()};
+  o.verify = VerifyMode::kNone;
+  o.bands = 64;
+  o.rows = 2;
+  o.mode = Mode::kClusters;
+  o.cluster_by = ClusterBy::kConnected;
+  Result<Report> connected = FindDuplicates(o);
+  ASSERT_TRUE(connected.ok());
+  ASSERT_EQ(connected->clusters.size(), 1u);
+  EXPECT_EQ(connected->clusters[0].members.size(), 3u);
+  o.cluster_by = ClusterBy::kKeep;
+  Result<Report> kept = FindDuplicates(o);
+  ASSERT_TRUE(kept.ok());
+  ASSERT_EQ(kept->clusters.size(), 1u);
+  ASSERT_EQ(kept->clusters[0].members.size(), 2u);
+  EXPECT_EQ(kept->docs[kept->clusters[0].members[1]].name, dir / "b.txt");
+}
+
+TEST(FindDuplicatesTest, CancelFromTheProgressCallbackStopsTheRun) {
+  TempDir dir;
+  for (int i = 0; i < 2000; ++i)
+    WriteFile(dir / testing::Numbered("f", i), Join(RandomWords(50, static_cast<uint64_t>(i))));
+  Options o;
+  o.paths = {dir.path()};
+  o.threads = 1;
+  std::atomic<bool> cancel{false};
+  RunContext ctx;
+  ctx.cancel = &cancel;
+  ctx.progress = [&](const Progress& p) {
+    if (p.stage == Stage::kReading) cancel = true;
+  };
+  Result<Report> r = FindDuplicates(o, ctx);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kCancelled);
 }
 
 }  // namespace
