@@ -3,7 +3,7 @@
 //
 // src/sign/minhash.cc compiles it into one function with GCC target_clones
 // (AVX-512, AVX2, baseline x86-64), and the loader picks the version the
-// processor runs. tests/minhash_kernels_test.cc compiles the same body once
+// processor runs. tests/sign/minhash_kernels_test.cc compiles the same body once
 // per target under names of its own and checks that every version gives the
 // signatures the dispatched one gives, so the versions this machine never
 // picks are tested too. The body is always inlined, so each caller compiles

@@ -7,7 +7,7 @@
 // Myanmar are written without spaces). For the Basic Multilingual Plane they
 // are read from a 64 KiB table built once, on first use, from the same
 // functions (CharClassesReference), so a lookup replaces a utf8proc call;
-// tests/tokenizer_kernels_test.cc checks the two agree on every code point.
+// tests/text/tokenizer_kernels_test.cc checks the two agree on every code point.
 //
 // Thread safety: pure functions (the table is built under a static-local guard).
 #pragma once

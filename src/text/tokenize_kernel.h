@@ -14,14 +14,14 @@
 // Bits past n are 0. Each classifier also writes the text with its ASCII
 // capitals lowercased to lowered[0..n) (other bytes copied), and may write
 // anything to lowered[n .. 64 * blocks): the Shingler hashes words from this
-// copy. (tests/tokenizer_kernels_test.cc checks every pair
+// copy. (tests/text/tokenizer_kernels_test.cc checks every pair
 // against the tokenizer's code point classes.) The Shingler (src/text/shingle.cc) finds words from these
 // masks with bit arithmetic instead of a branch per byte.
 //
 // Each classifier is compiled for its own target (AVX-512BW, AVX2) with
 // GCC target attributes and chosen at run time from what the processor
-// supports (BestTokenizerKernel); the portable one is the reference.
-// tests/tokenizer_kernels_test.cc runs every kernel this machine supports
+// supports (DefaultTokenizerKernel); the portable one is the reference.
+// tests/text/tokenizer_kernels_test.cc runs every kernel this machine supports
 // side by side on the same texts.
 //
 // Thread safety: pure functions; the kernel override is for tests only and
@@ -104,7 +104,7 @@ struct CleanTables {
 // is a boundary: what follows the run may combine with the last clean
 // character, never with those before it). 0 when fewer than two characters
 // from p[0] on are clean. Reads p[0..66). Results are the same for every
-// kernel and any tables (tests/normalize_test.cc).
+// kernel and any tables (tests/text/normalize_test.cc).
 using CleanPrefixFn = size_t (*)(const unsigned char* p, const CleanTables& tables);
 // Bytes CleanPrefixFn reads.
 inline constexpr size_t kCleanPrefixReads = 66;

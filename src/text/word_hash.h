@@ -7,7 +7,7 @@
 // are mispredicted about every other word. Here the three formulas are
 // computed side by side from the same two loads and the one the length
 // calls for is selected; the value is bit-identical to
-// HashBytes(word, len, seed) (tests/tokenizer_kernels_test.cc checks every
+// HashBytes(word, len, seed) (tests/text/tokenizer_kernels_test.cc checks every
 // length on random bytes and seeds). The formulas read only bytes inside the
 // word, so the bytes the loads take from around it do not matter.
 //
