@@ -12,7 +12,9 @@
 //
 // Problems with single inputs (unreadable, vanished, changed during the run,
 // malformed JSONL lines) are recorded in Report::problems and the run goes on.
-// A non-OK Status is returned only for invalid options or cancellation.
+// A non-OK Status is returned for invalid options, cancellation, or a failure
+// of the run itself (a temporary file that cannot be written, an --index that
+// cannot be used).
 //
 // Thread safety: FindDuplicates may run concurrently with itself; the progress
 // callback is called from the calling thread only.

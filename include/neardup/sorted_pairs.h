@@ -8,7 +8,8 @@
 // disappears when closed or when the process dies). Iterating merges the
 // runs. Keys are unique for distinct pairs, so the order is total and the
 // output does not depend on the order of Add() calls. At most kMaxRuns run
-// files are open at once: past that, the runs are merged into one.
+// files are kept: past that, the runs are merged into one. The sorting is
+// SortedRuns' (base/sorted_runs.h), of (key, pair) records.
 //
 // Usage: Add() any number of times, then Finish(), then iterate (one pass at
 // a time; each begin() starts again from the first pair). A read error of a
@@ -17,14 +18,14 @@
 // Thread safety: none; one thread builds it, one thread reads it.
 //
 //   SortedPairs pairs(options.pair_memory);
-//   pairs.Add(key, pair); ...; Status s = pairs.Finish();
+//   if (Status s = pairs.Add(key, pair); !s.ok()) return s; ...
+//   if (Status s = pairs.Finish(); !s.ok()) return s;
 //   for (const ReportedPair& p : pairs) Write(p);
-//   if (!pairs.status().ok()) ...
+//   if (!pairs.status().ok()) return pairs.status();
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <initializer_list>
 #include <iterator>
 #include <memory>
@@ -65,15 +66,17 @@ class SortedPairs {
   // Appends a pair after all others (the key is its position): for pairs
   // that are already in order, as tests build them.
   void push_back(const ReportedPair& pair);
-  // Sorts what is in memory. Safe to call more than once.
+  // Ends the adding: sorts what is in memory, or, when some run went to a
+  // file, writes it as one more run. IoError as Add(). Safe to call more
+  // than once.
   [[nodiscard]] Status Finish();
 
   size_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
   // Whether any run went to a temporary file.
-  bool spilled() const { return !runs_.empty(); }
+  bool spilled() const;
   // OK, or the first error met while reading the runs back.
-  const Status& status() const { return status_; }
+  const Status& status() const;
   // All pairs in order, in memory (tests and small reports).
   std::vector<ReportedPair> ToVector() const;
 
@@ -104,25 +107,9 @@ class SortedPairs {
   Iterator end() const { return Iterator(nullptr); }
 
  private:
-  struct Entry {
-    uint64_t key;
-    ReportedPair pair;
-    bool operator<(const Entry& o) const { return key < o.key; }
-  };
-  struct Merge;
-  [[nodiscard]] Status Spill();
-  [[nodiscard]] Status MergeRunsIntoOne();
-  void StartMerge() const;
-  bool NextEntry(Entry* out) const;
-
-  size_t max_in_memory_;
+  struct Impl;
   size_t count_ = 0;
-  bool sorted_ = true;
-  std::vector<Entry> memory_;
-  std::vector<std::FILE*> runs_;
-  // Iteration state (iteration does not change the pairs, only the cursor).
-  mutable std::unique_ptr<Merge> merge_;
-  mutable Status status_;
+  std::unique_ptr<Impl> impl_;  // null once moved from
 };
 
 }  // namespace neardup

@@ -2,7 +2,7 @@
 // (ParallelFor), one for a stream of items whose results must be taken in
 // order (OrderedWork), and one for a single task that runs alongside the
 // calling thread (BackgroundTask). Every thread the library starts is started
-// by one of these: the signing and LSH pools, the walk's directory listers
+// by one of these; among them: the signing and LSH pools, the walk's directory listers
 // (ParallelFor over one loop per lister), the read of the index beside the
 // walk (ParallelFor over two items), the index's bulk load and its
 // write-behind thread. (libzstd's own workers, which compress the .zst files

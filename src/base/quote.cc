@@ -82,19 +82,21 @@ void AppendEscape(std::string* out, unsigned char c) {
   out->push_back(static_cast<char>('0' + (c & 7)));
 }
 
-}  // namespace
-
-std::string ShellQuoted(std::string_view name) {
-  if (name.empty()) return "''";
+// What a name needs to be shown to a shell.
+struct QuotingNeeded {
   bool plain = true;            // nothing to quote
   bool double_quotable = true;  // only safe characters, spaces and '
   bool any_single_quote = false;
+};
+
+QuotingNeeded QuotingOf(std::string_view name) {
+  QuotingNeeded q;
   for (size_t i = 0; i < name.size();) {
     const char c = name[i];
     if (static_cast<unsigned char>(c) >= 0x80) {
       const size_t n = PrintableSequence(name, i);
       if (n == 0) {
-        plain = double_quotable = false;
+        q.plain = q.double_quotable = false;
         ++i;
       } else {
         i += n;
@@ -102,35 +104,32 @@ std::string ShellQuoted(std::string_view name) {
       continue;
     }
     if (c == '\'') {
-      any_single_quote = true;
-      plain = false;
+      q.any_single_quote = true;
+      q.plain = false;
     } else if (c == ' ') {
-      plain = false;
+      q.plain = false;
     } else if (c == '#' || c == '~') {
       // Special at the start only (as ls: quoted alike elsewhere with a ').
       if (i == 0)
-        plain = false;
+        q.plain = false;
       else
-        double_quotable = false;
+        q.double_quotable = false;
     } else if (c == '{' || c == '}') {
       if (name.size() == 1)
-        plain = false;
+        q.plain = false;
       else
-        double_quotable = false;  // as ls: quoted alike, though no need
+        q.double_quotable = false;  // as ls: quoted alike, though no need
     } else if (!SafeAt(c, i, name.size())) {
-      plain = double_quotable = false;
+      q.plain = q.double_quotable = false;
     }
     ++i;
   }
-  if (plain) return std::string(name);
-  if (any_single_quote && double_quotable) {
-    std::string out;
-    out.reserve(name.size() + 2);
-    out.push_back('"');
-    out.append(name);
-    out.push_back('"');
-    return out;
-  }
+  return q;
+}
+
+// `name` in '...', with $'...' around control characters and bytes that are
+// not printable UTF-8, and '\'' for each '.
+std::string SingleQuoted(std::string_view name) {
   std::string out = "'";
   bool in_dollar = false;  // inside $'...'
   for (size_t i = 0; i < name.size();) {
@@ -157,6 +156,23 @@ std::string ShellQuoted(std::string_view name) {
   }
   out.push_back('\'');
   return out;
+}
+
+}  // namespace
+
+std::string ShellQuoted(std::string_view name) {
+  if (name.empty()) return "''";
+  const QuotingNeeded q = QuotingOf(name);
+  if (q.plain) return std::string(name);
+  if (q.any_single_quote && q.double_quotable) {
+    std::string out;
+    out.reserve(name.size() + 2);
+    out.push_back('"');
+    out.append(name);
+    out.push_back('"');
+    return out;
+  }
+  return SingleQuoted(name);
 }
 
 }  // namespace neardup

@@ -368,13 +368,16 @@ std::optional<ExitCode> ParseCommandLine(CLI::App& app, int argc, const char* co
   return std::nullopt;
 }
 
-// The rules of scan across options that the core does not check: where -0
-// applies, which options have no effect (warnings), and that there is
-// something to read.
-Status CheckScanOptions(const BoundOptions& given, const CliOptions& c, std::vector<std::string>* warnings) {
-  const bool stage = c.command == Command::kStageSign || c.command == Command::kStageBucket ||
-                     c.command == Command::kStageVerify || c.command == Command::kStageReport ||
-                     c.command == Command::kStageFilter;
+// Whether `command` is one of the stage commands.
+bool IsStage(Command command) {
+  return command == Command::kStageSign || command == Command::kStageBucket || command == Command::kStageVerify ||
+         command == Command::kStageReport || command == Command::kStageFilter;
+}
+
+// The stage commands: no option that only scan or only stage filter reads,
+// and stage filter's --kept-dir.
+Status CheckStageOptions(const BoundOptions& given, const CliOptions& c) {
+  const bool stage = IsStage(c.command);
   const Options& o = c.scan;
   if (const std::string_view name = given.GivenOutside(kStageCommand | kStageFilterCommand); stage && !name.empty()) {
     return Status::InvalidArgument(
@@ -387,6 +390,13 @@ Status CheckScanOptions(const BoundOptions& given, const CliOptions& c, std::vec
   if (c.command == Command::kStageFilter && o.kept_dir.empty()) {
     return Status::InvalidArgument("stage filter needs --kept-dir DIR, the folder it writes the kept documents to");
   }
+  return Status::Ok();
+}
+
+// What is written and how: where -0 and --keep newest|oldest apply, -f html,
+// --lock-wait, and which options have no effect (warnings).
+Status CheckOutputOptions(const BoundOptions& given, const CliOptions& c, std::vector<std::string>* warnings) {
+  const Options& o = c.scan;
   if (given.Given("--null") && o.mode != Mode::kDuplicates) {
     return Status::InvalidArgument("-0 (--null) applies only to --mode duplicates");
   }
@@ -418,6 +428,14 @@ Status CheckScanOptions(const BoundOptions& given, const CliOptions& c, std::vec
             .append(" is a review page of pairs or clusters: use it with --mode pairs or clusters"));
   }
   if (given.Given("--lock-wait") && o.index.empty()) return Status::InvalidArgument("--lock-wait needs --index FILE");
+  return Status::Ok();
+}
+
+// That there is something to read, and only for the commands that read
+// paths; that standard input is read once.
+Status CheckPaths(const CliOptions& c) {
+  const bool stage = IsStage(c.command);
+  const Options& o = c.scan;
   const bool no_paths = o.paths.empty() && c.files_from.empty() && c.files0_from.empty();
   if (c.command == Command::kStageBucket || c.command == Command::kStageVerify || c.command == Command::kStageReport ||
       c.command == Command::kStageFilter) {
@@ -439,6 +457,15 @@ Status CheckScanOptions(const BoundOptions& given, const CliOptions& c, std::vec
     return Status::InvalidArgument("'-' as a PATH and --files-from - both read standard input: use one of them");
   }
   return Status::Ok();
+}
+
+// The rules of scan across options that the core does not check: where -0
+// applies, which options have no effect (warnings), and that there is
+// something to read.
+Status CheckScanOptions(const BoundOptions& given, const CliOptions& c, std::vector<std::string>* warnings) {
+  if (Status s = CheckStageOptions(given, c); !s.ok()) return s;
+  if (Status s = CheckOutputOptions(given, c, warnings); !s.ok()) return s;
+  return CheckPaths(c);
 }
 
 // The output format that -o's file name ends with (any case): .jsonl or

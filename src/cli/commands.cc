@@ -34,6 +34,60 @@ namespace {
 // no longer path can be opened).
 constexpr size_t kMaxListedPath = PATH_MAX - 1;
 
+// One list of paths being read: the entry being gathered and what ends it.
+class PathListReader {
+ public:
+  // `name`: the list's name in errors; `out` must outlive the reader.
+  PathListReader(std::string name, char sep, std::vector<std::string>* out)
+      : name_(std::move(name)), sep_(sep), what_(sep == '\n' ? "line " : "entry "), out_(out) {}
+
+  // Takes the bytes [p, end) of the list.
+  Status Take(const char* p, const char* const end) {
+    while (p < end) {
+      const char* stop = static_cast<const char*>(std::memchr(p, sep_, static_cast<size_t>(end - p)));
+      const char* const piece_end = stop != nullptr ? stop : end;
+      // One byte more than the limit may be a CR before the newline.
+      if (path_.size() + static_cast<size_t>(piece_end - p) > kMaxListedPath + 1) return TooLong();
+      path_.append(p, piece_end);
+      if (stop == nullptr) break;
+      if (Status s = Finish(); !s.ok()) return s;
+      p = stop + 1;
+    }
+    return Status::Ok();
+  }
+
+  // The end of the list: ends a last entry with no separator after it.
+  Status End() { return path_.empty() ? Status::Ok() : Finish(); }
+
+ private:
+  Status TooLong() const {
+    return Status::InvalidArgument(ShellQuoted(name_) + ": " + what_ + std::to_string(entry_) + " is longer than " +
+                                   std::to_string(kMaxListedPath) + " bytes, not a path");
+  }
+
+  // Ends the current entry.
+  Status Finish() {
+    if (sep_ == '\n' && !path_.empty() && path_.back() == '\r') path_.pop_back();
+    if (path_.size() > kMaxListedPath) return TooLong();
+    if (!path_.empty()) {
+      out_->push_back(std::move(path_));
+    } else if (sep_ == '\0') {
+      return Status::InvalidArgument(ShellQuoted(name_) + ": " + what_ + std::to_string(entry_) +
+                                     " is an empty file name");
+    }
+    path_.clear();
+    ++entry_;
+    return Status::Ok();
+  }
+
+  const std::string name_;
+  const char sep_;
+  const std::string what_;
+  std::vector<std::string>* const out_;
+  std::string path_;
+  uint64_t entry_ = 1;
+};
+
 // Reads a list of paths separated by `sep` from FILE or stdin ("-"), in
 // blocks, so that memory is bounded by the paths kept: an entry longer than
 // kMaxListedPath is an error (`--files-from /dev/zero` stops at once), as is
@@ -57,27 +111,7 @@ Status ReadPathList(const std::string& file, char sep, std::vector<std::string>*
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     return Status::InvalidArgument(ShellQuoted(name) + ": is a directory, not a list of paths");
   }
-  const std::string what = sep == '\n' ? "line " : "entry ";
-  uint64_t entry = 1;
-  auto too_long = [&] {
-    return Status::InvalidArgument(ShellQuoted(name) + ": " + what + std::to_string(entry) + " is longer than " +
-                                   std::to_string(kMaxListedPath) + " bytes, not a path");
-  };
-  std::string path;
-  // Ends the current entry.
-  auto finish = [&]() -> Status {
-    if (sep == '\n' && !path.empty() && path.back() == '\r') path.pop_back();
-    if (path.size() > kMaxListedPath) return too_long();
-    if (!path.empty()) {
-      out->push_back(std::move(path));
-    } else if (sep == '\0') {
-      return Status::InvalidArgument(ShellQuoted(name) + ": " + what + std::to_string(entry) +
-                                     " is an empty file name");
-    }
-    path.clear();
-    ++entry;
-    return Status::Ok();
-  };
+  PathListReader reader(name, sep, out);
   char block[1 << 16];
   for (;;) {
     const ssize_t n = ::read(fd, block, sizeof block);
@@ -86,21 +120,9 @@ Status ReadPathList(const std::string& file, char sep, std::vector<std::string>*
       return Status::IoError(ShellQuoted(name) + ": cannot read list of paths: " + std::strerror(errno));
     }
     if (n == 0) break;
-    const char* p = block;
-    const char* const end = block + n;
-    while (p < end) {
-      const char* stop = static_cast<const char*>(std::memchr(p, sep, static_cast<size_t>(end - p)));
-      const char* const piece_end = stop != nullptr ? stop : end;
-      // One byte more than the limit may be a CR before the newline.
-      if (path.size() + static_cast<size_t>(piece_end - p) > kMaxListedPath + 1) return too_long();
-      path.append(p, piece_end);
-      if (stop == nullptr) break;
-      if (Status s = finish(); !s.ok()) return s;
-      p = stop + 1;
-    }
+    if (Status s = reader.Take(block, block + n); !s.ok()) return s;
   }
-  if (!path.empty()) return finish();
-  return Status::Ok();
+  return reader.End();
 }
 
 // The start of the process (static initialization runs before main).
@@ -265,15 +287,13 @@ void RecordExit(const Options& options, const Report& report, ExitCode code, boo
 
 }  // namespace
 
-ExitCode WriteResults(const CliOptions& cli, const Options& options, const Result<Report>& result, Output& out,
-                      ProgressLine* progress) {
-  if (!result.ok()) {
-    spdlog::error("{}", result.status().message());
-    return ExitCode::kError;
-  }
-  const Report& report = *result;
-  LogWhatTheRunMet(report, cli.verbosity);
+namespace {
 
+// Writes the report to `out` in cli.format (the review page for html) and
+// commits it. The first failure: the pairs' own, the commit's, or, with
+// --new, a stdout closed before the whole output was written.
+Status WriteOutput(const CliOptions& cli, const Options& options, const Report& report, Output& out,
+                   ProgressLine* progress) {
   if (progress != nullptr) {
     progress->Show(cli.format == OutputFormat::kHtml ? "writing the review page (reading the documents shown again)"
                                                      : "writing the output");
@@ -302,24 +322,25 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
         Status::IoError("stdout: closed before the whole output was written (" + std::string(std::strerror(EPIPE)) +
                         "); the next --new run reports these documents again");
   }
-  // --index: an output is delivered once it lies whole in a regular file;
-  // one sent to a pipe, a terminal or a device is not (docs/index.md),
-  // unless it reports nothing: then no reader can miss anything.
-  bool delivered = false;
+  return written;
+}
+
+// --index: an output is delivered once it lies whole in a regular file;
+// one sent to a pipe, a terminal or a device is not (docs/index.md),
+// unless it reports nothing: then no reader can miss anything. False
+// without --index or after a failed write; an error when `out` cannot say
+// what it wrote to.
+Result<bool> Delivered(const Report& report, Output& out) {
+  if (!report.index.used || out.closed()) return false;
   const bool nothing = report.params.mode == Mode::kPairs ? report.pairs.empty() : report.clusters.empty();
-  if (written.ok() && report.index.used && !out.closed()) {
-    Result<bool> file = out.InRegularFile();
-    if (file.ok()) {
-      delivered = *file || nothing;
-    } else {
-      written = file.status();
-    }
-  }
-  if (!written.ok()) {
-    spdlog::error("{}", written.message());
-    RecordExit(options, report, ExitCode::kError, /*delivered=*/false);
-    return ExitCode::kError;
-  }
+  Result<bool> file = out.InRegularFile();
+  if (!file.ok()) return file.status();
+  return *file || nothing;
+}
+
+// The summary line on stderr (unless -q), then the --new warnings: a run
+// that is not the index's --new job, or an output not delivered.
+void LogSummary(const CliOptions& cli, const Options& options, const Report& report, bool delivered) {
   if (cli.verbosity >= 0) {
     std::string line = "neardup: " + Summary(report, SecondsSinceStart());
     const std::string detail = SkipDetail(report.stats);
@@ -337,6 +358,35 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
         "it was read, so the next --new run reports these documents again (give -o FILE, or redirect "
         "stdout to a file, to deliver them)");
   }
+}
+
+}  // namespace
+
+ExitCode WriteResults(const CliOptions& cli, const Options& options, const Result<Report>& result, Output& out,
+                      ProgressLine* progress) {
+  if (!result.ok()) {
+    spdlog::error("{}", result.status().message());
+    return ExitCode::kError;
+  }
+  const Report& report = *result;
+  LogWhatTheRunMet(report, cli.verbosity);
+
+  Status written = WriteOutput(cli, options, report, out, progress);
+  bool delivered = false;
+  if (written.ok()) {
+    Result<bool> d = Delivered(report, out);
+    if (d.ok()) {
+      delivered = *d;
+    } else {
+      written = d.status();
+    }
+  }
+  if (!written.ok()) {
+    spdlog::error("{}", written.message());
+    RecordExit(options, report, ExitCode::kError, /*delivered=*/false);
+    return ExitCode::kError;
+  }
+  LogSummary(cli, options, report, delivered);
   const ExitCode code = ExitCodeOf(report);
   if (code == ExitCode::kError && cli.verbosity < 0) spdlog::error("{}", QuietReason(report));
   RecordExit(options, report, code, delivered);

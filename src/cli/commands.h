@@ -31,6 +31,11 @@ Status ReadPathLists(const CliOptions& cli, std::vector<std::string>* out);
 // and returns the exit status (an error result is logged, kError). The
 // summary's time is the whole run's, from the start of the process to the
 // output written. `progress`, when given, shows the writing.
+// With --index, an output delivered (whole in a regular file, or empty) does
+// not return: the process ends here, through std::exit with the exit status,
+// after the run's exit is recorded in the index with signals blocked, so
+// that no signal can make the index count as delivered an output whose exit
+// status says it failed.
 ExitCode WriteResults(const CliOptions& cli, const Options& options, const Result<Report>& result, Output& out,
                       ProgressLine* progress = nullptr);
 

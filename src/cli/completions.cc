@@ -63,6 +63,55 @@ std::string StageNames() {
   return names;
 }
 
+// The bash case arm of one command: its options' values on $prev, then its
+// options or its operands on $cur.
+std::string BashCommand(const CommandInfo& info) {
+  std::string s;
+  s.append("    ").append(info.name).append(")\n");
+  std::string words = "--help";
+  std::string values;  // case arms on $prev
+  ForEachOption(info, [&](const OptionSpec& spec) {
+    words.append(" ").append(Names(spec, " "));
+    if (!TakesValue(spec)) return;
+    values.append("        ").append(Names(spec, "|")).append(") ");
+    if (spec.kind == ValueKind::kChoice) {
+      values.append("COMPREPLY=($(compgen -W \"").append(Choices(spec)).append("\" -- \"$cur\"))");
+    } else if (TakesPath(spec)) {
+      values.append("COMPREPLY=($(compgen -f -- \"$cur\"))");
+    } else {
+      values.append("COMPREPLY=()");
+    }
+    values.append("; return ;;\n");
+  });
+  if (info.command == Command::kStage) {
+    for (const StageTaskOption& t : kStageTaskOptions) {
+      words.append(" ").append(t.name);
+      values.append("        ").append(t.name).append(") COMPREPLY=(); return ;;\n");
+    }
+  }
+  if (!values.empty()) s.append("      case \"$prev\" in\n").append(values).append("      esac\n");
+  s.append("      if [[ \"$cur\" == -* ]]; then\n");
+  s.append("        COMPREPLY=($(compgen -W \"").append(words).append("\" -- \"$cur\"))\n");
+  s.append("      else\n");
+  if (info.command == Command::kCompletions) {
+    s.append("        COMPREPLY=($(compgen -W \"bash zsh fish\" -- \"$cur\"))\n");
+  } else if (info.command == Command::kIndex) {
+    s.append("        if [[ \"$prev\" == index ]]; then\n");
+    s.append("          COMPREPLY=($(compgen -W \"").append(kIndexActions).append("\" -- \"$cur\"))\n");
+    s.append("        else\n          COMPREPLY=($(compgen -f -- \"$cur\"))\n        fi\n");
+  } else if (info.command == Command::kStage) {
+    s.append("        if [[ \"$prev\" == stage ]]; then\n");
+    s.append("          COMPREPLY=($(compgen -W \"").append(StageNames()).append("\" -- \"$cur\"))\n");
+    s.append("        else\n          COMPREPLY=($(compgen -f -- \"$cur\"))\n        fi\n");
+  } else if (*info.operands != '\0') {
+    s.append("        COMPREPLY=($(compgen -f -- \"$cur\"))\n");
+  } else {
+    s.append("        COMPREPLY=()\n");
+  }
+  s.append("      fi ;;\n");
+  return s;
+}
+
 std::string Bash() {
   std::string commands;
   for (const CommandInfo& info : kCommands) commands.append(commands.empty() ? "" : " ").append(info.name);
@@ -79,50 +128,7 @@ std::string Bash() {
   s.append("      ").append(pattern).append(") cmd=\"${COMP_WORDS[i]}\"; break ;;\n");
   s.append("    esac\n  done\n  case \"$cmd\" in\n");
   s.append("    \"\") COMPREPLY=($(compgen -W \"").append(commands).append(" --help --version\" -- \"$cur\")) ;;\n");
-  for (const CommandInfo& info : kCommands) {
-    s.append("    ").append(info.name).append(")\n");
-    std::string words = "--help";
-    std::string values;  // case arms on $prev
-    ForEachOption(info, [&](const OptionSpec& spec) {
-      words.append(" ").append(Names(spec, " "));
-      if (!TakesValue(spec)) return;
-      values.append("        ").append(Names(spec, "|")).append(") ");
-      if (spec.kind == ValueKind::kChoice) {
-        values.append("COMPREPLY=($(compgen -W \"").append(Choices(spec)).append("\" -- \"$cur\"))");
-      } else if (TakesPath(spec)) {
-        values.append("COMPREPLY=($(compgen -f -- \"$cur\"))");
-      } else {
-        values.append("COMPREPLY=()");
-      }
-      values.append("; return ;;\n");
-    });
-    if (info.command == Command::kStage) {
-      for (const StageTaskOption& t : kStageTaskOptions) {
-        words.append(" ").append(t.name);
-        values.append("        ").append(t.name).append(") COMPREPLY=(); return ;;\n");
-      }
-    }
-    if (!values.empty()) s.append("      case \"$prev\" in\n").append(values).append("      esac\n");
-    s.append("      if [[ \"$cur\" == -* ]]; then\n");
-    s.append("        COMPREPLY=($(compgen -W \"").append(words).append("\" -- \"$cur\"))\n");
-    s.append("      else\n");
-    if (info.command == Command::kCompletions) {
-      s.append("        COMPREPLY=($(compgen -W \"bash zsh fish\" -- \"$cur\"))\n");
-    } else if (info.command == Command::kIndex) {
-      s.append("        if [[ \"$prev\" == index ]]; then\n");
-      s.append("          COMPREPLY=($(compgen -W \"").append(kIndexActions).append("\" -- \"$cur\"))\n");
-      s.append("        else\n          COMPREPLY=($(compgen -f -- \"$cur\"))\n        fi\n");
-    } else if (info.command == Command::kStage) {
-      s.append("        if [[ \"$prev\" == stage ]]; then\n");
-      s.append("          COMPREPLY=($(compgen -W \"").append(StageNames()).append("\" -- \"$cur\"))\n");
-      s.append("        else\n          COMPREPLY=($(compgen -f -- \"$cur\"))\n        fi\n");
-    } else if (*info.operands != '\0') {
-      s.append("        COMPREPLY=($(compgen -f -- \"$cur\"))\n");
-    } else {
-      s.append("        COMPREPLY=()\n");
-    }
-    s.append("      fi ;;\n");
-  }
+  for (const CommandInfo& info : kCommands) s.append(BashCommand(info));
   s.append("  esac\n}\ncomplete -o filenames -F _neardup neardup\n");
   return s;
 }
@@ -135,6 +141,33 @@ std::string ZshDescription(std::string_view text) {
     out += c;
   }
   return out;
+}
+
+// One option's line of zsh's _arguments.
+std::string ZshOption(const OptionSpec& spec) {
+  const bool repeat = spec.kind == ValueKind::kTextList || spec.kind == ValueKind::kCount;
+  // {-t,--threshold} stays outside the quotes, for zsh to expand it.
+  std::string arg;
+  if (*spec.short_name != '\0') {
+    arg = std::string(repeat ? "'*'" : "")
+              .append("{")
+              .append(spec.short_name)
+              .append(",")
+              .append(spec.long_name)
+              .append("}");
+  } else {
+    arg = Quoted(std::string(repeat ? "*" : "").append(spec.long_name), false);
+  }
+  std::string rest = std::string("[").append(ZshDescription(spec.help)).append("]");
+  if (TakesValue(spec)) {
+    rest.append(":").append(ZshDescription(ValueName(spec))).append(":");
+    if (spec.kind == ValueKind::kChoice) {
+      rest.append("(").append(Choices(spec)).append(")");
+    } else if (TakesPath(spec)) {
+      rest.append("_files");
+    }
+  }
+  return std::string("        ").append(arg).append(Quoted(rest, false)).append(" \\\n");
 }
 
 std::string Zsh() {
@@ -151,32 +184,7 @@ std::string Zsh() {
   for (const CommandInfo& info : kCommands) {
     s.append("    ").append(info.name).append(
         ")\n      _arguments -s \\\n        '(- *)'{-h,--help}'[Print help]' \\\n");
-    ForEachOption(info, [&](const OptionSpec& spec) {
-      const bool repeat = spec.kind == ValueKind::kTextList || spec.kind == ValueKind::kCount;
-      // {-t,--threshold} stays outside the quotes, for zsh to expand it.
-      std::string arg;
-      if (*spec.short_name != '\0') {
-        arg = std::string(repeat ? "'*'" : "")
-                  .append("{")
-                  .append(spec.short_name)
-                  .append(",")
-                  .append(spec.long_name)
-                  .append("}");
-      } else {
-        arg = Quoted(std::string(repeat ? "*" : "").append(spec.long_name), false);
-      }
-      std::string rest = std::string("[").append(ZshDescription(spec.help)).append("]");
-      if (TakesValue(spec)) {
-        rest.append(":").append(ZshDescription(ValueName(spec))).append(":");
-        if (spec.kind == ValueKind::kChoice) {
-          rest.append("(").append(Choices(spec)).append(")");
-        } else if (TakesPath(spec)) {
-          rest.append("_files");
-        }
-      }
-      s.append("        ").append(arg);
-      s.append(Quoted(rest, false)).append(" \\\n");
-    });
+    ForEachOption(info, [&](const OptionSpec& spec) { s.append(ZshOption(spec)); });
     if (info.command == Command::kStage) {
       for (const StageTaskOption& t : kStageTaskOptions) {
         s.append("        ")

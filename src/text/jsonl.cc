@@ -145,6 +145,17 @@ struct JsonlLineParser::Impl {
   // Parses `line` where it lies when `readable_after` covers simdjson's
   // padding, else from a padded copy in `buffer`.
   Status Parse(std::string_view line, JsonlDocView* doc, size_t readable_after);
+  // What ReadFields found of the text and id keys.
+  struct KeysFound {
+    bool text = false;
+    bool id = false;
+    bool text_not_string = false;
+    bool id_bad_type = false;
+  };
+  // Reads the fields of `object` into *doc: the first text and id keys'
+  // values; every other value is only validated. An error for JSON that is
+  // not valid.
+  Status ReadFields(od::object& object, JsonlDocView* doc, KeysFound* found);
   // `line` itself when `readable_after` covers simdjson's padding, else its
   // copy in `buffer` followed by the padding; *allocated: the bytes readable
   // from its start.
@@ -265,27 +276,37 @@ Status JsonlLineParser::Impl::Parse(std::string_view line, JsonlDocView* doc, si
   od::object object;
   if (auto error = document.get_object().get(object)) return FromSimdjson(error);
 
-  // The first occurrence of a key counts; later ones are only validated.
-  bool found_text = false;
-  bool found_id = false;
-  bool text_not_string = false;
-  bool id_bad_type = false;
   doc->id.clear();
   doc->text = {};
+  KeysFound found;
+  if (Status s = ReadFields(object, doc, &found); !s.ok()) return s;
+  // Anything after the closing brace (besides spaces) is an error.
+  const char* trailing = nullptr;
+  if (document.current_location().get(trailing) == simdjson::SUCCESS) {
+    return FromSimdjson(simdjson::TRAILING_CONTENT);
+  }
+  if (!found.text) return Status::Corrupt("missing key \"" + text_key + "\"" + KeysOf(json, line.size(), allocated));
+  if (found.text_not_string) return Status::Corrupt("\"" + text_key + "\" is not a string");
+  if (found.id_bad_type) return Status::Corrupt("\"" + id_key + "\" is not a string or a number");
+  return Status::Ok();
+}
+
+Status JsonlLineParser::Impl::ReadFields(od::object& object, JsonlDocView* doc, KeysFound* found) {
+  // The first occurrence of a key counts; later ones are only validated.
   for (auto field_result : object) {
     od::field field;
     if (auto error = std::move(field_result).get(field)) return FromSimdjson(error);
     std::string_view key;
     if (auto error = field.unescaped_key().get(key)) return FromSimdjson(error);
     od::value& value = field.value();
-    const bool is_text = !found_text && key == text_key;
-    const bool is_id = !found_id && key == id_key;
+    const bool is_text = !found->text && key == text_key;
+    const bool is_id = !found->id && key == id_key;
     if (!is_text && !is_id) {
       if (auto error = ValidateValue(value, 1)) return FromSimdjson(error);
       continue;
     }
-    found_text = found_text || is_text;
-    found_id = found_id || is_id;
+    found->text = found->text || is_text;
+    found->id = found->id || is_id;
     od::json_type value_type;
     if (auto error = value.type().get(value_type)) return FromSimdjson(error);
     if (value_type == od::json_type::string) {
@@ -303,18 +324,10 @@ Status JsonlLineParser::Impl::Parse(std::string_view line, JsonlDocView* doc, si
     } else {
       if (auto error = ValidateValue(value, 1)) return FromSimdjson(error);
       // A null id counts as no id; other types are an error.
-      if (is_id && value_type != od::json_type::null) id_bad_type = true;
+      if (is_id && value_type != od::json_type::null) found->id_bad_type = true;
     }
-    if (is_text) text_not_string = true;
+    if (is_text) found->text_not_string = true;
   }
-  // Anything after the closing brace (besides spaces) is an error.
-  const char* trailing = nullptr;
-  if (document.current_location().get(trailing) == simdjson::SUCCESS) {
-    return FromSimdjson(simdjson::TRAILING_CONTENT);
-  }
-  if (!found_text) return Status::Corrupt("missing key \"" + text_key + "\"" + KeysOf(json, line.size(), allocated));
-  if (text_not_string) return Status::Corrupt("\"" + text_key + "\" is not a string");
-  if (id_bad_type) return Status::Corrupt("\"" + id_key + "\" is not a string or a number");
   return Status::Ok();
 }
 

@@ -20,7 +20,7 @@
 //
 // Each classifier is compiled for its own target (AVX-512BW, AVX2) with
 // GCC target attributes and chosen at run time from what the processor
-// supports (BestTokenizerKernel); the portable one is the reference.
+// supports (DefaultTokenizerKernel); the portable one is the reference.
 // tests/text/tokenize_kernel_test.cc runs every kernel this machine supports
 // side by side on the same texts.
 //
@@ -104,7 +104,7 @@ struct CleanTables {
 // is a boundary: what follows the run may combine with the last clean
 // character, never with those before it). 0 when fewer than two characters
 // from p[0] on are clean. Reads p[0..66). Results are the same for every
-// kernel and any tables (tests/normalize_test.cc).
+// kernel and any tables (tests/text/normalize_test.cc).
 using CleanPrefixFn = size_t (*)(const unsigned char* p, const CleanTables& tables);
 // Bytes CleanPrefixFn reads.
 inline constexpr size_t kCleanPrefixReads = 66;

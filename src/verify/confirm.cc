@@ -121,33 +121,36 @@ Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<s
   return CollectSets(want_set, out);
 }
 
-Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const Workers& run_workers, RereadProgress* progress) {
-  auto cancelled = [&run_workers] { return run_workers.Cancelled(); };
+std::vector<std::vector<size_t>> Confirmer::Jobs(const std::vector<DocOrigin>& origins) const {
   // Jobs: a text document each; a JSONL file each, with its wanted lines.
   std::vector<std::vector<size_t>> jobs;
   if (options_.input == InputFormat::kText) {
     for (size_t i = 0; i < reads_.size(); ++i) jobs.push_back({i});
-  } else {
-    std::map<const InputFile*, std::vector<size_t>> by_file;
-    for (size_t i = 0; i < reads_.size(); ++i) by_file[origins[reads_[i].doc].file].push_back(i);
-    for (auto& [file, ids] : by_file) {
-      std::sort(ids.begin(), ids.end(),
-                [&](size_t x, size_t y) { return origins[reads_[x].doc].line < origins[reads_[y].doc].line; });
-      // The lines of a large plain file are shared by the workers, a run of
-      // them a job: each job reads the file from its start, parses its own
-      // lines only and stops after the last. A compressed file or a stream's
-      // copy is one job (each would be decompressed or replayed again).
-      const bool plain = origins[reads_[ids[0]].doc].copy == nullptr && !CompressedName(file->path);
-      const size_t parts = plain ? std::clamp<size_t>(ids.size() / kMinJobLines, 1, static_cast<size_t>(threads_)) : 1;
-      for (size_t c = 0; c < parts; ++c) {
-        jobs.emplace_back(ids.begin() + static_cast<std::ptrdiff_t>(c * ids.size() / parts),
-                          ids.begin() + static_cast<std::ptrdiff_t>((c + 1) * ids.size() / parts));
-      }
-    }
-    std::stable_sort(jobs.begin(), jobs.end(), [&](const auto& x, const auto& y) {
-      return origins[reads_[x[0]].doc].file->path < origins[reads_[y[0]].doc].file->path;
-    });
+    return jobs;
   }
+  std::map<const InputFile*, std::vector<size_t>> by_file;
+  for (size_t i = 0; i < reads_.size(); ++i) by_file[origins[reads_[i].doc].file].push_back(i);
+  for (auto& [file, ids] : by_file) {
+    std::sort(ids.begin(), ids.end(),
+              [&](size_t x, size_t y) { return origins[reads_[x].doc].line < origins[reads_[y].doc].line; });
+    // The lines of a large plain file are shared by the workers, a run of
+    // them a job: each job reads the file from its start, parses its own
+    // lines only and stops after the last. A compressed file or a stream's
+    // copy is one job (each would be decompressed or replayed again).
+    const bool plain = origins[reads_[ids[0]].doc].copy == nullptr && !CompressedName(file->path);
+    const size_t parts = plain ? std::clamp<size_t>(ids.size() / kMinJobLines, 1, static_cast<size_t>(threads_)) : 1;
+    for (size_t c = 0; c < parts; ++c) {
+      jobs.emplace_back(ids.begin() + static_cast<std::ptrdiff_t>(c * ids.size() / parts),
+                        ids.begin() + static_cast<std::ptrdiff_t>((c + 1) * ids.size() / parts));
+    }
+  }
+  std::stable_sort(jobs.begin(), jobs.end(), [&](const auto& x, const auto& y) {
+    return origins[reads_[x[0]].doc].file->path < origins[reads_[y[0]].doc].file->path;
+  });
+  return jobs;
+}
+
+Status Confirmer::OpenSpools() {
   spools_.clear();
   for (int w = 0; w < threads_; ++w) {
     auto spool = std::make_unique<Spool>();
@@ -156,6 +159,13 @@ Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const Workers& 
     spool->file = temp->Release();
     spools_.push_back(std::move(spool));
   }
+  return Status::Ok();
+}
+
+Status Confirmer::ReadAll(const std::vector<DocOrigin>& origins, const Workers& run_workers, RereadProgress* progress) {
+  auto cancelled = [&run_workers] { return run_workers.Cancelled(); };
+  const std::vector<std::vector<size_t>> jobs = Jobs(origins);
+  if (Status s = OpenSpools(); !s.ok()) return s;
   // One reader per worker, made on its first job.
   std::vector<std::unique_ptr<DocumentReader>> text_readers(static_cast<size_t>(threads_));
   std::vector<std::unique_ptr<JsonlDocReader>> parsers(static_cast<size_t>(threads_));

@@ -26,7 +26,8 @@
 // KeepText() is called by one thread at a time.
 //
 //   Confirmer c(options, minhasher, fs, threads);
-//   Status s = c.Run(origins, groups, want_set, &out);
+//   RereadProgress progress;
+//   Status s = c.Run(origins, groups, want_set, workers, &progress, &out);
 #pragma once
 
 #include <atomic>
@@ -140,6 +141,12 @@ class Confirmer {
   struct Spool;
   struct Read;
   [[nodiscard]] Status ReadAll(const std::vector<DocOrigin>& origins, const Workers& workers, RereadProgress* progress);
+  // The jobs of ReadAll, indices into reads_: a text document each; the
+  // wanted lines of a JSONL file, in line order, one run of them each (a
+  // large plain file is shared by the workers), jobs in path order.
+  std::vector<std::vector<size_t>> Jobs(const std::vector<DocOrigin>& origins) const;
+  // A new spool per worker, each in a temporary file.
+  [[nodiscard]] Status OpenSpools();
   void ReadTextDoc(const std::vector<DocOrigin>& origins, size_t i, size_t w, DocumentReader& reader);
   void ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::vector<size_t>& wanted, size_t w,
                      JsonlDocReader& parser);

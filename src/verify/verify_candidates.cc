@@ -222,6 +222,27 @@ std::vector<DocOrigin> Origins(const SignatureTable& table, const std::vector<st
   return origins;
 }
 
+// Checks every candidate pair, in batches of kPairBatch, with the Jaccard
+// of those the confirmer streamed already. The first error of a check or of
+// reading the candidates.
+Status CheckAll(PairChecker* checker, CandidatePairs& candidates) {
+  std::vector<Candidate> batch;
+  std::vector<char> known;
+  size_t at = 0;
+  for (Candidate p : candidates) {
+    double j = -1;
+    const bool was_streamed = checker->Streamed(p, &at, &j);
+    if (was_streamed) p.jaccard = j;
+    batch.push_back(p);
+    known.push_back(was_streamed ? 1 : 0);
+    if (batch.size() == kPairBatch) {
+      if (Status s = checker->Check(&batch, &known); !s.ok()) return s;
+    }
+  }
+  if (Status s = checker->Check(&batch, &known); !s.ok()) return s;
+  return candidates.status();
+}
+
 }  // namespace
 
 Verification VerificationOf(const Options& options) {
@@ -328,21 +349,7 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
   if (Status s = checker.KeepTexts(candidates.pairs); !s.ok()) return s;
   const auto& late = confirmer.LateLeftOut();
   out->left_out.insert(out->left_out.end(), late.begin(), late.end());
-  std::vector<Candidate> batch;
-  std::vector<char> known;
-  size_t at = 0;
-  for (Candidate p : candidates.pairs) {
-    double j = -1;
-    const bool was_streamed = checker.Streamed(p, &at, &j);
-    if (was_streamed) p.jaccard = j;
-    batch.push_back(p);
-    known.push_back(was_streamed ? 1 : 0);
-    if (batch.size() == kPairBatch) {
-      if (Status s = checker.Check(&batch, &known); !s.ok()) return s;
-    }
-  }
-  if (Status s = checker.Check(&batch, &known); !s.ok()) return s;
-  if (!candidates.pairs.status().ok()) return candidates.pairs.status();
+  if (Status s = CheckAll(&checker, candidates.pairs); !s.ok()) return s;
   if (Status s = out->pairs.Finish(); !s.ok()) return s;
   return verified;
 }

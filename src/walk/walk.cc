@@ -21,7 +21,6 @@
 #include "walk/walk.h"
 
 #include <algorithm>
-#include <cctype>
 #include <condition_variable>
 #include <exception>
 #include <memory>
@@ -36,6 +35,7 @@
 #include "neardup/quote.h"
 #include "walk/glob.h"
 #include "walk/ignore.h"
+#include "walk/left_out.h"
 
 namespace neardup {
 namespace {
@@ -455,7 +455,8 @@ class Walker {
     std::vector<DirEntry> entries;
     if (Status listed = (*dir)->List(&entries); !listed.ok()) into_->errors.push_back(std::move(listed));
     const std::shared_ptr<const IgnoreRules> rules = RulesOf(display, relative, entries, std::move(parent_rules));
-    for (DirEntry& entry : entries) AddEntry(**dir, display, relative, reference, rules.get(), &entry, subdirs);
+    const ListedDir at{**dir, display, relative, reference, rules.get()};
+    for (DirEntry& entry : entries) AddEntry(at, &entry, subdirs);
     return rules;
   }
 
@@ -505,82 +506,105 @@ class Walker {
     return rules != nullptr && rules->Ignored(relative, is_dir, ignore_files_);
   }
 
-  // Sorts out one entry of `dir` (whose path is `display`): counted and
-  // skipped, a file recorded, or a subdirectory appended to `*subdirs`.
-  void AddEntry(Directory& dir, const std::string& display, const std::string& relative, bool reference,
-                const IgnoreRules* rules, DirEntry* entry, std::vector<SubDir>* subdirs) {
+  // A directory being listed: what each of its entries is sorted out by.
+  struct ListedDir {
+    Directory& dir;
+    const std::string& display;   // its path as shown
+    const std::string& relative;  // its path below the PATH argument
+    bool reference;               // under an --against PATH
+    const IgnoreRules* rules;     // the ignore rules in force in it, or null
+  };
+
+  // Sorts out one entry of `at`: counted and skipped, a file recorded, or a
+  // subdirectory appended to `*subdirs`.
+  void AddEntry(const ListedDir& at, DirEntry* entry, std::vector<SubDir>* subdirs) {
     if (!options_.hidden && entry->name[0] == '.') {
-      Skip(&WalkCounts::hidden, display, entry->name, "hidden");
+      Skip(&WalkCounts::hidden, at.display, entry->name, "hidden");
       return;
     }
     std::optional<FileStat> st;
-    // The entry's own stat (a link is not followed); false, with the problem
-    // recorded, when it fails.
-    auto stat_entry = [&] {
-      Result<FileStat> got = dir.StatEntry(entry->name, /*follow_symlink=*/false);
-      if (!got.ok()) {
-        into_->errors.push_back(got.status());
-        return false;
-      }
-      st = *got;
-      return true;
-    };
-
-    FileType type = entry->type;
-    if (type == FileType::kUnknown) {
-      if (!stat_entry()) return;
-      type = st->type;
-    }
-    if (type == FileType::kSymlink) {
-      if (!options_.follow) {
-        ++into_->counts.symlinks;
-        return;
-      }
-      st = FollowLink(dir, display, entry->name);
-      if (!st) return;
-      type = st->type;
-    }
-    if (type == FileType::kOther) {
-      Skip(&WalkCounts::special, display, entry->name, "not a regular file (fifo, socket, device)");
+    const std::optional<FileType> type = TypeOf(at, *entry, &st);
+    if (!type) return;
+    if (*type == FileType::kOther) {
+      Skip(&WalkCounts::special, at.display, entry->name, "not a regular file (fifo, socket, device)");
       return;
     }
-    const std::string child_relative = JoinRelative(relative, entry->name);
-    if (type == FileType::kDirectory) {
+    const std::string child_relative = JoinRelative(at.relative, entry->name);
+    if (*type == FileType::kDirectory) {
       if (globs_.ExcludesDirectory(child_relative)) {
-        Skip(&WalkCounts::glob, display, entry->name, "excluded by --glob");
+        Skip(&WalkCounts::glob, at.display, entry->name, "excluded by --glob");
         return;
       }
-      if (IgnoredByFile(rules, child_relative, /*is_dir=*/true)) {
-        SkipIgnored(display, entry->name);
+      if (IgnoredByFile(at.rules, child_relative, /*is_dir=*/true)) {
+        SkipIgnored(at.display, entry->name);
         return;
       }
       FileKey key;
       if (options_.follow) {
-        if (!st && !stat_entry()) return;
+        if (!st && !StatEntry(at.dir, entry->name, &st)) return;
         key = KeyOf(*st);
       }
       subdirs->push_back({std::move(entry->name), key});
       return;
     }
-    // A regular file, as far as the listing or a followed link says. A glob
-    // that matches it decides, over the ignore files (as in ripgrep).
+    AddListedFile(at, entry->name, child_relative, &st);
+  }
+
+  // The type of an entry: the listing's, else its own stat's; with --follow,
+  // a link's target's. *st: the stat when one was taken. Nothing, counted or
+  // with the problem recorded, for a link not followed or a stat that failed.
+  std::optional<FileType> TypeOf(const ListedDir& at, const DirEntry& entry, std::optional<FileStat>* st) {
+    FileType type = entry.type;
+    if (type == FileType::kUnknown) {
+      if (!StatEntry(at.dir, entry.name, st)) return std::nullopt;
+      type = (*st)->type;
+    }
+    if (type == FileType::kSymlink) {
+      if (!options_.follow) {
+        ++into_->counts.symlinks;
+        return std::nullopt;
+      }
+      *st = FollowLink(at.dir, at.display, entry.name);
+      if (!*st) return std::nullopt;
+      type = (*st)->type;
+    }
+    return type;
+  }
+
+  // The entry's own stat (a link is not followed) into *st; false, with the
+  // problem recorded, when it fails.
+  bool StatEntry(Directory& dir, const std::string& name, std::optional<FileStat>* st) {
+    Result<FileStat> got = dir.StatEntry(name, /*follow_symlink=*/false);
+    if (!got.ok()) {
+      into_->errors.push_back(got.status());
+      return false;
+    }
+    *st = *got;
+    return true;
+  }
+
+  // A regular file, as far as the listing or a followed link says (*st, when
+  // taken): recorded unless a glob or an ignore file leaves it out. A glob
+  // that matches it decides, over the ignore files (as in ripgrep).
+  void AddListedFile(const ListedDir& at, const std::string& name, const std::string& child_relative,
+                     std::optional<FileStat>* st) {
     const std::optional<bool> by_glob = globs_.LastMatch(child_relative);
-    if (!by_glob && IgnoredByFile(rules, child_relative, /*is_dir=*/false)) {
-      SkipIgnored(display, entry->name);
+    if (!by_glob && IgnoredByFile(at.rules, child_relative, /*is_dir=*/false)) {
+      SkipIgnored(at.display, name);
       return;
     }
     if (!by_glob.value_or(globs_.Matches(child_relative))) {
-      Skip(&WalkCounts::glob, display, entry->name, "excluded by --glob");
+      Skip(&WalkCounts::glob, at.display, name, "excluded by --glob");
       return;
     }
-    if (!st && !stat_entry()) return;
-    if (st->type != FileType::kRegular) {
+    if (!*st && !StatEntry(at.dir, name, st)) return;
+    if ((*st)->type != FileType::kRegular) {
       // Replaced since it was listed; a link to a directory here would need
       // the directory logic, so skip it as the special entry it now is.
       ++into_->counts.special;
       return;
     }
-    AddFile(JoinDisplay(display, entry->name), *st, reference);
+    AddFile(JoinDisplay(at.display, name), **st, at.reference);
   }
 
   // Counts an entry an ignore file excluded: among those --glob excludes too.
@@ -710,46 +734,6 @@ std::vector<InputFile> Deduplicate(std::vector<FoundFile> found) {
     }
   }
   return files;
-}
-
-// Leaves the --index file and its SQLite companions (-wal, -shm, -journal)
-// out of `files` when the walk found them (by device and inode: under any
-// path), with a notice each: the index changes while the run writes it, and
-// is no document anyone asked for.
-void LeaveOutIndex(const Options& options, FileSystem& fs, WalkedCorpus* out) {
-  if (options.index.empty()) return;
-  std::set<FileKey> keys;
-  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
-    Result<FileStat> st = fs.Stat(options.index + suffix);
-    if (st.ok()) keys.insert(KeyOf(*st));
-  }
-  if (keys.empty()) return;
-  std::erase_if(out->files, [&](const InputFile& f) {
-    if (f.identity.stream || keys.count({f.identity.dev, f.identity.ino}) == 0) return false;
-    out->notices.push_back(ShellQuoted(f.path) +
-                           ": the --index file (or its journal), left out of the documents; "
-                           "keep the index outside the scanned paths");
-    return true;
-  });
-}
-
-// Leaves Parquet files (named *.parquet, any case) out of `files`, each with
-// a notice naming it: neardup does not read Parquet yet, and read as text or
-// JSONL its bytes would be a binary file or malformed lines.
-void LeaveOutParquet(WalkedCorpus* out) {
-  constexpr std::string_view kParquet = ".parquet";
-  std::erase_if(out->files, [&](const InputFile& f) {
-    if (f.identity.stream || f.path.size() <= kParquet.size()) return false;
-    const std::string_view end = std::string_view(f.path).substr(f.path.size() - kParquet.size());
-    for (size_t i = 0; i < end.size(); ++i) {
-      if (std::tolower(static_cast<unsigned char>(end[i])) != kParquet[i]) return false;
-    }
-    out->notices.push_back(ShellQuoted(f.path) +
-                           ": a Parquet file, not read: neardup does not read Parquet yet "
-                           "(export it to JSONL and scan it with --input jsonl)");
-    ++out->counts.parquet;
-    return true;
-  });
 }
 
 }  // namespace

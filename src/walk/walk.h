@@ -30,8 +30,8 @@
 // is kept) or a file that cannot be stat'ed becomes one entry in `errors`, and
 // the rest of the corpus is walked; files excluded by options are counted.
 //
-// Every directory listing and stat goes through a FileSystem (ListDir, Stat,
-// Lstat), so tests can inject those failures.
+// Every directory listing and stat goes through a FileSystem (OpenDir, Stat,
+// and the Directory's List and StatEntry), so tests can inject those failures.
 //
 //   Result<WalkedCorpus> walked = WalkCorpus(options, FileSystem::Default());
 //   for (const InputFile& f : walked->files) Read(f.path);

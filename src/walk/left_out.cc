@@ -1,0 +1,46 @@
+#include "walk/left_out.h"
+
+#include <cctype>
+#include <cstdint>
+#include <set>
+#include <string_view>
+#include <utility>
+
+#include "neardup/quote.h"
+
+namespace neardup {
+
+void LeaveOutIndex(const Options& options, FileSystem& fs, WalkedCorpus* out) {
+  if (options.index.empty()) return;
+  std::set<std::pair<uint64_t, uint64_t>> keys;  // (device, inode)
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    Result<FileStat> st = fs.Stat(options.index + suffix);
+    if (st.ok()) keys.insert({st->dev, st->ino});
+  }
+  if (keys.empty()) return;
+  std::erase_if(out->files, [&](const InputFile& f) {
+    if (f.identity.stream || keys.count({f.identity.dev, f.identity.ino}) == 0) return false;
+    out->notices.push_back(ShellQuoted(f.path) +
+                           ": the --index file (or its journal), left out of the documents; "
+                           "keep the index outside the scanned paths");
+    return true;
+  });
+}
+
+void LeaveOutParquet(WalkedCorpus* out) {
+  constexpr std::string_view kParquet = ".parquet";
+  std::erase_if(out->files, [&](const InputFile& f) {
+    if (f.identity.stream || f.path.size() <= kParquet.size()) return false;
+    const std::string_view end = std::string_view(f.path).substr(f.path.size() - kParquet.size());
+    for (size_t i = 0; i < end.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(end[i])) != kParquet[i]) return false;
+    }
+    out->notices.push_back(ShellQuoted(f.path) +
+                           ": a Parquet file, not read: neardup does not read Parquet yet "
+                           "(export it to JSONL and scan it with --input jsonl)");
+    ++out->counts.parquet;
+    return true;
+  });
+}
+
+}  // namespace neardup
