@@ -7,13 +7,14 @@
 // its own, and each is checked against what MinHasher gives through the
 // production dispatch and against a plain scalar reference, on many random
 // shingle sets. A version is skipped only when the processor cannot run it.
+#include "sign/minhash_kernel.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
 
 #include "sign/minhash.h"
-#include "sign/minhash_kernel.h"
 
 namespace neardup {
 namespace {

@@ -9,6 +9,8 @@
 // CJK, combining marks, mixed, invalid bytes, words longer than the 64 KiB
 // word buffer) cut into chunks in many ways: same shingles in the same order,
 // same word and token counts, same content hash, same token text.
+#include "text/tokenize_kernel.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -21,7 +23,6 @@
 #include "text/decode.h"
 #include "text/normalize.h"
 #include "text/shingle.h"
-#include "text/tokenize_kernel.h"
 #include "text/word_hash.h"
 
 namespace neardup {
