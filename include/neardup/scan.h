@@ -7,8 +7,10 @@
 // hash) so each distinct text is indexed once; find candidate pairs by LSH
 // banding; verify them (signature agreement, or exact Jaccard after
 // re-reading only the documents in candidate pairs); then, by mode, build
-// pairs or clusters. The stage tasks (stages.h) drive the same phases. The
-// report is the same, byte for byte once written, for every thread count.
+// pairs or clusters. The stage tasks (stages.h) follow the same rules
+// (Run, the candidate rule) over their own reads and writes; only stage
+// report shares a phase (phases.h says which). The report is the same, byte
+// for byte once written, for every thread count.
 //
 // Problems with single inputs (unreadable, vanished, changed during the run,
 // malformed JSONL lines) are recorded in Report::problems and the run goes on.
