@@ -13,12 +13,14 @@
 #include <string>
 #include <vector>
 
+#include "e2e/run_neardup.h"
 #include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
 namespace {
 
+using testing::RunNeardup;
 using testing::RunProcess;
 using testing::RunResult;
 using testing::TempDir;
@@ -44,7 +46,7 @@ std::vector<Listed> ListedOf(const std::string& tsv) {
 
 // The exact Jaccard of two files, as `neardup explain` computes it.
 double ExplainedJaccard(const std::string& a, const std::string& b, const std::string& dir) {
-  const RunResult r = RunProcess({kBin, "explain", "-f", "json", a, b}, dir);
+  const RunResult r = RunNeardup({"explain", "-f", "json", a, b}, dir);
   EXPECT_LE(r.exit_code, 1) << r.err;
   return nlohmann::json::parse(r.out)["jaccard"].get<double>();
 }
@@ -101,8 +103,8 @@ TEST_F(RightByDefaultTest, NoDocumentListedWithoutFlagsIsBelowTheThreshold) {
 
 // Every default record carries the exact Jaccard, not only the estimate.
 TEST_F(RightByDefaultTest, DefaultRecordsCarryTheExactJaccard) {
-  const RunResult r = RunProcess(
-      {kBin, "scan", "-q", "--mode", "duplicates", "-f", "jsonl", "-t", "0.8", *dir_ / "mail"}, dir_->path());
+  const RunResult r =
+      RunNeardup({"scan", "-q", "--mode", "duplicates", "-f", "jsonl", "-t", "0.8", *dir_ / "mail"}, dir_->path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::istringstream in(r.out);
   size_t records = 0;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/cli_options.h"
+#include "e2e/run_neardup.h"
 #include "test_paths.h"
 #include "test_util.h"
 
@@ -16,6 +17,7 @@ namespace neardup {
 namespace {
 
 using testing::RandomWords;
+using testing::RunNeardup;
 using testing::RunProcess;
 using testing::RunResult;
 using testing::TempDir;
@@ -79,7 +81,7 @@ TEST(ShellHelpTest, ExplainListsOnlyTheFormatsItAccepts) {
   EXPECT_EQ(scan.find("explain: json"), std::string::npos);
   EXPECT_EQ(scan.find("--color"), std::string::npos);
   // What the help says is what the parser does.
-  const RunResult csv = RunProcess({kBin, "explain", "-f", "csv", "a", "b"}, dir.path());
+  const RunResult csv = RunNeardup({"explain", "-f", "csv", "a", "b"}, dir.path());
   EXPECT_EQ(csv.exit_code, 2);
   EXPECT_NE(csv.err.find("--format must be json, got csv"), std::string::npos) << csv.err;
 }
@@ -99,7 +101,7 @@ void ExpectBashCompletes(const std::string& script, const std::string& words, co
 
 TEST(ShellCompletionTest, EachCommandCompletesOnlyWhatItAccepts) {
   TempDir dir;
-  const RunResult bash = RunProcess({kBin, "completions", "bash"}, dir.path());
+  const RunResult bash = RunNeardup({"completions", "bash"}, dir.path());
   ASSERT_EQ(bash.exit_code, 0);
   ExpectBashCompletes(bash.out, "neardup index ''", "info check");
   ExpectBashCompletes(bash.out, "neardup index in", "info");
@@ -109,10 +111,10 @@ TEST(ShellCompletionTest, EachCommandCompletesOnlyWhatItAccepts) {
   ExpectBashCompletes(bash.out, "neardup scan -f ''", "jsonl json csv tsv html");
   ExpectBashCompletes(bash.out, "neardup scan --co", "");
 
-  const RunResult zsh = RunProcess({kBin, "completions", "zsh"}, dir.path());
+  const RunResult zsh = RunNeardup({"completions", "zsh"}, dir.path());
   EXPECT_NE(zsh.out.find("'1:action:(info check)'"), std::string::npos);
   EXPECT_NE(zsh.out.find("{-f,--format}'[Print one JSON object instead of text]:json:(json)'"), std::string::npos);
-  const RunResult fish = RunProcess({kBin, "completions", "fish"}, dir.path());
+  const RunResult fish = RunNeardup({"completions", "fish"}, dir.path());
   EXPECT_NE(fish.out.find("__fish_seen_subcommand_from index; and not __fish_seen_subcommand_from info check' "
                           "-x -a 'info check'"),
             std::string::npos);
@@ -172,9 +174,9 @@ TEST(ShellColorTest, ColorAlwaysColoursIntoAPipeAndNeverDoesNot) {
   EXPECT_EQ(always.exit_code, 0);
   EXPECT_NE(always.out.find("\x1b[32minserted\x1b[m"), std::string::npos) << always.out;
   EXPECT_EQ(always.out.find("{+"), std::string::npos);
-  const RunResult never = RunProcess({kBin, "explain", "--color=NEVER", a, b}, dir.path());
+  const RunResult never = RunNeardup({"explain", "--color=NEVER", a, b}, dir.path());
   EXPECT_EQ(never.out, piped.out);
-  const RunResult bad = RunProcess({kBin, "explain", "--color", "yes", a, b}, dir.path());
+  const RunResult bad = RunNeardup({"explain", "--color", "yes", a, b}, dir.path());
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--color must be auto, always or never, got yes"), std::string::npos) << bad.err;
 }
@@ -241,7 +243,7 @@ std::string Plain(const std::string& text) {
 
 TEST(ShellManPageTest, HasASectionForEveryCommandAndTheStandardSections) {
   TempDir dir;
-  const RunResult page = RunProcess({kBin, "manpage"}, dir.path());
+  const RunResult page = RunNeardup({"manpage"}, dir.path());
   ASSERT_EQ(page.exit_code, 0);
   for (const cli::CommandInfo& info : cli::kCommands) {
     std::string heading = ".SH ";
@@ -264,7 +266,7 @@ TEST(ShellManPageTest, HasASectionForEveryCommandAndTheStandardSections) {
 TEST(ShellManPageTest, ManMandocAndLexgrogReadThePage) {
   if (!Have("man") && !Have("mandoc") && !Have("lexgrog")) GTEST_SKIP() << "no man, mandoc or lexgrog";
   TempDir dir;
-  const RunResult page = RunProcess({kBin, "manpage"}, dir.path());
+  const RunResult page = RunNeardup({"manpage"}, dir.path());
   ASSERT_EQ(page.exit_code, 0);
   const std::string path = dir.path() + "/neardup.1";
   WriteFile(path, page.out);
