@@ -134,10 +134,10 @@ TEST(DedupTest, EveryRemovedDocumentIsLikeTheDocumentKept) {
   }
   size_t checked = 0;
   for (const bool exact : {false, true}) {
-    std::vector<std::string> args = {kBin, "scan", "--mode", "duplicates", "-f", "jsonl", "--verify"};
+    std::vector<std::string> args = {"scan", "--mode", "duplicates", "-f", "jsonl", "--verify"};
     args.push_back(exact ? "exact" : "signature");
     args.push_back(dir / "chains");
-    const RunResult r = RunProcess(args, dir.path());
+    const RunResult r = RunNeardup(args, dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto records = JsonLines(r.out);
     ASSERT_GE(records.size(), 12u) << r.out;  // each chain loses at least one document

@@ -981,10 +981,10 @@ void ExpectDamageCaught(const TempDir& dir, const std::string& good, const std::
   std::filesystem::remove(ix);
   std::filesystem::copy_file(dir / good, ix);
   ASSERT_EQ(Sql(dir, ix, sql), 0) << sql;
-  std::vector<std::string> argv = {kBin, "scan", "-q", "--index", ix};
+  std::vector<std::string> argv = {"scan", "-q", "--index", ix};
   argv.insert(argv.end(), args.begin(), args.end());
   long rss_kb = 0;
-  const RunResult r = RunProcess(argv, dir.path(), "/dev/null", &rss_kb);
+  const RunResult r = RunNeardup(argv, dir.path(), RunOptions().MaxRss(&rss_kb));
   EXPECT_EQ(r.exit_code, 2) << sql << ": " << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << sql << ": " << r.err;
   EXPECT_EQ(r.err.rfind("neardup: " + ix + ": corrupt index: " + row, 0), 0u) << sql << ": " << r.err;

@@ -18,7 +18,6 @@
 #include "compress_util.h"
 #include "e2e/kept_modes.h"
 #include "e2e/run_neardup.h"
-#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -27,12 +26,11 @@ namespace {
 using testing::Join;
 using testing::RandomWords;
 using testing::RunNeardup;
-using testing::RunProcess;
+using testing::RunOptions;
 using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
 
-const std::string kBin = ::neardup::testing::NeardupBinary();
 namespace fs = std::filesystem;
 
 std::string Gunzip(const std::string& data) {
@@ -344,9 +342,9 @@ TEST(KeptDirTest, EachRefusalComesBeforeAnythingIsReadOrWritten) {
       {{"--kept-dir", dir / "k", "-o", dir / "k/out.jsonl", dir / "in"}, "is inside --kept-dir"},
   };
   for (const Case& c : cases) {
-    std::vector<std::string> argv = {kBin, "scan"};
+    std::vector<std::string> argv = {"scan"};
     argv.insert(argv.end(), c.args.begin(), c.args.end());
-    RunResult r = RunProcess(argv, dir.path());
+    RunResult r = RunNeardup(argv, dir.path());
     EXPECT_EQ(r.exit_code, 2) << c.says;
     EXPECT_EQ(r.out, "") << c.says;
     EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
@@ -387,13 +385,13 @@ TEST(KeptDirTest, ThePassHoldsTheListLeftOutNotTheFile) {
   ASSERT_GT(std::filesystem::file_size(dir / "d/big.jsonl"), 80'000'000u);
   long plain_kb = 0;
   const RunResult plain =
-      RunProcess({kBin, "scan", "-q", "--input", "jsonl", "--mode", "duplicates", "-o", dir / "list.txt", dir / "d"},
-                 dir.path(), "/dev/null", &plain_kb);
+      RunNeardup({"scan", "-q", "--input", "jsonl", "--mode", "duplicates", "-o", dir / "list.txt", dir / "d"},
+                 dir.path(), RunOptions().MaxRss(&plain_kb));
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   long kept_kb = 0;
-  const RunResult kept = RunProcess({kBin, "scan", "-q", "--input", "jsonl", "--mode", "duplicates", "-o",
-                                     dir / "list2.txt", "--kept-dir", dir / "kept", dir / "d"},
-                                    dir.path(), "/dev/null", &kept_kb);
+  const RunResult kept = RunNeardup({"scan", "-q", "--input", "jsonl", "--mode", "duplicates", "-o", dir / "list2.txt",
+                                     "--kept-dir", dir / "kept", dir / "d"},
+                                    dir.path(), RunOptions().MaxRss(&kept_kb));
   ASSERT_EQ(kept.exit_code, 0) << kept.err;
   const long left_out = kLines - 10;
   uint64_t first_ten = 0;  // the kept lines: the first of each text

@@ -25,7 +25,6 @@ using testing::RunProcess;
 using testing::RunResult;
 using testing::TempDir;
 
-const std::string kBin = ::neardup::testing::NeardupBinary();
 const std::string kGen = ::neardup::testing::GenMailBinary();
 
 struct Listed {
@@ -72,10 +71,10 @@ class RightByDefaultTest : public ::testing::Test {
     dir_ = nullptr;
   }
   static RunResult Scan(std::vector<std::string> extra, const std::string& t) {
-    std::vector<std::string> argv = {kBin, "scan", "-q", "--mode", "duplicates", "-f", "tsv", "-t", t};
+    std::vector<std::string> argv = {"scan", "-q", "--mode", "duplicates", "-f", "tsv", "-t", t};
     argv.insert(argv.end(), extra.begin(), extra.end());
     argv.push_back(*dir_ / "mail");
-    return RunProcess(argv, dir_->path());
+    return RunNeardup(argv, dir_->path());
   }
   static TempDir* dir_;
 };
@@ -121,11 +120,11 @@ TEST_F(RightByDefaultTest, DefaultRecordsCarryTheExactJaccard) {
 // --verify signature, each member the estimate let in below it is marked.
 TEST_F(RightByDefaultTest, TheReviewPageMarksEveryMemberBelowTheThreshold) {
   auto marked = [&](std::vector<std::string> extra) {
-    std::vector<std::string> argv = {kBin,  "scan", "-q",   "--mode", "clusters",         "-t",
-                                     "0.8", "-f",   "html", "-o",     *dir_ / "page.html"};
+    std::vector<std::string> argv = {"scan", "-q", "--mode", "clusters", "-t",
+                                     "0.8",  "-f", "html",   "-o",       *dir_ / "page.html"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     argv.push_back(*dir_ / "mail");
-    const RunResult r = RunProcess(argv, dir_->path());
+    const RunResult r = RunNeardup(argv, dir_->path());
     EXPECT_EQ(r.exit_code, 0) << r.err;
     const std::string page = testing::ReadFile(*dir_ / "page.html");
     size_t n = 0;

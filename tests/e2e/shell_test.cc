@@ -21,6 +21,7 @@ using testing::RunNeardup;
 using testing::RunProcess;
 using testing::RunResult;
 using testing::TempDir;
+using testing::With;
 using testing::WriteFile;
 
 const std::string kBin = ::neardup::testing::NeardupBinary();
@@ -34,10 +35,7 @@ std::vector<std::vector<std::string>> EveryCommand() {
 }
 
 std::string Help(const std::vector<std::string>& words, const TempDir& dir) {
-  std::vector<std::string> argv = {kBin};
-  argv.insert(argv.end(), words.begin(), words.end());
-  argv.push_back("--help");
-  const RunResult r = RunProcess(argv, dir.path());
+  const RunResult r = RunNeardup(With(words, {"--help"}), dir.path());
   EXPECT_EQ(r.exit_code, 0);
   return r.out;
 }

@@ -98,10 +98,10 @@ RunResult Filter(const TempDir& dir, const std::string& work, int task, int n, c
 
 // scan --kept-dir's folder, checked to have left documents out.
 std::map<std::string, std::string> ScanFolder(const TempDir& dir, const Args& options, const std::string& kept) {
-  Args argv = {kBin, "scan", "--kept-dir", kept};
+  Args argv = {"scan", "--kept-dir", kept};
   argv.insert(argv.end(), options.begin(), options.end());
   argv.push_back(dir / "in");
-  const RunResult r = RunProcess(argv, dir.path());
+  const RunResult r = RunNeardup(argv, dir.path());
   EXPECT_LE(r.exit_code, 2) << r.err;
   std::map<std::string, std::string> tree = Tree(kept);
   EXPECT_FALSE(tree.empty());

@@ -101,32 +101,32 @@ void MakeLargeBucketCorpus(const TempDir& dir) {
 RunResult RunStages(const TempDir& dir, const std::string& work, int n, int m, int v, const Args& options,
                     const Args& paths, const std::function<void()>& before_report = nullptr) {
   for (int i = 0; i < n; ++i) {
-    Args argv = {kBin, "stage", "sign", "--task", std::to_string(i), "--tasks", std::to_string(n)};
+    Args argv = {"stage", "sign", "--task", std::to_string(i), "--tasks", std::to_string(n)};
     argv.insert(argv.end(), options.begin(), options.end());
     argv.push_back(work);
     argv.insert(argv.end(), paths.begin(), paths.end());
-    const RunResult r = RunProcess(argv, dir.path());
+    const RunResult r = RunNeardup(argv, dir.path());
     EXPECT_EQ(r.exit_code, 0) << r.err;
   }
   for (int j = 0; j < m; ++j) {
-    Args argv = {kBin, "stage", "bucket", "--task", std::to_string(j), "--tasks", std::to_string(m)};
+    Args argv = {"stage", "bucket", "--task", std::to_string(j), "--tasks", std::to_string(m)};
     argv.insert(argv.end(), options.begin(), options.end());
     argv.push_back(work);
-    const RunResult r = RunProcess(argv, dir.path());
+    const RunResult r = RunNeardup(argv, dir.path());
     EXPECT_EQ(r.exit_code, 0) << r.err;
   }
   for (int k = 0; k < v; ++k) {
-    Args argv = {kBin, "stage", "verify", "--task", std::to_string(k), "--tasks", std::to_string(v)};
+    Args argv = {"stage", "verify", "--task", std::to_string(k), "--tasks", std::to_string(v)};
     argv.insert(argv.end(), options.begin(), options.end());
     argv.push_back(work);
-    const RunResult r = RunProcess(argv, dir.path());
+    const RunResult r = RunNeardup(argv, dir.path());
     EXPECT_EQ(r.exit_code, 0) << r.err;
   }
   if (before_report) before_report();
-  Args argv = {kBin, "stage", "report"};
+  Args argv = {"stage", "report"};
   argv.insert(argv.end(), options.begin(), options.end());
   argv.push_back(work);
-  return RunProcess(argv, dir.path());
+  return RunNeardup(argv, dir.path());
 }
 
 // The summary line without its time.
@@ -272,29 +272,29 @@ TEST(StageTest, ReportMemoryGrowsWithThePairsNotWithTheCorpus) {
   const Args options = {"--input", "jsonl", "-f", "jsonl", "--verify", "signature"};
   const std::string work = dir / "work";
   for (int i = 0; i < 2; ++i) {
-    Args argv = {kBin, "stage", "sign", "--task", std::to_string(i), "--tasks", "2"};
+    Args argv = {"stage", "sign", "--task", std::to_string(i), "--tasks", "2"};
     argv.insert(argv.end(), options.begin(), options.end());
     argv.insert(argv.end(), {work, dir / "jsonl"});
-    ASSERT_EQ(RunProcess(argv, dir.path()).exit_code, 0);
+    ASSERT_EQ(RunNeardup(argv, dir.path()).exit_code, 0);
   }
-  Args bucket = {kBin, "stage", "bucket", "--task", "0", "--tasks", "1"};
+  Args bucket = {"stage", "bucket", "--task", "0", "--tasks", "1"};
   bucket.insert(bucket.end(), options.begin(), options.end());
   bucket.push_back(work);
-  ASSERT_EQ(RunProcess(bucket, dir.path()).exit_code, 0);
+  ASSERT_EQ(RunNeardup(bucket, dir.path()).exit_code, 0);
   // The verify task reads the rows of the pairs' documents only: 200 rows,
   // not the 300,100 (150 MB of signatures) of the corpus.
-  bucket[2] = "verify";
+  bucket[1] = "verify";
   long verify_rss_kb = 0;
-  ASSERT_EQ(RunProcess(bucket, dir.path(), "/dev/null", &verify_rss_kb).exit_code, 0);
+  ASSERT_EQ(RunNeardup(bucket, dir.path(), RunOptions().MaxRss(&verify_rss_kb)).exit_code, 0);
   std::fprintf(stderr, "verify peak RSS %ld KiB\n", verify_rss_kb);
 #if !defined(__SANITIZE_ADDRESS__)
   EXPECT_LT(verify_rss_kb, 48 * 1024) << "verify peak RSS " << verify_rss_kb / 1024 << " MB";
 #endif
-  Args report = {kBin, "stage", "report"};
+  Args report = {"stage", "report"};
   report.insert(report.end(), options.begin(), options.end());
   report.push_back(work);
   long max_rss_kb = 0;
-  const RunResult staged = RunProcess(report, dir.path(), "/dev/null", &max_rss_kb);
+  const RunResult staged = RunNeardup(report, dir.path(), RunOptions().MaxRss(&max_rss_kb));
   const RunResult scan = RunNeardup(With(With({"scan"}, options), {dir / "jsonl"}), dir.path());
   EXPECT_EQ(staged.exit_code, 0) << staged.err;
   EXPECT_EQ(staged.out, scan.out);
@@ -339,9 +339,9 @@ TEST(StageTest, TextReportMemoryGrowsWithThePairsNotWithTheFiles) {
   for (const char* stage : {"sign", "sign", "bucket", "verify"}) {
     const bool second = stage == std::string("sign") && std::filesystem::exists(work + "/sign/0.done");
     const bool sign = stage == std::string("sign");
-    Args argv = {kBin, "stage", stage, "--task", second ? "1" : "0", "--tasks", sign ? "2" : "1", "-f", "jsonl", work};
+    Args argv = {"stage", stage, "--task", second ? "1" : "0", "--tasks", sign ? "2" : "1", "-f", "jsonl", work};
     if (sign) argv.push_back(dir / "docs");
-    ASSERT_EQ(RunProcess(argv, dir.path()).exit_code, 0) << stage;
+    ASSERT_EQ(RunNeardup(argv, dir.path()).exit_code, 0) << stage;
   }
   long max_rss_kb = 0;
   const RunResult staged =
@@ -387,11 +387,11 @@ TEST(StageTest, SignTaskMemoryIsBoundedByItsBuffersNotItsShare) {
   }
   const Args options = {"--input", "jsonl", "-f", "tsv", "-j2", "--min-words", "1", "--ngram", "2"};
   const std::string work = dir / "work";
-  Args sign = {kBin, "stage", "sign", "--task", "0", "--tasks", "1"};
+  Args sign = {"stage", "sign", "--task", "0", "--tasks", "1"};
   sign.insert(sign.end(), options.begin(), options.end());
   sign.insert(sign.end(), {work, dir / "jsonl"});
   long sign_rss_kb = 0;
-  const RunResult signed_share = RunProcess(sign, dir.path(), "/dev/null", &sign_rss_kb);
+  const RunResult signed_share = RunNeardup(sign, dir.path(), RunOptions().MaxRss(&sign_rss_kb));
   ASSERT_EQ(signed_share.exit_code, 0) << signed_share.err;
   const auto table_bytes = std::filesystem::file_size(work + "/sign/0.table");
   std::fprintf(stderr, "sign peak RSS %ld KiB, table %ju bytes\n", sign_rss_kb, static_cast<uintmax_t>(table_bytes));
@@ -410,15 +410,15 @@ TEST(StageTest, SignTaskMemoryIsBoundedByItsBuffersNotItsShare) {
   }
   EXPECT_GE(runs, 3u);
   for (const char* stage : {"bucket", "verify"}) {
-    Args argv = {kBin, "stage", stage, "--task", "0", "--tasks", "1"};
+    Args argv = {"stage", stage, "--task", "0", "--tasks", "1"};
     argv.insert(argv.end(), options.begin(), options.end());
     argv.push_back(work);
-    ASSERT_EQ(RunProcess(argv, dir.path()).exit_code, 0) << stage;
+    ASSERT_EQ(RunNeardup(argv, dir.path()).exit_code, 0) << stage;
   }
-  Args report = {kBin, "stage", "report"};
+  Args report = {"stage", "report"};
   report.insert(report.end(), options.begin(), options.end());
   report.push_back(work);
-  const RunResult staged = RunProcess(report, dir.path());
+  const RunResult staged = RunNeardup(report, dir.path());
   const RunResult scan = RunNeardup(With(With({"scan"}, options), {dir / "jsonl"}), dir.path());
   EXPECT_EQ(staged.exit_code, scan.exit_code) << staged.err;
   EXPECT_EQ(staged.out, scan.out);
@@ -603,17 +603,17 @@ TEST(StageTest, KilledVerifyTaskRunAgainGivesTheSameFiles) {
   }
   ASSERT_TRUE(killed_midway);
   for (const char* task : {"1", "0"}) {
-    Args argv = {kBin, "stage", "verify", "--task", task, "--tasks", "2"};
+    Args argv = {"stage", "verify", "--task", task, "--tasks", "2"};
     argv.insert(argv.end(), options.begin(), options.end());
     argv.push_back(work);
-    const RunResult again = RunProcess(argv, dir.path());
+    const RunResult again = RunNeardup(argv, dir.path());
     ASSERT_EQ(again.exit_code, 0) << again.err;
   }
   EXPECT_EQ(Files(work + "/verify"), Files(clean + "/verify"));  // and no temporary left
-  Args report = {kBin, "stage", "report"};
+  Args report = {"stage", "report"};
   report.insert(report.end(), options.begin(), options.end());
   report.push_back(work);
-  const RunResult r = RunProcess(report, dir.path());
+  const RunResult r = RunNeardup(report, dir.path());
   EXPECT_EQ(r.exit_code, first.exit_code);
   EXPECT_EQ(r.out, first.out);
   EXPECT_FALSE(first.out.empty());
@@ -623,11 +623,11 @@ TEST(StageTest, CompletedTaskRunAgainIsANoOp) {
   TempDir dir;
   MakeTextCorpus(dir);
   const std::string work = dir / "work";
-  Args sign = {kBin, "stage", "sign", "--task", "1", "--tasks", "2", "-v", work, dir / "docs"};
-  ASSERT_EQ(RunProcess(sign, dir.path()).exit_code, 0);
+  Args sign = {"stage", "sign", "--task", "1", "--tasks", "2", "-v", work, dir / "docs"};
+  ASSERT_EQ(RunNeardup(sign, dir.path()).exit_code, 0);
   const auto before = Files(work);
   const auto mtime = std::filesystem::last_write_time(work + "/sign/1.table");
-  const RunResult again = RunProcess(sign, dir.path());
+  const RunResult again = RunNeardup(sign, dir.path());
   EXPECT_EQ(again.exit_code, 0);
   EXPECT_NE(again.err.find("nothing to do"), std::string::npos) << again.err;
   EXPECT_EQ(Files(work), before);
@@ -740,27 +740,27 @@ TEST(StageTest, ShardsOfOtherReadingOptionsAreRefused) {
     const std::string apart = dir / "apart";
     std::filesystem::remove_all(work);
     std::filesystem::remove_all(apart);
-    Args sign0 = {kBin, "stage", "sign", "--task", "0", "--tasks", "2", "--input", "jsonl", work, dir / "jsonl"};
-    ASSERT_EQ(RunProcess(sign0, dir.path()).exit_code, 0);
-    Args sign1 = {kBin, "stage", "sign", "--task", "1", "--tasks", "2", "--input", "jsonl"};
+    Args sign0 = {"stage", "sign", "--task", "0", "--tasks", "2", "--input", "jsonl", work, dir / "jsonl"};
+    ASSERT_EQ(RunNeardup(sign0, dir.path()).exit_code, 0);
+    Args sign1 = {"stage", "sign", "--task", "1", "--tasks", "2", "--input", "jsonl"};
     sign1.insert(sign1.end(), other.begin(), other.end());
     sign1.push_back(work);
     sign1.push_back(dir / "jsonl");
-    RunResult r = RunProcess(sign1, dir.path());
+    RunResult r = RunNeardup(sign1, dir.path());
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("made with other options"), std::string::npos) << r.err;
     // Run at once, both finish: their shards are refused afterwards.
     sign1[sign1.size() - 2] = apart;
-    ASSERT_EQ(RunProcess(sign1, dir.path()).exit_code, 0);
+    ASSERT_EQ(RunNeardup(sign1, dir.path()).exit_code, 0);
     for (const char* suffix : {"table", "meta", "bands", "done"}) {
       std::filesystem::copy_file(apart + "/sign/1." + suffix, work + "/sign/1." + suffix);
     }
     for (const char* stage : {"bucket", "report"}) {
-      Args argv = {kBin, "stage", stage};
+      Args argv = {"stage", stage};
       if (std::string(stage) == "bucket") argv.insert(argv.end(), {"--task", "0", "--tasks", "1"});
       argv.insert(argv.end(), jsonl.begin(), jsonl.end());
       argv.push_back(work);
-      r = RunProcess(argv, dir.path());
+      r = RunNeardup(argv, dir.path());
       EXPECT_EQ(r.exit_code, 2) << stage;
       EXPECT_EQ(r.out, "");
       EXPECT_NE(r.err.find("made with other options"), std::string::npos) << stage << r.err;
@@ -946,10 +946,10 @@ TEST(StageTest, DocumentChangedBeforeVerifyIsLeftOutAsScanLeavesItOut) {
   const RunResult staged = RunStages(dir, work, 2, 1, 0, options, {dir / "docs"}, [&] {
     std::ofstream(changed, std::ios::app) << " more words at the end";
     for (const char* k : {"0", "1"}) {
-      Args argv = {kBin, "stage", "verify", "--task", k, "--tasks", "2"};
+      Args argv = {"stage", "verify", "--task", k, "--tasks", "2"};
       argv.insert(argv.end(), options.begin(), options.end());
       argv.push_back(work);
-      EXPECT_EQ(RunProcess(argv, dir.path()).exit_code, 0);
+      EXPECT_EQ(RunNeardup(argv, dir.path()).exit_code, 0);
     }
   });
   EXPECT_EQ(staged.exit_code, 2) << staged.err;
@@ -970,10 +970,10 @@ TEST(StageTest, ReportRefusesVerifyOutputsOfTheOtherKind) {
     Args& by_signature = exact_verify ? report_options : verify_options;
     by_signature.insert(by_signature.end(), {"--verify", "signature"});
     RunStages(dir, work, 1, 1, 2, verify_options, {dir / "docs"});
-    Args argv = {kBin, "stage", "report"};
+    Args argv = {"stage", "report"};
     argv.insert(argv.end(), report_options.begin(), report_options.end());
     argv.push_back(work);
-    const RunResult r = RunProcess(argv, dir.path());
+    const RunResult r = RunNeardup(argv, dir.path());
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(r.out, "");
     const std::string why =
