@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "e2e/run_neardup.h"
 #include "neardup/quote.h"
 #include "test_paths.h"
 #include "test_util.h"
@@ -17,6 +18,7 @@ namespace {
 
 using testing::Join;
 using testing::RandomWords;
+using testing::RunNeardup;
 using testing::RunProcess;
 using testing::RunResult;
 using testing::TempDir;
@@ -89,7 +91,7 @@ void MakeCorpus(const TempDir& dir) {
 TEST(CliTest, FindsCopiesAndEditsAsSortedJsonLines) {
   TempDir dir;
   MakeCorpus(dir);
-  const RunResult r = RunProcess({kBin, "scan", "--verify", "signature", dir / "docs"}, dir.path());
+  const RunResult r = RunNeardup({"scan", "--verify", "signature", dir / "docs"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto lines = Lines(r.out);
   ASSERT_EQ(lines.size(), 3u) << r.out;
@@ -111,7 +113,7 @@ TEST(CliTest, FindsCopiesAndEditsAsSortedJsonLines) {
 TEST(CliTest, ExactReportsTrueJaccard) {
   TempDir dir;
   MakeCorpus(dir);
-  const RunResult r = RunProcess({kBin, "scan", "--exact", dir / "docs"}, dir.path());
+  const RunResult r = RunNeardup({"scan", "--exact", dir / "docs"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto lines = Lines(r.out);
   ASSERT_EQ(lines.size(), 3u);
@@ -125,7 +127,7 @@ TEST(CliTest, EveryFormatParsesBack) {
   TempDir dir;
   MakeCorpus(dir);
   const std::string d = dir / "docs/";
-  RunResult r = RunProcess({kBin, "scan", "-f", "json", "--exact", dir / "docs"}, dir.path());
+  RunResult r = RunNeardup({"scan", "-f", "json", "--exact", dir / "docs"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["params"]["threshold"], 0.8);
@@ -137,7 +139,7 @@ TEST(CliTest, EveryFormatParsesBack) {
   EXPECT_EQ(j["pairs"].size(), 3u);
   EXPECT_EQ(j["pairs"][0]["a"], d + "a.txt");
 
-  r = RunProcess({kBin, "scan", "-f", "csv", "--verify", "signature", dir / "docs"}, dir.path());
+  r = RunNeardup({"scan", "-f", "csv", "--verify", "signature", dir / "docs"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto rows = ParseCsv(r.out);
   ASSERT_EQ(rows.size(), 4u);
@@ -145,7 +147,7 @@ TEST(CliTest, EveryFormatParsesBack) {
   EXPECT_EQ(rows[2][1], d + "sub/a_edit.txt");
   EXPECT_EQ(rows[2][3], "");
 
-  r = RunProcess({kBin, "scan", "-f", "tsv", "--exact", dir / "docs"}, dir.path());
+  r = RunNeardup({"scan", "-f", "tsv", "--exact", dir / "docs"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto tsv = Lines(r.out);
   ASSERT_EQ(tsv.size(), 3u);
@@ -157,7 +159,7 @@ TEST(CliTest, CsvQuotesAwkwardPaths) {
   const auto base = Join(RandomWords(100, 4));
   WriteFile(dir / "d/we,ird \"name\".txt", base);
   WriteFile(dir / "d/plain.txt", base);
-  const RunResult r = RunProcess({kBin, "scan", "-f", "csv", dir / "d"}, dir.path());
+  const RunResult r = RunNeardup({"scan", "-f", "csv", dir / "d"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto rows = ParseCsv(r.out);
   ASSERT_EQ(rows.size(), 2u) << r.out;
@@ -170,11 +172,11 @@ TEST(CliTest, InvalidUtf8PathIsReplacedInJsonAndKeptInTsv) {
   const auto base = Join(RandomWords(100, 4));
   WriteFile(dir / "d/caf\xe9.txt", base);
   WriteFile(dir / "d/cafe.txt", base);
-  RunResult r = RunProcess({kBin, "scan", dir / "d"}, dir.path());
+  RunResult r = RunNeardup({"scan", dir / "d"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(Lines(r.out)[0]);  // valid JSON
   EXPECT_EQ(j["b"], dir / "d/caf\xef\xbf\xbd.txt");
-  r = RunProcess({kBin, "scan", "-f", "tsv", dir / "d"}, dir.path());
+  r = RunNeardup({"scan", "-f", "tsv", dir / "d"}, dir.path());
   EXPECT_NE(r.out.find("caf\xe9.txt"), std::string::npos);
 }
 
@@ -183,22 +185,22 @@ TEST(CliTest, ExitCodesFollowGrep) {
   MakeCorpus(dir);
   WriteFile(dir / "alone/x.txt", Join(RandomWords(200, 10)));
   WriteFile(dir / "alone/y.txt", Join(RandomWords(200, 11)));
-  EXPECT_EQ(RunProcess({kBin, "scan", dir / "docs"}, dir.path()).exit_code, 0);
-  RunResult r = RunProcess({kBin, "scan", dir / "alone"}, dir.path());
+  EXPECT_EQ(RunNeardup({"scan", dir / "docs"}, dir.path()).exit_code, 0);
+  RunResult r = RunNeardup({"scan", dir / "alone"}, dir.path());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
-  r = RunProcess({kBin, "scan", "--threshold", "2", dir / "alone"}, dir.path());
+  r = RunNeardup({"scan", "--threshold", "2", dir / "alone"}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("threshold"), std::string::npos);
-  EXPECT_EQ(RunProcess({kBin, "--help"}, dir.path()).exit_code, 0);
-  EXPECT_EQ(RunProcess({kBin, "--version"}, dir.path()).exit_code, 0);
-  EXPECT_EQ(RunProcess({kBin, "scan", "--bogus", dir / "alone"}, dir.path()).exit_code, 2);
+  EXPECT_EQ(RunNeardup({"--help"}, dir.path()).exit_code, 0);
+  EXPECT_EQ(RunNeardup({"--version"}, dir.path()).exit_code, 0);
+  EXPECT_EQ(RunNeardup({"scan", "--bogus", dir / "alone"}, dir.path()).exit_code, 2);
 }
 
 TEST(CliTest, BrokenPathGivesTwoAndStillWritesTheRest) {
   TempDir dir;
   MakeCorpus(dir);
-  const RunResult r = RunProcess({kBin, "scan", dir / "docs", dir / "nope"}, dir.path());
+  const RunResult r = RunNeardup({"scan", dir / "docs", dir / "nope"}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(Lines(r.out).size(), 3u);
   EXPECT_NE(r.err.find("neardup: " + dir / "nope"), std::string::npos) << r.err;
@@ -213,8 +215,8 @@ TEST(CliTest, OutputIsByteIdenticalForEveryThreadCount) {
     WriteFile(dir / ("c/" + std::to_string(i) + ".txt"), Join(words));
   }
   for (const char* format : {"jsonl", "json", "csv"}) {
-    const RunResult one = RunProcess({kBin, "scan", "-j", "1", "--exact", "-f", format, dir / "c"}, dir.path());
-    const RunResult four = RunProcess({kBin, "scan", "-j", "4", "--exact", "-f", format, dir / "c"}, dir.path());
+    const RunResult one = RunNeardup({"scan", "-j", "1", "--exact", "-f", format, dir / "c"}, dir.path());
+    const RunResult four = RunNeardup({"scan", "-j", "4", "--exact", "-f", format, dir / "c"}, dir.path());
     ASSERT_EQ(one.exit_code, 0) << one.err;
     EXPECT_EQ(one.out, four.out) << format;
     EXPECT_GT(one.out.size(), 1000u);
@@ -226,19 +228,19 @@ TEST(CliTest, OutputFileIsWrittenAtomically) {
   MakeCorpus(dir);
   const std::string target = dir / "out/pairs.jsonl";
   std::filesystem::create_directories(dir / "out");
-  RunResult r = RunProcess({kBin, "scan", "-o", target, dir / "docs"}, dir.path());
+  RunResult r = RunNeardup({"scan", "-o", target, dir / "docs"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(Lines(testing::ReadFile(target)).size(), 3u);
   // A bad option leaves the old file as it was.
-  r = RunProcess({kBin, "scan", "-o", target, "-t", "7", dir / "docs"}, dir.path());
+  r = RunNeardup({"scan", "-o", target, "-t", "7", dir / "docs"}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(Lines(testing::ReadFile(target)).size(), 3u);
   size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir / "out")) files += e.is_regular_file();
   EXPECT_EQ(files, 1u);
   // A folder that does not exist: error, nothing created.
-  r = RunProcess({kBin, "scan", "-o", dir / "none/x.jsonl", dir / "docs"}, dir.path());
+  r = RunNeardup({"scan", "-o", dir / "none/x.jsonl", dir / "docs"}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_FALSE(std::filesystem::exists(dir / "none"));
 }
@@ -293,7 +295,7 @@ TEST(CliTest, ClosedStdoutEndsQuietly) {
 
 TEST(CliTest, ParamsPrintsTheSCurve) {
   TempDir dir;
-  const RunResult r = RunProcess({kBin, "params", "-t", "0.8", "--bands", "20", "--rows", "5"}, dir.path());
+  const RunResult r = RunNeardup({"params", "-t", "0.8", "--bands", "20", "--rows", "5"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("bands 20 x rows 5"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("0.5493"), std::string::npos) << r.out;  // (1/20)^(1/5)
@@ -311,7 +313,7 @@ TEST(CliTest, ScoresOfDifferentTextsNeverPrintAsOne) {
   WriteFile(dir / "d/a.txt", text);
   WriteFile(dir / "d/b.txt", text + " extra");
   WriteFile(dir / "d/c.txt", text);
-  const RunResult json = RunProcess({kBin, "scan", "-f", "json", "--exact", dir / "d"}, dir.path());
+  const RunResult json = RunNeardup({"scan", "-f", "json", "--exact", dir / "d"}, dir.path());
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const auto doc = nlohmann::json::parse(json.out);
   ASSERT_EQ(doc["pairs"].size(), 3u) << json.out;
@@ -321,21 +323,21 @@ TEST(CliTest, ScoresOfDifferentTextsNeverPrintAsOne) {
     EXPECT_EQ(pair["estimate"].dump(), copies ? "1" : "0.9999") << pair.dump();
     EXPECT_EQ(pair["jaccard"].dump(), copies ? "1" : "0.9999") << pair.dump();
   }
-  const RunResult csv = RunProcess({kBin, "scan", "-f", "csv", dir / "d"}, dir.path());
+  const RunResult csv = RunNeardup({"scan", "-f", "csv", dir / "d"}, dir.path());
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_NE(csv.out.find("b.txt,0.9999,"), std::string::npos) << csv.out;
   EXPECT_EQ(csv.out.find("b.txt,1,"), std::string::npos) << csv.out;
-  const RunResult html = RunProcess({kBin, "scan", "-f", "html", "--mode", "clusters", dir / "d"}, dir.path());
+  const RunResult html = RunNeardup({"scan", "-f", "html", "--mode", "clusters", dir / "d"}, dir.path());
   ASSERT_EQ(html.exit_code, 0) << html.err;
   EXPECT_NE(html.out.find("\"similarity\":0.9999"), std::string::npos);
-  const RunResult explain = RunProcess({kBin, "explain", "-f", "json", dir / "d/a.txt", dir / "d/b.txt"}, dir.path());
+  const RunResult explain = RunNeardup({"explain", "-f", "json", dir / "d/a.txt", dir / "d/b.txt"}, dir.path());
   const auto e = nlohmann::json::parse(explain.out);  // full precision, below 1
   EXPECT_LT(e["jaccard"].get<double>(), 1.0) << explain.out;
   EXPECT_LT(e["estimate"].get<double>(), 1.0) << explain.out;
-  const RunResult told = RunProcess({kBin, "explain", dir / "d/a.txt", dir / "d/b.txt"}, dir.path());
+  const RunResult told = RunNeardup({"explain", dir / "d/a.txt", dir / "d/b.txt"}, dir.path());
   EXPECT_NE(told.out.find("exact Jaccard: 0.9999\n"), std::string::npos) << told.out;
   EXPECT_NE(told.out.find("signature estimate: 0.9999 "), std::string::npos) << told.out;
-  const RunResult same = RunProcess({kBin, "explain", "-f", "json", dir / "d/a.txt", dir / "d/c.txt"}, dir.path());
+  const RunResult same = RunNeardup({"explain", "-f", "json", dir / "d/a.txt", dir / "d/c.txt"}, dir.path());
   EXPECT_EQ(nlohmann::json::parse(same.out)["jaccard"].get<double>(), 1.0) << same.out;
 }
 
@@ -348,18 +350,18 @@ TEST(CliTest, ExplainRefusesAJsonlIdThatIsNotUnique) {
                       Join(RandomWords(50, 2)) + "\"}\n";
   for (int i = 0; i < 9; ++i) lines += "{\"id\":\"x\",\"text\":\"other words\"}\n";
   WriteFile(dir / "c.jsonl", lines);
-  const RunResult r = RunProcess({kBin, "explain", "--input", "jsonl", dir / "c.jsonl", "x", "y"}, dir.path());
+  const RunResult r = RunNeardup({"explain", "--input", "jsonl", dir / "c.jsonl", "x", "y"}, dir.path());
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_EQ(r.out, "");
   EXPECT_NE(r.err.find("id \"x\" is not unique in " + dir / "c.jsonl" + " (lines 1, 3, 4, 5, 6 and 5 more)"),
             std::string::npos)
       << r.err;
-  const RunResult y_twice = RunProcess({kBin, "explain", "--input", "jsonl", dir / "c.jsonl", "y", "x"}, dir.path());
+  const RunResult y_twice = RunNeardup({"explain", "--input", "jsonl", dir / "c.jsonl", "y", "x"}, dir.path());
   EXPECT_EQ(y_twice.exit_code, 2) << y_twice.err;
   const RunResult by_line =
-      RunProcess({kBin, "explain", "--input", "jsonl", dir / "c.jsonl", dir / "c.jsonl:1", "y"}, dir.path());
+      RunNeardup({"explain", "--input", "jsonl", dir / "c.jsonl", dir / "c.jsonl:1", "y"}, dir.path());
   EXPECT_EQ(by_line.exit_code, 1) << by_line.err;  // explained: not reported (other words)
-  const RunResult unique = RunProcess({kBin, "explain", "--input", "jsonl", dir / "c.jsonl", "y", "y"}, dir.path());
+  const RunResult unique = RunNeardup({"explain", "--input", "jsonl", dir / "c.jsonl", "y", "y"}, dir.path());
   EXPECT_EQ(unique.exit_code, 0) << unique.err;
 }
 
@@ -387,15 +389,15 @@ TEST(QuietTest, ExitTwoAlwaysSaysWhyInOneLine) {
   const std::string text = Join(RandomWords(80, 5)) + "\n";
   WriteFile(dir / "c/a.txt", text);
   WriteFile(dir / "c/b.txt", text);
-  RunResult r = RunProcess({kBin, "scan", "-q", dir / "no_such_path"}, dir.path());
+  RunResult r = RunNeardup({"scan", "-q", dir / "no_such_path"}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "neardup: " + (dir / "no_such_path") + ": No such file or directory\n");
-  r = RunProcess({kBin, "scan", "-q", "-f", "tsv", dir / "missing1", dir / "missing2", dir / "c"}, dir.path());
+  r = RunNeardup({"scan", "-q", "-f", "tsv", dir / "missing1", dir / "missing2", dir / "c"}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_FALSE(r.out.empty());  // the pairs found are still written
   EXPECT_EQ(r.err, "neardup: " + (dir / "missing1") +
                        ": No such file or directory (and 1 more problem: drop -q to see them)\n");
-  r = RunProcess({kBin, "scan", "-q", "-f", "tsv", dir / "c"}, dir.path());
+  r = RunNeardup({"scan", "-q", "-f", "tsv", dir / "c"}, dir.path());
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.err, "");
 }
@@ -407,7 +409,7 @@ TEST(QuietTest, ExitTwoAlwaysSaysWhyInOneLine) {
 TEST(MessagesTest, PathsInMessagesAreQuotedAsLsShellEscapeDoes) {
   TempDir dir;
   const std::string missing = dir / "no such\nfile\x1B[31m";
-  RunResult r = RunProcess({kBin, "scan", missing}, dir.path());
+  RunResult r = RunNeardup({"scan", missing}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("neardup: '" + dir.path() + "/no such'$'\\n''file'$'\\033''[31m': No such file or directory\n"),
             std::string::npos)
@@ -420,7 +422,7 @@ TEST(MessagesTest, PathsInMessagesAreQuotedAsLsShellEscapeDoes) {
   const std::string text = Join(RandomWords(80, 9)) + "\n";
   WriteFile(dir / "d/copy 1\n", text);
   WriteFile(dir / "d/copy 2\n", text);
-  r = RunProcess({kBin, "scan", "-L", "-v", "--min-words", "3", "--mode", "duplicates", "-0", dir / "d"}, dir.path());
+  r = RunNeardup({"scan", "-L", "-v", "--min-words", "3", "--mode", "duplicates", "-0", dir / "d"}, dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;  // a dangling link is a warning
   EXPECT_NE(r.err.find("neardup: \"" + dir.path() + "/d/it's here\": dangling symbolic link"), std::string::npos)
       << r.err;
@@ -431,7 +433,7 @@ TEST(MessagesTest, PathsInMessagesAreQuotedAsLsShellEscapeDoes) {
   // --kept-dir: DIR is named quoted when it is refused.
   const std::string kept = dir / "kept here\nx";
   WriteFile(kept, "not a folder\n");
-  r = RunProcess({kBin, "scan", "--kept-dir", kept, dir / "d"}, dir.path());
+  r = RunNeardup({"scan", "--kept-dir", kept, dir / "d"}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("neardup: --kept-dir '" + dir.path() + "/kept here'$'\\n''x' exists and is not a folder"),
             std::string::npos)
@@ -441,7 +443,7 @@ TEST(MessagesTest, PathsInMessagesAreQuotedAsLsShellEscapeDoes) {
   // A stage task: the work folder's files are named quoted.
   const std::string work = dir / "work folder\nw";
   std::filesystem::create_directories(work + "/sign");
-  r = RunProcess({kBin, "stage", "bucket", "--task", "0", "--tasks", "1", work}, dir.path());
+  r = RunNeardup({"stage", "bucket", "--task", "0", "--tasks", "1", work}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(ShellQuoted(work + "/sign") + ": no sign task has finished"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find(work), std::string::npos) << r.err;
@@ -449,7 +451,7 @@ TEST(MessagesTest, PathsInMessagesAreQuotedAsLsShellEscapeDoes) {
   // An index file that is not an index is named quoted.
   const std::string index = dir / "an index\n.db";
   WriteFile(index, "not an SQLite database, only text long enough to be read as a header\n");
-  r = RunProcess({kBin, "scan", "--index", index, dir / "d"}, dir.path());
+  r = RunNeardup({"scan", "--index", index, dir / "d"}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("neardup: '" + dir.path() + "/an index'$'\\n''.db': not a neardup index"), std::string::npos)
       << r.err;
@@ -460,7 +462,7 @@ TEST(MessagesTest, PathsInMessagesAreQuotedAsLsShellEscapeDoes) {
   const std::string shown = ShellQuoted(dir / "j/a b\n.jsonl") + ":2: not a JSON object";
   for (const char* run : {"signs", "reuses"}) {
     SCOPED_TRACE(run);
-    r = RunProcess({kBin, "scan", "--input", "jsonl", "--index", dir / "j.db", dir / "j"}, dir.path());
+    r = RunNeardup({"scan", "--input", "jsonl", "--index", dir / "j.db", dir / "j"}, dir.path());
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("neardup: " + shown + "\n"), std::string::npos) << r.err;
   }

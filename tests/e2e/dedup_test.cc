@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "e2e/run_neardup.h"
 #include "test_paths.h"
 #include "test_util.h"
 
@@ -15,6 +16,8 @@ namespace {
 
 using testing::Join;
 using testing::RandomWords;
+using testing::RunNeardup;
+using testing::RunOptions;
 using testing::RunProcess;
 using testing::RunResult;
 using testing::TempDir;
@@ -56,8 +59,8 @@ TEST(DedupTest, ChainIsOneClusterWhenConnectedAndSplitWhenByKeep) {
   TempDir dir;
   MakeChain(dir);
   const std::string d = dir / "chain/";
-  RunResult r = RunProcess({kBin, "scan", "--exact", "--mode", "clusters", "--cluster-by", "connected", dir / "chain"},
-                           dir.path());
+  RunResult r =
+      RunNeardup({"scan", "--exact", "--mode", "clusters", "--cluster-by", "connected", dir / "chain"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto clusters = JsonLines(r.out);
   ASSERT_EQ(clusters.size(), 1u) << r.out;
@@ -66,7 +69,7 @@ TEST(DedupTest, ChainIsOneClusterWhenConnectedAndSplitWhenByKeep) {
   EXPECT_EQ(clusters[0]["members"], (nlohmann::json{d + "a.txt", d + "b.txt", d + "c.txt"}));
   EXPECT_EQ(clusters[0]["size"], 3);
 
-  r = RunProcess({kBin, "scan", "--exact", "--mode", "clusters", "--cluster-by", "keep", dir / "chain"}, dir.path());
+  r = RunNeardup({"scan", "--exact", "--mode", "clusters", "--cluster-by", "keep", dir / "chain"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   clusters = JsonLines(r.out);
   ASSERT_EQ(clusters.size(), 1u) << r.out;
@@ -75,9 +78,8 @@ TEST(DedupTest, ChainIsOneClusterWhenConnectedAndSplitWhenByKeep) {
   // Keeping b (the longest) puts a and c with it: both are like b.
   ASSERT_GT(std::filesystem::file_size(d + "b.txt"), std::filesystem::file_size(d + "a.txt"));
   ASSERT_GT(std::filesystem::file_size(d + "b.txt"), std::filesystem::file_size(d + "c.txt"));
-  r = RunProcess(
-      {kBin, "scan", "--exact", "--mode", "clusters", "--cluster-by", "keep", "--keep", "longest", dir / "chain"},
-      dir.path());
+  r = RunNeardup({"scan", "--exact", "--mode", "clusters", "--cluster-by", "keep", "--keep", "longest", dir / "chain"},
+                 dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   clusters = JsonLines(r.out);
   ASSERT_EQ(clusters.size(), 1u) << r.out;
@@ -85,9 +87,8 @@ TEST(DedupTest, ChainIsOneClusterWhenConnectedAndSplitWhenByKeep) {
   EXPECT_EQ(clusters[0]["members"], (nlohmann::json{d + "a.txt", d + "b.txt", d + "c.txt"}));
   // Keeping the shortest (a) splits the chain again: c stays out.
   ASSERT_LT(std::filesystem::file_size(d + "a.txt"), std::filesystem::file_size(d + "c.txt"));
-  r = RunProcess(
-      {kBin, "scan", "--exact", "--mode", "clusters", "--cluster-by", "keep", "--keep", "shortest", dir / "chain"},
-      dir.path());
+  r = RunNeardup({"scan", "--exact", "--mode", "clusters", "--cluster-by", "keep", "--keep", "shortest", dir / "chain"},
+                 dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   clusters = JsonLines(r.out);
   ASSERT_EQ(clusters.size(), 1u) << r.out;
@@ -133,10 +134,10 @@ TEST(DedupTest, EveryRemovedDocumentIsLikeTheDocumentKept) {
   }
   size_t checked = 0;
   for (const bool exact : {false, true}) {
-    std::vector<std::string> args = {kBin, "scan", "--mode", "duplicates", "-f", "jsonl", "--verify"};
+    std::vector<std::string> args = {"scan", "--mode", "duplicates", "-f", "jsonl", "--verify"};
     args.push_back(exact ? "exact" : "signature");
     args.push_back(dir / "chains");
-    const RunResult r = RunProcess(args, dir.path());
+    const RunResult r = RunNeardup(args, dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto records = JsonLines(r.out);
     ASSERT_GE(records.size(), 12u) << r.out;  // each chain loses at least one document
@@ -149,7 +150,7 @@ TEST(DedupTest, EveryRemovedDocumentIsLikeTheDocumentKept) {
         EXPECT_NEAR(rec["jaccard"].get<double>(), reference, 5e-5) << rec.dump();
       } else {
         EXPECT_FALSE(rec.contains("jaccard"));
-        const RunResult e = RunProcess({kBin, "explain", "-f", "json", kept, path}, dir.path());
+        const RunResult e = RunNeardup({"explain", "-f", "json", kept, path}, dir.path());
         const auto explained = nlohmann::json::parse(e.out);
         EXPECT_GE(explained["estimate"].get<double>(), 0.8) << path << " removed for " << kept;
         EXPECT_NEAR(rec["estimate"].get<double>(), explained["estimate"].get<double>(), 5e-5) << rec.dump();
@@ -168,10 +169,10 @@ TEST(DedupTest, KeepFirstIsTheFirstInInputOrder) {
   const std::string text = Join(RandomWords(200, 77));
   WriteFile(dir / "b/x.txt", text);
   WriteFile(dir / "a/y.txt", text);
-  RunResult r = RunProcess({kBin, "scan", "--mode", "duplicates", dir / "b", dir / "a"}, dir.path());
+  RunResult r = RunNeardup({"scan", "--mode", "duplicates", dir / "b", dir / "a"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, dir / "a/y.txt\n");
-  r = RunProcess({kBin, "scan", "--mode", "duplicates", dir / "a", dir / "b"}, dir.path());
+  r = RunNeardup({"scan", "--mode", "duplicates", dir / "a", dir / "b"}, dir.path());
   EXPECT_EQ(r.out, dir / "b/x.txt\n");
 
   std::string lines;
@@ -182,11 +183,10 @@ TEST(DedupTest, KeepFirstIsTheFirstInInputOrder) {
                        : "{\"text\":\"" + body + "\"}\n";
   }
   WriteFile(dir / "ids.jsonl", lines);
-  r = RunProcess({kBin, "scan", "--input", "jsonl", "--mode", "duplicates", dir / "ids.jsonl"}, dir.path());
+  r = RunNeardup({"scan", "--input", "jsonl", "--mode", "duplicates", dir / "ids.jsonl"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "10\n");
-  r = RunProcess({kBin, "scan", "--input", "jsonl", "--id-key", "", "--mode", "duplicates", dir / "ids.jsonl"},
-                 dir.path());
+  r = RunNeardup({"scan", "--input", "jsonl", "--id-key", "", "--mode", "duplicates", dir / "ids.jsonl"}, dir.path());
   EXPECT_EQ(r.out, dir / "ids.jsonl:10\n");
 }
 
@@ -198,7 +198,7 @@ TEST(DedupTest, KeepRulesChooseTheKeptCopy) {
   WriteFile(dir / "k/c.txt", "   " + Join(base) + " tail and more words here");
   const std::string d = dir / "k/";
   auto kept = [&](const char* rule) {
-    const RunResult r = RunProcess({kBin, "scan", "--mode", "clusters", "--keep", rule, dir / "k"}, dir.path());
+    const RunResult r = RunNeardup({"scan", "--mode", "clusters", "--keep", rule, dir / "k"}, dir.path());
     const auto c = JsonLines(r.out);
     return c.size() == 1 ? c[0]["keep"].get<std::string>() : "?";
   };
@@ -238,7 +238,7 @@ TEST(DedupTest, AgainstReferenceNeverRemovableAndReferencePairsNotReported) {
   WriteFile(dir / "new/y.txt", n1);
   WriteFile(dir / "new/unique.txt", Join(RandomWords(300, 32)));
 
-  RunResult r = RunProcess({kBin, "scan", "--against", dir / "ref", dir / "new"}, dir.path());
+  RunResult r = RunNeardup({"scan", "--against", dir / "ref", dir / "new"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto pairs = JsonLines(r.out);
   std::set<std::pair<std::string, std::string>> got;
@@ -251,28 +251,25 @@ TEST(DedupTest, AgainstReferenceNeverRemovableAndReferencePairsNotReported) {
   EXPECT_EQ(got, (std::set<std::pair<std::string, std::string>>{{dir / "new/again.txt", dir / "ref/old.txt"},
                                                                 {dir / "new/again.txt", dir / "ref/old_copy.txt"}}));
 
-  r = RunProcess({kBin, "scan", "--mode", "duplicates", "--against", dir / "ref", dir / "new"}, dir.path());
+  r = RunNeardup({"scan", "--mode", "duplicates", "--against", dir / "ref", dir / "new"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, dir / "new/again.txt\n");
-  r = RunProcess({kBin, "scan", "--mode", "duplicates", "-f", "jsonl", "--against", dir / "ref", dir / "new"},
-                 dir.path());
+  r = RunNeardup({"scan", "--mode", "duplicates", "-f", "jsonl", "--against", dir / "ref", dir / "new"}, dir.path());
   const auto records = JsonLines(r.out);
   ASSERT_EQ(records.size(), 1u) << r.out;
   EXPECT_EQ(records[0]["kept"], dir / "ref/old.txt");
   EXPECT_EQ(records[0]["kept_reference"], true);
 
-  r = RunProcess({kBin, "scan", "--mode", "clusters", "--against", dir / "ref", dir / "new"}, dir.path());
+  r = RunNeardup({"scan", "--mode", "clusters", "--against", dir / "ref", dir / "new"}, dir.path());
   auto clusters = JsonLines(r.out);
   ASSERT_EQ(clusters.size(), 1u) << r.out;
   EXPECT_EQ(clusters[0]["keep"], dir / "ref/old.txt");
   EXPECT_EQ(clusters[0]["reference"], (nlohmann::json{dir / "ref/old.txt", dir / "ref/old_copy.txt"}));
 
   // --among-new: the new documents' own copies too.
-  r = RunProcess({kBin, "scan", "--among-new", "--mode", "duplicates", "--against", dir / "ref", dir / "new"},
-                 dir.path());
+  r = RunNeardup({"scan", "--among-new", "--mode", "duplicates", "--against", dir / "ref", dir / "new"}, dir.path());
   EXPECT_EQ(r.out, dir / "new/again.txt\n" + dir / "new/y.txt\n");
-  r = RunProcess({kBin, "scan", "--among-new", "--mode", "clusters", "--against", dir / "ref", dir / "new"},
-                 dir.path());
+  r = RunNeardup({"scan", "--among-new", "--mode", "clusters", "--against", dir / "ref", dir / "new"}, dir.path());
   clusters = JsonLines(r.out);
   ASSERT_EQ(clusters.size(), 2u) << r.out;
   EXPECT_EQ(clusters[0]["keep"], dir / "new/x.txt");
@@ -298,7 +295,7 @@ TEST(DedupTest, TenThousandCopiesAndTenThousandNearCopiesCluster) {
   std::string outputs[2];
   int k = 0;
   for (const char* threads : {"1", "4"}) {
-    const RunResult r = RunProcess({kBin, "scan", "-j", threads, "--mode", "clusters", dir / "c"}, dir.path());
+    const RunResult r = RunNeardup({"scan", "-j", threads, "--mode", "clusters", dir / "c"}, dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto clusters = JsonLines(r.out);
     ASSERT_EQ(clusters.size(), 2u);
@@ -309,7 +306,7 @@ TEST(DedupTest, TenThousandCopiesAndTenThousandNearCopiesCluster) {
     outputs[k++] = r.out;
   }
   EXPECT_EQ(outputs[0], outputs[1]);
-  const RunResult dups = RunProcess({kBin, "scan", "--mode", "duplicates", dir / "c"}, dir.path());
+  const RunResult dups = RunNeardup({"scan", "--mode", "duplicates", dir / "c"}, dir.path());
   EXPECT_EQ(std::count(dups.out.begin(), dups.out.end(), '\n'), 19998);
 }
 
@@ -328,15 +325,14 @@ TEST(DedupTest, StreamDocumentsAreNeverRemovable) {
                                       "cat '" + dir / "stdin.txt" + "' | '" + kBin +
                                           "' scan --mode duplicates --keep longest -t 0.5 - '" + docs + "'"},
                                      dir.path());
-  const RunResult redirected =
-      RunProcess({kBin, "scan", "--mode", "duplicates", "--keep", "longest", "-t", "0.5", "-", docs}, dir.path(),
-                 dir / "stdin.txt");
+  const RunResult redirected = RunNeardup({"scan", "--mode", "duplicates", "--keep", "longest", "-t", "0.5", "-", docs},
+                                          dir.path(), RunOptions().Stdin(dir / "stdin.txt"));
   for (const RunResult* r : {&piped, &redirected}) {
     EXPECT_EQ(r->exit_code, 0) << r->err;
     EXPECT_EQ(r->out, docs + "/b.txt\n");
   }
-  const RunResult clusters = RunProcess(
-      {kBin, "scan", "--mode", "clusters", "--keep", "longest", "-t", "0.5", "-", docs}, dir.path(), dir / "stdin.txt");
+  const RunResult clusters = RunNeardup({"scan", "--mode", "clusters", "--keep", "longest", "-t", "0.5", "-", docs},
+                                        dir.path(), RunOptions().Stdin(dir / "stdin.txt"));
   EXPECT_EQ(clusters.exit_code, 0) << clusters.err;
   EXPECT_NE(clusters.out.find(R"("-")"), std::string::npos) << clusters.out;
 }
@@ -368,8 +364,8 @@ TEST(DedupTest, AStreamIsNeverKeptOverAFileOnDisk) {
                                  keep + " -t 0.5 -f jsonl - '" + copy + "'"},
                             dir.path());
         }
-        return RunProcess({kBin, "scan", "-q", "--mode", mode, "--keep", keep, "-t", "0.5", "-f", "jsonl", "-", copy},
-                          dir.path(), dir / "stdin.txt");
+        return RunNeardup({"scan", "-q", "--mode", mode, "--keep", keep, "-t", "0.5", "-f", "jsonl", "-", copy},
+                          dir.path(), RunOptions().Stdin(dir / "stdin.txt"));
       };
       const RunResult clusters = run("clusters");
       ASSERT_EQ(clusters.exit_code, 0) << clusters.err;
@@ -402,14 +398,13 @@ TEST(DedupTest, NothingIsListedForAKeptStream) {
   WriteFile(dir / "stdin.txt", Join(words));
   WriteFile(dir / "docs/a.txt", Join(words));
   WriteFile(dir / "docs/b.txt", Join(Spread(words, 2, 7, "edit")));
-  const RunResult dups =
-      RunProcess({kBin, "scan", "-q", "--mode", "duplicates", "-t", "0.5", "--against", "-", dir / "docs"}, dir.path(),
-                 dir / "stdin.txt");
+  const RunResult dups = RunNeardup({"scan", "-q", "--mode", "duplicates", "-t", "0.5", "--against", "-", dir / "docs"},
+                                    dir.path(), RunOptions().Stdin(dir / "stdin.txt"));
   EXPECT_EQ(dups.exit_code, 0) << dups.err;
   EXPECT_EQ(dups.out, "");
   const RunResult clusters =
-      RunProcess({kBin, "scan", "-q", "--mode", "clusters", "-t", "0.5", "--against", "-", dir / "docs"}, dir.path(),
-                 dir / "stdin.txt");
+      RunNeardup({"scan", "-q", "--mode", "clusters", "-t", "0.5", "--against", "-", dir / "docs"}, dir.path(),
+                 RunOptions().Stdin(dir / "stdin.txt"));
   EXPECT_EQ(clusters.exit_code, 0) << clusters.err;
   EXPECT_NE(clusters.out.find(R"("keep":"-")"), std::string::npos) << clusters.out;
 }
@@ -432,8 +427,8 @@ TEST(DedupTest, ChainOfAHundredThousandVersionsIsClusteredInPairs) {
     jsonl += "\"}\n";
   }
   WriteFile(dir / "chain.jsonl", jsonl);
-  const RunResult r = RunProcess(
-      {kBin, "scan", "-q", "-j2", "--input", "jsonl", "--mode", "duplicates", dir / "chain.jsonl"}, dir.path());
+  const RunResult r =
+      RunNeardup({"scan", "-q", "-j2", "--input", "jsonl", "--mode", "duplicates", dir / "chain.jsonl"}, dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const size_t removable = static_cast<size_t>(std::count(r.out.begin(), r.out.end(), '\n'));
   // One removable version per pair kept; a few pairs LSH misses leave theirs.

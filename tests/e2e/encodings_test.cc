@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "test_paths.h"
+#include "e2e/run_neardup.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -21,12 +21,11 @@ namespace {
 using testing::Join;
 using testing::Lines;
 using testing::RandomWords;
-using testing::RunProcess;
+using testing::RunNeardup;
 using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
 
-const std::string kBin = ::neardup::testing::NeardupBinary();
 const std::string kFffd = "\xEF\xBF\xBD";
 
 // A file name with an invalid byte, a truncated sequence, a valid "é", a
@@ -49,13 +48,6 @@ struct Corpus {
     WriteFile(odd, text);
   }
 };
-
-RunResult Scan(const Corpus& corpus, std::vector<std::string> args) {
-  std::vector<std::string> argv = {kBin, "scan"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  argv.push_back(corpus.dir / "docs");
-  return RunProcess(argv, corpus.dir.path());
-}
 
 // jq's @tsv unescaping: \\ \t \n \r back to the bytes they stand for.
 std::string UnescapeTsv(std::string_view field) {
@@ -94,7 +86,7 @@ std::vector<std::string> SplitTabs(const std::string& line) {
 
 TEST(EncodingsTest, JsonlReplacesInvalidUtf8InPathsAndParses) {
   Corpus corpus;
-  const RunResult r = Scan(corpus, {"-f", "jsonl"});
+  const RunResult r = RunNeardup({"scan", "-f", "jsonl", corpus.dir / "docs"}, corpus.dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::vector<std::string> lines = Lines(r.out);
   ASSERT_EQ(lines.size(), 1u) << r.out;
@@ -107,7 +99,7 @@ TEST(EncodingsTest, JsonReplacesInvalidUtf8InPathsAndParses) {
   Corpus corpus;
   for (const char* mode : {"pairs", "clusters", "duplicates"}) {
     SCOPED_TRACE(mode);
-    const RunResult r = Scan(corpus, {"-f", "json", "--mode", mode});
+    const RunResult r = RunNeardup({"scan", "-f", "json", "--mode", mode, corpus.dir / "docs"}, corpus.dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const nlohmann::json doc = nlohmann::json::parse(r.out);
     const std::string replaced = corpus.dir / ("docs/" + kOddNameReplaced);
@@ -127,7 +119,7 @@ TEST(EncodingsTest, JsonReplacesInvalidUtf8InPathsAndParses) {
 
 TEST(EncodingsTest, TsvRoundTripsThroughJqUnescaping) {
   Corpus corpus;
-  RunResult r = Scan(corpus, {"-f", "tsv"});
+  RunResult r = RunNeardup({"scan", "-f", "tsv", corpus.dir / "docs"}, corpus.dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> lines = Lines(r.out);
   ASSERT_EQ(lines.size(), 1u) << r.out;  // the newline in the name is escaped
@@ -136,7 +128,7 @@ TEST(EncodingsTest, TsvRoundTripsThroughJqUnescaping) {
   EXPECT_EQ(UnescapeTsv(fields[0]), corpus.a);
   EXPECT_EQ(UnescapeTsv(fields[1]), corpus.odd);
 
-  r = Scan(corpus, {"-f", "tsv", "--mode", "clusters"});
+  r = RunNeardup({"scan", "-f", "tsv", "--mode", "clusters", corpus.dir / "docs"}, corpus.dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   lines = Lines(r.out);
   ASSERT_EQ(lines.size(), 2u) << r.out;
@@ -147,7 +139,7 @@ TEST(EncodingsTest, TsvRoundTripsThroughJqUnescaping) {
 
 TEST(EncodingsTest, CsvKeepsTheBytes) {
   Corpus corpus;
-  const RunResult r = Scan(corpus, {"-f", "csv"});
+  const RunResult r = RunNeardup({"scan", "-f", "csv", corpus.dir / "docs"}, corpus.dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // The name holds a newline, so it is quoted; its bytes are as they are.
   const std::string expected = "a,b,estimate,jaccard\n" + corpus.a + ",\"" + corpus.odd + "\",1,";
@@ -157,10 +149,10 @@ TEST(EncodingsTest, CsvKeepsTheBytes) {
 
 TEST(EncodingsTest, DuplicatesListKeepsTheBytes) {
   Corpus corpus;
-  RunResult r = Scan(corpus, {"--mode", "duplicates"});
+  RunResult r = RunNeardup({"scan", "--mode", "duplicates", corpus.dir / "docs"}, corpus.dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, corpus.odd + "\n");
-  r = Scan(corpus, {"--mode", "duplicates", "-0"});
+  r = RunNeardup({"scan", "--mode", "duplicates", "-0", corpus.dir / "docs"}, corpus.dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, corpus.odd + std::string(1, '\0'));
 }
@@ -174,7 +166,7 @@ TEST(EncodingsTest, JsonlInputWithInvalidUtf8IsRepairedAndCounted) {
   WriteFile(file, "{\"id\":\"one\xFF\",\"text\":\"caf\xE9 " + body + "\"}\n" +
                       "{\"id\":\"two\",\"text\":\"caf\xC3\xA9 " + body + "\"}\n" + "{\"id\":\"three\",\"text\":\"" +
                       Join(RandomWords(150, 12)) + "\"}\n");
-  const RunResult r = RunProcess({kBin, "scan", "-f", "json", "--input", "jsonl", file}, dir.path());
+  const RunResult r = RunNeardup({"scan", "-f", "json", "--input", "jsonl", file}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["stats"]["documents"], 3);
@@ -192,9 +184,9 @@ TEST(EncodingsTest, JsonlInputInLatin1IsTranscodedWhole) {
   const std::string file = dir / "docs.jsonl";
   WriteFile(file, "{\"id\":\"na\xEFve\",\"t\xE9xt\":\"caf\xE9 " + body + "\"}\n" +
                       "{\"id\":\"plain\",\"t\xE9xt\":\"caf\xE9 " + body + "\"}\n");
-  const RunResult r = RunProcess(
-      {kBin, "scan", "-f", "json", "--input", "jsonl", "--encoding", "latin1", "--text-key", "t\xC3\xA9xt", file},
-      dir.path());
+  const RunResult r =
+      RunNeardup({"scan", "-f", "json", "--input", "jsonl", "--encoding", "latin1", "--text-key", "t\xC3\xA9xt", file},
+                 dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["stats"]["malformed_lines"], 0);

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "e2e/run_neardup.h"
 #include "test_paths.h"
 #include "test_util.h"
 
@@ -22,6 +23,7 @@ namespace {
 
 using testing::Join;
 using testing::RandomWords;
+using testing::RunNeardup;
 using testing::RunProcess;
 using testing::RunResult;
 using testing::TempDir;
@@ -144,7 +146,7 @@ TEST(FailFastTest, OutputOnAFullDiskLeavesTheOldFile) {
   if (!disk.mounted()) GTEST_SKIP() << "needs root to mount a small tmpfs";
   const std::string corpus = WriteNearCopies(dir, 400);  // 79,800 pairs, 6 MB of TSV
   WriteFile(dir / "out/pairs.tsv", "old\n");
-  const RunResult r = RunProcess({kBin, "scan", "-j2", "-f", "tsv", "-o", dir / "out/pairs.tsv", corpus}, dir.path());
+  const RunResult r = RunNeardup({"scan", "-j2", "-f", "tsv", "-o", dir / "out/pairs.tsv", corpus}, dir.path());
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find(dir / "out/pairs.tsv"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
@@ -160,7 +162,7 @@ TEST(FailFastTest, OutputOnAFullDiskLeavesTheOldFile) {
 TEST(FailFastTest, OutputToDevFullIsExitTwo) {
   TempDir dir;
   const std::string corpus = WriteNearCopies(dir, 400);
-  const RunResult r = RunProcess({kBin, "scan", "-j2", "-f", "tsv", "-o", "/dev/full", corpus}, dir.path());
+  const RunResult r = RunNeardup({"scan", "-j2", "-f", "tsv", "-o", "/dev/full", corpus}, dir.path());
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("/dev/full"), std::string::npos) << r.err;
   EXPECT_EQ(Lines(r.err), 1u) << r.err;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "e2e/run_neardup.h"
 #include "test_paths.h"
 #include "test_util.h"
 
@@ -18,11 +19,11 @@ namespace neardup {
 namespace {
 
 using testing::ReadFile;
+using testing::RunNeardup;
 using testing::RunProcess;
 using testing::RunResult;
 using testing::TempDir;
 
-const std::string kBin = ::neardup::testing::NeardupBinary();
 const std::string kGen = ::neardup::testing::GenMailBinary();
 
 // Every file under `dir`, path -> bytes.
@@ -73,9 +74,8 @@ TEST(GenMailTest, SameSeedSameBytesAndTheTruthIsWhatExactComputes) {
   std::map<std::string, int> kinds;
   for (const auto& p : planted) ++kinds[p[2]];
   EXPECT_EQ(kinds.size(), 5u);
-  const RunResult r = RunProcess(
-      {kBin, "scan", "--exact-all", "-t", "0.05", "--bands", "128", "--rows", "1", "-f", "tsv", "-q", dir / "a"},
-      dir.path());
+  const RunResult r = RunNeardup(
+      {"scan", "--exact-all", "-t", "0.05", "--bands", "128", "--rows", "1", "-f", "tsv", "-q", dir / "a"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::map<std::string, std::string> found;  // "a\tb" -> jaccard
   for (const auto& row : Rows(r.out)) found[row[0] + "\t" + row[1]] = row[3];
@@ -85,7 +85,7 @@ TEST(GenMailTest, SameSeedSameBytesAndTheTruthIsWhatExactComputes) {
     EXPECT_NEAR(std::stod(it->second), std::stod(p[3]), 1e-4) << p[0] << " " << p[1] << " " << p[2];
   }
   // The shape: at -t 0.5, candidates outnumber the pairs reported twenty times and more (two hundred at 6000 mails).
-  const RunResult v = RunProcess({kBin, "scan", "-t", "0.5", "-v", "-f", "tsv", dir / "a"}, dir.path());
+  const RunResult v = RunNeardup({"scan", "-t", "0.5", "-v", "-f", "tsv", dir / "a"}, dir.path());
   ASSERT_EQ(v.exit_code, 0) << v.err;
   const size_t at = v.err.find(" candidate pairs");
   ASSERT_NE(at, std::string::npos) << v.err;

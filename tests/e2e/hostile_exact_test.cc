@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "e2e/run_neardup.h"
 #include "lsh/similarity.h"
 #include "neardup/scan.h"
 #include "test_paths.h"
@@ -26,6 +27,7 @@ namespace {
 using testing::Join;
 using testing::Lines;
 using testing::RandomWords;
+using testing::RunNeardup;
 using testing::RunProcess;
 using testing::RunResult;
 using testing::TempDir;
@@ -386,11 +388,11 @@ TEST(HostileExactTest, ThresholdOneReportsOnlyTheSameText) {
   WriteFile(dir / "b.txt", Join(words));
   // The premise: at -t 0.9 the near copy's signature agrees everywhere
   // (printed 0.9999: 1 is for the same tokens only).
-  RunResult near = RunProcess({kBin, "scan", "-t", "0.9", "--verify", "signature", dir.path()}, dir.path());
+  RunResult near = RunNeardup({"scan", "-t", "0.9", "--verify", "signature", dir.path()}, dir.path());
   ASSERT_EQ(near.exit_code, 0) << near.err;
   ASSERT_NE(near.out.find("\"b\":\"" + (dir / "b.txt") + "\",\"estimate\":0.9999}"), std::string::npos) << near.out;
   for (const char* verify : {"signature", "exact", "none"}) {
-    RunResult r = RunProcess({kBin, "scan", "-t", "1", "--verify", verify, "-f", "tsv", dir.path()}, dir.path());
+    RunResult r = RunNeardup({"scan", "-t", "1", "--verify", verify, "-f", "tsv", dir.path()}, dir.path());
     EXPECT_EQ(r.exit_code, 0) << verify << r.err;
     const std::string jaccard = std::string(verify) == "exact" ? "\t1" : "";
     EXPECT_EQ(r.out, dir / "a.txt" + "\t" + (dir / "a_copy.txt") + "\t1" + jaccard + "\n") << verify;
@@ -408,13 +410,13 @@ TEST(HostileExactTest, HashCollisionNeverMakesTwoTextsCopies) {
   WriteFile(dir / "a.txt", base + " " + x + " " + base);
   WriteFile(dir / "b.txt", base + " " + y + " " + base);
   for (const char* mode : {"pairs", "duplicates"}) {
-    RunResult r = RunProcess({kBin, "scan", "--exact", "--mode", mode, dir.path()}, dir.path());
+    RunResult r = RunNeardup({"scan", "--exact", "--mode", mode, dir.path()}, dir.path());
     EXPECT_EQ(r.out, "") << mode;
     EXPECT_EQ(r.exit_code, 2) << mode;
     EXPECT_NE(r.err.find("hash collision"), std::string::npos) << r.err;
   }
   // -t 1 proves the text too, whatever --verify says.
-  RunResult r = RunProcess({kBin, "scan", "-t", "1", "--mode", "duplicates", dir.path()}, dir.path());
+  RunResult r = RunNeardup({"scan", "-t", "1", "--mode", "duplicates", dir.path()}, dir.path());
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.exit_code, 2);
 }
@@ -431,9 +433,9 @@ TEST(HostileExactTest, HashCollisionNeverMakesAJaccardOfOne) {
   WriteFile(dir / "seven.txt", seven);
   // The premise: by hashes they are the same shingle set (every signature
   // position agrees; printed below 1, since the texts differ).
-  RunResult estimate = RunProcess({kBin, "scan", "--verify", "signature", "-f", "tsv", dir.path()}, dir.path());
+  RunResult estimate = RunNeardup({"scan", "--verify", "signature", "-f", "tsv", dir.path()}, dir.path());
   ASSERT_EQ(estimate.out, dir / "seven.txt" + "\t" + (dir / "six.txt") + "\t0.9999\n");
-  RunResult r = RunProcess({kBin, "scan", "--exact", "-t", "0.5", dir.path()}, dir.path());
+  RunResult r = RunNeardup({"scan", "--exact", "-t", "0.5", dir.path()}, dir.path());
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.exit_code, 1) << r.err;
 }
@@ -446,7 +448,7 @@ TEST(HostileExactTest, EqualShingleSetsOfDifferentTextsAreReportedBelowOne) {
   // "w w w w w w" and "w w w w w w w": one shingle each, the same one.
   WriteFile(dir / "six.txt", "w w w w w w");
   WriteFile(dir / "seven.txt", "w w w w w w w");
-  RunResult r = RunProcess({kBin, "scan", "--exact", "-f", "tsv", dir.path()}, dir.path());
+  RunResult r = RunNeardup({"scan", "--exact", "-f", "tsv", dir.path()}, dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, dir / "seven.txt" + "\t" + (dir / "six.txt") + "\t0.9999\t0.9999\n");
 }
@@ -459,7 +461,7 @@ TEST(HostileExactTest, EqualShingleSetsOfDifferentJsonlLinesAreReportedBelowOne)
   WriteFile(dir / "a.jsonl",
             "{\"text\":\"w w w w w w\"}\n{\"text\":\"other words that match nothing\"}\n"
             "{\"text\":\"w w w w w w w\"}\n");
-  RunResult r = RunProcess({kBin, "scan", "--exact", "--input", "jsonl", "-f", "tsv", dir.path()}, dir.path());
+  RunResult r = RunNeardup({"scan", "--exact", "--input", "jsonl", "-f", "tsv", dir.path()}, dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, dir / "a.jsonl:1" + "\t" + (dir / "a.jsonl:3") + "\t0.9999\t0.9999\n");
 }
@@ -534,12 +536,12 @@ TEST(HostileExactTest, JsonlIdsThatAreNotUniqueAreNamedByPlaceAndExitTwo) {
             "{\"id\":\"x\",\"text\":\"alpha beta gamma delta epsilon zeta\"}\n"
             "{\"id\":\"y\",\"text\":\"alpha beta gamma delta epsilon zeta\"}\n"
             "{\"id\":\"x\",\"text\":\"other words here entirely\"}\n");
-  RunResult pairs = RunProcess({kBin, "scan", "--input", "jsonl", "-f", "tsv", dir / "a.jsonl"}, dir.path());
+  RunResult pairs = RunNeardup({"scan", "--input", "jsonl", "-f", "tsv", dir / "a.jsonl"}, dir.path());
   EXPECT_EQ(pairs.exit_code, 2);
   const std::string p1 = dir / "a.jsonl:1", p2 = dir / "a.jsonl:2";
   EXPECT_EQ(pairs.out, p1 + "\t" + p2 + "\t1\t1\n" + p1 + "\ty\t1\t1\n" + p2 + "\ty\t1\t1\n");
   EXPECT_NE(pairs.err.find("id \"x\" is not unique"), std::string::npos) << pairs.err;
-  RunResult dups = RunProcess({kBin, "scan", "--input", "jsonl", "--mode", "duplicates", dir / "a.jsonl"}, dir.path());
+  RunResult dups = RunNeardup({"scan", "--input", "jsonl", "--mode", "duplicates", dir / "a.jsonl"}, dir.path());
   EXPECT_EQ(dups.exit_code, 2);
   EXPECT_EQ(dups.out, p2 + "\ny\n");
 }

@@ -31,6 +31,7 @@
 #include <thread>
 #include <vector>
 
+#include "e2e/run_neardup.h"
 #include "neardup/options.h"
 #include "neardup/scan.h"
 #include "test_paths.h"
@@ -42,9 +43,12 @@ namespace {
 
 using testing::Join;
 using testing::RandomWords;
+using testing::RunNeardup;
+using testing::RunOptions;
 using testing::RunProcess;
 using testing::RunResult;
 using testing::TempDir;
+using testing::With;
 using testing::WriteFile;
 
 const std::string kBin = ::neardup::testing::NeardupBinary();
@@ -109,10 +113,8 @@ struct Scan {
 
 // `neardup scan -f json ARGS...`, stdout parsed.
 Scan ScanJson(const TempDir& dir, const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {kBin, "scan", "-f", "json"};
-  argv.insert(argv.end(), args.begin(), args.end());
   Scan s;
-  s.run = RunProcess(argv, dir.path(), "/dev/null", &s.max_rss_kb);
+  s.run = RunNeardup(With({"scan", "-f", "json"}, args), dir.path(), RunOptions().MaxRss(&s.max_rss_kb));
   s.json = nlohmann::json::parse(s.run.out, nullptr, /*allow_exceptions=*/false);
   EXPECT_FALSE(s.json.is_discarded()) << "stdout: " << s.run.out << "\nstderr: " << s.run.err;
   return s;
@@ -289,7 +291,7 @@ TEST(HostileInputTest, OverlongJsonlLineIsMalformedAndNeverBuffered) {
   EXPECT_LT(s.max_rss_kb, kMemoryBoundKb) << "peak RSS " << s.max_rss_kb / 1024 << " MB";
 
   // The default limit (256M) keeps the 200 MB line; a bad size is a usage error.
-  RunResult bad = RunProcess({kBin, "scan", "--max-line", "0", dir / "d"}, dir.path());
+  RunResult bad = RunNeardup({"scan", "--max-line", "0", dir / "d"}, dir.path());
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--max-line"), std::string::npos) << bad.err;
 }
@@ -463,7 +465,7 @@ TEST(HostileInputTest, FifoArgumentIsReadAsADocumentAndFifosInDirectoriesAreNot)
     out << Text(10);
   });
   Scan s;
-  s.run = RunProcess({kBin, "scan", "-v", "-f", "json", dir / "pipe", dir / "d"}, dir.path());
+  s.run = RunNeardup({"scan", "-v", "-f", "json", dir / "pipe", dir / "d"}, dir.path());
   writer.join();
   s.json = nlohmann::json::parse(s.run.out, nullptr, false);
   ASSERT_EQ(s.run.exit_code, 0) << s.run.err;

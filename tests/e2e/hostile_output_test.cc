@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "cli/output.h"
+#include "e2e/run_neardup.h"
 #include "test_paths.h"
 #include "test_util.h"
 
@@ -37,6 +38,8 @@ using testing::Join;
 using testing::Lines;
 using testing::RandomWords;
 using testing::ReadFile;
+using testing::RunNeardup;
+using testing::RunOptions;
 using testing::RunProcess;
 using testing::RunResult;
 using testing::TempDir;
@@ -171,7 +174,7 @@ TEST(HostileOutputTest, DeviceTargetIsWrittenInPlaceNotReplaced) {
   const std::string docs = MakeSmallCorpus(dir);
   const std::string null = MakeDevice(dir, "null", 3);
   if (null.empty()) GTEST_SKIP() << "cannot make a device node here (needs root and a dev mount)";
-  const RunResult r = RunProcess({kBin, "scan", "-o", null, docs}, dir.path());
+  const RunResult r = RunNeardup({"scan", "-o", null, docs}, dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const struct stat st = Lstat(null);
   EXPECT_TRUE(S_ISCHR(st.st_mode));
@@ -184,7 +187,7 @@ TEST(HostileOutputTest, FullDeviceIsAnErrorAndStaysADevice) {
   const std::string docs = MakeSmallCorpus(dir);
   const std::string full = MakeDevice(dir, "full", 7);
   if (full.empty()) GTEST_SKIP() << "cannot make a device node here (needs root and a dev mount)";
-  const RunResult r = RunProcess({kBin, "scan", "-o", full, docs}, dir.path());
+  const RunResult r = RunNeardup({"scan", "-o", full, docs}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
   EXPECT_TRUE(S_ISCHR(Lstat(full).st_mode));
@@ -200,7 +203,7 @@ TEST(HostileOutputTest, FifoTargetReceivesTheOutputAndStaysAFifo) {
   // the output is small enough to sit in the pipe until read.
   const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
   ASSERT_GE(reader, 0);
-  const RunResult r = RunProcess({kBin, "scan", "-o", fifo, docs}, dir.path());
+  const RunResult r = RunNeardup({"scan", "-o", fifo, docs}, dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::string got;
   char buf[4096];
@@ -220,7 +223,7 @@ TEST(HostileOutputTest, SymlinkIsFollowedAndItsTargetReplaced) {
   // links/first -> second -> ../real/out.jsonl, relative at each step.
   std::filesystem::create_symlink("second", dir / "links/first");
   std::filesystem::create_symlink("../real/out.jsonl", dir / "links/second");
-  const RunResult r = RunProcess({kBin, "scan", "-o", dir / "links/first", docs}, dir.path());
+  const RunResult r = RunNeardup({"scan", "-o", dir / "links/first", docs}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(S_ISLNK(Lstat(dir / "links/first").st_mode));
   EXPECT_TRUE(S_ISLNK(Lstat(dir / "links/second").st_mode));
@@ -235,7 +238,7 @@ TEST(HostileOutputTest, DanglingSymlinkCreatesItsTarget) {
   const std::string docs = MakeSmallCorpus(dir);
   std::filesystem::create_directories(dir / "real");
   std::filesystem::create_symlink("real/new.jsonl", dir / "link");
-  const RunResult r = RunProcess({kBin, "scan", "-o", dir / "link", docs}, dir.path());
+  const RunResult r = RunNeardup({"scan", "-o", dir / "link", docs}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(S_ISLNK(Lstat(dir / "link").st_mode));
   ExpectSmallCorpusPair(ReadFile(dir / "real/new.jsonl"), dir);
@@ -246,7 +249,7 @@ TEST(HostileOutputTest, SymlinkLoopIsAnError) {
   const std::string docs = MakeSmallCorpus(dir);
   std::filesystem::create_symlink("b", dir / "a");
   std::filesystem::create_symlink("a", dir / "b");
-  const RunResult r = RunProcess({kBin, "scan", "-o", dir / "a", docs}, dir.path());
+  const RunResult r = RunNeardup({"scan", "-o", dir / "a", docs}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("Too many levels of symbolic links"), std::string::npos) << r.err;
   EXPECT_TRUE(S_ISLNK(Lstat(dir / "a").st_mode));
@@ -259,7 +262,7 @@ TEST(HostileOutputTest, ExistingFileKeepsItsMode) {
   for (const mode_t mode : {0600, 0640, 0604, 0660}) {
     WriteFile(target, "old\n");
     ASSERT_EQ(::chmod(target.c_str(), mode), 0);
-    const RunResult r = RunProcess({kBin, "scan", "-o", target, docs}, dir.path());
+    const RunResult r = RunNeardup({"scan", "-o", target, docs}, dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.err;
     ExpectSmallCorpusPair(ReadFile(target), dir);
     EXPECT_EQ(Lstat(target).st_mode & 07777, mode) << std::oct << mode;
@@ -274,7 +277,7 @@ TEST(HostileOutputTest, ExistingFileKeepsItsOwnerWherePermitted) {
   WriteFile(target, "old\n");
   ASSERT_EQ(::chown(target.c_str(), 65534, 65534), 0);  // nobody
   ASSERT_EQ(::chmod(target.c_str(), 0600), 0);
-  const RunResult r = RunProcess({kBin, "scan", "-o", target, docs}, dir.path());
+  const RunResult r = RunNeardup({"scan", "-o", target, docs}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ExpectSmallCorpusPair(ReadFile(target), dir);
   const struct stat st = Lstat(target);
@@ -303,7 +306,7 @@ TEST(HostileOutputTest, HardLinkReplacesOnlyTheNameGiven) {
   WriteFile(dir / "out.jsonl", "old\n");
   ASSERT_EQ(::chmod((dir / "out.jsonl").c_str(), 0640), 0);
   ASSERT_EQ(::link((dir / "out.jsonl").c_str(), (dir / "other.jsonl").c_str()), 0);
-  const RunResult r = RunProcess({kBin, "scan", "-o", dir / "out.jsonl", docs}, dir.path());
+  const RunResult r = RunNeardup({"scan", "-o", dir / "out.jsonl", docs}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ExpectSmallCorpusPair(ReadFile(dir / "out.jsonl"), dir);
   EXPECT_EQ(Lstat(dir / "out.jsonl").st_mode & 07777, 0640u);
@@ -315,7 +318,7 @@ TEST(HostileOutputTest, LongestFileNameWorks) {
   const std::string docs = MakeSmallCorpus(dir);
   for (const size_t length : {251, 255}) {
     const std::string target = dir / std::string(length, 'x');
-    const RunResult r = RunProcess({kBin, "scan", "-o", target, docs}, dir.path());
+    const RunResult r = RunNeardup({"scan", "-o", target, docs}, dir.path());
     ASSERT_EQ(r.exit_code, 0) << length << ": " << r.err;
     ExpectSmallCorpusPair(ReadFile(target), dir);
   }
@@ -342,7 +345,7 @@ TEST(HostileOutputTest, DirectoryTargetFailsBeforeAnyWork) {
   const std::string docs = MakeSmallCorpus(dir);
   std::filesystem::create_directories(dir / "folder");
   // -v logs the parameters once the scan is done: they must not appear.
-  const RunResult r = RunProcess({kBin, "scan", "-v", "-o", dir / "folder", docs}, dir.path());
+  const RunResult r = RunNeardup({"scan", "-v", "-o", dir / "folder", docs}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "neardup: " + dir / "folder" + ": Is a directory\n");
   EXPECT_TRUE(std::filesystem::is_directory(dir / "folder"));
@@ -352,7 +355,7 @@ TEST(HostileOutputTest, DirectoryTargetFailsBeforeAnyWork) {
 TEST(HostileOutputTest, EmptyOutputNameIsAUsageError) {
   TempDir dir;
   const std::string docs = MakeSmallCorpus(dir);
-  const RunResult r = RunProcess({kBin, "scan", "-o", "", docs}, dir.path());
+  const RunResult r = RunNeardup({"scan", "-o", "", docs}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, "neardup: --output needs a file name ('-' for stdout), got ''\n");
@@ -584,13 +587,13 @@ TEST(HostileOutputTest, RefusedOptionsLeaveTheOldFileAndSayWhyInOneLine) {
 TEST(HostileOutputTest, KeepInPairsModeIsAWarning) {
   TempDir dir;
   const std::string docs = MakeSmallCorpus(dir);
-  RunResult r = RunProcess({kBin, "scan", "--keep", "longest", "--cluster-by", "keep", docs}, dir.path());
+  RunResult r = RunNeardup({"scan", "--keep", "longest", "--cluster-by", "keep", docs}, dir.path());
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.err.find("neardup: --keep has no effect in pairs mode"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("neardup: --cluster-by has no effect in pairs mode"), std::string::npos) << r.err;
-  r = RunProcess({kBin, "scan", "-q", "--keep", "longest", docs}, dir.path());
+  r = RunNeardup({"scan", "-q", "--keep", "longest", docs}, dir.path());
   EXPECT_EQ(r.err, "");
-  r = RunProcess({kBin, "scan", "--mode", "clusters", "--keep", "longest", docs}, dir.path());
+  r = RunNeardup({"scan", "--mode", "clusters", "--keep", "longest", docs}, dir.path());
   EXPECT_EQ(r.err.find("no effect"), std::string::npos) << r.err;
 }
 
@@ -599,20 +602,20 @@ TEST(HostileOutputTest, KeepInPairsModeIsAWarning) {
 TEST(HostileOutputTest, PathListThatIsADirectorySaysSo) {
   TempDir dir;
   const std::string docs = MakeSmallCorpus(dir);
-  const RunResult r = RunProcess({kBin, "scan", "--files-from", docs}, dir.path());
+  const RunResult r = RunNeardup({"scan", "--files-from", docs}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "neardup: " + docs + ": is a directory, not a list of paths\n");
 }
 
 TEST(HostileOutputTest, EndlessPathListStopsAtTheFirstOverlongEntry) {
   TempDir dir;
-  RunResult r = RunProcess({kBin, "scan", "--files-from", "/dev/zero"}, dir.path());
+  RunResult r = RunNeardup({"scan", "--files-from", "/dev/zero"}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "neardup: /dev/zero: line 1 is longer than 4095 bytes, not a path\n");
-  r = RunProcess({kBin, "scan", "--files0-from", "/dev/zero"}, dir.path());
+  r = RunNeardup({"scan", "--files0-from", "/dev/zero"}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "neardup: /dev/zero: entry 1 is an empty file name\n");
-  r = RunProcess({kBin, "scan", "--files-from", "-"}, dir.path(), "/dev/zero");
+  r = RunNeardup({"scan", "--files-from", "-"}, dir.path(), RunOptions().Stdin("/dev/zero"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "neardup: stdin: line 1 is longer than 4095 bytes, not a path\n");
 }
@@ -626,7 +629,7 @@ TEST(HostileOutputTest, PathListsAreReadAcrossBlocks) {
   while (list.size() < 70000) list += "\r\n" + dir / "docs/a.txt\r\n\n";
   list += dir / "docs/b.txt";  // no final newline
   WriteFile(dir / "list", list);
-  RunResult r = RunProcess({kBin, "scan", "--files-from", dir / "list"}, dir.path());
+  RunResult r = RunNeardup({"scan", "--files-from", dir / "list"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ExpectSmallCorpusPair(r.out, dir);
 
@@ -637,7 +640,7 @@ TEST(HostileOutputTest, PathListsAreReadAcrossBlocks) {
   nul_list += dir / "docs/b.txt";
   nul_list += '\0';
   WriteFile(dir / "list0", nul_list);
-  r = RunProcess({kBin, "scan", "--files0-from", dir / "list0"}, dir.path());
+  r = RunNeardup({"scan", "--files0-from", dir / "list0"}, dir.path());
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(r.err.find("longer than"), std::string::npos) << r.err;
   ExpectSmallCorpusPair(r.out, dir);
@@ -695,7 +698,7 @@ TEST(HostileOutputTest, OutputInsideAScannedFolderIsRefused) {
   EXPECT_TRUE(TemporaryFiles(docs).empty());
   // A link to a scanned folder is seen through.
   std::filesystem::create_directory_symlink(docs, dir / "docs_link");
-  const RunResult r = RunProcess({kBin, "scan", "-o", dir / "docs_link/x.jsonl", docs}, dir.path());
+  const RunResult r = RunNeardup({"scan", "-o", dir / "docs_link/x.jsonl", docs}, dir.path());
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "docs/x.jsonl"));
 }
@@ -705,18 +708,18 @@ TEST(HostileOutputTest, OutputOverTheIndexIsRefused) {
   TempDir dir;
   const std::string docs = MakeSmallCorpus(dir);
   const std::string index = dir / "i.db";
-  RunResult r = RunProcess({kBin, "scan", "--index", index, "-o", index, docs}, dir.path());
+  RunResult r = RunNeardup({"scan", "--index", index, "-o", index, docs}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("is the --index file"), std::string::npos) << r.err;
   EXPECT_EQ(Lines(r.err).size(), 1u) << r.err;
   EXPECT_FALSE(std::filesystem::exists(index));
-  ASSERT_EQ(RunProcess({kBin, "scan", "--index", index, docs}, dir.path()).exit_code, 0);
+  ASSERT_EQ(RunNeardup({"scan", "--index", index, docs}, dir.path()).exit_code, 0);
   const std::string stored = ReadFile(index);
-  r = RunProcess({kBin, "scan", "--index", index, "-o", dir / "./i.db", docs}, dir.path());
+  r = RunNeardup({"scan", "--index", index, "-o", dir / "./i.db", docs}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("is the --index file"), std::string::npos) << r.err;
   EXPECT_EQ(ReadFile(index), stored);
-  EXPECT_EQ(RunProcess({kBin, "index", "check", index}, dir.path()).exit_code, 0);
+  EXPECT_EQ(RunNeardup({"index", "check", index}, dir.path()).exit_code, 0);
 }
 
 // An --index file inside a scanned folder is left out of the documents with
@@ -725,11 +728,11 @@ TEST(HostileOutputTest, OutputOverTheIndexIsRefused) {
 TEST(HostileOutputTest, IndexInsideAScannedFolderIsLeftOutWithAWarning) {
   TempDir dir;
   const std::string docs = MakeSmallCorpus(dir);
-  const RunResult plain = RunProcess({kBin, "scan", docs}, dir.path());
+  const RunResult plain = RunNeardup({"scan", docs}, dir.path());
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   const std::string index = dir / "docs/i.db";
   for (int run = 0; run < 2; ++run) {
-    const RunResult r = RunProcess({kBin, "scan", "--index", index, docs}, dir.path());
+    const RunResult r = RunNeardup({"scan", "--index", index, docs}, dir.path());
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out, plain.out);
     EXPECT_NE(r.err.find(index + ": the --index file"), std::string::npos) << r.err;
@@ -746,19 +749,19 @@ TEST(HostileOutputTest, IndexInsideAScannedFolderIsLeftOutWithAWarning) {
 TEST(HostileOutputTest, OutputOutsideTheInputsStdoutAndFifoStillWork) {
   TempDir dir;
   const std::string docs = MakeSmallCorpus(dir);
-  RunResult r = RunProcess({kBin, "scan", "-o", dir / "out.jsonl", docs}, dir.path());
+  RunResult r = RunNeardup({"scan", "-o", dir / "out.jsonl", docs}, dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   ExpectSmallCorpusPair(ReadFile(dir / "out.jsonl"), dir);
-  r = RunProcess({kBin, "scan", "-o", dir / "out.jsonl", "--index", dir / "i.db", docs}, dir.path());
+  r = RunNeardup({"scan", "-o", dir / "out.jsonl", "--index", dir / "i.db", docs}, dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  r = RunProcess({kBin, "scan", "-o", "/dev/stdout", docs}, dir.path());
+  r = RunNeardup({"scan", "-o", "/dev/stdout", docs}, dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   ExpectSmallCorpusPair(r.out, dir);
   const std::string fifo = dir / "docs/fifo";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
   ASSERT_GE(reader, 0);
-  r = RunProcess({kBin, "scan", "-o", fifo, docs}, dir.path());
+  r = RunNeardup({"scan", "-o", fifo, docs}, dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::string got;
   char buf[4096];
@@ -773,7 +776,7 @@ TEST(HostileOutputTest, OutputOutsideTheInputsStdoutAndFifoStillWork) {
 TEST(HostileOutputTest, JsonDuplicatesModeIsADocumentWithRemovable) {
   TempDir dir;
   const std::string docs = MakeSmallCorpus(dir);
-  const RunResult r = RunProcess({kBin, "scan", "--mode", "duplicates", "-f", "json", docs}, dir.path());
+  const RunResult r = RunNeardup({"scan", "--mode", "duplicates", "-f", "json", docs}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_TRUE(nlohmann::json::accept(r.out)) << r.out;
   const auto doc = nlohmann::json::parse(r.out);
@@ -783,9 +786,9 @@ TEST(HostileOutputTest, JsonDuplicatesModeIsADocumentWithRemovable) {
   EXPECT_EQ(doc["removable"][0]["path"], dir / "docs/b.txt");
   EXPECT_EQ(doc["removable"][0]["kept"], dir / "docs/a.txt");
   // Without -f, the bare paths; with -f csv, a record per removable path.
-  const RunResult paths = RunProcess({kBin, "scan", "--mode", "duplicates", docs}, dir.path());
+  const RunResult paths = RunNeardup({"scan", "--mode", "duplicates", docs}, dir.path());
   EXPECT_EQ(paths.out, dir / "docs/b.txt\n");
-  const RunResult list = RunProcess({kBin, "scan", "--mode", "duplicates", "-f", "csv", docs}, dir.path());
+  const RunResult list = RunNeardup({"scan", "--mode", "duplicates", "-f", "csv", docs}, dir.path());
   EXPECT_EQ(list.out, "path,kept,estimate,jaccard\n" + dir / "docs/b.txt," + dir / "docs/a.txt,1,1\n");
 }
 

@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "e2e/run_neardup.h"
 #include "index/sign_indexed.h"
 #include "index/signature_index.h"
 #include "test_paths.h"
@@ -35,18 +36,15 @@ namespace {
 using testing::Join;
 using testing::RandomWords;
 using testing::ReadFile;
+using testing::RunNeardup;
+using testing::RunOptions;
 using testing::RunProcess;
 using testing::RunResult;
 using testing::TempDir;
+using testing::With;
 using testing::WriteFile;
 
 const std::string kBin = ::neardup::testing::NeardupBinary();
-
-RunResult Scan(const TempDir& dir, std::vector<std::string> args) {
-  std::vector<std::string> argv = {kBin, "scan", "-q"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return RunProcess(argv, dir.path());
-}
 
 // Drops the "index" object (json with --index) so the rest compares byte
 // for byte with a run without --index.
@@ -80,9 +78,9 @@ IndexCounts ExpectSameAsPlain(const TempDir& dir, const std::vector<std::string>
     for (const char* format : {"json", "jsonl", "csv"}) {
       std::vector<std::string> a = {"--mode", mode, "-f", format};
       a.insert(a.end(), args.begin(), args.end());
-      const RunResult plain = Scan(dir, a);
+      const RunResult plain = RunNeardup(With({"scan", "-q"}, a), dir.path());
       a.insert(a.begin(), {"--index", dir / "ix.db"});
-      const RunResult indexed = Scan(dir, a);
+      const RunResult indexed = RunNeardup(With({"scan", "-q"}, a), dir.path());
       EXPECT_EQ(indexed.exit_code, plain.exit_code) << step << " " << mode << " " << format << ": " << indexed.err;
       EXPECT_EQ(WithoutIndex(indexed.out), plain.out) << step << " " << mode << " " << format;
       if (!have_first && std::string(format) == "json") {
@@ -169,7 +167,7 @@ TEST(IndexTest, TextOutputEqualsPlainScanThroughEveryChange) {
   EXPECT_EQ(c.signed_now, 2u);
   EXPECT_EQ(c.removed, 2u);
 
-  const RunResult check = RunProcess({kBin, "index", "check", dir / "ix.db"}, dir.path());
+  const RunResult check = RunNeardup({"index", "check", dir / "ix.db"}, dir.path());
   EXPECT_EQ(check.exit_code, 0) << check.err;
 }
 
@@ -222,7 +220,7 @@ TEST(IndexTest, JsonlThatGrewSignsOnlyItsNewLines) {
   c = ExpectSameAsPlain(dir, args, "rewritten");
   EXPECT_EQ(c.signed_now, 3u);
 
-  const RunResult check = RunProcess({kBin, "index", "check", dir / "ix.db"}, dir.path());
+  const RunResult check = RunNeardup({"index", "check", dir / "ix.db"}, dir.path());
   EXPECT_EQ(check.exit_code, 0) << check.err;
 }
 
@@ -236,7 +234,7 @@ TEST(IndexTest, GrowthPastTheReservedRoomGivesTheSameAnswer) {
   WriteFile(dir / "j/a.jsonl", small);
   const std::vector<std::string> args = {"--input", "jsonl", "-f", "json", dir / "j"};
   const std::vector<std::string> indexed = {"--input", "jsonl", "-f", "json", "--index", dir / "ix.db", dir / "j"};
-  ASSERT_EQ(Scan(dir, indexed).exit_code, 1);
+  ASSERT_EQ(RunNeardup(With({"scan", "-q"}, indexed), dir.path()).exit_code, 1);
   std::string grown;
   for (int i = 0; i < 70000; ++i) {
     // Every 1000th line a near copy of line 0, so that pairs are found.
@@ -244,8 +242,8 @@ TEST(IndexTest, GrowthPastTheReservedRoomGivesTheSameAnswer) {
                            : JsonlLine("", std::string("w").append(std::to_string(i)).append(" x y z"));
   }
   WriteFile(dir / "j/b.jsonl", grown);  // a new file of 70,000 documents
-  const RunResult plain = Scan(dir, args);
-  const RunResult again = Scan(dir, indexed);
+  const RunResult plain = RunNeardup(With({"scan", "-q"}, args), dir.path());
+  const RunResult again = RunNeardup(With({"scan", "-q"}, indexed), dir.path());
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   EXPECT_EQ(again.exit_code, plain.exit_code) << again.err;
   EXPECT_EQ(WithoutIndex(again.out), plain.out);
@@ -278,13 +276,13 @@ TEST(IndexTest, NewReportsWhatInvolvesDocumentsSignedInThisRun) {
     WriteFile(dir / (std::string("c/old").append(std::to_string(i))), Text(500 + static_cast<uint64_t>(i % 4)));
   const std::string ix = dir / "ix.db";
   // A --new run: only runs of the index's --new job deliver (#42).
-  ASSERT_EQ(Scan(dir, {"--index", ix, "--new", dir / "c"}).exit_code, 0);
+  ASSERT_EQ(RunNeardup({"scan", "-q", "--index", ix, "--new", dir / "c"}, dir.path()).exit_code, 0);
   WriteFile(dir / "c/new0", Edited(501, "n"));
   WriteFile(dir / "c/new1", Text(600));
   std::set<std::string> fresh = {dir / "c/new0", dir / "c/new1"};
 
-  const RunResult plain = Scan(dir, {"-f", "json", dir / "c"});
-  const RunResult news = Scan(dir, {"-f", "json", "--index", ix, "--new", dir / "c"});
+  const RunResult plain = RunNeardup({"scan", "-q", "-f", "json", dir / "c"}, dir.path());
+  const RunResult news = RunNeardup({"scan", "-q", "-f", "json", "--index", ix, "--new", dir / "c"}, dir.path());
   ASSERT_EQ(news.exit_code, 0) << news.err;
   const auto all = nlohmann::json::parse(plain.out);
   const auto got = nlohmann::json::parse(news.out);
@@ -298,14 +296,15 @@ TEST(IndexTest, NewReportsWhatInvolvesDocumentsSignedInThisRun) {
   EXPECT_EQ(got["stats"]["pairs"], want.size());
 
   // Nothing new now: nothing reported, exit 1.
-  const RunResult again = Scan(dir, {"--index", ix, "--new", dir / "c"});
+  const RunResult again = RunNeardup({"scan", "-q", "--index", ix, "--new", dir / "c"}, dir.path());
   EXPECT_EQ(again.exit_code, 1);
   EXPECT_EQ(again.out, "");
 
   // Clusters: those with a new member.
   WriteFile(dir / "c/new2", Edited(502, "k"));
-  const RunResult plain_c = Scan(dir, {"-f", "json", "--mode", "clusters", dir / "c"});
-  const RunResult new_c = Scan(dir, {"-f", "json", "--mode", "clusters", "--index", ix, "--new", dir / "c"});
+  const RunResult plain_c = RunNeardup({"scan", "-q", "-f", "json", "--mode", "clusters", dir / "c"}, dir.path());
+  const RunResult new_c =
+      RunNeardup({"scan", "-q", "-f", "json", "--mode", "clusters", "--index", ix, "--new", dir / "c"}, dir.path());
   std::vector<nlohmann::json> want_c;
   const nlohmann::json all_c = nlohmann::json::parse(plain_c.out);
   const nlohmann::json got_cj = nlohmann::json::parse(new_c.out);
@@ -319,7 +318,7 @@ TEST(IndexTest, NewReportsWhatInvolvesDocumentsSignedInThisRun) {
   ASSERT_EQ(want_c.size(), 1u) << plain_c.out;
   EXPECT_EQ(got_c, want_c);
 
-  const RunResult usage = Scan(dir, {"--new", dir / "c"});
+  const RunResult usage = RunNeardup({"scan", "-q", "--new", dir / "c"}, dir.path());
   EXPECT_EQ(usage.exit_code, 2);
   EXPECT_NE(usage.err.find("--new needs --index"), std::string::npos) << usage.err;
 }
@@ -334,7 +333,7 @@ TEST(IndexTest, SecondRunOnAnIndexInUseExitsNamingTheHolder) {
   {
     Result<std::unique_ptr<SignatureIndex>> held = OpenIndexFor(o);
     ASSERT_TRUE(held.ok()) << held.status().message();
-    const RunResult r = Scan(dir, {"--index", ix, dir / "c"});
+    const RunResult r = RunNeardup({"scan", "-q", "--index", ix, dir / "c"}, dir.path());
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find(std::string("in use by pid ").append(std::to_string(::getpid())) + " on "), std::string::npos)
         << r.err;
@@ -344,7 +343,7 @@ TEST(IndexTest, SecondRunOnAnIndexInUseExitsNamingTheHolder) {
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
       held->reset();
     });
-    const RunResult waited = Scan(dir, {"--index", ix, "--lock-wait", "20", dir / "c"});
+    const RunResult waited = RunNeardup({"scan", "-q", "--index", ix, "--lock-wait", "20", dir / "c"}, dir.path());
     release.join();
     EXPECT_EQ(waited.exit_code, 0) << waited.err;
   }
@@ -359,7 +358,7 @@ TEST(IndexTest, SecondRunOnAnIndexInUseExitsNamingTheHolder) {
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   ::kill(child, SIGKILL);
   ::waitpid(child, nullptr, 0);
-  const RunResult after = Scan(dir, {"--index", ix, dir / "c"});
+  const RunResult after = RunNeardup({"scan", "-q", "--index", ix, dir / "c"}, dir.path());
   EXPECT_EQ(after.exit_code, 0) << after.err;
 }
 
@@ -374,8 +373,8 @@ TEST(IndexTest, TwoRunsStartedAtOnceOneWorksTheOtherSaysWhoHoldsIt) {
     std::filesystem::remove(ix);
     RunResult r1, r2;
     TempDir d1, d2;
-    std::thread t1([&] { r1 = RunProcess({kBin, "scan", "-q", "-j", "1", "--index", ix, dir / "c"}, d1.path()); });
-    std::thread t2([&] { r2 = RunProcess({kBin, "scan", "-q", "-j", "1", "--index", ix, dir / "c"}, d2.path()); });
+    std::thread t1([&] { r1 = RunNeardup({"scan", "-q", "-j", "1", "--index", ix, dir / "c"}, d1.path()); });
+    std::thread t2([&] { r2 = RunNeardup({"scan", "-q", "-j", "1", "--index", ix, dir / "c"}, d2.path()); });
     t1.join();
     t2.join();
     ASSERT_TRUE(r1.exit_code == 0 || r1.exit_code == 1 || r1.exit_code == 2) << r1.err;
@@ -399,7 +398,7 @@ TEST(IndexTest, BrokenOrForeignIndexFilesGiveOneLineErrors) {
     std::vector<std::string> args = {"--index", ix};
     args.insert(args.end(), extra.begin(), extra.end());
     args.push_back(dir / "c");
-    const RunResult r = Scan(dir, args);
+    const RunResult r = RunNeardup(With({"scan", "-q"}, args), dir.path());
     EXPECT_EQ(r.exit_code, 2) << ix;
     EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
@@ -415,7 +414,7 @@ TEST(IndexTest, BrokenOrForeignIndexFilesGiveOneLineErrors) {
   expect_error(dir / "other.db", "another application");
 
   const std::string ix = dir / "ix.db";
-  ASSERT_EQ(Scan(dir, {"--index", ix, dir / "c"}).exit_code, 0);
+  ASSERT_EQ(RunNeardup({"scan", "-q", "--index", ix, dir / "c"}, dir.path()).exit_code, 0);
   expect_error(ix, "--ngram: 7 here, 5 in the index", {"-k", "7"});
   expect_error(ix, "--num-perm: 64 here, 128 in the index", {"--num-perm", "64", "--seed", "3"});
   expect_error(ix, "--seed: 3 here, 1 in the index", {"--num-perm", "64", "--seed", "3"});
@@ -444,9 +443,9 @@ TEST(IndexTest, BrokenOrForeignIndexFilesGiveOneLineErrors) {
     f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
   }
   expect_error(dir / "corrupt.db", "corrupt");
-  const RunResult check = RunProcess({kBin, "index", "check", dir / "corrupt.db"}, dir.path());
+  const RunResult check = RunNeardup({"index", "check", dir / "corrupt.db"}, dir.path());
   EXPECT_EQ(check.exit_code, 2);
-  const RunResult check_ok = RunProcess({kBin, "index", "check", ix}, dir.path());
+  const RunResult check_ok = RunNeardup({"index", "check", ix}, dir.path());
   EXPECT_EQ(check_ok.exit_code, 0) << check_ok.err;
 }
 
@@ -464,10 +463,10 @@ TEST(IndexTest, FullDiskIsAOneLineErrorAndTheIndexStaysUsable) {
   EXPECT_EQ(full.exit_code, 2) << full.err;
   EXPECT_NE(full.err.find("disk full"), std::string::npos) << full.err;
   EXPECT_EQ(std::count(full.err.begin(), full.err.end(), '\n'), 1) << full.err;
-  const RunResult again = Scan(dir, {"-f", "json", "--index", ix, dir / "c"});
-  const RunResult plain = Scan(dir, {"-f", "json", dir / "c"});
+  const RunResult again = RunNeardup({"scan", "-q", "-f", "json", "--index", ix, dir / "c"}, dir.path());
+  const RunResult plain = RunNeardup({"scan", "-q", "-f", "json", dir / "c"}, dir.path());
   EXPECT_EQ(WithoutIndex(again.out), plain.out);
-  EXPECT_EQ(RunProcess({kBin, "index", "check", ix}, dir.path()).exit_code, 0);
+  EXPECT_EQ(RunNeardup({"index", "check", ix}, dir.path()).exit_code, 0);
 }
 
 TEST(IndexTest, RunsKilledAtRandomMomentsLeaveAUsableIndex) {
@@ -500,26 +499,18 @@ TEST(IndexTest, RunsKilledAtRandomMomentsLeaveAUsableIndex) {
     ::kill(pid, SIGKILL);
     ::waitpid(pid, nullptr, 0);
   }
-  const RunResult plain = Scan(dir, {"-f", "json", dir / "c"});
-  const RunResult indexed = Scan(dir, {"-f", "json", "--index", ix, dir / "c"});
+  const RunResult plain = RunNeardup({"scan", "-q", "-f", "json", dir / "c"}, dir.path());
+  const RunResult indexed = RunNeardup({"scan", "-q", "-f", "json", "--index", ix, dir / "c"}, dir.path());
   EXPECT_EQ(indexed.exit_code, plain.exit_code) << indexed.err;
   EXPECT_EQ(WithoutIndex(indexed.out), plain.out);
-  const RunResult check = RunProcess({kBin, "index", "check", ix}, dir.path());
+  const RunResult check = RunNeardup({"index", "check", ix}, dir.path());
   EXPECT_EQ(check.exit_code, 0) << check.err;
-  const RunResult info = RunProcess({kBin, "index", "info", ix}, dir.path());
+  const RunResult info = RunNeardup({"index", "info", ix}, dir.path());
   EXPECT_EQ(info.exit_code, 0) << info.err;
   EXPECT_NE(info.out.find("documents 2500"), std::string::npos) << info.out;
 }
 
 // --- Issue #23, "Every removal right" ----------------------------------------
-
-// Runs `neardup scan ARGS` in the directory `cwd` (relative PATHs are
-// spelled from there), without -q: stderr ends with the summary line.
-RunResult ScanIn(const std::string& cwd, const TempDir& dir, const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {"/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", cwd, kBin, "scan"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return RunProcess(argv, dir.path());
-}
 
 // Runs `sql` on the SQLite file `db` with the sqlite3 shell; its exit status.
 int Sql(const TempDir& dir, const std::string& db, const std::string& sql) {
@@ -579,7 +570,7 @@ TEST(IndexTest, EveryOptionThatDecidesTheDocumentsMayChangeBetweenRuns) {
       {c},
   };
   for (const auto& args : steps) ExpectSameAsPlain(dir, args, Join(args));
-  EXPECT_EQ(RunProcess({kBin, "index", "check", dir / "ix.db"}, dir.path()).exit_code, 0);
+  EXPECT_EQ(RunNeardup({"index", "check", dir / "ix.db"}, dir.path()).exit_code, 0);
 }
 
 TEST(IndexTest, EveryJsonlReadingOptionMayChangeBetweenRuns) {
@@ -609,7 +600,7 @@ TEST(IndexTest, EveryJsonlReadingOptionMayChangeBetweenRuns) {
       {"--input", "jsonl", j},
   };
   for (const auto& args : steps) ExpectSameAsPlain(dir, args, Join(args));
-  EXPECT_EQ(RunProcess({kBin, "index", "check", dir / "ix.db"}, dir.path()).exit_code, 0);
+  EXPECT_EQ(RunNeardup({"index", "check", dir / "ix.db"}, dir.path()).exit_code, 0);
 }
 
 TEST(IndexTest, RacyRewriteThatLeavesTheStatAsStoredIsNoticed) {
@@ -619,7 +610,7 @@ TEST(IndexTest, RacyRewriteThatLeavesTheStatAsStoredIsNoticed) {
   WriteFile(dir / "c/a", Text(1));
   WriteFile(dir / "c/b", PaddedTo(Text(2), size));
   const std::string ix = dir / "ix.db";
-  ASSERT_EQ(Scan(dir, {"--index", ix, dir / "c"}).exit_code, 1);
+  ASSERT_EQ(RunNeardup({"scan", "-q", "--index", ix, dir / "c"}, dir.path()).exit_code, 1);
   // Rewritten in place within the second the index saw it: same inode,
   // same size, mtime put back, and (1-second timestamps) the same ctime.
   struct stat before {
@@ -632,9 +623,9 @@ TEST(IndexTest, RacyRewriteThatLeavesTheStatAsStoredIsNoticed) {
   ASSERT_EQ(after.st_size, before.st_size);
   StoreCurrentStat(dir, ix, dir / "c/b");
 
-  const RunResult plain = Scan(dir, {"-f", "json", dir / "c"});
+  const RunResult plain = RunNeardup({"scan", "-q", "-f", "json", dir / "c"}, dir.path());
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
-  const RunResult indexed = Scan(dir, {"-f", "json", "--index", ix, dir / "c"});
+  const RunResult indexed = RunNeardup({"scan", "-q", "-f", "json", "--index", ix, dir / "c"}, dir.path());
   EXPECT_EQ(indexed.exit_code, 0) << indexed.err;
   EXPECT_EQ(WithoutIndex(indexed.out), plain.out);
   // Read again, b is new; a, read again as well (as racy), is not.
@@ -677,15 +668,15 @@ TEST(IndexTest, RacyRewriteOnAFileSystemWithOneSecondTimestamps) {
     }, after{};
     ASSERT_EQ(::stat((mnt + "/c/b").c_str(), &before), 0);
     ASSERT_EQ(before.st_mtim.tv_nsec, 0) << "not a file system with 1-second timestamps";
-    ASSERT_EQ(Scan(dir, {"--index", ix, mnt + "/c"}).exit_code, 1);
+    ASSERT_EQ(RunNeardup({"scan", "-q", "--index", ix, mnt + "/c"}, dir.path()).exit_code, 1);
     WriteFile(mnt + "/c/b", PaddedTo(near, size));
     SetTimes(mnt + "/c/b", before);
     ASSERT_EQ(::stat((mnt + "/c/b").c_str(), &after), 0);
     if (Ns(after.st_ctim) != Ns(before.st_ctim)) continue;  // the second ended: again
     ASSERT_EQ(after.st_ino, before.st_ino);
-    const RunResult plain = Scan(dir, {"-f", "json", mnt + "/c"});
+    const RunResult plain = RunNeardup({"scan", "-q", "-f", "json", mnt + "/c"}, dir.path());
     ASSERT_EQ(plain.exit_code, 0) << plain.err;
-    const RunResult indexed = Scan(dir, {"-f", "json", "--index", ix, mnt + "/c"});
+    const RunResult indexed = RunNeardup({"scan", "-q", "-f", "json", "--index", ix, mnt + "/c"}, dir.path());
     EXPECT_EQ(indexed.exit_code, 0) << indexed.err;
     EXPECT_EQ(WithoutIndex(indexed.out), plain.out);
     return;
@@ -700,7 +691,7 @@ TEST(IndexTest, ExactSignsAFileItFoundChangedAgainOnTheNextRun) {
   WriteFile(dir / "c/a", Text(1));
   WriteFile(dir / "c/b", PaddedTo(near, size));
   const std::string ix = dir / "ix.db";
-  ASSERT_EQ(Scan(dir, {"--index", ix, dir / "c"}).exit_code, 0);
+  ASSERT_EQ(RunNeardup({"scan", "-q", "--index", ix, dir / "c"}, dir.path()).exit_code, 0);
   // b changes while its entry still looks right and old enough to trust:
   // a stale signature (a pair with a that is not there any more).
   struct stat before {};
@@ -711,18 +702,19 @@ TEST(IndexTest, ExactSignsAFileItFoundChangedAgainOnTheNextRun) {
   const int64_t hour_on = (static_cast<int64_t>(std::time(nullptr)) + 3600) * 1000000000;
   Sql(dir, ix, "UPDATE files SET seen_ns = " + std::to_string(hour_on));  // (a version 1 index has none)
 
-  const RunResult plain = Scan(dir, {"-f", "json", "--exact", dir / "c"});
+  const RunResult plain = RunNeardup({"scan", "-q", "-f", "json", "--exact", dir / "c"}, dir.path());
   ASSERT_EQ(plain.exit_code, 1) << plain.err;
-  const RunResult stale = ScanIn(dir.path(), dir, {"-f", "json", "--exact", "--index", ix, dir / "c"});
+  const RunResult stale =
+      RunNeardup({"scan", "-f", "json", "--exact", "--index", ix, dir / "c"}, dir.path(), RunOptions().In(dir.path()));
   EXPECT_EQ(stale.exit_code, 2);
   EXPECT_NE(stale.err.find("changed during the run"), std::string::npos) << stale.err;
   // The next runs sign b again: the plain run's answer, exit 1.
   for (int run = 0; run < 2; ++run) {
-    const RunResult healed = Scan(dir, {"-f", "json", "--exact", "--index", ix, dir / "c"});
+    const RunResult healed = RunNeardup({"scan", "-q", "-f", "json", "--exact", "--index", ix, dir / "c"}, dir.path());
     EXPECT_EQ(healed.exit_code, 1) << healed.err;
     EXPECT_EQ(WithoutIndex(healed.out), plain.out);
   }
-  EXPECT_EQ(RunProcess({kBin, "index", "check", ix}, dir.path()).exit_code, 0);
+  EXPECT_EQ(RunNeardup({"index", "check", ix}, dir.path()).exit_code, 0);
 }
 
 TEST(IndexTest, EverySpellingOfAPathSharesTheIndexEntries) {
@@ -738,27 +730,31 @@ TEST(IndexTest, EverySpellingOfAPathSharesTheIndexEntries) {
   const std::string ix = dir / "ix.db", jx = dir / "jx.db";
   const std::string cwd = dir.path();
   // A --new run, whose job every spelling below shares (#42).
-  RunResult first = ScanIn(cwd, dir, {"-f", "json", "--index", ix, "--new", "grow"});
+  RunResult first =
+      RunNeardup({"scan", "-f", "json", "--index", ix, "--new", "grow"}, dir.path(), RunOptions().In(cwd));
   ASSERT_EQ(first.exit_code, 0) << first.err;
   EXPECT_EQ(ReusedSigned(first.err), "0 reused, 7 signed");
-  first = ScanIn(cwd, dir, {"-f", "json", "--input", "jsonl", "--index", jx, "j"});
+  first = RunNeardup({"scan", "-f", "json", "--input", "jsonl", "--index", jx, "j"}, dir.path(), RunOptions().In(cwd));
   ASSERT_EQ(first.exit_code, 2) << first.err;  // the malformed line
   for (const std::string& spelling :
        std::vector<std::string>{"./grow", "grow/", "grow/../grow", cwd + "/grow", cwd + "//grow/."}) {
-    const RunResult plain = ScanIn(cwd, dir, {"-f", "json", spelling});
-    const RunResult indexed = ScanIn(cwd, dir, {"-f", "json", "--index", ix, spelling});
+    const RunResult plain = RunNeardup({"scan", "-f", "json", spelling}, dir.path(), RunOptions().In(cwd));
+    const RunResult indexed =
+        RunNeardup({"scan", "-f", "json", "--index", ix, spelling}, dir.path(), RunOptions().In(cwd));
     EXPECT_EQ(ReusedSigned(indexed.err), "7 reused, 0 signed") << spelling;
     EXPECT_EQ(indexed.exit_code, plain.exit_code) << spelling;
     EXPECT_EQ(WithoutIndex(indexed.out), plain.out) << spelling;  // names as spelled
-    const RunResult news = ScanIn(cwd, dir, {"--index", ix, "--new", spelling});
+    const RunResult news = RunNeardup({"scan", "--index", ix, "--new", spelling}, dir.path(), RunOptions().In(cwd));
     EXPECT_EQ(news.exit_code, 1) << spelling << ": " << news.err;
     EXPECT_EQ(news.out, "") << spelling;
   }
   // JSONL: names made from the path (FILE:LINE) and problem messages follow
   // the spelling too.
   for (const std::string& spelling : std::vector<std::string>{"./j", cwd + "/j"}) {
-    const RunResult plain = ScanIn(cwd, dir, {"-f", "json", "--input", "jsonl", spelling});
-    const RunResult indexed = ScanIn(cwd, dir, {"-f", "json", "--input", "jsonl", "--index", jx, spelling});
+    const RunResult plain =
+        RunNeardup({"scan", "-f", "json", "--input", "jsonl", spelling}, dir.path(), RunOptions().In(cwd));
+    const RunResult indexed = RunNeardup({"scan", "-f", "json", "--input", "jsonl", "--index", jx, spelling},
+                                         dir.path(), RunOptions().In(cwd));
     EXPECT_EQ(ReusedSigned(indexed.err), "4 reused, 0 signed") << spelling;
     EXPECT_EQ(indexed.exit_code, plain.exit_code) << spelling;
     EXPECT_EQ(WithoutIndex(indexed.out), plain.out) << spelling;
@@ -771,7 +767,7 @@ TEST(IndexTest, AVersion1IndexIsMigratedInPlace) {
   for (int i = 0; i < 4; ++i)
     WriteFile(dir / (std::string("c/doc").append(std::to_string(i))), Text(800 + static_cast<uint64_t>(i % 2)));
   const std::string ix = dir / "ix.db";
-  ASSERT_EQ(Scan(dir, {"--index", ix, dir / "c"}).exit_code, 0);
+  ASSERT_EQ(RunNeardup({"scan", "-q", "--index", ix, dir / "c"}, dir.path()).exit_code, 0);
   // Back to version 1: no seen_ns, and one entry keyed by a relative path
   // (as version 1 stored a path spelled relative to its run's directory).
   ASSERT_EQ(Sql(dir, ix,
@@ -779,21 +775,21 @@ TEST(IndexTest, AVersion1IndexIsMigratedInPlace) {
                 "ALTER TABLE files DROP COLUMN pending; ALTER TABLE runs DROP COLUMN delivered; DROP TABLE run_files;"
                 "PRAGMA user_version = 1;"),
             0);
-  RunResult info = RunProcess({kBin, "index", "info", ix}, dir.path());
+  RunResult info = RunNeardup({"index", "info", ix}, dir.path());
   EXPECT_NE(info.out.find("(schema 1)"), std::string::npos) << info.out << info.err;
-  EXPECT_EQ(RunProcess({kBin, "index", "check", ix}, dir.path()).exit_code, 0);
+  EXPECT_EQ(RunNeardup({"index", "check", ix}, dir.path()).exit_code, 0);
 
-  const RunResult plain = Scan(dir, {"-f", "json", dir / "c"});
-  const RunResult indexed = Scan(dir, {"-f", "json", "--index", ix, dir / "c"});
+  const RunResult plain = RunNeardup({"scan", "-q", "-f", "json", dir / "c"}, dir.path());
+  const RunResult indexed = RunNeardup({"scan", "-q", "-f", "json", "--index", ix, dir / "c"}, dir.path());
   EXPECT_EQ(indexed.exit_code, plain.exit_code) << indexed.err;
   EXPECT_EQ(WithoutIndex(indexed.out), plain.out);
   // The relative entry was dropped (its file signed again); the others were
   // read again once (stored at an unknown time) and found unchanged.
   EXPECT_EQ(CountsOf(indexed.out).signed_now, 1u);
   EXPECT_EQ(CountsOf(indexed.out).reused, 3u);
-  info = RunProcess({kBin, "index", "info", ix}, dir.path());
+  info = RunNeardup({"index", "info", ix}, dir.path());
   EXPECT_NE(info.out.find("(schema 2)"), std::string::npos) << info.out;
-  const RunResult check = RunProcess({kBin, "index", "check", ix}, dir.path());
+  const RunResult check = RunNeardup({"index", "check", ix}, dir.path());
   EXPECT_EQ(check.exit_code, 0) << check.err;
   EXPECT_EQ(Sql(dir, ix, "SELECT count(*) FROM files WHERE path NOT LIKE '/%'"), 0);
 }
@@ -844,7 +840,7 @@ TEST(IndexTest, NewReportsAgainWhatAFailedRunDidNotDeliver) {
   for (int i = 0; i < 8; ++i)
     WriteFile(dir / (std::string("c/old").append(std::to_string(i))), Text(500 + static_cast<uint64_t>(i % 4)));
   const std::string ix = dir / "ix.db";
-  ASSERT_EQ(Scan(dir, {"--index", ix, "--new", dir / "c"}).exit_code, 0);
+  ASSERT_EQ(RunNeardup({"scan", "-q", "--index", ix, "--new", dir / "c"}, dir.path()).exit_code, 0);
 
   // A reader that is gone (`| head -c 0`): an error with --new, not a quiet end.
   WriteFile(dir / "c/new0", Edited(501, "n"));
@@ -854,28 +850,29 @@ TEST(IndexTest, NewReportsAgainWhatAFailedRunDidNotDeliver) {
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 2);
-  RunResult info = RunProcess({kBin, "index", "info", ix}, dir.path());
+  RunResult info = RunNeardup({"index", "info", ix}, dir.path());
   EXPECT_NE(info.out.find("exit 2, not delivered"), std::string::npos) << info.out;
   EXPECT_NE(info.out.find("exit 0, delivered"), std::string::npos) << info.out;
 
   // -o on a full disk: exit 2, nothing delivered.
   WriteFile(dir / "c/new1", Edited(502, "m"));
-  const RunResult full = Scan(dir, {"-f", "json", "-o", "/dev/full", "--index", ix, "--new", dir / "c"});
+  const RunResult full =
+      RunNeardup({"scan", "-q", "-f", "json", "-o", "/dev/full", "--index", ix, "--new", dir / "c"}, dir.path());
   EXPECT_EQ(full.exit_code, 2) << full.err;
 
   // The next run reports what both failed runs signed, and it alone.
   const std::set<std::string> fresh = {dir / "c/new0", dir / "c/new1"};
   std::set<std::string> want;
-  for (const std::string& p : PairsOf(Scan(dir, {"-f", "json", dir / "c"}).out)) {
+  for (const std::string& p : PairsOf(RunNeardup({"scan", "-q", "-f", "json", dir / "c"}, dir.path()).out)) {
     const std::string a = p.substr(0, p.find('\n')), b = p.substr(p.find('\n') + 1);
     if (fresh.count(a) != 0 || fresh.count(b) != 0) want.insert(p);
   }
   ASSERT_GE(want.size(), 2u);
-  const RunResult next = Scan(dir, {"-f", "json", "--index", ix, "--new", dir / "c"});
+  const RunResult next = RunNeardup({"scan", "-q", "-f", "json", "--index", ix, "--new", dir / "c"}, dir.path());
   EXPECT_EQ(next.exit_code, 0) << next.err;
   EXPECT_EQ(PairsOf(next.out), want);
   // Delivered now: the run after reports nothing.
-  const RunResult after = Scan(dir, {"--index", ix, "--new", dir / "c"});
+  const RunResult after = RunNeardup({"scan", "-q", "--index", ix, "--new", dir / "c"}, dir.path());
   EXPECT_EQ(after.exit_code, 1) << after.err;
   EXPECT_EQ(after.out, "");
 }
@@ -902,7 +899,8 @@ TEST(IndexTest, NewRunsKilledAtAnyMomentMissNoPair) {
   for (int i = 0; i < kOld; ++i)
     WriteFile(dir / (std::string("c/").append(std::to_string(i))), Text(static_cast<uint64_t>(i)));
   const std::string ix = dir / "ix.db";
-  ASSERT_EQ(Scan(dir, {"--index", ix, "--new", dir / "c"}).exit_code, 1);  // the first complete run
+  ASSERT_EQ(RunNeardup({"scan", "-q", "--index", ix, "--new", dir / "c"}, dir.path()).exit_code,
+            1);  // the first complete run
   std::set<std::string> added;
   std::set<std::string> reported;
   const std::string out = dir / ".run-out";
@@ -945,12 +943,12 @@ TEST(IndexTest, NewRunsKilledAtAnyMomentMissNoPair) {
     }
   }
   // The cron job runs once more, undisturbed.
-  const RunResult last = Scan(dir, {"-f", "json", "--index", ix, "--new", dir / "c"});
+  const RunResult last = RunNeardup({"scan", "-q", "-f", "json", "--index", ix, "--new", dir / "c"}, dir.path());
   ASSERT_LE(last.exit_code, 1) << last.err;
   for (const std::string& p : PairsOf(last.out)) reported.insert(p);
 
   size_t wanted = 0;
-  for (const std::string& p : PairsOf(Scan(dir, {"-f", "json", dir / "c"}).out)) {
+  for (const std::string& p : PairsOf(RunNeardup({"scan", "-q", "-f", "json", dir / "c"}, dir.path()).out)) {
     const std::string a = p.substr(0, p.find('\n')), b = p.substr(p.find('\n') + 1);
     if (added.count(a) == 0 && added.count(b) == 0) continue;
     ++wanted;
@@ -968,8 +966,10 @@ void MakeIndexes(const TempDir& dir) {
   WriteFile(dir / "c/b.txt", Edited(1, "e"));
   WriteFile(dir / "c/c.txt", Text(2));
   WriteFile(dir / "j/a.jsonl", JsonlLine("x", Text(3)) + "{bad\n" + JsonlLine("y", Edited(3, "j")));
-  ASSERT_EQ(Scan(dir, {"--index", dir / "good_text.db", dir / "c"}).exit_code, 0);
-  ASSERT_EQ(Scan(dir, {"--index", dir / "good_jsonl.db", "--input", "jsonl", dir / "j"}).exit_code, 2);  // {bad
+  ASSERT_EQ(RunNeardup({"scan", "-q", "--index", dir / "good_text.db", dir / "c"}, dir.path()).exit_code, 0);
+  ASSERT_EQ(
+      RunNeardup({"scan", "-q", "--index", dir / "good_jsonl.db", "--input", "jsonl", dir / "j"}, dir.path()).exit_code,
+      2);  // {bad
 }
 
 // A damaged value in a copy of a good index: `scan --index` exits 2 (no
@@ -981,17 +981,17 @@ void ExpectDamageCaught(const TempDir& dir, const std::string& good, const std::
   std::filesystem::remove(ix);
   std::filesystem::copy_file(dir / good, ix);
   ASSERT_EQ(Sql(dir, ix, sql), 0) << sql;
-  std::vector<std::string> argv = {kBin, "scan", "-q", "--index", ix};
+  std::vector<std::string> argv = {"scan", "-q", "--index", ix};
   argv.insert(argv.end(), args.begin(), args.end());
   long rss_kb = 0;
-  const RunResult r = RunProcess(argv, dir.path(), "/dev/null", &rss_kb);
+  const RunResult r = RunNeardup(argv, dir.path(), RunOptions().MaxRss(&rss_kb));
   EXPECT_EQ(r.exit_code, 2) << sql << ": " << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << sql << ": " << r.err;
   EXPECT_EQ(r.err.rfind("neardup: " + ix + ": corrupt index: " + row, 0), 0u) << sql << ": " << r.err;
   EXPECT_NE(r.err.find("`neardup index check " + ix + "`"), std::string::npos) << r.err;
   EXPECT_EQ(r.out, "") << sql;
   EXPECT_LT(rss_kb, 100 * 1024) << sql << ": peak RSS " << rss_kb / 1024 << " MB";
-  const RunResult check = RunProcess({kBin, "index", "check", ix}, dir.path());
+  const RunResult check = RunNeardup({"index", "check", ix}, dir.path());
   EXPECT_EQ(check.exit_code, 2) << sql;
   EXPECT_NE(check.err.find(ix + ": " + row), std::string::npos) << sql << ": " << check.err;
 }
@@ -1064,17 +1064,17 @@ void ExpectReadingOptionChecked(const TempDir& dir, std::vector<std::string> fir
   std::filesystem::remove(ix);
   first.insert(first.begin(), {"-f", "json"});
   second.insert(second.begin(), {"-f", "json"});
-  const RunResult plain_first = Scan(dir, first);
-  const RunResult plain = Scan(dir, second);
+  const RunResult plain_first = RunNeardup(With({"scan", "-q"}, first), dir.path());
+  const RunResult plain = RunNeardup(With({"scan", "-q"}, second), dir.path());
   ASSERT_NE(plain_first.out, plain.out) << Join(second) << ": the option changes nothing here";
   std::vector<std::string> indexed = {"--index", ix};
   indexed.insert(indexed.end(), first.begin(), first.end());
-  EXPECT_EQ(Scan(dir, indexed).exit_code, plain_first.exit_code);
+  EXPECT_EQ(RunNeardup(With({"scan", "-q"}, indexed), dir.path()).exit_code, plain_first.exit_code);
   const int64_t hour_on = (static_cast<int64_t>(std::time(nullptr)) + 3600) * 1000000000;
   ASSERT_EQ(Sql(dir, ix, "UPDATE files SET seen_ns = " + std::to_string(hour_on)), 0);
   indexed = {"--index", ix};
   indexed.insert(indexed.end(), second.begin(), second.end());
-  const RunResult r = Scan(dir, indexed);
+  const RunResult r = RunNeardup(With({"scan", "-q"}, indexed), dir.path());
   EXPECT_EQ(r.exit_code, plain.exit_code) << Join(second) << ": " << r.err;
   EXPECT_EQ(WithoutIndex(r.out), plain.out) << Join(first) << " then " << Join(second);
 }
@@ -1132,14 +1132,14 @@ TEST(IndexTest, InfoAndCheckReadAnIndexOnAReadOnlyMount) {
   ASSERT_EQ(RunProcess({"/usr/bin/mount", "-o", "remount,ro,bind", dir / "mnt"}, dir.path()).exit_code, 0);
   const std::string ix = dir / "mnt/ix.db";
   ASSERT_NE(::access((dir / "mnt").c_str(), W_OK), 0);  // read-only, even for root
-  const RunResult info = RunProcess({kBin, "index", "info", ix}, dir.path());
+  const RunResult info = RunNeardup({"index", "info", ix}, dir.path());
   EXPECT_EQ(info.exit_code, 0) << info.err;
   EXPECT_NE(info.out.find("files 3, documents 3"), std::string::npos) << info.out;
-  const RunResult check = RunProcess({kBin, "index", "check", ix}, dir.path());
+  const RunResult check = RunNeardup({"index", "check", ix}, dir.path());
   EXPECT_EQ(check.exit_code, 0) << check.err;
   EXPECT_EQ(check.out, ix + ": ok\n");
   // A scan writes: one line, read-only.
-  const RunResult scan = Scan(dir, {"--index", ix, dir / "c"});
+  const RunResult scan = RunNeardup({"scan", "-q", "--index", ix, dir / "c"}, dir.path());
   EXPECT_EQ(scan.exit_code, 2);
   EXPECT_NE(scan.err.find("read-only"), std::string::npos) << scan.err;
 }
@@ -1155,15 +1155,14 @@ TEST(IndexTest, AnIndexWithASecondHardLinkedNameIsRefusedAndLeftUntouched) {
   for (int i = 0; i < 200; ++i)
     WriteFile(dir / (std::string("c/").append(std::to_string(i))), Text(static_cast<uint64_t>(i)));
   const std::string ix = dir / "ix.db";
-  ASSERT_EQ(Scan(dir, {"--index", ix, dir / "c"}).exit_code, 1);
+  ASSERT_EQ(RunNeardup({"scan", "-q", "--index", ix, dir / "c"}, dir.path()).exit_code, 1);
   WriteFile(dir / "c/new", Edited(7, "n"));
   const std::string before = ReadFile(ix);
   const std::string other = dir / "other.db";
   ASSERT_EQ(::link(ix.c_str(), other.c_str()), 0);
 
   for (const std::string& name : {ix, other}) {
-    const RunResult r =
-        RunProcess({kBin, "scan", "--index", name, "--new", "-o", dir / "out.jsonl", dir / "c"}, dir.path());
+    const RunResult r = RunNeardup({"scan", "--index", name, "--new", "-o", dir / "out.jsonl", dir / "c"}, dir.path());
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_EQ(r.err, "neardup: " + name +
                          ": the index has 2 names (hard links); SQLite keeps its journal by name, "
@@ -1192,13 +1191,13 @@ TEST(IndexTest, AnIndexWithASecondHardLinkedNameIsRefusedAndLeftUntouched) {
     EXPECT_FALSE(std::filesystem::exists(other + tail)) << tail;
   }
   // Reading it is harmless: info and check still work.
-  EXPECT_EQ(RunProcess({kBin, "index", "check", other}, dir.path()).out, other + ": ok\n");
+  EXPECT_EQ(RunNeardup({"index", "check", other}, dir.path()).out, other + ": ok\n");
 
   // One name again: the index works, and the new file is signed.
   ASSERT_EQ(::unlink(other.c_str()), 0);
-  const RunResult r = Scan(dir, {"--index", ix, "--new", dir / "c"});
+  const RunResult r = RunNeardup({"scan", "-q", "--index", ix, "--new", dir / "c"}, dir.path());
   EXPECT_LE(r.exit_code, 1) << r.err;
-  EXPECT_EQ(RunProcess({kBin, "index", "check", ix}, dir.path()).out, ix + ": ok\n");
+  EXPECT_EQ(RunNeardup({"index", "check", ix}, dir.path()).out, ix + ": ok\n");
 }
 
 }  // namespace

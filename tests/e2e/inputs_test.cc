@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "compress_util.h"
-#include "test_paths.h"
+#include "e2e/run_neardup.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -31,24 +31,23 @@ namespace {
 using testing::Gzip;
 using testing::Join;
 using testing::RandomWords;
+using testing::RunNeardup;
+using testing::RunOptions;
 using testing::RunProcess;
 using testing::RunResult;
 using testing::TempDir;
+using testing::With;
 using testing::WriteFile;
 using testing::Zstd;
 
 using Pairs = std::vector<std::pair<std::string, std::string>>;
-
-const std::string kBin = ::neardup::testing::NeardupBinary();
 
 std::string Text(uint64_t seed, size_t words = 300) { return Join(RandomWords(words, seed)); }
 
 // Runs `neardup scan -f json ARGS...` and parses stdout.
 nlohmann::json ScanJson(const TempDir& dir, std::vector<std::string> args, RunResult* result = nullptr,
                         const std::string& stdin_path = "/dev/null") {
-  std::vector<std::string> argv = {kBin, "scan", "-f", "json"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  RunResult r = RunProcess(argv, dir.path(), stdin_path);
+  RunResult r = RunNeardup(With({"scan", "-f", "json"}, args), dir.path(), RunOptions().Stdin(stdin_path));
   nlohmann::json j = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
   EXPECT_FALSE(j.is_discarded()) << "stdout: " << r.out << "\nstderr: " << r.err;
   if (result != nullptr) *result = std::move(r);
@@ -617,7 +616,7 @@ TEST(InputsTest, OneGigabyteFileIsReadWithBoundedMemory) {
   ASSERT_EQ(std::filesystem::file_size(dir / "d/big.txt"), kSize);
 
   long max_rss_kb = 0;
-  const RunResult r = RunProcess({kBin, "scan", "-f", "json", dir / "d"}, dir.path(), "/dev/null", &max_rss_kb);
+  const RunResult r = RunNeardup({"scan", "-f", "json", dir / "d"}, dir.path(), RunOptions().MaxRss(&max_rss_kb));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["stats"]["documents"], 3);

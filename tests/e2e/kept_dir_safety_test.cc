@@ -15,6 +15,7 @@
 
 #include "distributed/stage_sign.h"
 #include "e2e/kept_modes.h"
+#include "e2e/run_neardup.h"
 #include "neardup/quote.h"
 #include "test_paths.h"
 #include "test_util.h"
@@ -26,9 +27,10 @@ using testing::ExpectNoWiderModes;
 using testing::FileTree;
 using testing::Join;
 using testing::RandomWords;
-using testing::RunProcess;
+using testing::RunNeardup;
 using testing::RunResult;
 using testing::TempDir;
+using testing::With;
 using testing::WriteFile;
 
 const std::string kBin = ::neardup::testing::NeardupBinary();
@@ -59,28 +61,23 @@ void MakeJsonl(const TempDir& dir) {
   WriteFile(dir / "in/sub/c.jsonl", Doc("c1", 4));
 }
 
-RunResult Stage(const TempDir& dir, const std::string& stage, Args args) {
-  args.insert(args.begin(), {kBin, "stage", stage});
-  return RunProcess(args, dir.path());
-}
-
 // Sign (N tasks), bucket, verify, report over dir/in into `work`.
 void SignToReport(const TempDir& dir, const std::string& work, int n, const Args& options) {
   for (int i = 0; i < n; ++i) {
     Args a = {"--task", std::to_string(i), "--tasks", std::to_string(n)};
     a.insert(a.end(), options.begin(), options.end());
     a.insert(a.end(), {work, dir / "in"});
-    ASSERT_EQ(Stage(dir, "sign", a).exit_code, 0);
+    ASSERT_EQ(RunNeardup(With({"stage", "sign"}, a), dir.path()).exit_code, 0);
   }
   for (const char* kind : {"bucket", "verify"}) {
     Args a = {"--task", "0", "--tasks", "1"};
     a.insert(a.end(), options.begin(), options.end());
     a.push_back(work);
-    ASSERT_EQ(Stage(dir, kind, a).exit_code, 0);
+    ASSERT_EQ(RunNeardup(With({"stage", kind}, a), dir.path()).exit_code, 0);
   }
   Args a = options;
   a.push_back(work);
-  ASSERT_LE(Stage(dir, "report", a).exit_code, 1);
+  ASSERT_LE(RunNeardup(With({"stage", "report"}, a), dir.path()).exit_code, 1);
 }
 
 RunResult Filter(const TempDir& dir, const std::string& work, int task, int n, const Args& options,
@@ -88,7 +85,7 @@ RunResult Filter(const TempDir& dir, const std::string& work, int task, int n, c
   Args a = {"--task", std::to_string(task), "--tasks", std::to_string(n), "--kept-dir", kept};
   a.insert(a.end(), options.begin(), options.end());
   a.push_back(work);
-  return Stage(dir, "filter", a);
+  return RunNeardup(With({"stage", "filter"}, a), dir.path());
 }
 
 // Rewrites shard `shard`'s first kept path to `kept`, re-encoded with its
@@ -151,10 +148,9 @@ TEST(KeptDirSafetyTest, SetuidFilesAreCopiedWithoutTheirBitsOwnedByTheWriter) {
   WriteFile(dir / "jin/tool.jsonl", "not json at all\n");
   ASSERT_EQ(::chown((dir / "jin/tool.jsonl").c_str(), nobody, nogroup), 0);
   ASSERT_EQ(::chmod((dir / "jin/tool.jsonl").c_str(), 06755), 0);
-  const RunResult r = RunProcess({kBin, "scan", "--kept-dir", dir / "kept", dir / "in"}, dir.path());
+  const RunResult r = RunNeardup({"scan", "--kept-dir", dir / "kept", dir / "in"}, dir.path());
   ASSERT_EQ(r.exit_code, 1) << r.err;
-  const RunResult j =
-      RunProcess({kBin, "scan", "--input", "jsonl", "--kept-dir", dir / "jkept", dir / "jin"}, dir.path());
+  const RunResult j = RunNeardup({"scan", "--input", "jsonl", "--kept-dir", dir / "jkept", dir / "jin"}, dir.path());
   ASSERT_LE(j.exit_code, 2) << j.err;  // the malformed line: 2
   // The same by a stage filter task.
   SignToReport(dir, dir / "work", 1, {});
@@ -192,7 +188,7 @@ TEST(KeptDirSafetyTest, FileReachedThroughALinkFromOutsideThePathsIsCopied) {
   fs::create_directories(dir / "in");
   fs::create_symlink(dir / "elsewhere/secret.txt", dir / "in/link.txt");
   WriteFile(dir / "in/own.txt", Join(RandomWords(200, 6)));
-  const RunResult r = RunProcess({kBin, "scan", "-L", "--kept-dir", dir / "kept", dir / "in"}, dir.path());
+  const RunResult r = RunNeardup({"scan", "-L", "--kept-dir", dir / "kept", dir / "in"}, dir.path());
   ASSERT_EQ(r.exit_code, 1) << r.err;
   struct stat in {};
   struct stat out {};
@@ -277,7 +273,7 @@ TEST(KeptDirSafetyTest, LinkPlantedInDirWhileScanWaitsNeverRedirectsAWrite) {
   TempDir dir;
   MakeJsonl(dir);
   const std::string index = dir / "i.db";
-  ASSERT_LE(RunProcess({kBin, "scan", "--input", "jsonl", "--index", index, dir / "in"}, dir.path()).exit_code, 1);
+  ASSERT_LE(RunNeardup({"scan", "--input", "jsonl", "--index", index, dir / "in"}, dir.path()).exit_code, 1);
   // The run checks DIR (missing: fine), then waits for the index this test holds.
   const int lock = ::open(index.c_str(), O_RDONLY | O_CLOEXEC);  // not inherited by the run
   ASSERT_GE(lock, 0);
@@ -285,9 +281,8 @@ TEST(KeptDirSafetyTest, LinkPlantedInDirWhileScanWaitsNeverRedirectsAWrite) {
   const std::string kept = dir / "kept";
   RunResult r;
   std::thread run([&] {
-    r = RunProcess(
-        {kBin, "scan", "--input", "jsonl", "--index", index, "--lock-wait", "60", "--kept-dir", kept, dir / "in"},
-        dir.path());
+    r = RunNeardup({"scan", "--input", "jsonl", "--index", index, "--lock-wait", "60", "--kept-dir", kept, dir / "in"},
+                   dir.path());
   });
   // Once it has the index open, it has checked DIR and waits for the lock.
   // Seen twice, 50 ms apart: past the instant of exec that still holds them.
@@ -325,10 +320,10 @@ TEST(KeptDirSafetyTest, FoldersTakeTheirInputFoldersModesAndDirIsMade0700) {
     ::chmod((dir / "in/private/deep").c_str(), 0750);
     ::chmod((dir / "in/shared").c_str(), 0750);
     ::chmod((dir / "in/open").c_str(), 0755);
-    Args args = {kBin, "scan", "--kept-dir", dir / "kept/new"};
+    Args args = {"scan", "--kept-dir", dir / "kept/new"};
     if (jsonl) args.insert(args.end(), {"--input", "jsonl"});
     args.push_back(dir / "in");
-    const RunResult r = RunProcess(args, dir.path());
+    const RunResult r = RunNeardup(args, dir.path());
     ASSERT_EQ(r.exit_code, 1) << r.err;
     const mode_t keep = ~Umask() & 0777;
     EXPECT_EQ(ModeOf(dir / "kept/new"), 0700u & keep);

@@ -17,7 +17,7 @@
 
 #include "compress_util.h"
 #include "e2e/kept_modes.h"
-#include "test_paths.h"
+#include "e2e/run_neardup.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -25,12 +25,12 @@ namespace {
 
 using testing::Join;
 using testing::RandomWords;
-using testing::RunProcess;
+using testing::RunNeardup;
+using testing::RunOptions;
 using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
 
-const std::string kBin = ::neardup::testing::NeardupBinary();
 namespace fs = std::filesystem;
 
 std::string Gunzip(const std::string& data) {
@@ -180,8 +180,8 @@ TEST(KeptDirTest, JsonlFilesAreTheInputLinesButTheListedOnesByteForByte) {
     MakeJsonl(dir, ext);
     const std::string in = dir / "in";
     ::chmod((dir / ("in/a.jsonl" + ext)).c_str(), 0640);
-    RunResult r = RunProcess(
-        {kBin, "scan", "--input", "jsonl", "--max-line", "4K", "--mode", "duplicates", "--kept-dir", dir / "kept", in},
+    RunResult r = RunNeardup(
+        {"scan", "--input", "jsonl", "--max-line", "4K", "--mode", "duplicates", "--kept-dir", dir / "kept", in},
         dir.path());
     ASSERT_EQ(r.exit_code, 2) << r.err;  // malformed lines and a repeated id
     const std::set<std::string> listed = Listed(r.out);
@@ -209,10 +209,9 @@ TEST(KeptDirTest, JsonlFilesAreTheInputLinesButTheListedOnesByteForByte) {
     // Every mode writes the same folder; the records are those of a run without it.
     for (const std::string mode : {"pairs", "clusters"}) {
       const std::string other = dir / ("kept-" + mode);
-      RunResult m = RunProcess(
-          {kBin, "scan", "--input", "jsonl", "--max-line", "4K", "--mode", mode, "--kept-dir", other, in}, dir.path());
-      RunResult plain =
-          RunProcess({kBin, "scan", "--input", "jsonl", "--max-line", "4K", "--mode", mode, in}, dir.path());
+      RunResult m = RunNeardup(
+          {"scan", "--input", "jsonl", "--max-line", "4K", "--mode", mode, "--kept-dir", other, in}, dir.path());
+      RunResult plain = RunNeardup({"scan", "--input", "jsonl", "--max-line", "4K", "--mode", mode, in}, dir.path());
       EXPECT_EQ(m.out, plain.out) << mode;
       EXPECT_EQ(Tree(other), got) << mode;
     }
@@ -230,7 +229,7 @@ TEST(KeptDirTest, TextFilesKeptAreHardLinkedOrCopiedWithModeAndTime) {
   WriteFile(dir / "in/deep/d.txt", Join(w));
   WriteFile(dir / "in/e.txt", "");
   ::chmod((dir / "in/c.txt").c_str(), 0600);
-  RunResult r = RunProcess({kBin, "scan", "--mode", "duplicates", "--kept-dir", dir / "kept", dir / "in"}, dir.path());
+  RunResult r = RunNeardup({"scan", "--mode", "duplicates", "--kept-dir", dir / "kept", dir / "in"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::set<std::string> listed = Listed(r.out);
   EXPECT_EQ(listed, (std::set<std::string>{dir / "in/deep/b.txt", dir / "in/deep/d.txt"}));
@@ -248,20 +247,20 @@ TEST(KeptDirTest, TextFilesKeptAreHardLinkedOrCopiedWithModeAndTime) {
   // file it names; to a file outside it: a copy.
   fs::create_directories(dir / "linked");
   fs::create_symlink(dir / "in/c.txt", dir / "linked/l.txt");
-  RunResult l = RunProcess({kBin, "scan", "-L", "--kept-dir", dir / "kl", dir / "linked"}, dir.path());
+  RunResult l = RunNeardup({"scan", "-L", "--kept-dir", dir / "kl", dir / "linked"}, dir.path());
   EXPECT_EQ(l.exit_code, 1) << l.err;
   ASSERT_EQ(::lstat((dir / "kl/l.txt").c_str(), &out_st), 0);
   EXPECT_NE(in_st.st_ino, out_st.st_ino);
   EXPECT_EQ(testing::ReadFile(dir / "kl/l.txt"), testing::ReadFile(dir / "in/c.txt"));
   WriteFile(dir / "lin/.hidden.txt", text);  // not walked itself: hidden
   fs::create_symlink(dir / "lin/.hidden.txt", dir / "lin/l.txt");
-  RunResult inside = RunProcess({kBin, "scan", "-L", "--kept-dir", dir / "kin", dir / "lin"}, dir.path());
+  RunResult inside = RunNeardup({"scan", "-L", "--kept-dir", dir / "kin", dir / "lin"}, dir.path());
   EXPECT_EQ(inside.exit_code, 1) << inside.err;
   struct stat hidden_st {};
   ASSERT_EQ(::stat((dir / "lin/.hidden.txt").c_str(), &hidden_st), 0);
   ASSERT_EQ(::lstat((dir / "kin/l.txt").c_str(), &out_st), 0);
   EXPECT_EQ(hidden_st.st_ino, out_st.st_ino);
-  RunResult c = RunProcess({kBin, "scan", "--kept-copy", "--kept-dir", dir / "copied", dir / "in"}, dir.path());
+  RunResult c = RunNeardup({"scan", "--kept-copy", "--kept-dir", dir / "copied", dir / "in"}, dir.path());
   ASSERT_EQ(c.exit_code, 0) << c.err;
   EXPECT_EQ(Tree(dir / "copied"), want);
   ASSERT_EQ(::stat((dir / "copied/c.txt").c_str(), &out_st), 0);
@@ -278,7 +277,7 @@ TEST(KeptDirTest, ReferenceFilesAreNeverWrittenAndTheirCopiesAreLeftOut) {
   const std::string text = Join(RandomWords(300, 9));
   WriteFile(dir / "archive/old.jsonl", Doc("old", text) + "\n");
   WriteFile(dir / "in/new.jsonl", Doc("n1", text) + "\n" + Doc("n2", Join(RandomWords(300, 10))) + "\n");
-  RunResult r = RunProcess({kBin, "scan", "--input", "jsonl", "--mode", "duplicates", "--against", dir / "archive",
+  RunResult r = RunNeardup({"scan", "--input", "jsonl", "--mode", "duplicates", "--against", dir / "archive",
                             "--kept-dir", dir / "kept", dir / "in"},
                            dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -292,7 +291,7 @@ TEST(KeptDirTest, SecondRunWithIndexWritesTheSameFolder) {
   TempDir dir;
   MakeJsonl(dir, ".zst");
   auto run = [&](const std::string& kept) {
-    return RunProcess({kBin, "scan", "--input", "jsonl", "--mode", "duplicates", "--index", dir / "i.db", "--kept-dir",
+    return RunNeardup({"scan", "--input", "jsonl", "--mode", "duplicates", "--index", dir / "i.db", "--kept-dir",
                        dir / kept, dir / "in"},
                       dir.path());
   };
@@ -309,9 +308,9 @@ TEST(KeptDirTest, FolderIsTheSameForEveryThreadCount) {
   TempDir dir;
   MakeJsonl(dir, ".zst");
   for (const char* threads : {"1", "3"}) {
-    RunResult r = RunProcess({kBin, "scan", "--input", "jsonl", "-j", threads, "--kept-dir",
-                              dir / ("kept-" + std::string(threads)), dir / "in"},
-                             dir.path());
+    RunResult r = RunNeardup(
+        {"scan", "--input", "jsonl", "-j", threads, "--kept-dir", dir / ("kept-" + std::string(threads)), dir / "in"},
+        dir.path());
     EXPECT_EQ(r.exit_code, 2) << r.err;  // malformed lines
   }
   ASSERT_EQ(Tree(dir / "kept-1").size(), 2u);
@@ -343,9 +342,9 @@ TEST(KeptDirTest, EachRefusalComesBeforeAnythingIsReadOrWritten) {
       {{"--kept-dir", dir / "k", "-o", dir / "k/out.jsonl", dir / "in"}, "is inside --kept-dir"},
   };
   for (const Case& c : cases) {
-    std::vector<std::string> argv = {kBin, "scan"};
+    std::vector<std::string> argv = {"scan"};
     argv.insert(argv.end(), c.args.begin(), c.args.end());
-    RunResult r = RunProcess(argv, dir.path());
+    RunResult r = RunNeardup(argv, dir.path());
     EXPECT_EQ(r.exit_code, 2) << c.says;
     EXPECT_EQ(r.out, "") << c.says;
     EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
@@ -354,12 +353,12 @@ TEST(KeptDirTest, EachRefusalComesBeforeAnythingIsReadOrWritten) {
     EXPECT_FALSE(fs::exists(dir / "in/kept")) << c.says;
   }
   // Of the stage tasks, filter alone writes it: refused, not ignored, by the others.
-  RunResult stage = RunProcess({kBin, "stage", "report", dir / "work", "--kept-dir", dir / "k"}, dir.path());
+  RunResult stage = RunNeardup({"stage", "report", dir / "work", "--kept-dir", dir / "k"}, dir.path());
   EXPECT_EQ(stage.exit_code, 2);
   EXPECT_NE(stage.err.find("--kept-dir is read by `neardup stage filter` only"), std::string::npos) << stage.err;
   // A FIFO among the inputs is refused without waiting for a writer.
   ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
-  RunResult r = RunProcess({kBin, "scan", "--kept-dir", dir / "k", dir / "in", dir / "fifo"}, dir.path());
+  RunResult r = RunNeardup({"scan", "--kept-dir", dir / "k", dir / "in", dir / "fifo"}, dir.path());
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("stream " + dir / "fifo"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir / "k"));
@@ -386,13 +385,13 @@ TEST(KeptDirTest, ThePassHoldsTheListLeftOutNotTheFile) {
   ASSERT_GT(std::filesystem::file_size(dir / "d/big.jsonl"), 80'000'000u);
   long plain_kb = 0;
   const RunResult plain =
-      RunProcess({kBin, "scan", "-q", "--input", "jsonl", "--mode", "duplicates", "-o", dir / "list.txt", dir / "d"},
-                 dir.path(), "/dev/null", &plain_kb);
+      RunNeardup({"scan", "-q", "--input", "jsonl", "--mode", "duplicates", "-o", dir / "list.txt", dir / "d"},
+                 dir.path(), RunOptions().MaxRss(&plain_kb));
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   long kept_kb = 0;
-  const RunResult kept = RunProcess({kBin, "scan", "-q", "--input", "jsonl", "--mode", "duplicates", "-o",
-                                     dir / "list2.txt", "--kept-dir", dir / "kept", dir / "d"},
-                                    dir.path(), "/dev/null", &kept_kb);
+  const RunResult kept = RunNeardup({"scan", "-q", "--input", "jsonl", "--mode", "duplicates", "-o", dir / "list2.txt",
+                                     "--kept-dir", dir / "kept", dir / "d"},
+                                    dir.path(), RunOptions().MaxRss(&kept_kb));
   ASSERT_EQ(kept.exit_code, 0) << kept.err;
   const long left_out = kLines - 10;
   uint64_t first_ten = 0;  // the kept lines: the first of each text

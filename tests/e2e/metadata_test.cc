@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "test_paths.h"
+#include "e2e/run_neardup.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -24,19 +24,13 @@ namespace {
 using testing::FileTree;
 using testing::Join;
 using testing::RandomWords;
+using testing::RunNeardup;
 using testing::RunProcess;
 using testing::RunResult;
 using testing::TempDir;
+using testing::With;
 using testing::WriteFile;
 using Args = std::vector<std::string>;
-
-const std::string kBin = ::neardup::testing::NeardupBinary();
-
-RunResult Scan(const TempDir& dir, const Args& args) {
-  Args argv = {kBin, "scan", "-q"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return RunProcess(argv, dir.path());
-}
 
 std::string Text(uint64_t seed) { return Join(RandomWords(300, seed)); }
 
@@ -74,7 +68,7 @@ Indexed NewRun(const TempDir& dir, const Args& extra = {}) {
   Args args = {"-f", "json", "--index", dir / "ix.db", "--new"};
   args.insert(args.end(), extra.begin(), extra.end());
   args.push_back(dir / "c");
-  const RunResult r = Scan(dir, args);
+  const RunResult r = RunNeardup(With({"scan", "-q"}, args), dir.path());
   Indexed out{.exit_code = r.exit_code, .pairs = 0, .reused = 0, .signed_now = 0, .err = r.err};
   const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
   if (!j.is_object() || !j.contains("index")) {
@@ -91,8 +85,8 @@ void Touch(const std::string& path) { ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str
 
 // The output of --index (json, its "index" object dropped) is the plain scan's.
 void ExpectSameAsPlain(const TempDir& dir) {
-  const RunResult plain = Scan(dir, {"-f", "json", dir / "c"});
-  const RunResult indexed = Scan(dir, {"-f", "json", "--index", dir / "ix.db", dir / "c"});
+  const RunResult plain = RunNeardup({"scan", "-q", "-f", "json", dir / "c"}, dir.path());
+  const RunResult indexed = RunNeardup({"scan", "-q", "-f", "json", "--index", dir / "ix.db", dir / "c"}, dir.path());
   EXPECT_EQ(indexed.exit_code, plain.exit_code) << indexed.err;
   nlohmann::json a = nlohmann::json::parse(indexed.out, nullptr, false);
   ASSERT_TRUE(a.is_object()) << indexed.out;
@@ -135,7 +129,7 @@ TEST(MetadataTest, ChmodTouchAndKeptDirLinksAreNothingNewAndSignNothingAgain) {
     EXPECT_EQ(FileTree(dir / night).size(), 5u) << night;  // the deduplicated corpus
   }
   ExpectSameAsPlain(dir);
-  EXPECT_EQ(RunProcess({kBin, "index", "check", dir / "ix.db"}, dir.path()).exit_code, 0);
+  EXPECT_EQ(RunNeardup({"index", "check", dir / "ix.db"}, dir.path()).exit_code, 0);
 }
 
 TEST(MetadataTest, AContentChangeOfTheSameSizeIsNewEvenWithItsMtimePutBack) {
@@ -189,13 +183,15 @@ TEST(MetadataTest, NewWithKeptDirWritesTheWholeDeduplicatedCorpus) {
   TempDir dir;
   MakeCorpus(dir);
   // A --new run: only runs of the index's --new job deliver (#42).
-  ASSERT_EQ(Scan(dir, {"--index", dir / "ix.db", "--new", dir / "c"}).exit_code, 0);
+  ASSERT_EQ(RunNeardup({"scan", "-q", "--index", dir / "ix.db", "--new", dir / "c"}, dir.path()).exit_code, 0);
   WriteFile(dir / "c/q0a.txt", Text(60));
   WriteFile(dir / "c/q0b.txt", Edited(60, "q"));
-  const RunResult plain = Scan(dir, {"--mode", "duplicates", "--kept-dir", dir / "plain", dir / "c"});
+  const RunResult plain =
+      RunNeardup({"scan", "-q", "--mode", "duplicates", "--kept-dir", dir / "plain", dir / "c"}, dir.path());
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
-  const RunResult news =
-      Scan(dir, {"--mode", "duplicates", "--index", dir / "ix.db", "--new", "--kept-dir", dir / "new", dir / "c"});
+  const RunResult news = RunNeardup(
+      {"scan", "-q", "--mode", "duplicates", "--index", dir / "ix.db", "--new", "--kept-dir", dir / "new", dir / "c"},
+      dir.path());
   ASSERT_EQ(news.exit_code, 0) << news.err;
   // Only the new duplicate is reported ...
   const std::vector<std::string> listed = testing::Lines(plain.out);
@@ -210,7 +206,8 @@ TEST(MetadataTest, NewWithKeptDirWritesTheWholeDeduplicatedCorpus) {
   EXPECT_EQ(FileTree(dir / "new").size(), 6u);
   // Pairs mode too. The duplicates run was not of the index's --new job
   // (pairs mode), so its pair is still pending for it (#42).
-  const RunResult pairs = Scan(dir, {"--index", dir / "ix.db", "--new", "--kept-dir", dir / "new2", dir / "c"});
+  const RunResult pairs =
+      RunNeardup({"scan", "-q", "--index", dir / "ix.db", "--new", "--kept-dir", dir / "new2", dir / "c"}, dir.path());
   EXPECT_EQ(pairs.exit_code, 0) << pairs.err;
   EXPECT_EQ(testing::Lines(pairs.out).size(), 1u) << pairs.out;
   EXPECT_NE(pairs.out.find("/c/q0a.txt\",\"b\":\"" + (dir / "c/q0b.txt")), std::string::npos) << pairs.out;
@@ -227,26 +224,25 @@ TEST(MetadataTest, StageWorkFolderIsUsedAgainAfterHardLinksAndRefusesAChangedFil
   MakeCorpus(dir);
   const std::string work = dir / "work";
   auto sign = [&](int task) {
-    return RunProcess({kBin, "stage", "sign", "-v", "--task", std::to_string(task), "--tasks", "2", work, dir / "c"},
+    return RunNeardup({"stage", "sign", "-v", "--task", std::to_string(task), "--tasks", "2", work, dir / "c"},
                       dir.path());
   };
   auto report = [&] {
-    EXPECT_EQ(RunProcess({kBin, "stage", "bucket", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
-    EXPECT_EQ(RunProcess({kBin, "stage", "verify", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
-    return RunProcess({kBin, "stage", "report", "-f", "json", work}, dir.path());
+    EXPECT_EQ(RunNeardup({"stage", "bucket", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
+    EXPECT_EQ(RunNeardup({"stage", "verify", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
+    return RunNeardup({"stage", "report", "-f", "json", work}, dir.path());
   };
   auto filter = [&](const std::string& kept) {
     for (int task : {0, 1}) {
-      const RunResult r = RunProcess(
-          {kBin, "stage", "filter", "--task", std::to_string(task), "--tasks", "2", "--kept-dir", kept, work},
-          dir.path());
+      const RunResult r = RunNeardup(
+          {"stage", "filter", "--task", std::to_string(task), "--tasks", "2", "--kept-dir", kept, work}, dir.path());
       EXPECT_EQ(r.exit_code, 0) << task << ": " << r.err;
     }
     return FileTree(kept);
   };
   ASSERT_EQ(sign(0).exit_code, 0);
   ASSERT_EQ(sign(1).exit_code, 0);
-  const RunResult scan = RunProcess({kBin, "scan", "-f", "json", dir / "c"}, dir.path());
+  const RunResult scan = RunNeardup({"scan", "-f", "json", dir / "c"}, dir.path());
   ASSERT_EQ(scan.exit_code, 0);
   EXPECT_EQ(report().out, scan.out);
   // The filter tasks hard-link the kept files: their ctimes change.

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "e2e/run_neardup.h"
 #include "test_paths.h"
 #include "test_util.h"
 
@@ -26,18 +27,14 @@ namespace {
 using testing::Join;
 using testing::RandomWords;
 using testing::ReadFile;
+using testing::RunNeardup;
 using testing::RunProcess;
 using testing::RunResult;
 using testing::TempDir;
+using testing::With;
 using testing::WriteFile;
 
 const std::string kBin = ::neardup::testing::NeardupBinary();
-
-RunResult Scan(const TempDir& dir, std::vector<std::string> args) {
-  std::vector<std::string> argv = {kBin, "scan", "-q"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return RunProcess(argv, dir.path());
-}
 
 std::string Text(uint64_t seed) { return Join(RandomWords(300, seed)); }
 
@@ -63,7 +60,7 @@ std::set<std::string> PairsOf(const std::string& jsonl) {
 // The pairs of a plain scan (no index) of `path` that involve `file`.
 std::set<std::string> PairsWith(const TempDir& dir, const std::string& path, const std::string& file) {
   std::set<std::string> out;
-  for (const std::string& p : PairsOf(Scan(dir, {path}).out)) {
+  for (const std::string& p : PairsOf(RunNeardup({"scan", "-q", path}, dir.path()).out)) {
     if (p.starts_with(file + "\n") || p.ends_with("\n" + file)) out.insert(p);
   }
   return out;
@@ -76,14 +73,16 @@ void MakeCorpusAndDeliverIt(const TempDir& dir) {
     WriteFile(dir / std::string("c/old").append(std::to_string(i)), Text(100 + static_cast<uint64_t>(i)));
   WriteFile(dir / "c/sub/copy0", Text(100));
   WriteFile(dir / "c/sub/own", Text(200));
-  const RunResult first = Scan(dir, {"--index", dir / "ix.db", "--new", "-o", dir / "out.jsonl", dir / "c"});
+  const RunResult first =
+      RunNeardup({"scan", "-q", "--index", dir / "ix.db", "--new", "-o", dir / "out.jsonl", dir / "c"}, dir.path());
   ASSERT_EQ(first.exit_code, 0) << first.err;
 }
 
 // The job's run: --new over dir/c, its output into a regular file. Returns
 // its pairs, and its exit status in `exit_code`.
 std::set<std::string> JobRun(const TempDir& dir, int* exit_code) {
-  const RunResult r = Scan(dir, {"--index", dir / "ix.db", "--new", "-o", dir / "out.jsonl", dir / "c"});
+  const RunResult r =
+      RunNeardup({"scan", "-q", "--index", dir / "ix.db", "--new", "-o", dir / "out.jsonl", dir / "c"}, dir.path());
   *exit_code = r.exit_code;
   EXPECT_LE(r.exit_code, 1) << r.err;
   return PairsOf(ReadFile(dir / "out.jsonl"));
@@ -113,12 +112,12 @@ TEST(NewMarksTest, RunsOfOtherPathsOrOptionsLeaveTheMarksToTheIndexsJob) {
   };
   for (std::vector<std::string> args : others) {
     args.insert(args.begin(), {"-o", elsewhere});
-    const RunResult r = Scan(dir, args);
+    const RunResult r = RunNeardup(With({"scan", "-q"}, args), dir.path());
     EXPECT_LE(r.exit_code, 1) << args.back() << ": " << r.err;
   }
   // A --new run of other options says so, once, on stderr.
   const RunResult told =
-      RunProcess({kBin, "scan", "--index", ix, "--new", "-t", "0.95", "-o", elsewhere, dir / "c"}, dir.path());
+      RunNeardup({"scan", "--index", ix, "--new", "-t", "0.95", "-o", elsewhere, dir / "c"}, dir.path());
   EXPECT_NE(told.err.find("neardup: --new: this run's paths or options are not those of the index's --new runs (" +
                           (dir / "c") +
                           " -t 0.8 --verify exact --mode pairs): it leaves the pending marks to them; "
@@ -136,7 +135,8 @@ TEST(NewMarksTest, RunsOfOtherPathsOrOptionsLeaveTheMarksToTheIndexsJob) {
 
   // Spelled another way, the job is the same.
   WriteFile(dir / "c/later", Edited(101, 50));
-  const RunResult spelled = Scan(dir, {"--index", ix, "--new", "-o", elsewhere, dir.path() + "//c/sub/../"});
+  const RunResult spelled =
+      RunNeardup({"scan", "-q", "--index", ix, "--new", "-o", elsewhere, dir.path() + "//c/sub/../"}, dir.path());
   EXPECT_EQ(spelled.exit_code, 0) << spelled.err;
   EXPECT_TRUE(JobRun(dir, &exit_code).empty());
   EXPECT_EQ(exit_code, 1);
@@ -194,7 +194,7 @@ TEST(NewMarksTest, AnOutputIntoAPipeOrADeviceIsNotDelivered) {
                       "or redirect stdout to a file, to deliver them)\n"),
             std::string::npos)
       << ReadFile(dir / "err.txt");
-  RunResult info = RunProcess({kBin, "index", "info", ix}, dir.path());
+  RunResult info = RunNeardup({"index", "info", ix}, dir.path());
   EXPECT_NE(info.out.find("exit 0, not delivered"), std::string::npos) << info.out;
   EXPECT_NE(info.out.find("\n  --new: 4 files pending; marks are cleared only by a --new run over " + (dir / "c") +
                           " -t 0.8 --verify exact --mode pairs (and the same other options) that reported nothing, or "
@@ -204,17 +204,17 @@ TEST(NewMarksTest, AnOutputIntoAPipeOrADeviceIsNotDelivered) {
       << info.out;
 
   // Into a device: not delivered either.
-  EXPECT_EQ(Scan(dir, {"--index", ix, "--new", "-o", "/dev/null", dir / "c"}).exit_code, 0);
+  EXPECT_EQ(RunNeardup({"scan", "-q", "--index", ix, "--new", "-o", "/dev/null", dir / "c"}, dir.path()).exit_code, 0);
 
   // Into a regular file (stdout redirected to one: RunProcess's): delivered,
   // every pair; then nothing is pending.
-  const RunResult next = Scan(dir, {"--index", ix, "--new", dir / "c"});
+  const RunResult next = RunNeardup({"scan", "-q", "--index", ix, "--new", dir / "c"}, dir.path());
   EXPECT_EQ(next.exit_code, 0) << next.err;
   EXPECT_EQ(PairsOf(next.out), want);
-  const RunResult after = Scan(dir, {"--index", ix, "--new", dir / "c"});
+  const RunResult after = RunNeardup({"scan", "-q", "--index", ix, "--new", dir / "c"}, dir.path());
   EXPECT_EQ(after.exit_code, 1) << after.err;
   EXPECT_EQ(after.out, "");
-  info = RunProcess({kBin, "index", "info", ix}, dir.path());
+  info = RunNeardup({"index", "info", ix}, dir.path());
   EXPECT_NE(info.out.find("\n  --new: 0 files pending;"), std::string::npos) << info.out;
 
   // A run that reports nothing delivers wherever its output goes: its reader
@@ -228,7 +228,7 @@ TEST(NewMarksTest, AnOutputIntoAPipeOrADeviceIsNotDelivered) {
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 1);
   EXPECT_EQ(ReadFile(dir / "err.txt").find("--new: the output went"), std::string::npos) << ReadFile(dir / "err.txt");
-  info = RunProcess({kBin, "index", "info", ix}, dir.path());
+  info = RunNeardup({"index", "info", ix}, dir.path());
   EXPECT_NE(info.out.find("\n  --new: 0 files pending;"), std::string::npos) << info.out;
 }
 

@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "e2e/run_neardup.h"
 #include "lsh/similarity.h"
 #include "neardup/scan.h"
 #include "sign/minhash.h"
@@ -38,9 +39,10 @@ namespace {
 
 using testing::Join;
 using testing::RandomWords;
-using testing::RunProcess;
+using testing::RunNeardup;
 using testing::RunResult;
 using testing::TempDir;
+using testing::With;
 using testing::WriteFile;
 
 const std::string kBin = ::neardup::testing::NeardupBinary();
@@ -49,9 +51,7 @@ constexpr double kPrinted = 0.5e-4 + 1e-9;
 
 // Runs `neardup scan -f json ARGS...`; stdout parsed (null when it is not JSON).
 nlohmann::json ScanJson(const TempDir& dir, const std::vector<std::string>& args, RunResult* result) {
-  std::vector<std::string> argv = {kBin, "scan", "-f", "json"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  *result = RunProcess(argv, dir.path());
+  *result = RunNeardup(With({"scan", "-f", "json"}, args), dir.path());
   return nlohmann::json::parse(result->out, nullptr, /*allow_exceptions=*/false);
 }
 
@@ -332,7 +332,7 @@ TEST(OptionsBehaviourTest, QuietHidesTheSummaryAndVerboseAddsParametersAndStages
   const std::string params =
       "neardup: word 5-shingles, 128 permutations, 16 bands x 6 rows, threshold 0.8, "
       "verify exact, seed 1\n";
-  RunResult r = RunProcess({kBin, "scan", dir / "d"}, dir.path());
+  RunResult r = RunNeardup({"scan", dir / "d"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   char size[32];  // in kB, never "(0 MB)" (#27)
   std::snprintf(size, sizeof size, "%.1f kB", static_cast<double>(2 * text.size()) / 1000);
@@ -344,18 +344,18 @@ TEST(OptionsBehaviourTest, QuietHidesTheSummaryAndVerboseAddsParametersAndStages
   EXPECT_EQ(r.err.find("permutations"), std::string::npos) << r.err;
 
   for (const char* quiet : {"-q", "--quiet"}) {
-    r = RunProcess({kBin, "scan", quiet, dir / "d"}, dir.path());
+    r = RunNeardup({"scan", quiet, dir / "d"}, dir.path());
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_EQ(r.err, "") << quiet;
     EXPECT_NE(r.out, "");
   }
 
-  r = RunProcess({kBin, "scan", "-v", dir / "d"}, dir.path());
+  r = RunNeardup({"scan", "-v", dir / "d"}, dir.path());
   EXPECT_EQ(r.err.rfind(params, 0), 0u) << r.err;
   EXPECT_NE(r.err.find("neardup: 2 documents"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("reading after"), std::string::npos) << r.err;
 
-  r = RunProcess({kBin, "scan", "-vv", dir / "d"}, dir.path());
+  r = RunNeardup({"scan", "-vv", dir / "d"}, dir.path());
   EXPECT_NE(r.err.find(params), std::string::npos) << r.err;
   // Stages are logged as the progress callback sees them; a stage as short
   // as reading two small files may pass unseen, banding and the end may not.
@@ -418,10 +418,10 @@ TEST(OptionsBehaviourTest, ProgressLineFollowsTheTerminalAndTheFlags) {
   const std::string clear = "\r\033[K";
 
   // stderr a file: no progress unless --progress.
-  RunResult r = RunProcess({kBin, "scan", dir / "d"}, dir.path());
+  RunResult r = RunNeardup({"scan", dir / "d"}, dir.path());
   EXPECT_EQ(r.err.find('\r'), std::string::npos) << r.err;
   // --progress into a file: plain lines, no control characters (#27).
-  r = RunProcess({kBin, "scan", "--progress", dir / "d"}, dir.path());
+  r = RunNeardup({"scan", "--progress", dir / "d"}, dir.path());
   EXPECT_EQ(r.err.rfind(line.substr(1) + ", 0 bytes, ", 0), 0u) << r.err;
   EXPECT_EQ(r.err.find_first_of("\r\033"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("\nneardup: 2 documents"), std::string::npos) << r.err;
@@ -560,7 +560,7 @@ TEST(OptionsBehaviourTest, FatalErrorAfterTheOutputIsOpenLeavesTheOldFile) {
   WriteFile(dir / "d/a.txt", text);
   WriteFile(dir / "d/b.txt", text);
   WriteFile(dir / "out/pairs.jsonl", "old\n");
-  const RunResult r = RunProcess({kBin, "scan", "-o", dir / "out/pairs.jsonl", "-g", "[abc", dir / "d"}, dir.path());
+  const RunResult r = RunNeardup({"scan", "-o", dir / "out/pairs.jsonl", "-g", "[abc", dir / "d"}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("[abc"), std::string::npos) << r.err;
   EXPECT_EQ(testing::ReadFile(dir / "out/pairs.jsonl"), "old\n");

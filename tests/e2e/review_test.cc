@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "e2e/run_neardup.h"
 #include "test_paths.h"
 #include "test_util.h"
 #include "write/sha256.h"
@@ -16,6 +17,8 @@ namespace {
 
 using testing::Join;
 using testing::RandomWords;
+using testing::RunNeardup;
+using testing::RunOptions;
 using testing::RunProcess;
 using testing::RunResult;
 using testing::TempDir;
@@ -42,7 +45,7 @@ void WriteCorpus(const TempDir& dir) {
 TEST(ExplainCommandTest, TextShowsFactsAndBracketedWordDiffWhenPiped) {
   TempDir dir;
   WriteCorpus(dir);
-  const RunResult r = RunIn(dir, {kBin, "explain", "docs/a.txt", "docs/b.txt"});
+  const RunResult r = RunNeardup({"explain", "docs/a.txt", "docs/b.txt"}, dir.path(), RunOptions().In(dir.path()));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("a: docs/a.txt\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("200 words"), std::string::npos);
@@ -59,7 +62,8 @@ TEST(ExplainCommandTest, TextShowsFactsAndBracketedWordDiffWhenPiped) {
 TEST(ExplainCommandTest, JsonHasTheSameFactsAndExitOneWhenNotReported) {
   TempDir dir;
   WriteCorpus(dir);
-  RunResult r = RunIn(dir, {kBin, "explain", "-f", "json", "docs/a.txt", "docs/b.txt"});
+  RunResult r =
+      RunNeardup({"explain", "-f", "json", "docs/a.txt", "docs/b.txt"}, dir.path(), RunOptions().In(dir.path()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["a"]["name"], "docs/a.txt");
@@ -68,7 +72,7 @@ TEST(ExplainCommandTest, JsonHasTheSameFactsAndExitOneWhenNotReported) {
   EXPECT_TRUE(j["reported"]["exact"].get<bool>());
   EXPECT_GT(j["diff"].size(), 3u);
 
-  r = RunIn(dir, {kBin, "explain", "-f", "json", "docs/a.txt", "docs/c.txt"});
+  r = RunNeardup({"explain", "-f", "json", "docs/a.txt", "docs/c.txt"}, dir.path(), RunOptions().In(dir.path()));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["jaccard"], 0);
@@ -78,43 +82,51 @@ TEST(ExplainCommandTest, JsonHasTheSameFactsAndExitOneWhenNotReported) {
 TEST(ExplainCommandTest, ThresholdAndVerifyDecideTheExitStatus) {
   TempDir dir;
   WriteCorpus(dir);  // J = 0.9029
-  EXPECT_EQ(RunIn(dir, {kBin, "explain", "--exact", "-t", "0.95", "docs/a.txt", "docs/b.txt"}).exit_code, 1);
-  EXPECT_EQ(RunIn(dir, {kBin, "explain", "--exact", "-t", "0.9", "docs/a.txt", "docs/b.txt"}).exit_code, 0);
+  EXPECT_EQ(RunNeardup({"explain", "--exact", "-t", "0.95", "docs/a.txt", "docs/b.txt"}, dir.path(),
+                       RunOptions().In(dir.path()))
+                .exit_code,
+            1);
+  EXPECT_EQ(RunNeardup({"explain", "--exact", "-t", "0.9", "docs/a.txt", "docs/b.txt"}, dir.path(),
+                       RunOptions().In(dir.path()))
+                .exit_code,
+            0);
 }
 
 TEST(ExplainCommandTest, JsonlIdsAndStandardInput) {
   TempDir dir;
   const std::string text = Join(RandomWords(60, 4));
   WriteFile(dir / "c.jsonl", "{\"id\":\"x\",\"text\":\"" + text + "\"}\n{\"id\":\"y\",\"text\":\"" + text + "\"}\n");
-  RunResult r = RunIn(dir, {kBin, "explain", "--input", "jsonl", "c.jsonl", "x", "y"});
+  RunResult r =
+      RunNeardup({"explain", "--input", "jsonl", "c.jsonl", "x", "y"}, dir.path(), RunOptions().In(dir.path()));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("same words: an exact copy"), std::string::npos) << r.out;
-  r = RunIn(dir, {kBin, "explain", "--input", "jsonl", "c.jsonl", "x", "z"});
+  r = RunNeardup({"explain", "--input", "jsonl", "c.jsonl", "x", "z"}, dir.path(), RunOptions().In(dir.path()));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("z: no document with this id"), std::string::npos) << r.err;
 
   WriteFile(dir / "a.txt", text);
-  r = RunIn(dir, {kBin, "explain", "a.txt", "-"}, dir / "a.txt");
+  r = RunNeardup({"explain", "a.txt", "-"}, dir.path(), RunOptions().Stdin(dir / "a.txt").In(dir.path()));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("b: -\n"), std::string::npos) << r.out;
 }
 
 TEST(ExplainCommandTest, UsageErrors) {
   TempDir dir;
-  RunResult r = RunIn(dir, {kBin, "explain", "one"});
+  RunResult r = RunNeardup({"explain", "one"}, dir.path(), RunOptions().In(dir.path()));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("explain needs two files A B, got 1"), std::string::npos) << r.err;
-  r = RunIn(dir, {kBin, "explain", "--input", "jsonl", "f", "a"});
+  r = RunNeardup({"explain", "--input", "jsonl", "f", "a"}, dir.path(), RunOptions().In(dir.path()));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("needs FILE ID_A ID_B"), std::string::npos) << r.err;
-  r = RunIn(dir, {kBin, "explain", "-", "-"});
+  r = RunNeardup({"explain", "-", "-"}, dir.path(), RunOptions().In(dir.path()));
   EXPECT_EQ(r.exit_code, 2);
 }
 
 TEST(StdinTest, DashIsOneTextDocumentNamedDash) {
   TempDir dir;
   WriteCorpus(dir);
-  const RunResult r = RunIn(dir, {kBin, "scan", "docs/a.txt", "-"}, dir / "docs/b.txt");
+  const RunResult r =
+      RunNeardup({"scan", "docs/a.txt", "-"}, dir.path(), RunOptions().Stdin(dir / "docs/b.txt").In(dir.path()));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("{\"a\":\"-\",\"b\":\"docs/a.txt\""), std::string::npos) << r.out;
 }
@@ -131,7 +143,7 @@ TEST(StdinTest, DashInJsonlModeIsAStreamOfLines) {
 
 TEST(StdinTest, DashWithFilesFromDashIsAUsageError) {
   TempDir dir;
-  const RunResult r = RunIn(dir, {kBin, "scan", "--files-from", "-", "-"});
+  const RunResult r = RunNeardup({"scan", "--files-from", "-", "-"}, dir.path(), RunOptions().In(dir.path()));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("both read standard input"), std::string::npos) << r.err;
 }
@@ -141,7 +153,7 @@ TEST(NoSilentLossTest, MalformedJsonlLinesGiveExitTwoAfterTheOutput) {
   const std::string text = Join(RandomWords(60, 4));
   WriteFile(dir / "in.jsonl", "{\"id\":\"a\",\"text\":\"" + text + "\"}\n" + "{broken\n" + "{\"id\":\"n\"}\n" +
                                   "{\"id\":\"m\",\"text\":5}\n" + "{\"id\":\"b\",\"text\":\"" + text + "\"}\n");
-  const RunResult r = RunIn(dir, {kBin, "scan", "--input", "jsonl", "in.jsonl"});
+  const RunResult r = RunNeardup({"scan", "--input", "jsonl", "in.jsonl"}, dir.path(), RunOptions().In(dir.path()));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "{\"a\":\"a\",\"b\":\"b\",\"estimate\":1,\"jaccard\":1}\n");
   EXPECT_NE(r.err.find("3 malformed lines"), std::string::npos) << r.err;
@@ -153,7 +165,8 @@ TEST(HtmlFormatTest, PageIsSelfContainedAndEscapesNames) {
   std::vector<std::string> w = RandomWords(200, 11);
   w[10] = "tag";
   WriteFile(dir / "docs/<b>&\"q\".txt", Join(w));
-  const RunResult r = RunIn(dir, {kBin, "scan", "--mode", "clusters", "-f", "html", "-o", "page.html", "docs"});
+  const RunResult r = RunNeardup({"scan", "--mode", "clusters", "-f", "html", "-o", "page.html", "docs"}, dir.path(),
+                                 RunOptions().In(dir.path()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string page = testing::ReadFile(dir / "page.html");
   EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
@@ -204,7 +217,8 @@ TEST(HtmlFormatTest, HistogramTicksAreTenthsAndASmallBarStaysVisible) {
   for (int i = 0; i < 25; ++i) WriteFile(dir / ("docs/copy" + std::to_string(100 + i) + ".txt"), Join(w));
   w[150] = "changed";
   WriteFile(dir / "docs/near.txt", Join(w));
-  const RunResult r = RunIn(dir, {kBin, "scan", "-f", "html", "-o", "page.html", "docs"});
+  const RunResult r =
+      RunNeardup({"scan", "-f", "html", "-o", "page.html", "docs"}, dir.path(), RunOptions().In(dir.path()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string page = testing::ReadFile(dir / "page.html");
   const size_t from = page.find("<svg class=\"chart\" id=\"histogram\"");
@@ -258,7 +272,8 @@ void ExpectJsonlReviewed(const std::string& file, bool gz) {
     ASSERT_EQ(RunIn(dir, {"gzip", "data.jsonl"}).exit_code, 0);
   }
   const RunResult r =
-      RunIn(dir, {kBin, "scan", "--input", "jsonl", "--mode", "clusters", "-f", "html", "-o", "page.html", file});
+      RunNeardup({"scan", "--input", "jsonl", "--mode", "clusters", "-f", "html", "-o", "page.html", file}, dir.path(),
+                 RunOptions().In(dir.path()));
   ASSERT_EQ(r.exit_code, 2) << r.err;  // the malformed line
   const std::string page = testing::ReadFile(dir / "page.html");
   EXPECT_NE(page.find("\"doc-a\""), std::string::npos);
@@ -288,7 +303,8 @@ TEST(HtmlFormatTest, FactsGiveSizesInTheMembersUnits) {
   const std::string text = Join(RandomWords(400, 61));  // about 2.5 kB
   WriteFile(dir / "d/a.txt", text);
   WriteFile(dir / "d/b.txt", text);
-  const RunResult r = RunIn(dir, {kBin, "scan", "--mode", "clusters", "-f", "html", "-o", "page.html", "d"});
+  const RunResult r = RunNeardup({"scan", "--mode", "clusters", "-f", "html", "-o", "page.html", "d"}, dir.path(),
+                                 RunOptions().In(dir.path()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string page = testing::ReadFile(dir / "page.html");
   const std::string kb = testing::ReadFile(dir / "d/a.txt").size() * 2 >= 1000 ? " kB)" : " B)";
@@ -301,7 +317,8 @@ TEST(HtmlFormatTest, FactsGiveSizesInTheMembersUnits) {
 
 TEST(HtmlFormatTest, DuplicatesModeIsAUsageError) {
   TempDir dir;
-  const RunResult r = RunIn(dir, {kBin, "scan", "--mode", "duplicates", "-f", "html", "."});
+  const RunResult r =
+      RunNeardup({"scan", "--mode", "duplicates", "-f", "html", "."}, dir.path(), RunOptions().In(dir.path()));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("-f html"), std::string::npos) << r.err;
 }

@@ -13,17 +13,18 @@
 #include <string>
 #include <vector>
 
+#include "e2e/run_neardup.h"
 #include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
 namespace {
 
+using testing::RunNeardup;
 using testing::RunProcess;
 using testing::RunResult;
 using testing::TempDir;
 
-const std::string kBin = ::neardup::testing::NeardupBinary();
 const std::string kGen = ::neardup::testing::GenMailBinary();
 
 struct Listed {
@@ -44,7 +45,7 @@ std::vector<Listed> ListedOf(const std::string& tsv) {
 
 // The exact Jaccard of two files, as `neardup explain` computes it.
 double ExplainedJaccard(const std::string& a, const std::string& b, const std::string& dir) {
-  const RunResult r = RunProcess({kBin, "explain", "-f", "json", a, b}, dir);
+  const RunResult r = RunNeardup({"explain", "-f", "json", a, b}, dir);
   EXPECT_LE(r.exit_code, 1) << r.err;
   return nlohmann::json::parse(r.out)["jaccard"].get<double>();
 }
@@ -70,10 +71,10 @@ class RightByDefaultTest : public ::testing::Test {
     dir_ = nullptr;
   }
   static RunResult Scan(std::vector<std::string> extra, const std::string& t) {
-    std::vector<std::string> argv = {kBin, "scan", "-q", "--mode", "duplicates", "-f", "tsv", "-t", t};
+    std::vector<std::string> argv = {"scan", "-q", "--mode", "duplicates", "-f", "tsv", "-t", t};
     argv.insert(argv.end(), extra.begin(), extra.end());
     argv.push_back(*dir_ / "mail");
-    return RunProcess(argv, dir_->path());
+    return RunNeardup(argv, dir_->path());
   }
   static TempDir* dir_;
 };
@@ -101,8 +102,8 @@ TEST_F(RightByDefaultTest, NoDocumentListedWithoutFlagsIsBelowTheThreshold) {
 
 // Every default record carries the exact Jaccard, not only the estimate.
 TEST_F(RightByDefaultTest, DefaultRecordsCarryTheExactJaccard) {
-  const RunResult r = RunProcess(
-      {kBin, "scan", "-q", "--mode", "duplicates", "-f", "jsonl", "-t", "0.8", *dir_ / "mail"}, dir_->path());
+  const RunResult r =
+      RunNeardup({"scan", "-q", "--mode", "duplicates", "-f", "jsonl", "-t", "0.8", *dir_ / "mail"}, dir_->path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::istringstream in(r.out);
   size_t records = 0;
@@ -119,11 +120,11 @@ TEST_F(RightByDefaultTest, DefaultRecordsCarryTheExactJaccard) {
 // --verify signature, each member the estimate let in below it is marked.
 TEST_F(RightByDefaultTest, TheReviewPageMarksEveryMemberBelowTheThreshold) {
   auto marked = [&](std::vector<std::string> extra) {
-    std::vector<std::string> argv = {kBin,  "scan", "-q",   "--mode", "clusters",         "-t",
-                                     "0.8", "-f",   "html", "-o",     *dir_ / "page.html"};
+    std::vector<std::string> argv = {"scan", "-q", "--mode", "clusters", "-t",
+                                     "0.8",  "-f", "html",   "-o",       *dir_ / "page.html"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     argv.push_back(*dir_ / "mail");
-    const RunResult r = RunProcess(argv, dir_->path());
+    const RunResult r = RunNeardup(argv, dir_->path());
     EXPECT_EQ(r.exit_code, 0) << r.err;
     const std::string page = testing::ReadFile(*dir_ / "page.html");
     size_t n = 0;

@@ -14,40 +14,36 @@
 #include <string>
 #include <thread>
 
+#include "e2e/run_neardup.h"
 #include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
 namespace {
 
-using testing::RunProcess;
+using testing::RunNeardup;
 using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
 
 const std::string kBin = ::neardup::testing::NeardupBinary();
 
-RunResult Neardup(const TempDir& dir, std::vector<std::string> args) {
-  args.insert(args.begin(), kBin);
-  return RunProcess(args, dir.path());
-}
-
 TEST(SuggestionsTest, AMisspelledOptionNamesTheNearestOne) {
   TempDir dir;
-  const RunResult r = Neardup(dir, {"scan", "--treshold", "0.7", dir.path()});
+  const RunResult r = RunNeardup({"scan", "--treshold", "0.7", dir.path()}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--treshold; did you mean --threshold?"), std::string::npos) << r.err;
-  const RunResult eq = Neardup(dir, {"scan", "--text-kye=body", dir.path()});
+  const RunResult eq = RunNeardup({"scan", "--text-kye=body", dir.path()}, dir.path());
   EXPECT_EQ(eq.exit_code, 2);
   EXPECT_NE(eq.err.find("did you mean --text-key?"), std::string::npos) << eq.err;
   // Each command's own options: params has --bands.
-  const RunResult params = Neardup(dir, {"params", "--bnds", "4"});
+  const RunResult params = RunNeardup({"params", "--bnds", "4"}, dir.path());
   EXPECT_NE(params.err.find("did you mean --bands?"), std::string::npos) << params.err;
 }
 
 TEST(SuggestionsTest, AnOptionFarFromEveryNameGetsNoGuess) {
   TempDir dir;
-  const RunResult r = Neardup(dir, {"scan", "--zzzzzzzz", dir.path()});
+  const RunResult r = RunNeardup({"scan", "--zzzzzzzz", dir.path()}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--zzzzzzzz"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << r.err;
@@ -55,26 +51,26 @@ TEST(SuggestionsTest, AnOptionFarFromEveryNameGetsNoGuess) {
 
 TEST(SuggestionsTest, AMisspelledCommandNamesTheNearestOne) {
   TempDir dir;
-  const RunResult scna = Neardup(dir, {"scna", dir.path()});
+  const RunResult scna = RunNeardup({"scna", dir.path()}, dir.path());
   EXPECT_EQ(scna.exit_code, 2);
   EXPECT_NE(scna.err.find("'scna' is not a command; did you mean scan?"), std::string::npos) << scna.err;
-  const RunResult sgn = Neardup(dir, {"stage", "sgn", "work"});
+  const RunResult sgn = RunNeardup({"stage", "sgn", "work"}, dir.path());
   EXPECT_EQ(sgn.exit_code, 2);
   EXPECT_NE(sgn.err.find("did you mean sign?"), std::string::npos) << sgn.err;
 }
 
 TEST(SuggestionsTest, AMisspelledOperandNamesTheNearestValue) {
   TempDir dir;
-  const RunResult index = Neardup(dir, {"index", "inf", dir / "x.db"});
+  const RunResult index = RunNeardup({"index", "inf", dir / "x.db"}, dir.path());
   EXPECT_EQ(index.exit_code, 2);
   EXPECT_EQ(index.err, "neardup: ACTION must be info or check, got inf; did you mean info?\n");
-  const RunResult shell = Neardup(dir, {"completions", "bsh"});
+  const RunResult shell = RunNeardup({"completions", "bsh"}, dir.path());
   EXPECT_EQ(shell.err, "neardup: SHELL must be bash, zsh or fish, got bsh; did you mean bash?\n");
 }
 
 TEST(SuggestionsTest, BareNeardupPrintsShortUsageAndPointsToHelp) {
   TempDir dir;
-  const RunResult r = Neardup(dir, {});
+  const RunResult r = RunNeardup({}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(r.out.empty());
   EXPECT_NE(r.err.find("usage: neardup <command>"), std::string::npos) << r.err;
@@ -84,16 +80,16 @@ TEST(SuggestionsTest, BareNeardupPrintsShortUsageAndPointsToHelp) {
 
 TEST(SuggestionsTest, HelpAndVersionAsWordsAndMinusV) {
   TempDir dir;
-  const RunResult help = Neardup(dir, {"help"});
+  const RunResult help = RunNeardup({"help"}, dir.path());
   EXPECT_EQ(help.exit_code, 0) << help.err;
-  EXPECT_EQ(help.out, Neardup(dir, {"--help"}).out);
-  const RunResult help_scan = Neardup(dir, {"help", "scan"});
+  EXPECT_EQ(help.out, RunNeardup({"--help"}, dir.path()).out);
+  const RunResult help_scan = RunNeardup({"help", "scan"}, dir.path());
   EXPECT_EQ(help_scan.exit_code, 0) << help_scan.err;
-  EXPECT_EQ(help_scan.out, Neardup(dir, {"scan", "--help"}).out);
-  const std::string version = Neardup(dir, {"--version"}).out;
+  EXPECT_EQ(help_scan.out, RunNeardup({"scan", "--help"}, dir.path()).out);
+  const std::string version = RunNeardup({"--version"}, dir.path()).out;
   ASSERT_EQ(version.rfind("neardup ", 0), 0u) << version;
   for (const char* word : {"version", "-V"}) {
-    const RunResult r = Neardup(dir, {word});
+    const RunResult r = RunNeardup({word}, dir.path());
     EXPECT_EQ(r.exit_code, 0) << word << ": " << r.err;
     EXPECT_EQ(r.out, version) << word;
   }
@@ -109,10 +105,10 @@ TEST(HintsTest, AJsonlFileReadAsTextNamesInputJsonl) {
   TempDir dir;
   const std::string line = "{\"text\": \"" + testing::Join(testing::RandomWords(50, 3)) + "\"}\n";
   for (const char* name : {"a.jsonl", "b.ndjson"}) WriteFile(dir / name, line + line);
-  const RunResult r = Neardup(dir, {"scan", dir.path()});
+  const RunResult r = RunNeardup({"scan", dir.path()}, dir.path());
   EXPECT_EQ(Count(r.err, "--input jsonl"), 1u) << r.err;
   EXPECT_NE(r.err.find(dir / "a.jsonl"), std::string::npos) << r.err;
-  const RunResult jsonl = Neardup(dir, {"scan", "--input", "jsonl", dir.path()});
+  const RunResult jsonl = RunNeardup({"scan", "--input", "jsonl", dir.path()}, dir.path());
   EXPECT_EQ(jsonl.err.find("add --input jsonl"), std::string::npos) << jsonl.err;
 }
 
@@ -123,13 +119,13 @@ TEST(HintsTest, JsonlWarningsOfOneKindAreCappedAndNameTheKeysALineHas) {
     lines += "{\"body\": \"words " + std::to_string(i) + "\", \"id\": " + std::to_string(i) + "}\n";
   lines += "not json\n";
   WriteFile(dir / "c.jsonl", lines);
-  const RunResult r = Neardup(dir, {"scan", "--input", "jsonl", dir / "c.jsonl"});
+  const RunResult r = RunNeardup({"scan", "--input", "jsonl", dir / "c.jsonl"}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(Count(r.err, "missing key \"text\" (keys: \"body\", \"id\")"), 5u) << r.err;
   EXPECT_NE(r.err.find("neardup: 35 more lines with: missing key \"text\""), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(":41: not a JSON object"), std::string::npos) << r.err;
   // -v lists them all.
-  const RunResult all = Neardup(dir, {"scan", "-v", "--input", "jsonl", dir / "c.jsonl"});
+  const RunResult all = RunNeardup({"scan", "-v", "--input", "jsonl", dir / "c.jsonl"}, dir.path());
   EXPECT_EQ(Count(all.err, "missing key \"text\""), 40u) << all.err;
 }
 
@@ -138,10 +134,10 @@ TEST(HintsTest, ManyInvalidUtf8SequencesNameEncodingLatin1) {
   std::string latin1;
   for (int i = 0; i < 150; ++i) latin1 += "caf\xe9 na\xefve " + std::to_string(i) + " ";
   WriteFile(dir / "mail.txt", latin1);
-  const RunResult r = Neardup(dir, {"scan", dir / "mail.txt"});
+  const RunResult r = RunNeardup({"scan", dir / "mail.txt"}, dir.path());
   EXPECT_NE(r.err.find("300 invalid UTF-8 sequences replaced"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--encoding latin1"), std::string::npos) << r.err;
-  const RunResult few = Neardup(dir, {"scan", "--encoding", "latin1", dir / "mail.txt"});
+  const RunResult few = RunNeardup({"scan", "--encoding", "latin1", dir / "mail.txt"}, dir.path());
   EXPECT_EQ(few.err.find("--encoding latin1"), std::string::npos) << few.err;
 }
 
@@ -153,15 +149,15 @@ TEST(HintsTest, TheEncodingAdviceIsNotRepeatedForFilesReusedFromTheIndex) {
   for (int i = 0; i < 150; ++i) latin1 += "caf\xe9 na\xefve " + std::to_string(i) + " ";
   WriteFile(dir / "in/mail.txt", latin1);
   const std::vector<std::string> args = {"scan", "--index", dir / "idx.db", dir / "in"};
-  const RunResult first = Neardup(dir, args);
+  const RunResult first = RunNeardup(args, dir.path());
   EXPECT_EQ(Count(first.err, "--encoding latin1"), 1u) << first.err;
-  const RunResult again = Neardup(dir, args);
+  const RunResult again = RunNeardup(args, dir.path());
   EXPECT_NE(again.err.find("index: 1 reused, 0 signed"), std::string::npos) << again.err;
   EXPECT_EQ(again.err.find("--encoding latin1"), std::string::npos) << again.err;
   std::string more;
   for (int i = 0; i < 60; ++i) more += "\xe0 la cr\xe8me " + std::to_string(i) + " ";
   WriteFile(dir / "in/new.txt", more);
-  const RunResult grown = Neardup(dir, args);
+  const RunResult grown = RunNeardup(args, dir.path());
   EXPECT_NE(grown.err.find("120 invalid UTF-8 sequences replaced"), std::string::npos) << grown.err;
   EXPECT_EQ(grown.err.find("420 invalid UTF-8 sequences"), std::string::npos) << grown.err;
 }
@@ -175,7 +171,7 @@ TEST(HintsTest, JsonlInputOverFilesThatAreNotJsonlSaysSoOnce) {
     for (int line = 0; line < 12; ++line) text += testing::Join(testing::RandomWords(10, line + 40)) + "\n";
     WriteFile(dir / (std::string("in/") + name), text);
   }
-  const RunResult r = Neardup(dir, {"scan", "--input", "jsonl", dir / "in"});
+  const RunResult r = RunNeardup({"scan", "--input", "jsonl", dir / "in"}, dir.path());
   EXPECT_EQ(r.exit_code, 2) << r.err;  // the lines are still malformed
   EXPECT_EQ(Count(r.err, "not JSONL"), 1u) << r.err;
   EXPECT_NE(
@@ -186,15 +182,15 @@ TEST(HintsTest, JsonlInputOverFilesThatAreNotJsonlSaysSoOnce) {
   EXPECT_EQ(r.err.find(dir / "in/a.txt:1:"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("more lines with"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("36 malformed lines"), std::string::npos) << r.err;
-  const RunResult one = Neardup(dir, {"scan", "--input", "jsonl", dir / "in/b.md"});
+  const RunResult one = RunNeardup({"scan", "--input", "jsonl", dir / "in/b.md"}, dir.path());
   EXPECT_NE(one.err.find(dir / "in/b.md" + " is not JSONL: none of its 12 lines is a JSON object"), std::string::npos)
       << one.err;
-  const RunResult verbose = Neardup(dir, {"scan", "-v", "--input", "jsonl", dir / "in/b.md"});
+  const RunResult verbose = RunNeardup({"scan", "-v", "--input", "jsonl", dir / "in/b.md"}, dir.path());
   EXPECT_EQ(Count(verbose.err, dir / "in/b.md:"), 12u) << verbose.err;
   // A JSONL file with a bad line is JSONL: its line is named as before.
   const std::string good = "{\"text\": \"" + testing::Join(testing::RandomWords(20, 3)) + "\"}\n";
   WriteFile(dir / "j/d.jsonl", good + "not json at all\n" + good);
-  const RunResult jsonl = Neardup(dir, {"scan", "--input", "jsonl", dir / "j"});
+  const RunResult jsonl = RunNeardup({"scan", "--input", "jsonl", dir / "j"}, dir.path());
   EXPECT_EQ(jsonl.err.find("not JSONL"), std::string::npos) << jsonl.err;
   EXPECT_NE(jsonl.err.find(dir / "j/d.jsonl:2: "), std::string::npos) << jsonl.err;
 }
@@ -211,14 +207,14 @@ TEST(HintsTest, AParquetFileSaysItIsNotReadYet) {
   const std::string notice = dir / "in/part-0.parquet" +
                              ": a Parquet file, not read: neardup does not read Parquet yet (export it to JSONL and "
                              "scan it with --input jsonl)";
-  const RunResult text = Neardup(dir, {"scan", dir / "in"});
+  const RunResult text = RunNeardup({"scan", dir / "in"}, dir.path());
   EXPECT_EQ(text.exit_code, 1) << text.err;
   EXPECT_EQ(Count(text.err, "Parquet"), 2u) << text.err;  // "a Parquet file" and "read Parquet yet": one line
   EXPECT_NE(text.err.find("neardup: " + notice + "\n"), std::string::npos) << text.err;
   EXPECT_NE(text.err.find("(skipped: 1 binary)"), std::string::npos) << text.err;
   WriteFile(dir / "j/d.jsonl", "{\"text\": \"" + testing::Join(testing::RandomWords(20, 3)) + "\"}\n");
   WriteFile(dir / "j/e.PARQUET", parquet);
-  const RunResult jsonl = Neardup(dir, {"scan", "--input", "jsonl", dir / "j"});
+  const RunResult jsonl = RunNeardup({"scan", "--input", "jsonl", dir / "j"}, dir.path());
   EXPECT_EQ(jsonl.exit_code, 1) << jsonl.err;  // no malformed line: the file is not read
   EXPECT_NE(jsonl.err.find(dir / "j/e.PARQUET: a Parquet file, not read"), std::string::npos) << jsonl.err;
   EXPECT_EQ(jsonl.err.find("malformed"), std::string::npos) << jsonl.err;
@@ -232,23 +228,24 @@ TEST(HintsTest, GitignoreFilesAreHonouredUnlessNoIgnore) {
   WriteFile(dir / "in/a.txt", text);
   WriteFile(dir / "in/out/a-copy.txt", text);
   WriteFile(dir / "in/.gitignore", "out/\n");
-  const RunResult r = Neardup(dir, {"scan", dir / "in"});
+  const RunResult r = RunNeardup({"scan", dir / "in"}, dir.path());
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("(skipped: 1 hidden, 1 ignored (.ignore, .gitignore, --ignore-file))"), std::string::npos)
       << r.err;
-  const RunResult verbose = Neardup(dir, {"scan", "-v", dir / "in"});
+  const RunResult verbose = RunNeardup({"scan", "-v", dir / "in"}, dir.path());
   EXPECT_NE(verbose.err.find("skipped " + dir / "in/out" + ": ignored (.ignore, .gitignore or --ignore-file)"),
             std::string::npos)
       << verbose.err;
-  const RunResult all = Neardup(dir, {"scan", "--no-ignore", dir / "in"});
+  const RunResult all = RunNeardup({"scan", "--no-ignore", dir / "in"}, dir.path());
   EXPECT_EQ(all.exit_code, 0) << all.err;
   EXPECT_NE(all.out.find(dir / "in/out/a-copy.txt"), std::string::npos) << all.out;
   // --ignore-file adds its patterns; --no-ignore leaves them in force.
   WriteFile(dir / "list", "a.txt\n");
-  const RunResult listed = Neardup(dir, {"scan", "--ignore-file", dir / "list", dir / "in"});
+  const RunResult listed = RunNeardup({"scan", "--ignore-file", dir / "list", dir / "in"}, dir.path());
   EXPECT_EQ(listed.exit_code, 1) << listed.err;
   EXPECT_NE(listed.err.find(", 2 ignored ("), std::string::npos) << listed.err;
-  const RunResult listed_only = Neardup(dir, {"scan", "--no-ignore", "--ignore-file", dir / "list", dir / "in"});
+  const RunResult listed_only =
+      RunNeardup({"scan", "--no-ignore", "--ignore-file", dir / "list", dir / "in"}, dir.path());
   EXPECT_EQ(listed_only.exit_code, 1) << listed_only.err;
   EXPECT_NE(listed_only.err.find(", 1 ignored ("), std::string::npos) << listed_only.err;
 }
@@ -256,7 +253,7 @@ TEST(HintsTest, GitignoreFilesAreHonouredUnlessNoIgnore) {
 TEST(HintsTest, AnEmptyInputSaysSo) {
   TempDir dir;
   std::filesystem::create_directories(dir / "empty");
-  const RunResult r = Neardup(dir, {"scan", dir / "empty"});
+  const RunResult r = RunNeardup({"scan", dir / "empty"}, dir.path());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("neardup: no document to compare"), std::string::npos) << r.err;
 }
@@ -274,7 +271,7 @@ TEST(HintsTest, VerboseNamesEachSkippedFileAndWhy) {
       "scan", "--max-filesize", std::to_string(words.size() + 10), "--min-words", "3", "-g", "!*.log", dir / "in"};
   std::vector<std::string> verbose = args;
   verbose.insert(verbose.begin() + 1, "-v");
-  const RunResult r = Neardup(dir, verbose);
+  const RunResult r = RunNeardup(verbose, dir.path());
   for (const std::string& line :
        {dir / "in/.hidden.txt: hidden", dir / "in/big.txt: over --max-filesize", dir / "in/bin.dat: binary",
         dir / "in/sub/short.md: under --min-words", dir / "in/skip.log: excluded by --glob"}) {
@@ -282,7 +279,7 @@ TEST(HintsTest, VerboseNamesEachSkippedFileAndWhy) {
   }
   EXPECT_EQ(r.err.find(dir / "in/a.txt"), std::string::npos) << r.err;
   // Without -v: counted only.
-  const RunResult quiet = Neardup(dir, args);
+  const RunResult quiet = RunNeardup(args, dir.path());
   EXPECT_EQ(quiet.err.find("skipped " + dir.path()), std::string::npos) << quiet.err;
   EXPECT_NE(quiet.err.find("1 binary"), std::string::npos) << quiet.err;
 }
@@ -292,24 +289,24 @@ TEST(GrammarTest, OneIsSingularAndSizesHaveAUnit) {
   const std::string text = testing::Join(testing::RandomWords(500, 7));
   WriteFile(dir / "d/a.txt", text);
   WriteFile(dir / "d/b.txt", text);
-  const RunResult pairs = Neardup(dir, {"scan", dir / "d"});
+  const RunResult pairs = RunNeardup({"scan", dir / "d"}, dir.path());
   ASSERT_EQ(pairs.exit_code, 0) << pairs.err;
   char size[32];
   std::snprintf(size, sizeof size, "%.1f kB", static_cast<double>(2 * text.size()) / 1000);
   EXPECT_NE(pairs.err.find("neardup: 2 documents (" + std::string(size) + "), "), std::string::npos) << pairs.err;
   EXPECT_NE(pairs.err.find(", 1 exact copy; 0 candidate pairs, 1 pair reported; "), std::string::npos) << pairs.err;
-  const RunResult clusters = Neardup(dir, {"scan", "--mode", "clusters", dir / "d"});
+  const RunResult clusters = RunNeardup({"scan", "--mode", "clusters", dir / "d"}, dir.path());
   std::snprintf(size, sizeof size, "%.1f kB", static_cast<double>(text.size()) / 1000);
   EXPECT_NE(clusters.err.find("1 cluster of 2 documents, 1 removable (" + std::string(size) + ")"), std::string::npos)
       << clusters.err;
   WriteFile(dir / "s/a.txt", "a few short words here");
   WriteFile(dir / "s/b.txt", "a few short words here");
-  const RunResult small = Neardup(dir, {"scan", "--mode", "clusters", dir / "s"});
+  const RunResult small = RunNeardup({"scan", "--mode", "clusters", dir / "s"}, dir.path());
   EXPECT_NE(small.err.find("2 documents (44 bytes)"), std::string::npos) << small.err;
   EXPECT_NE(small.err.find("1 removable (22 bytes)"), std::string::npos) << small.err;
-  const RunResult one = Neardup(dir, {"scan", dir / "d/a.txt"});
+  const RunResult one = RunNeardup({"scan", dir / "d/a.txt"}, dir.path());
   EXPECT_NE(one.err.find("neardup: 1 document ("), std::string::npos) << one.err;
-  const RunResult explain = Neardup(dir, {"explain", dir / "d/a.txt"});
+  const RunResult explain = RunNeardup({"explain", dir / "d/a.txt"}, dir.path());
   EXPECT_EQ(explain.exit_code, 2);
   EXPECT_NE(explain.err.find("got 1 argument\n"), std::string::npos) << explain.err;
 }
@@ -319,15 +316,15 @@ TEST(GrammarTest, OneIsSingularAndSizesHaveAUnit) {
 TEST(GrammarTest, CountsOfOneAreSingularInTheSummaryAndHints) {
   TempDir dir;
   WriteFile(dir / "one/a.txt", testing::Join(testing::RandomWords(200, 21)));
-  const RunResult kept = Neardup(dir, {"scan", "--kept-dir", dir / "kept", dir / "one"});
+  const RunResult kept = RunNeardup({"scan", "--kept-dir", dir / "kept", dir / "one"}, dir.path());
   EXPECT_EQ(kept.exit_code, 1) << kept.err;
   EXPECT_NE(kept.err.find("; kept: 1 file, 1 document written, 0 left out;"), std::string::npos) << kept.err;
   WriteFile(dir / "two/a.txt", testing::Join(testing::RandomWords(200, 21)));
   WriteFile(dir / "two/b.txt", testing::Join(testing::RandomWords(200, 22)));
-  const RunResult two = Neardup(dir, {"scan", "--kept-dir", dir / "kept2", dir / "two"});
+  const RunResult two = RunNeardup({"scan", "--kept-dir", dir / "kept2", dir / "two"}, dir.path());
   EXPECT_NE(two.err.find("; kept: 2 files, 2 documents written, 0 left out;"), std::string::npos) << two.err;
   WriteFile(dir / "bad.jsonl", "not json\n");
-  const RunResult bad = Neardup(dir, {"scan", "--input", "jsonl", dir / "bad.jsonl"});
+  const RunResult bad = RunNeardup({"scan", "--input", "jsonl", dir / "bad.jsonl"}, dir.path());
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
   EXPECT_NE(bad.err.find(", 1 malformed line)"), std::string::npos) << bad.err;
   EXPECT_EQ(bad.err.find("1 malformed lines"), std::string::npos) << bad.err;
@@ -348,10 +345,10 @@ TEST(GrammarTest, ExplainJsonScoresHaveTheDigitsOfScan) {
     while (start < text.size() && text[start] == ' ') ++start;
     return text.substr(start, text.find_first_of(",}\n", start) - start);
   };
-  const RunResult scan = Neardup(dir, {"scan", "--exact", "-t", "0.05", dir / "a.txt", dir / "b.txt"});
+  const RunResult scan = RunNeardup({"scan", "--exact", "-t", "0.05", dir / "a.txt", dir / "b.txt"}, dir.path());
   ASSERT_EQ(scan.exit_code, 0) << scan.err;
   const RunResult explain =
-      Neardup(dir, {"explain", "--exact", "-t", "0.05", "-f", "json", dir / "a.txt", dir / "b.txt"});
+      RunNeardup({"explain", "--exact", "-t", "0.05", "-f", "json", dir / "a.txt", dir / "b.txt"}, dir.path());
   ASSERT_EQ(explain.exit_code, 0) << explain.err;
   for (const char* key : {"jaccard", "estimate"}) {
     const std::string shown = number(explain.out, key);

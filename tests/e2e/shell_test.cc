@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/cli_options.h"
+#include "e2e/run_neardup.h"
 #include "test_paths.h"
 #include "test_util.h"
 
@@ -16,9 +17,11 @@ namespace neardup {
 namespace {
 
 using testing::RandomWords;
+using testing::RunNeardup;
 using testing::RunProcess;
 using testing::RunResult;
 using testing::TempDir;
+using testing::With;
 using testing::WriteFile;
 
 const std::string kBin = ::neardup::testing::NeardupBinary();
@@ -32,10 +35,7 @@ std::vector<std::vector<std::string>> EveryCommand() {
 }
 
 std::string Help(const std::vector<std::string>& words, const TempDir& dir) {
-  std::vector<std::string> argv = {kBin};
-  argv.insert(argv.end(), words.begin(), words.end());
-  argv.push_back("--help");
-  const RunResult r = RunProcess(argv, dir.path());
+  const RunResult r = RunNeardup(With(words, {"--help"}), dir.path());
   EXPECT_EQ(r.exit_code, 0);
   return r.out;
 }
@@ -79,7 +79,7 @@ TEST(ShellHelpTest, ExplainListsOnlyTheFormatsItAccepts) {
   EXPECT_EQ(scan.find("explain: json"), std::string::npos);
   EXPECT_EQ(scan.find("--color"), std::string::npos);
   // What the help says is what the parser does.
-  const RunResult csv = RunProcess({kBin, "explain", "-f", "csv", "a", "b"}, dir.path());
+  const RunResult csv = RunNeardup({"explain", "-f", "csv", "a", "b"}, dir.path());
   EXPECT_EQ(csv.exit_code, 2);
   EXPECT_NE(csv.err.find("--format must be json, got csv"), std::string::npos) << csv.err;
 }
@@ -99,7 +99,7 @@ void ExpectBashCompletes(const std::string& script, const std::string& words, co
 
 TEST(ShellCompletionTest, EachCommandCompletesOnlyWhatItAccepts) {
   TempDir dir;
-  const RunResult bash = RunProcess({kBin, "completions", "bash"}, dir.path());
+  const RunResult bash = RunNeardup({"completions", "bash"}, dir.path());
   ASSERT_EQ(bash.exit_code, 0);
   ExpectBashCompletes(bash.out, "neardup index ''", "info check");
   ExpectBashCompletes(bash.out, "neardup index in", "info");
@@ -109,10 +109,10 @@ TEST(ShellCompletionTest, EachCommandCompletesOnlyWhatItAccepts) {
   ExpectBashCompletes(bash.out, "neardup scan -f ''", "jsonl json csv tsv html");
   ExpectBashCompletes(bash.out, "neardup scan --co", "");
 
-  const RunResult zsh = RunProcess({kBin, "completions", "zsh"}, dir.path());
+  const RunResult zsh = RunNeardup({"completions", "zsh"}, dir.path());
   EXPECT_NE(zsh.out.find("'1:action:(info check)'"), std::string::npos);
   EXPECT_NE(zsh.out.find("{-f,--format}'[Print one JSON object instead of text]:json:(json)'"), std::string::npos);
-  const RunResult fish = RunProcess({kBin, "completions", "fish"}, dir.path());
+  const RunResult fish = RunNeardup({"completions", "fish"}, dir.path());
   EXPECT_NE(fish.out.find("__fish_seen_subcommand_from index; and not __fish_seen_subcommand_from info check' "
                           "-x -a 'info check'"),
             std::string::npos);
@@ -172,9 +172,9 @@ TEST(ShellColorTest, ColorAlwaysColoursIntoAPipeAndNeverDoesNot) {
   EXPECT_EQ(always.exit_code, 0);
   EXPECT_NE(always.out.find("\x1b[32minserted\x1b[m"), std::string::npos) << always.out;
   EXPECT_EQ(always.out.find("{+"), std::string::npos);
-  const RunResult never = RunProcess({kBin, "explain", "--color=NEVER", a, b}, dir.path());
+  const RunResult never = RunNeardup({"explain", "--color=NEVER", a, b}, dir.path());
   EXPECT_EQ(never.out, piped.out);
-  const RunResult bad = RunProcess({kBin, "explain", "--color", "yes", a, b}, dir.path());
+  const RunResult bad = RunNeardup({"explain", "--color", "yes", a, b}, dir.path());
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--color must be auto, always or never, got yes"), std::string::npos) << bad.err;
 }
@@ -241,7 +241,7 @@ std::string Plain(const std::string& text) {
 
 TEST(ShellManPageTest, HasASectionForEveryCommandAndTheStandardSections) {
   TempDir dir;
-  const RunResult page = RunProcess({kBin, "manpage"}, dir.path());
+  const RunResult page = RunNeardup({"manpage"}, dir.path());
   ASSERT_EQ(page.exit_code, 0);
   for (const cli::CommandInfo& info : cli::kCommands) {
     std::string heading = ".SH ";
@@ -264,7 +264,7 @@ TEST(ShellManPageTest, HasASectionForEveryCommandAndTheStandardSections) {
 TEST(ShellManPageTest, ManMandocAndLexgrogReadThePage) {
   if (!Have("man") && !Have("mandoc") && !Have("lexgrog")) GTEST_SKIP() << "no man, mandoc or lexgrog";
   TempDir dir;
-  const RunResult page = RunProcess({kBin, "manpage"}, dir.path());
+  const RunResult page = RunNeardup({"manpage"}, dir.path());
   ASSERT_EQ(page.exit_code, 0);
   const std::string path = dir.path() + "/neardup.1";
   WriteFile(path, page.out);

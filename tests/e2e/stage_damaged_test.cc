@@ -13,8 +13,8 @@
 #include "distributed/stage_bucket.h"
 #include "distributed/stage_sign.h"
 #include "distributed/stage_verify.h"
+#include "e2e/run_neardup.h"
 #include "lsh/candidates.h"
-#include "test_paths.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -23,12 +23,12 @@ namespace {
 using testing::Join;
 using testing::RandomWords;
 using testing::ReadFile;
-using testing::RunProcess;
+using testing::RunNeardup;
 using testing::RunResult;
 using testing::TempDir;
+using testing::With;
 using testing::WriteFile;
 
-const std::string kBin = ::neardup::testing::NeardupBinary();
 using Args = std::vector<std::string>;
 
 // The band file's layout (stage_sign.h), written out here so that the test
@@ -99,12 +99,6 @@ void MakeLargeBucketCorpus(const TempDir& dir) {
   }
 }
 
-RunResult Stage(const TempDir& dir, const Args& args) {
-  Args argv = {kBin, "stage"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return RunProcess(argv, dir.path());
-}
-
 // Signs `docs` in 2 shards, buckets in 2 tasks and verifies in 2, with
 // `options`.
 void SignAndBucket(const TempDir& dir, const std::string& work, const Args& options = {}) {
@@ -112,21 +106,21 @@ void SignAndBucket(const TempDir& dir, const std::string& work, const Args& opti
     Args args = {"sign", "--task", task, "--tasks", "2"};
     args.insert(args.end(), options.begin(), options.end());
     args.insert(args.end(), {work, dir / "docs"});
-    const RunResult r = Stage(dir, args);
+    const RunResult r = RunNeardup(With({"stage"}, args), dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   for (const char* task : {"0", "1"}) {
     Args args = {"bucket", "--task", task, "--tasks", "2"};
     args.insert(args.end(), options.begin(), options.end());
     args.push_back(work);
-    const RunResult r = Stage(dir, args);
+    const RunResult r = RunNeardup(With({"stage"}, args), dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   for (const char* task : {"0", "1"}) {
     Args args = {"verify", "--task", task, "--tasks", "2"};
     args.insert(args.end(), options.begin(), options.end());
     args.push_back(work);
-    const RunResult r = Stage(dir, args);
+    const RunResult r = RunNeardup(With({"stage"}, args), dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
 }
@@ -138,7 +132,7 @@ RunResult Verify(const TempDir& dir, const std::string& work, const char* task, 
   Args args = {"verify", "--task", task, "--tasks", "2"};
   args.insert(args.end(), options.begin(), options.end());
   args.push_back(work);
-  return Stage(dir, args);
+  return RunNeardup(With({"stage"}, args), dir.path());
 }
 
 // Exit 2, nothing on stdout, one short line on stderr naming `file` and
@@ -161,7 +155,7 @@ const Args kBySignature = {"--verify", "signature"};
 // Bucket task `task` of 2 over `work`, run afresh (bucket/ removed first).
 RunResult Bucket(const TempDir& dir, const std::string& work, const char* task) {
   std::filesystem::remove_all(work + "/bucket");
-  return Stage(dir, {"bucket", "--task", task, "--tasks", "2", work});
+  return RunNeardup({"stage", "bucket", "--task", task, "--tasks", "2", work}, dir.path());
 }
 
 // ---------------------------------------------------------------- bands
@@ -285,7 +279,7 @@ TEST(StageDamagedTest, PairsFileBitFlipIsRefused) {
   MakeCorpus(dir);
   const std::string work = dir / "work";
   SignAndBucket(dir, work);
-  const RunResult before = Stage(dir, {"report", work});
+  const RunResult before = RunNeardup({"stage", "report", work}, dir.path());
   ASSERT_EQ(before.exit_code, 0) << before.err;
   const std::string path = work + "/bucket/0.pairs";
   const std::string good = ReadFile(path);
@@ -300,8 +294,8 @@ TEST(StageDamagedTest, PairsFileBitFlipIsRefused) {
   EXPECT_FALSE(std::filesystem::exists(work + "/verify/1.pairs"));
   WriteFile(path, good);
   ASSERT_EQ(Verify(dir, work, "1").exit_code, 0);
-  ASSERT_EQ(Stage(dir, {"verify", "--task", "0", "--tasks", "2", work}).exit_code, 0);
-  EXPECT_EQ(Stage(dir, {"report", work}).out, before.out);
+  ASSERT_EQ(RunNeardup({"stage", "verify", "--task", "0", "--tasks", "2", work}, dir.path()).exit_code, 0);
+  EXPECT_EQ(RunNeardup({"stage", "report", work}, dir.path()).out, before.out);
 }
 
 // Findings: crafted .pairs files with valid checksums, a bad local id or a
@@ -348,7 +342,7 @@ TEST(StageDamagedTest, LargeBucketValuesOutOfRangeAreRefused) {
   MakeLargeBucketCorpus(dir);
   const std::string work = dir / "work";
   SignAndBucket(dir, work, {"--mode", "clusters"});
-  const RunResult before = Stage(dir, {"report", "--mode", "clusters", work});
+  const RunResult before = RunNeardup({"stage", "report", "--mode", "clusters", work}, dir.path());
   ASSERT_EQ(before.exit_code, 0) << before.err;
   std::string path;
   BucketOutput found;
@@ -386,7 +380,7 @@ TEST(StageDamagedTest, VerifyOutputMissingOrDamagedIsNamed) {
   MakeCorpus(dir);
   const std::string work = dir / "work";
   SignAndBucket(dir, work, kBySignature);
-  const RunResult before = Stage(dir, {"report", "--verify", "signature", work});
+  const RunResult before = RunNeardup({"stage", "report", "--verify", "signature", work}, dir.path());
   ASSERT_EQ(before.exit_code, 0) << before.err;
   std::string path;
   VerifyOutput found;
@@ -402,23 +396,24 @@ TEST(StageDamagedTest, VerifyOutputMissingOrDamagedIsNamed) {
   const std::string good = ReadFile(path);
 
   std::filesystem::remove(path);
-  RunResult r = Stage(dir, {"report", "--verify", "signature", work});
+  RunResult r = RunNeardup({"stage", "report", "--verify", "signature", work}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_NE(r.err.find(path), std::string::npos) << r.err;
 
   WriteFile(path, good.substr(0, good.size() - 9));
-  ExpectRefused(Stage(dir, {"report", "--verify", "signature", work}), path,
+  ExpectRefused(RunNeardup({"stage", "report", "--verify", "signature", work}, dir.path()), path,
                 "verified pairs: damaged (checksum, size or fields): " + std::string(kEmptyFolder));
   std::string bad = good;
   bad[8 + 4 + 8 + 8 + 8 + 16] ^= 0x01;  // the first pair's estimate
   WriteFile(path, bad);
-  ExpectRefused(Stage(dir, {"report", "--verify", "signature", work}), path,
+  ExpectRefused(RunNeardup({"stage", "report", "--verify", "signature", work}, dir.path()), path,
                 "verified pairs: damaged (checksum, size or fields)");
 
   auto expect = [&](const VerifyOutput& out, const std::string& what) {
     WriteFile(path, EncodeVerifyOutput(out));
-    ExpectRefused(Stage(dir, {"report", "--verify", "signature", work}), path, what + ": " + kEmptyFolder);
+    ExpectRefused(RunNeardup({"stage", "report", "--verify", "signature", work}, dir.path()), path,
+                  what + ": " + kEmptyFolder);
   };
   VerifyOutput out = found;
   out.pairs[0].b = GlobalId(9, 0);
@@ -440,11 +435,11 @@ TEST(StageDamagedTest, VerifyOutputMissingOrDamagedIsNamed) {
   expect(out, "fewer candidates visited than verified");
 
   WriteFile(path, good);
-  r = Stage(dir, {"report", "--verify", "signature", work});
+  r = RunNeardup({"stage", "report", "--verify", "signature", work}, dir.path());
   EXPECT_EQ(r.exit_code, before.exit_code);
   EXPECT_EQ(r.out, before.out);
   std::filesystem::remove(work + "/verify/1.done");
-  r = Stage(dir, {"report", "--verify", "signature", work});
+  r = RunNeardup({"stage", "report", "--verify", "signature", work}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("1 of 2 verify tasks missing: 1"), std::string::npos) << r.err;
 }
@@ -464,7 +459,8 @@ TEST(StageDamagedTest, VerifiedPairOfAnotherTaskIsRefused) {
   VerifyOutput moved = *o;
   moved.pairs = {{.a = other, .b = GlobalId(1, 0), .estimate = 0.9}};
   WriteFile(path, EncodeVerifyOutput(moved));
-  ExpectRefused(Stage(dir, {"report", "--verify", "signature", work}), path, "a pair of another task");
+  ExpectRefused(RunNeardup({"stage", "report", "--verify", "signature", work}, dir.path()), path,
+                "a pair of another task");
 }
 
 // ---------------------------------------------------------------- meta
@@ -478,19 +474,19 @@ TEST(StageDamagedTest, ShardsFromDifferentWalksAreRefused) {
   SignAndBucket(dir, work);
   const std::string path = work + "/sign/1.meta";
   const std::string good = ReadFile(path);
-  ASSERT_EQ(Stage(dir, {"report", work}).exit_code, 0);
+  ASSERT_EQ(RunNeardup({"stage", "report", work}, dir.path()).exit_code, 0);
   Result<ShardMeta> meta = DecodeShardMeta(good);
   ASSERT_TRUE(meta.ok());
   ShardMeta moved = *meta;
   moved.first_file += 1;
   WriteFile(path, EncodeShardMeta(moved));
-  ExpectRefused(Stage(dir, {"report", work}), path,
+  ExpectRefused(RunNeardup({"stage", "report", work}, dir.path()), path,
                 "its files do not follow the last shard's: " + std::string(kEmptyFolder));
 
   moved = *meta;  // a problem of a file the shard does not have
   moved.problems.push_back({.file = 1000, .line = 0, .status = Status::IoError("x"), .kind = {}});
   WriteFile(path, EncodeShardMeta(moved));
-  ExpectRefused(Stage(dir, {"report", work}), path, "a problem of a file out of range");
+  ExpectRefused(RunNeardup({"stage", "report", work}, dir.path()), path, "a problem of a file out of range");
 
   std::string bad = good;  // a problem kind out of range, the checksum right
   moved = *meta;
@@ -502,7 +498,7 @@ TEST(StageDamagedTest, ShardsFromDifferentWalksAreRefused) {
   bad[kind_at] = 9;
   RechecksumTail(bad);
   WriteFile(path, bad);
-  ExpectRefused(Stage(dir, {"report", work}), path, "shard meta: damaged");
+  ExpectRefused(RunNeardup({"stage", "report", work}, dir.path()), path, "shard meta: damaged");
 }
 
 // ---------------------------------------------------------------- markers
@@ -518,9 +514,11 @@ TEST(StageDamagedTest, DamagedMarkersAreRefused) {
   std::string bad = good;
   bad[15] = '5';  // "neardup sign 1 5 ...": the checksum no longer matches
   WriteFile(path, bad);
-  ExpectRefused(Stage(dir, {"report", work}), path, "not a completion marker: " + std::string(kEmptyFolder));
+  ExpectRefused(RunNeardup({"stage", "report", work}, dir.path()), path,
+                "not a completion marker: " + std::string(kEmptyFolder));
   std::filesystem::remove_all(work + "/bucket");
-  ExpectRefused(Stage(dir, {"bucket", "--task", "0", "--tasks", "3", work}), path, "not a completion marker");
+  ExpectRefused(RunNeardup({"stage", "bucket", "--task", "0", "--tasks", "3", work}, dir.path()), path,
+                "not a completion marker");
 
   // A count of tasks past 2^24, its checksum right.
   std::string body = "neardup sign 1 18446744073709551615 " + good.substr(17, 16);
@@ -528,11 +526,11 @@ TEST(StageDamagedTest, DamagedMarkersAreRefused) {
   std::snprintf(check, sizeof check, " %016llx",
                 static_cast<unsigned long long>(HashBytes(body.data(), body.size(), 0)));
   WriteFile(path, body + check + "\n");
-  ExpectRefused(Stage(dir, {"report", work}), path, "not a completion marker");
+  ExpectRefused(RunNeardup({"stage", "report", work}, dir.path()), path, "not a completion marker");
 
   WriteFile(work + "/sign/0.done", good);  // task 1's marker in task 0's file
   WriteFile(path, good);
-  ExpectRefused(Stage(dir, {"report", work}), work + "/sign/0.done", "another task's marker");
+  ExpectRefused(RunNeardup({"stage", "report", work}, dir.path()), work + "/sign/0.done", "another task's marker");
 }
 
 // Finding: a sign run of 2^24 tasks made `stage bucket` list every missing
@@ -541,8 +539,9 @@ TEST(StageDamagedTest, MissingTasksOfAHugeRunAreListedInOneShortLine) {
   TempDir dir;
   MakeCorpus(dir);
   const std::string work = dir / "work";
-  ASSERT_EQ(Stage(dir, {"sign", "--task", "0", "--tasks", "16777216", work, dir / "docs"}).exit_code, 0);
-  RunResult r = Stage(dir, {"bucket", "--task", "0", "--tasks", "16777216", work});
+  ASSERT_EQ(
+      RunNeardup({"stage", "sign", "--task", "0", "--tasks", "16777216", work, dir / "docs"}, dir.path()).exit_code, 0);
+  RunResult r = RunNeardup({"stage", "bucket", "--task", "0", "--tasks", "16777216", work}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "neardup: " + work +
                        "/sign: 16777215 of 16777216 sign tasks missing: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, ... and "
@@ -550,8 +549,9 @@ TEST(StageDamagedTest, MissingTasksOfAHugeRunAreListedInOneShortLine) {
   std::filesystem::remove_all(work);
   SignAndBucket(dir, work);
   std::filesystem::remove_all(work + "/bucket");
-  ASSERT_EQ(Stage(dir, {"bucket", "--task", "16777215", "--tasks", "16777216", work}).exit_code, 0);
-  r = Stage(dir, {"report", work});
+  ASSERT_EQ(RunNeardup({"stage", "bucket", "--task", "16777215", "--tasks", "16777216", work}, dir.path()).exit_code,
+            0);
+  r = RunNeardup({"stage", "report", work}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_LE(r.err.size(), 200u) << r.err.size();
   EXPECT_NE(r.err.find("16777215 of 16777216 bucket tasks missing: 0, 1, 2"), std::string::npos) << r.err;
@@ -578,14 +578,14 @@ TEST(StageDamagedTest, OptionsNoStageReadsAreRefused) {
       args.insert(args.end(), options.begin(), options.end());
       args.push_back(work);
       if (command[0] == "sign") args.push_back(dir / "docs");
-      const RunResult r = Stage(dir, args);
+      const RunResult r = RunNeardup(With({"stage"}, args), dir.path());
       EXPECT_EQ(r.exit_code, 2) << command[0] << " " << name;
       EXPECT_EQ(r.err, "neardup: " + name + " applies to scan only: the stage commands do not read it\n");
     }
   }
   EXPECT_FALSE(std::filesystem::exists(work));
   EXPECT_FALSE(std::filesystem::exists(dir / "x.db"));
-  const RunResult help = Stage(dir, {"sign", "--help"});
+  const RunResult help = RunNeardup({"stage", "sign", "--help"}, dir.path());
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_EQ(help.out.find("--index"), std::string::npos);
   EXPECT_NE(help.out.find("--mode"), std::string::npos);
@@ -596,7 +596,7 @@ TEST(StageDamagedTest, OptionsNoStageReadsAreRefused) {
 TEST(StageDamagedTest, LongErrorLinesAreCapped) {
   TempDir dir;
   const std::string missing = dir / (std::string(3000, 'd') + "/end");
-  const RunResult r = RunProcess({kBin, "scan", missing}, dir.path());
+  const RunResult r = RunNeardup({"scan", missing}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   std::string first = r.err.substr(0, r.err.find('\n'));
   EXPECT_EQ(first.size(), 400u) << first;

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "e2e/run_neardup.h"
 #include "test_paths.h"
 #include "test_util.h"
 
@@ -24,6 +25,7 @@ namespace {
 
 using testing::Join;
 using testing::RandomWords;
+using testing::RunNeardup;
 using testing::RunProcess;
 using testing::RunResult;
 using testing::TempDir;
@@ -88,18 +90,18 @@ Args FilterArgs(int task, const Args& options, const std::string& kept, const st
 void RunStagesBeforeFilter(const TempDir& dir, const std::string& work, const std::string& input, const Args& options) {
   for (const char* stage : {"sign", "bucket", "verify"}) {
     for (int t = 0; t < kTasks; ++t) {
-      Args a = {kBin, "stage", stage, "--task", std::to_string(t), "--tasks", std::to_string(kTasks)};
+      Args a = {"stage", stage, "--task", std::to_string(t), "--tasks", std::to_string(kTasks)};
       a.insert(a.end(), options.begin(), options.end());
       a.push_back(work);
       if (std::string(stage) == "sign") a.push_back(input);
-      const RunResult r = RunProcess(a, dir.path());
+      const RunResult r = RunNeardup(a, dir.path());
       ASSERT_EQ(r.exit_code, 0) << stage << r.err;
     }
   }
-  Args a = {kBin, "stage", "report"};
+  Args a = {"stage", "report"};
   a.insert(a.end(), options.begin(), options.end());
   a.push_back(work);
-  const RunResult r = RunProcess(a, dir.path());
+  const RunResult r = RunNeardup(a, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
 }
 

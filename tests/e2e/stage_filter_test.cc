@@ -11,6 +11,7 @@
 
 #include "compress_util.h"
 #include "e2e/kept_modes.h"
+#include "e2e/run_neardup.h"
 #include "test_paths.h"
 #include "test_util.h"
 
@@ -19,9 +20,11 @@ namespace {
 
 using testing::Join;
 using testing::RandomWords;
+using testing::RunNeardup;
 using testing::RunProcess;
 using testing::RunResult;
 using testing::TempDir;
+using testing::With;
 using testing::WriteFile;
 
 const std::string kBin = ::neardup::testing::NeardupBinary();
@@ -59,12 +62,6 @@ void MakeCorpus(const TempDir& dir, const std::string& ext) {
 // Every file below `root`, by its path below it, with its bytes.
 std::map<std::string, std::string> Tree(const std::string& root) { return testing::FileTree(root); }
 
-RunResult Stage(const TempDir& dir, const std::string& stage, const Args& args) {
-  Args argv = {kBin, "stage", stage};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return RunProcess(argv, dir.path());
-}
-
 // Sign (N tasks), bucket (2), report, as stage_local.sh runs them; the
 // report's result.
 RunResult SignBucketReport(const TempDir& dir, const std::string& work, int n, const Args& options) {
@@ -72,23 +69,23 @@ RunResult SignBucketReport(const TempDir& dir, const std::string& work, int n, c
     Args a = {"--task", std::to_string(i), "--tasks", std::to_string(n)};
     a.insert(a.end(), options.begin(), options.end());
     a.insert(a.end(), {work, dir / "in"});
-    EXPECT_EQ(Stage(dir, "sign", a).exit_code, 0);
+    EXPECT_EQ(RunNeardup(With({"stage", "sign"}, a), dir.path()).exit_code, 0);
   }
   for (int j = 0; j < 2; ++j) {
     Args a = {"--task", std::to_string(j), "--tasks", "2"};
     a.insert(a.end(), options.begin(), options.end());
     a.push_back(work);
-    EXPECT_EQ(Stage(dir, "bucket", a).exit_code, 0);
+    EXPECT_EQ(RunNeardup(With({"stage", "bucket"}, a), dir.path()).exit_code, 0);
   }
   for (int k = 0; k < 2; ++k) {
     Args a = {"--task", std::to_string(k), "--tasks", "2"};
     a.insert(a.end(), options.begin(), options.end());
     a.push_back(work);
-    EXPECT_EQ(Stage(dir, "verify", a).exit_code, 0);
+    EXPECT_EQ(RunNeardup(With({"stage", "verify"}, a), dir.path()).exit_code, 0);
   }
   Args a = options;
   a.push_back(work);
-  return Stage(dir, "report", a);
+  return RunNeardup(With({"stage", "report"}, a), dir.path());
 }
 
 RunResult Filter(const TempDir& dir, const std::string& work, int task, int n, const Args& options,
@@ -96,15 +93,15 @@ RunResult Filter(const TempDir& dir, const std::string& work, int task, int n, c
   Args a = {"--task", std::to_string(task), "--tasks", std::to_string(n), "--kept-dir", kept};
   a.insert(a.end(), options.begin(), options.end());
   a.push_back(work);
-  return Stage(dir, "filter", a);
+  return RunNeardup(With({"stage", "filter"}, a), dir.path());
 }
 
 // scan --kept-dir's folder, checked to have left documents out.
 std::map<std::string, std::string> ScanFolder(const TempDir& dir, const Args& options, const std::string& kept) {
-  Args argv = {kBin, "scan", "--kept-dir", kept};
+  Args argv = {"scan", "--kept-dir", kept};
   argv.insert(argv.end(), options.begin(), options.end());
   argv.push_back(dir / "in");
-  const RunResult r = RunProcess(argv, dir.path());
+  const RunResult r = RunNeardup(argv, dir.path());
   EXPECT_LE(r.exit_code, 2) << r.err;
   std::map<std::string, std::string> tree = Tree(kept);
   EXPECT_FALSE(tree.empty());
@@ -342,14 +339,15 @@ TEST(StageFilterTest, SamePlaceFromTwoShardsIsRefusedBeforeAnyWrite) {
     }
     const std::string work = dir / "work";
     for (int i = 0; i < n; ++i) {
-      const RunResult r = Stage(
-          dir, "sign", {"--task", std::to_string(i), "--tasks", std::to_string(n), work, dir / "in/a", dir / "in/b"});
+      const RunResult r = RunNeardup({"stage", "sign", "--task", std::to_string(i), "--tasks", std::to_string(n), work,
+                                      dir / "in/a", dir / "in/b"},
+                                     dir.path());
       ASSERT_EQ(r.exit_code, 0) << r.err;
     }
     for (const char* stage : {"bucket", "verify"}) {
-      ASSERT_EQ(Stage(dir, stage, {"--task", "0", "--tasks", "1", work}).exit_code, 0);
+      ASSERT_EQ(RunNeardup({"stage", stage, "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
     }
-    const RunResult report = Stage(dir, "report", {work});
+    const RunResult report = RunNeardup({"stage", "report", work}, dir.path());
     EXPECT_EQ(report.exit_code, 1) << report.err;  // nothing alike: the report itself is unaffected
     for (int i = 0; i < n; ++i) {
       const RunResult r = Filter(dir, work, i, n, {}, dir / "kept");
@@ -363,11 +361,12 @@ TEST(StageFilterTest, SamePlaceFromTwoShardsIsRefusedBeforeAnyWrite) {
     EXPECT_FALSE(fs::exists(dir / "kept"));
     // Their common parent folder as the PATH: distinct places, all written.
     const std::string parent_work = dir / "parent-work";
-    ASSERT_EQ(Stage(dir, "sign", {"--task", "0", "--tasks", "1", parent_work, dir / "in"}).exit_code, 0);
+    ASSERT_EQ(
+        RunNeardup({"stage", "sign", "--task", "0", "--tasks", "1", parent_work, dir / "in"}, dir.path()).exit_code, 0);
     for (const char* stage : {"bucket", "verify"}) {
-      ASSERT_EQ(Stage(dir, stage, {"--task", "0", "--tasks", "1", parent_work}).exit_code, 0);
+      ASSERT_EQ(RunNeardup({"stage", stage, "--task", "0", "--tasks", "1", parent_work}, dir.path()).exit_code, 0);
     }
-    EXPECT_EQ(Stage(dir, "report", {parent_work}).exit_code, 1);
+    EXPECT_EQ(RunNeardup({"stage", "report", parent_work}, dir.path()).exit_code, 1);
     const RunResult r = Filter(dir, parent_work, 0, 1, {}, dir / "kept");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(Tree(dir / "kept"), Tree(dir / "in"));

@@ -14,7 +14,7 @@
 #include "distributed/byte_shares.h"
 #include "distributed/stage_sign.h"
 #include "distributed/work_folder.h"
-#include "test_paths.h"
+#include "e2e/run_neardup.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -22,12 +22,12 @@ namespace {
 
 using testing::Join;
 using testing::RandomWords;
-using testing::RunProcess;
+using testing::RunNeardup;
 using testing::RunResult;
 using testing::TempDir;
+using testing::With;
 using testing::WriteFile;
 
-const std::string kBin = ::neardup::testing::NeardupBinary();
 using Args = std::vector<std::string>;
 
 // One JSONL file of `lines` documents of 30 to 49 words (so that documents
@@ -53,33 +53,24 @@ std::string BigJsonl(int lines) {
   return text;
 }
 
-RunResult Neardup(const TempDir& dir, Args argv) {
-  argv.insert(argv.begin(), kBin);
-  return RunProcess(argv, dir.path());
-}
-
-Args With(Args head, const Args& tail) {
-  head.insert(head.end(), tail.begin(), tail.end());
-  return head;
-}
-
 // Sign (n tasks), bucket (2), verify (2), report over `work`; the report's
 // result.
 RunResult Stages(const TempDir& dir, const std::string& work, int n, const Args& options, const Args& paths) {
   for (int i = 0; i < n; ++i) {
     const RunResult r =
-        Neardup(dir, With(With({"stage", "sign", "--task", std::to_string(i), "--tasks", std::to_string(n)}, options),
-                          With({work}, paths)));
+        RunNeardup(With(With({"stage", "sign", "--task", std::to_string(i), "--tasks", std::to_string(n)}, options),
+                        With({work}, paths)),
+                   dir.path());
     EXPECT_EQ(r.exit_code, 0) << r.err;
   }
   for (const std::string stage : {"bucket", "verify"}) {
     for (int j = 0; j < 2; ++j) {
-      const RunResult r =
-          Neardup(dir, With(With({"stage", stage, "--task", std::to_string(j), "--tasks", "2"}, options), {work}));
+      const RunResult r = RunNeardup(
+          With(With({"stage", stage, "--task", std::to_string(j), "--tasks", "2"}, options), {work}), dir.path());
       EXPECT_EQ(r.exit_code, 0) << r.err;
     }
   }
-  return Neardup(dir, With(With({"stage", "report"}, options), {work}));
+  return RunNeardup(With(With({"stage", "report"}, options), {work}), dir.path());
 }
 
 // Each shard's document count, from its table.
@@ -117,8 +108,9 @@ TEST(StageSharesTest, OneFileIsSharedEvenlyByBytes) {
     SCOPED_TRACE("N=" + std::to_string(n));
     const std::string work = dir / ("w" + std::to_string(n));
     for (int i = 0; i < n; ++i) {
-      const RunResult r = Neardup(dir, {"stage", "sign", "--task", std::to_string(i), "--tasks", std::to_string(n),
-                                        "--input", "jsonl", work, dir / "c.jsonl"});
+      const RunResult r = RunNeardup({"stage", "sign", "--task", std::to_string(i), "--tasks", std::to_string(n),
+                                      "--input", "jsonl", work, dir / "c.jsonl"},
+                                     dir.path());
       ASSERT_EQ(r.exit_code, 0) << r.err;
     }
     const std::vector<uint64_t> docs = ShardDocs(work, n);
@@ -153,7 +145,7 @@ TEST(StageSharesTest, ReportOverSharedFileIsScans) {
   };
   int case_no = 0;
   for (const Args& options : cases) {
-    const RunResult scan = Neardup(dir, With(With({"scan"}, options), {dir / "c.jsonl"}));
+    const RunResult scan = RunNeardup(With(With({"scan"}, options), {dir / "c.jsonl"}), dir.path());
     ASSERT_LE(scan.exit_code, 2) << scan.err;
     ASSERT_GT(scan.out.size(), 100u) << Join(options);
     // Ids taken twice, across the file, are renamed FILE:LINE with true lines.
@@ -181,7 +173,7 @@ TEST(StageSharesTest, NothingToShareIsSharedToo) {
   for (const char* input : {"none", "blank"}) {
     for (const char* format : {"jsonl", "text"}) {
       const Args options = {"--input", format};
-      const RunResult scan = Neardup(dir, With(With({"scan"}, options), {dir / input}));
+      const RunResult scan = RunNeardup(With(With({"scan"}, options), {dir / input}), dir.path());
       for (const int n : {1, 3}) {
         SCOPED_TRACE(std::string(input) + " --input " + format + " N=" + std::to_string(n));
         const std::string work = dir / (std::string("w.") + input + "." + format + "." + std::to_string(n));
@@ -201,7 +193,7 @@ TEST(StageSharesTest, FilterOverSharedFileWritesScansFolder) {
                               Args{"--input", "jsonl", "--mode", "clusters", "--keep", "longest"}}) {
     const std::string tag = options.back();
     const RunResult scan =
-        Neardup(dir, With(With({"scan", "--kept-dir", dir / ("scan." + tag)}, options), {dir / "in"}));
+        RunNeardup(With(With({"scan", "--kept-dir", dir / ("scan." + tag)}, options), {dir / "in"}), dir.path());
     ASSERT_LE(scan.exit_code, 2) << scan.err;
     const auto want = testing::FileTree(dir / ("scan." + tag));
     ASSERT_EQ(want.size(), 2u);
@@ -213,9 +205,10 @@ TEST(StageSharesTest, FilterOverSharedFileWritesScansFolder) {
       EXPECT_LE(Stages(dir, work, n, options, {dir / "in"}).exit_code, 2);
       // The tasks in reverse order, and the first one twice (a retry).
       for (int i = n - 1; i >= -1; --i) {
-        const RunResult r = Neardup(dir, With({"stage", "filter", "--task", std::to_string(i < 0 ? 0 : i), "--tasks",
-                                               std::to_string(n), "--kept-dir", kept},
-                                              With(options, {work})));
+        const RunResult r = RunNeardup(With({"stage", "filter", "--task", std::to_string(i < 0 ? 0 : i), "--tasks",
+                                             std::to_string(n), "--kept-dir", kept},
+                                            With(options, {work})),
+                                       dir.path());
         EXPECT_EQ(r.exit_code, 0) << r.err;
       }
       EXPECT_EQ(testing::FileTree(kept), want);
@@ -239,7 +232,7 @@ TEST(StageSharesTest, CutsFallAtNewlinesAroundLongLines) {
   }
   WriteFile(dir / "c.jsonl", text);
   ASSERT_GT(text.size(), kMinSplitBytes);
-  const RunResult scan = Neardup(dir, {"scan", "--input", "jsonl", "--mode", "clusters", dir / "c.jsonl"});
+  const RunResult scan = RunNeardup({"scan", "--input", "jsonl", "--mode", "clusters", dir / "c.jsonl"}, dir.path());
   ASSERT_EQ(scan.exit_code, 2) << scan.err;  // the broken line
   ASSERT_NE(scan.err.find("c.jsonl:201: "), std::string::npos) << scan.err;
   for (const int n : {4, 5, 7}) {

@@ -16,6 +16,7 @@
 #include <map>
 #include <thread>
 
+#include "e2e/run_neardup.h"
 #include "test_paths.h"
 #include "test_util.h"
 
@@ -24,9 +25,12 @@ namespace {
 
 using testing::Join;
 using testing::RandomWords;
+using testing::RunNeardup;
+using testing::RunOptions;
 using testing::RunProcess;
 using testing::RunResult;
 using testing::TempDir;
+using testing::With;
 using testing::WriteFile;
 
 const std::string kBin = ::neardup::testing::NeardupBinary();
@@ -97,39 +101,32 @@ void MakeLargeBucketCorpus(const TempDir& dir) {
 RunResult RunStages(const TempDir& dir, const std::string& work, int n, int m, int v, const Args& options,
                     const Args& paths, const std::function<void()>& before_report = nullptr) {
   for (int i = 0; i < n; ++i) {
-    Args argv = {kBin, "stage", "sign", "--task", std::to_string(i), "--tasks", std::to_string(n)};
+    Args argv = {"stage", "sign", "--task", std::to_string(i), "--tasks", std::to_string(n)};
     argv.insert(argv.end(), options.begin(), options.end());
     argv.push_back(work);
     argv.insert(argv.end(), paths.begin(), paths.end());
-    const RunResult r = RunProcess(argv, dir.path());
+    const RunResult r = RunNeardup(argv, dir.path());
     EXPECT_EQ(r.exit_code, 0) << r.err;
   }
   for (int j = 0; j < m; ++j) {
-    Args argv = {kBin, "stage", "bucket", "--task", std::to_string(j), "--tasks", std::to_string(m)};
+    Args argv = {"stage", "bucket", "--task", std::to_string(j), "--tasks", std::to_string(m)};
     argv.insert(argv.end(), options.begin(), options.end());
     argv.push_back(work);
-    const RunResult r = RunProcess(argv, dir.path());
+    const RunResult r = RunNeardup(argv, dir.path());
     EXPECT_EQ(r.exit_code, 0) << r.err;
   }
   for (int k = 0; k < v; ++k) {
-    Args argv = {kBin, "stage", "verify", "--task", std::to_string(k), "--tasks", std::to_string(v)};
+    Args argv = {"stage", "verify", "--task", std::to_string(k), "--tasks", std::to_string(v)};
     argv.insert(argv.end(), options.begin(), options.end());
     argv.push_back(work);
-    const RunResult r = RunProcess(argv, dir.path());
+    const RunResult r = RunNeardup(argv, dir.path());
     EXPECT_EQ(r.exit_code, 0) << r.err;
   }
   if (before_report) before_report();
-  Args argv = {kBin, "stage", "report"};
+  Args argv = {"stage", "report"};
   argv.insert(argv.end(), options.begin(), options.end());
   argv.push_back(work);
-  return RunProcess(argv, dir.path());
-}
-
-RunResult RunScan(const TempDir& dir, const Args& options, const Args& paths) {
-  Args argv = {kBin, "scan"};
-  argv.insert(argv.end(), options.begin(), options.end());
-  argv.insert(argv.end(), paths.begin(), paths.end());
-  return RunProcess(argv, dir.path());
+  return RunNeardup(argv, dir.path());
 }
 
 // The summary line without its time.
@@ -150,7 +147,7 @@ void ExpectStagedIsScan(const RunResult& staged, const RunResult& scan, const Ar
 }
 
 void ExpectSameAsScan(const TempDir& dir, const Args& options, const Args& paths, int n, int m, int v = 2) {
-  const RunResult scan = RunScan(dir, options, paths);
+  const RunResult scan = RunNeardup(With(With({"scan"}, options), paths), dir.path());
   const std::string work = dir / ("work-" + std::to_string(n) + "-" + std::to_string(m) + "-" + std::to_string(v));
   const RunResult staged = RunStages(dir, work, n, m, v, options, paths);
   ExpectStagedIsScan(staged, scan, options, n, m, v);
@@ -213,7 +210,7 @@ TEST(StageTest, SameAsScanOnJsonlWithRepeatedIdsAcrossShards) {
     }
   }
   // The repeated id is reported (exit 2), as by scan.
-  EXPECT_EQ(RunScan(dir, {"--input", "jsonl"}, {dir / "jsonl"}).exit_code, 2);
+  EXPECT_EQ(RunNeardup({"scan", "--input", "jsonl", dir / "jsonl"}, dir.path()).exit_code, 2);
 }
 
 // An id taken twice is renamed FILE:LINE, and that name is the id of a
@@ -234,7 +231,7 @@ TEST(StageTest, SameAsScanWhenARenamedIdIsAnotherDocumentsId) {
   b += line("p3", RandomWords(60, 33)) + R"({"text": "no id here at all but enough words"})" + "\n";
   WriteFile(dir / "jsonl/a.jsonl", a);
   WriteFile(dir / "jsonl/b.jsonl", b);
-  const RunResult scan = RunScan(dir, {"--input", "jsonl"}, {dir / "jsonl"});
+  const RunResult scan = RunNeardup({"scan", "--input", "jsonl", dir / "jsonl"}, dir.path());
   ASSERT_NE(scan.err.find("id \"" + dir / "jsonl/a.jsonl:6\" is not unique"), std::string::npos) << scan.err;
   for (const char* mode : {"pairs", "clusters", "duplicates"}) {
     for (int n : {1, 2})
@@ -275,30 +272,30 @@ TEST(StageTest, ReportMemoryGrowsWithThePairsNotWithTheCorpus) {
   const Args options = {"--input", "jsonl", "-f", "jsonl", "--verify", "signature"};
   const std::string work = dir / "work";
   for (int i = 0; i < 2; ++i) {
-    Args argv = {kBin, "stage", "sign", "--task", std::to_string(i), "--tasks", "2"};
+    Args argv = {"stage", "sign", "--task", std::to_string(i), "--tasks", "2"};
     argv.insert(argv.end(), options.begin(), options.end());
     argv.insert(argv.end(), {work, dir / "jsonl"});
-    ASSERT_EQ(RunProcess(argv, dir.path()).exit_code, 0);
+    ASSERT_EQ(RunNeardup(argv, dir.path()).exit_code, 0);
   }
-  Args bucket = {kBin, "stage", "bucket", "--task", "0", "--tasks", "1"};
+  Args bucket = {"stage", "bucket", "--task", "0", "--tasks", "1"};
   bucket.insert(bucket.end(), options.begin(), options.end());
   bucket.push_back(work);
-  ASSERT_EQ(RunProcess(bucket, dir.path()).exit_code, 0);
+  ASSERT_EQ(RunNeardup(bucket, dir.path()).exit_code, 0);
   // The verify task reads the rows of the pairs' documents only: 200 rows,
   // not the 300,100 (150 MB of signatures) of the corpus.
-  bucket[2] = "verify";
+  bucket[1] = "verify";
   long verify_rss_kb = 0;
-  ASSERT_EQ(RunProcess(bucket, dir.path(), "/dev/null", &verify_rss_kb).exit_code, 0);
+  ASSERT_EQ(RunNeardup(bucket, dir.path(), RunOptions().MaxRss(&verify_rss_kb)).exit_code, 0);
   std::fprintf(stderr, "verify peak RSS %ld KiB\n", verify_rss_kb);
 #if !defined(__SANITIZE_ADDRESS__)
   EXPECT_LT(verify_rss_kb, 48 * 1024) << "verify peak RSS " << verify_rss_kb / 1024 << " MB";
 #endif
-  Args report = {kBin, "stage", "report"};
+  Args report = {"stage", "report"};
   report.insert(report.end(), options.begin(), options.end());
   report.push_back(work);
   long max_rss_kb = 0;
-  const RunResult staged = RunProcess(report, dir.path(), "/dev/null", &max_rss_kb);
-  const RunResult scan = RunScan(dir, options, {dir / "jsonl"});
+  const RunResult staged = RunNeardup(report, dir.path(), RunOptions().MaxRss(&max_rss_kb));
+  const RunResult scan = RunNeardup(With(With({"scan"}, options), {dir / "jsonl"}), dir.path());
   EXPECT_EQ(staged.exit_code, 0) << staged.err;
   EXPECT_EQ(staged.out, scan.out);
   EXPECT_EQ(std::count(staged.out.begin(), staged.out.end(), '\n'), kPairs);
@@ -342,14 +339,14 @@ TEST(StageTest, TextReportMemoryGrowsWithThePairsNotWithTheFiles) {
   for (const char* stage : {"sign", "sign", "bucket", "verify"}) {
     const bool second = stage == std::string("sign") && std::filesystem::exists(work + "/sign/0.done");
     const bool sign = stage == std::string("sign");
-    Args argv = {kBin, "stage", stage, "--task", second ? "1" : "0", "--tasks", sign ? "2" : "1", "-f", "jsonl", work};
+    Args argv = {"stage", stage, "--task", second ? "1" : "0", "--tasks", sign ? "2" : "1", "-f", "jsonl", work};
     if (sign) argv.push_back(dir / "docs");
-    ASSERT_EQ(RunProcess(argv, dir.path()).exit_code, 0) << stage;
+    ASSERT_EQ(RunNeardup(argv, dir.path()).exit_code, 0) << stage;
   }
   long max_rss_kb = 0;
   const RunResult staged =
-      RunProcess({kBin, "stage", "report", "-f", "jsonl", work}, dir.path(), "/dev/null", &max_rss_kb);
-  const RunResult scan = RunScan(dir, options, {dir / "docs"});
+      RunNeardup({"stage", "report", "-f", "jsonl", work}, dir.path(), RunOptions().MaxRss(&max_rss_kb));
+  const RunResult scan = RunNeardup(With(With({"scan"}, options), {dir / "docs"}), dir.path());
   EXPECT_EQ(staged.exit_code, 0) << staged.err;
   EXPECT_EQ(staged.out, scan.out);
   EXPECT_EQ(std::count(staged.out.begin(), staged.out.end(), '\n'), kPairs);
@@ -390,11 +387,11 @@ TEST(StageTest, SignTaskMemoryIsBoundedByItsBuffersNotItsShare) {
   }
   const Args options = {"--input", "jsonl", "-f", "tsv", "-j2", "--min-words", "1", "--ngram", "2"};
   const std::string work = dir / "work";
-  Args sign = {kBin, "stage", "sign", "--task", "0", "--tasks", "1"};
+  Args sign = {"stage", "sign", "--task", "0", "--tasks", "1"};
   sign.insert(sign.end(), options.begin(), options.end());
   sign.insert(sign.end(), {work, dir / "jsonl"});
   long sign_rss_kb = 0;
-  const RunResult signed_share = RunProcess(sign, dir.path(), "/dev/null", &sign_rss_kb);
+  const RunResult signed_share = RunNeardup(sign, dir.path(), RunOptions().MaxRss(&sign_rss_kb));
   ASSERT_EQ(signed_share.exit_code, 0) << signed_share.err;
   const auto table_bytes = std::filesystem::file_size(work + "/sign/0.table");
   std::fprintf(stderr, "sign peak RSS %ld KiB, table %ju bytes\n", sign_rss_kb, static_cast<uintmax_t>(table_bytes));
@@ -413,16 +410,16 @@ TEST(StageTest, SignTaskMemoryIsBoundedByItsBuffersNotItsShare) {
   }
   EXPECT_GE(runs, 3u);
   for (const char* stage : {"bucket", "verify"}) {
-    Args argv = {kBin, "stage", stage, "--task", "0", "--tasks", "1"};
+    Args argv = {"stage", stage, "--task", "0", "--tasks", "1"};
     argv.insert(argv.end(), options.begin(), options.end());
     argv.push_back(work);
-    ASSERT_EQ(RunProcess(argv, dir.path()).exit_code, 0) << stage;
+    ASSERT_EQ(RunNeardup(argv, dir.path()).exit_code, 0) << stage;
   }
-  Args report = {kBin, "stage", "report"};
+  Args report = {"stage", "report"};
   report.insert(report.end(), options.begin(), options.end());
   report.push_back(work);
-  const RunResult staged = RunProcess(report, dir.path());
-  const RunResult scan = RunScan(dir, options, {dir / "jsonl"});
+  const RunResult staged = RunNeardup(report, dir.path());
+  const RunResult scan = RunNeardup(With(With({"scan"}, options), {dir / "jsonl"}), dir.path());
   EXPECT_EQ(staged.exit_code, scan.exit_code) << staged.err;
   EXPECT_EQ(staged.out, scan.out);
   EXPECT_GE(std::count(staged.out.begin(), staged.out.end(), '\n'), 90);
@@ -490,7 +487,7 @@ TEST(StageTest, WorkFolderTakesAtMost800BytesADocument) {
   std::fprintf(stderr, "work folder: %llu bytes, %.1f a document\n", static_cast<unsigned long long>(bytes),
                static_cast<double>(bytes) / n);
   // And the answer is scan's.
-  const RunResult scan = RunScan(dir, {"--input", "jsonl", "--mode", "duplicates"}, {corpus});
+  const RunResult scan = RunNeardup({"scan", "--input", "jsonl", "--mode", "duplicates", corpus}, dir.path());
   EXPECT_EQ(r.out, scan.out);
   EXPECT_EQ(r.exit_code, scan.exit_code);
 }
@@ -528,8 +525,7 @@ TEST(StageTest, KilledTaskRunAgainGivesTheSameFiles) {
     WriteFile(dir / ("docs/d" + std::to_string(1000 + i) + ".txt"), Join(RandomWords(3000, static_cast<uint64_t>(i))));
   }
   const std::string clean = dir / "clean";
-  ASSERT_EQ(
-      RunProcess({kBin, "stage", "sign", "--task", "0", "--tasks", "1", clean, dir / "docs"}, dir.path()).exit_code, 0);
+  ASSERT_EQ(RunNeardup({"stage", "sign", "--task", "0", "--tasks", "1", clean, dir / "docs"}, dir.path()).exit_code, 0);
   const std::string work = dir / "work";
   bool killed_midway = false;
   for (int delay_ms : {5, 40, 150}) {
@@ -551,8 +547,7 @@ TEST(StageTest, KilledTaskRunAgainGivesTheSameFiles) {
     std::filesystem::remove_all(work);
   }
   ASSERT_TRUE(killed_midway);
-  const RunResult again =
-      RunProcess({kBin, "stage", "sign", "--task", "0", "--tasks", "1", work, dir / "docs"}, dir.path());
+  const RunResult again = RunNeardup({"stage", "sign", "--task", "0", "--tasks", "1", work, dir / "docs"}, dir.path());
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(Files(work), Files(clean));  // and no temporary left
 }
@@ -608,17 +603,17 @@ TEST(StageTest, KilledVerifyTaskRunAgainGivesTheSameFiles) {
   }
   ASSERT_TRUE(killed_midway);
   for (const char* task : {"1", "0"}) {
-    Args argv = {kBin, "stage", "verify", "--task", task, "--tasks", "2"};
+    Args argv = {"stage", "verify", "--task", task, "--tasks", "2"};
     argv.insert(argv.end(), options.begin(), options.end());
     argv.push_back(work);
-    const RunResult again = RunProcess(argv, dir.path());
+    const RunResult again = RunNeardup(argv, dir.path());
     ASSERT_EQ(again.exit_code, 0) << again.err;
   }
   EXPECT_EQ(Files(work + "/verify"), Files(clean + "/verify"));  // and no temporary left
-  Args report = {kBin, "stage", "report"};
+  Args report = {"stage", "report"};
   report.insert(report.end(), options.begin(), options.end());
   report.push_back(work);
-  const RunResult r = RunProcess(report, dir.path());
+  const RunResult r = RunNeardup(report, dir.path());
   EXPECT_EQ(r.exit_code, first.exit_code);
   EXPECT_EQ(r.out, first.out);
   EXPECT_FALSE(first.out.empty());
@@ -628,11 +623,11 @@ TEST(StageTest, CompletedTaskRunAgainIsANoOp) {
   TempDir dir;
   MakeTextCorpus(dir);
   const std::string work = dir / "work";
-  Args sign = {kBin, "stage", "sign", "--task", "1", "--tasks", "2", "-v", work, dir / "docs"};
-  ASSERT_EQ(RunProcess(sign, dir.path()).exit_code, 0);
+  Args sign = {"stage", "sign", "--task", "1", "--tasks", "2", "-v", work, dir / "docs"};
+  ASSERT_EQ(RunNeardup(sign, dir.path()).exit_code, 0);
   const auto before = Files(work);
   const auto mtime = std::filesystem::last_write_time(work + "/sign/1.table");
-  const RunResult again = RunProcess(sign, dir.path());
+  const RunResult again = RunNeardup(sign, dir.path());
   EXPECT_EQ(again.exit_code, 0);
   EXPECT_NE(again.err.find("nothing to do"), std::string::npos) << again.err;
   EXPECT_EQ(Files(work), before);
@@ -651,7 +646,7 @@ TEST(StageTest, VerboseNamesEverySkippedFileOnce) {
   std::string signs;
   for (const char* task : {"0", "1"}) {
     const RunResult r =
-        RunProcess({kBin, "stage", "sign", "-v", "--task", task, "--tasks", "2", work, dir / "docs"}, dir.path());
+        RunNeardup({"stage", "sign", "-v", "--task", task, "--tasks", "2", work, dir / "docs"}, dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.err;
     signs += r.err;
     if (std::string(task) == "1") {
@@ -659,12 +654,12 @@ TEST(StageTest, VerboseNamesEverySkippedFileOnce) {
     }
   }
   EXPECT_NE(signs.find("neardup: skipped " + (dir / "docs/.hidden.txt") + ": hidden"), std::string::npos) << signs;
-  ASSERT_EQ(RunProcess({kBin, "stage", "bucket", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
-  ASSERT_EQ(RunProcess({kBin, "stage", "verify", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
-  const RunResult report = RunProcess({kBin, "stage", "report", "-v", work}, dir.path());
+  ASSERT_EQ(RunNeardup({"stage", "bucket", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
+  ASSERT_EQ(RunNeardup({"stage", "verify", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
+  const RunResult report = RunNeardup({"stage", "report", "-v", work}, dir.path());
   EXPECT_NE(report.err.find("neardup: skipped " + (dir / "docs/blob.bin") + ": binary"), std::string::npos)
       << report.err;
-  const RunResult scan = RunProcess({kBin, "scan", "-v", dir / "docs"}, dir.path());
+  const RunResult scan = RunNeardup({"scan", "-v", dir / "docs"}, dir.path());
   EXPECT_NE(scan.err.find("neardup: skipped " + (dir / "docs/.hidden.txt") + ": hidden"), std::string::npos);
 }
 
@@ -673,37 +668,35 @@ TEST(StageTest, MissingTasksAreListedByNumber) {
   MakeTextCorpus(dir);
   const std::string work = dir / "work";
   for (const char* task : {"0", "2", "4"}) {
-    ASSERT_EQ(
-        RunProcess({kBin, "stage", "sign", "--task", task, "--tasks", "5", work, dir / "docs"}, dir.path()).exit_code,
-        0);
+    ASSERT_EQ(RunNeardup({"stage", "sign", "--task", task, "--tasks", "5", work, dir / "docs"}, dir.path()).exit_code,
+              0);
   }
-  RunResult r = RunProcess({kBin, "stage", "bucket", "--task", "0", "--tasks", "1", work}, dir.path());
+  RunResult r = RunNeardup({"stage", "bucket", "--task", "0", "--tasks", "1", work}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("2 of 5 sign tasks missing: 1, 3"), std::string::npos) << r.err;
-  r = RunProcess({kBin, "stage", "report", work}, dir.path());
+  r = RunNeardup({"stage", "report", work}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_NE(r.err.find("sign tasks missing: 1, 3"), std::string::npos) << r.err;
   for (const char* task : {"1", "3"}) {
-    ASSERT_EQ(
-        RunProcess({kBin, "stage", "sign", "--task", task, "--tasks", "5", work, dir / "docs"}, dir.path()).exit_code,
-        0);
+    ASSERT_EQ(RunNeardup({"stage", "sign", "--task", task, "--tasks", "5", work, dir / "docs"}, dir.path()).exit_code,
+              0);
   }
-  ASSERT_EQ(RunProcess({kBin, "stage", "bucket", "--task", "2", "--tasks", "3", work}, dir.path()).exit_code, 0);
-  r = RunProcess({kBin, "stage", "report", work}, dir.path());
+  ASSERT_EQ(RunNeardup({"stage", "bucket", "--task", "2", "--tasks", "3", work}, dir.path()).exit_code, 0);
+  r = RunNeardup({"stage", "report", work}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("2 of 3 bucket tasks missing: 0, 1"), std::string::npos) << r.err;
-  r = RunProcess({kBin, "stage", "verify", "--task", "0", "--tasks", "2", work}, dir.path());
+  r = RunNeardup({"stage", "verify", "--task", "0", "--tasks", "2", work}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("2 of 3 bucket tasks missing: 0, 1"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(work + "/verify/0.pairs"));
   for (const char* task : {"0", "1"}) {
-    ASSERT_EQ(RunProcess({kBin, "stage", "bucket", "--task", task, "--tasks", "3", work}, dir.path()).exit_code, 0);
+    ASSERT_EQ(RunNeardup({"stage", "bucket", "--task", task, "--tasks", "3", work}, dir.path()).exit_code, 0);
   }
   for (const char* task : {"1", "3"}) {
-    ASSERT_EQ(RunProcess({kBin, "stage", "verify", "--task", task, "--tasks", "4", work}, dir.path()).exit_code, 0);
+    ASSERT_EQ(RunNeardup({"stage", "verify", "--task", task, "--tasks", "4", work}, dir.path()).exit_code, 0);
   }
-  r = RunProcess({kBin, "stage", "report", work}, dir.path());
+  r = RunNeardup({"stage", "report", work}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_NE(r.err.find("2 of 4 verify tasks missing: 0, 2"), std::string::npos) << r.err;
@@ -713,24 +706,22 @@ TEST(StageTest, ShardsOfOtherParametersAreRefused) {
   TempDir dir;
   MakeTextCorpus(dir);
   const std::string work = dir / "work";
-  ASSERT_EQ(
-      RunProcess({kBin, "stage", "sign", "--task", "0", "--tasks", "2", work, dir / "docs"}, dir.path()).exit_code, 0);
-  RunResult r = RunProcess({kBin, "stage", "sign", "--task", "1", "--tasks", "2", "--ngram", "4", work, dir / "docs"},
-                           dir.path());
+  ASSERT_EQ(RunNeardup({"stage", "sign", "--task", "0", "--tasks", "2", work, dir / "docs"}, dir.path()).exit_code, 0);
+  RunResult r =
+      RunNeardup({"stage", "sign", "--task", "1", "--tasks", "2", "--ngram", "4", work, dir / "docs"}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--ngram: 4 here, 5 in shard 0"), std::string::npos) << r.err;
-  r = RunProcess({kBin, "stage", "sign", "--task", "1", "--tasks", "3", work, dir / "docs"}, dir.path());
+  r = RunNeardup({"stage", "sign", "--task", "1", "--tasks", "3", work, dir / "docs"}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("made by a run of 2 tasks, not 3"), std::string::npos) << r.err;
-  ASSERT_EQ(
-      RunProcess({kBin, "stage", "sign", "--task", "1", "--tasks", "2", work, dir / "docs"}, dir.path()).exit_code, 0);
-  r = RunProcess({kBin, "stage", "bucket", "--task", "0", "--tasks", "1", "--seed", "9", work}, dir.path());
+  ASSERT_EQ(RunNeardup({"stage", "sign", "--task", "1", "--tasks", "2", work, dir / "docs"}, dir.path()).exit_code, 0);
+  r = RunNeardup({"stage", "bucket", "--task", "0", "--tasks", "1", "--seed", "9", work}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--seed: 9 here, 1 in shard 0"), std::string::npos) << r.err;
-  ASSERT_EQ(RunProcess({kBin, "stage", "bucket", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
-  ASSERT_EQ(RunProcess({kBin, "stage", "verify", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
+  ASSERT_EQ(RunNeardup({"stage", "bucket", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
+  ASSERT_EQ(RunNeardup({"stage", "verify", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
   // Bucket tasks of pairs mode do not serve a cluster report.
-  r = RunProcess({kBin, "stage", "report", "--mode", "clusters", work}, dir.path());
+  r = RunNeardup({"stage", "report", "--mode", "clusters", work}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
 }
@@ -749,27 +740,27 @@ TEST(StageTest, ShardsOfOtherReadingOptionsAreRefused) {
     const std::string apart = dir / "apart";
     std::filesystem::remove_all(work);
     std::filesystem::remove_all(apart);
-    Args sign0 = {kBin, "stage", "sign", "--task", "0", "--tasks", "2", "--input", "jsonl", work, dir / "jsonl"};
-    ASSERT_EQ(RunProcess(sign0, dir.path()).exit_code, 0);
-    Args sign1 = {kBin, "stage", "sign", "--task", "1", "--tasks", "2", "--input", "jsonl"};
+    Args sign0 = {"stage", "sign", "--task", "0", "--tasks", "2", "--input", "jsonl", work, dir / "jsonl"};
+    ASSERT_EQ(RunNeardup(sign0, dir.path()).exit_code, 0);
+    Args sign1 = {"stage", "sign", "--task", "1", "--tasks", "2", "--input", "jsonl"};
     sign1.insert(sign1.end(), other.begin(), other.end());
     sign1.push_back(work);
     sign1.push_back(dir / "jsonl");
-    RunResult r = RunProcess(sign1, dir.path());
+    RunResult r = RunNeardup(sign1, dir.path());
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("made with other options"), std::string::npos) << r.err;
     // Run at once, both finish: their shards are refused afterwards.
     sign1[sign1.size() - 2] = apart;
-    ASSERT_EQ(RunProcess(sign1, dir.path()).exit_code, 0);
+    ASSERT_EQ(RunNeardup(sign1, dir.path()).exit_code, 0);
     for (const char* suffix : {"table", "meta", "bands", "done"}) {
       std::filesystem::copy_file(apart + "/sign/1." + suffix, work + "/sign/1." + suffix);
     }
     for (const char* stage : {"bucket", "report"}) {
-      Args argv = {kBin, "stage", stage};
+      Args argv = {"stage", stage};
       if (std::string(stage) == "bucket") argv.insert(argv.end(), {"--task", "0", "--tasks", "1"});
       argv.insert(argv.end(), jsonl.begin(), jsonl.end());
       argv.push_back(work);
-      r = RunProcess(argv, dir.path());
+      r = RunNeardup(argv, dir.path());
       EXPECT_EQ(r.exit_code, 2) << stage;
       EXPECT_EQ(r.out, "");
       EXPECT_NE(r.err.find("made with other options"), std::string::npos) << stage << r.err;
@@ -809,7 +800,7 @@ TEST(StageTest, PairsReportBuildsNoClusters) {
   const RunResult staged = RunStages(dir, work, 1, 1, 1, options, {dir / "chain"});
   const double stages = ChildrenCpuSeconds() - at;
   at = ChildrenCpuSeconds();
-  const RunResult scan = RunScan(dir, options, {dir / "chain"});
+  const RunResult scan = RunNeardup(With(With({"scan"}, options), {dir / "chain"}), dir.path());
   const double scanned = ChildrenCpuSeconds() - at;
   ExpectStagedIsScan(staged, scan, options, 1, 1, 1);
   EXPECT_GT(std::count(staged.out.begin(), staged.out.end(), '\n'), 2000);
@@ -827,13 +818,12 @@ TEST(StageTest, ShardDamagedAfterSigningIsRefusedNamingTheFile) {
   MakeTextCorpus(dir);
   const std::string work = dir / "work";
   for (const char* task : {"0", "1"}) {
-    ASSERT_EQ(
-        RunProcess({kBin, "stage", "sign", "--task", task, "--tasks", "2", work, dir / "docs"}, dir.path()).exit_code,
-        0);
+    ASSERT_EQ(RunNeardup({"stage", "sign", "--task", task, "--tasks", "2", work, dir / "docs"}, dir.path()).exit_code,
+              0);
   }
-  ASSERT_EQ(RunProcess({kBin, "stage", "bucket", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
-  ASSERT_EQ(RunProcess({kBin, "stage", "verify", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
-  RunResult r = RunProcess({kBin, "stage", "report", work}, dir.path());
+  ASSERT_EQ(RunNeardup({"stage", "bucket", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
+  ASSERT_EQ(RunNeardup({"stage", "verify", "--task", "0", "--tasks", "1", work}, dir.path()).exit_code, 0);
+  RunResult r = RunNeardup({"stage", "report", work}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string good = r.out;
 
@@ -843,19 +833,19 @@ TEST(StageTest, ShardDamagedAfterSigningIsRefusedNamingTheFile) {
   std::string damaged = bytes;
   damaged[damaged.size() - 8 - 100] ^= 0x01;  // a bit of a signature near the end
   WriteFile(table, damaged);
-  r = RunProcess({kBin, "stage", "report", work}, dir.path());
+  r = RunNeardup({"stage", "report", work}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_NE(r.err.find(table + ": signature table: checksum mismatch"), std::string::npos) << r.err;
 
   WriteFile(table, bytes.substr(0, bytes.size() - 1));  // truncated
-  r = RunProcess({kBin, "stage", "report", work}, dir.path());
+  r = RunNeardup({"stage", "report", work}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_NE(r.err.find(table + ": signature table: truncated"), std::string::npos) << r.err;
 
   WriteFile(table, bytes);
-  r = RunProcess({kBin, "stage", "report", work}, dir.path());
+  r = RunNeardup({"stage", "report", work}, dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, good);
 }
@@ -870,7 +860,7 @@ TEST(StageTest, InputsChangedBetweenSignTasksAreRefused) {
   const std::string work = dir / "work";
   const std::string kChanged = "the inputs changed between sign tasks; run again in an empty work folder";
   auto sign = [&](const char* task, const std::string& folder) {
-    return RunProcess({kBin, "stage", "sign", "--task", task, "--tasks", "2", folder, dir / "docs"}, dir.path());
+    return RunNeardup({"stage", "sign", "--task", task, "--tasks", "2", folder, dir / "docs"}, dir.path());
   };
   ASSERT_EQ(sign("0", work).exit_code, 0);
   // docs/b0/c0.txt is in task 0's share; renamed, it falls in task 1's.
@@ -886,7 +876,7 @@ TEST(StageTest, InputsChangedBetweenSignTasksAreRefused) {
   for (const char* suffix : {"table", "bands", "meta", "done"}) {
     std::filesystem::copy_file(other + "/sign/1." + suffix, work + "/sign/1." + suffix);
   }
-  r = RunProcess({kBin, "stage", "bucket", "--task", "0", "--tasks", "1", work}, dir.path());
+  r = RunNeardup({"stage", "bucket", "--task", "0", "--tasks", "1", work}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(kChanged), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(work + "/sign"), std::string::npos) << r.err;
@@ -894,11 +884,11 @@ TEST(StageTest, InputsChangedBetweenSignTasksAreRefused) {
   // Even with the bucket task's files there (made in a consistent folder
   // and brought in), the report refuses.
   ASSERT_EQ(sign("0", other).exit_code, 0);
-  ASSERT_EQ(RunProcess({kBin, "stage", "bucket", "--task", "0", "--tasks", "1", other}, dir.path()).exit_code, 0);
+  ASSERT_EQ(RunNeardup({"stage", "bucket", "--task", "0", "--tasks", "1", other}, dir.path()).exit_code, 0);
   for (const char* suffix : {"pairs", "done"}) {
     std::filesystem::copy_file(other + "/bucket/0." + suffix, work + "/bucket/0." + suffix);
   }
-  r = RunProcess({kBin, "stage", "report", "--mode", "duplicates", "--exact", work}, dir.path());
+  r = RunNeardup({"stage", "report", "--mode", "duplicates", "--exact", work}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_NE(r.err.find(kChanged), std::string::npos) << r.err;
@@ -923,7 +913,7 @@ TEST(StageTest, ExactIsDecidedByTheVerifyTasksNotTheReport) {
   }
   cases.push_back({{"--mode", "duplicates", "-t", "1"}, {"docs"}});
   for (const Case& c : cases) {
-    const RunResult scan = RunScan(dir, c.options, {dir / c.inputs[0]});
+    const RunResult scan = RunNeardup(With(With({"scan"}, c.options), {dir / c.inputs[0]}), dir.path());
     for (int n : {1, 3}) {
       for (int m : {1, 2}) {
         for (int v : {1, 2, 5}) {
@@ -947,7 +937,7 @@ TEST(StageTest, DocumentChangedBeforeVerifyIsLeftOutAsScanLeavesItOut) {
   TempDir dir;
   MakeTextCorpus(dir);
   const Args options = {"--mode", "pairs", "--exact", "-t", "0.6"};
-  const RunResult before = RunScan(dir, options, {dir / "docs"});
+  const RunResult before = RunNeardup(With(With({"scan"}, options), {dir / "docs"}), dir.path());
   ASSERT_EQ(before.exit_code, 0);
   ASSERT_NE(before.out.find("b1/c1.txt"), std::string::npos);
   const std::string changed = dir / "docs/b1/c1.txt";
@@ -956,10 +946,10 @@ TEST(StageTest, DocumentChangedBeforeVerifyIsLeftOutAsScanLeavesItOut) {
   const RunResult staged = RunStages(dir, work, 2, 1, 0, options, {dir / "docs"}, [&] {
     std::ofstream(changed, std::ios::app) << " more words at the end";
     for (const char* k : {"0", "1"}) {
-      Args argv = {kBin, "stage", "verify", "--task", k, "--tasks", "2"};
+      Args argv = {"stage", "verify", "--task", k, "--tasks", "2"};
       argv.insert(argv.end(), options.begin(), options.end());
       argv.push_back(work);
-      EXPECT_EQ(RunProcess(argv, dir.path()).exit_code, 0);
+      EXPECT_EQ(RunNeardup(argv, dir.path()).exit_code, 0);
     }
   });
   EXPECT_EQ(staged.exit_code, 2) << staged.err;
@@ -980,10 +970,10 @@ TEST(StageTest, ReportRefusesVerifyOutputsOfTheOtherKind) {
     Args& by_signature = exact_verify ? report_options : verify_options;
     by_signature.insert(by_signature.end(), {"--verify", "signature"});
     RunStages(dir, work, 1, 1, 2, verify_options, {dir / "docs"});
-    Args argv = {kBin, "stage", "report"};
+    Args argv = {"stage", "report"};
     argv.insert(argv.end(), report_options.begin(), report_options.end());
     argv.push_back(work);
-    const RunResult r = RunProcess(argv, dir.path());
+    const RunResult r = RunNeardup(argv, dir.path());
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(r.out, "");
     const std::string why =
@@ -1001,7 +991,7 @@ TEST(StageTest, SignTaskRunAgainOverAChangedTreeIsRefused) {
   MakeTextCorpus(dir);
   const std::string work = dir / "work";
   auto sign = [&](const char* task) {
-    return RunProcess({kBin, "stage", "sign", "--task", task, "--tasks", "2", "-v", work, dir / "docs"}, dir.path());
+    return RunNeardup({"stage", "sign", "--task", task, "--tasks", "2", "-v", work, dir / "docs"}, dir.path());
   };
   ASSERT_EQ(sign("0").exit_code, 0);
   ASSERT_EQ(sign("1").exit_code, 0);
@@ -1018,10 +1008,9 @@ TEST(StageTest, SignTaskRunAgainOverAChangedTreeIsRefused) {
   }
   // A new file is a change too.
   const std::string fresh = dir / "fresh";
-  ASSERT_EQ(
-      RunProcess({kBin, "stage", "sign", "--task", "0", "--tasks", "1", fresh, dir / "docs"}, dir.path()).exit_code, 0);
+  ASSERT_EQ(RunNeardup({"stage", "sign", "--task", "0", "--tasks", "1", fresh, dir / "docs"}, dir.path()).exit_code, 0);
   WriteFile(dir / "docs/new.txt", "a new file");
-  r = RunProcess({kBin, "stage", "sign", "--task", "0", "--tasks", "1", fresh, dir / "docs"}, dir.path());
+  r = RunNeardup({"stage", "sign", "--task", "0", "--tasks", "1", fresh, dir / "docs"}, dir.path());
   EXPECT_EQ(r.exit_code, 2) << r.err;
 }
 
@@ -1033,7 +1022,7 @@ TEST(StageTest, HardLinkedFileIsOneDocumentAsInScan) {
   MakeTextCorpus(dir);
   std::filesystem::create_hard_link(dir / "docs/b0/c0.txt", dir / "docs/u/zz_link.txt");
   for (int n : {1, 2, 3}) ExpectSameAsScan(dir, {"--mode", "duplicates", "--exact"}, {dir / "docs"}, n, 1);
-  const RunResult scan = RunScan(dir, {"--mode", "duplicates", "--exact"}, {dir / "docs"});
+  const RunResult scan = RunNeardup({"scan", "--mode", "duplicates", "--exact", dir / "docs"}, dir.path());
   EXPECT_EQ(scan.out.find("zz_link"), std::string::npos) << scan.out;
 }
 
@@ -1043,19 +1032,19 @@ TEST(StageTest, TaskComesFromSlurmOrIsAUsageError) {
   const std::string work = dir / "work";
   ::unsetenv("SLURM_ARRAY_TASK_ID");
   ::unsetenv("SLURM_ARRAY_TASK_COUNT");
-  RunResult r = RunProcess({kBin, "stage", "sign", work, dir / "docs"}, dir.path());
+  RunResult r = RunNeardup({"stage", "sign", work, dir / "docs"}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--task is missing"), std::string::npos) << r.err;
   ::setenv("SLURM_ARRAY_TASK_ID", "0", 1);
   ::setenv("SLURM_ARRAY_TASK_COUNT", "1", 1);
-  r = RunProcess({kBin, "stage", "sign", work, dir / "docs"}, dir.path());
+  r = RunNeardup({"stage", "sign", work, dir / "docs"}, dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  r = RunProcess({kBin, "stage", "bucket", work}, dir.path());
+  r = RunNeardup({"stage", "bucket", work}, dir.path());
   ::unsetenv("SLURM_ARRAY_TASK_ID");
   ::unsetenv("SLURM_ARRAY_TASK_COUNT");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(std::filesystem::exists(work + "/bucket/0.done"));
-  r = RunProcess({kBin, "stage", "report", work, dir / "docs"}, dir.path());
+  r = RunNeardup({"stage", "report", work, dir / "docs"}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("take no PATH"), std::string::npos) << r.err;
 }

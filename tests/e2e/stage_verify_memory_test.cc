@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "test_paths.h"
+#include "e2e/run_neardup.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -16,33 +16,25 @@ namespace {
 
 using testing::Join;
 using testing::RandomWords;
-using testing::RunProcess;
+using testing::RunNeardup;
+using testing::RunOptions;
 using testing::RunResult;
 using testing::TempDir;
 using testing::WriteFile;
 
-const std::string kBin = ::neardup::testing::NeardupBinary();
 using Args = std::vector<std::string>;
 
 RunResult RunStage(const TempDir& dir, const std::string& stage, int task, int tasks, const Args& tail,
                    long* max_rss_kb = nullptr) {
-  Args argv = {kBin,
-               "stage",
-               stage,
-               "--task",
-               std::to_string(task),
-               "--tasks",
-               std::to_string(tasks),
-               "--input",
-               "jsonl",
-               "--bands",
-               "4",
-               "--rows",
-               "32",
-               "-q",
-               dir / "work"};
+  Args argv = {"stage",   stage,
+               "--task",  std::to_string(task),
+               "--tasks", std::to_string(tasks),
+               "--input", "jsonl",
+               "--bands", "4",
+               "--rows",  "32",
+               "-q",      dir / "work"};
   argv.insert(argv.end(), tail.begin(), tail.end());
-  return RunProcess(argv, dir.path(), "/dev/null", max_rss_kb);
+  return RunNeardup(argv, dir.path(), RunOptions().MaxRss(max_rss_kb));
 }
 
 // 1500 documents of the same 300 words, each with a word of its own: every
