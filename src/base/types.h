@@ -56,6 +56,8 @@ struct ContentHash {
 // What became of a document once read. Only kOk documents have a signature.
 enum class DocKind : uint8_t { kOk, kEmpty, kTooShort, kBinary, kFailed };
 
+inline constexpr uint64_t kNoOffset = UINT64_MAX;
+
 struct DocRecord {
   std::string name;   // as written in the output: path, JSONL id or FILE:LINE
   uint32_t file = 0;  // index into SignatureTable::files
@@ -64,7 +66,12 @@ struct DocRecord {
   // without --kept-dir does not hash its lines, a
   // document from the index or a stage table) or for a text file.
   uint32_t line_hash = 0;
-  uint64_t line = 0;     // JSONL line number (from 1); 0 for a text file
+  uint64_t line = 0;  // JSONL line number (from 1); 0 for a text file
+  // JSONL: where its line starts in its file, in bytes, as this run read it,
+  // which an exact re-read seeks to (JsonlLinesAt); kNoOffset when not known:
+  // a text file, a compressed file or a stream, a line after one over
+  // --max-line, a document from the index or a stage table (never stored).
+  uint64_t offset = kNoOffset;
   uint64_t size = 0;     // bytes of text
   int64_t mtime_ns = 0;  // of its file, when walked
   ContentHash content;   // of its normalized token text

@@ -50,6 +50,7 @@ struct Block {
   uint32_t file = 0;
   JsonlBlocks::Block data;  // whole lines, or a line too long to hold
   uint64_t line_bytes = 0;  // data.size, kept once data is freed
+  bool skipped = false;     // data.too_long: a line over --max-line, of bytes not counted
   // Results.
   uint64_t lines = 0;
   std::vector<DocRecord> docs;  // line: in the block; name empty when it has no id
@@ -116,6 +117,7 @@ void SignLine(std::string_view line, size_t readable_after, uint64_t ln, const B
   r.name = std::move(doc.id);
   r.file = b.file;
   r.line = ln;
+  r.offset = static_cast<uint64_t>(line.data() - b.data.data.get());  // in the block, until committed
   if (rule.line_hashes) r.line_hash = LineHash(line.data(), line.size());
   r.size = doc.text.size();
   r.content = sk.content;
@@ -208,6 +210,7 @@ void SplitFile(const SignContext& ctx, uint32_t fi, OrderedWork<Block>& work, Si
     if (!more.ok()) out->problems.push_back({.file = fi, .line = 0, .status = more.status()});
     if (!more.ok() || !*more) break;
     block.line_bytes = block.data.size;
+    block.skipped = block.data.too_long;
     if (block.data.size > 0 || block.data.too_long) work.Submit(std::move(block));
   }
 }
@@ -248,6 +251,8 @@ struct BlockCommitter {
   BitmapBudget* bitmaps;              // null: no bitmaps are kept
   // Per file, lines committed (from line_base: lines signed by an earlier run).
   std::vector<uint64_t> lines_before;
+  // Per file, the bytes of the lines committed (kNoOffset: not known).
+  std::vector<uint64_t> bytes_before;
   // The bytes to read, as far as known (ReserveForInput), and those seen.
   uint64_t input_bytes = 0;
   uint64_t seen_bytes = 0;
@@ -284,14 +289,17 @@ void BlockCommitter::Commit(Block& b) {
   seen_docs += b.docs.size();
   if (!ctx.drain) ReserveForInput(input_bytes, seen_bytes, seen_docs, out->table.size() + b.docs.size(), &out->table);
   const uint64_t base = lines_before[b.file];
+  const uint64_t at = bytes_before[b.file];
   for (DocRecord& r : b.docs) {
     r.line += base;
+    r.offset = at == kNoOffset ? kNoOffset : at + r.offset;
     if (r.name.empty()) r.name = f.path + ":" + std::to_string(r.line);
     r.mtime_ns = f.mtime_ns;
     r.reference = f.reference;
   }
   TakeFindings(f, base, b);
   lines_before[b.file] += b.lines;
+  if (at != kNoOffset) bytes_before[b.file] = b.skipped ? kNoOffset : at + b.line_bytes;
   ctx.progress.documents += b.docs.size() + b.unnamed_unsigned.size() + b.named_unsigned.size();
   if (bitmaps != nullptr) bitmaps->Commit(b, &out->bitmaps);
   if (ctx.drain) {
@@ -328,12 +336,19 @@ void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector
       .out = out,
       .per_file = per_file,
       .bitmaps = set_bitmaps ? &bitmap_budget : nullptr,
-      .lines_before = line_base != nullptr ? *line_base : std::vector<uint64_t>(out->table.files.size(), 0)};
+      .lines_before = line_base != nullptr ? *line_base : std::vector<uint64_t>(out->table.files.size(), 0),
+      .bytes_before = {}};
   // The bytes to read, as far as known: not those of a stream, nor those of a
   // file read from where an earlier run stopped (line_base).
   for (size_t k = 0; k < out->table.files.size(); ++k) {
     const InputFile& f = out->table.files[k];
     if (!f.identity.stream && committer.lines_before[k] == 0) committer.input_bytes += f.size;
+  }
+  // Where lines start is known in a plain file read from its start.
+  committer.bytes_before.assign(out->table.files.size(), kNoOffset);
+  for (size_t k = 0; k < out->table.files.size(); ++k) {
+    const InputFile& f = out->table.files[k];
+    if (!f.identity.stream && committer.lines_before[k] == 0 && !CompressedName(f.path)) committer.bytes_before[k] = 0;
   }
   auto commit = [&committer](Block& b) { committer.Commit(b); };
   OrderedWork<Block> work(workers, static_cast<size_t>(workers.threads) * kBlocksPerWorker, sign, commit);

@@ -270,4 +270,50 @@ Result<bool> JsonlLines::Next(Line* line) {
   }
 }
 
+JsonlLinesAt::JsonlLinesAt(std::unique_ptr<ByteReader> in, uint64_t max_line)
+    : in_(std::move(in)), max_line_(max_line == 0 ? UINT64_MAX - 2 : max_line) {}
+
+Status JsonlLinesAt::Fill(uint64_t offset, size_t want) {
+  if (buf_.size() < want) buf_.resize(want);
+  start_ = offset;
+  size_ = 0;
+  at_end_ = false;
+  while (size_ < want) {
+    Result<size_t> got = in_->ReadAhead(offset + size_, buf_.data() + size_, want - size_);
+    if (!got.ok()) return got.status();
+    if (*got == 0) {
+      at_end_ = true;
+      break;
+    }
+    size_ += *got;
+  }
+  return Status::Ok();
+}
+
+Result<bool> JsonlLinesAt::At(uint64_t offset, std::string_view* text) {
+  // The most a line and its "\r\n" take.
+  const uint64_t most = max_line_ + 2;
+  bool filled = false;
+  for (size_t want = want_;;) {
+    if (offset >= start_ && offset - start_ <= size_) {
+      const char* from = buf_.data() + (offset - start_);
+      const size_t left = size_ - static_cast<size_t>(offset - start_);
+      const char* nl = static_cast<const char*>(std::memchr(from, '\n', left));
+      if (nl != nullptr || (at_end_ && left > 0)) {
+        size_t len = nl != nullptr ? static_cast<size_t>(nl - from) : left;
+        if (len > 0 && from[len - 1] == '\r') --len;
+        if (len > max_line_) return false;
+        want_ = std::clamp(len + len / 2, kMinWindow, kMaxWindow);
+        *text = std::string_view(from, len);
+        return true;
+      }
+      if (at_end_ || left >= most) return false;
+      // The line runs past the window: read it from its start, wider.
+      if (filled) want = static_cast<size_t>(std::min<uint64_t>(most, 2 * uint64_t{want}));
+    }
+    if (Status s = Fill(offset, want); !s.ok()) return s;
+    filled = true;
+  }
+}
+
 }  // namespace neardup

@@ -173,4 +173,37 @@ class JsonlLines {
   uint64_t number_ = 0;
 };
 
+// The lines of a regular, uncompressed JSONL file read where they start
+// (DocRecord::offset), for reading a few lines of a large file again: each
+// through a window of the file read at its place (ByteReader::ReadAhead,
+// pread), so that the re-read costs the lines wanted, not the bytes between.
+// Lines as BlockLines gives them: without "\n" or "\r\n".
+class JsonlLinesAt {
+ public:
+  // A window reads about the length of the last line found and a half, at
+  // least kMinWindow bytes (a page) and at most kMaxWindow at first (a line
+  // longer than that is read again with twice the window, up to max_line).
+  static constexpr size_t kMinWindow = 4 << 10;
+  static constexpr size_t kMaxWindow = 64 << 10;
+  // `max_line`: as JsonlBlocks. REQUIRES: `in` non-null, in->CanReadAhead(),
+  // and nothing Read() from it.
+  JsonlLinesAt(std::unique_ptr<ByteReader> in, uint64_t max_line);
+  // OK(true) with the line that starts at `offset` (valid until the next
+  // call); OK(false) when no line of at most max_line bytes starts there
+  // (the file ends before it, or no newline comes in time): the file is not
+  // what was signed. A read error as ReadAhead() gives it.
+  [[nodiscard]] Result<bool> At(uint64_t offset, std::string_view* text);
+
+ private:
+  // Reads the window from `offset`: at least `want` bytes, fewer at the end.
+  Status Fill(uint64_t offset, size_t want);
+  std::unique_ptr<ByteReader> in_;
+  uint64_t max_line_;
+  std::vector<char> buf_;
+  uint64_t start_ = 0;   // the file offset of buf_[0]
+  size_t size_ = 0;      // bytes of buf_ read
+  bool at_end_ = false;  // the window reaches the end of the file
+  size_t want_ = kMinWindow;
+};
+
 }  // namespace neardup

@@ -24,8 +24,12 @@ namespace {
 
 constexpr size_t kCompareChunk = 64 * 1024;
 // A JSONL file's lines to read again are shared by the workers in runs of at
-// least this many (ReadAll).
+// least this many (ReadAll) when each run reads the file from its start;
+// when each line is read where it starts, in runs of this many, at most
+// kSeekJobsPerWorker runs a worker.
 constexpr size_t kMinJobLines = 512;
+constexpr size_t kMinSeekJobLines = 64;
+constexpr size_t kSeekJobsPerWorker = 8;
 
 Status TempError(const char* what) {
   return Status::IoError(std::string("temporary file for --exact in ") + ShellQuoted(TempFile::Folder()) + ": " + what +
@@ -134,11 +138,18 @@ std::vector<std::vector<size_t>> Confirmer::Jobs(const std::vector<DocOrigin>& o
     std::sort(ids.begin(), ids.end(),
               [&](size_t x, size_t y) { return origins[reads_[x].doc].line < origins[reads_[y].doc].line; });
     // The lines of a large plain file are shared by the workers, a run of
-    // them a job: each job reads the file from its start, parses its own
-    // lines only and stops after the last. A compressed file or a stream's
-    // copy is one job (each would be decompressed or replayed again).
+    // them a job: each job reads its lines where they start (when known),
+    // or the file from its start, parsing its own lines only and stopping
+    // after the last. A compressed file or a stream's copy is one job (each
+    // would be decompressed or replayed again).
     const bool plain = origins[reads_[ids[0]].doc].copy == nullptr && !CompressedName(file->path);
-    const size_t parts = plain ? std::clamp<size_t>(ids.size() / kMinJobLines, 1, static_cast<size_t>(threads_)) : 1;
+    const bool seek =
+        std::all_of(ids.begin(), ids.end(), [&](size_t i) { return origins[reads_[i].doc].offset != kNoOffset; });
+    const size_t threads = static_cast<size_t>(threads_);
+    const size_t parts = !plain ? 1
+                         : seek && threads > 1
+                             ? std::clamp<size_t>(ids.size() / kMinSeekJobLines, 1, threads * kSeekJobsPerWorker)
+                             : std::clamp<size_t>(ids.size() / kMinJobLines, 1, threads);
     for (size_t c = 0; c < parts; ++c) {
       jobs.emplace_back(ids.begin() + static_cast<std::ptrdiff_t>(c * ids.size() / parts),
                         ids.begin() + static_cast<std::ptrdiff_t>((c + 1) * ids.size() / parts));
@@ -238,7 +249,9 @@ void Confirmer::ReadTextDoc(const std::vector<DocOrigin>& origins, size_t i, siz
 }
 
 // Reads the wanted lines of one JSONL file again (reads_ indices, in line
-// order), their token texts to spool `w`.
+// order), their token texts to spool `w`: each where it starts when that is
+// known for all of them and the file can be read at any place (a plain
+// file), else the file from its start, line after line.
 void Confirmer::ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::vector<size_t>& wanted, size_t w,
                               JsonlDocReader& parser) {
   const InputFile& f = *origins[reads_[wanted[0]].doc].file;
@@ -256,36 +269,11 @@ void Confirmer::ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::
   Result<std::unique_ptr<ByteReader>> in = OpenAgain(fs_, f, copy);
   if (!in.ok())
     return fail_all(Status::Changed(ShellQuoted(f.path) + ": cannot be read again (" + in.status().message() + ")"));
-  JsonlLines lines(std::move(*in), options_.max_line);
-  JsonlLines::Line line;
-  JsonlDoc doc;
-  size_t next = 0;
-  // The rest of the file is not needed; nor any of it once the spool failed.
-  while (next < wanted.size() && !spool.failed) {
-    Result<bool> more = lines.Next(&line);
-    if (!more.ok())
-      return fail_all(
-          Status::Changed(ShellQuoted(f.path) + ": cannot be read again (" + more.status().message() + ")"));
-    if (!*more) break;
-    for (; next < wanted.size() && origins[reads_[wanted[next]].doc].line == line.number; ++next) {
-      Read& r = reads_[wanted[next]];
-      bool has = false;
-      r.offset = spool.size;
-      parser.reader().set_token_sink(
-          r.keep_text ? DocumentReader::TokenSink([&spool](std::string_view piece) { spool.Append(piece); }) : nullptr);
-      DocumentSketch sk;
-      if (parser.Parse(line.text, &doc, &has).ok() && has) {
-        parser.reader().ReadText(doc.text, nullptr, r.want_set ? &r.set : nullptr, &sk);
-        r.content = sk.content;
-      }
-      if (!has || sk.kind != DocumentSketch::Kind::kOk) {
-        r.status =
-            Status::Changed(ShellQuoted(f.path) + ":" + std::to_string(line.number) + ": changed during the run");
-      }
-      r.length = spool.size - r.offset;
-      SetReady(wanted[next]);
-    }
-  }
+  const bool seek = (*in)->CanReadAhead() && std::all_of(wanted.begin(), wanted.end(), [&](size_t i) {
+                      return origins[reads_[i].doc].offset != kNoOffset;
+                    });
+  const size_t next = seek ? ReadLinesAt(origins, wanted, std::move(*in), parser, spool)
+                           : ReadLinesThrough(origins, wanted, std::move(*in), parser, spool);
   for (size_t k = next; k < wanted.size(); ++k) {
     Read& r = reads_[wanted[k]];
     if (r.status.ok()) r.status = Status::Changed(ShellQuoted(f.path) + ": changed during the run (a line is gone)");
@@ -293,6 +281,76 @@ void Confirmer::ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::
   if (copy == nullptr) {
     if (Status s = CheckUnchanged(fs_, f); !s.ok()) fail_all(s);
   }
+}
+
+size_t Confirmer::ReadLinesThrough(const std::vector<DocOrigin>& origins, const std::vector<size_t>& wanted,
+                                   std::unique_ptr<ByteReader> in, JsonlDocReader& parser, Spool& spool) {
+  JsonlLines lines(std::move(in), options_.max_line);
+  JsonlLines::Line line;
+  size_t next = 0;
+  // The rest of the file is not needed; nor any of it once the spool failed.
+  while (next < wanted.size() && !spool.failed) {
+    Result<bool> more = lines.Next(&line);
+    if (!more.ok()) {
+      FailLines(origins, wanted, more.status());
+      return wanted.size();
+    }
+    if (!*more) break;
+    for (; next < wanted.size() && origins[reads_[wanted[next]].doc].line == line.number; ++next) {
+      TakeLine(origins, wanted[next], line.text, parser, spool);
+    }
+  }
+  return next;
+}
+
+size_t Confirmer::ReadLinesAt(const std::vector<DocOrigin>& origins, const std::vector<size_t>& wanted,
+                              std::unique_ptr<ByteReader> in, JsonlDocReader& parser, Spool& spool) {
+  JsonlLinesAt lines(std::move(in), options_.max_line);
+  size_t next = 0;
+  for (; next < wanted.size() && !spool.failed; ++next) {
+    std::string_view text;
+    Result<bool> found = lines.At(origins[reads_[wanted[next]].doc].offset, &text);
+    if (!found.ok()) {
+      FailLines(origins, wanted, found.status());
+      return wanted.size();
+    }
+    if (!*found) break;  // the file is shorter than it was
+    TakeLine(origins, wanted[next], text, parser, spool);
+  }
+  return next;
+}
+
+// The file of the wanted lines cannot be read (again) to their end: `why`.
+// Every wanted line not left out yet is left out with it.
+void Confirmer::FailLines(const std::vector<DocOrigin>& origins, const std::vector<size_t>& wanted, const Status& why) {
+  const InputFile& f = *origins[reads_[wanted[0]].doc].file;
+  for (size_t i : wanted) {
+    Read& r = reads_[i];
+    if (r.status.ok())
+      r.status = Status::Changed(ShellQuoted(f.path) + ": cannot be read again (" + why.message() + ")");
+  }
+}
+
+// Reads line `text` again as reads_[i], its token text to `spool`.
+void Confirmer::TakeLine(const std::vector<DocOrigin>& origins, size_t i, std::string_view text, JsonlDocReader& parser,
+                         Spool& spool) {
+  Read& r = reads_[i];
+  bool has = false;
+  r.offset = spool.size;
+  parser.reader().set_token_sink(
+      r.keep_text ? DocumentReader::TokenSink([&spool](std::string_view piece) { spool.Append(piece); }) : nullptr);
+  DocumentSketch sk;
+  JsonlDoc doc;
+  if (parser.Parse(text, &doc, &has).ok() && has) {
+    parser.reader().ReadText(doc.text, nullptr, r.want_set ? &r.set : nullptr, &sk);
+    r.content = sk.content;
+  }
+  if (!has || sk.kind != DocumentSketch::Kind::kOk) {
+    const DocOrigin& o = origins[r.doc];
+    r.status = Status::Changed(ShellQuoted(o.file->path) + ":" + std::to_string(o.line) + ": changed during the run");
+  }
+  r.length = spool.size - r.offset;
+  SetReady(i);
 }
 
 void Confirmer::PrepareStream(size_t groups) {

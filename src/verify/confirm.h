@@ -19,8 +19,10 @@
 // of those token texts. A document alone in its group keeps none (it is
 // compared with no other) until KeepText() asks for it.
 //
-// The workers take a text document each, and a JSONL file in runs of at
-// least 512 of its lines (each run reads the file from its start).
+// The workers take a text document each, and a JSONL file in runs of its
+// lines: each line read where it starts, when the signing run saw where
+// (DocRecord::offset) and the file is plain; else each run of at least 512
+// lines reads the file from its start.
 //
 // Thread safety: one Confirmer per run; Run() uses `threads` workers inside;
 // KeepText() is called by one thread at a time.
@@ -62,6 +64,7 @@ class JsonlDocReader;
 struct DocOrigin {
   const InputFile* file = nullptr;  // REQUIRES: outlives the Confirmer
   uint64_t line = 0;                // JSONL line number (from 1); 0 for a text file
+  uint64_t offset = kNoOffset;      // JSONL: where the line starts (DocRecord::offset)
   ContentHash content;              // content hash when signed
   // A stream document (a pipe can be read once): the copy of what it gave
   // (StreamCopy), read instead of the file. Null for a file.
@@ -150,6 +153,15 @@ class Confirmer {
   void ReadTextDoc(const std::vector<DocOrigin>& origins, size_t i, size_t w, DocumentReader& reader);
   void ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::vector<size_t>& wanted, size_t w,
                      JsonlDocReader& parser);
+  // ReadJsonlFile's two ways: the file from its start, or each line where
+  // it starts. Each returns how many of `wanted` it reached.
+  size_t ReadLinesThrough(const std::vector<DocOrigin>& origins, const std::vector<size_t>& wanted,
+                          std::unique_ptr<ByteReader> in, JsonlDocReader& parser, Spool& spool);
+  size_t ReadLinesAt(const std::vector<DocOrigin>& origins, const std::vector<size_t>& wanted,
+                     std::unique_ptr<ByteReader> in, JsonlDocReader& parser, Spool& spool);
+  void FailLines(const std::vector<DocOrigin>& origins, const std::vector<size_t>& wanted, const Status& why);
+  void TakeLine(const std::vector<DocOrigin>& origins, size_t i, std::string_view text, JsonlDocReader& parser,
+                Spool& spool);
   [[nodiscard]] Result<bool> SameText(const Read& a, const Read& b) const;
   [[nodiscard]] Status Judge(const std::vector<DocOrigin>& origins, size_t groups, ConfirmedGroups* out);
   [[nodiscard]] Status CollectSets(const std::vector<char>& want_set, ConfirmedGroups* out);

@@ -217,7 +217,11 @@ std::vector<DocOrigin> Origins(const SignatureTable& table, const std::vector<st
   std::vector<DocOrigin> origins(table.docs.size());
   for (size_t d = 0; d < table.docs.size(); ++d) {
     const DocRecord& r = table.docs[d];
-    origins[d] = {.file = &table.files[r.file], .line = r.line, .content = r.content, .copy = copies[r.file].get()};
+    origins[d] = {.file = &table.files[r.file],
+                  .line = r.line,
+                  .offset = r.offset,
+                  .content = r.content,
+                  .copy = copies[r.file].get()};
   }
   return origins;
 }

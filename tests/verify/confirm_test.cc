@@ -20,24 +20,35 @@
 namespace neardup {
 namespace {
 
+// Bytes in memory, read as a stream or, with `seekable`, as a plain file is
+// (ReadAhead: a re-read of JSONL lines where they start).
 class StringReader : public ByteReader {
  public:
-  explicit StringReader(std::string text) : text_(std::move(text)) {}
+  StringReader(std::string text, bool seekable) : text_(std::move(text)), seekable_(seekable) {}
   Result<size_t> Read(char* buf, size_t n) override {
     const size_t k = std::min(n, text_.size() - at_);
     std::memcpy(buf, text_.data() + at_, k);
     at_ += k;
     return k;
   }
+  bool CanReadAhead() const override { return seekable_; }
+  Result<size_t> ReadAhead(uint64_t ahead, char* buf, size_t n) override {
+    const uint64_t from = std::min<uint64_t>(at_ + ahead, text_.size());
+    const size_t k = std::min<size_t>(n, static_cast<size_t>(text_.size() - from));
+    std::memcpy(buf, text_.data() + from, k);
+    return k;
+  }
 
  private:
   std::string text_;
+  bool seekable_;
   size_t at_ = 0;
 };
 
 // The real file system, counting the opens of each file; the open number
 // `change_at` of a file named `changed` gives `new_text` instead of its bytes
-// (its size and times stay as they were: only the content tells).
+// (its size and times stay as they were: only the content tells), read as
+// a plain file is (`seekable`) or as a stream.
 class ScriptedFs : public FileSystem {
  public:
   Result<std::unique_ptr<ByteReader>> Open(const std::string& path) override {
@@ -47,7 +58,7 @@ class ScriptedFs : public FileSystem {
       n = ++opens[std::filesystem::path(path).filename().string()];
     }
     if (!changed.empty() && std::filesystem::path(path).filename() == changed && n == change_at) {
-      return std::unique_ptr<ByteReader>(std::make_unique<StringReader>(new_text));
+      return std::unique_ptr<ByteReader>(std::make_unique<StringReader>(new_text, seekable));
     }
     return FileSystem::Default().Open(path);
   }
@@ -56,6 +67,7 @@ class ScriptedFs : public FileSystem {
   std::map<std::string, int> opens;
   std::string changed, new_text;
   int change_at = 0;
+  bool seekable = true;
 };
 
 Options ExactOptions(const std::string& dir) {
@@ -115,7 +127,8 @@ TEST(ConfirmTest, ADocumentChangedBeforeItsTextIsReadIsLeftOut) {
 // (every 15th and every 25th word edited), a family's lines 400 apart, so
 // that its groups and pairs span the runs of lines the workers share. With
 // 2 and 3 workers the file is opened once more per run of lines (at least
-// 512 each), and the pairs, clusters and removals are those of one worker.
+// 64 each, each line read where it starts, at most 8 runs a worker), and the
+// pairs, clusters and removals are those of one worker.
 TEST(ConfirmTest, TheLinesOfALargeJsonlFileAreSharedByTheWorkers) {
   testing::TempDir dir;
   constexpr int kFamilies = 400;
@@ -163,11 +176,78 @@ TEST(ConfirmTest, TheLinesOfALargeJsonlFileAreSharedByTheWorkers) {
   for (const int threads : {2, 3}) {
     const Outcome many = run(threads, Mode::kPairs);
     EXPECT_EQ(many.pairs, one.pairs) << threads;
-    EXPECT_EQ(many.opens, 1 + threads) << threads;  // 1,600 lines: up to 3 runs
+    EXPECT_EQ(many.opens, 1 + 8 * threads) << threads;  // 1,600 lines: 16 and 24 runs
   }
   const Outcome removals = run(1, Mode::kDuplicates);
   EXPECT_GE(removals.removable.size(), static_cast<size_t>(kFamilies));
   for (const int threads : {2, 3}) EXPECT_EQ(run(threads, Mode::kDuplicates).removable, removals.removable) << threads;
+}
+
+// A JSONL file whose lines moved since it was signed (the line before them
+// grew; size and times kept, so only the content tells). Read where its lines
+// started (a plain file), what is there now is not what was signed: both
+// documents of the pair are left out, naming the file, and no pair is
+// reported. Read from its start (a stream), its lines by number are what was
+// signed, and the pair stands.
+TEST(ConfirmTest, JsonlLinesThatMovedAreLeftOutWhenReadWhereTheyStarted) {
+  testing::TempDir dir;
+  const std::string text = testing::Join(testing::RandomWords(80, 9));
+  std::vector<std::string> words = testing::RandomWords(80, 9);
+  words[40] = "edited";
+  const std::string lines[3] = {"{\"text\":\"short\"}", "{\"text\":\"" + text + "\"}",
+                                "{\"text\":\"" + testing::Join(words) + "\"}"};
+  testing::WriteFile(dir / "a.jsonl", lines[0] + "\n" + lines[1] + "\n" + lines[2] + "\n");
+  for (const bool seekable : {true, false}) {
+    SCOPED_TRACE(seekable);
+    ScriptedFs fs;
+    fs.changed = "a.jsonl";
+    fs.change_at = 2;
+    fs.seekable = seekable;
+    fs.new_text = "{\"text\":\"longer now\"}\n" + lines[1] + "\n" + lines[2] + "\n";
+    Options o = ExactOptions(dir.path());
+    o.input = InputFormat::kJsonl;
+    o.min_words = 1;
+    RunContext ctx;
+    ctx.fs = &fs;
+    Result<Report> r = FindDuplicates(o, ctx);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(r->pairs.size(), seekable ? 0u : 1u);
+    EXPECT_EQ(r->problems.size(), seekable ? 2u : 0u);
+    for (const Status& p : r->problems) EXPECT_NE(p.message().find("a.jsonl:"), std::string::npos) << p.message();
+  }
+}
+
+// Unchanged, the same file gives its pair either way, read where its lines
+// start or from its start.
+TEST(ConfirmTest, JsonlLinesReadWhereTheyStartGiveThePairsOfAReadFromTheStart) {
+  testing::TempDir dir;
+  std::string jsonl;
+  for (int f = 0; f < 50; ++f) {
+    std::vector<std::string> words = testing::RandomWords(60 + 20 * (f % 7), 300 + static_cast<uint32_t>(f));
+    jsonl += "{\"id\":\"" + std::to_string(f) + "a\",\"text\":\"" + testing::Join(words) + "\"}\r\n";
+    words[7] = "edited";
+    jsonl += "{\"text\":\"" + testing::Join(words) + "\"}\n";
+  }
+  testing::WriteFile(dir / "a.jsonl", jsonl);
+  std::vector<std::vector<std::tuple<DocId, DocId, double>>> got;
+  for (const bool seekable : {true, false}) {
+    ScriptedFs fs;
+    fs.changed = "a.jsonl";
+    fs.change_at = 2;  // the same bytes, read from memory
+    fs.seekable = seekable;
+    fs.new_text = jsonl;
+    Options o = ExactOptions(dir.path());
+    o.input = InputFormat::kJsonl;
+    RunContext ctx;
+    ctx.fs = &fs;
+    Result<Report> r = FindDuplicates(o, ctx);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_TRUE(r->problems.empty()) << r->problems[0].message();
+    got.emplace_back();
+    for (const ReportedPair& p : r->pairs) got.back().emplace_back(p.a, p.b, p.jaccard);
+  }
+  EXPECT_EQ(got[0].size(), 50u);
+  EXPECT_EQ(got[0], got[1]);
 }
 
 }  // namespace
