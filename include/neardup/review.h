@@ -77,12 +77,23 @@ Review ReviewWithoutTexts(const Report& report);
 // be read again (standard input, a stream, a file changed or gone, a JSONL
 // line that no longer hashes as signed) gets a note, not a diff; this is not
 // an error. A JSONL report without places: ReviewWithoutTexts(report).
-// `progress`, when set, is called after each group is compared, from the
-// calling thread, with the groups done and their total (for a moving
-// counter: it may be called often).
+// `progress`, when set, is called after each batch of groups is compared
+// (see BuildReviewInBatches), from the calling thread, with the groups done
+// and their total (for a moving counter: it may be called often).
 // REQUIRES: `options` are those of the scan that made `report`.
 using ReviewProgress = std::function<void(uint64_t done, uint64_t total)>;
 Review BuildReview(const Report& report, const Options& options, uint64_t max_words = kDefaultMaxWords,
                    const ReviewProgress& progress = {});
+
+// The same review a batch of groups at a time, for a caller that need not
+// hold it whole (the review page renders each batch as it comes, HtmlReview
+// in writers.h): `sink` is called from the calling thread with each batch,
+// in order, which it may take from. Returns the review without its groups
+// (texts_read, max_words). The documents are read by Options::threads
+// threads, each at most once a batch; a batch holds a bounded amount of
+// text.
+using ReviewSink = std::function<void(std::vector<ReviewGroup>& batch)>;
+Review BuildReviewInBatches(const Report& report, const Options& options, uint64_t max_words, const ReviewSink& sink,
+                            const ReviewProgress& progress = {});
 
 }  // namespace neardup

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <ostream>
+#include <span>
 #include <string>
 
 #include "neardup/options.h"
@@ -82,6 +83,32 @@ void WriteRemovals(const Report& report, OutputFormat format, std::ostream& out)
 // are collected in <body data-errors>.
 // REQUIRES: `review` is a review of `report`.
 void WriteHtml(const Report& report, const Review& review, std::ostream& out);
+
+// The same page, of a review given a batch of groups at a time
+// (BuildReviewInBatches, review.h): each batch is rendered as it comes, by
+// `threads` threads (as Options::threads: 0 is one a core), and may then be
+// dropped, so that what is held is the
+// page's data (about the page's size), never the review.
+//
+//   HtmlReview page(report, threads);
+//   Review facts = BuildReviewInBatches(report, options, max_words,
+//                                       [&](std::vector<ReviewGroup>& b) { page.Add(b); });
+//   page.Write(facts, out);
+class HtmlReview {
+ public:
+  explicit HtmlReview(const Report& report, int threads = 1) : report_(report), threads_(threads) {}
+  // Renders `groups`, the review's next groups in order.
+  void Add(std::span<const ReviewGroup> groups);
+  // Writes the page. REQUIRES: `facts` is the review whose groups were
+  // added (its own groups are not read).
+  void Write(const Review& facts, std::ostream& out) const;
+
+ private:
+  const Report& report_;
+  int threads_;
+  std::string data_;  // the groups rendered, comma-separated
+  std::vector<double> similarities_;
+};
 
 // Formats a similarity with at most 4 decimals and no trailing zeros: 0.875, 1, 0.8612.
 // A value below 1 is at most 0.9999: only a score of exactly 1 prints as 1.

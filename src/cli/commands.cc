@@ -305,7 +305,11 @@ Status WriteOutput(const CliOptions& cli, const Options& options, const Report& 
       progress->Tick("writing the review page, " + std::to_string(done) + "/" + Counted(total, "group") +
                      " read again (" + std::to_string(done * 100 / std::max<uint64_t>(total, 1)) + "%)");
     };
-    WriteHtml(report, BuildReview(report, options, kDefaultMaxWords, shown), out.stream());
+    // Each batch of groups rendered as it comes: the review is never held whole.
+    HtmlReview page(report, options.threads);
+    const Review facts = BuildReviewInBatches(
+        report, options, kDefaultMaxWords, [&page](std::vector<ReviewGroup>& batch) { page.Add(batch); }, shown);
+    page.Write(facts, out.stream());
   } else {
     if (progress != nullptr) {
       out.set_on_written([progress](uint64_t bytes) { progress->Tick("writing the output, " + ShownSize(bytes)); });

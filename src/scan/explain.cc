@@ -28,6 +28,7 @@ struct ReadDoc {
   std::vector<uint64_t> set;
   ContentHash content;  // equal for equal token sequences, as the scan groups copies
   bool have = false;
+  bool want_sig = true;  // in: compute the signature (the review page needs none)
 };
 
 // Keeps the first `max_words` words of a token text arriving in pieces.
@@ -133,24 +134,33 @@ uint64_t Utf8Chars(std::string_view s) {
   return n;
 }
 
-Status ReadFileDoc(const Options& options, const MinHasher& mh, FileSystem& fs, const std::string& path,
-                   uint64_t max_words, ReadDoc* r) {
+// Reads file `path` through `reader` (of `options`), into *r: its
+// signature when r->want_sig.
+Status ReadFileDocWith(const Options& options, DocumentReader& reader, FileSystem& fs, const std::string& path,
+                       uint64_t max_words, ReadDoc* r) {
   r->doc.name = path;
   Result<std::unique_ptr<ByteReader>> in = OpenNamed(fs, path);
   if (!in.ok()) return in.status();
-  DocumentReader reader(options, mh);
   TokenTextKeeper keep(&r->doc, max_words);
   uint64_t chars = 0;
   reader.set_token_sink([&](std::string_view piece) {
     chars += Utf8Chars(piece);
     keep.Add(piece);
   });
-  r->sig.assign(static_cast<size_t>(mh.num_perm()), 0);
+  if (r->want_sig) r->sig.assign(static_cast<size_t>(options.num_perm), 0);
   DocumentSketch sk;
-  if (Status s = reader.ReadStream(**in, r->sig.data(), &r->set, &sk); !s.ok()) return s;
+  const Status s = reader.ReadStream(**in, r->want_sig ? r->sig.data() : nullptr, &r->set, &sk);
+  reader.set_token_sink(nullptr);
+  if (!s.ok()) return s;
   Finish(sk, r);
   r->doc.tokens = CountTokens(options.shingle, sk, chars);
   return Status::Ok();
+}
+
+Status ReadFileDoc(const Options& options, const MinHasher& mh, FileSystem& fs, const std::string& path,
+                   uint64_t max_words, ReadDoc* r) {
+  DocumentReader reader(options, mh);
+  return ReadFileDocWith(options, reader, fs, path, max_words, r);
 }
 
 Status ReadJsonlDocs(const Options& options, const MinHasher& mh, FileSystem& fs, const ExplainInputs& inputs,
@@ -228,16 +238,32 @@ Verification RuleUnder(const Options& options, VerifyMode mode) {
 
 }  // namespace
 
-Result<DocReading> ReadDocumentFile(const Options& options, const MinHasher& minhasher, FileSystem& fs,
-                                    const std::string& path, uint64_t max_words) {
-  ReadDoc r;
-  if (Status s = ReadFileDoc(options, minhasher, fs, path, max_words, &r); !s.ok()) return s;
+namespace {
+
+DocReading Reading(ReadDoc r) {
   DocReading out;
   out.doc = std::move(r.doc);
   out.signature = std::move(r.sig);
   out.shingles = std::move(r.set);
   out.content = r.content;
   return out;
+}
+
+}  // namespace
+
+Result<DocReading> ReadDocumentFile(const Options& options, const MinHasher& minhasher, FileSystem& fs,
+                                    const std::string& path, uint64_t max_words) {
+  ReadDoc r;
+  if (Status s = ReadFileDoc(options, minhasher, fs, path, max_words, &r); !s.ok()) return s;
+  return Reading(std::move(r));
+}
+
+Result<DocReading> ReadDocumentFileUnsigned(DocumentReader& reader, const Options& options, FileSystem& fs,
+                                            const std::string& path, uint64_t max_words) {
+  ReadDoc r;
+  r.want_sig = false;
+  if (Status s = ReadFileDocWith(options, reader, fs, path, max_words, &r); !s.ok()) return s;
+  return Reading(std::move(r));
 }
 
 DocReading ReadDocumentText(const Options& options, JsonlDocReader& parser, std::string_view text, uint64_t max_words) {

@@ -29,6 +29,13 @@ struct DocReading {
 Result<DocReading> ReadDocumentFile(const Options& options, const MinHasher& minhasher, FileSystem& fs,
                                     const std::string& path, uint64_t max_words);
 
+class DocumentReader;
+
+// The same without the signature (empty), through `reader` (made with
+// `options`), which one thread reuses from call to call (the review page).
+Result<DocReading> ReadDocumentFileUnsigned(DocumentReader& reader, const Options& options, FileSystem& fs,
+                                            const std::string& path, uint64_t max_words);
+
 class JsonlDocReader;
 
 // One JSONL document's text (its text key, parsed by `parser`) read as

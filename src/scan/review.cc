@@ -4,12 +4,15 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "base/parallel.h"
 #include "lsh/similarity.h"
 #include "scan/explain.h"
+#include "sign/document.h"
 #include "sign/jsonl_doc_reader.h"
 #include "sign/minhash.h"
 #include "text/document_source.h"
@@ -24,27 +27,53 @@ struct ReadAgain {
   DocReading reading;
 };
 
-// Where the review's documents are read from.
-class Texts {
+// The review's documents of a batch of groups, each read again once and
+// held while the batch's groups are compared (Read() from any number of
+// threads at once).
+class HeldTexts {
  public:
-  virtual ~Texts() = default;
-  virtual ReadAgain Read(DocId id) const = 0;
+  const ReadAgain& Read(DocId id) const {
+    auto it = held_.find(id);
+    return it != held_.end() ? it->second : missing_;
+  }
+
+ protected:
+  std::unordered_map<DocId, ReadAgain> held_;
+
+ private:
+  const ReadAgain missing_{.ok = false, .note = "no diff: not read again", .reading = {}};
 };
 
-class TextSource : public Texts {
+// Text files, read again by path, by the run's threads.
+class FileTexts : public HeldTexts {
  public:
-  TextSource(const Options& options, uint64_t max_words, FileSystem& fs)
-      : options_(options), max_words_(max_words), fs_(fs), minhasher_(options.num_perm, options.seed) {}
+  FileTexts(const Report& report, const Options& options, uint64_t max_words, FileSystem& fs)
+      : report_(report), options_(options), max_words_(max_words), fs_(fs), minhasher_(options.num_perm, options.seed) {
+    workers_.threads = Workers::Resolve(options.threads);
+    readers_.resize(static_cast<size_t>(workers_.threads));
+  }
 
-  void set_report(const Report* report) { report_ = report; }
-  ReadAgain Read(DocId id) const override {
-    const DocEntry& entry = report_->docs[id];
+  // Reads `docs` (each once) again, in place of those held.
+  void Load(const std::vector<DocId>& docs) {
+    std::vector<ReadAgain> reads(docs.size());
+    ParallelFor(workers_, docs.size(), [&](int w, size_t i) {
+      std::unique_ptr<DocumentReader>& reader = readers_[static_cast<size_t>(w)];
+      if (reader == nullptr) reader = std::make_unique<DocumentReader>(options_, minhasher_);
+      reads[i] = ReadOne(*reader, docs[i]);
+    });
+    held_.clear();
+    for (size_t i = 0; i < docs.size(); ++i) held_.emplace(docs[i], std::move(reads[i]));
+  }
+
+ private:
+  ReadAgain ReadOne(DocumentReader& reader, DocId id) const {
+    const DocEntry& entry = report_.docs[id];
     ReadAgain doc;
     if (entry.name == "-") {
       doc.note = "no diff: standard input cannot be read again";
       return doc;
     }
-    Result<DocReading> r = ReadDocumentFile(options_, minhasher_, fs_, entry.name, max_words_);
+    Result<DocReading> r = ReadDocumentFileUnsigned(reader, options_, fs_, entry.name, max_words_);
     if (!r.ok()) {
       doc.note = "no diff: " + r.status().message();
       return doc;
@@ -54,18 +83,19 @@ class TextSource : public Texts {
     return doc;
   }
 
- private:
+  const Report& report_;
   const Options& options_;
   uint64_t max_words_;
   FileSystem& fs_;
   MinHasher minhasher_;
-  const Report* report_ = nullptr;
+  Workers workers_;
+  std::vector<std::unique_ptr<DocumentReader>> readers_;  // one a worker, made on its first document
 };
 
 // JSONL: the documents of a batch of groups, read again file by file, each
 // file once, in line order, with the checks of --exact: the file's stat key
 // before and after, and each document's content hash as signed.
-class JsonlSource : public Texts {
+class JsonlSource : public HeldTexts {
  public:
   JsonlSource(const Report& report, const Options& options, uint64_t max_words, FileSystem& fs)
       : report_(report),
@@ -74,14 +104,6 @@ class JsonlSource : public Texts {
         fs_(fs),
         minhasher_(options.num_perm, options.seed),
         parser_(options, minhasher_) {}
-
-  ReadAgain Read(DocId id) const override {
-    auto it = held_.find(id);
-    if (it != held_.end()) return it->second;
-    ReadAgain doc;
-    doc.note = "no diff: not read again";
-    return doc;
-  }
 
   // Reads `docs` again, in place of those held.
   void Load(std::vector<DocId> docs) {
@@ -163,7 +185,6 @@ class JsonlSource : public Texts {
   FileSystem& fs_;
   MinHasher minhasher_;
   JsonlDocReader parser_;
-  std::unordered_map<DocId, ReadAgain> held_;
 };
 
 // `m` with its diff against the kept document, or with the note saying why
@@ -198,118 +219,122 @@ struct GroupCounter {
   const ReviewProgress& tell;
   uint64_t total = 0;
   uint64_t done = 0;
-  void Done() {
-    ++done;
+  void Done(uint64_t groups) {
+    done += groups;
     if (tell) tell(done, total);
   }
 };
 
-// Pairs mode: each pair's documents; pairs come sorted by their first
-// document, which is read once per run of pairs.
-std::vector<ReviewGroup> ComparePairs(const Texts& texts, std::vector<ReviewGroup> groups, double threshold,
-                                      GroupCounter& counter) {
-  ReadAgain kept;
-  DocId kept_id = 0;
-  bool have_kept = false;
-  for (ReviewGroup& g : groups) {
-    if (!have_kept || kept_id != g.keep) {
-      kept = texts.Read(g.keep);
-      kept_id = g.keep;
-      have_kept = true;
+// One group's members against its kept document. Pairs mode: the pair's
+// similarity stays the report's; a pair passed on its estimate alone
+// (--verify signature) may be below the threshold by its texts: marked.
+// Clusters mode: the exact Jaccard of the two texts is the similarity, and
+// a member below the threshold with the kept document itself, whatever the
+// run's verification said, is marked, never to be removed on its say.
+void CompareGroup(const HeldTexts& texts, bool pairs_mode, double threshold, ReviewGroup& g) {
+  const ReadAgain& kept = texts.Read(g.keep);
+  for (ReviewMember& m : g.members) {
+    const ReadAgain& member = texts.Read(m.doc);
+    if (kept.ok && member.ok) {
+      const double jaccard = ExactJaccard(kept.reading.shingles, member.reading.shingles);
+      if (!pairs_mode) m.similarity = jaccard;
+      if (!MeetsThreshold(jaccard, threshold)) m.unlike_kept = true;
     }
-    for (ReviewMember& m : g.members) {
-      const ReadAgain member = texts.Read(m.doc);
-      // A pair passed on its estimate alone (--verify signature) may be
-      // below the threshold by its texts: marked.
-      if (kept.ok && member.ok &&
-          !MeetsThreshold(ExactJaccard(kept.reading.shingles, member.reading.shingles), threshold)) {
-        m.unlike_kept = true;
-      }
-      m = Compared(std::move(m), kept, member);
-    }
-    counter.Done();
+    m = Compared(std::move(m), kept, member);
   }
-  return groups;
+  if (!pairs_mode) SortBySimilarity(&g.members);
 }
 
-// Clusters mode: each member against its cluster's kept document, with the
-// exact Jaccard of the two texts as its similarity.
-std::vector<ReviewGroup> CompareClusters(const Texts& texts, std::vector<ReviewGroup> groups, double threshold,
-                                         GroupCounter& counter) {
-  for (ReviewGroup& g : groups) {
-    const ReadAgain kept = texts.Read(g.keep);
-    for (ReviewMember& m : g.members) {
-      const ReadAgain member = texts.Read(m.doc);
-      if (kept.ok && member.ok) {
-        m.similarity = ExactJaccard(kept.reading.shingles, member.reading.shingles);
-        // Below the threshold with the kept document itself, whatever the
-        // run's verification said: marked, never to be removed on its say.
-        if (!MeetsThreshold(m.similarity, threshold)) m.unlike_kept = true;
-      }
-      m = Compared(std::move(m), kept, member);
-    }
-    SortBySimilarity(&g.members);
-    counter.Done();
-  }
-  return groups;
-}
+// Where a batch of groups ends: at `docs` documents or `bytes` of their
+// text, so that the texts held stay bounded.
+struct BatchLimits {
+  size_t docs = 0;
+  uint64_t bytes = 0;
+};
+// Text files: small batches, read by the run's threads. JSONL: each batch
+// reads each of its files once from the start, so batches as large as the
+// memory allows.
+constexpr BatchLimits kFileBatch{.docs = 1024, .bytes = uint64_t{4} << 20};
+constexpr BatchLimits kJsonlBatch{.docs = 65536, .bytes = uint64_t{64} << 20};
 
-std::vector<ReviewGroup> Compare(const Report& report, const Texts& texts, std::vector<ReviewGroup> groups,
-                                 GroupCounter& counter) {
-  return report.params.mode == Mode::kPairs
-             ? ComparePairs(texts, std::move(groups), report.params.threshold, counter)
-             : CompareClusters(texts, std::move(groups), report.params.threshold, counter);
-}
-
-// JSONL: the groups a batch at a time, so that
-// the texts held stay bounded; each batch reads each of its files once.
-std::vector<ReviewGroup> CompareJsonl(const Report& report, const Options& options, uint64_t max_words, FileSystem& fs,
-                                      std::vector<ReviewGroup> groups, GroupCounter& counter) {
-  // A batch ends at kBatchDocs documents or kBatchBytes of their text: what
-  // it holds is bounded, and each file is read once per batch, not once per
-  // document.
-  constexpr size_t kBatchDocs = 65536;
-  constexpr uint64_t kBatchBytes = uint64_t{64} << 20;
-  JsonlSource texts(report, options, max_words, fs);
-  std::vector<ReviewGroup> out;
-  out.reserve(groups.size());
+// The groups a batch at a time, each batch to `sink` once compared. Each
+// batch's documents are read again once each (`texts.Load`), then its groups
+// compared by the run's threads.
+template <typename Source>
+void CompareInBatches(const Report& report, const Options& options, Source& texts, std::vector<ReviewGroup> groups,
+                      const ReviewSink& sink, GroupCounter& counter) {
+  const BatchLimits limits = std::is_same_v<Source, JsonlSource> ? kJsonlBatch : kFileBatch;
+  const bool pairs_mode = report.params.mode == Mode::kPairs;
+  const Workers workers{.threads = Workers::Resolve(options.threads), .tick = {}, .cancel = nullptr};
   for (size_t i = 0; i < groups.size();) {
     std::vector<ReviewGroup> batch;
     std::vector<DocId> docs;
     uint64_t bytes = 0;
-    for (; i < groups.size() && docs.size() < kBatchDocs && bytes < kBatchBytes; ++i) {
+    // A compressed file's text counts 4 times its size, as signing guesses it.
+    auto text_bytes = [&report](DocId d) {
+      const DocEntry& e = report.docs[d];
+      return CompressedName(e.name) ? 4 * e.size : e.size;
+    };
+    for (; i < groups.size() && docs.size() < limits.docs && bytes < limits.bytes; ++i) {
       docs.push_back(groups[i].keep);
-      bytes += report.docs[groups[i].keep].size;
+      bytes += text_bytes(groups[i].keep);
       for (const ReviewMember& m : groups[i].members) {
         docs.push_back(m.doc);
-        bytes += report.docs[m.doc].size;
+        bytes += text_bytes(m.doc);
       }
       batch.push_back(std::move(groups[i]));
     }
+    std::sort(docs.begin(), docs.end());
+    docs.erase(std::unique(docs.begin(), docs.end()), docs.end());
     texts.Load(std::move(docs));
-    for (ReviewGroup& g : Compare(report, texts, std::move(batch), counter)) out.push_back(std::move(g));
+    ParallelFor(workers, batch.size(),
+                [&](int, size_t k) { CompareGroup(texts, pairs_mode, report.params.threshold, batch[k]); });
+    counter.Done(batch.size());
+    sink(batch);
   }
-  return out;
 }
 
 }  // namespace
 
-Review BuildReview(const Report& report, const Options& options, uint64_t max_words, FileSystem& fs,
-                   const ReviewProgress& progress) {
+Review BuildReviewInBatches(const Report& report, const Options& options, uint64_t max_words, FileSystem& fs,
+                            const ReviewSink& sink, const ReviewProgress& progress) {
   Review review = ReviewWithoutTexts(report);
+  std::vector<ReviewGroup> groups = std::move(review.groups);
+  review.groups.clear();
   const bool jsonl = options.input == InputFormat::kJsonl && report.places.size() == report.docs.size();
-  if (options.input != InputFormat::kText && !jsonl) return review;
-  review.texts_read = true;
-  review.max_words = max_words;
-  GroupCounter counter{.tell = progress, .total = review.groups.size(), .done = 0};
-  if (jsonl) {
-    review.groups = CompareJsonl(report, options, max_words, fs, std::move(review.groups), counter);
+  if (options.input != InputFormat::kText && !jsonl) {
+    if (!groups.empty()) sink(groups);
     return review;
   }
-  TextSource texts(options, max_words, fs);
-  texts.set_report(&report);
-  review.groups = Compare(report, texts, std::move(review.groups), counter);
+  review.texts_read = true;
+  review.max_words = max_words;
+  GroupCounter counter{.tell = progress, .total = groups.size(), .done = 0};
+  if (jsonl) {
+    JsonlSource texts(report, options, max_words, fs);
+    CompareInBatches(report, options, texts, std::move(groups), sink, counter);
+  } else {
+    FileTexts texts(report, options, max_words, fs);
+    CompareInBatches(report, options, texts, std::move(groups), sink, counter);
+  }
   return review;
+}
+
+Review BuildReview(const Report& report, const Options& options, uint64_t max_words, FileSystem& fs,
+                   const ReviewProgress& progress) {
+  std::vector<ReviewGroup> groups;
+  Review review = BuildReviewInBatches(
+      report, options, max_words, fs,
+      [&groups](std::vector<ReviewGroup>& batch) {
+        for (ReviewGroup& g : batch) groups.push_back(std::move(g));
+      },
+      progress);
+  review.groups = std::move(groups);
+  return review;
+}
+
+Review BuildReviewInBatches(const Report& report, const Options& options, uint64_t max_words, const ReviewSink& sink,
+                            const ReviewProgress& progress) {
+  return BuildReviewInBatches(report, options, max_words, FileSystem::Default(), sink, progress);
 }
 
 Review BuildReview(const Report& report, const Options& options, uint64_t max_words, const ReviewProgress& progress) {

@@ -14,5 +14,9 @@ namespace neardup {
 // As BuildReview(report, options, max_words, progress), reading through `fs`.
 Review BuildReview(const Report& report, const Options& options, uint64_t max_words, FileSystem& fs,
                    const ReviewProgress& progress = {});
+// As BuildReviewInBatches(report, options, max_words, sink, progress),
+// reading through `fs`.
+Review BuildReviewInBatches(const Report& report, const Options& options, uint64_t max_words, FileSystem& fs,
+                            const ReviewSink& sink, const ReviewProgress& progress = {});
 
 }  // namespace neardup

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/parallel.h"
 #include "lsh/banding.h"
 #include "neardup/review.h"
 #include "neardup/word_diff.h"
@@ -348,23 +349,15 @@ const char* kScript = R"JS(
 })();
 )JS";
 
-// The review's groups as JSON; appends each member's known similarity to
-// the kept document to `similarities`.
-Json GroupsJson(const Report& report, const Review& review, std::vector<double>* similarities) {
-  Json groups = Json::array();
-  for (const ReviewGroup& group : review.groups) {
-    Json g = Json::object();
-    g["id"] = group.id;
-    g["keep"] = DocJson(report.docs[group.keep]);
-    Json members = Json::array();
-    for (const ReviewMember& m : group.members) {
-      if (m.similarity >= 0) similarities->push_back(m.similarity);
-      members.push_back(MemberJson(report.docs[m.doc], m));
-    }
-    g["members"] = std::move(members);
-    groups.push_back(std::move(g));
-  }
-  return groups;
+// One group of the review as JSON.
+Json GroupJson(const Report& report, const ReviewGroup& group) {
+  Json g = Json::object();
+  g["id"] = group.id;
+  g["keep"] = DocJson(report.docs[group.keep]);
+  Json members = Json::array();
+  for (const ReviewMember& m : group.members) members.push_back(MemberJson(report.docs[m.doc], m));
+  g["members"] = std::move(members);
+  return g;
 }
 
 // `data` as compact JSON (invalid UTF-8 replaced) with every '<' escaped as
@@ -460,17 +453,24 @@ void AppendGroupsIntro(const Params& p, const Review& review, std::string* page_
 
 }  // namespace
 
-void WriteHtml(const Report& report, const Review& review, std::ostream& out) {
-  const Params& p = report.params;
-  const bool pairs_mode = p.mode == Mode::kPairs;
+void HtmlReview::Add(std::span<const ReviewGroup> groups) {
+  std::vector<std::string> rendered(groups.size());
+  ParallelFor(Workers{.threads = Workers::Resolve(threads_), .tick = {}, .cancel = nullptr}, groups.size(),
+              [&](int, size_t i) { rendered[i] = ScriptSafeJson(GroupJson(report_, groups[i])); });
+  for (size_t i = 0; i < groups.size(); ++i) {
+    if (!data_.empty()) data_ += ',';
+    data_ += rendered[i];
+    for (const ReviewMember& m : groups[i].members) {
+      if (m.similarity >= 0) similarities_.push_back(m.similarity);
+    }
+  }
+}
 
-  Json data = Json::object();
-  data["mode"] = pairs_mode ? "pairs" : "clusters";
+void HtmlReview::Write(const Review& facts, std::ostream& out) const {
+  const Params& p = report_.params;
+  const bool pairs_mode = p.mode == Mode::kPairs;
   const bool jaccard_pairs = p.verify == VerifyMode::kExact;
-  data["similarity"] = pairs_mode ? (jaccard_pairs ? "Jaccard" : "estimate") : "Jaccard to kept";
-  std::vector<double> similarities;
-  data["groups"] = GroupsJson(report, review, &similarities);
-  const std::string safe = ScriptSafeJson(data);
+  const std::string similarity = pairs_mode ? (jaccard_pairs ? "Jaccard" : "estimate") : "Jaccard to kept";
 
   std::string page;
   page +=
@@ -481,22 +481,32 @@ void WriteHtml(const Report& report, const Review& review, std::ostream& out) {
       "'\">\n<title>neardup review</title>\n<style>";
   page += kStyle;
   page += "</style>\n</head>\n<body>\n<h1>neardup review: ";
-  page += pairs_mode ? std::to_string(report.pairs.size()) + " pairs"
-                     : std::to_string(report.clusters.size()) + " clusters";
+  page += pairs_mode ? std::to_string(report_.pairs.size()) + " pairs"
+                     : std::to_string(report_.clusters.size()) + " clusters";
   page += pairs_mode ? "</h1>\n<p class=\"note\">Each pair below shows its first document, then the second with "
                        "its similarity and its word diff against the first.</p>\n"
                      : "</h1>\n<p class=\"note\">Before deleting anything, check each cluster below. The document "
                        "marked <em>kept</em> is the one the <code>--keep</code> rule keeps; the others are its "
                        "near-duplicates, most similar first.</p>\n";
-  AppendFactTables(report, &page);
-  AppendCharts(p, data["similarity"].get<std::string>(), similarities, &page);
-  AppendGroupsIntro(p, review, &page);
+  AppendFactTables(report_, &page);
+  AppendCharts(p, similarity, similarities_, &page);
+  AppendGroupsIntro(p, facts, &page);
+  // The data element: {"mode":...,"similarity":...,"groups":[...]}, as one
+  // object with its keys in that order would dump.
+  page += "{\"mode\":" + ScriptSafeJson(Json(pairs_mode ? "pairs" : "clusters")) +
+          ",\"similarity\":" + ScriptSafeJson(Json(similarity)) + ",\"groups\":[";
   out.write(page.data(), static_cast<std::streamsize>(page.size()));
-  out.write(safe.data(), static_cast<std::streamsize>(safe.size()));
-  page = "</script>\n<script>";
+  out.write(data_.data(), static_cast<std::streamsize>(data_.size()));
+  page = "]}</script>\n<script>";
   page += kScript;
   page += "</script>\n</body>\n</html>\n";
   out.write(page.data(), static_cast<std::streamsize>(page.size()));
+}
+
+void WriteHtml(const Report& report, const Review& review, std::ostream& out) {
+  HtmlReview page(report);
+  page.Add(review.groups);
+  page.Write(review, out);
 }
 
 }  // namespace neardup

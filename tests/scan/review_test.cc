@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <utility>
@@ -16,6 +17,7 @@ namespace neardup {
 namespace {
 
 using testing::Join;
+using testing::Numbered;
 using testing::RandomWords;
 using testing::TempDir;
 using testing::WriteFile;
@@ -185,8 +187,9 @@ Options JsonlOptions(const TempDir& dir) {
   return o;
 }
 
-// The page's moving counter: told after each group, text and JSONL alike.
-TEST(ReviewTest, ProgressIsToldAfterEachGroup) {
+// The page's moving counter: told after each batch of groups, text and
+// JSONL alike (one batch here; many below).
+TEST(ReviewTest, ProgressIsToldAfterEachBatch) {
   TempDir dir;
   WriteTrio(dir);
   Options o;
@@ -197,7 +200,7 @@ TEST(ReviewTest, ProgressIsToldAfterEachGroup) {
   const Review review =
       BuildReview(report, o, 20000, [&told](uint64_t done, uint64_t total) { told.emplace_back(done, total); });
   ASSERT_EQ(review.groups.size(), 3u);
-  EXPECT_EQ(told, (std::vector<std::pair<uint64_t, uint64_t>>{{1, 3}, {2, 3}, {3, 3}}));
+  EXPECT_EQ(told, (std::vector<std::pair<uint64_t, uint64_t>>{{3, 3}}));
 
   TempDir jdir;
   Options j = JsonlOptions(jdir);
@@ -205,6 +208,62 @@ TEST(ReviewTest, ProgressIsToldAfterEachGroup) {
   told.clear();
   BuildReview(jreport, j, 20000, [&told](uint64_t done, uint64_t total) { told.emplace_back(done, total); });
   EXPECT_EQ(told, (std::vector<std::pair<uint64_t, uint64_t>>{{1, 1}}));
+}
+
+// 700 pairs of files, 1,400 documents (one word apart: reported at -t 0.5):
+// more than one batch. The batches, in
+// order, are the review BuildReview gives (the same groups, members,
+// similarities, diffs and notes), whatever the threads; progress is told
+// once a batch, growing to the total.
+TEST(ReviewTest, TheReviewInBatchesIsTheWholeReview) {
+  TempDir dir;
+  for (int k = 0; k < 700; ++k) {
+    std::vector<std::string> words = RandomWords(40, 7000 + static_cast<uint32_t>(k));
+    WriteFile(dir / Numbered("a", k), Join(words));
+    words[k % 40] = "edited";
+    WriteFile(dir / Numbered("b", k), Join(words));
+  }
+  Options o;
+  o.paths = {dir.path()};
+  o.threshold = 0.5;
+  const Report report = Scan(o);
+  ASSERT_GE(report.pairs.size(), 600u);  // more than a batch's 1,024 documents
+  const Review whole = BuildReview(report, o, 20000);
+  for (const int threads : {1, 3}) {
+    o.threads = threads;
+    std::vector<ReviewGroup> groups;
+    size_t batches = 0;
+    std::vector<uint64_t> told;
+    const Review facts = BuildReviewInBatches(
+        report, o, 20000,
+        [&](std::vector<ReviewGroup>& batch) {
+          ++batches;
+          for (ReviewGroup& g : batch) groups.push_back(std::move(g));
+        },
+        [&told, &report](uint64_t done, uint64_t total) {
+          EXPECT_EQ(total, report.pairs.size());
+          told.push_back(done);
+        });
+    EXPECT_TRUE(facts.groups.empty());
+    EXPECT_TRUE(facts.texts_read);
+    EXPECT_GE(batches, 2u) << threads;
+    ASSERT_EQ(told.size(), batches);
+    EXPECT_TRUE(std::is_sorted(told.begin(), told.end()));
+    EXPECT_EQ(told.back(), report.pairs.size());
+    ASSERT_EQ(groups.size(), whole.groups.size());
+    for (size_t i = 0; i < groups.size(); ++i) {
+      ASSERT_EQ(groups[i].keep, whole.groups[i].keep);
+      ASSERT_EQ(groups[i].members.size(), 1u);
+      const ReviewMember& m = groups[i].members[0];
+      const ReviewMember& w = whole.groups[i].members[0];
+      EXPECT_EQ(m.doc, w.doc);
+      EXPECT_EQ(m.similarity, w.similarity);
+      EXPECT_EQ(m.note, w.note);
+      ASSERT_TRUE(m.diff.has_value()) << m.note;
+      ASSERT_EQ(m.diff->size(), w.diff->size());
+      for (size_t r = 0; r < m.diff->size(); ++r) EXPECT_EQ((*m.diff)[r].text, (*w.diff)[r].text);
+    }
+  }
 }
 
 // Only a run for the page keeps the places (32 bytes a document).
