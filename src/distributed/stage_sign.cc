@@ -129,6 +129,16 @@ Result<SignedShare> SignShareInto(const Run& run, const std::vector<InputFile>& 
   return out;
 }
 
+// Removes `path` when it is there: a file a killed run of the task left
+// that this run does not write again, which must not outlive it. IoError
+// when it cannot.
+Status RemoveStale(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::remove(path, ec);
+  if (ec) return Status::IoError(ShellQuoted(path) + ": cannot remove: " + ec.message());
+  return Status::Ok();
+}
+
 // What the task saw of each file of its share (ShardMeta::seen), with the
 // hashes `hashing` took of their parts as they were signed.
 std::vector<FileSeen> SeenOf(const std::vector<InputFile>& files, const ShareOrigin& origin,
@@ -163,6 +173,8 @@ Status SignAndWriteShard(const Run& run, const TaskFrame& frame, const WalkedCor
   if (WantsBitmaps(o)) {
     bitmaps = std::make_unique<ShardBitmapsWriter>();
     if (Status s = bitmaps->Open(frame.Path("bitmaps"), fingerprint); !s.ok()) return s;
+  } else if (Status s = RemoveStale(frame.Path("bitmaps")); !s.ok()) {
+    return s;  // a killed run at another threshold may have left them
   }
   ShardSinks sinks{.writer = writer, .bitmaps = bitmaps.get()};
   // Each file's part is hashed as it is signed (FileSeen::raw_hash).

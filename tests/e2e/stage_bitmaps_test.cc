@@ -3,7 +3,8 @@
 // out with them before they read documents again, as scan does: fewer
 // documents are read again, and the report is scan's, byte for byte, with
 // the bitmaps, without them (a work folder of an older neardup) and at
-// -t 0.7 and above (none is stored). A damaged bitmaps file is refused.
+// -t 0.7 and above (none is stored, none left is kept). A damaged bitmaps
+// file is refused.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -117,12 +118,16 @@ TEST(StageBitmapsTest, BitmapsRuleOutPairsAndTheReportStaysScans) {
   EXPECT_LT(with.reread, without.reread);
 }
 
+// At -t 0.8 no bitmaps are written, and those a killed run at another
+// threshold left are removed: they must not outlive the shard they were of.
 TEST(StageBitmapsTest, NoBitmapsAtSevenTenthsOrAbove) {
   TempDir dir;
   MakeMail(dir);
+  WriteFile(dir / "work/sign/0.bitmaps", "left by a killed run");
   const Args options = {"-t", "0.8"};
   const std::string scan = SignAndBucket(dir, options);
   EXPECT_FALSE(std::filesystem::exists(dir / "work/sign/0.bitmaps"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "work/sign/1.bitmaps"));
   for (int k = 0; k < kTasks; ++k) ASSERT_EQ(RunStage(dir, "verify", k, options).exit_code, 0);
   const RunResult report = RunStage(dir, "report", 0, options);
   EXPECT_EQ(report.exit_code, 0) << report.err;
