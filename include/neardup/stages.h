@@ -68,11 +68,24 @@ Result<TaskRun> RunSignTask(const Options& options, const std::string& work, Sta
 // missing (listed by number) or were run with other options.
 Result<TaskRun> RunBucketTask(const Options& options, const std::string& work, StageTask t, const RunContext& ctx);
 
+// What a verify task that reads documents again (--exact) did: the pairs of
+// its share of the bucket outputs kept as candidates and those the shards'
+// bitmaps ruled out (below -t 0.7, when the sign tasks stored them; the
+// pairs of large buckets are not counted), and the documents it read again.
+// All 0 for a task that reads nothing again, or that was done before.
+struct VerifyTally {
+  uint64_t candidates = 0;
+  uint64_t ruled_out = 0;
+  uint64_t reread = 0;
+};
+
 // Runs verify task `t` over `work`: its share of the bucket tasks' pairs,
 // scored from the shards' signatures (distributed/stage_verify.h).
 // InvalidArgument when sign or bucket tasks are missing or were run with
-// other options; Corrupt for a damaged work file, named.
-Result<TaskRun> RunVerifyTask(const Options& options, const std::string& work, StageTask t, const RunContext& ctx);
+// other options; Corrupt for a damaged work file, named. `tally`, when set,
+// receives what the task did.
+Result<TaskRun> RunVerifyTask(const Options& options, const std::string& work, StageTask t, const RunContext& ctx,
+                              VerifyTally* tally = nullptr);
 
 // InvalidArgument when tasks are missing or shards were signed with other
 // parameters (each difference named); Corrupt or IoError for damaged or

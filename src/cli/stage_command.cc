@@ -41,8 +41,15 @@ ExitCode RunBucket(const CliOptions& cli) {
   return Finish("bucket", cli, RunBucketTask(cli.scan, cli.work, {.task = cli.task, .tasks = cli.tasks}, {}));
 }
 
+// With --exact, -v says how many pairs and documents the task verified.
 ExitCode RunVerify(const CliOptions& cli) {
-  return Finish("verify", cli, RunVerifyTask(cli.scan, cli.work, {.task = cli.task, .tasks = cli.tasks}, {}));
+  VerifyTally tally;
+  const Result<TaskRun> ran = RunVerifyTask(cli.scan, cli.work, {.task = cli.task, .tasks = cli.tasks}, {}, &tally);
+  if (ran.ok() && *ran == TaskRun::kRan && tally.candidates + tally.ruled_out + tally.reread > 0) {
+    spdlog::info("verify task {} of {}: {}, {} ruled out by their bitmaps, {} read again", cli.task, cli.tasks,
+                 Counted(tally.candidates, "candidate pair"), tally.ruled_out, Counted(tally.reread, "document"));
+  }
+  return Finish("verify", cli, ran);
 }
 
 ExitCode RunReport(const CliOptions& cli) {

@@ -475,6 +475,7 @@ Result<Candidates> LoadCandidates(const Run& run, const std::vector<VerifyOutput
     return static_cast<DocId>(std::lower_bound(needed.begin(), needed.end(), global) - needed.begin());
   };
   Candidates out{.pairs = CandidatePairs(run.options().pair_memory), .visited = 0};
+  const CandidateRule rule = CandidateRule::Of(run.options());
   for (const VerifyOutput& found : outputs) {
     out.visited += found.visited;
     for (const VerifiedPair& p : found.pairs) {
@@ -484,7 +485,7 @@ Result<Candidates> LoadCandidates(const Run& run, const std::vector<VerifyOutput
       std::vector<DocId> ids;
       ids.reserve(list.size());
       for (uint64_t g : list) ids.push_back(doc(g));
-      if (Status s = LeadLargeBucket(table, run.options(), std::move(ids), &out.pairs); !s.ok()) return s;
+      if (Status s = LeadLargeBucket(table, run.options(), rule, std::move(ids), &out.pairs); !s.ok()) return s;
     }
   }
   if (Status s = out.pairs.Finish(); !s.ok()) return s;

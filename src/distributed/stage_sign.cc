@@ -12,6 +12,7 @@
 #include "base/mapped_file.h"
 #include "base/sorted_runs.h"
 #include "distributed/byte_shares.h"
+#include "distributed/format/shard_bitmaps.h"
 #include "distributed/shard_writer.h"
 #include "distributed/task_frame.h"
 #include "lsh/band_key.h"
@@ -68,19 +69,44 @@ struct ShareReading {
   const std::vector<uint64_t>& line_base;
 };
 
-// Signs `files` into `writer`, a chunk of files at a time and, within a JSONL
+// Where a share's documents go as they are signed, in DocId order: the
+// table and band keys, and (when the run builds them, WantsBitmaps()) the
+// bitmaps of the first kBitmapTextBudget bytes of text of the share, as
+// Sign() keeps those of a run's (SignContext::bitmap_text).
+struct ShardSinks {
+  ShardWriter& writer;
+  ShardBitmapsWriter* bitmaps;  // null: none built
+  uint64_t text = 0;            // bytes of text (DocRecord::size) taken so far
+
+  // Takes `built` (one a document of `docs`, or none) and counts `docs`'
+  // text.
+  void TakeBitmaps(std::span<const DocRecord> docs, std::span<const SetBitmap> built) {
+    for (size_t k = 0; k < docs.size(); ++k) {
+      text += docs[k].size;
+      if (bitmaps != nullptr) bitmaps->Add(k < built.size() ? built[k] : SetBitmap());
+    }
+  }
+  // Asks `ctx` for the bitmaps of what is left of the budget.
+  void Budget(SignContext* ctx) const {
+    ctx->set_bitmaps = bitmaps != nullptr && text <= kBitmapTextBudget;
+    ctx->bitmap_text = ctx->set_bitmaps ? kBitmapTextBudget - text : 0;
+  }
+};
+
+// Signs `files` into `sinks`, a chunk of files at a time and, within a JSONL
 // file, a block of documents at a time: what is held is a chunk, never the
 // share.
 Result<SignedShare> SignShareInto(const Run& run, const std::vector<InputFile>& files, const ShareReading& reading,
-                                  ShardWriter& writer) {
+                                  ShardSinks& sinks) {
   SignedShare out;
   SignContext ctx = run.Signing(run.workers(), reading.fs);
-  ctx.line_hashes = true;   // the shard meta keeps them for a filter task
-  ctx.set_bitmaps = false;  // nothing is verified here
+  ctx.line_hashes = true;  // the shard meta keeps them for a filter task
   uint64_t first = 0;
   Status drained;
-  ctx.drain = [&](std::vector<DocRecord>& docs, std::span<const uint32_t> signatures) {
-    if (Status s = writer.Take(docs, signatures, first); !s.ok() && drained.ok()) drained = s;
+  ctx.drain = [&](std::vector<DocRecord>& docs, std::span<const uint32_t> signatures,
+                  std::span<const SetBitmap> bitmaps) {
+    sinks.TakeBitmaps(docs, bitmaps);
+    if (Status s = sinks.writer.Take(docs, signatures, first); !s.ok() && drained.ok()) drained = s;
   };
   if (reading.line_base.size() != files.size()) return Status::Internal("a share's line bases do not match its files");
   for (first = 0; first < files.size(); first += kChunkFiles) {
@@ -88,10 +114,12 @@ Result<SignedShare> SignShareInto(const Run& run, const std::vector<InputFile>& 
     const auto from = static_cast<ptrdiff_t>(first);
     const auto to = static_cast<ptrdiff_t>(end);
     const std::vector<uint64_t> line_base(reading.line_base.begin() + from, reading.line_base.begin() + to);
+    sinks.Budget(&ctx);
     SignedCorpus chunk = SignShare(ctx, std::vector<InputFile>(files.begin() + from, files.begin() + to), &line_base);
     if (run.Cancelled()) return Status::Cancelled("interrupted");
     if (!drained.ok()) return drained;
-    if (Status s = writer.Take(chunk.table, first); !s.ok()) return s;
+    sinks.TakeBitmaps(chunk.table.docs, chunk.bitmaps);
+    if (Status s = sinks.writer.Take(chunk.table, first); !s.ok()) return s;
     for (InputProblem& p : chunk.problems) {
       p.file += static_cast<uint32_t>(first);
       out.problems.push_back(std::move(p));
@@ -101,8 +129,38 @@ Result<SignedShare> SignShareInto(const Run& run, const std::vector<InputFile>& 
   return out;
 }
 
-// Signs the frame's shard and writes its table, band keys and meta, in
-// that order (its marker, last, is the caller's).
+// Removes `path` when it is there: a file a killed run of the task left
+// that this run does not write again, which must not outlive it. IoError
+// when it cannot.
+Status RemoveStale(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::remove(path, ec);
+  if (ec) return Status::IoError(ShellQuoted(path) + ": cannot remove: " + ec.message());
+  return Status::Ok();
+}
+
+// What the task saw of each file of its share (ShardMeta::seen), with the
+// hashes `hashing` took of their parts as they were signed.
+std::vector<FileSeen> SeenOf(const std::vector<InputFile>& files, const ShareOrigin& origin,
+                             HashingFileSystem& hashing) {
+  std::vector<FileSeen> seen;
+  for (size_t k = 0; k < files.size(); ++k) {
+    const InputFile& f = files[k];
+    const uint64_t begin = k == 0 ? origin.first_begin : 0;
+    const uint64_t end = k + 1 == files.size() ? origin.last_end : f.size;
+    const RawRead& raw = hashing.slots[f.path];
+    seen.push_back({.size = f.size,
+                    .dev = f.identity.dev,
+                    .ino = f.identity.ino,
+                    .mtime_ns = f.mtime_ns,
+                    .raw_hash = raw.done && raw.bytes == end - begin ? raw.hash : 0});
+  }
+  return seen;
+}
+
+// Signs the frame's shard and writes its table, band keys, bitmaps (when
+// the run builds them) and meta, in that order (its marker, last, is the
+// caller's).
 Status SignAndWriteShard(const Run& run, const TaskFrame& frame, const WalkedCorpus& walked,
                          const ShareReading& reading) {
   const ShareOrigin& origin = reading.origin;
@@ -111,13 +169,25 @@ Status SignAndWriteShard(const Run& run, const TaskFrame& frame, const WalkedCor
   const std::vector<InputFile>& files = walked.files;
   ShardWriter writer(SignatureParams::From(o), run.banding(), fingerprint);
   if (Status s = writer.Open(files, frame.Path("table"), frame.Path("bands")); !s.ok()) return s;
+  std::unique_ptr<ShardBitmapsWriter> bitmaps;
+  if (WantsBitmaps(o)) {
+    bitmaps = std::make_unique<ShardBitmapsWriter>();
+    if (Status s = bitmaps->Open(frame.Path("bitmaps"), fingerprint); !s.ok()) return s;
+  } else if (Status s = RemoveStale(frame.Path("bitmaps")); !s.ok()) {
+    return s;  // a killed run at another threshold may have left them
+  }
+  ShardSinks sinks{.writer = writer, .bitmaps = bitmaps.get()};
   // Each file's part is hashed as it is signed (FileSeen::raw_hash).
   HashingFileSystem hashing(reading.fs);
   for (const InputFile& f : files) hashing.slots[f.path];
   Result<SignedShare> in =
-      SignShareInto(run, files, {.origin = origin, .fs = hashing, .line_base = reading.line_base}, writer);
+      SignShareInto(run, files, {.origin = origin, .fs = hashing, .line_base = reading.line_base}, sinks);
   if (!in.ok()) return in.status();
   if (Status s = writer.Finish(); !s.ok()) return s;
+  if (bitmaps != nullptr) {
+    if (bitmaps->documents() != writer.documents()) return Status::Internal("a shard's bitmaps do not match its table");
+    if (Status s = bitmaps->Finish(); !s.ok()) return s;
+  }
   ShardMeta meta{.task = frame.task(),
                  .first_file = origin.first_file,
                  .first_begin = origin.first_begin,
@@ -131,19 +201,10 @@ Status SignAndWriteShard(const Run& run, const TaskFrame& frame, const WalkedCor
                  .kept_paths = {},
                  .line_hashes = writer.line_hashes(),
                  .inputs = InputsOf(o, files),
-                 .seen = {}};
-  for (size_t k = 0; k < files.size(); ++k) {
-    const InputFile& f = files[k];
+                 .seen = SeenOf(files, origin, hashing)};
+  for (const InputFile& f : files) {
     meta.roots.push_back(f.root);
     meta.kept_paths.push_back(KeptPathOf(o, f));
-    const uint64_t begin = k == 0 ? origin.first_begin : 0;
-    const uint64_t end = k + 1 == files.size() ? origin.last_end : f.size;
-    const RawRead& raw = hashing.slots[f.path];
-    meta.seen.push_back({.size = f.size,
-                         .dev = f.identity.dev,
-                         .ino = f.identity.ino,
-                         .mtime_ns = f.mtime_ns,
-                         .raw_hash = raw.done && raw.bytes == end - begin ? raw.hash : 0});
   }
   return frame.Place("meta", EncodeShardMeta(meta));
 }

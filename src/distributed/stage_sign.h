@@ -18,9 +18,14 @@
 //    document, in sorted runs (as the keys spilled), so that a bucket task
 //    reads only its bands; then each document's content hash, once
 //    (format/band_file.h);
+//  - sign/I.bitmaps, below -t 0.7 with --exact (WantsBitmaps()): each
+//    document's SetBitmap, those of the first kBitmapTextBudget bytes of
+//    text of the share (format/shard_bitmaps.h), for the verify tasks; at
+//    other thresholds none, and one a killed run left is removed;
 //  - sign/I.done, last (task_frame.h).
-// The table and the band keys are streamed as the documents are signed
-// (shard_writer.h): a task's memory does not grow with its share.
+// The table, the band keys and the bitmaps are streamed as the documents
+// are signed (shard_writer.h): a task's memory does not grow with its
+// share.
 // A document's global id is (shard << 40) | local index (kShardShift,
 // format/shard_meta.h): ids of distinct shards never collide, and their
 // order is the scan's.

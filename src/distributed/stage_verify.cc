@@ -18,6 +18,7 @@
 #include "base/mapped_file.h"
 #include "distributed/content_keys.h"
 #include "distributed/format/bucket_pairs.h"
+#include "distributed/format/shard_bitmaps.h"
 #include "distributed/format/shard_meta.h"
 #include "distributed/format/verify_output.h"
 #include "distributed/shards.h"
@@ -265,11 +266,45 @@ Result<SignatureTable> ReadDocs(const WorkFolder& folder, const Options& o, cons
   return table;
 }
 
+// The bitmaps of the documents `ids` (ascending, each of a shard), k being
+// ids[k]'s, read by id from the shards' bitmap files (format/shard_bitmaps.h)
+// for the documents of `wanted` (ascending) only; the others get an empty
+// one, as do those of a shard without the file (signed at -t 0.7 or above,
+// or by an older neardup): no pair of theirs is ruled out. `shard_docs`:
+// each shard's document count. A damaged file is an error naming it.
+Result<std::vector<SetBitmap>> ReadBitmaps(const WorkFolder& folder, const Options& o, const std::vector<uint64_t>& ids,
+                                           const std::vector<uint64_t>& wanted,
+                                           const std::vector<uint64_t>& shard_docs) {
+  std::vector<SetBitmap> out(ids.size());
+  std::optional<ShardBitmapsReader> reader;
+  uint32_t open = UINT32_MAX;  // the shard `reader` reads; UINT32_MAX: none yet
+  for (size_t k = 0; k < ids.size(); ++k) {
+    if (!std::binary_search(wanted.begin(), wanted.end(), ids[k])) continue;
+    const uint32_t s = ShardOf(ids[k]);
+    if (s != open) {
+      open = s;
+      reader.reset();
+      const std::string path = folder.File(StageKind::kSign, s, "bitmaps");
+      std::error_code ec;
+      if (!std::filesystem::exists(path, ec) && !ec) continue;
+      Result<ShardBitmapsReader> opened = ShardBitmapsReader::Open(path, SignFingerprint(o), shard_docs[s]);
+      if (!opened.ok()) return opened.status();
+      reader.emplace(std::move(*opened));
+    }
+    if (!reader) continue;
+    Result<SetBitmap> bits = reader->Read(LocalOf(ids[k]));
+    if (!bits.ok()) return bits.status();
+    out[k] = std::move(*bits);
+  }
+  return out;
+}
+
 // Scan's verification of `candidates` over `table` (the documents `ids`,
 // document k being ids[k]) into *out: the pairs accepted, the documents
 // left out and, in cluster modes, the sets of the pairs' representatives.
-Status VerifyInto(const Run& run, SignatureTable table, Candidates candidates, const std::vector<uint64_t>& ids,
-                  VerifyOutput* out) {
+// Returns the documents read again.
+Result<uint64_t> VerifyInto(const Run& run, SignatureTable table, Candidates candidates,
+                            const std::vector<uint64_t>& ids, VerifyOutput* out) {
   SignedCorpus corpus{.table = std::move(table),
                       .stream_copies = {},
                       .problems = {},
@@ -279,7 +314,8 @@ Status VerifyInto(const Run& run, SignatureTable table, Candidates candidates, c
                       .bitmaps = {}};
   corpus.stream_copies.resize(corpus.table.files.size());  // stage sign refuses streams
   CopyGroups groups = CopyGroups::Build(corpus.table);
-  Result<Verified> verified = VerifyCandidates(run.Verifying(run.workers()), corpus, &groups, std::move(candidates));
+  const VerifyContext verifying = run.Verifying(run.workers());
+  Result<Verified> verified = VerifyCandidates(verifying, corpus, &groups, std::move(candidates));
   if (!verified.ok()) return verified.status();
   std::vector<uint64_t> reps;  // of the accepted pairs
   for (const Candidate& p : verified->pairs) {
@@ -298,20 +334,23 @@ Status VerifyInto(const Run& run, SignatureTable table, Candidates candidates, c
       if (it != verified->sets().end()) out->sets.emplace_back(ids[rep], it->second);
     }
   }
-  return Status::Ok();
+  return verifying.reread.done.load(std::memory_order_relaxed);
 }
 
-// Scan's verification of the task's share, reading the documents again
-// (verify_candidates.h): the pairs accepted, the documents left out and, in
-// cluster modes, the sets of the pairs' representatives.
-Result<VerifyOutput> VerifyReadAgain(const Run& run, const WorkFolder& folder, uint32_t shards, Share share,
-                                     StageTask t) {
-  const Options& o = run.options();
+// The documents of the pairs and large buckets of `share`, ascending.
+std::vector<uint64_t> PairIds(const Share& share) {
   std::vector<uint64_t> pair_ids;
   for (const BucketPair& p : share.pairs) pair_ids.insert(pair_ids.end(), {p.a, p.b});
   for (const std::vector<uint64_t>& list : share.large) pair_ids.insert(pair_ids.end(), list.begin(), list.end());
   std::sort(pair_ids.begin(), pair_ids.end());
   pair_ids.erase(std::unique(pair_ids.begin(), pair_ids.end()), pair_ids.end());
+  return pair_ids;
+}
+
+// The documents task t reads (ascending): those of its pairs, `pair_ids`,
+// and the copies it reads again (CopiesToRead()).
+Result<std::vector<uint64_t>> IdsToRead(const WorkFolder& folder, uint32_t shards,
+                                        const std::vector<uint64_t>& pair_ids, StageTask t) {
   Result<std::vector<uint64_t>> copies = CopiesToRead(folder, shards, pair_ids, t);
   if (!copies.ok()) return copies.status();
   std::vector<uint64_t> ids = std::move(*copies);
@@ -321,8 +360,27 @@ Result<VerifyOutput> VerifyReadAgain(const Run& run, const WorkFolder& folder, u
   if (ids.size() >= std::numeric_limits<DocId>::max()) {
     return Status::InvalidArgument("more documents in one verify task's pairs than it can hold: run more tasks");
   }
+  return ids;
+}
+
+// Scan's verification of the task's share, reading the documents again
+// (verify_candidates.h): the pairs accepted, the documents left out and, in
+// cluster modes, the sets of the pairs' representatives. The pairs that the
+// shards' bitmaps rule out (CandidateRule, as scan's) are dropped before:
+// their documents are not read for them. `shard_docs`: each shard's
+// document count; *tally gets what was done.
+Result<VerifyOutput> VerifyReadAgain(const Run& run, const WorkFolder& folder, const std::vector<uint64_t>& shard_docs,
+                                     Share share, StageTask t, VerifyTally* tally) {
+  const Options& o = run.options();
+  const std::vector<uint64_t> pair_ids = PairIds(share);
+  Result<std::vector<uint64_t>> read = IdsToRead(folder, static_cast<uint32_t>(shard_docs.size()), pair_ids, t);
+  if (!read.ok()) return read.status();
+  const std::vector<uint64_t>& ids = *read;
   Result<SignatureTable> table = ReadDocs(folder, o, ids);
   if (!table.ok()) return table.status();
+  Result<std::vector<SetBitmap>> bitmaps =
+      WantsBitmaps(o) ? ReadBitmaps(folder, o, ids, pair_ids, shard_docs) : std::vector<SetBitmap>();
+  if (!bitmaps.ok()) return bitmaps.status();
   auto local = [&](uint64_t g) {
     return static_cast<DocId>(std::lower_bound(ids.begin(), ids.end(), g) - ids.begin());
   };
@@ -334,7 +392,8 @@ Result<VerifyOutput> VerifyReadAgain(const Run& run, const WorkFolder& folder, u
                    .left_out = {},
                    .sets = {}};
   Candidates candidates{.pairs = CandidatePairs(o.pair_memory), .visited = 0};
-  const CandidateRule accept = CandidateRule::Of(o);
+  const CandidateRule accept = CandidateRule::Of(o, *bitmaps, ids.size());
+  std::vector<uint64_t> scratch;  // RulesOut()'s
   for (const BucketPair& p : share.pairs) {
     const DocId a = local(p.a), b = local(p.b);
     const uint32_t* x = table->signature(a).data();
@@ -342,16 +401,22 @@ Result<VerifyOutput> VerifyReadAgain(const Run& run, const WorkFolder& folder, u
     if (!FirstSharedBand(x, y, run.banding(), static_cast<int>(p.band))) continue;
     ++out.visited;
     const double est = PairEstimate(table->signature(a), table->signature(b));
-    if (!accept.Accepts(est)) continue;
+    if (!accept.Accepts(est, a, b, &scratch)) {
+      if (MeetsThreshold(est, accept.floor)) ++tally->ruled_out;
+      continue;
+    }
     if (Status s = candidates.pairs.Add({.a = a, .b = b, .estimate = est}); !s.ok()) return s;
+    ++tally->candidates;
   }
   for (const std::vector<uint64_t>& list : share.large) {
     std::vector<DocId> members;
     for (uint64_t g : list) members.push_back(local(g));
-    if (Status s = LeadLargeBucket(*table, o, std::move(members), &candidates.pairs); !s.ok()) return s;
+    if (Status s = LeadLargeBucket(*table, o, accept, std::move(members), &candidates.pairs); !s.ok()) return s;
   }
   if (Status s = candidates.pairs.Finish(); !s.ok()) return s;
-  if (Status s = VerifyInto(run, std::move(*table), std::move(candidates), ids, &out); !s.ok()) return s;
+  Result<uint64_t> reread = VerifyInto(run, std::move(*table), std::move(candidates), ids, &out);
+  if (!reread.ok()) return reread.status();
+  tally->reread = *reread;
   return out;
 }
 
@@ -444,7 +509,7 @@ namespace {
 // outputs: its share of the pairs scored from the signatures, or read again
 // (--exact, -t 1); nothing but its copies read again with -t 1.
 Result<VerifyOutput> VerifyShare(const Run& run, const WorkFolder& folder, uint32_t shards, uint32_t buckets,
-                                 StageTask t) {
+                                 StageTask t, VerifyTally* tally) {
   const Options& o = run.options();
   VerifyOutput out{.reread = false,
                    .large_bucket = LargeBucketOf(o),
@@ -464,7 +529,7 @@ Result<VerifyOutput> VerifyShare(const Run& run, const WorkFolder& folder, uint3
                             ? Share{}
                             : ReadShare(folder, o, buckets, static_cast<uint64_t>(run.banding().bands), shard_docs, t);
   if (!share.ok()) return share.status();
-  if (run.rereads()) return VerifyReadAgain(run, folder, shards, std::move(*share), t);
+  if (run.rereads()) return VerifyReadAgain(run, folder, shard_docs, std::move(*share), t, tally);
   std::vector<uint64_t> ids;
   for (const BucketPair& p : share->pairs) {
     ids.push_back(p.a);
@@ -479,7 +544,10 @@ Result<VerifyOutput> VerifyShare(const Run& run, const WorkFolder& folder, uint3
 
 }  // namespace
 
-Result<TaskRun> RunVerifyTask(const Options& o, const std::string& work, StageTask t, const RunContext& ctx) {
+Result<TaskRun> RunVerifyTask(const Options& o, const std::string& work, StageTask t, const RunContext& ctx,
+                              VerifyTally* tally) {
+  VerifyTally ignored;
+  if (tally == nullptr) tally = &ignored;
   Result<std::unique_ptr<Run>> decided = Run::Decide(o, ctx);
   if (!decided.ok()) return decided.status();
   const Run& run = **decided;
@@ -494,7 +562,7 @@ Result<TaskRun> RunVerifyTask(const Options& o, const std::string& work, StageTa
   if (Status s = CheckShardListings(folder, *shards, std::nullopt); !s.ok()) return s;
   Result<uint32_t> buckets = folder.FinishedTasks(StageKind::kBucket, BucketFingerprint(o));
   if (!buckets.ok()) return buckets.status();
-  Result<VerifyOutput> out = VerifyShare(run, folder, *shards, *buckets, t);
+  Result<VerifyOutput> out = VerifyShare(run, folder, *shards, *buckets, t, tally);
   if (!out.ok()) return out.status();
   if (Status s = frame->Place("pairs", EncodeVerifyOutput(*out)); !s.ok()) return s;
   return frame->Finish();

@@ -30,7 +30,11 @@
 // and every group of copies whose first document's key hashes to K (the
 // groups found by sorting every document's content key, content_keys.h, in
 // bounded memory). A document that is not what was signed is left out with
-// scan's message. It writes the pairs --exact accepts with their exact
+// scan's message. Below -t 0.7 (WantsBitmaps()), before it reads anything
+// again, the task reads by id the bitmaps the sign tasks stored for the
+// documents of its pairs (format/shard_bitmaps.h) and drops the pairs they
+// rule out (CandidateRule, large buckets too), as scan does; a shard
+// without the file rules none out. It writes the pairs --exact accepts with their exact
 // Jaccard, the documents left out, and the shingle sets of
 // the representatives of its pairs (--cluster-by keep compares any two
 // members of a cluster). The report adopts these verdicts and reads no

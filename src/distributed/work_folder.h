@@ -9,6 +9,8 @@
 //                  (format/shard_meta.h)
 //   sign/I.bands   shard I's band keys, per band sorted, and its documents'
 //                  content hashes (format/band_file.h)
+//   sign/I.bitmaps shard I's documents' SetBitmaps, read by id (below -t 0.7
+//                  with --exact only; format/shard_bitmaps.h, version 1)
 //   sign/I.done    completion marker: "neardup sign I N FINGERPRINT CHECK\n"
 //   bucket/J.pairs bucket task J's candidate pairs and large buckets
 //                  (format/bucket_pairs.h)

@@ -97,9 +97,9 @@ Result<Candidates> FindCandidates(const SignatureTable& table, const CopyGroups&
   return out;
 }
 
-Status LeadLargeBucket(const SignatureTable& table, const Options& options, std::vector<DocId> ids,
-                       CandidatePairs* out) {
-  return LeadBucket(table, options, CandidateRule::Of(options), std::move(ids), out);
+Status LeadLargeBucket(const SignatureTable& table, const Options& options, const CandidateRule& rule,
+                       std::vector<DocId> ids, CandidatePairs* out) {
+  return LeadBucket(table, options, rule, std::move(ids), out);
 }
 
 }  // namespace neardup

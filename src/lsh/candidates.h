@@ -34,6 +34,7 @@
 #include "base/types.h"
 #include "lsh/banding.h"
 #include "lsh/copy_groups.h"
+#include "lsh/similarity.h"
 #include "neardup/options.h"
 #include "neardup/status.h"
 #include "sign/set_bitmap.h"
@@ -72,11 +73,12 @@ Result<Candidates> FindCandidates(const SignatureTable& table, const CopyGroups&
                                   Banding banding, const Workers& workers, std::span<const SetBitmap> bitmaps = {});
 
 // The pairs of one large bucket (`ids`, ascending), by leaders as described
-// above, those CandidateRule::Of(options) accepts: appended to *out. Used by
-// FindCandidates and by the stage verify and report tasks (stages.h), which
-// get their large buckets from the bucket tasks. IoError as
+// above, those `rule` accepts (CandidateRule::Of(options), with the
+// bitmaps of the table's documents when there are): appended to *out. Used
+// by FindCandidates and by the stage verify and report tasks (stages.h),
+// which get their large buckets from the bucket tasks. IoError as
 // CandidatePairs::Add().
-Status LeadLargeBucket(const SignatureTable& table, const Options& options, std::vector<DocId> ids,
-                       CandidatePairs* out);
+Status LeadLargeBucket(const SignatureTable& table, const Options& options, const CandidateRule& rule,
+                       std::vector<DocId> ids, CandidatePairs* out);
 
 }  // namespace neardup

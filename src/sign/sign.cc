@@ -68,13 +68,13 @@ void SignTextFiles(const SignContext& ctx, SignedCorpus* out, std::vector<SignCo
   std::mutex mu;  // guards out->problems and out->counts
   std::vector<std::unique_ptr<DocumentReader>> readers(static_cast<size_t>(workers.threads));
   std::vector<std::unique_ptr<SetBitmapBuilder>> bitmaps(static_cast<size_t>(workers.threads));
-  // Bitmaps for the files, in walk order, up to kBitmapTextBudget bytes.
+  // Bitmaps for the files, in walk order, up to ctx.bitmap_text bytes.
   size_t with_bitmap = 0;
   if (ctx.set_bitmaps) {
     out->bitmaps.resize(n);
     for (uint64_t bytes = 0; with_bitmap < n; ++with_bitmap) {
       bytes += out->table.files[with_bitmap].size;
-      if (bytes > kBitmapTextBudget) break;
+      if (bytes > ctx.bitmap_text) break;
     }
   }
   ParallelFor(workers, n, [&](int w, size_t i) {

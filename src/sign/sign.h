@@ -133,16 +133,25 @@ struct SignContext {
   // table keeps no document of a JSONL file; the caller keeps the tally of
   // DocIds. Text files are one row each, sized up front: a caller bounds
   // them by signing its files in chunks.
-  std::function<void(std::vector<DocRecord>& docs, std::span<const uint32_t> signatures)> drain = {};
+  // With set_bitmaps, `bitmaps` holds one a document (empty: it has none),
+  // in the order of `docs`; else it is empty.
+  std::function<void(std::vector<DocRecord>& docs, std::span<const uint32_t> signatures,
+                     std::span<const SetBitmap> bitmaps)>
+      drain = {};
   // JSONL: hash each signed line into DocRecord::line_hash, which only
   // --kept-dir checks (a stage sign task sets it always: its shard keeps the
   // hashes for a later filter task). Default: with --kept-dir; without, a
   // pass over every line's bytes is spared.
   bool line_hashes = !options.kept_dir.empty();
-  // Build SignedCorpus::bitmaps (kBitmapTextBudget), which --exact rules out
-  // candidate pairs with before it reads documents again. Default:
-  // WantsBitmaps(options); a stage sign task verifies nothing and builds none.
+  // Build SignedCorpus::bitmaps (or hand them to `drain`), which --exact
+  // rules out candidate pairs with before it reads documents again. Default:
+  // WantsBitmaps(options); a stage sign task stores them for its verify
+  // tasks.
   bool set_bitmaps = WantsBitmaps(options);
+  // The bytes of text, in input order (DocRecord::size), whose documents get
+  // a bitmap: those after it have none. Default: kBitmapTextBudget, a run's;
+  // a caller that signs a share in chunks passes what is left of it.
+  uint64_t bitmap_text = kBitmapTextBudget;
 };
 
 // Signs every document of `files` (as walked): the whole of a run's files.

@@ -148,18 +148,19 @@ void SignBlock(const BlockRule& rule, JsonlDocReader& parser, SetBitmapBuilder& 
   b.data = JsonlBlocks::Block();
 }
 
-// Which committed documents keep their bitmaps: those of the first
-// kBitmapTextBudget bytes of text, in input order, so that which have one
-// does not depend on the threads. Once the budget is reached, `full` tells
-// the workers that no later block needs any.
+// Which committed documents keep their bitmaps: those of the first `budget`
+// bytes of text (SignContext::bitmap_text), in input order, so that which
+// have one does not depend on the threads. Once the budget is reached,
+// `full` tells the workers that no later block needs any.
 struct BitmapBudget {
+  uint64_t budget = kBitmapTextBudget;
   uint64_t text = 0;  // bytes of the documents committed so far
   std::atomic<bool> full{false};
   // Appends to *out a bitmap (empty: none) for each document of `b`.
   void Commit(Block& b, std::vector<SetBitmap>* out) {
     for (size_t k = 0; k < b.docs.size(); ++k) {
       text += b.docs[k].size;
-      if (text > kBitmapTextBudget || k >= b.bitmaps.size()) {  // a block built once full has none
+      if (text > budget || k >= b.bitmaps.size()) {  // a block built once full has none
         full.store(true, std::memory_order_relaxed);
         out->emplace_back();
       } else {
@@ -301,9 +302,10 @@ void BlockCommitter::Commit(Block& b) {
   lines_before[b.file] += b.lines;
   if (at != kNoOffset) bytes_before[b.file] = b.skipped ? kNoOffset : at + b.line_bytes;
   ctx.progress.documents += b.docs.size() + b.unnamed_unsigned.size() + b.named_unsigned.size();
-  if (bitmaps != nullptr) bitmaps->Commit(b, &out->bitmaps);
+  std::vector<SetBitmap> drained;  // with ctx.drain: the block's bitmaps
+  if (bitmaps != nullptr) bitmaps->Commit(b, ctx.drain ? &drained : &out->bitmaps);
   if (ctx.drain) {
-    ctx.drain(b.docs, b.sigs);
+    ctx.drain(b.docs, b.sigs, drained);
   } else {
     out->table.Append(std::move(b.docs), b.sigs);
   }
@@ -321,7 +323,8 @@ void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector
   for (auto& p : parsers) p = std::make_unique<JsonlDocReader>(options, ctx.minhasher);
   std::vector<SetBitmapBuilder> bitmap_builders(static_cast<size_t>(workers.threads));
   BitmapBudget bitmap_budget;
-  const bool set_bitmaps = ctx.set_bitmaps && !ctx.drain;
+  bitmap_budget.budget = ctx.bitmap_text;
+  const bool set_bitmaps = ctx.set_bitmaps;
   const BlockRule rule{.max_line = options.max_line,
                        .num_perm = static_cast<size_t>(options.num_perm),
                        .compact_unsigned = ctx.compact_unsigned,

@@ -63,6 +63,10 @@ int PairsFuzz(const uint8_t* data, size_t size);
 // meta_fuzz.cc: a sign/I.meta file -> DecodeShardMeta -> CheckShardMeta, and
 // the same bytes as a completion marker -> ParseMarker.
 int MetaFuzz(const uint8_t* data, size_t size);
+// bitmaps_fuzz.cc: a sign/I.bitmaps file (repaired to its header's size and
+// checksums on request) -> ShardBitmapsReader, every document read by id;
+// what is read re-encodes to itself.
+int BitmapsFuzz(const uint8_t* data, size_t size);
 
 // --- Helpers shared by the harnesses ------------------------------------
 

@@ -244,5 +244,52 @@ TEST(SetBitmapTest, SignBuildsOneForEveryDocumentWithExact) {
   EXPECT_TRUE(SignAll(o, 2).bitmaps.empty());
 }
 
+// SignContext::bitmap_text: the documents whose text, added up in input
+// order, passes it get none, as text files and as JSONL lines; a drain (a
+// stage sign task's) receives each block's bitmaps with its documents.
+TEST(SetBitmapTest, TheTextBudgetEndsTheBitmapsAndADrainGetsThem) {
+  testing::TempDir dir;
+  const std::string a = testing::Join(testing::RandomWords(700, 61));
+  const std::string b = testing::Join(testing::RandomWords(90, 62));
+  testing::WriteFile(dir / "t/1.txt", a);
+  testing::WriteFile(dir / "t/2.txt", b);
+  testing::WriteFile(dir / "t/3.txt", a);
+  testing::WriteFile(dir / "j/docs.jsonl", "{\"text\": \"" + a + "\"}\n{\"text\": \"" + b + "\"}\n{\"text\": \"" + a +
+                                               "\"}\n{\"text\": \"" + b + "\"}\n");
+  Options o;
+  o.verify = VerifyMode::kExact;
+  o.threshold = 0.5;
+  const MinHasher minhasher(o.num_perm, o.seed);
+  Workers w{.threads = 2, .tick = {}, .cancel = nullptr};
+  SignProgress counts;
+  for (const InputFormat input : {InputFormat::kText, InputFormat::kJsonl}) {
+    o.input = input;
+    o.paths = {dir / (input == InputFormat::kText ? "t" : "j")};
+    Result<WalkedCorpus> walked = WalkCorpus(o);
+    ASSERT_TRUE(walked.ok());
+    SignContext ctx{o, minhasher, FileSystem::Default(), w, false, counts};
+    ctx.bitmap_text = a.size() + b.size();  // the first two documents' text
+    std::vector<SetBitmap> drained;
+    size_t docs = 0;
+    if (input == InputFormat::kJsonl) {
+      ctx.drain = [&](std::vector<DocRecord>& d, std::span<const uint32_t>, std::span<const SetBitmap> bitmaps) {
+        EXPECT_EQ(bitmaps.size(), d.size());
+        docs += d.size();
+        drained.insert(drained.end(), bitmaps.begin(), bitmaps.end());
+      };
+    }
+    SignedCorpus signed_docs = SignShare(ctx, walked->files);
+    const std::vector<SetBitmap>& got = input == InputFormat::kText ? signed_docs.bitmaps : drained;
+    if (input == InputFormat::kJsonl) {
+      EXPECT_EQ(docs, 4u);
+      EXPECT_TRUE(signed_docs.table.docs.empty());
+    }
+    ASSERT_GE(got.size(), 3u) << static_cast<int>(input);
+    EXPECT_FALSE(got[0].empty());
+    EXPECT_FALSE(got[1].empty());
+    for (size_t d = 2; d < got.size(); ++d) EXPECT_TRUE(got[d].empty()) << d;
+  }
+}
+
 }  // namespace
 }  // namespace neardup
