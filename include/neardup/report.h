@@ -84,6 +84,10 @@ struct Stats {
   uint64_t transcoded = 0;        // UTF-16 files transcoded
   uint64_t exact_duplicates = 0;  // documents identical to an earlier one
   uint64_t candidates = 0;        // distinct candidate pairs from LSH
+  // Documents read again to verify (--exact, -t 1): those of the candidate
+  // pairs left after the bitmaps ruled some out, and of groups of copies.
+  // Shown at -v, not in the json.
+  uint64_t reread = 0;
   double seconds = 0;
 
   uint64_t skipped() const { return hidden + glob + too_large + binary + too_short; }

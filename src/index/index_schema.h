@@ -9,7 +9,8 @@
 //
 // Migrations run when a file is opened for writing, each in one transaction:
 // version 1 -> 2 (MigrateV1), then the pending marks added to a version 2
-// file made before them. A file opened to read is read as it is.
+// file made before them, then version 2 -> 3 (the `bitmaps` table, empty:
+// index_bitmaps.h). A file opened to read is read as it is.
 //
 // Errors are one line naming the file (SqlError and the checks below).
 //

@@ -218,7 +218,8 @@ class IndexUpdate {
                        IndexedCorpus* out);
   std::optional<IndexedFile> EntryOf(size_t k);
   Status StoreFile(size_t k, std::span<const DocRecord> docs, std::span<const uint32_t> sigs,
-                   std::span<const StoredProblem> problems);
+                   std::span<const StoredProblem> problems, std::span<const SetBitmap> bitmaps);
+  void PlaceStoredBitmaps(IndexedCorpus* out);
   Status StoreTextFile(size_t k);
   Status StoreSigned();
   Status RemoveGone(IndexStats* stats);
@@ -406,6 +407,7 @@ Result<IndexedCorpus> IndexUpdate::Finish() {
     out.corpus.table.Resize(lay_.first[n]);
   }  // else MergeSigned takes the signed table over
   if (Status s = LoadStored(adopted, &out); !s.ok()) return s;
+  if (!all_signed) PlaceStoredBitmaps(&out);
   if (jsonl_) {
     if (Status s = StoreSigned(); !s.ok()) return s;
   }
@@ -538,7 +540,7 @@ std::optional<IndexedFile> IndexUpdate::EntryOf(size_t k) {
 // its documents `docs` (signatures `sigs`) and malformed lines. Streams and
 // JSONL files that changed while read are left out (signed again next run).
 Status IndexUpdate::StoreFile(size_t k, std::span<const DocRecord> docs, std::span<const uint32_t> sigs,
-                              std::span<const StoredProblem> problems) {
+                              std::span<const StoredProblem> problems, std::span<const SetBitmap> bitmaps) {
   const InputFile& f = sub_.corpus.table.files[k];
   const size_t i = sub_.sub_of[k];
   if (f.identity.stream || plans_.shared_key[i] != 0) return Status::Ok();
@@ -554,10 +556,10 @@ Status IndexUpdate::StoreFile(size_t k, std::span<const DocRecord> docs, std::sp
     e.invalid_utf8 += old.invalid_utf8;
     e.transcoded += old.transcoded;
     e.documents = old.documents + count;
-    st = index_.AppendToFile(e, docs, sigs, problems);
+    st = index_.AppendToFile(e, docs, sigs, problems, bitmaps);
   } else {
     if (plans_.entry[i] != SIZE_MAX) e.id = plans_.stored[plans_.entry[i]].id;
-    st = index_.PutFile(e, docs, sigs, problems);
+    st = index_.PutFile(e, docs, sigs, problems, bitmaps);
   }
   if (!st.ok()) return st;
   return batch_.Add(count);
@@ -569,7 +571,13 @@ Status IndexUpdate::StoreTextFile(size_t k) {
   const SignatureTable& table = sub_.corpus.table;
   const std::span<const DocRecord> docs(table.docs.data() + k, 1);  // a text file is one document
   const std::span<const uint32_t> sigs(table.values().data() + k * np_, np_);
-  return StoreFile(k, docs, sigs, {});
+  // Its bitmap, when one was built (the signing worker set it before it
+  // said the file was done).
+  const std::vector<SetBitmap>& bitmaps = sub_.corpus.bitmaps;
+  const std::span<const SetBitmap> bitmap = bitmaps.size() == table.docs.size()
+                                                ? std::span<const SetBitmap>(bitmaps.data() + k, 1)
+                                                : std::span<const SetBitmap>();
+  return StoreFile(k, docs, sigs, {}, bitmap);
 }
 
 // Writes the files signed now that were read whole (not streams) to the
@@ -591,7 +599,10 @@ Status IndexUpdate::StoreSigned() {
     const size_t lo = lay_.sub_first[k], count = lay_.sub_first[k + 1] - lay_.sub_first[k];
     const std::span<const DocRecord> docs(sub.table.docs.data() + lo, count);
     const std::span<const uint32_t> sigs = sub.table.values().subspan(lo * np_, count * np_);
-    if (Status st = StoreFile(k, docs, sigs, file_problems[k]); !st.ok()) return st;
+    const std::span<const SetBitmap> bitmaps = sub.bitmaps.size() == sub.table.docs.size()
+                                                   ? std::span<const SetBitmap>(sub.bitmaps).subspan(lo, count)
+                                                   : std::span<const SetBitmap>();
+    if (Status st = StoreFile(k, docs, sigs, file_problems[k], bitmaps); !st.ok()) return st;
   }
   return Status::Ok();
 }
@@ -629,6 +640,25 @@ Status IndexUpdate::RemoveGone(IndexStats* stats) {
   return Status::Ok();
 }
 
+// When the run wants bitmaps, sizes out's to one per document and moves in
+// the stored bitmaps of the documents reused (or kept by a file that grew)
+// that ReadStoredInputs() read; a document whose entry it did not read, or
+// stored without one (signed by a run that wanted none, or before the index
+// kept them), has none and rules nothing out.
+void IndexUpdate::PlaceStoredBitmaps(IndexedCorpus* out) {
+  if (!ctx_.set_bitmaps && !WantsBitmaps(ctx_.options)) return;
+  std::vector<SetBitmap>& to = out->corpus.bitmaps;
+  to.assign(out->corpus.table.docs.size(), SetBitmap());
+  if (stored_.bitmaps.empty()) return;
+  for (size_t i = 0; i < files_.size(); ++i) {
+    if (plans_.plan[i] == Plan::kSign) continue;
+    const size_t first = stored_.first[plans_.entry[i]];
+    if (first == SIZE_MAX) continue;
+    for (size_t j = 0; j < lay_.n_old[i]; ++j) to[lay_.first[i] + j] = std::move(stored_.bitmaps[first + j]);
+  }
+  stored_.bitmaps = {};
+}
+
 // Moves the documents signed now into `out`, after the stored ones of their
 // file (or takes the signed table over whole when nothing stored is used),
 // and their problems, renumbered to walked files.
@@ -644,10 +674,9 @@ void IndexUpdate::MergeSigned(bool all_signed, IndexedCorpus* out) {
     std::fill(out->signed_now.begin(), out->signed_now.end(), 1);
     m = 0;  // nothing to move row by row
   }
-  // The bitmaps of the documents signed now (the stored ones have none: an
-  // empty bitmap rules nothing out), at their DocIds.
-  const bool bitmaps = m > 0 && sub.bitmaps.size() == sub.table.docs.size() && !sub.bitmaps.empty();
-  if (bitmaps) c.bitmaps.assign(c.table.docs.size(), SetBitmap());
+  // The bitmaps of the documents signed now, at their DocIds, beside the
+  // stored ones (PlaceStoredBitmaps).
+  const bool bitmaps = m > 0 && sub.bitmaps.size() == sub.table.docs.size() && !c.bitmaps.empty();
   for (size_t k = 0; k < m; ++k) {
     const size_t i = sub_.sub_of[k];
     const size_t lo = lay_.sub_first[k], count = lay_.sub_first[k + 1] - lay_.sub_first[k];

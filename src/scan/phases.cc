@@ -386,6 +386,7 @@ Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, Foun
                                   ? std::move(*found.verdicts).Adopt(run.rule(), corpus, &found.groups)
                                   : VerifyCandidates(verify, corpus, &found.groups, std::move(found.candidates));
   if (!verified.ok()) return verified.status();
+  report.stats.reread = verify.reread.total.load(std::memory_order_relaxed);
   // No signature is read past verification but by --cluster-by keep, which
   // reads them back in: the borrowed pages need not stay resident.
   for (const auto& file : inputs.mapped) file->Release(0, file->size());
