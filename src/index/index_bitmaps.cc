@@ -50,33 +50,46 @@ Status DeleteBitmaps(sqlite3* h, StmtCache& cache, const std::string& path, int6
   return Status::Ok();
 }
 
-Status LoadBitmaps(sqlite3* h, const std::string& path, const std::vector<const IndexedFile*>& wanted,
-                   uint64_t budget_bytes, const BitmapFn& bitmap) {
-  if (wanted.empty()) return Status::Ok();
-  std::vector<std::pair<int64_t, size_t>> slots;  // (file id, slot), by id
-  slots.reserve(wanted.size());
-  for (size_t k = 0; k < wanted.size(); ++k) slots.emplace_back(wanted[k]->id, k);
-  std::sort(slots.begin(), slots.end());
-  Stmt q(h, "SELECT key, bitmap FROM bitmaps WHERE key BETWEEN ? AND ?");
-  if (!q.ok()) return SqlError(h, path, q.prepare_rc());
-  q.Bind(1, DocKey(slots.front().first, 0));
-  q.Bind(2, DocKey(slots.back().first, kMaxLine));
-  uint64_t given = 0;
-  auto at = slots.begin();  // rows come in key order: the wanted ids are met in order
+Result<std::unique_ptr<StoredBitmaps>> StoredBitmaps::Open(const std::string& path, std::vector<int64_t> key_of_doc) {
+  // Opened read-write, to read only: SQLite shares one set of file locks
+  // among the connections of a process, and takes them through any of their
+  // descriptors; a read-only descriptor cannot take a write lock for the
+  // writer that opens the index next in this process (EBADF, "disk I/O
+  // error"). The file was checked by the writer that holds the lock.
   int rc = SQLITE_OK;
-  while ((rc = q.Step()) == SQLITE_ROW && given <= budget_bytes) {
-    const int64_t id = q.Int(0) >> kLineBits;
-    while (at != slots.end() && at->first < id) ++at;
-    if (at == slots.end()) break;
-    if (at->first != id || q.Type(1) != SQLITE_BLOB) continue;
-    const auto* data = static_cast<const char*>(q.Blob(1));  // before Bytes(), as SQLite asks
-    const std::string_view blob(data, q.Bytes(1));
-    SetBitmap b = BitmapOfBlob(blob);
+  Db db = Connect(path, /*write=*/true, /*immutable=*/false, &rc);
+  if (rc != SQLITE_OK) return SqlError(db.get(), path, rc);
+  sqlite3* h = db.get();
+  // The snapshot begins with the first read of the transaction.
+  if (rc = Exec(h, "BEGIN; SELECT 1 FROM bitmaps LIMIT 1;"); rc != SQLITE_OK) return SqlError(h, path, rc);
+  return std::unique_ptr<StoredBitmaps>(new StoredBitmaps(std::move(db), path, std::move(key_of_doc)));
+}
+
+Status StoredBitmaps::Fill(const std::vector<uint8_t>& wanted, uint64_t budget_bytes, std::vector<SetBitmap>* bitmaps) {
+  std::vector<std::pair<int64_t, size_t>> keys;  // (key, DocId), by key: the table read in order
+  for (size_t d = 0; d < wanted.size() && d < key_of_doc_.size(); ++d) {
+    if (wanted[d] != 0 && key_of_doc_[d] >= 0) keys.emplace_back(key_of_doc_[d], d);
+  }
+  std::sort(keys.begin(), keys.end());
+  sqlite3* h = db_.get();
+  Stmt q(h, "SELECT bitmap FROM bitmaps WHERE key = ?");
+  if (!q.ok()) return SqlError(h, path_, q.prepare_rc());
+  uint64_t given = 0;
+  for (const auto& [key, doc] : keys) {
+    if (given > budget_bytes) break;
+    q.Reset();
+    q.Bind(1, key);
+    const int rc = q.Step();
+    if (rc == SQLITE_DONE) continue;  // stored without one
+    if (rc != SQLITE_ROW) return SqlError(h, path_, rc);
+    if (q.Type(0) != SQLITE_BLOB) continue;
+    const auto* data = static_cast<const char*>(q.Blob(0));  // before Bytes(), as SQLite asks
+    SetBitmap b = BitmapOfBlob(std::string_view(data, q.Bytes(0)));
     if (b.empty()) continue;
     given += b.bytes();
-    bitmap(at->second, q.UInt(0) & kMaxLine, std::move(b));
+    ++read_;
+    (*bitmaps)[doc] = std::move(b);
   }
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return SqlError(h, path, rc);
   return Status::Ok();
 }
 

@@ -12,26 +12,29 @@
 // documents again for it. Rows change with their documents' rows, in the
 // same transactions (signature_index.cc).
 //
-// Reads are one pass over the table in key order; only a run that wants
-// bitmaps makes it (a run at -t 0.7 and above, or with --verify signature,
-// never reads the table).
+// Reads are lookups by key of the bitmaps of the documents in candidate
+// pairs (StoredBitmaps), made after banding; only a run that wants bitmaps
+// makes them (a run at -t 0.7 and above, or with --verify signature, never
+// reads the table).
 //
 // Thread safety: free functions; a connection is used by one thread at a time.
 //
-//   PutBitmaps(h, cache, path, file_id, docs, bitmaps);
-//   LoadBitmaps(h, path, wanted, budget, [&](size_t slot, uint64_t line, SetBitmap&& b) { ... });
+//   PutBitmaps(h, cache, path, file_id, docs, bitmaps);  // in the write transaction
+//   Result<std::unique_ptr<StoredBitmaps>> sb = StoredBitmaps::Open(path, std::move(key_of_doc));
+//   (*sb)->Fill(wanted, budget, &corpus.bitmaps);
 #pragma once
 
 #include <cstdint>
-#include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/types.h"
 #include "index/index_sql.h"
-#include "index/signature_index.h"
+#include "neardup/status.h"
 #include "sign/set_bitmap.h"
 
 namespace neardup {
@@ -54,15 +57,41 @@ Status PutBitmaps(sqlite3* h, StmtCache& cache, const std::string& path, int64_t
 // Deletes the bitmaps of file `file_id`. Errors: SqlError's.
 Status DeleteBitmaps(sqlite3* h, StmtCache& cache, const std::string& path, int64_t file_id);
 
-// What LoadBitmaps() gives: the bitmap of the document at line `line` of
-// the wanted file `slot`.
-using BitmapFn = std::function<void(size_t slot, uint64_t line, SetBitmap&& bitmap)>;
+// The stored bitmaps of the documents a run reused, read only when asked:
+// after banding, those of the documents in candidate pairs, so that a run
+// reads the bitmaps of the few documents they name rather than all of
+// them. Reads go through a read-only connection whose snapshot was taken
+// when the run's last write committed, under its lock (Open()): whatever a
+// later run writes, a bitmap read is the one stored with the document the
+// run reused.
+//
+// Thread safety: one thread at a time.
+class StoredBitmaps {
+ public:
+  // Opens `path` (read-write, to read only) and begins the snapshot. `key_of_doc`: per DocId of
+  // the run, its document's key (DocKey), or -1 for one to read none of (a
+  // document signed now has its bitmap already). Errors: SqlError's.
+  // REQUIRES: the caller holds the index's lock and has committed.
+  static Result<std::unique_ptr<StoredBitmaps>> Open(const std::string& path, std::vector<int64_t> key_of_doc);
+  StoredBitmaps(const StoredBitmaps&) = delete;
+  StoredBitmaps& operator=(const StoredBitmaps&) = delete;
 
-// Gives `bitmap` the stored bitmaps of the files `wanted` (wanted[slot]), in
-// one pass over the table in key order, until the bitmaps given hold more
-// than `budget_bytes` (SetBitmap::bytes()): the rest are not read. Damaged
-// blobs are left out (BitmapOfBlob). Errors: SqlError's.
-Status LoadBitmaps(sqlite3* h, const std::string& path, const std::vector<const IndexedFile*>& wanted,
-                   uint64_t budget_bytes, const BitmapFn& bitmap);
+  // Reads into (*bitmaps)[d] the stored bitmap of each document d with
+  // wanted[d] != 0 and a key, by key, until the bitmaps read hold
+  // `budget_bytes`. A document without one, or whose blob is damaged, is left
+  // as it is. Errors: SqlError's.
+  // REQUIRES: wanted and *bitmaps have one entry per DocId.
+  Status Fill(const std::vector<uint8_t>& wanted, uint64_t budget_bytes, std::vector<SetBitmap>* bitmaps);
+  // Bitmaps read so far.
+  uint64_t read() const { return read_; }
+
+ private:
+  StoredBitmaps(Db db, std::string path, std::vector<int64_t> key_of_doc)
+      : db_(std::move(db)), path_(std::move(path)), key_of_doc_(std::move(key_of_doc)) {}
+  Db db_;
+  std::string path_;
+  std::vector<int64_t> key_of_doc_;
+  uint64_t read_ = 0;
+};
 
 }  // namespace neardup

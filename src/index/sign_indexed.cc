@@ -10,6 +10,7 @@
 
 #include "index/file_plans.h"
 #include "index/index_rows.h"
+#include "index/index_schema.h"
 #include "index/new_job.h"
 #include "index/text_store_stream.h"
 #include "neardup/quote.h"
@@ -219,7 +220,7 @@ class IndexUpdate {
   std::optional<IndexedFile> EntryOf(size_t k);
   Status StoreFile(size_t k, std::span<const DocRecord> docs, std::span<const uint32_t> sigs,
                    std::span<const StoredProblem> problems, std::span<const SetBitmap> bitmaps);
-  void PlaceStoredBitmaps(IndexedCorpus* out);
+  void KeysOfReused(IndexedCorpus* out);
   Status StoreTextFile(size_t k);
   Status StoreSigned();
   Status RemoveGone(IndexStats* stats);
@@ -252,6 +253,7 @@ class IndexUpdate {
   Layout lay_;                           // set by Finish()
   std::vector<int64_t> reused_pending_;  // entries walked whose documents were not delivered yet
   std::vector<PendingMark> unchanged_;   // files signed again to the stored documents: their marks
+  std::vector<int64_t> bitmap_keys_;     // per DocId: a reused document's key, or -1 (KeysOfReused)
 };
 
 IndexUpdate::IndexUpdate(const SignContext& ctx, SignatureIndex& index, std::vector<InputFile> files,
@@ -387,7 +389,8 @@ IndexedCorpus IndexUpdate::NewCorpus() const {
                                .named_unsigned = {},
                                .bitmaps = {}},
                     .signed_now = std::vector<uint8_t>(lay_.first[n], 0),
-                    .stats = {}};
+                    .stats = {},
+                    .stored_bitmaps = nullptr};
   out.stats.used = true;
   out.corpus.stream_copies.resize(n);
   return out;
@@ -407,7 +410,7 @@ Result<IndexedCorpus> IndexUpdate::Finish() {
     out.corpus.table.Resize(lay_.first[n]);
   }  // else MergeSigned takes the signed table over
   if (Status s = LoadStored(adopted, &out); !s.ok()) return s;
-  if (!all_signed) PlaceStoredBitmaps(&out);
+  if (!all_signed) KeysOfReused(&out);
   if (jsonl_) {
     if (Status s = StoreSigned(); !s.ok()) return s;
   }
@@ -640,23 +643,21 @@ Status IndexUpdate::RemoveGone(IndexStats* stats) {
   return Status::Ok();
 }
 
-// When the run wants bitmaps, sizes out's to one per document and moves in
-// the stored bitmaps of the documents reused (or kept by a file that grew)
-// that ReadStoredInputs() read; a document whose entry it did not read, or
-// stored without one (signed by a run that wanted none, or before the index
-// kept them), has none and rules nothing out.
-void IndexUpdate::PlaceStoredBitmaps(IndexedCorpus* out) {
+// When the run wants bitmaps, sizes out's to one per document (MergeSigned
+// moves in those of the documents signed now) and records the key of each
+// document reused (or kept by a file that grew), whose stored bitmap is read
+// when asked (EndRun, StoredBitmaps).
+void IndexUpdate::KeysOfReused(IndexedCorpus* out) {
   if (!ctx_.set_bitmaps && !WantsBitmaps(ctx_.options)) return;
-  std::vector<SetBitmap>& to = out->corpus.bitmaps;
-  to.assign(out->corpus.table.docs.size(), SetBitmap());
-  if (stored_.bitmaps.empty()) return;
+  const std::vector<DocRecord>& docs = out->corpus.table.docs;
+  out->corpus.bitmaps.assign(docs.size(), SetBitmap());
+  bitmap_keys_.assign(docs.size(), -1);
   for (size_t i = 0; i < files_.size(); ++i) {
     if (plans_.plan[i] == Plan::kSign) continue;
-    const size_t first = stored_.first[plans_.entry[i]];
-    if (first == SIZE_MAX) continue;
-    for (size_t j = 0; j < lay_.n_old[i]; ++j) to[lay_.first[i] + j] = std::move(stored_.bitmaps[first + j]);
+    const int64_t id = plans_.stored[plans_.entry[i]].id;
+    for (size_t at = lay_.first[i]; at < lay_.first[i] + lay_.n_old[i]; ++at)
+      bitmap_keys_[at] = DocKey(id, docs[at].line);
   }
-  stored_.bitmaps = {};
 }
 
 // Moves the documents signed now into `out`, after the stored ones of their
@@ -723,7 +724,13 @@ Status IndexUpdate::EndRun(IndexedCorpus* out) {
     }
   }
   if (Status s = index_.EndRun(run); !s.ok()) return s;
-  return index_.Commit();
+  if (Status s = index_.Commit(); !s.ok()) return s;
+  if (!bitmap_keys_.empty()) {
+    // Under the lock still: the snapshot holds what this run committed.
+    Result<std::unique_ptr<StoredBitmaps>> stored = StoredBitmaps::Open(index_.path(), std::move(bitmap_keys_));
+    if (stored.ok()) out->stored_bitmaps = std::move(*stored);
+  }
+  return Status::Ok();
 }
 
 }  // namespace

@@ -292,11 +292,6 @@ Status SignatureIndex::LoadProblems(const std::vector<const IndexedFile*>& wante
   return rc == SQLITE_DONE ? Status::Ok() : SqlError(h, path_, rc);
 }
 
-Status SignatureIndex::LoadBitmaps(const std::vector<const IndexedFile*>& wanted, uint64_t budget_bytes,
-                                   const std::function<void(size_t, uint64_t, SetBitmap&&)>& bitmap) {
-  return neardup::LoadBitmaps(impl_->db.get(), path_, wanted, budget_bytes, bitmap);
-}
-
 Status SignatureIndex::Begin() {
   const int rc = Exec(impl_->db.get(), "BEGIN IMMEDIATE");
   return rc == SQLITE_OK ? Status::Ok() : SqlError(impl_->db.get(), path_, rc);

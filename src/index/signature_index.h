@@ -147,13 +147,6 @@ class SignatureIndex {
   Status LoadProblems(const std::vector<const IndexedFile*>& wanted,
                       const std::function<void(size_t, StoredProblem&&)>& problem);
 
-  // Gives `bitmap(slot, line, bitmap)` the stored bitmaps of the documents
-  // of the files `wanted` (index_bitmaps.h), as LoadDocuments' slots, until
-  // they hold `budget_bytes`; a document without one (or whose blob is
-  // damaged) is not given. Only a run that wants bitmaps calls it.
-  Status LoadBitmaps(const std::vector<const IndexedFile*>& wanted, uint64_t budget_bytes,
-                     const std::function<void(size_t, uint64_t, SetBitmap&&)>& bitmap);
-
   // Writes are grouped: Begin(), any number of Put/Append/Remove, Commit().
   Status Begin();
   Status Commit();

@@ -5,7 +5,6 @@
 
 #include "base/parallel.h"
 #include "index/file_plans.h"
-#include "sign/sign.h"
 
 namespace neardup {
 
@@ -14,23 +13,6 @@ namespace {
 // Documents the matrix read from the index can grow by, at least, before
 // the rows are copied into a new one.
 constexpr size_t kGrowthDocuments = 65536;
-
-// Reads the stored bitmaps of the documents of `wanted` (entry
-// entry_of_slot[slot]) into out->bitmaps, at their documents' places: a
-// document's records are in `docs` by line. At most half kBitmapTextBudget
-// bytes of them, the most a plain run's bitmaps hold (4 bits a byte of text).
-Status ReadBitmaps(SignatureIndex& index, const std::vector<const IndexedFile*>& wanted,
-                   const std::vector<size_t>& entry_of_slot, StoredInputs* out) {
-  out->bitmaps.resize(out->docs.size());
-  return index.LoadBitmaps(wanted, kBitmapTextBudget / 2, [&](size_t slot, uint64_t line, SetBitmap&& b) {
-    const size_t k = entry_of_slot[slot];
-    const auto first = out->docs.begin() + static_cast<ptrdiff_t>(out->first[k]);
-    const auto last = first + static_cast<ptrdiff_t>(out->files[k].documents);
-    const auto at = std::lower_bound(first, last, line, [](const DocRecord& r, uint64_t l) { return r.line < l; });
-    if (at == last || at->line != line) return;  // a bitmap of no stored document: not trusted
-    out->bitmaps[static_cast<size_t>(at - out->docs.begin())] = std::move(b);
-  });
-}
 
 }  // namespace
 
@@ -88,9 +70,6 @@ Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& in
           wanted, [&](size_t slot, StoredProblem&& p) { out.problems[entry_of_slot[slot]].push_back(std::move(p)); });
       !s.ok()) {
     return s;
-  }
-  if (WantsBitmaps(options)) {
-    if (Status s = ReadBitmaps(index, wanted, entry_of_slot, &out); !s.ok()) return s;
   }
   return out;
 }

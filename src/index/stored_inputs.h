@@ -16,7 +16,6 @@
 #include "index/index_keys.h"
 #include "index/signature_index.h"
 #include "neardup/options.h"
-#include "sign/set_bitmap.h"
 #include "sign/signature_table.h"
 
 namespace neardup {
@@ -40,10 +39,6 @@ struct StoredInputs {
   std::vector<DocRecord> docs;        // as SignatureIndex::LoadDocuments gives them
   SignatureTable::Matrix signatures;  // num_perm values per document of `docs`
   std::vector<std::vector<StoredProblem>> problems;  // per entry (empty when not read)
-  // When the run wants bitmaps (WantsBitmaps, sign.h): one per document of
-  // `docs`, the stored one (index_bitmaps.h) or empty; else empty, and the
-  // index's bitmaps are not read at all.
-  std::vector<SetBitmap> bitmaps;
 };
 
 // Reads what SignWithIndex needs of `index` for a run of `options`.

@@ -131,21 +131,47 @@ Result<SignedInputs> SignInputs(const Run& run, WalkedInputs walked) {
     out.corpus = std::move(s->corpus);
     out.signed_now = std::move(s->signed_now);
     out.index = s->stats;
+    out.stored_bitmaps = std::move(s->stored_bitmaps);
   }
   if (run.Cancelled()) return Status::Cancelled("interrupted");
   return out;  // the index is closed here: the next run may start
 }
 
-Result<FoundPairs> FindCandidatePairs(const Run& run, const SignedCorpus& corpus) {
+namespace {
+
+// With --index: reads the stored bitmaps of the documents in `found`'s pairs
+// that have none yet (reused), then leaves out the pairs they rule out, as
+// FindCandidates() would have with every bitmap at once.
+Result<Candidates> RuleOutByStoredBitmaps(const Run& run, SignedInputs& inputs, Candidates found) {
+  std::unique_ptr<StoredBitmaps> stored = std::move(inputs.stored_bitmaps);
+  SignedCorpus& corpus = inputs.corpus;
+  if (corpus.bitmaps.size() != corpus.table.docs.size()) return found;
+  std::vector<uint8_t> wanted(corpus.table.docs.size(), 0);
+  for (const Candidate& c : found.pairs) {
+    wanted[c.a] = corpus.bitmaps[c.a].empty() ? 1 : 0;
+    wanted[c.b] = corpus.bitmaps[c.b].empty() ? 1 : 0;
+  }
+  if (!found.pairs.status().ok()) return found.pairs.status();
+  // At most what a plain run's bitmaps hold (4 bits a byte of text).
+  if (Status s = stored->Fill(wanted, kBitmapTextBudget / 2, &corpus.bitmaps); !s.ok()) return s;
+  return RuleOutByBitmaps(std::move(found), run.options(), corpus.bitmaps, corpus.table.docs.size());
+}
+
+}  // namespace
+
+Result<FoundPairs> FindCandidatePairs(const Run& run, SignedInputs& inputs) {
+  const SignedCorpus& corpus = inputs.corpus;
   const SignatureTable& table = corpus.table;
   FoundPairs out{.groups = CopyGroups::Build(table), .candidates = {}};
   if (!run.rule().identical_only) {
     run.Tick(Stage::kBanding);
     Result<Candidates> found =
         FindCandidates(table, out.groups, run.options(), run.banding(), run.workers(), corpus.bitmaps);
+    if (found.ok() && inputs.stored_bitmaps != nullptr) found = RuleOutByStoredBitmaps(run, inputs, std::move(*found));
     if (!found.ok()) return found.status();
     out.candidates = std::move(*found);
   }
+  inputs.stored_bitmaps = nullptr;  // the index's read snapshot ends
   return out;
 }
 

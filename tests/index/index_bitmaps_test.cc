@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "index/index_schema.h"  // DocKey()
 #include "index/sign_indexed.h"  // SignatureParamsOf()
 #include "index/signature_index.h"
 #include "test_util.h"
@@ -86,28 +87,45 @@ TEST(IndexBitmapsTest, StoredBitmapsComeBackAtTheirDocumentsAndGoWithTheirFile) 
   ASSERT_TRUE(files.ok()) << files.status().message();
   ASSERT_EQ(files->size(), 1u);
   IndexedFile stored = (*files)[0];
-  auto load = [&](uint64_t budget) {
-    std::vector<std::pair<uint64_t, SetBitmap>> got;
-    const Status s = (*ix)->LoadBitmaps({&stored}, budget, [&](size_t slot, uint64_t line, SetBitmap&& b) {
-      EXPECT_EQ(slot, 0u);
-      got.emplace_back(line, std::move(b));
-    });
+  // As a run sees them: DocIds 0 to 3, the file's lines 1, 3, 5 and a
+  // document with no key (signed now).
+  const std::vector<int64_t> keys = {DocKey(stored.id, 1), DocKey(stored.id, 3), DocKey(stored.id, 5), -1};
+  auto load = [&](std::vector<uint8_t> wanted, uint64_t budget) {
+    std::vector<SetBitmap> got(keys.size());
+    got[3] = Bitmap(10, 9);
+    Result<std::unique_ptr<StoredBitmaps>> sb = StoredBitmaps::Open(path, keys);
+    EXPECT_TRUE(sb.ok()) << sb.status().message();
+    if (!sb.ok()) return got;
+    const Status s = (*sb)->Fill(wanted, budget, &got);
     EXPECT_TRUE(s.ok()) << s.message();
     return got;
   };
-  std::vector<std::pair<uint64_t, SetBitmap>> got = load(UINT64_MAX);
-  ASSERT_EQ(got.size(), 2u);  // the empty one is not stored
-  EXPECT_EQ(got[0].first, 1u);
-  EXPECT_TRUE(Same(got[0].second, bitmaps[0]));
-  EXPECT_EQ(got[1].first, 5u);
-  EXPECT_TRUE(Same(got[1].second, bitmaps[2]));
-  EXPECT_EQ(load(0).size(), 1u);  // past the budget: no more is read
+  std::vector<SetBitmap> got = load({1, 1, 1, 1}, UINT64_MAX);
+  EXPECT_TRUE(Same(got[0], bitmaps[0]));
+  EXPECT_TRUE(got[1].empty());  // stored without one
+  EXPECT_TRUE(Same(got[2], bitmaps[2]));
+  EXPECT_TRUE(Same(got[3], Bitmap(10, 9)));  // left as it was
+  got = load({0, 1, 1, 0}, UINT64_MAX);      // only those wanted
+  EXPECT_TRUE(got[0].empty());
+  EXPECT_TRUE(Same(got[2], bitmaps[2]));
+  got = load({1, 1, 1, 1}, 0);  // past the budget: no more is read
+  EXPECT_FALSE(got[0].empty());
+  EXPECT_TRUE(got[2].empty());
 
+  // A snapshot keeps what was committed when it was opened.
+  Result<std::unique_ptr<StoredBitmaps>> before = StoredBitmaps::Open(path, keys);
+  ASSERT_TRUE(before.ok());
   // Signed again without bitmaps: the old ones are gone with the old documents.
   ASSERT_TRUE((*ix)->Begin().ok());
   ASSERT_TRUE((*ix)->PutFile(stored, docs, sigs, {}).ok());
   ASSERT_TRUE((*ix)->Commit().ok());
-  EXPECT_TRUE(load(UINT64_MAX).empty());
+  got = load({1, 1, 1, 0}, UINT64_MAX);
+  EXPECT_TRUE(got[0].empty() && got[1].empty() && got[2].empty());
+  std::vector<SetBitmap> old(keys.size());
+  ASSERT_TRUE((*before)->Fill({1, 1, 1, 0}, UINT64_MAX, &old).ok());
+  EXPECT_TRUE(Same(old[0], bitmaps[0]));
+  EXPECT_EQ((*before)->read(), 2u);
+  before->reset();
   // Grown: the new lines' bitmaps join.
   std::vector<DocRecord> more(1);
   more[0].line = 9;
@@ -115,14 +133,21 @@ TEST(IndexBitmapsTest, StoredBitmapsComeBackAtTheirDocumentsAndGoWithTheirFile) 
   ASSERT_TRUE((*ix)->Begin().ok());
   ASSERT_TRUE((*ix)->AppendToFile(stored, more, std::vector<uint32_t>(4, 1), {}, bitmaps).ok());
   ASSERT_TRUE((*ix)->Commit().ok());
-  got = load(UINT64_MAX);
-  ASSERT_EQ(got.size(), 1u);
-  EXPECT_EQ(got[0].first, 9u);
+  std::vector<SetBitmap> grown(1);
+  Result<std::unique_ptr<StoredBitmaps>> sb = StoredBitmaps::Open(path, {DocKey(stored.id, 9)});
+  ASSERT_TRUE(sb.ok());
+  ASSERT_TRUE((*sb)->Fill({1}, UINT64_MAX, &grown).ok());
+  EXPECT_TRUE(Same(grown[0], bitmaps[0]));
+  sb->reset();
   // Removed: nothing is left of it.
   ASSERT_TRUE((*ix)->Begin().ok());
   ASSERT_TRUE((*ix)->RemoveFile(stored.id).ok());
   ASSERT_TRUE((*ix)->Commit().ok());
-  EXPECT_TRUE(load(UINT64_MAX).empty());
+  grown.assign(1, SetBitmap());
+  sb = StoredBitmaps::Open(path, {DocKey(stored.id, 9)});
+  ASSERT_TRUE(sb.ok());
+  ASSERT_TRUE((*sb)->Fill({1}, UINT64_MAX, &grown).ok());
+  EXPECT_TRUE(grown[0].empty());
 }
 
 }  // namespace

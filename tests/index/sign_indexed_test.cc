@@ -104,6 +104,20 @@ void SeenAnHourOn(const TempDir& dir, const std::string& ix) {
   Sql(dir, ix, "UPDATE files SET seen_ns = " + std::to_string(hour_on));
 }
 
+// IndexedSign(o) with the stored bitmaps of every document it reused read
+// in, as a scan reads those of the documents in candidate pairs, and the
+// index's read snapshot then ended, as a scan ends it before anything opens
+// the index again.
+IndexedCorpus WithStoredBitmaps(const Options& o) {
+  IndexedCorpus s = IndexedSign(o);
+  if (s.stored_bitmaps != nullptr) {
+    const std::vector<uint8_t> all(s.corpus.table.size(), 1);
+    EXPECT_TRUE(s.stored_bitmaps->Fill(all, UINT64_MAX, &s.corpus.bitmaps).ok());
+    s.stored_bitmaps = nullptr;
+  }
+  return s;
+}
+
 bool SameBitmap(const SetBitmap& x, const SetBitmap& y) {
   return x.level == y.level && x.words == y.words && x.most == y.most && x.least == y.least && x.bits == y.bits;
 }
@@ -119,7 +133,7 @@ TEST(SignWithIndexTest, DocumentsSignedNowAndReusedHaveThePlainRunsBitmaps) {
   ASSERT_EQ(o.verify, VerifyMode::kExact);
   const SignedCorpus a = PlainSign(o);
   ASSERT_EQ(a.bitmaps.size(), a.table.size());
-  const IndexedCorpus first = IndexedSign(o);
+  const IndexedCorpus first = WithStoredBitmaps(o);
   ASSERT_EQ(first.corpus.bitmaps.size(), a.table.size());
   for (DocId d = 0; d < a.table.size(); ++d) {
     EXPECT_FALSE(first.corpus.bitmaps[d].empty()) << d;
@@ -128,7 +142,7 @@ TEST(SignWithIndexTest, DocumentsSignedNowAndReusedHaveThePlainRunsBitmaps) {
   SeenAnHourOn(dir, o.index);
   WriteFile(dir / "c/3", Join(RandomWords(90, 77)));  // another size: signed again
   const SignedCorpus b = PlainSign(o);
-  const IndexedCorpus second = IndexedSign(o);
+  const IndexedCorpus second = WithStoredBitmaps(o);
   ASSERT_EQ(second.corpus.bitmaps.size(), b.table.size());
   EXPECT_EQ(second.stats.reused, b.table.size() - 1);
   for (DocId d = 0; d < b.table.size(); ++d) {
@@ -137,9 +151,10 @@ TEST(SignWithIndexTest, DocumentsSignedNowAndReusedHaveThePlainRunsBitmaps) {
   }
   // A run that wants none (-t 0.8) gets none, stored or built.
   o.threshold = 0.8;
-  const IndexedCorpus high = IndexedSign(o);
+  const IndexedCorpus high = WithStoredBitmaps(o);
   EXPECT_EQ(high.stats.reused, b.table.size());
   EXPECT_TRUE(high.corpus.bitmaps.empty());
+  EXPECT_EQ(high.stored_bitmaps, nullptr);
 }
 
 // JSONL: the stored lines of a file that grew keep their bitmaps; the new
@@ -154,11 +169,11 @@ TEST(SignWithIndexTest, AGrownJsonlFileKeepsItsLinesBitmaps) {
   o.index = dir / "ix.db";
   o.input = InputFormat::kJsonl;
   o.threshold = 0.5;
-  ASSERT_EQ(IndexedSign(o).corpus.bitmaps.size(), 6u);
+  ASSERT_EQ(WithStoredBitmaps(o).corpus.bitmaps.size(), 6u);
   for (int i = 6; i < 9; ++i) lines += "{\"text\": \"" + Join(RandomWords(60, uint64_t(i))) + "\"}\n";
   WriteFile(dir / "c/a.jsonl", lines);
   const SignedCorpus plain = PlainSign(o);
-  const IndexedCorpus grown = IndexedSign(o);
+  const IndexedCorpus grown = WithStoredBitmaps(o);
   EXPECT_EQ(grown.stats.reused, 6u);
   EXPECT_EQ(grown.stats.signed_now, 3u);
   ASSERT_EQ(plain.bitmaps.size(), 9u);
@@ -180,10 +195,10 @@ TEST(SignWithIndexTest, AVersion2IndexIsMigratedAndItsFilesGetBitmapsWhenSignedA
   o.paths = {dir / "c"};
   o.index = dir / "ix.db";
   o.threshold = 0.5;
-  ASSERT_EQ(IndexedSign(o).corpus.bitmaps.size(), 4u);
+  ASSERT_EQ(WithStoredBitmaps(o).corpus.bitmaps.size(), 4u);
   Sql(dir, o.index, "DROP TABLE bitmaps; PRAGMA user_version = 2;");
   SeenAnHourOn(dir, o.index);
-  const IndexedCorpus migrated = IndexedSign(o);
+  const IndexedCorpus migrated = WithStoredBitmaps(o);
   EXPECT_EQ(migrated.stats.reused, 4u);
   ASSERT_EQ(migrated.corpus.bitmaps.size(), 4u);
   for (DocId d = 0; d < 4; ++d) EXPECT_TRUE(migrated.corpus.bitmaps[d].empty()) << d;
@@ -192,9 +207,9 @@ TEST(SignWithIndexTest, AVersion2IndexIsMigratedAndItsFilesGetBitmapsWhenSignedA
   EXPECT_EQ(version.out, "3\n");
   WriteFile(dir / "c/2", Join(RandomWords(90, 77)));  // signed again: gets its bitmap
   const SignedCorpus plain = PlainSign(o);
-  ASSERT_EQ(IndexedSign(o).stats.signed_now, 1u);
+  ASSERT_EQ(WithStoredBitmaps(o).stats.signed_now, 1u);
   SeenAnHourOn(dir, o.index);
-  const IndexedCorpus after = IndexedSign(o);
+  const IndexedCorpus after = WithStoredBitmaps(o);
   EXPECT_EQ(after.stats.reused, 4u);
   ASSERT_EQ(after.corpus.bitmaps.size(), 4u);
   for (DocId d = 0; d < 4; ++d) {
