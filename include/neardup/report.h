@@ -103,6 +103,9 @@ struct IndexStats {
   // Invalid UTF-8 sequences of the files reused, in Stats::invalid_utf8 too:
   // the run that read them gave its advice on them (no hint of this run's).
   uint64_t reused_invalid_utf8 = 0;
+  // Stored bitmaps of reused documents read after banding, for the
+  // documents of candidate pairs (--exact below -t 0.7); shown at -v.
+  uint64_t bitmaps_read = 0;
   // --new (without --against): the job the run reports for, when it may
   // clear pending marks (it is the index's job, or the index has none yet);
   // empty otherwise (NewJob, index.h).

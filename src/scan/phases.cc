@@ -142,7 +142,8 @@ namespace {
 // With --index: reads the stored bitmaps of the documents in `found`'s pairs
 // that have none yet (reused), then leaves out the pairs they rule out, as
 // FindCandidates() would have with every bitmap at once.
-Result<Candidates> RuleOutByStoredBitmaps(const Run& run, SignedInputs& inputs, Candidates found) {
+// The bitmaps read go into *read.
+Result<Candidates> RuleOutByStoredBitmaps(const Run& run, SignedInputs& inputs, Candidates found, uint64_t* read) {
   std::unique_ptr<StoredBitmaps> stored = std::move(inputs.stored_bitmaps);
   SignedCorpus& corpus = inputs.corpus;
   if (corpus.bitmaps.size() != corpus.table.docs.size()) return found;
@@ -154,6 +155,7 @@ Result<Candidates> RuleOutByStoredBitmaps(const Run& run, SignedInputs& inputs, 
   if (!found.pairs.status().ok()) return found.pairs.status();
   // At most what a plain run's bitmaps hold (4 bits a byte of text).
   if (Status s = stored->Fill(wanted, kBitmapTextBudget / 2, &corpus.bitmaps); !s.ok()) return s;
+  *read = stored->read();
   return RuleOutByBitmaps(std::move(found), run.options(), corpus.bitmaps, corpus.table.docs.size());
 }
 
@@ -167,7 +169,8 @@ Result<FoundPairs> FindCandidatePairs(const Run& run, SignedInputs& inputs) {
     run.Tick(Stage::kBanding);
     Result<Candidates> found =
         FindCandidates(table, out.groups, run.options(), run.banding(), run.workers(), corpus.bitmaps);
-    if (found.ok() && inputs.stored_bitmaps != nullptr) found = RuleOutByStoredBitmaps(run, inputs, std::move(*found));
+    if (found.ok() && inputs.stored_bitmaps != nullptr)
+      found = RuleOutByStoredBitmaps(run, inputs, std::move(*found), &out.bitmaps_read);
     if (!found.ok()) return found.status();
     out.candidates = std::move(*found);
   }
@@ -391,6 +394,7 @@ Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, Foun
   Report& report = out.report;
   report.params = MakeParams(o, run.banding());
   report.index = inputs.index;
+  report.index.bitmaps_read = found.bitmaps_read;
   report.stats = CountRead(corpus, inputs.walk, inputs.left_out);
   const std::optional<std::string> not_jsonl =
       o.input == InputFormat::kJsonl ? FoldFilesNotJsonl(corpus, o.name_skipped, &corpus.problems, &report.stats)

@@ -90,6 +90,9 @@ struct FoundPairs {
   // tasks read the documents again): ReportPhase adopts these verdicts and
   // reads nothing; `candidates` is then unused.
   std::optional<PriorVerdicts> verdicts = {};
+  // With --index: the stored bitmaps read for the documents of candidate
+  // pairs (IndexStats::bitmaps_read).
+  uint64_t bitmaps_read = 0;
 };
 // Groups the copies of `table` and finds candidates by LSH (none with -t 1:
 // only copies are reported then). The candidates are held in bounded memory

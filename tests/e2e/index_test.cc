@@ -1240,6 +1240,17 @@ TEST(IndexTest, AReRunAtALowThresholdReadsAgainWhatAPlainScanReads) {
   EXPECT_NE(again.err.find("index: 300 reused, 0 signed"), std::string::npos) << again.err;
   EXPECT_EQ(again.out, plain.out);
   EXPECT_EQ(ReadAgain(again.err), plain_reads) << again.err;
+  // Only the bitmaps of documents in candidate pairs are read.
+  const size_t at = again.err.find(" bitmaps of reused documents read from the index");
+  ASSERT_NE(at, std::string::npos) << again.err;
+  const long bitmaps = std::stol(again.err.substr(again.err.rfind("neardup: ", at) + 9));
+  EXPECT_GT(bitmaps, 0);
+  EXPECT_LT(bitmaps, 300);
+  // A run that wants no bitmaps reads none.
+  indexed[5] = "0.8";  // after "scan", "--index", ix, "-v", "-t"
+  const RunResult high = RunNeardup(indexed, dir.path());
+  EXPECT_NE(high.err.find("index: 300 reused, 0 signed"), std::string::npos) << high.err;
+  EXPECT_EQ(high.err.find("read from the index"), std::string::npos) << high.err;
 }
 
 }  // namespace
