@@ -9,19 +9,24 @@
 
 namespace neardup {
 
-std::string BitmapBlob(const SetBitmap& bitmap) {
+std::string BitmapBlob(const SetBitmap& bitmap, const ContentHash& content) {
   std::string out;
-  out.reserve(SetBitmapBytes(bitmap) + sizeof(uint64_t));
+  out.reserve(2 * sizeof(uint64_t) + SetBitmapBytes(bitmap) + sizeof(uint64_t));
+  PutFixed64(&out, content.high);
+  PutFixed64(&out, content.low);
   PutSetBitmap(&out, bitmap);
   PutChecksum(&out);
   return out;
 }
 
-SetBitmap BitmapOfBlob(std::string_view blob) {
+SetBitmap BitmapOfBlob(std::string_view blob, const ContentHash& content) {
   if (!ChecksumMatches(blob)) return SetBitmap();
   Decoder in(blob.substr(0, blob.size() - sizeof(uint64_t)));
+  ContentHash made_for;
+  made_for.high = in.U64("a bitmap's content");
+  made_for.low = in.U64("a bitmap's content");
   SetBitmap out = GetSetBitmap(in);
-  if (!in.ok() || in.left() != 0) return SetBitmap();
+  if (!in.ok() || in.left() != 0 || !(made_for == content)) return SetBitmap();
   return out;
 }
 
@@ -32,7 +37,7 @@ Status PutBitmaps(sqlite3* h, StmtCache& cache, const std::string& path, int64_t
   if (!ins.ok()) return SqlError(h, path, ins.prepare_rc());
   for (size_t k = 0; k < docs.size() && k < bitmaps.size(); ++k) {
     if (bitmaps[k].empty()) continue;
-    const std::string blob = BitmapBlob(bitmaps[k]);
+    const std::string blob = BitmapBlob(bitmaps[k], docs[k].content);
     ins.Reset();
     ins.Bind(1, DocKey(file_id, docs[k].line));
     ins.BindBlob(2, blob.data(), blob.size());
@@ -65,7 +70,8 @@ Result<std::unique_ptr<StoredBitmaps>> StoredBitmaps::Open(const std::string& pa
   return std::unique_ptr<StoredBitmaps>(new StoredBitmaps(std::move(db), path, std::move(key_of_doc)));
 }
 
-Status StoredBitmaps::Fill(const std::vector<uint8_t>& wanted, uint64_t budget_bytes, std::vector<SetBitmap>* bitmaps) {
+Status StoredBitmaps::Fill(const std::vector<uint8_t>& wanted, std::span<const DocRecord> docs, uint64_t budget_bytes,
+                           std::vector<SetBitmap>* bitmaps) {
   std::vector<std::pair<int64_t, size_t>> keys;  // (key, DocId), by key: the table read in order
   for (size_t d = 0; d < wanted.size() && d < key_of_doc_.size(); ++d) {
     if (wanted[d] != 0 && key_of_doc_[d] >= 0) keys.emplace_back(key_of_doc_[d], d);
@@ -84,7 +90,7 @@ Status StoredBitmaps::Fill(const std::vector<uint8_t>& wanted, uint64_t budget_b
     if (rc != SQLITE_ROW) return SqlError(h, path_, rc);
     if (q.Type(0) != SQLITE_BLOB) continue;
     const auto* data = static_cast<const char*>(q.Blob(0));  // before Bytes(), as SQLite asks
-    SetBitmap b = BitmapOfBlob(std::string_view(data, q.Bytes(0)));
+    SetBitmap b = BitmapOfBlob(std::string_view(data, q.Bytes(0)), docs[doc].content);
     if (b.empty()) continue;
     given += b.bytes();
     ++read_;

@@ -6,10 +6,13 @@
 //
 // A row is keyed as its document (DocKey: file id times 2^32 plus line); a
 // document without a row has no bitmap (rules nothing out). Its blob is
-// PutSetBitmap()'s bytes followed by their XXH3-64 checksum (coding.h). A
-// blob that is not whole (checksum, decoding, bytes left over) is taken as
-// no bitmap: a damaged bitmap is never trusted, and a run only reads more
-// documents again for it. Rows change with their documents' rows, in the
+// the content hash of the document it was built from (u64 high, u64 low),
+// PutSetBitmap()'s bytes, then the XXH3-64 checksum of all of them
+// (coding.h). A blob that is not whole (checksum, decoding, bytes left
+// over), or made for another content than the document's at its key, is
+// taken as no bitmap: a damaged or stray bitmap is never trusted, and a run
+// only reads more documents again for it. (Two documents of one content
+// have one shingle set: either one's bitmap bounds it.) Rows change with their documents' rows, in the
 // same transactions (signature_index.cc).
 //
 // Reads are lookups by key of the bitmaps of the documents in candidate
@@ -39,13 +42,13 @@
 
 namespace neardup {
 
-// The blob stored for `bitmap`: its bytes (set_bitmap_codec.h) and their
-// checksum.
-std::string BitmapBlob(const SetBitmap& bitmap);
+// The blob stored for `bitmap`, built from a document of content `content`.
+std::string BitmapBlob(const SetBitmap& bitmap, const ContentHash& content);
 
-// The bitmap stored as `blob`; an empty one (no bitmap) when the blob is
-// damaged: a wrong checksum, bytes no bitmap gives, or bytes left over.
-SetBitmap BitmapOfBlob(std::string_view blob);
+// The bitmap stored as `blob` for a document of content `content`; an empty
+// one (no bitmap) when the blob is damaged (a wrong checksum, bytes no
+// bitmap gives, bytes left over) or was made for another content.
+SetBitmap BitmapOfBlob(std::string_view blob, const ContentHash& content);
 
 // Stores the bitmaps of the documents `docs` of file `file_id`
 // (bitmaps[k] for docs[k]); an empty bitmap stores no row. `bitmaps` empty:
@@ -78,10 +81,12 @@ class StoredBitmaps {
 
   // Reads into (*bitmaps)[d] the stored bitmap of each document d with
   // wanted[d] != 0 and a key, by key, until the bitmaps read hold
-  // `budget_bytes`. A document without one, or whose blob is damaged, is left
-  // as it is. Errors: SqlError's.
-  // REQUIRES: wanted and *bitmaps have one entry per DocId.
-  Status Fill(const std::vector<uint8_t>& wanted, uint64_t budget_bytes, std::vector<SetBitmap>* bitmaps);
+  // `budget_bytes`. A document without one, or whose blob is damaged or of
+  // another content than docs[d]'s, is left as it is. Errors: SqlError's
+  // (the bitmaps read before stay: each is sound).
+  // REQUIRES: wanted, docs and *bitmaps have one entry per DocId.
+  Status Fill(const std::vector<uint8_t>& wanted, std::span<const DocRecord> docs, uint64_t budget_bytes,
+              std::vector<SetBitmap>* bitmaps);
   // Bitmaps read so far.
   uint64_t read() const { return read_; }
 

@@ -166,12 +166,14 @@ namespace {
 Status CheckBitmaps(sqlite3* h, const std::string& path, CheckList& problems) {
   int rc = SQLITE_OK;
   if (QueryInt(h, "SELECT count(*) FROM sqlite_master WHERE name = 'bitmaps'", &rc) == 0) return Status::Ok();
-  Stmt q(h, "SELECT key, bitmap FROM bitmaps ORDER BY key");
+  Stmt q(h, "SELECT b.key, b.bitmap, d.content FROM bitmaps b JOIN documents d ON d.key = b.key ORDER BY b.key");
   if (!q.ok()) return SqlError(h, path, q.prepare_rc());
   while ((rc = q.Step()) == SQLITE_ROW) {
     const auto* data = static_cast<const char*>(q.Blob(1));  // before Bytes(), as SQLite asks
-    if (q.Type(1) == SQLITE_BLOB && !BitmapOfBlob(std::string_view(data, q.Bytes(1))).empty()) continue;
-    problems.Add("bitmaps row " + std::to_string(q.Int(0)) + ": damaged (a scan takes it for no bitmap)");
+    const std::string_view blob(data, q.Bytes(1));
+    if (q.Type(1) == SQLITE_BLOB && !BitmapOfBlob(blob, GetContent(q, 2)).empty()) continue;
+    problems.Add("bitmaps row " + std::to_string(q.Int(0)) +
+                 ": damaged, or not of its document's content (a scan takes it for no bitmap)");
   }
   if (rc != SQLITE_DONE) return SqlError(h, path, rc);
   const int64_t n = QueryInt(h, "SELECT count(*) FROM bitmaps WHERE key NOT IN (SELECT key FROM documents)", &rc);

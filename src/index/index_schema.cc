@@ -236,17 +236,6 @@ Status UpgradeSchema(sqlite3* h, const std::string& path, int64_t app, int64_t v
   return Status::Ok();  // a version 1 or 2 file opened to read: its tables read as version 3's (info, check)
 }
 
-ContentHash GetContent(const Stmt& st, int col) {
-  ContentHash c;
-  if (st.Bytes(col) != 16) return c;
-  const auto* b = static_cast<const unsigned char*>(st.Blob(col));
-  for (int i = 0; i < 8; ++i) {
-    c.high = (c.high << 8) | b[i];
-    c.low = (c.low << 8) | b[8 + i];
-  }
-  return c;
-}
-
 // The columns of `files` as read, in the order FileColumns() selects them.
 constexpr const char* kFileColumnNames[] = {
     "id",    "path",     "dev",          "inode", "size",         "mtime_ns",   "ctime_ns",  "reading", "jsonl",
@@ -416,6 +405,17 @@ void PutContent(Stmt& st, int col, const ContentHash& c) {
     b[8 + i] = static_cast<unsigned char>(c.low >> (56 - 8 * i));
   }
   st.BindBlob(col, b, sizeof b);
+}
+
+ContentHash GetContent(const Stmt& st, int col) {
+  ContentHash c;
+  if (st.Bytes(col) != 16) return c;
+  const auto* b = static_cast<const unsigned char*>(st.Blob(col));
+  for (int i = 0; i < 8; ++i) {
+    c.high = (c.high << 8) | b[i];
+    c.low = (c.low << 8) | b[8 + i];
+  }
+  return c;
 }
 
 DocumentRow RawDocumentRow(const Stmt& q) {

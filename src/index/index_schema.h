@@ -88,6 +88,10 @@ Result<RowLimits> LimitsOf(sqlite3* h, const std::string& path, size_t num_perm)
 // column `col` of `st`.
 void PutContent(Stmt& st, int col, const ContentHash& c);
 
+// A content hash as PutContent() stored it in column `col` of `st`; zero
+// when the column is not 16 bytes.
+ContentHash GetContent(const Stmt& st, int col);
+
 // The current row of `q` (key, name, size, content, kind, signature), raw.
 DocumentRow RawDocumentRow(const Stmt& q);
 

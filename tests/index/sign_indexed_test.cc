@@ -112,7 +112,7 @@ IndexedCorpus WithStoredBitmaps(const Options& o) {
   IndexedCorpus s = IndexedSign(o);
   if (s.stored_bitmaps != nullptr) {
     const std::vector<uint8_t> all(s.corpus.table.size(), 1);
-    EXPECT_TRUE(s.stored_bitmaps->Fill(all, UINT64_MAX, &s.corpus.bitmaps).ok());
+    EXPECT_TRUE(s.stored_bitmaps->Fill(all, s.corpus.table.docs, UINT64_MAX, &s.corpus.bitmaps).ok());
     s.stored_bitmaps = nullptr;
   }
   return s;
