@@ -84,6 +84,10 @@ struct Stats {
   uint64_t transcoded = 0;        // UTF-16 files transcoded
   uint64_t exact_duplicates = 0;  // documents identical to an earlier one
   uint64_t candidates = 0;        // distinct candidate pairs from LSH
+  // Documents read again to verify (--exact, -t 1): those of the candidate
+  // pairs left after the bitmaps ruled some out, and of groups of copies.
+  // Shown at -v, not in the json.
+  uint64_t reread = 0;
   double seconds = 0;
 
   uint64_t skipped() const { return hidden + glob + too_large + binary + too_short; }
@@ -99,6 +103,9 @@ struct IndexStats {
   // Invalid UTF-8 sequences of the files reused, in Stats::invalid_utf8 too:
   // the run that read them gave its advice on them (no hint of this run's).
   uint64_t reused_invalid_utf8 = 0;
+  // Stored bitmaps of reused documents read after banding, for the
+  // documents of candidate pairs (--exact below -t 0.7); shown at -v.
+  uint64_t bitmaps_read = 0;
   // --new (without --against): the job the run reports for, when it may
   // clear pending marks (it is the index's job, or the index has none yet);
   // empty otherwise (NewJob, index.h).

@@ -243,6 +243,10 @@ void LogWhatTheRunMet(const Report& report, int verbosity) {
   spdlog::info("{} {}-shingles, {} permutations, {} bands x {} rows, threshold {}, verify {}, seed {}",
                ToString(pa.shingle), pa.ngram, pa.num_perm, pa.bands, pa.rows, pa.threshold, ToString(pa.verify),
                pa.seed);
+  if (report.stats.reread > 0) spdlog::info("{} read again to verify", Counted(report.stats.reread, "document"));
+  if (report.index.bitmaps_read > 0) {
+    spdlog::info("{} of reused documents read from the index", Counted(report.index.bitmaps_read, "bitmap"));
+  }
 }
 
 // A document asked for and not read (an unreadable file, a malformed JSONL

@@ -687,7 +687,8 @@ Result<Report> ReportTask(const Options& o, const std::string& work, const RunCo
                       .signed_now = {},
                       .index = {},
                       .mapped = {},
-                      .left_out = left_out};
+                      .left_out = left_out,
+                      .stored_bitmaps = nullptr};
   // The filter tasks' lists: complete whenever the mode clusters anyway.
   const bool deferred = lists == Lists::kAsTheModeHasThem && o.mode == Mode::kPairs;
   Result<ReportOutcome> reported = ReportAndDropped(run, std::move(inputs), std::move(found),

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "index/index_bitmaps.h"
 #include "index/index_rows.h"
 #include "index/index_schema.h"
 #include "index/index_sql.h"
@@ -158,6 +159,31 @@ Status CheckRowsOfFiles(sqlite3* h, const std::string& path, const RowLimits& li
 
 }  // namespace
 
+namespace {
+
+// The `bitmaps` rows (version 3): each blob whole (a scan takes a damaged
+// one for no bitmap, index_bitmaps.h), each of a stored document.
+Status CheckBitmaps(sqlite3* h, const std::string& path, CheckList& problems) {
+  int rc = SQLITE_OK;
+  if (QueryInt(h, "SELECT count(*) FROM sqlite_master WHERE name = 'bitmaps'", &rc) == 0) return Status::Ok();
+  Stmt q(h, "SELECT b.key, b.bitmap, d.content FROM bitmaps b JOIN documents d ON d.key = b.key ORDER BY b.key");
+  if (!q.ok()) return SqlError(h, path, q.prepare_rc());
+  while ((rc = q.Step()) == SQLITE_ROW) {
+    const auto* data = static_cast<const char*>(q.Blob(1));  // before Bytes(), as SQLite asks
+    const std::string_view blob(data, q.Bytes(1));
+    if (q.Type(1) == SQLITE_BLOB && !BitmapOfBlob(blob, GetContent(q, 2)).empty()) continue;
+    problems.Add("bitmaps row " + std::to_string(q.Int(0)) +
+                 ": damaged, or not of its document's content (a scan takes it for no bitmap)");
+  }
+  if (rc != SQLITE_DONE) return SqlError(h, path, rc);
+  const int64_t n = QueryInt(h, "SELECT count(*) FROM bitmaps WHERE key NOT IN (SELECT key FROM documents)", &rc);
+  if (rc != SQLITE_OK) return SqlError(h, path, rc);
+  if (n != 0) problems.Add(std::to_string(n) + " bitmaps of no document");
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<std::vector<std::string>> CheckIndex(const std::string& path) {
   bool fresh = false;
   Result<Db> db = OpenDb(path, /*write=*/false, /*create=*/false, &fresh);
@@ -199,6 +225,7 @@ Result<std::vector<std::string>> CheckIndex(const std::string& path) {
     if (rc != SQLITE_OK) return SqlError(h, path, rc);
     if (n != 0) problems.Add(std::to_string(n) + " " + what);
   }
+  if (Status s = CheckBitmaps(h, path, problems); !s.ok()) return s;
   return problems.Take();
 }
 

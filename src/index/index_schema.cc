@@ -18,9 +18,10 @@ namespace {
 // PRAGMA application_id of a neardup index: "NDUP".
 constexpr int32_t kApplicationId = 0x4E445550;
 
-// The schema of a new index (version 2: version 1, `files.seen_ns`, and
+// The schema of a new index (version 3: version 1, `files.seen_ns`, and
 // what --new delivers at least once: `files.pending`, `runs.delivered` and
-// `run_files`; see AddPendingMarks).
+// `run_files`, see AddPendingMarks (version 2); and `bitmaps`, see
+// AddBitmaps (version 3)).
 constexpr const char* kSchema = R"sql(
 CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
 CREATE TABLE files(
@@ -63,6 +64,7 @@ CREATE VIEW named_documents AS
          d.size AS size, f.mtime_ns AS mtime_ns, hex(d.content) AS content, d.kind AS kind
   FROM documents d JOIN files f ON f.id = d.key >> 32;
 CREATE TABLE lock(id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER NOT NULL, host TEXT NOT NULL, started TEXT NOT NULL);
+CREATE TABLE bitmaps(key INTEGER PRIMARY KEY, bitmap BLOB NOT NULL);
 )sql";
 
 // The pending marks, added to a version 2 index made before they were part
@@ -84,6 +86,25 @@ CREATE TABLE IF NOT EXISTS run_files(run INTEGER NOT NULL, file_id INTEGER NOT N
 COMMIT;
 )sql";
   if (rc = Exec(db, kSql); rc != SQLITE_OK) {
+    Status s = SqlError(db, path, rc);
+    Exec(db, "ROLLBACK");
+    return s;
+  }
+  return Status::Ok();
+}
+
+// Version 2 -> 3, in one transaction: the `bitmaps` table (index_bitmaps.h),
+// empty. The documents stored before have no bitmap until their files are
+// signed again: a bitmap is built from a document's text, which a run that
+// reuses the document does not read.
+Status AddBitmaps(sqlite3* db, const std::string& path) {
+  constexpr const char* kSql = R"sql(
+BEGIN IMMEDIATE;
+CREATE TABLE IF NOT EXISTS bitmaps(key INTEGER PRIMARY KEY, bitmap BLOB NOT NULL);
+PRAGMA user_version = 3;
+COMMIT;
+)sql";
+  if (const int rc = Exec(db, kSql); rc != SQLITE_OK) {
     Status s = SqlError(db, path, rc);
     Exec(db, "ROLLBACK");
     return s;
@@ -203,24 +224,16 @@ Status UpgradeSchema(sqlite3* h, const std::string& path, int64_t app, int64_t v
   }
   if (version == 1 && write) {
     if (Status s = MigrateV1(h, path); !s.ok()) return s;
-    return AddPendingMarks(h, path);
+    version = 2;
   }
-  if (version == 2 && write) return AddPendingMarks(h, path);
+  if (version == 2 && write) {
+    if (Status s = AddPendingMarks(h, path); !s.ok()) return s;
+    return AddBitmaps(h, path);
+  }
   if (version < 1) {
     return Status::InvalidArgument(ShellQuoted(path) + ": unknown index schema version " + std::to_string(version));
   }
-  return Status::Ok();  // a version 1 file opened to read: its tables read as version 2's (info, check)
-}
-
-ContentHash GetContent(const Stmt& st, int col) {
-  ContentHash c;
-  if (st.Bytes(col) != 16) return c;
-  const auto* b = static_cast<const unsigned char*>(st.Blob(col));
-  for (int i = 0; i < 8; ++i) {
-    c.high = (c.high << 8) | b[i];
-    c.low = (c.low << 8) | b[8 + i];
-  }
-  return c;
+  return Status::Ok();  // a version 1 or 2 file opened to read: its tables read as version 3's (info, check)
 }
 
 // The columns of `files` as read, in the order FileColumns() selects them.
@@ -392,6 +405,17 @@ void PutContent(Stmt& st, int col, const ContentHash& c) {
     b[8 + i] = static_cast<unsigned char>(c.low >> (56 - 8 * i));
   }
   st.BindBlob(col, b, sizeof b);
+}
+
+ContentHash GetContent(const Stmt& st, int col) {
+  ContentHash c;
+  if (st.Bytes(col) != 16) return c;
+  const auto* b = static_cast<const unsigned char*>(st.Blob(col));
+  for (int i = 0; i < 8; ++i) {
+    c.high = (c.high << 8) | b[i];
+    c.low = (c.low << 8) | b[8 + i];
+  }
+  return c;
 }
 
 DocumentRow RawDocumentRow(const Stmt& q) {

@@ -9,7 +9,8 @@
 //
 // Migrations run when a file is opened for writing, each in one transaction:
 // version 1 -> 2 (MigrateV1), then the pending marks added to a version 2
-// file made before them. A file opened to read is read as it is.
+// file made before them, then version 2 -> 3 (the `bitmaps` table, empty:
+// index_bitmaps.h). A file opened to read is read as it is.
 //
 // Errors are one line naming the file (SqlError and the checks below).
 //
@@ -86,6 +87,10 @@ Result<RowLimits> LimitsOf(sqlite3* h, const std::string& path, size_t num_perm)
 // A content hash as stored: 16 bytes, high then low, big-endian; bound to
 // column `col` of `st`.
 void PutContent(Stmt& st, int col, const ContentHash& c);
+
+// A content hash as PutContent() stored it in column `col` of `st`; zero
+// when the column is not 16 bytes.
+ContentHash GetContent(const Stmt& st, int col);
 
 // The current row of `q` (key, name, size, content, kind, signature), raw.
 DocumentRow RawDocumentRow(const Stmt& q);

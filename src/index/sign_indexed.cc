@@ -10,6 +10,7 @@
 
 #include "index/file_plans.h"
 #include "index/index_rows.h"
+#include "index/index_schema.h"
 #include "index/new_job.h"
 #include "index/text_store_stream.h"
 #include "neardup/quote.h"
@@ -218,7 +219,8 @@ class IndexUpdate {
                        IndexedCorpus* out);
   std::optional<IndexedFile> EntryOf(size_t k);
   Status StoreFile(size_t k, std::span<const DocRecord> docs, std::span<const uint32_t> sigs,
-                   std::span<const StoredProblem> problems);
+                   std::span<const StoredProblem> problems, std::span<const SetBitmap> bitmaps);
+  void KeysOfReused(IndexedCorpus* out);
   Status StoreTextFile(size_t k);
   Status StoreSigned();
   Status RemoveGone(IndexStats* stats);
@@ -251,6 +253,7 @@ class IndexUpdate {
   Layout lay_;                           // set by Finish()
   std::vector<int64_t> reused_pending_;  // entries walked whose documents were not delivered yet
   std::vector<PendingMark> unchanged_;   // files signed again to the stored documents: their marks
+  std::vector<int64_t> bitmap_keys_;     // per DocId: a reused document's key, or -1 (KeysOfReused)
 };
 
 IndexUpdate::IndexUpdate(const SignContext& ctx, SignatureIndex& index, std::vector<InputFile> files,
@@ -386,7 +389,8 @@ IndexedCorpus IndexUpdate::NewCorpus() const {
                                .named_unsigned = {},
                                .bitmaps = {}},
                     .signed_now = std::vector<uint8_t>(lay_.first[n], 0),
-                    .stats = {}};
+                    .stats = {},
+                    .stored_bitmaps = nullptr};
   out.stats.used = true;
   out.corpus.stream_copies.resize(n);
   return out;
@@ -406,6 +410,7 @@ Result<IndexedCorpus> IndexUpdate::Finish() {
     out.corpus.table.Resize(lay_.first[n]);
   }  // else MergeSigned takes the signed table over
   if (Status s = LoadStored(adopted, &out); !s.ok()) return s;
+  if (!all_signed) KeysOfReused(&out);
   if (jsonl_) {
     if (Status s = StoreSigned(); !s.ok()) return s;
   }
@@ -538,7 +543,7 @@ std::optional<IndexedFile> IndexUpdate::EntryOf(size_t k) {
 // its documents `docs` (signatures `sigs`) and malformed lines. Streams and
 // JSONL files that changed while read are left out (signed again next run).
 Status IndexUpdate::StoreFile(size_t k, std::span<const DocRecord> docs, std::span<const uint32_t> sigs,
-                              std::span<const StoredProblem> problems) {
+                              std::span<const StoredProblem> problems, std::span<const SetBitmap> bitmaps) {
   const InputFile& f = sub_.corpus.table.files[k];
   const size_t i = sub_.sub_of[k];
   if (f.identity.stream || plans_.shared_key[i] != 0) return Status::Ok();
@@ -554,10 +559,10 @@ Status IndexUpdate::StoreFile(size_t k, std::span<const DocRecord> docs, std::sp
     e.invalid_utf8 += old.invalid_utf8;
     e.transcoded += old.transcoded;
     e.documents = old.documents + count;
-    st = index_.AppendToFile(e, docs, sigs, problems);
+    st = index_.AppendToFile(e, docs, sigs, problems, bitmaps);
   } else {
     if (plans_.entry[i] != SIZE_MAX) e.id = plans_.stored[plans_.entry[i]].id;
-    st = index_.PutFile(e, docs, sigs, problems);
+    st = index_.PutFile(e, docs, sigs, problems, bitmaps);
   }
   if (!st.ok()) return st;
   return batch_.Add(count);
@@ -569,7 +574,13 @@ Status IndexUpdate::StoreTextFile(size_t k) {
   const SignatureTable& table = sub_.corpus.table;
   const std::span<const DocRecord> docs(table.docs.data() + k, 1);  // a text file is one document
   const std::span<const uint32_t> sigs(table.values().data() + k * np_, np_);
-  return StoreFile(k, docs, sigs, {});
+  // Its bitmap, when one was built (the signing worker set it before it
+  // said the file was done).
+  const std::vector<SetBitmap>& bitmaps = sub_.corpus.bitmaps;
+  const std::span<const SetBitmap> bitmap = bitmaps.size() == table.docs.size()
+                                                ? std::span<const SetBitmap>(bitmaps.data() + k, 1)
+                                                : std::span<const SetBitmap>();
+  return StoreFile(k, docs, sigs, {}, bitmap);
 }
 
 // Writes the files signed now that were read whole (not streams) to the
@@ -591,7 +602,10 @@ Status IndexUpdate::StoreSigned() {
     const size_t lo = lay_.sub_first[k], count = lay_.sub_first[k + 1] - lay_.sub_first[k];
     const std::span<const DocRecord> docs(sub.table.docs.data() + lo, count);
     const std::span<const uint32_t> sigs = sub.table.values().subspan(lo * np_, count * np_);
-    if (Status st = StoreFile(k, docs, sigs, file_problems[k]); !st.ok()) return st;
+    const std::span<const SetBitmap> bitmaps = sub.bitmaps.size() == sub.table.docs.size()
+                                                   ? std::span<const SetBitmap>(sub.bitmaps).subspan(lo, count)
+                                                   : std::span<const SetBitmap>();
+    if (Status st = StoreFile(k, docs, sigs, file_problems[k], bitmaps); !st.ok()) return st;
   }
   return Status::Ok();
 }
@@ -629,6 +643,23 @@ Status IndexUpdate::RemoveGone(IndexStats* stats) {
   return Status::Ok();
 }
 
+// When the run wants bitmaps, sizes out's to one per document (MergeSigned
+// moves in those of the documents signed now) and records the key of each
+// document reused (or kept by a file that grew), whose stored bitmap is read
+// when asked (EndRun, StoredBitmaps).
+void IndexUpdate::KeysOfReused(IndexedCorpus* out) {
+  if (!ctx_.set_bitmaps && !WantsBitmaps(ctx_.options)) return;
+  const std::vector<DocRecord>& docs = out->corpus.table.docs;
+  out->corpus.bitmaps.assign(docs.size(), SetBitmap());
+  bitmap_keys_.assign(docs.size(), -1);
+  for (size_t i = 0; i < files_.size(); ++i) {
+    if (plans_.plan[i] == Plan::kSign) continue;
+    const int64_t id = plans_.stored[plans_.entry[i]].id;
+    for (size_t at = lay_.first[i]; at < lay_.first[i] + lay_.n_old[i]; ++at)
+      bitmap_keys_[at] = DocKey(id, docs[at].line);
+  }
+}
+
 // Moves the documents signed now into `out`, after the stored ones of their
 // file (or takes the signed table over whole when nothing stored is used),
 // and their problems, renumbered to walked files.
@@ -644,10 +675,9 @@ void IndexUpdate::MergeSigned(bool all_signed, IndexedCorpus* out) {
     std::fill(out->signed_now.begin(), out->signed_now.end(), 1);
     m = 0;  // nothing to move row by row
   }
-  // The bitmaps of the documents signed now (the stored ones have none: an
-  // empty bitmap rules nothing out), at their DocIds.
-  const bool bitmaps = m > 0 && sub.bitmaps.size() == sub.table.docs.size() && !sub.bitmaps.empty();
-  if (bitmaps) c.bitmaps.assign(c.table.docs.size(), SetBitmap());
+  // The bitmaps of the documents signed now, at their DocIds, beside the
+  // stored ones (PlaceStoredBitmaps).
+  const bool bitmaps = m > 0 && sub.bitmaps.size() == sub.table.docs.size() && !c.bitmaps.empty();
   for (size_t k = 0; k < m; ++k) {
     const size_t i = sub_.sub_of[k];
     const size_t lo = lay_.sub_first[k], count = lay_.sub_first[k + 1] - lay_.sub_first[k];
@@ -694,7 +724,13 @@ Status IndexUpdate::EndRun(IndexedCorpus* out) {
     }
   }
   if (Status s = index_.EndRun(run); !s.ok()) return s;
-  return index_.Commit();
+  if (Status s = index_.Commit(); !s.ok()) return s;
+  if (!bitmap_keys_.empty()) {
+    // Under the lock still: the snapshot holds what this run committed.
+    Result<std::unique_ptr<StoredBitmaps>> stored = StoredBitmaps::Open(index_.path(), std::move(bitmap_keys_));
+    if (stored.ok()) out->stored_bitmaps = std::move(*stored);
+  }
+  return Status::Ok();
 }
 
 }  // namespace

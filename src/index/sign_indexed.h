@@ -37,6 +37,7 @@
 #include <memory>
 #include <vector>
 
+#include "index/index_bitmaps.h"
 #include "index/index_keys.h"
 #include "index/signature_index.h"
 #include "index/stored_inputs.h"
@@ -51,6 +52,14 @@ struct IndexedCorpus {
   SignedCorpus corpus;
   std::vector<uint8_t> signed_now;  // per DocId: 1 when signed in this run
   IndexStats stats;
+  // When the run wants bitmaps (SignContext::set_bitmaps) and reused some
+  // documents: corpus.bitmaps has one per document, those of the documents
+  // signed now, and the stored ones of the documents reused are read from
+  // here when asked (index_bitmaps.h), for the documents of candidate pairs.
+  // Null otherwise, or when the index could not be opened again to read
+  // (the reused documents then have none: more are read again, the answer
+  // is the same).
+  std::unique_ptr<StoredBitmaps> stored_bitmaps;
 };
 
 // The signature-shaping parameters of `options`.

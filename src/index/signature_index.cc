@@ -11,6 +11,7 @@
 #include <new>
 
 #include "base/parallel.h"
+#include "index/index_bitmaps.h"
 #include "index/index_lock.h"
 #include "index/index_rows.h"
 #include "index/index_schema.h"
@@ -436,7 +437,8 @@ Status InsertFileRow(const Writer& w, const IndexedFile& f, int64_t run, int64_t
 }  // namespace
 
 Status SignatureIndex::PutFile(const IndexedFile& file, std::span<const DocRecord> docs,
-                               std::span<const uint32_t> signatures, std::span<const StoredProblem> problems) {
+                               std::span<const uint32_t> signatures, std::span<const StoredProblem> problems,
+                               std::span<const SetBitmap> bitmaps) {
   sqlite3* h = impl_->db.get();
   int64_t id = file.id;
   if (id != 0) {
@@ -447,6 +449,7 @@ Status SignatureIndex::PutFile(const IndexedFile& file, std::span<const DocRecor
     Stmt& d2 = Cached(h, impl_->cache, "DELETE FROM problems WHERE file_id = ?");
     d2.Bind(1, id);
     if (int rc = d2.Step(); rc != SQLITE_DONE) return SqlError(h, path_, rc);
+    if (Status s = DeleteBitmaps(h, impl_->cache, path_, id); !s.ok()) return s;
   }
   IndexedFile f = file;
   f.id = id;
@@ -457,14 +460,24 @@ Status SignatureIndex::PutFile(const IndexedFile& file, std::span<const DocRecor
       !s.ok()) {
     return s;
   }
-  return InsertRows(w, id, file.walked_as, FileRows{.docs = docs, .sigs = signatures, .problems = problems});
+  if (Status s = InsertRows(w, id, file.walked_as, FileRows{.docs = docs, .sigs = signatures, .problems = problems});
+      !s.ok()) {
+    return s;
+  }
+  return PutBitmaps(h, impl_->cache, path_, id, docs, bitmaps);
 }
 
 Status SignatureIndex::AppendToFile(const IndexedFile& file, std::span<const DocRecord> docs,
-                                    std::span<const uint32_t> signatures, std::span<const StoredProblem> problems) {
+                                    std::span<const uint32_t> signatures, std::span<const StoredProblem> problems,
+                                    std::span<const SetBitmap> bitmaps) {
   const Writer w{impl_->db.get(), impl_->cache, path_, static_cast<size_t>(impl_->num_perm)};
   if (Status s = UpdateFileRow(w, file, impl_->run, impl_->run_started_ns); !s.ok()) return s;
-  return InsertRows(w, file.id, file.walked_as, FileRows{.docs = docs, .sigs = signatures, .problems = problems});
+  if (Status s =
+          InsertRows(w, file.id, file.walked_as, FileRows{.docs = docs, .sigs = signatures, .problems = problems});
+      !s.ok()) {
+    return s;
+  }
+  return PutBitmaps(w.db, impl_->cache, path_, file.id, docs, bitmaps);
 }
 
 Status SignatureIndex::RemoveFile(int64_t id) {
@@ -473,6 +486,7 @@ Status SignatureIndex::RemoveFile(int64_t id) {
   docs.Bind(1, DocKey(id, 0));
   docs.Bind(2, DocKey(id, kMaxLine));
   if (int rc = docs.Step(); rc != SQLITE_DONE) return SqlError(h, path_, rc);
+  if (Status s = DeleteBitmaps(h, impl_->cache, path_, id); !s.ok()) return s;
   for (const char* sql : {"DELETE FROM problems WHERE file_id = ?", "DELETE FROM files WHERE id = ?"}) {
     Stmt& d = Cached(h, impl_->cache, sql);
     d.Bind(1, id);
@@ -609,6 +623,7 @@ Status ForgetFiles(const std::string& path, const std::vector<std::string>& keys
   if (int rc = Exec(h, "BEGIN IMMEDIATE"); rc != SQLITE_OK) return SqlError(h, path, rc);
   Stmt find(h, "SELECT id FROM files WHERE path = ?");
   Stmt docs(h, "DELETE FROM documents WHERE key BETWEEN ? AND ?");
+  StmtCache bitmaps;  // DeleteBitmaps' statement
   Stmt problems(h, "DELETE FROM problems WHERE file_id = ?");
   Stmt files(h, "DELETE FROM files WHERE id = ?");
   for (Stmt* st : {&find, &docs, &problems, &files}) {
@@ -626,6 +641,7 @@ Status ForgetFiles(const std::string& path, const std::vector<std::string>& keys
       docs.Bind(1, DocKey(id, 0));
       docs.Bind(2, DocKey(id, kMaxLine));
       if (rc = docs.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
+      if (Status s = DeleteBitmaps(h, bitmaps, path, id); !s.ok()) return s;
       for (Stmt* st : {&problems, &files}) {
         st->Reset();
         st->Bind(1, id);

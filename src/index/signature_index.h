@@ -9,7 +9,8 @@
 // counts, and for a JSONL file the number of lines and the XXH3 of its bytes
 // (so that a file that only grew signs only its new lines); per document its
 // name as read (before duplicate ids are renamed), size, kind, content hash
-// and signature; per JSONL file its malformed lines' messages; the signature
+// and signature, and its SetBitmap when the run that signed it built one
+// (index_bitmaps.h); per JSONL file its malformed lines' messages; the signature
 // parameters; one row per run (its exit and whether its output was
 // delivered); and which not yet delivered files each run covered. The schema
 // and its migrations are index_schema.h (described in docs/index.md); its
@@ -45,6 +46,7 @@
 
 #include "neardup/index.h"
 #include "neardup/status.h"
+#include "sign/set_bitmap.h"
 #include "sign/signature_table.h"
 
 namespace neardup {
@@ -150,13 +152,14 @@ class SignatureIndex {
   Status Commit();
   // Replaces the entry file.id (documents and problems too) with these, or
   // adds one when file.id is 0 (REQUIRES: then no entry has file.path);
-  // `signatures` holds num_perm values per document.
+  // `signatures` holds num_perm values per document; `bitmaps` is empty
+  // (none stored) or holds one per document (an empty one: none stored for it).
   Status PutFile(const IndexedFile& file, std::span<const DocRecord> docs, std::span<const uint32_t> signatures,
-                 std::span<const StoredProblem> problems);
+                 std::span<const StoredProblem> problems, std::span<const SetBitmap> bitmaps = {});
   // Updates the row of an existing entry (file.id) and adds documents and
-  // problems to it (a JSONL file that grew).
+  // problems (and bitmaps, as PutFile) to it (a JSONL file that grew).
   Status AppendToFile(const IndexedFile& file, std::span<const DocRecord> docs, std::span<const uint32_t> signatures,
-                      std::span<const StoredProblem> problems);
+                      std::span<const StoredProblem> problems, std::span<const SetBitmap> bitmaps = {});
   Status RemoveFile(int64_t id);
   // Gives the entry file.id the stat in `file` (dev, inode, mtime_ns,
   // ctime_ns) and this run's start as its seen_ns; its documents, counts and

@@ -97,6 +97,21 @@ Result<Candidates> FindCandidates(const SignatureTable& table, const CopyGroups&
   return out;
 }
 
+Result<Candidates> RuleOutByBitmaps(Candidates found, const Options& options, std::span<const SetBitmap> bitmaps,
+                                    size_t docs) {
+  const CandidateRule rule = CandidateRule::Of(options, bitmaps, docs);
+  if (rule.bitmaps.empty()) return found;
+  Candidates out{.pairs = CandidatePairs(options.pair_memory), .visited = found.visited};
+  std::vector<uint64_t> scratch;
+  for (const Candidate& c : found.pairs) {
+    if (RulesOut(rule.bitmaps[c.a], rule.bitmaps[c.b], rule.threshold, &scratch)) continue;
+    if (Status s = out.pairs.Add(c); !s.ok()) return s;
+  }
+  if (!found.pairs.status().ok()) return found.pairs.status();
+  if (Status s = out.pairs.Finish(); !s.ok()) return s;
+  return out;
+}
+
 Status LeadLargeBucket(const SignatureTable& table, const Options& options, const CandidateRule& rule,
                        std::vector<DocId> ids, CandidatePairs* out) {
   return LeadBucket(table, options, rule, std::move(ids), out);

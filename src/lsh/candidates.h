@@ -72,6 +72,15 @@ struct Candidates {
 Result<Candidates> FindCandidates(const SignatureTable& table, const CopyGroups& groups, const Options& options,
                                   Banding banding, const Workers& workers, std::span<const SetBitmap> bitmaps = {});
 
+// The candidates of `found` that the bitmaps do not rule out (RulesOut(),
+// with CandidateRule::Of(options, bitmaps, docs)): what FindCandidates()
+// keeps when it is given `bitmaps` at once, for bitmaps that came after
+// banding (those an --index run reads for the documents of candidate pairs
+// only). `visited` is kept. Errors: IoError as CandidatePairs::Add().
+// REQUIRES: bitmaps is empty or holds one per document (`docs`).
+Result<Candidates> RuleOutByBitmaps(Candidates found, const Options& options, std::span<const SetBitmap> bitmaps,
+                                    size_t docs);
+
 // The pairs of one large bucket (`ids`, ascending), by leaders as described
 // above, those `rule` accepts (CandidateRule::Of(options), with the
 // bitmaps of the table's documents when there are): appended to *out. Used

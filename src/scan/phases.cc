@@ -131,21 +131,53 @@ Result<SignedInputs> SignInputs(const Run& run, WalkedInputs walked) {
     out.corpus = std::move(s->corpus);
     out.signed_now = std::move(s->signed_now);
     out.index = s->stats;
+    out.stored_bitmaps = std::move(s->stored_bitmaps);
   }
   if (run.Cancelled()) return Status::Cancelled("interrupted");
   return out;  // the index is closed here: the next run may start
 }
 
-Result<FoundPairs> FindCandidatePairs(const Run& run, const SignedCorpus& corpus) {
+namespace {
+
+// With --index: reads the stored bitmaps of the documents in `found`'s pairs
+// that have none yet (reused), then leaves out the pairs they rule out, as
+// FindCandidates() would have with every bitmap at once.
+// The bitmaps read go into *read.
+Result<Candidates> RuleOutByStoredBitmaps(const Run& run, SignedInputs& inputs, Candidates found, uint64_t* read) {
+  std::unique_ptr<StoredBitmaps> stored = std::move(inputs.stored_bitmaps);
+  SignedCorpus& corpus = inputs.corpus;
+  if (corpus.bitmaps.size() != corpus.table.docs.size()) return found;
+  std::vector<uint8_t> wanted(corpus.table.docs.size(), 0);
+  for (const Candidate& c : found.pairs) {
+    wanted[c.a] = corpus.bitmaps[c.a].empty() ? 1 : 0;
+    wanted[c.b] = corpus.bitmaps[c.b].empty() ? 1 : 0;
+  }
+  if (!found.pairs.status().ok()) return found.pairs.status();
+  // At most what a plain run's bitmaps hold (4 bits a byte of text).
+  // A read that fails (the index damaged since) leaves the documents after
+  // it without a bitmap: they rule nothing out, and the answer is the same.
+  const Status filled = stored->Fill(wanted, corpus.table.docs, kBitmapTextBudget / 2, &corpus.bitmaps);
+  static_cast<void>(filled);
+  *read = stored->read();
+  return RuleOutByBitmaps(std::move(found), run.options(), corpus.bitmaps, corpus.table.docs.size());
+}
+
+}  // namespace
+
+Result<FoundPairs> FindCandidatePairs(const Run& run, SignedInputs& inputs) {
+  const SignedCorpus& corpus = inputs.corpus;
   const SignatureTable& table = corpus.table;
   FoundPairs out{.groups = CopyGroups::Build(table), .candidates = {}};
   if (!run.rule().identical_only) {
     run.Tick(Stage::kBanding);
     Result<Candidates> found =
         FindCandidates(table, out.groups, run.options(), run.banding(), run.workers(), corpus.bitmaps);
+    if (found.ok() && inputs.stored_bitmaps != nullptr)
+      found = RuleOutByStoredBitmaps(run, inputs, std::move(*found), &out.bitmaps_read);
     if (!found.ok()) return found.status();
     out.candidates = std::move(*found);
   }
+  inputs.stored_bitmaps = nullptr;  // the index's read snapshot ends
   return out;
 }
 
@@ -365,6 +397,7 @@ Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, Foun
   Report& report = out.report;
   report.params = MakeParams(o, run.banding());
   report.index = inputs.index;
+  report.index.bitmaps_read = found.bitmaps_read;
   report.stats = CountRead(corpus, inputs.walk, inputs.left_out);
   const std::optional<std::string> not_jsonl =
       o.input == InputFormat::kJsonl ? FoldFilesNotJsonl(corpus, o.name_skipped, &corpus.problems, &report.stats)
@@ -386,6 +419,7 @@ Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, Foun
                                   ? std::move(*found.verdicts).Adopt(run.rule(), corpus, &found.groups)
                                   : VerifyCandidates(verify, corpus, &found.groups, std::move(found.candidates));
   if (!verified.ok()) return verified.status();
+  report.stats.reread = verify.reread.total.load(std::memory_order_relaxed);
   // No signature is read past verification but by --cluster-by keep, which
   // reads them back in: the borrowed pages need not stay resident.
   for (const auto& file : inputs.mapped) file->Release(0, file->size());

@@ -21,7 +21,7 @@
 //
 //   Result<WalkedInputs> walked = WalkInputs(run);
 //   Result<SignedInputs> inputs = SignInputs(run, std::move(*walked));
-//   Result<FoundPairs> found = FindCandidatePairs(run, inputs->corpus);
+//   Result<FoundPairs> found = FindCandidatePairs(run, *inputs);
 //   Result<Report> report = ReportPhase(run, std::move(*inputs), std::move(*found));
 #pragma once
 
@@ -70,6 +70,10 @@ struct SignedInputs {
   // Documents of the corpus left out of corpus.table, by kind (stage report
   // holds only the documents it reports): counted as the table's are.
   DocKinds left_out;
+  // With --index, when the run wants bitmaps: the stored bitmaps of the
+  // documents it reused, read after banding for those in candidate pairs
+  // (IndexedCorpus::stored_bitmaps); null otherwise.
+  std::unique_ptr<StoredBitmaps> stored_bitmaps;
 };
 
 // Signs `walked` (text files, JSONL, or through the index alike), as
@@ -86,13 +90,18 @@ struct FoundPairs {
   // tasks read the documents again): ReportPhase adopts these verdicts and
   // reads nothing; `candidates` is then unused.
   std::optional<PriorVerdicts> verdicts = {};
+  // With --index: the stored bitmaps read for the documents of candidate
+  // pairs (IndexStats::bitmaps_read).
+  uint64_t bitmaps_read = 0;
 };
 // Groups the copies of `table` and finds candidates by LSH (none with -t 1:
 // only copies are reported then). The candidates are held in bounded memory
 // (CandidatePairs); with --exact, pairs that the corpus's bitmaps rule out
-// are not kept (FindCandidates). Errors: IoError (a temporary file for the
-// candidates).
-Result<FoundPairs> FindCandidatePairs(const Run& run, const SignedCorpus& corpus);
+// are not kept (FindCandidates), nor, with --index, those that the stored
+// bitmaps of the documents in candidate pairs rule out, read then
+// (inputs.stored_bitmaps, let go here; RuleOutByBitmaps). Errors: IoError
+// (a temporary file for the candidates), the index's read errors.
+Result<FoundPairs> FindCandidatePairs(const Run& run, SignedInputs& inputs);
 
 // Verifies the candidates, builds pairs or clusters by mode, keeps only what
 // is new with --new, and counts: the run's Report. Errors: IoError (a

@@ -36,7 +36,7 @@ Result<Report> FindDuplicates(const Options& options, const RunContext& context)
   if (!walked.ok()) return walked.status();
   Result<SignedInputs> inputs = SignInputs(run, std::move(*walked));
   if (!inputs.ok()) return inputs.status();
-  Result<FoundPairs> found = FindCandidatePairs(run, inputs->corpus);
+  Result<FoundPairs> found = FindCandidatePairs(run, *inputs);
   if (!found.ok()) return found.status();
   if (options.kept_dir.empty()) return ReportPhase(run, std::move(*inputs), std::move(*found));
   // --kept-dir: the corpus written besides, once the report is built.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <ctime>
 #include <string>
 #include <utility>
 
@@ -86,10 +87,42 @@ TEST(SignWithIndexTest, TableEqualsPlainSign) {
 }
 
 // "Right by default" (#41): an --index run that verifies exactly (the
-// default) at a threshold where they pay (kBitmapsBelow) builds the bitmaps that rule candidate pairs out for the
-// documents it signs, the same as a plain run's; the documents it reuses
-// have none (an empty bitmap rules nothing out).
-TEST(SignWithIndexTest, DocumentsSignedNowHaveThePlainRunsBitmaps) {
+// default) at a threshold where they pay (kBitmapsBelow) builds the bitmaps
+// that rule candidate pairs out for the documents it signs, the same as a
+// plain run's, and stores them: a later such run gets them back for the
+// documents it reuses, so it rules out what a plain run rules out.
+// Runs `sql` on the index file `ix` with the sqlite3 shell.
+void Sql(const TempDir& dir, const std::string& ix, const std::string& sql) {
+  const testing::RunResult r = testing::RunProcess({"/usr/bin/sqlite3", ix, sql}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+}
+
+// Makes every entry of `ix` seen an hour from now: no file is racily clean
+// (sign_indexed.h), so an unchanged file is reused by its stat, not read.
+void SeenAnHourOn(const TempDir& dir, const std::string& ix) {
+  const int64_t hour_on = (static_cast<int64_t>(std::time(nullptr)) + 3600) * 1000000000;
+  Sql(dir, ix, "UPDATE files SET seen_ns = " + std::to_string(hour_on));
+}
+
+// IndexedSign(o) with the stored bitmaps of every document it reused read
+// in, as a scan reads those of the documents in candidate pairs, and the
+// index's read snapshot then ended, as a scan ends it before anything opens
+// the index again.
+IndexedCorpus WithStoredBitmaps(const Options& o) {
+  IndexedCorpus s = IndexedSign(o);
+  if (s.stored_bitmaps != nullptr) {
+    const std::vector<uint8_t> all(s.corpus.table.size(), 1);
+    EXPECT_TRUE(s.stored_bitmaps->Fill(all, s.corpus.table.docs, UINT64_MAX, &s.corpus.bitmaps).ok());
+    s.stored_bitmaps = nullptr;
+  }
+  return s;
+}
+
+bool SameBitmap(const SetBitmap& x, const SetBitmap& y) {
+  return x.level == y.level && x.words == y.words && x.most == y.most && x.least == y.least && x.bits == y.bits;
+}
+
+TEST(SignWithIndexTest, DocumentsSignedNowAndReusedHaveThePlainRunsBitmaps) {
   TempDir dir;
   for (int i = 0; i < 12; ++i)
     WriteFile(dir / (std::string("c/").append(std::to_string(i))), Join(RandomWords(80, uint64_t(i))));
@@ -98,31 +131,91 @@ TEST(SignWithIndexTest, DocumentsSignedNowHaveThePlainRunsBitmaps) {
   o.index = dir / "ix.db";
   o.threshold = 0.5;  // below kBitmapsBelow
   ASSERT_EQ(o.verify, VerifyMode::kExact);
-  auto plain = [&] { return PlainSign(o); };
-  auto indexed = [&] { return IndexedSign(o); };
-  auto same = [](const SetBitmap& x, const SetBitmap& y) { return x.level == y.level && x.words == y.words; };
-  const SignedCorpus a = plain();
+  const SignedCorpus a = PlainSign(o);
   ASSERT_EQ(a.bitmaps.size(), a.table.size());
-  const IndexedCorpus first = indexed();
+  const IndexedCorpus first = WithStoredBitmaps(o);
   ASSERT_EQ(first.corpus.bitmaps.size(), a.table.size());
   for (DocId d = 0; d < a.table.size(); ++d) {
     EXPECT_FALSE(first.corpus.bitmaps[d].empty()) << d;
-    EXPECT_TRUE(same(first.corpus.bitmaps[d], a.bitmaps[d])) << d;
+    EXPECT_TRUE(SameBitmap(first.corpus.bitmaps[d], a.bitmaps[d])) << d;
   }
+  SeenAnHourOn(dir, o.index);
   WriteFile(dir / "c/3", Join(RandomWords(90, 77)));  // another size: signed again
-  const SignedCorpus b = plain();
-  const IndexedCorpus second = indexed();
+  const SignedCorpus b = PlainSign(o);
+  const IndexedCorpus second = WithStoredBitmaps(o);
   ASSERT_EQ(second.corpus.bitmaps.size(), b.table.size());
-  size_t with = 0;
+  EXPECT_EQ(second.stats.reused, b.table.size() - 1);
   for (DocId d = 0; d < b.table.size(); ++d) {
-    if (second.signed_now[d] == 0) {
-      EXPECT_TRUE(second.corpus.bitmaps[d].empty()) << d;
-      continue;
-    }
-    ++with;
-    EXPECT_TRUE(same(second.corpus.bitmaps[d], b.bitmaps[d])) << d;
+    EXPECT_FALSE(second.corpus.bitmaps[d].empty()) << d;
+    EXPECT_TRUE(SameBitmap(second.corpus.bitmaps[d], b.bitmaps[d])) << d;
   }
-  EXPECT_GE(with, 1u);
+  // A run that wants none (-t 0.8) gets none, stored or built.
+  o.threshold = 0.8;
+  const IndexedCorpus high = WithStoredBitmaps(o);
+  EXPECT_EQ(high.stats.reused, b.table.size());
+  EXPECT_TRUE(high.corpus.bitmaps.empty());
+  EXPECT_EQ(high.stored_bitmaps, nullptr);
+}
+
+// JSONL: the stored lines of a file that grew keep their bitmaps; the new
+// lines get theirs; every one is the plain run's.
+TEST(SignWithIndexTest, AGrownJsonlFileKeepsItsLinesBitmaps) {
+  TempDir dir;
+  std::string lines;
+  for (int i = 0; i < 6; ++i) lines += "{\"text\": \"" + Join(RandomWords(60, uint64_t(i))) + "\"}\n";
+  WriteFile(dir / "c/a.jsonl", lines);
+  Options o;
+  o.paths = {dir / "c"};
+  o.index = dir / "ix.db";
+  o.input = InputFormat::kJsonl;
+  o.threshold = 0.5;
+  ASSERT_EQ(WithStoredBitmaps(o).corpus.bitmaps.size(), 6u);
+  for (int i = 6; i < 9; ++i) lines += "{\"text\": \"" + Join(RandomWords(60, uint64_t(i))) + "\"}\n";
+  WriteFile(dir / "c/a.jsonl", lines);
+  const SignedCorpus plain = PlainSign(o);
+  const IndexedCorpus grown = WithStoredBitmaps(o);
+  EXPECT_EQ(grown.stats.reused, 6u);
+  EXPECT_EQ(grown.stats.signed_now, 3u);
+  ASSERT_EQ(plain.bitmaps.size(), 9u);
+  ASSERT_EQ(grown.corpus.bitmaps.size(), 9u);
+  for (DocId d = 0; d < 9; ++d) {
+    EXPECT_FALSE(grown.corpus.bitmaps[d].empty()) << d;
+    EXPECT_TRUE(SameBitmap(grown.corpus.bitmaps[d], plain.bitmaps[d])) << d;
+  }
+}
+
+// An index of schema version 2 (no `bitmaps` table) is migrated when opened
+// for writing: its documents have no bitmap until their files are signed
+// again, and then keep the one they get.
+TEST(SignWithIndexTest, AVersion2IndexIsMigratedAndItsFilesGetBitmapsWhenSignedAgain) {
+  TempDir dir;
+  for (int i = 0; i < 4; ++i)
+    WriteFile(dir / (std::string("c/").append(std::to_string(i))), Join(RandomWords(80, uint64_t(i))));
+  Options o;
+  o.paths = {dir / "c"};
+  o.index = dir / "ix.db";
+  o.threshold = 0.5;
+  ASSERT_EQ(WithStoredBitmaps(o).corpus.bitmaps.size(), 4u);
+  Sql(dir, o.index, "DROP TABLE bitmaps; PRAGMA user_version = 2;");
+  SeenAnHourOn(dir, o.index);
+  const IndexedCorpus migrated = WithStoredBitmaps(o);
+  EXPECT_EQ(migrated.stats.reused, 4u);
+  ASSERT_EQ(migrated.corpus.bitmaps.size(), 4u);
+  for (DocId d = 0; d < 4; ++d) EXPECT_TRUE(migrated.corpus.bitmaps[d].empty()) << d;
+  const testing::RunResult version =
+      testing::RunProcess({"/usr/bin/sqlite3", o.index, "PRAGMA user_version;"}, dir.path());
+  EXPECT_EQ(version.out, "3\n");
+  WriteFile(dir / "c/2", Join(RandomWords(90, 77)));  // signed again: gets its bitmap
+  const SignedCorpus plain = PlainSign(o);
+  ASSERT_EQ(WithStoredBitmaps(o).stats.signed_now, 1u);
+  SeenAnHourOn(dir, o.index);
+  const IndexedCorpus after = WithStoredBitmaps(o);
+  EXPECT_EQ(after.stats.reused, 4u);
+  ASSERT_EQ(after.corpus.bitmaps.size(), 4u);
+  for (DocId d = 0; d < 4; ++d) {
+    EXPECT_EQ(after.corpus.bitmaps[d].empty(), d != 2) << d;
+  }
+  EXPECT_TRUE(SameBitmap(after.corpus.bitmaps[2], plain.bitmaps[2]));
 }
 
 }  // namespace

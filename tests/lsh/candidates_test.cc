@@ -1,4 +1,5 @@
-// FindCandidates() (lsh/candidates.h): LSH, the bitmaps' bound, large buckets.
+// FindCandidates() (lsh/candidates.h): LSH, the bitmaps' bound (at once, or
+// after banding: RuleOutByBitmaps), large buckets.
 #include "lsh/candidates.h"
 
 #include <gtest/gtest.h>
@@ -97,6 +98,22 @@ TEST(CandidatesTest, PairsTheBitmapsRuleOutAreNotKept) {
     EXPECT_LT(kept.size(), all.size()) << threads;
     EXPECT_EQ(bounded->visited, Found(s.table, g, f.options, banding, w).visited) << threads;
   }
+  // The bitmaps given after banding (RuleOutByBitmaps, as an --index run
+  // reads them) keep what FindCandidates() keeps with them at once.
+  Result<Candidates> after =
+      RuleOutByBitmaps(Found(s.table, g, f.options, banding, two), f.options, s.bitmaps, s.table.docs.size());
+  ASSERT_TRUE(after.ok()) << after.status().message();
+  Result<Candidates> at_once = FindCandidates(s.table, g, f.options, banding, two, s.bitmaps);
+  ASSERT_TRUE(at_once.ok());
+  const std::vector<Candidate> kept_after = after->pairs.ToVector(), kept_at_once = at_once->pairs.ToVector();
+  EXPECT_FALSE(has(kept_after, p, q));
+  EXPECT_TRUE(has(kept_after, r, t));
+  ASSERT_EQ(kept_after.size(), kept_at_once.size());
+  for (size_t k = 0; k < kept_after.size(); ++k) {
+    EXPECT_EQ(kept_after[k].a, kept_at_once[k].a);
+    EXPECT_EQ(kept_after[k].b, kept_at_once[k].b);
+  }
+  EXPECT_EQ(after->visited, at_once->visited);
 }
 
 // 300 documents that agree in every band: in pairs mode all 44,850 pairs are
