@@ -83,7 +83,9 @@ std::vector<DiffRun> WordDiff(std::string_view a, std::string_view b) {
   const std::vector<std::string_view> wb = SplitWords(b);
   // The diff compares integers: each distinct word gets a number.
   std::unordered_map<std::string_view, int> ids;
+  ids.reserve(wa.size() + wb.size());
   std::vector<std::string_view> words_by_id;
+  words_by_id.reserve(wa.size() + wb.size());
   auto number = [&](const std::vector<std::string_view>& words) {
     std::vector<int> seq;
     seq.reserve(words.size());
