@@ -275,6 +275,7 @@ JsonlLinesAt::JsonlLinesAt(std::unique_ptr<ByteReader> in, uint64_t max_line)
 
 Status JsonlLinesAt::Fill(uint64_t offset, size_t want) {
   if (buf_.size() < want) buf_.resize(want);
+  filled_once_ = true;
   start_ = offset;
   size_ = 0;
   at_end_ = false;
@@ -295,10 +296,11 @@ Result<bool> JsonlLinesAt::At(uint64_t offset, std::string_view* text) {
   const uint64_t most = max_line_ + 2;
   bool filled = false;
   for (size_t want = want_;;) {
-    if (offset >= start_ && offset - start_ <= size_) {
+    // Nothing is read yet (buf_ may have no storage) until the first Fill().
+    if (filled_once_ && offset >= start_ && offset - start_ <= size_) {
       const char* from = buf_.data() + (offset - start_);
       const size_t left = size_ - static_cast<size_t>(offset - start_);
-      const char* nl = static_cast<const char*>(std::memchr(from, '\n', left));
+      const char* nl = left > 0 ? static_cast<const char*>(std::memchr(from, '\n', left)) : nullptr;
       if (nl != nullptr || (at_end_ && left > 0)) {
         size_t len = nl != nullptr ? static_cast<size_t>(nl - from) : left;
         if (len > 0 && from[len - 1] == '\r') --len;

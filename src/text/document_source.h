@@ -204,6 +204,7 @@ class JsonlLinesAt {
   size_t size_ = 0;      // bytes of buf_ read
   bool at_end_ = false;  // the window reaches the end of the file
   size_t want_ = kMinWindow;
+  bool filled_once_ = false;
 };
 
 }  // namespace neardup
