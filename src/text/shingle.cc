@@ -362,7 +362,7 @@ class Shingler::VectorWords {
     const size_t* starts = st_.starts;
     const size_t* ends = st_.ends;
     size_t r = 0;
-    if (!ascii_window_ || sh_.token_text_ != nullptr) {
+    if (!ascii_window_) {
       for (; r < num_runs; ++r) FeedRun(starts[r], ends[r]);
       return;
     }
@@ -373,6 +373,7 @@ class Shingler::VectorWords {
     const size_t last = num_runs > r && ends[num_runs - 1] == n_ ? num_runs - 1 : num_runs;
     if (last > r) {
       const size_t count = last - r;
+      if (sh_.token_text_ != nullptr) AppendTokenText(r, last);
       std::vector<uint64_t>& batch = sh_.token_batch_;
       const size_t at = batch.size();
       batch.resize(at + count);
@@ -390,6 +391,33 @@ class Shingler::VectorWords {
       sh_.tokens_ += count;
     }
     for (; r < num_runs; ++r) FeedRun(starts[r], ends[r]);
+  }
+
+  // The token text of whole words [first, last) of the window's runs, each
+  // lowered and followed by a space (as PendWord appends one), at once.
+  [[gnu::always_inline]] void AppendTokenText(size_t first, size_t last) {
+    const size_t* starts = st_.starts;
+    const size_t* ends = st_.ends;
+    std::string& out = *sh_.token_text_;
+    size_t bytes = 0;
+    for (size_t r = first; r < last; ++r) bytes += ends[r] - starts[r] + 1;
+    size_t at = out.size();
+    // A word of up to kCopy bytes is copied as kCopy bytes (the lowered copy
+    // has that much slack past the window; `out` gets it here, cut after).
+    constexpr size_t kCopy = State::kLoweredPad;
+    out.resize(at + bytes + kCopy);
+    const unsigned char* lowered = st_.lowered() - window_;  // indexed by text position
+    for (size_t r = first; r < last; ++r) {
+      const size_t len = ends[r] - starts[r];
+      if (len <= kCopy) {
+        std::memcpy(out.data() + at, lowered + starts[r], kCopy);
+      } else {
+        std::memcpy(out.data() + at, lowered + starts[r], len);
+      }
+      out[at + len] = ' ';
+      at += len + 1;
+    }
+    out.resize(at);
   }
 
   // True when the last window ended inside a run (never, after the last).

@@ -15,6 +15,7 @@
 #include "neardup/options.h"
 #include "sign/document.h"
 #include "sign/minhash.h"
+#include "sign/set_bitmap.h"
 #include "text/decode.h"
 #include "text/normalize.h"
 #include "text/shingle.h"
@@ -270,6 +271,61 @@ BENCHMARK_CAPTURE(BM_SignDocument, french, Lang::kFrench);
 BENCHMARK_CAPTURE(BM_SignDocument, german, Lang::kGerman);
 BENCHMARK_CAPTURE(BM_SignDocument, russian, Lang::kRussian);
 BENCHMARK_CAPTURE(BM_SignDocument, cjk, Lang::kCjk);
+
+// What --exact adds to signing below the bitmaps' threshold: the same as
+// BM_SignDocument (English), each document also folded into its SetBitmap.
+void BM_SignDocumentWithBitmap(benchmark::State& state) {
+  const std::vector<std::string>& docs = Documents(Lang::kEnglish);
+  neardup::Options options;
+  options.num_perm = 128;
+  options.seed = kSeed;
+  const neardup::MinHasher minhasher(options.num_perm, options.seed);
+  DocumentReader reader(options, minhasher);
+  neardup::SetBitmapBuilder builder;
+  reader.set_bitmap(&builder);
+  std::vector<uint32_t> sig(static_cast<size_t>(options.num_perm));
+  neardup::DocumentSketch sketch;
+  for (auto _ : state) {
+    for (const std::string& d : docs) {
+      builder.Begin(d.size());
+      reader.ReadText(d, sig.data(), nullptr, &sketch);
+      neardup::SetBitmap bits = builder.Finish(d.size());
+      benchmark::DoNotOptimize(bits.words.data());
+      benchmark::DoNotOptimize(sig.data());
+    }
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(state.iterations() * TotalBytes(docs));
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(docs.size()));
+}
+BENCHMARK(BM_SignDocumentWithBitmap);
+
+// --exact's second read of a document, without the file: its sorted shingle
+// set and no signature; with_text: a member of a group of copies, whose
+// token text is also kept (to a sink that drops it).
+void BM_ReadAgain(benchmark::State& state) {
+  const std::vector<std::string>& docs = Documents(Lang::kEnglish);
+  neardup::Options options;
+  options.num_perm = 128;
+  options.seed = kSeed;
+  const neardup::MinHasher minhasher(options.num_perm, options.seed);
+  DocumentReader reader(options, minhasher);
+  size_t kept = 0;
+  if (state.range(0) != 0) reader.set_token_sink([&kept](std::string_view piece) { kept += piece.size(); });
+  std::vector<uint64_t> set;
+  neardup::DocumentSketch sketch;
+  for (auto _ : state) {
+    for (const std::string& d : docs) {
+      reader.ReadText(d, nullptr, &set, &sketch);
+      benchmark::DoNotOptimize(set.data());
+    }
+    benchmark::ClobberMemory();
+  }
+  benchmark::DoNotOptimize(kept);
+  state.SetBytesProcessed(state.iterations() * TotalBytes(docs));
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(docs.size()));
+}
+BENCHMARK(BM_ReadAgain)->ArgName("with_text")->Arg(0)->Arg(1);
 
 }  // namespace
 }  // namespace neardup_bench

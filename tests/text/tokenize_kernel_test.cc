@@ -342,8 +342,8 @@ struct Tokens {
 };
 
 // Feeds `text` to a Shingler on `kernel`, as the given pieces; with
-// `token_text`, the Shingler also keeps the token text (which takes every
-// word through the per-word path, as --exact's copies do).
+// `token_text`, the Shingler also keeps the token text (as --exact does for
+// the members of groups of copies), in the batches of whole words too.
 Tokens Shingle(TokenizerKernel kernel, const std::vector<std::string_view>& pieces, int k, bool token_text = true) {
   const KernelScope scope(kernel);
   Shingler shingler(ShingleUnit::kWord, k, 42);
