@@ -106,6 +106,9 @@ struct IndexStats {
   // Stored bitmaps of reused documents read after banding, for the
   // documents of candidate pairs (--exact below -t 0.7); shown at -v.
   uint64_t bitmaps_read = 0;
+  // The index held signatures of an older MinHash definition: its files
+  // are signed again as they are walked, this once (a notice says so).
+  bool signed_again = false;
   // --new (without --against): the job the run reports for, when it may
   // clear pending marks (it is the index's job, or the index has none yet);
   // empty otherwise (NewJob, index.h).

@@ -151,7 +151,12 @@ Status CheckShardParams(const WorkFolder& folder, const Options& options) {
     if (diffs.empty()) continue;
     std::string message = ShellQuoted(path) + ": signed with other parameters: ";
     for (size_t k = 0; k < diffs.size(); ++k) message.append(k == 0 ? "" : "; ").append(diffs[k]);
-    return Status::InvalidArgument(message);
+    // A work folder is never signed again in part: its bands and buckets
+    // were cut from these signatures.
+    if (peeked->params.minhash_version < params.minhash_version) {
+      message.append(" (signatures of an older neardup)");
+    }
+    return Status::InvalidArgument(message.append(": run again in an empty work folder"));
   }
 }
 

@@ -228,12 +228,17 @@ Status UpgradeSchema(sqlite3* h, const std::string& path, int64_t app, int64_t v
   }
   if (version == 2 && write) {
     if (Status s = AddPendingMarks(h, path); !s.ok()) return s;
-    return AddBitmaps(h, path);
+    if (Status s = AddBitmaps(h, path); !s.ok()) return s;
+    version = 3;
+  }
+  if (version == 3 && write) {
+    if (const int rc = Exec(h, "PRAGMA user_version = 4"); rc != SQLITE_OK) return SqlError(h, path, rc);
+    return Status::Ok();
   }
   if (version < 1) {
     return Status::InvalidArgument(ShellQuoted(path) + ": unknown index schema version " + std::to_string(version));
   }
-  return Status::Ok();  // a version 1 or 2 file opened to read: its tables read as version 3's (info, check)
+  return Status::Ok();  // a version 1 to 3 file opened to read: its tables read as version 4's (info, check)
 }
 
 // The columns of `files` as read, in the order FileColumns() selects them.
@@ -259,7 +264,8 @@ std::vector<std::pair<std::string, std::string>> ParamRows(const SignatureParams
           {"--num-perm", std::to_string(p.num_perm)},
           {"--seed", std::to_string(p.seed)},
           {"--encoding", p.encoding == Encoding::kUtf8 ? "utf8" : "latin1"},
-          {"tokenizer", std::to_string(p.tokenizer_version)}};
+          {"tokenizer", std::to_string(p.tokenizer_version)},
+          {"minhash", std::to_string(p.minhash_version)}};
 }
 
 Status CheckOneName(const std::string& path, const struct stat& st) {
@@ -312,7 +318,8 @@ Status PutParams(sqlite3* h, const std::string& path, const SignatureParams& par
   return Status::Ok();
 }
 
-Status CheckParams(sqlite3* h, const std::string& path, const SignatureParams& params) {
+Status CheckParams(sqlite3* h, const std::string& path, const SignatureParams& params, bool* older_minhash) {
+  *older_minhash = false;
   std::unordered_map<std::string, std::string> stored;
   Stmt q(h, "SELECT key, value FROM meta");
   if (!q.ok()) return SqlError(h, path, q.prepare_rc());
@@ -323,12 +330,39 @@ Status CheckParams(sqlite3* h, const std::string& path, const SignatureParams& p
   std::string diff;
   for (const auto& [k, v] : ParamRows(params)) {
     const auto it = stored.find(k);
-    const std::string theirs = it == stored.end() ? "none" : OneLine(it->second);
-    if (theirs != v) diff.append(diff.empty() ? "" : ", ").append(k + ": " + v + " here, " + theirs + " in the index");
+    // An index made before the MinHash definition was a parameter holds definition 0's.
+    const std::string theirs = it == stored.end() ? (k == "minhash" ? "0" : "none") : OneLine(it->second);
+    if (theirs == v) continue;
+    if (k == "minhash" && (theirs == "0" || theirs.empty()) && params.minhash_version > 0) {
+      *older_minhash = true;
+      continue;
+    }
+    diff.append(diff.empty() ? "" : ", ").append(k + ": " + v + " here, " + theirs + " in the index");
   }
   if (!diff.empty()) {
     return Status::InvalidArgument(ShellQuoted(path) + ": the signature parameters differ from the index's (" + diff +
                                    "); to start a new index, give another --index FILE or remove " + ShellQuoted(path));
+  }
+  return Status::Ok();
+}
+
+Status SignFilesAgain(sqlite3* h, const std::string& path, const SignatureParams& params) {
+  if (int rc = Exec(h, "BEGIN IMMEDIATE; UPDATE files SET seen_ns = 0;"); rc != SQLITE_OK) {
+    Status s = SqlError(h, path, rc);
+    Exec(h, "ROLLBACK");
+    return s;
+  }
+  Stmt put(h, "INSERT OR REPLACE INTO meta(key, value) VALUES('minhash', ?)");
+  put.Bind(1, std::to_string(params.minhash_version));
+  if (int rc = put.Step(); rc != SQLITE_DONE) {
+    Status s = SqlError(h, path, rc);
+    Exec(h, "ROLLBACK");
+    return s;
+  }
+  if (int rc = Exec(h, "COMMIT"); rc != SQLITE_OK) {
+    Status s = SqlError(h, path, rc);
+    Exec(h, "ROLLBACK");
+    return s;
   }
   return Status::Ok();
 }

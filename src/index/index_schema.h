@@ -10,7 +10,10 @@
 // Migrations run when a file is opened for writing, each in one transaction:
 // version 1 -> 2 (MigrateV1), then the pending marks added to a version 2
 // file made before them, then version 2 -> 3 (the `bitmaps` table, empty:
-// index_bitmaps.h). A file opened to read is read as it is.
+// index_bitmaps.h), then 3 -> 4 (nothing but the number: a version 4 file
+// may hold signatures of MinHash definition 1, which a build that reads
+// version 3 must not mix with its own; `meta` says which definition, no
+// row meaning definition 0). A file opened to read is read as it is.
 //
 // Errors are one line naming the file (SqlError and the checks below).
 //
@@ -65,8 +68,17 @@ Result<Db> OpenDb(const std::string& path, bool write, bool create, bool* fresh)
 // Stores `params` (and the time, as `created`) in the `meta` of a new index.
 Status PutParams(sqlite3* h, const std::string& path, const SignatureParams& params);
 // OK when `params` are the ones stored in `meta`; else "PATH: the signature
-// parameters differ from the index's (...)", naming each difference.
-Status CheckParams(sqlite3* h, const std::string& path, const SignatureParams& params);
+// parameters differ from the index's (...)", naming each difference. When
+// the only difference is an older MinHash definition in `meta` (signatures
+// made before this one), OK with *older_minhash set: the caller signs the
+// files again (SignFilesAgain).
+Status CheckParams(sqlite3* h, const std::string& path, const SignatureParams& params, bool* older_minhash);
+// Marks every file entry to be signed again when next walked (its age
+// unknown, as a version 1 entry's: see sign_indexed.h), and stores `params`'
+// MinHash definition in `meta`, in one transaction: signatures of the older
+// definition are then never reused, and a file whose documents are still
+// the stored ones (content hashes, names, kinds) counts as reused, not new.
+Status SignFilesAgain(sqlite3* h, const std::string& path, const SignatureParams& params);
 
 // The index's --new job, from `meta`; empty when no --new run delivered yet.
 Result<NewJob> ReadNewJob(sqlite3* h, const std::string& path);

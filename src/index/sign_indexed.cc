@@ -392,6 +392,7 @@ IndexedCorpus IndexUpdate::NewCorpus() const {
                     .stats = {},
                     .stored_bitmaps = nullptr};
   out.stats.used = true;
+  out.stats.signed_again = index_.signs_again();
   out.corpus.stream_copies.resize(n);
   return out;
 }

@@ -40,7 +40,8 @@ struct SignatureIndex::Impl {
   // Entries Files() last read: a hint for LoadDocuments' choice of plan (a
   // count(*) reads the whole table), right or not.
   int64_t files_read = -1;
-  RowLimits limits;  // what the rows are checked against, set by Files()
+  RowLimits limits;          // what the rows are checked against, set by Files()
+  bool signs_again = false;  // Open() found signatures of an older MinHash definition
   ~Impl() {
     cache.clear();
     if (db != nullptr) {
@@ -68,11 +69,18 @@ Result<std::unique_ptr<SignatureIndex>> SignatureIndex::Open(const std::string& 
   if (!db.ok()) return db.status();
   impl->db = std::move(*db);
   sqlite3* h = impl->db.get();
-  if (Status s = fresh ? PutParams(h, path, params) : CheckParams(h, path, params); !s.ok()) return s;
+  bool older_minhash = false;
+  if (Status s = fresh ? PutParams(h, path, params) : CheckParams(h, path, params, &older_minhash); !s.ok()) return s;
+  if (older_minhash) {
+    if (Status s = SignFilesAgain(h, path, params); !s.ok()) return s;
+    impl->signs_again = true;
+  }
   // The holder, for a second run's message.
   if (Status s = WriteHolder(h, path); !s.ok()) return s;
   return std::unique_ptr<SignatureIndex>(new SignatureIndex(std::move(impl), path));
 }
+
+bool SignatureIndex::signs_again() const { return impl_->signs_again; }
 
 Result<std::vector<IndexedFile>> SignatureIndex::Files() {
   sqlite3* h = impl_->db.get();

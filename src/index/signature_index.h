@@ -192,6 +192,11 @@ class SignatureIndex {
 
   const std::string& path() const { return path_; }
 
+  // True when Open() found the index's signatures made by an older MinHash
+  // definition (sign/minhash.h): every file is then signed again when next
+  // walked (SignFilesAgain, index_schema.h), once.
+  bool signs_again() const;
+
  private:
   struct Impl;
   explicit SignatureIndex(std::unique_ptr<Impl> impl, std::string path);

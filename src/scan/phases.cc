@@ -298,6 +298,11 @@ void AddHints(const Options& o, Report* report) {
                                 " read as one text document each: add --input jsonl to read each line as a document");
     }
   }
+  if (report->index.signed_again) {
+    report->notices.push_back(
+        "the index's signatures were made by an older MinHash definition: its files are signed again as they are "
+        "walked, this once (documents unchanged stay known to --new)");
+  }
   // Of the files read in this run: a file reused from the --index was
   // advised on by the run that read it.
   const uint64_t invalid_utf8 = st.invalid_utf8 - std::min(st.invalid_utf8, report->index.reused_invalid_utf8);

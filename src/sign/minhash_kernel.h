@@ -27,7 +27,7 @@ constexpr int kMinHashLanes = 16;
 // lanes instead of 16: BM_MinHash (tests/bench/signature_bench.cc, 3 KB
 // documents, 128 permutations, AVX-512) takes 12% less time than with a pass
 // per block. The bound is then the vector operations themselves (multiply,
-// add, shift, xor, min), not the loop.
+// add, min), not the loop.
 constexpr int kMinHashGroup = 4;
 
 // MinHashBlocks' pass for `kBlocks` consecutive blocks: a, b and sig point
@@ -47,8 +47,7 @@ template <int kBlocks>
   for (size_t s = 0; s < n; ++s) {
     const auto x = static_cast<uint32_t>(shingles[s]);
     for (int l = 0; l < kLanes; ++l) {
-      uint32_t v = av[l] * x + bv[l];
-      v ^= v >> 16;
+      const uint32_t v = av[l] * x + bv[l];
       m[l] = v < m[l] ? v : m[l];
     }
   }
@@ -56,8 +55,9 @@ template <int kBlocks>
 }
 
 // For each block `blk` < `blocks` and lane l, with i = blk * 16 + l:
-//   sig[i] = min(sig[i], min over s < n of mix(a[i] * x_s + b[i] mod 2^32)),
-// x_s the low 32 bits of shingles[s], mix(v) = v ^ (v >> 16).
+//   sig[i] = min(sig[i], min over s < n of (a[i] * x_s + b[i] mod 2^32)),
+// x_s the low 32 bits of shingles[s] (MinHash definition 1: no mix, see
+// sign/minhash.h).
 // The blocks go kMinHashGroup at a time, then one at a time.
 // REQUIRES: a, b and sig hold blocks * 16 values; shingles holds n.
 [[gnu::always_inline]] inline void MinHashBlocks(const uint32_t* a, const uint32_t* b, int blocks,

@@ -40,17 +40,23 @@ std::string EncodingName(Encoding encoding) {
   return std::to_string(static_cast<int>(encoding));
 }
 
-// One field of SignatureParams: its name as shown and its value as text.
+// One field of SignatureParams: its name as shown in a difference, as
+// Describe() shows it, and its value as text.
 struct Field {
   const char* name;
+  const char* short_name;
   std::string value;
 };
 
 std::vector<Field> Fields(const SignatureParams& p) {
   return {
-      {"--shingle", ShingleName(p.shingle)},      {"--ngram", std::to_string(p.ngram)},
-      {"--num-perm", std::to_string(p.num_perm)}, {"--seed", std::to_string(p.seed)},
-      {"--encoding", EncodingName(p.encoding)},   {"tokenizer version", std::to_string(p.tokenizer_version)},
+      {"--shingle", "--shingle", ShingleName(p.shingle)},
+      {"--ngram", "--ngram", std::to_string(p.ngram)},
+      {"--num-perm", "--num-perm", std::to_string(p.num_perm)},
+      {"--seed", "--seed", std::to_string(p.seed)},
+      {"--encoding", "--encoding", EncodingName(p.encoding)},
+      {"tokenizer version", "tokenizer", std::to_string(p.tokenizer_version)},
+      {"MinHash definition", "minhash", std::to_string(p.minhash_version)},
   };
 }
 
@@ -64,6 +70,7 @@ SignatureParams SignatureParams::From(const Options& options) {
   p.seed = options.seed;
   p.encoding = options.encoding;
   p.tokenizer_version = kTokenizerVersion;
+  p.minhash_version = kMinHashVersion;
   return p;
 }
 
@@ -76,7 +83,7 @@ void SignatureParams::AppendCanonical(std::string* out) const {
   PutLittle(out, static_cast<uint32_t>(num_perm));
   PutLittle(out, seed);
   PutLittle(out, tokenizer_version);
-  PutLittle<uint32_t>(out, 0);
+  PutLittle(out, minhash_version);
   assert(out->size() - start == kCanonicalSize);
   (void)start;
 }
@@ -91,8 +98,7 @@ std::string SignatureParams::Describe() const {
   std::string out;
   for (const Field& f : Fields(*this)) {
     if (!out.empty()) out.append(", ");
-    // "tokenizer version" is shown as "tokenizer 1": it is no flag.
-    out.append(f.name[0] == '-' ? f.name : "tokenizer").append(" ").append(f.value);
+    out.append(f.short_name).append(" ").append(f.value);
   }
   return out;
 }

@@ -208,6 +208,13 @@ class SignatureTable {
 // stored signatures of the old code are refused.
 inline constexpr uint32_t kTokenizerVersion = 1;
 
+// Which MinHash function made a signature from the shingle hashes (see
+// sign/minhash.h): 0, each value mixed (v ^ (v >> 16)) before its minimum;
+// 1, the plain min(a * x + b). Signatures of two definitions are never
+// compared: a stored table or index of another one is refused or signed
+// again.
+inline constexpr uint32_t kMinHashVersion = 1;
+
 // The parameters that shape a signature. Two signatures can be compared only
 // if their SignatureParams are equal. Default: those of Options{}.
 struct SignatureParams {
@@ -217,19 +224,21 @@ struct SignatureParams {
   uint64_t seed = Options{}.seed;
   Encoding encoding = Options{}.encoding;
   uint32_t tokenizer_version = kTokenizerVersion;
+  uint32_t minhash_version = kMinHashVersion;
 
   static SignatureParams From(const Options& options);
 
   // The canonical encoding of every field, kCanonicalSize bytes, all
   // little-endian: u8 shingle (0 word, 1 char), u8 encoding (0 utf8,
   // 1 latin1), u16 zero, u32 ngram, u32 num_perm, u64 seed,
-  // u32 tokenizer_version, u32 zero. table_codec.h stores this block as is.
+  // u32 tokenizer_version, u32 minhash_version (0 in tables made before it
+  // was a field: the definition then). table_codec.h stores this block as is.
   static constexpr size_t kCanonicalSize = 28;
   void AppendCanonical(std::string* out) const;
   // One 64-bit value standing for all fields: XXH3-64 (seed 0) of the
   // canonical encoding.
   uint64_t Fingerprint() const;
-  // "--shingle word, --ngram 5, --num-perm 128, --seed 1, --encoding utf8, tokenizer 1".
+  // "--shingle word, --ngram 5, --num-perm 128, --seed 1, --encoding utf8, tokenizer 1, minhash 1".
   std::string Describe() const;
   // One line per field that differs, e.g. "--ngram: 5 here, 7 in the index".
   // `theirs_name` names where `other` comes from ("the index", "shard 3").

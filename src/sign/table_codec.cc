@@ -388,8 +388,11 @@ Result<SignatureParams> ReadParams(const char* p) {
   // Read into wide types first: any value of the bytes is representable.
   const uint32_t ngram = Load<uint32_t>(params + 4);
   const uint32_t num_perm = Load<uint32_t>(params + 8);
-  if (Load<uint16_t>(params + 2) != 0 || Load<uint32_t>(params + 24) != 0) {
-    return Corrupt("nonzero reserved bytes in the header");
+  if (Load<uint16_t>(params + 2) != 0) return Corrupt("nonzero reserved bytes in the header");
+  const uint32_t minhash = Load<uint32_t>(params + 24);
+  if (minhash > kMinHashVersion) {
+    return Corrupt(
+        std::string("unknown MinHash definition ").append(Num(minhash)).append(" (made by a newer neardup?)"));
   }
   if (shingle > 1) return Corrupt(std::string("unknown shingle unit ").append(Num(shingle)));
   if (encoding > 1) return Corrupt(std::string("unknown encoding ").append(Num(encoding)));
@@ -406,6 +409,7 @@ Result<SignatureParams> ReadParams(const char* p) {
   out.num_perm = static_cast<int>(num_perm);
   out.seed = Load<uint64_t>(params + 12);
   out.tokenizer_version = Load<uint32_t>(params + 20);
+  out.minhash_version = minhash;
   const uint64_t stored_fingerprint = Load<uint64_t>(p + kFingerprintAt);
   if (stored_fingerprint != out.Fingerprint()) {
     return Corrupt(std::string("parameter fingerprint ")

@@ -4,6 +4,8 @@
 // object, present only with --index, is dropped), on the first run and
 // whatever changed since. Also --new, the lock, broken or foreign index
 // files, and runs killed at random moments.
+#include "neardup/index.h"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -421,8 +423,8 @@ TEST(IndexTest, BrokenOrForeignIndexFilesGiveOneLineErrors) {
   expect_error(ix, "to start a new index", {"--shingle", "char"});
 
   std::filesystem::copy_file(ix, dir / "newer.db");
-  ASSERT_EQ(RunProcess({"/usr/bin/sqlite3", dir / "newer.db", "PRAGMA user_version = 4;"}, dir.path()).exit_code, 0);
-  expect_error(dir / "newer.db", "schema version 4 is newer");
+  ASSERT_EQ(RunProcess({"/usr/bin/sqlite3", dir / "newer.db", "PRAGMA user_version = 5;"}, dir.path()).exit_code, 0);
+  expect_error(dir / "newer.db", "schema version 5 is newer");
 
   // Read-only: as nobody when root (root may write anything).
   std::filesystem::permissions(ix, std::filesystem::perms::owner_read | std::filesystem::perms::group_read |
@@ -788,7 +790,7 @@ TEST(IndexTest, AVersion1IndexIsMigratedInPlace) {
   EXPECT_EQ(CountsOf(indexed.out).signed_now, 1u);
   EXPECT_EQ(CountsOf(indexed.out).reused, 3u);
   info = RunNeardup({"index", "info", ix}, dir.path());
-  EXPECT_NE(info.out.find("(schema 3)"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("(schema " + std::to_string(kIndexSchemaVersion) + ")"), std::string::npos) << info.out;
   const RunResult check = RunNeardup({"index", "check", ix}, dir.path());
   EXPECT_EQ(check.exit_code, 0) << check.err;
   EXPECT_EQ(Sql(dir, ix, "SELECT count(*) FROM files WHERE path NOT LIKE '/%'"), 0);

@@ -177,6 +177,52 @@ TEST(MetadataTest, EntriesWithoutAHashAreSignedAgainButAreNotNew) {
   EXPECT_EQ(r.signed_now, 0u);
 }
 
+// An index whose signatures were made by MinHash definition 0 (before it was
+// a parameter: no `minhash` row, schema version 3): the next run signs every
+// file again, says so once, finds nothing new, and gives the plain scan's
+// output even by signature alone (the stored signatures are made useless
+// here, so reusing one would show); the run after it reuses everything.
+TEST(MetadataTest, AnIndexOfTheOlderMinHashDefinitionIsSignedAgainOnceAndNothingIsNew) {
+  TempDir dir;
+  MakeCorpus(dir);
+  ASSERT_EQ(NewRun(dir).exit_code, 0);
+  ASSERT_EQ(RunProcess({"/usr/bin/sqlite3", dir / "ix.db",
+                        "DELETE FROM meta WHERE key = 'minhash'; UPDATE documents SET signature = zeroblob(512); "
+                        "PRAGMA user_version = 3;"},
+                       dir.path())
+                .exit_code,
+            0);
+  const std::string notice = "signed again as they are walked, this once";
+  const RunResult upgrade =
+      RunNeardup({"scan", "-f", "json", "--index", dir / "ix.db", "--new", dir / "c"}, dir.path());  // not -q
+  EXPECT_EQ(upgrade.exit_code, 1) << upgrade.err;
+  const nlohmann::json u = nlohmann::json::parse(upgrade.out, nullptr, false);
+  ASSERT_TRUE(u.is_object()) << upgrade.out;
+  EXPECT_EQ(u["pairs"].size(), 0u);
+  EXPECT_EQ(u["index"]["signed"], 0);  // read again, and found as stored: counted as reused
+  EXPECT_EQ(u["index"]["reused"], 8);
+  const size_t at = upgrade.err.find(notice);
+  EXPECT_NE(at, std::string::npos) << upgrade.err;
+  EXPECT_EQ(upgrade.err.find(notice, at + 1), std::string::npos) << upgrade.err;
+  const RunResult meta = RunProcess(
+      {"/usr/bin/sqlite3", dir / "ix.db", "SELECT value FROM meta WHERE key = 'minhash'; PRAGMA user_version;"},
+      dir.path());
+  EXPECT_EQ(meta.out, "1\n4\n");
+
+  const Indexed r = NewRun(dir);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.reused, 8u);
+  EXPECT_EQ(r.err.find(notice), std::string::npos) << r.err;
+  const Args by_signature = {"scan", "-q", "-f", "json", "--verify", "signature"};
+  const RunResult plain = RunNeardup(With(by_signature, {dir / "c"}), dir.path());
+  const RunResult indexed = RunNeardup(With(by_signature, {"--index", dir / "ix.db", dir / "c"}), dir.path());
+  nlohmann::json a = nlohmann::json::parse(indexed.out, nullptr, false);
+  ASSERT_TRUE(a.is_object()) << indexed.out;
+  EXPECT_EQ(a["index"]["signed"], 0) << indexed.out;
+  a.erase("index");
+  EXPECT_EQ(a.dump(), nlohmann::json::parse(plain.out).dump());
+}
+
 // --new with --kept-dir: stdout reports only what is new; the folder is the
 // deduplicated corpus, the same as without --new (old duplicates left out).
 TEST(MetadataTest, NewWithKeptDirWritesTheWholeDeduplicatedCorpus) {

@@ -15,6 +15,7 @@
 #include "distributed/stage_verify.h"
 #include "e2e/run_neardup.h"
 #include "lsh/candidates.h"
+#include "sign/table_codec.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -266,6 +267,30 @@ TEST(StageDamagedTest, TableOfAnotherSizeIsRefusedByTheBucketTask) {
   const std::string path = work + "/sign/1.table";
   WriteFile(path, ReadFile(path) + "x");
   ExpectRefused(Bucket(dir, work, "0"), path, "its size does not match its header: " + std::string(kEmptyFolder));
+}
+
+// A shard signed by a neardup of MinHash definition 0 (its values mixed):
+// its signatures are never banded with this one's; the message says why and
+// the way out.
+TEST(StageDamagedTest, TableOfAnOlderMinHashDefinitionIsRefusedWithTheWayOut) {
+  TempDir dir;
+  MakeCorpus(dir);
+  const std::string work = dir / "work";
+  SignAndBucket(dir, work);
+  const std::string path = work + "/sign/0.table";
+  Result<DecodedTable> table = DecodeFrom(ReadFile(path));
+  ASSERT_TRUE(table.ok()) << table.status().message();
+  EXPECT_EQ(table->params.minhash_version, kMinHashVersion);
+  table->params.minhash_version = 0;
+  std::string older;
+  ASSERT_TRUE(EncodeTo(table->table, table->params, &older).ok());
+  WriteFile(path, older);
+  const std::string why =
+      "signed with other parameters: MinHash definition: 1 here, 0 in shard 0 (signatures of an "
+      "older neardup): " +
+      std::string(kEmptyFolder);
+  ExpectRefused(Bucket(dir, work, "0"), path, why);
+  ExpectRefused(RunNeardup({"stage", "report", work}, dir.path()), path, why);
 }
 
 // ---------------------------------------------------------------- pairs

@@ -204,7 +204,7 @@ TEST(SignWithIndexTest, AVersion2IndexIsMigratedAndItsFilesGetBitmapsWhenSignedA
   for (DocId d = 0; d < 4; ++d) EXPECT_TRUE(migrated.corpus.bitmaps[d].empty()) << d;
   const testing::RunResult version =
       testing::RunProcess({"/usr/bin/sqlite3", o.index, "PRAGMA user_version;"}, dir.path());
-  EXPECT_EQ(version.out, "3\n");
+  EXPECT_EQ(version.out, std::to_string(kIndexSchemaVersion) + "\n");
   WriteFile(dir / "c/2", Join(RandomWords(90, 77)));  // signed again: gets its bitmap
   const SignedCorpus plain = PlainSign(o);
   ASSERT_EQ(WithStoredBitmaps(o).stats.signed_now, 1u);

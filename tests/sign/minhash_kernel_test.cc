@@ -45,12 +45,9 @@ uint64_t SplitMix(uint64_t* s) {
   return z ^ (z >> 31);
 }
 
-// mix(v) = v ^ (v >> 16) keeps the high half, so it is undone by itself.
-uint32_t Unmix(uint32_t y) { return y ^ (y >> 16); }
-
 // A MinHasher's multipliers and offsets, read back from its signatures of {0}
-// (mix(b_i)) and {1} (mix(a_i + b_i)), padded to whole blocks with arbitrary
-// values (their lanes are never compared).
+// (b_i) and {1} (a_i + b_i), padded to whole blocks with arbitrary values
+// (their lanes are never compared).
 struct Coefficients {
   std::vector<uint32_t> a, b;
 };
@@ -62,8 +59,8 @@ Coefficients CoefficientsOf(const MinHasher& mh) {
   Coefficients c{std::vector<uint32_t>(static_cast<size_t>(padded), 12345u),
                  std::vector<uint32_t>(static_cast<size_t>(padded), 678u)};
   for (size_t i = 0; i < static_cast<size_t>(n); ++i) {
-    c.b[i] = Unmix(at0[i]);
-    c.a[i] = Unmix(at1[i]) - c.b[i];
+    c.b[i] = at0[i];
+    c.a[i] = at1[i] - c.b[i];
   }
   return c;
 }
@@ -73,8 +70,7 @@ std::vector<uint32_t> Reference(const Coefficients& c, int num_perm, const std::
   std::vector<uint32_t> sig(static_cast<size_t>(num_perm), UINT32_MAX);
   for (size_t i = 0; i < sig.size(); ++i) {
     for (const uint64_t s : set) {
-      uint32_t v = static_cast<uint32_t>(uint64_t{c.a[i]} * static_cast<uint32_t>(s) + c.b[i]);
-      v ^= v >> 16;
+      const auto v = static_cast<uint32_t>(uint64_t{c.a[i]} * static_cast<uint32_t>(s) + c.b[i]);
       if (v < sig[i]) sig[i] = v;
     }
   }

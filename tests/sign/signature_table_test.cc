@@ -41,6 +41,7 @@ TEST(SignatureParamsTest, CanonicalEncodingIsLittleEndianFieldByField) {
   p.num_perm = 0x0304;
   p.seed = 0x0102030405060708ULL;
   p.tokenizer_version = 0x0A0B0C0D;
+  p.minhash_version = 0x11121314;
   std::string bytes = "x";  // appends
   p.AppendCanonical(&bytes);
   const std::string expected(
@@ -50,7 +51,7 @@ TEST(SignatureParamsTest, CanonicalEncodingIsLittleEndianFieldByField) {
       "\x04\x03\x00\x00"
       "\x08\x07\x06\x05\x04\x03\x02\x01"
       "\x0D\x0C\x0B\x0A"
-      "\x00\x00\x00\x00",
+      "\x14\x13\x12\x11",
       1 + SignatureParams::kCanonicalSize);
   EXPECT_EQ(bytes, expected);
 }
@@ -58,19 +59,25 @@ TEST(SignatureParamsTest, CanonicalEncodingIsLittleEndianFieldByField) {
 // The fingerprint of the default parameters, computed once and written here.
 // It is stored in every index and shard: if this test fails, the canonical
 // encoding (or the hash) changed, and every stored table would be refused as
-// having other parameters. Change it only together with the codec's format
-// version. (Checked independently: `xxhsum -H3` of the 28 canonical bytes
+// having other parameters. It changed with MinHash definition 1, whose
+// number took the 4 bytes that were reserved (0, definition 0's tables).
+// (Checked independently: `xxhsum -H3` of the 28 canonical bytes
 // 00 00 00 00 05 00 00 00 80 00 00 00 01 00 00 00 00 00 00 00 01 00 00 00
-// 00 00 00 00 gives the same value.)
+// 01 00 00 00 gives the same value; with 00 00 00 00 last, 36e54fedf2ff52ee,
+// definition 0's.)
 TEST(SignatureParamsTest, FingerprintOfDefaultsIsFixed) {
   ASSERT_EQ(kTokenizerVersion, 1u) << "a new tokenizer version changes the default fingerprint";
-  EXPECT_EQ(SignatureParams{}.Fingerprint(), 0x36e54fedf2ff52eeULL);
+  ASSERT_EQ(kMinHashVersion, 1u) << "a new MinHash definition changes the default fingerprint";
+  EXPECT_EQ(SignatureParams{}.Fingerprint(), 0x8241042e0a3b09fbULL);
+  SignatureParams before;
+  before.minhash_version = 0;
+  EXPECT_EQ(before.Fingerprint(), 0x36e54fedf2ff52eeULL);
 }
 
 TEST(SignatureParamsTest, FingerprintIsStableAndDiffersWhenAnyFieldDiffers) {
   const SignatureParams base;
   EXPECT_EQ(base.Fingerprint(), SignatureParams{}.Fingerprint());
-  std::vector<SignatureParams> variants(7, base);
+  std::vector<SignatureParams> variants(8, base);
   variants[0].shingle = ShingleUnit::kChar;
   variants[1].ngram = 6;
   variants[2].num_perm = 129;
@@ -78,6 +85,7 @@ TEST(SignatureParamsTest, FingerprintIsStableAndDiffersWhenAnyFieldDiffers) {
   variants[4].seed = uint64_t{1} << 63;
   variants[5].encoding = Encoding::kLatin1;
   variants[6].tokenizer_version = kTokenizerVersion + 1;
+  variants[7].minhash_version = 0;
   for (size_t i = 0; i < variants.size(); ++i) {
     EXPECT_NE(variants[i].Fingerprint(), base.Fingerprint()) << "variant " << i;
     for (size_t j = 0; j < i; ++j) {
@@ -89,7 +97,7 @@ TEST(SignatureParamsTest, FingerprintIsStableAndDiffersWhenAnyFieldDiffers) {
 TEST(SignatureParamsTest, DescribeUsesTheCommandLineSpellings) {
   EXPECT_EQ(SignatureParams{}.Describe(),
             "--shingle word, --ngram 5, --num-perm 128, --seed 1, --encoding utf8, tokenizer " +
-                std::to_string(kTokenizerVersion));
+                std::to_string(kTokenizerVersion) + ", minhash " + std::to_string(kMinHashVersion));
   SignatureParams p;
   p.shingle = ShingleUnit::kChar;
   p.ngram = 9;
@@ -97,9 +105,10 @@ TEST(SignatureParamsTest, DescribeUsesTheCommandLineSpellings) {
   p.seed = 18446744073709551615ULL;
   p.encoding = Encoding::kLatin1;
   p.tokenizer_version = 3;
+  p.minhash_version = 0;
   EXPECT_EQ(p.Describe(),
             "--shingle char, --ngram 9, --num-perm 256, --seed 18446744073709551615, --encoding latin1, "
-            "tokenizer 3");
+            "tokenizer 3, minhash 0");
 }
 
 TEST(SignatureParamsTest, EqualParamsHaveNoDifferences) {
@@ -123,7 +132,7 @@ TEST(SignatureParamsTest, EachFieldAloneGivesOneLineNamingIt) {
     SignatureParams other;
     std::string line;
   };
-  std::vector<Case> cases(6, Case{base, ""});
+  std::vector<Case> cases(7, Case{base, ""});
   cases[0].other.shingle = ShingleUnit::kChar;
   cases[0].line = "--shingle: word here, char in X";
   cases[1].other.ngram = 3;
@@ -136,6 +145,8 @@ TEST(SignatureParamsTest, EachFieldAloneGivesOneLineNamingIt) {
   cases[4].line = "--encoding: utf8 here, latin1 in X";
   cases[5].other.tokenizer_version = 99;
   cases[5].line = "tokenizer version: " + std::to_string(kTokenizerVersion) + " here, 99 in X";
+  cases[6].other.minhash_version = 0;
+  cases[6].line = "MinHash definition: " + std::to_string(kMinHashVersion) + " here, 0 in X";
   for (const Case& c : cases) {
     EXPECT_NE(c.other, base);
     EXPECT_EQ(base.Differences(c.other, "X"), std::vector<std::string>{c.line});

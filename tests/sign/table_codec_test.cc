@@ -368,6 +368,7 @@ TEST(TableCodecTest, ParametersOutOfRangeAreRefused) {
       {12, 2, "signature table: unknown shingle unit 2"},
       {13, 9, "signature table: unknown encoding 9"},
       {14, 1, "signature table: nonzero reserved bytes in the header"},
+      {36, 2, "signature table: unknown MinHash definition 2 (made by a newer neardup?)"},
       {16, 0, "signature table: --ngram 0 out of range 1..64"},
       {16, 65, "signature table: --ngram 65 out of range 1..64"},
       {20, 0, "signature table: --num-perm 0 out of range 1..4096"},
