@@ -259,6 +259,7 @@ std::vector<std::pair<std::string, std::string>> ParamRows(const SignatureParams
           {"--num-perm", std::to_string(p.num_perm)},
           {"--seed", std::to_string(p.seed)},
           {"--encoding", p.encoding == Encoding::kUtf8 ? "utf8" : "latin1"},
+          {"--strip", ToString(p.strip)},
           {"tokenizer", std::to_string(p.tokenizer_version)}};
 }
 

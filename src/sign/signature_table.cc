@@ -3,6 +3,7 @@
 #include <cassert>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/hash.h"
@@ -40,6 +41,18 @@ std::string EncodingName(Encoding encoding) {
   return std::to_string(static_cast<int>(encoding));
 }
 
+std::string StripName(Strip strip) {
+  switch (strip) {
+    case Strip::kNone:
+      return "none";
+    case Strip::kHtml:
+      return "html";
+    case Strip::kMail:
+      return "mail";
+  }
+  return std::to_string(static_cast<int>(strip));
+}
+
 // One field of SignatureParams: its name as shown and its value as text.
 struct Field {
   const char* name;
@@ -48,9 +61,13 @@ struct Field {
 
 std::vector<Field> Fields(const SignatureParams& p) {
   return {
-      {"--shingle", ShingleName(p.shingle)},      {"--ngram", std::to_string(p.ngram)},
-      {"--num-perm", std::to_string(p.num_perm)}, {"--seed", std::to_string(p.seed)},
-      {"--encoding", EncodingName(p.encoding)},   {"tokenizer version", std::to_string(p.tokenizer_version)},
+      {"--shingle", ShingleName(p.shingle)},
+      {"--ngram", std::to_string(p.ngram)},
+      {"--num-perm", std::to_string(p.num_perm)},
+      {"--seed", std::to_string(p.seed)},
+      {"--encoding", EncodingName(p.encoding)},
+      {"--strip", StripName(p.strip)},
+      {"tokenizer version", std::to_string(p.tokenizer_version)},
   };
 }
 
@@ -63,6 +80,7 @@ SignatureParams SignatureParams::From(const Options& options) {
   p.num_perm = options.num_perm;
   p.seed = options.seed;
   p.encoding = options.encoding;
+  p.strip = options.strip;
   p.tokenizer_version = kTokenizerVersion;
   return p;
 }
@@ -71,7 +89,8 @@ void SignatureParams::AppendCanonical(std::string* out) const {
   const size_t start = out->size();
   PutU8(out, static_cast<uint8_t>(shingle));
   PutU8(out, static_cast<uint8_t>(encoding));
-  PutLittle<uint16_t>(out, 0);
+  PutU8(out, static_cast<uint8_t>(strip));
+  PutU8(out, 0);
   PutLittle(out, static_cast<uint32_t>(ngram));
   PutLittle(out, static_cast<uint32_t>(num_perm));
   PutLittle(out, seed);
@@ -90,6 +109,8 @@ uint64_t SignatureParams::Fingerprint() const {
 std::string SignatureParams::Describe() const {
   std::string out;
   for (const Field& f : Fields(*this)) {
+    // Shown only when set: descriptions before --strip stay as they were.
+    if (f.name == std::string_view("--strip") && strip == Strip::kNone) continue;
     if (!out.empty()) out.append(", ");
     // "tokenizer version" is shown as "tokenizer 1": it is no flag.
     out.append(f.name[0] == '-' ? f.name : "tokenizer").append(" ").append(f.value);
