@@ -100,6 +100,13 @@ TEST(StripTest, ExplainComparesTheStrippedText) {
   EXPECT_NE(r.out.find("exact Jaccard: 1.0000"), std::string::npos) << r.out;
   const RunResult raw = RunIn({"explain", "in/nav_a.html", "in/nav_c.html"}, dir);
   EXPECT_EQ(raw.out.find("exact Jaccard: 1.0000"), std::string::npos) << raw.out;
+  // The word diff of two different articles shows their words, and no markup.
+  const RunResult diff = RunIn({"explain", "--strip", "html", "in/nav_a.html", "in/nav_b.html"}, dir);
+  EXPECT_NE(diff.out.find("word diff of the normalized words (a -> b):\nhome docs about [-"), std::string::npos)
+      << diff.out;
+  EXPECT_EQ(diff.out.find("class"), std::string::npos) << diff.out;
+  const RunResult markup = RunIn({"explain", "in/nav_a.html", "in/nav_b.html"}, dir);
+  EXPECT_NE(markup.out.find("class"), std::string::npos) << markup.out;
 }
 
 TEST(StripTest, AnIndexOfAnotherStripSettingIsRefusedWithTheWayOut) {
