@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include "base/utf8.h"
+
 namespace neardup {
 namespace {
 
@@ -162,10 +164,15 @@ Status HtmlText(std::string_view html, std::string* out) {
   options.max_errors = 0;
   GumboOutput* parsed = gumbo_parse_with_options(&options, bytes, html.size());
   if (parsed == nullptr) return Status::Corrupt("--strip html: the HTML parser gave up");
-  TextOut text(out);
+  std::string collected;
+  TextOut text(&collected);
   CollectText(parsed->document, text);
   text.Finish();
   gumbo_destroy_output(&options, parsed);
+  // Checked again: Gumbo 0.10.1 writes a lone byte for a numeric character
+  // reference past 32 bits ("&#22222222222;"); such a byte becomes U+FFFD.
+  out->clear();
+  AppendUtf8Repaired(collected, out);
   return Status::Ok();
 }
 
