@@ -44,14 +44,7 @@ Status SignTextFile(const SignContext& ctx, DocumentReader& reader, SetBitmapBui
   }
   if (!s.ok()) return s;
   if (bitmap != nullptr && sk->kind == DocumentSketch::Kind::kOk) out->bitmaps[i] = bitmap->Finish(sk->bytes);
-  // A plain file that no longer has the size it had when walked changed
-  // under us: its signature mixes two versions, so it is left out. (A
-  // stream document had no size to compare; a compressed file's size is
-  // not its text's.)
-  if (sk->kind != DocumentSketch::Kind::kBinary && !f.identity.stream && !Compressed(f.path) && sk->bytes != f.size) {
-    return Status::Changed(ShellQuoted(f.path) + ": changed size during the run (" + std::to_string(f.size) +
-                           " bytes when listed, " + std::to_string(sk->bytes) + " read)");
-  }
+  // Before the size check: reading stopped at the limit.
   if (sk->kind == DocumentSketch::Kind::kTooLarge && ctx.options.max_filesize == 0) {
     return Status::InvalidArgument(ShellQuoted(f.path) + ": skipped, more than --max-line " +
                                    std::to_string(ctx.options.max_line) +
@@ -60,6 +53,14 @@ Status SignTextFile(const SignContext& ctx, DocumentReader& reader, SetBitmapBui
   if (sk->kind == DocumentSketch::Kind::kTooLarge) {
     return Status::InvalidArgument(ShellQuoted(f.path) + ": skipped, more than --max-filesize " +
                                    std::to_string(ctx.options.max_filesize) + " bytes once decompressed");
+  }
+  // A plain file that no longer has the size it had when walked changed
+  // under us: its signature mixes two versions, so it is left out. (A
+  // stream document had no size to compare; a compressed file's size is
+  // not its text's.)
+  if (sk->kind != DocumentSketch::Kind::kBinary && !f.identity.stream && !Compressed(f.path) && sk->bytes != f.size) {
+    return Status::Changed(ShellQuoted(f.path) + ": changed size during the run (" + std::to_string(f.size) +
+                           " bytes when listed, " + std::to_string(sk->bytes) + " read)");
   }
   return Status::Ok();
 }

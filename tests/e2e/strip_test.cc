@@ -109,6 +109,22 @@ TEST(StripTest, ExplainComparesTheStrippedText) {
   EXPECT_NE(markup.out.find("class"), std::string::npos) << markup.out;
 }
 
+TEST(StripTest, AFileLargerThanWhatStripHoldsIsSkippedNamingTheBound) {
+  TempDir dir;
+  CopyFixtures(dir, kPages);
+  std::string big = "<p>";
+  for (int i = 0; i < 300000; ++i) big += "word ";
+  WriteFile(dir / "in/big.html", big + "</p>");
+  const RunResult r = RunIn({"scan", "--strip", "html", "--max-line", "1M", "in"}, dir);
+  EXPECT_EQ(r.exit_code, 0) << "counted as a file over the size limit is: " << r.err;
+  EXPECT_EQ(PairsOf(r.out), Args{"in/nav_a.html in/nav_c.html"});
+  EXPECT_NE(r.err.find("in/big.html: skipped, more than --max-line 1048576 bytes, the most --strip holds whole"),
+            std::string::npos)
+      << r.err;
+  const RunResult larger = RunIn({"scan", "--strip", "html", "--max-line", "1M", "--max-filesize", "2M", "in"}, dir);
+  EXPECT_EQ(larger.err.find("big.html"), std::string::npos) << "--max-filesize is the bound when given: " << larger.err;
+}
+
 TEST(StripTest, AnIndexOfAnotherStripSettingIsRefusedWithTheWayOut) {
   TempDir dir;
   CopyFixtures(dir, kPages);
