@@ -70,7 +70,7 @@ TEST(SignatureParamsTest, FingerprintOfDefaultsIsFixed) {
 TEST(SignatureParamsTest, FingerprintIsStableAndDiffersWhenAnyFieldDiffers) {
   const SignatureParams base;
   EXPECT_EQ(base.Fingerprint(), SignatureParams{}.Fingerprint());
-  std::vector<SignatureParams> variants(7, base);
+  std::vector<SignatureParams> variants(9, base);
   variants[0].shingle = ShingleUnit::kChar;
   variants[1].ngram = 6;
   variants[2].num_perm = 129;
@@ -78,6 +78,8 @@ TEST(SignatureParamsTest, FingerprintIsStableAndDiffersWhenAnyFieldDiffers) {
   variants[4].seed = uint64_t{1} << 63;
   variants[5].encoding = Encoding::kLatin1;
   variants[6].tokenizer_version = kTokenizerVersion + 1;
+  variants[7].strip = Strip::kHtml;
+  variants[8].strip = Strip::kMail;
   for (size_t i = 0; i < variants.size(); ++i) {
     EXPECT_NE(variants[i].Fingerprint(), base.Fingerprint()) << "variant " << i;
     for (size_t j = 0; j < i; ++j) {
@@ -100,6 +102,16 @@ TEST(SignatureParamsTest, DescribeUsesTheCommandLineSpellings) {
   EXPECT_EQ(p.Describe(),
             "--shingle char, --ngram 9, --num-perm 256, --seed 18446744073709551615, --encoding latin1, "
             "tokenizer 3");
+}
+
+TEST(SignatureParamsTest, StripIsDescribedAndComparedWhenSet) {
+  SignatureParams p;
+  p.strip = Strip::kMail;
+  EXPECT_EQ(p.Describe(),
+            "--shingle word, --ngram 5, --num-perm 128, --seed 1, --encoding utf8, --strip mail, tokenizer " +
+                std::to_string(kTokenizerVersion));
+  EXPECT_EQ(p.Differences(SignatureParams{}, "shard 3"),
+            (std::vector<std::string>{"--strip: mail here, none in shard 3"}));
 }
 
 TEST(SignatureParamsTest, EqualParamsHaveNoDifferences) {
