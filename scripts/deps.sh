@@ -4,7 +4,7 @@
 NEARDUP_PACKAGES=(
   build-essential cmake pkg-config
   libcli11-dev libspdlog-dev libxxhash-dev nlohmann-json3-dev
-  libsimdjson-dev libutf8proc-dev zlib1g-dev libzstd-dev libsqlite3-dev
+  libsimdjson-dev libutf8proc-dev zlib1g-dev libzstd-dev libsqlite3-dev libgumbo-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   xxhash time sqlite3 mandoc man-db jq python3 zstd
   libdtl-dev chromium-headless-shell libjemalloc-dev

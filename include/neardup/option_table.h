@@ -54,6 +54,9 @@ inline constexpr EnumName kEncodingNames[] = {{"utf8", static_cast<int>(Encoding
                                               {"latin1", static_cast<int>(Encoding::kLatin1)},
                                               {"latin-1", static_cast<int>(Encoding::kLatin1)},
                                               {"iso-8859-1", static_cast<int>(Encoding::kLatin1)}};
+inline constexpr EnumName kStripNames[] = {{"none", static_cast<int>(Strip::kNone)},
+                                           {"html", static_cast<int>(Strip::kHtml)},
+                                           {"mail", static_cast<int>(Strip::kMail)}};
 inline constexpr EnumName kModeNames[] = {{"pairs", static_cast<int>(Mode::kPairs)},
                                           {"clusters", static_cast<int>(Mode::kClusters)},
                                           {"duplicates", static_cast<int>(Mode::kDuplicates)}};
@@ -82,6 +85,7 @@ constexpr std::span<const EnumName> EnumNames(ShingleUnit) { return kShingleUnit
 constexpr std::span<const EnumName> EnumNames(VerifyMode) { return kVerifyModeNames; }
 constexpr std::span<const EnumName> EnumNames(InputFormat) { return kInputFormatNames; }
 constexpr std::span<const EnumName> EnumNames(Encoding) { return kEncodingNames; }
+constexpr std::span<const EnumName> EnumNames(Strip) { return kStripNames; }
 constexpr std::span<const EnumName> EnumNames(Mode) { return kModeNames; }
 constexpr std::span<const EnumName> EnumNames(KeepRule) { return kKeepRuleNames; }
 constexpr std::span<const EnumName> EnumNames(ClusterBy) { return kClusterByNames; }

@@ -23,6 +23,10 @@ enum class InputFormat { kText, kJsonl };
 // kUtf8 reads UTF-8 (a UTF-8 BOM is dropped; UTF-16 LE/BE with a BOM is
 // transcoded). kLatin1 reads every byte as the code point of the same value.
 enum class Encoding { kUtf8, kLatin1 };
+// --strip: what of a document is compared. kNone: its text as read. kHtml:
+// the text an HTML page shows (src/text/html_text.h). kMail: an RFC 5322
+// message's body (src/text/mail_text.h). Never detected: the user asks.
+enum class Strip { kNone, kHtml, kMail };
 enum class Mode { kPairs, kClusters, kDuplicates };
 enum class KeepRule { kFirst, kLongest, kShortest, kNewest, kOldest };
 enum class ClusterBy { kConnected, kKeep };
@@ -76,6 +80,13 @@ struct Options {
   std::string text_key = "text";
   std::string id_key = "id";
   Encoding encoding = Encoding::kUtf8;
+  // What of each document (a file, or a JSONL text field) is read: all of
+  // it, or with kHtml/kMail its text, taken from the whole document held in
+  // memory: a file up to `max_filesize` bytes, or `max_line` when
+  // max_filesize is 0 (a larger file is skipped as too large); a JSONL text
+  // within its line (`max_line`). Part of the signature parameters.
+  // Default: kNone.
+  Strip strip = Strip::kNone;
   // Documents with fewer words are skipped and counted. Range >= 1. Default: 1.
   uint64_t min_words = 1;
   // Reference set: documents under these paths are never removable, and
@@ -188,5 +199,6 @@ const char* ToString(VerifyMode verify);
 const char* ToString(Mode mode);
 const char* ToString(KeepRule keep);
 const char* ToString(ClusterBy cluster_by);
+const char* ToString(Strip strip);
 
 }  // namespace neardup

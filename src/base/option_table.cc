@@ -182,6 +182,15 @@ constexpr OptionSpec kTable[] = {
      .commands = kScan | kExplainCommand,
      .get = Get<&Options::encoding>,
      .put = Put<&Options::encoding>},
+    {.long_name = "--strip",
+     .group = OptionGroup::kInput,
+     .kind = ValueKind::kChoice,
+     .choices = kStripNames,
+     .help = "Compare only the text: html (what a page shows) or mail (a message's body), held whole up to "
+             "--max-filesize, else --max-line",
+     .commands = kScan | kExplainCommand,
+     .get = Get<&Options::strip>,
+     .put = Put<&Options::strip>},
     {.long_name = "--min-words",
      .value_name = "N",
      .group = OptionGroup::kInput,
@@ -585,6 +594,7 @@ const char* ToString(VerifyMode verify) { return NameOf(verify); }
 const char* ToString(Mode mode) { return NameOf(mode); }
 const char* ToString(KeepRule keep) { return NameOf(keep); }
 const char* ToString(ClusterBy cluster_by) { return NameOf(cluster_by); }
+const char* ToString(Strip strip) { return NameOf(strip); }
 
 Status InvalidValue(const OptionSpec& spec, std::string_view text) {
   return MustBe(spec, Expectation(spec), ShownValue(text));
@@ -692,41 +702,6 @@ std::string ShownValue(std::string_view text) {
     shown.push_back(u < 0x20 || u == 0x7F ? '?' : c);
   }
   return shown;
-}
-
-std::optional<uint64_t> ParseSize(std::string_view text) {
-  size_t i = 0;
-  uint64_t value = 0;
-  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return std::nullopt;
-  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
-    const auto digit = static_cast<uint64_t>(text[i] - '0');
-    if (value > (~uint64_t{0} - digit) / 10) return std::nullopt;
-    value = value * 10 + digit;
-    ++i;
-  }
-  std::string suffix(text.substr(i));
-  for (char& c : suffix) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (suffix.ends_with("IB")) {
-    suffix.resize(suffix.size() - 2);
-  } else if (suffix.size() > 1 && suffix.ends_with("B")) {
-    suffix.pop_back();
-  }
-  int shift = 0;
-  if (suffix.empty() || suffix == "B") {
-    shift = 0;
-  } else if (suffix == "K") {
-    shift = 10;
-  } else if (suffix == "M") {
-    shift = 20;
-  } else if (suffix == "G") {
-    shift = 30;
-  } else if (suffix == "T") {
-    shift = 40;
-  } else {
-    return std::nullopt;
-  }
-  if (shift > 0 && value > (~uint64_t{0} >> shift)) return std::nullopt;
-  return value << shift;
 }
 
 Status ApplyOption(const OptionSpec& spec, std::string_view text, Options& options) {

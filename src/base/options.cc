@@ -1,6 +1,9 @@
 #include "neardup/options.h"
 
+#include <cctype>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "neardup/option_table.h"
 
@@ -33,6 +36,43 @@ Status ValidateOptions(const Options& o) {
   if (o.new_only && o.index.empty()) return Status::InvalidArgument("--new needs --index FILE");
   if (o.kept_copy && o.kept_dir.empty()) return Status::InvalidArgument("--kept-copy needs --kept-dir DIR");
   return Status::Ok();
+}
+
+// Declared in option_table.h: how every size option (--max-filesize, --max-line,
+// --pair-memory) is read.
+std::optional<uint64_t> ParseSize(std::string_view text) {
+  size_t i = 0;
+  uint64_t value = 0;
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return std::nullopt;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+    const auto digit = static_cast<uint64_t>(text[i] - '0');
+    if (value > (~uint64_t{0} - digit) / 10) return std::nullopt;
+    value = value * 10 + digit;
+    ++i;
+  }
+  std::string suffix(text.substr(i));
+  for (char& c : suffix) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (suffix.ends_with("IB")) {
+    suffix.resize(suffix.size() - 2);
+  } else if (suffix.size() > 1 && suffix.ends_with("B")) {
+    suffix.pop_back();
+  }
+  int shift = 0;
+  if (suffix.empty() || suffix == "B") {
+    shift = 0;
+  } else if (suffix == "K") {
+    shift = 10;
+  } else if (suffix == "M") {
+    shift = 20;
+  } else if (suffix == "G") {
+    shift = 30;
+  } else if (suffix == "T") {
+    shift = 40;
+  } else {
+    return std::nullopt;
+  }
+  if (shift > 0 && value > (~uint64_t{0} >> shift)) return std::nullopt;
+  return value << shift;
 }
 
 }  // namespace neardup

@@ -28,7 +28,8 @@ Result<IndexInfo> ReadIndexInfo(const std::string& path, int last_runs) {
     if (rc != SQLITE_DONE) return SqlError(h, path, rc);
     for (const auto& [k, v] : ParamRows(SignatureParams{})) {
       (void)v;
-      info.params.emplace_back(k, stored.count(k) != 0 ? stored[k] : "?");
+      // An index made before --strip has no row for it: it was made without.
+      info.params.emplace_back(k, stored.count(k) != 0 ? stored[k] : k == "--strip" ? "none" : "?");
     }
     if (stored.count("created") != 0) info.params.emplace_back("created", stored["created"]);
   }

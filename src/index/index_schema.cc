@@ -264,6 +264,7 @@ std::vector<std::pair<std::string, std::string>> ParamRows(const SignatureParams
           {"--num-perm", std::to_string(p.num_perm)},
           {"--seed", std::to_string(p.seed)},
           {"--encoding", p.encoding == Encoding::kUtf8 ? "utf8" : "latin1"},
+          {"--strip", ToString(p.strip)},
           {"tokenizer", std::to_string(p.tokenizer_version)},
           {"minhash", std::to_string(p.minhash_version)}};
 }

@@ -19,7 +19,9 @@ constexpr size_t kKeptBuildingRoom = size_t{1} << 20;
 DocumentReader::DocumentReader(const Options& options, const MinHasher& minhasher)
     : minhasher_(minhasher),
       min_words_(options.min_words),
-      max_bytes_(options.max_filesize),
+      max_bytes_(options.max_filesize != 0 || options.strip == Strip::kNone ? options.max_filesize : options.max_line),
+      strip_(options.strip),
+      encoding_(options.encoding),
       decoder_(options.encoding),
       shingler_(options.shingle, options.EffectiveNgram(), options.seed),
       buffer_(new char[kBufferSize]) {}
@@ -29,6 +31,7 @@ void DocumentReader::Begin(uint32_t* sig, std::vector<uint64_t>* set) {
   normalizer_.Reset();
   shingler_.Reset();
   token_text_.clear();
+  whole_.clear();
   sig_ = sig;
   set_ = set;
   if (sig_ != nullptr) minhasher_.Init(sig_);
@@ -69,12 +72,51 @@ void DocumentReader::Drain() {
 }
 
 void DocumentReader::Feed(std::string_view bytes) {
+  if (strip_ != Strip::kNone) {
+    whole_.append(bytes);
+    return;
+  }
+  FeedWhole(bytes);
+}
+
+void DocumentReader::FeedWhole(std::string_view bytes) {
   utf8_.clear();
   decoder_.Feed(bytes, &utf8_);
   normalized_.clear();
   normalizer_.Feed(utf8_, &normalized_);
   shingler_.Feed(normalized_);
   Drain();
+}
+
+void DocumentReader::FeedText(std::string_view utf8) {
+  while (!utf8.empty()) {
+    size_t n = std::min(utf8.size(), kBufferSize);
+    while (n < utf8.size() && (static_cast<unsigned char>(utf8[n]) & 0xC0) == 0x80) --n;  // n > 0: a lead byte
+    normalized_.clear();
+    normalizer_.Feed(utf8.substr(0, n), &normalized_);
+    shingler_.Feed(normalized_);
+    Drain();
+    utf8.remove_prefix(n);
+  }
+}
+
+Status DocumentReader::FeedStripped() {
+  Status s;
+  if (strip_ == Strip::kMail) {
+    s = MailText(whole_, encoding_, &stripped_);
+  } else {
+    utf8_.clear();
+    decoder_.Feed(whole_, &utf8_);
+    decoder_.Finish(&utf8_);
+    s = HtmlText(utf8_, &stripped_);
+  }
+  whole_.clear();
+  if (whole_.capacity() > kBufferSize) std::string().swap(whole_);
+  if (utf8_.capacity() > kBufferSize) std::string().swap(utf8_);
+  if (!s.ok()) return s;
+  FeedText(stripped_);
+  if (stripped_.capacity() > kBufferSize) std::string().swap(stripped_);
+  return Status::Ok();
 }
 
 void DocumentReader::End(DocumentSketch* out) {
@@ -141,6 +183,9 @@ Status DocumentReader::ReadStream(ByteReader& in, uint32_t* sig, std::vector<uin
     out->bytes += n;
     Feed(std::string_view(buffer_.get(), n));
   }
+  if (strip_ != Strip::kNone) {
+    if (Status s = FeedStripped(); !s.ok()) return s;
+  }
   End(out);
   return Status::Ok();
 }
@@ -151,7 +196,7 @@ void DocumentReader::ReadText(std::string_view text, uint32_t* sig, std::vector<
   out->bytes = text.size();
   // Feed in slices so the decoder's and normalizer's buffers stay small.
   for (size_t pos = 0; pos < text.size(); pos += kBufferSize) {
-    Feed(text.substr(pos, kBufferSize));
+    FeedWhole(text.substr(pos, kBufferSize));
   }
   End(out);
 }

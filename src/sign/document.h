@@ -10,6 +10,13 @@
 // out of the reader (a compressed file counts its decompressed bytes): the
 // document is kTooLarge.
 //
+// With Options::strip (html, mail) a document is held whole and stripped
+// (html_text.h, mail_text.h) before it is normalized: the bound is then
+// Options::max_filesize, or Options::max_line when that is 0 (a larger
+// document is kTooLarge), and a document that cannot be stripped is an
+// error of ReadStream(). ReadText() never strips: a JSONL text is stripped
+// by JsonlDocReader, where a failure is the line's problem.
+//
 // Thread safety: one DocumentReader per thread; it reuses its buffers.
 //
 //   DocumentReader reader(options, minhasher);
@@ -28,6 +35,8 @@
 #include "sign/minhash.h"
 #include "sign/set_bitmap.h"
 #include "text/decode.h"
+#include "text/html_text.h"
+#include "text/mail_text.h"
 #include "text/normalize.h"
 #include "text/shingle.h"
 #include "walk/file_system.h"
@@ -82,7 +91,14 @@ class DocumentReader {
 
  private:
   void Begin(uint32_t* sig, std::vector<uint64_t>* set);
+  // Holds `bytes` whole with strip_, else FeedWhole().
   void Feed(std::string_view bytes);
+  // Decodes, normalizes and shingles `bytes`.
+  void FeedWhole(std::string_view bytes);
+  // Normalizes and shingles `utf8`, in slices that end on code points.
+  void FeedText(std::string_view utf8);
+  // With strip_: strips the document held in whole_ and feeds its text.
+  Status FeedStripped();
   void End(DocumentSketch* out);
   void Drain();
   void CompactSet();
@@ -90,6 +106,10 @@ class DocumentReader {
   const MinHasher& minhasher_;
   uint64_t min_words_;
   uint64_t max_bytes_;  // 0: no limit
+  Strip strip_;
+  Encoding encoding_;
+  std::string whole_;     // with strip_: the document's bytes, held whole
+  std::string stripped_;  // with strip_: its text
   TextDecoder decoder_;
   Normalizer normalizer_;
   Shingler shingler_;

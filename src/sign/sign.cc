@@ -39,8 +39,21 @@ Status SignTextFile(const SignContext& ctx, DocumentReader& reader, SetBitmapBui
   reader.set_bitmap(bitmap);
   Status s = reader.ReadStream(**in, out->table.MutableSignature(static_cast<DocId>(i)), nullptr, sk);
   if (f.identity.stream) r.size = sk->bytes;
+  if (!s.ok() && ctx.options.strip != Strip::kNone && s.message().starts_with("--strip ")) {
+    return Status::Corrupt(ShellQuoted(f.path) + ": " + s.message());  // the document could not be stripped
+  }
   if (!s.ok()) return s;
   if (bitmap != nullptr && sk->kind == DocumentSketch::Kind::kOk) out->bitmaps[i] = bitmap->Finish(sk->bytes);
+  // Before the size check: reading stopped at the limit.
+  if (sk->kind == DocumentSketch::Kind::kTooLarge && ctx.options.max_filesize == 0) {
+    return Status::InvalidArgument(ShellQuoted(f.path) + ": skipped, more than --max-line " +
+                                   std::to_string(ctx.options.max_line) +
+                                   " bytes, the most --strip holds whole (give a larger --max-filesize)");
+  }
+  if (sk->kind == DocumentSketch::Kind::kTooLarge) {
+    return Status::InvalidArgument(ShellQuoted(f.path) + ": skipped, more than --max-filesize " +
+                                   std::to_string(ctx.options.max_filesize) + " bytes once decompressed");
+  }
   // A plain file that no longer has the size it had when walked changed
   // under us: its signature mixes two versions, so it is left out. (A
   // stream document had no size to compare; a compressed file's size is
@@ -48,10 +61,6 @@ Status SignTextFile(const SignContext& ctx, DocumentReader& reader, SetBitmapBui
   if (sk->kind != DocumentSketch::Kind::kBinary && !f.identity.stream && !Compressed(f.path) && sk->bytes != f.size) {
     return Status::Changed(ShellQuoted(f.path) + ": changed size during the run (" + std::to_string(f.size) +
                            " bytes when listed, " + std::to_string(sk->bytes) + " read)");
-  }
-  if (sk->kind == DocumentSketch::Kind::kTooLarge) {
-    return Status::InvalidArgument(ShellQuoted(f.path) + ": skipped, more than --max-filesize " +
-                                   std::to_string(ctx.options.max_filesize) + " bytes once decompressed");
   }
   return Status::Ok();
 }

@@ -3,6 +3,7 @@
 #include <cassert>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/hash.h"
@@ -40,6 +41,18 @@ std::string EncodingName(Encoding encoding) {
   return std::to_string(static_cast<int>(encoding));
 }
 
+std::string StripName(Strip strip) {
+  switch (strip) {
+    case Strip::kNone:
+      return "none";
+    case Strip::kHtml:
+      return "html";
+    case Strip::kMail:
+      return "mail";
+  }
+  return std::to_string(static_cast<int>(strip));
+}
+
 // One field of SignatureParams: its name as shown in a difference, as
 // Describe() shows it, and its value as text.
 struct Field {
@@ -55,6 +68,7 @@ std::vector<Field> Fields(const SignatureParams& p) {
       {"--num-perm", "--num-perm", std::to_string(p.num_perm)},
       {"--seed", "--seed", std::to_string(p.seed)},
       {"--encoding", "--encoding", EncodingName(p.encoding)},
+      {"--strip", "--strip", StripName(p.strip)},
       {"tokenizer version", "tokenizer", std::to_string(p.tokenizer_version)},
       {"MinHash definition", "minhash", std::to_string(p.minhash_version)},
   };
@@ -69,6 +83,7 @@ SignatureParams SignatureParams::From(const Options& options) {
   p.num_perm = options.num_perm;
   p.seed = options.seed;
   p.encoding = options.encoding;
+  p.strip = options.strip;
   p.tokenizer_version = kTokenizerVersion;
   p.minhash_version = kMinHashVersion;
   return p;
@@ -78,7 +93,8 @@ void SignatureParams::AppendCanonical(std::string* out) const {
   const size_t start = out->size();
   PutU8(out, static_cast<uint8_t>(shingle));
   PutU8(out, static_cast<uint8_t>(encoding));
-  PutLittle<uint16_t>(out, 0);
+  PutU8(out, static_cast<uint8_t>(strip));
+  PutU8(out, 0);
   PutLittle(out, static_cast<uint32_t>(ngram));
   PutLittle(out, static_cast<uint32_t>(num_perm));
   PutLittle(out, seed);
@@ -97,6 +113,8 @@ uint64_t SignatureParams::Fingerprint() const {
 std::string SignatureParams::Describe() const {
   std::string out;
   for (const Field& f : Fields(*this)) {
+    // Shown only when set: descriptions before --strip stay as they were.
+    if (f.name == std::string_view("--strip") && strip == Strip::kNone) continue;
     if (!out.empty()) out.append(", ");
     out.append(f.short_name).append(" ").append(f.value);
   }

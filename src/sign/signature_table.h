@@ -223,6 +223,7 @@ struct SignatureParams {
   int num_perm = Options{}.num_perm;
   uint64_t seed = Options{}.seed;
   Encoding encoding = Options{}.encoding;
+  Strip strip = Options{}.strip;
   uint32_t tokenizer_version = kTokenizerVersion;
   uint32_t minhash_version = kMinHashVersion;
 
@@ -230,15 +231,18 @@ struct SignatureParams {
 
   // The canonical encoding of every field, kCanonicalSize bytes, all
   // little-endian: u8 shingle (0 word, 1 char), u8 encoding (0 utf8,
-  // 1 latin1), u16 zero, u32 ngram, u32 num_perm, u64 seed,
-  // u32 tokenizer_version, u32 minhash_version (0 in tables made before it
-  // was a field: the definition then). table_codec.h stores this block as is.
+  // 1 latin1), u8 strip (0 none, 1 html, 2 mail: a zero byte before
+  // --strip, so earlier encodings read as none), u8 zero, u32 ngram,
+  // u32 num_perm, u64 seed, u32 tokenizer_version, u32 minhash_version (0 in
+  // tables made before it was a field: the definition then). table_codec.h
+  // stores this block as is.
   static constexpr size_t kCanonicalSize = 28;
   void AppendCanonical(std::string* out) const;
   // One 64-bit value standing for all fields: XXH3-64 (seed 0) of the
   // canonical encoding.
   uint64_t Fingerprint() const;
-  // "--shingle word, --ngram 5, --num-perm 128, --seed 1, --encoding utf8, tokenizer 1, minhash 1".
+  // "--shingle word, --ngram 5, --num-perm 128, --seed 1, --encoding utf8, tokenizer 1, minhash 1",
+  // with ", --strip html" before "tokenizer" when strip is not none.
   std::string Describe() const;
   // One line per field that differs, e.g. "--ngram: 5 here, 7 in the index".
   // `theirs_name` names where `other` comes from ("the index", "shard 3").

@@ -85,6 +85,9 @@ std::string ParamsProblem(const SignatureParams& p) {
   if (p.encoding != Encoding::kUtf8 && p.encoding != Encoding::kLatin1) {
     return std::string("unknown encoding ").append(Num(static_cast<uint64_t>(p.encoding)));
   }
+  if (p.strip != Strip::kNone && p.strip != Strip::kHtml && p.strip != Strip::kMail) {
+    return std::string("unknown --strip ").append(Num(static_cast<uint64_t>(p.strip)));
+  }
   if (p.ngram < 1 || p.ngram > kMaxNgram) {
     return std::string("--ngram ").append(std::to_string(p.ngram)).append(" out of range 1..").append(Num(kMaxNgram));
   }
@@ -385,10 +388,11 @@ Result<SignatureParams> ReadParams(const char* p) {
   const char* params = p + kParamsAt;
   const uint8_t shingle = Load<uint8_t>(params);
   const uint8_t encoding = Load<uint8_t>(params + 1);
+  const uint8_t strip = Load<uint8_t>(params + 2);
   // Read into wide types first: any value of the bytes is representable.
   const uint32_t ngram = Load<uint32_t>(params + 4);
   const uint32_t num_perm = Load<uint32_t>(params + 8);
-  if (Load<uint16_t>(params + 2) != 0) return Corrupt("nonzero reserved bytes in the header");
+  if (Load<uint8_t>(params + 3) != 0) return Corrupt("nonzero reserved bytes in the header");
   const uint32_t minhash = Load<uint32_t>(params + 24);
   if (minhash > kMinHashVersion) {
     return Corrupt(
@@ -396,6 +400,7 @@ Result<SignatureParams> ReadParams(const char* p) {
   }
   if (shingle > 1) return Corrupt(std::string("unknown shingle unit ").append(Num(shingle)));
   if (encoding > 1) return Corrupt(std::string("unknown encoding ").append(Num(encoding)));
+  if (strip > 2) return Corrupt(std::string("unknown --strip ").append(Num(strip)));
   if (ngram < 1 || ngram > kMaxNgram) {
     return Corrupt(std::string("--ngram ").append(Num(ngram)).append(" out of range 1..").append(Num(kMaxNgram)));
   }
@@ -405,6 +410,7 @@ Result<SignatureParams> ReadParams(const char* p) {
   }
   out.shingle = static_cast<ShingleUnit>(shingle);
   out.encoding = static_cast<Encoding>(encoding);
+  out.strip = static_cast<Strip>(strip);
   out.ngram = static_cast<int>(ngram);
   out.num_perm = static_cast<int>(num_perm);
   out.seed = Load<uint64_t>(params + 12);

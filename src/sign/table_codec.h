@@ -17,7 +17,8 @@
 //     8   4  u32 format version (kTableFormatVersion = 2)
 //    12  28  SignatureParams::AppendCanonical():
 //              12 u8 shingle (0 word, 1 char)   13 u8 encoding (0 utf8, 1 latin1)
-//              14 u16 zero                     16 u32 ngram (1..64)
+//              14 u8 strip (0 none, 1 html, 2 mail; zero before --strip)
+//              15 u8 zero                      16 u32 ngram (1..64)
 //              20 u32 num_perm (1..4096) = P   24 u64 seed
 //              32 u32 tokenizer version        36 u32 zero
 //    40   8  u64 SignatureParams::Fingerprint(): XXH3-64, seed 0, of bytes 12..39

@@ -67,6 +67,9 @@ int MetaFuzz(const uint8_t* data, size_t size);
 // checksums on request) -> ShardBitmapsReader, every document read by id;
 // what is read re-encodes to itself.
 int BitmapsFuzz(const uint8_t* data, size_t size);
+// strip_fuzz.cc: --strip's readers, MailText and HtmlText (after decoding),
+// on any bytes: valid UTF-8 or a Corrupt status, collapsed white space.
+int StripFuzz(const uint8_t* data, size_t size);
 
 // --- Helpers shared by the harnesses ------------------------------------
 

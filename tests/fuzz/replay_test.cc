@@ -75,11 +75,13 @@ TEST(FuzzReplayTest, MetaSeeds) { Replay("meta", fuzz::MetaFuzz); }
 
 TEST(FuzzReplayTest, BitmapsSeeds) { Replay("bitmaps", fuzz::BitmapsFuzz); }
 
+TEST(FuzzReplayTest, StripSeeds) { Replay("strip", fuzz::StripFuzz); }
+
 TEST(FuzzReplayTest, EmptyInputIsFine) {
   fuzz::SetFailureHandler(RecordFailure);
   g_seed = "(empty)";
   for (Harness harness : {fuzz::DecodeFuzz, fuzz::JsonlFuzz, fuzz::GlobFuzz, fuzz::TableFuzz, fuzz::IndexFuzz,
-                          fuzz::BandsFuzz, fuzz::PairsFuzz, fuzz::MetaFuzz, fuzz::BitmapsFuzz}) {
+                          fuzz::BandsFuzz, fuzz::PairsFuzz, fuzz::MetaFuzz, fuzz::BitmapsFuzz, fuzz::StripFuzz}) {
     EXPECT_EQ(harness(nullptr, 0), 0);
   }
   fuzz::SetFailureHandler(nullptr);

@@ -77,7 +77,7 @@ TEST(SignatureParamsTest, FingerprintOfDefaultsIsFixed) {
 TEST(SignatureParamsTest, FingerprintIsStableAndDiffersWhenAnyFieldDiffers) {
   const SignatureParams base;
   EXPECT_EQ(base.Fingerprint(), SignatureParams{}.Fingerprint());
-  std::vector<SignatureParams> variants(8, base);
+  std::vector<SignatureParams> variants(10, base);
   variants[0].shingle = ShingleUnit::kChar;
   variants[1].ngram = 6;
   variants[2].num_perm = 129;
@@ -86,6 +86,8 @@ TEST(SignatureParamsTest, FingerprintIsStableAndDiffersWhenAnyFieldDiffers) {
   variants[5].encoding = Encoding::kLatin1;
   variants[6].tokenizer_version = kTokenizerVersion + 1;
   variants[7].minhash_version = 0;
+  variants[8].strip = Strip::kHtml;
+  variants[9].strip = Strip::kMail;
   for (size_t i = 0; i < variants.size(); ++i) {
     EXPECT_NE(variants[i].Fingerprint(), base.Fingerprint()) << "variant " << i;
     for (size_t j = 0; j < i; ++j) {
@@ -109,6 +111,16 @@ TEST(SignatureParamsTest, DescribeUsesTheCommandLineSpellings) {
   EXPECT_EQ(p.Describe(),
             "--shingle char, --ngram 9, --num-perm 256, --seed 18446744073709551615, --encoding latin1, "
             "tokenizer 3, minhash 0");
+}
+
+TEST(SignatureParamsTest, StripIsDescribedAndComparedWhenSet) {
+  SignatureParams p;
+  p.strip = Strip::kMail;
+  EXPECT_EQ(p.Describe(),
+            "--shingle word, --ngram 5, --num-perm 128, --seed 1, --encoding utf8, --strip mail, tokenizer " +
+                std::to_string(kTokenizerVersion) + ", minhash " + std::to_string(kMinHashVersion));
+  EXPECT_EQ(p.Differences(SignatureParams{}, "shard 3"),
+            (std::vector<std::string>{"--strip: mail here, none in shard 3"}));
 }
 
 TEST(SignatureParamsTest, EqualParamsHaveNoDifferences) {

@@ -367,7 +367,8 @@ TEST(TableCodecTest, ParametersOutOfRangeAreRefused) {
   const Case cases[] = {
       {12, 2, "signature table: unknown shingle unit 2"},
       {13, 9, "signature table: unknown encoding 9"},
-      {14, 1, "signature table: nonzero reserved bytes in the header"},
+      {14, 3, "signature table: unknown --strip 3"},
+      {15, 1, "signature table: nonzero reserved bytes in the header"},
       {36, 2, "signature table: unknown MinHash definition 2 (made by a newer neardup?)"},
       {16, 0, "signature table: --ngram 0 out of range 1..64"},
       {16, 65, "signature table: --ngram 65 out of range 1..64"},
