@@ -3,7 +3,8 @@
 //
 // Reads two documents under the same Options as a scan and returns every fact
 // the scan's decision rests on: sizes, token and shingle counts, the shared
-// shingles and the exact Jaccard similarity, the MinHash estimate and its
+// shingles, the exact Jaccard similarity and the exact containment of each
+// document in the other (|A ∩ B| / |A|), the MinHash estimate and its
 // standard error sqrt(J(1-J)/num_perm), the LSH bands in which the two
 // signatures agree (any one makes the pair a candidate), whether each
 // --verify setting would report the pair, and the S-curve probability
@@ -66,9 +67,15 @@ struct PairExplanation {
   Banding banding;  // as the scan would choose it (or --bands/--rows)
   double threshold = 0;
   double exact_margin = 0;
-  uint64_t shared_shingles = 0;      // |A ∩ B|
-  uint64_t union_shingles = 0;       // |A ∪ B|
-  double jaccard = 0;                // exact: shared / union
+  uint64_t shared_shingles = 0;  // |A ∩ B|
+  uint64_t union_shingles = 0;   // |A ∪ B|
+  double jaccard = 0;            // exact: shared / union
+  // Exact containment both ways, from the same count: C(A, B) = shared /
+  // |A|, the share of a's shingles found in b, and C(B, A) = shared / |B|
+  // (0 for a document with no shingle). The larger names the document that
+  // lies inside the other.
+  double containment_a_in_b = 0;
+  double containment_b_in_a = 0;
   bool same_tokens = false;          // identical token sequences (exact copies)
   double estimate = 0;               // share of agreeing signature positions
   double standard_error = 0;         // sqrt(J(1-J)/num_perm) at the exact J

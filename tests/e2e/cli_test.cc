@@ -341,6 +341,31 @@ TEST(CliTest, ScoresOfDifferentTextsNeverPrintAsOne) {
   EXPECT_EQ(nlohmann::json::parse(same.out)["jaccard"].get<double>(), 1.0) << same.out;
 }
 
+// explain gives the exact containment both ways and which document lies
+// inside the other: an excerpt of 300 words placed whole inside a document
+// of 1,200 is contained entirely (1), the other way about a quarter; the
+// Jaccard alone (about 0.25) says little of it.
+TEST(CliTest, ExplainSaysWhichDocumentLiesInsideTheOther) {
+  TempDir dir;
+  const std::vector<std::string> words = RandomWords(1200, 44);
+  const std::vector<std::string> excerpt(words.begin() + 400, words.begin() + 700);
+  WriteFile(dir / "d/big.txt", Join(words));
+  WriteFile(dir / "d/small.txt", Join(excerpt));
+  const RunResult json = RunNeardup({"explain", "-f", "json", dir / "d/small.txt", dir / "d/big.txt"}, dir.path());
+  ASSERT_EQ(json.exit_code, 1) << json.err;  // not reported at -t 0.8
+  const auto e = nlohmann::json::parse(json.out);
+  EXPECT_EQ(e["containment"]["a_in_b"].dump(), "1") << json.out;
+  const double b_in_a = e["containment"]["b_in_a"].get<double>();
+  EXPECT_NEAR(b_in_a, 296.0 / 1196.0, 0.02) << json.out;
+  EXPECT_NEAR(e["jaccard"].get<double>(), b_in_a, 1e-4) << json.out;  // B's share is A ∪ B's
+  EXPECT_EQ(e["containment"]["inside"], "a") << json.out;
+  const RunResult text = RunNeardup({"explain", dir / "d/big.txt", dir / "d/small.txt"}, dir.path());
+  EXPECT_NE(text.out.find("exact containment: a in b 0.2"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(", b in a 1.0000: more of b is in a "), std::string::npos) << text.out;
+  const RunResult same = RunNeardup({"explain", "-f", "json", dir / "d/big.txt", dir / "d/big.txt"}, dir.path());
+  EXPECT_TRUE(nlohmann::json::parse(same.out)["containment"]["inside"].is_null()) << same.out;
+}
+
 // explain takes an id only when it names one document: scan names the
 // documents of a repeated id FILE:LINE, so explain refuses the id (exit 2),
 // listing a few of its lines, and takes FILE:LINE.
