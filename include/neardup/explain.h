@@ -104,6 +104,26 @@ struct CurvePoint {
   double probability = 0;  // that a pair of this Jaccard becomes a candidate
 };
 
+// With --contains: the banding of the pairs of size strata `distance` apart
+// (containment_banding.h): their ratios, the least Jaccard of a pair
+// contained at the threshold at the largest ratio up to the cap, and the
+// (bands, rows) the Jaccard rule picks for it.
+struct StrataParams {
+  int distance = 0;
+  double min_ratio = 1;
+  double max_ratio = 2;
+  double jaccard = 0;
+  Banding banding;
+};
+// With --contains: the probability that a document contained at exactly the
+// threshold in one `ratio` times its size becomes a candidate (the least over
+// the strata distances such a pair can lie at); 0 where no distance it can
+// lie at is banded. Beyond the cap nothing is promised.
+struct RatioPoint {
+  double ratio = 1;
+  double probability = 0;
+};
+
 struct ParamsExplanation {
   double threshold = 0;
   int num_perm = 0;
@@ -111,6 +131,11 @@ struct ParamsExplanation {
   double approximate_threshold = 0;  // (1/b)^(1/r), where the S-curve is steepest
   std::vector<CurvePoint> curve;     // at s = 0.1, 0.2, ..., 1.0
   double threshold_probability = 0;  // at s = threshold
+  // Options::contains only: the containment banding, per strata distance,
+  // and its probability at ratios 1, 1.5, 2, 3, 4, 6, 8, ... up to twice the
+  // cap (Options::max_ratio).
+  std::vector<StrataParams> strata;
+  std::vector<RatioPoint> ratio_curve;
 };
 
 // The banding of a scan with `options` and its S-curve.

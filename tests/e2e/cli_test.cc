@@ -6,6 +6,8 @@
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
 #include <thread>
 
 #include "e2e/run_neardup.h"
@@ -291,6 +293,45 @@ TEST(CliTest, ClosedStdoutEndsQuietly) {
   const std::string err = testing::ReadFile(dir / "err");
   EXPECT_EQ(err.find("error"), std::string::npos) << err;
   EXPECT_EQ(err.find("Broken pipe"), std::string::npos) << err;
+}
+
+// params --contains: a banding per distance between size strata, each for
+// the least Jaccard of a document contained at -t at the largest ratio up to
+// the cap (0.8 / (1 + 2 - 0.8) = 0.3636 for neighbours), and at every ratio
+// up to the cap a probability of at least 0.99; beyond it, said so.
+TEST(CliTest, ParamsContainsShowsStrataBandsAndTheProbabilityAtEachRatio) {
+  TempDir dir;
+  const RunResult r = RunNeardup({"params", "--contains"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("size ratios |B|/|A| up to 8\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("             0      1 to 2      0.3636  "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("             4      8 to 8      0.0976  "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("             5 "), std::string::npos) << r.out;  // least ratio 16: not banded
+  size_t ratios = 0;
+  std::istringstream lines(r.out.substr(r.out.find("  ratio  P(candidate)")));
+  std::string line;
+  std::getline(lines, line);
+  while (std::getline(lines, line)) {
+    double ratio = 0, p = 0;
+    std::istringstream(line) >> ratio >> p;
+    ASSERT_GT(ratio, 0) << line;
+    ++ratios;
+    if (ratio <= 8) {
+      EXPECT_GE(p, 0.99) << line;
+      EXPECT_EQ(line.find("out of reach"), std::string::npos) << line;
+    } else {
+      EXPECT_NE(line.find("(beyond the cap: out of reach)"), std::string::npos) << line;
+    }
+  }
+  EXPECT_EQ(ratios, 9u);  // 1, 1.5, 2, 3, 4, 6, 8, 12, 16
+  const RunResult capped = RunNeardup({"params", "--contains", "--max-ratio", "2", "-t", "0.9"}, dir.path());
+  ASSERT_EQ(capped.exit_code, 0) << capped.err;
+  EXPECT_NE(capped.out.find("      3  "), std::string::npos) << capped.out;
+  EXPECT_NE(capped.out.find("(beyond the cap: out of reach)"), std::string::npos) << capped.out;
+  const RunResult below = RunNeardup({"params", "--contains", "--max-ratio", "0.5"}, dir.path());
+  EXPECT_EQ(below.exit_code, 2) << below.out;
+  const RunResult scan = RunNeardup({"scan", "--contains", dir.path()}, dir.path());
+  EXPECT_EQ(scan.exit_code, 2) << scan.out;  // params only, for now
 }
 
 TEST(CliTest, ParamsPrintsTheSCurve) {
