@@ -3,7 +3,8 @@
 //
 // Reads two documents under the same Options as a scan and returns every fact
 // the scan's decision rests on: sizes, token and shingle counts, the shared
-// shingles and the exact Jaccard similarity, the MinHash estimate and its
+// shingles, the exact Jaccard similarity and the exact containment of each
+// document in the other (|A ∩ B| / |A|), the MinHash estimate and its
 // standard error sqrt(J(1-J)/num_perm), the LSH bands in which the two
 // signatures agree (any one makes the pair a candidate), whether each
 // --verify setting would report the pair, and the S-curve probability
@@ -66,9 +67,15 @@ struct PairExplanation {
   Banding banding;  // as the scan would choose it (or --bands/--rows)
   double threshold = 0;
   double exact_margin = 0;
-  uint64_t shared_shingles = 0;      // |A ∩ B|
-  uint64_t union_shingles = 0;       // |A ∪ B|
-  double jaccard = 0;                // exact: shared / union
+  uint64_t shared_shingles = 0;  // |A ∩ B|
+  uint64_t union_shingles = 0;   // |A ∪ B|
+  double jaccard = 0;            // exact: shared / union
+  // Exact containment both ways, from the same count: C(A, B) = shared /
+  // |A|, the share of a's shingles found in b, and C(B, A) = shared / |B|
+  // (0 for a document with no shingle). The larger names the document that
+  // lies inside the other.
+  double containment_a_in_b = 0;
+  double containment_b_in_a = 0;
   bool same_tokens = false;          // identical token sequences (exact copies)
   double estimate = 0;               // share of agreeing signature positions
   double standard_error = 0;         // sqrt(J(1-J)/num_perm) at the exact J
@@ -97,6 +104,26 @@ struct CurvePoint {
   double probability = 0;  // that a pair of this Jaccard becomes a candidate
 };
 
+// With --contains: the banding of the pairs of size strata `distance` apart
+// (containment_banding.h): their ratios, the least Jaccard of a pair
+// contained at the threshold at the largest ratio up to the cap, and the
+// (bands, rows) the Jaccard rule picks for it.
+struct StrataParams {
+  int distance = 0;
+  double min_ratio = 1;
+  double max_ratio = 2;
+  double jaccard = 0;
+  Banding banding;
+};
+// With --contains: the probability that a document contained at exactly the
+// threshold in one `ratio` times its size becomes a candidate (the least over
+// the strata distances such a pair can lie at); 0 where no distance it can
+// lie at is banded. Beyond the cap nothing is promised.
+struct RatioPoint {
+  double ratio = 1;
+  double probability = 0;
+};
+
 struct ParamsExplanation {
   double threshold = 0;
   int num_perm = 0;
@@ -104,6 +131,11 @@ struct ParamsExplanation {
   double approximate_threshold = 0;  // (1/b)^(1/r), where the S-curve is steepest
   std::vector<CurvePoint> curve;     // at s = 0.1, 0.2, ..., 1.0
   double threshold_probability = 0;  // at s = threshold
+  // Options::contains only: the containment banding, per strata distance,
+  // and its probability at ratios 1, 1.5, 2, 3, 4, 6, 8, ... up to twice the
+  // cap (Options::max_ratio).
+  std::vector<StrataParams> strata;
+  std::vector<RatioPoint> ratio_curve;
 };
 
 // The banding of a scan with `options` and its S-curve.

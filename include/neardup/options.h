@@ -113,6 +113,15 @@ struct Options {
   // --- Verification and reporting -----------------------------------------
   // Minimum similarity of a reported pair. Range (0, 1]. Default: 0.8.
   double threshold = 0.8;
+  // params --contains: show the banding that finds a document contained in
+  // another, C(A, B) = |A ∩ B| / |A| >= threshold (size strata, a banding per
+  // distance between strata, the probability at each ratio) instead of the
+  // Jaccard banding. Default: false.
+  bool contains = false;
+  // Containment: the largest size ratio |B| / |A| of a container B to a
+  // contained A that is looked for; larger ones are out of reach.
+  // Range [1, 1024]. Default: 8.
+  double max_ratio = 8;
   // How a candidate pair is checked before it is reported. kExact (default):
   // its exact Jaccard, from the documents' shingle sets read again (a stream's
   // from the copy kept of it), so no reported pair and no removable document

@@ -7,59 +7,16 @@
 #include <system_error>
 #include <type_traits>
 
-namespace neardup {
+#include "base/option_table.h"
 
-// Numbers travel between the table and Options as long double: every value
-// of a 64-bit integer field (--seed) must survive the trip exactly.
-static_assert(std::numeric_limits<long double>::digits >= 64, "long double must hold every 64-bit integer");
+namespace neardup {
 
 namespace {
 
-// ------------------------------------------------ accessors into Options
-
-template <auto Member>
-long double Get(const Options& options) {
-  using T = std::remove_cvref_t<decltype(options.*Member)>;
-  if constexpr (std::is_enum_v<T>) {
-    return static_cast<long double>(static_cast<int>(options.*Member));
-  } else {
-    return static_cast<long double>(options.*Member);
-  }
-}
-
-// Stores `value`; an integer field keeps the nearest value it can hold (so a
-// test that puts 2^31 into an int finds 2^31-1 there, never undefined behaviour).
-template <auto Member>
-void Put(Options& options, long double value) {
-  using T = std::remove_cvref_t<decltype(options.*Member)>;
-  if constexpr (std::is_enum_v<T>) {
-    options.*Member = static_cast<T>(static_cast<int>(value));
-  } else if constexpr (std::is_same_v<T, bool>) {
-    options.*Member = value != 0;
-  } else if constexpr (std::is_floating_point_v<T>) {
-    options.*Member = static_cast<T>(value);
-  } else {
-    constexpr auto kLow = static_cast<long double>(std::numeric_limits<T>::min());
-    constexpr auto kHigh = static_cast<long double>(std::numeric_limits<T>::max());
-    if (!(value >= kLow)) {
-      options.*Member = std::numeric_limits<T>::min();
-    } else if (value >= kHigh) {
-      options.*Member = std::numeric_limits<T>::max();
-    } else {
-      options.*Member = static_cast<T>(value);
-    }
-  }
-}
-
-template <auto Member>
-std::string* Text(Options& options) {
-  return &(options.*Member);
-}
-
-template <auto Member>
-std::vector<std::string>* List(Options& options) {
-  return &(options.*Member);
-}
+using option_access::Get;
+using option_access::List;
+using option_access::Put;
+using option_access::Text;
 
 // scan's options, also read by the stages (kStageCommand).
 constexpr unsigned kScan = kScanCommand | kStageCommand;
@@ -311,6 +268,22 @@ constexpr OptionSpec kTable[] = {
            o.verify = VerifyMode::kExact;
            o.exact_margin = 0;
          }},
+    {.long_name = "--contains",
+     .group = OptionGroup::kVerification,
+     .kind = ValueKind::kFlag,
+     .help = "params: the banding that finds a document contained in another at -t (size strata)",
+     .commands = kParamsCommand,
+     .get = Get<&Options::contains>,
+     .put = Put<&Options::contains>},
+    {.long_name = "--max-ratio",
+     .value_name = "X",
+     .group = OptionGroup::kVerification,
+     .kind = ValueKind::kReal,
+     .range = {.low = 1, .high = 1024, .has_high = true},
+     .help = "Containment: the largest size ratio of container to contained looked for",
+     .commands = kParamsCommand,
+     .get = Get<&Options::max_ratio>,
+     .put = Put<&Options::max_ratio>},
 
     // --- Output ----------------------------------------------------------------
     {.long_name = "--format",

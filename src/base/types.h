@@ -72,7 +72,12 @@ struct DocRecord {
   // a text file, a compressed file or a stream, a line after one over
   // --max-line, a document from the index or a stage table (never stored).
   uint64_t offset = kNoOffset;
-  uint64_t size = 0;     // bytes of text
+  uint64_t size = 0;  // bytes of text
+  // Distinct shingles: the exact size |A| of its shingle set, counted while
+  // signed when the run asks (SignContext::count_shingles; a kOk document
+  // then has at least 1); 0 when not known (not asked, or a document from the
+  // index or a stage table, which do not store it yet).
+  uint64_t shingles = 0;
   int64_t mtime_ns = 0;  // of its file, when walked
   ContentHash content;   // of its normalized token text
   DocKind kind = DocKind::kFailed;

@@ -481,8 +481,38 @@ ExitCode RunScan(const CliOptions& cli) {
   return WriteResults(cli, options, result, **out, &progress);
 }
 
+namespace {
+
+// params --contains: the strata, their bandings and the probability at each ratio.
+void WriteContainmentParams(const ParamsExplanation& e, double max_ratio, std::ostream& out) {
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "containment C(A, B) = |A & B| / |A| >= %.4g, num_perm %d, size ratios |B|/|A| up to %.4g\n",
+                e.threshold, e.num_perm, max_ratio);
+  out << line
+      << "documents grouped by distinct shingles into strata [2^k, 2^(k+1)); C >= t iff J >= t/(1+ratio-t)\n\n"
+         "  strata apart  ratios         least J  bands x rows\n";
+  for (const StrataParams& s : e.strata) {
+    std::snprintf(line, sizeof line, "  %12d  %5.4g to %-5.4g  %.4f  %d x %d\n", s.distance, s.min_ratio, s.max_ratio,
+                  s.jaccard, s.banding.bands, s.banding.rows);
+    out << line;
+  }
+  out << "\n  ratio  P(candidate) contained at C = t\n";
+  for (const RatioPoint& point : e.ratio_curve) {
+    std::snprintf(line, sizeof line, "  %5.4g  %.4f%s\n", point.ratio, point.probability,
+                  point.ratio > max_ratio ? "  (beyond the cap: out of reach)" : "");
+    out << line;
+  }
+}
+
+}  // namespace
+
 ExitCode RunParams(const Options& options, std::ostream& out) {
   const ParamsExplanation e = ExplainParams(options);
+  if (options.contains) {
+    WriteContainmentParams(e, options.max_ratio, out);
+    return ExitCode::kFound;
+  }
   const Banding& b = e.banding;
   char line[160];
   std::snprintf(line, sizeof line, "threshold %.4g, num_perm %d: bands %d x rows %d (%d of %d permutations in LSH)\n",

@@ -170,6 +170,11 @@ void WriteExplanationText(const PairExplanation& e, const std::vector<DiffRun>& 
   t += "shared shingles: " + std::to_string(e.shared_shingles) + " of " + std::to_string(e.union_shingles) +
        " (union)\n";
   t += "exact Jaccard: " + Score4(e.jaccard) + (e.same_tokens ? " (same words: an exact copy)" : "") + "\n";
+  t += "exact containment: a in b " + Score4(e.containment_a_in_b) + ", b in a " + Score4(e.containment_b_in_a) +
+       (e.containment_a_in_b > e.containment_b_in_a   ? ": more of a is in b"
+        : e.containment_b_in_a > e.containment_a_in_b ? ": more of b is in a"
+                                                      : ": as much of each") +
+       " (shared shingles / its own)\n";
   t += "signature estimate: " + Score4(e.estimate) + " (" + std::to_string(e.num_perm) +
        " permutations; standard error " + Fixed(e.standard_error, 4) + " at the exact Jaccard)\n";
   t += "LSH: " + std::to_string(e.banding.bands) + " bands x " + std::to_string(e.banding.rows) +
@@ -227,6 +232,11 @@ void WriteExplanationJson(const PairExplanation& e, const std::vector<DiffRun>& 
   j["shared_shingles"] = e.shared_shingles;
   j["union_shingles"] = e.union_shingles;
   j["jaccard"] = ScoreJson(e.jaccard);
+  j["containment"] = Json::object({{"a_in_b", ScoreJson(e.containment_a_in_b)},
+                                   {"b_in_a", ScoreJson(e.containment_b_in_a)},
+                                   {"inside", e.containment_a_in_b > e.containment_b_in_a   ? Json("a")
+                                              : e.containment_b_in_a > e.containment_a_in_b ? Json("b")
+                                                                                            : Json(nullptr)}});
   j["same_tokens"] = e.same_tokens;
   j["estimate"] = ScoreJson(e.estimate);
   j["standard_error"] = ScoreJson(e.standard_error);

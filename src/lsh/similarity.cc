@@ -6,8 +6,9 @@
 
 namespace neardup {
 
-double ExactJaccard(std::span<const uint64_t> a, std::span<const uint64_t> b) {
-  if (a.empty() && b.empty()) return 0.0;
+double ExactJaccard(std::span<const uint64_t> a, std::span<const uint64_t> b) { return OverlapOf(a, b).Jaccard(); }
+
+Overlap OverlapOf(std::span<const uint64_t> a, std::span<const uint64_t> b) {
   size_t i = 0, j = 0, common = 0;
   while (i < a.size() && j < b.size()) {
     if (a[i] < b[j]) {
@@ -20,8 +21,13 @@ double ExactJaccard(std::span<const uint64_t> a, std::span<const uint64_t> b) {
       ++j;
     }
   }
-  const size_t unite = a.size() + b.size() - common;
-  return static_cast<double>(common) / static_cast<double>(unite);
+  return {.shared = common, .size_a = a.size(), .size_b = b.size()};
+}
+
+double SharedFromJaccard(double jaccard, uint64_t size_a, uint64_t size_b) {
+  const double j = std::clamp(jaccard, 0.0, 1.0);
+  const double shared = j * static_cast<double>(size_a + size_b) / (1 + j);
+  return std::min(shared, static_cast<double>(std::min(size_a, size_b)));
 }
 
 namespace {

@@ -6,7 +6,10 @@
 //  - whether a similarity meets the threshold (MeetsThreshold);
 //  - which pairs are candidates for verification (CandidateFloor, and
 //    CandidateRule::Accepts, which also asks the bitmaps: RulesOut);
-//  - the exact Jaccard of two shingle sets (ExactJaccard, JaccardIfReaches).
+//  - the exact Jaccard of two shingle sets (ExactJaccard, JaccardIfReaches);
+//  - the containment of one set in the other, C(A, B) = |A ∩ B| / |A|, from
+//    the same count of shared shingles (Overlap), or estimated from a
+//    Jaccard and the two sizes (SharedFromJaccard).
 //
 // Thread safety: pure functions; a CandidateRule is a plain value.
 //
@@ -31,6 +34,40 @@ namespace neardup {
 // |A ∩ B| / |A ∪ B| of two sorted sets without repeats; 0 when both are empty.
 // REQUIRES: both sorted ascending and unique.
 double ExactJaccard(std::span<const uint64_t> a, std::span<const uint64_t> b);
+
+// What two shingle sets share, counted once: the Jaccard and the
+// containment both ways follow from it with no other pass.
+struct Overlap {
+  uint64_t shared = 0;  // |A ∩ B|
+  uint64_t size_a = 0;  // |A|
+  uint64_t size_b = 0;  // |B|
+
+  // |A ∩ B| / |A ∪ B|, as ExactJaccard(); 0 when both are empty.
+  double Jaccard() const {
+    const uint64_t unite = size_a + size_b - shared;
+    return unite == 0 ? 0.0 : static_cast<double>(shared) / static_cast<double>(unite);
+  }
+  // C(A, B) = |A ∩ B| / |A|: the share of A's shingles that are in B; 0 when
+  // A is empty.
+  double ContainmentOfA() const {
+    return size_a == 0 ? 0.0 : static_cast<double>(shared) / static_cast<double>(size_a);
+  }
+  // C(B, A) = |A ∩ B| / |B|.
+  double ContainmentOfB() const {
+    return size_b == 0 ? 0.0 : static_cast<double>(shared) / static_cast<double>(size_b);
+  }
+};
+
+// The overlap of two sorted sets without repeats, counted by one merge.
+// REQUIRES: as ExactJaccard.
+Overlap OverlapOf(std::span<const uint64_t> a, std::span<const uint64_t> b);
+
+// The intersection |A ∩ B| that a Jaccard `jaccard` of sets of `size_a` and
+// `size_b` elements implies: J(|A| + |B|) / (1 + J), as a real number, kept
+// within [0, min(|A|, |B|)] (an estimate may imply more than the smaller
+// set). Exact for an exact Jaccard; with a MinHash estimate, an estimate,
+// which the candidate step may use and a proof never does.
+double SharedFromJaccard(double jaccard, uint64_t size_a, uint64_t size_b);
 
 // The same judgement as MeetsThreshold(ExactJaccard(a, b), threshold), for
 // --exact's candidate pairs: returns ExactJaccard(a, b), the same value, when

@@ -308,11 +308,12 @@ Result<PairExplanation> ExplainPair(const Options& options, const ExplainInputs&
   e.banding = run.banding();
   e.threshold = options.threshold;
   e.exact_margin = options.verify == VerifyMode::kExact ? options.exact_margin : Options{}.exact_margin;
-  std::vector<uint64_t> common;
-  std::set_intersection(ra.set.begin(), ra.set.end(), rb.set.begin(), rb.set.end(), std::back_inserter(common));
-  e.shared_shingles = common.size();
-  e.union_shingles = ra.set.size() + rb.set.size() - common.size();
-  e.jaccard = ExactJaccard(ra.set, rb.set);
+  const Overlap overlap = OverlapOf(ra.set, rb.set);
+  e.shared_shingles = overlap.shared;
+  e.union_shingles = overlap.size_a + overlap.size_b - overlap.shared;
+  e.jaccard = overlap.Jaccard();
+  e.containment_a_in_b = overlap.ContainmentOfA();
+  e.containment_b_in_a = overlap.ContainmentOfB();
   e.estimate = SignatureAgreement(ra.sig.data(), rb.sig.data(), options.num_perm);
   e.standard_error = std::sqrt(e.jaccard * (1 - e.jaccard) / options.num_perm);
   const int rows = e.banding.rows;

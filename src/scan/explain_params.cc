@@ -1,8 +1,42 @@
 // ExplainParams: the banding of a scan and its S-curve (explain.h).
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
 #include "lsh/banding.h"
+#include "lsh/containment_banding.h"
 #include "neardup/explain.h"
 
 namespace neardup {
+namespace {
+
+// The least probability, over the strata distances a pair of size ratio
+// `ratio` can lie at, that it becomes a candidate when contained at -t.
+double LeastAtRatio(const std::vector<StrataBanding>& bands, double t, double ratio) {
+  const int low = static_cast<int>(std::floor(std::log2(ratio)));
+  const bool power_of_two = std::exp2(low) == ratio;
+  double least = ContainmentCandidateProbability(bands, low, t, ratio);
+  if (!power_of_two) least = std::min(least, ContainmentCandidateProbability(bands, low + 1, t, ratio));
+  return least;
+}
+
+void AddContainment(const Options& options, ParamsExplanation* p) {
+  const std::vector<StrataBanding> bands = ContainmentBandings(options.threshold, options.max_ratio, options.num_perm);
+  for (const StrataBanding& s : bands) {
+    p->strata.push_back({.distance = s.distance,
+                         .min_ratio = s.min_ratio,
+                         .max_ratio = s.max_ratio,
+                         .jaccard = s.jaccard,
+                         .banding = s.banding});
+  }
+  for (double ratio = 1; ratio <= 2 * options.max_ratio; ratio *= 2) {
+    for (const double r : {ratio, 1.5 * ratio}) {
+      if (r <= 2 * options.max_ratio) p->ratio_curve.push_back({r, LeastAtRatio(bands, options.threshold, r)});
+    }
+  }
+}
+
+}  // namespace
 
 ParamsExplanation ExplainParams(const Options& options) {
   ParamsExplanation p;
@@ -17,6 +51,7 @@ ParamsExplanation ExplainParams(const Options& options) {
     p.curve.push_back({s, CandidateProbability(s, bands, rows)});
   }
   p.threshold_probability = CandidateProbability(options.threshold, bands, rows);
+  if (options.contains) AddContainment(options, &p);
   return p;
 }
 

@@ -13,6 +13,9 @@ constexpr size_t kMinSetCompaction = 64 * 1024;
 // The set being built keeps its room for the next document up to this many
 // shingles (8 MiB); a larger one's is given back.
 constexpr size_t kKeptBuildingRoom = size_t{1} << 20;
+// A word of English text with the space after it takes about 6 bytes, and
+// each word starts one shingle at most.
+constexpr uint64_t kBytesPerShingleGuess = 6;
 
 }  // namespace
 
@@ -26,7 +29,7 @@ DocumentReader::DocumentReader(const Options& options, const MinHasher& minhashe
       shingler_(options.shingle, options.EffectiveNgram(), options.seed),
       buffer_(new char[kBufferSize]) {}
 
-void DocumentReader::Begin(uint32_t* sig, std::vector<uint64_t>* set) {
+void DocumentReader::Begin(uint32_t* sig, std::vector<uint64_t>* set, uint64_t bytes) {
   decoder_.Reset();
   normalizer_.Reset();
   shingler_.Reset();
@@ -37,6 +40,9 @@ void DocumentReader::Begin(uint32_t* sig, std::vector<uint64_t>* set) {
   if (sig_ != nullptr) minhasher_.Init(sig_);
   if (set_ != nullptr) set_->clear();
   building_.clear();
+  // With a set, its size is the count.
+  counting_ = count_shingles_ && set_ == nullptr;
+  if (counting_) distinct_.Reset(bytes / kBytesPerShingleGuess);
   set_compact_at_ = kMinSetCompaction;
 }
 
@@ -64,6 +70,7 @@ void DocumentReader::Drain() {
   if (sh.empty()) return;
   if (sig_ != nullptr) minhasher_.Update(sh.data(), sh.size(), sig_);
   if (bitmap_ != nullptr) bitmap_->Add(sh);
+  if (counting_) distinct_.Add(sh);
   if (set_ != nullptr) {
     building_.insert(building_.end(), sh.begin(), sh.end());
     if (building_.size() >= set_compact_at_) CompactSet();
@@ -146,11 +153,15 @@ void DocumentReader::End(DocumentSketch* out) {
     CompactSet();
     set_->assign(building_.begin(), building_.end());
     if (building_.capacity() > kKeptBuildingRoom) std::vector<uint64_t>().swap(building_);
+    out->shingles = set_->size();
+  } else if (counting_) {
+    out->shingles = distinct_.count();
   }
 }
 
 Status DocumentReader::ReadStream(ByteReader& in, uint32_t* sig, std::vector<uint64_t>* set, DocumentSketch* out) {
-  Begin(sig, set);
+  Begin(sig, set, expected_bytes_);
+  expected_bytes_ = 0;
   *out = DocumentSketch();
   bool first = true;
   // The binary test wants a whole first block, which one read may not give.
@@ -191,7 +202,7 @@ Status DocumentReader::ReadStream(ByteReader& in, uint32_t* sig, std::vector<uin
 }
 
 void DocumentReader::ReadText(std::string_view text, uint32_t* sig, std::vector<uint64_t>* set, DocumentSketch* out) {
-  Begin(sig, set);
+  Begin(sig, set, text.size());
   *out = DocumentSketch();
   out->bytes = text.size();
   // Feed in slices so the decoder's and normalizer's buffers stay small.

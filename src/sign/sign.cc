@@ -37,6 +37,7 @@ Status SignTextFile(const SignContext& ctx, DocumentReader& reader, SetBitmapBui
   // guessed from four times its size (a wrong guess only loosens the bound).
   if (bitmap != nullptr) bitmap->Begin(f.identity.stream ? 0 : Compressed(f.path) ? 4 * f.size : f.size);
   reader.set_bitmap(bitmap);
+  if (!f.identity.stream) reader.expect_bytes(Compressed(f.path) ? 4 * f.size : f.size);
   Status s = reader.ReadStream(**in, out->table.MutableSignature(static_cast<DocId>(i)), nullptr, sk);
   if (f.identity.stream) r.size = sk->bytes;
   if (!s.ok() && ctx.options.strip != Strip::kNone && s.message().starts_with("--strip ")) {
@@ -88,7 +89,10 @@ void SignTextFiles(const SignContext& ctx, SignedCorpus* out, std::vector<SignCo
   }
   ParallelFor(workers, n, [&](int w, size_t i) {
     auto& reader = readers[static_cast<size_t>(w)];
-    if (reader == nullptr) reader = std::make_unique<DocumentReader>(options, ctx.minhasher);
+    if (reader == nullptr) {
+      reader = std::make_unique<DocumentReader>(options, ctx.minhasher);
+      reader->set_count_shingles(ctx.count_shingles);
+    }
     auto& bitmap = bitmaps[static_cast<size_t>(w)];
     if (i < with_bitmap && bitmap == nullptr) bitmap = std::make_unique<SetBitmapBuilder>();
     DocumentSketch sk;
@@ -97,6 +101,7 @@ void SignTextFiles(const SignContext& ctx, SignedCorpus* out, std::vector<SignCo
     if (s.ok()) {
       r.kind = KindOf(sk);
       r.content = sk.content;
+      r.shingles = sk.shingles;
     }
     {
       std::lock_guard<std::mutex> lock(mu);

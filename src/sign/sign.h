@@ -148,6 +148,11 @@ struct SignContext {
   // WantsBitmaps(options); a stage sign task stores them for its verify
   // tasks.
   bool set_bitmaps = WantsBitmaps(options);
+  // Count each signed document's distinct shingles into DocRecord::shingles
+  // (DocumentReader::set_count_shingles), which containment divides by.
+  // Default: false, the count is not free; a run that judges containment
+  // asks for it.
+  bool count_shingles = false;
   // The bytes of text, in input order (DocRecord::size), whose documents get
   // a bitmap: those after it have none. Default: kBitmapTextBudget, a run's;
   // a caller that signs a share in chunks passes what is left of it.

@@ -121,6 +121,7 @@ void SignLine(std::string_view line, size_t readable_after, uint64_t ln, const B
   if (rule.line_hashes) r.line_hash = LineHash(line.data(), line.size());
   r.size = doc.text.size();
   r.content = sk.content;
+  r.shingles = sk.shingles;
   r.kind = kind;
   b.docs.push_back(std::move(r));
   if (rule.set_bitmaps)
@@ -320,7 +321,10 @@ void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector
   const Options& options = ctx.options;
   const Workers& workers = ctx.workers;
   std::vector<std::unique_ptr<JsonlDocReader>> parsers(static_cast<size_t>(workers.threads));
-  for (auto& p : parsers) p = std::make_unique<JsonlDocReader>(options, ctx.minhasher);
+  for (auto& p : parsers) {
+    p = std::make_unique<JsonlDocReader>(options, ctx.minhasher);
+    p->reader().set_count_shingles(ctx.count_shingles);
+  }
   std::vector<SetBitmapBuilder> bitmap_builders(static_cast<size_t>(workers.threads));
   BitmapBudget bitmap_budget;
   bitmap_budget.budget = ctx.bitmap_text;

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
 #include <thread>
 
 #include "e2e/run_neardup.h"
@@ -293,6 +295,45 @@ TEST(CliTest, ClosedStdoutEndsQuietly) {
   EXPECT_EQ(err.find("Broken pipe"), std::string::npos) << err;
 }
 
+// params --contains: a banding per distance between size strata, each for
+// the least Jaccard of a document contained at -t at the largest ratio up to
+// the cap (0.8 / (1 + 2 - 0.8) = 0.3636 for neighbours), and at every ratio
+// up to the cap a probability of at least 0.99; beyond it, said so.
+TEST(CliTest, ParamsContainsShowsStrataBandsAndTheProbabilityAtEachRatio) {
+  TempDir dir;
+  const RunResult r = RunNeardup({"params", "--contains"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("size ratios |B|/|A| up to 8\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("             0      1 to 2      0.3636  "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("             4      8 to 8      0.0976  "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("             5 "), std::string::npos) << r.out;  // least ratio 16: not banded
+  size_t ratios = 0;
+  std::istringstream lines(r.out.substr(r.out.find("  ratio  P(candidate)")));
+  std::string line;
+  std::getline(lines, line);
+  while (std::getline(lines, line)) {
+    double ratio = 0, p = 0;
+    std::istringstream(line) >> ratio >> p;
+    ASSERT_GT(ratio, 0) << line;
+    ++ratios;
+    if (ratio <= 8) {
+      EXPECT_GE(p, 0.99) << line;
+      EXPECT_EQ(line.find("out of reach"), std::string::npos) << line;
+    } else {
+      EXPECT_NE(line.find("(beyond the cap: out of reach)"), std::string::npos) << line;
+    }
+  }
+  EXPECT_EQ(ratios, 9u);  // 1, 1.5, 2, 3, 4, 6, 8, 12, 16
+  const RunResult capped = RunNeardup({"params", "--contains", "--max-ratio", "2", "-t", "0.9"}, dir.path());
+  ASSERT_EQ(capped.exit_code, 0) << capped.err;
+  EXPECT_NE(capped.out.find("      3  "), std::string::npos) << capped.out;
+  EXPECT_NE(capped.out.find("(beyond the cap: out of reach)"), std::string::npos) << capped.out;
+  const RunResult below = RunNeardup({"params", "--contains", "--max-ratio", "0.5"}, dir.path());
+  EXPECT_EQ(below.exit_code, 2) << below.out;
+  const RunResult scan = RunNeardup({"scan", "--contains", dir.path()}, dir.path());
+  EXPECT_EQ(scan.exit_code, 2) << scan.out;  // params only, for now
+}
+
 TEST(CliTest, ParamsPrintsTheSCurve) {
   TempDir dir;
   const RunResult r = RunNeardup({"params", "-t", "0.8", "--bands", "20", "--rows", "5"}, dir.path());
@@ -339,6 +380,31 @@ TEST(CliTest, ScoresOfDifferentTextsNeverPrintAsOne) {
   EXPECT_NE(told.out.find("signature estimate: 0.9999 "), std::string::npos) << told.out;
   const RunResult same = RunNeardup({"explain", "-f", "json", dir / "d/a.txt", dir / "d/c.txt"}, dir.path());
   EXPECT_EQ(nlohmann::json::parse(same.out)["jaccard"].get<double>(), 1.0) << same.out;
+}
+
+// explain gives the exact containment both ways and which document lies
+// inside the other: an excerpt of 300 words placed whole inside a document
+// of 1,200 is contained entirely (1), the other way about a quarter; the
+// Jaccard alone (about 0.25) says little of it.
+TEST(CliTest, ExplainSaysWhichDocumentLiesInsideTheOther) {
+  TempDir dir;
+  const std::vector<std::string> words = RandomWords(1200, 44);
+  const std::vector<std::string> excerpt(words.begin() + 400, words.begin() + 700);
+  WriteFile(dir / "d/big.txt", Join(words));
+  WriteFile(dir / "d/small.txt", Join(excerpt));
+  const RunResult json = RunNeardup({"explain", "-f", "json", dir / "d/small.txt", dir / "d/big.txt"}, dir.path());
+  ASSERT_EQ(json.exit_code, 1) << json.err;  // not reported at -t 0.8
+  const auto e = nlohmann::json::parse(json.out);
+  EXPECT_EQ(e["containment"]["a_in_b"].dump(), "1") << json.out;
+  const double b_in_a = e["containment"]["b_in_a"].get<double>();
+  EXPECT_NEAR(b_in_a, 296.0 / 1196.0, 0.02) << json.out;
+  EXPECT_NEAR(e["jaccard"].get<double>(), b_in_a, 1e-4) << json.out;  // B's share is A ∪ B's
+  EXPECT_EQ(e["containment"]["inside"], "a") << json.out;
+  const RunResult text = RunNeardup({"explain", dir / "d/big.txt", dir / "d/small.txt"}, dir.path());
+  EXPECT_NE(text.out.find("exact containment: a in b 0.2"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(", b in a 1.0000: more of b is in a "), std::string::npos) << text.out;
+  const RunResult same = RunNeardup({"explain", "-f", "json", dir / "d/big.txt", dir / "d/big.txt"}, dir.path());
+  EXPECT_TRUE(nlohmann::json::parse(same.out)["containment"]["inside"].is_null()) << same.out;
 }
 
 // explain takes an id only when it names one document: scan names the

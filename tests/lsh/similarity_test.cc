@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <utility>
@@ -22,6 +23,71 @@ TEST(ExactJaccardTest, HandCheckedSets) {
   EXPECT_DOUBLE_EQ(ExactJaccard(a, std::vector<uint64_t>{7, 8}), 0.0);
   EXPECT_DOUBLE_EQ(ExactJaccard(std::vector<uint64_t>{}, std::vector<uint64_t>{}), 0.0);
   EXPECT_DOUBLE_EQ(ExactJaccard(a, std::vector<uint64_t>{}), 0.0);
+}
+
+TEST(OverlapTest, JaccardAndBothContainmentsFromOneCount) {
+  const std::vector<uint64_t> a{1, 2, 3, 4};
+  const std::vector<uint64_t> b{3, 4, 5};
+  const Overlap o = OverlapOf(a, b);
+  EXPECT_EQ(o.shared, 2u);
+  EXPECT_EQ(o.size_a, 4u);
+  EXPECT_EQ(o.size_b, 3u);
+  EXPECT_DOUBLE_EQ(o.Jaccard(), 2.0 / 5.0);
+  EXPECT_DOUBLE_EQ(o.ContainmentOfA(), 2.0 / 4.0);
+  EXPECT_DOUBLE_EQ(o.ContainmentOfB(), 2.0 / 3.0);
+  // A set inside another: contained wholly, while its Jaccard is the ratio.
+  const std::vector<uint64_t> inner{2, 3};
+  const Overlap in = OverlapOf(inner, a);
+  EXPECT_DOUBLE_EQ(in.ContainmentOfA(), 1.0);
+  EXPECT_DOUBLE_EQ(in.ContainmentOfB(), 0.5);
+  EXPECT_DOUBLE_EQ(in.Jaccard(), 0.5);
+  const Overlap none = OverlapOf(std::vector<uint64_t>{}, std::vector<uint64_t>{});
+  EXPECT_DOUBLE_EQ(none.Jaccard(), 0.0);
+  EXPECT_DOUBLE_EQ(none.ContainmentOfA(), 0.0);
+  EXPECT_DOUBLE_EQ(OverlapOf(a, std::vector<uint64_t>{}).ContainmentOfA(), 0.0);
+}
+
+// From an exact Jaccard and the sizes, SharedFromJaccard gives back the
+// intersection that was counted (to rounding), on random sets of very
+// different sizes.
+TEST(OverlapTest, SharedFromAnExactJaccardIsTheCount) {
+  std::mt19937_64 rng(44);
+  for (int trial = 0; trial < 200; ++trial) {
+    const uint64_t pool = 10 + rng() % 20000;
+    std::vector<uint64_t> a, b;
+    for (uint64_t x = 0; x < pool; ++x) {
+      if (rng() % 3 == 0) a.push_back(x);
+      if (rng() % (1 + trial % 7) == 0) b.push_back(x);
+    }
+    const Overlap o = OverlapOf(a, b);
+    EXPECT_NEAR(SharedFromJaccard(o.Jaccard(), o.size_a, o.size_b), static_cast<double>(o.shared), 1e-6);
+  }
+  EXPECT_DOUBLE_EQ(SharedFromJaccard(1.0, 10, 40), 10.0);  // never more than the smaller set
+  EXPECT_DOUBLE_EQ(SharedFromJaccard(0.0, 10, 40), 0.0);
+}
+
+// A document of 1,000 shingles inside one of 4,000 (C = 1, J = 0.25): the
+// containment estimated from the MinHash agreement (256 permutations, seed
+// 44) is within 0.15 of 1, three standard errors of the Jaccard carried
+// through |A ∩ B| = J(|A|+|B|)/(1+J).
+TEST(OverlapTest, ContainmentFromAMinHashEstimateIsNearTheExactOne) {
+  std::mt19937_64 rng(44);
+  std::vector<uint64_t> big(4000);
+  for (uint64_t& x : big) x = rng();
+  std::vector<uint64_t> small(big.begin() + 1500, big.begin() + 2500);
+  std::sort(big.begin(), big.end());
+  std::sort(small.begin(), small.end());
+  const MinHasher mh(256, 44);
+  std::vector<uint32_t> sa(256), sb(256);
+  mh.Init(sa.data());
+  mh.Update(small.data(), small.size(), sa.data());
+  mh.Init(sb.data());
+  mh.Update(big.data(), big.size(), sb.data());
+  const double j = SignatureAgreement(sa.data(), sb.data(), 256);
+  EXPECT_NEAR(j, 0.25, 3 * std::sqrt(0.25 * 0.75 / 256));
+  const double c = SharedFromJaccard(j, small.size(), big.size()) / static_cast<double>(small.size());
+  EXPECT_NEAR(c, 1.0, 0.15);
+  EXPECT_DOUBLE_EQ(OverlapOf(small, big).ContainmentOfA(), 1.0);
 }
 
 TEST(ExactJaccardTest, MeetsThresholdToleratesRatioRounding) {

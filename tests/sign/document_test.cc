@@ -159,5 +159,36 @@ TEST(DocumentReaderTest, ReadingStopsPastMaxFilesize) {
   EXPECT_EQ(sk.bytes, 100000u);
 }
 
+// The distinct-shingle count kept while signing is the size of the shingle
+// set that --exact builds from the same text, streamed in any slices.
+TEST(DocumentReaderTest, ShinglesCountIsTheSizeOfTheShingleSet) {
+  for (const ShingleUnit unit : {ShingleUnit::kWord, ShingleUnit::kChar}) {
+    Options o = Defaults();
+    o.shingle = unit;
+    const MinHasher mh(o.num_perm, o.seed);
+    DocumentReader reader(o, mh);
+    reader.set_count_shingles(true);
+    std::string text;
+    for (int i = 0; i < 40000; ++i) {
+      text.append("w").append(std::to_string(i * 7919 % 5003)).append(i % 13 == 0 ? ". " : " ");
+    }
+    std::vector<uint64_t> set;
+    DocumentSketch whole, sliced, small;
+    reader.ReadText(text, nullptr, &set, &whole);
+    EXPECT_EQ(whole.shingles, set.size());
+    EXPECT_GT(whole.shingles, 4000u);
+    SliceReader in(text, 4099);
+    ASSERT_TRUE(reader.ReadStream(in, nullptr, nullptr, &sliced).ok());
+    EXPECT_EQ(sliced.shingles, set.size());
+    reader.ReadText("a b c d e f a b c d e f", nullptr, &set, &small);
+    const uint64_t small_set = set.size();
+    reader.ReadText("a b c d e f a b c d e f", nullptr, nullptr, &small);  // counted, after a long one
+    EXPECT_EQ(small.shingles, small_set);
+    reader.set_count_shingles(false);
+    reader.ReadText(text, nullptr, nullptr, &small);
+    EXPECT_EQ(small.shingles, 0u);  // not asked
+  }
+}
+
 }  // namespace
 }  // namespace neardup

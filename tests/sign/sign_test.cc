@@ -19,6 +19,7 @@
 #include "neardup/scan.h"
 #include "report/build_report.h"
 #include "report/cluster.h"
+#include "sign/document.h"
 #include "sign/minhash.h"
 #include "sign/sign_internal.h"
 #include "sign_fixture.h"
@@ -300,6 +301,41 @@ TEST(SignTest, JsonlBlocksSplitLinesAsLineSplitterDoes) {
     EXPECT_EQ(parsed, docs) << seed;  // every kept line is a document or malformed
     EXPECT_EQ(*got_docs.rbegin(), ln) << "the last line, without a newline";
   }
+}
+
+// Every signed document keeps its distinct-shingle count, a text file's as a
+// JSONL line's: the size of the set its text makes (read here again).
+TEST(SignTest, EachSignedDocumentKeepsItsDistinctShingleCount) {
+  TempDir dir;
+  const std::string long_text = Join(RandomWords(3000, 5));
+  WriteFile(dir / "t/a.txt", long_text);
+  WriteFile(dir / "j/b.jsonl", "{\"id\":\"x\",\"text\":\"one two three four five six one two three four five six\"}\n");
+  const MinHasher minhasher(Options{}.num_perm, Options{}.seed);
+  const Workers w{.threads = 2, .tick = {}, .cancel = nullptr};
+  std::vector<uint64_t> counts;
+  for (const char* sub : {"t", "j"}) {
+    Options o;
+    o.paths = {dir / sub};
+    if (sub[0] == 'j') o.input = InputFormat::kJsonl;
+    Result<WalkedCorpus> walked = WalkCorpus(o);
+    ASSERT_TRUE(walked.ok());
+    SignProgress progress;
+    SignContext ctx{o, minhasher, FileSystem::Default(), w, false, progress};
+    const SignedCorpus plain = Sign(ctx, walked->files);
+    ASSERT_EQ(plain.table.size(), 1u);
+    EXPECT_EQ(plain.table.docs[0].shingles, 0u);  // not asked
+    ctx.count_shingles = true;
+    const SignedCorpus s = Sign(ctx, std::move(walked->files));
+    ASSERT_EQ(s.table.size(), 1u);
+    counts.push_back(s.table.docs[0].shingles);
+  }
+  DocumentReader reader(Options{}, minhasher);
+  std::vector<uint64_t> set;
+  DocumentSketch sk;
+  reader.ReadText(long_text, nullptr, &set, &sk);
+  EXPECT_EQ(counts[0], set.size());
+  EXPECT_GT(set.size(), 2900u);
+  EXPECT_EQ(counts[1], 6u);  // 12 words, 5-word shingles: 8, of which 6 differ
 }
 
 }  // namespace
