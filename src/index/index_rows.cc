@@ -19,7 +19,7 @@ std::string OutOf(const std::string& row, const char* column, const std::string&
 }
 
 // The first column of `f` out of its type's range, or empty.
-std::string RangeProblem(const IndexedFile& f, const std::string& row) {
+std::string RangeProblem(const IndexedFile& f) {
   const struct {
     const char* column;
     uint64_t value;
@@ -30,9 +30,9 @@ std::string RangeProblem(const IndexedFile& f, const std::string& row) {
                 {"transcoded", f.transcoded},
                 {"documents", f.documents}};
   for (const auto& c : counts) {
-    if (c.value > kMaxInt64) return OutOf(row, c.column, Shown(c.value), "0 or more");
+    if (c.value > kMaxInt64) return OutOf(FileRowName(f), c.column, Shown(c.value), "0 or more");
   }
-  if (f.pending < 0) return OutOf(row, "pending", std::to_string(f.pending), "0 or more");
+  if (f.pending < 0) return OutOf(FileRowName(f), "pending", std::to_string(f.pending), "0 or more");
   return {};
 }
 
@@ -64,23 +64,24 @@ std::string FileRowName(const IndexedFile& f) {
 }
 
 std::string FileRowProblem(const IndexedFile& f, const RowLimits& limits, const std::string& not_integer) {
-  const std::string row = FileRowName(f);
-  if (!not_integer.empty()) return row + ": " + not_integer + " is not an integer";
+  // The row's name is made only for a problem: most rows have none.
+  const auto row = [&f] { return FileRowName(f); };
+  if (!not_integer.empty()) return row() + ": " + not_integer + " is not an integer";
   if (f.id < 1 || f.id > kMaxFileId) {
-    return OutOf(row, "id", std::to_string(f.id), "1 to " + std::to_string(kMaxFileId));
+    return OutOf(row(), "id", std::to_string(f.id), "1 to " + std::to_string(kMaxFileId));
   }
-  if (f.path.empty() || (limits.absolute_paths && f.path[0] != '/')) return row + ": path is not an absolute path";
-  if (std::string r = RangeProblem(f, row); !r.empty()) return r;
+  if (f.path.empty() || (limits.absolute_paths && f.path[0] != '/')) return row() + ": path is not an absolute path";
+  if (std::string r = RangeProblem(f); !r.empty()) return r;
   // (jsonl and ends_newline are read as `!= 0`; Files() checks them 0 or 1.)
-  if (!f.jsonl && f.documents != 1) return OutOf(row, "documents", Shown(f.documents), "1 (a text file)");
+  if (!f.jsonl && f.documents != 1) return OutOf(row(), "documents", Shown(f.documents), "1 (a text file)");
   if (f.documents > limits.max_documents) {
-    return OutOf(row, "documents", Shown(f.documents),
+    return OutOf(row(), "documents", Shown(f.documents),
                  "0 to " + std::to_string(limits.max_documents) + " (what the index's size can hold)");
   }
   if (f.jsonl && !CompressedPath(f.path)) {
-    if (f.lines > f.size) return OutOf(row, "lines", Shown(f.lines), "0 to its size, " + std::to_string(f.size));
+    if (f.lines > f.size) return OutOf(row(), "lines", Shown(f.lines), "0 to its size, " + std::to_string(f.size));
     if (f.documents > f.lines + 1) {
-      return OutOf(row, "documents", Shown(f.documents), "0 to its lines + 1, " + std::to_string(f.lines + 1));
+      return OutOf(row(), "documents", Shown(f.documents), "0 to its lines + 1, " + std::to_string(f.lines + 1));
     }
   }
   return {};
@@ -88,23 +89,26 @@ std::string FileRowProblem(const IndexedFile& f, const RowLimits& limits, const 
 
 std::string DocumentRowProblem(const DocumentRow& d, const IndexedFile& f, uint64_t ordinal, const RowLimits& limits) {
   const uint64_t line = static_cast<uint64_t>(d.key) & kMaxStoredLine;
-  std::string row = "documents row " + std::to_string(d.key) + " (" + OneLine(f.path);
-  if (f.jsonl) row.append(1, ':').append(std::to_string(line));
-  row.append(1, ')');
+  // The row's name is made only for a problem: most rows have none.
+  const auto row = [&] {
+    std::string r = "documents row " + std::to_string(d.key) + " (" + OneLine(f.path);
+    if (f.jsonl) r.append(1, ':').append(std::to_string(line));
+    return r.append(1, ')');
+  };
   if (ordinal >= f.documents) {
-    return row + ": more documents than its " + FileRowName(f) + " counts, " + Shown(f.documents);
+    return row() + ": more documents than its " + FileRowName(f) + " counts, " + Shown(f.documents);
   }
   const uint64_t last_line = !f.jsonl ? 0 : CompressedPath(f.path) ? kMaxStoredLine : f.lines + 1;
   if (line > last_line || (f.jsonl && line == 0)) {
-    return OutOf(row, "line", std::to_string(line),
+    return OutOf(row(), "line", std::to_string(line),
                  f.jsonl ? "1 to " + std::to_string(last_line) : std::string("0 (a text file)"));
   }
-  if (!d.name_ok) return row + ": name is neither text nor NULL";
-  if (!d.size_integer || d.size < 0) return OutOf(row, "size", std::to_string(d.size), "an integer, 0 or more");
-  if (d.content_bytes != 16) return row + ": content is not a 16-byte BLOB";
-  if (!d.kind_integer || d.kind < 0 || d.kind > 4) return OutOf(row, "kind", std::to_string(d.kind), "0 to 4");
+  if (!d.name_ok) return row() + ": name is neither text nor NULL";
+  if (!d.size_integer || d.size < 0) return OutOf(row(), "size", std::to_string(d.size), "an integer, 0 or more");
+  if (d.content_bytes != 16) return row() + ": content is not a 16-byte BLOB";
+  if (!d.kind_integer || d.kind < 0 || d.kind > 4) return OutOf(row(), "kind", std::to_string(d.kind), "0 to 4");
   if (d.signature_bytes != limits.num_perm * sizeof(uint32_t)) {
-    return row + ": signature is " +
+    return row() + ": signature is " +
            (d.signature_bytes == SIZE_MAX ? std::string("not a BLOB") : std::to_string(d.signature_bytes) + " bytes") +
            ", not " + std::to_string(limits.num_perm) + " values of 4 bytes";
   }
