@@ -201,8 +201,11 @@ std::vector<FileOrigin> OriginsOf(const std::vector<InputFile>& files) {
 // involve a flagged document of each. --kept-dir leaves out what the run
 // would list without --new: the folder is the deduplicated corpus, old
 // duplicates left out too, whatever --new reports (docs/kept-dir.md).
+// `Doc` is what a phase holds of each document (DocRecord before the
+// report, DocEntry in it): only its `reference` is read.
+template <class Doc>
 std::vector<std::vector<uint8_t>> Filters(const Options& o, const std::vector<uint8_t>& signed_now,
-                                          const std::vector<DocEntry>& docs, bool with_new) {
+                                          const std::vector<Doc>& docs, bool with_new) {
   std::vector<std::vector<uint8_t>> out;
   if (o.new_only && with_new) out.push_back(signed_now);
   if (!o.against.empty() && !o.among_new) {
@@ -418,8 +421,10 @@ Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, Foun
   if (run.rereads()) run.Tick(Stage::kVerifying);
   const bool want_dropped = wanted == DroppedWanted::kAlways || !o.kept_dir.empty();
   VerifyContext verify = run.Verifying(verifying);
-  // Pairs mode reads no set after verification but for the dropped lists.
+  // Pairs mode reads no set after verification but for the dropped lists,
+  // and reads again only what it can report.
   verify.keep_sets = o.mode != Mode::kPairs || want_dropped;
+  if (!verify.keep_sets) verify.report_filters = Filters(o, inputs.signed_now, corpus.table.docs, true);
   Result<Verified> verified = found.verdicts
                                   ? std::move(*found.verdicts).Adopt(run.rule(), corpus, &found.groups)
                                   : VerifyCandidates(verify, corpus, &found.groups, std::move(found.candidates));

@@ -12,7 +12,8 @@ namespace neardup {
 namespace {
 
 // The groups Confirm must read: every group of copies, and every group in a
-// candidate pair (whose shingle set is then wanted).
+// candidate pair (whose shingle set is then wanted), that the report can
+// keep (GroupFilters).
 struct ToConfirm {
   std::vector<uint32_t> slots;
   std::vector<std::vector<DocId>> groups;
@@ -22,6 +23,32 @@ struct ToConfirm {
 // Candidate pairs are checked in batches of this many, the batch's Jaccard
 // values by the workers (the sets are only read), then the batch in order.
 constexpr size_t kPairBatch = 8192;
+
+// Per filter of VerifyContext::report_filters, per group slot: 1 when the
+// filter flags one of the group's members.
+struct GroupFilters {
+  std::vector<std::vector<char>> flags;
+  GroupFilters(const VerifyContext& ctx, const CopyGroups& groups) {
+    if (ctx.keep_sets) return;  // the report reads sets: every pair is checked
+    for (const std::vector<uint8_t>& doc_flags : ctx.report_filters) {
+      std::vector<char>& f = flags.emplace_back(groups.size(), 0);
+      for (uint32_t k = 0; k < groups.size(); ++k) {
+        // A document the filter does not cover counts as flagged: read.
+        for (const DocId d : groups.members(k)) {
+          if (d >= doc_flags.size() || doc_flags[d] != 0) f[k] = 1;
+        }
+      }
+    }
+  }
+  // Whether the report can keep a pair of groups sa and sb (sa == sb: the
+  // pairs of one group's members).
+  bool Reportable(uint32_t sa, uint32_t sb) const {
+    for (const std::vector<char>& f : flags) {
+      if (f[sa] == 0 && f[sb] == 0) return false;
+    }
+    return true;
+  }
+};
 
 // The first pass over the candidates (they may be on disk: one pass reads
 // them all; those the bitmaps rule out were never kept, FindCandidates()).
@@ -43,14 +70,15 @@ struct FirstPass {
 // groups, its Jaccard, its place in each group's list, whether it is taken:
 // 25 bytes), rounded up.
 constexpr size_t kStreamedPairBytes = 32;
-FirstPass ReadCandidates(const VerifyContext& ctx, const CopyGroups& groups, const CandidatePairs& pairs,
-                         Status* read) {
+FirstPass ReadCandidates(const VerifyContext& ctx, const CopyGroups& groups, const GroupFilters& filters,
+                         const CandidatePairs& pairs, Status* read) {
   FirstPass out{
       .in_pair = std::vector<char>(groups.size(), 0), .streaming = !ctx.keep_sets, .streamed = {}, .kept = {}};
   if (out.streaming) out.kept.assign(groups.size(), 0);
   const size_t max_streamed = ctx.options.pair_memory / 4 / kStreamedPairBytes;
   for (const Candidate& p : pairs) {
     const uint32_t sa = groups.slot_of(p.a), sb = groups.slot_of(p.b);
+    if (!filters.Reportable(sa, sb)) continue;
     out.in_pair[sa] = 1;
     out.in_pair[sb] = 1;
     if (!out.streaming) continue;
@@ -70,13 +98,13 @@ FirstPass ReadCandidates(const VerifyContext& ctx, const CopyGroups& groups, con
   return out;
 }
 
-// Every group of copies, and every group in a candidate pair (whose
-// shingle set is then wanted).
-ToConfirm GroupsToConfirm(const CopyGroups& groups, const std::vector<char>& in_pair) {
+// Every group of copies that the report can keep (GroupFilters), and every
+// group in a candidate pair it can keep (whose shingle set is then wanted).
+ToConfirm GroupsToConfirm(const CopyGroups& groups, const GroupFilters& filters, const std::vector<char>& in_pair) {
   ToConfirm c;
   for (uint32_t k = 0; k < groups.size(); ++k) {
     const auto members = groups.members(k);
-    if (members.size() < 2 && in_pair[k] == 0) continue;
+    if (in_pair[k] == 0 && (members.size() < 2 || !filters.Reportable(k, k))) continue;
     c.slots.push_back(k);
     c.groups.emplace_back(members.begin(), members.end());
     c.want_set.push_back(in_pair[k]);
@@ -113,6 +141,7 @@ struct PairChecker {
   const CopyGroups& groups;
   const std::vector<uint32_t>& group_of_slot;
   const ConfirmedGroups& confirmed;
+  const GroupFilters& filters;
   Confirmer& confirmer;
   Verified& verified;
   std::vector<double> jaccard = {};  // per pair of the batch
@@ -145,6 +174,7 @@ struct PairChecker {
     changed.assign(confirmed.members.size(), 0);
     size_t at = 0;
     for (const Candidate& p : pairs) {
+      if (!Reportable(p)) continue;
       double j = -1;
       const bool was_streamed = Streamed(p, &at, &j);
       if (!Confirmed(p)) continue;
@@ -199,6 +229,9 @@ struct PairChecker {
     known->clear();
     return Status::Ok();
   }
+  // Whether the pair was read again at all (GroupFilters): a pair that is
+  // not has no group of the confirmed ones.
+  bool Reportable(const Candidate& p) const { return filters.Reportable(groups.slot_of(p.a), groups.slot_of(p.b)); }
   uint32_t GroupOf(DocId d) const { return group_of_slot[groups.slot_of(d)]; }
   // Verified::sets_[d] (empty when it has none), from a vector by group
   // instead of a hash lookup a pair.
@@ -234,6 +267,7 @@ Status CheckAll(PairChecker* checker, CandidatePairs& candidates) {
   std::vector<char> known;
   size_t at = 0;
   for (Candidate p : candidates) {
+    if (!checker->Reportable(p)) continue;
     double j = -1;
     const bool was_streamed = checker->Streamed(p, &at, &j);
     if (was_streamed) p.jaccard = j;
@@ -312,10 +346,11 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
     return verified;
   }
   Status read;
-  FirstPass first = ReadCandidates(ctx, *groups, candidates.pairs, &read);
+  const GroupFilters filters(ctx, *groups);
+  FirstPass first = ReadCandidates(ctx, *groups, filters, candidates.pairs, &read);
   if (!read.ok()) return read;
   if (ctx.workers.Cancelled()) return Status::Cancelled("interrupted");
-  ToConfirm todo = GroupsToConfirm(*groups, first.in_pair);
+  ToConfirm todo = GroupsToConfirm(*groups, filters, first.in_pair);
   std::vector<uint32_t> group_of_slot(groups->size(), CopyGroups::kNone);
   for (uint32_t g = 0; g < todo.slots.size(); ++g) group_of_slot[todo.slots[g]] = g;
   std::vector<char> alone;
@@ -344,6 +379,7 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
                       .groups = *groups,
                       .group_of_slot = group_of_slot,
                       .confirmed = confirmed,
+                      .filters = filters,
                       .confirmer = confirmer,
                       .verified = *out,
                       .set_key = std::move(set_key),

@@ -87,6 +87,14 @@ struct VerifyContext {
   // its pairs are done (StreamedPairs, confirm.h): the sets are never all
   // held, and Verified keeps none of them. Default: true.
   bool keep_sets = true;
+  // Pairs mode only (keep_sets false): what the report keeps of the pairs
+  // (phases.cc's Filters(): --new, --against), each indexed by DocId. A
+  // candidate pair is verified only when every filter flags a member of one
+  // of its two groups, and a group of copies is confirmed only when it is
+  // in such a pair or every filter flags one of its members: the rest would
+  // be cut from the report, so nothing of it is read again. So an unchanged
+  // `--index --new` re-run reads nothing again. Empty: every pair and group.
+  std::vector<std::vector<uint8_t>> report_filters = {};
 };
 
 class Verified {

@@ -232,5 +232,51 @@ TEST(NewMarksTest, AnOutputIntoAPipeOrADeviceIsNotDelivered) {
   EXPECT_NE(info.out.find("\n  --new: 0 files pending;"), std::string::npos) << info.out;
 }
 
+// N from "neardup: N documents read again to verify" (-v); 0 when absent.
+long ReadAgain(const std::string& err) {
+  const size_t at = err.find(" read again to verify");
+  if (at == std::string::npos) return 0;
+  const size_t from = err.rfind("neardup: ", at);
+  return from == std::string::npos ? -1 : std::stol(err.substr(from + 9));
+}
+
+// Pairs mode reads again only what it can report (#46): the nightly --new
+// run over an unchanged corpus reads no document again, though its pairs and
+// copies are still candidates; with one new near copy it reads that copy and
+// the documents it pairs with, and reports what a plain scan reports of it.
+// --against reads only the groups a reference document is in.
+TEST(NewMarksTest, ARunReadsAgainOnlyWhatItCanReport) {
+  TempDir dir;
+  MakeCorpusAndDeliverIt(dir);
+  WriteFile(dir / "c/near0", Edited(100, 100));
+  int code = 0;
+  JobRun(dir, &code);  // delivers c/near0's pairs too
+  const std::vector<std::string> job = {"scan",  "-v", "--index",         dir / "ix.db",
+                                        "--new", "-o", dir / "out.jsonl", dir / "c"};
+  const RunResult unchanged = RunNeardup(job, dir.path());
+  EXPECT_EQ(unchanged.exit_code, 1) << unchanged.err;
+  EXPECT_EQ(ReadFile(dir / "out.jsonl"), "");
+  EXPECT_NE(unchanged.err.find("1 exact copy; 1 candidate pair, 0 pairs reported"), std::string::npos) << unchanged.err;
+  EXPECT_EQ(ReadAgain(unchanged.err), 0) << unchanged.err;
+
+  WriteFile(dir / "c/near5", Edited(105, 100));
+  const RunResult one_new = RunNeardup(job, dir.path());
+  EXPECT_EQ(one_new.exit_code, 0) << one_new.err;
+  const std::set<std::string> want = PairsWith(dir, dir / "c", dir / "c/near5");
+  ASSERT_EQ(want.size(), 1u);
+  EXPECT_EQ(PairsOf(ReadFile(dir / "out.jsonl")), want);
+  EXPECT_EQ(ReadAgain(one_new.err), 2) << one_new.err;  // c/near5 and c/old5
+
+  // Without --index: a plain scan reads every pair and group again (5
+  // documents: c/old0 and its copy, c/near0, c/near5 and c/old5); against
+  // c/near5 only its pair (2).
+  const RunResult plain = RunNeardup({"scan", "-v", dir / "c"}, dir.path());
+  EXPECT_EQ(ReadAgain(plain.err), 5) << plain.err;
+  const RunResult against = RunNeardup({"scan", "-v", "--against", dir / "c/near5", dir / "c"}, dir.path());
+  EXPECT_EQ(against.exit_code, 0) << against.err;
+  EXPECT_EQ(PairsOf(against.out), want);
+  EXPECT_EQ(ReadAgain(against.err), 2) << against.err;
+}
+
 }  // namespace
 }  // namespace neardup
