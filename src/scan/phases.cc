@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "index/index_keys.h"
+#include "lsh/similarity.h"
 #include "neardup/quote.h"
 #include "report/build_report.h"
 #include "report/new_only.h"
@@ -121,8 +122,19 @@ Result<SignedInputs> SignInputs(const Run& run, WalkedInputs walked) {
     const uint64_t bytes_total = walked.index == nullptr ? BytesToRead(walked.walked.files) : 0;
     signing.tick = [&run, n_files, bytes_total] { run.Tick(Stage::kReading, n_files, bytes_total); };
   }
-  const SignContext ctx = run.Signing(signing);
+  SignContext ctx = run.Signing(signing);
   if (walked.index == nullptr) {
+    // The bitmaps are built while the gate finds them worth it (an index
+    // stores them for later runs: it builds them all).
+    std::optional<BitmapGate> gate;
+    if (ctx.set_bitmaps) {
+      gate.emplace(BitmapGate::Params{.bands = run.banding().bands,
+                                      .rows = run.banding().rows,
+                                      .floor = CandidateFloor(run.options()),
+                                      .threshold = run.options().threshold,
+                                      .bytes = BytesToRead(walked.walked.files)});
+      ctx.bitmap_gate = &*gate;
+    }
     out.corpus = Sign(ctx, std::move(walked.walked.files));
   } else {
     Result<IndexedCorpus> s =

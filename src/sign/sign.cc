@@ -94,14 +94,19 @@ void SignTextFiles(const SignContext& ctx, SignedCorpus* out, std::vector<SignCo
       reader->set_count_shingles(ctx.count_shingles);
     }
     auto& bitmap = bitmaps[static_cast<size_t>(w)];
-    if (i < with_bitmap && bitmap == nullptr) bitmap = std::make_unique<SetBitmapBuilder>();
+    const bool with = i < with_bitmap && (ctx.bitmap_gate == nullptr || ctx.bitmap_gate->Wanted());
+    if (with && bitmap == nullptr) bitmap = std::make_unique<SetBitmapBuilder>();
     DocumentSketch sk;
-    const Status s = SignTextFile(ctx, *reader, i < with_bitmap ? bitmap.get() : nullptr, i, out, &sk);
+    const Status s = SignTextFile(ctx, *reader, with ? bitmap.get() : nullptr, i, out, &sk);
     DocRecord& r = out->table.docs[i];
     if (s.ok()) {
       r.kind = KindOf(sk);
       r.content = sk.content;
       r.shingles = sk.shingles;
+      if (ctx.bitmap_gate != nullptr && r.kind == DocKind::kOk) {
+        const SignatureView sig = out->table.signature(static_cast<DocId>(i));
+        ctx.bitmap_gate->Signed({sig.data(), sig.size()}, sk.bytes);
+      }
     }
     {
       std::lock_guard<std::mutex> lock(mu);

@@ -36,6 +36,7 @@
 #include "base/parallel.h"
 #include "base/types.h"
 #include "neardup/options.h"
+#include "sign/bitmap_gate.h"
 #include "sign/minhash.h"
 #include "sign/set_bitmap.h"
 #include "sign/signature_table.h"
@@ -97,7 +98,8 @@ inline constexpr uint64_t kBitmapTextBudget = uint64_t{1} << 30;
 // than they cost, at -t 0.8 they do not, on mail nor on the bench's files
 // (CPU of the default over --verify signature, -j 1: mail 1.27x with them,
 // 1.08x without; 100,000 files 1.19x and 1.12x). SignContext::set_bitmaps
-// asks it.
+// asks it; a scan's BitmapGate (bitmap_gate.h) stops them below it too
+// where its first documents show they cannot pay.
 inline constexpr double kBitmapsBelow = 0.7;
 inline bool WantsBitmaps(const Options& options) {
   return options.verify == VerifyMode::kExact && options.threshold < kBitmapsBelow;
@@ -148,6 +150,12 @@ struct SignContext {
   // WantsBitmaps(options); a stage sign task stores them for its verify
   // tasks.
   bool set_bitmaps = WantsBitmaps(options);
+  // With set_bitmaps: when set, a document gets its bitmap only while the
+  // gate wants them, and each signed document is shown to it (a scan's
+  // BitmapGate, bitmap_gate.h, which stops them where they cannot pay).
+  // Default: null, every document gets one (the index and the stage sign
+  // tasks store them for later runs).
+  BitmapGate* bitmap_gate = nullptr;
   // Count each signed document's distinct shingles into DocRecord::shingles
   // (DocumentReader::set_count_shingles), which containment divides by.
   // Default: false, the count is not free; a run that judges containment

@@ -77,6 +77,7 @@ struct BlockRule {
   // (set by the committing thread: the blocks after are dropped anyway).
   bool set_bitmaps = false;
   const std::atomic<bool>* bitmaps_full = nullptr;
+  BitmapGate* gate = nullptr;  // SignContext::bitmap_gate
 };
 
 // `readable_after`: the bytes of the block after the line (JSON parsing may
@@ -103,6 +104,7 @@ void SignLine(std::string_view line, size_t readable_after, uint64_t ln, const B
   b.counts.invalid_utf8 += sk.replaced + doc.replaced;
   b.counts.transcoded += sk.transcoded ? 1 : 0;
   const DocKind kind = KindOf(sk);
+  if (rule.gate != nullptr && kind == DocKind::kOk) rule.gate->Signed({b.sigs.data() + at, num_perm}, sk.bytes);
   if (rule.compact_unsigned && (kind == DocKind::kEmpty || kind == DocKind::kTooShort)) {
     b.sigs.resize(at);  // no row: the document is only counted
     const UnsignedDoc u{.line = ln, .file = b.file, .kind = kind};
@@ -131,7 +133,8 @@ void SignLine(std::string_view line, size_t readable_after, uint64_t ln, const B
 // Splits a block into lines (as every JSONL reader does: BlockLines) and
 // signs them.
 void SignBlock(const BlockRule& rule, JsonlDocReader& parser, SetBitmapBuilder& bitmap_builder, Block& b) {
-  const bool bitmaps = rule.set_bitmaps && !rule.bitmaps_full->load(std::memory_order_relaxed);
+  const bool bitmaps = rule.set_bitmaps && !rule.bitmaps_full->load(std::memory_order_relaxed) &&
+                       (rule.gate == nullptr || rule.gate->Wanted());
   parser.reader().set_bitmap(bitmaps ? &bitmap_builder : nullptr);
   const uint64_t max_line = rule.max_line;
   BlockLines lines(b.data, max_line);
@@ -334,7 +337,8 @@ void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector
                        .compact_unsigned = ctx.compact_unsigned,
                        .line_hashes = ctx.line_hashes,
                        .set_bitmaps = set_bitmaps,
-                       .bitmaps_full = &bitmap_budget.full};
+                       .bitmaps_full = &bitmap_budget.full,
+                       .gate = ctx.bitmap_gate};
   auto sign = [&](int w, Block& b) {
     SignBlock(rule, *parsers[static_cast<size_t>(w)], bitmap_builders[static_cast<size_t>(w)], b);
   };
