@@ -4,6 +4,7 @@
 #include <cstring>
 #include <iterator>
 
+#include "base/ascii.h"
 #include "neardup/quote.h"
 namespace neardup {
 
@@ -93,7 +94,7 @@ Result<uint64_t> LinesBefore(FileSystem& fs, const InputFile& f, uint64_t end) {
     if (!got.ok()) return got.status();
     if (*got == 0) break;
     read += *got;
-    lines += static_cast<uint64_t>(std::count(chunk.data(), chunk.data() + *got, '\n'));
+    lines += CountByte(chunk.data(), *got, '\n');
   }
   if (read != end) return Status::Changed(ShellQuoted(f.path) + ": changed during the run (shorter than when listed)");
   return lines;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "base/ascii.h"
 #include "base/hash.h"
 #include "neardup/quote.h"
 
@@ -52,7 +53,7 @@ class HashingReader : public ByteReader {
     if (n == 0) return;
     hasher_.Update(buf, n);
     slot_->bytes += n;
-    slot_->newlines += static_cast<uint64_t>(std::count(buf, buf + n, '\n'));
+    slot_->newlines += CountByte(buf, n, '\n');
     slot_->last = buf[n - 1];
   }
   std::unique_ptr<ByteReader> inner_;
