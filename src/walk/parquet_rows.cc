@@ -92,15 +92,26 @@ class ParquetRows final : public ByteReader {
     return Query(sql);
   }
 
+  // Fills `buf` with the rows of the current chunk; the next chunk is
+  // fetched only by a call that has nothing yet (so that its error, if any,
+  // comes after every row before it).
   Result<size_t> Read(char* buf, size_t n) override {
-    while (at_ == lines_.size()) {
-      if (done_) return 0;
-      if (Status s = NextChunk(); !s.ok()) return s;
+    size_t got = 0;
+    while (got < n) {
+      if (at_ < lines_.size()) {
+        const size_t take = std::min(n - got, lines_.size() - at_);
+        std::memcpy(buf + got, lines_.data() + at_, take);
+        at_ += take;
+        got += take;
+      } else if (row_ < rows_) {
+        FormatRow(row_++);
+      } else if (done_ || got > 0) {
+        break;
+      } else if (Status s = NextChunk(); !s.ok()) {
+        return s;
+      }
     }
-    const size_t take = std::min(n, lines_.size() - at_);
-    std::memcpy(buf, lines_.data() + at_, take);
-    at_ += take;
-    return take;
+    return got;
   }
 
  private:
@@ -141,30 +152,33 @@ class ParquetRows final : public ByteReader {
     return Status::Corrupt(Named(OneLine(e != nullptr ? e : "cannot read the rows")));
   }
 
-  // Formats the next chunk's rows into lines_; done_ at the end.
+  // Fetches the next chunk (DuckDB's, up to 2048 rows); done_ at the end.
   Status NextChunk() {
-    lines_.clear();
-    at_ = 0;
     if (chunk_ != nullptr) api_.destroy_data_chunk(&chunk_);
+    row_ = rows_ = 0;
     chunk_ = api_.fetch_chunk(result_);
     if (chunk_ == nullptr) {
       done_ = true;
       const char* e = api_.result_error(&result_);
       return e != nullptr ? ResultError() : Status::Ok();
     }
-    const idx_t n = api_.data_chunk_get_size(chunk_);
-    const Column text = ColumnOf(0);
-    const Column id = id_key_.empty() ? Column() : ColumnOf(1);
-    for (idx_t r = 0; r < n; ++r) {
-      lines_ += text_key_;
-      Append(text, r);
-      if (id.data != nullptr && Valid(id, r)) {
-        lines_ += id_key_;
-        Append(id, r);
-      }
-      lines_ += "\"}\n";
-    }
+    rows_ = api_.data_chunk_get_size(chunk_);
+    text_ = ColumnOf(0);
+    id_ = id_key_.empty() ? Column() : ColumnOf(1);
     return Status::Ok();
+  }
+  // Makes row `r` of the chunk the line in lines_: one row is held formatted
+  // at a time, besides the chunk.
+  void FormatRow(idx_t r) {
+    lines_.clear();
+    at_ = 0;
+    lines_ += text_key_;
+    Append(text_, r);
+    if (id_.data != nullptr && Valid(id_, r)) {
+      lines_ += id_key_;
+      Append(id_, r);
+    }
+    lines_ += "\"}\n";
   }
   struct Column {
     duckdb_string_t* data = nullptr;
@@ -192,7 +206,11 @@ class ParquetRows final : public ByteReader {
   duckdb_result result_{};
   bool started_ = false;
   duckdb_data_chunk chunk_ = nullptr;
-  std::string lines_;  // the chunk's rows as lines
+  idx_t rows_ = 0;  // in chunk_
+  idx_t row_ = 0;   // the next row of chunk_ to format
+  Column text_;
+  Column id_;
+  std::string lines_;  // the row being read, as its line
   size_t at_ = 0;      // bytes of lines_ already read
   bool done_ = false;
 };
