@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
 neardup_install_packages "${NEARDUP_PACKAGES[@]}"
+neardup_fetch_duckdb
 start=$SECONDS
 echo "building build/neardup (the binary only; scripts/test.sh builds the tests)" >&2
 cmake -S . -B build "${NEARDUP_CONFIGURE_RELEASE[@]}" >/dev/null

@@ -19,6 +19,7 @@ done
 
 # python3 (standard library only) runs scripts/sample_truth.py, a ctest test.
 neardup_install_packages "${NEARDUP_PACKAGES[@]}" python3
+neardup_fetch_duckdb
 if [ "$sanitize" = ON ]; then
   echo "building the binary and the tests with -fsanitize=address,undefined in $build/" >&2
   configure=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DNEARDUP_WERROR=ON -DNEARDUP_SANITIZE=ON

@@ -48,7 +48,8 @@ inline constexpr EnumName kVerifyModeNames[] = {{"signature", static_cast<int>(V
                                                 {"exact", static_cast<int>(VerifyMode::kExact)},
                                                 {"none", static_cast<int>(VerifyMode::kNone)}};
 inline constexpr EnumName kInputFormatNames[] = {{"text", static_cast<int>(InputFormat::kText)},
-                                                 {"jsonl", static_cast<int>(InputFormat::kJsonl)}};
+                                                 {"jsonl", static_cast<int>(InputFormat::kJsonl)},
+                                                 {"parquet", static_cast<int>(InputFormat::kParquet)}};
 inline constexpr EnumName kEncodingNames[] = {{"utf8", static_cast<int>(Encoding::kUtf8)},
                                               {"utf-8", static_cast<int>(Encoding::kUtf8)},
                                               {"latin1", static_cast<int>(Encoding::kLatin1)},

@@ -19,7 +19,11 @@ namespace neardup {
 
 enum class ShingleUnit { kWord, kChar };
 enum class VerifyMode { kSignature, kExact, kNone };
-enum class InputFormat { kText, kJsonl };
+enum class InputFormat { kText, kJsonl, kParquet };
+// kJsonl and kParquet: each line or row is a document. A Parquet row is read
+// as a JSONL line of its text and id (src/walk/parquet_rows.h), so whatever
+// reads lines reads rows the same way.
+inline bool RowsAreDocuments(InputFormat input) { return input != InputFormat::kText; }
 // kUtf8 reads UTF-8 (a UTF-8 BOM is dropped; UTF-16 LE/BE with a BOM is
 // transcoded). kLatin1 reads every byte as the code point of the same value.
 enum class Encoding { kUtf8, kLatin1 };
@@ -75,8 +79,11 @@ struct Options {
   // skipped as malformed, never held whole. Range >= 1. Default: 256 MiB.
   uint64_t max_line = uint64_t{256} << 20;
   // kText: each file is a document. kJsonl: each line of each file is one.
+  // kParquet: each row of each file (read as Parquet whatever its name) is
+  // one. Default: kText, and kParquet when every PATH names a *.parquet file.
   InputFormat input = InputFormat::kText;
-  // JSONL keys. Defaults: "text" and "id" (without an id: FILE:LINE).
+  // JSONL keys, Parquet columns. Defaults: "text" and "id" (without an id:
+  // FILE:LINE, FILE:ROW).
   std::string text_key = "text";
   std::string id_key = "id";
   Encoding encoding = Encoding::kUtf8;

@@ -30,7 +30,7 @@ Status ValidateOptions(const Options& o) {
                                        .append(" permutations, --num-perm is ")
                                        .append(std::to_string(o.num_perm)));
   }
-  if (o.input == InputFormat::kJsonl && o.text_key.empty()) {
+  if (RowsAreDocuments(o.input) && o.text_key.empty()) {
     return Status::InvalidArgument("--text-key must not be empty");
   }
   if (o.new_only && o.index.empty()) return Status::InvalidArgument("--new needs --index FILE");

@@ -405,13 +405,13 @@ Status CheckOutputOptions(const BoundOptions& given, const CliOptions& c, std::v
         "-0 (--null) ends the bare paths of --mode duplicates: drop -f, which writes records");
   }
   // JSONL duplicates are lines, named by id or FILE:LINE: no path for rm.
-  if (given.Given("--null") && o.input == InputFormat::kJsonl) {
+  if (given.Given("--null") && RowsAreDocuments(o.input)) {
     return Status::InvalidArgument(
         "-0 (--null) ends paths for xargs -0 rm, but with --input jsonl the duplicates are lines named by id, not "
         "files: use -f jsonl to list them, or --kept-dir DIR to write the files without them");
   }
   // A JSONL line has no time of its own: its file's is not the document's.
-  if (o.input == InputFormat::kJsonl && (o.keep == KeepRule::kNewest || o.keep == KeepRule::kOldest)) {
+  if (RowsAreDocuments(o.input) && (o.keep == KeepRule::kNewest || o.keep == KeepRule::kOldest)) {
     return Status::InvalidArgument(
         std::string("--keep ")
             .append(ToString(o.keep))
@@ -457,6 +457,38 @@ Status CheckPaths(const CliOptions& c) {
     return Status::InvalidArgument("'-' as a PATH and --files-from - both read standard input: use one of them");
   }
   return Status::Ok();
+}
+
+// Whether `path` names a Parquet file (*.parquet, any case).
+bool ParquetName(std::string_view path) {
+  constexpr std::string_view kEnd = ".parquet";
+  if (path.size() <= kEnd.size()) return false;
+  const std::string_view end = path.substr(path.size() - kEnd.size());
+  return std::equal(end.begin(), end.end(), kEnd.begin(),
+                    [](char x, char y) { return std::tolower(static_cast<unsigned char>(x)) == y; });
+}
+
+// Without --input, a run whose every PATH (explain: whose FILE) names a
+// *.parquet file reads Parquet. What reads no Parquet yet says so.
+Status ChooseParquet(const BoundOptions& given, CliOptions* c) {
+  Options& o = c->scan;
+  const bool scan = c->command == Command::kScan || IsStage(c->command);
+  if (!given.Given("--input") && scan && !o.paths.empty() && c->files_from.empty() && c->files0_from.empty() &&
+      std::all_of(o.paths.begin(), o.paths.end(), [](const std::string& p) { return ParquetName(p); })) {
+    o.input = InputFormat::kParquet;
+  }
+  if (!given.Given("--input") && c->command == Command::kExplain && c->explain_args.size() == 3 &&
+      ParquetName(c->explain_args[0])) {
+    o.input = InputFormat::kParquet;
+  }
+  if (o.input != InputFormat::kParquet) return Status::Ok();
+  const char* what = IsStage(c->command)   ? "the stage tasks"
+                     : !o.index.empty()    ? "--index"
+                     : !o.kept_dir.empty() ? "--kept-dir"
+                                           : nullptr;
+  if (what == nullptr) return Status::Ok();
+  return Status::InvalidArgument(std::string(what) +
+                                 ": not with Parquet input yet; scan without it, or export the rows to JSONL");
 }
 
 // The rules of scan across options that the core does not check: where -0
@@ -550,12 +582,13 @@ Status CheckExplainOptions(const BoundOptions& given, const CliOptions& c) {
   if (given.Given("--format") && c.format != OutputFormat::kJson) {
     return Status::InvalidArgument("explain prints text, or one JSON object with -f json");
   }
-  const bool jsonl = c.scan.input == InputFormat::kJsonl;
+  const bool jsonl = RowsAreDocuments(c.scan.input);
   const size_t want = jsonl ? 3 : 2;
   if (c.explain_args.size() != want) {
     const size_t n = c.explain_args.size();
     const std::string got = std::to_string(n) + (n == 1 ? " argument" : " arguments");
-    return Status::InvalidArgument(jsonl ? "explain --input jsonl needs FILE ID_A ID_B, got " + got
+    return Status::InvalidArgument(jsonl ? "explain --input " + std::string(NameOf(c.scan.input)) +
+                                               " needs FILE ID_A ID_B, got " + got
                                          : "explain needs two files A B, got " + got);
   }
   if (!jsonl && c.explain_args[0] == "-" && c.explain_args[1] == "-") {
@@ -603,6 +636,7 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
   c.work = line.work;
 
   Status status = given.Apply(c);
+  if (status.ok()) status = ChooseParquet(given, &c);
   if (c.verbosity < 0) c.progress = false;  // -q: errors only, no progress line
   c.scan.name_skipped = c.verbosity > 0;    // -v names each skipped file
   if (status.ok() && (c.command == Command::kScan || stage != nullptr)) {

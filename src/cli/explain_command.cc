@@ -260,7 +260,7 @@ void WriteExplanationJson(const PairExplanation& e, const std::vector<DiffRun>& 
 ExitCode RunExplain(const CliOptions& cli, std::ostream& out) {
   const Options& o = cli.scan;
   ExplainInputs in;
-  if (o.input == InputFormat::kJsonl) {
+  if (RowsAreDocuments(o.input)) {
     in.jsonl_file = cli.explain_args[0];
     in.a = cli.explain_args[1];
     in.b = cli.explain_args[2];

@@ -54,7 +54,7 @@ class RangeByteReader final : public ByteReader {
 };
 
 bool Splittable(const Options& o, const InputFile& f) {
-  return o.input == InputFormat::kJsonl && !f.identity.stream && !Compressed(f.path) && f.size >= kMinSplitBytes;
+  return RowsAreDocuments(o.input) && !f.identity.stream && !Compressed(f.path) && f.size >= kMinSplitBytes;
 }
 
 Result<std::unique_ptr<ByteReader>> OpenRange(FileSystem& fs, const InputFile& f, uint64_t begin, uint64_t end) {
@@ -152,7 +152,7 @@ std::unique_ptr<ByteReader> RangeReader(std::unique_ptr<ByteReader> inner, uint6
 }
 
 Result<Share> ShareOf(FileSystem& fs, const Options& o, std::vector<InputFile> files, StageTask t) {
-  if (o.input != InputFormat::kJsonl) {
+  if (!RowsAreDocuments(o.input)) {
     Share out = ShareOfFiles(std::move(files), t);
     if (Status s = NoStreams(out.files); !s.ok()) return s;
     return out;

@@ -31,7 +31,7 @@ uint64_t SignFingerprint(const Options& options) {
   // --glob, --hidden, -L, --against) is the listing's (ListingFingerprint).
   PutFixed64(&bytes, options.min_words);
   PutFixed64(&bytes, options.max_filesize);
-  if (options.input == InputFormat::kJsonl) {
+  if (RowsAreDocuments(options.input)) {
     PutText(&bytes, options.text_key);
     PutText(&bytes, options.id_key);
     PutFixed64(&bytes, options.max_line);

@@ -136,7 +136,7 @@ struct TableSweep {
 // The walk SweepTable() makes over shard `s`'s table, `st` its state.
 RecordWalk SweepWalk(const Options& o, uint32_t s, Sweep* sw, FileEnds* ends, TableSweep* st) {
   const MappedFile* file = sw->shards[s].file.get();
-  const bool jsonl = o.input == InputFormat::kJsonl;
+  const bool jsonl = RowsAreDocuments(o.input);
   const bool name_skipped = o.name_skipped;
   return RecordWalk{.keep =
                         [s, sw, st, jsonl, name_skipped](uint64_t k, const DocRecord& d) {
@@ -444,7 +444,7 @@ Result<SignedCorpus> NeededCorpus(const WorkFolder& folder, Sweep* sw, const Opt
                         .named_unsigned = {},
                         .bitmaps = {}};
     corpus.stream_copies.resize(corpus.table.files.size());
-    if (o.input != InputFormat::kJsonl) return corpus;
+    if (!RowsAreDocuments(o.input)) return corpus;
     std::vector<std::string> before;
     for (const DocRecord& d : corpus.table.docs) before.push_back(d.name);
     RenameDuplicateIds(&corpus);
@@ -538,7 +538,7 @@ Result<std::vector<uint64_t>> NeededIds(Sweep* sw, const Options& o) {
   std::vector<uint64_t> needed = std::move(sw->needed);
   if (Status s = AddGroups(&sw->contents, &needed); !s.ok()) return s;
   sw->contents = SortedRuns<KeyId>(kKeysMemory, "sorting content hashes");
-  if (o.input == InputFormat::kJsonl) {
+  if (RowsAreDocuments(o.input)) {
     if (Status s = AddGroups(&sw->names, &needed); !s.ok()) return s;
   }
   std::sort(needed.begin(), needed.end());

@@ -19,9 +19,9 @@ namespace {
 // (--encoding is a signature parameter; --glob, --hidden and -L decide which
 // files are walked, not what a file yields.)
 uint64_t ReadingFingerprint(const Options& o, bool compressed) {
-  std::string key = o.input == InputFormat::kJsonl ? "jsonl" : "text";
+  std::string key = RowsAreDocuments(o.input) ? "jsonl" : "text";
   key.append("|").append(std::to_string(o.min_words));
-  if (o.input == InputFormat::kJsonl) {
+  if (RowsAreDocuments(o.input)) {
     key.append("|").append(o.text_key).append("|").append(o.id_key).append("|").append(std::to_string(o.max_line));
   }
   if (compressed) key.append("|max-filesize ").append(std::to_string(o.max_filesize));
@@ -85,9 +85,7 @@ void MarkCompared(const std::vector<InputFile>& files, const Reading& reading, F
 }  // namespace
 
 Reading::Reading(const Options& o)
-    : plain(ReadingFingerprint(o, false)),
-      compressed(ReadingFingerprint(o, true)),
-      jsonl(o.input == InputFormat::kJsonl) {}
+    : plain(ReadingFingerprint(o, false)), compressed(ReadingFingerprint(o, true)), jsonl(RowsAreDocuments(o.input)) {}
 
 uint64_t Reading::For(const std::string& path) const { return CompressedPath(path) ? compressed : plain; }
 

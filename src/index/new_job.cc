@@ -54,7 +54,7 @@ NewJob NewJobOf(const Options& o, const IndexKeys& keys) {
   f.Add("follow", uint64_t{o.follow});
   f.Add("max-filesize", o.max_filesize);
   f.Add("max-line", o.max_line);
-  f.Add("input", std::string(o.input == InputFormat::kJsonl ? "jsonl" : "text"));
+  f.Add("input", std::string(RowsAreDocuments(o.input) ? "jsonl" : "text"));
   f.Add("text-key", o.text_key);
   f.Add("id-key", o.id_key);
   f.Add("min-words", o.min_words);

@@ -36,7 +36,7 @@ std::string RunOptions(const Options& o) {
   for (const auto& p : o.paths) add(p);
   for (const auto& p : o.against) add(std::string("--against ").append(p));
   if (!o.listed_paths.empty()) add(std::to_string(o.listed_paths.size()).append(" listed paths"));
-  add(std::string("--input ").append(o.input == InputFormat::kJsonl ? "jsonl" : "text"));
+  add(std::string("--input ").append(RowsAreDocuments(o.input) ? "jsonl" : "text"));
   add(std::string("--mode ").append(ToString(o.mode)));
   add(std::string("--verify ").append(ToString(o.verify)));
   char t[32];
@@ -260,7 +260,7 @@ IndexUpdate::IndexUpdate(const SignContext& ctx, SignatureIndex& index, std::vec
                          StoredInputs stored)
     : ctx_(ctx),
       index_(index),
-      jsonl_(ctx.options.input == InputFormat::kJsonl),
+      jsonl_(RowsAreDocuments(ctx.options.input)),
       reading_(ctx.options),
       np_(static_cast<size_t>(ctx.options.num_perm)),
       files_(std::move(files)),

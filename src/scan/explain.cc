@@ -77,6 +77,14 @@ Result<std::unique_ptr<ByteReader>> OpenNamed(FileSystem& fs, const std::string&
   return OpenInput(fs, path, stdin_identity);
 }
 
+// Opens a Parquet file named on the command line: its rows as JSONL lines.
+Result<std::unique_ptr<ByteReader>> OpenNamedRows(FileSystem& fs, const std::string& path, const Options& options) {
+  Result<FileStat> st = fs.Stat(path);
+  if (!st.ok()) return st.status();
+  const FileIdentity identity{.dev = st->dev, .ino = st->ino, .stream = st->type == FileType::kOther};
+  return OpenParquetRows(fs, path, identity, {.text = options.text_key, .id = options.id_key});
+}
+
 // The lines whose id is the one asked for: the first few, and how many.
 struct IdLines {
   static constexpr size_t kListed = 5;
@@ -165,7 +173,9 @@ Status ReadFileDoc(const Options& options, const MinHasher& mh, FileSystem& fs, 
 
 Status ReadJsonlDocs(const Options& options, const MinHasher& mh, FileSystem& fs, const ExplainInputs& inputs,
                      ReadDoc* ra, ReadDoc* rb) {
-  Result<std::unique_ptr<ByteReader>> in = OpenNamed(fs, inputs.jsonl_file);
+  Result<std::unique_ptr<ByteReader>> in = options.input == InputFormat::kParquet
+                                               ? OpenNamedRows(fs, inputs.jsonl_file, options)
+                                               : OpenNamed(fs, inputs.jsonl_file);
   if (!in.ok()) return in.status();
   JsonlDocReader parser(options, mh);
   JsonlLines lines(std::move(*in), options.max_line);
@@ -293,7 +303,7 @@ Result<PairExplanation> ExplainPair(const Options& options, const ExplainInputs&
   const Run& run = **decided;
   const MinHasher& mh = run.minhasher();
   ReadDoc ra, rb;
-  if (options.input == InputFormat::kJsonl) {
+  if (RowsAreDocuments(options.input)) {
     if (Status s = ReadJsonlDocs(options, mh, fs, inputs, &ra, &rb); !s.ok()) return s;
   } else {
     if (inputs.a == "-" && inputs.b == "-") {

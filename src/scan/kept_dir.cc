@@ -210,7 +210,7 @@ Status NotWritten(const Status& why, const std::string& dir) {
 // Writes one JSONL file of `job` through a LineFilter.
 Status WriteJsonl(const Run& run, const KeptFolder& dir, const InputFile& file, const Job& job, int zstd_threads) {
   if (Status s = CheckUnchanged(run.fs(), file); !s.ok()) return s;
-  Result<std::unique_ptr<ByteReader>> in = OpenAgain(run.fs(), file, nullptr);
+  Result<std::unique_ptr<ByteReader>> in = OpenAgain(run.fs(), file, nullptr, run.options());
   if (!in.ok()) {
     return Status::Changed(ShellQuoted(file.path) + ": cannot be read again (" + in.status().message() + ")");
   }
@@ -315,7 +315,7 @@ std::vector<Job> Plan(const Options& o, const KeptSources& src, const std::vecto
   InsideInputs inside(src.inputs);
   for (uint32_t f = 0; f < n; ++f) {
     const InputFile& file = src.files[f];
-    const bool jsonl = o.input == InputFormat::kJsonl;
+    const bool jsonl = RowsAreDocuments(o.input);
     if (file.reference || (!jsonl && (writable[f] == 0 || first[f + 1] > first[f]))) continue;
     if (src.unread[f] != 0 || file.identity.stream) {
       written->problems.push_back(
@@ -403,8 +403,8 @@ KeptWritten WriteKeptDir(const Run& run, const KeptSources& sources, const std::
   std::vector<Status> results(jobs.size());
   ParallelFor(run.workers(), jobs.size(), [&](int, size_t j) {
     const InputFile& file = sources.files[jobs[j].file];
-    results[j] = o.input == InputFormat::kJsonl ? WriteJsonl(run, dir, file, jobs[j], zstd_threads)
-                                                : WriteText(run, dir, file, jobs[j]);
+    results[j] = RowsAreDocuments(o.input) ? WriteJsonl(run, dir, file, jobs[j], zstd_threads)
+                                           : WriteText(run, dir, file, jobs[j]);
   });
   for (size_t j = 0; j < jobs.size(); ++j) {
     if (results[j].ok()) {

@@ -420,8 +420,8 @@ Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, Foun
   report.index.bitmaps_read = found.bitmaps_read;
   report.stats = CountRead(corpus, inputs.walk, inputs.left_out);
   const std::optional<std::string> not_jsonl =
-      o.input == InputFormat::kJsonl ? FoldFilesNotJsonl(corpus, o.name_skipped, &corpus.problems, &report.stats)
-                                     : std::nullopt;
+      RowsAreDocuments(o.input) ? FoldFilesNotJsonl(corpus, o.name_skipped, &corpus.problems, &report.stats)
+                                : std::nullopt;
   corpus.unnamed_unsigned = {};  // counted: nothing else reads them
   corpus.named_unsigned = {};
   report.stats.candidates = found.candidates.visited;
@@ -454,7 +454,7 @@ Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, Foun
   }
   report.stats.exact_duplicates = found.groups.copies();
   report.skipped = NamedSkipped(o, corpus.table.docs, std::move(inputs.walk_skipped));
-  if (o.input == InputFormat::kJsonl && o.doc_places) PlacesOf(corpus.table, &report);
+  if (RowsAreDocuments(o.input) && o.doc_places) PlacesOf(corpus.table, &report);
   report.docs = Entries(std::move(corpus.table.docs), origins);
   if (Status s = BuildOutcome(run, found, *verified, inputs.signed_now, &report, want_dropped ? &out.dropped : nullptr);
       !s.ok()) {

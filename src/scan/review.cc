@@ -140,7 +140,7 @@ class JsonlSource : public HeldTexts {
     f.ctime_ns = sf.ctime_ns;
     f.identity = FileIdentity{.dev = sf.dev, .ino = sf.ino, .stream = false};
     if (Status s = CheckUnchanged(fs_, f); !s.ok()) return fail_all("no diff: " + s.message());
-    Result<std::unique_ptr<ByteReader>> in = OpenAgain(fs_, f, nullptr);
+    Result<std::unique_ptr<ByteReader>> in = OpenAgain(fs_, f, nullptr, options_);
     if (!in.ok()) return fail_all("no diff: " + f.path + ": cannot be read again (" + in.status().message() + ")");
     JsonlLines lines(std::move(*in), options_.max_line);
     JsonlLines::Line line;
@@ -301,7 +301,7 @@ Review BuildReviewInBatches(const Report& report, const Options& options, uint64
   Review review = ReviewWithoutTexts(report);
   std::vector<ReviewGroup> groups = std::move(review.groups);
   review.groups.clear();
-  const bool jsonl = options.input == InputFormat::kJsonl && report.places.size() == report.docs.size();
+  const bool jsonl = RowsAreDocuments(options.input) && report.places.size() == report.docs.size();
   if (options.input != InputFormat::kText && !jsonl) {
     if (!groups.empty()) sink(groups);
     return review;

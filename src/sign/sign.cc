@@ -31,7 +31,7 @@ Status SignTextFile(const SignContext& ctx, DocumentReader& reader, SetBitmapBui
     out->stream_copies[i] = std::make_unique<StreamCopy>();
     copy = out->stream_copies[i].get();
   }
-  Result<std::unique_ptr<ByteReader>> in = OpenForSigning(ctx.fs, f, copy);
+  Result<std::unique_ptr<ByteReader>> in = OpenForSigning(ctx.fs, f, copy, ctx.options);
   if (!in.ok()) return in.status();
   // A compressed file's text is larger than the file: its bitmap's level is
   // guessed from four times its size (a wrong guess only loosens the bound).
@@ -168,7 +168,7 @@ SignedCorpus Sign(const SignContext& ctx, std::vector<InputFile> files) {
   SignContext whole_run = ctx;  // the run's documents: the unsigned are counted, not kept (sign.h)
   whole_run.compact_unsigned = true;
   SignedCorpus out = SignShare(whole_run, std::move(files));
-  if (ctx.options.input == InputFormat::kJsonl) RenameDuplicateIds(&out);
+  if (RowsAreDocuments(ctx.options.input)) RenameDuplicateIds(&out);
   return out;
 }
 

@@ -201,7 +201,7 @@ void SplitFile(const SignContext& ctx, uint32_t fi, OrderedWork<Block>& work, Si
     out->stream_copies[fi] = std::make_unique<StreamCopy>();
     copy = out->stream_copies[fi].get();
   }
-  Result<std::unique_ptr<ByteReader>> in = OpenForSigning(fs, f, copy);
+  Result<std::unique_ptr<ByteReader>> in = OpenForSigning(fs, f, copy, options);
   if (!in.ok()) {
     out->problems.push_back({.file = fi, .line = 0, .status = in.status()});
     return;
@@ -359,7 +359,7 @@ void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector
   committer.bytes_before.assign(out->table.files.size(), kNoOffset);
   for (size_t k = 0; k < out->table.files.size(); ++k) {
     const InputFile& f = out->table.files[k];
-    if (!f.identity.stream && committer.lines_before[k] == 0 && !CompressedName(f.path)) committer.bytes_before[k] = 0;
+    if (committer.lines_before[k] == 0 && LinesAtOffsets(f, options)) committer.bytes_before[k] = 0;
   }
   auto commit = [&committer](Block& b) { committer.Commit(b); };
   OrderedWork<Block> work(workers, static_cast<size_t>(workers.threads) * kBlocksPerWorker, sign, commit);

@@ -88,15 +88,31 @@ Result<std::unique_ptr<ByteReader>> StreamCopy::Replay() const {
   return std::unique_ptr<ByteReader>(std::make_unique<ReplayReader>(file_));
 }
 
-Result<std::unique_ptr<ByteReader>> OpenForSigning(FileSystem& fs, const InputFile& file, StreamCopy* copy) {
-  Result<std::unique_ptr<ByteReader>> in = OpenInput(fs, file.path, file.identity);
+namespace {
+
+Result<std::unique_ptr<ByteReader>> OpenDocuments(FileSystem& fs, const InputFile& file, const Options& options) {
+  if (options.input == InputFormat::kParquet)
+    return OpenParquetRows(fs, file.path, file.identity, {.text = options.text_key, .id = options.id_key});
+  return OpenInput(fs, file.path, file.identity);
+}
+
+}  // namespace
+
+bool LinesAtOffsets(const InputFile& file, const Options& options) {
+  return !file.identity.stream && !CompressedName(file.path) && options.input != InputFormat::kParquet;
+}
+
+Result<std::unique_ptr<ByteReader>> OpenForSigning(FileSystem& fs, const InputFile& file, StreamCopy* copy,
+                                                   const Options& options) {
+  Result<std::unique_ptr<ByteReader>> in = OpenDocuments(fs, file, options);
   if (!in.ok() || !file.identity.stream || copy == nullptr) return in;
   return copy->Record(std::move(*in));
 }
 
-Result<std::unique_ptr<ByteReader>> OpenAgain(FileSystem& fs, const InputFile& file, const StreamCopy* copy) {
+Result<std::unique_ptr<ByteReader>> OpenAgain(FileSystem& fs, const InputFile& file, const StreamCopy* copy,
+                                              const Options& options) {
   if (copy != nullptr) return copy->Replay();
-  return OpenInput(fs, file.path, file.identity);
+  return OpenDocuments(fs, file, options);
 }
 
 Status CheckUnchanged(FileSystem& fs, const InputFile& file) {

@@ -22,9 +22,11 @@
 #include <string_view>
 #include <vector>
 
+#include "neardup/options.h"
 #include "neardup/status.h"
 #include "text/jsonl.h"
 #include "walk/file_system.h"
+#include "walk/parquet_rows.h"
 #include "walk/walk.h"
 
 namespace neardup {
@@ -50,14 +52,20 @@ class StreamCopy {
 
 // Opens `file` for its first read. When `copy` is non-null and `file` is a
 // stream document, its bytes are recorded into *copy as they are read.
-// Errors as OpenInput() (file_system.h).
+// Errors as OpenInput() (file_system.h). With --input parquet, the file's
+// rows as JSONL lines (walk/parquet_rows.h; a stream is an error).
 [[nodiscard]] Result<std::unique_ptr<ByteReader>> OpenForSigning(FileSystem& fs, const InputFile& file,
-                                                                 StreamCopy* copy);
+                                                                 StreamCopy* copy, const Options& options);
 
 // Opens `file` again: through `copy` when it is non-null (a stream), else by
-// its walked path and identity. Errors as OpenInput().
+// its walked path and identity. Errors as OpenInput(); Parquet as above.
 [[nodiscard]] Result<std::unique_ptr<ByteReader>> OpenAgain(FileSystem& fs, const InputFile& file,
-                                                            const StreamCopy* copy);
+                                                            const StreamCopy* copy, const Options& options);
+
+// Whether the offsets of `file`'s lines are those of its bytes on disk, so
+// that a line can be read again where it starts: a regular file, neither
+// compressed nor Parquet (whose lines are made from its rows).
+bool LinesAtOffsets(const InputFile& file, const Options& options);
 
 // OK when `file.path` is still the file the walk saw: same size, mtime, ctime,
 // device and inode. Else Changed: "PATH: changed during the run", or "PATH:

@@ -142,7 +142,7 @@ std::vector<std::vector<size_t>> Confirmer::Jobs(const std::vector<DocOrigin>& o
     // or the file from its start, parsing its own lines only and stopping
     // after the last. A compressed file or a stream's copy is one job (each
     // would be decompressed or replayed again).
-    const bool plain = origins[reads_[ids[0]].doc].copy == nullptr && !CompressedName(file->path);
+    const bool plain = origins[reads_[ids[0]].doc].copy == nullptr && LinesAtOffsets(*file, options_);
     const bool seek =
         std::all_of(ids.begin(), ids.end(), [&](size_t i) { return origins[reads_[i].doc].offset != kNoOffset; });
     const size_t threads = static_cast<size_t>(threads_);
@@ -227,7 +227,7 @@ void Confirmer::ReadTextDoc(const std::vector<DocOrigin>& origins, size_t i, siz
   // the walk saw, ctime included, which any change since moves (and no tool
   // can set back); a change within the ctime's tick is the content hash's
   // to catch (Judge). One path lookup a document fewer.
-  Result<std::unique_ptr<ByteReader>> in = OpenAgain(fs_, f, copy);
+  Result<std::unique_ptr<ByteReader>> in = OpenAgain(fs_, f, copy, options_);
   if (!in.ok()) {
     // Gone or replaced since the walk is said so, as the stat tells it.
     if (copy == nullptr) r.status = CheckUnchanged(fs_, f);
@@ -266,7 +266,7 @@ void Confirmer::ReadJsonlFile(const std::vector<DocOrigin>& origins, const std::
   if (copy == nullptr) {
     if (Status s = CheckUnchanged(fs_, f); !s.ok()) return fail_all(s);
   }
-  Result<std::unique_ptr<ByteReader>> in = OpenAgain(fs_, f, copy);
+  Result<std::unique_ptr<ByteReader>> in = OpenAgain(fs_, f, copy, options_);
   if (!in.ok())
     return fail_all(Status::Changed(ShellQuoted(f.path) + ": cannot be read again (" + in.status().message() + ")"));
   const bool seek = (*in)->CanReadAhead() && std::all_of(wanted.begin(), wanted.end(), [&](size_t i) {

@@ -27,7 +27,8 @@ void LeaveOutIndex(const Options& options, FileSystem& fs, WalkedCorpus* out) {
   });
 }
 
-void LeaveOutParquet(WalkedCorpus* out) {
+void LeaveOutParquet(const Options& options, WalkedCorpus* out) {
+  if (options.input == InputFormat::kParquet) return;
   constexpr std::string_view kParquet = ".parquet";
   std::erase_if(out->files, [&](const InputFile& f) {
     if (f.identity.stream || f.path.size() <= kParquet.size()) return false;
@@ -36,8 +37,8 @@ void LeaveOutParquet(WalkedCorpus* out) {
       if (std::tolower(static_cast<unsigned char>(end[i])) != kParquet[i]) return false;
     }
     out->notices.push_back(ShellQuoted(f.path) +
-                           ": a Parquet file, not read: neardup does not read Parquet yet "
-                           "(export it to JSONL and scan it with --input jsonl)");
+                           ": a Parquet file, not read: each of its rows is a document with --input parquet "
+                           "(a run reads one kind of input)");
     ++out->counts.parquet;
     return true;
   });

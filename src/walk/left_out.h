@@ -17,10 +17,11 @@ namespace neardup {
 // is no document anyone asked for. Nothing without --index.
 void LeaveOutIndex(const Options& options, FileSystem& fs, WalkedCorpus* out);
 
-// Leaves Parquet files (named *.parquet, any case) out of out->files, each
-// with a notice naming it and counted in out->counts.parquet: neardup does
-// not read Parquet yet, and read as text or JSONL its bytes would be a binary
+// Leaves Parquet files (named *.parquet, any case) out of out->files unless
+// the run reads Parquet (--input parquet), each with a notice naming it and
+// counted in out->counts.parquet: their rows are documents only with
+// --input parquet, and read as text or JSONL their bytes would be a binary
 // file or malformed lines.
-void LeaveOutParquet(WalkedCorpus* out);
+void LeaveOutParquet(const Options& options, WalkedCorpus* out);
 
 }  // namespace neardup

@@ -777,7 +777,7 @@ Result<WalkedCorpus> WalkCorpus(const Options& options, FileSystem& fs) {
   out.counts = all.counts;
   out.skipped = std::move(all.skipped);
   LeaveOutIndex(options, fs, &out);
-  LeaveOutParquet(&out);
+  LeaveOutParquet(options, &out);
   return out;
 }
 

@@ -53,6 +53,22 @@ TEST(ParseArgsTest, ScanDefaults) {
 // --mode duplicates without -f writes bare paths (for xargs; -0 ends each
 // with NUL); with -f, records. The default membership is keep: every
 // removable document is like the kept one.
+// Without --input, a run whose every PATH names a *.parquet file reads
+// Parquet (#45); what does not read Parquet yet is a usage error.
+TEST(ParseArgsTest, ParquetIsReadWhenEveryPathNamesAParquetFile) {
+  EXPECT_EQ(Parse({"scan", "a.parquet", "b.PARQUET"}).args.options.scan.input, InputFormat::kParquet);
+  EXPECT_EQ(Parse({"scan", "a.parquet", "b.txt"}).args.options.scan.input, InputFormat::kText);
+  EXPECT_EQ(Parse({"scan", "shards"}).args.options.scan.input, InputFormat::kText);
+  EXPECT_EQ(Parse({"scan", "--input", "jsonl", "a.parquet"}).args.options.scan.input, InputFormat::kJsonl);
+  EXPECT_EQ(Parse({"scan", "--input", "parquet", "shards"}).args.options.scan.input, InputFormat::kParquet);
+  EXPECT_EQ(Parse({"explain", "a.parquet", "x", "y"}).args.options.scan.input, InputFormat::kParquet);
+  const auto kept = Parse({"scan", "--kept-dir", "k", "a.parquet"});
+  EXPECT_EQ(kept.args.exit_now, ExitCode::kError);
+  EXPECT_EQ(kept.err,
+            "neardup: --kept-dir: not with Parquet input yet; scan without it, or export the rows to JSONL\n");
+  EXPECT_EQ(Parse({"scan", "--index", "i.db", "--input", "parquet", "d"}).args.exit_now, ExitCode::kError);
+}
+
 TEST(ParseArgsTest, DuplicatesModeWithoutFormatWritesPathsAndClustersByKeep) {
   auto p = Parse({"scan", "--mode", "duplicates", "-0", "x"});
   ASSERT_FALSE(p.args.exit_now) << p.err;
@@ -221,7 +237,7 @@ TEST(ParseArgsTest, UsageErrorsAreOneShortLineNamingOptionAndValue) {
       {{"--format", "1"}, "--format must be jsonl, json, csv, tsv or html, got 1"},
       {{"--keep", "0"}, "--keep must be first, longest, shortest, newest or oldest, got 0"},
       {{"--cluster-by", "1"}, "--cluster-by must be connected or keep, got 1"},
-      {{"--input", "1"}, "--input must be text or jsonl, got 1"},
+      {{"--input", "1"}, "--input must be text, jsonl or parquet, got 1"},
       {{"--encoding", "0"}, "--encoding must be utf8, utf-8, latin1, latin-1 or iso-8859-1, got 0"},
       {{"--mode", "a\nb"}, "--mode must be pairs, clusters or duplicates, got a?b"},
       {{"--bogus"}, "The following argument was not expected: --bogus"},

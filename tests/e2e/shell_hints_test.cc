@@ -195,9 +195,10 @@ TEST(HintsTest, JsonlInputOverFilesThatAreNotJsonlSaysSoOnce) {
   EXPECT_NE(jsonl.err.find(dir / "j/d.jsonl:2: "), std::string::npos) << jsonl.err;
 }
 
-// A Parquet file is named, once, as not read yet (#41), as text or JSONL
-// input, and counted as the binary file it was counted as before.
-TEST(HintsTest, AParquetFileSaysItIsNotReadYet) {
+// A Parquet file found in a folder of a text or JSONL run is named, once,
+// as read by --input parquet (#41, #45), and counted as the binary file it
+// was counted as before.
+TEST(HintsTest, AParquetFileInATextRunSaysHowItIsRead) {
   TempDir dir;
   constexpr char kChunk[] = "\x15\x04\x00\x19 col text\n";
   std::string parquet = "PAR1";
@@ -205,11 +206,11 @@ TEST(HintsTest, AParquetFileSaysItIsNotReadYet) {
   WriteFile(dir / "in/part-0.parquet", parquet + "PAR1");
   WriteFile(dir / "in/a.txt", testing::Join(testing::RandomWords(100, 5)));
   const std::string notice = dir / "in/part-0.parquet" +
-                             ": a Parquet file, not read: neardup does not read Parquet yet (export it to JSONL and "
-                             "scan it with --input jsonl)";
+                             ": a Parquet file, not read: each of its rows is a document with --input parquet (a "
+                             "run reads one kind of input)";
   const RunResult text = RunNeardup({"scan", dir / "in"}, dir.path());
   EXPECT_EQ(text.exit_code, 1) << text.err;
-  EXPECT_EQ(Count(text.err, "Parquet"), 2u) << text.err;  // "a Parquet file" and "read Parquet yet": one line
+  EXPECT_EQ(Count(text.err, "Parquet"), 1u) << text.err;  // one line
   EXPECT_NE(text.err.find("neardup: " + notice + "\n"), std::string::npos) << text.err;
   EXPECT_NE(text.err.find("(skipped: 1 binary)"), std::string::npos) << text.err;
   WriteFile(dir / "j/d.jsonl", "{\"text\": \"" + testing::Join(testing::RandomWords(20, 3)) + "\"}\n");

@@ -1,0 +1,46 @@
+// A Parquet file read as JSONL: each row becomes one line
+// {"TEXT_KEY":"...","ID_KEY":"..."}, in the file's row order, so that every
+// reader of JSONL (signing, the re-reads of --exact, explain, review) reads
+// Parquet rows as lines, and row N is line N (from 1): FILE:ROW names a row
+// without an id as FILE:LINE names a line.
+//
+// The rows are read through DuckDB (walk/duckdb_library.h), streamed chunk
+// by chunk (2048 rows), so memory is bounded by a chunk's rows whatever the
+// file's size. The text column must be a string column (VARCHAR); a NULL
+// text is an empty document. The id column may be a string or an integer
+// column; a NULL id, or no id column, leaves the line without an id. A text
+// column that is missing, or of another type (nested, numeric, binary), is
+// one error naming the column and its type, for the whole file.
+//
+// The file is opened by neardup (checked against the walk's device and
+// inode, through `fs` first so that test doubles see it) and read by DuckDB
+// through /proc/self/fd/N, so that the file read is the one checked, and no
+// character of its name is taken as a glob. A stream (a pipe) cannot be
+// read: Parquet is read from its footer.
+//
+// Thread safety: one reader per thread.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "walk/file_system.h"
+
+namespace neardup {
+
+// The columns read: --text-key and --id-key.
+struct ParquetColumns {
+  std::string text;
+  std::string id;
+};
+
+// The rows of `path` as JSONL. Errors, each one line naming the path: the
+// file's own (OpenExpected), the library's absence (how to provide it), a
+// file DuckDB cannot read as Parquet (Corrupt, DuckDB's reason), a missing or
+// non-string text column (InvalidArgument). A row group that cannot be read
+// is a Read() error (Corrupt) after the rows before it.
+[[nodiscard]] Result<std::unique_ptr<ByteReader>> OpenParquetRows(FileSystem& fs, const std::string& path,
+                                                                  const FileIdentity& expected,
+                                                                  const ParquetColumns& columns);
+
+}  // namespace neardup
