@@ -25,7 +25,6 @@ Status CheckRelation(const Options& o) {
   };
   if (o.mode != Mode::kPairs && o.cluster_by == ClusterBy::kConnected) return unsupported("--cluster-by connected");
   if (!o.index.empty()) return unsupported("--index");
-  if (!o.kept_dir.empty()) return unsupported("--kept-dir");
   if (o.verify == VerifyMode::kNone) return unsupported("--verify none");
   if (o.threshold >= 1.0) return Status::InvalidArgument(relation + " needs --threshold below 1");
   return Status::Ok();

@@ -311,7 +311,6 @@ TEST(RelationTest, WhatIsNotSupportedYetIsAUsageError) {
   WriteFile(dir / "c/a.txt", Join(RandomWords(100, 1)));
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"scan", "--relation", "contains", "--index", dir / "i.db", "c"}, "--index"},
-      {{"scan", "--relation", "both", "--mode", "duplicates", "--kept-dir", dir / "kept", "c"}, "--kept-dir"},
       {{"scan", "--relation", "both", "--mode", "clusters", "--cluster-by", "connected", "c"},
        "--cluster-by connected"},
       {{"scan", "--relation", "contains", "--verify", "none", "c"}, "--verify none"},
@@ -329,7 +328,7 @@ TEST(RelationTest, WhatIsNotSupportedYetIsAUsageError) {
 
 // Duplicates mode: the contained document goes and its container stays,
 // whatever --keep says; a document that contains the same text but is not
-// what the kept one contains stays.
+// what the kept one contains stays. --kept-dir drops the contained one.
 TEST(RelationTest, TheContainedGoesAndTheContainerStaysWhateverKeepSays) {
   TempDir dir;
   const std::vector<std::string> quote = RandomWords(300, 5, 100000);
@@ -348,6 +347,13 @@ TEST(RelationTest, TheContainedGoesAndTheContainerStaysWhateverKeepSays) {
       EXPECT_EQ(run.out, "c/quote\n") << keep << " " << verify;
     }
   }
+  // --kept-dir: the corpus without the contained document.
+  const RunResult kept = RunNeardup({"scan", "c", "--relation", "both", "--mode", "duplicates", "--kept-dir", "kept"},
+                                    dir.path(), RunOptions().In(dir.path()));
+  EXPECT_EQ(kept.exit_code, 0) << kept.err;
+  EXPECT_TRUE(std::filesystem::exists(dir / "kept/host1"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "kept/host2"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "kept/quote"));
   // Without containment, nothing: their Jaccard is 0.33 and 0.2.
   const RunResult run = RunNeardup({"scan", "c", "--mode", "duplicates"}, dir.path(), RunOptions().In(dir.path()));
   EXPECT_EQ(run.exit_code, 1) << run.err;
