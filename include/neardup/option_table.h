@@ -58,6 +58,9 @@ inline constexpr EnumName kEncodingNames[] = {{"utf8", static_cast<int>(Encoding
 inline constexpr EnumName kStripNames[] = {{"none", static_cast<int>(Strip::kNone)},
                                            {"html", static_cast<int>(Strip::kHtml)},
                                            {"mail", static_cast<int>(Strip::kMail)}};
+inline constexpr EnumName kRelationNames[] = {{"similar", static_cast<int>(Relation::kSimilar)},
+                                              {"contains", static_cast<int>(Relation::kContains)},
+                                              {"both", static_cast<int>(Relation::kBoth)}};
 inline constexpr EnumName kModeNames[] = {{"pairs", static_cast<int>(Mode::kPairs)},
                                           {"clusters", static_cast<int>(Mode::kClusters)},
                                           {"duplicates", static_cast<int>(Mode::kDuplicates)}};
@@ -88,6 +91,7 @@ constexpr std::span<const EnumName> EnumNames(InputFormat) { return kInputFormat
 constexpr std::span<const EnumName> EnumNames(Encoding) { return kEncodingNames; }
 constexpr std::span<const EnumName> EnumNames(Strip) { return kStripNames; }
 constexpr std::span<const EnumName> EnumNames(Mode) { return kModeNames; }
+constexpr std::span<const EnumName> EnumNames(Relation) { return kRelationNames; }
 constexpr std::span<const EnumName> EnumNames(KeepRule) { return kKeepRuleNames; }
 constexpr std::span<const EnumName> EnumNames(ClusterBy) { return kClusterByNames; }
 constexpr std::span<const EnumName> EnumNames(OutputFormat) { return kOutputFormatNames; }

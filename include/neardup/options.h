@@ -32,6 +32,16 @@ enum class Encoding { kUtf8, kLatin1 };
 // message's body (src/text/mail_text.h). Never detected: the user asks.
 enum class Strip { kNone, kHtml, kMail };
 enum class Mode { kPairs, kClusters, kDuplicates };
+// What relation a scan reports (--relation): near copies by Jaccard, one
+// document contained in another, or both.
+enum class Relation { kSimilar, kContains, kBoth };
+// The relation a pair is reported for (scan --relation): near copies, or
+// one document contained in the other, which way.
+enum class PairKind : uint8_t {
+  kSimilar = 0,  // Jaccard at the threshold (the only kind without --relation)
+  kAInB = 1,     // a contained in b: C(a, b) at the threshold
+  kBInA = 2,     // b contained in a
+};
 enum class KeepRule { kFirst, kLongest, kShortest, kNewest, kOldest };
 enum class ClusterBy { kConnected, kKeep };
 // -f: how the writers (writers.h) write a Report. kPaths: the bare list of
@@ -129,6 +139,19 @@ struct Options {
   // contained A that is looked for; larger ones are out of reach.
   // Range [1, 1024]. Default: 8.
   double max_ratio = 8;
+  // scan --relation: kSimilar (default) reports near copies by Jaccard;
+  // kContains a document contained in another, C(A, B) >= threshold (the
+  // pair reported as container and contained); kBoth both, each pair once.
+  Relation relation = Relation::kSimilar;
+  // The guard against templates (docs/method.md), for containment only:
+  // a contained document has at least `min_contained` distinct shingles
+  // (Range >= 1. Default: 50); the pair's Jaccard is at least `min_jaccard`
+  // (Range [0, 1]. Default: 0.05); the container is at least `min_ratio`
+  // times as large (Range [1, 1024]. Default: 1.2): pairs of near-equal
+  // sizes are judged by Jaccard alone.
+  uint64_t min_contained = 50;
+  double min_jaccard = 0.05;
+  double min_ratio = 1.2;
   // How a candidate pair is checked before it is reported. kExact (default):
   // its exact Jaccard, from the documents' shingle sets read again (a stream's
   // from the copy kept of it), so no reported pair and no removable document
@@ -216,5 +239,6 @@ const char* ToString(Mode mode);
 const char* ToString(KeepRule keep);
 const char* ToString(ClusterBy cluster_by);
 const char* ToString(Strip strip);
+const char* ToString(Relation relation);
 
 }  // namespace neardup

@@ -40,6 +40,7 @@ struct Params {
   KeepRule keep;
   ClusterBy cluster_by;
   bool has_reference;  // --against was given
+  Relation relation;
 };
 
 // The parameters of a scan with `options` that uses `banding`.
@@ -58,6 +59,12 @@ struct DocEntry {
   // removal could act on, so never listed as removable (it stays in its
   // cluster).
   bool stream = false;
+  // Distinct shingles, counted with --relation contains|both; else 0.
+  uint64_t shingles = 0;
+  // With --relation contains|both: contained in another document of a
+  // verified pair. Such a document is kept after every one that is not,
+  // whatever --keep says (cluster.h).
+  bool contained = false;
 };
 
 struct Cluster {

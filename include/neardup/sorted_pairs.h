@@ -42,6 +42,11 @@ struct ReportedPair {
   DocId b = 0;
   double estimate = 0;  // share of agreeing signature positions
   double jaccard = -1;  // exact Jaccard, or -1 when not computed
+  PairKind kind = PairKind::kSimilar;
+  // With --relation contains|both: the containment of the smaller document
+  // (by distinct shingles) in the other, exact with --exact, else estimated
+  // from the estimate and the sizes; -1 otherwise.
+  double containment = -1;
 };
 
 class SortedPairs {

@@ -281,9 +281,44 @@ constexpr OptionSpec kTable[] = {
      .kind = ValueKind::kReal,
      .range = {.low = 1, .high = 1024, .has_high = true},
      .help = "Containment: the largest size ratio of container to contained looked for",
-     .commands = kParamsCommand,
+     .commands = kBoth,
      .get = Get<&Options::max_ratio>,
      .put = Put<&Options::max_ratio>},
+    {.long_name = "--relation",
+     .group = OptionGroup::kVerification,
+     .kind = ValueKind::kChoice,
+     .choices = kRelationNames,
+     .help = "What to report: similar (near copies), contains (one document inside another) or both",
+     .commands = kScan,
+     .get = Get<&Options::relation>,
+     .put = Put<&Options::relation>},
+    {.long_name = "--min-contained",
+     .value_name = "N",
+     .group = OptionGroup::kVerification,
+     .kind = ValueKind::kInteger,
+     .range = {.low = 1},
+     .help = "Containment: the least distinct shingles of a contained document",
+     .commands = kScan,
+     .get = Get<&Options::min_contained>,
+     .put = Put<&Options::min_contained>},
+    {.long_name = "--min-jaccard",
+     .value_name = "X",
+     .group = OptionGroup::kVerification,
+     .kind = ValueKind::kReal,
+     .range = {.low = 0, .high = 1, .has_high = true},
+     .help = "Containment: the least Jaccard of a pair reported as containment",
+     .commands = kScan,
+     .get = Get<&Options::min_jaccard>,
+     .put = Put<&Options::min_jaccard>},
+    {.long_name = "--min-ratio",
+     .value_name = "X",
+     .group = OptionGroup::kVerification,
+     .kind = ValueKind::kReal,
+     .range = {.low = 1, .high = 1024, .has_high = true},
+     .help = "Containment: the least size ratio of container to contained (nearer pairs: Jaccard alone)",
+     .commands = kScan,
+     .get = Get<&Options::min_ratio>,
+     .put = Put<&Options::min_ratio>},
 
     // --- Output ----------------------------------------------------------------
     {.long_name = "--format",
@@ -568,6 +603,7 @@ const char* ToString(Mode mode) { return NameOf(mode); }
 const char* ToString(KeepRule keep) { return NameOf(keep); }
 const char* ToString(ClusterBy cluster_by) { return NameOf(cluster_by); }
 const char* ToString(Strip strip) { return NameOf(strip); }
+const char* ToString(Relation relation) { return NameOf(relation); }
 
 Status InvalidValue(const OptionSpec& spec, std::string_view text) {
   return MustBe(spec, Expectation(spec), ShownValue(text));

@@ -9,6 +9,29 @@
 
 namespace neardup {
 
+namespace {
+
+// --relation contains|both: what it is not supported with yet, said rather
+// than ignored.
+Status CheckRelation(const Options& o) {
+  if (o.min_ratio > o.max_ratio) {
+    return Status::InvalidArgument("--min-ratio " + std::to_string(o.min_ratio) + " is above --max-ratio " +
+                                   std::to_string(o.max_ratio));
+  }
+  if (o.relation == Relation::kSimilar) return Status::Ok();
+  const std::string relation = std::string("--relation ") + ToString(o.relation);
+  auto unsupported = [&](const std::string& what) {
+    return Status::InvalidArgument(relation + " is not supported with " + what + " yet");
+  };
+  if (o.mode != Mode::kPairs && o.cluster_by == ClusterBy::kConnected) return unsupported("--cluster-by connected");
+  if (!o.index.empty()) return unsupported("--index");
+  if (o.verify == VerifyMode::kNone) return unsupported("--verify none");
+  if (o.threshold >= 1.0) return Status::InvalidArgument(relation + " needs --threshold below 1");
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status ValidateOptions(const Options& o) {
   // Each value against its range in the option table, in the table's order.
   for (const OptionSpec& spec : OptionTable()) {
@@ -35,6 +58,7 @@ Status ValidateOptions(const Options& o) {
   }
   if (o.new_only && o.index.empty()) return Status::InvalidArgument("--new needs --index FILE");
   if (o.kept_copy && o.kept_dir.empty()) return Status::InvalidArgument("--kept-copy needs --kept-dir DIR");
+  if (Status s = CheckRelation(o); !s.ok()) return s;
   return Status::Ok();
 }
 

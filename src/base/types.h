@@ -11,6 +11,7 @@
 #include <string>
 
 #include "neardup/doc_id.h"
+#include "neardup/options.h"
 #include "neardup/status.h"
 
 namespace neardup {
@@ -89,6 +90,8 @@ struct Candidate {
   DocId a = 0, b = 0;   // representatives, a < b
   double estimate = 0;  // signature agreement
   double jaccard = -1;  // exact Jaccard, once verified by --exact; else -1
+  // With --relation contains|both, once verified: the relation found.
+  PairKind kind = PairKind::kSimilar;
   bool operator<(const Candidate& o) const { return a != o.a ? a < o.a : b < o.b; }
 };
 

@@ -26,6 +26,12 @@ LshIndex::LshIndex(const uint32_t* signatures, int num_perm, std::span<const uin
   assert(banding.bands * banding.rows <= num_perm);
 }
 
+LshIndex::LshIndex(const uint32_t* signatures, int num_perm, std::span<const uint32_t> row_ids, Banding banding,
+                   std::span<const uint8_t> side)
+    : LshIndex(signatures, num_perm, row_ids, banding) {
+  side_ = side;
+}
+
 void LshIndex::HashBand(int band, std::vector<Entry>& entries) const {
   const size_t n = row_ids_.size();
   const size_t off = static_cast<size_t>(band) * static_cast<size_t>(banding_.rows);
@@ -62,6 +68,27 @@ uint64_t LshIndex::PairsOfBucket(int worker, std::span<const Entry> bucket, int 
   return count;
 }
 
+// PairsOfBucket's pairs across the two sides only: the bucket's members of
+// side 0 against those of side 1, smaller id first.
+uint64_t LshIndex::CrossPairsOfBucket(int worker, std::span<const Entry> bucket, int band, const PairFn& pair,
+                                      const std::atomic<bool>* stop) const {
+  thread_local std::vector<uint32_t> sides[2];
+  sides[0].clear();
+  sides[1].clear();
+  for (const Entry& e : bucket) sides[side_[e.id] != 0 ? 1 : 0].push_back(e.id);
+  uint64_t count = 0;
+  for (const uint32_t x : sides[0]) {
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) break;
+    for (const uint32_t y : sides[1]) {
+      const uint32_t a = std::min(x, y), b = std::max(x, y);
+      if (!FirstSharedBand(Row(a), Row(b), banding_, band)) continue;
+      ++count;
+      pair(worker, a, b);
+    }
+  }
+  return count;
+}
+
 uint64_t LshIndex::ForEachCandidate(int threads, const PairFn& pair, size_t large_bucket, const BucketFn& bucket,
                                     const std::atomic<bool>* stop) const {
   std::atomic<uint64_t> total{0};
@@ -86,7 +113,9 @@ uint64_t LshIndex::ForEachCandidate(int threads, const PairFn& pair, size_t larg
                                 for (size_t k = 0; k < size; ++k) ids.push_back(first[k].id);
                                 bucket(worker, ids);
                               } else {
-                                count += PairsOfBucket(worker, std::span<const Entry>(first, size), band, pair, stop);
+                                const std::span<const Entry> members(first, size);
+                                count += side_.empty() ? PairsOfBucket(worker, members, band, pair, stop)
+                                                       : CrossPairsOfBucket(worker, members, band, pair, stop);
                               }
                             });
     total += count;

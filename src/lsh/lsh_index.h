@@ -33,6 +33,12 @@ class LshIndex {
   // index (row k of the index is signatures + rows_ids[k] * num_perm). Both
   // must outlive the index. REQUIRES: bands * rows <= num_perm.
   LshIndex(const uint32_t* signatures, int num_perm, std::span<const uint32_t> row_ids, Banding banding);
+  // The same, pairing only rows of different sides: `side` holds 0 or 1 per
+  // id (indexed by id, not by row; it must outlive the index), and a bucket
+  // yields only its pairs across the two sides (containment's pairs of two
+  // strata), with no work spent on the others.
+  LshIndex(const uint32_t* signatures, int num_perm, std::span<const uint32_t> row_ids, Banding banding,
+           std::span<const uint8_t> side);
 
   using PairFn = std::function<void(int worker, uint32_t id_a, uint32_t id_b)>;
   using BucketFn = std::function<void(int worker, std::span<const uint32_t> ids)>;
@@ -60,11 +66,14 @@ class LshIndex {
   void HashBand(int band, std::vector<Entry>& entries) const;
   uint64_t PairsOfBucket(int worker, std::span<const Entry> bucket, int band, const PairFn& pair,
                          const std::atomic<bool>* stop) const;
+  uint64_t CrossPairsOfBucket(int worker, std::span<const Entry> bucket, int band, const PairFn& pair,
+                              const std::atomic<bool>* stop) const;
 
   const uint32_t* signatures_;
   int num_perm_;
   std::span<const uint32_t> row_ids_;
   Banding banding_;
+  std::span<const uint8_t> side_;  // empty: every pair
 };
 
 }  // namespace neardup

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <string>
 
+#include "lsh/relation.h"
 #include "neardup/quote.h"
 #include "report/cluster.h"
 
@@ -48,12 +49,10 @@ std::vector<DocId> Anchors(const CopyGroups& groups, const std::vector<DocEntry>
   return anchor;
 }
 
-}  // namespace
-
-Result<PairList> BuildPairs(const CopyGroups& groups, const CandidatePairs& verified, const Options& options,
-                            const std::vector<DocEntry>& docs) {
-  const bool exact = options.verify == VerifyMode::kExact;
-  std::vector<uint8_t> used(docs.size(), 0);
+// Per document, 1 when it is in some pair: of `verified`, or of a group of
+// copies. Errors: reading `verified`.
+Result<std::vector<uint8_t>> InSomePair(const CopyGroups& groups, const CandidatePairs& verified, size_t docs) {
+  std::vector<uint8_t> used(docs, 0);
   for (const Candidate& p : verified) {
     for (DocId x : groups.members_of(p.a)) used[x] = 1;
     for (DocId y : groups.members_of(p.b)) used[y] = 1;
@@ -64,13 +63,43 @@ Result<PairList> BuildPairs(const CopyGroups& groups, const CandidatePairs& veri
     if (m.size() < 2) continue;
     for (DocId x : m) used[x] = 1;
   }
-  const std::vector<uint32_t> rank = RankByName(docs, used);
+  return used;
+}
+
+// The kind of a pair whose two documents change places.
+PairKind Swapped(PairKind kind) {
+  switch (kind) {
+    case PairKind::kAInB:
+      return PairKind::kBInA;
+    case PairKind::kBInA:
+      return PairKind::kAInB;
+    default:
+      return kind;
+  }
+}
+
+}  // namespace
+
+Result<PairList> BuildPairs(const CopyGroups& groups, const CandidatePairs& verified, const Options& options,
+                            const std::vector<DocEntry>& docs) {
+  const bool exact = options.verify == VerifyMode::kExact;
+  Result<std::vector<uint8_t>> used = InSomePair(groups, verified, docs.size());
+  if (!used.ok()) return used.status();
+  const std::vector<uint32_t> rank = RankByName(docs, *used);
   SortedPairs pairs(options.pair_memory);
   Status status;
-  auto add = [&](DocId x, DocId y, double est, double jac) {
+  const bool relations = options.relation != Relation::kSimilar;
+  auto add = [&](DocId x, DocId y, double est, double jac, PairKind kind) {
     if (!status.ok() || (docs[x].reference && docs[y].reference)) return;
-    if (rank[y] < rank[x]) std::swap(x, y);
-    status = pairs.Add(uint64_t{rank[x]} << 32 | rank[y], {x, y, est, jac});
+    if (rank[y] < rank[x]) {
+      std::swap(x, y);
+      kind = Swapped(kind);
+    }
+    ReportedPair pair{.a = x, .b = y, .estimate = est, .jaccard = jac, .kind = kind, .containment = -1};
+    if (relations) {
+      pair.containment = ContainmentOfSmaller(jac >= 0 ? jac : est, docs[x].shingles, docs[y].shingles, jac >= 0);
+    }
+    status = pairs.Add(uint64_t{rank[x]} << 32 | rank[y], pair);
   };
   uint64_t largest_group = 0;
   DocId largest_rep = CopyGroups::kNone;
@@ -87,15 +116,16 @@ Result<PairList> BuildPairs(const CopyGroups& groups, const CandidatePairs& veri
     const auto mb = groups.members_of(p.b);
     note_group(uint64_t{ma.size()} * mb.size(), p.a);
     for (DocId x : ma) {
-      for (DocId y : mb) add(x, y, p.estimate, p.jaccard);
+      for (DocId y : mb) add(x, y, p.estimate, p.jaccard, p.kind);
     }
   }
   if (status.ok()) status = verified.status();
-  for (size_t k = 0; k < groups.size() && status.ok(); ++k) {
+  // Copies are near copies: --relation contains alone reports none.
+  for (size_t k = 0; k < groups.size() && status.ok() && options.relation != Relation::kContains; ++k) {
     const auto m = groups.members(k);
     note_group(uint64_t{m.size()} * (m.size() - 1) / 2, groups.representative(k));
     for (size_t i = 0; i < m.size() && status.ok(); ++i) {
-      for (size_t j = i + 1; j < m.size(); ++j) add(m[i], m[j], 1.0, exact ? 1.0 : -1.0);
+      for (size_t j = i + 1; j < m.size(); ++j) add(m[i], m[j], 1.0, exact ? 1.0 : -1.0, PairKind::kSimilar);
     }
   }
   if (status.ok()) status = pairs.Finish();
@@ -127,8 +157,13 @@ Result<Clustering> BuildClustering(const CopyGroups& groups, const Verified& ver
     if (Status s = links.Link(x, y); !s.ok()) return s;
   }
   if (!verified.pairs.status().ok()) return verified.pairs.status();
-  Result<std::vector<Cluster>> clusters = BuildClusters(
-      docs, std::move(links), options.keep, [&verified](DocId kept, DocId m) { return verified.Similar(kept, m); });
+  // A member stays with the kept document when it is like it (not with
+  // --relation contains alone) or contained in it, never when it contains it.
+  const bool near_copies = options.relation != Relation::kContains;
+  Result<std::vector<Cluster>> clusters =
+      BuildClusters(docs, std::move(links), options.keep, [&verified, near_copies](DocId kept, DocId m) {
+        return (near_copies && verified.Similar(kept, m)) || verified.ContainedIn(m, kept);
+      });
   if (!clusters.ok()) return clusters.status();
   Clustering out;
   out.clusters = std::move(*clusters);
@@ -139,6 +174,13 @@ Result<Clustering> BuildClustering(const CopyGroups& groups, const Verified& ver
     r.jaccard = scores.jaccard;
   }
   return out;
+}
+
+void MarkContained(const CopyGroups& groups, const CandidatePairs& verified, std::vector<DocEntry>* docs) {
+  for (const Candidate& p : verified) {
+    if (p.kind == PairKind::kSimilar) continue;
+    for (const DocId d : groups.members_of(p.kind == PairKind::kAInB ? p.a : p.b)) (*docs)[d].contained = true;
+  }
 }
 
 void CountKind(DocKind kind, DocKinds* counts) {
@@ -222,7 +264,8 @@ std::vector<DocEntry> Entries(std::vector<DocRecord>&& docs, const std::vector<F
               .mtime_ns = docs[i].mtime_ns,
               .reference = docs[i].reference,
               .root = from.root,
-              .stream = from.stream};
+              .stream = from.stream,
+              .shingles = docs[i].shingles};
   }
   return out;
 }

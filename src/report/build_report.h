@@ -54,6 +54,12 @@ struct PairList {
 Result<PairList> BuildPairs(const CopyGroups& groups, const CandidatePairs& pairs, const Options& options,
                             const std::vector<DocEntry>& docs);
 
+// --relation contains|both: marks DocEntry::contained on every document
+// contained in another by a pair of `verified` (and its copies), so that
+// clustering keeps the container. Errors reading `verified` end the marking
+// early; the caller checks verified.status().
+void MarkContained(const CopyGroups& groups, const CandidatePairs& verified, std::vector<DocEntry>* docs);
+
 // The clusters and, once, the removable documents of BuildClustering.
 struct Clustering {
   std::vector<Cluster> clusters;

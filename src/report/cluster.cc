@@ -18,6 +18,9 @@ bool Better(const std::vector<DocEntry>& docs, DocId x, DocId y, KeepRule rule) 
   // path, so keeping it would leave the text on disk nowhere once the
   // removable ones are gone.
   if (a.stream != b.stream) return !a.stream;
+  // A container before what it contains, whatever the rule (--relation
+  // contains|both): the contained document is the one that can go.
+  if (a.contained != b.contained) return !a.contained;
   switch (rule) {
     case KeepRule::kFirst:
       // The first in input order: PATH arguments as given, then walk order

@@ -14,7 +14,8 @@ Params::Params(const Options& options, Banding banding)
       mode(options.mode),
       keep(options.keep),
       cluster_by(options.cluster_by),
-      has_reference(!options.against.empty()) {}
+      has_reference(!options.against.empty()),
+      relation(options.relation) {}
 
 Params MakeParams(const Options& options, Banding banding) { return Params(options, banding); }
 

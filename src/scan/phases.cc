@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "index/index_keys.h"
+#include "lsh/containment_candidates.h"
 #include "lsh/similarity.h"
 #include "neardup/quote.h"
 #include "report/build_report.h"
@@ -174,6 +175,16 @@ Result<Candidates> RuleOutByStoredBitmaps(const Run& run, SignedInputs& inputs, 
   return RuleOutByBitmaps(std::move(found), run.options(), corpus.bitmaps, corpus.table.docs.size());
 }
 
+// --relation contains|both: the containment candidates (by size strata),
+// and with `both` those of the Jaccard banding, `found`, besides.
+Result<Candidates> AddContainmentCandidates(const Run& run, const SignatureTable& table, const CopyGroups& groups,
+                                            Candidates found) {
+  Result<Candidates> contained = FindContainmentCandidates(table, groups, run.options(), run.workers());
+  if (!contained.ok()) return contained.status();
+  if (run.options().relation == Relation::kContains) return contained;
+  return MergeCandidates(std::move(found), std::move(*contained), run.options());
+}
+
 }  // namespace
 
 Result<FoundPairs> FindCandidatePairs(const Run& run, SignedInputs& inputs) {
@@ -182,10 +193,15 @@ Result<FoundPairs> FindCandidatePairs(const Run& run, SignedInputs& inputs) {
   FoundPairs out{.groups = CopyGroups::Build(table), .candidates = {}};
   if (!run.rule().identical_only) {
     run.Tick(Stage::kBanding);
+    const Relation relation = run.options().relation;
     Result<Candidates> found =
-        FindCandidates(table, out.groups, run.options(), run.banding(), run.workers(), corpus.bitmaps);
+        relation == Relation::kContains
+            ? Candidates{}
+            : FindCandidates(table, out.groups, run.options(), run.banding(), run.workers(), corpus.bitmaps);
     if (found.ok() && inputs.stored_bitmaps != nullptr)
       found = RuleOutByStoredBitmaps(run, inputs, std::move(*found), &out.bitmaps_read);
+    if (found.ok() && relation != Relation::kSimilar)
+      found = AddContainmentCandidates(run, table, out.groups, std::move(*found));
     if (!found.ok()) return found.status();
     out.candidates = std::move(*found);
   }
@@ -260,6 +276,10 @@ Status BuildOutcome(const Run& run, const FoundPairs& found, const Verified& ver
   // What is dropped from the kept corpus: as reported, but never cut down
   // to what --new reports.
   const std::vector<std::vector<uint8_t>> corpus_filters = Filters(o, signed_now, report->docs, false);
+  if (o.relation != Relation::kSimilar) {
+    MarkContained(found.groups, verified.pairs, &report->docs);
+    if (!verified.pairs.status().ok()) return verified.pairs.status();
+  }
   if (o.mode == Mode::kPairs) {
     Result<PairList> built = BuildPairs(found.groups, verified.pairs, o, report->docs);
     if (!built.ok()) return built.status();

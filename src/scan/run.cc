@@ -19,7 +19,10 @@ Result<std::unique_ptr<Run>> Run::Decide(const Options& options, const RunContex
 SignContext Run::Signing(const Workers& workers) const { return Signing(workers, fs_); }
 
 SignContext Run::Signing(const Workers& workers, FileSystem& fs) const {
-  return {options_, minhasher_, fs, workers, rereads(), counts_};
+  SignContext ctx{options_, minhasher_, fs, workers, rereads(), counts_};
+  // Containment divides by the distinct-shingle count.
+  ctx.count_shingles = options_.relation != Relation::kSimilar;
+  return ctx;
 }
 
 VerifyContext Run::Verifying(const Workers& workers) const {

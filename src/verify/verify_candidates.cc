@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cassert>
+#include <optional>
 #include <span>
 
+#include "lsh/relation.h"
 #include "lsh/similarity.h"
 #include "verify/confirm.h"
 
@@ -72,8 +74,11 @@ struct FirstPass {
 constexpr size_t kStreamedPairBytes = 32;
 FirstPass ReadCandidates(const VerifyContext& ctx, const CopyGroups& groups, const GroupFilters& filters,
                          const CandidatePairs& pairs, Status* read) {
-  FirstPass out{
-      .in_pair = std::vector<char>(groups.size(), 0), .streaming = !ctx.keep_sets, .streamed = {}, .kept = {}};
+  FirstPass out{.in_pair = std::vector<char>(groups.size(), 0),
+                // Pairs checked while reading are judged by Jaccard alone.
+                .streaming = !ctx.keep_sets && ctx.options.relation == Relation::kSimilar,
+                .streamed = {},
+                .kept = {}};
   if (out.streaming) out.kept.assign(groups.size(), 0);
   const size_t max_streamed = ctx.options.pair_memory / 4 / kStreamedPairBytes;
   for (const Candidate& p : pairs) {
@@ -145,7 +150,11 @@ struct PairChecker {
   Confirmer& confirmer;
   Verified& verified;
   std::vector<double> jaccard = {};  // per pair of the batch
-  std::vector<char> changed = {};    // per group: found changed by KeepText()
+  // --relation contains|both: the rule, and per pair of the batch its
+  // relation (none: not reported).
+  RelationRule relation = RelationRule::Of(ctx.options);
+  std::vector<std::optional<PairKind>> kind = {};
+  std::vector<char> changed = {};  // per group: found changed by KeepText()
   // Per group: the document its set is kept under in Verified::sets_, and
   // that set (empty: none).
   std::vector<DocId> set_key = {};
@@ -198,6 +207,7 @@ struct PairChecker {
   // it was checked while reading, its Jaccard then in its `jaccard` field.
   Status Check(std::vector<Candidate>* batch, std::vector<char>* known) {
     jaccard.assign(batch->size(), -1);
+    kind.assign(batch->size(), std::nullopt);
     const size_t chunks = (batch->size() + 511) / 512;
     Workers workers{.threads = ctx.workers.threads, .tick = ctx.workers.tick, .cancel = ctx.workers.cancel};
     ParallelFor(workers, chunks, [&](int, size_t c) {
@@ -209,7 +219,14 @@ struct PairChecker {
           continue;
         }
         const std::span<const uint64_t> x = SetOf(p.a), y = SetOf(p.b);
-        if (!x.empty() && !y.empty()) jaccard[k] = JaccardIfReaches(x, y, ctx.rule.threshold);
+        if (x.empty() || y.empty()) continue;
+        if (ctx.options.relation == Relation::kSimilar) {
+          jaccard[k] = JaccardIfReaches(x, y, ctx.rule.threshold);
+        } else {
+          const Overlap overlap = OverlapIfReaches(x, y, relation.SharedNeeded(x.size(), y.size()));
+          jaccard[k] = overlap.Jaccard();
+          kind[k] = relation.Judge(overlap);
+        }
       }
     });
     if (ctx.workers.Cancelled()) return Status::Cancelled("interrupted");
@@ -221,7 +238,17 @@ struct PairChecker {
         if (!text_j.ok()) return text_j.status();
         j = *text_j;
       }
-      if (j < 0 || !MeetsThreshold(j, ctx.rule.threshold)) continue;
+      if (ctx.options.relation == Relation::kSimilar) {
+        if (j < 0 || !MeetsThreshold(j, ctx.rule.threshold)) continue;
+      } else {
+        // Equal hashed sets whose texts differ are judged by the texts'.
+        if (jaccard[k] >= 1.0 && j < 1.0) {
+          const uint64_t n = SetOf(p.a).size();
+          kind[k] = relation.JudgeEstimate(j, n, n);
+        }
+        if (!kind[k]) continue;
+        p.kind = *kind[k];
+      }
       p.jaccard = DistinctScore(j);
       if (Status s = verified.pairs.Add(p); !s.ok()) return s;
     }
@@ -281,6 +308,25 @@ Status CheckAll(PairChecker* checker, CandidatePairs& candidates) {
   return candidates.status();
 }
 
+// Verification without reading (signature, none): the candidates as found;
+// with --relation contains|both, those whose estimate and sizes make them a
+// reported relation (RelationRule), each with its kind.
+Result<CandidatePairs> JudgeByEstimate(const Options& options, const SignatureTable& table, CandidatePairs candidates) {
+  if (options.relation == Relation::kSimilar) return candidates;
+  const RelationRule rule = RelationRule::Of(options);
+  CandidatePairs out(options.pair_memory);
+  for (Candidate p : candidates) {
+    const std::optional<PairKind> kind =
+        rule.JudgeEstimate(p.estimate, table.docs[p.a].shingles, table.docs[p.b].shingles);
+    if (!kind) continue;
+    p.kind = *kind;
+    if (Status s = out.Add(p); !s.ok()) return s;
+  }
+  if (!candidates.status().ok()) return candidates.status();
+  if (Status s = out.Finish(); !s.ok()) return s;
+  return out;
+}
+
 }  // namespace
 
 Verification VerificationOf(const Options& options) {
@@ -327,6 +373,24 @@ double Verified::Similarity(DocId a, DocId b) const {
   return ExactJaccard(ia->second, ib->second);
 }
 
+bool Verified::ContainedIn(DocId member, DocId kept) const {
+  const DocId a = groups_->rep_of(member);
+  const DocId b = groups_->rep_of(kept);
+  if (a == b || relation_.relation == Relation::kSimilar) return false;
+  std::optional<PairKind> kind;
+  if (rule_.mode == VerifyMode::kExact) {
+    auto ia = sets_.find(a);
+    auto ib = sets_.find(b);
+    if (ia == sets_.end() || ib == sets_.end()) return false;
+    kind = relation_.Judge(OverlapOf(ia->second, ib->second));
+  } else {
+    const SignatureView x = table_->signature(a);
+    const double estimate = SignatureAgreement(x.data(), table_->signature(b).data(), static_cast<int>(x.size()));
+    kind = relation_.JudgeEstimate(estimate, table_->docs[a].shingles, table_->docs[b].shingles);
+  }
+  return kind == PairKind::kAInB;
+}
+
 bool Verified::Similar(DocId x, DocId y) const {
   const DocId a = groups_->rep_of(x);
   const DocId b = groups_->rep_of(y);
@@ -341,8 +405,11 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
   out->table_ = &corpus.table;
   out->groups_ = groups;
   out->rule_ = ctx.rule;
+  out->relation_ = RelationRule::Of(ctx.options);
   if (!ctx.rule.rereads()) {
-    out->pairs = std::move(candidates.pairs);
+    Result<CandidatePairs> judged = JudgeByEstimate(ctx.options, corpus.table, std::move(candidates.pairs));
+    if (!judged.ok()) return judged.status();
+    out->pairs = std::move(*judged);
     return verified;
   }
   Status read;

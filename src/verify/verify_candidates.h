@@ -28,6 +28,7 @@
 #include "base/parallel.h"
 #include "lsh/candidates.h"
 #include "lsh/copy_groups.h"
+#include "lsh/relation.h"
 #include "neardup/options.h"
 #include "neardup/status.h"
 #include "sign/minhash.h"
@@ -111,6 +112,13 @@ class Verified {
   // missing) of their representatives against the threshold.
   // REQUIRES: both belong to a group of `groups`.
   bool Similar(DocId x, DocId y) const;
+  // With --relation contains|both: whether `member` is contained in `kept`
+  // by the chosen verification (RelationRule, lsh/relation.h): the exact
+  // overlap of their representatives' sets (exact; false when a set is
+  // missing), or their estimate and sizes (signature). False for two members
+  // of one group of copies, and without a containment relation.
+  // REQUIRES: as Similar().
+  bool ContainedIn(DocId member, DocId kept) const;
   // The scores of documents x and y: their signature agreement, and with
   // --exact their exact Jaccard (else -1); 1 and 1 (or -1) for two members
   // of one group of copies. REQUIRES: as Similar().
@@ -125,6 +133,7 @@ class Verified {
   const SignatureTable* table_ = nullptr;
   const CopyGroups* groups_ = nullptr;
   Verification rule_;
+  RelationRule relation_;  // Relation::kSimilar unless VerifyCandidates() was given another
   // Exact mode: the shingle set of each representative in a pair.
   std::unordered_map<DocId, std::vector<uint64_t>> sets_;
   double Similarity(DocId rep_a, DocId rep_b) const;

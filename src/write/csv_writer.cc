@@ -86,19 +86,38 @@ void AppendRaw(std::string* out, char separator, std::string_view text) {
   out->append(text);
 }
 
-// Rows "a,b,estimate,jaccard[,a_reference,b_reference]". An empty jaccard
-// means "not computed" (-1).
+// --relation contains|both: the fields "relation,container,contained" of a
+// pair (the last two empty for a similar pair).
+void AppendRelationFields(const Report& report, const Dialect& dialect, const ReportedPair& pair, std::string* buf) {
+  const bool contains = pair.kind != PairKind::kSimilar;
+  AppendRaw(buf, dialect.separator, contains ? "contains" : "similar");
+  buf->push_back(dialect.separator);
+  if (contains) dialect.append_field(buf, report.docs[pair.kind == PairKind::kAInB ? pair.b : pair.a].name);
+  buf->push_back(dialect.separator);
+  if (contains) dialect.append_field(buf, report.docs[pair.kind == PairKind::kAInB ? pair.a : pair.b].name);
+}
+
+// Rows "a,b[,relation,container,contained],estimate,jaccard[,containment,
+// a_shingles,b_shingles][,a_reference,b_reference]". An empty jaccard means
+// "not computed" (-1).
 void WritePairRows(const Report& report, const Dialect& dialect, bool jaccard_column, std::ostream& out,
                    std::string* buf) {
   const bool has_reference = report.params.has_reference;
+  const bool relations = report.params.relation != Relation::kSimilar;
   for (const ReportedPair& pair : report.pairs) {
     dialect.append_field(buf, report.docs[pair.a].name);
     buf->push_back(dialect.separator);
     dialect.append_field(buf, report.docs[pair.b].name);
+    if (relations) AppendRelationFields(report, dialect, pair, buf);
     AppendRaw(buf, dialect.separator, FormatScore(pair.estimate));
     if (jaccard_column) {
       buf->push_back(dialect.separator);
       if (pair.jaccard >= 0) buf->append(FormatScore(pair.jaccard));
+    }
+    if (relations) {
+      AppendRaw(buf, dialect.separator, FormatScore(pair.containment));
+      AppendRaw(buf, dialect.separator, std::to_string(report.docs[pair.a].shingles));
+      AppendRaw(buf, dialect.separator, std::to_string(report.docs[pair.b].shingles));
     }
     if (has_reference) {
       AppendRaw(buf, dialect.separator, Bool(report.docs[pair.a].reference));
@@ -167,7 +186,9 @@ void WriteCsv(const Report& report, std::ostream& out) {
   std::string buf;
   // Clusters and duplicates modes both carry clusters.
   if (report.params.mode == Mode::kPairs) {
-    buf.append("a,b,estimate,jaccard");
+    const bool relations = report.params.relation != Relation::kSimilar;
+    buf.append(relations ? "a,b,relation,container,contained,estimate,jaccard,containment,a_shingles,b_shingles"
+                         : "a,b,estimate,jaccard");
     if (report.params.has_reference) buf.append(",a_reference,b_reference");
     buf.push_back('\n');
     WritePairRows(report, kCsv, /*jaccard_column=*/true, out, &buf);
@@ -184,7 +205,8 @@ void WriteTsv(const Report& report, std::ostream& out) {
     // The jaccard column is there when jaccard was computed. It is decided
     // for the whole output, not per row, so every row has the same columns
     // (a pair without it, if any, gets an empty field).
-    bool jaccard_column = false;
+    // --relation contains|both: always, so that its columns are fixed.
+    bool jaccard_column = report.params.relation != Relation::kSimilar;
     for (const ReportedPair& pair : report.pairs) {
       if (pair.jaccard >= 0) {
         jaccard_column = true;

@@ -161,19 +161,44 @@ Json ReferenceListJson(const Report& report, const Ids& ids) {
   return list;
 }
 
+// --relation contains|both: the pair's relation, and for a containment its
+// container and contained document (docs/output.md).
+void AppendRelation(std::string* buf, const Report& report, const ReportedPair& pair) {
+  buf->append(",\"relation\":");
+  if (pair.kind == PairKind::kSimilar) {
+    buf->append("\"similar\"");
+    return;
+  }
+  buf->append("\"contains\",\"container\":");
+  AppendJsonString(buf, report.docs[pair.kind == PairKind::kAInB ? pair.b : pair.a].name);
+  buf->append(",\"contained\":");
+  AppendJsonString(buf, report.docs[pair.kind == PairKind::kAInB ? pair.a : pair.b].name);
+}
+
+// --relation contains|both: the containment and both sizes.
+void AppendContainment(std::string* buf, const Report& report, const ReportedPair& pair) {
+  buf->append(",\"containment\":");
+  AppendScore(buf, pair.containment);
+  buf->append(",\"a_shingles\":").append(std::to_string(report.docs[pair.a].shingles));
+  buf->append(",\"b_shingles\":").append(std::to_string(report.docs[pair.b].shingles));
+}
+
 void WriteJsonlPairs(const Report& report, std::ostream& out) {
   std::string buf;
+  const bool relations = report.params.relation != Relation::kSimilar;
   for (const ReportedPair& pair : report.pairs) {
     buf.append("{\"a\":");
     AppendJsonString(&buf, report.docs[pair.a].name);
     buf.append(",\"b\":");
     AppendJsonString(&buf, report.docs[pair.b].name);
+    if (relations) AppendRelation(&buf, report, pair);
     buf.append(",\"estimate\":");
     AppendScore(&buf, pair.estimate);
     if (pair.jaccard >= 0) {
       buf.append(",\"jaccard\":");
       AppendScore(&buf, pair.jaccard);
     }
+    if (relations) AppendContainment(&buf, report, pair);
     if (report.params.has_reference) {
       const DocId ids[] = {pair.a, pair.b};
       AppendReferenceList(&buf, report, ids);
@@ -216,6 +241,7 @@ Json ParamsJson(const Params& params) {
   json["seed"] = params.seed;
   json["verify"] = NameOf(params.verify);
   json["mode"] = NameOf(params.mode);
+  if (params.relation != Relation::kSimilar) json["relation"] = NameOf(params.relation);
   if (params.mode != Mode::kPairs) {
     json["keep"] = NameOf(params.keep);
     json["cluster_by"] = NameOf(params.cluster_by);
@@ -250,14 +276,32 @@ Json StatsJson(const Report& report) {
   return json;
 }
 
+// As AppendRelation(), into a json entry.
+void AddRelationJson(const Report& report, const ReportedPair& pair, Json* entry) {
+  if (pair.kind == PairKind::kSimilar) {
+    (*entry)["relation"] = "similar";
+    return;
+  }
+  (*entry)["relation"] = "contains";
+  (*entry)["container"] = report.docs[pair.kind == PairKind::kAInB ? pair.b : pair.a].name;
+  (*entry)["contained"] = report.docs[pair.kind == PairKind::kAInB ? pair.a : pair.b].name;
+}
+
 Json PairsJson(const Report& report) {
   Json pairs = Json::array();
   for (const ReportedPair& pair : report.pairs) {
     Json entry = Json::object();
     entry["a"] = report.docs[pair.a].name;
     entry["b"] = report.docs[pair.b].name;
+    const bool relations = report.params.relation != Relation::kSimilar;
+    if (relations) AddRelationJson(report, pair, &entry);
     entry["estimate"] = ScoreJson(pair.estimate);
     if (pair.jaccard >= 0) entry["jaccard"] = ScoreJson(pair.jaccard);
+    if (relations) {
+      entry["containment"] = ScoreJson(pair.containment);
+      entry["a_shingles"] = report.docs[pair.a].shingles;
+      entry["b_shingles"] = report.docs[pair.b].shingles;
+    }
     if (report.params.has_reference) {
       const DocId ids[] = {pair.a, pair.b};
       entry["reference"] = ReferenceListJson(report, ids);
