@@ -16,6 +16,7 @@
 #include "sign/jsonl_doc_reader.h"
 #include "sign/minhash.h"
 #include "text/document_source.h"
+#include "text/word_diff.h"
 
 namespace neardup {
 namespace {
@@ -23,9 +24,19 @@ namespace {
 // A document read again for the review.
 struct ReadAgain {
   bool ok = false;
-  std::string note;  // why not, when !ok
-  DocReading reading;
+  std::string note;    // why not, when !ok
+  DocReading reading;  // its token text moved into `words`
+  DiffWords words;     // the token text's words, split once for every diff
 };
+
+// `doc` read again, with its words split for the diffs.
+ReadAgain ReadOk(DocReading reading) {
+  ReadAgain doc;
+  doc.ok = true;
+  doc.words = DiffWords(std::move(reading.doc.token_text));
+  doc.reading = std::move(reading);
+  return doc;
+}
 
 // The review's documents of a batch of groups, each read again once and
 // held while the batch's groups are compared (Read() from any number of
@@ -41,7 +52,7 @@ class HeldTexts {
   std::unordered_map<DocId, ReadAgain> held_;
 
  private:
-  const ReadAgain missing_{.ok = false, .note = "no diff: not read again", .reading = {}};
+  const ReadAgain missing_{.ok = false, .note = "no diff: not read again", .reading = {}, .words = {}};
 };
 
 // Text files, read again by path, by the run's threads.
@@ -78,9 +89,7 @@ class FileTexts : public HeldTexts {
       doc.note = "no diff: " + r.status().message();
       return doc;
     }
-    doc.ok = true;
-    doc.reading = std::move(*r);
-    return doc;
+    return ReadOk(std::move(*r));
   }
 
   const Report& report_;
@@ -129,7 +138,7 @@ class JsonlSource : public HeldTexts {
     const SourceFile& sf = report_.source_files[report_.places[wanted[0]].file];
     auto fail_all = [&](const std::string& note) {
       for (DocId id : wanted) {
-        held_[id] = ReadAgain{.ok = false, .note = note, .reading = {}};
+        held_[id] = ReadAgain{.ok = false, .note = note, .reading = {}, .words = {}};
       }
     };
     if (sf.stream) return fail_all("no diff: a stream cannot be read again");
@@ -156,8 +165,10 @@ class JsonlSource : public HeldTexts {
       }
     }
     for (size_t k = next; k < wanted.size(); ++k) {
-      held_[wanted[k]] = ReadAgain{
-          .ok = false, .note = "no diff: " + f.path + ": changed since it was signed (a line is gone)", .reading = {}};
+      held_[wanted[k]] = ReadAgain{.ok = false,
+                                   .note = "no diff: " + f.path + ": changed since it was signed (a line is gone)",
+                                   .reading = {},
+                                   .words = {}};
     }
     if (Status s = CheckUnchanged(fs_, f); !s.ok()) fail_all("no diff: " + s.message());
   }
@@ -169,13 +180,12 @@ class JsonlSource : public HeldTexts {
     const std::string where = path + ":" + std::to_string(line.number);
     bool has = false;
     if (!line.too_long && parser_.Parse(line.text, doc, &has).ok() && has) {
-      out.reading = ReadDocumentText(options_, parser_, doc->text, max_words_);
-      out.ok = out.reading.content.low == place.content_low && out.reading.content.high == place.content_high;
+      DocReading reading = ReadDocumentText(options_, parser_, doc->text, max_words_);
+      if (reading.content.low == place.content_low && reading.content.high == place.content_high) {
+        return ReadOk(std::move(reading));
+      }
     }
-    if (!out.ok) {
-      out.reading = {};
-      out.note = "no diff: " + where + ": changed since it was signed";
-    }
+    out.note = "no diff: " + where + ": changed since it was signed";
     return out;
   }
 
@@ -195,7 +205,7 @@ ReviewMember Compared(ReviewMember m, const ReadAgain& kept, const ReadAgain& me
     return m;
   }
   m.note.clear();
-  m.diff = FoldDiff(WordDiff(kept.reading.doc.token_text, member.reading.doc.token_text));
+  m.diff = FoldDiff(WordDiff(kept.words, member.words));
   m.capped = kept.reading.doc.token_text_capped || member.reading.doc.token_text_capped;
   // The same words: a diff would show only "N unchanged words".
   const bool same = std::none_of(m.diff->begin(), m.diff->end(), [](const FoldedRun& run) {

@@ -1,0 +1,59 @@
+// DiffWords: a text's words prepared once for many word diffs.
+//
+// WordDiff(a, b) (neardup/word_diff.h) splits and numbers both texts on
+// every call. A document compared with many others (the review page's kept
+// document, or one that is in many pairs) is split and numbered once here:
+// its words, each distinct word's number and hash, and the table that finds
+// a word's number. A diff of two DiffWords then numbers only the other
+// side's distinct words and gives exactly the runs WordDiff gives for the
+// same texts (the diff sees the same sequences up to a renaming of words).
+//
+// Thread safety: a DiffWords is immutable once made; any number of threads
+// may diff it at once.
+//
+//   const DiffWords kept(std::move(kept_token_text));
+//   for (const DiffWords& m : members) Use(WordDiff(kept, m));
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "neardup/word_diff.h"
+
+namespace neardup {
+
+class DiffWords {
+ public:
+  DiffWords() = default;  // no words
+  // The words of `text`, split as WordDiff splits them.
+  explicit DiffWords(std::string text);
+
+  size_t words() const { return ids_.size(); }
+
+ private:
+  friend std::vector<DiffRun> WordDiff(const DiffWords& a, const DiffWords& b);
+
+  struct Word {
+    size_t begin = 0;  // in text_
+    size_t size = 0;
+    uint64_t hash = 0;
+  };
+  std::string_view WordText(uint32_t id) const {
+    return std::string_view(text_).substr(words_[id].begin, words_[id].size);
+  }
+  // The number of the distinct word `word` (hashed `hash`), or kNone.
+  uint32_t Find(std::string_view word, uint64_t hash) const;
+
+  static constexpr uint32_t kNone = UINT32_MAX;
+  std::string text_;
+  std::vector<uint32_t> ids_;    // each word's number, in text order
+  std::vector<Word> words_;      // the distinct words, by number
+  std::vector<uint32_t> slots_;  // open addressing over words_ by hash: numbers, or kNone
+};
+
+// The runs turning `a` into `b`: the same as WordDiff(a's text, b's text).
+std::vector<DiffRun> WordDiff(const DiffWords& a, const DiffWords& b);
+
+}  // namespace neardup
