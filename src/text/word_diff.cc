@@ -208,40 +208,50 @@ std::vector<FoldedRun> FoldDiff(const std::vector<DiffRun>& runs) {
   return out;
 }
 
-DiffWords::DiffWords(std::string text) : text_(std::move(text)) {
-  std::vector<Word> all;  // every word, hashed
+DiffWords::DiffWords(std::string text) : text_(std::move(text)), slots_(64, kEmptySlot) {
   size_t i = 0;
-  while (i < text_.size()) {
+  for (;;) {
     while (i < text_.size() && IsSpace(text_[i])) ++i;
     const size_t start = i;
     while (i < text_.size() && !IsSpace(text_[i])) ++i;
-    if (i > start) all.push_back({start, i - start, HashBytes(text_.data() + start, i - start, 0)});
+    if (i == start) break;
+    const std::string_view word(text_.data() + start, i - start);
+    const uint64_t hash = HashBytes(word.data(), word.size(), 0);
+    size_t at = SlotOf(word, hash);
+    if (slots_[at] == kEmptySlot) {
+      if (2 * (words_.size() + 1) > slots_.size()) {
+        Grow();
+        at = SlotOf(word, hash);
+      }
+      slots_[at] = (hash & kTagBits) | words_.size();
+      words_.push_back({start, word.size(), hash});
+    }
+    ids_.push_back(static_cast<uint32_t>(slots_[at]));
   }
-  size_t capacity = 16;
-  while (capacity < 2 * all.size()) capacity *= 2;
-  slots_.assign(capacity, kNone);
-  const size_t mask = capacity - 1;
-  ids_.reserve(all.size());
-  for (const Word& w : all) {
-    const std::string_view word(text_.data() + w.begin, w.size);
-    size_t at = w.hash & mask;
-    for (; slots_[at] != kNone; at = (at + 1) & mask) {
-      if (words_[slots_[at]].hash == w.hash && WordText(slots_[at]) == word) break;
-    }
-    if (slots_[at] == kNone) {
-      slots_[at] = static_cast<uint32_t>(words_.size());
-      words_.push_back(w);
-    }
-    ids_.push_back(slots_[at]);
+}
+
+size_t DiffWords::SlotOf(std::string_view word, uint64_t hash) const {
+  const size_t mask = slots_.size() - 1;
+  size_t at = hash & mask;
+  for (; slots_[at] != kEmptySlot; at = (at + 1) & mask) {
+    if ((slots_[at] & kTagBits) == (hash & kTagBits) && WordText(static_cast<uint32_t>(slots_[at])) == word) break;
+  }
+  return at;
+}
+
+void DiffWords::Grow() {
+  slots_.assign(2 * slots_.size(), kEmptySlot);
+  const size_t mask = slots_.size() - 1;
+  for (size_t n = 0; n < words_.size(); ++n) {
+    size_t at = words_[n].hash & mask;
+    while (slots_[at] != kEmptySlot) at = (at + 1) & mask;
+    slots_[at] = (words_[n].hash & kTagBits) | n;
   }
 }
 
 uint32_t DiffWords::Find(std::string_view word, uint64_t hash) const {
-  const size_t mask = slots_.size() - 1;
-  for (size_t at = hash & mask; slots_[at] != kNone; at = (at + 1) & mask) {
-    if (words_[slots_[at]].hash == hash && WordText(slots_[at]) == word) return slots_[at];
-  }
-  return kNone;
+  const uint64_t slot = slots_.empty() ? kEmptySlot : slots_[SlotOf(word, hash)];
+  return slot == kEmptySlot ? kNone : static_cast<uint32_t>(slot);
 }
 
 std::vector<DiffRun> WordDiff(const DiffWords& a, const DiffWords& b) {

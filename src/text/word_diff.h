@@ -45,12 +45,19 @@ class DiffWords {
   }
   // The number of the distinct word `word` (hashed `hash`), or kNone.
   uint32_t Find(std::string_view word, uint64_t hash) const;
+  // The slot of `word` in slots_, or the empty slot where it would go.
+  size_t SlotOf(std::string_view word, uint64_t hash) const;
+  // slots_ twice as large, the words placed again.
+  void Grow();
 
   static constexpr uint32_t kNone = UINT32_MAX;
+  // A slot: the word's hash's high 32 bits (kTagBits), then its number.
+  static constexpr uint64_t kTagBits = ~uint64_t{UINT32_MAX};
+  static constexpr uint64_t kEmptySlot = UINT64_MAX;
   std::string text_;
   std::vector<uint32_t> ids_;    // each word's number, in text order
   std::vector<Word> words_;      // the distinct words, by number
-  std::vector<uint32_t> slots_;  // open addressing over words_ by hash: numbers, or kNone
+  std::vector<uint64_t> slots_;  // open addressing over words_ by hash, at most half full
 };
 
 // The runs turning `a` into `b`: the same as WordDiff(a's text, b's text).
