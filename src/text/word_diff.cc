@@ -4,6 +4,7 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
@@ -209,25 +210,41 @@ std::vector<FoldedRun> FoldDiff(const std::vector<DiffRun>& runs) {
 }
 
 DiffWords::DiffWords(std::string text) : text_(std::move(text)), slots_(64, kEmptySlot) {
+  const char* const data = text_.data();
+  const size_t size = text_.size();
+  // A token text separates its words by ' ' only: then each word ends at
+  // the next ' ', found by memchr, not byte by byte.
+  const bool spaces_only = std::memchr(data, '\t', size) == nullptr && std::memchr(data, '\n', size) == nullptr &&
+                           std::memchr(data, '\r', size) == nullptr;
+  ids_.reserve(static_cast<size_t>(std::count(text_.begin(), text_.end(), ' ')) + 1);
   size_t i = 0;
   for (;;) {
-    while (i < text_.size() && IsSpace(text_[i])) ++i;
+    while (i < size && IsSpace(data[i])) ++i;
+    if (i == size) break;
     const size_t start = i;
-    while (i < text_.size() && !IsSpace(text_[i])) ++i;
-    if (i == start) break;
-    const std::string_view word(text_.data() + start, i - start);
-    const uint64_t hash = HashBytes(word.data(), word.size(), 0);
-    size_t at = SlotOf(word, hash);
-    if (slots_[at] == kEmptySlot) {
-      if (2 * (words_.size() + 1) > slots_.size()) {
-        Grow();
-        at = SlotOf(word, hash);
-      }
-      slots_[at] = (hash & kTagBits) | words_.size();
-      words_.push_back({start, word.size(), hash});
+    if (spaces_only) {
+      const void* end = std::memchr(data + i, ' ', size - i);
+      i = end == nullptr ? size : static_cast<size_t>(static_cast<const char*>(end) - data);
+    } else {
+      while (i < size && !IsSpace(data[i])) ++i;
     }
-    ids_.push_back(static_cast<uint32_t>(slots_[at]));
+    Add(start, i - start);
   }
+}
+
+void DiffWords::Add(size_t start, size_t size) {
+  const std::string_view word(text_.data() + start, size);
+  const uint64_t hash = HashBytes(word.data(), word.size(), 0);
+  size_t at = SlotOf(word, hash);
+  if (slots_[at] == kEmptySlot) {
+    if (2 * (words_.size() + 1) > slots_.size()) {
+      Grow();
+      at = SlotOf(word, hash);
+    }
+    slots_[at] = (hash & kTagBits) | words_.size();
+    words_.push_back({start, size, hash});
+  }
+  ids_.push_back(static_cast<uint32_t>(slots_[at]));
 }
 
 size_t DiffWords::SlotOf(std::string_view word, uint64_t hash) const {

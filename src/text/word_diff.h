@@ -47,6 +47,8 @@ class DiffWords {
   uint32_t Find(std::string_view word, uint64_t hash) const;
   // The slot of `word` in slots_, or the empty slot where it would go.
   size_t SlotOf(std::string_view word, uint64_t hash) const;
+  // Numbers the word text_[start, start + size).
+  void Add(size_t start, size_t size);
   // slots_ twice as large, the words placed again.
   void Grow();
 
