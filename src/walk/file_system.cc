@@ -332,7 +332,9 @@ class PosixFileSystem final : public FileSystem {
 class GzipByteReader final : public ByteReader {
  public:
   GzipByteReader(std::unique_ptr<ByteReader> inner, std::string path)
-      : inner_(std::move(inner)), path_(std::move(path)), input_(std::make_unique_for_overwrite<char[]>(kInputBufferSize)) {
+      : inner_(std::move(inner)),
+        path_(std::move(path)),
+        input_(std::make_unique_for_overwrite<char[]>(kInputBufferSize)) {
     // 15 + 32: largest window, detect a gzip or zlib header automatically.
     const int rc = inflateInit2(&zs_, 15 + 32);
     if (rc == Z_OK) {
