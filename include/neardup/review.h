@@ -89,9 +89,11 @@ Review BuildReview(const Report& report, const Options& options, uint64_t max_wo
 // hold it whole (the review page renders each batch as it comes, HtmlReview
 // in writers.h): `sink` is called from the calling thread with each batch,
 // in order, which it may take from. Returns the review without its groups
-// (texts_read, max_words). The documents are read by Options::threads
-// threads, each at most once a batch; a batch holds a bounded amount of
-// text.
+// (texts_read, max_words). Each document is read at most once a batch; a
+// batch holds a bounded amount of text. Text files: each batch is read and
+// compared by one of Options::threads threads, several batches at once (at
+// most one a thread and one more held). JSONL: a batch's files are read in
+// turn, its groups compared by the threads.
 using ReviewSink = std::function<void(std::vector<ReviewGroup>& batch)>;
 Review BuildReviewInBatches(const Report& report, const Options& options, uint64_t max_words, const ReviewSink& sink,
                             const ReviewProgress& progress = {});

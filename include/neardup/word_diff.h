@@ -3,7 +3,7 @@
 //
 // Words are the runs of non-space bytes (split at ' ', '\t', '\n', '\r'); the
 // diff is a shortest edit script between the two word sequences (Wu's O(NP)
-// algorithm, from the dtl library), given as runs: consecutive words of the
+// algorithm, exactly as the dtl library computes it), given as runs: consecutive words of the
 // same kind are joined by one space into one run. Cost: time O((M+N)·D) for D
 // differing words and memory O(M+N), so callers cap the inputs
 // (kDefaultMaxWords).

@@ -18,6 +18,7 @@
 #include <ostream>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "neardup/options.h"
 #include "neardup/report.h"
@@ -106,7 +107,9 @@ class HtmlReview {
  private:
   const Report& report_;
   int threads_;
-  std::string data_;  // the groups rendered, comma-separated
+  // The groups rendered, a string a batch (its groups comma-separated):
+  // held at their size, never copied into one growing string.
+  std::vector<std::string> data_;
   std::vector<double> similarities_;
 };
 

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <memory>
 #include <string>
-#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -16,6 +15,7 @@
 #include "sign/jsonl_doc_reader.h"
 #include "sign/minhash.h"
 #include "text/document_source.h"
+#include "text/word_diff.h"
 
 namespace neardup {
 namespace {
@@ -23,9 +23,19 @@ namespace {
 // A document read again for the review.
 struct ReadAgain {
   bool ok = false;
-  std::string note;  // why not, when !ok
-  DocReading reading;
+  std::string note;    // why not, when !ok
+  DocReading reading;  // its token text moved into `words`
+  DiffWords words;     // the token text's words, split once for every diff
 };
+
+// `doc` read again, with its words split for the diffs.
+ReadAgain ReadOk(DocReading reading) {
+  ReadAgain doc;
+  doc.ok = true;
+  doc.words = DiffWords(std::move(reading.doc.token_text));
+  doc.reading = std::move(reading);
+  return doc;
+}
 
 // The review's documents of a batch of groups, each read again once and
 // held while the batch's groups are compared (Read() from any number of
@@ -36,33 +46,30 @@ class HeldTexts {
     auto it = held_.find(id);
     return it != held_.end() ? it->second : missing_;
   }
+  void Hold(DocId id, ReadAgain doc) { held_.insert_or_assign(id, std::move(doc)); }
 
  protected:
   std::unordered_map<DocId, ReadAgain> held_;
 
  private:
-  const ReadAgain missing_{.ok = false, .note = "no diff: not read again", .reading = {}};
+  const ReadAgain missing_{.ok = false, .note = "no diff: not read again", .reading = {}, .words = {}};
 };
 
-// Text files, read again by path, by the run's threads.
-class FileTexts : public HeldTexts {
+// Text files, read again by path, a batch by one worker of the run's.
+class FileTexts {
  public:
-  FileTexts(const Report& report, const Options& options, uint64_t max_words, FileSystem& fs)
+  FileTexts(const Report& report, const Options& options, uint64_t max_words, FileSystem& fs, int workers)
       : report_(report), options_(options), max_words_(max_words), fs_(fs), minhasher_(options.num_perm, options.seed) {
-    workers_.threads = Workers::Resolve(options.threads);
-    readers_.resize(static_cast<size_t>(workers_.threads));
+    readers_.resize(static_cast<size_t>(workers));
   }
 
-  // Reads `docs` (each once) again, in place of those held.
-  void Load(const std::vector<DocId>& docs) {
-    std::vector<ReadAgain> reads(docs.size());
-    ParallelFor(workers_, docs.size(), [&](int w, size_t i) {
-      std::unique_ptr<DocumentReader>& reader = readers_[static_cast<size_t>(w)];
-      if (reader == nullptr) reader = std::make_unique<DocumentReader>(options_, minhasher_);
-      reads[i] = ReadOne(*reader, docs[i]);
-    });
-    held_.clear();
-    for (size_t i = 0; i < docs.size(); ++i) held_.emplace(docs[i], std::move(reads[i]));
+  // `docs` (each once) read again by worker `w`, through its own reader.
+  HeldTexts Load(int w, const std::vector<DocId>& docs) {
+    std::unique_ptr<DocumentReader>& reader = readers_[static_cast<size_t>(w)];
+    if (reader == nullptr) reader = std::make_unique<DocumentReader>(options_, minhasher_);
+    HeldTexts texts;
+    for (const DocId id : docs) texts.Hold(id, ReadOne(*reader, id));
+    return texts;
   }
 
  private:
@@ -78,9 +85,7 @@ class FileTexts : public HeldTexts {
       doc.note = "no diff: " + r.status().message();
       return doc;
     }
-    doc.ok = true;
-    doc.reading = std::move(*r);
-    return doc;
+    return ReadOk(std::move(*r));
   }
 
   const Report& report_;
@@ -88,7 +93,6 @@ class FileTexts : public HeldTexts {
   uint64_t max_words_;
   FileSystem& fs_;
   MinHasher minhasher_;
-  Workers workers_;
   std::vector<std::unique_ptr<DocumentReader>> readers_;  // one a worker, made on its first document
 };
 
@@ -129,7 +133,7 @@ class JsonlSource : public HeldTexts {
     const SourceFile& sf = report_.source_files[report_.places[wanted[0]].file];
     auto fail_all = [&](const std::string& note) {
       for (DocId id : wanted) {
-        held_[id] = ReadAgain{.ok = false, .note = note, .reading = {}};
+        held_[id] = ReadAgain{.ok = false, .note = note, .reading = {}, .words = {}};
       }
     };
     if (sf.stream) return fail_all("no diff: a stream cannot be read again");
@@ -156,8 +160,10 @@ class JsonlSource : public HeldTexts {
       }
     }
     for (size_t k = next; k < wanted.size(); ++k) {
-      held_[wanted[k]] = ReadAgain{
-          .ok = false, .note = "no diff: " + f.path + ": changed since it was signed (a line is gone)", .reading = {}};
+      held_[wanted[k]] = ReadAgain{.ok = false,
+                                   .note = "no diff: " + f.path + ": changed since it was signed (a line is gone)",
+                                   .reading = {},
+                                   .words = {}};
     }
     if (Status s = CheckUnchanged(fs_, f); !s.ok()) fail_all("no diff: " + s.message());
   }
@@ -169,13 +175,12 @@ class JsonlSource : public HeldTexts {
     const std::string where = path + ":" + std::to_string(line.number);
     bool has = false;
     if (!line.too_long && parser_.Parse(line.text, doc, &has).ok() && has) {
-      out.reading = ReadDocumentText(options_, parser_, doc->text, max_words_);
-      out.ok = out.reading.content.low == place.content_low && out.reading.content.high == place.content_high;
+      DocReading reading = ReadDocumentText(options_, parser_, doc->text, max_words_);
+      if (reading.content.low == place.content_low && reading.content.high == place.content_high) {
+        return ReadOk(std::move(reading));
+      }
     }
-    if (!out.ok) {
-      out.reading = {};
-      out.note = "no diff: " + where + ": changed since it was signed";
-    }
+    out.note = "no diff: " + where + ": changed since it was signed";
     return out;
   }
 
@@ -195,7 +200,7 @@ ReviewMember Compared(ReviewMember m, const ReadAgain& kept, const ReadAgain& me
     return m;
   }
   m.note.clear();
-  m.diff = FoldDiff(WordDiff(kept.reading.doc.token_text, member.reading.doc.token_text));
+  m.diff = FoldDiff(WordDiff(kept.words, member.words));
   m.capped = kept.reading.doc.token_text_capped || member.reading.doc.token_text_capped;
   // The same words: a diff would show only "N unchanged words".
   const bool same = std::none_of(m.diff->begin(), m.diff->end(), [](const FoldedRun& run) {
@@ -251,47 +256,80 @@ struct BatchLimits {
   size_t docs = 0;
   uint64_t bytes = 0;
 };
-// Text files: small batches, read by the run's threads. JSONL: each batch
-// reads each of its files once from the start, so batches as large as the
-// memory allows.
-constexpr BatchLimits kFileBatch{.docs = 1024, .bytes = uint64_t{4} << 20};
+// Text files: small batches, each read and compared by one of the run's
+// threads, a few at once. JSONL: each batch reads each of its files once
+// from the start, so batches as large as the memory allows.
+constexpr BatchLimits kFileBatch{.docs = 512, .bytes = uint64_t{3} << 19};
 constexpr BatchLimits kJsonlBatch{.docs = 65536, .bytes = uint64_t{64} << 20};
 
-// The groups a batch at a time, each batch to `sink` once compared. Each
-// batch's documents are read again once each (`texts.Load`), then its groups
-// compared by the run's threads.
-template <typename Source>
-void CompareInBatches(const Report& report, const Options& options, Source& texts, std::vector<ReviewGroup> groups,
-                      const ReviewSink& sink, GroupCounter& counter) {
-  const BatchLimits limits = std::is_same_v<Source, JsonlSource> ? kJsonlBatch : kFileBatch;
+// A batch of groups and the documents they show, each once, sorted.
+struct Batch {
+  std::vector<ReviewGroup> groups;
+  std::vector<DocId> docs;
+};
+
+// The batch of `groups` from `*next` on, within `limits`; moves its groups
+// out and advances `*next` past them.
+Batch TakeBatch(const Report& report, std::vector<ReviewGroup>& groups, size_t* next, BatchLimits limits) {
+  Batch batch;
+  uint64_t bytes = 0;
+  // A compressed file's text counts 4 times its size, as signing guesses it.
+  auto take = [&](DocId d) {
+    const DocEntry& e = report.docs[d];
+    batch.docs.push_back(d);
+    bytes += CompressedName(e.name) ? 4 * e.size : e.size;
+  };
+  size_t& i = *next;
+  for (; i < groups.size() && batch.docs.size() < limits.docs && bytes < limits.bytes; ++i) {
+    take(groups[i].keep);
+    for (const ReviewMember& m : groups[i].members) take(m.doc);
+    batch.groups.push_back(std::move(groups[i]));
+  }
+  std::sort(batch.docs.begin(), batch.docs.end());
+  batch.docs.erase(std::unique(batch.docs.begin(), batch.docs.end()), batch.docs.end());
+  return batch;
+}
+
+// JSONL: the groups a batch at a time, each batch to `sink` once compared.
+// Each batch's documents are read again once each, file by file, then its
+// groups compared by the run's threads.
+void CompareJsonlInBatches(const Report& report, const Options& options, JsonlSource& texts,
+                           std::vector<ReviewGroup> groups, const ReviewSink& sink, GroupCounter& counter) {
   const bool pairs_mode = report.params.mode == Mode::kPairs;
   const Workers workers{.threads = Workers::Resolve(options.threads), .tick = {}, .cancel = nullptr};
   for (size_t i = 0; i < groups.size();) {
-    std::vector<ReviewGroup> batch;
-    std::vector<DocId> docs;
-    uint64_t bytes = 0;
-    // A compressed file's text counts 4 times its size, as signing guesses it.
-    auto text_bytes = [&report](DocId d) {
-      const DocEntry& e = report.docs[d];
-      return CompressedName(e.name) ? 4 * e.size : e.size;
-    };
-    for (; i < groups.size() && docs.size() < limits.docs && bytes < limits.bytes; ++i) {
-      docs.push_back(groups[i].keep);
-      bytes += text_bytes(groups[i].keep);
-      for (const ReviewMember& m : groups[i].members) {
-        docs.push_back(m.doc);
-        bytes += text_bytes(m.doc);
-      }
-      batch.push_back(std::move(groups[i]));
-    }
-    std::sort(docs.begin(), docs.end());
-    docs.erase(std::unique(docs.begin(), docs.end()), docs.end());
-    texts.Load(std::move(docs));
-    ParallelFor(workers, batch.size(),
-                [&](int, size_t k) { CompareGroup(texts, pairs_mode, report.params.threshold, batch[k]); });
-    counter.Done(batch.size());
-    sink(batch);
+    Batch batch = TakeBatch(report, groups, &i, kJsonlBatch);
+    texts.Load(std::move(batch.docs));
+    ParallelFor(workers, batch.groups.size(),
+                [&](int, size_t k) { CompareGroup(texts, pairs_mode, report.params.threshold, batch.groups[k]); });
+    counter.Done(batch.groups.size());
+    sink(batch.groups);
   }
+}
+
+// Text files: the groups a batch at a time, each batch read again and
+// compared whole by one of the run's threads, several batches at once, and
+// given to `sink` in order on the calling thread: no thread waits for the
+// slowest document or pair of a batch, and no batch waits for the sink.
+// At most one batch a thread, and one more, is held at a time.
+// REQUIRES: `files` has a reader for each of the run's threads.
+void CompareFilesInBatches(const Report& report, const Options& options, FileTexts& files,
+                           std::vector<ReviewGroup> groups, const ReviewSink& sink, GroupCounter& counter) {
+  const bool pairs_mode = report.params.mode == Mode::kPairs;
+  const int threads = Workers::Resolve(options.threads);
+  OrderedWork<Batch> work(
+      Workers{.threads = threads, .tick = {}, .cancel = nullptr}, static_cast<size_t>(threads) + 1,
+      [&](int w, Batch& batch) {
+        const HeldTexts texts = files.Load(w, batch.docs);
+        for (ReviewGroup& g : batch.groups) CompareGroup(texts, pairs_mode, report.params.threshold, g);
+      },
+      [&](Batch& batch) {
+        counter.Done(batch.groups.size());
+        sink(batch.groups);
+        batch.groups = {};
+      });
+  for (size_t i = 0; i < groups.size();) work.Submit(TakeBatch(report, groups, &i, kFileBatch));
+  work.Finish();
 }
 
 }  // namespace
@@ -311,10 +349,10 @@ Review BuildReviewInBatches(const Report& report, const Options& options, uint64
   GroupCounter counter{.tell = progress, .total = groups.size(), .done = 0};
   if (jsonl) {
     JsonlSource texts(report, options, max_words, fs);
-    CompareInBatches(report, options, texts, std::move(groups), sink, counter);
+    CompareJsonlInBatches(report, options, texts, std::move(groups), sink, counter);
   } else {
-    FileTexts texts(report, options, max_words, fs);
-    CompareInBatches(report, options, texts, std::move(groups), sink, counter);
+    FileTexts files(report, options, max_words, fs, Workers::Resolve(options.threads));
+    CompareFilesInBatches(report, options, files, std::move(groups), sink, counter);
   }
   return review;
 }

@@ -1,27 +1,20 @@
-#include "neardup/word_diff.h"
+#include "text/word_diff.h"
 
+#include <algorithm>
+#include <cassert>
 #include <cstddef>
-#include <dtl/dtl.hpp>
+#include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
-#include <unordered_map>
 #include <utility>
+
+#include "base/hash.h"
 
 namespace neardup {
 namespace {
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-std::vector<std::string_view> SplitWords(std::string_view text) {
-  std::vector<std::string_view> words;
-  size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && IsSpace(text[i])) ++i;
-    const size_t start = i;
-    while (i < text.size() && !IsSpace(text[i])) ++i;
-    if (i > start) words.push_back(text.substr(start, i - start));
-  }
-  return words;
-}
 
 // The first `n` words of a run of words joined by single spaces.
 std::string_view FirstWords(std::string_view text, uint64_t n) {
@@ -56,6 +49,144 @@ FoldedRun::Kind FoldedKind(DiffRun::Kind kind) {
   return FoldedRun::Kind::kSame;
 }
 
+// The shortest edit script of two sequences of word numbers, exactly as
+// dtl's Diff<int>(a, b, /*deletesFirst=*/true).compose() gives it (Wu,
+// Manber and Myers' O(NP) algorithm, with dtl's choices: the shorter
+// sequence first, ties to the longer one swapped, a path table of at most
+// kMaxPathPoints points, past which the script is recorded up to the point
+// reached and the rest compared afresh, and each change's deletions before
+// its additions). Differences from dtl: a point takes 12 bytes, not 24, and
+// the table grows in blocks, never copied, so a hard pair holds 24 MB at
+// most, where dtl held up to 72 MB while doubling its vector.
+class EditScript {
+ public:
+  struct Op {
+    DiffRun::Kind kind;
+    int word;
+  };
+
+  // REQUIRES: a.size() and b.size() below INT32_MAX.
+  EditScript(const std::vector<int>& a, const std::vector<int>& b) : swapped_(a.size() >= b.size()) {
+    assert(a.size() < INT32_MAX && b.size() < INT32_MAX);
+    const std::vector<int>& first = swapped_ ? b : a;  // dtl's A: the shorter, or b on a tie
+    const std::vector<int>& second = swapped_ ? a : b;
+    size_t x0 = 0, y0 = 0;  // where the part still to compare starts
+    for (;;) {
+      const Span sa{first.data() + x0, first.size() - x0};
+      const Span sb{second.data() + y0, second.size() - y0};
+      const int64_t end = Compose(sa, sb);
+      const auto [dx, dy] = Record(sa, sb, end);
+      if (dx == sa.size && dy == sb.size) break;
+      x0 += dx;
+      y0 += dy;
+    }
+    Flush();
+  }
+
+  const std::vector<Op>& ops() const { return ops_; }
+
+ private:
+  static constexpr size_t kMaxPathPoints = 2000000;  // dtl's MAX_CORDINATES_SIZE
+  static constexpr size_t kBlock = size_t{1} << 16;
+  struct Span {
+    const int* data;
+    size_t size;
+  };
+  struct Point {
+    int32_t x, y, prev;  // prev: the point before on the path, or -1
+  };
+
+  size_t points() const { return blocks_.empty() ? 0 : (blocks_.size() - 1) * kBlock + last_; }
+  const Point& At(size_t i) const { return blocks_[i / kBlock][i % kBlock]; }
+  void Push(Point p) {
+    if (blocks_.empty() || last_ == kBlock) {
+      blocks_.push_back(std::make_unique<Point[]>(kBlock));
+      last_ = 0;
+    }
+    blocks_.back()[last_++] = p;
+  }
+
+  // dtl's snake: the furthest point on diagonal k, recorded in the table.
+  int64_t Snake(Span a, Span b, int64_t k, int64_t above, int64_t below) {
+    const int64_t prev =
+        above > below ? path_[static_cast<size_t>(k - 1 + offset_)] : path_[static_cast<size_t>(k + 1 + offset_)];
+    int64_t y = std::max(above, below);
+    int64_t x = y - k;
+    while (static_cast<size_t>(x) < a.size && static_cast<size_t>(y) < b.size &&
+           a.data[static_cast<size_t>(x)] == b.data[static_cast<size_t>(y)]) {
+      ++x;
+      ++y;
+    }
+    path_[static_cast<size_t>(k + offset_)] = static_cast<int64_t>(points());
+    Push({static_cast<int32_t>(x), static_cast<int32_t>(y), static_cast<int32_t>(prev)});
+    return y;
+  }
+
+  // dtl's compose loop over `a` and `b`: fills the table until b's end is
+  // reached on the diagonal delta or the table is full. Returns the index
+  // of the last point on the diagonal delta.
+  int64_t Compose(Span a, Span b) {
+    const auto m = static_cast<int64_t>(a.size), n = static_cast<int64_t>(b.size);
+    const int64_t delta = n - m;
+    offset_ = m + 1;
+    std::vector<int64_t> fp(static_cast<size_t>(m + n + 3), -1);
+    path_.assign(static_cast<size_t>(m + n + 3), -1);
+    blocks_.clear();
+    last_ = 0;
+    auto at = [&](int64_t k) -> int64_t& { return fp[static_cast<size_t>(k + offset_)]; };
+    int64_t p = -1;
+    do {
+      ++p;
+      for (int64_t k = -p; k <= delta - 1; ++k) at(k) = Snake(a, b, k, at(k - 1) + 1, at(k + 1));
+      for (int64_t k = delta + p; k >= delta + 1; --k) at(k) = Snake(a, b, k, at(k - 1) + 1, at(k + 1));
+      at(delta) = Snake(a, b, delta, at(delta - 1) + 1, at(delta + 1));
+    } while (at(delta) != n && points() < kMaxPathPoints);
+    return path_[static_cast<size_t>(delta + offset_)];
+  }
+
+  // dtl's recordSequence: the script along the path ending at point `end`.
+  // Returns how far into `a` and `b` it reached.
+  std::pair<size_t, size_t> Record(Span a, Span b, int64_t end) {
+    std::vector<Point> path;  // from the end back to the start
+    for (int64_t r = end; r != -1; r = At(static_cast<size_t>(r)).prev) path.push_back(At(static_cast<size_t>(r)));
+    int64_t px = 0, py = 0;
+    for (size_t i = path.size(); i-- > 0;) {
+      const Point& v = path[i];
+      while (px < v.x || py < v.y) {
+        if (v.y - v.x > py - px) {
+          Change(swapped_ ? DiffRun::Kind::kRemoved : DiffRun::Kind::kAdded, b.data[py++]);
+        } else if (v.y - v.x < py - px) {
+          Change(swapped_ ? DiffRun::Kind::kAdded : DiffRun::Kind::kRemoved, a.data[px++]);
+        } else {
+          Flush();
+          ops_.push_back({DiffRun::Kind::kSame, swapped_ ? b.data[py] : a.data[px]});
+          ++px;
+          ++py;
+        }
+      }
+    }
+    return {static_cast<size_t>(px), static_cast<size_t>(py)};
+  }
+
+  void Change(DiffRun::Kind kind, int word) {
+    (kind == DiffRun::Kind::kRemoved ? removed_ : added_).push_back({kind, word});
+  }
+  // The change since the last unchanged word: its deletions, then its additions.
+  void Flush() {
+    ops_.insert(ops_.end(), removed_.begin(), removed_.end());
+    ops_.insert(ops_.end(), added_.begin(), added_.end());
+    removed_.clear();
+    added_.clear();
+  }
+
+  const bool swapped_;
+  int64_t offset_ = 0;
+  std::vector<int64_t> path_;  // by diagonal: the index of its last point, or -1
+  std::vector<std::unique_ptr<Point[]>> blocks_;
+  size_t last_ = 0;  // points used in the last block
+  std::vector<Op> ops_, removed_, added_;
+};
+
 }  // namespace
 
 std::vector<FoldedRun> FoldDiff(const std::vector<DiffRun>& runs) {
@@ -78,35 +209,90 @@ std::vector<FoldedRun> FoldDiff(const std::vector<DiffRun>& runs) {
   return out;
 }
 
-std::vector<DiffRun> WordDiff(std::string_view a, std::string_view b) {
-  const std::vector<std::string_view> wa = SplitWords(a);
-  const std::vector<std::string_view> wb = SplitWords(b);
-  // The diff compares integers: each distinct word gets a number.
-  std::unordered_map<std::string_view, int> ids;
-  ids.reserve(wa.size() + wb.size());
-  std::vector<std::string_view> words_by_id;
-  words_by_id.reserve(wa.size() + wb.size());
-  auto number = [&](const std::vector<std::string_view>& words) {
-    std::vector<int> seq;
-    seq.reserve(words.size());
-    for (const std::string_view w : words) {
-      const auto [it, added] = ids.emplace(w, static_cast<int>(words_by_id.size()));
-      if (added) words_by_id.push_back(w);
-      seq.push_back(it->second);
+DiffWords::DiffWords(std::string text) : text_(std::move(text)), slots_(64, kEmptySlot) {
+  const char* const data = text_.data();
+  const size_t size = text_.size();
+  // A token text separates its words by ' ' only: then each word ends at
+  // the next ' ', found by memchr, not byte by byte.
+  const bool spaces_only = std::memchr(data, '\t', size) == nullptr && std::memchr(data, '\n', size) == nullptr &&
+                           std::memchr(data, '\r', size) == nullptr;
+  ids_.reserve(static_cast<size_t>(std::count(text_.begin(), text_.end(), ' ')) + 1);
+  size_t i = 0;
+  for (;;) {
+    while (i < size && IsSpace(data[i])) ++i;
+    if (i == size) break;
+    const size_t start = i;
+    if (spaces_only) {
+      const void* end = std::memchr(data + i, ' ', size - i);
+      i = end == nullptr ? size : static_cast<size_t>(static_cast<const char*>(end) - data);
+    } else {
+      while (i < size && !IsSpace(data[i])) ++i;
     }
-    return seq;
-  };
-  const std::vector<int> sa = number(wa);
-  const std::vector<int> sb = number(wb);
+    Add(start, i - start);
+  }
+}
 
-  dtl::Diff<int> diff(sa, sb, /*deletesFirst=*/true);
-  diff.compose();
+void DiffWords::Add(size_t start, size_t size) {
+  const std::string_view word(text_.data() + start, size);
+  const uint64_t hash = HashBytes(word.data(), word.size(), 0);
+  size_t at = SlotOf(word, hash);
+  if (slots_[at] == kEmptySlot) {
+    if (2 * (words_.size() + 1) > slots_.size()) {
+      Grow();
+      at = SlotOf(word, hash);
+    }
+    slots_[at] = (hash & kTagBits) | words_.size();
+    words_.push_back({start, size, hash});
+  }
+  ids_.push_back(static_cast<uint32_t>(slots_[at]));
+}
+
+size_t DiffWords::SlotOf(std::string_view word, uint64_t hash) const {
+  const size_t mask = slots_.size() - 1;
+  size_t at = hash & mask;
+  for (; slots_[at] != kEmptySlot; at = (at + 1) & mask) {
+    if ((slots_[at] & kTagBits) == (hash & kTagBits) && WordText(static_cast<uint32_t>(slots_[at])) == word) break;
+  }
+  return at;
+}
+
+void DiffWords::Grow() {
+  slots_.assign(2 * slots_.size(), kEmptySlot);
+  const size_t mask = slots_.size() - 1;
+  for (size_t n = 0; n < words_.size(); ++n) {
+    size_t at = words_[n].hash & mask;
+    while (slots_[at] != kEmptySlot) at = (at + 1) & mask;
+    slots_[at] = (words_[n].hash & kTagBits) | n;
+  }
+}
+
+uint32_t DiffWords::Find(std::string_view word, uint64_t hash) const {
+  const uint64_t slot = slots_.empty() ? kEmptySlot : slots_[SlotOf(word, hash)];
+  return slot == kEmptySlot ? kNone : static_cast<uint32_t>(slot);
+}
+
+std::vector<DiffRun> WordDiff(const DiffWords& a, const DiffWords& b) {
+  // The diff compares integers: a's words keep their numbers, b's words
+  // take a's number for the same word, and numbers after a's for the
+  // others. Equal words get equal numbers and different words different
+  // ones, as numbering both texts afresh would give, so the diff is the same.
+  const auto a_words = static_cast<uint32_t>(a.words_.size());
+  std::vector<uint32_t> b_number(b.words_.size());
+  for (size_t d = 0; d < b.words_.size(); ++d) {
+    const uint32_t in_a =
+        a.slots_.empty() ? DiffWords::kNone : a.Find(b.WordText(static_cast<uint32_t>(d)), b.words_[d].hash);
+    b_number[d] = in_a != DiffWords::kNone ? in_a : a_words + static_cast<uint32_t>(d);
+  }
+  const std::vector<int> sa(a.ids_.begin(), a.ids_.end());
+  std::vector<int> sb;
+  sb.reserve(b.ids_.size());
+  for (const uint32_t id : b.ids_) sb.push_back(static_cast<int>(b_number[id]));
+
+  const EditScript script(sa, sb);
   std::vector<DiffRun> runs;
-  for (const auto& [elem, info] : diff.getSes().getSequence()) {
-    const DiffRun::Kind kind = info.type == dtl::SES_ADD      ? DiffRun::Kind::kAdded
-                               : info.type == dtl::SES_DELETE ? DiffRun::Kind::kRemoved
-                                                              : DiffRun::Kind::kSame;
-    const std::string_view word = words_by_id[static_cast<size_t>(elem)];
+  for (const auto& [kind, elem] : script.ops()) {
+    const auto number = static_cast<uint32_t>(elem);
+    const std::string_view word = number < a_words ? a.WordText(number) : b.WordText(number - a_words);
     if (runs.empty() || runs.back().kind != kind) {
       runs.push_back({kind, std::string(word), 1});
     } else {
@@ -116,6 +302,10 @@ std::vector<DiffRun> WordDiff(std::string_view a, std::string_view b) {
     }
   }
   return runs;
+}
+
+std::vector<DiffRun> WordDiff(std::string_view a, std::string_view b) {
+  return WordDiff(DiffWords(std::string(a)), DiffWords(std::string(b)));
 }
 
 }  // namespace neardup

@@ -332,7 +332,9 @@ class PosixFileSystem final : public FileSystem {
 class GzipByteReader final : public ByteReader {
  public:
   GzipByteReader(std::unique_ptr<ByteReader> inner, std::string path)
-      : inner_(std::move(inner)), path_(std::move(path)), input_(std::make_unique<char[]>(kInputBufferSize)) {
+      : inner_(std::move(inner)),
+        path_(std::move(path)),
+        input_(std::make_unique_for_overwrite<char[]>(kInputBufferSize)) {
     // 15 + 32: largest window, detect a gzip or zlib header automatically.
     const int rc = inflateInit2(&zs_, 15 + 32);
     if (rc == Z_OK) {
@@ -417,7 +419,7 @@ class ZstdByteReader final : public ByteReader {
   ZstdByteReader(std::unique_ptr<ByteReader> inner, std::string path)
       : inner_(std::move(inner)),
         path_(std::move(path)),
-        input_(std::make_unique<char[]>(kInputBufferSize)),
+        input_(std::make_unique_for_overwrite<char[]>(kInputBufferSize)),
         dctx_(ZSTD_createDCtx()) {
     if (dctx_ == nullptr) error_ = Status::Internal(ShellQuoted(path_) + ": cannot create a zstd context");
   }
@@ -519,7 +521,7 @@ Result<bool> DecompressedLargerThan(FileSystem& fs, const std::string& path, con
   if (!CompressedName(path)) return false;
   Result<std::unique_ptr<ByteReader>> in = OpenInput(fs, path, expected);
   if (!in.ok()) return in.status();
-  const auto buf = std::make_unique<char[]>(kInputBufferSize);
+  const auto buf = std::make_unique_for_overwrite<char[]>(kInputBufferSize);
   uint64_t total = 0;
   while (total <= limit) {
     Result<size_t> got = (*in)->Read(buf.get(), kInputBufferSize);

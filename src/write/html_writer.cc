@@ -457,9 +457,13 @@ void HtmlReview::Add(std::span<const ReviewGroup> groups) {
   std::vector<std::string> rendered(groups.size());
   ParallelFor(Workers{.threads = Workers::Resolve(threads_), .tick = {}, .cancel = nullptr}, groups.size(),
               [&](int, size_t i) { rendered[i] = ScriptSafeJson(GroupJson(report_, groups[i])); });
+  size_t bytes = 0;
+  for (const std::string& r : rendered) bytes += r.size() + 1;
+  std::string& chunk = data_.emplace_back();
+  chunk.reserve(bytes);
   for (size_t i = 0; i < groups.size(); ++i) {
-    if (!data_.empty()) data_ += ',';
-    data_ += rendered[i];
+    if (i > 0) chunk += ',';
+    chunk += rendered[i];
     for (const ReviewMember& m : groups[i].members) {
       if (m.similarity >= 0) similarities_.push_back(m.similarity);
     }
@@ -496,7 +500,13 @@ void HtmlReview::Write(const Review& facts, std::ostream& out) const {
   page += "{\"mode\":" + ScriptSafeJson(Json(pairs_mode ? "pairs" : "clusters")) +
           ",\"similarity\":" + ScriptSafeJson(Json(similarity)) + ",\"groups\":[";
   out.write(page.data(), static_cast<std::streamsize>(page.size()));
-  out.write(data_.data(), static_cast<std::streamsize>(data_.size()));
+  bool first = true;
+  for (const std::string& chunk : data_) {
+    if (chunk.empty()) continue;
+    if (!first) out.put(',');
+    out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    first = false;
+  }
   page = "]}</script>\n<script>";
   page += kScript;
   page += "</script>\n</body>\n</html>\n";

@@ -227,7 +227,7 @@ TEST(ReviewTest, TheReviewInBatchesIsTheWholeReview) {
   o.paths = {dir.path()};
   o.threshold = 0.5;
   const Report report = Scan(o);
-  ASSERT_GE(report.pairs.size(), 600u);  // more than a batch's 1,024 documents
+  ASSERT_GE(report.pairs.size(), 600u);  // more than a batch's 512 documents
   const Review whole = BuildReview(report, o, 20000);
   for (const int threads : {1, 3}) {
     o.threads = threads;

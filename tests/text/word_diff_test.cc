@@ -1,13 +1,18 @@
 // FoldDiff: long unchanged stretches are shortened to their context, the
-// rest of a diff is kept as it is.
+// rest of a diff is kept as it is. WordDiff of prepared words (DiffWords):
+// the very script dtl gives, whatever the inputs.
 #include "neardup/word_diff.h"
 
 #include <gtest/gtest.h>
 
+#include <dtl/dtl.hpp>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "test_util.h"
+#include "text/word_diff.h"
 
 namespace neardup {
 namespace {
@@ -59,6 +64,101 @@ TEST(FoldDiffTest, StretchesAtTheEndsKeepContextOnTheChangedSideOnly) {
   EXPECT_EQ(folded[4].kind, FoldedRun::Kind::kSkipped);
   EXPECT_EQ(folded[4].words, 50 - kContextWords);
   EXPECT_TRUE(FoldDiff({}).empty());
+}
+
+// The word diff as neardup made it with dtl before DiffWords: the reference.
+std::vector<DiffRun> DtlWordDiff(const std::vector<std::string>& wa, const std::vector<std::string>& wb) {
+  std::unordered_map<std::string_view, int> ids;
+  std::vector<std::string_view> words_by_id;
+  auto number = [&](const std::vector<std::string>& words) {
+    std::vector<int> seq;
+    for (const std::string& w : words) {
+      const auto [it, added] = ids.emplace(w, static_cast<int>(words_by_id.size()));
+      if (added) words_by_id.push_back(w);
+      seq.push_back(it->second);
+    }
+    return seq;
+  };
+  const std::vector<int> sa = number(wa);
+  const std::vector<int> sb = number(wb);
+  dtl::Diff<int> diff(sa, sb, /*deletesFirst=*/true);
+  diff.compose();
+  std::vector<DiffRun> runs;
+  for (const auto& [elem, info] : diff.getSes().getSequence()) {
+    const DiffRun::Kind kind = info.type == dtl::SES_ADD      ? DiffRun::Kind::kAdded
+                               : info.type == dtl::SES_DELETE ? DiffRun::Kind::kRemoved
+                                                              : DiffRun::Kind::kSame;
+    const std::string_view word = words_by_id[static_cast<size_t>(elem)];
+    if (runs.empty() || runs.back().kind != kind) {
+      runs.push_back({kind, std::string(word), 1});
+    } else {
+      runs.back().text.push_back(' ');
+      runs.back().text.append(word);
+      ++runs.back().words;
+    }
+  }
+  return runs;
+}
+
+void ExpectDtlsScript(const std::vector<std::string>& wa, const std::vector<std::string>& wb) {
+  const std::vector<DiffRun> want = DtlWordDiff(wa, wb);
+  const std::vector<DiffRun> got = WordDiff(DiffWords(Join(wa)), DiffWords(Join(wb)));
+  ASSERT_EQ(got.size(), want.size()) << wa.size() << " against " << wb.size() << " words";
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(static_cast<int>(got[i].kind), static_cast<int>(want[i].kind)) << "run " << i;
+    EXPECT_EQ(got[i].text, want[i].text) << "run " << i;
+    EXPECT_EQ(got[i].words, want[i].words) << "run " << i;
+  }
+  EXPECT_EQ(WordDiff(Join(wa), Join(wb)).size(), want.size());
+}
+
+// `words` with every `every`-th word replaced, one in three dropped and one
+// in five doubled, from `seed`.
+std::vector<std::string> Edited(const std::vector<std::string>& words, size_t every, uint64_t seed) {
+  const std::vector<std::string> other = RandomWords(words.size(), seed, 50);
+  std::vector<std::string> out;
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (i % every != 0) {
+      out.push_back(words[i]);
+    } else if (i % (3 * every) == 0) {
+      continue;
+    } else {
+      out.push_back(other[i]);
+      if (i % (5 * every) == 0) out.push_back(other[i]);
+    }
+  }
+  return out;
+}
+
+TEST(DiffWordsTest, SmallAndEmptyTextsGiveDtlsScript) {
+  ExpectDtlsScript({}, {});
+  ExpectDtlsScript({}, {"a", "b"});
+  ExpectDtlsScript({"a", "b"}, {});
+  ExpectDtlsScript({"a", "b", "c"}, {"a", "x", "c"});
+  ExpectDtlsScript({"a", "b", "a", "b"}, {"b", "a", "b", "a"});  // as long: dtl swaps them
+  ExpectDtlsScript({"x", "a"}, {"a", "x", "a"});
+}
+
+TEST(DiffWordsTest, RandomTextsOfFewWordsGiveDtlsScript) {
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    const size_t n = seed % 37, m = (seed * 7) % 41;
+    ExpectDtlsScript(RandomWords(n, seed, 1 + seed % 4), RandomWords(m, seed + 1000, 1 + seed % 4));
+  }
+}
+
+TEST(DiffWordsTest, NearCopiesGiveDtlsScript) {
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const std::vector<std::string> words = RandomWords(500 + 97 * seed, seed, 300);
+    ExpectDtlsScript(words, Edited(words, 3 + seed % 17, seed));
+    ExpectDtlsScript(Edited(words, 5 + seed % 7, seed + 50), words);
+  }
+}
+
+// Texts far apart fill dtl's path table (2,000,000 points) several times:
+// the script is recorded in parts, as dtl records it.
+TEST(DiffWordsTest, TextsPastThePathTableGiveDtlsScript) {
+  ExpectDtlsScript(RandomWords(5000, 7, 20), RandomWords(4000, 8, 20));
+  ExpectDtlsScript(RandomWords(4500, 9, 20), RandomWords(4500, 10, 20));
 }
 
 }  // namespace
