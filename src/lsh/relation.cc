@@ -46,24 +46,9 @@ double RelationRule::SharedNeeded(uint64_t size_a, uint64_t size_b) const {
 }
 
 Overlap OverlapIfReaches(std::span<const uint64_t> a, std::span<const uint64_t> b, double needed) {
-  size_t i = 0, j = 0;
-  uint64_t common = 0;
-  while (i < a.size() && j < b.size()) {
-    // Every 32 steps: can what is left still reach `needed`?
-    if (((i + j) & 31) == 0 && static_cast<double>(common + std::min(a.size() - i, b.size() - j)) < needed) {
-      return {.shared = common + std::min(a.size() - i, b.size() - j), .size_a = a.size(), .size_b = b.size()};
-    }
-    if (a[i] < b[j]) {
-      ++i;
-    } else if (b[j] < a[i]) {
-      ++j;
-    } else {
-      ++common;
-      ++i;
-      ++j;
-    }
-  }
-  return {.shared = common, .size_a = a.size(), .size_b = b.size()};
+  // An intersection reaches `needed` when it reaches the least count not below it.
+  const uint64_t need = needed > 0 ? static_cast<uint64_t>(std::ceil(std::min(needed, 1e18))) : 0;
+  return {.shared = SharedIfReaches(a, b, need), .size_a = a.size(), .size_b = b.size()};
 }
 
 double ContainmentOfSmaller(double jaccard, uint64_t size_a, uint64_t size_b, bool exact) {

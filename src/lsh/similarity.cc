@@ -9,19 +9,7 @@ namespace neardup {
 double ExactJaccard(std::span<const uint64_t> a, std::span<const uint64_t> b) { return OverlapOf(a, b).Jaccard(); }
 
 Overlap OverlapOf(std::span<const uint64_t> a, std::span<const uint64_t> b) {
-  size_t i = 0, j = 0, common = 0;
-  while (i < a.size() && j < b.size()) {
-    if (a[i] < b[j]) {
-      ++i;
-    } else if (b[j] < a[i]) {
-      ++j;
-    } else {
-      ++common;
-      ++i;
-      ++j;
-    }
-  }
-  return {.shared = common, .size_a = a.size(), .size_b = b.size()};
+  return {.shared = SharedIfReaches(a, b, 0), .size_a = a.size(), .size_b = b.size()};
 }
 
 double SharedFromJaccard(double jaccard, uint64_t size_a, uint64_t size_b) {
@@ -51,11 +39,8 @@ size_t LeastCommon(size_t na, size_t nb, double threshold) {
 
 }  // namespace
 
-double JaccardIfReaches(std::span<const uint64_t> a, std::span<const uint64_t> b, double threshold) {
-  if (a.empty() && b.empty()) return ExactJaccard(a, b);
+uint64_t SharedIfReaches(std::span<const uint64_t> a, std::span<const uint64_t> b, uint64_t need) {
   const size_t na = a.size(), nb = b.size();
-  const size_t need = LeastCommon(na, nb, threshold);
-  if (need > std::min(na, nb)) return -1;  // the sizes alone rule it out
   // kChains merges over consecutive ranges of hash values, interleaved: one
   // merge's steps wait on each other, four in turn need not.
   constexpr size_t kChains = 4;
@@ -67,17 +52,18 @@ double JaccardIfReaches(std::span<const uint64_t> a, std::span<const uint64_t> b
     i[c] = c == 0 ? 0 : i_end[c - 1];
     j[c] = c == 0 ? 0 : j_end[c - 1];
   }
-  size_t common = 0;
+  uint64_t common = 0;
   while (true) {
     // The shingles left could add at most min(na - i, nb - j) to the
     // intersection in each range.
-    size_t most = common, steps = SIZE_MAX;
+    uint64_t most = common;
+    size_t steps = SIZE_MAX;
     for (size_t c = 0; c < kChains; ++c) {
       const size_t left = std::min(i_end[c] - i[c], j_end[c] - j[c]);
       most += left;
       if (left > 0) steps = std::min(steps, left);
     }
-    if (most < need) return -1;
+    if (most < need) return most;
     if (steps == SIZE_MAX) break;  // every range is done
     // Each step moves i, j or both by one, so `steps` steps stay inside
     // every range that has any left; a range with none left is skipped.
@@ -94,7 +80,16 @@ double JaccardIfReaches(std::span<const uint64_t> a, std::span<const uint64_t> b
       }
     }
   }
-  return JaccardOf(na, nb, common);
+  return common;
+}
+
+double JaccardIfReaches(std::span<const uint64_t> a, std::span<const uint64_t> b, double threshold) {
+  if (a.empty() && b.empty()) return ExactJaccard(a, b);
+  const size_t na = a.size(), nb = b.size();
+  const size_t need = LeastCommon(na, nb, threshold);
+  if (need > std::min(na, nb)) return -1;  // the sizes alone rule it out
+  const uint64_t common = SharedIfReaches(a, b, need);
+  return common < need ? -1 : JaccardOf(na, nb, common);
 }
 
 double CandidateFloor(const Options& options) {

@@ -62,6 +62,14 @@ struct Overlap {
 // REQUIRES: as ExactJaccard.
 Overlap OverlapOf(std::span<const uint64_t> a, std::span<const uint64_t> b);
 
+// |A ∩ B| of two sorted sets without repeats when it is at least `need`;
+// else some count below `need` that bounds it from above: the merge stops as
+// soon as the shingles left cannot lift the intersection to `need` (with 0,
+// never). The one merge OverlapOf(), JaccardIfReaches() and
+// OverlapIfReaches() (relation.h) count by, without branches.
+// REQUIRES: as ExactJaccard.
+uint64_t SharedIfReaches(std::span<const uint64_t> a, std::span<const uint64_t> b, uint64_t need);
+
 // The intersection |A ∩ B| that a Jaccard `jaccard` of sets of `size_a` and
 // `size_b` elements implies: J(|A| + |B|) / (1 + J), as a real number, kept
 // within [0, min(|A|, |B|)] (an estimate may imply more than the smaller

@@ -171,6 +171,21 @@ Status ReadFileDoc(const Options& options, const MinHasher& mh, FileSystem& fs, 
   return ReadFileDocWith(options, reader, fs, path, max_words, r);
 }
 
+// Whether the ids asked for as A and as B each name one document of the
+// file read: `lines_of` their lines, `ra` and `rb` what was read for them.
+Status EachNamesOne(const ExplainInputs& inputs, const IdLines (&lines_of)[2], const ReadDoc& ra, const ReadDoc& rb) {
+  for (int k = 0; k < 2; ++k) {
+    if (lines_of[k].count > 1) return lines_of[k].NotUnique(k == 0 ? inputs.a : inputs.b, inputs.jsonl_file);
+  }
+  for (const ReadDoc* r : {&ra, &rb}) {
+    if (!r->have) {
+      return Status::NotFound(std::string(r == &ra ? inputs.a : inputs.b) +
+                              ": no document with this id (or FILE:LINE) in " + ShellQuoted(inputs.jsonl_file));
+    }
+  }
+  return Status::Ok();
+}
+
 Status ReadJsonlDocs(const Options& options, const MinHasher& mh, FileSystem& fs, const ExplainInputs& inputs,
                      ReadDoc* ra, ReadDoc* rb) {
   Result<std::unique_ptr<ByteReader>> in = options.input == InputFormat::kParquet
@@ -222,16 +237,7 @@ Status ReadJsonlDocs(const Options& options, const MinHasher& mh, FileSystem& fs
     if (line.too_long) continue;
     if (Status s = take(line.text, line.number); !s.ok()) return s;
   }
-  for (int k = 0; k < 2; ++k) {
-    if (lines_of[k].count > 1) return lines_of[k].NotUnique(k == 0 ? inputs.a : inputs.b, inputs.jsonl_file);
-  }
-  for (const ReadDoc* r : {ra, rb}) {
-    if (!r->have) {
-      return Status::NotFound(std::string(r == ra ? inputs.a : inputs.b) +
-                              ": no document with this id (or FILE:LINE) in " + ShellQuoted(inputs.jsonl_file));
-    }
-  }
-  return Status::Ok();
+  return EachNamesOne(inputs, lines_of, *ra, *rb);
 }
 
 // The verification rule of a scan with `options` under --verify `mode`

@@ -419,6 +419,29 @@ std::vector<std::string> NamedSkipped(const Options& o, const std::vector<DocRec
   return walked;
 }
 
+// Verification as the run asks for it: the verdicts an index kept, or the
+// candidates checked (their documents read again where the run rereads);
+// `reread` is set to the documents read again.
+Result<Verified> VerifyFound(const Run& run, SignedInputs& inputs, FoundPairs& found, bool want_dropped,
+                             uint64_t* reread) {
+  const Options& o = run.options();
+  SignedCorpus& corpus = inputs.corpus;
+  // Ticks while documents are read again: the time shown keeps moving.
+  Workers verifying = run.workers();
+  if (run.Watched() && run.rereads()) verifying.tick = [&run] { run.Tick(Stage::kVerifying); };
+  if (run.rereads()) run.Tick(Stage::kVerifying);
+  VerifyContext verify = run.Verifying(verifying);
+  // Pairs mode reads no set after verification but for the dropped lists,
+  // and reads again only what it can report.
+  verify.keep_sets = o.mode != Mode::kPairs || want_dropped;
+  if (!verify.keep_sets) verify.report_filters = Filters(o, inputs.signed_now, corpus.table.docs, true);
+  Result<Verified> verified = found.verdicts
+                                  ? std::move(*found.verdicts).Adopt(run.rule(), corpus, &found.groups)
+                                  : VerifyCandidates(verify, corpus, &found.groups, std::move(found.candidates));
+  if (verified.ok()) *reread = verify.reread.total.load(std::memory_order_relaxed);
+  return verified;
+}
+
 }  // namespace
 
 Result<Report> ReportPhase(const Run& run, SignedInputs inputs, FoundPairs found) {
@@ -447,21 +470,9 @@ Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, Foun
   report.stats.candidates = found.candidates.visited;
   if (run.Cancelled()) return Status::Cancelled("interrupted");
 
-  // Ticks while documents are read again: the time shown keeps moving.
-  Workers verifying = run.workers();
-  if (run.Watched() && run.rereads()) verifying.tick = [&run] { run.Tick(Stage::kVerifying); };
-  if (run.rereads()) run.Tick(Stage::kVerifying);
   const bool want_dropped = wanted == DroppedWanted::kAlways || !o.kept_dir.empty();
-  VerifyContext verify = run.Verifying(verifying);
-  // Pairs mode reads no set after verification but for the dropped lists,
-  // and reads again only what it can report.
-  verify.keep_sets = o.mode != Mode::kPairs || want_dropped;
-  if (!verify.keep_sets) verify.report_filters = Filters(o, inputs.signed_now, corpus.table.docs, true);
-  Result<Verified> verified = found.verdicts
-                                  ? std::move(*found.verdicts).Adopt(run.rule(), corpus, &found.groups)
-                                  : VerifyCandidates(verify, corpus, &found.groups, std::move(found.candidates));
+  Result<Verified> verified = VerifyFound(run, inputs, found, want_dropped, &report.stats.reread);
   if (!verified.ok()) return verified.status();
-  report.stats.reread = verify.reread.total.load(std::memory_order_relaxed);
   // No signature is read past verification but by --cluster-by keep, which
   // reads them back in: the borrowed pages need not stay resident.
   for (const auto& file : inputs.mapped) file->Release(0, file->size());

@@ -66,6 +66,18 @@ Status SignTextFile(const SignContext& ctx, DocumentReader& reader, SetBitmapBui
   return Status::Ok();
 }
 
+// How many of `files`, the first in walk order, get bitmaps: with
+// SignContext::set_bitmaps, those within its first ctx.bitmap_text bytes.
+size_t FilesWithBitmaps(const SignContext& ctx, const std::vector<InputFile>& files) {
+  if (!ctx.set_bitmaps) return 0;
+  size_t with_bitmap = 0;
+  for (uint64_t bytes = 0; with_bitmap < files.size(); ++with_bitmap) {
+    bytes += files[with_bitmap].size;
+    if (bytes > ctx.bitmap_text) break;
+  }
+  return with_bitmap;
+}
+
 }  // namespace
 
 void SignTextFiles(const SignContext& ctx, SignedCorpus* out, std::vector<SignCounts>* per_file,
@@ -78,15 +90,8 @@ void SignTextFiles(const SignContext& ctx, SignedCorpus* out, std::vector<SignCo
   std::mutex mu;  // guards out->problems and out->counts
   std::vector<std::unique_ptr<DocumentReader>> readers(static_cast<size_t>(workers.threads));
   std::vector<std::unique_ptr<SetBitmapBuilder>> bitmaps(static_cast<size_t>(workers.threads));
-  // Bitmaps for the files, in walk order, up to ctx.bitmap_text bytes.
-  size_t with_bitmap = 0;
-  if (ctx.set_bitmaps) {
-    out->bitmaps.resize(n);
-    for (uint64_t bytes = 0; with_bitmap < n; ++with_bitmap) {
-      bytes += out->table.files[with_bitmap].size;
-      if (bytes > ctx.bitmap_text) break;
-    }
-  }
+  const size_t with_bitmap = FilesWithBitmaps(ctx, out->table.files);
+  if (ctx.set_bitmaps) out->bitmaps.resize(n);
   ParallelFor(workers, n, [&](int w, size_t i) {
     auto& reader = readers[static_cast<size_t>(w)];
     if (reader == nullptr) {

@@ -398,6 +398,29 @@ bool Verified::Similar(DocId x, DocId y) const {
   return MeetsThreshold(Similarity(a, b), rule_.threshold);
 }
 
+namespace {
+
+// The confirmed groups' sets, moved into `sets` under their groups'
+// representatives: per group (of `todo`), that key (0: no set) and a view of
+// its set there (map nodes stay where they are, so the views stay valid).
+struct KeptSets {
+  std::vector<DocId> key;
+  std::vector<std::span<const uint64_t>> of_group;
+};
+KeptSets KeepSets(const ToConfirm& todo, const CopyGroups& groups, ConfirmedGroups* confirmed,
+                  std::unordered_map<DocId, std::vector<uint64_t>>* sets) {
+  KeptSets out{.key = std::vector<DocId>(todo.slots.size(), 0),
+               .of_group = std::vector<std::span<const uint64_t>>(todo.slots.size())};
+  for (uint32_t g = 0; g < todo.slots.size(); ++g) {
+    if (confirmed->sets[g].empty()) continue;
+    out.key[g] = groups.representative(todo.slots[g]);
+    out.of_group[g] = (*sets)[out.key[g]] = std::move(confirmed->sets[g]);
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& corpus, CopyGroups* groups,
                                   Candidates candidates) {
   Verified verified;
@@ -430,15 +453,7 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
     return s;
   }
   out->left_out = std::move(confirmed.left_out);
-  std::vector<DocId> set_key(todo.slots.size(), 0);
-  std::vector<std::span<const uint64_t>> set_of_group(todo.slots.size());
-  for (uint32_t g = 0; g < todo.slots.size(); ++g) {
-    if (confirmed.sets[g].empty()) continue;
-    set_key[g] = groups->representative(todo.slots[g]);
-    // Map nodes stay where they are, so the span stays valid.
-    const std::vector<uint64_t>& kept = out->sets_[set_key[g]] = std::move(confirmed.sets[g]);
-    set_of_group[g] = kept;
-  }
+  KeptSets kept = KeepSets(todo, *groups, &confirmed, &out->sets_);
   groups->KeepOnly(todo.slots, confirmed.members);
   if (ctx.rule.identical_only) return verified;
   out->pairs = CandidatePairs(ctx.options.pair_memory);
@@ -449,8 +464,8 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
                       .filters = filters,
                       .confirmer = confirmer,
                       .verified = *out,
-                      .set_key = std::move(set_key),
-                      .set_of_group = std::move(set_of_group),
+                      .set_key = std::move(kept.key),
+                      .set_of_group = std::move(kept.of_group),
                       .streamed = first.streaming ? &streamed : nullptr,
                       .alone = std::move(alone)};
   if (Status s = checker.KeepTexts(candidates.pairs); !s.ok()) return s;
