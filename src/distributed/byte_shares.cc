@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <optional>
 
 #include "base/ascii.h"
 #include "neardup/quote.h"
+#include "walk/parquet_rows.h"
 namespace neardup {
 
 namespace {
@@ -53,8 +55,32 @@ class RangeByteReader final : public ByteReader {
   uint64_t skip_;  // bytes still to drop (a reader that cannot read ahead)
 };
 
+bool Parquet(const Options& o) { return o.input == InputFormat::kParquet; }
+
 bool Splittable(const Options& o, const InputFile& f) {
-  return RowsAreDocuments(o.input) && !f.identity.stream && !Compressed(f.path) && f.size >= kMinSplitBytes;
+  return RowsAreDocuments(o.input) && !f.identity.stream && (Parquet(o) || !Compressed(f.path)) &&
+         f.size >= kMinSplitBytes;
+}
+
+// The row groups of Parquet file `f` when a byte range of it holds whole
+// ones in row order; nullopt when not (it is then shared whole), and when
+// its footer cannot be read (its sign task says why).
+std::optional<std::vector<ParquetRowGroup>> SplittableGroups(FileSystem& fs, const InputFile& f) {
+  Result<std::vector<ParquetRowGroup>> groups = ParquetRowGroups(fs, f.path, f.identity);
+  if (!groups.ok() || !RowGroupsInFileOrder(*groups)) return std::nullopt;
+  return std::move(*groups);
+}
+
+// Where a range of Parquet file `f` cut at byte p starts: where the first
+// row group starting at or after p starts, or the file's end when none
+// does; nullopt when the file cannot be split.
+std::optional<uint64_t> RowGroupStartFrom(FileSystem& fs, const InputFile& f, uint64_t p) {
+  const std::optional<std::vector<ParquetRowGroup>> groups = SplittableGroups(fs, f);
+  if (!groups) return std::nullopt;
+  for (const ParquetRowGroup& g : *groups) {
+    if (g.start >= p) return std::min(g.start, f.size);
+  }
+  return f.size;
 }
 
 Result<std::unique_ptr<ByteReader>> OpenRange(FileSystem& fs, const InputFile& f, uint64_t begin, uint64_t end) {
@@ -115,7 +141,12 @@ Result<uint64_t> CutAt(FileSystem& fs, const Options& o, const std::vector<Input
   const InputFile& f = files[i];
   const uint64_t p = target - starts[i];
   if (p == 0 || p >= f.size) return starts[i] + std::min(p, f.size);
-  if (!Splittable(o, f)) return starts[i] + (2 * p < f.size ? 0 : f.size);
+  const uint64_t whole = starts[i] + (2 * p < f.size ? 0 : f.size);
+  if (!Splittable(o, f)) return whole;
+  if (Parquet(o)) {
+    const std::optional<uint64_t> at = RowGroupStartFrom(fs, f, p);
+    return at ? starts[i] + *at : whole;
+  }
   Result<uint64_t> at = LineStartFrom(fs, f, p);
   if (!at.ok()) return at.status();
   return starts[i] + *at;
@@ -178,7 +209,12 @@ Result<Share> ShareOf(FileSystem& fs, const Options& o, std::vector<InputFile> f
     out.files.push_back(std::move(files[i]));
   }
   if (Status s = NoStreams(out.files); !s.ok()) return s;
-  if (!out.parts.empty() && out.parts.front().begin > 0) {
+  if (!out.parts.empty() && out.parts.front().begin > 0 && Parquet(o)) {
+    // Cut where a row group starts: the rows of the groups before.
+    const std::optional<std::vector<ParquetRowGroup>> groups = SplittableGroups(fs, out.files.front());
+    if (!groups) return Status::Changed(ShellQuoted(out.files.front().path) + ": changed during the run");
+    out.parts.front().line_base = RowsStartingIn(*groups, 0, out.parts.front().begin).second;
+  } else if (!out.parts.empty() && out.parts.front().begin > 0) {
     Result<uint64_t> lines = LinesBefore(fs, out.files.front(), out.parts.front().begin);
     if (!lines.ok()) return lines.status();
     out.parts.front().line_base = *lines;
@@ -200,6 +236,11 @@ Result<std::unique_ptr<ByteReader>> RangedFileSystem::Ranged(const std::string& 
   const auto r = ranges_.find(path);
   if (r == ranges_.end()) return in;
   return RangeReader(std::move(*in), r->second.first, r->second.second);
+}
+
+std::pair<uint64_t, uint64_t> RangedFileSystem::Range(const std::string& path, uint64_t size) {
+  const auto r = ranges_.find(path);
+  return r == ranges_.end() ? std::pair<uint64_t, uint64_t>{0, size} : r->second;
 }
 
 Result<std::unique_ptr<ByteReader>> RangedFileSystem::Open(const std::string& path) {

@@ -8,6 +8,12 @@
 //    least kMinSplitBytes bytes) it moves forward to just after the next
 //    newline at or after the target (the file's end when there is none), so
 //    that every range holds whole lines;
+//  - in a splittable Parquet file (--input parquet, a regular file of at
+//    least kMinSplitBytes bytes whose row groups start at increasing bytes,
+//    in row order) it moves forward to where the first row group that
+//    starts at or after the target starts (the file's end when none does):
+//    a range reads the rows of the row groups that start in it
+//    (FileSystem::Range(), parquet_rows.h), `line_base` the rows before;
 //  - in any other file (compressed, small, or text input) it moves to the
 //    nearer of the file's start and end: the file stays whole.
 // Share I is the bytes [cut I, cut I+1) (cut 0 = 0, cut N = T); a file of
@@ -85,6 +91,7 @@ class RangedFileSystem : public FileSystem {
   Result<std::unique_ptr<Directory>> OpenDir(const std::string& path, bool follow_symlink) override {
     return base_.OpenDir(path, follow_symlink);
   }
+  std::pair<uint64_t, uint64_t> Range(const std::string& path, uint64_t size) override;
 
  private:
   Result<std::unique_ptr<ByteReader>> Ranged(const std::string& path, Result<std::unique_ptr<ByteReader>> in);

@@ -27,6 +27,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/types.h"
@@ -132,6 +133,14 @@ class FileSystem {
   // NotFound or IoError ("PATH: reason") when it cannot be opened. The default
   // implementation (for test doubles) calls Default().OpenDir().
   virtual Result<std::unique_ptr<Directory>> OpenDir(const std::string& path, bool follow_symlink);
+  // The bytes [first, second) of the file `path`, of `size` bytes, that this
+  // file system reads of it: the whole file, [0, size), unless it reads a
+  // part (a stage task's share, byte_shares.h). A reader that does not read
+  // through Open() (Parquet rows) asks it which part to read.
+  virtual std::pair<uint64_t, uint64_t> Range(const std::string& path, uint64_t size) {
+    (void)path;
+    return {0, size};
+  }
 
   // The real file system (POSIX open/read/fstat, opendir/readdir/fstatat). Never null; lives forever.
   static FileSystem& Default();

@@ -55,6 +55,9 @@ class HashingFileSystem : public FileSystem {
   // ("PATH: changed during the run").
   Result<std::unique_ptr<ByteReader>> OpenExpected(const std::string& path, const FileIdentity& expected) override;
   Result<FileStat> Stat(const std::string& path) override { return inner_.Stat(path); }
+  std::pair<uint64_t, uint64_t> Range(const std::string& path, uint64_t size) override {
+    return inner_.Range(path, size);
+  }
 
  private:
   FileSystem& inner_;

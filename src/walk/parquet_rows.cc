@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,8 +66,9 @@ class ParquetRows final : public ByteReader {
     ::close(fd_);
   }
 
-  // Checks the columns and starts the query. `keys`: the JSON keys written.
-  Status Start(const ParquetColumns& columns) {
+  // Checks the columns and starts the query, of every row or only of
+  // `rows` (numbered from 0).
+  Status Start(const ParquetColumns& columns, std::optional<std::pair<uint64_t, uint64_t>> rows) {
     Result<std::vector<std::vector<std::string>>> schema =
         session_->Strings("DESCRIBE SELECT * FROM read_parquet(" + SqlString(FdPath()) + ")");
     if (!schema.ok()) return Status::Corrupt(Named(schema.status().message()));
@@ -88,9 +91,18 @@ class ParquetRows final : public ByteReader {
       id_key_ += "\":\"";
       sql += ", CAST(" + SqlName(columns.id) + " AS VARCHAR)";
     }
-    sql += " FROM read_parquet(" + SqlString(FdPath()) + ")";
+    if (!rows) {
+      sql += " FROM read_parquet(" + SqlString(FdPath()) + ")";
+    } else {  // the filter skips the other row groups; one thread: the file's order
+      sql += " FROM read_parquet(" + SqlString(FdPath()) +
+             ", file_row_number = true) WHERE file_row_number >= " + std::to_string(rows->first) +
+             " AND file_row_number < " + std::to_string(rows->second);
+    }
     return Query(sql);
   }
+
+  std::string FdPath() const { return "/proc/self/fd/" + std::to_string(fd_); }
+  DuckDbSession& session() { return *session_; }
 
   // Fills `buf` with the rows of the current chunk; the next chunk is
   // fetched only by a call that has nothing yet (so that its error, if any,
@@ -115,7 +127,6 @@ class ParquetRows final : public ByteReader {
   }
 
  private:
-  std::string FdPath() const { return "/proc/self/fd/" + std::to_string(fd_); }
   std::string Named(const std::string& duckdb_message) const {
     // DuckDB quotes the query after its reason ("LINE 1: ..."): not ours to show.
     const std::string reason = duckdb_message.substr(0, duckdb_message.find("; LINE 1:"));
@@ -215,6 +226,32 @@ class ParquetRows final : public ByteReader {
   bool done_ = false;
 };
 
+// The row groups of the file DuckDB reads as `fd_path` (`path`, as named).
+Result<std::vector<ParquetRowGroup>> GroupsOf(DuckDbSession& session, const std::string& fd_path,
+                                              const std::string& path) {
+  // A row group starts at its first page: a column's dictionary page, when
+  // it has one, comes before its data pages.
+  Result<std::vector<std::vector<std::string>>> rows = session.Strings(
+      "SELECT CAST(any_value(row_group_num_rows) AS VARCHAR), CAST(min(CASE WHEN dictionary_page_offset > 0 AND "
+      "dictionary_page_offset < data_page_offset THEN dictionary_page_offset ELSE data_page_offset END) AS VARCHAR) "
+      "FROM parquet_metadata(" +
+      SqlString(fd_path) + ") GROUP BY row_group_id ORDER BY row_group_id");
+  if (!rows.ok()) {
+    return Status::Corrupt(ShellQuoted(path) +
+                           ": not readable as Parquet: " + Renamed(rows.status().message(), fd_path, path));
+  }
+  std::vector<ParquetRowGroup> out;
+  for (const std::vector<std::string>& row : *rows) {
+    ParquetRowGroup g;
+    const bool ok = row.size() == 2 &&
+                    std::from_chars(row[0].data(), row[0].data() + row[0].size(), g.rows).ec == std::errc() &&
+                    std::from_chars(row[1].data(), row[1].data() + row[1].size(), g.start).ec == std::errc();
+    if (!ok) return Status::Corrupt(ShellQuoted(path) + ": not readable as Parquet: a row group without pages");
+    out.push_back(g);
+  }
+  return out;
+}
+
 // Opens `path` for DuckDB: a descriptor of the file the walk saw.
 Result<int> OpenChecked(const std::string& path, const FileIdentity& expected) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -230,10 +267,13 @@ Result<int> OpenChecked(const std::string& path, const FileIdentity& expected) {
 
 #endif
 
-}  // namespace
-
-Result<std::unique_ptr<ByteReader>> OpenParquetRows(FileSystem& fs, const std::string& path,
-                                                    const FileIdentity& expected, const ParquetColumns& columns) {
+// The descriptor and session of `path`, checked as OpenParquetRows() says.
+struct OpenedParquet {
+  std::unique_ptr<DuckDbSession> session;
+  int fd = -1;
+  uint64_t size = 0;
+};
+Result<OpenedParquet> OpenParquet(FileSystem& fs, const std::string& path, const FileIdentity& expected) {
   if (expected.stream)
     return Status::InvalidArgument(ShellQuoted(path) + ": Parquet is read from a file, not a stream: name the file");
   Result<std::unique_ptr<ByteReader>> checked = fs.OpenExpected(path, expected);
@@ -244,8 +284,63 @@ Result<std::unique_ptr<ByteReader>> OpenParquetRows(FileSystem& fs, const std::s
 #if NEARDUP_HAVE_DUCKDB
   Result<int> fd = OpenChecked(path, expected);
   if (!fd.ok()) return fd.status();
-  auto rows = std::make_unique<ParquetRows>(std::move(*session), *fd, path);
-  if (Status s = rows->Start(columns); !s.ok()) return s;
+  struct stat st {};
+  const uint64_t size = ::fstat(*fd, &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+  return OpenedParquet{.session = std::move(*session), .fd = *fd, .size = size};
+#else
+  return Status::Internal("no DuckDB");
+#endif
+}
+
+}  // namespace
+
+bool RowGroupsInFileOrder(const std::vector<ParquetRowGroup>& groups) {
+  for (size_t g = 1; g < groups.size(); ++g) {
+    if (groups[g].start <= groups[g - 1].start) return false;
+  }
+  return true;
+}
+
+std::pair<uint64_t, uint64_t> RowsStartingIn(const std::vector<ParquetRowGroup>& groups, uint64_t begin, uint64_t end) {
+  uint64_t first = 0, last = 0;
+  for (const ParquetRowGroup& g : groups) {
+    if (g.start < begin) first += g.rows;
+    if (g.start < end) last += g.rows;
+  }
+  return {first, std::max(first, last)};
+}
+
+Result<std::vector<ParquetRowGroup>> ParquetRowGroups(FileSystem& fs, const std::string& path,
+                                                      const FileIdentity& expected) {
+  Result<OpenedParquet> opened = OpenParquet(fs, path, expected);
+  if (!opened.ok()) return opened.status();
+#if NEARDUP_HAVE_DUCKDB
+  Result<std::vector<ParquetRowGroup>> groups =
+      GroupsOf(*opened->session, "/proc/self/fd/" + std::to_string(opened->fd), path);
+  opened->session.reset();
+  ::close(opened->fd);
+  return groups;
+#else
+  return Status::Internal("no DuckDB");
+#endif
+}
+
+Result<std::unique_ptr<ByteReader>> OpenParquetRows(FileSystem& fs, const std::string& path,
+                                                    const FileIdentity& expected, const ParquetColumns& columns) {
+  Result<OpenedParquet> opened = OpenParquet(fs, path, expected);
+  if (!opened.ok()) return opened.status();
+#if NEARDUP_HAVE_DUCKDB
+  const uint64_t size = opened->size;
+  auto rows = std::make_unique<ParquetRows>(std::move(opened->session), opened->fd, path);
+  std::optional<std::pair<uint64_t, uint64_t>> part;
+  if (const auto [begin, end] = fs.Range(path, size); begin != 0 || end != size) {
+    Result<std::vector<ParquetRowGroup>> groups = GroupsOf(rows->session(), rows->FdPath(), path);
+    if (!groups.ok()) return groups.status();
+    if (!RowGroupsInFileOrder(*groups))
+      return Status::Internal(ShellQuoted(path) + ": a part of a file whose row groups are out of order");
+    part = RowsStartingIn(*groups, begin, end);
+  }
+  if (Status s = rows->Start(columns, part); !s.ok()) return s;
   return std::unique_ptr<ByteReader>(std::move(rows));
 #else
   (void)columns;

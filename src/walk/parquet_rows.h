@@ -21,8 +21,11 @@
 // Thread safety: one reader per thread.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "walk/file_system.h"
 
@@ -34,7 +37,30 @@ struct ParquetColumns {
   std::string id;
 };
 
-// The rows of `path` as JSONL. Errors, each one line naming the path: the
+// A row group of a Parquet file: where its first page starts, and its rows.
+struct ParquetRowGroup {
+  uint64_t start = 0;
+  uint64_t rows = 0;
+};
+
+// The row groups of `path`, in row order (the order rows are numbered in),
+// from its footer. Errors as OpenParquetRows()'s, but for the columns'.
+[[nodiscard]] Result<std::vector<ParquetRowGroup>> ParquetRowGroups(FileSystem& fs, const std::string& path,
+                                                                    const FileIdentity& expected);
+
+// Whether the row groups start at increasing bytes, so that a byte range of
+// the file holds whole row groups in row order: then a file can be shared by
+// byte ranges cut where row groups start (distributed/byte_shares.h).
+bool RowGroupsInFileOrder(const std::vector<ParquetRowGroup>& groups);
+
+// The rows [first, second), numbered from 0, of the row groups that start
+// in bytes [begin, end).
+// REQUIRES: RowGroupsInFileOrder(groups).
+std::pair<uint64_t, uint64_t> RowsStartingIn(const std::vector<ParquetRowGroup>& groups, uint64_t begin, uint64_t end);
+
+// The rows of `path` as JSONL. When `fs` reads a part of the file
+// (FileSystem::Range()), only the rows of the row groups that start in it,
+// numbered from that part's first row. Errors, each one line naming the path: the
 // file's own (OpenExpected), the library's absence (how to provide it), a
 // file DuckDB cannot read as Parquet (Corrupt, DuckDB's reason), a missing or
 // non-string text column (InvalidArgument). A row group that cannot be read

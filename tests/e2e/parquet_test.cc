@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "distributed/shards.h"
+#include "distributed/work_folder.h"
 #include "e2e/run_neardup.h"
 #include "test_util.h"
 #include "walk/duckdb_library.h"
@@ -208,6 +210,57 @@ TEST_F(ParquetTest, AMissingOrNestedColumnOrADamagedFileIsOneLineAndTheRunGoesOn
 
 // Without the library, each Parquet file is one line saying how to provide
 // it, the rest of the run goes on, and the exit code is 2.
+// The stage tasks share one Parquet file by its row groups (byte_shares.h):
+// N = 3 sign tasks over a file of 3 row groups sign one each, the rows keep
+// their numbers, and what the report gives is scan's, in every mode, with
+// the exact re-reads of the default.
+TEST_F(ParquetTest, StageTasksShareOneFileByRowGroupsAndGiveScansOutput) {
+  Copy(*db_, "SELECT * FROM t", dir_ / "docs.parquet", "zstd");
+  Copy(*db_, "SELECT text FROM t", dir_ / "unnamed.parquet", "snappy");
+  for (const std::string file : {"docs.parquet", "unnamed.parquet"}) {
+    for (const std::string mode : {"pairs", "clusters", "duplicates"}) {
+      SCOPED_TRACE(file + " " + mode);
+      const RunResult scan = Scan(dir_, {"--mode", mode, file});
+      ASSERT_EQ(scan.exit_code, 0) << scan.err;
+      const std::string work = dir_ / ("work-" + file + "-" + mode);
+      const Args options = {"--input", "parquet", "--mode", mode, "-q"};
+      auto task = [&](const std::string& stage, int t, int n, const Args& paths) {
+        Args args = {"stage", stage, "--task", std::to_string(t), "--tasks", std::to_string(n)};
+        args.insert(args.end(), options.begin(), options.end());
+        args.push_back(work);
+        args.insert(args.end(), paths.begin(), paths.end());
+        const RunResult r = RunNeardup(args, dir_.path(), testing::RunOptions().In(dir_.path()));
+        EXPECT_EQ(r.exit_code, 0) << stage << " " << t << ": " << r.err;
+      };
+      for (int t = 0; t < 3; ++t) task("sign", t, 3, {file});
+      uint64_t signed_rows = 0;
+      for (uint32_t t = 0; t < 3; ++t) {
+        Result<uint64_t> docs = ShardDocCount(WorkFolder(work), t);
+        ASSERT_TRUE(docs.ok()) << docs.status().message();
+        EXPECT_GT(*docs, 900u) << "shard " << t;  // a row group each: 2048, 2048 and 904 rows
+        signed_rows += *docs;
+      }
+      EXPECT_EQ(signed_rows, rows_.size());
+      for (const std::string stage : {"bucket", "verify"}) {
+        for (int t = 0; t < 2; ++t) task(stage, t, 2, {});
+      }
+      Args report = {"stage", "report", "-f", "jsonl"};
+      report.insert(report.end(), options.begin(), options.end());
+      report.push_back(work);
+      const RunResult stages = RunNeardup(report, dir_.path(), testing::RunOptions().In(dir_.path()));
+      ASSERT_EQ(stages.exit_code, 0) << stages.err;
+      EXPECT_FALSE(stages.out.empty());
+      EXPECT_EQ(stages.out, scan.out);
+    }
+  }
+  // Writing a kept folder of Parquet is not there yet: refused, in one line.
+  const RunResult filter =
+      RunNeardup({"stage", "filter", "--input", "parquet", "--kept-dir", "kept", "work", "x.parquet"}, dir_.path(),
+                 testing::RunOptions().In(dir_.path()));
+  EXPECT_EQ(filter.exit_code, 2);
+  EXPECT_NE(filter.err.find("stage filter: not with Parquet input yet"), std::string::npos) << filter.err;
+}
+
 TEST(ParquetAbsentTest, WithoutTheLibraryOneLineSaysHowToProvideIt) {
   TempDir dir;
   WriteFile(dir / "in/a.parquet", "PAR1 not really PAR1");
