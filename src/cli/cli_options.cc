@@ -483,7 +483,6 @@ Status ChooseParquet(const BoundOptions& given, CliOptions* c) {
   }
   if (o.input != InputFormat::kParquet) return Status::Ok();
   const char* what = c->command == Command::kStageFilter ? "stage filter"
-                     : !o.index.empty()                  ? "--index"
                      : !o.kept_dir.empty()               ? "--kept-dir"
                                                          : nullptr;
   if (what == nullptr) return Status::Ok();

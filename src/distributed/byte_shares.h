@@ -92,6 +92,7 @@ class RangedFileSystem : public FileSystem {
     return base_.OpenDir(path, follow_symlink);
   }
   std::pair<uint64_t, uint64_t> Range(const std::string& path, uint64_t size) override;
+  bool WantsAllBytes(const std::string& path) override { return base_.WantsAllBytes(path); }
 
  private:
   Result<std::unique_ptr<ByteReader>> Ranged(const std::string& path, Result<std::unique_ptr<ByteReader>> in);

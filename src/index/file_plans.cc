@@ -12,14 +12,15 @@ namespace {
 
 // Fingerprint of the options that decide which documents a file yields and
 // their kinds (besides the signature parameters, checked for the whole
-// index): --input, --min-words, and for JSONL --text-key, --id-key and
+// index): --input (jsonl and parquet apart), --min-words, and for JSONL and
+// Parquet --text-key, --id-key and
 // --max-line; for a compressed file also --max-filesize, which applies to
 // its decompressed size, known only once read (the walk applies it to any
 // other file by its size, part of the stat compared).
 // (--encoding is a signature parameter; --glob, --hidden and -L decide which
 // files are walked, not what a file yields.)
 uint64_t ReadingFingerprint(const Options& o, bool compressed) {
-  std::string key = RowsAreDocuments(o.input) ? "jsonl" : "text";
+  std::string key = o.input == InputFormat::kParquet ? "parquet" : RowsAreDocuments(o.input) ? "jsonl" : "text";
   key.append("|").append(std::to_string(o.min_words));
   if (RowsAreDocuments(o.input)) {
     key.append("|").append(o.text_key).append("|").append(o.id_key).append("|").append(std::to_string(o.max_line));

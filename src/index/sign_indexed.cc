@@ -532,7 +532,9 @@ std::optional<IndexedFile> IndexUpdate::EntryOf(size_t k) {
     if (!whole) return std::nullopt;
     const RawRead& raw = slot->second;
     e.lines = raw.newlines;
-    e.ends_newline = raw.bytes == 0 || raw.last == '\n';
+    // A Parquet file is never extended by its bytes (its footer is last):
+    // never taken as grown (PlanFiles' append path needs a line's end).
+    e.ends_newline = ctx_.options.input != InputFormat::kParquet && (raw.bytes == 0 || raw.last == '\n');
   }
   // The hash of the bytes signed, which proves the entry when only its stat
   // changed (PlanFiles); 0 (unknown) for a file not read to its end (binary).
@@ -552,6 +554,8 @@ Status IndexUpdate::StoreFile(size_t k, std::span<const DocRecord> docs, std::sp
   if (!entry) return Status::Ok();  // changed while read: sign again next run
   IndexedFile& e = *entry;
   const size_t count = docs.size();
+  // A Parquet file's rows are its lines (the newlines of its bytes mean nothing).
+  if (ctx_.options.input == InputFormat::kParquet) e.lines = count;
   Status st;
   if (plans_.plan[i] == Plan::kAppend) {
     const IndexedFile& old = plans_.stored[plans_.entry[i]];

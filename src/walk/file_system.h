@@ -141,6 +141,14 @@ class FileSystem {
     (void)path;
     return {0, size};
   }
+  // Whether a reader that reads `path` by other means (Parquet rows, which
+  // DuckDB reads) must still read its bytes through OpenExpected() to their
+  // end, before it reads them so: a file system that hashes what is read
+  // (HashingFileSystem) says so of the files it hashes. False by default.
+  virtual bool WantsAllBytes(const std::string& path) {
+    (void)path;
+    return false;
+  }
 
   // The real file system (POSIX open/read/fstat, opendir/readdir/fstatat). Never null; lives forever.
   static FileSystem& Default();

@@ -58,6 +58,7 @@ class HashingFileSystem : public FileSystem {
   std::pair<uint64_t, uint64_t> Range(const std::string& path, uint64_t size) override {
     return inner_.Range(path, size);
   }
+  bool WantsAllBytes(const std::string& path) override { return slots.contains(path) || inner_.WantsAllBytes(path); }
 
  private:
   FileSystem& inner_;

@@ -20,6 +20,13 @@ namespace neardup {
 
 namespace {
 
+// What a change of a file's bytes changes of its stat: compared when the
+// rows have been read, so that a file rewritten meanwhile is named.
+struct FileStamp {
+  int64_t size = 0, mtime_s = 0, mtime_ns = 0, ctime_s = 0, ctime_ns = 0;
+  bool operator==(const FileStamp&) const = default;
+};
+
 #if NEARDUP_HAVE_DUCKDB
 
 // Appends `s` as the inside of a JSON string.
@@ -57,8 +64,8 @@ bool IntegerType(const std::string& type) {
 
 class ParquetRows final : public ByteReader {
  public:
-  ParquetRows(std::unique_ptr<DuckDbSession> session, int fd, std::string path)
-      : session_(std::move(session)), api_(session_->api()), fd_(fd), path_(std::move(path)) {}
+  ParquetRows(std::unique_ptr<DuckDbSession> session, int fd, std::string path, FileStamp opened)
+      : session_(std::move(session)), api_(session_->api()), fd_(fd), path_(std::move(path)), opened_(opened) {}
   ~ParquetRows() override {
     if (chunk_ != nullptr) api_.destroy_data_chunk(&chunk_);
     if (started_) api_.destroy_result(&result_);
@@ -171,7 +178,11 @@ class ParquetRows final : public ByteReader {
     if (chunk_ == nullptr) {
       done_ = true;
       const char* e = api_.result_error(&result_);
-      return e != nullptr ? ResultError() : Status::Ok();
+      if (e != nullptr) return ResultError();
+      struct stat st {};
+      const bool same = ::fstat(fd_, &st) == 0 && FileStamp{st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+                                                            st.st_ctim.tv_sec, st.st_ctim.tv_nsec} == opened_;
+      return same ? Status::Ok() : Status::Changed(ShellQuoted(path_) + ": changed during the run");
     }
     rows_ = api_.data_chunk_get_size(chunk_);
     text_ = ColumnOf(0);
@@ -212,6 +223,7 @@ class ParquetRows final : public ByteReader {
   const DuckDbApi& api_;
   int fd_;
   std::string path_;
+  FileStamp opened_;      // the file's stat when opened
   std::string text_key_;  // {"KEY":"
   std::string id_key_;    // ","KEY":"  (empty: no id column)
   duckdb_result result_{};
@@ -271,22 +283,36 @@ Result<int> OpenChecked(const std::string& path, const FileIdentity& expected) {
 struct OpenedParquet {
   std::unique_ptr<DuckDbSession> session;
   int fd = -1;
-  uint64_t size = 0;
+  FileStamp stat;  // of `fd` when opened
 };
 Result<OpenedParquet> OpenParquet(FileSystem& fs, const std::string& path, const FileIdentity& expected) {
   if (expected.stream)
     return Status::InvalidArgument(ShellQuoted(path) + ": Parquet is read from a file, not a stream: name the file");
   Result<std::unique_ptr<ByteReader>> checked = fs.OpenExpected(path, expected);
   if (!checked.ok()) return checked.status();
-  checked->reset();
   Result<std::unique_ptr<DuckDbSession>> session = DuckDbSession::Open();
   if (!session.ok()) return Status::NotFound(ShellQuoted(path) + ": " + session.status().message());
 #if NEARDUP_HAVE_DUCKDB
   Result<int> fd = OpenChecked(path, expected);
   if (!fd.ok()) return fd.status();
+  OpenedParquet out{.session = std::move(*session), .fd = *fd, .stat = {}};
   struct stat st {};
-  const uint64_t size = ::fstat(*fd, &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
-  return OpenedParquet{.session = std::move(*session), .fd = *fd, .size = size};
+  if (::fstat(*fd, &st) == 0)
+    out.stat = {st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_ctim.tv_sec, st.st_ctim.tv_nsec};
+  // Bytes hashed before DuckDB reads them: a change after the hash gives
+  // another hash next time, never a stored one for other rows.
+  if (fs.WantsAllBytes(path)) {
+    std::vector<char> buf(size_t{1} << 16);
+    for (;;) {
+      Result<size_t> got = (*checked)->Read(buf.data(), buf.size());
+      if (!got.ok()) {
+        ::close(*fd);
+        return got.status();
+      }
+      if (*got == 0) break;
+    }
+  }
+  return out;
 #else
   return Status::Internal("no DuckDB");
 #endif
@@ -330,8 +356,8 @@ Result<std::unique_ptr<ByteReader>> OpenParquetRows(FileSystem& fs, const std::s
   Result<OpenedParquet> opened = OpenParquet(fs, path, expected);
   if (!opened.ok()) return opened.status();
 #if NEARDUP_HAVE_DUCKDB
-  const uint64_t size = opened->size;
-  auto rows = std::make_unique<ParquetRows>(std::move(opened->session), opened->fd, path);
+  const auto size = static_cast<uint64_t>(opened->stat.size);
+  auto rows = std::make_unique<ParquetRows>(std::move(opened->session), opened->fd, path, opened->stat);
   std::optional<std::pair<uint64_t, uint64_t>> part;
   if (const auto [begin, end] = fs.Range(path, size); begin != 0 || end != size) {
     Result<std::vector<ParquetRowGroup>> groups = GroupsOf(rows->session(), rows->FdPath(), path);
