@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <utility>
@@ -402,6 +403,87 @@ TEST(RelationTest, EveryFormatCarriesTheRelationFields) {
   const RunResult plain = RunNeardup({"scan", "c", "-t", "0.3"}, dir.path(), RunOptions().In(dir.path()));
   EXPECT_EQ(plain.out.find("relation"), std::string::npos) << plain.out;
   EXPECT_NE(plain.out.find(R"("jaccard":0.3304})"), std::string::npos) << plain.out;
+}
+
+// The review page's data (-f html): the JSON of its data element.
+nlohmann::json PageData(const std::string& page) {
+  const std::string open = "<script type=\"application/json\" id=\"data\">";
+  const size_t from = page.find(open);
+  if (from == std::string::npos) return nullptr;
+  const size_t to = page.find("</script>", from);
+  return nlohmann::json::parse(page.substr(from + open.size(), to - from - open.size()));
+}
+
+// The review page shows a contained document inside its container: the
+// container's words, those before and after the span folded, the span
+// marked with the edit made in it, the containment both ways and which way.
+// Pairs: whichever of the two is first; clusters: the kept container. A
+// near-copy pair's page has none of it.
+TEST(RelationTest, TheReviewPageMarksTheContainedSpanInsideTheContainer) {
+  TempDir dir;
+  std::vector<std::string> host = RandomWords(600, 51, 100000);
+  std::vector<std::string> quote(host.begin() + 100, host.begin() + 400);
+  quote[150] = "edited";
+  WriteFile(dir / "c/host", Join(host));
+  WriteFile(dir / "c/quote", Join(quote));
+  WriteFile(dir / "d/a_quote", Join(quote));
+  WriteFile(dir / "d/host", Join(host));
+  auto page = [&](const std::string& folder, const std::string& mode) {
+    const RunResult r =
+        RunNeardup({"scan", folder, "--relation", "both", "--mode", mode, "-f", "html", "-o", "page.html"}, dir.path(),
+                   RunOptions().In(dir.path()));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return testing::ReadFile(dir / "page.html");
+  };
+  auto words = [](const std::vector<std::string>& w, size_t from, size_t to) {
+    return Join(std::vector<std::string>(w.begin() + static_cast<std::ptrdiff_t>(from),
+                                         w.begin() + static_cast<std::ptrdiff_t>(to)));
+  };
+  // The span view as the container's host[0, 600) with quote = host[100, 400).
+  const nlohmann::json want_span = nlohmann::json::array({
+      {4, "88"},
+      {0, words(host, 88, 100)},
+      {1, words(quote, 0, 12)},
+      {5, std::to_string(150 - 24)},
+      {1, words(quote, 138, 150)},
+      {2, host[250]},
+      {3, "edited"},
+      {1, words(quote, 151, 163)},
+      {5, std::to_string(149 - 24)},
+      {1, words(quote, 288, 300)},
+      {0, words(host, 400, 412)},
+      {4, "188"},
+  });
+  for (const std::string mode : {"pairs", "clusters"}) {
+    const std::string html = page("c", mode);
+    EXPECT_NE(html.find("the span that holds the contained one marked"), std::string::npos) << mode;
+    const nlohmann::json data = PageData(html);
+    ASSERT_EQ(data["groups"].size(), 1u) << mode;
+    const nlohmann::json& g = data["groups"][0];
+    EXPECT_EQ(g["keep"]["name"], "c/host") << mode;
+    const nlohmann::json& m = g["members"][0];
+    EXPECT_EQ(m["name"], "c/quote");
+    EXPECT_EQ(m["contained"], "member") << mode;
+    EXPECT_FALSE(m.contains("unlike")) << mode;
+    EXPECT_FALSE(m.contains("diff")) << mode;
+    EXPECT_NEAR(m["in_kept"].get<double>(), 291.0 / 296, 1e-4) << mode;  // 5 shingles hold the edit
+    EXPECT_NEAR(m["kept_in"].get<double>(), 291.0 / 596, 1e-4) << mode;
+    EXPECT_EQ(m["span"], want_span) << mode << ": " << m["span"].dump();
+  }
+  // The first document contained in the second: the same span, the other way.
+  const nlohmann::json pair = PageData(page("d", "pairs"))["groups"][0];
+  EXPECT_EQ(pair["keep"]["name"], "d/a_quote");
+  EXPECT_EQ(pair["members"][0]["contained"], "kept");
+  EXPECT_EQ(pair["members"][0]["span"], want_span);
+  // Near copies only: a plain word diff, no containment fields.
+  const RunResult similar =
+      RunNeardup({"scan", "c", "-t", "0.4", "-f", "html", "-o", "page.html"}, dir.path(), RunOptions().In(dir.path()));
+  EXPECT_EQ(similar.exit_code, 0) << similar.err;
+  const std::string html = testing::ReadFile(dir / "page.html");
+  const nlohmann::json m = PageData(html)["groups"][0]["members"][0];
+  EXPECT_TRUE(m.contains("diff")) << m.dump();
+  for (const char* key : {"span", "contained", "in_kept", "kept_in"}) EXPECT_FALSE(m.contains(key)) << key;
+  EXPECT_EQ(html.find("the span that holds"), std::string::npos);
 }
 
 }  // namespace
