@@ -24,7 +24,7 @@
 namespace neardup {
 
 // The schema version this build writes and reads.
-inline constexpr int kIndexSchemaVersion = 4;
+inline constexpr int kIndexSchemaVersion = 5;
 
 // One run's row.
 struct IndexRun {

@@ -116,6 +116,10 @@ struct IndexStats {
   // The index held signatures of an older MinHash definition: its files
   // are signed again as they are walked, this once (a notice says so).
   bool signed_again = false;
+  // With --relation contains|both: files whose stored documents had no
+  // distinct-shingle count (an index made before the counts, or files signed
+  // by runs without --relation), signed again this once to fill it.
+  uint64_t counted_again = 0;
   // --new (without --against): the job the run reports for, when it may
   // clear pending marks (it is the index's job, or the index has none yet);
   // empty otherwise (NewJob, index.h).

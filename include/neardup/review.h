@@ -12,8 +12,9 @@
 // largest first); members are the group's documents other than `keep`, in
 // the report's order, except that BuildReview sorts a cluster's members by
 // their similarity to `keep`, most similar first (a stable sort); a member
-// has a diff or a note saying why not (a member with the same words as the
-// kept document has no diff, only a note).
+// has a diff, a span view (a containment, --relation contains|both) or a
+// note saying why not (a member with the same words as the kept document
+// has no diff, only a note).
 //
 // Thread safety: plain values; BuildReview is a pure function of its
 // arguments and the file system.
@@ -52,6 +53,17 @@ struct ReviewMember {
   // texts read again shows after --verify signature; removing it on this
   // cluster's say is not safe. Marked in every mode.
   bool unlike_kept = false;
+  // --relation contains|both, texts read again: which of the two documents
+  // is contained in the other by the scan's relation rule (kSimilar: neither,
+  // or the pair is a near copy), its containments both ways (< 0: not
+  // known), and for a containment the span view of the container's words
+  // with the contained document's span marked (MarkSpan), in place of the
+  // word diff.
+  enum class Way : uint8_t { kNeither, kMemberInKept, kKeptInMember };
+  Way contained = Way::kNeither;
+  double member_in_kept = -1;  // C(member, kept) = |M ∩ K| / |M|
+  double kept_in_member = -1;  // C(kept, member) = |M ∩ K| / |K|
+  std::optional<std::vector<SpanRun>> span;
 };
 
 struct ReviewGroup {

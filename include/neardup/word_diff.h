@@ -17,6 +17,9 @@
 //   std::vector<DiffRun> runs = WordDiff("a b c", "a x c");
 //   // {kSame "a"}, {kRemoved "b"}, {kAdded "x"}, {kSame "c"}
 //   std::vector<FoldedRun> shown = FoldDiff(runs);
+//
+// MarkSpan shows a contained document inside its container: the container's
+// words, the stretch holding the contained document marked, the rest folded.
 #pragma once
 
 #include <cstdint>
@@ -61,5 +64,37 @@ inline constexpr uint64_t kMinSkipped = 10;
 // than (context kept) + kMinSkipped words, and every other run, is kept as it
 // is. The kSame runs of a fold are not joined with their neighbours.
 std::vector<FoldedRun> FoldDiff(const std::vector<DiffRun>& runs);
+
+// A run of a containment's span view (MarkSpan): the container's words with
+// the span that holds the contained document marked.
+struct SpanRun {
+  // The values are those the review page's data gives them.
+  enum class Kind : uint8_t {
+    kOutside = 0,         // container words before or after the span
+    kMatched = 1,         // span words the contained document has there too
+    kContainerOnly = 2,   // span words the contained document lacks
+    kContainedOnly = 3,   // the contained document's words the container lacks
+    kOutsideSkipped = 4,  // kOutside words left out (`words` of them)
+    kMatchedSkipped = 5,  // kMatched words left out (`words` of them)
+  };
+  Kind kind = Kind::kOutside;
+  std::string text;    // the words joined by single spaces; empty when skipped
+  uint64_t words = 0;  // words in `text`, or the words left out
+};
+
+// A matched run of fewer words than this does not open or close the span
+// (a common word met by chance outside it), unless no run is that long.
+inline constexpr uint64_t kSpanAnchorWords = 3;
+
+// The span view of `runs`, the word diff of a container's words against a
+// contained document's (WordDiff(container, contained)): the span runs from
+// the first to the last matched (kSame) run of at least kSpanAnchorWords
+// words (of any length when none is that long); the container's words
+// before and after it are kOutside, the contained document's words the
+// container lacks are kContainedOnly wherever they fall. Adjacent runs of
+// one kind are joined, then long kOutside and kMatched runs are folded as
+// FoldDiff folds unchanged ones (kContextWords kept beside each neighbour,
+// the rest counted in a skipped run). Empty when nothing matches.
+std::vector<SpanRun> MarkSpan(const std::vector<DiffRun>& runs);
 
 }  // namespace neardup

@@ -24,7 +24,6 @@ Status CheckRelation(const Options& o) {
     return Status::InvalidArgument(relation + " is not supported with " + what + " yet");
   };
   if (o.mode != Mode::kPairs && o.cluster_by == ClusterBy::kConnected) return unsupported("--cluster-by connected");
-  if (!o.index.empty()) return unsupported("--index");
   if (o.verify == VerifyMode::kNone) return unsupported("--verify none");
   if (o.threshold >= 1.0) return Status::InvalidArgument(relation + " needs --threshold below 1");
   return Status::Ok();

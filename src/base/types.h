@@ -76,8 +76,9 @@ struct DocRecord {
   uint64_t size = 0;  // bytes of text
   // Distinct shingles: the exact size |A| of its shingle set, counted while
   // signed when the run asks (SignContext::count_shingles; a kOk document
-  // then has at least 1); 0 when not known (not asked, or a document from the
-  // index or a stage table, which do not store it yet).
+  // then has at least 1), and stored by the index (documents.shingles); 0
+  // when not known (not asked, a document stored by the index without a
+  // count, or one from a stage table, which does not store it yet).
   uint64_t shingles = 0;
   int64_t mtime_ns = 0;  // of its file, when walked
   ContentHash content;   // of its normalized token text

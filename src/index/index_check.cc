@@ -130,7 +130,12 @@ Status CheckRowsOfFiles(sqlite3* h, const std::string& path, const RowLimits& li
                         const std::unordered_map<int64_t, IndexedFile>& files, CheckList& problems) {
   std::unordered_map<int64_t, uint64_t> read;
   {
-    Stmt q(h, "SELECT key, name, size, content, kind, signature FROM documents ORDER BY key");
+    // Before version 5 a document has no shingle count: read as 0 (not known).
+    int rc_col = SQLITE_OK;
+    const bool counted =
+        QueryInt(h, "SELECT count(*) FROM pragma_table_info('documents') WHERE name = 'shingles'", &rc_col) != 0;
+    Stmt q(h, counted ? "SELECT key, name, size, content, kind, signature, shingles FROM documents ORDER BY key"
+                      : "SELECT key, name, size, content, kind, signature, 0 FROM documents ORDER BY key");
     if (!q.ok()) return SqlError(h, path, q.prepare_rc());
     int rc = SQLITE_OK;
     while ((rc = q.Step()) == SQLITE_ROW) {

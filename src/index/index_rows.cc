@@ -112,6 +112,9 @@ std::string DocumentRowProblem(const DocumentRow& d, const IndexedFile& f, uint6
            (d.signature_bytes == SIZE_MAX ? std::string("not a BLOB") : std::to_string(d.signature_bytes) + " bytes") +
            ", not " + std::to_string(limits.num_perm) + " values of 4 bytes";
   }
+  if (!d.shingles_integer || d.shingles < 0) {
+    return OutOf(row(), "shingles", std::to_string(d.shingles), "an integer, 0 or more");
+  }
   return {};
 }
 

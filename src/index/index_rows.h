@@ -74,13 +74,16 @@ struct DocumentRow {
   int64_t kind = 0;
   bool kind_integer = true;
   size_t signature_bytes = 0;  // a BLOB's length; SIZE_MAX when not a BLOB
+  int64_t shingles = 0;        // distinct shingles; 0: not known (version 5)
+  bool shingles_integer = true;
 };
 
 // Document row `d`, the `ordinal`-th (from 0) of file `f` (its key in f's
 // range). Problems: more documents than f.documents; a line out of range (0
 // for a text file; 1 and up for JSONL, at most f.lines + 1 for a plain
 // file); a name neither TEXT nor NULL; a size out of range; a content hash
-// not a 16-byte BLOB; a kind not 0 to 4; a signature not num_perm * 4 bytes.
+// not a 16-byte BLOB; a kind not 0 to 4; a signature not num_perm * 4 bytes;
+// a shingle count not an integer, 0 or more.
 std::string DocumentRowProblem(const DocumentRow& d, const IndexedFile& f, uint64_t ordinal, const RowLimits& limits);
 
 // After all of f's document rows were read: `read` of them. A problem when

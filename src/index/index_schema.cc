@@ -18,10 +18,10 @@ namespace {
 // PRAGMA application_id of a neardup index: "NDUP".
 constexpr int32_t kApplicationId = 0x4E445550;
 
-// The schema of a new index (version 3: version 1, `files.seen_ns`, and
+// The schema of a new index (version 5: version 1, `files.seen_ns`, and
 // what --new delivers at least once: `files.pending`, `runs.delivered` and
-// `run_files`, see AddPendingMarks (version 2); and `bitmaps`, see
-// AddBitmaps (version 3)).
+// `run_files`, see AddPendingMarks (version 2); `bitmaps`, see AddBitmaps
+// (version 3); and `documents.shingles`, see AddShingleCounts (version 5)).
 constexpr const char* kSchema = R"sql(
 CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
 CREATE TABLE files(
@@ -43,7 +43,8 @@ CREATE TABLE documents(
   size INTEGER NOT NULL,
   content BLOB NOT NULL,
   kind INTEGER NOT NULL,
-  signature BLOB NOT NULL);
+  signature BLOB NOT NULL,
+  shingles INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE problems(
   file_id INTEGER NOT NULL,
   line INTEGER NOT NULL,
@@ -107,6 +108,30 @@ COMMIT;
   if (const int rc = Exec(db, kSql); rc != SQLITE_OK) {
     Status s = SqlError(db, path, rc);
     Exec(db, "ROLLBACK");
+    return s;
+  }
+  return Status::Ok();
+}
+
+// Version 4 -> 5, in one transaction: `documents.shingles`, each document's
+// distinct-shingle count, which --relation contains|both divides by; 0 (not
+// known) in the rows already there, filled when their files are next signed
+// by such a run (IndexOpenOptions::count_shingles).
+// A file that has the column already (a version 5 file whose number was
+// lowered) only gets the number.
+Status AddShingleCounts(sqlite3* h, const std::string& path) {
+  int rc = SQLITE_OK;
+  const bool has = QueryInt(h, "SELECT count(*) FROM pragma_table_info('documents') WHERE name = 'shingles'", &rc) != 0;
+  if (rc != SQLITE_OK) return SqlError(h, path, rc);
+  constexpr const char* kAdd = R"sql(
+BEGIN IMMEDIATE;
+ALTER TABLE documents ADD COLUMN shingles INTEGER NOT NULL DEFAULT 0;
+PRAGMA user_version = 5;
+COMMIT;
+)sql";
+  if (const int rc_add = Exec(h, has ? "PRAGMA user_version = 5" : kAdd); rc_add != SQLITE_OK) {
+    Status s = SqlError(h, path, rc_add);
+    Exec(h, "ROLLBACK");
     return s;
   }
   return Status::Ok();
@@ -233,12 +258,13 @@ Status UpgradeSchema(sqlite3* h, const std::string& path, int64_t app, int64_t v
   }
   if (version == 3 && write) {
     if (const int rc = Exec(h, "PRAGMA user_version = 4"); rc != SQLITE_OK) return SqlError(h, path, rc);
-    return Status::Ok();
+    version = 4;
   }
+  if (version == 4 && write) return AddShingleCounts(h, path);
   if (version < 1) {
     return Status::InvalidArgument(ShellQuoted(path) + ": unknown index schema version " + std::to_string(version));
   }
-  return Status::Ok();  // a version 1 to 3 file opened to read: its tables read as version 4's (info, check)
+  return Status::Ok();  // a version 1 to 4 file opened to read: its tables read as version 5's (info, check)
 }
 
 // The columns of `files` as read, in the order FileColumns() selects them.
@@ -368,6 +394,16 @@ Status SignFilesAgain(sqlite3* h, const std::string& path, const SignatureParams
   return Status::Ok();
 }
 
+Result<uint64_t> SignUncountedAgain(sqlite3* h, const std::string& path) {
+  // kind 0: DocKind::kOk, the only documents signed with a count.
+  constexpr const char* kMark =
+      "UPDATE files SET seen_ns = 0 WHERE id IN (SELECT DISTINCT key >> 32 FROM documents WHERE shingles = 0 AND "
+      "kind = 0)";
+  static_assert(static_cast<int>(DocKind::kOk) == 0);
+  if (const int rc = Exec(h, kMark); rc != SQLITE_OK) return SqlError(h, path, rc);
+  return static_cast<uint64_t>(sqlite3_changes(h));
+}
+
 Result<NewJob> ReadNewJob(sqlite3* h, const std::string& path) {
   NewJob job;
   Stmt q(h, "SELECT key, value FROM meta WHERE key IN ('new_job', 'new_job_options')");
@@ -462,7 +498,9 @@ DocumentRow RawDocumentRow(const Stmt& q) {
                      .content_bytes = q.Type(3) == SQLITE_BLOB ? q.Bytes(3) : SIZE_MAX,
                      .kind = q.Int(4),
                      .kind_integer = q.Type(4) == SQLITE_INTEGER,
-                     .signature_bytes = q.Type(5) == SQLITE_BLOB ? q.Bytes(5) : SIZE_MAX};
+                     .signature_bytes = q.Type(5) == SQLITE_BLOB ? q.Bytes(5) : SIZE_MAX,
+                     .shingles = q.Int(6),
+                     .shingles_integer = q.Type(6) == SQLITE_INTEGER};
 }
 
 // The record of the current row of `q`, once RawDocumentRow() passed the
@@ -475,6 +513,7 @@ DocRecord ReadDocumentRow(const Stmt& q, std::vector<uint32_t>& sig) {
   r.content = GetContent(q, 3);
   r.kind = static_cast<DocKind>(q.Int(4));
   std::memcpy(sig.data(), q.Blob(5), sig.size() * sizeof(uint32_t));
+  r.shingles = q.UInt(6);
   return r;
 }
 

@@ -13,7 +13,9 @@
 // index_bitmaps.h), then 3 -> 4 (nothing but the number: a version 4 file
 // may hold signatures of MinHash definition 1, which a build that reads
 // version 3 must not mix with its own; `meta` says which definition, no
-// row meaning definition 0). A file opened to read is read as it is.
+// row meaning definition 0), then 4 -> 5 (`documents.shingles`, 0 in the
+// rows already there: not known until their files are signed again). A
+// file opened to read is read as it is.
 //
 // Errors are one line naming the file (SqlError and the checks below).
 //
@@ -80,6 +82,11 @@ Status CheckParams(sqlite3* h, const std::string& path, const SignatureParams& p
 // the stored ones (content hashes, names, kinds) counts as reused, not new.
 Status SignFilesAgain(sqlite3* h, const std::string& path, const SignatureParams& params);
 
+// Marks the files whose signed documents have no shingle count (0: stored
+// by a version 4 index or a run without --relation) to be signed again when
+// next walked, as SignFilesAgain() does. Returns how many were marked.
+Result<uint64_t> SignUncountedAgain(sqlite3* h, const std::string& path);
+
 // The index's --new job, from `meta`; empty when no --new run delivered yet.
 Result<NewJob> ReadNewJob(sqlite3* h, const std::string& path);
 
@@ -104,7 +111,12 @@ void PutContent(Stmt& st, int col, const ContentHash& c);
 // when the column is not 16 bytes.
 ContentHash GetContent(const Stmt& st, int col);
 
-// The current row of `q` (key, name, size, content, kind, signature), raw.
+// The SELECT of document rows (DocumentColumns + " WHERE ..."): key, name,
+// size, content, kind, signature, shingles.
+inline constexpr const char* kDocumentColumns =
+    "SELECT key, name, size, content, kind, signature, shingles FROM documents";
+
+// The current row of `q` (kDocumentColumns), raw.
 DocumentRow RawDocumentRow(const Stmt& q);
 
 // The record of the current row of `q`, once RawDocumentRow() passed the

@@ -393,6 +393,7 @@ IndexedCorpus IndexUpdate::NewCorpus() const {
                     .stored_bitmaps = nullptr};
   out.stats.used = true;
   out.stats.signed_again = index_.signs_again();
+  out.stats.counted_again = index_.counts_again();
   out.corpus.stream_copies.resize(n);
   return out;
 }
@@ -743,8 +744,9 @@ Status IndexUpdate::EndRun(IndexedCorpus* out) {
 SignatureParams SignatureParamsOf(const Options& o) { return SignatureParams::From(o); }
 
 Result<std::unique_ptr<SignatureIndex>> OpenIndexFor(const Options& options) {
-  Result<std::unique_ptr<SignatureIndex>> ix =
-      SignatureIndex::Open(options.index, SignatureParamsOf(options), IndexOpenOptions{.lock_wait = options.lock_wait});
+  Result<std::unique_ptr<SignatureIndex>> ix = SignatureIndex::Open(
+      options.index, SignatureParamsOf(options),
+      IndexOpenOptions{.lock_wait = options.lock_wait, .count_shingles = options.relation != Relation::kSimilar});
   if (!ix.ok()) return ix;
   Result<int64_t> run = (*ix)->StartRun(RunOptions(options));
   if (!run.ok()) return run.status();

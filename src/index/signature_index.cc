@@ -40,8 +40,9 @@ struct SignatureIndex::Impl {
   // Entries Files() last read: a hint for LoadDocuments' choice of plan (a
   // count(*) reads the whole table), right or not.
   int64_t files_read = -1;
-  RowLimits limits;          // what the rows are checked against, set by Files()
-  bool signs_again = false;  // Open() found signatures of an older MinHash definition
+  RowLimits limits;           // what the rows are checked against, set by Files()
+  bool signs_again = false;   // Open() found signatures of an older MinHash definition
+  uint64_t counts_again = 0;  // files Open() marked to be signed again for their shingle counts
   ~Impl() {
     cache.clear();
     if (db != nullptr) {
@@ -75,12 +76,19 @@ Result<std::unique_ptr<SignatureIndex>> SignatureIndex::Open(const std::string& 
     if (Status s = SignFilesAgain(h, path, params); !s.ok()) return s;
     impl->signs_again = true;
   }
+  if (options.count_shingles && !fresh) {
+    Result<uint64_t> marked = SignUncountedAgain(h, path);
+    if (!marked.ok()) return marked.status();
+    impl->counts_again = *marked;
+  }
   // The holder, for a second run's message.
   if (Status s = WriteHolder(h, path); !s.ok()) return s;
   return std::unique_ptr<SignatureIndex>(new SignatureIndex(std::move(impl), path));
 }
 
 bool SignatureIndex::signs_again() const { return impl_->signs_again; }
+
+uint64_t SignatureIndex::counts_again() const { return impl_->counts_again; }
 
 Result<std::vector<IndexedFile>> SignatureIndex::Files() {
   sqlite3* h = impl_->db.get();
@@ -180,7 +188,7 @@ Status TakeDocument(const Stmt& q, const DocSource& src, size_t slot, const DocL
 // over that range of the table; those of wanted files are given to load.doc.
 Status ScanDocuments(const DocSource& src, IdRange ids, const DocLoad& load) {
   sqlite3* h = src.db;
-  Stmt q(h, "SELECT key, name, size, content, kind, signature FROM documents WHERE key BETWEEN ? AND ?");
+  Stmt q(h, (std::string(kDocumentColumns) + " WHERE key BETWEEN ? AND ?").c_str());
   if (!q.ok()) return SqlError(h, src.path, q.prepare_rc());
   q.Bind(1, DocKey(ids.first, 0));
   q.Bind(2, DocKey(ids.last, kMaxLine));
@@ -262,7 +270,7 @@ Status SignatureIndex::LoadDocuments(const std::vector<const IndexedFile*>& want
   if (wanted.size() * 8 >= static_cast<uint64_t>(total)) {
     if (Status s = ScanInParts(src, load, threads); !s.ok()) return s;
   } else {
-    Stmt q(h, "SELECT key, name, size, content, kind, signature FROM documents WHERE key BETWEEN ? AND ? ORDER BY key");
+    Stmt q(h, (std::string(kDocumentColumns) + " WHERE key BETWEEN ? AND ? ORDER BY key").c_str());
     if (!q.ok()) return SqlError(h, path_, q.prepare_rc());
     std::vector<uint32_t> sig(impl_->limits.num_perm);
     for (size_t slot = 0; slot < wanted.size(); ++slot) {
@@ -348,8 +356,8 @@ Status InsertRows(const Writer& w, int64_t file_id, const std::string& walked_as
   const size_t np = w.np;
   if (!rows.docs.empty()) {
     Stmt& ins = Cached(h, w.cache,
-                       "INSERT OR REPLACE INTO documents(key, name, size, content, kind, signature) "
-                       "VALUES(?, ?, ?, ?, ?, ?)");
+                       "INSERT OR REPLACE INTO documents(key, name, size, content, kind, signature, shingles) "
+                       "VALUES(?, ?, ?, ?, ?, ?, ?)");
     if (!ins.ok()) return SqlError(h, path, ins.prepare_rc());
     for (size_t k = 0; k < rows.docs.size(); ++k) {
       const DocRecord& d = rows.docs[k];
@@ -367,6 +375,7 @@ Status InsertRows(const Writer& w, int64_t file_id, const std::string& walked_as
       PutContent(ins, 4, d.content);
       ins.Bind(5, static_cast<int64_t>(d.kind));
       ins.BindBlob(6, rows.sigs.data() + k * np, np * sizeof(uint32_t));
+      ins.BindU(7, d.shingles);
       if (int rc = ins.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
     }
   }

@@ -105,6 +105,11 @@ struct StoredProblem {
 struct IndexOpenOptions {
   // Seconds to wait for another run's lock; 0 = fail at once.
   double lock_wait = 0;
+  // The run counts distinct shingles (--relation contains|both): the files
+  // of documents stored without a count (0: a version 4 index, or a run
+  // without --relation) are marked to be signed again when next walked, as
+  // SignFilesAgain() marks them, so that their counts are filled.
+  bool count_shingles = false;
 };
 
 class SignatureIndex {
@@ -196,6 +201,9 @@ class SignatureIndex {
   // definition (sign/minhash.h): every file is then signed again when next
   // walked (SignFilesAgain, index_schema.h), once.
   bool signs_again() const;
+  // The files Open() marked to be signed again for their shingle counts
+  // (IndexOpenOptions::count_shingles).
+  uint64_t counts_again() const;
 
  private:
   struct Impl;

@@ -39,10 +39,15 @@ Review ReviewWithoutTexts(const Report& report) {
   // kept document, and an estimate alone (--verify signature) may pass a
   // member whose exact Jaccard is below it (CompareClusters marks those
   // once it has the texts).
+  // With --relation contains|both a contained document is removable only
+  // when it is contained in the kept document itself (cluster.h): its low
+  // Jaccard does not make it unlike.
+  const bool relations = report.params.relation != Relation::kSimilar;
   std::vector<char> unlike(report.docs.size(), 0);
   for (const Removal& r : report.removable) {
     const double score = r.jaccard >= 0 ? r.jaccard : r.estimate;
-    unlike[r.doc] = MeetsThreshold(score, report.params.threshold) ? 0 : 1;
+    const bool contained = relations && report.docs[r.doc].contained;
+    unlike[r.doc] = MeetsThreshold(score, report.params.threshold) || contained ? 0 : 1;
   }
   std::vector<const Cluster*> order;
   for (const Cluster& c : report.clusters) order.push_back(&c);

@@ -338,6 +338,13 @@ void AddHints(const Options& o, Report* report) {
         "the index's signatures were made by an older MinHash definition: its files are signed again as they are "
         "walked, this once (documents unchanged stay known to --new)");
   }
+  if (report->index.counted_again > 0) {
+    const bool one = report->index.counted_again == 1;
+    report->notices.push_back(std::to_string(report->index.counted_again) + (one ? " file" : " files") +
+                              " of the index " + (one ? "has" : "have") +
+                              " no distinct-shingle counts (stored before them, or by runs without --relation): " +
+                              (one ? "it is" : "they are") + " signed again as walked, this once");
+  }
   // Of the files read in this run: a file reused from the --index was
   // advised on by the run that read it.
   const uint64_t invalid_utf8 = st.invalid_utf8 - std::min(st.invalid_utf8, report->index.reused_invalid_utf8);

@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "base/parallel.h"
+#include "lsh/relation.h"
 #include "lsh/similarity.h"
 #include "scan/explain.h"
 #include "sign/document.h"
@@ -193,15 +195,25 @@ class JsonlSource : public HeldTexts {
 };
 
 // `m` with its diff against the kept document, or with the note saying why
-// there is none.
+// there is none. A containment (m.contained) gets the span view of its
+// container's words instead of the diff.
 ReviewMember Compared(ReviewMember m, const ReadAgain& kept, const ReadAgain& member) {
   if (!kept.ok || !member.ok) {
     m.note = !member.ok ? member.note : kept.note;
     return m;
   }
   m.note.clear();
-  m.diff = FoldDiff(WordDiff(kept.words, member.words));
   m.capped = kept.reading.doc.token_text_capped || member.reading.doc.token_text_capped;
+  if (m.contained != ReviewMember::Way::kNeither) {
+    const bool member_inside = m.contained == ReviewMember::Way::kMemberInKept;
+    std::vector<SpanRun> span =
+        MarkSpan(member_inside ? WordDiff(kept.words, member.words) : WordDiff(member.words, kept.words));
+    if (!span.empty()) {
+      m.span = std::move(span);
+      return m;
+    }
+  }
+  m.diff = FoldDiff(WordDiff(kept.words, member.words));
   // The same words: a diff would show only "N unchanged words".
   const bool same = std::none_of(m.diff->begin(), m.diff->end(), [](const FoldedRun& run) {
     return run.kind == FoldedRun::Kind::kRemoved || run.kind == FoldedRun::Kind::kAdded;
@@ -230,20 +242,40 @@ struct GroupCounter {
   }
 };
 
+// Whether `m` is like the kept document by `rule`, from the exact overlap
+// of their texts (kept first), and which of the two contains the other.
+// Without --relation: like when the Jaccard reaches the threshold. With it:
+// like when the rule reports the pair as near copies or as the member
+// contained in the kept document; a kept document contained in the member
+// is not like it (the member, its container, is not the one to remove).
+void JudgeMember(const RelationRule& rule, const Overlap& overlap, ReviewMember& m) {
+  if (rule.relation == Relation::kSimilar) {
+    if (!MeetsThreshold(overlap.Jaccard(), rule.threshold)) m.unlike_kept = true;
+    return;
+  }
+  m.kept_in_member = overlap.ContainmentOfA();
+  m.member_in_kept = overlap.ContainmentOfB();
+  const std::optional<PairKind> kind = rule.Judge(overlap);
+  if (kind == PairKind::kBInA) m.contained = ReviewMember::Way::kMemberInKept;
+  if (kind == PairKind::kAInB) m.contained = ReviewMember::Way::kKeptInMember;
+  if (!kind.has_value() || kind == PairKind::kAInB) m.unlike_kept = true;
+}
+
 // One group's members against its kept document. Pairs mode: the pair's
 // similarity stays the report's; a pair passed on its estimate alone
 // (--verify signature) may be below the threshold by its texts: marked.
 // Clusters mode: the exact Jaccard of the two texts is the similarity, and
 // a member below the threshold with the kept document itself, whatever the
 // run's verification said, is marked, never to be removed on its say.
-void CompareGroup(const HeldTexts& texts, bool pairs_mode, double threshold, ReviewGroup& g) {
+// With --relation contains|both the rule judges each member (JudgeMember).
+void CompareGroup(const HeldTexts& texts, bool pairs_mode, const RelationRule& rule, ReviewGroup& g) {
   const ReadAgain& kept = texts.Read(g.keep);
   for (ReviewMember& m : g.members) {
     const ReadAgain& member = texts.Read(m.doc);
     if (kept.ok && member.ok) {
-      const double jaccard = ExactJaccard(kept.reading.shingles, member.reading.shingles);
-      if (!pairs_mode) m.similarity = jaccard;
-      if (!MeetsThreshold(jaccard, threshold)) m.unlike_kept = true;
+      const Overlap overlap = OverlapOf(kept.reading.shingles, member.reading.shingles);
+      if (!pairs_mode) m.similarity = overlap.Jaccard();
+      JudgeMember(rule, overlap, m);
     }
     m = Compared(std::move(m), kept, member);
   }
@@ -296,12 +328,13 @@ Batch TakeBatch(const Report& report, std::vector<ReviewGroup>& groups, size_t* 
 void CompareJsonlInBatches(const Report& report, const Options& options, JsonlSource& texts,
                            std::vector<ReviewGroup> groups, const ReviewSink& sink, GroupCounter& counter) {
   const bool pairs_mode = report.params.mode == Mode::kPairs;
+  const RelationRule rule = RelationRule::Of(options);
   const Workers workers{.threads = Workers::Resolve(options.threads), .tick = {}, .cancel = nullptr};
   for (size_t i = 0; i < groups.size();) {
     Batch batch = TakeBatch(report, groups, &i, kJsonlBatch);
     texts.Load(std::move(batch.docs));
     ParallelFor(workers, batch.groups.size(),
-                [&](int, size_t k) { CompareGroup(texts, pairs_mode, report.params.threshold, batch.groups[k]); });
+                [&](int, size_t k) { CompareGroup(texts, pairs_mode, rule, batch.groups[k]); });
     counter.Done(batch.groups.size());
     sink(batch.groups);
   }
@@ -316,12 +349,13 @@ void CompareJsonlInBatches(const Report& report, const Options& options, JsonlSo
 void CompareFilesInBatches(const Report& report, const Options& options, FileTexts& files,
                            std::vector<ReviewGroup> groups, const ReviewSink& sink, GroupCounter& counter) {
   const bool pairs_mode = report.params.mode == Mode::kPairs;
+  const RelationRule rule = RelationRule::Of(options);
   const int threads = Workers::Resolve(options.threads);
   OrderedWork<Batch> work(
       Workers{.threads = threads, .tick = {}, .cancel = nullptr}, static_cast<size_t>(threads) + 1,
       [&](int w, Batch& batch) {
         const HeldTexts texts = files.Load(w, batch.docs);
-        for (ReviewGroup& g : batch.groups) CompareGroup(texts, pairs_mode, report.params.threshold, g);
+        for (ReviewGroup& g : batch.groups) CompareGroup(texts, pairs_mode, rule, g);
       },
       [&](Batch& batch) {
         counter.Done(batch.groups.size());

@@ -209,6 +209,72 @@ std::vector<FoldedRun> FoldDiff(const std::vector<DiffRun>& runs) {
   return out;
 }
 
+namespace {
+
+// Where the span of a containment's diff begins and ends (indices of runs),
+// or {1, 0} when no run matches.
+std::pair<size_t, size_t> SpanBounds(const std::vector<DiffRun>& runs) {
+  for (const uint64_t least : {kSpanAnchorWords, uint64_t{1}}) {
+    size_t first = runs.size(), last = 0;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      if (runs[i].kind != DiffRun::Kind::kSame || runs[i].words < least) continue;
+      first = std::min(first, i);
+      last = i;
+    }
+    if (first < runs.size()) return {first, last};
+  }
+  return {1, 0};
+}
+
+// The kind of span run that diff run `i` of `runs` is, for a span [first, last].
+SpanRun::Kind SpanKind(DiffRun::Kind kind, bool inside) {
+  if (kind == DiffRun::Kind::kAdded) return SpanRun::Kind::kContainedOnly;
+  if (!inside) return SpanRun::Kind::kOutside;
+  return kind == DiffRun::Kind::kSame ? SpanRun::Kind::kMatched : SpanRun::Kind::kContainerOnly;
+}
+
+// `runs` with each long kOutside and kMatched run folded, as FoldDiff folds.
+std::vector<SpanRun> FoldSpan(std::vector<SpanRun> runs) {
+  std::vector<SpanRun> out;
+  out.reserve(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) {
+    SpanRun& run = runs[i];
+    const bool first = i == 0;
+    const bool last = i + 1 == runs.size();
+    const uint64_t keep = (first ? 0 : kContextWords) + (last ? 0 : kContextWords);
+    const bool foldable = run.kind == SpanRun::Kind::kOutside || run.kind == SpanRun::Kind::kMatched;
+    if (!foldable || run.words < keep + kMinSkipped) {
+      out.push_back(std::move(run));
+      continue;
+    }
+    const SpanRun::Kind skipped =
+        run.kind == SpanRun::Kind::kOutside ? SpanRun::Kind::kOutsideSkipped : SpanRun::Kind::kMatchedSkipped;
+    if (!first) out.push_back({run.kind, std::string(FirstWords(run.text, kContextWords)), kContextWords});
+    out.push_back({skipped, std::string(), run.words - keep});
+    if (!last) out.push_back({run.kind, std::string(LastWords(run.text, kContextWords)), kContextWords});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<SpanRun> MarkSpan(const std::vector<DiffRun>& runs) {
+  const auto [first, last] = SpanBounds(runs);
+  if (first > last) return {};
+  std::vector<SpanRun> joined;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const SpanRun::Kind kind = SpanKind(runs[i].kind, i >= first && i <= last);
+    if (!joined.empty() && joined.back().kind == kind) {
+      joined.back().text += ' ';
+      joined.back().text += runs[i].text;
+      joined.back().words += runs[i].words;
+    } else {
+      joined.push_back({kind, runs[i].text, runs[i].words});
+    }
+  }
+  return FoldSpan(std::move(joined));
+}
+
 DiffWords::DiffWords(std::string text) : text_(std::move(text)), slots_(64, kEmptySlot) {
   const char* const data = text_.data();
   const size_t size = text_.size();

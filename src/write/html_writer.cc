@@ -105,12 +105,37 @@ Json DocJson(const DocEntry& d) {
   return j;
 }
 
+// A span view as JSON [[kind, text], ...]: 0 outside the span, 1 matched, 2
+// only the container's, 3 only the contained document's, 4 and 5 a skipped
+// stretch outside the span and matched (text: its number of words).
+Json SpanJson(const std::vector<SpanRun>& runs) {
+  Json out = Json::array();
+  for (const SpanRun& run : runs) {
+    const bool skipped = run.kind == SpanRun::Kind::kOutsideSkipped || run.kind == SpanRun::Kind::kMatchedSkipped;
+    out.push_back(Json::array({static_cast<int>(run.kind), skipped ? std::to_string(run.words) : run.text}));
+  }
+  return out;
+}
+
+// --relation contains|both: which way a member and the kept document
+// contain each other, and how much, when the texts were compared.
+void AddContainment(const ReviewMember& m, Json& j) {
+  if (m.contained == ReviewMember::Way::kMemberInKept) j["contained"] = "member";
+  if (m.contained == ReviewMember::Way::kKeptInMember) j["contained"] = "kept";
+  if (m.member_in_kept >= 0) j["in_kept"] = std::stod(FormatScore(m.member_in_kept));
+  if (m.kept_in_member >= 0) j["kept_in"] = std::stod(FormatScore(m.kept_in_member));
+}
+
 // One member of a group compared with the kept document.
 Json MemberJson(const DocEntry& d, const ReviewMember& m) {
   Json j = DocJson(d);
   if (m.similarity >= 0) j["similarity"] = std::stod(FormatScore(m.similarity));
   if (m.unlike_kept) j["unlike"] = true;
-  if (m.diff) {
+  AddContainment(m, j);
+  if (m.span) {
+    j["span"] = SpanJson(*m.span);
+    if (m.capped) j["capped"] = true;
+  } else if (m.diff) {
     j["diff"] = DiffJson(*m.diff);
     if (m.capped) j["capped"] = true;
   } else {
@@ -218,6 +243,7 @@ details{margin:.2rem 0 .4rem 1rem}summary{cursor:pointer;color:#2b5a9e}
 .diff{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.85rem;white-space:pre-wrap;word-break:break-word;background:#fafafa;border:1px solid #eee;padding:.5rem;max-height:30rem;overflow:auto}
 del{background:#fdd;color:#900;text-decoration:line-through}ins{background:#dfd;color:#060;text-decoration:none}
 .skip{color:#888;font-style:italic}#more{margin:1rem 0}button{font:inherit}
+mark{background:#fe8;color:inherit}.outside{color:#999}.tag.contains{border-color:#2b5a9e;color:#2b5a9e}
 )CSS";
 
 const char* kScript = R"JS(
@@ -263,23 +289,53 @@ const char* kScript = R"JS(
     }
     box.appendChild(frag);
   }
-  function diffBlock(m) {
+  function renderSpan(box, span) {
+    var frag = document.createDocumentFragment();
+    for (var i = 0; i < span.length; i++) {
+      var kind = span[i][0], text = span[i][1];
+      if (i > 0) frag.appendChild(document.createTextNode(" "));
+      if (kind === 0) frag.appendChild(el("span", "outside", text));
+      else if (kind === 1) frag.appendChild(el("mark", null, text));
+      else if (kind === 2) frag.appendChild(el("del", null, text));
+      else if (kind === 3) frag.appendChild(el("ins", null, text));
+      else if (kind === 4) frag.appendChild(el("span", "skip", "[\u2026 " + text + " words outside the span \u2026]"));
+      else frag.appendChild(el("mark", "skip", "[\u2026 " + text + " matched words \u2026]"));
+    }
+    box.appendChild(frag);
+  }
+  function first() { return data.mode === "pairs" ? "first" : "kept"; }
+  function foldBlock(summary, figures, fill) {
     var det = el("details");
-    var sum = el("summary", null, "word diff against the " + (data.mode === "pairs" ? "first" : "kept") +
-                 " document" + (m.capped ? " (capped)" : ""));
-    det.appendChild(sum);
+    det.appendChild(el("summary", null, summary));
+    if (figures) det.appendChild(el("div", "note", figures));
     var box = el("div", "diff");
     det.appendChild(box);
     var done = false;
-    function fill() {
+    function open() {
       if (done) return;
       done = true;
+      fill(box);
+    }
+    det.addEventListener("toggle", function () { if (det.open) open(); });
+    if (openAll) { det.open = true; open(); }
+    return det;
+  }
+  function diffBlock(m) {
+    return foldBlock("word diff against the " + first() + " document" + (m.capped ? " (capped)" : ""), null,
+                     function (box) {
       if (m.diff.length === 0) box.appendChild(el("span", "skip", "(both empty)"));
       renderDiff(box, m.diff);
-    }
-    det.addEventListener("toggle", function () { if (det.open) fill(); });
-    if (openAll) { det.open = true; fill(); }
-    return det;
+    });
+  }
+  function share(x) { return x === undefined ? "\u2014" : x.toFixed(4); }
+  function spanBlock(m) {
+    var inside = m.contained === "member";
+    return foldBlock((inside ? "this document inside the " + first() + " one" : "the " + first() +
+                      " document inside this one") + ": the span it fills in the container, marked" +
+                     (m.capped ? " (capped)" : ""),
+                     "containment: " + share(m.in_kept) + " of this document in the " + first() + " one, " +
+                     share(m.kept_in) + " of the " + first() + " one in this document",
+                     function (box) { renderSpan(box, m.span); });
   }
   function row(table, d, kept) {
     var clusters = data.mode !== "pairs";
@@ -288,6 +344,8 @@ const char* kScript = R"JS(
     if (kept && clusters) name.appendChild(el("span", "tag", "kept"));
     if (d.reference) name.appendChild(el("span", "tag", "reference"));
     if (d.unlike) name.appendChild(el("span", "tag unlike", "not like the kept one: do not remove"));
+    if (d.contained === "member") name.appendChild(el("span", "tag contains", "contained in the " + first() + " one"));
+    if (d.contained === "kept") name.appendChild(el("span", "tag contains", "contains the " + first() + " one"));
     tr.appendChild(name);
     tr.appendChild(el("td", "num", kept ? "" : (d.similarity === undefined ? "\u2014" : d.similarity.toFixed(4))));
     tr.appendChild(el("td", "num", size(d.size)));
@@ -297,7 +355,8 @@ const char* kScript = R"JS(
     var tr2 = el("tr");
     var td = el("td");
     td.colSpan = 4;
-    if (d.diff) td.appendChild(diffBlock(d));
+    if (d.span) td.appendChild(spanBlock(d));
+    else if (d.diff) td.appendChild(diffBlock(d));
     else if (d.note) td.appendChild(el("span", "note", d.note));
     tr2.appendChild(td);
     table.appendChild(tr2);
@@ -443,6 +502,11 @@ void AppendGroupsIntro(const Params& p, const Review& review, std::string* page_
             " words of each document, read again when this page was written; long unchanged stretches are "
             "shortened.";
     if (p.verify == VerifyMode::kExact) page += " Only documents in reported groups (all candidates) are read.";
+    if (p.relation != Relation::kSimilar) {
+      page +=
+          " A document contained in the other shows the container's words instead, the span that holds the "
+          "contained one marked, the words outside it grey, and its containment both ways.";
+    }
   } else {
     page += "No word diffs: the documents were not read again.";
   }

@@ -13,6 +13,9 @@
 #  4. The Content-Security-Policy allows the page's own script and style by
 #     their hashes only: no violation as written; a one-space change to the
 #     script keeps it from running, one to the style is refused.
+#  5. --relation both: a document quoted inside another shows the span it
+#     fills in its container marked (<mark>), the words around it grey, its
+#     tag and its containment both ways; the script raises no error.
 # Usage: html_review_test.sh NEARDUP_BINARY
 set -u
 bin="$1"
@@ -113,6 +116,21 @@ check "no CSP violation: the style and script hashes hold" \
 perl -0pe 's#<style>#<style> #' "$tmp/small.html" > "$tmp/restyled.html"
 console "file://$tmp/restyled.html#all" "$tmp/restyled.console"
 check "a changed style is refused (a CSP violation)" grep -q "style-src 'sha256-" "$tmp/restyled.console"
+
+# --- 5: a contained document --------------------------------------------------
+mkdir -p "$tmp/quoted"
+host="$(words 9 600)"
+printf '%s\n' "$host" > "$tmp/quoted/host.txt"
+printf '%s\n' "$host" | cut -d' ' -f101-400 > "$tmp/quoted/quote.txt"
+(cd "$tmp" && "$bin" scan --relation both -f html -o quoted.html quoted)
+dump "file://$tmp/quoted.html#all" "$tmp/quoted.dom"
+check "containment: script finished" grep -q 'data-ok="1"' "$tmp/quoted.dom"
+check "containment: no script errors" test "$(count 'data-errors' "$tmp/quoted.dom")" = 0
+check "containment: the span is marked" grep -q '<mark>' "$tmp/quoted.dom"
+check "containment: the words around it are grey" grep -q '<span class="outside">' "$tmp/quoted.dom"
+check "containment: tagged" grep -q 'class="tag contains">contained in the first one<' "$tmp/quoted.dom"
+check "containment: both ways" grep -q 'containment: 1.0000 of this document in the first one' "$tmp/quoted.dom"
+check "containment: no word diff" test "$(count '<summary>word diff' "$tmp/quoted.dom")" = 0
 
 if [ "$fail" != 0 ]; then
   echo "browser log:"; head -20 "$tmp/browser.log"

@@ -423,8 +423,11 @@ TEST(IndexTest, BrokenOrForeignIndexFilesGiveOneLineErrors) {
   expect_error(ix, "to start a new index", {"--shingle", "char"});
 
   std::filesystem::copy_file(ix, dir / "newer.db");
-  ASSERT_EQ(RunProcess({"/usr/bin/sqlite3", dir / "newer.db", "PRAGMA user_version = 5;"}, dir.path()).exit_code, 0);
-  expect_error(dir / "newer.db", "schema version 5 is newer");
+  const std::string newer = std::to_string(kIndexSchemaVersion + 1);
+  ASSERT_EQ(
+      RunProcess({"/usr/bin/sqlite3", dir / "newer.db", "PRAGMA user_version = " + newer + ";"}, dir.path()).exit_code,
+      0);
+  expect_error(dir / "newer.db", "schema version " + newer + " is newer");
 
   // Read-only: as nobody when root (root may write anything).
   std::filesystem::permissions(ix, std::filesystem::perms::owner_read | std::filesystem::perms::group_read |

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "e2e/run_neardup.h"
+#include "neardup/index.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -207,7 +208,7 @@ TEST(MetadataTest, AnIndexOfTheOlderMinHashDefinitionIsSignedAgainOnceAndNothing
   const RunResult meta = RunProcess(
       {"/usr/bin/sqlite3", dir / "ix.db", "SELECT value FROM meta WHERE key = 'minhash'; PRAGMA user_version;"},
       dir.path());
-  EXPECT_EQ(meta.out, "1\n4\n");
+  EXPECT_EQ(meta.out, "1\n" + std::to_string(kIndexSchemaVersion) + "\n");
 
   const Indexed r = NewRun(dir);
   EXPECT_EQ(r.exit_code, 1) << r.err;

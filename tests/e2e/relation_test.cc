@@ -21,11 +21,13 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "neardup/index.h"
 #include "run_neardup.h"
 #include "test_paths.h"
 #include "test_util.h"
@@ -310,7 +312,6 @@ TEST(RelationTest, WhatIsNotSupportedYetIsAUsageError) {
   TempDir dir;
   WriteFile(dir / "c/a.txt", Join(RandomWords(100, 1)));
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {{"scan", "--relation", "contains", "--index", dir / "i.db", "c"}, "--index"},
       {{"scan", "--relation", "both", "--mode", "clusters", "--cluster-by", "connected", "c"},
        "--cluster-by connected"},
       {{"scan", "--relation", "contains", "--verify", "none", "c"}, "--verify none"},
@@ -402,6 +403,189 @@ TEST(RelationTest, EveryFormatCarriesTheRelationFields) {
   const RunResult plain = RunNeardup({"scan", "c", "-t", "0.3"}, dir.path(), RunOptions().In(dir.path()));
   EXPECT_EQ(plain.out.find("relation"), std::string::npos) << plain.out;
   EXPECT_NE(plain.out.find(R"("jaccard":0.3304})"), std::string::npos) << plain.out;
+}
+
+// The review page's data (-f html): the JSON of its data element.
+nlohmann::json PageData(const std::string& page) {
+  const std::string open = "<script type=\"application/json\" id=\"data\">";
+  const size_t from = page.find(open);
+  if (from == std::string::npos) return nullptr;
+  const size_t to = page.find("</script>", from);
+  return nlohmann::json::parse(page.substr(from + open.size(), to - from - open.size()));
+}
+
+// The review page shows a contained document inside its container: the
+// container's words, those before and after the span folded, the span
+// marked with the edit made in it, the containment both ways and which way.
+// Pairs: whichever of the two is first; clusters: the kept container. A
+// near-copy pair's page has none of it.
+TEST(RelationTest, TheReviewPageMarksTheContainedSpanInsideTheContainer) {
+  TempDir dir;
+  std::vector<std::string> host = RandomWords(600, 51, 100000);
+  std::vector<std::string> quote(host.begin() + 100, host.begin() + 400);
+  quote[150] = "edited";
+  WriteFile(dir / "c/host", Join(host));
+  WriteFile(dir / "c/quote", Join(quote));
+  WriteFile(dir / "d/a_quote", Join(quote));
+  WriteFile(dir / "d/host", Join(host));
+  auto page = [&](const std::string& folder, const std::string& mode) {
+    const RunResult r =
+        RunNeardup({"scan", folder, "--relation", "both", "--mode", mode, "-f", "html", "-o", "page.html"}, dir.path(),
+                   RunOptions().In(dir.path()));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return testing::ReadFile(dir / "page.html");
+  };
+  auto words = [](const std::vector<std::string>& w, size_t from, size_t to) {
+    return Join(std::vector<std::string>(w.begin() + static_cast<std::ptrdiff_t>(from),
+                                         w.begin() + static_cast<std::ptrdiff_t>(to)));
+  };
+  // The span view as the container's host[0, 600) with quote = host[100, 400).
+  const nlohmann::json want_span = nlohmann::json::array({
+      {4, "88"},
+      {0, words(host, 88, 100)},
+      {1, words(quote, 0, 12)},
+      {5, std::to_string(150 - 24)},
+      {1, words(quote, 138, 150)},
+      {2, host[250]},
+      {3, "edited"},
+      {1, words(quote, 151, 163)},
+      {5, std::to_string(149 - 24)},
+      {1, words(quote, 288, 300)},
+      {0, words(host, 400, 412)},
+      {4, "188"},
+  });
+  for (const std::string mode : {"pairs", "clusters"}) {
+    const std::string html = page("c", mode);
+    EXPECT_NE(html.find("the span that holds the contained one marked"), std::string::npos) << mode;
+    const nlohmann::json data = PageData(html);
+    ASSERT_EQ(data["groups"].size(), 1u) << mode;
+    const nlohmann::json& g = data["groups"][0];
+    EXPECT_EQ(g["keep"]["name"], "c/host") << mode;
+    const nlohmann::json& m = g["members"][0];
+    EXPECT_EQ(m["name"], "c/quote");
+    EXPECT_EQ(m["contained"], "member") << mode;
+    EXPECT_FALSE(m.contains("unlike")) << mode;
+    EXPECT_FALSE(m.contains("diff")) << mode;
+    EXPECT_NEAR(m["in_kept"].get<double>(), 291.0 / 296, 1e-4) << mode;  // 5 shingles hold the edit
+    EXPECT_NEAR(m["kept_in"].get<double>(), 291.0 / 596, 1e-4) << mode;
+    EXPECT_EQ(m["span"], want_span) << mode << ": " << m["span"].dump();
+  }
+  // The first document contained in the second: the same span, the other way.
+  const nlohmann::json pair = PageData(page("d", "pairs"))["groups"][0];
+  EXPECT_EQ(pair["keep"]["name"], "d/a_quote");
+  EXPECT_EQ(pair["members"][0]["contained"], "kept");
+  EXPECT_EQ(pair["members"][0]["span"], want_span);
+  // Near copies only: a plain word diff, no containment fields.
+  const RunResult similar =
+      RunNeardup({"scan", "c", "-t", "0.4", "-f", "html", "-o", "page.html"}, dir.path(), RunOptions().In(dir.path()));
+  EXPECT_EQ(similar.exit_code, 0) << similar.err;
+  const std::string html = testing::ReadFile(dir / "page.html");
+  const nlohmann::json m = PageData(html)["groups"][0]["members"][0];
+  EXPECT_TRUE(m.contains("diff")) << m.dump();
+  for (const char* key : {"span", "contained", "in_kept", "kept_in"}) EXPECT_FALSE(m.contains(key)) << key;
+  EXPECT_EQ(html.find("the span that holds"), std::string::npos);
+}
+
+// The "index: R reused, S signed" of a run's summary.
+std::string ReusedSigned(const std::string& err) {
+  const size_t at = err.find("index: ");
+  if (at == std::string::npos) return "no index counts in: " + err;
+  const size_t end = err.find(" signed", at);
+  return err.substr(at + 7, end - at);
+}
+
+// A corpus of quotes inside hosts, near copies and unrelated documents.
+void WriteQuotes(const TempDir& dir) {
+  for (int n = 0; n < 4; ++n) {
+    const std::vector<std::string> quote = RandomWords(120 + 40 * static_cast<size_t>(n), 300 + n, 100000);
+    std::vector<std::string> host = RandomWords(400, 400 + n, 100000);
+    host.insert(host.begin() + 50 * n, quote.begin(), quote.end());
+    WriteFile(dir / testing::Numbered("c/host", n), Join(host));
+    WriteFile(dir / testing::Numbered("c/quote", n), Join(quote));
+    host[200] = "changed";
+    WriteFile(dir / testing::Numbered("c/near", n), Join(host));
+    WriteFile(dir / testing::Numbered("c/other", n), Join(RandomWords(300, 500 + n, 100000)));
+  }
+}
+
+// --relation both with --index gives the answer of a scan without it: on a
+// new index, on a second run that reuses every document, and on an index
+// whose documents have no shingle count (made by a run without --relation,
+// or of schema version 4, migrated): those are signed again, this once, as
+// a notice says. In pairs and in duplicates mode.
+TEST(RelationTest, TheIndexGivesTheAnswerOfAScanWithoutIt) {
+  TempDir dir;
+  WriteQuotes(dir);
+  auto run = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"scan", "c", "--relation", "both"});
+    RunResult r = RunNeardup(args, dir.path(), RunOptions().In(dir.path()));
+    EXPECT_EQ(r.exit_code, 0) << Join(args) << ": " << r.err;
+    return r;
+  };
+  const std::string kNotice = "no distinct-shingle counts";
+  for (const std::string mode : {"pairs", "duplicates"}) {
+    const std::string plain = run({"--mode", mode}).out;
+    EXPECT_NE(plain.find(mode == "pairs" ? R"("contained":"c/quote0")" : "c/quote0"), std::string::npos) << plain;
+    const std::string ix = dir / (mode + ".db");
+    const RunResult first = run({"--mode", mode, "--index", ix});
+    EXPECT_EQ(first.out, plain) << mode;
+    EXPECT_EQ(ReusedSigned(first.err), "0 reused, 16 signed") << mode;
+    const RunResult second = run({"--mode", mode, "--index", ix});
+    EXPECT_EQ(second.out, plain) << mode;
+    EXPECT_EQ(ReusedSigned(second.err), "16 reused, 0 signed") << mode;
+    EXPECT_EQ(second.err.find(kNotice), std::string::npos) << second.err;
+  }
+  const std::string plain = run({}).out;
+  // An index made without --relation: no counts.
+  const std::string ix = dir / "plain.db";
+  ASSERT_EQ(RunNeardup({"scan", "c", "-q", "--index", ix}, dir.path(), RunOptions().In(dir.path())).exit_code, 0);
+  RunResult filled = run({"--index", ix});
+  EXPECT_EQ(filled.out, plain);
+  EXPECT_NE(filled.err.find("16 files of the index have " + kNotice), std::string::npos) << filled.err;
+  RunResult again = run({"--index", ix});
+  EXPECT_EQ(again.out, plain);
+  EXPECT_EQ(again.err.find(kNotice), std::string::npos) << again.err;
+  // Schema version 4: migrated, the counts filled once.
+  ASSERT_EQ(
+      testing::RunProcess(
+          {"/usr/bin/sqlite3", ix, "ALTER TABLE documents DROP COLUMN shingles; PRAGMA user_version = 4;"}, dir.path())
+          .exit_code,
+      0);
+  filled = run({"--index", ix});
+  EXPECT_EQ(filled.out, plain);
+  EXPECT_NE(filled.err.find("16 files of the index have " + kNotice), std::string::npos) << filled.err;
+  again = run({"--index", ix});
+  EXPECT_EQ(again.out, plain);
+  EXPECT_EQ(again.err.find(kNotice), std::string::npos) << again.err;
+  EXPECT_EQ(testing::RunProcess({"/usr/bin/sqlite3", ix, "PRAGMA user_version;"}, dir.path()).out,
+            std::to_string(kIndexSchemaVersion) + "\n");
+  EXPECT_EQ(RunNeardup({"index", "check", ix}, dir.path()).exit_code, 0);
+}
+
+// --new with --relation both: a quote added after a delivered run is
+// reported inside its host, and nothing else.
+TEST(RelationTest, NewReportsTheContainmentOfADocumentAddedSince) {
+  TempDir dir;
+  WriteQuotes(dir);
+  const std::string ix = dir / "ix.db";
+  auto run = [&](const std::string& out) {
+    return RunNeardup({"scan", "c", "--relation", "both", "--index", ix, "--new", "-o", out}, dir.path(),
+                      RunOptions().In(dir.path()));
+  };
+  ASSERT_EQ(run("first.jsonl").exit_code, 0);
+  // 300 words of host2 around the quote it holds (at word 100).
+  const std::vector<std::string> host = RandomWords(400, 402, 100000);
+  const std::vector<std::string> excerpt(host.begin() + 10, host.begin() + 310);
+  WriteFile(dir / "c/late", Join(excerpt));
+  const RunResult late = run("late.jsonl");
+  EXPECT_EQ(late.exit_code, 0) << late.err;
+  const std::vector<std::string> pairs = Lines(testing::ReadFile(dir / "late.jsonl"));
+  ASSERT_FALSE(pairs.empty());
+  for (const std::string& p : pairs) EXPECT_NE(p.find(R"("contained":"c/late")"), std::string::npos) << p;
+  const RunResult plain = RunNeardup({"scan", "c", "--relation", "both"}, dir.path(), RunOptions().In(dir.path()));
+  size_t with_late = 0;
+  for (const std::string& p : Lines(plain.out)) with_late += p.find("c/late") != std::string::npos ? 1 : 0;
+  EXPECT_EQ(pairs.size(), with_late);
 }
 
 }  // namespace

@@ -171,6 +171,26 @@ TEST(ReviewTest, ClustersComeLargestFirstAndAReportWithoutPlacesReadsNothing) {
   }
 }
 
+// --relation contains|both, texts not read: a removable document contained
+// in the kept one is not marked unlike it for its low Jaccard; one that is
+// not contained and under the threshold is.
+TEST(ReviewTest, AContainedMemberIsNotUnlikeTheKeptOneForItsLowJaccard) {
+  Report report;
+  report.params.mode = Mode::kClusters;
+  report.params.relation = Relation::kBoth;
+  report.params.threshold = 0.8;
+  for (const char* name : {"host", "quote", "other"}) report.docs.push_back({name, 1, 0, false});
+  report.docs[1].contained = true;
+  report.clusters = {{0, 0, {0, 1, 2}}};
+  report.removable = {{.doc = 1, .kept = 0, .estimate = 0.3, .jaccard = 0.3},
+                      {.doc = 2, .kept = 0, .estimate = 0.3, .jaccard = 0.3}};
+  const Review review = ReviewWithoutTexts(report);
+  ASSERT_EQ(review.groups.size(), 1u);
+  ASSERT_EQ(review.groups[0].members.size(), 2u);
+  EXPECT_FALSE(review.groups[0].members[0].unlike_kept);
+  EXPECT_TRUE(review.groups[0].members[1].unlike_kept);
+}
+
 // JSONL: a.jsonl holds a and b (two words replaced); reviewed in clusters mode.
 Options JsonlOptions(const TempDir& dir) {
   std::vector<std::string> w = RandomWords(300, 23);

@@ -66,6 +66,64 @@ TEST(FoldDiffTest, StretchesAtTheEndsKeepContextOnTheChangedSideOnly) {
   EXPECT_TRUE(FoldDiff({}).empty());
 }
 
+// MarkSpan: a document inside a longer one, one word edited, shows the
+// container's words before and after it folded and grey, its span marked
+// with the edit inside it, and the contained document's own word.
+TEST(MarkSpanTest, TheContainedDocumentsSpanIsMarkedInsideTheContainer) {
+  const std::vector<std::string> host = RandomWords(200, 7, 100000);
+  std::vector<std::string> quote(host.begin() + 80, host.begin() + 120);
+  quote[20] = "edited";
+  const std::vector<SpanRun> span = MarkSpan(WordDiff(Join(host), Join(quote)));
+  ASSERT_EQ(span.size(), 8u);
+  EXPECT_EQ(span[0].kind, SpanRun::Kind::kOutsideSkipped);
+  EXPECT_EQ(span[0].words, 80 - kContextWords);
+  EXPECT_EQ(span[1].kind, SpanRun::Kind::kOutside);
+  EXPECT_EQ(span[1].text, Join(std::vector<std::string>(host.begin() + 80 - kContextWords, host.begin() + 80)));
+  EXPECT_EQ(span[2].kind, SpanRun::Kind::kMatched);
+  EXPECT_EQ(span[2].text, Join(std::vector<std::string>(quote.begin(), quote.begin() + 20)));
+  EXPECT_EQ(span[3].kind, SpanRun::Kind::kContainerOnly);
+  EXPECT_EQ(span[3].text, host[100]);
+  EXPECT_EQ(span[4].kind, SpanRun::Kind::kContainedOnly);
+  EXPECT_EQ(span[4].text, "edited");
+  EXPECT_EQ(span[5].kind, SpanRun::Kind::kMatched);
+  EXPECT_EQ(span[5].words, 19u);
+  EXPECT_EQ(span[6].kind, SpanRun::Kind::kOutside);
+  EXPECT_EQ(span[6].words, kContextWords);
+  EXPECT_EQ(span[7].kind, SpanRun::Kind::kOutsideSkipped);
+  EXPECT_EQ(span[7].words, 80 - kContextWords);
+}
+
+// A long matched stretch is folded as an unchanged one is; a common word met
+// by chance outside the span does not stretch it; nothing matched, no span.
+TEST(MarkSpanTest, LongMatchesFoldAndStrayWordsStayOutside) {
+  const std::vector<DiffRun> runs = {{DiffRun::Kind::kRemoved, "a b c", 3},
+                                     {DiffRun::Kind::kSame, "the", 1},
+                                     {DiffRun::Kind::kRemoved, "d e", 2},
+                                     Same(100),
+                                     {DiffRun::Kind::kRemoved, "f", 1}};
+  const std::vector<SpanRun> span = MarkSpan(runs);
+  ASSERT_EQ(span.size(), 5u);
+  EXPECT_EQ(span[0].kind, SpanRun::Kind::kOutside);
+  EXPECT_EQ(span[0].text, "a b c the d e");
+  EXPECT_EQ(span[1].kind, SpanRun::Kind::kMatched);
+  EXPECT_EQ(span[1].words, kContextWords);
+  EXPECT_EQ(span[2].kind, SpanRun::Kind::kMatchedSkipped);
+  EXPECT_EQ(span[2].words, 100 - 2 * kContextWords);
+  EXPECT_EQ(span[3].kind, SpanRun::Kind::kMatched);
+  EXPECT_EQ(span[4].kind, SpanRun::Kind::kOutside);
+  EXPECT_EQ(span[4].text, "f");
+  // Only short matches: the span runs from the first to the last of them.
+  const std::vector<SpanRun> stray = MarkSpan({{DiffRun::Kind::kRemoved, "a", 1},
+                                               {DiffRun::Kind::kSame, "b", 1},
+                                               {DiffRun::Kind::kRemoved, "c", 1},
+                                               {DiffRun::Kind::kSame, "d", 1}});
+  ASSERT_EQ(stray.size(), 4u);
+  EXPECT_EQ(stray[1].kind, SpanRun::Kind::kMatched);
+  EXPECT_EQ(stray[2].kind, SpanRun::Kind::kContainerOnly);
+  EXPECT_TRUE(MarkSpan({{DiffRun::Kind::kRemoved, "a", 1}, {DiffRun::Kind::kAdded, "b", 1}}).empty());
+  EXPECT_TRUE(MarkSpan({}).empty());
+}
+
 // The word diff as neardup made it with dtl before DiffWords: the reference.
 std::vector<DiffRun> DtlWordDiff(const std::vector<std::string>& wa, const std::vector<std::string>& wb) {
   std::unordered_map<std::string_view, int> ids;
