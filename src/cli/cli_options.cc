@@ -482,10 +482,7 @@ Status ChooseParquet(const BoundOptions& given, CliOptions* c) {
     o.input = InputFormat::kParquet;
   }
   if (o.input != InputFormat::kParquet) return Status::Ok();
-  const char* what = IsStage(c->command)   ? "the stage tasks"
-                     : !o.index.empty()    ? "--index"
-                     : !o.kept_dir.empty() ? "--kept-dir"
-                                           : nullptr;
+  const char* what = IsStage(c->command) ? "the stage tasks" : !o.index.empty() ? "--index" : nullptr;
   if (what == nullptr) return Status::Ok();
   return Status::InvalidArgument(std::string(what) +
                                  ": not with Parquet input yet; scan without it, or export the rows to JSONL");

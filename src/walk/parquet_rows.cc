@@ -215,8 +215,11 @@ class ParquetRows final : public ByteReader {
   bool done_ = false;
 };
 
-// Opens `path` for DuckDB: a descriptor of the file the walk saw.
-Result<int> OpenChecked(const std::string& path, const FileIdentity& expected) {
+#endif
+
+}  // namespace
+
+Result<int> OpenParquetFile(const std::string& path, const FileIdentity& expected) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return Status::IoError(ShellQuoted(path) + ": " + std::strerror(errno));
   struct stat st {};
@@ -228,10 +231,6 @@ Result<int> OpenChecked(const std::string& path, const FileIdentity& expected) {
   return fd;
 }
 
-#endif
-
-}  // namespace
-
 Result<std::unique_ptr<ByteReader>> OpenParquetRows(FileSystem& fs, const std::string& path,
                                                     const FileIdentity& expected, const ParquetColumns& columns) {
   if (expected.stream)
@@ -242,7 +241,7 @@ Result<std::unique_ptr<ByteReader>> OpenParquetRows(FileSystem& fs, const std::s
   Result<std::unique_ptr<DuckDbSession>> session = DuckDbSession::Open();
   if (!session.ok()) return Status::NotFound(ShellQuoted(path) + ": " + session.status().message());
 #if NEARDUP_HAVE_DUCKDB
-  Result<int> fd = OpenChecked(path, expected);
+  Result<int> fd = OpenParquetFile(path, expected);
   if (!fd.ok()) return fd.status();
   auto rows = std::make_unique<ParquetRows>(std::move(*session), *fd, path);
   if (Status s = rows->Start(columns); !s.ok()) return s;

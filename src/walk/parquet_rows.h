@@ -43,4 +43,10 @@ struct ParquetColumns {
                                                                   const FileIdentity& expected,
                                                                   const ParquetColumns& columns);
 
+// A descriptor (read-only, close-on-exec; the caller closes it) of `path`,
+// checked to be a regular file with `expected`'s device and inode (when
+// known), for DuckDB to read through /proc/self/fd/N. IoError when it cannot
+// be opened; Changed when it is another file than the walk saw.
+[[nodiscard]] Result<int> OpenParquetFile(const std::string& path, const FileIdentity& expected);
+
 }  // namespace neardup
