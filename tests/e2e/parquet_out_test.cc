@@ -145,5 +145,132 @@ TEST_F(ParquetOutTest, KeptParquetHasTheInputsSchemaOrderAndCodecAndTheJsonlPath
   }
 }
 
+// The expected marks of row i of Texts(): rows 7k (k < 30) keep clusters
+// with 7k + 5 (an exact copy) and 7k + 3 (a near copy, J about 0.9).
+struct Mark {
+  bool clustered = false;
+  std::string duplicate_of;  // "" when null
+  bool kept = true;
+};
+Mark Expected(size_t i) {
+  if (i / 7 >= 30 || (i % 7 != 0 && i % 7 != 3 && i % 7 != 5)) return {};
+  if (i % 7 == 0) return {.clustered = true, .duplicate_of = "", .kept = true};
+  return {.clustered = true, .duplicate_of = "doc-" + std::to_string(i - i % 7), .kept = false};
+}
+
+TEST_F(ParquetOutTest, AnnotateMarksEveryLineAndRowWithItsClusterInEveryMode) {
+  const std::string input = ReadFile(dir_ / "docs.jsonl");
+  const std::vector<std::string> in_lines = testing::Lines(input);
+  for (const std::string mode : {"pairs", "clusters"}) {
+    SCOPED_TRACE(mode);
+    const RunResult r = Scan(dir_, {"--input", "jsonl", "--mode", mode, "--annotate-dir", "ann_" + mode, "docs.jsonl"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("annotated: 1 file, 3000 documents written"), std::string::npos) << r.err;
+    const std::vector<std::string> lines = testing::Lines(ReadFile(dir_ / ("ann_" + mode + "/docs.jsonl")));
+    ASSERT_EQ(lines.size(), in_lines.size());
+    std::vector<int64_t> cluster_of(lines.size(), -1);
+    for (size_t i = 0; i < lines.size(); ++i) {
+      // The input's bytes, the fields appended before the closing brace.
+      const std::string& in = in_lines[i];
+      ASSERT_EQ(lines[i].substr(0, in.size() - 1), in.substr(0, in.size() - 1)) << i;
+      EXPECT_EQ(lines[i].back(), '}');
+      const nlohmann::json j = nlohmann::json::parse(lines[i]);
+      const Mark want = Expected(i);
+      EXPECT_EQ(j["cluster"].is_null(), !want.clustered) << lines[i];
+      if (want.clustered) cluster_of[i] = j["cluster"].get<int64_t>();
+      EXPECT_EQ(j["duplicate_of"].is_null(), want.duplicate_of.empty()) << lines[i];
+      if (!want.duplicate_of.empty()) {
+        EXPECT_EQ(j["duplicate_of"], want.duplicate_of) << lines[i];
+      }
+      EXPECT_EQ(j["kept"], want.kept) << lines[i];
+      if (i % 7 == 5 && i / 7 < 30) {
+        EXPECT_EQ(j["score"], 1.0) << lines[i];
+      }
+      if (i % 7 == 3 && i / 7 < 30) {
+        EXPECT_TRUE(j["score"] > 0.8 && j["score"] < 1.0) << lines[i];
+      }
+      if (want.duplicate_of.empty()) {
+        EXPECT_TRUE(j["score"].is_null()) << lines[i];
+      }
+    }
+    for (size_t k = 0; k < 30; ++k) {
+      EXPECT_EQ(cluster_of[7 * k], cluster_of[7 * k + 3]);
+      EXPECT_EQ(cluster_of[7 * k], cluster_of[7 * k + 5]);
+      if (k > 0) {
+        EXPECT_NE(cluster_of[7 * k], cluster_of[7 * k - 7]);
+      }
+    }
+  }
+  // Parquet: the input's schema plus the four columns, every row in order,
+  // the same marks as the JSONL lines'.
+  Copy("SELECT * FROM t", dir_ / "docs.parquet", "zstd");
+  const RunResult r = Scan(dir_, {"--annotate-dir", "ann_parquet", "docs.parquet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string out = dir_ / "ann_parquet/docs.parquet";
+  Table schema = Schema(dir_ / "docs.parquet");
+  for (const auto& column :
+       Table{{"cluster", "UBIGINT"}, {"duplicate_of", "VARCHAR"}, {"score", "DOUBLE"}, {"kept", "BOOLEAN"}})
+    schema.push_back(column);
+  EXPECT_EQ(Schema(out), schema);
+  EXPECT_EQ(Codecs(out), Codecs(dir_ / "docs.parquet"));
+  const Table rows = Query(
+      "SELECT id, n::VARCHAR, coalesce(cluster::VARCHAR, 'null'), coalesce(duplicate_of, 'null'), "
+      "coalesce(score::VARCHAR, 'null'), kept::VARCHAR FROM read_parquet(" +
+      SqlString(out) + ")");
+  const std::vector<std::string> annotated = testing::Lines(ReadFile(dir_ / "ann_clusters/docs.jsonl"));
+  ASSERT_EQ(rows.size(), annotated.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const nlohmann::json j = nlohmann::json::parse(annotated[i]);
+    ASSERT_EQ(rows[i][0], j["id"]) << i;
+    EXPECT_EQ(rows[i][1], std::to_string(i));
+    EXPECT_EQ(rows[i][2], j["cluster"].is_null() ? "null" : std::to_string(j["cluster"].get<int64_t>())) << i;
+    EXPECT_EQ(rows[i][3], j["duplicate_of"].is_null() ? "null" : j["duplicate_of"].get<std::string>()) << i;
+    if (j["score"].is_null()) {
+      EXPECT_EQ(rows[i][4], "null") << i;
+    } else {
+      EXPECT_NEAR(std::stod(rows[i][4]), j["score"].get<double>(), 1e-9) << i;
+    }
+    EXPECT_EQ(rows[i][5], j["kept"].get<bool>() ? "true" : "false") << i;
+  }
+}
+
+TEST_F(ParquetOutTest, AnAddedFieldTheInputHasIsAnErrorUnlessAPrefixIsGiven) {
+  Copy("SELECT id, text, n AS kept FROM t", dir_ / "docs.parquet", "snappy");
+  WriteFile(dir_ / "clash.jsonl",
+            "{\"id\":\"a\",\"text\":\"one two three\",\"meta\":{\"kept\":1}}\n"
+            "{\"id\":\"b\",\"text\":\"four five six\",\"cluster\":7}\n");
+  const RunResult parquet = Scan(dir_, {"--annotate-dir", "p", "docs.parquet"});
+  EXPECT_EQ(parquet.exit_code, 2) << parquet.err;
+  EXPECT_NE(parquet.err.find("docs.parquet: has a column \"kept\" already; give --annotate-prefix"), std::string::npos)
+      << parquet.err;
+  EXPECT_TRUE(std::filesystem::is_empty(dir_ / "p"));  // nothing half written
+  const RunResult jsonl = Scan(dir_, {"--input", "jsonl", "--annotate-dir", "j", "clash.jsonl"});
+  EXPECT_EQ(jsonl.exit_code, 2) << jsonl.err;
+  EXPECT_NE(jsonl.err.find("clash.jsonl:2: has a field \"cluster\" already; give --annotate-prefix"), std::string::npos)
+      << jsonl.err;
+  EXPECT_TRUE(std::filesystem::is_empty(dir_ / "j"));
+  // With a prefix, the fields are named by it.
+  const RunResult prefixed = Scan(dir_, {"--annotate-dir", "pp", "--annotate-prefix", "nd_", "docs.parquet"});
+  ASSERT_EQ(prefixed.exit_code, 0) << prefixed.err;
+  const Table schema = Schema(dir_ / "pp/docs.parquet");
+  ASSERT_EQ(schema.size(), 7u);
+  EXPECT_EQ(schema[2], (std::vector<std::string>{"kept", "INTEGER"}));
+  EXPECT_EQ(schema[3][0], "nd_cluster");
+  EXPECT_EQ(schema[6][0], "nd_kept");
+  const RunResult jsonl_prefixed =
+      Scan(dir_, {"--input", "jsonl", "--annotate-dir", "jp", "--annotate-prefix", "nd_", "clash.jsonl"});
+  ASSERT_EQ(jsonl_prefixed.exit_code, 1) << jsonl_prefixed.err;
+  EXPECT_EQ(
+      ReadFile(dir_ / "jp/clash.jsonl"),
+      "{\"id\":\"a\",\"text\":\"one two three\",\"meta\":{\"kept\":1},\"nd_cluster\":null,\"nd_duplicate_of\":null,"
+      "\"nd_score\":null,\"nd_kept\":true}\n"
+      "{\"id\":\"b\",\"text\":\"four five six\",\"cluster\":7,\"nd_cluster\":null,\"nd_duplicate_of\":null,"
+      "\"nd_score\":null,\"nd_kept\":true}\n");
+  // Text input has no fields to add to.
+  const RunResult text = Scan(dir_, {"--annotate-dir", "x", "clash.jsonl"});
+  EXPECT_EQ(text.exit_code, 2);
+  EXPECT_NE(text.err.find("--annotate-dir adds fields to JSONL lines or Parquet rows"), std::string::npos) << text.err;
+}
+
 }  // namespace
 }  // namespace neardup
