@@ -236,19 +236,11 @@ TEST_F(ParquetOutTest, AnnotateMarksEveryLineAndRowWithItsClusterInEveryMode) {
 
 TEST_F(ParquetOutTest, AnAddedFieldTheInputHasIsAnErrorUnlessAPrefixIsGiven) {
   Copy("SELECT id, text, n AS kept FROM t", dir_ / "docs.parquet", "snappy");
-  WriteFile(dir_ / "clash.jsonl",
-            "{\"id\":\"a\",\"text\":\"one two three\",\"meta\":{\"kept\":1}}\n"
-            "{\"id\":\"b\",\"text\":\"four five six\",\"cluster\":7}\n");
   const RunResult parquet = Scan(dir_, {"--annotate-dir", "p", "docs.parquet"});
   EXPECT_EQ(parquet.exit_code, 2) << parquet.err;
   EXPECT_NE(parquet.err.find("docs.parquet: has a column \"kept\" already; give --annotate-prefix"), std::string::npos)
       << parquet.err;
   EXPECT_TRUE(std::filesystem::is_empty(dir_ / "p"));  // nothing half written
-  const RunResult jsonl = Scan(dir_, {"--input", "jsonl", "--annotate-dir", "j", "clash.jsonl"});
-  EXPECT_EQ(jsonl.exit_code, 2) << jsonl.err;
-  EXPECT_NE(jsonl.err.find("clash.jsonl:2: has a field \"cluster\" already; give --annotate-prefix"), std::string::npos)
-      << jsonl.err;
-  EXPECT_TRUE(std::filesystem::is_empty(dir_ / "j"));
   // With a prefix, the fields are named by it.
   const RunResult prefixed = Scan(dir_, {"--annotate-dir", "pp", "--annotate-prefix", "nd_", "docs.parquet"});
   ASSERT_EQ(prefixed.exit_code, 0) << prefixed.err;
@@ -257,19 +249,68 @@ TEST_F(ParquetOutTest, AnAddedFieldTheInputHasIsAnErrorUnlessAPrefixIsGiven) {
   EXPECT_EQ(schema[2], (std::vector<std::string>{"kept", "INTEGER"}));
   EXPECT_EQ(schema[3][0], "nd_cluster");
   EXPECT_EQ(schema[6][0], "nd_kept");
-  const RunResult jsonl_prefixed =
-      Scan(dir_, {"--input", "jsonl", "--annotate-dir", "jp", "--annotate-prefix", "nd_", "clash.jsonl"});
-  ASSERT_EQ(jsonl_prefixed.exit_code, 1) << jsonl_prefixed.err;
-  EXPECT_EQ(
-      ReadFile(dir_ / "jp/clash.jsonl"),
-      "{\"id\":\"a\",\"text\":\"one two three\",\"meta\":{\"kept\":1},\"nd_cluster\":null,\"nd_duplicate_of\":null,"
-      "\"nd_score\":null,\"nd_kept\":true}\n"
-      "{\"id\":\"b\",\"text\":\"four five six\",\"cluster\":7,\"nd_cluster\":null,\"nd_duplicate_of\":null,"
-      "\"nd_score\":null,\"nd_kept\":true}\n");
   // Text input has no fields to add to.
-  const RunResult text = Scan(dir_, {"--annotate-dir", "x", "clash.jsonl"});
+  const RunResult text = Scan(dir_, {"--annotate-dir", "x", "docs.jsonl"});
   EXPECT_EQ(text.exit_code, 2);
   EXPECT_NE(text.err.find("--annotate-dir adds fields to JSONL lines or Parquet rows"), std::string::npos) << text.err;
+}
+
+TEST_F(ParquetOutTest, KeptFilesThatCannotBeWrittenAreOneLineEachAndTheRunGoesOn) {
+  std::filesystem::create_directories(dir_ / "a");
+  std::filesystem::create_directories(dir_ / "b");
+  Copy("SELECT * FROM t", dir_ / "a/docs.parquet", "snappy");
+  Copy("SELECT * FROM t", dir_ / "b/docs.parquet", "zstd");
+  // Both go to kept/docs.parquet: the second is refused, the first written.
+  const RunResult r = Scan(dir_, {"--input", "parquet", "--kept-dir", "kept", "a/docs.parquet", "b/docs.parquet"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("neardup: b/docs.parquet: another input goes to "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1 file not written"), std::string::npos) << r.err;
+  EXPECT_EQ(Query("SELECT count(*)::VARCHAR FROM read_parquet(" + SqlString(dir_ / "kept/docs.parquet") + ")"),
+            (Table{{"2940"}}));
+  EXPECT_EQ(Codecs(dir_ / "kept/docs.parquet"), (Table{{"SNAPPY"}}));
+  for (const auto& e : std::filesystem::directory_iterator(dir_ / "kept")) {
+    EXPECT_EQ(e.path().filename(), "docs.parquet");  // no temporary file left
+  }
+}
+
+// JSONL annotation needs no DuckDB: every line's bytes, line ends and lines
+// that are not documents included, the fields before the closing brace.
+TEST(AnnotateJsonlTest, LinesKeepTheirBytesAndAClashIsAnErrorUnlessPrefixed) {
+  TempDir dir;
+  const std::string words = "alpha beta gamma delta epsilon zeta eta theta iota kappa";
+  WriteFile(dir / "a.jsonl", "{\"id\":\"x\",\"text\":\"" + words + "\"}\r\n{\"id\":\"y\", \"text\":\"" + words +
+                                 "\" }\nnot json\n\n{}\n{\"id\":\"z\",\"meta\":{\"kept\":1},\"text\":\"one two "
+                                 "three four five six seven eight nine ten\"}");
+  const RunResult r = Scan(dir, {"--input", "jsonl", "--annotate-dir", "ann", "a.jsonl"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;  // the malformed line
+  EXPECT_EQ(ReadFile(dir / "ann/a.jsonl"),
+            "{\"id\":\"x\",\"text\":\"" + words +
+                "\",\"cluster\":0,\"duplicate_of\":null,\"score\":null,\"kept\":true}\r\n{\"id\":\"y\", \"text\":\"" +
+                words +
+                "\" ,\"cluster\":0,\"duplicate_of\":\"x\",\"score\":1,\"kept\":false}\nnot json\n\n{}\n"
+                "{\"id\":\"z\",\"meta\":{\"kept\":1},\"text\":\"one two three four five six seven eight nine "
+                "ten\",\"cluster\":null,\"duplicate_of\":null,\"score\":null,\"kept\":true}");
+  struct stat st {};
+  ASSERT_EQ(::stat((dir / "ann").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  WriteFile(dir / "in/clash.jsonl",
+            "{\"id\":\"a\",\"text\":\"one two three\"}\n{\"id\":\"b\",\"text\":\"four five six\",\"cluster\":7}\n");
+  WriteFile(dir / "in/fine.jsonl", "{\"id\":\"c\",\"text\":\"seven eight nine\"}\n");
+  const RunResult clash = Scan(dir, {"--input", "jsonl", "--annotate-dir", "j", "in"});
+  EXPECT_EQ(clash.exit_code, 2) << clash.err;
+  EXPECT_NE(clash.err.find("in/clash.jsonl:2: has a field \"cluster\" already; give --annotate-prefix"),
+            std::string::npos)
+      << clash.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "j/clash.jsonl"));  // nothing half written
+  EXPECT_TRUE(std::filesystem::exists(dir / "j/fine.jsonl"));    // the run went on
+  const RunResult prefixed =
+      Scan(dir, {"--input", "jsonl", "--annotate-dir", "jp", "--annotate-prefix", "nd_", "in/clash.jsonl"});
+  ASSERT_EQ(prefixed.exit_code, 1) << prefixed.err;
+  EXPECT_EQ(ReadFile(dir / "jp/clash.jsonl"),
+            "{\"id\":\"a\",\"text\":\"one two three\",\"nd_cluster\":null,\"nd_duplicate_of\":null,\"nd_score\":null,"
+            "\"nd_kept\":true}\n"
+            "{\"id\":\"b\",\"text\":\"four five six\",\"cluster\":7,\"nd_cluster\":null,\"nd_duplicate_of\":null,"
+            "\"nd_score\":null,\"nd_kept\":true}\n");
 }
 
 }  // namespace
