@@ -31,6 +31,7 @@ struct DocMark {
   bool duplicate = false;  // not the kept document of its cluster
   DocId keep = 0;
   double score = 0;
+  bool scored = false;  // a removal gave the score (else null)
   bool kept = true;
 };
 
@@ -45,7 +46,9 @@ std::vector<DocMark> MarksOf(size_t docs, const std::vector<Cluster>& clusters, 
     }
   }
   for (const Removal& r : removable) {
-    if (r.doc < docs) marks[r.doc].score = r.jaccard >= 0 ? r.jaccard : r.estimate;
+    if (r.doc >= docs) continue;
+    marks[r.doc].score = r.jaccard >= 0 ? r.jaccard : r.estimate;
+    marks[r.doc].scored = true;
   }
   for (DocId d : dropped) {
     if (d < docs) marks[d].kept = false;
@@ -210,7 +213,7 @@ class LineMarker {
     } else {
       fields_.append("null");
     }
-    fields_.append(",").append(n.quoted[2]).append(":").append(m.duplicate ? Number(m.score) : "null");
+    fields_.append(",").append(n.quoted[2]).append(":").append(m.duplicate && m.scored ? Number(m.score) : "null");
     fields_.append(",").append(n.quoted[3]).append(":").append(m.kept ? "true" : "false");
   }
 
@@ -269,6 +272,7 @@ Status WriteParquetFile(const Context& ctx, const KeptFolder& dir, uint32_t f, c
                           .cluster = m.cluster,
                           .duplicate_of = m.duplicate ? ctx.report.docs[m.keep].name : std::string(),
                           .score = m.score,
+                          .scored = m.duplicate && m.scored,
                           .kept = m.kept});
   }
   Result<KeptPlace> place = dir.Place(ctx.sources.kept_paths[f], file.path);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -98,7 +99,7 @@ std::vector<std::string> Inserts(const ParquetRewrite& what) {
       const RowMark& m = what.marks[i];
       const bool dup = !m.duplicate_of.empty();
       sql += std::to_string(m.row) + ", " + std::to_string(m.cluster) + ", " +
-             (dup ? SqlString(m.duplicate_of) : "NULL") + ", " + (dup ? Number(m.score) : "NULL") + ", " +
+             (dup ? SqlString(m.duplicate_of) : "NULL") + ", " + (m.scored ? Number(m.score) : "NULL") + ", " +
              (m.kept ? "true" : "false") + ")";
     } else {
       sql += std::to_string(what.dropped[i]) + ")";
@@ -110,6 +111,13 @@ std::vector<std::string> Inserts(const ParquetRewrite& what) {
     }
   }
   return out;
+}
+
+// DuckDB's names are case-insensitive: "Kept" and "kept" are one column.
+bool SameName(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
 }
 
 class Rewriter {
@@ -125,8 +133,8 @@ class Rewriter {
       for (const char* field : kMarkFields) {
         const std::string name = what_.prefix + field;
         for (const std::vector<std::string>& column : *schema) {
-          if (!column.empty() && column[0] == name) {
-            return Status::InvalidArgument(ShellQuoted(what_.path) + ": has a column \"" + name +
+          if (!column.empty() && SameName(column[0], name)) {
+            return Status::InvalidArgument(ShellQuoted(what_.path) + ": has a column \"" + column[0] +
                                            "\" already; give --annotate-prefix to name the added columns");
           }
         }

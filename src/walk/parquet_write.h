@@ -38,7 +38,8 @@ struct RowMark {
   uint64_t row = 0;          // from 1
   uint64_t cluster = 0;      // from 1
   std::string duplicate_of;  // the kept document's id; "" (NULL) when this is it
-  double score = 0;          // its exact Jaccard with duplicate_of (NULL with no duplicate_of)
+  double score = 0;          // its exact Jaccard with duplicate_of
+  bool scored = false;       // false: score is NULL
   bool kept = true;
 };
 
