@@ -127,19 +127,12 @@ class Rewriter {
 
   // Everything up to the COPY into `target`.
   Status Write(const std::string& target) {
+    // No spilling: DuckDB's in-memory database would spill to ".tmp" in the
+    // working folder, outside DIR.
+    if (Status s = Run("SET temp_directory = ''"); !s.ok()) return s;
     Result<std::vector<std::vector<std::string>>> schema = Query("DESCRIBE SELECT * FROM " + Source());
     if (!schema.ok()) return schema.status();
-    if (what_.annotate) {
-      for (const char* field : kMarkFields) {
-        const std::string name = what_.prefix + field;
-        for (const std::vector<std::string>& column : *schema) {
-          if (!column.empty() && SameName(column[0], name)) {
-            return Status::InvalidArgument(ShellQuoted(what_.path) + ": has a column \"" + column[0] +
-                                           "\" already; give --annotate-prefix to name the added columns");
-          }
-        }
-      }
-    }
+    if (Status s = CheckNames(*schema); !s.ok()) return s;
     Result<std::vector<std::vector<std::string>>> codec =
         Query("SELECT lower(compression) FROM parquet_metadata(" + SqlString(fd_path_) +
               ") ORDER BY row_group_id, column_id LIMIT 1");
@@ -182,6 +175,20 @@ class Rewriter {
   }
 
  private:
+  // InvalidArgument when an added column's name is one of `schema`'s.
+  Status CheckNames(const std::vector<std::vector<std::string>>& schema) const {
+    if (!what_.annotate) return Status::Ok();
+    for (const char* field : kMarkFields) {
+      const std::string name = what_.prefix + field;
+      for (const std::vector<std::string>& column : schema) {
+        if (!column.empty() && SameName(column[0], name)) {
+          return Status::InvalidArgument(ShellQuoted(what_.path) + ": has a column \"" + column[0] +
+                                         "\" already; give --annotate-prefix to name the added columns");
+        }
+      }
+    }
+    return Status::Ok();
+  }
   std::string Source() const { return "read_parquet(" + SqlString(fd_path_) + ")"; }
   std::string Named(const std::string& reason) const {
     std::string r = reason.substr(0, reason.find("; LINE 1:"));

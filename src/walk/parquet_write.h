@@ -10,7 +10,10 @@
 // walk's device and inode (parquet_rows.h), and joined by position (POSITIONAL
 // JOIN) to a table of one row a row, which says whether the row is kept or
 // what its marks are: no join that could reorder the rows, and no sort of
-// the file's rows. DuckDB writes a temporary file that neardup created first
+// the file's rows (POSITIONAL JOIN pairs row i with row i by definition, and
+// COPY keeps the order it is given: DuckDB's preserve_insertion_order, on by
+// default). DuckDB spills nothing to disk (temp_directory ''): the one table
+// it builds holds a few bytes a row. DuckDB writes a temporary file that neardup created first
 // (O_EXCL, no link followed) in the place's folder, named
 // ".NAME.neardup-XXXXXX" and reached through /proc/self/fd of the folder's
 // descriptor, so that nothing is written outside it; `before_commit` is then
