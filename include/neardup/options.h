@@ -197,6 +197,14 @@ struct Options {
   std::string kept_dir;
   // With kept_dir: copy text files, never hard-link them. Default: false.
   bool kept_copy = false;
+  // Folder to write the whole corpus to, each JSONL line (document) or
+  // Parquet row with added fields: cluster, duplicate_of, score, kept
+  // (docs/output.md#annotated-corpus). JSONL and Parquet input only. Must
+  // not exist or be empty. Default: none.
+  std::string annotate_dir;
+  // With annotate_dir: the prefix of the added fields' names, which must not
+  // be in the input already. Default: none.
+  std::string annotate_prefix;
 
   // --- Execution (continued) -------------------------------------------------
   // Memory for each sequence of pairs a run holds: the candidate pairs (split

@@ -35,7 +35,8 @@ Status CheckOutputTarget(const Options& options, const std::string& output);
 // --index file; no input may be a stream (stdin as `-`, a pipe, a FIFO,
 // a device), which can be read once only. Paths are compared canonical
 // (links resolved). Returns InvalidArgument, one line naming the paths and
-// the way out; else Ok.
+// the way out; else Ok. The same for --annotate-dir (options.annotate_dir),
+// which must not overlap --kept-dir either.
 Status CheckKeptDir(const Options& options);
 // CheckKeptDir() but for the folder's emptiness: where DIR may lie. The
 // tasks of stage filter share DIR, each checking this (stages.h).

@@ -184,6 +184,7 @@ struct Report {
   Stats stats;
   IndexStats index;                  // used only with --index
   KeptStats kept;                    // used only with --kept-dir
+  KeptStats annotated;               // used only with --annotate-dir (dropped: those marked kept false)
   std::vector<Status> problems;      // what went wrong, "PATH: reason"
   std::vector<std::string> notices;  // advice that changes nothing (warnings)
   // With Options::name_skipped: "PATH: why" for each file skipped (hidden,

@@ -57,6 +57,9 @@ Status ValidateOptions(const Options& o) {
   }
   if (o.new_only && o.index.empty()) return Status::InvalidArgument("--new needs --index FILE");
   if (o.kept_copy && o.kept_dir.empty()) return Status::InvalidArgument("--kept-copy needs --kept-dir DIR");
+  if (!o.annotate_prefix.empty() && o.annotate_dir.empty()) {
+    return Status::InvalidArgument("--annotate-prefix needs --annotate-dir DIR");
+  }
   if (Status s = CheckRelation(o); !s.ok()) return s;
   return Status::Ok();
 }

@@ -418,7 +418,16 @@ Status CheckOutputOptions(const BoundOptions& given, const CliOptions& c, std::v
             .append(
                 " compares modification times, which JSONL lines have none of: use --keep first, longest or shortest"));
   }
-  if (o.mode == Mode::kPairs && o.kept_dir.empty()) {  // --kept-dir drops by them in every mode
+  if (!o.annotate_dir.empty() && !RowsAreDocuments(o.input)) {
+    return Status::InvalidArgument(
+        "--annotate-dir adds fields to JSONL lines or Parquet rows: use it with --input jsonl or parquet (text files "
+        "have no fields; use -f jsonl for the clusters, or --kept-dir DIR)");
+  }
+  if (!o.annotate_dir.empty() && !o.index.empty()) {
+    return Status::InvalidArgument("--annotate-dir: not with --index yet; scan without --index to annotate the corpus");
+  }
+  // --kept-dir and --annotate-dir cluster in every mode.
+  if (o.mode == Mode::kPairs && o.kept_dir.empty() && o.annotate_dir.empty()) {
     if (given.Given("--keep")) warnings->push_back("--keep has no effect in pairs mode (see --mode)");
     if (given.Given("--cluster-by")) warnings->push_back("--cluster-by has no effect in pairs mode (see --mode)");
   }
@@ -482,9 +491,7 @@ Status ChooseParquet(const BoundOptions& given, CliOptions* c) {
     o.input = InputFormat::kParquet;
   }
   if (o.input != InputFormat::kParquet) return Status::Ok();
-  const char* what = c->command == Command::kStageFilter ? "stage filter"
-                     : !o.kept_dir.empty()               ? "--kept-dir"
-                                                         : nullptr;
+  const char* what = c->command == Command::kStageFilter ? "stage filter" : nullptr;
   if (what == nullptr) return Status::Ok();
   return Status::InvalidArgument(std::string(what) +
                                  ": not with Parquet input yet; scan without it, or export the rows to JSONL");

@@ -155,6 +155,11 @@ std::string Summary(const Report& r, double seconds) {
             std::to_string(r.kept.dropped) + " left out";
     if (r.kept.failed > 0) line += ", " + Counted(r.kept.failed, "file") + " not written";
   }
+  if (r.annotated.used) {
+    line += "; annotated: " + Counted(r.annotated.files, "file") + ", " + Counted(r.annotated.documents, "document") +
+            " written";
+    if (r.annotated.failed > 0) line += ", " + Counted(r.annotated.failed, "file") + " not written";
+  }
   if (r.index.used) {
     line += "; index: " + std::to_string(r.index.reused) + " reused, " + std::to_string(r.index.signed_now) +
             " signed, " + std::to_string(r.index.removed) + " removed";
@@ -250,11 +255,11 @@ void LogWhatTheRunMet(const Report& report, int verbosity) {
 }
 
 // A document asked for and not read (an unreadable file, a malformed JSONL
-// line, an id that is not unique) or a --kept-dir file not written is an error, after everything else was
-// written; else 0 when something was reported, 1 when nothing was.
+// line, an id that is not unique) or a --kept-dir or --annotate-dir file not written is an error, after everything else
+// was written; else 0 when something was reported, 1 when nothing was.
 ExitCode ExitCodeOf(const Report& report) {
   const bool lost = report.stats.unreadable > 0 || report.stats.malformed_lines > 0 || report.stats.duplicate_ids > 0 ||
-                    report.kept.failed > 0;
+                    report.kept.failed > 0 || report.annotated.failed > 0;
   const bool any = report.params.mode == Mode::kPairs ? !report.pairs.empty() : !report.clusters.empty();
   return lost ? ExitCode::kError : any ? ExitCode::kFound : ExitCode::kNothing;
 }

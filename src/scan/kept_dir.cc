@@ -18,6 +18,7 @@
 #include "sign/jsonl_doc_reader.h"
 #include "text/document_source.h"
 #include "walk/output_file.h"
+#include "walk/parquet_write.h"
 
 namespace neardup {
 
@@ -207,6 +208,27 @@ Status NotWritten(const Status& why, const std::string& dir) {
   return Status::Changed(why.message() + "; not written to " + ShellQuoted(dir));
 }
 
+// The permission bits of the input file (a file of the walk: a real path).
+unsigned ModeOf(const InputFile& file) {
+  struct stat st {};
+  return ::stat(file.path.c_str(), &st) == 0 ? st.st_mode & 0777 : 0644;
+}
+
+// Writes one Parquet file of `job` without its dropped rows (parquet_write.h).
+// What was signed is what is written: the file's stat key is checked before
+// and after (the rows are not hashed again).
+Status WriteParquetKept(const Run& run, const KeptFolder& dir, const InputFile& file, const Job& job) {
+  if (Status s = CheckUnchanged(run.fs(), file); !s.ok()) return s;
+  ParquetRewrite what;
+  what.path = file.path;
+  what.expected = file.identity;
+  what.dropped.reserve(job.drops.size());
+  for (const Drop& d : job.drops) what.dropped.push_back(d.line);
+  Result<KeptPlace> place = dir.Place(job.target, file.path);
+  if (!place.ok()) return place.status();
+  return WriteParquet(what, std::move(*place), ModeOf(file), [&] { return CheckUnchanged(run.fs(), file); });
+}
+
 // Writes one JSONL file of `job` through a LineFilter.
 Status WriteJsonl(const Run& run, const KeptFolder& dir, const InputFile& file, const Job& job, int zstd_threads) {
   if (Status s = CheckUnchanged(run.fs(), file); !s.ok()) return s;
@@ -214,12 +236,9 @@ Status WriteJsonl(const Run& run, const KeptFolder& dir, const InputFile& file, 
   if (!in.ok()) {
     return Status::Changed(ShellQuoted(file.path) + ": cannot be read again (" + in.status().message() + ")");
   }
-  // The input's permission bits (a file of the walk: a real path).
-  struct stat st {};
-  const unsigned mode = ::stat(file.path.c_str(), &st) == 0 ? st.st_mode & 0777 : 0644;
   Result<KeptPlace> place = dir.Place(job.target, file.path);
   if (!place.ok()) return place.status();
-  Result<std::unique_ptr<OutputFile>> out = OutputFile::Create(std::move(*place), zstd_threads, mode);
+  Result<std::unique_ptr<OutputFile>> out = OutputFile::Create(std::move(*place), zstd_threads, ModeOf(file));
   if (!out.ok()) return out.status();
   LineFilter filter(run, job.drops, **out);
   if (Status s = filter.Copy(**in, file.path); !s.ok()) return s;
@@ -403,8 +422,12 @@ KeptWritten WriteKeptDir(const Run& run, const KeptSources& sources, const std::
   std::vector<Status> results(jobs.size());
   ParallelFor(run.workers(), jobs.size(), [&](int, size_t j) {
     const InputFile& file = sources.files[jobs[j].file];
-    results[j] = RowsAreDocuments(o.input) ? WriteJsonl(run, dir, file, jobs[j], zstd_threads)
-                                           : WriteText(run, dir, file, jobs[j]);
+    if (o.input == InputFormat::kParquet) {
+      results[j] = WriteParquetKept(run, dir, file, jobs[j]);
+    } else {
+      results[j] = RowsAreDocuments(o.input) ? WriteJsonl(run, dir, file, jobs[j], zstd_threads)
+                                             : WriteText(run, dir, file, jobs[j]);
+    }
   });
   for (size_t j = 0; j < jobs.size(); ++j) {
     if (results[j].ok()) {

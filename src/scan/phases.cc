@@ -14,6 +14,7 @@
 #include "neardup/quote.h"
 #include "report/build_report.h"
 #include "report/new_only.h"
+#include "scan/annotate_dir.h"
 
 namespace neardup {
 
@@ -268,10 +269,19 @@ std::vector<DocId> IdsOf(const std::vector<Removal>& removable) {
 
 // The report's pairs or clusters by mode, cut down by Filters(); with
 // `dropped` given, in it the documents --mode duplicates would list.
+// `whole`, when set, receives what the kept and annotated corpora are made
+// of: the dropped documents and, with --annotate-dir, the clusters of the
+// whole corpus (not cut down to what --new reports).
 Status BuildOutcome(const Run& run, const FoundPairs& found, const Verified& verified,
-                    const std::vector<uint8_t>& signed_now, Report* report, std::vector<DocId>* dropped) {
+                    const std::vector<uint8_t>& signed_now, Report* report, ReportOutcome* whole) {
   const Options& o = run.options();
-  const bool want_dropped = dropped != nullptr;
+  const bool want_dropped = whole != nullptr;
+  const auto keep_whole = [&](const Clustering& c) {
+    whole->dropped = IdsOf(c.removable);
+    if (o.annotate_dir.empty()) return;
+    whole->clusters = c.clusters;
+    whole->removable = c.removable;
+  };
   const std::vector<std::vector<uint8_t>> filters = Filters(o, signed_now, report->docs, true);
   // What is dropped from the kept corpus: as reported, but never cut down
   // to what --new reports.
@@ -293,18 +303,22 @@ Status BuildOutcome(const Run& run, const FoundPairs& found, const Verified& ver
     if (want_dropped) {
       Result<Clustering> clustered = FilteredClustering(run, found, verified, corpus_filters, report->docs);
       if (!clustered.ok()) return clustered.status();
-      *dropped = IdsOf(clustered->removable);
+      keep_whole(*clustered);
     }
     return Status::Ok();
   }
   Result<Clustering> built = FilteredClustering(run, found, verified, corpus_filters, report->docs);
   if (!built.ok()) return built.status();
-  if (want_dropped) *dropped = IdsOf(built->removable);
+  if (want_dropped) keep_whole(*built);
   if (o.new_only) *built = ClustersWith(signed_now, std::move(*built));
   report->clusters = std::move(built->clusters);
   report->removable = std::move(built->removable);
   return Status::Ok();
 }
+
+// Whether the run writes a corpus besides its records (--kept-dir,
+// --annotate-dir), which needs the dropped documents in every mode.
+bool WritesCorpus(const Options& o) { return !o.kept_dir.empty() || !o.annotate_dir.empty(); }
 
 // Invalid UTF-8 sequences above which the run names --encoding latin1.
 constexpr uint64_t kManyInvalidUtf8 = 100;
@@ -477,7 +491,7 @@ Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, Foun
   report.stats.candidates = found.candidates.visited;
   if (run.Cancelled()) return Status::Cancelled("interrupted");
 
-  const bool want_dropped = wanted == DroppedWanted::kAlways || !o.kept_dir.empty();
+  const bool want_dropped = wanted == DroppedWanted::kAlways || WritesCorpus(o);
   Result<Verified> verified = VerifyFound(run, inputs, found, want_dropped, &report.stats.reread);
   if (!verified.ok()) return verified.status();
   // No signature is read past verification but by --cluster-by keep, which
@@ -494,7 +508,7 @@ Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, Foun
   report.skipped = NamedSkipped(o, corpus.table.docs, std::move(inputs.walk_skipped));
   if (RowsAreDocuments(o.input) && o.doc_places) PlacesOf(corpus.table, &report);
   report.docs = Entries(std::move(corpus.table.docs), origins);
-  if (Status s = BuildOutcome(run, found, *verified, inputs.signed_now, &report, want_dropped ? &out.dropped : nullptr);
+  if (Status s = BuildOutcome(run, found, *verified, inputs.signed_now, &report, want_dropped ? &out : nullptr);
       !s.ok()) {
     return s;
   }
@@ -509,13 +523,25 @@ Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, Foun
 }
 
 Result<Report> KeptDirPhase(const Run& run, const KeptSources& sources, ReportOutcome reported) {
-  const double start = run.seconds();
-  KeptWritten written = WriteKeptDir(run, sources, reported.dropped);
-  if (run.Cancelled()) return Status::Cancelled("interrupted");  // files written stay whole
+  const Options& o = run.options();
   Report& report = reported.report;
-  report.kept = written.stats;
-  report.kept.seconds = run.seconds() - start;
-  for (Status& s : written.problems) report.problems.push_back(std::move(s));
+  if (!o.kept_dir.empty()) {
+    const double start = run.seconds();
+    KeptWritten written = WriteKeptDir(run, sources, reported.dropped);
+    if (run.Cancelled()) return Status::Cancelled("interrupted");  // files written stay whole
+    report.kept = written.stats;
+    report.kept.seconds = run.seconds() - start;
+    for (Status& s : written.problems) report.problems.push_back(std::move(s));
+  }
+  if (!o.annotate_dir.empty()) {
+    const double start = run.seconds();
+    KeptWritten written =
+        WriteAnnotateDir(run, sources, report, reported.clusters, reported.removable, reported.dropped);
+    if (run.Cancelled()) return Status::Cancelled("interrupted");
+    report.annotated = written.stats;
+    report.annotated.seconds = run.seconds() - start;
+    for (Status& s : written.problems) report.problems.push_back(std::move(s));
+  }
   report.stats.seconds = run.seconds();
   return std::move(report);
 }

@@ -118,6 +118,10 @@ Result<Report> ReportPhase(const Run& run, SignedInputs inputs, FoundPairs found
 struct ReportOutcome {
   Report report;
   std::vector<DocId> dropped;
+  // With --annotate-dir: the clusters of the whole corpus (as `dropped`, not
+  // cut down by --new) and their removable members, whatever the mode.
+  std::vector<Cluster> clusters;
+  std::vector<Removal> removable;
 };
 enum class DroppedWanted { kWithKeptDir, kAlways };
 Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, FoundPairs found,

@@ -38,8 +38,10 @@ Result<Report> FindDuplicates(const Options& options, const RunContext& context)
   if (!inputs.ok()) return inputs.status();
   Result<FoundPairs> found = FindCandidatePairs(run, *inputs);
   if (!found.ok()) return found.status();
-  if (options.kept_dir.empty()) return ReportPhase(run, std::move(*inputs), std::move(*found));
-  // --kept-dir: the corpus written besides, once the report is built.
+  if (options.kept_dir.empty() && options.annotate_dir.empty()) {
+    return ReportPhase(run, std::move(*inputs), std::move(*found));
+  }
+  // --kept-dir, --annotate-dir: the corpus written besides, once the report is built.
   const KeptSources sources = KeptSourcesOf(options, inputs->corpus);
   Result<ReportOutcome> reported = ReportAndDropped(run, std::move(*inputs), std::move(*found));
   if (!reported.ok()) return reported.status();

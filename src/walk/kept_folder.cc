@@ -103,15 +103,15 @@ mode_t MirroredMode(const std::string& source, size_t depth) {
 
 // Makes `dir`'s missing parents (0777 less the umask, as `mkdir -p`) and
 // `dir` itself, 0700. Ok when it exists already.
-Status MakeDir(const std::string& dir) {
+Status MakeDir(const std::string& dir, const std::string& flag) {
   if (::mkdir(dir.c_str(), 0700) == 0 || errno == EEXIST) return Status::Ok();
-  if (errno != ENOENT) return Errno("--kept-dir " + ShellQuoted(dir), "cannot create", errno);
+  if (errno != ENOENT) return Errno(flag + " " + ShellQuoted(dir), "cannot create", errno);
   const std::filesystem::path parent = std::filesystem::path(dir).parent_path();
   std::error_code ec;
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  if (ec) return Status::IoError("--kept-dir " + ShellQuoted(dir) + ": cannot create: " + ec.message());
+  if (ec) return Status::IoError(flag + " " + ShellQuoted(dir) + ": cannot create: " + ec.message());
   if (::mkdir(dir.c_str(), 0700) == 0 || errno == EEXIST) return Status::Ok();
-  return Errno("--kept-dir " + ShellQuoted(dir), "cannot create", errno);
+  return Errno(flag + " " + ShellQuoted(dir), "cannot create", errno);
 }
 
 }  // namespace
@@ -138,17 +138,17 @@ bool IsTailOf(std::string_view rel, std::string_view path) {
   return std::equal(tail.begin(), tail.end(), all.end() - static_cast<std::ptrdiff_t>(tail.size()));
 }
 
-Result<KeptFolder> KeptFolder::Open(const std::string& dir) {
+Result<KeptFolder> KeptFolder::Open(const std::string& dir, const std::string& flag) {
   // A trailing '/' would make open() follow a link at DIR: DIR is named without it.
   std::string name = dir;
   while (name.size() > 1 && name.back() == '/') name.pop_back();
-  if (Status s = MakeDir(name); !s.ok()) return s;
+  if (Status s = MakeDir(name, flag); !s.ok()) return s;
   const int fd = ::open(name.c_str(), kFolderFlags);
   if (fd < 0) {
     if (errno == ELOOP || errno == ENOTDIR) {
-      return Status::IoError("--kept-dir " + ShellQuoted(dir) + ": is a symbolic link or not a folder; name a folder");
+      return Status::IoError(flag + " " + ShellQuoted(dir) + ": is a symbolic link or not a folder; name a folder");
     }
-    return Errno("--kept-dir " + ShellQuoted(dir), "cannot open", errno);
+    return Errno(flag + " " + ShellQuoted(dir), "cannot open", errno);
   }
   return KeptFolder(dir, Fd(fd));
 }

@@ -82,8 +82,8 @@ class KeptFolder {
  public:
   // Opens DIR, made (mode 0700) when missing. IoError "--kept-dir DIR: ..."
   // when it cannot be made or opened, or is a symbolic link or not a
-  // folder.
-  static Result<KeptFolder> Open(const std::string& dir);
+  // folder. `flag`: the option that names DIR, in messages.
+  static Result<KeptFolder> Open(const std::string& dir, const std::string& flag = "--kept-dir");
 
   KeptFolder(KeptFolder&&) = default;
   KeptFolder& operator=(KeptFolder&&) = default;

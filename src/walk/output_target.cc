@@ -69,6 +69,14 @@ Status CheckOutputTarget(const Options& options, const std::string& output) {
                                      ", which holds only the kept documents; write it elsewhere");
     }
   }
+  if (!options.annotate_dir.empty()) {
+    const fs::path annotated = Resolved(options.annotate_dir);
+    if (annotated == target || Below(target, annotated)) {
+      return Status::InvalidArgument("-o " + ShellQuoted(output) + " is inside --annotate-dir " +
+                                     ShellQuoted(options.annotate_dir) +
+                                     ", which holds only the corpus; write it elsewhere");
+    }
+  }
   if (!options.index.empty() && Resolved(options.index) == target) {
     return Status::InvalidArgument("-o " + ShellQuoted(output) +
                                    " is the --index file, which the output would replace; "
@@ -85,73 +93,88 @@ Status CheckOutputTarget(const Options& options, const std::string& output) {
 namespace {
 
 // The --kept-dir `dir` (canonical `target`) refused for the input `input`, or Ok.
-Status KeptAgainstInput(const std::string& dir, const fs::path& target, const std::string& input) {
+Status KeptAgainstInput(const std::string& flag, const std::string& dir, const fs::path& target,
+                        const std::string& input) {
   struct stat st {};
   if (input == "-" || (::stat(input.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) {
-    return Status::InvalidArgument("--kept-dir cannot write what is read from the stream " + ShellQuoted(input) +
+    return Status::InvalidArgument(flag + " cannot write what is read from the stream " + ShellQuoted(input) +
                                    ", which can be read once only; save it to a file and scan that");
   }
   const fs::path in = Resolved(input);
   if (in.empty()) return Status::Ok();  // a missing input is the walk's to report
   if (in == target || Below(target, in)) {
-    return Status::InvalidArgument("--kept-dir " + ShellQuoted(dir) + " is inside the input " + ShellQuoted(input) +
+    return Status::InvalidArgument(flag + " " + ShellQuoted(dir) + " is inside the input " + ShellQuoted(input) +
                                    ", where the next scan would read it; write it outside the scanned paths");
   }
   if (Below(in, target)) {
-    return Status::InvalidArgument("--kept-dir " + ShellQuoted(dir) + " holds the input " + ShellQuoted(input) +
+    return Status::InvalidArgument(flag + " " + ShellQuoted(dir) + " holds the input " + ShellQuoted(input) +
                                    ", which its kept copy could replace; write it outside the scanned paths");
   }
   return Status::Ok();
 }
 
-}  // namespace
-
-Status CheckKeptDirPlace(const Options& options) {
-  const std::string& dir = options.kept_dir;
+// CheckKeptDirPlace() for `dir`, named `flag` in messages.
+Status CheckDirPlace(const Options& options, const std::string& dir, const std::string& flag) {
   if (dir.empty()) return Status::Ok();
   // DIR is opened without following a link at it (kept_folder.h): refused now, before any work.
   std::string named = dir;
   while (named.size() > 1 && named.back() == '/') named.pop_back();
   struct stat link {};
   if (::lstat(named.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
-    return Status::InvalidArgument("--kept-dir " + ShellQuoted(dir) +
-                                   " is a symbolic link; name the folder it points to");
+    return Status::InvalidArgument(flag + " " + ShellQuoted(dir) + " is a symbolic link; name the folder it points to");
   }
   const fs::path target = Resolved(dir);
   if (target.empty()) {
-    return Status::InvalidArgument("--kept-dir " + ShellQuoted(dir) +
+    return Status::InvalidArgument(flag + " " + ShellQuoted(dir) +
                                    ": cannot resolve the path; name a new or empty folder");
   }
   for (const std::vector<std::string>* list : {&options.paths, &options.listed_paths, &options.against}) {
     for (const std::string& input : *list) {
-      if (Status s = KeptAgainstInput(dir, target, input); !s.ok()) return s;
+      if (Status s = KeptAgainstInput(flag, dir, target, input); !s.ok()) return s;
     }
   }
   if (!options.index.empty()) {
     const fs::path index = Resolved(options.index);
     if (index == target || Below(index, target)) {
-      return Status::InvalidArgument("--kept-dir " + ShellQuoted(dir) + " would hold the --index file " +
+      return Status::InvalidArgument(flag + " " + ShellQuoted(dir) + " would hold the --index file " +
                                      ShellQuoted(options.index) + "; keep the index outside the folder written");
     }
   }
   std::error_code ec;
   const fs::file_status st = fs::status(target, ec);
   if (fs::exists(st) && !fs::is_directory(st)) {
-    return Status::InvalidArgument("--kept-dir " + ShellQuoted(dir) +
+    return Status::InvalidArgument(flag + " " + ShellQuoted(dir) +
                                    " exists and is not a folder; name a new or empty folder");
   }
   return Status::Ok();
 }
 
-Status CheckKeptDir(const Options& options) {
-  if (Status s = CheckKeptDirPlace(options); !s.ok() || options.kept_dir.empty()) return s;
-  const std::string& dir = options.kept_dir;
+// CheckKeptDir() for `dir`, named `flag` in messages.
+Status CheckDir(const Options& options, const std::string& dir, const std::string& flag) {
+  if (Status s = CheckDirPlace(options, dir, flag); !s.ok() || dir.empty()) return s;
   const fs::path target = Resolved(dir);
   std::error_code ec;
   if (!fs::exists(target, ec)) return Status::Ok();
   if (!fs::is_empty(target, ec) || ec) {
-    return Status::InvalidArgument("--kept-dir " + ShellQuoted(dir) +
+    return Status::InvalidArgument(flag + " " + ShellQuoted(dir) +
                                    " is not empty; name a new or empty folder (or move its contents away first)");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckKeptDirPlace(const Options& options) { return CheckDirPlace(options, options.kept_dir, "--kept-dir"); }
+
+Status CheckKeptDir(const Options& options) {
+  if (Status s = CheckDir(options, options.kept_dir, "--kept-dir"); !s.ok()) return s;
+  if (Status s = CheckDir(options, options.annotate_dir, "--annotate-dir"); !s.ok()) return s;
+  if (options.kept_dir.empty() || options.annotate_dir.empty()) return Status::Ok();
+  const fs::path kept = Resolved(options.kept_dir);
+  const fs::path annotated = Resolved(options.annotate_dir);
+  if (kept == annotated || Below(kept, annotated) || Below(annotated, kept)) {
+    return Status::InvalidArgument("--annotate-dir " + ShellQuoted(options.annotate_dir) + " and --kept-dir " +
+                                   ShellQuoted(options.kept_dir) + " overlap; name two separate folders");
   }
   return Status::Ok();
 }

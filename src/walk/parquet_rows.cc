@@ -18,6 +18,18 @@
 
 namespace neardup {
 
+Result<int> OpenParquetFile(const std::string& path, const FileIdentity& expected) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return Status::IoError(ShellQuoted(path) + ": " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+      (expected.ino != 0 && (st.st_dev != expected.dev || st.st_ino != expected.ino))) {
+    ::close(fd);
+    return Status::Changed(ShellQuoted(path) + ": replaced since it was listed, or not a regular file");
+  }
+  return fd;
+}
+
 namespace {
 
 // What a change of a file's bytes changes of its stat: compared when the
@@ -264,19 +276,6 @@ Result<std::vector<ParquetRowGroup>> GroupsOf(DuckDbSession& session, const std:
   return out;
 }
 
-// Opens `path` for DuckDB: a descriptor of the file the walk saw.
-Result<int> OpenChecked(const std::string& path, const FileIdentity& expected) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return Status::IoError(ShellQuoted(path) + ": " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-      (expected.ino != 0 && (st.st_dev != expected.dev || st.st_ino != expected.ino))) {
-    ::close(fd);
-    return Status::Changed(ShellQuoted(path) + ": replaced since it was listed, or not a regular file");
-  }
-  return fd;
-}
-
 #endif
 
 // The descriptor and session of `path`, checked as OpenParquetRows() says.
@@ -293,7 +292,7 @@ Result<OpenedParquet> OpenParquet(FileSystem& fs, const std::string& path, const
   Result<std::unique_ptr<DuckDbSession>> session = DuckDbSession::Open();
   if (!session.ok()) return Status::NotFound(ShellQuoted(path) + ": " + session.status().message());
 #if NEARDUP_HAVE_DUCKDB
-  Result<int> fd = OpenChecked(path, expected);
+  Result<int> fd = OpenParquetFile(path, expected);
   if (!fd.ok()) return fd.status();
   OpenedParquet out{.session = std::move(*session), .fd = *fd, .stat = {}};
   struct stat st {};

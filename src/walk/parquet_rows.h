@@ -69,4 +69,10 @@ std::pair<uint64_t, uint64_t> RowsStartingIn(const std::vector<ParquetRowGroup>&
                                                                   const FileIdentity& expected,
                                                                   const ParquetColumns& columns);
 
+// A descriptor (read-only, close-on-exec; the caller closes it) of `path`,
+// checked to be a regular file with `expected`'s device and inode (when
+// known), for DuckDB to read through /proc/self/fd/N. IoError when it cannot
+// be opened; Changed when it is another file than the walk saw.
+[[nodiscard]] Result<int> OpenParquetFile(const std::string& path, const FileIdentity& expected);
+
 }  // namespace neardup

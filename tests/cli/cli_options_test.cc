@@ -62,11 +62,30 @@ TEST(ParseArgsTest, ParquetIsReadWhenEveryPathNamesAParquetFile) {
   EXPECT_EQ(Parse({"scan", "--input", "jsonl", "a.parquet"}).args.options.scan.input, InputFormat::kJsonl);
   EXPECT_EQ(Parse({"scan", "--input", "parquet", "shards"}).args.options.scan.input, InputFormat::kParquet);
   EXPECT_EQ(Parse({"explain", "a.parquet", "x", "y"}).args.options.scan.input, InputFormat::kParquet);
-  const auto kept = Parse({"scan", "--kept-dir", "k", "a.parquet"});
-  EXPECT_EQ(kept.args.exit_now, ExitCode::kError);
-  EXPECT_EQ(kept.err,
-            "neardup: --kept-dir: not with Parquet input yet; scan without it, or export the rows to JSONL\n");
-  EXPECT_EQ(Parse({"scan", "--index", "i.db", "--input", "parquet", "d"}).args.exit_now, ExitCode::kError);
+  EXPECT_FALSE(Parse({"scan", "--kept-dir", "k", "a.parquet"}).args.exit_now);
+  EXPECT_FALSE(Parse({"scan", "--index", "i.db", "--input", "parquet", "d"}).args.exit_now);
+  EXPECT_FALSE(Parse({"stage", "sign", "--task", "0", "--tasks", "2", "w", "d.parquet"}).args.exit_now);
+  EXPECT_EQ(
+      Parse({"stage", "filter", "--task", "0", "--tasks", "1", "--kept-dir", "k", "w", "d.parquet"}).args.exit_now,
+      ExitCode::kError);
+}
+
+// --annotate-dir (#45): JSONL and Parquet scans only, not with --index nor
+// the stage tasks; --annotate-prefix needs it.
+TEST(ParseArgsTest, AnnotateDirIsForJsonlAndParquetScansOnly) {
+  const auto jsonl = Parse({"scan", "--input", "jsonl", "--annotate-dir", "a", "--annotate-prefix", "nd_", "d"});
+  ASSERT_FALSE(jsonl.args.exit_now) << jsonl.err;
+  EXPECT_EQ(jsonl.args.options.scan.annotate_dir, "a");
+  EXPECT_EQ(jsonl.args.options.scan.annotate_prefix, "nd_");
+  EXPECT_FALSE(Parse({"scan", "--annotate-dir", "a", "d.parquet"}).args.exit_now);
+  const auto text = Parse({"scan", "--annotate-dir", "a", "d"});
+  EXPECT_EQ(text.args.exit_now, ExitCode::kError);
+  EXPECT_NE(text.err.find("--annotate-dir adds fields to JSONL lines or Parquet rows"), std::string::npos) << text.err;
+  const auto index = Parse({"scan", "--input", "jsonl", "--index", "i.db", "--annotate-dir", "a", "d"});
+  EXPECT_EQ(index.err, "neardup: --annotate-dir: not with --index yet; scan without --index to annotate the corpus\n");
+  const auto prefix = Parse({"scan", "--input", "jsonl", "--annotate-prefix", "nd_", "d"});
+  EXPECT_EQ(prefix.err, "neardup: --annotate-prefix needs --annotate-dir DIR\n");
+  EXPECT_EQ(Parse({"stage", "filter", "--annotate-dir", "a", "w"}).args.exit_now, ExitCode::kError);
 }
 
 TEST(ParseArgsTest, DuplicatesModeWithoutFormatWritesPathsAndClustersByKeep) {
@@ -603,7 +622,8 @@ TEST(ParseArgsTest, StagesRefuseTheOptionsNoStageReads) {
       }
     }
   }
-  EXPECT_EQ(refused, 5 * 5);      // --index, --new, --lock-wait, --progress, --no-progress
+  // --index, --new, --lock-wait, --progress, --no-progress, --annotate-dir, --annotate-prefix
+  EXPECT_EQ(refused, 7 * 5);
   EXPECT_EQ(filter_only, 2 * 4);  // --kept-dir, --kept-copy: filter's, not sign's, bucket's, verify's or report's
 }
 
