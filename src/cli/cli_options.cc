@@ -478,8 +478,8 @@ bool ParquetName(std::string_view path) {
 }
 
 // Without --input, a run whose every PATH (explain: whose FILE) names a
-// *.parquet file reads Parquet. What reads no Parquet yet says so.
-Status ChooseParquet(const BoundOptions& given, CliOptions* c) {
+// *.parquet file reads Parquet.
+void ChooseParquet(const BoundOptions& given, CliOptions* c) {
   Options& o = c->scan;
   const bool scan = c->command == Command::kScan || IsStage(c->command);
   if (!given.Given("--input") && scan && !o.paths.empty() && c->files_from.empty() && c->files0_from.empty() &&
@@ -490,11 +490,6 @@ Status ChooseParquet(const BoundOptions& given, CliOptions* c) {
       ParquetName(c->explain_args[0])) {
     o.input = InputFormat::kParquet;
   }
-  if (o.input != InputFormat::kParquet) return Status::Ok();
-  const char* what = c->command == Command::kStageFilter ? "stage filter" : nullptr;
-  if (what == nullptr) return Status::Ok();
-  return Status::InvalidArgument(std::string(what) +
-                                 ": not with Parquet input yet; scan without it, or export the rows to JSONL");
 }
 
 // The rules of scan across options that the core does not check: where -0
@@ -642,7 +637,7 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
   c.work = line.work;
 
   Status status = given.Apply(c);
-  if (status.ok()) status = ChooseParquet(given, &c);
+  if (status.ok()) ChooseParquet(given, &c);
   if (c.verbosity < 0) c.progress = false;  // -q: errors only, no progress line
   c.scan.name_skipped = c.verbosity > 0;    // -v names each skipped file
   if (status.ok() && (c.command == Command::kScan || stage != nullptr)) {

@@ -257,12 +257,28 @@ TEST_F(ParquetTest, StageTasksShareOneFileByRowGroupsAndGiveScansOutput) {
       }
     }
   }
-  // Writing a kept folder of Parquet is not there yet: refused, in one line.
-  const RunResult filter =
-      RunNeardup({"stage", "filter", "--input", "parquet", "--kept-dir", "kept", "work", "x.parquet"}, dir_.path(),
-                 testing::RunOptions().In(dir_.path()));
-  EXPECT_EQ(filter.exit_code, 2);
-  EXPECT_NE(filter.err.find("stage filter: not with Parquet input yet"), std::string::npos) << filter.err;
+  // stage filter writes the kept file that scan --kept-dir writes, byte for
+  // byte, the file split among three shards written by one task.
+  const std::string work = dir_ / "work-filter";
+  auto stage = [&](const Args& args) {
+    const RunResult r = RunNeardup(args, dir_.path(), testing::RunOptions().In(dir_.path()));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  };
+  const RunResult kept = Scan(dir_, {"--kept-dir", "kept-scan", "-o", "pairs.jsonl", "docs.parquet"});
+  ASSERT_EQ(kept.exit_code, 0) << kept.err;
+  for (int t = 0; t < 3; ++t) {
+    stage({"stage", "sign", "--input", "parquet", "--task", std::to_string(t), "--tasks", "3", work, "docs.parquet"});
+  }
+  for (const std::string s : {"bucket", "verify"})
+    stage({"stage", s, "--input", "parquet", "--task", "0", "--tasks", "1", work});
+  stage({"stage", "report", "--input", "parquet", "-o", "report.jsonl", work});
+  for (int t = 0; t < 3; ++t) {
+    stage({"stage", "filter", "--input", "parquet", "--task", std::to_string(t), "--tasks", "3", "--kept-dir",
+           "kept-stage", work});
+  }
+  const std::string scan_kept = ReadFile(dir_ / "kept-scan/docs.parquet");
+  EXPECT_FALSE(scan_kept.empty());
+  EXPECT_EQ(ReadFile(dir_ / "kept-stage/docs.parquet"), scan_kept);
 }
 
 // The index keeps Parquet files as it keeps JSONL ones: a re-run reuses every
