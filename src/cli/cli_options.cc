@@ -598,21 +598,25 @@ Status CheckExplainOptions(const BoundOptions& given, const CliOptions& c) {
   return Status::Ok();
 }
 
+// `neardup help scan ...` is `neardup scan ... --help`: then *argc and
+// *argv are made to name that command line, held in *storage.
+void HelpAsOption(int* argc, const char* const** argv, std::vector<const char*>* storage) {
+  if (*argc < 3 || std::string_view((*argv)[1]) != "help") return;
+  storage->push_back((*argv)[0]);
+  storage->insert(storage->end(), *argv + 2, *argv + *argc);
+  storage->push_back("--help");
+  *argc = static_cast<int>(storage->size());
+  *argv = storage->data();
+}
+
 }  // namespace
 
 ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   ParsedArgs parsed;
   CliOptions& c = parsed.options;
   CommandLine line;
-  // `neardup help scan` is `neardup scan --help`.
   std::vector<const char*> help_args;
-  if (argc >= 3 && std::string_view(argv[1]) == "help") {
-    help_args.push_back(argv[0]);
-    help_args.insert(help_args.end(), argv + 2, argv + argc);
-    help_args.push_back("--help");
-    argc = static_cast<int>(help_args.size());
-    argv = help_args.data();
-  }
+  HelpAsOption(&argc, &argv, &help_args);
   if (const std::optional<ExitCode> code = ParseCommandWord(line.app, argc, argv, out, err)) {
     parsed.exit_now = code;
     return parsed;

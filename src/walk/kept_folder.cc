@@ -12,7 +12,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <utility>
 #include <vector>
@@ -210,6 +212,23 @@ Status KeptFolder::RemoveFile(std::string_view rel) const {
     return Errno(ShellQuoted(path_ + "/" + std::string(rel)), "cannot remove", errno);
   }
   return Status::Ok();
+}
+
+Result<std::string> CreateTempBeside(const KeptPlace& place, unsigned mode, int* fd) {
+  static std::atomic<uint64_t> counter{0};
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const uint64_t n = static_cast<uint64_t>(::getpid()) * 0x9e3779b97f4a7c15ULL ^
+                       (counter.fetch_add(1) + 1) * 0xbf58476d1ce4e5b9ULL ^ static_cast<uint64_t>(::time(nullptr));
+    char suffix[7];
+    std::snprintf(suffix, sizeof suffix, "%06llx", static_cast<unsigned long long>(n & 0xffffff));
+    std::string temp = ".";
+    temp.append(place.name).append(".neardup-").append(suffix);
+    *fd = ::openat(place.folder.get(), temp.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, mode & 0777);
+    if (*fd >= 0) return temp;
+    if (errno != EEXIST) break;
+  }
+  return Status::IoError(ShellQuoted(place.path) +
+                         ": cannot create a temporary file beside it: " + std::strerror(errno));
 }
 
 }  // namespace neardup

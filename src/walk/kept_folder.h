@@ -62,6 +62,13 @@ struct KeptPlace {
   std::string path;
 };
 
+// Creates a new file beside `place`, in its folder, under a fresh temporary
+// name ".NAME.neardup-XXXXXX" (O_CREAT | O_EXCL, no link followed, write
+// only, permission bits `mode`): its descriptor in *fd (the caller closes
+// it), its name returned. IoError "DIR/PATH: cannot create a temporary file
+// beside it: REASON" when none can be made.
+Result<std::string> CreateTempBeside(const KeptPlace& place, unsigned mode, int* fd);
+
 // Ok when `rel` is a path below a folder: relative, its components
 // separated by single '/', none empty, ".", "..", and no NUL.
 // InvalidArgument "kept path REL is not a path below DIR" otherwise, REL

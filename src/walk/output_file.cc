@@ -59,19 +59,7 @@ Result<std::string> MakeTemp(const KeptPlace& place, int* fd) {
     *fd = ::openat(place.folder.get(), ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
     if (*fd >= 0) return std::string();
   }
-  static std::atomic<uint64_t> counter{0};
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    const uint64_t n = static_cast<uint64_t>(::getpid()) * 0x9e3779b97f4a7c15ULL ^
-                       (counter.fetch_add(1) + 1) * 0xbf58476d1ce4e5b9ULL ^ static_cast<uint64_t>(::time(nullptr));
-    char suffix[7];
-    std::snprintf(suffix, sizeof suffix, "%06llx", static_cast<unsigned long long>(n & 0xffffff));
-    std::string temp = ".";
-    temp.append(place.name).append(".neardup-").append(suffix);
-    *fd = ::openat(place.folder.get(), temp.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (*fd >= 0) return temp;
-    if (errno != EEXIST) break;
-  }
-  return Errno(place.path, "cannot create a temporary file beside it", errno);
+  return CreateTempBeside(place, 0600, fd);
 }
 
 // Links `from` (linkat() with AT_SYMLINK_FOLLOW) at `place`. When a regular

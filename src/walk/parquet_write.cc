@@ -40,24 +40,14 @@ std::string Number(double x) {
 class TempName {
  public:
   TempName(const KeptPlace& place, unsigned mode) : place_(place) {
-    static std::atomic<uint64_t> counter{0};
-    for (int attempt = 0; attempt < 100; ++attempt) {
-      const uint64_t n = static_cast<uint64_t>(::getpid()) * 0x9e3779b97f4a7c15ULL ^
-                         (counter.fetch_add(1) + 1) * 0xbf58476d1ce4e5b9ULL ^ static_cast<uint64_t>(::time(nullptr));
-      char suffix[7];
-      std::snprintf(suffix, sizeof suffix, "%06llx", static_cast<unsigned long long>(n & 0xffffff));
-      std::string temp = ".";
-      temp.append(place.name).append(".neardup-").append(suffix);
-      const int fd =
-          ::openat(place.folder.get(), temp.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, mode & 0777);
-      if (fd >= 0) {
-        ::close(fd);
-        name_ = std::move(temp);
-        return;
-      }
-      if (errno != EEXIST) break;
+    int fd = -1;
+    Result<std::string> name = CreateTempBeside(place, mode, &fd);
+    if (!name.ok()) {
+      status_ = name.status();
+      return;
     }
-    error_ = errno;
+    ::close(fd);
+    name_ = std::move(*name);
   }
   ~TempName() {
     if (!name_.empty()) ::unlinkat(place_.folder.get(), name_.c_str(), 0);
@@ -65,11 +55,7 @@ class TempName {
   TempName(const TempName&) = delete;
   TempName& operator=(const TempName&) = delete;
 
-  Status status() const {
-    if (!name_.empty()) return Status::Ok();
-    return Status::IoError(ShellQuoted(place_.path) +
-                           ": cannot create a temporary file beside it: " + std::strerror(error_));
-  }
+  Status status() const { return status_; }
   // The path DuckDB writes: through the folder's descriptor.
   std::string ProcPath() const { return "/proc/self/fd/" + std::to_string(place_.folder.get()) + "/" + name_; }
   // Renames the file into place.
@@ -84,7 +70,7 @@ class TempName {
  private:
   const KeptPlace& place_;
   std::string name_;
-  int error_ = 0;
+  Status status_ = Status::Ok();
 };
 
 // The statements that fill table s (the sparse marks), kInsertRows rows each.
