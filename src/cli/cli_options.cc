@@ -423,9 +423,6 @@ Status CheckOutputOptions(const BoundOptions& given, const CliOptions& c, std::v
         "--annotate-dir adds fields to JSONL lines or Parquet rows: use it with --input jsonl or parquet (text files "
         "have no fields; use -f jsonl for the clusters, or --kept-dir DIR)");
   }
-  if (!o.annotate_dir.empty() && !o.index.empty()) {
-    return Status::InvalidArgument("--annotate-dir: not with --index yet; scan without --index to annotate the corpus");
-  }
   // --kept-dir and --annotate-dir cluster in every mode.
   if (o.mode == Mode::kPairs && o.kept_dir.empty() && o.annotate_dir.empty()) {
     if (given.Given("--keep")) warnings->push_back("--keep has no effect in pairs mode (see --mode)");

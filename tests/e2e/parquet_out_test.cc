@@ -313,5 +313,27 @@ TEST(AnnotateJsonlTest, LinesKeepTheirBytesAndAClashIsAnErrorUnlessPrefixed) {
             "\"nd_score\":null,\"nd_kept\":true}\n");
 }
 
+// With --index the annotated corpus is the one a scan without it writes: on
+// the run that signs, on the run that reuses every document, and with
+// --new, which cuts down what is reported, never what is annotated.
+TEST(AnnotateJsonlTest, TheIndexAnnotatesAsAScanWithoutIt) {
+  TempDir dir;
+  WriteFile(dir / "a.jsonl", JsonlOf(Texts()));
+  const RunResult plain = Scan(dir, {"--input", "jsonl", "--annotate-dir", "plain", "a.jsonl"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  const std::string expected = ReadFile(dir / "plain/a.jsonl");
+  ASSERT_NE(expected.find("\"kept\":false"), std::string::npos);  // the copies are marked
+  const std::vector<Args> runs = {{}, {}, {"--new", "-o", "new.jsonl"}, {"--new", "-o", "new2.jsonl"}};
+  for (size_t r = 0; r < runs.size(); ++r) {
+    Args args = {"--input", "jsonl", "--index", "ix.db", "--annotate-dir", "ix" + std::to_string(r), "a.jsonl"};
+    args.insert(args.end(), runs[r].begin(), runs[r].end());
+    const RunResult run = Scan(dir, args);
+    ASSERT_LE(run.exit_code, 1) << r << ": " << run.err;
+    EXPECT_EQ(ReadFile(dir / ("ix" + std::to_string(r) + "/a.jsonl")), expected) << r;
+  }
+  EXPECT_NE(ReadFile(dir / "new.jsonl"), "");   // the first --new delivers every pair
+  EXPECT_EQ(ReadFile(dir / "new2.jsonl"), "");  // the next, none: all the same, annotated whole
+}
+
 }  // namespace
 }  // namespace neardup
