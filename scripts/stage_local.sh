@@ -2,12 +2,13 @@
 # The stages on one machine, without a scheduler: N sign tasks in parallel,
 # then M bucket tasks in parallel, then V verify tasks in parallel, then the
 # report, over WORK; with
-# --kept-dir DIR among the OPTIONS, then N filter tasks in parallel, which
-# write the kept documents to DIR (new or empty) as scan --kept-dir would.
+# --kept-dir DIR or --annotate-dir DIR among the OPTIONS, then N filter tasks
+# in parallel, which write the kept documents (or the corpus, marked) to DIR
+# (new or empty) as scan --kept-dir (--annotate-dir) would.
 #   scripts/stage_local.sh [-n N] [-m M] [-v V] WORK [OPTIONS...] -- PATH...
 # (N and M 2 by default, V as M).
-# OPTIONS are scan's (the same for every stage; --kept-dir and --kept-copy go
-# to the filter tasks only); the report's output goes to stdout (or -o FILE)
+# OPTIONS are scan's (the same for every stage; --kept-dir, --kept-copy,
+# --annotate-dir and --annotate-prefix go to the filter tasks only); the report's output goes to stdout (or -o FILE)
 # and its exit status is the script's, or 2 when a filter task fails.
 # NEARDUP_BIN picks the binary (default: neardup on PATH).
 set -uo pipefail
@@ -30,11 +31,11 @@ v=${v:-$m}
 work=$1
 shift
 options=()  # every stage's
-kept=()     # the filter tasks' alone: --kept-dir DIR, --kept-copy
+kept=()     # the filter tasks' alone: --kept-dir DIR, --kept-copy, --annotate-dir DIR, --annotate-prefix P
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do
   case "$1" in
-    --kept-dir) kept+=("$1" "${2:-}"); shift ;;
-    --kept-dir=*|--kept-copy) kept+=("$1") ;;
+    --kept-dir|--annotate-dir|--annotate-prefix) kept+=("$1" "${2:-}"); shift ;;
+    --kept-dir=*|--kept-copy|--annotate-dir=*|--annotate-prefix=*) kept+=("$1") ;;
     *) options+=("$1") ;;
   esac
   shift
@@ -42,17 +43,17 @@ done
 [ "${1:-}" = "--" ] && shift
 # A non-empty DIR that no filter task over WORK began is refused now, not
 # after the other stages (the filter tasks refuse it too).
-dir=""
 for ((k = 0; k < ${#kept[@]}; k++)); do
+  dir=""
   case "${kept[k]}" in
-    --kept-dir) dir=${kept[k + 1]} ;;
-    --kept-dir=*) dir=${kept[k]#--kept-dir=} ;;
+    --kept-dir|--annotate-dir) flag=${kept[k]}; dir=${kept[k + 1]} ;;
+    --kept-dir=*|--annotate-dir=*) flag=${kept[k]%%=*}; dir=${kept[k]#*=} ;;
   esac
+  if [ -n "$dir" ] && [ -d "$dir" ] && [ -n "$(ls -A "$dir")" ] && [ ! -d "$work/filter" ]; then
+    echo "stage_local.sh: $flag $dir is not empty; name a new or empty folder" >&2
+    exit 2
+  fi
 done
-if [ -n "$dir" ] && [ -d "$dir" ] && [ -n "$(ls -A "$dir")" ] && [ ! -d "$work/filter" ]; then
-  echo "stage_local.sh: --kept-dir $dir is not empty; name a new or empty folder" >&2
-  exit 2
-fi
 pids=()
 for ((i = 0; i < n; i++)); do
   "$bin" stage sign --task "$i" --tasks "$n" "${options[@]+"${options[@]}"}" "$work" "$@" & pids+=($!)

@@ -38,8 +38,9 @@ Status CheckOutputTarget(const Options& options, const std::string& output);
 // the way out; else Ok. The same for --annotate-dir (options.annotate_dir),
 // which must not overlap --kept-dir either.
 Status CheckKeptDir(const Options& options);
-// CheckKeptDir() but for the folder's emptiness: where DIR may lie. The
-// tasks of stage filter share DIR, each checking this (stages.h).
+// CheckKeptDir() but for the folders' emptiness: where --kept-dir and
+// --annotate-dir may lie. The tasks of stage filter share them, each
+// checking this (stages.h).
 Status CheckKeptDirPlace(const Options& options);
 
 }  // namespace neardup

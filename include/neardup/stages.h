@@ -94,19 +94,24 @@ Result<TaskRun> RunVerifyTask(const Options& options, const std::string& work, S
 // are built here then).
 Result<Report> RunReportTask(const Options& options, const std::string& work, const RunContext& ctx);
 
-// What a filter task wrote to --kept-dir, and the files it did not write
-// (changed since signed, unreadable): each a problem, exit status 2.
+// What a filter task wrote to --kept-dir and --annotate-dir, and the files
+// it did not write (changed since signed, unreadable): each a problem, exit
+// status 2.
 struct FilterOutcome {
-  KeptStats stats;
+  KeptStats stats;      // --kept-dir
+  KeptStats annotated;  // --annotate-dir
   std::vector<Status> problems;
 };
 // Runs filter task `t` (t.tasks: the number of sign tasks) into
-// options.kept_dir. DIR is shared by the tasks of one work folder: it must
+// options.kept_dir and options.annotate_dir (the whole corpus, each document
+// marked as scan --annotate-dir marks it, from the report's marks: the first
+// task that needs them does the report's work again to write them,
+// stage_marks.h). Each DIR is shared by the tasks of one work folder: it must
 // be new or empty when the first task begins it, and then be one they began
 // (recorded in WORK/filter); a task run again (after a kill, or twice)
 // leaves the folder one run leaves, each file placed over the one there at
 // once, never removed first.
-// Errors (nothing written): no --kept-dir, --tasks not the sign tasks'
+// Errors (nothing written): neither folder given, --tasks not the sign tasks'
 // count, a missing or damaged shard or dropped list (run stage report
 // first), a list made with other options or shards, two input files the
 // report found going to one place below DIR, DIR refused as scan refuses it

@@ -394,14 +394,14 @@ constexpr OptionSpec kTable[] = {
      .kind = ValueKind::kText,
      .help = "Also write the whole corpus to DIR (new or empty), each JSONL line or Parquet row with the fields "
              "cluster, duplicate_of, score and kept added (JSONL and Parquet input)",
-     .commands = kScanCommand,
+     .commands = kScanCommand | kStageFilterCommand,
      .text = Text<&Options::annotate_dir>},
     {.long_name = "--annotate-prefix",
      .value_name = "P",
      .group = OptionGroup::kOutput,
      .kind = ValueKind::kText,
      .help = "With --annotate-dir: name the added fields P+cluster, P+duplicate_of, P+score and P+kept",
-     .commands = kScanCommand,
+     .commands = kScanCommand | kStageFilterCommand,
      .text = Text<&Options::annotate_prefix>},
 
     // --- Clusters --------------------------------------------------------------

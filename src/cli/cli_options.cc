@@ -387,8 +387,10 @@ Status CheckStageOptions(const BoundOptions& given, const CliOptions& c) {
     return Status::InvalidArgument(std::string(name).append(
         " is read by `neardup stage filter` only, which writes the kept documents after stage report"));
   }
-  if (c.command == Command::kStageFilter && o.kept_dir.empty()) {
-    return Status::InvalidArgument("stage filter needs --kept-dir DIR, the folder it writes the kept documents to");
+  if (c.command == Command::kStageFilter && o.kept_dir.empty() && o.annotate_dir.empty()) {
+    return Status::InvalidArgument(
+        "stage filter needs --kept-dir DIR (the kept documents) or --annotate-dir DIR (the corpus, marked), the "
+        "folder it writes");
   }
   return Status::Ok();
 }

@@ -84,10 +84,18 @@ ExitCode RunFilter(const CliOptions& cli) {
     spdlog::error("{}{}", ran->problems.front().message(),
                   more > 0 ? " (and " + Counted(more, "more problem") + ": drop -q to see them)" : std::string());
   }
-  const KeptStats& k = ran->stats;
-  spdlog::info("filter task {} of {}: {}, {} written to {} ({} dropped, {} not written)", cli.task, cli.tasks,
-               Counted(k.files, "file"), Counted(k.documents, "document"), ShellQuoted(cli.scan.kept_dir), k.dropped,
-               Counted(k.failed, "file"));
+  if (!cli.scan.kept_dir.empty()) {
+    const KeptStats& k = ran->stats;
+    spdlog::info("filter task {} of {}: {}, {} written to {} ({} dropped, {} not written)", cli.task, cli.tasks,
+                 Counted(k.files, "file"), Counted(k.documents, "document"), ShellQuoted(cli.scan.kept_dir), k.dropped,
+                 Counted(k.failed, "file"));
+  }
+  if (!cli.scan.annotate_dir.empty()) {
+    const KeptStats& a = ran->annotated;
+    spdlog::info("filter task {} of {}: {}, {} annotated in {} ({} not written)", cli.task, cli.tasks,
+                 Counted(a.files, "file"), Counted(a.documents, "document"), ShellQuoted(cli.scan.annotate_dir),
+                 Counted(a.failed, "file"));
+  }
   return ran->problems.empty() ? ExitCode::kFound : ExitCode::kError;
 }
 

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -22,10 +23,12 @@
 #include "distributed/format/shard_meta.h"
 #include "distributed/shards.h"
 #include "distributed/stage_bucket.h"
+#include "distributed/stage_marks.h"
 #include "distributed/task_frame.h"
 #include "distributed/work_folder.h"
 #include "neardup/quote.h"
 #include "neardup/scan.h"
+#include "scan/annotate_dir.h"
 #include "scan/kept_dir.h"
 #include "scan/run.h"
 #include "sign/table_codec.h"
@@ -219,7 +222,7 @@ Result<std::vector<DocId>> LoadDropped(const WorkFolder& folder, const Options& 
 //    shard, and counts their kept ones. Only those shards' records of one
 //    shard at a time are held, and of the file only its dropped documents.
 Status JoinSplitFiles(const WorkFolder& folder, const Options& o, StageTask t, ShardSources* shard,
-                      std::vector<DocId>* dropped) {
+                      std::vector<DocId>* dropped, AnnotateMarks* marks) {
   KeptSources& src = shard->sources;
   const bool owns_last = shard->continued_last && !(shard->continues_first && src.files.size() == 1);
   if (shard->continues_first) {
@@ -246,6 +249,12 @@ Status JoinSplitFiles(const WorkFolder& folder, const Options& o, StageTask t, S
     }
     Result<std::vector<DocId>> theirs = LoadDropped(folder, o, other, *next);
     if (!theirs.ok()) return theirs.status();
+    if (marks != nullptr) {  // every document of the file is marked, not only the dropped ones
+      const ShardDocs docs{.docs = next->sources.docs, .listing = next->listing, .file_of = [last](uint32_t f) {
+                             return f == 0 ? int64_t{last} : int64_t{-1};
+                           }};
+      if (Status added = AddShardMarks(folder, o, other, docs, marks); !added.ok()) return added;
+    }
     std::vector<uint8_t> is_dropped(next->sources.docs.size(), 0);
     for (const DocId d : *theirs) is_dropped[d] = 1;
     for (size_t d = 0; d < next->sources.docs.size(); ++d) {
@@ -317,19 +326,19 @@ Status RemoveTemporaries(const KeptFolder& kept, const KeptSources& src) {
   return Status::Ok();
 }
 
-// Begins or joins DIR for the filter tasks of `folder` (see stage_filter.h),
-// and removes the temporaries of this shard's files a task killed left there
+// Begins or joins DIR (named `flag`) for the filter tasks of `folder` (see
+// stage_filter.h), recording `text` (what the tasks write there), and
+// removes the temporaries of this shard's files a task killed left there
 // (through `kept`, DIR opened: never through a symbolic link).
-Status ClaimKeptDir(const WorkFolder& folder, const Options& o, const KeptSources& src, const KeptFolder& kept) {
-  const std::string& dir = o.kept_dir;
+Status ClaimDir(const WorkFolder& folder, const std::string& dir, const std::string& flag, const std::string& text,
+                const KeptSources& src, const KeptFolder& kept) {
   std::error_code ec;
   struct stat st {};
-  if (::fstat(kept.fd(), &st) != 0) return Status::IoError("--kept-dir " + ShellQuoted(dir) + ": cannot stat");
+  if (::fstat(kept.fd(), &st) != 0) return Status::IoError(flag + " " + ShellQuoted(dir) + ": cannot stat");
   const std::string stamps = folder.Dir(StageKind::kFilter);
   fs::create_directories(stamps, ec);
   if (ec) return Status::IoError(ShellQuoted(stamps) + ": cannot create: " + ec.message());
   const std::string stamp = stamps + "/" + std::to_string(st.st_dev) + "-" + std::to_string(st.st_ino) + ".dir";
-  const std::string text = "neardup filter " + Hex(DroppedFingerprint(o)) + "\n";
   auto stamped = [&]() -> Result<bool> {
     if (!fs::exists(stamp, ec)) return false;
     Result<std::string> had = ReadWholeFile(stamp);
@@ -346,7 +355,7 @@ Status ClaimKeptDir(const WorkFolder& folder, const Options& o, const KeptSource
       begun = stamped();
       if (!begun.ok()) return begun.status();
       if (!*begun) {
-        return Status::InvalidArgument("--kept-dir " + ShellQuoted(dir) + " is not empty and no filter task over " +
+        return Status::InvalidArgument(flag + " " + ShellQuoted(dir) + " is not empty and no filter task over " +
                                        ShellQuoted(folder.root()) +
                                        " with these options began it; name a new or empty folder");
       }
@@ -377,8 +386,7 @@ bool Deferred(const WorkFolder& folder, const Options& o, StageTask t) {
 // Writes the dropped lists complete when shard t's is deferred: one task
 // at a time (an exclusive flock on report/.lists.lock), the first that
 // finds it deferred; the others then find it complete.
-Status CompleteDeferredLists(const WorkFolder& folder, const Options& o, StageTask t, const RunContext& ctx) {
-  if (!Deferred(folder, o, t)) return Status::Ok();
+Status UnderListsLock(const WorkFolder& folder, const std::function<Status()>& locked) {
   const std::string lock_path = folder.Dir(StageKind::kReport) + "/.lists.lock";
   const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) return Status::IoError(ShellQuoted(lock_path) + ": cannot open: " + std::strerror(errno));
@@ -389,11 +397,93 @@ Status CompleteDeferredLists(const WorkFolder& folder, const Options& o, StageTa
   while (::flock(fd, LOCK_EX) != 0) {
     if (errno != EINTR) return Status::IoError(ShellQuoted(lock_path) + ": cannot lock: " + std::strerror(errno));
   }
-  if (!Deferred(folder, o, t)) return Status::Ok();
+  return locked();
+}
+
+// The options of the report's work done again by a filter task.
+Options ReportOptions(const Options& o) {
   Options report = o;
   report.kept_dir.clear();
   report.kept_copy = false;
-  return WriteDroppedListsNow(report, folder.root(), ctx);
+  return report;
+}
+
+Status CompleteDeferredLists(const WorkFolder& folder, const Options& o, StageTask t, const RunContext& ctx) {
+  if (!Deferred(folder, o, t)) return Status::Ok();
+  return UnderListsLock(folder, [&] {
+    if (!Deferred(folder, o, t)) return Status::Ok();
+    return WriteDroppedListsNow(ReportOptions(o), folder.root(), ctx);
+  });
+}
+
+// With --annotate-dir: writes the mark lists (with the dropped lists) when
+// shard t's is missing or not of these options and sign tasks, one task
+// at a time, the first that finds it so (stage_marks.h).
+Status CompleteMarks(const WorkFolder& folder, const Options& o, StageTask t, const RunContext& ctx) {
+  if (o.annotate_dir.empty()) return Status::Ok();
+  const std::string meta_path = folder.File(StageKind::kSign, t.task, "meta");
+  Result<std::string> meta_bytes = ReadWholeFile(meta_path);
+  if (!meta_bytes.ok()) return meta_bytes.status();
+  Result<ShardMeta> meta = DecodeShardMeta(*meta_bytes);
+  if (!meta.ok()) return Damaged(meta_path, meta.status().message());
+  if (MarksCurrent(folder, o, t, meta->listing)) return Status::Ok();
+  // Only over a report of these options and sign tasks: else its list is
+  // refused (LoadDropped()), never replaced with this task's options.
+  Result<std::string> bytes = ReadWholeFile(folder.File(StageKind::kReport, t.task, "dropped"));
+  if (!bytes.ok()) return Status::Ok();
+  Result<DroppedList> list = DecodeDroppedList(*bytes);
+  if (!list.ok() || list->fingerprint != DroppedFingerprint(o) || list->listing != meta->listing ||
+      !list->clash.name.empty()) {
+    return Status::Ok();
+  }
+  return UnderListsLock(folder, [&] {
+    if (MarksCurrent(folder, o, t, meta->listing)) return Status::Ok();
+    return WriteMarkListsNow(ReportOptions(o), folder.root(), ctx);
+  });
+}
+
+// One folder a filter task writes, --kept-dir or (`annotate`)
+// --annotate-dir, opened and claimed (ClaimDir()).
+Result<KeptFolder> OpenClaimed(const WorkFolder& folder, const Options& o, bool annotate, const KeptSources& src) {
+  const std::string& dir = annotate ? o.annotate_dir : o.kept_dir;
+  const std::string flag = annotate ? "--annotate-dir" : "--kept-dir";
+  Result<KeptFolder> opened = KeptFolder::Open(dir, flag);
+  if (!opened.ok()) return opened.status();
+  const std::string text =
+      annotate ? "neardup annotate " + Hex(DroppedFingerprint(o)) + " " + Hex(Checksum64(o.annotate_prefix)) + "\n"
+               : "neardup filter " + Hex(DroppedFingerprint(o)) + "\n";
+  if (Status s = ClaimDir(folder, dir, flag, text, src, *opened); !s.ok()) return s;
+  return opened;
+}
+
+// Writes the task's folders (--kept-dir, --annotate-dir) from its shard.
+Result<FilterOutcome> WriteFolders(const Run& run, const WorkFolder& folder, ShardSources& shard,
+                                   const std::vector<DocId>& dropped, const AnnotateMarks& marks) {
+  const Options& o = run.options();
+  std::optional<KeptFolder> kept;
+  std::optional<KeptFolder> annotated;
+  for (const bool annotate : {false, true}) {
+    if ((annotate ? o.annotate_dir : o.kept_dir).empty()) continue;
+    Result<KeptFolder> opened = OpenClaimed(folder, o, annotate, shard.sources);
+    if (!opened.ok()) return opened.status();
+    (annotate ? annotated : kept).emplace(std::move(*opened));
+  }
+  ProveUnchanged(run.fs(), &shard);
+  FilterOutcome out;
+  for (const bool annotate : {false, true}) {
+    const std::optional<KeptFolder>& dir = annotate ? annotated : kept;
+    if (!dir) continue;
+    const double start = run.seconds();
+    KeptWritten written =
+        annotate ? WriteAnnotateDir(run, shard.sources, marks, *dir) : WriteKeptDir(run, shard.sources, dropped, *dir);
+    if (run.Cancelled()) return Status::Cancelled("interrupted");
+    if (Status s = RemoveChanged(*dir, shard.sources, written.changed); !s.ok()) return s;
+    KeptStats& stats = annotate ? out.annotated : out.stats;
+    stats = written.stats;
+    stats.seconds = run.seconds() - start;
+    for (Status& p : written.problems) out.problems.push_back(std::move(p));
+  }
+  return out;
 }
 
 }  // namespace
@@ -410,7 +500,9 @@ uint64_t DroppedFingerprint(const Options& o) {
 
 Result<FilterOutcome> RunFilterTask(const Options& o, const std::string& work, StageTask t, const RunContext& ctx) {
   if (Status s = CheckTaskIndex(t); !s.ok()) return s;
-  if (o.kept_dir.empty()) return Status::InvalidArgument("stage filter needs --kept-dir DIR, the folder it writes");
+  if (o.kept_dir.empty() && o.annotate_dir.empty()) {
+    return Status::InvalidArgument("stage filter needs --kept-dir DIR or --annotate-dir DIR, the folder it writes");
+  }
   Result<std::unique_ptr<Run>> decided = Run::Decide(o, ctx);
   if (!decided.ok()) return decided.status();
   const Run& run = **decided;
@@ -423,29 +515,28 @@ Result<FilterOutcome> RunFilterTask(const Options& o, const std::string& work, S
                                    " shards: run " + std::to_string(*shards) + " filter tasks (--tasks " +
                                    std::to_string(*shards) + "), one per sign task");
   }
+  if (Status s = CompleteMarks(folder, o, t, ctx); !s.ok()) return s;
   if (Status s = CompleteDeferredLists(folder, o, t, ctx); !s.ok()) return s;
   Result<ShardSources> shard = LoadShard(folder, o, t);
   if (!shard.ok()) return shard.status();
   Result<std::vector<DocId>> dropped = LoadDropped(folder, o, t, *shard);
   if (!dropped.ok()) return dropped.status();
-  if (Status s = JoinSplitFiles(folder, o, t, &*shard, &*dropped); !s.ok()) return s;
-  // DIR against the shard's inputs, as scan checks it against its PATHs.
+  AnnotateMarks marks;
+  const bool annotate = !o.annotate_dir.empty();
+  if (annotate) {
+    marks.files.resize(shard->sources.files.size());
+    const ShardDocs docs{
+        .docs = shard->sources.docs, .listing = shard->listing, .file_of = [](uint32_t f) { return int64_t{f}; }};
+    if (Status s = AddShardMarks(folder, o, t, docs, &marks); !s.ok()) return s;
+  }
+  if (Status s = JoinSplitFiles(folder, o, t, &*shard, &*dropped, annotate ? &marks : nullptr); !s.ok()) return s;
+  // The folders against the shard's inputs, as scan checks them against its PATHs.
   Options placed = o;
   placed.paths = shard->inputs;
   placed.listed_paths.clear();
   placed.against.clear();
   if (Status s = CheckKeptDirPlace(placed); !s.ok()) return s;
-  Result<KeptFolder> kept = KeptFolder::Open(o.kept_dir);
-  if (!kept.ok()) return kept.status();
-  if (Status s = ClaimKeptDir(folder, o, shard->sources, *kept); !s.ok()) return s;
-  ProveUnchanged(run.fs(), &*shard);
-  const double start = run.seconds();
-  KeptWritten written = WriteKeptDir(run, shard->sources, *dropped, *kept);
-  if (run.Cancelled()) return Status::Cancelled("interrupted");
-  if (Status s = RemoveChanged(*kept, shard->sources, written.changed); !s.ok()) return s;
-  FilterOutcome out{.stats = written.stats, .problems = std::move(written.problems)};
-  out.stats.seconds = run.seconds() - start;
-  return out;
+  return WriteFolders(run, folder, *shard, *dropped, marks);
 }
 
 Status RefuseNameClash(const NameClash& clash) {

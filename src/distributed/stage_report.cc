@@ -20,6 +20,7 @@
 #include "distributed/shards.h"
 #include "distributed/stage_bucket.h"
 #include "distributed/stage_filter.h"
+#include "distributed/stage_marks.h"
 #include "distributed/stage_verify.h"
 #include "lsh/band_key.h"
 #include "lsh/candidates.h"
@@ -605,8 +606,9 @@ Result<NameClash> FindNameClash(const WorkFolder& folder, Sweep* sw) {
 
 // The report's dropped lists: written complete in every mode but pairs,
 // where they need clusters that the report itself does not; there, written
-// deferred unless kNow (stage_filter.h).
-enum class Lists { kAsTheModeHasThem, kNow };
+// deferred unless kNow (stage_filter.h). kMarks: complete, and the mark
+// lists of --annotate-dir besides (stage_marks.h).
+enum class Lists { kAsTheModeHasThem, kNow, kMarks };
 
 // The task counts of the sign and verify stages, once every task of sign,
 // bucket and verify is found finished, of this run: the shards of these
@@ -697,7 +699,13 @@ Result<Report> ReportTask(const Options& o, const std::string& work, const RunCo
   std::vector<uint64_t> dropped;
   dropped.reserve(reported->dropped.size());
   for (DocId d : reported->dropped) dropped.push_back((*needed)[d]);
+  if (lists == Lists::kAsTheModeHasThem) {  // marks of an earlier report are not this one's
+    if (Status s = RemoveMarkLists(folder, finished->shards); !s.ok()) return s;
+  }
   if (Status s = WriteDroppedLists(folder, o, sw.spans, dropped, *clash, deferred); !s.ok()) return s;
+  if (lists == Lists::kMarks) {
+    if (Status s = WriteMarkLists(folder, o, sw.spans, *needed, *reported); !s.ok()) return s;
+  }
   return std::move(reported->report);
 }
 
@@ -710,6 +718,11 @@ Result<Report> RunReportTask(const Options& o, const std::string& work, const Ru
 Status WriteDroppedListsNow(const Options& o, const std::string& work, const RunContext& ctx) {
   assert(o.kept_dir.empty());
   return ReportTask(o, work, ctx, Lists::kNow).status();
+}
+
+Status WriteMarkListsNow(const Options& o, const std::string& work, const RunContext& ctx) {
+  assert(o.kept_dir.empty() && !o.annotate_dir.empty());
+  return ReportTask(o, work, ctx, Lists::kMarks).status();
 }
 
 }  // namespace neardup

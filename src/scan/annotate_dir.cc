@@ -24,38 +24,6 @@ namespace {
 
 constexpr size_t kChunkBytes = size_t{1} << 20;
 
-// What one document is marked with.
-struct DocMark {
-  bool clustered = false;
-  uint32_t cluster = 0;
-  bool duplicate = false;  // not the kept document of its cluster
-  DocId keep = 0;
-  double score = 0;
-  bool scored = false;  // a removal gave the score (else null)
-  bool kept = true;
-};
-
-std::vector<DocMark> MarksOf(size_t docs, const std::vector<Cluster>& clusters, const std::vector<Removal>& removable,
-                             const std::vector<DocId>& dropped) {
-  std::vector<DocMark> marks(docs);
-  for (const Cluster& c : clusters) {
-    for (DocId d : c.members) {
-      if (d >= docs) continue;
-      marks[d] = {
-          .clustered = true, .cluster = c.id, .duplicate = d != c.keep, .keep = c.keep, .score = 0, .kept = true};
-    }
-  }
-  for (const Removal& r : removable) {
-    if (r.doc >= docs) continue;
-    marks[r.doc].score = r.jaccard >= 0 ? r.jaccard : r.estimate;
-    marks[r.doc].scored = true;
-  }
-  for (DocId d : dropped) {
-    if (d < docs) marks[d].kept = false;
-  }
-  return marks;
-}
-
 std::string Number(double x) {
   char buf[32];
   const std::to_chars_result r = std::to_chars(buf, buf + sizeof buf, x);
@@ -117,22 +85,18 @@ Names NamesOf(const std::string& prefix) {
   return n;
 }
 
-// The documents of one file: (line, DocId), by line.
-using FileDocs = std::vector<std::pair<uint64_t, DocId>>;
-
 struct Context {
   const Run& run;
   const KeptSources& sources;
-  const Report& report;
-  const std::vector<DocMark>& marks;
+  const AnnotateMarks& marks;
   const Names& names;
 };
 
 // Copies a JSONL file's lines, each document's line with its fields added.
 class LineMarker {
  public:
-  LineMarker(const Context& ctx, const FileDocs& docs, const std::string& path, OutputFile& out)
-      : ctx_(ctx), docs_(docs), path_(path), out_(out) {}
+  LineMarker(const Context& ctx, const AnnotateMarks::File& file, const std::string& path, OutputFile& out)
+      : ctx_(ctx), file_(file), path_(path), out_(out) {}
 
   Status Copy(ByteReader& in) {
     std::unique_ptr<char[]> buf(new char[kChunkBytes]);
@@ -153,8 +117,8 @@ class LineMarker {
     size_t p = 0;
     while (p < chunk.size()) {
       if (at_start_) {
-        while (next_ < docs_.size() && docs_[next_].first < line_) ++next_;
-        in_doc_ = next_ < docs_.size() && docs_[next_].first == line_;
+        while (run_ < file_.docs.size() && file_.docs[run_].second < line_) ++run_;
+        in_doc_ = run_ < file_.docs.size() && file_.docs[run_].first <= line_;
         at_start_ = false;
       }
       const char* nl = static_cast<const char*>(std::memchr(chunk.data() + p, '\n', chunk.size() - p));
@@ -199,17 +163,19 @@ class LineMarker {
     const size_t before = line.find_last_not_of(" \t\r\n", close == 0 ? 0 : close - 1);
     const bool empty = before != std::string_view::npos && line[before] == '{';
     fields_.clear();
-    AppendFields(ctx_.marks[docs_[next_].second], empty);
+    while (mark_ < file_.marks.size() && file_.marks[mark_].line < line_) ++mark_;
+    AppendFields(mark_ < file_.marks.size() && file_.marks[mark_].line == line_ ? file_.marks[mark_] : LineMark{},
+                 empty);
     return Write({line.substr(0, close), fields_, line.substr(close), cr, end});
   }
 
-  void AppendFields(const DocMark& m, bool empty) {
+  void AppendFields(const LineMark& m, bool empty) {
     const Names& n = ctx_.names;
     fields_.append(empty ? "" : ",").append(n.quoted[0]).append(":");
     fields_.append(m.clustered ? std::to_string(m.cluster) : "null");
     fields_.append(",").append(n.quoted[1]).append(":");
     if (m.duplicate) {
-      AppendJson(ctx_.report.docs[m.keep].name, &fields_);
+      AppendJson(ctx_.marks.names[m.name], &fields_);
     } else {
       fields_.append("null");
     }
@@ -222,10 +188,11 @@ class LineMarker {
   }
 
   const Context& ctx_;
-  const FileDocs& docs_;
+  const AnnotateMarks::File& file_;
   const std::string& path_;
   OutputFile& out_;
-  size_t next_ = 0;
+  size_t run_ = 0;
+  size_t mark_ = 0;
   uint64_t line_ = 1;
   bool at_start_ = true;
   bool in_doc_ = false;
@@ -238,7 +205,7 @@ unsigned ModeOf(const InputFile& file) {
   return ::stat(file.path.c_str(), &st) == 0 ? st.st_mode & 0777 : 0644;
 }
 
-Status WriteJsonl(const Context& ctx, const KeptFolder& dir, uint32_t f, const FileDocs& docs) {
+Status WriteJsonl(const Context& ctx, const KeptFolder& dir, uint32_t f) {
   const InputFile& file = ctx.sources.files[f];
   FileSystem& fs = ctx.run.fs();
   if (Status s = CheckUnchanged(fs, file); !s.ok()) return s;
@@ -250,13 +217,13 @@ Status WriteJsonl(const Context& ctx, const KeptFolder& dir, uint32_t f, const F
   if (!place.ok()) return place.status();
   Result<std::unique_ptr<OutputFile>> out = OutputFile::Create(std::move(*place), 1, ModeOf(file));
   if (!out.ok()) return out.status();
-  LineMarker marker(ctx, docs, file.path, **out);
+  LineMarker marker(ctx, ctx.marks.files[f], file.path, **out);
   if (Status s = marker.Copy(**in); !s.ok()) return s;
   if (Status s = CheckUnchanged(fs, file); !s.ok()) return s;
   return (*out)->Commit();
 }
 
-Status WriteParquetFile(const Context& ctx, const KeptFolder& dir, uint32_t f, const FileDocs& docs) {
+Status WriteParquetFile(const Context& ctx, const KeptFolder& dir, uint32_t f) {
   const InputFile& file = ctx.sources.files[f];
   FileSystem& fs = ctx.run.fs();
   if (Status s = CheckUnchanged(fs, file); !s.ok()) return s;
@@ -265,12 +232,11 @@ Status WriteParquetFile(const Context& ctx, const KeptFolder& dir, uint32_t f, c
   what.expected = file.identity;
   what.annotate = true;
   what.prefix = ctx.run.options().annotate_prefix;
-  for (const auto& [row, doc] : docs) {
-    const DocMark& m = ctx.marks[doc];
+  for (const LineMark& m : ctx.marks.files[f].marks) {
     if (!m.clustered) continue;
-    what.marks.push_back({.row = row,
+    what.marks.push_back({.row = m.line,
                           .cluster = m.cluster,
-                          .duplicate_of = m.duplicate ? ctx.report.docs[m.keep].name : std::string(),
+                          .duplicate_of = m.duplicate ? ctx.marks.names[m.name] : std::string(),
                           .score = m.score,
                           .scored = m.duplicate && m.scored,
                           .kept = m.kept});
@@ -282,18 +248,30 @@ Status WriteParquetFile(const Context& ctx, const KeptFolder& dir, uint32_t f, c
 
 }  // namespace
 
-KeptWritten WriteAnnotateDir(const Run& run, const KeptSources& sources, const Report& report,
-                             const std::vector<Cluster>& clusters, const std::vector<Removal>& removable,
-                             const std::vector<DocId>& dropped) {
+void AnnotateMarks::AddLine(uint32_t f, uint64_t line) {
+  File& file = files[f];
+  ++file.documents;
+  if (!file.docs.empty() && file.docs.back().second + 1 == line) {
+    file.docs.back().second = line;
+  } else {
+    file.docs.push_back({line, line});
+  }
+}
+
+AnnotateMarks DocumentLines(const KeptSources& sources) {
+  AnnotateMarks marks;
+  marks.files.resize(sources.files.size());
+  for (const KeptSources::Doc& doc : sources.docs) {
+    if (WritableKind(doc.kind) && doc.file < marks.files.size()) marks.AddLine(doc.file, doc.line);
+  }
+  return marks;
+}
+
+KeptWritten WriteAnnotateDir(const Run& run, const KeptSources& sources, const AnnotateMarks& marks,
+                             const KeptFolder& dir) {
   const Options& o = run.options();
   KeptWritten out;
   out.stats.used = true;
-  out.stats.dropped = dropped.size();
-  std::vector<FileDocs> docs(sources.files.size());
-  for (size_t d = 0; d < sources.docs.size(); ++d) {
-    const KeptSources::Doc& doc = sources.docs[d];
-    if (WritableKind(doc.kind) && doc.file < docs.size()) docs[doc.file].push_back({doc.line, static_cast<DocId>(d)});
-  }
   std::vector<uint32_t> jobs;
   std::set<std::string> targets;
   for (uint32_t f = 0; f < sources.files.size(); ++f) {
@@ -306,35 +284,84 @@ KeptWritten WriteAnnotateDir(const Run& run, const KeptSources& sources, const R
       s = Status::InvalidArgument(ShellQuoted(file.path) + ": another input goes to the same place; not written");
     }
     if (!s.ok()) {
+      if (s.code() == Status::Code::kChanged) out.changed.push_back(f);
       out.problems.push_back(std::move(s));
       continue;
     }
     jobs.push_back(f);
   }
-  Result<KeptFolder> dir = KeptFolder::Open(o.annotate_dir, "--annotate-dir");
-  if (!dir.ok()) {
-    out.problems.push_back(dir.status());
-    out.stats.failed = jobs.size() + out.problems.size();
-    return out;
-  }
-  const std::vector<DocMark> marks = MarksOf(report.docs.size(), clusters, removable, dropped);
   const Names names = NamesOf(o.annotate_prefix);
-  const Context ctx{run, sources, report, marks, names};
+  const Context ctx{run, sources, marks, names};
   std::vector<Status> results(jobs.size());
   ParallelFor(run.workers(), jobs.size(), [&](int, size_t j) {
     const uint32_t f = jobs[j];
-    results[j] =
-        o.input == InputFormat::kParquet ? WriteParquetFile(ctx, *dir, f, docs[f]) : WriteJsonl(ctx, *dir, f, docs[f]);
+    results[j] = o.input == InputFormat::kParquet ? WriteParquetFile(ctx, dir, f) : WriteJsonl(ctx, dir, f);
   });
   for (size_t j = 0; j < jobs.size(); ++j) {
     if (results[j].ok()) {
       ++out.stats.files;
-      out.stats.documents += docs[jobs[j]].size();
+      out.stats.documents += marks.files[jobs[j]].documents;
     } else {
+      if (results[j].code() == Status::Code::kChanged) out.changed.push_back(jobs[j]);
       out.problems.push_back(std::move(results[j]));
     }
   }
+  std::sort(out.changed.begin(), out.changed.end());
   out.stats.failed = out.problems.size();
+  return out;
+}
+
+KeptWritten WriteAnnotateDir(const Run& run, const KeptSources& sources, const Report& report,
+                             const std::vector<Cluster>& clusters, const std::vector<Removal>& removable,
+                             const std::vector<DocId>& dropped) {
+  Result<KeptFolder> dir = KeptFolder::Open(run.options().annotate_dir, "--annotate-dir");
+  if (!dir.ok()) {  // no file is written
+    KeptWritten out;
+    out.stats.used = true;
+    out.stats.dropped = dropped.size();
+    out.problems.push_back(dir.status());
+    for (const InputFile& file : sources.files) out.stats.failed += file.reference ? 0 : 1;
+    return out;
+  }
+  AnnotateMarks marks = DocumentLines(sources);
+  // Each document's mark, by DocId, then placed in its file (a file's
+  // DocIds ascend with its lines).
+  std::vector<std::pair<DocId, LineMark>> by_doc;
+  for (const Cluster& c : clusters) {
+    const bool has_duplicates = c.members.size() > 1;
+    if (has_duplicates) marks.names.push_back(report.docs[c.keep].name);
+    for (const DocId d : c.members) {
+      if (d >= sources.docs.size()) continue;
+      by_doc.push_back({d,
+                        {.line = sources.docs[d].line,
+                         .cluster = c.id,
+                         .name = has_duplicates ? static_cast<uint32_t>(marks.names.size() - 1) : 0,
+                         .score = 0,
+                         .clustered = true,
+                         .duplicate = d != c.keep,
+                         .scored = false,
+                         .kept = true}});
+    }
+  }
+  std::sort(by_doc.begin(), by_doc.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  auto mark_of = [&](DocId d) -> LineMark* {
+    auto it = std::lower_bound(by_doc.begin(), by_doc.end(), d, [](const auto& m, DocId x) { return m.first < x; });
+    return it != by_doc.end() && it->first == d ? &it->second : nullptr;
+  };
+  for (const Removal& r : removable) {
+    if (LineMark* m = mark_of(r.doc); m != nullptr) {
+      m->score = r.jaccard >= 0 ? r.jaccard : r.estimate;
+      m->scored = true;
+    }
+  }
+  for (const DocId d : dropped) {
+    if (LineMark* m = mark_of(d); m != nullptr) m->kept = false;
+  }
+  for (const auto& [d, m] : by_doc) {
+    if (WritableKind(sources.docs[d].kind)) marks.files[sources.docs[d].file].marks.push_back(m);
+  }
+  KeptWritten out = WriteAnnotateDir(run, sources, marks, *dir);
+  out.stats.dropped = dropped.size();
   return out;
 }
 

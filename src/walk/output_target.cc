@@ -162,13 +162,8 @@ Status CheckDir(const Options& options, const std::string& dir, const std::strin
   return Status::Ok();
 }
 
-}  // namespace
-
-Status CheckKeptDirPlace(const Options& options) { return CheckDirPlace(options, options.kept_dir, "--kept-dir"); }
-
-Status CheckKeptDir(const Options& options) {
-  if (Status s = CheckDir(options, options.kept_dir, "--kept-dir"); !s.ok()) return s;
-  if (Status s = CheckDir(options, options.annotate_dir, "--annotate-dir"); !s.ok()) return s;
+// --annotate-dir and --kept-dir, when both are given, are two separate folders.
+Status CheckApart(const Options& options) {
   if (options.kept_dir.empty() || options.annotate_dir.empty()) return Status::Ok();
   const fs::path kept = Resolved(options.kept_dir);
   const fs::path annotated = Resolved(options.annotate_dir);
@@ -177,6 +172,20 @@ Status CheckKeptDir(const Options& options) {
                                    ShellQuoted(options.kept_dir) + " overlap; name two separate folders");
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckKeptDirPlace(const Options& options) {
+  if (Status s = CheckDirPlace(options, options.kept_dir, "--kept-dir"); !s.ok()) return s;
+  if (Status s = CheckDirPlace(options, options.annotate_dir, "--annotate-dir"); !s.ok()) return s;
+  return CheckApart(options);
+}
+
+Status CheckKeptDir(const Options& options) {
+  if (Status s = CheckDir(options, options.kept_dir, "--kept-dir"); !s.ok()) return s;
+  if (Status s = CheckDir(options, options.annotate_dir, "--annotate-dir"); !s.ok()) return s;
+  return CheckApart(options);
 }
 
 }  // namespace neardup

@@ -620,15 +620,18 @@ TEST(ParseArgsTest, StagesRefuseTheOptionsNoStageReads) {
       }
     }
   }
-  // --index, --new, --lock-wait, --progress, --no-progress, --annotate-dir, --annotate-prefix
-  EXPECT_EQ(refused, 7 * 5);
-  EXPECT_EQ(filter_only, 2 * 4);  // --kept-dir, --kept-copy: filter's, not sign's, bucket's, verify's or report's
+  // --index, --new, --lock-wait, --progress, --no-progress
+  EXPECT_EQ(refused, 5 * 5);
+  // --kept-dir, --kept-copy, --annotate-dir, --annotate-prefix: filter's, not sign's, bucket's, verify's or report's
+  EXPECT_EQ(filter_only, 4 * 4);
 }
 
 TEST(ParseArgsTest, StageFilterNeedsKeptDirAndTakesNoPath) {
   auto p = Parse({"stage", "filter", "--task", "0", "--tasks", "2", "work"});
   EXPECT_EQ(p.args.exit_now, ExitCode::kError);
-  EXPECT_EQ(p.err, "neardup: stage filter needs --kept-dir DIR, the folder it writes the kept documents to\n");
+  EXPECT_EQ(p.err,
+            "neardup: stage filter needs --kept-dir DIR (the kept documents) or --annotate-dir DIR (the corpus, "
+            "marked), the folder it writes\n");
   p = Parse({"stage", "filter", "--task", "0", "--tasks", "2", "--kept-dir", "kept", "work", "docs"});
   EXPECT_EQ(p.args.exit_now, ExitCode::kError);
   EXPECT_EQ(

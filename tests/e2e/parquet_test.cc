@@ -257,14 +257,16 @@ TEST_F(ParquetTest, StageTasksShareOneFileByRowGroupsAndGiveScansOutput) {
       }
     }
   }
-  // stage filter writes the kept file that scan --kept-dir writes, byte for
-  // byte, the file split among three shards written by one task.
+  // stage filter writes the kept and annotated files that scan --kept-dir
+  // and --annotate-dir write, byte for byte, the file split among three
+  // shards written by one task.
   const std::string work = dir_ / "work-filter";
   auto stage = [&](const Args& args) {
     const RunResult r = RunNeardup(args, dir_.path(), testing::RunOptions().In(dir_.path()));
     EXPECT_EQ(r.exit_code, 0) << r.err;
   };
-  const RunResult kept = Scan(dir_, {"--kept-dir", "kept-scan", "-o", "pairs.jsonl", "docs.parquet"});
+  const RunResult kept =
+      Scan(dir_, {"--kept-dir", "kept-scan", "--annotate-dir", "ann-scan", "-o", "pairs.jsonl", "docs.parquet"});
   ASSERT_EQ(kept.exit_code, 0) << kept.err;
   for (int t = 0; t < 3; ++t) {
     stage({"stage", "sign", "--input", "parquet", "--task", std::to_string(t), "--tasks", "3", work, "docs.parquet"});
@@ -274,11 +276,15 @@ TEST_F(ParquetTest, StageTasksShareOneFileByRowGroupsAndGiveScansOutput) {
   stage({"stage", "report", "--input", "parquet", "-o", "report.jsonl", work});
   for (int t = 0; t < 3; ++t) {
     stage({"stage", "filter", "--input", "parquet", "--task", std::to_string(t), "--tasks", "3", "--kept-dir",
-           "kept-stage", work});
+           "kept-stage", "--annotate-dir", "ann-stage", work});
   }
   const std::string scan_kept = ReadFile(dir_ / "kept-scan/docs.parquet");
   EXPECT_FALSE(scan_kept.empty());
   EXPECT_EQ(ReadFile(dir_ / "kept-stage/docs.parquet"), scan_kept);
+  // And the annotated file, every row marked from the three shards' marks.
+  const std::string scan_annotated = ReadFile(dir_ / "ann-scan/docs.parquet");
+  EXPECT_FALSE(scan_annotated.empty());
+  EXPECT_EQ(ReadFile(dir_ / "ann-stage/docs.parquet"), scan_annotated);
 }
 
 // The index keeps Parquet files as it keeps JSONL ones: a re-run reuses every

@@ -231,6 +231,71 @@ TEST(StageFilterTest, SplitFileWhoseChangeTimeChangedIsWritten) {
   EXPECT_EQ(Tree(dir / "kept"), want);
 }
 
+// stage filter --annotate-dir writes the folder scan --annotate-dir writes,
+// byte for byte, in every mode, beside --kept-dir or alone, for files whole
+// in a shard and for one split among three (written by the task of its
+// first range from every shard's marks); the first task that needs the
+// marks writes them once, and a task run again leaves the same folder.
+TEST(StageFilterTest, AnnotatedFolderIsScansForOneAndThreeTasks) {
+  TempDir dir;
+  MakeCorpus(dir, "");
+  std::string text;
+  for (int i = 0; i < 600; ++i) {  // over 3 * kMinSplitBytes: split among the 3 sign tasks
+    auto words = RandomWords(100, static_cast<uint64_t>(i % 5 == 0 ? 3 + i % 2 : 400 + i));
+    words[static_cast<size_t>(i) % words.size()] = std::string("e").append(std::to_string(i));
+    text.append(R"({"id": "s)").append(std::to_string(i)).append(R"(", "text": ")").append(Join(words)).append("\"}\n");
+  }
+  WriteFile(dir / "in/c/split.jsonl", text);
+  for (const std::string mode : {"pairs", "clusters", "duplicates"}) {
+    const Args options = {"--input", "jsonl", "--mode", mode};
+    // In duplicates mode, --kept-dir besides.
+    const bool both = mode == "duplicates";
+    Args scan = {"scan", "--annotate-dir", dir / ("scan-" + mode), "--annotate-prefix", "nd_"};
+    if (both) scan.insert(scan.end(), {"--kept-dir", dir / "scan-kept"});
+    scan.insert(scan.end(), options.begin(), options.end());
+    scan.push_back(dir / "in");
+    const RunResult scanned = RunNeardup(scan, dir.path());
+    EXPECT_LE(scanned.exit_code, 2) << scanned.err;
+    const auto want = Tree(dir / ("scan-" + mode));
+    ASSERT_EQ(want.size(), 6u);
+    EXPECT_NE(want.at("c/split.jsonl").find("\"nd_kept\":false"), std::string::npos);
+    EXPECT_NE(want.at("c/split.jsonl").find("\"nd_duplicate_of\":\"s0\""), std::string::npos);
+    for (const int n : {1, 3}) {
+      SCOPED_TRACE(mode + " N=" + std::to_string(n));
+      const std::string work = dir / ("work-" + mode + std::to_string(n));
+      EXPECT_LE(SignBucketReport(dir, work, n, options).exit_code, 2);
+      if (n == 3) {
+        ASSERT_GT(fs::file_size(work + "/sign/2.table"), 10000u);  // a range of split.jsonl
+      }
+      const std::string annotated = dir / ("stage-" + mode + std::to_string(n));
+      const std::string kept = dir / ("kept-" + mode + std::to_string(n));
+      for (const int round : {0, 1}) {
+        for (int i = n; i-- > 0;) {  // the last first: the task that writes the marks is not the split file's
+          Args a = {"stage",           "filter",         "--task",  std::to_string(i),   "--tasks",
+                    std::to_string(n), "--annotate-dir", annotated, "--annotate-prefix", "nd_"};
+          if (both) a.insert(a.end(), {"--kept-dir", kept});
+          a.insert(a.end(), options.begin(), options.end());
+          a.push_back(work);
+          const RunResult r = RunNeardup(a, dir.path());
+          EXPECT_EQ(r.exit_code, 0) << round << " " << i << r.err;
+        }
+        EXPECT_EQ(Tree(annotated), want) << round;
+        if (both) {
+          EXPECT_EQ(Tree(kept), Tree(dir / "scan-kept")) << round;
+        }
+      }
+      testing::ExpectNoWiderModes(annotated, {dir / "in"}, true);
+      // A report run again leaves no marks of the earlier one.
+      EXPECT_TRUE(fs::exists(work + "/report/0.marks"));
+      Args report = {"stage", "report", "-o", dir / "again.out"};
+      report.insert(report.end(), options.begin(), options.end());
+      report.push_back(work);
+      EXPECT_LE(RunNeardup(report, dir.path()).exit_code, 2);
+      EXPECT_FALSE(fs::exists(work + "/report/0.marks"));
+    }
+  }
+}
+
 // A report in pairs mode leaves its lists for the first filter task to
 // complete: a task given other options (--keep) does not complete them with
 // its own, but is refused as after a report of another mode; the task with
