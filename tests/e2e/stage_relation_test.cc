@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "distributed/format/bucket_pairs.h"
+#include "distributed/format/shard_meta.h"
 #include "e2e/run_neardup.h"
 #include "test_util.h"
 
@@ -263,6 +265,33 @@ TEST(StageRelationTest, WorkFolderOfOtherRelationOptionsIsRefused) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("format version 2 is not supported"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("run again in an empty work folder"), std::string::npos) << r.err;
+}
+
+// A containment candidate rewritten in a bucket output, its checksum made
+// to match: the verify task checks the value, not only the checksum.
+TEST(StageRelationTest, ContainmentCandidateOutOfRangeIsRefusedNamingTheFile) {
+  TempDir dir;
+  MakeTextCorpus(dir);
+  const std::string work = dir / "work";
+  const Args options = {"--relation", "contains"};
+  for (const char* stage : {"sign", "bucket"}) {
+    Args argv = With({"stage", stage, "--task", "0", "--tasks", "1"}, With(options, {work}));
+    if (std::string(stage) == "sign") argv.push_back(dir / "in");
+    ASSERT_EQ(RunNeardup(argv, dir.path()).exit_code, 0);
+  }
+  const std::string path = work + "/bucket/0.pairs";
+  Result<BucketOutput> out = DecodeBucketOutput(testing::ReadFile(path));
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  ASSERT_FALSE(out->contained.empty());  // the excerpts' candidates
+  EXPECT_TRUE(out->pairs.empty());       // contains alone: no Jaccard band
+  EXPECT_GE(out->contained_visited, out->contained.size());
+  out->contained.back().b = GlobalId(0, 1000000);
+  WriteFile(path, EncodeBucketOutput(*out));
+  const RunResult r =
+      RunNeardup(With({"stage", "verify", "--task", "0", "--tasks", "1"}, With(options, {work})), dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("0.pairs: a document id out of range: run again in an empty work folder"), std::string::npos)
+      << r.err;
 }
 
 }  // namespace

@@ -49,14 +49,15 @@ void StreamBody(FileSource& in, const BucketPairsVisitor& visit, FirstError& fir
     for (uint64_t& id : list) id = in.U64("an id");
     first.Add(visit.list(std::move(list)));
   }
-  if (first.ok()) first.Add(visit.contained_visited(in.U64("the containment pairs visited")));
+  const uint64_t visited = first.ok() ? in.U64("the containment pairs visited") : 0;
+  if (first.ok() && visit.contained_visited) first.Add(visit.contained_visited(visited));
   const uint64_t contained = first.ok() ? in.U64("the containment candidate count") : 0;
   if (contained > in.left() / kContainedSize) first.Add(Damaged());
   for (uint64_t k = 0; k < contained && first.ok(); ++k) {
     ContainedPair p;
     p.a = in.U64("a containment candidate's first id");
     p.b = in.U64("a containment candidate's second id");
-    first.Add(visit.contained(k, p));
+    if (visit.contained) first.Add(visit.contained(k, p));
   }
 }
 

@@ -79,7 +79,7 @@ struct BucketPairsVisitor {
   // Called with each large bucket in order.
   std::function<Status(std::vector<uint64_t> list)> list;
   // Called with the containment pairs visited, then with each containment
-  // candidate in order, and its index.
+  // candidate in order, and its index (each read and passed over when unset).
   std::function<Status(uint64_t visited)> contained_visited;
   std::function<Status(uint64_t index, const ContainedPair& pair)> contained;
 };
