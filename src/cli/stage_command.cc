@@ -102,13 +102,6 @@ ExitCode RunFilter(const CliOptions& cli) {
 }  // namespace
 
 ExitCode RunStage(const CliOptions& cli) {
-  // Not yet: said rather than ignored (the stage tasks would report
-  // Jaccard pairs alone).
-  if (cli.scan.relation != Relation::kSimilar) {
-    spdlog::error("--relation {} is not supported by the stage tasks yet: use neardup scan",
-                  ToString(cli.scan.relation));
-    return ExitCode::kError;
-  }
   switch (cli.command) {
     case Command::kStageSign:
       return RunSign(cli);

@@ -36,6 +36,10 @@ uint64_t SignFingerprint(const Options& options) {
     PutText(&bytes, options.id_key);
     PutFixed64(&bytes, options.max_line);
   }
+  // --relation contains|both: the tables hold each document's distinct-shingle
+  // count (DocRecord::shingles), which other runs leave 0. (Nothing is added
+  // for similar: its fingerprints are those of the runs before --relation.)
+  if (options.relation != Relation::kSimilar) PutFixed8(&bytes, 1);
   return Checksum64(bytes);
 }
 

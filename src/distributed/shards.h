@@ -46,8 +46,9 @@ inline std::function<bool(uint64_t, const DocRecord&)> KeepListed(uint32_t shard
 // One value for what every shard of a work folder must share: the
 // SignatureParams, the banding, and every option that decides what a
 // document is (--input, --min-words, --max-filesize; with JSONL --text-key,
-// --id-key and --max-line). Sign tasks run with other such options are
-// refused by every later stage, as a mixed tree is.
+// --id-key and --max-line), and whether the distinct-shingle counts are
+// kept (--relation other than similar). Sign tasks run with other such
+// options are refused by every later stage, as a mixed tree is.
 uint64_t SignFingerprint(const Options& options);
 
 // A fingerprint of a walk's whole listing: XXH3-64 over every walked file,

@@ -18,6 +18,7 @@
 #include "base/hash.h"
 #include "base/hash_sort.h"
 #include "base/parallel.h"
+#include "distributed/containment_share.h"
 #include "distributed/format/band_file.h"
 #include "distributed/format/bucket_pairs.h"
 #include "distributed/format/shard_meta.h"
@@ -406,7 +407,19 @@ Status BucketBand(const std::vector<std::unique_ptr<BandsFile>>& files, uint64_t
 uint64_t LargeBucketOf(const Options& options) { return options.mode != Mode::kPairs ? kLargeBucket : 0; }
 
 uint64_t BucketFingerprint(const Options& options) {
-  return SignFingerprint(options) ^ (LargeBucketOf(options) * 0x9e3779b97f4a7c15ULL);
+  const uint64_t fingerprint = SignFingerprint(options) ^ (LargeBucketOf(options) * 0x9e3779b97f4a7c15ULL);
+  if (options.relation == Relation::kSimilar) return fingerprint;
+  // The containment candidates: their bandings and floor (ContainmentFloor()).
+  std::string bytes;
+  PutFixed64(&bytes, fingerprint);
+  PutFixed8(&bytes, static_cast<uint8_t>(options.relation));
+  PutFixed8(&bytes, static_cast<uint8_t>(options.verify));
+  PutFixed64(&bytes, options.min_contained);
+  for (const double v :
+       {options.threshold, options.exact_margin, options.min_jaccard, options.min_ratio, options.max_ratio}) {
+    PutDouble(&bytes, v);
+  }
+  return Checksum64(bytes);
 }
 
 BandRange BandsOfTask(StageTask t, uint64_t bands) {
@@ -441,7 +454,23 @@ Status CheckBucketOutput(const BucketOutput& out, const PairsLimits& limits) {
     }
     if (p.band < limits.bands.first || p.band >= limits.bands.last) return Status::Corrupt("a band out of range");
   }
+  for (size_t k = 0; k < out.contained.size(); ++k) {
+    if (Status s = CheckContainedPair(k == 0 ? nullptr : &out.contained[k - 1], out.contained[k], limits.shard_docs);
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (out.contained_visited < out.contained.size())
+    return Status::Corrupt("fewer containment pairs visited than found");
   return CheckLargeBuckets(out.large, limits.shard_docs, limits.large_bucket);
+}
+
+Status CheckContainedPair(const ContainedPair* before, const ContainedPair& p,
+                          const std::vector<uint64_t>& shard_docs) {
+  if (before != nullptr && !(*before < p)) return Status::Corrupt("its containment candidates are out of order");
+  if (p.a >= p.b) return Status::Corrupt("a containment candidate out of order");
+  if (!IdInRange(p.a, shard_docs) || !IdInRange(p.b, shard_docs)) return Status::Corrupt("a document id out of range");
+  return Status::Ok();
 }
 
 Result<BucketOutput> BucketBands(const std::vector<ShardBands>& shards, Banding banding, uint64_t fingerprint,
@@ -493,10 +522,17 @@ Result<TaskRun> RunBucketTask(const Options& o, const std::string& work, StageTa
     if (!docs.ok()) return docs.status();
     bands[s] = {.path = folder.File(StageKind::kSign, s, "bands"), .shard = s, .docs = *docs};
   }
-  Result<BucketOutput> out =
-      BucketBands(bands, banding, sign_fingerprint, BandsOfTask(t, static_cast<uint64_t>(banding.bands)),
-                  LargeBucketOf(o), run.workers());
+  // --relation contains alone bands no Jaccard pair, as scan.
+  const BandRange range =
+      o.relation == Relation::kContains ? BandRange{} : BandsOfTask(t, static_cast<uint64_t>(banding.bands));
+  Result<BucketOutput> out = BucketBands(bands, banding, sign_fingerprint, range, LargeBucketOf(o), run.workers());
   if (!out.ok()) return out.status();
+  if (o.relation != Relation::kSimilar && !run.rule().identical_only) {
+    Result<ContainedShare> contained = FindContainedShare(run, folder, *shards, t);
+    if (!contained.ok()) return contained.status();
+    out->contained_visited = contained->visited;
+    out->contained = std::move(contained->pairs);
+  }
   if (Status s = frame->Place("pairs", EncodeBucketOutput(*out)); !s.ok()) return s;
   return frame->Finish();
 }

@@ -16,6 +16,11 @@
 // kLargeBucket representatives is written whole instead, for the report's
 // leaders (candidates.h).
 //
+// With --relation contains|both, the task also finds its share of the
+// containment candidates from the shard tables (containment_share.h: the
+// size strata's passes p with p mod M = J); with contains alone it buckets
+// no band.
+//
 // Output: bucket/J.pairs (BucketOutput, sorted: format/bucket_pairs.h), then
 // bucket/J.done (task_frame.h).
 //
@@ -42,7 +47,10 @@ namespace neardup {
 
 // The large-bucket size a mode needs: kLargeBucket in cluster modes, else 0.
 uint64_t LargeBucketOf(const Options& options);
-// SignFingerprint() and the large-bucket size.
+// SignFingerprint() and the large-bucket size; with --relation contains|both,
+// what decides the containment candidates too (--relation, --max-ratio,
+// --min-contained, --min-jaccard, --min-ratio, -t, --verify, the exact
+// margin: ContainmentFloor()).
 uint64_t BucketFingerprint(const Options& options);
 
 // Bands [first, last).
@@ -66,10 +74,15 @@ bool IdInRange(uint64_t id, const std::vector<uint64_t>& shard_docs);
 // bad value, else Ok.
 Status CheckLargeBuckets(const std::vector<std::vector<uint64_t>>& large, const std::vector<uint64_t>& shard_docs,
                          uint64_t large_bucket);
+// Checks containment candidate `p` (after `before`, null for the first):
+// ascending and unique, a < b, both ids of the shards. Corrupt naming the
+// first bad value, else Ok.
+Status CheckContainedPair(const ContainedPair* before, const ContainedPair& p, const std::vector<uint64_t>& shard_docs);
 // Checks every value of `out` against `limits`: pairs ascending and unique,
 // a < b, every id of a shard and below its document count, bands the task's;
 // large buckets only in cluster modes, each of more than `large_bucket` ids,
-// ascending. InvalidArgument when made for another mode; Corrupt naming the
+// ascending; containment candidates as CheckContainedPair() checks them, no
+// more than were visited. InvalidArgument when made for another mode; Corrupt naming the
 // first bad value otherwise; else Ok.
 Status CheckBucketOutput(const BucketOutput& out, const PairsLimits& limits);
 

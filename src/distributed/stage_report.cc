@@ -304,7 +304,8 @@ Result<std::vector<VerifyOutput>> LoadVerifyOutputs(const WorkFolder& folder, co
     if (!found.ok()) return Damaged(path, found.status().message());
     const StageTask t{.task = k, .tasks = tasks};
     if (found->reread != run.rereads()) return CheckVerifyKinds(folder.Dir(StageKind::kVerify), run.rereads());
-    if (Status s = CheckVerifyOutput(*found, shard_docs, large_bucket, run.rule(), t); !s.ok()) {
+    if (Status s = CheckVerifyOutput(*found, shard_docs, large_bucket, run.rule(), run.options().relation, t);
+        !s.ok()) {
       if (s.code() == Status::Code::kInvalidArgument) {
         return Status::InvalidArgument(ShellQuoted(path) +
                                        ": made for another --mode; run the bucket and verify tasks again");
@@ -502,10 +503,13 @@ Result<PriorVerdicts> LoadVerdicts(const Run& run, std::vector<VerifyOutput>& ou
   auto doc = [&](uint64_t global) {
     return static_cast<DocId>(std::lower_bound(needed.begin(), needed.end(), global) - needed.begin());
   };
-  PriorVerdicts out{.pairs = CandidatePairs(run.options().pair_memory), .left_out = {}, .sets = {}};
+  PriorVerdicts out{.pairs = CandidatePairs(run.options().pair_memory),
+                    .left_out = {},
+                    .sets = {},
+                    .relation = RelationRule::Of(run.options())};
   for (VerifyOutput& found : outputs) {
     for (const VerifiedPair& p : found.pairs) {
-      const Candidate c{.a = doc(p.a), .b = doc(p.b), .estimate = p.estimate, .jaccard = p.jaccard};
+      const Candidate c{.a = doc(p.a), .b = doc(p.b), .estimate = p.estimate, .jaccard = p.jaccard, .kind = p.kind};
       if (Status s = out.pairs.Add(c); !s.ok()) return s;
     }
     for (LeftOutDoc& d : found.left_out) out.left_out.emplace_back(doc(d.id), std::move(d.why));

@@ -45,6 +45,11 @@ constexpr size_t kStreamBuffer = size_t{1} << 20;
 struct Share {
   std::vector<BucketPair> pairs;  // ascending by (a, b, band)
   std::vector<std::vector<uint64_t>> large;
+  // --relation contains|both: the containment candidates of the share,
+  // ascending, and the containment pairs every bucket task visited (counted
+  // by task 0 alone).
+  std::vector<ContainedPair> contained;
+  uint64_t contained_visited = 0;
 };
 
 // The pairs of one bucket output (format/bucket_pairs.h) streamed into
@@ -53,6 +58,7 @@ struct Share {
 // DecodeBucketOutput() says it) before any other.
 Status StreamBucketOutput(FileSource& in, const PairsLimits& limits, StageTask t, Share* share) {
   BucketPair last{};
+  ContainedPair last_contained{};
   BucketPairsVisitor visit{.header = [&](uint64_t large_bucket) -> Status {
                              if (large_bucket != limits.large_bucket)
                                return Status::InvalidArgument("made for another --mode");
@@ -80,6 +86,16 @@ Status StreamBucketOutput(FileSource& in, const PairsLimits& limits, StageTask t
                                share->large.push_back(std::move(one[0]));
                              }
                              return s;
+                           },
+                           .contained_visited = [&](uint64_t visited) -> Status {
+                             share->contained_visited += visited;
+                             return Status::Ok();
+                           },
+                           .contained = [&](uint64_t k, const ContainedPair& p) -> Status {
+                             Status s = CheckContainedPair(k > 0 ? &last_contained : nullptr, p, limits.shard_docs);
+                             last_contained = p;
+                             if (VerifyTaskOf(p.a, t.tasks) == t.task) share->contained.push_back(p);
+                             return s;
                            }};
   return StreamBucketPairs(in, visit);
 }
@@ -101,6 +117,8 @@ Result<Share> ReadShare(const WorkFolder& folder, const Options& o, uint32_t buc
     }
   }
   std::sort(share.pairs.begin(), share.pairs.end());
+  std::sort(share.contained.begin(), share.contained.end());
+  if (t.task != 0) share.contained_visited = 0;  // counted once, by task 0
   return share;
 }
 
@@ -170,6 +188,21 @@ VerifyOutput Score(const Run& run, Share share, const std::vector<uint64_t>& ids
     if (!accept.Accepts(est)) continue;
     out.pairs.push_back({.a = p.a, .b = p.b, .estimate = est});
   }
+  // The containment candidates, met their floor in the bucket tasks: the
+  // report judges their relation from the estimate and the sizes.
+  for (const ContainedPair& p : share.contained) {
+    out.pairs.push_back({.a = p.a, .b = p.b, .estimate = PairEstimate({row(p.a), perm}, {row(p.b), perm})});
+  }
+  if (!share.contained.empty()) {
+    const auto by_pair = [](const VerifiedPair& x, const VerifiedPair& y) {
+      return x.a != y.a ? x.a < y.a : x.b < y.b;
+    };
+    std::stable_sort(out.pairs.begin(), out.pairs.end(), by_pair);
+    out.pairs.erase(std::unique(out.pairs.begin(), out.pairs.end(),
+                                [](const VerifiedPair& x, const VerifiedPair& y) { return x.a == y.a && x.b == y.b; }),
+                    out.pairs.end());
+  }
+  out.visited += share.contained_visited;  // task 0's alone (ReadShare())
   out.large = std::move(share.large);
   return out;
 }
@@ -319,7 +352,7 @@ Result<uint64_t> VerifyInto(const Run& run, SignatureTable table, Candidates can
   if (!verified.ok()) return verified.status();
   std::vector<uint64_t> reps;  // of the accepted pairs
   for (const Candidate& p : verified->pairs) {
-    out->pairs.push_back({.a = ids[p.a], .b = ids[p.b], .estimate = p.estimate, .jaccard = p.jaccard});
+    out->pairs.push_back({.a = ids[p.a], .b = ids[p.b], .estimate = p.estimate, .jaccard = p.jaccard, .kind = p.kind});
     reps.insert(reps.end(), {p.a, p.b});
   }
   if (!verified->pairs.status().ok()) return verified->pairs.status();
@@ -342,6 +375,7 @@ std::vector<uint64_t> PairIds(const Share& share) {
   std::vector<uint64_t> pair_ids;
   for (const BucketPair& p : share.pairs) pair_ids.insert(pair_ids.end(), {p.a, p.b});
   for (const std::vector<uint64_t>& list : share.large) pair_ids.insert(pair_ids.end(), list.begin(), list.end());
+  for (const ContainedPair& p : share.contained) pair_ids.insert(pair_ids.end(), {p.a, p.b});
   std::sort(pair_ids.begin(), pair_ids.end());
   pair_ids.erase(std::unique(pair_ids.begin(), pair_ids.end()), pair_ids.end());
   return pair_ids;
@@ -413,6 +447,15 @@ Result<VerifyOutput> VerifyReadAgain(const Run& run, const WorkFolder& folder, c
     for (uint64_t g : list) members.push_back(local(g));
     if (Status s = LeadLargeBucket(*table, o, accept, std::move(members), &candidates.pairs); !s.ok()) return s;
   }
+  // The containment candidates met their floor in the bucket tasks; no
+  // bitmap rules them out (a Jaccard bound says nothing of containment).
+  for (const ContainedPair& p : share.contained) {
+    const DocId a = local(p.a), b = local(p.b);
+    const double est = PairEstimate(table->signature(a), table->signature(b));
+    if (Status s = candidates.pairs.Add({.a = a, .b = b, .estimate = est}); !s.ok()) return s;
+    ++tally->candidates;
+  }
+  out.visited += share.contained_visited;  // task 0's alone (ReadShare())
   if (Status s = candidates.pairs.Finish(); !s.ok()) return s;
   Result<uint64_t> reread = VerifyInto(run, std::move(*table), std::move(candidates), ids, &out);
   if (!reread.ok()) return reread.status();
@@ -457,10 +500,15 @@ namespace {
 
 // The read-again values of `out`: Jaccards in [threshold, 1], no large
 // bucket, left-out documents and sets ascending by id, each of a shard.
-Status CheckVerdicts(const VerifyOutput& out, const std::vector<uint64_t>& shard_docs, const Verification& rule) {
+Status CheckVerdicts(const VerifyOutput& out, const std::vector<uint64_t>& shard_docs, const Verification& rule,
+                     Relation relation) {
+  // A contained document's Jaccard is below the threshold: any in [0, 1].
+  const double least = relation == Relation::kSimilar ? rule.threshold : 0.0;
   for (const VerifiedPair& p : out.pairs) {
-    const bool in_range = out.reread ? MeetsThreshold(p.jaccard, rule.threshold) && p.jaccard <= 1.0 : p.jaccard == -1;
+    const bool in_range = out.reread ? MeetsThreshold(p.jaccard, least) && p.jaccard <= 1.0 : p.jaccard == -1;
     if (!in_range) return Status::Corrupt("a Jaccard out of range");
+    const bool kind_ok = p.kind == PairKind::kSimilar || (out.reread && relation != Relation::kSimilar);
+    if (!kind_ok) return Status::Corrupt("a relation out of place");
   }
   if (!out.reread && (!out.left_out.empty() || !out.sets.empty())) return Status::Corrupt("verdicts not read again");
   if (out.reread && !out.large.empty()) return Status::Corrupt("a large bucket read again");
@@ -478,7 +526,9 @@ Status CheckVerdicts(const VerifyOutput& out, const std::vector<uint64_t>& shard
 }  // namespace
 
 Status CheckVerifyOutput(const VerifyOutput& out, const std::vector<uint64_t>& shard_docs, uint64_t large_bucket,
-                         const Verification& rule, StageTask t) {
+                         const Verification& rule, Relation relation, StageTask t) {
+  // A containment candidate's floor depends on its sizes: any estimate.
+  const double floor = relation == Relation::kSimilar ? rule.candidate_floor : 0.0;
   if (out.large_bucket != large_bucket) return Status::InvalidArgument("made for another --mode");
   for (size_t k = 0; k < out.pairs.size(); ++k) {
     const VerifiedPair& p = out.pairs[k];
@@ -490,12 +540,15 @@ Status CheckVerifyOutput(const VerifyOutput& out, const std::vector<uint64_t>& s
       return Status::Corrupt("a document id out of range");
     }
     if (!out.reread && VerifyTaskOf(p.a, t.tasks) != t.task) return Status::Corrupt("a pair of another task");
-    if (!(MeetsThreshold(p.estimate, rule.candidate_floor) && p.estimate <= 1.0)) {
+    if (!(MeetsThreshold(p.estimate, floor) && p.estimate <= 1.0)) {
       return Status::Corrupt("an estimate out of range");
     }
   }
-  if (!out.reread && out.visited < out.pairs.size()) return Status::Corrupt("fewer candidates visited than verified");
-  if (Status s = CheckVerdicts(out, shard_docs, rule); !s.ok()) return s;
+  // (Containment candidates are counted visited by task 0 alone.)
+  if (!out.reread && relation == Relation::kSimilar && out.visited < out.pairs.size()) {
+    return Status::Corrupt("fewer candidates visited than verified");
+  }
+  if (Status s = CheckVerdicts(out, shard_docs, rule, relation); !s.ok()) return s;
   if (Status s = CheckLargeBuckets(out.large, shard_docs, large_bucket); !s.ok()) return s;
   for (const std::vector<uint64_t>& list : out.large) {
     if (VerifyTaskOf(list.front(), t.tasks) != t.task) return Status::Corrupt("a large bucket of another task");
@@ -531,10 +584,8 @@ Result<VerifyOutput> VerifyShare(const Run& run, const WorkFolder& folder, uint3
   if (!share.ok()) return share.status();
   if (run.rereads()) return VerifyReadAgain(run, folder, shard_docs, std::move(*share), t, tally);
   std::vector<uint64_t> ids;
-  for (const BucketPair& p : share->pairs) {
-    ids.push_back(p.a);
-    ids.push_back(p.b);
-  }
+  for (const BucketPair& p : share->pairs) ids.insert(ids.end(), {p.a, p.b});
+  for (const ContainedPair& p : share->contained) ids.insert(ids.end(), {p.a, p.b});
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   Result<std::vector<uint32_t>> rows = ReadRows(folder, o, ids);

@@ -43,6 +43,15 @@
 // share (their records, rows and sets), never the
 // corpus's.
 
+// With --relation contains|both, the containment candidates of the bucket
+// tasks (containment_share.h) are shared the same way (by their first
+// document) and taken with the others, a pair in both once: from the
+// signatures with their estimate (their floor was the bucket task's; the
+// report judges their relation from the estimate and the sizes), or read
+// again and judged as scan judges them (the overlap both ways, RelationRule),
+// each written with its relation; no bitmap rules them out. Task 0 adds the
+// containment pairs the bucket tasks visited to its visited count.
+//
 // Output: verify/K.pairs (VerifyOutput, format/verify_output.h), then
 // verify/K.done (task_frame.h).
 //
@@ -85,9 +94,13 @@ Status CheckVerifyKinds(const std::string& dir, bool reread);
 // ascending. Read again: the pairs' first documents may be of any task
 // (those of a large bucket are the leaders'), their Jaccard in
 // [threshold, 1], and no large bucket. InvalidArgument when made for another
-// mode; Corrupt naming the first bad value otherwise. Whether the output is
+// mode; Corrupt naming the first bad value otherwise. With `relation`
+// contains or both, estimates and Jaccards may be any in [0, 1] (a
+// containment's floor depends on the sizes), a pair read again may have any
+// kind, and the containment candidates' visited count is task 0's alone;
+// else every kind is kSimilar. Whether the output is
 // of the kind the report needs (reread) is the caller's to check.
 Status CheckVerifyOutput(const VerifyOutput& out, const std::vector<uint64_t>& shard_docs, uint64_t large_bucket,
-                         const Verification& rule, StageTask t);
+                         const Verification& rule, Relation relation, StageTask t);
 
 }  // namespace neardup

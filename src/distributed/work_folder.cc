@@ -20,8 +20,8 @@ namespace {
 
 // What a marker's fingerprint stands for, as its messages name it.
 constexpr const char* kOptionsKinds =
-    "signature, banding, mode, or what a document is: --input, --min-words, --max-filesize, --text-key, "
-    "--id-key, --max-line";
+    "signature, banding, mode, relation (--relation, --max-ratio, --min-contained, --min-jaccard, --min-ratio), or "
+    "what a document is: --input, --min-words, --max-filesize, --text-key, --id-key, --max-line";
 
 namespace fs = std::filesystem;
 

@@ -91,7 +91,7 @@ double ContainmentFloor(const Options& options, uint64_t size_a, uint64_t size_b
 }
 
 Result<Candidates> FindContainmentCandidates(const SignatureTable& table, const CopyGroups& groups,
-                                             const Options& options, const Workers& workers) {
+                                             const Options& options, const Workers& workers, PassShare share) {
   const std::map<int, std::vector<DocId>> strata = Strata(table, groups, options);
   const size_t threads = static_cast<size_t>(std::max(1, workers.threads));
   std::vector<CandidatePairs> found;
@@ -100,6 +100,8 @@ Result<Candidates> FindContainmentCandidates(const SignatureTable& table, const 
   std::atomic<bool> stop{false};
   Pass pass{table, options, workers, found, failed, stop, std::vector<uint8_t>(table.docs.size(), 0)};
   Candidates out{.pairs = CandidatePairs(options.pair_memory), .visited = 0};
+  uint64_t pass_number = 0;  // of the passes run by any share
+  const auto mine = [&] { return pass_number++ % share.tasks == share.task; };
   for (const StrataBanding& s : ContainmentBandings(options.threshold, options.max_ratio, table.num_perm())) {
     // No pair below --min-jaccard can pass: band for it when it is higher.
     const Banding banding =
@@ -107,11 +109,11 @@ Result<Candidates> FindContainmentCandidates(const SignatureTable& table, const 
     for (const auto& [k, small] : strata) {
       if (stop.load()) break;
       if (s.distance == 0) {
-        out.visited += pass.Run(0, banding, small);
+        if (mine()) out.visited += pass.Run(0, banding, small);
         continue;
       }
       const auto large = strata.find(k + s.distance);
-      if (large == strata.end()) continue;
+      if (large == strata.end() || !mine()) continue;
       for (const DocId d : large->second) pass.side[d] = 1;
       out.visited += pass.Run(s.distance, banding, Merged(small, large->second));
       for (const DocId d : large->second) pass.side[d] = 0;

@@ -42,11 +42,23 @@ namespace neardup {
 // --min-contained, above 1 (no estimate reaches it).
 double ContainmentFloor(const Options& options, uint64_t size_a, uint64_t size_b);
 
-// The containment candidates of `groups`' representatives. Errors: IoError
-// (a temporary file for the candidates), Cancelled.
-// REQUIRES: the table's DocRecord::shingles are counted; 0 < threshold < 1.
+// A share of the banding passes, for a caller that runs them on several
+// machines (stage bucket): the passes (one per distance and pair of strata
+// present, numbered from 0 in the order they run) whose number is `task`
+// modulo `tasks`. A pair is met in one pass only (that of its two strata),
+// so the shares' candidates and visited counts add up to the whole's.
+struct PassShare {
+  uint32_t task = 0;
+  uint32_t tasks = 1;  // >= 1
+};
+
+// The containment candidates of `groups`' representatives, from the passes
+// of `share` (all by default). Errors: IoError (a temporary file for the
+// candidates), Cancelled.
+// REQUIRES: the table's DocRecord::shingles are counted; 0 < threshold < 1;
+// share.task < share.tasks.
 Result<Candidates> FindContainmentCandidates(const SignatureTable& table, const CopyGroups& groups,
-                                             const Options& options, const Workers& workers);
+                                             const Options& options, const Workers& workers, PassShare share = {});
 
 // The union of two sets of candidates (`visited` added up), in bounded memory.
 // Errors: IoError as CandidatePairs::Add().

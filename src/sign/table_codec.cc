@@ -196,6 +196,7 @@ Status ReadDocs(Cursor& in, uint64_t count, uint64_t file_count, const RecordWal
     d.mtime_ns = in.Read<int64_t>();
     d.content.low = in.Read<uint64_t>();
     d.content.high = in.Read<uint64_t>();
+    d.shingles = in.Read<uint64_t>();
     const uint8_t kind = in.Read<uint8_t>();
     const uint8_t flags = in.Read<uint8_t>();
     if (d.file >= file_count) {
@@ -324,6 +325,7 @@ void AppendDocRecord(const DocRecord& d, std::string* out) {
   Put<int64_t>(out, d.mtime_ns);
   Put<uint64_t>(out, d.content.low);
   Put<uint64_t>(out, d.content.high);
+  Put<uint64_t>(out, d.shingles);
   Put<uint8_t>(out, static_cast<uint8_t>(d.kind));
   Put<uint8_t>(out, d.reference ? kDocReference : 0);
 }

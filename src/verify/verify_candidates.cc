@@ -481,6 +481,7 @@ Verified PriorVerdicts::Adopt(const Verification& rule, const SignedCorpus& corp
   out.table_ = &corpus.table;
   out.groups_ = groups;
   out.rule_ = rule;
+  out.relation_ = relation;
   out.pairs = std::move(pairs);
   out.sets_ = std::move(sets);
   std::vector<uint32_t> slots;

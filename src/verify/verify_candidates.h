@@ -158,9 +158,11 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
 // representatives of `groups`; the sets, when given, those of every
 // representative of an accepted pair (cluster modes).
 struct PriorVerdicts {
-  CandidatePairs pairs;
+  CandidatePairs pairs;                            // with --relation contains|both, each with its kind
   std::vector<std::pair<DocId, Status>> left_out;  // ascending by DocId, each once
   std::unordered_map<DocId, std::vector<uint64_t>> sets;
+  // The run's RelationRule::Of(): Verified::ContainedIn() judges by it.
+  RelationRule relation = {};
   Verified Adopt(const Verification& rule, const SignedCorpus& corpus, CopyGroups* groups) &&;
 };
 

@@ -317,7 +317,10 @@ TEST(RelationTest, WhatIsNotSupportedYetIsAUsageError) {
       {{"scan", "--relation", "contains", "--verify", "none", "c"}, "--verify none"},
       {{"scan", "--relation", "contains", "-t", "1", "c"}, "below 1"},
       {{"scan", "--relation", "contains", "--min-ratio", "9", "c"}, "--max-ratio"},
-      {{"stage", "sign", "--task", "0", "--tasks", "1", "--relation", "both", dir / "work", "c"}, "stage tasks"},
+      {{"stage", "sign", "--task", "0", "--tasks", "1", "--relation", "both", "--verify", "none", dir / "work", "c"},
+       "--verify none"},
+      {{"stage", "report", "--relation", "contains", "--mode", "clusters", "--cluster-by", "connected", dir / "work"},
+       "--cluster-by connected"},
   };
   for (const auto& [args, what] : cases) {
     const RunResult run = RunNeardup(args, dir.path(), RunOptions().In(dir.path()));

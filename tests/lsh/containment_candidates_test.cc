@@ -87,6 +87,46 @@ TEST(ContainmentCandidatesTest, ExcerptsAtEveryRatioUpToTheCapAreCandidates) {
   }
 }
 
+// The shares of the passes (stage bucket's) are disjoint, and together the
+// whole: their candidates and visited counts add up to one run's.
+TEST(ContainmentCandidatesTest, SharesOfThePassesAddUpToTheWhole) {
+  TempDir dir;
+  Options options;
+  options.paths = {dir.path()};
+  options.relation = Relation::kContains;
+  for (int q = 0; q < 6; ++q) {
+    const std::vector<std::string> quote = RandomWords(60 + 40 * static_cast<size_t>(q), 20 + q, 100000);
+    WriteFile(dir / ("quote" + std::to_string(q)), Join(quote));
+    for (int h = 0; h < 3; ++h) {
+      std::vector<std::string> host =
+          RandomWords(quote.size() * static_cast<size_t>(1 + 2 * h), 200 + 10 * q + h, 100000);
+      host.insert(host.begin() + static_cast<long>(host.size() / 2), quote.begin(), quote.end());
+      WriteFile(dir / ("host" + std::to_string(q) + "_" + std::to_string(h)), Join(host));
+    }
+  }
+  const SignedCorpus s = SignCounted(options, 1);
+  const CopyGroups groups = CopyGroups::Build(s.table);
+  const Workers workers{.threads = 1, .tick = {}, .cancel = nullptr};
+  Result<Candidates> whole = FindContainmentCandidates(s.table, groups, options, workers);
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  const auto want = Names(s, *whole);
+  ASSERT_GE(want.size(), 18u);  // every quote in each of its hosts
+  for (const uint32_t tasks : {2u, 3u, 7u}) {
+    std::vector<std::pair<std::string, std::string>> got;
+    uint64_t visited = 0;
+    for (uint32_t task = 0; task < tasks; ++task) {
+      Result<Candidates> part = FindContainmentCandidates(s.table, groups, options, workers, {task, tasks});
+      ASSERT_TRUE(part.ok()) << part.status().message();
+      visited += part->visited;
+      const auto names = Names(s, *part);
+      got.insert(got.end(), names.begin(), names.end());
+    }
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(got, want) << tasks << " tasks";
+    EXPECT_EQ(visited, whole->visited) << tasks << " tasks";
+  }
+}
+
 TEST(ContainmentCandidatesTest, TheFloorFollowsTheRatioAndTheGuard) {
   Options o;
   // Ratio 4: C = 0.8 means J = 0.8 / 4.2; with --exact, 4 standard errors less.

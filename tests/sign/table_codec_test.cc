@@ -97,6 +97,7 @@ Sample MakeSample(int num_perm = 32) {
     s.table.docs[id].size = sketch.bytes;
     s.table.docs[id].content = sketch.content;
     s.table.docs[id].kind = DocKind::kOk;
+    s.table.docs[id].shingles = 1000 + static_cast<uint64_t>(i) * (uint64_t{1} << 33);  // past 32 bits: a u64 each
   }
   const DocKind others[] = {DocKind::kEmpty, DocKind::kTooShort, DocKind::kBinary, DocKind::kFailed};
   for (DocKind kind : others) {
@@ -142,6 +143,7 @@ void ExpectSameTable(const SignatureTable& a, const SignatureTable& b) {
     EXPECT_EQ(x.size, y.size);
     EXPECT_EQ(x.mtime_ns, y.mtime_ns);
     EXPECT_EQ(x.content, y.content);
+    EXPECT_EQ(x.shingles, y.shingles);
     EXPECT_EQ(x.kind, y.kind);
     EXPECT_EQ(x.reference, y.reference);
   }
@@ -202,7 +204,7 @@ TEST(TableCodecTest, LayoutIsTheDocumentedOne) {
   uint64_t files_size = 0;
   for (const InputFile& f : s.table.files) files_size += 45 + f.path.size();
   uint64_t docs_size = 0;
-  for (const DocRecord& d : s.table.docs) docs_size += 50 + d.name.size();
+  for (const DocRecord& d : s.table.docs) docs_size += kTableDocRecordSize + d.name.size();
   const uint64_t docs_offset = LoadU64(bytes, 64);
   const uint64_t sig_offset = LoadU64(bytes, 72);
   // The files, padding to a multiple of 8, the matrix, the docs, the checksum.
@@ -321,7 +323,7 @@ TEST(TableCodecTest, OtherVersionIsRefused) {
   Result<DecodedTable> r = DecodeFrom(bytes);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Status::Code::kInvalidArgument);
-  EXPECT_EQ(r.status().message(), "signature table: format version 1 is not supported (this build reads version 2)");
+  EXPECT_EQ(r.status().message(), "signature table: format version 1 is not supported (this build reads version 3)");
 }
 
 // Header fields rewritten (and the checksum made to match): each is refused
@@ -339,7 +341,7 @@ TEST(TableCodecTest, ImpossibleHeaderFieldsAreRefused) {
       {56, UINT64_MAX, "signature table: 18446744073709551615 docs cannot fit"},
       {56, uint64_t{1} << 62, "signature table: 4611686018427387904 docs cannot fit"},
       {64, 0, "signature table: docs offset 0 outside"},
-      {64, UINT64_MAX, "signature table: total size 810 leaves no room for the docs at offset 18446744073709551615"},
+      {64, UINT64_MAX, "signature table: total size 866 leaves no room for the docs at offset 18446744073709551615"},
       {72, UINT64_MAX, "signature table: signatures offset 18446744073709551615 is not a multiple of 8"},
       {72, uint64_t{1} << 63, "signature table: docs offset"},
       {72, 80, "signature table: signatures offset 80 is not a multiple of 8 from 88"},
@@ -395,7 +397,7 @@ TEST(TableCodecTest, ParametersOutOfRangeAreRefused) {
 // Offset of doc `k`'s record in an encoding.
 size_t DocAt(const std::string& bytes, size_t k) {
   size_t at = LoadU64(bytes, 64);
-  for (size_t i = 0; i < k; ++i) at += 50 + LoadU32(bytes, at);
+  for (size_t i = 0; i < k; ++i) at += kTableDocRecordSize + LoadU32(bytes, at);
   return at;
 }
 
@@ -412,11 +414,11 @@ TEST(TableCodecTest, ImpossibleRecordsAreRefusedByName) {
   const size_t doc4_fixed = doc4 + 4 + LoadU32(good, doc4);  // after the name
 
   std::string bytes = good;
-  bytes[doc4_fixed + 44] = 5;  // kind
+  bytes[doc4_fixed + 52] = 5;  // kind
   EXPECT_EQ(decode(bytes), "signature table: doc 4: unknown kind 5");
 
   bytes = good;
-  bytes[doc4_fixed + 45] = 2;  // flags
+  bytes[doc4_fixed + 53] = 2;  // flags
   EXPECT_EQ(decode(bytes), "signature table: doc 4: unknown flags 0x2");
 
   bytes = good;
@@ -426,7 +428,7 @@ TEST(TableCodecTest, ImpossibleRecordsAreRefusedByName) {
   bytes = good;
   StoreU32(&bytes, DocAt(good, 6), 0xFFFFFFF0u);  // name length of the last doc
   const std::string message = decode(bytes);
-  EXPECT_TRUE(StartsWith(message, "signature table: truncated in doc 6 (need 4294967326 bytes, ")) << message;
+  EXPECT_TRUE(StartsWith(message, "signature table: truncated in doc 6 (need 4294967334 bytes, ")) << message;
 
   bytes = good;
   bytes[88 + 4 + LoadU32(good, 88) + 40] = 4;  // flags of file 0
@@ -522,7 +524,7 @@ TEST(TableCodecTest, DecodeRecordsWithoutTheChecksumStillChecksEveryRecord) {
   const std::string good = Encode(MakeSample(4));
   std::string bytes = good;
   const size_t doc4 = DocAt(bytes, 4);
-  bytes[doc4 + 4 + LoadU32(bytes, doc4) + 44] = 5;  // doc 4's kind; the checksum left wrong
+  bytes[doc4 + 4 + LoadU32(bytes, doc4) + 52] = 5;  // doc 4's kind; the checksum left wrong
   RecordWalk walk{
       .keep = [](uint64_t, const DocRecord&) { return false; }, .hashed = nullptr, .read = nullptr, .checksum = false};
   Result<DecodedRecords> r = DecodeRecordsWith(bytes, walk);

@@ -9,6 +9,7 @@ namespace neardup {
 namespace {
 
 constexpr uint64_t kPairSize = 24;
+constexpr uint64_t kContainedSize = 16;
 
 Status Damaged() { return Status::Corrupt("bucket pairs: damaged (checksum, size or fields)"); }
 
@@ -48,6 +49,16 @@ void StreamBody(FileSource& in, const BucketPairsVisitor& visit, FirstError& fir
     for (uint64_t& id : list) id = in.U64("an id");
     first.Add(visit.list(std::move(list)));
   }
+  const uint64_t visited = first.ok() ? in.U64("the containment pairs visited") : 0;
+  if (first.ok() && visit.contained_visited) first.Add(visit.contained_visited(visited));
+  const uint64_t contained = first.ok() ? in.U64("the containment candidate count") : 0;
+  if (contained > in.left() / kContainedSize) first.Add(Damaged());
+  for (uint64_t k = 0; k < contained && first.ok(); ++k) {
+    ContainedPair p;
+    p.a = in.U64("a containment candidate's first id");
+    p.b = in.U64("a containment candidate's second id");
+    if (visit.contained) first.Add(visit.contained(k, p));
+  }
 }
 
 }  // namespace
@@ -63,6 +74,12 @@ std::string EncodeBucketOutput(const BucketOutput& o) {
     PutFixed64(&out, p.band);
   }
   PutIdLists(&out, o.large);
+  PutFixed64(&out, o.contained_visited);
+  PutFixed64(&out, o.contained.size());
+  for (const ContainedPair& p : o.contained) {
+    PutFixed64(&out, p.a);
+    PutFixed64(&out, p.b);
+  }
   PutChecksum(&out);
   return out;
 }
@@ -82,7 +99,14 @@ Result<BucketOutput> DecodeBucketOutput(std::string_view bytes) {
     p.b = r.U64("a pair's second id");
     p.band = r.U64("a pair's band");
   }
-  if (!ReadIdLists(r, &o.large) || r.left() != 0) return Damaged();
+  if (!ReadIdLists(r, &o.large)) return Damaged();
+  o.contained_visited = r.U64("the containment pairs visited");
+  o.contained.resize(r.Count("the containment candidate count", kContainedSize));
+  for (ContainedPair& p : o.contained) {
+    p.a = r.U64("a containment candidate's first id");
+    p.b = r.U64("a containment candidate's second id");
+  }
+  if (!r.ok() || r.left() != 0) return Damaged();
   return o;
 }
 

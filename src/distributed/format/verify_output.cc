@@ -9,7 +9,7 @@
 namespace neardup {
 namespace {
 
-constexpr uint64_t kPairSize = 32;
+constexpr uint64_t kPairSize = 33;
 constexpr uint64_t kLeftOutSize = 17;  // u64 id, u8 code, u64 length
 constexpr uint64_t kSetSize = 16;      // u64 id, u64 size
 
@@ -66,6 +66,7 @@ std::string EncodeVerifyOutput(const VerifyOutput& o) {
     PutFixed64(&out, p.b);
     PutDouble(&out, p.estimate);
     PutDouble(&out, p.jaccard);
+    PutFixed8(&out, static_cast<uint8_t>(p.kind));
   }
   PutIdLists(&out, o.large);
   PutFixed64(&out, o.left_out.size());
@@ -103,6 +104,9 @@ Result<VerifyOutput> DecodeVerifyOutput(std::string_view bytes) {
     p.b = r.U64("a pair's second id");
     p.estimate = r.Double("a pair's estimate");
     p.jaccard = r.Double("a pair's Jaccard");
+    const uint8_t kind = r.U8("a pair's kind");
+    if (kind > static_cast<uint8_t>(PairKind::kBInA)) return corrupt();
+    p.kind = static_cast<PairKind>(kind);
   }
   if (!ReadIdLists(r, &o.large) || !ReadVerdicts(r, &o) || r.left() != 0) return corrupt();
   return o;
