@@ -83,6 +83,17 @@
 # few seconds before costs more to touch again than memory just freed;
 # docs/performance.md).
 #
+# The review page (--page-only, alone; #46): `neardup scan -f html DIR -o
+# page.html` against the scan that feeds it, `neardup scan DIR -o
+# pairs.jsonl`, on --page-dir DIR (default /usr/share/man/man1), -j
+# $(nproc): --runs alternating rounds (scan, then page; with --page-ref BIN,
+# BIN's scan and page first in each round), each timed with /usr/bin/time.
+# The medians of wall seconds, CPU seconds (user + system) and peak RSS of
+# each, the page's bytes, and the median of the per-round quotients page /
+# scan, wall and CPU (targets: at most 2x each, peak RSS at most 2x the
+# page's size). With --page-ref, each page is compared byte for byte with
+# BIN's: any difference exits 1.
+#
 # Environment: NEARDUP_BIN (default build/neardup, built in Release when
 # missing), NEARDUP_BUILD_DIR (where gen_corpus is built, and gen_jsonl
 # looked for, default build).
@@ -124,6 +135,9 @@ usage: scripts/bench.sh [options]
                     (--verify exact) against --verify signature, -t 0.8 and 0.5, -j 1 and 2,
                     on the mails, the --floor-docs documents as files and as one JSONL file
   --no-default-cost skip that section (it is skipped with --quick and the other -only options)
+  --page-only       only the review page against its scan (see above)
+  --page-dir DIR    its input (default /usr/share/man/man1)
+  --page-ref BIN    also time BIN (another build) and compare its pages byte for byte
   --min-recall X    exit 1 if the recall with --exact of the planted pairs at any size
                     is below X, or if a corpus has no planted pair (default: no check)
   -h, --help        this text
@@ -160,6 +174,9 @@ exact_mails=""
 exact_ref=""
 default_cost=1
 default_cost_only=0
+page_only=0
+page_dir=/usr/share/man/man1
+page_ref=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --sizes) sizes="$2"; shift 2 ;;
@@ -196,6 +213,9 @@ while [[ $# -gt 0 ]]; do
     --exact-ref) exact_ref="$2"; shift 2 ;;
     --default-cost-only) default_cost_only=1; shift ;;
     --no-default-cost) default_cost=0; shift ;;
+    --page-only) page_only=1; shift ;;
+    --page-dir) page_dir="$2"; shift 2 ;;
+    --page-ref) page_ref="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "bench.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
   esac
@@ -357,6 +377,60 @@ median() {  # numbers on stdin -> their median
     if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 now_ns() { date +%s%N; }
+
+# --- The review page -----------------------------------------------------------
+# Times `scan` and `scan -f html` of $page_dir by each build (see the header),
+# prints the table and exits.
+page_section() {
+  [[ -d "$page_dir" ]] || { log "--page-dir $page_dir is not a directory"; exit 2; }
+  [[ -z "$page_ref" || -x "$page_ref" ]] || { log "--page-ref $page_ref is not executable"; exit 2; }
+  find "$page_dir" -type f -exec cat {} + >/dev/null  # warm the page cache
+  local builds=(new) r b exe kind rc
+  [[ -n "$page_ref" ]] && builds=(ref new)
+  for ((r = 1; r <= runs; r++)); do
+    for b in "${builds[@]}"; do
+      exe="$bin"
+      [[ $b == ref ]] && exe="$page_ref"
+      for kind in scan page; do
+        log "review page: $b $kind, round $r/$runs"
+        local fmt=()
+        [[ $kind == page ]] && fmt=(-f html)
+        rc=0
+        /usr/bin/time -f "%e %U %S %M" -o "$tmp/pg.time" "$exe" scan "${fmt[@]}" -j "$cores" --no-progress -q \
+          -o "$tmp/pg-$b-$kind.out" -- "$page_dir" 2>"$tmp/pg.err" || rc=$?
+        [[ $rc -le 1 ]] || { log "neardup exited with $rc:"; cat "$tmp/pg.err" >&2; exit 2; }
+        echo "$r $(tail -n 1 "$tmp/pg.time") $(wc -c <"$tmp/pg-$b-$kind.out")" >>"$tmp/pg-$b-$kind"
+      done
+      [[ $b == new && -n "$page_ref" ]] && ! cmp -s "$tmp/pg-ref-page.out" "$tmp/pg-new-page.out" &&
+        { log "the pages of $bin and $page_ref differ"; exit 1; }
+    done
+  done
+  echo "## The review page against its scan"
+  echo
+  echo "- input: \`$page_dir\` ($(find "$page_dir" -type f | wc -l) files), -j $cores, $runs alternating round(s), medians"
+  echo "- commands: \`neardup scan DIR -o pairs.jsonl\` (scan), \`neardup scan -f html DIR -o page.html\` (page)"
+  echo
+  echo "| build | scan wall s | scan CPU s | scan RSS MB | page wall s | page CPU s | page RSS MB | page MB | page/scan wall | page/scan CPU | RSS/page size |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  for b in "${builds[@]}"; do
+    local label="$bin"
+    [[ $b == ref ]] && label="$page_ref"
+    paste -d ' ' "$tmp/pg-$b-scan" "$tmp/pg-$b-page" | awk -v label="$label" '
+      function med(a, n,   i, j, t) {
+        for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+        return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+      }
+      { n++; sw[n] = $2; sc[n] = $3 + $4; sr[n] = $5 / 1024; pw[n] = $8; pc[n] = $9 + $10; pr[n] = $11 / 1024
+        ps[n] = $12 / 1e6; qw[n] = $8 / $2; qc[n] = ($9 + $10) / ($3 + $4); qr[n] = ($11 / 1024) / ($12 / 1e6) }
+      END { printf "| %s | %.2f | %.2f | %.0f | %.2f | %.2f | %.0f | %.1f | %.2fx | %.2fx | %.1fx |\n", label,
+        med(sw, n), med(sc, n), med(sr, n), med(pw, n), med(pc, n), med(pr, n), med(ps, n), med(qw, n), med(qc, n),
+        med(qr, n) }'
+  done
+  exit 0
+}
+if [[ $page_only == 1 ]]; then
+  page_section
+fi
 
 # --- Corpora -----------------------------------------------------------------
 # Generates $workdir/docs-N (truth in docs-N.truth.tsv, outside the corpus)

@@ -104,8 +104,10 @@ Review BuildReview(const Report& report, const Options& options, uint64_t max_wo
 // (texts_read, max_words). Each document is read at most once a batch; a
 // batch holds a bounded amount of text. Text files: each batch is read and
 // compared by one of Options::threads threads, several batches at once (at
-// most one a thread and one more held). JSONL: a batch's files are read in
-// turn, its groups compared by the threads.
+// most one a thread and one more held); a document is read once for the
+// batches in flight, and held for later ones within a few megabytes (those
+// shown again soonest kept). JSONL: a batch's files are read in turn, its
+// groups compared by the threads.
 using ReviewSink = std::function<void(std::vector<ReviewGroup>& batch)>;
 Review BuildReviewInBatches(const Report& report, const Options& options, uint64_t max_words, const ReviewSink& sink,
                             const ReviewProgress& progress = {});

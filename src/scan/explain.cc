@@ -37,6 +37,17 @@ class TokenTextKeeper {
   TokenTextKeeper(ExplainedDoc* doc, uint64_t max_words) : doc_(doc), max_words_(max_words) {}
   void Add(std::string_view piece) {
     if (doc_->token_text_capped) return;
+    if (full_) {
+      doc_->token_text_capped = piece.find_first_not_of(' ') != std::string_view::npos;
+      return;
+    }
+    // Most pieces end before the cap: their words counted at once.
+    const auto spaces = static_cast<uint64_t>(std::count(piece.begin(), piece.end(), ' '));
+    if (words_ + spaces < max_words_) {
+      words_ += spaces;
+      doc_->token_text.append(piece);
+      return;
+    }
     for (size_t i = 0; i < piece.size(); ++i) {
       if (piece[i] != ' ') continue;
       if (++words_ == max_words_) {
@@ -48,10 +59,6 @@ class TokenTextKeeper {
         full_ = true;
         return;
       }
-    }
-    if (full_) {
-      doc_->token_text_capped = piece.find_first_not_of(' ') != std::string_view::npos;
-      return;
     }
     doc_->token_text.append(piece);
   }
@@ -131,7 +138,7 @@ void Finish(const DocumentSketch& sk, ReadDoc* r) {
 }
 
 // Tokens are counted from the token text: words (one space each), or in
-// char mode its characters.
+// char mode its characters (`chars`, counted only in char mode).
 uint64_t CountTokens(ShingleUnit unit, const DocumentSketch& sk, uint64_t chars) {
   return unit == ShingleUnit::kWord ? sk.words : chars;
 }
@@ -152,7 +159,7 @@ Status ReadFileDocWith(const Options& options, DocumentReader& reader, FileSyste
   TokenTextKeeper keep(&r->doc, max_words);
   uint64_t chars = 0;
   reader.set_token_sink([&](std::string_view piece) {
-    chars += Utf8Chars(piece);
+    if (options.shingle == ShingleUnit::kChar) chars += Utf8Chars(piece);
     keep.Add(piece);
   });
   if (r->want_sig) r->sig.assign(static_cast<size_t>(options.num_perm), 0);
@@ -216,7 +223,7 @@ Status ReadJsonlDocs(const Options& options, const MinHasher& mh, FileSystem& fs
       TokenTextKeeper keep(&r->doc, inputs.max_words);
       uint64_t chars = 0;
       parser.reader().set_token_sink([&](std::string_view piece) {
-        chars += Utf8Chars(piece);
+        if (options.shingle == ShingleUnit::kChar) chars += Utf8Chars(piece);
         keep.Add(piece);
       });
       r->sig.assign(static_cast<size_t>(mh.num_perm()), 0);
@@ -287,7 +294,7 @@ DocReading ReadDocumentText(const Options& options, JsonlDocReader& parser, std:
   TokenTextKeeper keep(&out.doc, max_words);
   uint64_t chars = 0;
   parser.reader().set_token_sink([&](std::string_view piece) {
-    chars += Utf8Chars(piece);
+    if (options.shingle == ShingleUnit::kChar) chars += Utf8Chars(piece);
     keep.Add(piece);
   });
   DocumentSketch sk;

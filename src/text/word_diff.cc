@@ -100,7 +100,9 @@ class EditScript {
   const Point& At(size_t i) const { return blocks_[i / kBlock][i % kBlock]; }
   void Push(Point p) {
     if (blocks_.empty() || last_ == kBlock) {
-      blocks_.push_back(std::make_unique<Point[]>(kBlock));
+      // Not value-initialized: each point is written before it is read, and
+      // zeroing the block cost more than most diffs.
+      blocks_.push_back(std::make_unique_for_overwrite<Point[]>(kBlock));
       last_ = 0;
     }
     blocks_.back()[last_++] = p;

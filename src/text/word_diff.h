@@ -31,6 +31,11 @@ class DiffWords {
   explicit DiffWords(std::string text);
 
   size_t words() const { return ids_.size(); }
+  // The bytes held: the text, its words and the table.
+  size_t bytes() const {
+    return text_.capacity() + ids_.capacity() * sizeof(uint32_t) + words_.capacity() * sizeof(Word) +
+           slots_.capacity() * sizeof(uint64_t);
+  }
 
  private:
   friend std::vector<DiffRun> WordDiff(const DiffWords& a, const DiffWords& b);

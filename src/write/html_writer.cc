@@ -18,7 +18,9 @@
 #include <utility>
 #include <vector>
 
+#include "base/ascii.h"
 #include "base/parallel.h"
+#include "base/utf8.h"
 #include "lsh/banding.h"
 #include "neardup/review.h"
 #include "neardup/word_diff.h"
@@ -71,77 +73,6 @@ std::string PageSize(uint64_t n) {
   if (d < 1e6) return Fixed(d / 1e3, 1) + " kB";
   if (d < 1e9) return Fixed(d / 1e6, 1) + " MB";
   return Fixed(d / 1e9, 1) + " GB";
-}
-
-// A folded diff as JSON [[kind, text], ...]: 0 same, 1 removed, 2 added, 3 a
-// skipped unchanged stretch (text: its number of words).
-Json DiffJson(const std::vector<FoldedRun>& runs) {
-  Json out = Json::array();
-  for (const FoldedRun& run : runs) {
-    switch (run.kind) {
-      case FoldedRun::Kind::kSame:
-        out.push_back(Json::array({0, run.text}));
-        break;
-      case FoldedRun::Kind::kRemoved:
-        out.push_back(Json::array({1, run.text}));
-        break;
-      case FoldedRun::Kind::kAdded:
-        out.push_back(Json::array({2, run.text}));
-        break;
-      case FoldedRun::Kind::kSkipped:
-        out.push_back(Json::array({3, std::to_string(run.words)}));
-        break;
-    }
-  }
-  return out;
-}
-
-Json DocJson(const DocEntry& d) {
-  Json j = Json::object();
-  j["name"] = d.name;
-  j["size"] = d.size;
-  j["mtime"] = d.mtime_ns / 1'000'000;  // milliseconds, for JavaScript's Date
-  if (d.reference) j["reference"] = true;
-  return j;
-}
-
-// A span view as JSON [[kind, text], ...]: 0 outside the span, 1 matched, 2
-// only the container's, 3 only the contained document's, 4 and 5 a skipped
-// stretch outside the span and matched (text: its number of words).
-Json SpanJson(const std::vector<SpanRun>& runs) {
-  Json out = Json::array();
-  for (const SpanRun& run : runs) {
-    const bool skipped = run.kind == SpanRun::Kind::kOutsideSkipped || run.kind == SpanRun::Kind::kMatchedSkipped;
-    out.push_back(Json::array({static_cast<int>(run.kind), skipped ? std::to_string(run.words) : run.text}));
-  }
-  return out;
-}
-
-// --relation contains|both: which way a member and the kept document
-// contain each other, and how much, when the texts were compared.
-void AddContainment(const ReviewMember& m, Json& j) {
-  if (m.contained == ReviewMember::Way::kMemberInKept) j["contained"] = "member";
-  if (m.contained == ReviewMember::Way::kKeptInMember) j["contained"] = "kept";
-  if (m.member_in_kept >= 0) j["in_kept"] = std::stod(FormatScore(m.member_in_kept));
-  if (m.kept_in_member >= 0) j["kept_in"] = std::stod(FormatScore(m.kept_in_member));
-}
-
-// One member of a group compared with the kept document.
-Json MemberJson(const DocEntry& d, const ReviewMember& m) {
-  Json j = DocJson(d);
-  if (m.similarity >= 0) j["similarity"] = std::stod(FormatScore(m.similarity));
-  if (m.unlike_kept) j["unlike"] = true;
-  AddContainment(m, j);
-  if (m.span) {
-    j["span"] = SpanJson(*m.span);
-    if (m.capped) j["capped"] = true;
-  } else if (m.diff) {
-    j["diff"] = DiffJson(*m.diff);
-    if (m.capped) j["capped"] = true;
-  } else {
-    j["note"] = m.note;
-  }
-  return j;
 }
 
 // The lowest value the histogram shows: the tenth at or below every value
@@ -408,31 +339,173 @@ const char* kScript = R"JS(
 })();
 )JS";
 
-// One group of the review as JSON.
-Json GroupJson(const Report& report, const ReviewGroup& group) {
-  Json g = Json::object();
-  g["id"] = group.id;
-  g["keep"] = DocJson(report.docs[group.keep]);
-  Json members = Json::array();
-  for (const ReviewMember& m : group.members) members.push_back(MemberJson(report.docs[m.doc], m));
-  g["members"] = std::move(members);
-  return g;
-}
-
 // `data` as compact JSON (invalid UTF-8 replaced) with every '<' escaped as
 // \u003c, safe inside a <script> element.
 std::string ScriptSafeJson(const Json& data) {
   std::string json = data.dump(-1, ' ', false, Json::error_handler_t::replace);
+  size_t lt = json.find('<');
+  if (lt == std::string::npos) return json;  // most groups: nothing to escape, nothing copied
   std::string safe;
-  safe.reserve(json.size());
-  for (const char c : json) {
-    if (c == '<') {
-      safe += "\\u003c";
-    } else {
-      safe.push_back(c);
+  safe.reserve(json.size() + 16);
+  size_t from = 0;
+  for (; lt != std::string::npos; from = lt + 1, lt = json.find('<', from)) {
+    safe.append(json, from, lt - from);
+    safe += "\\u003c";
+  }
+  safe.append(json, from, std::string::npos);
+  return safe;
+}
+
+bool Skipped(FoldedRun::Kind kind) { return kind == FoldedRun::Kind::kSkipped; }
+bool Skipped(SpanRun::Kind kind) {
+  return kind == SpanRun::Kind::kOutsideSkipped || kind == SpanRun::Kind::kMatchedSkipped;
+}
+
+// Whether `text` is well-formed UTF-8 (utf8.h).
+bool WellFormed(std::string_view text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  for (size_t i = AsciiPrefix(p, n); i < n; i += AsciiPrefix(p + i, n - i)) {
+    const Utf8Char c = DecodeUtf8Char(p + i, n - i);
+    if (c.status != Utf8Status::kValid) return false;
+    i += c.length;
+  }
+  return true;
+}
+
+// Appends `text` as a JSON string exactly as ScriptSafeJson(Json(text))
+// writes it (nlohmann's escapes, '<' as \u003c), without building the
+// value; ill-formed UTF-8 goes through nlohmann's replacement itself.
+void AppendJsonString(std::string_view text, std::string* out) {
+  if (!WellFormed(text)) {
+    *out += ScriptSafeJson(Json(std::string(text)));
+    return;
+  }
+  out->push_back('"');
+  size_t run = 0;  // the first byte not yet appended
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c != '"' && c != '\\' && c != '<') continue;
+    out->append(text.data() + run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"':
+        *out += "\\\"";
+        break;
+      case '\\':
+        *out += "\\\\";
+        break;
+      case '\b':
+        *out += "\\b";
+        break;
+      case '\t':
+        *out += "\\t";
+        break;
+      case '\n':
+        *out += "\\n";
+        break;
+      case '\f':
+        *out += "\\f";
+        break;
+      case '\r':
+        *out += "\\r";
+        break;
+      default: {  // '<' and the other control characters, as nlohmann writes them
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+        *out += buf;
+      }
     }
   }
-  return safe;
+  out->append(text.data() + run, text.size() - run);
+  out->push_back('"');
+}
+
+// Appends `"key":`, after a comma unless it opens its object.
+void AppendKey(const char* key, bool first, std::string* out) {
+  if (!first) out->push_back(',');
+  out->push_back('"');
+  *out += key;
+  *out += "\":";
+}
+
+// A score as the page's JSON has it: the number FormatScore() shows, as
+// nlohmann writes a double.
+std::string ScoreJson(double score) { return Json(std::stod(FormatScore(score))).dump(); }
+
+// Appends a document's facts as object members: name, size, mtime
+// (milliseconds, for JavaScript's Date), reference.
+void AppendDocFields(const DocEntry& d, std::string* out) {
+  AppendKey("name", true, out);
+  AppendJsonString(d.name, out);
+  AppendKey("size", false, out);
+  *out += std::to_string(d.size);
+  AppendKey("mtime", false, out);
+  *out += std::to_string(d.mtime_ns / 1'000'000);
+  if (d.reference) *out += ",\"reference\":true";
+}
+
+// Appends runs as JSON [[kind, text], ...]. A folded diff: 0 same, 1
+// removed, 2 added, 3 a skipped unchanged stretch (text: its number of
+// words). A span view: 0 outside the span, 1 matched, 2 only the
+// container's, 3 only the contained document's, 4 and 5 a skipped stretch
+// outside the span and matched (text: its number of words).
+template <typename Run>
+void AppendRuns(const std::vector<Run>& runs, std::string* out) {
+  out->push_back('[');
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (i > 0) out->push_back(',');
+    const Run& run = runs[i];
+    const int kind = static_cast<int>(run.kind);
+    *out += '[' + std::to_string(kind) + ',';
+    if (Skipped(run.kind)) {
+      *out += '"' + std::to_string(run.words) + '"';
+    } else {
+      AppendJsonString(run.text, out);
+    }
+    out->push_back(']');
+  }
+  out->push_back(']');
+}
+
+// Appends one member of a group compared with the kept document, as an object.
+void AppendMember(const DocEntry& d, const ReviewMember& m, std::string* out) {
+  out->push_back('{');
+  AppendDocFields(d, out);
+  if (m.similarity >= 0) *out += ",\"similarity\":" + ScoreJson(m.similarity);
+  if (m.unlike_kept) *out += ",\"unlike\":true";
+  // --relation contains|both: which way a member and the kept document
+  // contain each other, and how much, when the texts were compared.
+  if (m.contained == ReviewMember::Way::kMemberInKept) *out += ",\"contained\":\"member\"";
+  if (m.contained == ReviewMember::Way::kKeptInMember) *out += ",\"contained\":\"kept\"";
+  if (m.member_in_kept >= 0) *out += ",\"in_kept\":" + ScoreJson(m.member_in_kept);
+  if (m.kept_in_member >= 0) *out += ",\"kept_in\":" + ScoreJson(m.kept_in_member);
+  if (m.span || m.diff) {
+    *out += m.span ? ",\"span\":" : ",\"diff\":";
+    if (m.span) {
+      AppendRuns(*m.span, out);
+    } else {
+      AppendRuns(*m.diff, out);
+    }
+    if (m.capped) *out += ",\"capped\":true";
+  } else {
+    *out += ",\"note\":";
+    AppendJsonString(m.note, out);
+  }
+  out->push_back('}');
+}
+
+// One group of the review as the page's JSON: {"id", "keep", "members"}.
+std::string GroupText(const Report& report, const ReviewGroup& group) {
+  std::string out = "{\"id\":" + std::to_string(group.id) + ",\"keep\":{";
+  AppendDocFields(report.docs[group.keep], &out);
+  out += "},\"members\":[";
+  for (size_t i = 0; i < group.members.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    AppendMember(report.docs[group.members[i].doc], group.members[i], &out);
+  }
+  out += "]}";
+  return out;
 }
 
 // Appends the Parameters and Summary tables of `report` to `page`.
@@ -520,7 +593,7 @@ void AppendGroupsIntro(const Params& p, const Review& review, std::string* page_
 void HtmlReview::Add(std::span<const ReviewGroup> groups) {
   std::vector<std::string> rendered(groups.size());
   ParallelFor(Workers{.threads = Workers::Resolve(threads_), .tick = {}, .cancel = nullptr}, groups.size(),
-              [&](int, size_t i) { rendered[i] = ScriptSafeJson(GroupJson(report_, groups[i])); });
+              [&](int, size_t i) { rendered[i] = GroupText(report_, groups[i]); });
   size_t bytes = 0;
   for (const std::string& r : rendered) bytes += r.size() + 1;
   std::string& chunk = data_.emplace_back();
