@@ -495,7 +495,7 @@ void WriteContainmentParams(const ParamsExplanation& e, double max_ratio, std::o
                 "containment C(A, B) = |A & B| / |A| >= %.4g, num_perm %d, size ratios |B|/|A| up to %.4g\n",
                 e.threshold, e.num_perm, max_ratio);
   out << line
-      << "documents grouped by distinct shingles into strata [2^k, 2^(k+1)); C >= t iff J >= t/(1+ratio-t)\n\n"
+      << "documents grouped by distinct shingles into strata [2^(k/2), 2^((k+1)/2)); C >= t iff J >= t/(1+ratio-t)\n\n"
          "  strata apart  ratios         least J  bands x rows\n";
   for (const StrataParams& s : e.strata) {
     std::snprintf(line, sizeof line, "  %12d  %5.4g to %-5.4g  %.4f  %d x %d\n", s.distance, s.min_ratio, s.max_ratio,

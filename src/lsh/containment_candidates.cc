@@ -45,8 +45,13 @@ struct Pass {
   std::vector<CandidatePairs>& found;
   std::vector<Status>& failed;
   std::atomic<bool>& stop;
+  // Per DocId with --exact (empty: none rules a pair out), and per worker
+  // ContainmentBound()'s scratch.
+  std::span<const SetBitmap> bitmaps;
+  std::vector<std::vector<uint64_t>> scratch;
 
-  std::vector<uint8_t> side;  // per DocId: 1 in the larger stratum of a pass
+  std::vector<uint8_t> side;     // per DocId: 1 in the larger stratum of a pass
+  std::vector<uint8_t> stratum;  // per DocId: StratumOf() its shingles (< 64)
 
   uint64_t Run(int d, Banding banding, const std::vector<DocId>& ids) {
     // Past distance 0, only pairs across the two strata: none of one.
@@ -59,10 +64,15 @@ struct Pass {
         stop.store(true, std::memory_order_relaxed);
         return;
       }
+      if (std::abs(int{stratum[a]} - int{stratum[b]}) != d) return;  // another distance's pair
       const uint64_t sa = table.docs[a].shingles, sb = table.docs[b].shingles;
-      if (std::abs(StratumOf(sa) - StratumOf(sb)) != d) return;  // another distance's pair
+      const double floor = ContainmentFloor(options, sa, sb);
+      if (floor > 1) return;  // a size ratio out of range: no estimate reaches it
       const double est = PairEstimate(table.signature(a), table.signature(b));
-      if (!MeetsThreshold(est, ContainmentFloor(options, sa, sb))) return;
+      if (!MeetsThreshold(est, floor)) return;
+      if (!bitmaps.empty() &&
+          ContainmentBound(bitmaps[a], bitmaps[b], &scratch[static_cast<size_t>(w)]) < options.threshold - 1e-9)
+        return;
       status = found[static_cast<size_t>(w)].Add({.a = a, .b = b, .estimate = est});
       if (!status.ok()) stop.store(true, std::memory_order_relaxed);
     };
@@ -91,14 +101,27 @@ double ContainmentFloor(const Options& options, uint64_t size_a, uint64_t size_b
 }
 
 Result<Candidates> FindContainmentCandidates(const SignatureTable& table, const CopyGroups& groups,
-                                             const Options& options, const Workers& workers, PassShare share) {
+                                             const Options& options, const Workers& workers, PassShare share,
+                                             std::span<const SetBitmap> bitmaps) {
   const std::map<int, std::vector<DocId>> strata = Strata(table, groups, options);
   const size_t threads = static_cast<size_t>(std::max(1, workers.threads));
   std::vector<CandidatePairs> found;
   for (size_t w = 0; w < threads; ++w) found.emplace_back(options.pair_memory / threads);
   std::vector<Status> failed(threads);
   std::atomic<bool> stop{false};
-  Pass pass{table, options, workers, found, failed, stop, std::vector<uint8_t>(table.docs.size(), 0)};
+  const bool bounded = options.verify == VerifyMode::kExact && bitmaps.size() == table.docs.size();
+  Pass pass{table,
+            options,
+            workers,
+            found,
+            failed,
+            stop,
+            bounded ? bitmaps : std::span<const SetBitmap>(),
+            std::vector<std::vector<uint64_t>>(threads),
+            std::vector<uint8_t>(table.docs.size(), 0),
+            std::vector<uint8_t>(table.docs.size(), 0)};
+  for (DocId d = 0; d < table.docs.size(); ++d)
+    pass.stratum[d] = static_cast<uint8_t>(StratumOf(table.docs[d].shingles));
   Candidates out{.pairs = CandidatePairs(options.pair_memory), .visited = 0};
   uint64_t pass_number = 0;  // of the passes run by any share
   const auto mine = [&] { return pass_number++ % share.tasks == share.task; };

@@ -26,12 +26,14 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "base/parallel.h"
 #include "lsh/candidates.h"
 #include "lsh/copy_groups.h"
 #include "neardup/options.h"
 #include "neardup/status.h"
+#include "sign/set_bitmap.h"
 #include "sign/signature_table.h"
 
 namespace neardup {
@@ -53,12 +55,17 @@ struct PassShare {
 };
 
 // The containment candidates of `groups`' representatives, from the passes
-// of `share` (all by default). Errors: IoError (a temporary file for the
-// candidates), Cancelled.
+// of `share` (all by default). With `bitmaps` (per DocId,
+// SignedCorpus::bitmaps, one for each document) and --exact, a pair whose
+// bitmaps bound both containments below -t (ContainmentBound(), by more
+// than 1e-9) is no candidate: no document is read again for it, and the
+// answer is the same. Errors: IoError (a temporary file for the candidates),
+// Cancelled.
 // REQUIRES: the table's DocRecord::shingles are counted; 0 < threshold < 1;
 // share.task < share.tasks.
 Result<Candidates> FindContainmentCandidates(const SignatureTable& table, const CopyGroups& groups,
-                                             const Options& options, const Workers& workers, PassShare share = {});
+                                             const Options& options, const Workers& workers, PassShare share = {},
+                                             std::span<const SetBitmap> bitmaps = {});
 
 // The union of two sets of candidates (`visited` added up), in bounded memory.
 // Errors: IoError as CandidatePairs::Add().

@@ -11,12 +11,14 @@ namespace neardup {
 namespace {
 
 // The least probability, over the strata distances a pair of size ratio
-// `ratio` can lie at, that it becomes a candidate when contained at -t.
+// `ratio` can lie at (strata of half an octave: floor(2 log2 ratio) and the
+// next, or the first alone when ratio is a power of sqrt(2)), that it becomes
+// a candidate when contained at -t.
 double LeastAtRatio(const std::vector<StrataBanding>& bands, double t, double ratio) {
-  const int low = static_cast<int>(std::floor(std::log2(ratio)));
-  const bool power_of_two = std::exp2(low) == ratio;
+  const int low = static_cast<int>(std::floor(2 * std::log2(ratio)));
+  const bool exact = std::exp2(low / 2.0) == ratio;
   double least = ContainmentCandidateProbability(bands, low, t, ratio);
-  if (!power_of_two) least = std::min(least, ContainmentCandidateProbability(bands, low + 1, t, ratio));
+  if (!exact) least = std::min(least, ContainmentCandidateProbability(bands, low + 1, t, ratio));
   return least;
 }
 

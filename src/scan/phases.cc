@@ -127,9 +127,10 @@ Result<SignedInputs> SignInputs(const Run& run, WalkedInputs walked) {
   SignContext ctx = run.Signing(signing);
   if (walked.index == nullptr) {
     // The bitmaps are built while the gate finds them worth it (an index
-    // stores them for later runs: it builds them all).
+    // stores them for later runs: it builds them all). The gate judges
+    // Jaccard's candidates alone: containment's always want them.
     std::optional<BitmapGate> gate;
-    if (ctx.set_bitmaps) {
+    if (ctx.set_bitmaps && run.options().relation == Relation::kSimilar) {
       gate.emplace(BitmapGate::Params{.bands = run.banding().bands,
                                       .rows = run.banding().rows,
                                       .floor = CandidateFloor(run.options()),
@@ -178,9 +179,10 @@ Result<Candidates> RuleOutByStoredBitmaps(const Run& run, SignedInputs& inputs, 
 
 // --relation contains|both: the containment candidates (by size strata),
 // and with `both` those of the Jaccard banding, `found`, besides.
-Result<Candidates> AddContainmentCandidates(const Run& run, const SignatureTable& table, const CopyGroups& groups,
+Result<Candidates> AddContainmentCandidates(const Run& run, const SignedCorpus& corpus, const CopyGroups& groups,
                                             Candidates found) {
-  Result<Candidates> contained = FindContainmentCandidates(table, groups, run.options(), run.workers());
+  Result<Candidates> contained =
+      FindContainmentCandidates(corpus.table, groups, run.options(), run.workers(), {}, corpus.bitmaps);
   if (!contained.ok()) return contained.status();
   if (run.options().relation == Relation::kContains) return contained;
   return MergeCandidates(std::move(found), std::move(*contained), run.options());
@@ -202,7 +204,7 @@ Result<FoundPairs> FindCandidatePairs(const Run& run, SignedInputs& inputs) {
     if (found.ok() && inputs.stored_bitmaps != nullptr)
       found = RuleOutByStoredBitmaps(run, inputs, std::move(*found), &out.bitmaps_read);
     if (found.ok() && relation != Relation::kSimilar)
-      found = AddContainmentCandidates(run, table, out.groups, std::move(*found));
+      found = AddContainmentCandidates(run, corpus, out.groups, std::move(*found));
     if (!found.ok()) return found.status();
     out.candidates = std::move(*found);
   }

@@ -22,6 +22,11 @@ SignContext Run::Signing(const Workers& workers, FileSystem& fs) const {
   SignContext ctx{options_, minhasher_, fs, workers, rereads(), counts_};
   // Containment divides by the distinct-shingle count.
   ctx.count_shingles = options_.relation != Relation::kSimilar;
+  // Containment's candidates lie far below -t in Jaccard (0.1 at a ratio of
+  // 8), where banding lets many through that the bitmaps rule out
+  // (FindContainmentCandidates): a run that looks for them builds them at
+  // any threshold.
+  if (ctx.count_shingles && rule_.mode == VerifyMode::kExact && !rule_.identical_only) ctx.set_bitmaps = true;
   return ctx;
 }
 

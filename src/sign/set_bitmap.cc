@@ -218,8 +218,11 @@ SetBitmap SetBitmapBuilder::Finish(uint64_t bytes) {
   return out;
 }
 
-double JaccardBound(const SetBitmap& a, const SetBitmap& b, std::vector<uint64_t>* scratch) {
-  if (a.empty() || b.empty()) return 1.0;
+namespace {
+
+// What JaccardBound() and ContainmentBound() share: an upper bound on
+// |A n B| of the sets `a` and `b` were built from (REQUIRES: neither empty).
+uint64_t CommonBound(const SetBitmap& a, const SetBitmap& b, std::vector<uint64_t>* scratch) {
   const SetBitmap* fine = &a;
   const SetBitmap* coarse = &b;
   if (fine->level < coarse->level) std::swap(fine, coarse);
@@ -236,10 +239,25 @@ double JaccardBound(const SetBitmap& a, const SetBitmap& b, std::vector<uint64_t
   const BitCounts c = CountBits(x, coarse->words.data(), coarse->words.size());
   // A bit's members beyond its first, in each set, at the common level.
   const uint64_t extra = std::min(fine->most - c.x, coarse->most - coarse->bits);
-  const uint64_t common = std::min({c.both + extra, fine->most, coarse->most});
-  const uint64_t sizes = fine->least + coarse->least;  // <= |A| + |B|
-  if (2 * common >= sizes) return 1.0;                 // the ratio below would be 1 or more
+  return std::min({c.both + extra, fine->most, coarse->most});
+}
+
+}  // namespace
+
+double JaccardBound(const SetBitmap& a, const SetBitmap& b, std::vector<uint64_t>* scratch) {
+  if (a.empty() || b.empty()) return 1.0;
+  const uint64_t common = CommonBound(a, b, scratch);
+  const uint64_t sizes = a.least + b.least;  // <= |A| + |B|
+  if (2 * common >= sizes) return 1.0;       // the ratio below would be 1 or more
   return static_cast<double>(common) / static_cast<double>(sizes - common);
+}
+
+double ContainmentBound(const SetBitmap& a, const SetBitmap& b, std::vector<uint64_t>* scratch) {
+  if (a.empty() || b.empty()) return 1.0;
+  const uint64_t common = CommonBound(a, b, scratch);
+  const uint64_t smaller = std::min(a.least, b.least);  // <= the smaller set's size
+  if (common >= smaller) return 1.0;
+  return static_cast<double>(common) / static_cast<double>(smaller);
 }
 
 }  // namespace neardup

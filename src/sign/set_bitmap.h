@@ -91,6 +91,10 @@ class SetBitmapBuilder {
 // `b` were built from (see above); 1 when either is empty. `scratch` holds
 // the fold of the finer bitmap (reused between calls).
 double JaccardBound(const SetBitmap& a, const SetBitmap& b, std::vector<uint64_t>* scratch);
+// An upper bound on the containment |A n B| / |A| of either set in the
+// other (--relation contains|both), from the same count: that count over the
+// least size of the smaller bitmap; 1 when either is empty.
+double ContainmentBound(const SetBitmap& a, const SetBitmap& b, std::vector<uint64_t>* scratch);
 
 namespace internal {
 // Folds `n` words of bitmap (n even) one level in place: bit i of the first

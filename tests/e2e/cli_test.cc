@@ -297,16 +297,18 @@ TEST(CliTest, ClosedStdoutEndsQuietly) {
 
 // params --contains: a banding per distance between size strata, each for
 // the least Jaccard of a document contained at -t at the largest ratio up to
-// the cap (0.8 / (1 + 2 - 0.8) = 0.3636 for neighbours), and at every ratio
+// the cap (0.8 / (1 + 2 - 0.8) = 0.3636 for neighbours: strata of half an
+// octave), and at every ratio
 // up to the cap a probability of at least 0.99; beyond it, said so.
 TEST(CliTest, ParamsContainsShowsStrataBandsAndTheProbabilityAtEachRatio) {
   TempDir dir;
   const RunResult r = RunNeardup({"params", "--contains"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("size ratios |B|/|A| up to 8\n"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("             0      1 to 2      0.3636  "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("             4      8 to 8      0.0976  "), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find("             5 "), std::string::npos) << r.out;  // least ratio 16: not banded
+  EXPECT_NE(r.out.find("             0      1 to 1.414  0.4956  "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("             1      1 to 2      0.3636  "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("             7      8 to 8      0.0976  "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("             8 "), std::string::npos) << r.out;  // least ratio 11.3: not banded
   size_t ratios = 0;
   std::istringstream lines(r.out.substr(r.out.find("  ratio  P(candidate)")));
   std::string line;

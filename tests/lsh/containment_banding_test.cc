@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -28,35 +29,52 @@ TEST(ContainmentBandingTest, JaccardForContainmentIsTheCountedJaccard) {
   EXPECT_DOUBLE_EQ(JaccardForContainment(0.8, 1.0), 0.8 / 1.2);
 }
 
-TEST(ContainmentBandingTest, StrataAreGeometric) {
+// Strata of half an octave: k holds [2^(k/2), 2^((k+1)/2)), the boundary
+// 2^(e + 1/2) falling between two integers (1448 < 1024 sqrt 2 < 1449).
+TEST(ContainmentBandingTest, StrataAreHalfOctaves) {
   EXPECT_EQ(StratumOf(0), 0);
   EXPECT_EQ(StratumOf(1), 0);
-  EXPECT_EQ(StratumOf(2), 1);
-  EXPECT_EQ(StratumOf(3), 1);
-  EXPECT_EQ(StratumOf(4), 2);
-  EXPECT_EQ(StratumOf(1023), 9);
-  EXPECT_EQ(StratumOf(1024), 10);
-  EXPECT_EQ(StratumOf(UINT64_MAX), 63);
+  EXPECT_EQ(StratumOf(2), 2);
+  EXPECT_EQ(StratumOf(3), 3);  // 2.83 <= 3 < 4
+  EXPECT_EQ(StratumOf(4), 4);
+  EXPECT_EQ(StratumOf(5), 4);
+  EXPECT_EQ(StratumOf(6), 5);
+  EXPECT_EQ(StratumOf(1023), 19);
+  EXPECT_EQ(StratumOf(1024), 20);
+  EXPECT_EQ(StratumOf(1448), 20);
+  EXPECT_EQ(StratumOf(1449), 21);
+  EXPECT_EQ(StratumOf(uint64_t{3037000499}), 62);  // 2^31.5 = 3037000499.98
+  EXPECT_EQ(StratumOf(uint64_t{3037000500}), 63);
+  EXPECT_EQ(StratumOf(UINT64_MAX), 127);
+  // Against floor(2 log2 n) away from the boundaries.
+  for (uint64_t n = 2; n < 5'000'000; n = n * 17 / 16 + 1) {
+    const double x = 2 * std::log2(static_cast<double>(n));
+    if (std::abs(x - std::round(x)) > 1e-9) {
+      EXPECT_EQ(StratumOf(n), static_cast<int>(std::floor(x))) << n;
+    }
+  }
 }
 
-// At -t 0.8 and a cap of 8: distances 0 to 4 (least ratios 1, 1, 2, 4, 8),
-// each banded for its largest ratio within the cap; every pair of sizes from 5 to 20,000
+// At -t 0.8 and a cap of 8: distances 0 to 7 (least ratios 1, 1, 1.41, 2,
+// 2.83, 4, 5.66, 8), each banded for its largest ratio within the cap; every pair of sizes from 5 to 20,000
 // shingles with a ratio up to 8, contained at exactly 0.8, becomes a
 // candidate with probability at least 0.99 under the banding of its strata.
 TEST(ContainmentBandingTest, EveryRatioUpToTheCapIsFoundAtTheThreshold) {
   for (const int num_perm : {128, 256}) {
     const std::vector<StrataBanding> bands = ContainmentBandings(0.8, 8.0, num_perm);
-    ASSERT_EQ(bands.size(), 5u);
+    ASSERT_EQ(bands.size(), 8u);
     for (const StrataBanding& s : bands) {
       EXPECT_EQ(s.banding.bands, ChooseBanding(s.jaccard, num_perm).bands);
       EXPECT_EQ(s.banding.rows, ChooseBanding(s.jaccard, num_perm).rows);
       EXPECT_LE(s.banding.bands * s.banding.rows, num_perm);
       EXPECT_GE(CandidateProbability(s.jaccard, s.banding.bands, s.banding.rows), kTargetRecall) << s.distance;
     }
-    EXPECT_DOUBLE_EQ(bands[4].min_ratio, 8.0);
-    EXPECT_DOUBLE_EQ(bands[2].max_ratio, 8.0);  // ratios 2 to 8: 2^3 = 8
-    EXPECT_DOUBLE_EQ(bands[3].max_ratio, 8.0);  // ratios 4 to 16, of which up to the cap
-    EXPECT_DOUBLE_EQ(bands[4].max_ratio, 8.0);
+    EXPECT_DOUBLE_EQ(bands[7].min_ratio, 8.0);
+    EXPECT_DOUBLE_EQ(bands[1].max_ratio, 2.0);
+    EXPECT_DOUBLE_EQ(bands[3].max_ratio, 4.0);  // ratios 2 to 4
+    EXPECT_DOUBLE_EQ(bands[5].max_ratio, 8.0);  // ratios 4 to 8: 2^3 = 8
+    EXPECT_DOUBLE_EQ(bands[6].max_ratio, 8.0);  // ratios 5.66 to 11.3, of which up to the cap
+    EXPECT_DOUBLE_EQ(bands[7].max_ratio, 8.0);
     for (uint64_t small = 5; small <= 20000; small = small * 5 / 4 + 1) {
       for (uint64_t large = small; large <= 8 * small; large = large * 9 / 8 + 1) {
         const int d = StratumOf(large) - StratumOf(small);
@@ -73,10 +91,11 @@ TEST(ContainmentBandingTest, EveryRatioUpToTheCapIsFoundAtTheThreshold) {
 // Beyond the cap nothing is banded: such a containment is out of reach.
 TEST(ContainmentBandingTest, StrataBeyondTheCapAreOutOfReach) {
   const std::vector<StrataBanding> bands = ContainmentBandings(0.9, 2.0, 128);
-  ASSERT_EQ(bands.size(), 3u);  // least ratios 1, 1, 2
-  EXPECT_DOUBLE_EQ(ContainmentCandidateProbability(bands, 3, 0.9, 6.0), 0.0);
+  ASSERT_EQ(bands.size(), 4u);  // least ratios 1, 1, 1.41, 2
+  EXPECT_DOUBLE_EQ(ContainmentCandidateProbability(bands, 4, 0.9, 3.0), 0.0);
   EXPECT_DOUBLE_EQ(ContainmentCandidateProbability(bands, -1, 0.9, 1.0), 0.0);
   EXPECT_DOUBLE_EQ(bands[2].max_ratio, 2.0);  // banded up to the cap only
+  EXPECT_DOUBLE_EQ(bands[3].max_ratio, 2.0);
   // A larger ratio needs the lower Jaccard, so the bands ask less.
   const std::vector<StrataBanding> wide = ContainmentBandings(0.9, 8.0, 128);
   EXPECT_LT(wide[2].jaccard, wide[0].jaccard);
