@@ -136,6 +136,10 @@ usage: scripts/bench.sh [options]
                     on the mails, the --floor-docs documents as files and as one JSONL file
   --no-default-cost skip that section (it is skipped with --quick and the other -only options)
   --page-only       only the review page against its scan (see above)
+  --relation-only   only the cost of containment: \`scan --relation both\` against the
+                    Jaccard-only scan, -t 0.8, -j CORES, alternating rounds, on the mails,
+                    the --floor-docs documents as files and as one JSONL file (#44's
+                    target: at most 2x); prints its table and exits
   --page-dir DIR    its input (default /usr/share/man/man1)
   --page-ref BIN    also time BIN (another build) and compare its pages byte for byte
   --min-recall X    exit 1 if the recall with --exact of the planted pairs at any size
@@ -175,6 +179,7 @@ exact_ref=""
 default_cost=1
 default_cost_only=0
 page_only=0
+relation_only=0
 page_dir=/usr/share/man/man1
 page_ref=""
 while [[ $# -gt 0 ]]; do
@@ -214,6 +219,7 @@ while [[ $# -gt 0 ]]; do
     --default-cost-only) default_cost_only=1; shift ;;
     --no-default-cost) default_cost=0; shift ;;
     --page-only) page_only=1; shift ;;
+    --relation-only) relation_only=1; shift ;;
     --page-dir) page_dir="$2"; shift 2 ;;
     --page-ref) page_ref="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
@@ -221,6 +227,15 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 if [[ $quick == 1 || $floor_only == 1 || $exact_only == 1 || $stages_only == 1 || $index_only == 1 ]]; then
+  default_cost=0
+fi
+if [[ $relation_only == 1 ]]; then
+  sizes=""
+  sections=0
+  index_section=0
+  stages=0
+  floor=0
+  exact_section=0
   default_cost=0
 fi
 if [[ $default_cost_only == 1 ]]; then
@@ -1095,6 +1110,72 @@ default_cost_section() {
   done
   default_lines+=("- corpora: \`build/gen_mail --mails $exact_mails --seed $seed\`; \`scripts/gen_corpus --docs $floor_docs --seed $seed\` as files and as one JSONL file")
 }
+
+# --- The cost of containment ---------------------------------------------------
+# `scan --relation both` against the same scan without it (Jaccard alone), at
+# the default -t 0.8 and -j $cores, on the three corpora of the section
+# above: --runs alternating rounds, each command --idle seconds after the one
+# before; wall, CPU (user + system) and peak RSS by /usr/bin/time; the ratio
+# is the median (min-max) of the per-round quotients. Prints its table and
+# exits. Target (#44): at most 2x.
+relation_section() {
+  prepare_mails
+  local mails="$workdir/mail-$exact_mails"
+  prepare_corpus "$floor_docs"
+  local fdir="$workdir/docs-$floor_docs"
+  local fjsonl="$fdir.jsonl"
+  corpus_jsonl "$fdir" "$fjsonl"
+  find "$mails" "$fdir" -type f -exec cat {} + >/dev/null
+  cat "$fjsonl" >/dev/null
+  local corpus r mode rc label t0 t1 rows=()
+  local input=()
+  for corpus in mails files jsonl; do
+    case "$corpus" in
+      mails) input=(-- "$mails"); label="$exact_mails mails" ;;
+      files) input=(-- "$fdir"); label="$floor_docs files" ;;
+      jsonl) input=(--input jsonl -- "$fjsonl"); label="$floor_docs documents, one JSONL file" ;;
+    esac
+    : >"$tmp/rl-jaccard"; : >"$tmp/rl-both"
+    for ((r = 1; r <= runs; r++)); do
+      log "relation: $corpus round $r/$runs"
+      for mode in jaccard both; do
+        local extra=()
+        [[ $mode == both ]] && extra=(--relation both)
+        rc=0
+        sleep "$idle"
+        t0="$(now_ns)"
+        /usr/bin/time -f "%U %S %M" -o "$tmp/rl.time" "$bin" scan "${extra[@]}" -j "$cores" --no-progress -q \
+          -f tsv -o "$tmp/rl-$mode.tsv" "${input[@]}" 2>"$tmp/rl.err" || rc=$?
+        t1="$(now_ns)"
+        [[ $rc -le 1 ]] || { log "neardup exited with $rc:"; cat "$tmp/rl.err" >&2; exit 2; }
+        echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", (b - a) / 1e9}') $(tail -n 1 "$tmp/rl.time")" >>"$tmp/rl-$mode"
+      done
+    done
+    awk '{print $1}' "$tmp/rl-jaccard" >"$tmp/rl-jw"; awk '{print $1}' "$tmp/rl-both" >"$tmp/rl-bw"
+    awk '{print $2 + $3}' "$tmp/rl-jaccard" >"$tmp/rl-jc"; awk '{print $2 + $3}' "$tmp/rl-both" >"$tmp/rl-bc"
+    awk '{print $4 / 1024}' "$tmp/rl-jaccard" >"$tmp/rl-jm"; awk '{print $4 / 1024}' "$tmp/rl-both" >"$tmp/rl-bm"
+    floor_quotients "$tmp/rl-bw" "$tmp/rl-jw" "$tmp/rl-q"
+    rows+=("$(awk -v c="$label" -v jw="$(median <"$tmp/rl-jw")" -v bw="$(median <"$tmp/rl-bw")" \
+      -v jc="$(median <"$tmp/rl-jc")" -v bc="$(median <"$tmp/rl-bc")" -v jm="$(median <"$tmp/rl-jm")" \
+      -v bm="$(median <"$tmp/rl-bm")" -v q="$(floor_spread "$tmp/rl-q")" -v cq="$(floor_cpu_ratio "$tmp/rl-bc" "$tmp/rl-jc")" \
+      -v pj="$(wc -l <"$tmp/rl-jaccard.tsv")" -v pb="$(wc -l <"$tmp/rl-both.tsv")" 'BEGIN {
+      printf "| %s | %.3f | %.2f | %.0f | %.3f | %.2f | %.0f | %s | %s | %d | %d |", c, jw, jc, jm, bw, bc, bm, q, cq, pj, pb }')")
+  done
+  echo "## The cost of containment: \`--relation both\` against Jaccard alone"
+  echo
+  echo "- \`neardup scan -j $cores -f tsv CORPUS\` and the same with \`--relation both\` (-t 0.8, exact verification), $runs alternating round(s)${idle_note}; medians; the ratios are the median (min-max) of the per-round quotients (target: at most 2x)"
+  echo "- corpora: \`build/gen_mail --mails $exact_mails --seed $seed\`; \`scripts/gen_corpus --docs $floor_docs --seed $seed\` as files and as one JSONL file"
+  echo
+  echo "| corpus | Jaccard wall s | CPU s | RSS MB | both wall s | CPU s | RSS MB | both / Jaccard wall | CPU | pairs (Jaccard) | pairs (both) |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  printf '%s\n' "${rows[@]}"
+  exit 0
+}
+if [[ $relation_only == 1 ]]; then
+  log "the cost of containment"
+  relation_section
+fi
+
 if [[ $default_cost == 1 ]]; then
   log "the cost of being right by default"
   default_cost_section
