@@ -20,11 +20,19 @@ Status CheckRelation(const Options& o) {
   }
   if (o.relation == Relation::kSimilar) return Status::Ok();
   const std::string relation = std::string("--relation ") + ToString(o.relation);
-  auto unsupported = [&](const std::string& what) {
-    return Status::InvalidArgument(relation + " is not supported with " + what + " yet");
-  };
-  if (o.mode != Mode::kPairs && o.cluster_by == ClusterBy::kConnected) return unsupported("--cluster-by connected");
-  if (o.verify == VerifyMode::kNone) return unsupported("--verify none");
+  // Refused by design, not for now: connected clusters chain containments
+  // (a inside b, b inside c), so a document listed need not be inside the
+  // kept one; and a containment needs a verification to say which way it goes.
+  if (o.mode != Mode::kPairs && o.cluster_by == ClusterBy::kConnected) {
+    return Status::InvalidArgument(relation +
+                                   " cannot cluster with --cluster-by connected: chained containments would list "
+                                   "documents that are not inside the kept one (use --cluster-by keep, the default)");
+  }
+  if (o.verify == VerifyMode::kNone) {
+    return Status::InvalidArgument(relation +
+                                   " cannot run with --verify none: a containment needs a verification to say which "
+                                   "document is inside the other (use --verify exact, the default, or signature)");
+  }
   if (o.threshold >= 1.0) return Status::InvalidArgument(relation + " needs --threshold below 1");
   return Status::Ok();
 }

@@ -306,15 +306,16 @@ TEST(RelationTest, EveryQuotedMailIsFoundInsideItsReply) {
   EXPECT_GE(quoted.size(), 20u);
 }
 
-// What --relation contains|both does not support yet is refused, with the
-// reason, never ignored.
-TEST(RelationTest, WhatIsNotSupportedYetIsAUsageError) {
+// What --relation contains|both refuses (by design: connected clusters chain
+// containments; a containment needs a verification to say which way) is a
+// usage error with the reason and the way out, never ignored.
+TEST(RelationTest, WhatIsNotSupportedIsAUsageErrorWithTheWayOut) {
   TempDir dir;
   WriteFile(dir / "c/a.txt", Join(RandomWords(100, 1)));
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"scan", "--relation", "both", "--mode", "clusters", "--cluster-by", "connected", "c"},
-       "--cluster-by connected"},
-      {{"scan", "--relation", "contains", "--verify", "none", "c"}, "--verify none"},
+       "--cluster-by connected: chained containments"},
+      {{"scan", "--relation", "contains", "--verify", "none", "c"}, "--verify none: a containment needs"},
       {{"scan", "--relation", "contains", "-t", "1", "c"}, "below 1"},
       {{"scan", "--relation", "contains", "--min-ratio", "9", "c"}, "--max-ratio"},
       {{"stage", "sign", "--task", "0", "--tasks", "1", "--relation", "both", "--verify", "none", dir / "work", "c"},
