@@ -1062,24 +1062,36 @@ fi
 # at most 1.15x at -t 0.8, 1.3x at -t 0.5.
 default_rows=()
 default_lines=()
-default_cost_section() {
+# The three corpora of the default-cost and containment sections: the mails,
+# the --floor-docs documents as files and as one JSONL file, generated when
+# missing and read once into the page cache. Sets three_mails, three_fdir and
+# three_fjsonl.
+prepare_three_corpora() {
   prepare_mails
-  local mails="$workdir/mail-$exact_mails"
+  three_mails="$workdir/mail-$exact_mails"
   prepare_corpus "$floor_docs"
-  local fdir="$workdir/docs-$floor_docs"
-  local fjsonl="$fdir.jsonl"
-  corpus_jsonl "$fdir" "$fjsonl"
-  generated+=("$fjsonl")
-  find "$mails" "$fdir" -type f -exec cat {} + >/dev/null
-  cat "$fjsonl" >/dev/null
+  three_fdir="$workdir/docs-$floor_docs"
+  three_fjsonl="$three_fdir.jsonl"
+  corpus_jsonl "$three_fdir" "$three_fjsonl"
+  generated+=("$three_fjsonl")
+  find "$three_mails" "$three_fdir" -type f -exec cat {} + >/dev/null
+  cat "$three_fjsonl" >/dev/null
+}
+# Sets `input` (neardup's arguments) and `label` for corpus $1 (mails, files
+# or jsonl) of prepare_three_corpora.
+three_corpus() {
+  case "$1" in
+    mails) input=(-- "$three_mails"); label="$exact_mails mails" ;;
+    files) input=(-- "$three_fdir"); label="$floor_docs files" ;;
+    jsonl) input=(--input jsonl -- "$three_fjsonl"); label="$floor_docs documents, one JSONL file" ;;
+  esac
+}
+default_cost_section() {
+  prepare_three_corpora
   local corpus t j r mode rc t0 t1 label target
   local input=()
   for corpus in mails files jsonl; do
-    case "$corpus" in
-      mails) input=(-- "$mails"); label="$exact_mails mails" ;;
-      files) input=(-- "$fdir"); label="$floor_docs files" ;;
-      jsonl) input=(--input jsonl -- "$fjsonl"); label="$floor_docs documents, one JSONL file" ;;
-    esac
+    three_corpus "$corpus"
     for t in 0.8 0.5; do
       for j in 1 2; do
         : >"$tmp/dc-signature"; : >"$tmp/dc-default"
@@ -1119,22 +1131,11 @@ default_cost_section() {
 # is the median (min-max) of the per-round quotients. Prints its table and
 # exits. Target (#44): at most 2x.
 relation_section() {
-  prepare_mails
-  local mails="$workdir/mail-$exact_mails"
-  prepare_corpus "$floor_docs"
-  local fdir="$workdir/docs-$floor_docs"
-  local fjsonl="$fdir.jsonl"
-  corpus_jsonl "$fdir" "$fjsonl"
-  find "$mails" "$fdir" -type f -exec cat {} + >/dev/null
-  cat "$fjsonl" >/dev/null
+  prepare_three_corpora
   local corpus r mode rc label t0 t1 rows=()
   local input=()
   for corpus in mails files jsonl; do
-    case "$corpus" in
-      mails) input=(-- "$mails"); label="$exact_mails mails" ;;
-      files) input=(-- "$fdir"); label="$floor_docs files" ;;
-      jsonl) input=(--input jsonl -- "$fjsonl"); label="$floor_docs documents, one JSONL file" ;;
-    esac
+    three_corpus "$corpus"
     : >"$tmp/rl-jaccard"; : >"$tmp/rl-both"
     for ((r = 1; r <= runs; r++)); do
       log "relation: $corpus round $r/$runs"

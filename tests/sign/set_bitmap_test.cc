@@ -18,15 +18,24 @@
 namespace neardup {
 namespace {
 
-double Jaccard(std::vector<uint64_t> a, std::vector<uint64_t> b) {
+// The distinct hashes of `a` and `b`, and how many they share.
+struct HashCounts {
+  size_t a = 0, b = 0, common = 0;
+};
+HashCounts HashOverlap(std::vector<uint64_t> a, std::vector<uint64_t> b) {
   std::sort(a.begin(), a.end());
   a.erase(std::unique(a.begin(), a.end()), a.end());
   std::sort(b.begin(), b.end());
   b.erase(std::unique(b.begin(), b.end()), b.end());
   std::vector<uint64_t> common;
   std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(common));
-  const size_t all = a.size() + b.size() - common.size();
-  return all == 0 ? 0.0 : static_cast<double>(common.size()) / static_cast<double>(all);
+  return {a.size(), b.size(), common.size()};
+}
+
+double Jaccard(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b) {
+  const HashCounts o = HashOverlap(a, b);
+  const size_t all = o.a + o.b - o.common;
+  return all == 0 ? 0.0 : static_cast<double>(o.common) / static_cast<double>(all);
 }
 
 // Builds in pieces, as DocumentReader feeds a builder chunk by chunk.
@@ -94,14 +103,9 @@ TEST(SetBitmapTest, BoundIsNeverBelowTheJaccard) {
 }
 
 // The larger containment of either set in the other, |A n B| / min(|A|, |B|).
-double Containment(std::vector<uint64_t> a, std::vector<uint64_t> b) {
-  std::sort(a.begin(), a.end());
-  a.erase(std::unique(a.begin(), a.end()), a.end());
-  std::sort(b.begin(), b.end());
-  b.erase(std::unique(b.begin(), b.end()), b.end());
-  std::vector<uint64_t> common;
-  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(common));
-  return static_cast<double>(common.size()) / static_cast<double>(std::min(a.size(), b.size()));
+double Containment(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b) {
+  const HashCounts o = HashOverlap(a, b);
+  return static_cast<double>(o.common) / static_cast<double>(std::min(o.a, o.b));
 }
 
 // ContainmentBound over the same 6,000 shapes of pairs (seed 17), sizes
