@@ -14,11 +14,13 @@
 //   Result<std::vector<std::string>> problems = CheckIndex("mirror.db");
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "neardup/options.h"
 #include "neardup/status.h"
 
 namespace neardup {
@@ -58,6 +60,39 @@ struct NewJob {
 // --new); any other run leaves them, so the next --new run of the job
 // reports those documents again. Errors as Open, without the lock.
 Status RecordRunExit(const std::string& path, int64_t run, int exit_status, bool delivered, const NewJob& job);
+
+// A scan's whole output kept in the index, given again by a later run with
+// the same key over the same unchanged files (src/index/stored_result.h says
+// when): what it rests on, and what it gives.
+struct ResultListing {
+  uint64_t low = 0, high = 0;  // XXH3-128 of each walked file's path, device, inode, size, mtime and ctime, in order
+  uint64_t files = 0;
+  int64_t newest_ns = 0;  // the latest mtime or ctime of any of them
+};
+struct StoredResult {
+  ResultListing listing;   // of the run that kept it
+  int64_t started_ns = 0;  // when that run started (before its walk), CLOCK_REALTIME
+  int exit_code = 0;       // 0 (something reported) or 1 (nothing)
+  std::string summary;     // its summary line, without "neardup: " and its time
+  std::string output;      // the bytes it wrote
+};
+// The most output bytes a result keeps: a larger output is not kept.
+inline constexpr size_t kMaxKeptOutputBytes = size_t{64} << 20;
+// Keeps `result` in the index at `path` under `key` (replacing what was
+// there), and the results of the newest few keys. Errors as Open, without
+// the lock: for a warning, never a failed run.
+Status KeepResult(const std::string& path, const std::string& key, const StoredResult& result);
+// The key a scan's output is kept under: a hash of everything that shapes
+// the output besides its files: every core option of `options` (as the
+// option table reads them, and the paths --files-from listed), `front_end`
+// (what the front end decides of the output: its format, terminator), the
+// working directory (paths are printed as walked from it) and this very
+// build (the executable's device, inode, size and mtime: a rebuilt binary
+// may write otherwise). Empty, so that nothing is kept or given again, for
+// a run without --index, one that writes besides its output or whose output
+// depends on more than its files (--new, --kept-dir, --annotate-dir, a
+// stream input: `-`, a pipe or a device).
+std::string ResultKeyOf(const Options& options, const std::string& front_end);
 
 struct IndexInfo {
   int schema_version = 0;

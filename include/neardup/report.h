@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -127,6 +128,14 @@ struct IndexStats {
   // --new: the index's job when it is not this run's (which then clears no
   // marks); empty otherwise.
   std::string other_job;
+  // The walk's listing and the run's start: what the front end keeps the
+  // run's output under (KeepResult, index.h).
+  ResultListing listing;
+  int64_t started_ns = 0;
+  // The output kept under the run's key (RunContext::result_key) given
+  // again: the files are those it was made from, unchanged. The report
+  // then holds nothing else.
+  std::optional<StoredResult> given_again;
 };
 
 // With --kept-dir: what was written there (src/scan/kept_dir.h).

@@ -28,6 +28,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include "neardup/options.h"
 #include "neardup/output_target.h"
@@ -66,6 +67,11 @@ struct RunContext {
   std::function<void(const Progress&)> progress;
   // When set and true, the run stops soon and returns Cancelled.
   const std::atomic<bool>* cancel = nullptr;
+  // With --index: the key of the output the front end keeps in the index
+  // (KeepResult, index.h); a result kept under it whose files are unchanged
+  // is given again (Report::index.given_again) instead of a run. Empty: none
+  // is looked for.
+  std::string result_key;
 };
 
 Result<Report> FindDuplicates(const Options& options, const RunContext& context = {});

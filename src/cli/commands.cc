@@ -132,8 +132,9 @@ double SecondsSinceStart() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - kProcessStart).count();
 }
 
-// The summary line; `seconds`: the whole run's.
-std::string Summary(const Report& r, double seconds) {
+// The summary line without the index's counts and the time: what a kept
+// result keeps of it (KeepResult).
+std::string SummaryBody(const Report& r) {
   const Stats& s = r.stats;
   std::string line = Counted(s.documents, "document") + " (" + ShownSize(s.bytes) + "), " + std::to_string(s.empty) +
                      " empty, " + std::to_string(s.skipped()) + " skipped, " + std::to_string(s.unreadable) +
@@ -160,9 +161,21 @@ std::string Summary(const Report& r, double seconds) {
             " written";
     if (r.annotated.failed > 0) line += ", " + Counted(r.annotated.failed, "file") + " not written";
   }
-  if (r.index.used) {
-    line += "; index: " + std::to_string(r.index.reused) + " reused, " + std::to_string(r.index.signed_now) +
-            " signed, " + std::to_string(r.index.removed) + " removed";
+  return line;
+}
+
+// The summary line; `seconds`: the whole run's.
+std::string Summary(const Report& r, double seconds) {
+  std::string line;
+  if (r.index.given_again) {
+    line = r.index.given_again->summary + "; index: the output of a run over these " +
+           Counted(r.index.listing.files, "file") + ", none changed since, given again";
+  } else {
+    line = SummaryBody(r);
+    if (r.index.used) {
+      line += "; index: " + std::to_string(r.index.reused) + " reused, " + std::to_string(r.index.signed_now) +
+              " signed, " + std::to_string(r.index.removed) + " removed";
+    }
   }
   char secs[32];
   std::snprintf(secs, sizeof secs, "; %.2f s", seconds);
@@ -258,6 +271,7 @@ void LogWhatTheRunMet(const Report& report, int verbosity) {
 // line, an id that is not unique) or a --kept-dir or --annotate-dir file not written is an error, after everything else
 // was written; else 0 when something was reported, 1 when nothing was.
 ExitCode ExitCodeOf(const Report& report) {
+  if (report.index.given_again) return report.index.given_again->exit_code == 0 ? ExitCode::kFound : ExitCode::kNothing;
   const bool lost = report.stats.unreadable > 0 || report.stats.malformed_lines > 0 || report.stats.duplicate_ids > 0 ||
                     report.kept.failed > 0 || report.annotated.failed > 0;
   const bool any = report.params.mode == Mode::kPairs ? !report.pairs.empty() : !report.clusters.empty();
@@ -303,6 +317,11 @@ namespace {
 // --new, a stdout closed before the whole output was written.
 Status WriteOutput(const CliOptions& cli, const Options& options, const Report& report, Output& out,
                    ProgressLine* progress) {
+  if (report.index.given_again) {
+    const std::string& bytes = report.index.given_again->output;
+    out.stream().write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    return out.Commit();
+  }
   if (progress != nullptr) {
     progress->Show(cli.format == OutputFormat::kHtml ? "writing the review page (reading the documents shown again)"
                                                      : "writing the output");
@@ -345,7 +364,9 @@ Status WriteOutput(const CliOptions& cli, const Options& options, const Report& 
 // what it wrote to.
 Result<bool> Delivered(const Report& report, Output& out) {
   if (!report.index.used || out.closed()) return false;
-  const bool nothing = report.params.mode == Mode::kPairs ? report.pairs.empty() : report.clusters.empty();
+  const bool nothing = report.index.given_again             ? report.index.given_again->exit_code == 1
+                       : report.params.mode == Mode::kPairs ? report.pairs.empty()
+                                                            : report.clusters.empty();
   Result<bool> file = out.InRegularFile();
   if (!file.ok()) return file.status();
   return *file || nothing;
@@ -373,10 +394,29 @@ void LogSummary(const CliOptions& cli, const Options& options, const Report& rep
   }
 }
 
+// With `key` (ResultKeyOf): keeps the output of a run that had no problem
+// and wrote it whole, so that a run with the same key over the same
+// unchanged files gives it again (index.h). A failure is a warning.
+void KeepOutput(const std::string& key, const Options& options, const Report& report, const Output& out,
+                ExitCode code) {
+  if (key.empty() || report.index.given_again || !report.index.used || !report.problems.empty() ||
+      !report.notices.empty() || out.closed() || (code != ExitCode::kFound && code != ExitCode::kNothing)) {
+    return;
+  }
+  const std::string* bytes = out.captured();
+  if (bytes == nullptr) return;  // more than kMaxKeptOutputBytes
+  const StoredResult kept{.listing = report.index.listing,
+                          .started_ns = report.index.started_ns,
+                          .exit_code = code == ExitCode::kFound ? 0 : 1,
+                          .summary = SummaryBody(report),
+                          .output = *bytes};
+  if (Status s = KeepResult(options.index, key, kept); !s.ok()) spdlog::warn("{}", s.message());
+}
+
 }  // namespace
 
 ExitCode WriteResults(const CliOptions& cli, const Options& options, const Result<Report>& result, Output& out,
-                      ProgressLine* progress) {
+                      ProgressLine* progress, const std::string& result_key) {
   if (!result.ok()) {
     spdlog::error("{}", result.status().message());
     return ExitCode::kError;
@@ -401,6 +441,7 @@ ExitCode WriteResults(const CliOptions& cli, const Options& options, const Resul
   }
   LogSummary(cli, options, report, delivered);
   const ExitCode code = ExitCodeOf(report);
+  KeepOutput(result_key, options, report, out, code);
   if (code == ExitCode::kError && cli.verbosity < 0) spdlog::error("{}", QuietReason(report));
   RecordExit(options, report, code, delivered);
   return code;
@@ -471,6 +512,15 @@ ExitCode RunScan(const CliOptions& cli) {
   const bool terminal = ::isatty(STDERR_FILENO) != 0;
   ProgressLine progress(cli.progress.value_or(terminal), terminal);
   RunContext ctx;
+  // With --index, the output is kept under this key (index.h), and given
+  // again by a run with the same key over the same unchanged files.
+  // Not -f json nor the review page: they carry the run's own counts (the
+  // index's reused and signed, the files skipped).
+  if (cli.format != OutputFormat::kJson && cli.format != OutputFormat::kHtml) {
+    ctx.result_key = ResultKeyOf(options, std::string("-f ") + NameOf(cli.format) + " terminator " +
+                                              std::to_string(static_cast<int>(cli.terminator)));
+  }
+  if (!ctx.result_key.empty()) (*out)->Capture(kMaxKeptOutputBytes);
   Stage last_stage = Stage::kWalking;
   ctx.progress = [&progress, &last_stage](const Progress& p) {
     if (p.stage != last_stage) {
@@ -483,7 +533,7 @@ ExitCode RunScan(const CliOptions& cli) {
   };
   Result<Report> result = FindDuplicates(options, ctx);
   progress.Clear();
-  return WriteResults(cli, options, result, **out, &progress);
+  return WriteResults(cli, options, result, **out, &progress, ctx.result_key);
 }
 
 namespace {

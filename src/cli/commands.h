@@ -35,9 +35,12 @@ Status ReadPathLists(const CliOptions& cli, std::vector<std::string>* out);
 // not return: the process ends here, through std::exit with the exit status,
 // after the run's exit is recorded in the index with signals blocked, so
 // that no signal can make the index count as delivered an output whose exit
-// status says it failed.
+// status says it failed. With `result_key` (ResultKeyOf, index.h; `out`
+// capturing since before the run), the output of a run without problems is
+// kept in the index under it, before the exit is recorded; a report that
+// gives a kept result again (Report::index.given_again) writes its bytes.
 ExitCode WriteResults(const CliOptions& cli, const Options& options, const Result<Report>& result, Output& out,
-                      ProgressLine* progress = nullptr);
+                      ProgressLine* progress = nullptr, const std::string& result_key = {});
 
 // Prints the banding, its approximate threshold and the S-curve table.
 ExitCode RunParams(const Options& options, std::ostream& out);

@@ -124,6 +124,14 @@ bool FdStreambuf::Flush() {
 
 bool FdStreambuf::WriteAll(const char* data, size_t size) {
   if (!WriteWhole(data, size)) return false;
+  if (capturing_) {
+    if (captured_.size() + size <= capture_most_) {
+      captured_.append(data, size);
+    } else {
+      capturing_ = false;
+      std::string().swap(captured_);
+    }
+  }
   written_ += size;
   if (on_written_) on_written_(written_);
   return true;

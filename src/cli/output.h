@@ -49,6 +49,15 @@ class FdStreambuf : public std::streambuf {
   // Called after each write() of buffered units with the bytes written so
   // far (for a moving counter), outside the signal deferral. May be empty.
   void set_on_written(std::function<void(uint64_t bytes)> on_written) { on_written_ = std::move(on_written); }
+  // Keeps a copy of what is written from now on, up to `most` bytes; past
+  // them the copy is dropped (captured() then says none).
+  void Capture(size_t most) {
+    capture_most_ = most;
+    capturing_ = true;
+    captured_.clear();
+  }
+  // The copy, when every byte written since Capture() is in it.
+  const std::string* captured() const { return capturing_ ? &captured_ : nullptr; }
 
  protected:
   int_type overflow(int_type ch) override;
@@ -66,6 +75,9 @@ class FdStreambuf : public std::streambuf {
   int error_ = 0;
   uint64_t written_ = 0;
   std::function<void(uint64_t)> on_written_;
+  bool capturing_ = false;
+  size_t capture_most_ = 0;
+  std::string captured_;
   char buf_[1 << 16];
 };
 
@@ -81,6 +93,9 @@ class Output {
   std::ostream& stream() { return stream_; }
   // Told the bytes written so far as they go out (FdStreambuf::set_on_written).
   void set_on_written(std::function<void(uint64_t bytes)> on_written) { buf_.set_on_written(std::move(on_written)); }
+  // FdStreambuf::Capture() and captured(): a copy of the output, bounded.
+  void Capture(size_t most) { buf_.Capture(most); }
+  const std::string* captured() const { return buf_.captured(); }
   // Flushes; for a replaced file, syncs it and renames it over the target.
   // A closed stdout (EPIPE: the reader of `| head` is gone) is not an error
   // here: what it did not take is dropped, and closed() says so (a --new run

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <ctime>
 #include <new>
@@ -164,6 +165,7 @@ struct DocLoad {
   std::vector<uint64_t>& read;  // by slot; each slot is read on one thread
   const RowLimits& limits;
   const SignatureIndex::DocFn& doc;
+  const std::atomic<bool>* stop;  // may be null
 };
 
 // Where documents are read from: a connection, the index's path (errors
@@ -195,6 +197,7 @@ Status ScanDocuments(const DocSource& src, IdRange ids, const DocLoad& load) {
   std::vector<uint32_t> sig(load.limits.num_perm);
   int rc = SQLITE_OK;
   while ((rc = q.Step()) == SQLITE_ROW) {
+    if (load.stop != nullptr && load.stop->load(std::memory_order_relaxed)) return Status::Cancelled("stopped");
     const int64_t id = q.Int(0) >> kLineBits;
     if (id < ids.first || id > ids.last) continue;
     const size_t slot = load.slot_of(id);
@@ -255,7 +258,8 @@ Status ScanInParts(const DocSource& src, const DocLoad& load, int threads) {
 
 }  // namespace
 
-Status SignatureIndex::LoadDocuments(const std::vector<const IndexedFile*>& wanted, const DocFn& doc, int threads) {
+Status SignatureIndex::LoadDocuments(const std::vector<const IndexedFile*>& wanted, const DocFn& doc, int threads,
+                                     const std::atomic<bool>* stop) {
   sqlite3* h = impl_->db.get();
   int rc = SQLITE_OK;
   const int64_t total = impl_->files_read >= 0 ? impl_->files_read : QueryInt(h, "SELECT count(*) FROM files", &rc);
@@ -263,7 +267,7 @@ Status SignatureIndex::LoadDocuments(const std::vector<const IndexedFile*>& want
   if (wanted.empty()) return Status::Ok();
   const SlotOf slot_of(wanted);
   std::vector<uint64_t> read(wanted.size(), 0);
-  const DocLoad load{wanted, slot_of, read, impl_->limits, doc};
+  const DocLoad load{wanted, slot_of, read, impl_->limits, doc, stop};
   const DocSource src{h, path_};
   // Most files: passes over the table in key order (file, line) beat a
   // lookup per file.
@@ -274,6 +278,7 @@ Status SignatureIndex::LoadDocuments(const std::vector<const IndexedFile*>& want
     if (!q.ok()) return SqlError(h, path_, q.prepare_rc());
     std::vector<uint32_t> sig(impl_->limits.num_perm);
     for (size_t slot = 0; slot < wanted.size(); ++slot) {
+      if (stop != nullptr && stop->load(std::memory_order_relaxed)) return Status::Cancelled("stopped");
       q.Reset();
       q.Bind(1, DocKey(wanted[slot]->id, 0));
       q.Bind(2, DocKey(wanted[slot]->id, kMaxLine));

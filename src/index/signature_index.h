@@ -37,6 +37,7 @@
 //   Result<std::vector<IndexedFile>> files = (*ix)->Files();
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -147,7 +148,9 @@ class SignatureIndex {
   // one thread.
   // REQUIRES: Files() was called (it sets the limits the rows are checked against).
   using DocFn = std::function<void(size_t, DocRecord&&, SignatureView)>;
-  Status LoadDocuments(const std::vector<const IndexedFile*>& wanted, const DocFn& doc, int threads = 1);
+  // Once `stop` (when set) reads true, returns Cancelled within a row.
+  Status LoadDocuments(const std::vector<const IndexedFile*>& wanted, const DocFn& doc, int threads = 1,
+                       const std::atomic<bool>* stop = nullptr);
   // The stored problems of the files in `wanted`, as LoadDocuments, checked.
   Status LoadProblems(const std::vector<const IndexedFile*>& wanted,
                       const std::function<void(size_t, StoredProblem&&)>& problem);

@@ -16,12 +16,13 @@ constexpr size_t kGrowthDocuments = 65536;
 
 }  // namespace
 
-Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& index) {
+Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& index, const std::atomic<bool>* stop) {
   // One transaction from here to the end of SignWithIndex, committed in
   // batches while writing: reads take SQLite's locks once.
   if (Status s = index.Begin(); !s.ok()) return s;
   Result<std::vector<IndexedFile>> files = index.Files();
   if (!files.ok()) return files.status();
+  if (stop != nullptr && stop->load()) return Status::Cancelled("stopped");
   StoredInputs out;
   out.keys = IndexKeys(options);
   out.files = std::move(*files);
@@ -62,7 +63,7 @@ Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& in
             out.docs[at] = std::move(r);
             std::copy(sig.begin(), sig.end(), out.signatures.begin() + at * np);
           },
-          Workers::Resolve(options.threads));
+          Workers::Resolve(options.threads), stop);
       !s.ok()) {
     return s;
   }

@@ -10,6 +10,7 @@
 //   Result<IndexedCorpus> s = SignWithIndex(ctx, std::move(walked.files), *ix, std::move(*stored));
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <vector>
 
@@ -42,8 +43,10 @@ struct StoredInputs {
 };
 
 // Reads what SignWithIndex needs of `index` for a run of `options`.
-// Errors as the index's reads (corrupt, I/O).
+// Errors as the index's reads (corrupt, I/O); Cancelled soon after `stop`
+// (when set) reads true (a kept result is given instead: stored_result.h).
 // REQUIRES: `index` from OpenIndexFor(options), no transaction open.
-Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& index);
+Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& index,
+                                      const std::atomic<bool>* stop = nullptr);
 
 }  // namespace neardup

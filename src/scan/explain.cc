@@ -310,7 +310,7 @@ DocReading ReadDocumentText(const Options& options, JsonlDocReader& parser, std:
 }
 
 Result<PairExplanation> ExplainPair(const Options& options, const ExplainInputs& inputs, FileSystem& fs) {
-  const RunContext context{.fs = &fs, .progress = {}, .cancel = nullptr};
+  const RunContext context{.fs = &fs, .progress = {}, .cancel = nullptr, .result_key = {}};
   Result<std::unique_ptr<Run>> decided = Run::Decide(options, context);
   if (!decided.ok()) return decided.status();
   const Run& run = **decided;

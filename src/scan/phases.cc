@@ -1,6 +1,7 @@
 #include "scan/phases.h"
 
 #include <algorithm>
+#include <atomic>
 #include <new>
 #include <optional>
 #include <string>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "index/index_keys.h"
+#include "index/stored_result.h"
 #include "lsh/containment_candidates.h"
 #include "lsh/similarity.h"
 #include "neardup/quote.h"
@@ -22,9 +24,9 @@ namespace {
 
 // What the index holds of the run's inputs; out of memory is an error of
 // the index, not the end of the process.
-Result<StoredInputs> ReadStored(const Options& options, SignatureIndex& index) {
+Result<StoredInputs> ReadStored(const Options& options, SignatureIndex& index, const std::atomic<bool>* stop) {
   try {
-    return ReadStoredInputs(options, index);
+    return ReadStoredInputs(options, index, stop);
   } catch (const std::bad_alloc&) {
     return Status::IoError(index.path() + ": out of memory while reading the index");
   }
@@ -90,6 +92,13 @@ Result<WalkedInputs> WalkInputs(const Run& run) {
     out.index = std::move(*opened);
   }
   run.Tick(Stage::kWalking);
+  out.started_ns = NowNs();  // before the walk stats a file (stored_result.h)
+  // A result kept under the run's key is given again when the walk finds
+  // its files unchanged (stored_result.h): then what the index holds is not
+  // read, and the reading under way stops.
+  std::optional<StoredResult> kept;
+  if (out.index != nullptr && !run.result_key().empty()) kept = FindResult(o.index, run.result_key());
+  std::atomic<bool> give_again{false};
   // What the index holds is read while the inputs are walked: the two costs
   // of a run over unchanged files overlap. (The index is used by that task
   // alone until both are done.)
@@ -99,17 +108,42 @@ Result<WalkedInputs> WalkInputs(const Run& run) {
   ParallelFor(two, out.index != nullptr ? 2 : 1, [&](int, size_t task) {
     if (task == 0) {
       walked.emplace(WalkCorpus(o, run.fs()));
+      if (!walked->ok() || out.index == nullptr) return;
+      out.listing = ListingOf(**walked);
+      const bool clean = (*walked)->errors.empty() && (*walked)->notices.empty();
+      if (kept && clean && GivesAgain(*kept, out.listing)) give_again.store(true);
     } else {
-      stored.emplace(ReadStored(o, *out.index));
+      stored.emplace(ReadStored(o, *out.index, &give_again));
     }
   });
   if (!walked->ok()) return walked->status();
   out.walked = std::move(**walked);
+  // (The reading stopped, or was done first: its transaction is open.)
+  if (give_again.load() && (stored->ok() || stored->status().code() == Status::Code::kCancelled)) {
+    out.given_again = std::move(kept);
+    return out;
+  }
   if (stored) {
     if (!stored->ok()) return stored->status();
     out.stored = std::move(**stored);
   }
   return out;
+}
+
+Result<Report> GiveAgain(const Run& run, WalkedInputs walked) {
+  SignatureIndex& index = *walked.index;
+  // The run's row says it ended, having read no document; the transaction
+  // the stopped reading began ends with it.
+  if (Status s = index.EndRun(IndexRun{}); !s.ok()) return s;
+  if (Status s = index.Commit(); !s.ok()) return s;
+  Report report;
+  report.params = Params(run.options(), run.banding());
+  report.index.used = true;
+  report.index.run = index.run();
+  report.index.listing = walked.listing;
+  report.index.started_ns = walked.started_ns;
+  report.index.given_again = std::move(walked.given_again);
+  return report;
 }
 
 Result<SignedInputs> SignInputs(const Run& run, WalkedInputs walked) {
@@ -146,6 +180,8 @@ Result<SignedInputs> SignInputs(const Run& run, WalkedInputs walked) {
     out.corpus = std::move(s->corpus);
     out.signed_now = std::move(s->signed_now);
     out.index = s->stats;
+    out.index.listing = walked.listing;
+    out.index.started_ns = walked.started_ns;
     out.stored_bitmaps = std::move(s->stored_bitmaps);
   }
   if (run.Cancelled()) return Status::Cancelled("interrupted");

@@ -50,10 +50,22 @@ struct WalkedInputs {
   WalkedCorpus walked;
   std::unique_ptr<SignatureIndex> index;
   std::optional<StoredInputs> stored;
+  // With --index: the walk's listing and when the run started (what the
+  // front end keeps the output under, stored_result.h); and the result kept
+  // under the run's key, when the walk found its files unchanged: then
+  // `stored` is empty and the run gives it (GiveAgain).
+  ResultListing listing;
+  int64_t started_ns = 0;
+  std::optional<StoredResult> given_again;
 };
 // Errors: a malformed glob or path list; the index's errors (locked,
 // corrupt, other parameters, out of memory while reading it).
 Result<WalkedInputs> WalkInputs(const Run& run);
+
+// The report of a run that gives a kept result again (WalkedInputs::
+// given_again): the index's run ended, the result in Report::index.
+// Errors: the index's.
+Result<Report> GiveAgain(const Run& run, WalkedInputs walked);
 
 // What signing gives the rest of a run.
 struct SignedInputs {

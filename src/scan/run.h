@@ -56,6 +56,8 @@ class Run {
   bool Cancelled() const { return workers_.Cancelled(); }
   // Whether someone is shown the progress (the context has a callback).
   bool Watched() const { return static_cast<bool>(context_.progress); }
+  // RunContext::result_key.
+  const std::string& result_key() const { return context_.result_key; }
 
   // Signing for this run on `workers` (the run's, or a copy with a tick),
   // reading through the run's file system or `fs`: stream documents kept

@@ -34,6 +34,7 @@ Result<Report> FindDuplicates(const Options& options, const RunContext& context)
   const Run& run = **decided;
   Result<WalkedInputs> walked = WalkInputs(run);
   if (!walked.ok()) return walked.status();
+  if (walked->given_again) return GiveAgain(run, std::move(*walked));
   Result<SignedInputs> inputs = SignInputs(run, std::move(*walked));
   if (!inputs.ok()) return inputs.status();
   Result<FoundPairs> found = FindCandidatePairs(run, *inputs);
