@@ -32,9 +32,9 @@
 #include <vector>
 
 #include "base/types.h"
-#include "walk/walk.h"
 #include "neardup/index.h"
 #include "neardup/status.h"
+#include "walk/walk.h"
 
 namespace neardup {
 
