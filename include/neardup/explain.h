@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,19 @@ struct PairExplanation {
   bool reported_signature = false;
   bool reported_exact = false;
   bool reported_none = false;
+  // With --relation contains|both (Options::relation): the relation scan
+  // --relation reports the pair for under each verification, when it does
+  // (kSimilar, or which one lies inside the other); --verify none is refused
+  // with such a relation (reported_none false). The containment banding
+  // (containment_banding.h) of the pair's size strata, `strata_apart` (-1
+  // when either is under --min-contained or they are further apart than the
+  // cap allows), makes it a candidate when it agrees in a band.
+  Relation relation = Relation::kSimilar;
+  std::optional<PairKind> kind_signature;
+  std::optional<PairKind> kind_exact;
+  int strata_apart = -1;
+  Banding containment_banding;
+  bool containment_candidate = false;
 };
 
 // Reads both documents and explains the pair. Errors: IoError / NotFound

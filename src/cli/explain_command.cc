@@ -161,6 +161,42 @@ size_t TerminalWidth(int fd) {
   return kDefaultWidth;
 }
 
+namespace {
+
+// What a kind of pair reported is, as explain says it.
+std::string KindText(const std::optional<PairKind>& kind) {
+  if (!kind) return "not reported";
+  switch (*kind) {
+    case PairKind::kSimilar:
+      return "reported, near copies";
+    case PairKind::kAInB:
+      return "reported, a inside b";
+    case PairKind::kBInA:
+      return "reported, b inside a";
+  }
+  return "reported";
+}
+
+// --relation contains|both: the containment banding of the pair, and what
+// scan --relation would say by each verification.
+void AppendRelationText(const PairExplanation& e, std::string* out) {
+  std::string& t = *out;
+  const std::string relation = std::string("--relation ") + ToString(e.relation);
+  if (e.strata_apart < 0) {
+    t += "containment banding: none (a document under --min-contained, a size ratio beyond --max-ratio, or copies)\n";
+  } else {
+    t += "containment banding: size strata " + std::to_string(e.strata_apart) + " apart, " +
+         std::to_string(e.containment_banding.bands) + " bands x " + std::to_string(e.containment_banding.rows) +
+         " rows" + (e.containment_candidate ? ": agreeing in a band, a candidate\n" : ": agreeing in none\n");
+  }
+  t += "threshold " + Num(e.threshold) + ", scan " + relation + " would say:\n";
+  t += "  --verify signature: " + KindText(e.kind_signature) + "\n";
+  t += "  --verify exact:     " + KindText(e.kind_exact) + "\n";
+  t += "  --verify none:      refused with " + relation + "\n";
+}
+
+}  // namespace
+
 void WriteExplanationText(const PairExplanation& e, const std::vector<DiffRun>& diff, DiffMarks marks, size_t width,
                           std::ostream& out) {
   std::string t;
@@ -195,6 +231,12 @@ void WriteExplanationText(const PairExplanation& e, const std::vector<DiffRun>& 
   t += e.candidate ? ": a candidate\n" : ": not a candidate\n";
   t += "P(candidate) at Jaccard " + Score4(e.jaccard) + ": " + Fixed(e.candidate_probability, 4) + " (S-curve 1-(1-s^" +
        std::to_string(e.banding.rows) + ")^" + std::to_string(e.banding.bands) + ")\n";
+  if (e.relation != Relation::kSimilar) {
+    AppendRelationText(e, &t);
+    AppendDiffText(e, diff, marks, width, &t);
+    out << t;
+    return;
+  }
   t += "threshold " + Num(e.threshold) + ", scan would say:\n";
   t += std::string("  --verify signature: ") + Yes(e.reported_signature) + "\n";
   t += std::string("  --verify exact:     ") + Yes(e.reported_exact) +
@@ -245,6 +287,19 @@ void WriteExplanationJson(const PairExplanation& e, const std::vector<DiffRun>& 
   j["candidate_probability"] = ScoreJson(e.candidate_probability);
   j["reported"] =
       Json::object({{"signature", e.reported_signature}, {"exact", e.reported_exact}, {"none", e.reported_none}});
+  if (e.relation != Relation::kSimilar) {
+    auto kind = [](const std::optional<PairKind>& k) {
+      return !k                         ? Json(nullptr)
+             : *k == PairKind::kSimilar ? Json("similar")
+             : *k == PairKind::kAInB    ? Json("a_in_b")
+                                        : Json("b_in_a");
+    };
+    j["relation"] = Json::object({{"relation", ToString(e.relation)},
+                                  {"strata_apart", e.strata_apart < 0 ? Json(nullptr) : Json(e.strata_apart)},
+                                  {"containment_candidate", e.containment_candidate},
+                                  {"signature", kind(e.kind_signature)},
+                                  {"exact", kind(e.kind_exact)}});
+  }
   Json runs = Json::array();
   for (const DiffRun& run : diff) {
     const char* kind = run.kind == DiffRun::Kind::kSame      ? "same"

@@ -10,6 +10,9 @@
 #include <vector>
 
 #include "lsh/banding.h"
+#include "lsh/containment_banding.h"
+#include "lsh/containment_candidates.h"
+#include "lsh/relation.h"
 #include "lsh/similarity.h"
 #include "neardup/quote.h"
 #include "scan/run.h"
@@ -309,6 +312,58 @@ DocReading ReadDocumentText(const Options& options, JsonlDocReader& parser, std:
   return out;
 }
 
+namespace {
+
+// Whether signatures x and y agree in some band of `banding`.
+bool AgreeInABand(const std::vector<uint32_t>& x, const std::vector<uint32_t>& y, Banding banding) {
+  for (int band = 0; band < banding.bands; ++band) {
+    const auto first = static_cast<std::ptrdiff_t>(band) * banding.rows;
+    if (std::equal(x.begin() + first, x.begin() + first + banding.rows, y.begin() + first)) return true;
+  }
+  return false;
+}
+
+// With --relation contains|both: what scan --relation would report, as
+// FindContainmentCandidates() and RelationRule judge a pair (and, with
+// `both`, FindCandidates()). `indexed`: neither document is skipped.
+void ExplainRelation(const Options& options, const Overlap& overlap, const std::vector<uint32_t>& sig_a,
+                     const std::vector<uint32_t>& sig_b, bool indexed, PairExplanation* e) {
+  e->relation = options.relation;
+  const uint64_t na = overlap.size_a, nb = overlap.size_b;
+  if (indexed && !e->same_tokens && std::min(na, nb) >= options.min_contained) {
+    const std::vector<StrataBanding> bands =
+        ContainmentBandings(options.threshold, options.max_ratio, options.num_perm);
+    const int d = std::abs(StratumOf(na) - StratumOf(nb));
+    if (static_cast<size_t>(d) < bands.size()) {
+      const StrataBanding& s = bands[static_cast<size_t>(d)];
+      e->strata_apart = d;
+      e->containment_banding =
+          options.min_jaccard > s.jaccard ? ChooseBanding(options.min_jaccard, options.num_perm) : s.banding;
+      e->containment_candidate = AgreeInABand(sig_a, sig_b, e->containment_banding);
+    }
+  }
+  const RelationRule rule = RelationRule::Of(options);
+  for (const VerifyMode mode : {VerifyMode::kSignature, VerifyMode::kExact}) {
+    Options o = options;
+    o.verify = mode;
+    std::optional<PairKind> kind;
+    if (e->same_tokens) {
+      // Copies are near copies: --relation contains alone reports none.
+      if (options.relation == Relation::kBoth) kind = PairKind::kSimilar;
+    } else if ((e->containment_candidate && MeetsThreshold(e->estimate, ContainmentFloor(o, na, nb))) ||
+               (options.relation == Relation::kBoth && e->candidate &&
+                MeetsThreshold(e->estimate, CandidateFloor(o)))) {
+      kind = mode == VerifyMode::kExact ? rule.Judge(overlap) : rule.JudgeEstimate(e->estimate, na, nb);
+    }
+    (mode == VerifyMode::kExact ? e->kind_exact : e->kind_signature) = kind;
+  }
+  e->reported_signature = e->kind_signature.has_value();
+  e->reported_exact = e->kind_exact.has_value();
+  e->reported_none = false;
+}
+
+}  // namespace
+
 Result<PairExplanation> ExplainPair(const Options& options, const ExplainInputs& inputs, FileSystem& fs) {
   const RunContext context{.fs = &fs, .progress = {}, .cancel = nullptr, .result_key = {}};
   Result<std::unique_ptr<Run>> decided = Run::Decide(options, context);
@@ -361,6 +416,7 @@ Result<PairExplanation> ExplainPair(const Options& options, const ExplainInputs&
   e.reported_signature = Reported(RuleUnder(options, VerifyMode::kSignature), facts);
   e.reported_exact = Reported(RuleUnder(options, VerifyMode::kExact), facts);
   e.reported_none = Reported(RuleUnder(options, VerifyMode::kNone), facts);
+  if (options.relation != Relation::kSimilar) ExplainRelation(options, overlap, ra.sig, rb.sig, indexed, &e);
   e.a = std::move(ra.doc);
   e.b = std::move(rb.doc);
   return e;
