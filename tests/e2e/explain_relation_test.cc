@@ -99,8 +99,8 @@ TEST(ExplainRelationTest, ExplainSaysWhatScanReportsOfEveryPair) {
   }
   EXPECT_GE(contained, 12u);  // quote in source and in host, half in source and in near, each way and mode
   // A pair beyond the ratio cap is out of reach, and explain says so.
-  const RunResult small = RunNeardup({"explain", "--relation", "contains", "c/small.txt", "c/source.txt"},
-                                     dir.path(), RunOptions().In(dir.path()));
+  const RunResult small = RunNeardup({"explain", "--relation", "contains", "c/small.txt", "c/source.txt"}, dir.path(),
+                                     RunOptions().In(dir.path()));
   EXPECT_EQ(small.exit_code, 1) << small.out;
   EXPECT_NE(small.out.find("containment banding: none"), std::string::npos) << small.out;
   EXPECT_NE(small.out.find("--verify none:      refused with --relation contains"), std::string::npos) << small.out;
