@@ -13,6 +13,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -68,6 +69,24 @@ inline std::map<std::string, std::string> FileTree(const std::string& root) {
     if (it->is_regular_file()) out[fs::relative(it->path(), root).string()] = ReadFile(it->path().string());
   }
   return out;
+}
+
+// Sets the mtime of every regular file under `root` `seconds` ahead of now.
+// Files that young never let an --index run keep its output for a later run
+// to give again (the 2 s rule of src/index/stored_result.h), so each run over
+// them goes through the index itself, however slow the machine running the
+// test: for tests of the index's reuse, not of the kept output.
+inline void MtimesAhead(const std::string& root, int seconds) {
+  namespace fs = std::filesystem;
+  timespec times[2] = {};
+  ::clock_gettime(CLOCK_REALTIME, &times[1]);
+  times[1].tv_sec += seconds;
+  times[0] = times[1];
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->is_regular_file()) ::utimensat(AT_FDCWD, it->path().c_str(), times, 0);
+  }
 }
 
 struct RunResult {

@@ -247,6 +247,7 @@ Status UpgradeSchema(sqlite3* h, const std::string& path, int64_t app, int64_t v
                                        .append(std::to_string(kIndexSchemaVersion))
                                        .append("); use a newer neardup, or start a new index"));
   }
+  const bool migrated = write && version >= 1 && version < kIndexSchemaVersion;
   if (version == 1 && write) {
     if (Status s = MigrateV1(h, path); !s.ok()) return s;
     version = 2;
@@ -260,7 +261,15 @@ Status UpgradeSchema(sqlite3* h, const std::string& path, int64_t app, int64_t v
     if (const int rc = Exec(h, "PRAGMA user_version = 4"); rc != SQLITE_OK) return SqlError(h, path, rc);
     version = 4;
   }
-  if (version == 4 && write) return AddShingleCounts(h, path);
+  if (version == 4 && write) {
+    if (Status s = AddShingleCounts(h, path); !s.ok()) return s;
+    version = kIndexSchemaVersion;
+  }
+  // The outputs kept over the older schema (stored_result.h) are computed
+  // again: the migrated index holds less than they were made with.
+  if (migrated) {
+    if (const int rc = Exec(h, "DROP TABLE IF EXISTS results"); rc != SQLITE_OK) return SqlError(h, path, rc);
+  }
   if (version < 1) {
     return Status::InvalidArgument(ShellQuoted(path) + ": unknown index schema version " + std::to_string(version));
   }

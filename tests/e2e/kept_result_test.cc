@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "e2e/run_neardup.h"
+#include "neardup/index.h"
 #include "test_util.h"
 
 namespace neardup {
@@ -157,6 +158,29 @@ TEST(KeptResultTest, NotGivenForYoungFilesOtherOptionsOrOutputsOfMoreThanTheFile
     const RunResult again = Scan(dir, extra);
     EXPECT_FALSE(GivenAgain(again)) << Join(extra) << ": " << again.err;
   }
+}
+
+// An index of an older schema version is migrated by the next run, which
+// fills what that version lacked (the distinct-shingle counts of
+// --relation): the outputs kept before are computed again, then kept anew.
+TEST(KeptResultTest, AnIndexOfAnOlderSchemaComputesAgain) {
+  TempDir dir;
+  WriteCorpus(dir);
+  AgeFiles();
+  const Args both = {"--relation", "both"};
+  const RunResult first = Scan(dir, both);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_TRUE(GivenAgain(Scan(dir, both)));
+  const std::string ix = dir / "ix.db";
+  ASSERT_EQ(testing::RunProcess({"/usr/bin/sqlite3", ix, "PRAGMA user_version = 4;"}, dir.path()).exit_code, 0);
+  const RunResult migrated = Scan(dir, both);
+  EXPECT_FALSE(GivenAgain(migrated)) << migrated.err;
+  EXPECT_EQ(migrated.out, first.out);
+  EXPECT_EQ(testing::RunProcess({"/usr/bin/sqlite3", ix, "PRAGMA user_version;"}, dir.path()).out,
+            std::to_string(kIndexSchemaVersion) + "\n");
+  const RunResult again = Scan(dir, both);
+  EXPECT_TRUE(GivenAgain(again)) << again.err;
+  EXPECT_EQ(again.out, first.out);
 }
 
 }  // namespace
