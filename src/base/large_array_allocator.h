@@ -88,4 +88,26 @@ class LargeArrayAllocator {
   }
 };
 
+// Asks the kernel to back [begin, end) with writable pages now, in one call
+// (madvise MADV_POPULATE_WRITE), instead of the one page fault a page that
+// the first writes would take: on a virtual machine each fault goes through
+// the hypervisor's interrupt handling, and filling the signature matrix of
+// 100k documents took 12,500 of them. The contents are unchanged (pages not
+// yet backed read as zero, as they would). Best effort: returns false when
+// the kernel cannot (before Linux 5.14, or no memory for it); the writes then
+// fault as before.
+inline bool PrefaultForWrite(const void* begin, const void* end) {
+#if defined(MADV_POPULATE_WRITE)
+  const uintptr_t page = 4096;
+  const uintptr_t b = reinterpret_cast<uintptr_t>(begin) & ~(page - 1);
+  const uintptr_t e = reinterpret_cast<uintptr_t>(end);
+  if (e <= b) return true;
+  return ::madvise(reinterpret_cast<void*>(b), e - b, MADV_POPULATE_WRITE) == 0;
+#else
+  (void)begin;
+  (void)end;
+  return false;
+#endif
+}
+
 }  // namespace neardup

@@ -86,10 +86,16 @@ class SignatureTable {
   void Resize(size_t n) {
     assert(contiguous());
     docs.resize(n);
+    if (n * num_perm_ > values_.size() && n * num_perm_ * sizeof(uint32_t) >= kLargeArrayMinBytes) {
+      // Every new row is written now (unset), so its pages are backed in one call first.
+      values_.reserve(n * num_perm_);
+      PrefaultForWrite(values_.data() + values_.size(), values_.data() + n * num_perm_);
+    }
     values_.resize(n * num_perm_, UINT32_MAX);
   }
   // Room for `n` documents in all, so that filling up to n copies nothing.
-  // The matrix's room is address space until written (large_array_allocator.h).
+  // The matrix's room is address space until written (large_array_allocator.h),
+  // but for the chunk that Append backs ahead of its rows (PrefaultAhead).
   // Throws std::bad_alloc when the room cannot be had (under strict
   // overcommit, say); the documents are then unchanged.
   void Reserve(size_t n) {
@@ -103,6 +109,7 @@ class SignatureTable {
   void Append(std::vector<DocRecord>&& records, std::span<const uint32_t> values) {
     assert(contiguous());
     for (DocRecord& r : records) docs.push_back(std::move(r));
+    PrefaultAhead(values_.size() + values.size());
     values_.insert(values_.end(), values.begin(), values.end());
   }
 
@@ -198,9 +205,29 @@ class SignatureTable {
     return {s.rows + size_t{id - s.first} * num_perm_, num_perm_};
   }
 
+  // Backs the matrix's room up to `end` values and some way past it with
+  // pages in one call (PrefaultForWrite), a chunk at a time, when it lies in
+  // the room already reserved: so that Append writes into pages already
+  // there, not one fault a page, and the room never written stays address
+  // space.
+  void PrefaultAhead(size_t end) {
+    constexpr size_t kChunk = (size_t{4} << 20) / sizeof(uint32_t);
+    if (values_.data() != prefaulted_base_) {
+      prefaulted_base_ = values_.data();
+      prefaulted_ = values_.size();
+    }
+    if (end <= prefaulted_ || end > values_.capacity()) return;
+    if (values_.capacity() * sizeof(uint32_t) < kLargeArrayMinBytes) return;  // heap memory
+    const size_t upto = std::min(values_.capacity(), std::max(end, prefaulted_ + kChunk));
+    PrefaultForWrite(values_.data() + prefaulted_, values_.data() + upto);
+    prefaulted_ = upto;
+  }
+
   size_t num_perm_;
   Matrix values_;
-  std::vector<Segment> segments_;  // sorted by first; empty when contiguous
+  const uint32_t* prefaulted_base_ = nullptr;  // values_.data() when prefaulted_ was set
+  size_t prefaulted_ = 0;                      // values backed from the start, as far as known
+  std::vector<Segment> segments_;              // sorted by first; empty when contiguous
 };
 
 // Version of the text-to-shingles code (decode, normalize, tokenize). Raised

@@ -54,6 +54,23 @@ TEST(LargeArrayAllocatorTest, ReservedAndResizedRoomIsNotTouched) {
   EXPECT_GT(ResidentBytes(), before + (size_t{48} << 20));
 }
 
+// Prefaulted room is resident before any write, and reads as it did: the
+// signature matrix is backed a chunk at a time ahead of the rows appended.
+TEST(LargeArrayAllocatorTest, PrefaultedRoomIsResidentAndUnchanged) {
+  if (kLargeArrayMinBytes == SIZE_MAX) GTEST_SKIP() << "AddressSanitizer: every array from std::allocator";
+  std::vector<uint32_t, LargeArrayAllocator<uint32_t>> v;
+  v.reserve((size_t{256} << 20) / sizeof(uint32_t));
+  v.resize((size_t{64} << 20) / sizeof(uint32_t));
+  v[0] = 5;
+  const size_t before = ResidentBytes();
+  if (!PrefaultForWrite(v.data() + 1, v.data() + v.size())) GTEST_SKIP() << "no MADV_POPULATE_WRITE here";
+  EXPECT_GT(ResidentBytes(), before + (size_t{60} << 20));
+  EXPECT_LT(ResidentBytes(), before + (size_t{80} << 20));  // only the range asked for
+  EXPECT_EQ(v[0], 5u);
+  EXPECT_EQ(v.back(), 0u);
+  EXPECT_TRUE(PrefaultForWrite(v.data(), v.data()));  // an empty range asks nothing
+}
+
 // Small arrays come from std::allocator; equal allocators compare equal, so
 // containers swap and move storage.
 TEST(LargeArrayAllocatorTest, SmallArraysAndMovesWork) {

@@ -205,6 +205,41 @@ TEST(SignatureTableTest, AppendingWithinTheReservedRoomMovesNoRow) {
   EXPECT_EQ(table.signature(0)[1], 2u);
 }
 
+// Rows appended block by block into reserved room keep their values across
+// the chunks backed ahead of them, and through a growth past the room.
+TEST(SignatureTableTest, AppendedRowsKeepTheirValuesAcrossBackedChunks) {
+  constexpr int kPerm = 128;
+  constexpr size_t kBlock = 1000;
+  SignatureTable table(kPerm);
+  table.Reserve(20 * kBlock);  // 10 MB: several chunks of 4 MiB
+  const uint32_t* first_row = nullptr;
+  for (size_t b = 0; b < 30; ++b) {  // the last ten blocks grow the matrix
+    std::vector<uint32_t> values(kBlock * kPerm);
+    for (size_t k = 0; k < values.size(); ++k) values[k] = static_cast<uint32_t>(b * kBlock * kPerm + k);
+    table.Append(Records("d", kBlock), values);
+    if (b == 0) first_row = table.signature(0).data();
+    if (b == 19) {
+      EXPECT_EQ(table.signature(0).data(), first_row);
+    }
+  }
+  ASSERT_EQ(table.size(), 30 * kBlock);
+  for (DocId id = 0; id < table.size(); id += 997) {
+    for (int k = 0; k < kPerm; k += 31) ASSERT_EQ(table.signature(id)[k], id * kPerm + k) << id << " " << k;
+  }
+  EXPECT_EQ(table.signature(30 * kBlock - 1)[kPerm - 1], 30 * kBlock * kPerm - 1);
+}
+
+// Resize makes every new row unset, over room backed in one call.
+TEST(SignatureTableTest, ResizedRowsAreUnset) {
+  SignatureTable table(128);
+  table.Append(Records("a", 1), std::vector<uint32_t>(128, 3));
+  table.Resize(50000);  // 25 MB
+  ASSERT_EQ(table.size(), 50000u);
+  EXPECT_EQ(table.signature(0)[127], 3u);
+  for (DocId id = 1; id < table.size(); id += 4999) EXPECT_EQ(table.signature(id)[id % 128], UINT32_MAX) << id;
+  EXPECT_EQ(table.signature(49999)[127], UINT32_MAX);
+}
+
 TEST(SignatureTableTest, BorrowedSegmentsGiveEachDocumentItsRow) {
   // Three buffers of rows (2, 1 and 3 documents of 2 values), held by a
   // shared owner as a mapped file would be; row values name the document.
