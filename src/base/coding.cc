@@ -39,6 +39,14 @@ void PutFixed16(std::string* out, uint16_t value) { PutLittle(out, value); }
 void PutFixed32(std::string* out, uint32_t value) { PutLittle(out, value); }
 void PutFixed64(std::string* out, uint64_t value) { PutLittle(out, value); }
 
+void PutFixed64s(std::string* out, std::span<const uint64_t> values) {
+  if constexpr (std::endian::native == std::endian::little) {
+    out->append(reinterpret_cast<const char*>(values.data()), values.size_bytes());
+  } else {
+    for (uint64_t v : values) PutFixed64(out, v);
+  }
+}
+
 void PutDouble(std::string* out, double value) {
   uint64_t bits = 0;
   std::memcpy(&bits, &value, sizeof bits);

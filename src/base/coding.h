@@ -30,6 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -43,6 +44,10 @@ void PutFixed8(std::string* out, uint8_t value);
 void PutFixed16(std::string* out, uint16_t value);
 void PutFixed32(std::string* out, uint32_t value);
 void PutFixed64(std::string* out, uint64_t value);
+// Appends each of `values` as PutFixed64 does, in one copy on a
+// little-endian host (a verify task's shingle sets: 750,000 values on 6,000
+// mails).
+void PutFixed64s(std::string* out, std::span<const uint64_t> values);
 // Appends the IEEE-754 bits of `value` as a u64.
 void PutDouble(std::string* out, double value);
 // Appends the u64 length of `text`, then its bytes.
@@ -96,6 +101,13 @@ class FieldReads {
     char b[8] = {};
     Self().Raw(b, 8, what);
     return DecodeFixed64(b);
+  }
+  // to.size() u64 fields, in one copy on a little-endian host.
+  void U64s(std::span<uint64_t> to, const char* what) {
+    Self().Raw(to.data(), to.size_bytes(), what);
+    if constexpr (std::endian::native != std::endian::little) {
+      for (uint64_t& v : to) v = DecodeFixed64(reinterpret_cast<const char*>(&v));
+    }
   }
   double Double(const char* what) {
     const uint64_t bits = U64(what);

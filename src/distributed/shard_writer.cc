@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <span>
 
 #include "base/coding.h"
@@ -36,16 +37,19 @@ template <typename Put>
 Status CopyBack(TempFile& file, uint64_t expected, const char* what, Put&& put) {
   std::FILE* f = file.get();
   if (std::fflush(f) != 0 || std::fseek(f, 0, SEEK_SET) != 0) return TempError(what);
-  std::string chunk(kCopyChunk, '\0');
+  // Not zeroed, and no larger than the bytes to copy: a small share's copy
+  // would otherwise clear and fault in 4 MiB twice.
+  const size_t room = static_cast<size_t>(std::min<uint64_t>(kCopyChunk, expected));
+  const std::unique_ptr<char[]> chunk = std::make_unique_for_overwrite<char[]>(std::max<size_t>(room, 1));
   uint64_t read = 0;
   while (read < expected) {
     const size_t want = static_cast<size_t>(std::min<uint64_t>(kCopyChunk, expected - read));
-    const size_t got = std::fread(chunk.data(), 1, want, f);
+    const size_t got = std::fread(chunk.get(), 1, want, f);
     if (got != want) {
       if (std::ferror(f)) return TempError(what);
       return Status::IoError(std::string("temporary file for ") + what + ": shorter than written");
     }
-    put(std::string_view(chunk.data(), got));
+    put(std::string_view(chunk.get(), got));
     read += got;
   }
   return Status::Ok();

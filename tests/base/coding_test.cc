@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "test_util.h"
 
@@ -103,6 +104,29 @@ TEST(CodingTest, TruncationAtEachFieldNamesTheFieldAndOffset) {
   }
   Decoder whole(std::string_view(bytes).substr(0, kRecordBody), 100);
   EXPECT_TRUE(ReadRecord(whole).ok());
+}
+
+// Arrays of u64 are the bytes of their values one by one, and read back
+// whole; a short array fails the reader naming the field.
+TEST(CodingTest, U64ArraysAreTheirValuesOneByOne) {
+  const std::vector<uint64_t> values = {0x0708090A0B0C0D0EULL, 0, UINT64_MAX, 42};
+  std::string whole;
+  PutFixed64s(&whole, values);
+  std::string one_by_one;
+  for (uint64_t v : values) PutFixed64(&one_by_one, v);
+  EXPECT_EQ(whole, one_by_one);
+  PutFixed64s(&whole, {});
+  EXPECT_EQ(whole.size(), 32u);
+  std::vector<uint64_t> back(4);
+  Decoder r(whole);
+  r.U64s(back, "the hashes");
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(back, values);
+  std::vector<uint64_t> more(5, 7);
+  Decoder past(whole);
+  past.U64s(more, "the hashes");
+  EXPECT_FALSE(past.ok());
+  EXPECT_NE(past.status().message().find("the hashes"), std::string::npos);
 }
 
 TEST(CodingTest, ReadsAfterAFailureGiveZerosAndKeepTheFirstError) {

@@ -8,7 +8,7 @@ void PutIdLists(std::string* out, const std::vector<std::vector<uint64_t>>& list
   PutFixed64(out, lists.size());
   for (const std::vector<uint64_t>& list : lists) {
     PutFixed64(out, list.size());
-    for (uint64_t id : list) PutFixed64(out, id);
+    PutFixed64s(out, list);
   }
 }
 
@@ -16,7 +16,7 @@ bool ReadIdLists(Decoder& r, std::vector<std::vector<uint64_t>>* lists) {
   const uint64_t n = r.Count("the id list count", 8);
   for (uint64_t i = 0; i < n && r.ok(); ++i) {
     std::vector<uint64_t> list(r.Count("an id list's size", 8));
-    for (uint64_t& id : list) id = r.U64("an id");
+    r.U64s(list, "an id list's ids");
     if (r.ok()) lists->push_back(std::move(list));
   }
   return r.ok();
