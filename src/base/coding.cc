@@ -40,6 +40,7 @@ void PutFixed32(std::string* out, uint32_t value) { PutLittle(out, value); }
 void PutFixed64(std::string* out, uint64_t value) { PutLittle(out, value); }
 
 void PutFixed64s(std::string* out, std::span<const uint64_t> values) {
+  if (values.empty()) return;  // its data() may be null
   if constexpr (std::endian::native == std::endian::little) {
     out->append(reinterpret_cast<const char*>(values.data()), values.size_bytes());
   } else {
@@ -79,6 +80,7 @@ bool ReadAt(int fd, uint64_t at, void* to, size_t n) {
 }
 
 void Decoder::Raw(void* to, size_t n, const char* what) {
+  if (n == 0) return;  // `to` may then be null (an empty array's data())
   if (ok() && n > left()) status_ = Status::Corrupt(Truncated(base_ + pos_, what, n, left()));
   if (!ok()) {
     std::memset(to, 0, n);
@@ -139,6 +141,7 @@ void FileSource::Fail(const char* what, size_t n) {
 }
 
 void FileSource::Raw(void* to, size_t n, const char* what) {
+  if (n == 0) return;  // `to` may then be null
   char* p = static_cast<char*>(to);
   if (n > left()) Fail(what, n);
   while (ok() && n > 0) {

@@ -117,6 +117,11 @@ TEST(CodingTest, U64ArraysAreTheirValuesOneByOne) {
   EXPECT_EQ(whole, one_by_one);
   PutFixed64s(&whole, {});
   EXPECT_EQ(whole.size(), 32u);
+  std::vector<uint64_t> none;  // data() null: nothing is read, nothing fails
+  Decoder empty(whole);
+  empty.U64s(none, "no hashes");
+  EXPECT_TRUE(empty.ok());
+  EXPECT_EQ(empty.left(), 32u);
   std::vector<uint64_t> back(4);
   Decoder r(whole);
   r.U64s(back, "the hashes");
