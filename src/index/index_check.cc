@@ -14,7 +14,7 @@ namespace neardup {
 
 Result<IndexInfo> ReadIndexInfo(const std::string& path, int last_runs) {
   bool fresh = false;
-  Result<Db> db = OpenDb(path, /*write=*/false, /*create=*/false, &fresh);
+  Result<Db> db = OpenDb(path, /*write=*/false, /*create=*/nullptr, &fresh);
   if (!db.ok()) return db.status();
   sqlite3* h = db->get();
   IndexInfo info;
@@ -192,7 +192,7 @@ Status CheckBitmaps(sqlite3* h, const std::string& path, CheckList& problems) {
 
 Result<std::vector<std::string>> CheckIndex(const std::string& path) {
   bool fresh = false;
-  Result<Db> db = OpenDb(path, /*write=*/false, /*create=*/false, &fresh);
+  Result<Db> db = OpenDb(path, /*write=*/false, /*create=*/nullptr, &fresh);
   if (!db.ok()) return db.status();
   sqlite3* h = db->get();
   CheckList problems;

@@ -25,7 +25,7 @@ std::string Holder(const std::string& path) {
   for (int attempt = 0; attempt < 40; ++attempt) {
     if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(25));
     bool fresh = false;
-    Result<Db> db = OpenDb(path, /*write=*/false, /*create=*/false, &fresh);
+    Result<Db> db = OpenDb(path, /*write=*/false, /*create=*/nullptr, &fresh);
     if (!db.ok()) continue;
     Stmt st(db->get(), "SELECT pid, host, started FROM lock WHERE id = 1");
     if (!st.ok() || st.Step() != SQLITE_ROW) continue;

@@ -216,14 +216,35 @@ Result<Db> ConnectIndex(const std::string& path, bool write, int64_t* app) {
   return db;
 }
 
-// Gives the empty database `h` the schema of a new index.
-Status CreateSchema(sqlite3* h, const std::string& path) {
+// Inserts `params` (and the time, as `created`) into `meta`, inside the
+// caller's transaction.
+int InsertParams(sqlite3* h, const SignatureParams& params) {
+  Stmt ins(h, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)");
+  if (!ins.ok()) return ins.prepare_rc();
+  std::vector<std::pair<std::string, std::string>> rows = ParamRows(params);
+  rows.emplace_back("created", NowUtc());
+  for (const auto& [k, v] : rows) {
+    ins.Reset();
+    ins.Bind(1, k);
+    ins.Bind(2, v);
+    if (const int rc = ins.Step(); rc != SQLITE_DONE) return rc;
+  }
+  return SQLITE_OK;
+}
+
+// Gives the empty database `h` the schema of a new index and `params`, in
+// one transaction: a run killed while creating it leaves an empty database,
+// never tables without the parameters that made their signatures.
+Status CreateSchema(sqlite3* h, const std::string& path, const SignatureParams& params) {
   // Large pages hold a signature row (~600 bytes at 128 permutations)
   // with little slack; set before the first table exists.
   std::string sql = std::string("PRAGMA page_size = 16384; BEGIN IMMEDIATE;").append(kSchema);
   sql.append("PRAGMA application_id = ").append(std::to_string(kApplicationId)).append(";");
-  sql.append("PRAGMA user_version = ").append(std::to_string(kIndexSchemaVersion)).append(";COMMIT;");
-  if (const int rc = Exec(h, sql.c_str()); rc != SQLITE_OK) {
+  sql.append("PRAGMA user_version = ").append(std::to_string(kIndexSchemaVersion)).append(";");
+  int rc = Exec(h, sql.c_str());
+  if (rc == SQLITE_OK) rc = InsertParams(h, params);
+  if (rc == SQLITE_OK) rc = Exec(h, "COMMIT");
+  if (rc != SQLITE_OK) {
     Status s = SqlError(h, path, rc);
     Exec(h, "ROLLBACK");
     return s;
@@ -311,8 +332,8 @@ Status CheckOneName(const std::string& path, const struct stat& st) {
                                  "names can corrupt it: remove the other names, or give a copy (cp) as --index FILE");
 }
 
-Result<Db> OpenDb(const std::string& path, bool write, bool create, bool* fresh) {
-  if (Status s = CheckIndexHead(path, create, write); !s.ok()) return s;
+Result<Db> OpenDb(const std::string& path, bool write, const SignatureParams* create, bool* fresh) {
+  if (Status s = CheckIndexHead(path, create != nullptr, write); !s.ok()) return s;
   int64_t app = 0;
   Result<Db> db = ConnectIndex(path, write, &app);
   if (!db.ok()) return db;
@@ -324,8 +345,10 @@ Result<Db> OpenDb(const std::string& path, bool write, bool create, bool* fresh)
   if (rc != SQLITE_OK) return SqlError(h, path, rc);
   *fresh = false;
   if (app == 0 && version == 0 && tables == 0) {
-    if (!create) return Status::InvalidArgument(ShellQuoted(path) + ": not a neardup index (an empty database)");
-    if (Status s = CreateSchema(h, path); !s.ok()) return s;
+    if (create == nullptr) {
+      return Status::InvalidArgument(ShellQuoted(path) + ": not a neardup index (an empty database)");
+    }
+    if (Status s = CreateSchema(h, path, *create); !s.ok()) return s;
     *fresh = true;
   } else if (Status s = UpgradeSchema(h, path, app, version, write); !s.ok()) {
     return s;
@@ -338,19 +361,14 @@ Result<Db> OpenDb(const std::string& path, bool write, bool create, bool* fresh)
 }
 
 Status PutParams(sqlite3* h, const std::string& path, const SignatureParams& params) {
-  if (int rc = Exec(h, "BEGIN IMMEDIATE"); rc != SQLITE_OK) return SqlError(h, path, rc);
-  Stmt ins(h, "INSERT INTO meta(key, value) VALUES(?, ?)");
-  for (const auto& [k, v] : ParamRows(params)) {
-    ins.Reset();
-    ins.Bind(1, k);
-    ins.Bind(2, v);
-    if (int rc = ins.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
+  int rc = Exec(h, "BEGIN IMMEDIATE");
+  if (rc == SQLITE_OK) rc = InsertParams(h, params);
+  if (rc == SQLITE_OK) rc = Exec(h, "COMMIT");
+  if (rc != SQLITE_OK) {
+    Status s = SqlError(h, path, rc);
+    Exec(h, "ROLLBACK");
+    return s;
   }
-  ins.Reset();
-  ins.Bind(1, std::string("created"));
-  ins.Bind(2, NowUtc());
-  if (int rc = ins.Step(); rc != SQLITE_DONE) return SqlError(h, path, rc);
-  if (int rc = Exec(h, "COMMIT"); rc != SQLITE_OK) return SqlError(h, path, rc);
   return Status::Ok();
 }
 
@@ -362,6 +380,15 @@ Status CheckParams(sqlite3* h, const std::string& path, const SignatureParams& p
   for (int rc; (rc = q.Step()) != SQLITE_DONE;) {
     if (rc != SQLITE_ROW) return SqlError(h, path, rc);
     stored[q.Text(0)] = q.Text(1);
+  }
+  if (stored.count("--shingle") == 0) {
+    // Tables without parameters: a run of an older build killed between
+    // creating the schema and storing them. With no file signed yet, the
+    // index is new in all but name.
+    int rc = SQLITE_OK;
+    const int64_t files = QueryInt(h, "SELECT count(*) FROM files", &rc);
+    if (rc != SQLITE_OK) return SqlError(h, path, rc);
+    if (files == 0) return PutParams(h, path, params);
   }
   std::string diff;
   for (const auto& [k, v] : ParamRows(params)) {

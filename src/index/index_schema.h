@@ -22,7 +22,7 @@
 // Thread safety: free functions; a connection is used by one thread at a time.
 //
 //   bool fresh = false;
-//   Result<Db> db = OpenDb("mirror.db", /*write=*/false, /*create=*/false, &fresh);
+//   Result<Db> db = OpenDb("mirror.db", /*write=*/false, /*create=*/nullptr, &fresh);
 #pragma once
 
 #include <sys/stat.h>
@@ -61,15 +61,17 @@ std::vector<std::pair<std::string, std::string>> ParamRows(const SignatureParams
 Status CheckOneName(const std::string& path, const struct stat& st);
 
 // Opens `path` with SQLite and checks that it is a neardup index of a schema
-// this build reads. With `create`, an empty database gets the schema; to
-// `write`, an older schema is migrated to this one. *fresh says whether it
-// was created now. Errors: "PATH: not a neardup index ...", "PATH: index
-// schema version N is newer ...", SqlError's.
-Result<Db> OpenDb(const std::string& path, bool write, bool create, bool* fresh);
+// this build reads. With `create` (not null), an empty database gets the
+// schema and those parameters in one transaction; to `write`, an older schema
+// is migrated to this one. *fresh says whether it was created now. Errors:
+// "PATH: not a neardup index ...", "PATH: index schema version N is newer
+// ...", SqlError's.
+Result<Db> OpenDb(const std::string& path, bool write, const SignatureParams* create, bool* fresh);
 
 // Stores `params` (and the time, as `created`) in the `meta` of a new index.
 Status PutParams(sqlite3* h, const std::string& path, const SignatureParams& params);
-// OK when `params` are the ones stored in `meta`; else "PATH: the signature
+// OK when `params` are the ones stored in `meta` (stored now when `meta`
+// holds none and no file is indexed yet); else "PATH: the signature
 // parameters differ from the index's (...)", naming each difference. When
 // the only difference is an older MinHash definition in `meta` (signatures
 // made before this one), OK with *older_minhash set: the caller signs the

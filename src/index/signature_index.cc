@@ -67,12 +67,14 @@ Result<std::unique_ptr<SignatureIndex>> SignatureIndex::Open(const std::string& 
   if (!fd.ok()) return fd.status();
   impl->fd = *fd;
   bool fresh = false;
-  Result<Db> db = OpenDb(path, /*write=*/true, /*create=*/true, &fresh);
+  Result<Db> db = OpenDb(path, /*write=*/true, /*create=*/&params, &fresh);
   if (!db.ok()) return db.status();
   impl->db = std::move(*db);
   sqlite3* h = impl->db.get();
   bool older_minhash = false;
-  if (Status s = fresh ? PutParams(h, path, params) : CheckParams(h, path, params, &older_minhash); !s.ok()) return s;
+  if (!fresh) {
+    if (Status s = CheckParams(h, path, params, &older_minhash); !s.ok()) return s;
+  }
   if (older_minhash) {
     if (Status s = SignFilesAgain(h, path, params); !s.ok()) return s;
     impl->signs_again = true;
@@ -240,7 +242,7 @@ Status ScanInParts(const DocSource& src, const DocLoad& load, int threads) {
         return;
       }
       bool fresh = false;
-      Result<Db> reader = OpenDb(src.path, /*write=*/false, /*create=*/false, &fresh);
+      Result<Db> reader = OpenDb(src.path, /*write=*/false, /*create=*/nullptr, &fresh);
       if (!reader.ok()) {
         status[p] = reader.status();
         return;
@@ -598,7 +600,7 @@ Status SignatureIndex::EndRun(const IndexRun& c) {
 
 Status RecordRunExit(const std::string& path, int64_t run, int exit_status, bool delivered, const NewJob& job) {
   bool fresh = false;
-  Result<Db> db = OpenDb(path, /*write=*/true, /*create=*/false, &fresh);
+  Result<Db> db = OpenDb(path, /*write=*/true, /*create=*/nullptr, &fresh);
   if (!db.ok()) return db.status();
   sqlite3* h = db->get();
   // An error leaves the transaction open: closing the connection rolls it back.
@@ -638,7 +640,7 @@ Status RecordRunExit(const std::string& path, int64_t run, int exit_status, bool
 Status ForgetFiles(const std::string& path, const std::vector<std::string>& keys) {
   if (keys.empty()) return Status::Ok();
   bool fresh = false;
-  Result<Db> db = OpenDb(path, /*write=*/true, /*create=*/false, &fresh);
+  Result<Db> db = OpenDb(path, /*write=*/true, /*create=*/nullptr, &fresh);
   if (!db.ok()) return db.status();
   sqlite3* h = db->get();
   // An error leaves the transaction open: closing the connection rolls it back.

@@ -160,7 +160,7 @@ std::optional<StoredResult> FindResult(const std::string& index_path, const std:
 
 Status KeepResult(const std::string& index_path, const std::string& key, const StoredResult& result) {
   bool fresh = false;
-  Result<Db> db = OpenDb(index_path, /*write=*/true, /*create=*/false, &fresh);
+  Result<Db> db = OpenDb(index_path, /*write=*/true, /*create=*/nullptr, &fresh);
   if (!db.ok()) return db.status();
   sqlite3* h = db->get();
   // An error leaves the transaction open: closing the connection rolls it back.

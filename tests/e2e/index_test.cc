@@ -515,6 +515,32 @@ TEST(IndexTest, RunsKilledAtRandomMomentsLeaveAUsableIndex) {
   EXPECT_NE(info.out.find("documents 2500"), std::string::npos) << info.out;
 }
 
+// A run killed between creating an index's tables and storing the parameters
+// that sign into them (possible before both were one transaction) left tables
+// with no parameters, and every later run refused the index. With no file
+// signed, such an index is taken as new; with files, it is still refused.
+TEST(IndexTest, TablesWithoutParametersAndNoFilesAreTakenAsANewIndex) {
+  TempDir dir;
+  WriteFile(dir / "c/a", Text(1));
+  WriteFile(dir / "c/b", Edited(1, "e"));
+  const std::string ix = dir / "ix.db";
+  std::filesystem::create_directories(dir / "none");
+  // Exit 1: an empty folder has no pairs.
+  ASSERT_EQ(RunNeardup({"scan", "-q", "--index", ix, dir / "none"}, dir.path()).exit_code, 1);
+  ASSERT_EQ(RunProcess({"/usr/bin/sqlite3", ix, "DELETE FROM meta"}, dir.path()).exit_code, 0);
+  const RunResult plain = RunNeardup({"scan", "-q", "-f", "json", dir / "c"}, dir.path());
+  const RunResult indexed = RunNeardup({"scan", "-q", "-f", "json", "--index", ix, dir / "c"}, dir.path());
+  EXPECT_EQ(indexed.exit_code, 0) << indexed.err;
+  EXPECT_EQ(WithoutIndex(indexed.out), plain.out);
+  const RunResult info = RunNeardup({"index", "info", ix}, dir.path());
+  EXPECT_NE(info.out.find("--ngram 5"), std::string::npos) << info.out;
+
+  ASSERT_EQ(RunProcess({"/usr/bin/sqlite3", ix, "DELETE FROM meta"}, dir.path()).exit_code, 0);
+  const RunResult refused = RunNeardup({"scan", "-q", "--index", ix, dir / "c"}, dir.path());
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("none in the index"), std::string::npos) << refused.err;
+}
+
 // --- Issue #23, "Every removal right" ----------------------------------------
 
 // Runs `sql` on the SQLite file `db` with the sqlite3 shell; its exit status.
