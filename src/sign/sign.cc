@@ -78,6 +78,10 @@ size_t FilesWithBitmaps(const SignContext& ctx, const std::vector<InputFile>& fi
   return with_bitmap;
 }
 
+// Rows a signing worker backs in one call (PrefaultForWrite) when it comes
+// to the first of them: 1 MiB of a 128-value matrix.
+constexpr size_t kBackedRows = 2048;
+
 }  // namespace
 
 void SignTextFiles(const SignContext& ctx, SignedCorpus* out, std::vector<SignCounts>* per_file,
@@ -86,8 +90,12 @@ void SignTextFiles(const SignContext& ctx, SignedCorpus* out, std::vector<SignCo
   const Workers& workers = ctx.workers;
   SignProgress& progress = ctx.progress;
   const size_t n = out->table.files.size();
-  out->table.Resize(n);
-  std::mutex mu;  // guards out->problems and out->counts
+  // The rows are written by the workers that sign them, which back their
+  // pages kBackedRows at a time: the calling thread does not touch the
+  // whole matrix first, in series, before any file is read.
+  out->table.ResizeUnwritten(n);
+  std::vector<uint8_t> begun(n, 0);  // by file: its row was written (a cancelled run starts not all)
+  std::mutex mu;                     // guards out->problems and out->counts
   std::vector<std::unique_ptr<DocumentReader>> readers(static_cast<size_t>(workers.threads));
   std::vector<std::unique_ptr<SetBitmapBuilder>> bitmaps(static_cast<size_t>(workers.threads));
   const size_t with_bitmap = FilesWithBitmaps(ctx, out->table.files);
@@ -101,6 +109,9 @@ void SignTextFiles(const SignContext& ctx, SignedCorpus* out, std::vector<SignCo
     auto& bitmap = bitmaps[static_cast<size_t>(w)];
     const bool with = i < with_bitmap && (ctx.bitmap_gate == nullptr || ctx.bitmap_gate->Wanted());
     if (with && bitmap == nullptr) bitmap = std::make_unique<SetBitmapBuilder>();
+    if (i % kBackedRows == 0) out->table.BackRows(static_cast<DocId>(i), static_cast<DocId>(i + kBackedRows));
+    ctx.minhasher.Init(out->table.MutableSignature(static_cast<DocId>(i)));  // unset until signed
+    begun[i] = 1;
     DocumentSketch sk;
     const Status s = SignTextFile(ctx, *reader, with ? bitmap.get() : nullptr, i, out, &sk);
     DocRecord& r = out->table.docs[i];
@@ -133,6 +144,9 @@ void SignTextFiles(const SignContext& ctx, SignedCorpus* out, std::vector<SignCo
     ++progress.documents;
     if (file_done) file_done(i, s.ok());
   });
+  for (size_t i = 0; i < n; ++i) {
+    if (begun[i] == 0) ctx.minhasher.Init(out->table.MutableSignature(static_cast<DocId>(i)));
+  }
 }
 
 DocKind KindOf(const DocumentSketch& sk) {

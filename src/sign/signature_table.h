@@ -93,6 +93,23 @@ class SignatureTable {
     }
     values_.resize(n * num_perm_, UINT32_MAX);
   }
+  // Makes room for n documents, default records and rows left as they are:
+  // nothing is written to the new rows, so their pages are backed by whoever
+  // writes them (the signing workers, in parallel: BackRows), not here.
+  // REQUIRES: every new row is written (MutableSignature) before any read.
+  void ResizeUnwritten(size_t n) {
+    assert(contiguous());
+    docs.resize(n);
+    values_.resize(n * num_perm_);  // default-initialized: LargeArrayAllocator::construct
+  }
+  // Backs the pages of rows [from, to) in one call where the kernel can
+  // (PrefaultForWrite), before they are written; their values are unchanged.
+  void BackRows(DocId from, DocId to) {
+    assert(contiguous());
+    to = std::min<DocId>(to, static_cast<DocId>(docs.size()));
+    if (from >= to) return;
+    PrefaultForWrite(values_.data() + size_t{from} * num_perm_, values_.data() + size_t{to} * num_perm_);
+  }
   // Room for `n` documents in all, so that filling up to n copies nothing.
   // The matrix's room is address space until written (large_array_allocator.h),
   // but for the chunk that Append backs ahead of its rows (PrefaultAhead).

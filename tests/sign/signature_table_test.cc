@@ -240,6 +240,27 @@ TEST(SignatureTableTest, ResizedRowsAreUnset) {
   EXPECT_EQ(table.signature(49999)[127], UINT32_MAX);
 }
 
+// ResizeUnwritten leaves the new rows to their writers; BackRows backs the
+// pages of rows, some written and some not, without changing a value.
+TEST(SignatureTableTest, UnwrittenRowsHoldWhatTheirWritersPutThere) {
+  SignatureTable table(128);
+  table.Append(Records("a", 1), std::vector<uint32_t>(128, 3));
+  table.ResizeUnwritten(50000);  // 25 MB
+  ASSERT_EQ(table.size(), 50000u);
+  EXPECT_EQ(table.signature(0)[127], 3u);
+  for (DocId id = 1; id < 50000; id += 2) {
+    if (id % 2048 == 1) table.BackRows(id, id + 2048);
+    std::fill_n(table.MutableSignature(id), 128, id);
+  }
+  table.BackRows(0, 60000);  // past the end: up to the last row
+  for (DocId id = 2; id < 50000; id += 2) std::fill_n(table.MutableSignature(id), 128, UINT32_MAX - id);
+  EXPECT_EQ(table.signature(0)[127], 3u);
+  for (DocId id = 1; id < 50000; id += 997) {
+    EXPECT_EQ(table.signature(id)[id % 128], id % 2 == 1 ? id : UINT32_MAX - id) << id;
+  }
+  EXPECT_EQ(table.signature(49999)[127], 49999u);
+}
+
 TEST(SignatureTableTest, BorrowedSegmentsGiveEachDocumentItsRow) {
   // Three buffers of rows (2, 1 and 3 documents of 2 values), held by a
   // shared owner as a mapped file would be; row values name the document.
