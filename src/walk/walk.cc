@@ -79,10 +79,10 @@ struct FileKey {
 
 FileKey KeyOf(const FileStat& st) { return {st.dev, st.ino}; }
 
-struct FoundFile {
-  InputFile file;
-  FileKey key;
-};
+// A file found by the walk: its InputFile, whose identity holds its key.
+using FoundFile = InputFile;
+
+FileKey KeyOf(const FoundFile& f) { return {f.identity.dev, f.identity.ino}; }
 
 struct SubDir {
   std::string name;
@@ -118,7 +118,7 @@ struct Listing {
 // The name of a file found in the directory `dir_display` (its path past the
 // directory's).
 std::string_view NameIn(const FoundFile& f, size_t dir_display_size) {
-  std::string_view path = f.file.path;
+  std::string_view path = f.path;
   path.remove_prefix(std::min(path.size(), dir_display_size));
   if (!path.empty() && path.front() == '/') path.remove_prefix(1);
   return path;
@@ -645,26 +645,24 @@ class Walker {
       return;
     }
     FoundFile found;
-    found.file.path = std::move(display);
-    found.file.size = st.size;
-    found.file.mtime_ns = st.mtime_ns;
-    found.file.ctime_ns = st.ctime_ns;
-    found.file.reference = reference;
-    found.key = KeyOf(st);
-    found.file.identity.dev = found.key.dev;
-    found.file.identity.ino = found.key.ino;
+    found.path = std::move(display);
+    found.size = st.size;
+    found.mtime_ns = st.mtime_ns;
+    found.ctime_ns = st.ctime_ns;
+    found.reference = reference;
+    found.identity.dev = st.dev;
+    found.identity.ino = st.ino;
     into_->found.push_back(std::move(found));
   }
 
   void AddStream(std::string display, const FileStat& st, bool reference) {
     FoundFile found;
-    found.file.path = std::move(display);
-    found.file.mtime_ns = st.mtime_ns;
-    found.file.reference = reference;
-    found.key = KeyOf(st);
-    found.file.identity.dev = found.key.dev;
-    found.file.identity.ino = found.key.ino;
-    found.file.identity.stream = true;
+    found.path = std::move(display);
+    found.mtime_ns = st.mtime_ns;
+    found.reference = reference;
+    found.identity.dev = st.dev;
+    found.identity.ino = st.ino;
+    found.identity.stream = true;
     into_->found.push_back(std::move(found));
   }
 
@@ -682,15 +680,16 @@ class Walker {
 
 // One entry per (device, inode), under its smallest path, reference if any
 // path was, of the first input (root) any path was found under; then sorted
-// by path. A parallel walk of one PATH argument gives
-// the files in path order already; several arguments, or a walk on one
+// by path. A parallel walk of one PATH argument gives the files in path order
+// already: they are then kept in place, with no copy of the list (whose fresh
+// pages cost more than the rest here); several arguments, or a walk on one
 // thread, are sorted here. (Indices are sorted, not the files: a file is a
 // hundred bytes, moved once.)
 std::vector<InputFile> Deduplicate(std::vector<FoundFile> found) {
   const size_t n = found.size();
   auto path_less = [&](uint32_t a, uint32_t b) {
-    const int c = found[a].file.path.compare(found[b].file.path);
-    return c != 0 ? c < 0 : found[a].key < found[b].key;
+    const int c = found[a].path.compare(found[b].path);
+    return c != 0 ? c < 0 : KeyOf(found[a]) < KeyOf(found[b]);
   };
   std::vector<uint32_t> order(n);  // found files in path order
   for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
@@ -706,34 +705,43 @@ std::vector<InputFile> Deduplicate(std::vector<FoundFile> found) {
   constexpr uint32_t kEmpty = UINT32_MAX;
   std::vector<uint32_t> table(slots, kEmpty);  // ranks
   for (size_t r = 0; r < n; ++r) {
-    const FileKey& key = found[order[r]].key;
+    const FileKey key = KeyOf(found[order[r]]);
     size_t h = static_cast<size_t>(Mix64(key.dev * 0x9E3779B97F4A7C15ull ^ key.ino)) & (slots - 1);
-    while (table[h] != kEmpty && found[order[table[h]]].key != key) h = (h + 1) & (slots - 1);
+    while (table[h] != kEmpty && KeyOf(found[order[table[h]]]) != key) h = (h + 1) & (slots - 1);
     if (table[h] == kEmpty) {
       table[h] = static_cast<uint32_t>(r);
       continue;
     }
-    InputFile& first = found[order[table[h]]].file;
-    first.reference = first.reference || found[order[r]].file.reference;
-    first.root = std::min(first.root, found[order[r]].file.root);
+    InputFile& first = found[order[table[h]]];
+    first.reference = first.reference || found[order[r]].reference;
+    first.root = std::min(first.root, found[order[r]].root);
     kept[r] = 0;
   }
   table = {};
   // One path with two identities: the file was replaced between two PATH
   // arguments that both reach it. Keep the one with the smaller identity.
-  std::vector<InputFile> files;
-  files.reserve(n);
+  // Sorted, the files are compacted in place (rank r is found[r], and the
+  // next kept one never lies before the last written).
+  std::vector<InputFile> moved;
+  if (!sorted) moved.reserve(n);
+  std::vector<InputFile>& files = sorted ? found : moved;
+  size_t w = 0;  // files kept so far, in files[0, w)
   for (size_t r = 0; r < n; ++r) {
     if (kept[r] == 0) continue;
-    InputFile& file = found[order[r]].file;
-    if (!files.empty() && files.back().path == file.path) {
-      files.back().reference = files.back().reference || file.reference;
-      files.back().root = std::min(files.back().root, file.root);
-    } else {
+    InputFile& file = found[order[r]];
+    if (w > 0 && files[w - 1].path == file.path) {
+      files[w - 1].reference = files[w - 1].reference || file.reference;
+      files[w - 1].root = std::min(files[w - 1].root, file.root);
+    } else if (!sorted) {
       files.push_back(std::move(file));
+      ++w;
+    } else {
+      if (w != r) files[w] = std::move(file);
+      ++w;
     }
   }
-  return files;
+  files.resize(w);
+  return std::move(files);
 }
 
 }  // namespace
@@ -765,7 +773,7 @@ Result<WalkedCorpus> WalkCorpus(const Options& options, FileSystem& fs) {
   auto walk_root = [&](const std::string& path, bool reference) {
     const size_t before = all.found.size();
     walker.WalkRoot(path, reference);
-    for (size_t i = before; i < all.found.size(); ++i) all.found[i].file.root = root;
+    for (size_t i = before; i < all.found.size(); ++i) all.found[i].root = root;
     ++root;
   };
   for (const std::string& path : options.paths) walk_root(path, /*reference=*/false);
