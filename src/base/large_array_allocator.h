@@ -27,6 +27,7 @@
 #pragma once
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -98,7 +99,7 @@ class LargeArrayAllocator {
 // fault as before.
 inline bool PrefaultForWrite(const void* begin, const void* end) {
 #if defined(MADV_POPULATE_WRITE)
-  const uintptr_t page = 4096;
+  static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
   const uintptr_t b = reinterpret_cast<uintptr_t>(begin) & ~(page - 1);
   const uintptr_t e = reinterpret_cast<uintptr_t>(end);
   if (e <= b) return true;
