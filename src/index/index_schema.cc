@@ -232,6 +232,20 @@ int InsertParams(sqlite3* h, const SignatureParams& params) {
   return SQLITE_OK;
 }
 
+// Runs `begin` (SQL that begins a transaction, and may do more in it), then
+// inserts `params` and commits; rolls back on any error.
+Status ParamsInTransaction(sqlite3* h, const std::string& path, const char* begin, const SignatureParams& params) {
+  int rc = Exec(h, begin);
+  if (rc == SQLITE_OK) rc = InsertParams(h, params);
+  if (rc == SQLITE_OK) rc = Exec(h, "COMMIT");
+  if (rc != SQLITE_OK) {
+    Status s = SqlError(h, path, rc);
+    Exec(h, "ROLLBACK");
+    return s;
+  }
+  return Status::Ok();
+}
+
 // Gives the empty database `h` the schema of a new index and `params`, in
 // one transaction: a run killed while creating it leaves an empty database,
 // never tables without the parameters that made their signatures.
@@ -241,15 +255,7 @@ Status CreateSchema(sqlite3* h, const std::string& path, const SignatureParams& 
   std::string sql = std::string("PRAGMA page_size = 16384; BEGIN IMMEDIATE;").append(kSchema);
   sql.append("PRAGMA application_id = ").append(std::to_string(kApplicationId)).append(";");
   sql.append("PRAGMA user_version = ").append(std::to_string(kIndexSchemaVersion)).append(";");
-  int rc = Exec(h, sql.c_str());
-  if (rc == SQLITE_OK) rc = InsertParams(h, params);
-  if (rc == SQLITE_OK) rc = Exec(h, "COMMIT");
-  if (rc != SQLITE_OK) {
-    Status s = SqlError(h, path, rc);
-    Exec(h, "ROLLBACK");
-    return s;
-  }
-  return Status::Ok();
+  return ParamsInTransaction(h, path, sql.c_str(), params);
 }
 
 // Checks that `h`, a database that is not empty, is a neardup index of a
@@ -361,15 +367,7 @@ Result<Db> OpenDb(const std::string& path, bool write, const SignatureParams* cr
 }
 
 Status PutParams(sqlite3* h, const std::string& path, const SignatureParams& params) {
-  int rc = Exec(h, "BEGIN IMMEDIATE");
-  if (rc == SQLITE_OK) rc = InsertParams(h, params);
-  if (rc == SQLITE_OK) rc = Exec(h, "COMMIT");
-  if (rc != SQLITE_OK) {
-    Status s = SqlError(h, path, rc);
-    Exec(h, "ROLLBACK");
-    return s;
-  }
-  return Status::Ok();
+  return ParamsInTransaction(h, path, "BEGIN IMMEDIATE", params);
 }
 
 Status CheckParams(sqlite3* h, const std::string& path, const SignatureParams& params, bool* older_minhash) {

@@ -82,6 +82,24 @@ size_t FilesWithBitmaps(const SignContext& ctx, const std::vector<InputFile>& fi
 // to the first of them: 1 MiB of a 128-value matrix.
 constexpr size_t kBackedRows = 2048;
 
+// File `i`'s problem `s`, or its counts, into *out (and (*per_file)[i]).
+// REQUIRES: the caller holds the lock that guards out->problems and out->counts.
+void TakeOutcome(const Status& s, const DocumentSketch& sk, size_t i, SignedCorpus* out,
+                 std::vector<SignCounts>* per_file) {
+  if (!s.ok()) {
+    const bool too_large = sk.kind == DocumentSketch::Kind::kTooLarge;
+    out->problems.push_back({.file = static_cast<uint32_t>(i),
+                             .line = 0,
+                             .status = s,
+                             .kind = too_large ? InputProblem::Kind::kTooLarge : InputProblem::Kind::kUnreadable});
+    return;
+  }
+  const SignCounts read{
+      .bytes = sk.bytes, .invalid_utf8 = sk.replaced, .transcoded = sk.transcoded ? 1u : 0u, .duplicate_ids = 0};
+  out->counts += read;
+  if (per_file != nullptr) (*per_file)[i] += read;
+}
+
 }  // namespace
 
 void SignTextFiles(const SignContext& ctx, SignedCorpus* out, std::vector<SignCounts>* per_file,
@@ -126,18 +144,7 @@ void SignTextFiles(const SignContext& ctx, SignedCorpus* out, std::vector<SignCo
     }
     {
       std::lock_guard<std::mutex> lock(mu);
-      if (!s.ok()) {
-        const bool too_large = sk.kind == DocumentSketch::Kind::kTooLarge;
-        out->problems.push_back({.file = static_cast<uint32_t>(i),
-                                 .line = 0,
-                                 .status = s,
-                                 .kind = too_large ? InputProblem::Kind::kTooLarge : InputProblem::Kind::kUnreadable});
-      } else {
-        const SignCounts read{
-            .bytes = sk.bytes, .invalid_utf8 = sk.replaced, .transcoded = sk.transcoded ? 1u : 0u, .duplicate_ids = 0};
-        out->counts += read;
-        if (per_file != nullptr) (*per_file)[i] += read;
-      }
+      TakeOutcome(s, sk, i, out, per_file);
     }
     progress.bytes += sk.bytes;
     ++progress.inputs_done;
