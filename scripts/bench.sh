@@ -58,14 +58,19 @@
 # words, XXH3, word 5-shingles, 128 minima with AVX-512, no JSON, Unicode,
 # banding or output), on the --floor-docs corpus (100000 documents, ~300 MB)
 # as one JSONL file. --floor-runs R (5) alternating rounds of floor -t 1,
-# floor -t 1 --mix, neardup --input jsonl -j 1, then the same at 2 threads:
+# floor -t 1 --mix, floor -t 1 --keep, neardup --input jsonl -j 1, then the
+# same at 2 threads:
 # medians, min and max of each, neardup/floor per round, and each one's
 # 2-against-1 thread speedup per round. `--mix` is the floor of neardup's own
 # signatures: each value mixed as neardup mixes it (v ^ (v >> 16)) before
 # its minimum is taken; its rows show what that mix costs over the plain
-# floor, and neardup against it. Then the same documents as files: `neardup scan -j
-# CORES DIR` against `find DIR -type f -name '*.txt' -print0 | xargs -0 -P CORES -n 2000
-# xxhsum -H3` (and the floor over the files, for reference), alternating.
+# floor, and neardup against it. `--keep` is the floor that also holds every
+# signature in memory (512 bytes a document), as neardup must to band them:
+# on a virtual machine fresh memory costs far more than the CPU work of
+# writing it, and these rows show how much. Then the same documents as
+# files: `neardup scan -j CORES DIR` against `find DIR -type f -name '*.txt'
+# -print0 | xargs -0 -P CORES -n 2000 xxhsum -H3` (and the floor over the
+# files, with and without --keep), alternating.
 # --exact against signature mode (skipped with --no-exact; --exact-only runs
 # it alone; in --quick, on 600 mails and one run): a mail-like corpus from
 # build/gen_mail (tests/bench/gen_mail.cc: --exact-mails M mails, 6000 by
@@ -915,12 +920,13 @@ floor_section() {
   generated+=("$fjsonl")
   floor_bytes="$(stat -c %s "$fjsonl")"
   cat "$fjsonl" >/dev/null
-  for k in f1 n1 f2 n2 m1 m2 fc nc dc xd nd fd; do : >"$tmp/floor_$k"; done
+  for k in f1 n1 f2 n2 m1 m2 k1 k2 fc nc dc xd nd fd kd; do : >"$tmp/floor_$k"; done
   for ((r = 1; r <= floor_runs; r++)); do
     for j in 1 2; do
       log "floor: round $r/$floor_runs, $j thread(s)"
       floor_time "$tmp/floor_fc$j" "$fbin" -t "$j" "$fjsonl" >>"$tmp/floor_f$j"
       floor_time "$tmp/floor_mc$j" "$fbin" -t "$j" --mix "$fjsonl" >>"$tmp/floor_m$j"
+      floor_time "$tmp/floor_kc$j" "$fbin" -t "$j" --keep "$fjsonl" >>"$tmp/floor_k$j"
       floor_time "$tmp/floor_nc$j" "$bin" scan --input jsonl --verify signature -j "$j" --no-progress -q -f tsv \
         -o "$tmp/floor.pairs" "$fjsonl" >>"$tmp/floor_n$j"
     done
@@ -950,6 +956,14 @@ floor_section() {
   done
   floor_lines+=("| JSONL, 2 threads against 1 (speedup, neardup / floor with --mix) | $(floor_spread "$tmp/floor_sn") \
 | $(floor_spread "$tmp/floor_sm") | | |")
+  # The floor that also holds every signature (--keep, 512 bytes a document),
+  # as neardup must to band them: what fresh memory costs on this machine.
+  for j in 1 2; do
+    floor_quotients "$tmp/floor_n$j" "$tmp/floor_k$j" "$tmp/floor_nk$j"
+    floor_lines+=("| JSONL, $j thread(s): \`neardup scan --input jsonl -j $j\` / \`floor_minhash -t $j --keep\` \
+| $(floor_spread "$tmp/floor_n$j") | $(floor_spread "$tmp/floor_k$j") | $(floor_spread "$tmp/floor_nk$j") \
+| $(median <"$tmp/floor_nc$j") / $(median <"$tmp/floor_kc$j") ($(floor_cpu_ratio "$tmp/floor_nc$j" "$tmp/floor_kc$j")) |")
+  done
   find "$fdir" -type f -print0 | xargs -0 cat >/dev/null
   for ((r = 1; r <= floor_runs; r++)); do
     log "floor: round $r/$floor_runs, folder"
@@ -959,13 +973,21 @@ floor_section() {
       >>"$tmp/floor_nd"
     floor_time "$tmp/floor_fcd" bash -c "find '$fdir' -type f -name '*.txt' -print0 | '$fbin' -t $cores --files" \
       >>"$tmp/floor_fd"
+    floor_time "$tmp/floor_kcd" bash -c "find '$fdir' -type f -name '*.txt' -print0 | '$fbin' -t $cores --files --keep" \
+      >>"$tmp/floor_kd"
   done
   floor_quotients "$tmp/floor_nd" "$tmp/floor_xd" "$tmp/floor_qd"
   floor_lines+=("| $floor_docs files: \`neardup scan -j $cores DIR\` / \`find DIR -type f -name '*.txt' -print0 \| xargs -0 -P $cores \
 -n 2000 xxhsum -H3\` | $(floor_spread "$tmp/floor_nd") | $(floor_spread "$tmp/floor_xd") \
 | $(floor_spread "$tmp/floor_qd") | $(median <"$tmp/floor_ncd") / $(median <"$tmp/floor_xc") ($(floor_cpu_ratio "$tmp/floor_ncd" "$tmp/floor_xc")) |")
-  floor_lines+=("| the same files through \`floor_minhash -t $cores --files\` | | $(floor_spread "$tmp/floor_fd") | | \
-/ $(median <"$tmp/floor_fcd") |")
+  floor_quotients "$tmp/floor_nd" "$tmp/floor_fd" "$tmp/floor_nfd"
+  floor_lines+=("| $floor_docs files: \`neardup scan -j $cores DIR\` / the same files through \`floor_minhash -t $cores --files\` \
+| $(floor_spread "$tmp/floor_nd") | $(floor_spread "$tmp/floor_fd") | $(floor_spread "$tmp/floor_nfd") \
+| $(median <"$tmp/floor_ncd") / $(median <"$tmp/floor_fcd") ($(floor_cpu_ratio "$tmp/floor_ncd" "$tmp/floor_fcd")) |")
+  floor_quotients "$tmp/floor_nd" "$tmp/floor_kd" "$tmp/floor_nkd"
+  floor_lines+=("| $floor_docs files: \`neardup scan -j $cores DIR\` / the same files through \`floor_minhash -t $cores --files --keep\` \
+| $(floor_spread "$tmp/floor_nd") | $(floor_spread "$tmp/floor_kd") | $(floor_spread "$tmp/floor_nkd") \
+| $(median <"$tmp/floor_ncd") / $(median <"$tmp/floor_kcd") ($(floor_cpu_ratio "$tmp/floor_ncd" "$tmp/floor_kcd")) |")
 }
 [[ $floor == 1 ]] && floor_section
 # --- --exact against signature mode -------------------------------------------

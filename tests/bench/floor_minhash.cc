@@ -14,8 +14,11 @@
 // -t T: T threads; a file is split into T ranges at newlines, a list of files
 // into T interleaved shares. --mix: each value mixed before its minimum is
 // taken, as neardup's signatures are (the floor of neardup's own definition;
-// other minima, so another checksum). Prints "docs N checksum X" (X does not
-// depend on T).
+// other minima, so another checksum). --keep: every signature is also kept
+// in memory until the end (512 bytes a document, in fresh 1 MiB blocks of
+// each thread's own, never copied), as any tool that bands them afterwards
+// must hold them: the floor of signing plus holding the signatures. Prints
+// "docs N checksum X" (X does not depend on T).
 #include <fcntl.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -30,6 +33,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -80,7 +84,8 @@ __attribute__((target_clones("avx512f", "default")))
 void MinimaMixed(const uint32_t* x, size_t n, uint32_t* sig) {
   MinimaBody<true>(x, n, sig);
 }
-bool g_mix = false;  // --mix
+bool g_mix = false;   // --mix
+bool g_keep = false;  // --keep
 void Minima(const uint32_t* x, size_t n, uint32_t* sig) {
   if (g_mix) {
     MinimaMixed(x, n, sig);
@@ -182,6 +187,18 @@ void Shingles(const uint64_t* h, size_t n, uint32_t* shingle) {
 // the next one's shingles.
 struct Signer {
   static constexpr size_t kChunk = size_t{1} << 16;
+  static constexpr size_t kKeptPerBlock = 2048;  // signatures: 1 MiB
+  // With --keep: the blocks of signatures kept, the last one being filled.
+  std::vector<std::unique_ptr<uint32_t[]>> kept;
+  size_t kept_in_last = kKeptPerBlock;
+  void Keep(const uint32_t* sig) {
+    if (kept_in_last == kKeptPerBlock) {
+      kept.emplace_back(new uint32_t[kKeptPerBlock * kPerm]);  // not zeroed: written once
+      kept_in_last = 0;
+    }
+    std::memcpy(kept.back().get() + kept_in_last * kPerm, sig, kPerm * sizeof(uint32_t));
+    ++kept_in_last;
+  }
   std::vector<unsigned char> lower;
   std::vector<uint32_t> start, end, shingles;
   std::vector<uint64_t> hashes;  // the carried hashes, then the chunk's
@@ -220,6 +237,7 @@ struct Signer {
       shingles[0] = Combine(hashes.data(), static_cast<int>(words));
       Minima(shingles.data(), 1, sig);
     }
+    if (g_keep) Keep(sig);
     return XXH3_64bits(sig, sizeof sig);
   }
 };
@@ -271,7 +289,8 @@ void SignFiles(const std::vector<std::string>* paths, size_t first, size_t threa
 }
 
 int Usage() {
-  std::cerr << "usage: floor_minhash [-t THREADS] [--mix] FILE | floor_minhash [-t THREADS] [--mix] --files < "
+  std::cerr << "usage: floor_minhash [-t THREADS] [--mix] [--keep] FILE | floor_minhash [-t THREADS] [--mix] [--keep] "
+               "--files < "
                "NUL-separated paths\n";
   return 2;
 }
@@ -290,6 +309,8 @@ int main(int argc, char** argv) {
       files = true;
     } else if (arg == "--mix") {
       g_mix = true;
+    } else if (arg == "--keep") {
+      g_keep = true;
     } else if (input == nullptr && arg[0] != '-') {
       input = argv[i];
     } else {
