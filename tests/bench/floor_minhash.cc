@@ -15,9 +15,10 @@
 // into T interleaved shares. --mix: each value mixed before its minimum is
 // taken, as neardup's signatures are (the floor of neardup's own definition;
 // other minima, so another checksum). --keep: every signature is also kept
-// in memory until the end (512 bytes a document, in fresh 1 MiB blocks of
-// each thread's own, never copied), as any tool that bands them afterwards
-// must hold them: the floor of signing plus holding the signatures. Prints
+// in memory until its thread's share is signed (512 bytes a document, in
+// fresh 1 MiB blocks of each thread's own, never copied), as any tool that
+// bands them afterwards must hold them: the floor of signing plus holding
+// the signatures. Prints
 // "docs N checksum X" (X does not depend on T).
 #include <fcntl.h>
 #if defined(__x86_64__)
