@@ -32,6 +32,7 @@ struct ReadDoc {
   ContentHash content;  // equal for equal token sequences, as the scan groups copies
   bool have = false;
   bool want_sig = true;  // in: compute the signature (the review page needs none)
+  bool want_set = true;  // in: collect the shingle set (the review page may need none)
 };
 
 // Keeps the first `max_words` words of a token text arriving in pieces.
@@ -167,7 +168,7 @@ Status ReadFileDocWith(const Options& options, DocumentReader& reader, FileSyste
   });
   if (r->want_sig) r->sig.assign(static_cast<size_t>(options.num_perm), 0);
   DocumentSketch sk;
-  const Status s = reader.ReadStream(**in, r->want_sig ? r->sig.data() : nullptr, &r->set, &sk);
+  const Status s = reader.ReadStream(**in, r->want_sig ? r->sig.data() : nullptr, r->want_set ? &r->set : nullptr, &sk);
   reader.set_token_sink(nullptr);
   if (!s.ok()) return s;
   Finish(sk, r);
@@ -285,14 +286,16 @@ Result<DocReading> ReadDocumentFile(const Options& options, const MinHasher& min
 }
 
 Result<DocReading> ReadDocumentFileUnsigned(DocumentReader& reader, const Options& options, FileSystem& fs,
-                                            const std::string& path, uint64_t max_words) {
+                                            const std::string& path, uint64_t max_words, bool want_shingles) {
   ReadDoc r;
   r.want_sig = false;
+  r.want_set = want_shingles;
   if (Status s = ReadFileDocWith(options, reader, fs, path, max_words, &r); !s.ok()) return s;
   return Reading(std::move(r));
 }
 
-DocReading ReadDocumentText(const Options& options, JsonlDocReader& parser, std::string_view text, uint64_t max_words) {
+DocReading ReadDocumentText(const Options& options, JsonlDocReader& parser, std::string_view text, uint64_t max_words,
+                            bool want_shingles) {
   DocReading out;
   TokenTextKeeper keep(&out.doc, max_words);
   uint64_t chars = 0;
@@ -301,7 +304,7 @@ DocReading ReadDocumentText(const Options& options, JsonlDocReader& parser, std:
     keep.Add(piece);
   });
   DocumentSketch sk;
-  parser.reader().ReadText(text, nullptr, &out.shingles, &sk);
+  parser.reader().ReadText(text, nullptr, want_shingles ? &out.shingles : nullptr, &sk);
   parser.reader().set_token_sink(nullptr);
   out.content = sk.content;
   out.doc.bytes = text.size();

@@ -32,15 +32,18 @@ Result<DocReading> ReadDocumentFile(const Options& options, const MinHasher& min
 class DocumentReader;
 
 // The same without the signature (empty), through `reader` (made with
-// `options`), which one thread reuses from call to call (the review page).
+// `options`), which one thread reuses from call to call (the review page);
+// without the shingle set either (empty) unless `want_shingles`.
 Result<DocReading> ReadDocumentFileUnsigned(DocumentReader& reader, const Options& options, FileSystem& fs,
-                                            const std::string& path, uint64_t max_words);
+                                            const std::string& path, uint64_t max_words, bool want_shingles);
 
 class JsonlDocReader;
 
 // One JSONL document's text (its text key, parsed by `parser`) read as
-// ReadDocumentFile reads a file.
-DocReading ReadDocumentText(const Options& options, JsonlDocReader& parser, std::string_view text, uint64_t max_words);
+// ReadDocumentFile reads a file, without the signature, and without the
+// shingle set unless `want_shingles`.
+DocReading ReadDocumentText(const Options& options, JsonlDocReader& parser, std::string_view text, uint64_t max_words,
+                            bool want_shingles);
 
 // As ExplainPair(options, inputs), reading through `fs`.
 Result<PairExplanation> ExplainPair(const Options& options, const ExplainInputs& inputs, FileSystem& fs);

@@ -62,10 +62,18 @@ class HeldTexts {
 // Text files, read again by path, a batch by one worker of the run's.
 class FileTexts {
  public:
-  FileTexts(const Report& report, const Options& options, uint64_t max_words, FileSystem& fs, int workers)
-      : report_(report), options_(options), max_words_(max_words), fs_(fs), minhasher_(options.num_perm, options.seed) {
+  FileTexts(const Report& report, const Options& options, uint64_t max_words, bool want_sets, FileSystem& fs,
+            int workers)
+      : report_(report),
+        options_(options),
+        max_words_(max_words),
+        want_sets_(want_sets),
+        fs_(fs),
+        minhasher_(options.num_perm, options.seed) {
     readers_.resize(static_cast<size_t>(workers));
   }
+
+  bool want_sets() const { return want_sets_; }
 
   // Document `id` read again by worker `w`, through its own reader.
   ReadAgain Read(int w, DocId id) {
@@ -82,7 +90,7 @@ class FileTexts {
       doc.note = "no diff: standard input cannot be read again";
       return doc;
     }
-    Result<DocReading> r = ReadDocumentFileUnsigned(reader, options_, fs_, entry.name, max_words_);
+    Result<DocReading> r = ReadDocumentFileUnsigned(reader, options_, fs_, entry.name, max_words_, want_sets_);
     if (!r.ok()) {
       doc.note = "no diff: " + r.status().message();
       return doc;
@@ -93,6 +101,7 @@ class FileTexts {
   const Report& report_;
   const Options& options_;
   uint64_t max_words_;
+  bool want_sets_;  // the shingle sets are compared (ComparesSets())
   FileSystem& fs_;
   MinHasher minhasher_;
   std::vector<std::unique_ptr<DocumentReader>> readers_;  // one a worker, made on its first document
@@ -103,13 +112,16 @@ class FileTexts {
 // before and after, and each document's content hash as signed.
 class JsonlSource : public HeldTexts {
  public:
-  JsonlSource(const Report& report, const Options& options, uint64_t max_words, FileSystem& fs)
+  JsonlSource(const Report& report, const Options& options, uint64_t max_words, bool want_sets, FileSystem& fs)
       : report_(report),
         options_(options),
         max_words_(max_words),
+        want_sets_(want_sets),
         fs_(fs),
         minhasher_(options.num_perm, options.seed),
         parser_(options, minhasher_) {}
+
+  bool want_sets() const { return want_sets_; }
 
   // Reads `docs` again, in place of those held.
   void Load(std::vector<DocId> docs) {
@@ -177,7 +189,7 @@ class JsonlSource : public HeldTexts {
     const std::string where = path + ":" + std::to_string(line.number);
     bool has = false;
     if (!line.too_long && parser_.Parse(line.text, doc, &has).ok() && has) {
-      DocReading reading = ReadDocumentText(options_, parser_, doc->text, max_words_);
+      DocReading reading = ReadDocumentText(options_, parser_, doc->text, max_words_, want_sets_);
       if (reading.content.low == place.content_low && reading.content.high == place.content_high) {
         return ReadOk(std::move(reading));
       }
@@ -189,6 +201,7 @@ class JsonlSource : public HeldTexts {
   const Report& report_;
   const Options& options_;
   uint64_t max_words_;
+  bool want_sets_;  // the shingle sets are compared (ComparesSets())
   FileSystem& fs_;
   MinHasher minhasher_;
   JsonlDocReader parser_;
@@ -213,7 +226,7 @@ ReviewMember Compared(ReviewMember m, const ReadAgain& kept, const ReadAgain& me
       return m;
     }
   }
-  m.diff = FoldDiff(WordDiff(kept.words, member.words));
+  m.diff = FoldedWordDiff(kept.words, member.words);
   // The same words: a diff would show only "N unchanged words".
   const bool same = std::none_of(m.diff->begin(), m.diff->end(), [](const FoldedRun& run) {
     return run.kind == FoldedRun::Kind::kRemoved || run.kind == FoldedRun::Kind::kAdded;
@@ -268,18 +281,29 @@ void JudgeMember(const RelationRule& rule, const Overlap& overlap, ReviewMember&
 // a member below the threshold with the kept document itself, whatever the
 // run's verification said, is marked, never to be removed on its say.
 // With --relation contains|both the rule judges each member (JudgeMember).
-void CompareGroup(const HeldTexts& texts, bool pairs_mode, const RelationRule& rule, ReviewGroup& g) {
+// Without `sets` (ComparesSets()), each pair's exact Jaccard is the report's.
+void CompareGroup(const HeldTexts& texts, bool pairs_mode, bool sets, const RelationRule& rule, ReviewGroup& g) {
   const ReadAgain& kept = texts.Read(g.keep);
   for (ReviewMember& m : g.members) {
     const ReadAgain& member = texts.Read(m.doc);
-    if (kept.ok && member.ok) {
+    if (kept.ok && member.ok && sets) {
       const Overlap overlap = OverlapOf(kept.reading.shingles, member.reading.shingles);
       if (!pairs_mode) m.similarity = overlap.Jaccard();
       JudgeMember(rule, overlap, m);
+    } else if (kept.ok && member.ok && !MeetsThreshold(m.similarity, rule.threshold)) {
+      m.unlike_kept = true;  // as JudgeMember judges near copies
     }
     m = Compared(std::move(m), kept, member);
   }
   if (!pairs_mode) SortBySimilarity(&g.members);
+}
+
+// Whether the review compares the documents' shingle sets: unless every
+// group is a pair whose exact Jaccard the scan reported, which is all
+// JudgeMember would tell of near copies (a pair reported holds it).
+bool ComparesSets(const Report& report) {
+  if (report.params.mode != Mode::kPairs || report.params.relation != Relation::kSimilar) return true;
+  return std::any_of(report.pairs.begin(), report.pairs.end(), [](const ReportedPair& p) { return p.jaccard < 0; });
 }
 
 // Where a batch of groups ends: at `docs` documents or `bytes` of their
@@ -328,13 +352,14 @@ Batch TakeBatch(const Report& report, std::vector<ReviewGroup>& groups, size_t* 
 void CompareJsonlInBatches(const Report& report, const Options& options, JsonlSource& texts,
                            std::vector<ReviewGroup> groups, const ReviewSink& sink, GroupCounter& counter) {
   const bool pairs_mode = report.params.mode == Mode::kPairs;
+  const bool sets = texts.want_sets();
   const RelationRule rule = RelationRule::Of(options);
   const Workers workers{.threads = Workers::Resolve(options.threads), .tick = {}, .cancel = nullptr};
   for (size_t i = 0; i < groups.size();) {
     Batch batch = TakeBatch(report, groups, &i, kJsonlBatch);
     texts.Load(std::move(batch.docs));
     ParallelFor(workers, batch.groups.size(),
-                [&](int, size_t k) { CompareGroup(texts, pairs_mode, rule, batch.groups[k]); });
+                [&](int, size_t k) { CompareGroup(texts, pairs_mode, sets, rule, batch.groups[k]); });
     counter.Done(batch.groups.size());
     sink(batch.groups);
   }
@@ -446,6 +471,7 @@ constexpr uint64_t kHeldTextBytes = 0;
 void CompareFilesInBatches(const Report& report, const Options& options, FileTexts& files,
                            std::vector<ReviewGroup> groups, const ReviewSink& sink, GroupCounter& counter) {
   const bool pairs_mode = report.params.mode == Mode::kPairs;
+  const bool sets = files.want_sets();
   const RelationRule rule = RelationRule::Of(options);
   const int threads = Workers::Resolve(options.threads);
   std::vector<Batch> batches;
@@ -455,7 +481,7 @@ void CompareFilesInBatches(const Report& report, const Options& options, FileTex
       Workers{.threads = threads, .tick = {}, .cancel = nullptr}, static_cast<size_t>(threads) + 1,
       [&](int w, size_t& k) {
         const HeldTexts held = texts.Take(w, k);
-        for (ReviewGroup& g : batches[k].groups) CompareGroup(held, pairs_mode, rule, g);
+        for (ReviewGroup& g : batches[k].groups) CompareGroup(held, pairs_mode, sets, rule, g);
       },
       [&](size_t& k) {
         texts.Release(k);
@@ -482,11 +508,12 @@ Review BuildReviewInBatches(const Report& report, const Options& options, uint64
   review.texts_read = true;
   review.max_words = max_words;
   GroupCounter counter{.tell = progress, .total = groups.size(), .done = 0};
+  const bool sets = ComparesSets(report);
   if (jsonl) {
-    JsonlSource texts(report, options, max_words, fs);
+    JsonlSource texts(report, options, max_words, sets, fs);
     CompareJsonlInBatches(report, options, texts, std::move(groups), sink, counter);
   } else {
-    FileTexts files(report, options, max_words, fs, Workers::Resolve(options.threads));
+    FileTexts files(report, options, max_words, sets, fs, Workers::Resolve(options.threads));
     CompareFilesInBatches(report, options, files, std::move(groups), sink, counter);
   }
   return review;

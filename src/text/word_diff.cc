@@ -339,28 +339,49 @@ uint32_t DiffWords::Find(std::string_view word, uint64_t hash) const {
   return slot == kEmptySlot ? kNone : static_cast<uint32_t>(slot);
 }
 
-std::vector<DiffRun> WordDiff(const DiffWords& a, const DiffWords& b) {
+// The edit script of `a` into `b` (WordDiff's), each op's word numbered as
+// WordOf() reads it: a's numbers, then b's words missing from a.
+class WordDiffScript {
+ public:
+  WordDiffScript(const DiffWords& a, const DiffWords& b) : a_(a), b_(b), script_(Numbered(a, b, &a_words_)) {}
+
+  const std::vector<EditScript::Op>& ops() const { return script_.ops(); }
+  std::string_view WordOf(int elem) const {
+    const auto number = static_cast<uint32_t>(elem);
+    return number < a_words_ ? a_.WordText(number) : b_.WordText(number - a_words_);
+  }
+
+ private:
   // The diff compares integers: a's words keep their numbers, b's words
   // take a's number for the same word, and numbers after a's for the
   // others. Equal words get equal numbers and different words different
   // ones, as numbering both texts afresh would give, so the diff is the same.
-  const auto a_words = static_cast<uint32_t>(a.words_.size());
-  std::vector<uint32_t> b_number(b.words_.size());
-  for (size_t d = 0; d < b.words_.size(); ++d) {
-    const uint32_t in_a =
-        a.slots_.empty() ? DiffWords::kNone : a.Find(b.WordText(static_cast<uint32_t>(d)), b.words_[d].hash);
-    b_number[d] = in_a != DiffWords::kNone ? in_a : a_words + static_cast<uint32_t>(d);
+  static EditScript Numbered(const DiffWords& a, const DiffWords& b, uint32_t* a_words) {
+    *a_words = static_cast<uint32_t>(a.words_.size());
+    std::vector<uint32_t> b_number(b.words_.size());
+    for (size_t d = 0; d < b.words_.size(); ++d) {
+      const uint32_t in_a =
+          a.slots_.empty() ? DiffWords::kNone : a.Find(b.WordText(static_cast<uint32_t>(d)), b.words_[d].hash);
+      b_number[d] = in_a != DiffWords::kNone ? in_a : *a_words + static_cast<uint32_t>(d);
+    }
+    const std::vector<int> sa(a.ids_.begin(), a.ids_.end());
+    std::vector<int> sb;
+    sb.reserve(b.ids_.size());
+    for (const uint32_t id : b.ids_) sb.push_back(static_cast<int>(b_number[id]));
+    return EditScript(sa, sb);
   }
-  const std::vector<int> sa(a.ids_.begin(), a.ids_.end());
-  std::vector<int> sb;
-  sb.reserve(b.ids_.size());
-  for (const uint32_t id : b.ids_) sb.push_back(static_cast<int>(b_number[id]));
 
-  const EditScript script(sa, sb);
+  const DiffWords& a_;
+  const DiffWords& b_;
+  uint32_t a_words_ = 0;
+  const EditScript script_;
+};
+
+std::vector<DiffRun> WordDiff(const DiffWords& a, const DiffWords& b) {
+  const WordDiffScript script(a, b);
   std::vector<DiffRun> runs;
   for (const auto& [kind, elem] : script.ops()) {
-    const auto number = static_cast<uint32_t>(elem);
-    const std::string_view word = number < a_words ? a.WordText(number) : b.WordText(number - a_words);
+    const std::string_view word = script.WordOf(elem);
     if (runs.empty() || runs.back().kind != kind) {
       runs.push_back({kind, std::string(word), 1});
     } else {
@@ -370,6 +391,39 @@ std::vector<DiffRun> WordDiff(const DiffWords& a, const DiffWords& b) {
     }
   }
   return runs;
+}
+
+std::vector<FoldedRun> FoldedWordDiff(const DiffWords& a, const DiffWords& b) {
+  const WordDiffScript script(a, b);
+  const std::vector<EditScript::Op>& ops = script.ops();
+  // The words of ops [from, to) joined by single spaces.
+  auto joined = [&](size_t from, size_t to) {
+    std::string text;
+    for (size_t i = from; i < to; ++i) {
+      if (i > from) text.push_back(' ');
+      text.append(script.WordOf(ops[i].word));
+    }
+    return text;
+  };
+  std::vector<FoldedRun> out;
+  for (size_t begin = 0; begin < ops.size();) {
+    size_t end = begin + 1;
+    while (end < ops.size() && ops[end].kind == ops[begin].kind) ++end;
+    const uint64_t words = end - begin;
+    const bool first = begin == 0;
+    const bool last = end == ops.size();
+    // As FoldDiff folds the run of WordDiff, without joining the words left out.
+    const uint64_t keep = (first ? 0 : kContextWords) + (last ? 0 : kContextWords);
+    if (ops[begin].kind != DiffRun::Kind::kSame || words < keep + kMinSkipped) {
+      out.push_back({FoldedKind(ops[begin].kind), joined(begin, end), words});
+    } else {
+      if (!first) out.push_back({FoldedRun::Kind::kSame, joined(begin, begin + kContextWords), kContextWords});
+      out.push_back({FoldedRun::Kind::kSkipped, std::string(), words - keep});
+      if (!last) out.push_back({FoldedRun::Kind::kSame, joined(end - kContextWords, end), kContextWords});
+    }
+    begin = end;
+  }
+  return out;
 }
 
 std::vector<DiffRun> WordDiff(std::string_view a, std::string_view b) {

@@ -38,7 +38,7 @@ class DiffWords {
   }
 
  private:
-  friend std::vector<DiffRun> WordDiff(const DiffWords& a, const DiffWords& b);
+  friend class WordDiffScript;
 
   struct Word {
     size_t begin = 0;  // in text_
@@ -69,5 +69,9 @@ class DiffWords {
 
 // The runs turning `a` into `b`: the same as WordDiff(a's text, b's text).
 std::vector<DiffRun> WordDiff(const DiffWords& a, const DiffWords& b);
+
+// FoldDiff(WordDiff(a, b)), without joining the words it leaves out: the
+// review page's diff of a long near copy joins a few dozen words, not all.
+std::vector<FoldedRun> FoldedWordDiff(const DiffWords& a, const DiffWords& b);
 
 }  // namespace neardup

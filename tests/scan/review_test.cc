@@ -90,6 +90,50 @@ TEST(ReviewTest, PairsHaveTheirSimilarityAndAFoldedDiff) {
   EXPECT_EQ(skipped, 3);
 }
 
+// Pairs mode: a pair the scan proved (its exact Jaccard reported) is judged
+// by that Jaccard; a pair passed on its estimate alone (--verify signature)
+// is judged by the exact Jaccard of its texts read again.
+TEST(ReviewTest, APairIsUnlikeTheKeptOneWhenItsExactJaccardIsUnderTheThreshold) {
+  TempDir dir;
+  std::vector<std::string> w = RandomWords(400, 29);
+  WriteFile(dir / "a.txt", Join(w));
+  for (size_t i = 5; i < w.size(); i += 25) w[i] = "changed" + std::to_string(i);
+  WriteFile(dir / "b.txt", Join(w));
+  Options o;
+  o.paths = {dir.path()};
+  o.threshold = 0.5;
+  o.verify = VerifyMode::kExact;
+  Report report = Scan(o);
+  ASSERT_EQ(report.pairs.size(), 1u);
+  ReportedPair pair = report.pairs.ToVector()[0];
+  const double jaccard = pair.jaccard;
+  ASSERT_GT(jaccard, 0.5);
+  ASSERT_LT(jaccard, 0.7);
+  Review review = BuildReview(report, o, 20000);
+  EXPECT_DOUBLE_EQ(review.groups[0].members[0].similarity, jaccard);
+  EXPECT_FALSE(review.groups[0].members[0].unlike_kept);
+  ASSERT_TRUE(review.groups[0].members[0].diff.has_value());
+  pair.jaccard = 0.45;  // as if the texts had been proved under it
+  report.pairs = SortedPairs{pair};
+  review = BuildReview(report, o, 20000);
+  EXPECT_DOUBLE_EQ(review.groups[0].members[0].similarity, 0.45);
+  EXPECT_TRUE(review.groups[0].members[0].unlike_kept);
+
+  o.verify = VerifyMode::kSignature;
+  report = Scan(o);
+  ASSERT_EQ(report.pairs.size(), 1u);
+  pair = report.pairs.ToVector()[0];
+  ASSERT_LT(pair.jaccard, 0);
+  review = BuildReview(report, o, 20000);
+  EXPECT_FALSE(review.groups[0].members[0].unlike_kept);
+  // Judged at 0.7 (as an estimate over 0.7 would have passed it), the texts
+  // read again are under it.
+  o.threshold = 0.7;
+  review = BuildReview(report, o, 20000);
+  EXPECT_DOUBLE_EQ(review.groups[0].members[0].similarity, pair.estimate);
+  EXPECT_TRUE(review.groups[0].members[0].unlike_kept);
+}
+
 TEST(ReviewTest, ClusterMemberThatCannotBeReadAgainHasANoteAndNoSimilarity) {
   TempDir dir;
   WriteTrio(dir);

@@ -1,6 +1,7 @@
 // FoldDiff: long unchanged stretches are shortened to their context, the
 // rest of a diff is kept as it is. WordDiff of prepared words (DiffWords):
-// the very script dtl gives, whatever the inputs.
+// the very script dtl gives, whatever the inputs, and FoldedWordDiff its
+// fold.
 #include "neardup/word_diff.h"
 
 #include <gtest/gtest.h>
@@ -168,6 +169,15 @@ void ExpectDtlsScript(const std::vector<std::string>& wa, const std::vector<std:
     EXPECT_EQ(got[i].words, want[i].words) << "run " << i;
   }
   EXPECT_EQ(WordDiff(Join(wa), Join(wb)).size(), want.size());
+  // The review's folded diff: the fold of the same script, run for run.
+  const std::vector<FoldedRun> fold = FoldDiff(want);
+  const std::vector<FoldedRun> folded = FoldedWordDiff(DiffWords(Join(wa)), DiffWords(Join(wb)));
+  ASSERT_EQ(folded.size(), fold.size()) << wa.size() << " against " << wb.size() << " words";
+  for (size_t i = 0; i < folded.size(); ++i) {
+    EXPECT_EQ(static_cast<int>(folded[i].kind), static_cast<int>(fold[i].kind)) << "folded run " << i;
+    EXPECT_EQ(folded[i].text, fold[i].text) << "folded run " << i;
+    EXPECT_EQ(folded[i].words, fold[i].words) << "folded run " << i;
+  }
 }
 
 // `words` with every `every`-th word replaced, one in three dropped and one
@@ -209,6 +219,7 @@ TEST(DiffWordsTest, NearCopiesGiveDtlsScript) {
     const std::vector<std::string> words = RandomWords(500 + 97 * seed, seed, 300);
     ExpectDtlsScript(words, Edited(words, 3 + seed % 17, seed));
     ExpectDtlsScript(Edited(words, 5 + seed % 7, seed + 50), words);
+    ExpectDtlsScript(words, Edited(words, 30 + seed * 3, seed + 90));  // long unchanged stretches, folded
   }
 }
 
