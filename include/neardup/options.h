@@ -219,6 +219,12 @@ struct Options {
   // BuildReview() can read the documents shown again (-f html sets it).
   // Costs 32 bytes per document. Default: false.
   bool doc_places = false;
+  // Exact verification keeps the token texts it reads (in its temporary
+  // files, TMPDIR) in Report::kept_texts, so that BuildReview() shows them
+  // without reading the documents a third time (-f html in pairs mode sets
+  // it). Costs the disk of those texts until the report is gone. Default:
+  // false.
+  bool keep_texts = false;
 
   // The shingle size in effect: `ngram`, or the unit's default.
   int EffectiveNgram() const { return ngram > 0 ? ngram : (shingle == ShingleUnit::kWord ? kWordNgram : kCharNgram); }

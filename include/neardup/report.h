@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,8 @@
 #include "neardup/status.h"
 
 namespace neardup {
+
+class KeptTexts;  // verify/kept_texts.h
 
 // The parameters in effect, echoed in the output (json "params"): the
 // options of the scan, with its effective n-gram and the banding it used.
@@ -184,6 +187,9 @@ struct Report {
   // place, by DocId.
   std::vector<SourceFile> source_files;
   std::vector<DocPlace> places;
+  // With Options::keep_texts, after exact verification: the token texts it
+  // read of the documents it proved, for BuildReview(); else null.
+  std::shared_ptr<const KeptTexts> kept_texts;
   SortedPairs pairs;              // filled in pairs mode
   std::vector<Cluster> clusters;  // filled in clusters and duplicates modes
   // Members of the clusters that can go (not kept, not reference, not a

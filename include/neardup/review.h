@@ -73,7 +73,10 @@ struct ReviewGroup {
 };
 
 struct Review {
-  bool texts_read = false;                // the documents were read again
+  bool texts_read = false;  // the documents were read again
+  // The texts are those exact verification proved the pairs on, kept from
+  // its read (Report::kept_texts), not read once more for the review.
+  bool texts_proved = false;
   uint64_t max_words = kDefaultMaxWords;  // words compared per document
   std::vector<ReviewGroup> groups;
 };
@@ -89,6 +92,10 @@ Review ReviewWithoutTexts(const Report& report);
 // be read again (standard input, a stream, a file changed or gone, a JSONL
 // line that no longer hashes as signed) gets a note, not a diff; this is not
 // an error. A JSONL report without places: ReviewWithoutTexts(report).
+// Pairs mode, each pair's exact Jaccard reported: a document whose token
+// text the scan's verification kept (Report::kept_texts, Options::keep_texts)
+// is shown as verification read it, not read again (Review::texts_proved),
+// and each pair is judged by its reported Jaccard.
 // `progress`, when set, is called after each batch of groups is compared
 // (see BuildReviewInBatches), from the calling thread, with the groups done
 // and their total (for a moving counter: it may be called often).

@@ -652,6 +652,10 @@ ParsedArgs ParseArgs(int argc, const char* const* argv, std::ostream& out, std::
     if (status.ok() && c.scan.mode == Mode::kDuplicates && !*chosen) c.format = OutputFormat::kPaths;
   }
   c.scan.doc_places = c.format == OutputFormat::kHtml;  // the page reads JSONL documents again
+  // The page of near-copy pairs shows each as verification read it (ComparesSets()
+  // in scan/review.cc: the other reviews compare sets, and read again).
+  c.scan.keep_texts =
+      c.format == OutputFormat::kHtml && c.scan.mode == Mode::kPairs && c.scan.relation == Relation::kSimilar;
   if (status.ok() && c.command == Command::kExplain) status = CheckExplainOptions(given, c);
   if (status.ok() && stage != nullptr && c.command != Command::kStageReport) {
     status = ReadTasks(stage->task, stage->tasks, &c);

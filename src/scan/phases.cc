@@ -545,6 +545,7 @@ Result<ReportOutcome> ReportAndDropped(const Run& run, SignedInputs inputs, Foun
   report.stats.exact_duplicates = found.groups.copies();
   report.skipped = NamedSkipped(o, corpus.table.docs, std::move(inputs.walk_skipped));
   if (RowsAreDocuments(o.input) && o.doc_places) PlacesOf(corpus.table, &report);
+  report.kept_texts = std::move(verified->texts);
   report.docs = Entries(std::move(corpus.table.docs), origins);
   if (Status s = BuildOutcome(run, found, *verified, inputs.signed_now, &report, want_dropped ? &out : nullptr);
       !s.ok()) {

@@ -19,6 +19,7 @@
 #include "sign/minhash.h"
 #include "text/document_source.h"
 #include "text/word_diff.h"
+#include "verify/kept_texts.h"
 
 namespace neardup {
 namespace {
@@ -38,6 +39,21 @@ ReadAgain ReadOk(DocReading reading) {
   doc.words = DiffWords(std::move(reading.doc.token_text));
   doc.reading = std::move(reading);
   return doc;
+}
+
+// `id` as exact verification read it (Report::kept_texts), for a review
+// that compares no shingle sets (ComparesSets()): the text the pair was
+// proved on, without reading the document again. Nullopt when none is kept
+// (or it cannot be read back: the document is then read again).
+std::optional<ReadAgain> KeptReading(const Report& report, DocId id, uint64_t max_words) {
+  if (report.kept_texts == nullptr || !report.kept_texts->Has(id)) return std::nullopt;
+  Result<KeptText> kept = report.kept_texts->Text(id, max_words);
+  if (!kept.ok()) return std::nullopt;
+  DocReading reading;
+  reading.doc.name = report.docs[id].name;
+  reading.doc.token_text = std::move(kept->token_text);
+  reading.doc.token_text_capped = kept->capped;
+  return ReadOk(std::move(reading));
 }
 
 // The review's documents of a batch of groups, each read again once and
@@ -84,6 +100,9 @@ class FileTexts {
 
  private:
   ReadAgain ReadOne(DocumentReader& reader, DocId id) const {
+    if (!want_sets_) {
+      if (std::optional<ReadAgain> kept = KeptReading(report_, id, max_words_)) return std::move(*kept);
+    }
     const DocEntry& entry = report_.docs[id];
     ReadAgain doc;
     if (entry.name == "-") {
@@ -123,9 +142,17 @@ class JsonlSource : public HeldTexts {
 
   bool want_sets() const { return want_sets_; }
 
-  // Reads `docs` again, in place of those held.
+  // Reads `docs` again, in place of those held (or takes them as
+  // verification read them, KeptReading()).
   void Load(std::vector<DocId> docs) {
     held_.clear();
+    if (!want_sets_) {
+      std::erase_if(docs, [&](DocId id) {
+        std::optional<ReadAgain> kept = KeptReading(report_, id, max_words_);
+        if (kept.has_value()) Hold(id, std::move(*kept));
+        return kept.has_value();
+      });
+    }
     std::sort(docs.begin(), docs.end(), [&](DocId x, DocId y) {
       const DocPlace& a = report_.places[x];
       const DocPlace& b = report_.places[y];
@@ -509,6 +536,7 @@ Review BuildReviewInBatches(const Report& report, const Options& options, uint64
   review.max_words = max_words;
   GroupCounter counter{.tell = progress, .total = groups.size(), .done = 0};
   const bool sets = ComparesSets(report);
+  review.texts_proved = !sets && report.kept_texts != nullptr;
   if (jsonl) {
     JsonlSource texts(report, options, max_words, sets, fs);
     CompareJsonlInBatches(report, options, texts, std::move(groups), sink, counter);

@@ -113,7 +113,7 @@ Status Confirmer::Run(const std::vector<DocOrigin>& origins, const std::vector<s
       r.doc = groups[g][k];
       r.group = g;
       r.want_set = want_set[g] != 0 && k == 0;  // the first member: the likely reference
-      r.keep_text = groups[g].size() > 1;
+      r.keep_text = keep_every_text_ || groups[g].size() > 1;
       reads_.push_back(std::move(r));
     }
   }
@@ -471,9 +471,9 @@ Status Confirmer::Judge(const std::vector<DocOrigin>& origins, size_t groups, Co
     if (*same) {
       out->members[g].push_back(r.doc);
     } else {
-      out->left_out.emplace_back(
-          r.doc, Status::Corrupt(place(origin) + ": has the content hash of " + place(origins[ref.doc]) +
-                                 " but not its text (a hash collision); left out of the results"));
+      r.status = Status::Corrupt(place(origin) + ": has the content hash of " + place(origins[ref.doc]) +
+                                 " but not its text (a hash collision); left out of the results");
+      out->left_out.emplace_back(r.doc, r.status);
     }
   }
   return Status::Ok();
@@ -547,6 +547,20 @@ Result<bool> Confirmer::KeepText(size_t g) {
   }
   if (!r.status.ok()) late_left_out_.emplace_back(r.doc, r.status);
   return r.status.ok();
+}
+
+std::shared_ptr<const KeptTexts> Confirmer::TakeKeptTexts() {
+  auto texts = std::make_shared<KeptTexts>();
+  std::vector<uint32_t> file_of(spools_.size());
+  for (size_t w = 0; w < spools_.size(); ++w) {
+    file_of[w] = texts->AddFile(spools_[w]->file);
+    spools_[w]->file = nullptr;
+  }
+  for (const Read& r : reads_) {
+    if (r.keep_text && r.status.ok()) texts->Add(r.doc, file_of[r.spool], r.offset, r.length);
+  }
+  spools_.clear();
+  return texts;
 }
 
 Result<double> Confirmer::TextJaccard(size_t group_a, size_t group_b) const {

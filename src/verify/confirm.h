@@ -45,6 +45,7 @@
 #include "sign/minhash.h"
 #include "text/document_source.h"
 #include "text/shingle.h"
+#include "verify/kept_texts.h"
 #include "walk/file_system.h"
 #include "walk/walk.h"
 
@@ -140,6 +141,15 @@ class Confirmer {
   // The documents KeepText() found changed since Run(), with the reason.
   const std::vector<std::pair<DocId, Status>>& LateLeftOut() const { return late_left_out_; }
 
+  // Makes Run() keep the token text of every document it reads, not only
+  // those of groups of copies (for the review page: TakeKeptTexts()).
+  // REQUIRES: called before Run().
+  void KeepEveryText() { keep_every_text_ = true; }
+  // The token texts kept of the documents still confirmed (neither left out
+  // by Run() nor by KeepText()), with the temporary files that hold them;
+  // the Confirmer is done with then. REQUIRES: Run() returned OK.
+  std::shared_ptr<const KeptTexts> TakeKeptTexts();
+
  private:
   struct Spool;
   struct Read;
@@ -181,6 +191,7 @@ class Confirmer {
   std::unique_ptr<DocumentReader> late_text_reader_;  // KeepText()'s
   std::unique_ptr<JsonlDocReader> late_parser_;
   std::vector<std::pair<DocId, Status>> late_left_out_;
+  bool keep_every_text_ = false;       // KeepEveryText()
   StreamedPairs* streamed_ = nullptr;  // CheckWhileReading()'s
   std::unique_ptr<Stream> stream_;     // streamed_ as the workers use it
 };

@@ -447,6 +447,7 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
   StreamedPairs streamed = StreamedOf(&first, todo, group_of_slot, ctx.rule.threshold, &alone);
   Confirmer confirmer(ctx.options, ctx.minhasher, ctx.fs, ctx.workers.threads);
   if (first.streaming) confirmer.CheckWhileReading(&streamed);
+  if (ctx.options.keep_texts) confirmer.KeepEveryText();
   ConfirmedGroups confirmed;
   const std::vector<DocOrigin> origins = Origins(corpus.table, corpus.stream_copies);
   if (Status s = confirmer.Run(origins, todo.groups, todo.want_set, ctx.workers, &ctx.reread, &confirmed); !s.ok()) {
@@ -455,7 +456,10 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
   out->left_out = std::move(confirmed.left_out);
   KeptSets kept = KeepSets(todo, *groups, &confirmed, &out->sets_);
   groups->KeepOnly(todo.slots, confirmed.members);
-  if (ctx.rule.identical_only) return verified;
+  if (ctx.rule.identical_only) {
+    if (ctx.options.keep_texts) out->texts = confirmer.TakeKeptTexts();
+    return verified;
+  }
   out->pairs = CandidatePairs(ctx.options.pair_memory);
   PairChecker checker{.ctx = ctx,
                       .groups = *groups,
@@ -473,6 +477,7 @@ Result<Verified> VerifyCandidates(const VerifyContext& ctx, const SignedCorpus& 
   out->left_out.insert(out->left_out.end(), late.begin(), late.end());
   if (Status s = CheckAll(&checker, candidates.pairs); !s.ok()) return s;
   if (Status s = out->pairs.Finish(); !s.ok()) return s;
+  if (ctx.options.keep_texts) out->texts = confirmer.TakeKeptTexts();
   return verified;
 }
 

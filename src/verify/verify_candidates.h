@@ -105,6 +105,9 @@ class Verified {
   CandidatePairs pairs;
   // Documents that could not be proven (exact mode), with why.
   std::vector<std::pair<DocId, Status>> left_out;
+  // Exact mode with Options::keep_texts: the token texts read, of the
+  // documents proven (null otherwise).
+  std::shared_ptr<const KeptTexts> texts;
 
   // Whether documents x and y are similar by the chosen verification: true
   // for two members of one group of copies; else the signature estimate

@@ -572,8 +572,9 @@ void AppendGroupsIntro(const Params& p, const Review& review, std::string* page_
   if (review.texts_read) {
     page += "Word diffs compare the normalized words (lowercased, punctuation dropped) of the first " +
             std::to_string(review.max_words) +
-            " words of each document, read again when this page was written; long unchanged stretches are "
-            "shortened.";
+            (review.texts_proved ? " words of each document, as the exact verification read it in this run"
+                                 : " words of each document, read again when this page was written") +
+            "; long unchanged stretches are shortened.";
     if (p.verify == VerifyMode::kExact) page += " Only documents in reported groups (all candidates) are read.";
     if (p.relation != Relation::kSimilar) {
       page +=

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <utility>
@@ -12,6 +13,7 @@
 
 #include "neardup/scan.h"
 #include "test_util.h"
+#include "verify/kept_texts.h"
 
 namespace neardup {
 namespace {
@@ -377,6 +379,106 @@ TEST(ReviewTest, AJsonlLineNotAsSignedIsNotShown) {
   EXPECT_FALSE(review.groups[0].members[0].diff.has_value());
   EXPECT_NE(review.groups[0].members[0].note.find("changed during the run"), std::string::npos)
       << review.groups[0].members[0].note;
+}
+
+// Two reviews' groups: the same members, similarities, notes and diffs.
+void ExpectSameGroups(const Review& got, const Review& want, const std::string& what) {
+  ASSERT_EQ(got.groups.size(), want.groups.size()) << what;
+  for (size_t i = 0; i < got.groups.size(); ++i) {
+    ASSERT_EQ(got.groups[i].keep, want.groups[i].keep) << what;
+    ASSERT_EQ(got.groups[i].members.size(), want.groups[i].members.size()) << what;
+    for (size_t k = 0; k < got.groups[i].members.size(); ++k) {
+      const ReviewMember& m = got.groups[i].members[k];
+      const ReviewMember& w = want.groups[i].members[k];
+      EXPECT_EQ(m.doc, w.doc) << what;
+      EXPECT_EQ(m.similarity, w.similarity) << what;
+      EXPECT_EQ(m.unlike_kept, w.unlike_kept) << what;
+      EXPECT_EQ(m.capped, w.capped) << what << ", group " << i;
+      EXPECT_EQ(m.note, w.note) << what;
+      ASSERT_EQ(m.diff.has_value(), w.diff.has_value()) << what;
+      if (!m.diff.has_value()) continue;
+      ASSERT_EQ(m.diff->size(), w.diff->size()) << what << ", group " << i;
+      for (size_t r = 0; r < m.diff->size(); ++r) {
+        EXPECT_EQ(static_cast<int>((*m.diff)[r].kind), static_cast<int>((*w.diff)[r].kind)) << what;
+        EXPECT_EQ((*m.diff)[r].text, (*w.diff)[r].text) << what;
+        EXPECT_EQ((*m.diff)[r].words, (*w.diff)[r].words) << what;
+      }
+    }
+  }
+}
+
+// A run for the page (Options::keep_texts) keeps the token texts exact
+// verification read, and the review of pairs shows them: the same review as
+// the texts read again gives, capped or not, files and JSONL alike.
+TEST(ReviewTest, TheTextsVerificationReadGiveTheReviewOfTheTextsReadAgain) {
+  TempDir dir;
+  WriteTrio(dir);
+  std::vector<std::string> w = RandomWords(900, 31);
+  WriteFile(dir / "long1.txt", Join(w) + "  \n\t ");
+  for (size_t i = 3; i < w.size(); i += 60) w[i] = "Edited";
+  WriteFile(dir / "long2.txt", Join(w));
+  Options o;
+  o.paths = {dir.path()};
+  o.keep_texts = true;
+  Report report = Scan(o);
+  ASSERT_EQ(report.pairs.size(), 4u);
+  ASSERT_NE(report.kept_texts, nullptr);
+  EXPECT_EQ(report.kept_texts->size(), 5u);
+  std::shared_ptr<const KeptTexts> kept = report.kept_texts;
+  for (const uint64_t max_words : {uint64_t{20000}, uint64_t{900}, uint64_t{899}, uint64_t{150}, uint64_t{1}}) {
+    report.kept_texts = kept;
+    const Review shown = BuildReview(report, o, max_words);
+    EXPECT_TRUE(shown.texts_proved);
+    report.kept_texts = nullptr;
+    const Review read_again = BuildReview(report, o, max_words);
+    EXPECT_FALSE(read_again.texts_proved);
+    ExpectSameGroups(shown, read_again, "files, " + std::to_string(max_words) + " words");
+  }
+
+  TempDir jdir;
+  Options j = JsonlOptions(jdir);
+  j.mode = Mode::kPairs;
+  j.keep_texts = true;
+  Report jreport = Scan(j);
+  ASSERT_EQ(jreport.pairs.size(), 1u);
+  ASSERT_NE(jreport.kept_texts, nullptr);
+  const Review shown = BuildReview(jreport, j, 20000);
+  ASSERT_TRUE(shown.groups[0].members[0].diff.has_value());
+  jreport.kept_texts = nullptr;
+  ExpectSameGroups(shown, BuildReview(jreport, j, 20000), "JSONL");
+}
+
+// The page shows a pair as verification proved it, even once a file is gone
+// or a line rewritten since; without the kept texts, it could not.
+TEST(ReviewTest, AKeptTextIsShownWhenItsDocumentIsGone) {
+  TempDir dir;
+  WriteTrio(dir);
+  Options o;
+  o.paths = {dir.path()};
+  o.keep_texts = true;
+  Report report = Scan(o);
+  ASSERT_EQ(report.pairs.size(), 3u);
+  std::filesystem::remove(dir / "b.txt");
+  // b.txt is in two of the pairs (a.txt and c.txt are copies).
+  auto shown_with_b = [&](const Review& review) {
+    size_t n = 0;
+    for (const ReviewGroup& g : review.groups) {
+      const bool with_b =
+          report.docs[g.keep].name.ends_with("b.txt") || report.docs[g.members[0].doc].name.ends_with("b.txt");
+      n += with_b && g.members[0].diff.has_value() ? 1 : 0;
+    }
+    return n;
+  };
+  EXPECT_EQ(shown_with_b(BuildReview(report, o, 20000)), 2u);
+  report.kept_texts = nullptr;
+  EXPECT_EQ(shown_with_b(BuildReview(report, o, 20000)), 0u);
+
+  // Verification with a signature alone reads nothing: nothing is kept.
+  o.verify = VerifyMode::kSignature;
+  TempDir other;
+  WriteTrio(other);
+  o.paths = {other.path()};
+  EXPECT_EQ(Scan(o).kept_texts, nullptr);
 }
 
 }  // namespace

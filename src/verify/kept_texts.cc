@@ -1,0 +1,86 @@
+#include "verify/kept_texts.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string_view>
+
+#include "base/temp_file.h"
+#include "neardup/quote.h"
+
+namespace neardup {
+namespace {
+
+constexpr size_t kChunk = 64 * 1024;
+
+// Reads [offset, offset + n) of `file` into `buf`.
+bool ReadAt(std::FILE* file, uint64_t offset, char* buf, size_t n) {
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t got = ::pread(fileno(file), buf + done, n - done, static_cast<off_t>(offset + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      if (got == 0) errno = EIO;  // shorter than written: the file was cut
+      return false;
+    }
+    done += static_cast<size_t>(got);
+  }
+  return true;
+}
+
+}  // namespace
+
+KeptTexts::~KeptTexts() {
+  for (std::FILE* f : files_) std::fclose(f);
+}
+
+uint32_t KeptTexts::AddFile(std::FILE* file) {
+  files_.push_back(file);
+  return static_cast<uint32_t>(files_.size() - 1);
+}
+
+void KeptTexts::Add(DocId doc, uint32_t file, uint64_t offset, uint64_t length) {
+  places_.insert_or_assign(doc, Place{.file = file, .offset = offset, .length = length});
+}
+
+Result<KeptText> KeptTexts::Text(DocId doc, uint64_t max_words) const {
+  const Place& p = places_.at(doc);
+  KeptText out;
+  std::string chunk;
+  uint64_t words = 0;
+  bool full = false;  // max_words words taken: only whether more follow is left
+  for (uint64_t pos = 0; pos < p.length;) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, p.length - pos));
+    chunk.resize(n);
+    if (!ReadAt(files_[p.file], p.offset + pos, chunk.data(), n)) {
+      return Status::IoError("temporary file of the texts read again in " + ShellQuoted(TempFile::Folder()) +
+                             ": read: " + std::strerror(errno));
+    }
+    pos += n;
+    std::string_view piece(chunk);
+    if (full) {
+      out.capped = piece.find_first_not_of(' ') != std::string_view::npos;
+      if (out.capped) break;
+      continue;
+    }
+    const auto spaces = static_cast<uint64_t>(std::count(piece.begin(), piece.end(), ' '));
+    if (words + spaces < max_words) {
+      words += spaces;
+      out.token_text.append(piece);
+      continue;
+    }
+    for (size_t i = 0; i < piece.size() && !full; ++i) {
+      if (piece[i] != ' ' || ++words != max_words) continue;
+      out.token_text.append(piece.substr(0, i + 1));
+      full = true;
+      out.capped = piece.find_first_not_of(' ', i + 1) != std::string_view::npos;
+    }
+    if (!full) out.token_text.append(piece);  // as the review's reading keeps it
+    if (out.capped) break;
+  }
+  return out;
+}
+
+}  // namespace neardup
