@@ -20,6 +20,7 @@
 #include "sign/jsonl_doc_reader.h"
 #include "text/document_source.h"
 #include "text/jsonl.h"
+#include "text/word_diff.h"
 
 namespace neardup {
 namespace {
@@ -35,44 +36,16 @@ struct ReadDoc {
   bool want_set = true;  // in: collect the shingle set (the review page may need none)
 };
 
-// Keeps the first `max_words` words of a token text arriving in pieces.
+// Keeps the first `max_words` words of a token text arriving in pieces
+// (WordCap) in `doc`.
 class TokenTextKeeper {
  public:
-  TokenTextKeeper(ExplainedDoc* doc, uint64_t max_words) : doc_(doc), max_words_(max_words) {}
-  void Add(std::string_view piece) {
-    if (doc_->token_text_capped) return;
-    if (full_) {
-      doc_->token_text_capped = piece.find_first_not_of(' ') != std::string_view::npos;
-      return;
-    }
-    // Most pieces end before the cap: their words counted at once.
-    const auto spaces = static_cast<uint64_t>(std::count(piece.begin(), piece.end(), ' '));
-    if (words_ + spaces < max_words_) {
-      words_ += spaces;
-      doc_->token_text.append(piece);
-      return;
-    }
-    for (size_t i = 0; i < piece.size(); ++i) {
-      if (piece[i] != ' ') continue;
-      if (++words_ == max_words_) {
-        doc_->token_text.append(piece.substr(0, i + 1));
-        // Capped only if anything but spaces follows (checked lazily: a
-        // following piece, or the rest of this one).
-        rest_ = piece.substr(i + 1);
-        doc_->token_text_capped = rest_.find_first_not_of(' ') != std::string_view::npos;
-        full_ = true;
-        return;
-      }
-    }
-    doc_->token_text.append(piece);
-  }
+  TokenTextKeeper(ExplainedDoc* doc, uint64_t max_words)
+      : first_(max_words, &doc->token_text, &doc->token_text_capped) {}
+  void Add(std::string_view piece) { first_.Add(piece); }
 
  private:
-  ExplainedDoc* doc_;
-  uint64_t max_words_;
-  uint64_t words_ = 0;
-  bool full_ = false;
-  std::string_view rest_;
+  WordCap first_;
 };
 
 // Opens a file named on the command line as scan does: "-" (standard input),

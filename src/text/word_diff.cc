@@ -426,6 +426,33 @@ std::vector<FoldedRun> FoldedWordDiff(const DiffWords& a, const DiffWords& b) {
   return out;
 }
 
+void WordCap::Add(std::string_view piece) {
+  if (*capped_) return;
+  if (full_) {
+    *capped_ = piece.find_first_not_of(' ') != std::string_view::npos;
+    return;
+  }
+  // Most pieces end before the cap: their words counted at once.
+  const auto spaces = static_cast<uint64_t>(std::count(piece.begin(), piece.end(), ' '));
+  if (words_ + spaces < max_) {
+    words_ += spaces;
+    text_->append(piece);
+    return;
+  }
+  for (size_t i = 0; i < piece.size(); ++i) {
+    if (piece[i] != ' ') continue;
+    if (++words_ == max_) {
+      text_->append(piece.substr(0, i + 1));
+      // Capped only if anything but spaces follows (this piece's rest, or
+      // a later piece).
+      *capped_ = piece.find_first_not_of(' ', i + 1) != std::string_view::npos;
+      full_ = true;
+      return;
+    }
+  }
+  text_->append(piece);
+}
+
 std::vector<DiffRun> WordDiff(std::string_view a, std::string_view b) {
   return WordDiff(DiffWords(std::string(a)), DiffWords(std::string(b)));
 }

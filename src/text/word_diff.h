@@ -67,6 +67,24 @@ class DiffWords {
   std::vector<uint64_t> slots_;  // open addressing over words_ by hash, at most half full
 };
 
+// The first `max_words` words of a token text (each word followed by one
+// space) arriving in pieces, as explain and the review page compare them,
+// and whether more followed (anything but spaces after them): the one rule
+// for a text read (explain.cc) and one kept by verification (KeptTexts).
+class WordCap {
+ public:
+  // Appends to *text, sets *capped.
+  WordCap(uint64_t max_words, std::string* text, bool* capped) : max_(max_words), text_(text), capped_(capped) {}
+  void Add(std::string_view piece);
+
+ private:
+  uint64_t max_;
+  std::string* text_;
+  bool* capped_;
+  uint64_t words_ = 0;
+  bool full_ = false;  // max_ words taken: only whether more follow is left
+};
+
 // The runs turning `a` into `b`: the same as WordDiff(a's text, b's text).
 std::vector<DiffRun> WordDiff(const DiffWords& a, const DiffWords& b);
 

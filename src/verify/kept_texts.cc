@@ -9,6 +9,7 @@
 
 #include "base/temp_file.h"
 #include "neardup/quote.h"
+#include "text/word_diff.h"
 
 namespace neardup {
 namespace {
@@ -48,37 +49,17 @@ void KeptTexts::Add(DocId doc, uint32_t file, uint64_t offset, uint64_t length) 
 Result<KeptText> KeptTexts::Text(DocId doc, uint64_t max_words) const {
   const Place& p = places_.at(doc);
   KeptText out;
+  WordCap first(max_words, &out.token_text, &out.capped);
   std::string chunk;
-  uint64_t words = 0;
-  bool full = false;  // max_words words taken: only whether more follow is left
-  for (uint64_t pos = 0; pos < p.length;) {
+  for (uint64_t pos = 0; pos < p.length && !out.capped;) {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, p.length - pos));
     chunk.resize(n);
     if (!ReadAt(files_[p.file], p.offset + pos, chunk.data(), n)) {
       return Status::IoError("temporary file of the texts read again in " + ShellQuoted(TempFile::Folder()) +
                              ": read: " + std::strerror(errno));
     }
+    first.Add(chunk);
     pos += n;
-    std::string_view piece(chunk);
-    if (full) {
-      out.capped = piece.find_first_not_of(' ') != std::string_view::npos;
-      if (out.capped) break;
-      continue;
-    }
-    const auto spaces = static_cast<uint64_t>(std::count(piece.begin(), piece.end(), ' '));
-    if (words + spaces < max_words) {
-      words += spaces;
-      out.token_text.append(piece);
-      continue;
-    }
-    for (size_t i = 0; i < piece.size() && !full; ++i) {
-      if (piece[i] != ' ' || ++words != max_words) continue;
-      out.token_text.append(piece.substr(0, i + 1));
-      full = true;
-      out.capped = piece.find_first_not_of(' ', i + 1) != std::string_view::npos;
-    }
-    if (!full) out.token_text.append(piece);  // as the review's reading keeps it
-    if (out.capped) break;
   }
   return out;
 }

@@ -230,5 +230,33 @@ TEST(DiffWordsTest, TextsPastThePathTableGiveDtlsScript) {
   ExpectDtlsScript(RandomWords(4500, 9, 20), RandomWords(4500, 10, 20));
 }
 
+// WordCap keeps the first N words however the text arrives in pieces, and
+// says capped only when a word follows them.
+TEST(WordCapTest, TheFirstWordsWhateverThePieces) {
+  const std::string text = "alpha beta gamma delta ";
+  auto cap = [&](uint64_t max_words, size_t piece) {
+    std::string kept;
+    bool capped = false;
+    WordCap first(max_words, &kept, &capped);
+    for (size_t at = 0; at < text.size(); at += piece) first.Add(std::string_view(text).substr(at, piece));
+    return std::make_pair(kept, capped);
+  };
+  for (const size_t piece : {size_t{1}, size_t{3}, size_t{6}, text.size()}) {
+    EXPECT_EQ(cap(2, piece), std::make_pair(std::string("alpha beta "), true)) << piece;
+    EXPECT_EQ(cap(3, piece), std::make_pair(std::string("alpha beta gamma "), true)) << piece;
+    EXPECT_EQ(cap(4, piece), std::make_pair(text, false)) << piece;
+    EXPECT_EQ(cap(9, piece), std::make_pair(text, false)) << piece;
+  }
+  std::string kept;
+  bool capped = false;
+  WordCap first(1, &kept, &capped);
+  first.Add("one ");
+  first.Add("   ");  // spaces only: nothing more
+  EXPECT_FALSE(capped);
+  first.Add(" two ");
+  EXPECT_TRUE(capped);
+  EXPECT_EQ(kept, "one ");
+}
+
 }  // namespace
 }  // namespace neardup
