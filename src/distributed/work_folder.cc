@@ -388,9 +388,11 @@ Status AtomicFileWriter::Commit() {
 Result<std::string> ReadWholeFile(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status::IoError(Errno(path, "cannot open"));
-  // Read straight into a string of the file's size (grown if the file grew).
+  // Read straight into a string of the file's size and one byte more, so
+  // that the read which finds the end needs no larger string (growing it
+  // would copy the whole file); grown only if the file grew.
   struct stat st {};
-  std::string out(::fstat(fd, &st) == 0 && st.st_size > 0 ? static_cast<size_t>(st.st_size) : 0, '\0');
+  std::string out(::fstat(fd, &st) == 0 && st.st_size > 0 ? static_cast<size_t>(st.st_size) + 1 : 0, '\0');
   size_t have = 0;
   for (;;) {
     if (have == out.size()) out.resize(out.size() + (1 << 16));

@@ -108,5 +108,24 @@ TEST(WorkFolderTest, RemoveTemporariesLeavesOtherTasksAlone) {
   EXPECT_TRUE(std::filesystem::exists(folder.Dir(StageKind::kSign) + "/.10.table.tmp-99"));
 }
 
+// Every byte, whatever the size: around the 64 KiB a read is grown by, and
+// empty; a missing file is an IoError naming it.
+TEST(ReadWholeFileTest, ReadsEveryByteOfAnySize) {
+  TempDir dir;
+  for (const size_t n : {size_t{0}, size_t{1}, size_t{65535}, size_t{65536}, size_t{65537}, size_t{1} << 20}) {
+    std::string bytes(n, '\0');
+    for (size_t i = 0; i < n; ++i) bytes[i] = static_cast<char>((i * 131) ^ (i >> 8));
+    const std::string path = dir / (std::to_string(n) + ".bytes");
+    testing::WriteFile(path, bytes);
+    Result<std::string> back = ReadWholeFile(path);
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    EXPECT_EQ(*back, bytes) << n;
+  }
+  Result<std::string> missing = ReadWholeFile(dir / "none");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), Status::Code::kIoError);
+  EXPECT_NE(missing.status().message().find("none"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace neardup

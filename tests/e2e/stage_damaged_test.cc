@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "base/hash.h"
+#include "distributed/format/shard_meta.h"
 #include "distributed/stage_bucket.h"
 #include "distributed/stage_sign.h"
 #include "distributed/stage_verify.h"
@@ -524,6 +525,38 @@ TEST(StageDamagedTest, ShardsFromDifferentWalksAreRefused) {
   RechecksumTail(bad);
   WriteFile(path, bad);
   ExpectRefused(RunNeardup({"stage", "report", work}, dir.path()), path, "shard meta: damaged");
+}
+
+// The tasks compare the shards' listings from their metas' heads alone
+// (format/shard_meta.h): a meta damaged in its listing is still named as
+// damaged by every task, and one damaged after its head by the report,
+// which reads it whole.
+TEST(StageDamagedTest, AMetaDamagedInItsHeadOrAfterIsNamed) {
+  TempDir dir;
+  MakeCorpus(dir);
+  const std::string work = dir / "work";
+  SignAndBucket(dir, work);
+  const std::string path = work + "/sign/1.meta";
+  const std::string good = ReadFile(path);
+  ASSERT_GT(good.size(), kMetaHeadSize + 8);
+  std::string bad = good;
+  bad[kMetaHeadSize - 1] = static_cast<char>(bad[kMetaHeadSize - 1] ^ 0x01);  // the listing
+  WriteFile(path, bad);
+  ExpectRefused(Bucket(dir, work, "0"), path, "shard meta: damaged");
+  ExpectRefused(Verify(dir, work, "0"), path, "shard meta: damaged");
+  ExpectRefused(RunNeardup({"stage", "report", work}, dir.path()), path, "shard meta: damaged");
+
+  bad = good;
+  bad[kMetaHeadSize + 4] = static_cast<char>(bad[kMetaHeadSize + 4] ^ 0x01);  // a count after the head
+  WriteFile(path, bad);
+  ASSERT_EQ(Bucket(dir, work, "0").exit_code, 0);
+  ASSERT_EQ(RunNeardup({"stage", "bucket", "--task", "1", "--tasks", "2", work}, dir.path()).exit_code, 0);
+  ASSERT_EQ(Verify(dir, work, "0").exit_code, 0);
+  ASSERT_EQ(RunNeardup({"stage", "verify", "--task", "1", "--tasks", "2", work}, dir.path()).exit_code, 0);
+  ExpectRefused(RunNeardup({"stage", "report", work}, dir.path()), path, "shard meta: damaged");
+
+  WriteFile(path, good);
+  EXPECT_EQ(RunNeardup({"stage", "report", work}, dir.path()).exit_code, 0);
 }
 
 // ---------------------------------------------------------------- markers

@@ -1,5 +1,5 @@
-// Fuzz harness: bytes -> sign/I.meta -> DecodeShardMeta and CheckShardMeta
-// (stage_sign.h), as the bucket tasks and the report read them; and the same
+// Fuzz harness: bytes -> sign/I.meta -> ListingOfMetaHead, DecodeShardMeta
+// and CheckShardMeta (stage_sign.h), as the stage tasks read them; and the same
 // bytes as a completion marker -> ParseMarker (work_folder.h).
 //
 // The first byte chooses: bit 0, whether to make the meta's checksum match
@@ -8,13 +8,14 @@
 // The rest is the file. Checks that:
 //   - DecodeShardMeta returns (no allocation the bytes do not justify); a
 //     failure is Corrupt or InvalidArgument, one line; a decoded meta
-//     re-encodes to the same bytes; when CheckShardMeta() passes it against
+//     re-encodes to the same bytes, and its head gives its listing; when CheckShardMeta() passes it against
 //     its own task, every problem's file is one of the shard's;
 //   - ParseMarker accepts only the exact text of a task of the stage, 0 <=
 //     task < tasks <= 2^24.
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "base/hash.h"
@@ -30,6 +31,7 @@ bool CheckMeta(std::string bytes, bool repair) {
     const uint64_t sum = HashBytes(bytes.data(), bytes.size() - 8, 0);
     std::memcpy(bytes.data() + bytes.size() - 8, &sum, 8);
   }
+  const std::optional<uint64_t> head = ListingOfMetaHead(bytes);
   Result<ShardMeta> meta = DecodeShardMeta(bytes);
   if (!meta.ok()) {
     NEARDUP_FUZZ_CHECK(meta.status().code() == Status::Code::kCorrupt ||
@@ -38,6 +40,7 @@ bool CheckMeta(std::string bytes, bool repair) {
     return true;
   }
   NEARDUP_FUZZ_CHECK(EncodeShardMeta(*meta) == bytes);
+  NEARDUP_FUZZ_CHECK(head == meta->listing);  // what the tasks compare is the meta's
   const Status checked = CheckShardMeta(*meta, meta->task.task, meta->task.tasks,
                                         EndsOf(std::vector<InputFile>(meta->roots.size())), meta->line_hashes.size());
   if (checked.ok()) {

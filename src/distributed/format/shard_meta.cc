@@ -143,6 +143,17 @@ std::string EncodeShardMeta(const ShardMeta& m) {
   return out;
 }
 
+std::optional<uint64_t> ListingOfMetaHead(std::string_view head) {
+  if (head.size() < kMetaHeadSize || head.substr(0, 8) != std::string_view(kMetaMagic, 8)) return std::nullopt;
+  Decoder r(head.substr(8, kMetaHeadSize - 8), 8);
+  if (r.U32("the version") != kMetaVersion) return std::nullopt;
+  char skipped[2 * 4 + 3 * 8];  // the task, its count, first_file, first_begin and last_end
+  r.Raw(skipped, sizeof skipped, "the head");
+  const uint64_t listing = r.U64("the listing fingerprint");
+  if (!r.ok() || r.left() != 0) return std::nullopt;
+  return listing;
+}
+
 Result<ShardMeta> DecodeShardMeta(std::string_view bytes) {
   auto corrupt = [] { return Status::Corrupt("shard meta: damaged (checksum, size or fields)"); };
   if (bytes.size() < 20 || !ChecksumMatches(bytes) || bytes.substr(0, 8) != std::string_view(kMetaMagic, 8)) {

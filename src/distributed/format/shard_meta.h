@@ -32,6 +32,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -96,6 +97,14 @@ inline constexpr uint32_t kMetaVersion = 5;
 
 // The encoding of `meta` (the layout above).
 std::string EncodeShardMeta(const ShardMeta& meta);
+// The size of a meta's head, its magic to its listing fingerprint.
+inline constexpr size_t kMetaHeadSize = 52;
+// The listing fingerprint in the head of a meta (its first kMetaHeadSize
+// bytes), or nullopt when they are not the head of a meta of this version
+// (too few, another magic or version). Unchecked (the checksum covers the
+// whole meta): for a caller that only compares listings, and decodes the
+// whole metas (DecodeShardMeta) before it says that any differ.
+std::optional<uint64_t> ListingOfMetaHead(std::string_view head);
 // The meta encoded in `bytes`: InvalidArgument "shard meta: another format
 // version (made by another neardup)" for another version; Corrupt "shard
 // meta: damaged (checksum, size or fields)" for any damage (a checksum,

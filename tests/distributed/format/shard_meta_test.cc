@@ -57,6 +57,27 @@ TEST(ShardMetaTest, AnyFlippedBitOrTruncationIsCorrupt) {
   for (size_t n = 0; n < bytes.size(); ++n) EXPECT_FALSE(DecodeShardMeta(bytes.substr(0, n)).ok()) << n;
 }
 
+TEST(ShardMetaTest, TheHeadAloneGivesTheListing) {
+  ShardMeta m = SampleMeta();
+  m.listing = 0x0123456789abcdefULL;
+  const std::string bytes = EncodeShardMeta(m);
+  EXPECT_EQ(ListingOfMetaHead(bytes.substr(0, kMetaHeadSize)), m.listing);
+  EXPECT_EQ(ListingOfMetaHead(bytes), m.listing);  // what follows the head is not read
+  // Too short, another magic, another version: no listing.
+  EXPECT_EQ(ListingOfMetaHead(bytes.substr(0, kMetaHeadSize - 1)), std::nullopt);
+  std::string magic = bytes;
+  magic[0] = 'X';
+  EXPECT_EQ(ListingOfMetaHead(magic), std::nullopt);
+  std::string version = bytes;
+  version[8] = static_cast<char>(kMetaVersion + 1);
+  EXPECT_EQ(ListingOfMetaHead(version), std::nullopt);
+  // The listing is the head's last 8 bytes: a change there is a change of
+  // listing (which CheckShardListings() then reads whole, as damage).
+  std::string listing = bytes;
+  listing[kMetaHeadSize - 1] = static_cast<char>(listing[kMetaHeadSize - 1] ^ 1);
+  EXPECT_NE(ListingOfMetaHead(listing), m.listing);
+}
+
 // Values behind a matching checksum: a problem's kind and status code.
 TEST(ShardMetaTest, KindsAndCodesOutOfRangeAreCorrupt) {
   ShardMeta m = SampleMeta();
