@@ -48,8 +48,9 @@ uint64_t ListingFingerprint(const std::vector<InputFile>& files) {
   h.Reset(0);
   const uint64_t n = files.size();
   h.Update(&n, sizeof n);
+  std::string fields;  // one file's, its storage reused
   for (const InputFile& f : files) {
-    std::string fields;
+    fields.clear();
     PutText(&fields, f.path);
     PutFixed64(&fields, f.size);
     PutFixed8(&fields, static_cast<uint8_t>((f.reference ? 1 : 0) | (f.identity.stream ? 2 : 0)));

@@ -10,6 +10,7 @@
 #include "base/coding.h"
 #include "base/hash.h"
 #include "base/mapped_file.h"
+#include "base/parallel.h"
 #include "base/sorted_runs.h"
 #include "distributed/byte_shares.h"
 #include "distributed/format/shard_bitmaps.h"
@@ -78,13 +79,14 @@ struct ShardSinks {
   ShardBitmapsWriter* bitmaps;  // null: none built
   uint64_t text = 0;            // bytes of text (DocRecord::size) taken so far
 
-  // Takes `built` (one a document of `docs`, or none) and counts `docs`'
-  // text.
-  void TakeBitmaps(std::span<const DocRecord> docs, std::span<const SetBitmap> built) {
-    for (size_t k = 0; k < docs.size(); ++k) {
-      text += docs[k].size;
-      if (bitmaps != nullptr) bitmaps->Add(k < built.size() ? built[k] : SetBitmap());
-    }
+  // Counts `docs`' text (what Budget() asks for next).
+  void CountText(std::span<const DocRecord> docs) {
+    for (const DocRecord& d : docs) text += d.size;
+  }
+  // Takes `built`, one a document of `docs` (or none).
+  void AddBitmaps(size_t docs, std::span<const SetBitmap> built) {
+    if (bitmaps == nullptr) return;
+    for (size_t k = 0; k < docs; ++k) bitmaps->Add(k < built.size() ? built[k] : SetBitmap());
   }
   // Asks `ctx` for the bitmaps of what is left of the budget.
   void Budget(SignContext* ctx) const {
@@ -93,9 +95,42 @@ struct ShardSinks {
   }
 };
 
+// A signed chunk's hand-over to the sinks (ShardWriter::Take, the bitmaps),
+// on a thread of its own while the workers sign the next chunk, so that no
+// core waits for the writer between chunks; one at a time, in DocId order.
+class ChunkTaker {
+ public:
+  explicit ChunkTaker(ShardSinks& sinks) : sinks_(sinks) {}
+  // Waits for the hand-over under way, if any: its status (the first
+  // failure of all, then Ok).
+  Status Wait() {
+    if (task_ != nullptr) {
+      task_->Join();
+      task_.reset();
+    }
+    return status_;
+  }
+  // Hands `chunk` (of the share's files from `first`) over in the
+  // background, once the one before is done.
+  void Take(SignedCorpus chunk, uint64_t first) {
+    if (!Wait().ok()) return;
+    sinks_.CountText(chunk.table.docs);                            // now: Budget() of the next chunk reads it
+    auto held = std::make_shared<SignedCorpus>(std::move(chunk));  // a task's function is copyable
+    task_ = std::make_unique<BackgroundTask>([this, held, first] {
+      sinks_.AddBitmaps(held->table.docs.size(), held->bitmaps);
+      status_ = sinks_.writer.Take(held->table, first);
+    });
+  }
+
+ private:
+  ShardSinks& sinks_;
+  Status status_;
+  std::unique_ptr<BackgroundTask> task_;  // last: joined before the rest goes
+};
+
 // Signs `files` into `sinks`, a chunk of files at a time and, within a JSONL
-// file, a block of documents at a time: what is held is a chunk, never the
-// share.
+// file, a block of documents at a time: what is held is a chunk being
+// signed and the one before being written, never the share.
 Result<SignedShare> SignShareInto(const Run& run, const std::vector<InputFile>& files, const ShareReading& reading,
                                   ShardSinks& sinks) {
   SignedShare out;
@@ -103,9 +138,12 @@ Result<SignedShare> SignShareInto(const Run& run, const std::vector<InputFile>& 
   ctx.line_hashes = true;  // the shard meta keeps them for a filter task
   uint64_t first = 0;
   Status drained;
+  ChunkTaker taker(sinks);
   ctx.drain = [&](std::vector<DocRecord>& docs, std::span<const uint32_t> signatures,
                   std::span<const SetBitmap> bitmaps) {
-    sinks.TakeBitmaps(docs, bitmaps);
+    if (Status s = taker.Wait(); !s.ok() && drained.ok()) drained = s;
+    sinks.CountText(docs);
+    sinks.AddBitmaps(docs.size(), bitmaps);
     if (Status s = sinks.writer.Take(docs, signatures, first); !s.ok() && drained.ok()) drained = s;
   };
   if (reading.line_base.size() != files.size()) return Status::Internal("a share's line bases do not match its files");
@@ -118,14 +156,14 @@ Result<SignedShare> SignShareInto(const Run& run, const std::vector<InputFile>& 
     SignedCorpus chunk = SignShare(ctx, std::vector<InputFile>(files.begin() + from, files.begin() + to), &line_base);
     if (run.Cancelled()) return Status::Cancelled("interrupted");
     if (!drained.ok()) return drained;
-    sinks.TakeBitmaps(chunk.table.docs, chunk.bitmaps);
-    if (Status s = sinks.writer.Take(chunk.table, first); !s.ok()) return s;
     for (InputProblem& p : chunk.problems) {
       p.file += static_cast<uint32_t>(first);
       out.problems.push_back(std::move(p));
     }
     out.counts += chunk.counts;
+    taker.Take(std::move(chunk), first);
   }
+  if (Status s = taker.Wait(); !s.ok()) return s;
   return out;
 }
 
