@@ -38,4 +38,18 @@ Result<TempFile> TempFile::Create(const std::string& purpose) {
   return TempFile(f);
 }
 
+bool ReadAt(std::FILE* file, uint64_t offset, char* buf, size_t n) {
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t got = ::pread(fileno(file), buf + done, n - done, static_cast<off_t>(offset + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      if (got == 0) errno = EIO;  // shorter than written: the file was cut
+      return false;
+    }
+    done += static_cast<size_t>(got);
+  }
+  return true;
+}
+
 }  // namespace neardup

@@ -13,6 +13,7 @@
 //   std::fwrite(data, 1, size, f->get());
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -59,5 +60,10 @@ class TempFile {
   }
   std::FILE* file_ = nullptr;
 };
+
+// Reads [offset, offset + n) of the file open as `file` into `buf`, with
+// pread (its stream's position untouched; flush what it buffered first).
+// False with errno set when it cannot: EIO when the file ends before.
+bool ReadAt(std::FILE* file, uint64_t offset, char* buf, size_t n);
 
 }  // namespace neardup

@@ -56,16 +56,7 @@ struct Confirmer::Spool {
     size += piece.size();
   }
   // Reads [offset, offset + n) into `buf`. REQUIRES: flushed.
-  bool ReadAt(uint64_t offset, char* buf, size_t n) const {
-    size_t done = 0;
-    while (done < n) {
-      const ssize_t got = ::pread(fileno(file), buf + done, n - done, static_cast<off_t>(offset + done));
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) return false;
-      done += static_cast<size_t>(got);
-    }
-    return true;
-  }
+  bool ReadAt(uint64_t offset, char* buf, size_t n) const { return neardup::ReadAt(file, offset, buf, n); }
 };
 
 // One member's re-read.

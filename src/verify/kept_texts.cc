@@ -1,7 +1,5 @@
 #include "verify/kept_texts.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -15,21 +13,6 @@ namespace neardup {
 namespace {
 
 constexpr size_t kChunk = 64 * 1024;
-
-// Reads [offset, offset + n) of `file` into `buf`.
-bool ReadAt(std::FILE* file, uint64_t offset, char* buf, size_t n) {
-  size_t done = 0;
-  while (done < n) {
-    const ssize_t got = ::pread(fileno(file), buf + done, n - done, static_cast<off_t>(offset + done));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) {
-      if (got == 0) errno = EIO;  // shorter than written: the file was cut
-      return false;
-    }
-    done += static_cast<size_t>(got);
-  }
-  return true;
-}
 
 }  // namespace
 

@@ -6,11 +6,13 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/temp_file.h"
@@ -181,6 +183,27 @@ TEST(TempFileTest, FilesGoToTmpdirAndHaveNoName) {
   const std::string link = std::filesystem::read_symlink("/proc/self/fd/" + std::to_string(fileno(f->get())));
   EXPECT_EQ(link.rfind(dir.path() + "/", 0), 0u) << link;
   EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
+// ReadAt: any range of what was written, the stream's place untouched; a
+// range past the end is EIO.
+TEST(TempFileTest, ReadAtGivesAnyRangeWritten) {
+  Result<TempFile> f = TempFile::Create("a test");
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  std::string bytes(200000, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i % 251);
+  ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f->get()), bytes.size());
+  ASSERT_EQ(std::fflush(f->get()), 0);
+  for (const auto& [at, n] : {std::pair<size_t, size_t>{0, 1}, {70000, 65536}, {199999, 1}, {0, 200000}}) {
+    std::string got(n, '\0');
+    ASSERT_TRUE(ReadAt(f->get(), at, got.data(), n)) << at;
+    EXPECT_EQ(got, bytes.substr(at, n)) << at;
+  }
+  std::string past(2, '\0');
+  errno = 0;
+  EXPECT_FALSE(ReadAt(f->get(), 199999, past.data(), 2));
+  EXPECT_EQ(errno, EIO);
+  EXPECT_EQ(std::ftell(f->get()), 200000);  // still where the writes left it
 }
 
 }  // namespace
