@@ -217,6 +217,7 @@ Status SignAndWriteShard(const Run& run, const TaskFrame& frame, const WalkedCor
   ShardSinks sinks{.writer = writer, .bitmaps = bitmaps.get()};
   // Each file's part is hashed as it is signed (FileSeen::raw_hash).
   HashingFileSystem hashing(reading.fs);
+  hashing.slots.reserve(files.size());  // made once, not grown 17 times over 100k files
   for (const InputFile& f : files) hashing.slots[f.path];
   Result<SignedShare> in =
       SignShareInto(run, files, {.origin = origin, .fs = hashing, .line_base = reading.line_base}, sinks);

@@ -337,6 +337,7 @@ Status IndexUpdate::SignChanged() {
   SignedCorpus& sub = sub_.corpus;
   // Every file is hashed as it is signed (IndexedFile::raw_hash); the slots
   // are made here, before the workers read them.
+  hashing_.slots.reserve(hashing_.slots.size() + m);
   for (size_t k = 0; k < m; ++k) {
     const InputFile& f = sub.table.files[k];
     if (!f.identity.stream) hashing_.slots[f.path];
