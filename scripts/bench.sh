@@ -10,6 +10,7 @@
 #   scripts/bench.sh --sizes 100000 --index-only   # the --index section only
 #   scripts/bench.sh --floor-only         # neardup against the floor program only
 #   scripts/bench.sh --exact-only --runs 5         # --exact against signature mode on mails
+#   scripts/bench.sh --stage-cost-only --runs 7 --keep  # the four stage tasks against scan
 #
 # For each size: documents, MB (10^6 bytes of .txt files), median wall seconds
 # of `neardup scan -j $(nproc)` with default options, documents/s, MB/s, peak
@@ -145,6 +146,10 @@ usage: scripts/bench.sh [options]
                     Jaccard-only scan, -t 0.8, -j CORES, alternating rounds, on the mails,
                     the --floor-docs documents as files and as one JSONL file (#44's
                     target: at most 2x); prints its table and exits
+  --stage-cost-only only the cost of the stages: the four stage tasks in sequence (N = M = V
+                    = 1, -j CORES) against \`scan\`, alternating rounds, on the mails, the
+                    --floor-docs documents as files and as one JSONL file (#46's target: at
+                    most 1.3x); each output compared with scan's; prints its table and exits
   --page-dir DIR    its input (default /usr/share/man/man1)
   --page-ref BIN    also time BIN (another build) and compare its pages byte for byte
   --min-recall X    exit 1 if the recall with --exact of the planted pairs at any size
@@ -185,6 +190,7 @@ default_cost=1
 default_cost_only=0
 page_only=0
 relation_only=0
+stage_cost_only=0
 page_dir=/usr/share/man/man1
 page_ref=""
 while [[ $# -gt 0 ]]; do
@@ -225,6 +231,7 @@ while [[ $# -gt 0 ]]; do
     --no-default-cost) default_cost=0; shift ;;
     --page-only) page_only=1; shift ;;
     --relation-only) relation_only=1; shift ;;
+    --stage-cost-only) stage_cost_only=1; shift ;;
     --page-dir) page_dir="$2"; shift 2 ;;
     --page-ref) page_ref="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
@@ -234,7 +241,7 @@ done
 if [[ $quick == 1 || $floor_only == 1 || $exact_only == 1 || $stages_only == 1 || $index_only == 1 ]]; then
   default_cost=0
 fi
-if [[ $relation_only == 1 ]]; then
+if [[ $relation_only == 1 || $stage_cost_only == 1 ]]; then
   sizes=""
   sections=0
   index_section=0
@@ -1197,6 +1204,83 @@ relation_section() {
 if [[ $relation_only == 1 ]]; then
   log "the cost of containment"
   relation_section
+fi
+
+# --- The cost of the stages ------------------------------------------------------
+# The four stage tasks in sequence on one machine (sign, bucket, verify,
+# report; N = M = V = 1, each with -j $cores) against `scan -j $cores`, at
+# the default -t 0.8, on the three corpora above: --runs alternating rounds,
+# each command --idle seconds after the one before, the work folder made
+# anew each round; the stages' wall time is the four tasks' sum, and the
+# report's output must be scan's, byte for byte (else exit 1). Per task, its
+# median; the ratio is the median (min-max) of the per-round quotients.
+# Target (#46): at most 1.3x.
+stage_cost_section() {
+  prepare_three_corpora
+  local corpus r rc label t0 t1 task rows=() sum
+  local input=() work="$workdir/stage-cost-work" common=()
+  for corpus in mails files jsonl; do
+    three_corpus "$corpus"
+    common=(-j "$cores" -q)
+    [[ $corpus == jsonl ]] && common+=(--input jsonl)
+    local paths=("${input[@]}")
+    [[ ${paths[0]} == --input ]] && paths=("${paths[@]:2}")  # "--input jsonl --": in common
+    paths=("${paths[@]:1}")                                  # the "--"
+    : >"$tmp/sc-scan"; : >"$tmp/sc-stages"
+    for task in sign bucket verify report; do : >"$tmp/sc-$task"; done
+    for ((r = 1; r <= runs; r++)); do
+      log "stage cost: $corpus round $r/$runs"
+      rc=0
+      sleep "$idle"
+      t0="$(now_ns)"
+      "$bin" scan "${common[@]}" --no-progress -f tsv -o "$tmp/sc-scan.tsv" -- "${paths[@]}" 2>"$tmp/sc.err" || rc=$?
+      t1="$(now_ns)"
+      [[ $rc -le 1 ]] || { log "scan exited with $rc:"; cat "$tmp/sc.err" >&2; exit 2; }
+      awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f\n", (b - a) / 1e9}' >>"$tmp/sc-scan"
+      rm -rf "$work"
+      sleep "$idle"
+      sum=0
+      for task in sign bucket verify report; do
+        local args=()
+        case "$task" in
+          sign) args=(--task 0 --tasks 1 "$work" -- "${paths[@]}") ;;
+          bucket|verify) args=(--task 0 --tasks 1 "$work") ;;
+          report) args=(-f tsv -o "$tmp/sc-stages.tsv" "$work") ;;
+        esac
+        rc=0
+        t0="$(now_ns)"
+        "$bin" stage "$task" "${common[@]}" "${args[@]}" 2>"$tmp/sc.err" || rc=$?
+        t1="$(now_ns)"
+        [[ $rc -le 1 ]] || { log "stage $task exited with $rc:"; cat "$tmp/sc.err" >&2; exit 2; }
+        awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f\n", (b - a) / 1e9}' >>"$tmp/sc-$task"
+        sum="$(awk -v s="$sum" -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", s + (b - a) / 1e9}')"
+      done
+      echo "$sum" >>"$tmp/sc-stages"
+      if ! cmp -s "$tmp/sc-scan.tsv" "$tmp/sc-stages.tsv"; then
+        log "stage cost: the stages' output on the $corpus differs from scan's"
+        status=1
+      fi
+    done
+    rm -rf "$work"
+    floor_quotients "$tmp/sc-stages" "$tmp/sc-scan" "$tmp/sc-q"
+    rows+=("$(awk -v c="$label" -v s="$(median <"$tmp/sc-scan")" -v g="$(median <"$tmp/sc-sign")" \
+      -v b="$(median <"$tmp/sc-bucket")" -v v="$(median <"$tmp/sc-verify")" -v p="$(median <"$tmp/sc-report")" \
+      -v t="$(median <"$tmp/sc-stages")" -v q="$(floor_spread "$tmp/sc-q")" -v n="$(wc -l <"$tmp/sc-scan.tsv")" 'BEGIN {
+      printf "| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %s | %d |", c, s, g, b, v, p, t, q, n }')")
+  done
+  echo "## The cost of the stages: the four tasks in sequence against \`scan\`"
+  echo
+  echo "- \`neardup scan -j $cores -f tsv CORPUS\` against \`neardup stage sign|bucket|verify --task 0 --tasks 1\` then \`stage report\` (each \`-j $cores\`), $runs alternating round(s)${idle_note}; medians; the ratio is the median (min-max) of the per-round quotients (target: at most 1.3x); every report's output byte-identical to scan's$([[ $status == 0 ]] || echo ' (NOT: see the log)')"
+  echo "- corpora: \`build/gen_mail --mails $exact_mails --seed $seed\`; \`scripts/gen_corpus --docs $floor_docs --seed $seed\` as files and as one JSONL file"
+  echo
+  echo "| corpus | scan s | sign s | bucket s | verify s | report s | stages s | stages / scan | pairs |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+  printf '%s\n' "${rows[@]}"
+  exit "$status"
+}
+if [[ $stage_cost_only == 1 ]]; then
+  log "the cost of the stages"
+  stage_cost_section
 fi
 
 if [[ $default_cost == 1 ]]; then
