@@ -528,7 +528,7 @@ Result<TaskRun> RunBucketTask(const Options& o, const std::string& work, StageTa
   Result<BucketOutput> out = BucketBands(bands, banding, sign_fingerprint, range, LargeBucketOf(o), run.workers());
   if (!out.ok()) return out.status();
   if (o.relation != Relation::kSimilar && !run.rule().identical_only) {
-    Result<ContainedShare> contained = FindContainedShare(run, folder, *shards, t);
+    Result<ContainedShare> contained = FindContainedShare(run, folder, *shards, t, ContainedShareMemory::Of(o));
     if (!contained.ok()) return contained.status();
     out->contained_visited = contained->visited;
     out->contained = std::move(contained->pairs);
