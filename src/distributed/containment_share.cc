@@ -65,7 +65,8 @@ struct KeyEntry {
 // The documents that can be contained or contain, in global id order:
 // document k is the record at k * record_bytes(), its head then its
 // signature. Held in memory up to `budget` bytes; past it, in a temporary
-// file, read back record by record. Memory: at most the budget.
+// file, read back record by record. Memory: at most the budget (and a
+// byte a document while within it).
 class DocStore {
  public:
   DocStore(int num_perm, uint64_t budget) : num_perm_(static_cast<size_t>(num_perm)), budget_(budget) {}
@@ -80,6 +81,7 @@ class DocStore {
     if (!file_.get() && memory_.size() + record_bytes() <= budget_) {
       memory_.insert(memory_.end(), reinterpret_cast<const char*>(&head), reinterpret_cast<const char*>(&head + 1));
       memory_.insert(memory_.end(), sig, sig + num_perm_ * sizeof(uint32_t));
+      strata_.push_back(static_cast<uint8_t>(StratumOf(head.shingles)));
       return Status::Ok();
     }
     if (!file_.get()) {
@@ -88,6 +90,7 @@ class DocStore {
       file_ = std::move(*f);
       if (std::fwrite(memory_.data(), 1, memory_.size(), file_.get()) != memory_.size()) return Error("write");
       std::vector<char>().swap(memory_);
+      std::vector<uint8_t>().swap(strata_);
     }
     if (std::fwrite(&head, sizeof head, 1, file_.get()) != 1 ||
         std::fwrite(sig, sizeof(uint32_t), num_perm_, file_.get()) != num_perm_) {
@@ -96,6 +99,9 @@ class DocStore {
     return Status::Ok();
   }
   bool in_memory() const { return !file_.get(); }
+  // In memory: the stratum of each document, so that a walk skips those of
+  // other strata without touching their records.
+  const std::vector<uint8_t>& strata() const { return strata_; }
   const char* InMemory(uint32_t doc) const { return memory_.data() + uint64_t{doc} * record_bytes(); }
   Status Finish() { return file_.get() && std::fflush(file_.get()) != 0 ? Error("write") : Status::Ok(); }
   // Documents [first, first + n): in memory, or read into *scratch.
@@ -124,6 +130,7 @@ class DocStore {
   size_t num_perm_;
   uint64_t budget_;
   std::vector<char> memory_;
+  std::vector<uint8_t> strata_;
   TempFile file_;
   uint32_t size_ = 0;
 };
@@ -402,6 +409,15 @@ Status PairsOfBucket(const BatchContext& c, const PassOf& pass, int band, std::s
 template <class Add>
 Status AddAllKeys(const DocStore& store, const Passes& passes, UnitRange range, const Workers& workers, Add add) {
   const GroupPasses group = PassesIn(passes, range);
+  if (store.in_memory()) {
+    for (uint32_t k = 0; k < store.size(); ++k) {
+      if (k % kStoreBlock == 0 && workers.Cancelled()) return Status::Cancelled("interrupted");
+      const int stratum = store.strata()[k];
+      if ((group.strata >> stratum & 1) == 0) continue;
+      if (Status s = AddKeys(group, k, store.SignatureAt(store.InMemory(k), 0), stratum, add); !s.ok()) return s;
+    }
+    return Status::Ok();
+  }
   std::vector<char> scratch;
   for (uint32_t first = 0; first < store.size(); first += kStoreBlock) {
     if (workers.Cancelled()) return Status::Cancelled("interrupted");
