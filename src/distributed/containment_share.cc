@@ -11,7 +11,6 @@
 #include <string>
 #include <unordered_set>
 
-#include "base/hash.h"
 #include "base/hash_sort.h"
 #include "base/large_array_allocator.h"
 #include "base/mapped_file.h"
@@ -77,11 +76,13 @@ class DocStore {
     if (++size_ >= std::numeric_limits<uint32_t>::max()) {
       return Status::InvalidArgument("more documents that can be contained than one bucket task can hold");
     }
+    const int stratum = StratumOf(head.shingles);
+    ++counts_[static_cast<size_t>(stratum)];
     const char* sig = reinterpret_cast<const char*>(signature.data());
     if (!file_.get() && memory_.size() + record_bytes() <= budget_) {
       memory_.insert(memory_.end(), reinterpret_cast<const char*>(&head), reinterpret_cast<const char*>(&head + 1));
       memory_.insert(memory_.end(), sig, sig + num_perm_ * sizeof(uint32_t));
-      strata_.push_back(static_cast<uint8_t>(StratumOf(head.shingles)));
+      strata_.push_back(static_cast<uint8_t>(stratum));
       return Status::Ok();
     }
     if (!file_.get()) {
@@ -99,6 +100,8 @@ class DocStore {
     return Status::Ok();
   }
   bool in_memory() const { return !file_.get(); }
+  // The documents of each stratum.
+  const std::array<uint64_t, kStrata>& counts() const { return counts_; }
   // In memory: the stratum of each document, so that a walk skips those of
   // other strata without touching their records.
   const std::vector<uint8_t>& strata() const { return strata_; }
@@ -131,14 +134,14 @@ class DocStore {
   uint64_t budget_;
   std::vector<char> memory_;
   std::vector<uint8_t> strata_;
+  std::array<uint64_t, kStrata> counts_{};
   TempFile file_;
   uint32_t size_ = 0;
 };
 
 // Adds to `store` the documents of shard `s` that can be contained (kOk, at
-// least --min-contained distinct shingles), and counts them by stratum.
-Status AddShard(const WorkFolder& folder, const Options& o, uint32_t s, DocStore* store,
-                std::array<uint64_t, kStrata>* strata) {
+// least --min-contained distinct shingles).
+Status AddShard(const WorkFolder& folder, const Options& o, uint32_t s, DocStore* store) {
   const std::string path = folder.File(StageKind::kSign, s, "table");
   Result<MappedFile> file = MappedFile::Open(path);
   if (!file.ok()) return file.status();
@@ -161,7 +164,6 @@ Status AddShard(const WorkFolder& folder, const Options& o, uint32_t s, DocStore
                         const StoredHead head{.id = GlobalId(s, index), .shingles = d.shingles, .content = d.content};
                         const auto* row = reinterpret_cast<const uint32_t*>(matrix + index * row_bytes);
                         added = store->Add(head, {row, static_cast<size_t>(o.num_perm)});
-                        ++(*strata)[static_cast<size_t>(StratumOf(d.shingles))];
                         if (index % kStoreBlock == 0) file->Release(header->signatures_offset, index * row_bytes);
                         return false;
                       },
@@ -542,14 +544,19 @@ Status WalkSpilled(const DocStore& store, const Passes& passes, UnitRange g, con
 }
 
 // The groups of units, each as many as `per_group` keys hold (at least one).
-std::vector<UnitRange> GroupsOf(const Passes& passes, uint64_t per_group) {
-  std::vector<UnitRange> out;
+struct Group {
+  UnitRange units;
+  uint64_t keys = 0;  // of its units
+};
+
+std::vector<Group> GroupsOf(const Passes& passes, uint64_t per_group) {
+  std::vector<Group> out;
   for (UnitRange g{.first = 0, .last = 0}; g.first < passes.units; g.first = g.last) {
     uint64_t keys = 0;
     do {
       keys += passes.DocsOfUnit(g.last++);
     } while (g.last < passes.units && keys + passes.DocsOfUnit(g.last) <= per_group);
-    out.push_back(g);
+    out.push_back({.units = g, .keys = keys});
   }
   return out;
 }
@@ -566,9 +573,9 @@ Status WalkAll(const DocStore& store, const Options& o, const Passes& passes, co
                std::vector<Found>* found) {
   const size_t threads = found->size();
   const uint64_t per_group = std::max<uint64_t>(1, budget / threads / sizeof(KeyEntry) / 2);  // and the sort's copy
-  const std::vector<UnitRange> groups = GroupsOf(passes, per_group);
+  const std::vector<Group> groups = GroupsOf(passes, per_group);
   uint64_t keys = 0;
-  for (uint64_t u = 0; u < passes.units; ++u) keys += passes.DocsOfUnit(u);
+  for (const Group& g : groups) keys += g.keys;
   const uint64_t store_bytes = uint64_t{store.size()} * store.record_bytes();
   if (!store.in_memory() && groups.size() > 1 && groups.size() * store_bytes > 2 * keys * sizeof(KeyEntry)) {
     Batcher batcher(store, o, passes, workers, *found);
@@ -585,10 +592,9 @@ Status WalkAll(const DocStore& store, const Options& o, const Passes& passes, co
   ParallelFor(workers, groups.size(), [&](int w, size_t i) {
     const size_t k = static_cast<size_t>(w);
     if (!failed[k].ok()) return;
-    uint64_t in_group = 0;
-    for (uint64_t u = groups[i].first; u < groups[i].last; ++u) in_group += passes.DocsOfUnit(u);
-    failed[k] = in_group <= per_group ? WalkInMemory(store, passes, groups[i], workers, &buffers[k], &batchers[k])
-                                      : WalkSpilled(store, passes, groups[i], workers, budget / threads, &batchers[k]);
+    const Group& g = groups[i];
+    failed[k] = g.keys <= per_group ? WalkInMemory(store, passes, g.units, workers, &buffers[k], &batchers[k])
+                                    : WalkSpilled(store, passes, g.units, workers, budget / threads, &batchers[k]);
   });
   if (workers.Cancelled()) return Status::Cancelled("interrupted");
   for (size_t w = 0; w < threads; ++w) {
@@ -609,12 +615,11 @@ Result<ContainedShare> FindContainedShare(const Run& run, const WorkFolder& fold
   const Options& o = run.options();
   DocStore store(o.num_perm, memory.documents);
   const size_t budget = static_cast<size_t>(memory.keys);
-  std::array<uint64_t, kStrata> strata{};
   for (uint32_t s = 0; s < shards; ++s) {
-    if (Status st = AddShard(folder, o, s, &store, &strata); !st.ok()) return st;
+    if (Status st = AddShard(folder, o, s, &store); !st.ok()) return st;
   }
   if (Status st = store.Finish(); !st.ok()) return st;
-  const Passes passes = PassesOf(o, strata, t);
+  const Passes passes = PassesOf(o, store.counts(), t);
   const size_t threads = static_cast<size_t>(std::max(1, run.workers().threads));
   std::vector<Found> found;
   for (size_t w = 0; w < threads; ++w) {
