@@ -24,6 +24,7 @@ using RankFn = void (*)(const uint64_t*, size_t, const uint32_t*, int, uint64_t*
 RankFn ChooseRank() {
 #ifdef NEARDUP_X86_KERNELS
   if (RankPartitionsAvx512Supported()) return RankPartitionsAvx512;
+  if (RankPartitionsAvx2Supported()) return RankPartitionsAvx2;
 #endif
   return RankPartitionsPortable;
 }
@@ -70,9 +71,47 @@ __attribute__((target("avx512f"))) void RankPartitionsAvx512(const uint64_t* par
   }
 }
 
+bool RankPartitionsAvx2Supported() { return __builtin_cpu_supports("avx2"); }
+
+// The window as two vectors of 4; AVX2 compares signed 64-bit lanes, so
+// both sides are offset by 2^63 first, which orders them as unsigned.
+__attribute__((target("avx2"))) void RankPartitionsAvx2(const uint64_t* parted, size_t n, const uint32_t* ends,
+                                                        int shift, uint64_t* out) {
+  static_assert(kRankWindow == 8, "two vectors of 4 hashes are the window");
+  const __m256i sign = _mm256_set1_epi64x(static_cast<long long>(uint64_t{1} << 63));
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t x = parted[i];
+    const uint64_t p = x >> shift;
+    const uint32_t lo = ends[p];
+    const uint32_t size = std::min<uint32_t>(ends[p + 1] - lo, 8);
+    const uint32_t at = std::min<uint32_t>(static_cast<uint32_t>(i - lo), 8);
+    const __m256i v = _mm256_set1_epi64x(static_cast<long long>(x));
+    const __m256i vs = _mm256_xor_si256(v, sign);
+    const auto* w = reinterpret_cast<const __m256i*>(parted + lo);
+    const __m256i w0 = _mm256_loadu_si256(w);
+    const __m256i w1 = _mm256_loadu_si256(w + 1);
+    const __m256i less0 = _mm256_cmpgt_epi64(vs, _mm256_xor_si256(w0, sign));
+    const __m256i less1 = _mm256_cmpgt_epi64(vs, _mm256_xor_si256(w1, sign));
+    const __m256i equal0 = _mm256_cmpeq_epi64(w0, v);
+    const __m256i equal1 = _mm256_cmpeq_epi64(w1, v);
+    const auto less = static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(less0)) |
+                                            (_mm256_movemask_pd(_mm256_castsi256_pd(less1)) << 4));
+    const auto equal = static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(equal0)) |
+                                             (_mm256_movemask_pd(_mm256_castsi256_pd(equal1)) << 4));
+    const unsigned in_window = (1U << size) - 1;
+    const unsigned before = (1U << at) - 1;
+    out[lo + static_cast<uint32_t>(std::popcount((less | (equal & before)) & in_window))] = x;
+  }
+}
+
 #else
 
 bool RankPartitionsAvx512Supported() { return false; }
+bool RankPartitionsAvx2Supported() { return false; }
+
+void RankPartitionsAvx2(const uint64_t* parted, size_t n, const uint32_t* ends, int shift, uint64_t* out) {
+  RankPartitionsPortable(parted, n, ends, shift, out);
+}
 
 void RankPartitionsAvx512(const uint64_t* parted, size_t n, const uint32_t* ends, int shift, uint64_t* out) {
   RankPartitionsPortable(parted, n, ends, shift, out);

@@ -43,10 +43,12 @@ inline constexpr size_t kRankWindow = 8;
 // <= 16; ends has 2^(64 - shift) + 1 entries, the partitions' bounds.
 void RankPartitions(const uint64_t* parted, size_t n, const uint32_t* ends, int shift, uint64_t* out);
 // The same, by one of the versions below (tests; the AVX-512 one REQUIRES
-// RankPartitionsAvx512Supported()).
+// RankPartitionsAvx512Supported(), the AVX2 one RankPartitionsAvx2Supported()).
 void RankPartitionsPortable(const uint64_t* parted, size_t n, const uint32_t* ends, int shift, uint64_t* out);
 void RankPartitionsAvx512(const uint64_t* parted, size_t n, const uint32_t* ends, int shift, uint64_t* out);
 bool RankPartitionsAvx512Supported();
+void RankPartitionsAvx2(const uint64_t* parted, size_t n, const uint32_t* ends, int shift, uint64_t* out);
+bool RankPartitionsAvx2Supported();
 
 // Partitions of at most this many entries are sorted by insertion.
 inline constexpr size_t kInsertionSortMax = 32;

@@ -71,14 +71,15 @@ struct DocRecord {
   // JSONL: where its line starts in its file, in bytes, as this run read it,
   // which an exact re-read seeks to (JsonlLinesAt); kNoOffset when not known:
   // a text file, a compressed file or a stream, a line after one over
-  // --max-line, a document from the index or a stage table (never stored).
+  // --max-line, a document from the index (which does not store it). A
+  // stage table stores it (table_codec.h), for the verify tasks' re-read.
   uint64_t offset = kNoOffset;
   uint64_t size = 0;  // bytes of text
   // Distinct shingles: the exact size |A| of its shingle set, counted while
   // signed when the run asks (SignContext::count_shingles; a kOk document
   // then has at least 1), and stored by the index (documents.shingles); 0
-  // when not known (not asked, a document stored by the index without a
-  // count, or one from a stage table, which does not store it yet).
+  // when not known (not asked, or a document stored by the index without a
+  // count).
   uint64_t shingles = 0;
   int64_t mtime_ns = 0;  // of its file, when walked
   ContentHash content;   // of its normalized token text

@@ -192,6 +192,7 @@ Status ReadDocs(Cursor& in, uint64_t count, uint64_t file_count, const RecordWal
     d.name = std::string(in.Bytes(length));
     d.file = in.Read<uint32_t>();
     d.line = in.Read<uint64_t>();
+    d.offset = in.Read<uint64_t>();
     d.size = in.Read<uint64_t>();
     d.mtime_ns = in.Read<int64_t>();
     d.content.low = in.Read<uint64_t>();
@@ -321,6 +322,7 @@ void AppendDocRecord(const DocRecord& d, std::string* out) {
   out->append(d.name);
   Put<uint32_t>(out, d.file);
   Put<uint64_t>(out, d.line);
+  Put<uint64_t>(out, d.offset);
   Put<uint64_t>(out, d.size);
   Put<int64_t>(out, d.mtime_ns);
   Put<uint64_t>(out, d.content.low);

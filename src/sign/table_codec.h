@@ -14,7 +14,7 @@
 //
 //   Header (kTableHeaderSize = 88 bytes)
 //     0   8  magic "NDUPSIG\0" (4E 44 55 50 53 49 47 00)
-//     8   4  u32 format version (kTableFormatVersion = 3)
+//     8   4  u32 format version (kTableFormatVersion = 4)
 //    12  28  SignatureParams::AppendCanonical():
 //              12 u8 shingle (0 word, 1 char)   13 u8 encoding (0 utf8, 1 latin1)
 //              14 u8 strip (0 none, 1 html, 2 mail; zero before --strip)
@@ -36,9 +36,12 @@
 //   Signature matrix, at S: D rows of P u32 values; row k is document k's
 //   signature (all 0xFFFFFFFF for a document that was not signed).
 //   Docs section, right after the matrix (the docs offset above): D records
-//   of 58 + N bytes, document k being record k
+//   of 66 + N bytes, document k being record k
 //     u32 N, then N bytes of name (any bytes)
-//     u32 file (an index into the files, < F), u64 line, u64 size,
+//     u32 file (an index into the files, < F), u64 line,
+//     u64 offset (DocRecord::offset: where a JSONL line starts in its file,
+//       which a re-read seeks to; 2^64-1 when not known),
+//     u64 size,
 //     i64 mtime_ns, u64 content.low, u64 content.high,
 //     u64 shingles (DocRecord::shingles: the distinct-shingle count, 0 when
 //       the run did not count them),
@@ -53,7 +56,8 @@
 // section and of the matrix are known only then. (Version 1 had the docs
 // section before the matrix and the checksum over bytes 0..T-9 in order;
 // version 3 added each document's distinct-shingle count, for
-// --relation contains|both.)
+// --relation contains|both; version 4 each JSONL line's offset, so that the
+// verify tasks read again only the lines they check, as scan does.)
 //
 // The encoding of a table is canonical: DecodeFrom() accepts exactly the
 // byte strings EncodeTo() writes, so encoding a decoded table gives back the
@@ -88,12 +92,12 @@
 namespace neardup {
 
 inline constexpr char kTableMagic[8] = {'N', 'D', 'U', 'P', 'S', 'I', 'G', '\0'};
-inline constexpr uint32_t kTableFormatVersion = 3;
+inline constexpr uint32_t kTableFormatVersion = 4;
 inline constexpr size_t kTableHeaderSize = 88;
 // Sizes of the fixed part of a file record and of a doc record (without the
 // path or name bytes).
 inline constexpr size_t kTableFileRecordSize = 45;
-inline constexpr size_t kTableDocRecordSize = 58;
+inline constexpr size_t kTableDocRecordSize = 66;
 
 // What the header says, checked for consistency (see PeekHeader()).
 struct TableHeader {

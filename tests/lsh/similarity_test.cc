@@ -357,6 +357,11 @@ TEST(SortByHashTest, RankPartitionsVersionsPlaceAlike) {
           EXPECT_EQ(got, want) << bits << " " << n << " " << p;
         }
       }
+      if (internal::RankPartitionsAvx2Supported()) {
+        std::vector<uint64_t> avx2(n, kUnwritten);
+        internal::RankPartitionsAvx2(parted.data(), n, ends.data(), shift, avx2.data());
+        EXPECT_EQ(avx2, portable) << bits << " " << n;
+      }
       if (!internal::RankPartitionsAvx512Supported()) continue;
       internal::RankPartitionsAvx512(parted.data(), n, ends.data(), shift, vector.data());
       EXPECT_EQ(vector, portable) << bits << " " << n;

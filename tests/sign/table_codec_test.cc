@@ -89,6 +89,8 @@ Sample MakeSample(int num_perm = 32) {
     d.name = i == 0 ? "corpus/a.txt" : std::string("corpus/b.jsonl:").append(std::to_string(i));
     d.file = i == 0 ? 0 : 1;
     d.line = i == 0 ? 0 : static_cast<uint64_t>(i);
+    // A JSONL line's start, past 32 bits for the second; unknown for a text file.
+    d.offset = i == 0 ? kNoOffset : (uint64_t{1} << 33) * static_cast<uint64_t>(i - 1) + 17;
     d.mtime_ns = -1 - i;
     d.reference = i == 2;
     const DocId id = s.table.Add(d);
@@ -140,6 +142,7 @@ void ExpectSameTable(const SignatureTable& a, const SignatureTable& b) {
     EXPECT_EQ(x.name, y.name);
     EXPECT_EQ(x.file, y.file);
     EXPECT_EQ(x.line, y.line);
+    EXPECT_EQ(x.offset, y.offset);
     EXPECT_EQ(x.size, y.size);
     EXPECT_EQ(x.mtime_ns, y.mtime_ns);
     EXPECT_EQ(x.content, y.content);
@@ -323,7 +326,7 @@ TEST(TableCodecTest, OtherVersionIsRefused) {
   Result<DecodedTable> r = DecodeFrom(bytes);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Status::Code::kInvalidArgument);
-  EXPECT_EQ(r.status().message(), "signature table: format version 1 is not supported (this build reads version 3)");
+  EXPECT_EQ(r.status().message(), "signature table: format version 1 is not supported (this build reads version 4)");
 }
 
 // Header fields rewritten (and the checksum made to match): each is refused
@@ -341,7 +344,7 @@ TEST(TableCodecTest, ImpossibleHeaderFieldsAreRefused) {
       {56, UINT64_MAX, "signature table: 18446744073709551615 docs cannot fit"},
       {56, uint64_t{1} << 62, "signature table: 4611686018427387904 docs cannot fit"},
       {64, 0, "signature table: docs offset 0 outside"},
-      {64, UINT64_MAX, "signature table: total size 866 leaves no room for the docs at offset 18446744073709551615"},
+      {64, UINT64_MAX, "signature table: total size 922 leaves no room for the docs at offset 18446744073709551615"},
       {72, UINT64_MAX, "signature table: signatures offset 18446744073709551615 is not a multiple of 8"},
       {72, uint64_t{1} << 63, "signature table: docs offset"},
       {72, 80, "signature table: signatures offset 80 is not a multiple of 8 from 88"},
@@ -414,11 +417,11 @@ TEST(TableCodecTest, ImpossibleRecordsAreRefusedByName) {
   const size_t doc4_fixed = doc4 + 4 + LoadU32(good, doc4);  // after the name
 
   std::string bytes = good;
-  bytes[doc4_fixed + 52] = 5;  // kind
+  bytes[doc4_fixed + 60] = 5;  // kind
   EXPECT_EQ(decode(bytes), "signature table: doc 4: unknown kind 5");
 
   bytes = good;
-  bytes[doc4_fixed + 53] = 2;  // flags
+  bytes[doc4_fixed + 61] = 2;  // flags
   EXPECT_EQ(decode(bytes), "signature table: doc 4: unknown flags 0x2");
 
   bytes = good;
@@ -428,7 +431,7 @@ TEST(TableCodecTest, ImpossibleRecordsAreRefusedByName) {
   bytes = good;
   StoreU32(&bytes, DocAt(good, 6), 0xFFFFFFF0u);  // name length of the last doc
   const std::string message = decode(bytes);
-  EXPECT_TRUE(StartsWith(message, "signature table: truncated in doc 6 (need 4294967334 bytes, ")) << message;
+  EXPECT_TRUE(StartsWith(message, "signature table: truncated in doc 6 (need 4294967342 bytes, ")) << message;
 
   bytes = good;
   bytes[88 + 4 + LoadU32(good, 88) + 40] = 4;  // flags of file 0
@@ -524,7 +527,7 @@ TEST(TableCodecTest, DecodeRecordsWithoutTheChecksumStillChecksEveryRecord) {
   const std::string good = Encode(MakeSample(4));
   std::string bytes = good;
   const size_t doc4 = DocAt(bytes, 4);
-  bytes[doc4 + 4 + LoadU32(bytes, doc4) + 52] = 5;  // doc 4's kind; the checksum left wrong
+  bytes[doc4 + 4 + LoadU32(bytes, doc4) + 60] = 5;  // doc 4's kind; the checksum left wrong
   RecordWalk walk{
       .keep = [](uint64_t, const DocRecord&) { return false; }, .hashed = nullptr, .read = nullptr, .checksum = false};
   Result<DecodedRecords> r = DecodeRecordsWith(bytes, walk);
