@@ -361,16 +361,17 @@ Status ReadShardNeeded(const WorkFolder& folder, const Sweep& sw, uint32_t s, Ne
   if (next < needed.size() && ShardOf(needed[next]) <= s) {  // its header changed since the sweep
     return Damaged(shard.path, "changed while the report read it");
   }
-  if (!file_ids.empty()) {  // their roots are in the meta
-    Result<ShardMeta> meta = ReadMeta(folder, s);
-    if (!meta.ok()) return meta.status();
-    if (meta->roots.size() != shard.files) {
-      return Damaged(folder.File(StageKind::kSign, s, "meta"), "changed while the report read it");
-    }
+  if (!file_ids.empty()) {  // their roots are in the meta (the rest of it was swept)
+    const std::string meta_path = folder.File(StageKind::kSign, s, "meta");
+    Result<std::string> meta_bytes = ReadWholeFile(meta_path);
+    if (!meta_bytes.ok()) return meta_bytes.status();
+    Result<std::vector<uint32_t>> roots = DecodeShardMetaRoots(*meta_bytes);
+    if (!roots.ok()) return Damaged(meta_path, roots.status().message());
+    if (roots->size() != shard.files) return Damaged(meta_path, "changed while the report read it");
     for (size_t i = 0; i < file_ids.size(); ++i) {
       // A file split between shards is held once, from the first.
       if (!out->file_ids.empty() && out->file_ids.back() >= first + file_ids[i]) continue;
-      part->files[i].root = meta->roots[file_ids[i]];
+      part->files[i].root = (*roots)[file_ids[i]];
       out->file_ids.push_back(first + file_ids[i]);
       out->table.files.push_back(std::move(part->files[i]));
     }

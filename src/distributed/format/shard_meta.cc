@@ -164,18 +164,41 @@ std::optional<uint64_t> ListingOfMetaHead(std::string_view head) {
   return listing;
 }
 
-Result<ShardMeta> DecodeShardMeta(std::string_view bytes) {
-  auto corrupt = [] { return Status::Corrupt("shard meta: damaged (checksum, size or fields)"); };
+namespace {
+
+Status MetaDamaged() { return Status::Corrupt("shard meta: damaged (checksum, size or fields)"); }
+
+// Checks `bytes`' checksum, magic and version, and decodes the meta up to
+// its roots, which the decoder it returns reads next.
+Result<Decoder> DecodeToRoots(std::string_view bytes, ShardMeta* m) {
   if (bytes.size() < 20 || !ChecksumMatches(bytes) || bytes.substr(0, 8) != std::string_view(kMetaMagic, 8)) {
-    return corrupt();
+    return MetaDamaged();
   }
   Decoder r(bytes.substr(8, bytes.size() - 16), 8);
   if (r.U32("the version") != kMetaVersion) {
     return Status::InvalidArgument("shard meta: another format version (made by another neardup)");
   }
+  ReadHead(r, m);
+  ReadProblems(r, m);
+  return r;
+}
+
+}  // namespace
+
+Result<std::vector<uint32_t>> DecodeShardMetaRoots(std::string_view bytes) {
   ShardMeta m;
-  ReadHead(r, &m);
-  ReadProblems(r, &m);
+  Result<Decoder> r = DecodeToRoots(bytes, &m);
+  if (!r.ok()) return r.status();
+  ReadU32s(*r, "the root count", "a root", &m.roots);
+  if (!r->ok()) return MetaDamaged();
+  return std::move(m.roots);
+}
+
+Result<ShardMeta> DecodeShardMeta(std::string_view bytes) {
+  ShardMeta m;
+  Result<Decoder> decoder = DecodeToRoots(bytes, &m);
+  if (!decoder.ok()) return decoder.status();
+  Decoder& r = *decoder;
   ReadU32s(r, "the root count", "a root", &m.roots);
   ReadTexts(r, "the kept path count", "a kept path", &m.kept_paths);
   ReadU32s(r, "the line hash count", "a line hash", &m.line_hashes);
@@ -188,7 +211,7 @@ Result<ShardMeta> DecodeShardMeta(std::string_view bytes) {
     f.mtime_ns = static_cast<int64_t>(r.U64("a file's mtime"));
     f.raw_hash = r.U64("a file's hash");
   }
-  if (!r.ok() || r.left() != 0) return corrupt();
+  if (!r.ok() || r.left() != 0) return MetaDamaged();
   return m;
 }
 

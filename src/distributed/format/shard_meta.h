@@ -110,5 +110,10 @@ std::optional<uint64_t> ListingOfMetaHead(std::string_view head);
 // meta: damaged (checksum, size or fields)" for any damage (a checksum,
 // magic, size, count or status code that does not fit).
 Result<ShardMeta> DecodeShardMeta(std::string_view bytes);
+// The roots of the meta encoded in `bytes` (ShardMeta::roots), checked as
+// DecodeShardMeta() checks the meta up to them (its checksum over every
+// byte), without decoding the paths after them: for a reader that holds
+// the rest from before. The same errors.
+Result<std::vector<uint32_t>> DecodeShardMetaRoots(std::string_view bytes);
 
 }  // namespace neardup

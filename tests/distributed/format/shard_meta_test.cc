@@ -53,8 +53,29 @@ TEST(ShardMetaTest, AnyFlippedBitOrTruncationIsCorrupt) {
     std::string bad = bytes;
     bad[i] = static_cast<char>(bad[i] ^ 0x10);
     EXPECT_FALSE(DecodeShardMeta(bad).ok()) << i;
+    EXPECT_FALSE(DecodeShardMetaRoots(bad).ok()) << i;  // the checksum covers what follows the roots
   }
-  for (size_t n = 0; n < bytes.size(); ++n) EXPECT_FALSE(DecodeShardMeta(bytes.substr(0, n)).ok()) << n;
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    EXPECT_FALSE(DecodeShardMeta(bytes.substr(0, n)).ok()) << n;
+    EXPECT_FALSE(DecodeShardMetaRoots(bytes.substr(0, n)).ok()) << n;
+  }
+}
+
+// The roots alone, as the report reads them again: those of the whole
+// decode; another version is named as such.
+TEST(ShardMetaTest, TheRootsAloneAreTheWholeMetasRoots) {
+  ShardMeta m = SampleMeta();
+  m.roots = {0, 3, 3, 1, 0xFFFFFFFFu};
+  const std::string bytes = EncodeShardMeta(m);
+  Result<std::vector<uint32_t>> roots = DecodeShardMetaRoots(bytes);
+  ASSERT_TRUE(roots.ok()) << roots.status().message();
+  EXPECT_EQ(*roots, m.roots);
+  EXPECT_EQ(*roots, DecodeShardMeta(bytes)->roots);
+  std::string version = bytes;
+  version[8] = static_cast<char>(kMetaVersion + 1);
+  const uint64_t sum = HashBytes(version.data(), version.size() - 8, 0);
+  std::memcpy(version.data() + version.size() - 8, &sum, 8);
+  EXPECT_EQ(DecodeShardMetaRoots(version).status().code(), Status::Code::kInvalidArgument);
 }
 
 TEST(ShardMetaTest, TheHeadAloneGivesTheListing) {
