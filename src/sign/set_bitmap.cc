@@ -130,14 +130,40 @@ __attribute__((target("avx512f"))) void FoldBitmapAvx512(uint64_t* words, size_t
   }
   for (; k < n; k += 2) words[k / 2] = FoldWord(words[k]) | (FoldWord(words[k + 1]) << 32);
 }
+
+bool FoldBitmapAvx2Supported() { return __builtin_cpu_supports("avx2"); }
+
+// Four words at a time, as the AVX-512 version does eight: the lanes' low
+// halves gathered into the vector's low 128 bits (word k gets lanes 2k and
+// 2k+1). Words 2j.. are written after words 4j.. are read.
+__attribute__((target("avx2"))) void FoldBitmapAvx2(uint64_t* words, size_t n) {
+  const __m256i low_halves = _mm256_setr_epi32(0, 2, 4, 6, 0, 0, 0, 0);
+  size_t k = 0;
+  for (; k + 4 <= n; k += 4) {
+    __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words + k));
+    x = _mm256_and_si256(_mm256_or_si256(x, _mm256_srli_epi64(x, 1)), _mm256_set1_epi64x(0x5555555555555555LL));
+    x = _mm256_and_si256(_mm256_or_si256(x, _mm256_srli_epi64(x, 1)), _mm256_set1_epi64x(0x3333333333333333LL));
+    x = _mm256_and_si256(_mm256_or_si256(x, _mm256_srli_epi64(x, 2)), _mm256_set1_epi64x(0x0F0F0F0F0F0F0F0FLL));
+    x = _mm256_and_si256(_mm256_or_si256(x, _mm256_srli_epi64(x, 4)), _mm256_set1_epi64x(0x00FF00FF00FF00FFLL));
+    x = _mm256_and_si256(_mm256_or_si256(x, _mm256_srli_epi64(x, 8)), _mm256_set1_epi64x(0x0000FFFF0000FFFFLL));
+    x = _mm256_or_si256(x, _mm256_srli_epi64(x, 16));
+    x = _mm256_permutevar8x32_epi32(x, low_halves);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(words + k / 2), _mm256_castsi256_si128(x));
+  }
+  for (; k < n; k += 2) words[k / 2] = FoldWord(words[k]) | (FoldWord(words[k + 1]) << 32);
+}
 #else
 bool FoldBitmapAvx512Supported() { return false; }
 void FoldBitmapAvx512(uint64_t* words, size_t n) { FoldBitmapPortable(words, n); }
+bool FoldBitmapAvx2Supported() { return false; }
+void FoldBitmapAvx2(uint64_t* words, size_t n) { FoldBitmapPortable(words, n); }
 #endif
 
 void FoldBitmap(uint64_t* words, size_t n) {
   using FoldFn = void (*)(uint64_t*, size_t);
-  static const FoldFn fold = FoldBitmapAvx512Supported() ? FoldBitmapAvx512 : FoldBitmapPortable;
+  static const FoldFn fold = FoldBitmapAvx512Supported() ? FoldBitmapAvx512
+                             : FoldBitmapAvx2Supported() ? FoldBitmapAvx2
+                                                         : FoldBitmapPortable;
   fold(words, n);
 }
 

@@ -101,10 +101,12 @@ namespace internal {
 // n/2 words becomes bit 2i | bit 2i+1 of the n words.
 void FoldBitmap(uint64_t* words, size_t n);
 // The same, by one of its versions (tests; the AVX-512 one REQUIRES
-// FoldBitmapAvx512Supported()).
+// FoldBitmapAvx512Supported(), the AVX2 one FoldBitmapAvx2Supported()).
 void FoldBitmapPortable(uint64_t* words, size_t n);
 void FoldBitmapAvx512(uint64_t* words, size_t n);
 bool FoldBitmapAvx512Supported();
+void FoldBitmapAvx2(uint64_t* words, size_t n);
+bool FoldBitmapAvx2Supported();
 }  // namespace internal
 
 }  // namespace neardup

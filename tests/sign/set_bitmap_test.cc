@@ -225,6 +225,12 @@ TEST(SetBitmapTest, FoldVersionsAgreeWithTheRule) {
     internal::FoldBitmapPortable(portable.data(), n);
     portable.resize(n / 2);
     EXPECT_EQ(portable, want) << n;
+    if (internal::FoldBitmapAvx2Supported()) {
+      std::vector<uint64_t> avx2 = words;
+      internal::FoldBitmapAvx2(avx2.data(), n);
+      avx2.resize(n / 2);
+      EXPECT_EQ(avx2, want) << n;
+    }
     if (internal::FoldBitmapAvx512Supported()) {
       std::vector<uint64_t> wide = words;
       internal::FoldBitmapAvx512(wide.data(), n);
