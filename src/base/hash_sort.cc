@@ -50,17 +50,29 @@ void RankPartitionsPortable(const uint64_t* parted, size_t n, const uint32_t* en
 
 #ifdef NEARDUP_X86_KERNELS
 
+// Value i of `parted`, where its partition starts, the partition's size
+// within the window, and i's place in it (the vector versions' first step).
+struct Window {
+  uint64_t x;
+  uint32_t lo, size, at;
+};
+inline Window WindowOf(const uint64_t* parted, size_t i, const uint32_t* ends, int shift) {
+  const uint64_t x = parted[i];
+  const uint64_t p = x >> shift;
+  const uint32_t lo = ends[p];
+  return {.x = x,
+          .lo = lo,
+          .size = std::min<uint32_t>(ends[p + 1] - lo, kRankWindow),
+          .at = std::min<uint32_t>(static_cast<uint32_t>(i - lo), kRankWindow)};
+}
+
 bool RankPartitionsAvx512Supported() { return __builtin_cpu_supports("avx512f"); }
 
 __attribute__((target("avx512f"))) void RankPartitionsAvx512(const uint64_t* parted, size_t n, const uint32_t* ends,
                                                              int shift, uint64_t* out) {
   static_assert(kRankWindow == 8, "one vector of 8 hashes is the window");
   for (size_t i = 0; i < n; ++i) {
-    const uint64_t x = parted[i];
-    const uint64_t p = x >> shift;
-    const uint32_t lo = ends[p];
-    const uint32_t size = std::min<uint32_t>(ends[p + 1] - lo, 8);
-    const uint32_t at = std::min<uint32_t>(static_cast<uint32_t>(i - lo), 8);
+    const auto [x, lo, size, at] = WindowOf(parted, i, ends, shift);
     const auto in_window = static_cast<__mmask8>((1U << size) - 1);
     const auto before = static_cast<__mmask8>((1U << at) - 1);
     const __m512i w = _mm512_loadu_si512(parted + lo);
@@ -80,11 +92,7 @@ __attribute__((target("avx2"))) void RankPartitionsAvx2(const uint64_t* parted, 
   static_assert(kRankWindow == 8, "two vectors of 4 hashes are the window");
   const __m256i sign = _mm256_set1_epi64x(static_cast<long long>(uint64_t{1} << 63));
   for (size_t i = 0; i < n; ++i) {
-    const uint64_t x = parted[i];
-    const uint64_t p = x >> shift;
-    const uint32_t lo = ends[p];
-    const uint32_t size = std::min<uint32_t>(ends[p + 1] - lo, 8);
-    const uint32_t at = std::min<uint32_t>(static_cast<uint32_t>(i - lo), 8);
+    const auto [x, lo, size, at] = WindowOf(parted, i, ends, shift);
     const __m256i v = _mm256_set1_epi64x(static_cast<long long>(x));
     const __m256i vs = _mm256_xor_si256(v, sign);
     const auto* w = reinterpret_cast<const __m256i*>(parted + lo);
