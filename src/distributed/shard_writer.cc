@@ -157,6 +157,9 @@ Status ShardWriter::Take(std::vector<DocRecord>& docs, std::span<const uint32_t>
     AppendToTable(rows);
   }
   docs_ += docs.size();
+  // A table that cannot be written (a full disk) fails the task now, not
+  // once its whole share is signed.
+  if (!table_.error().ok()) return error_ = table_.error();
   return Status::Ok();
 }
 

@@ -72,8 +72,8 @@ class ShardWriter {
   Status Open(const std::vector<InputFile>& files, const std::string& table_path, const std::string& bands_path);
   // Takes the documents of `table` (contiguous), whose `file` fields count
   // from the share's file `first_file`, and leaves it without documents.
-  // The first error (a file full, a record that cannot be encoded) is
-  // kept: every later call and Finish() return it.
+  // The first error (a file full, a record that cannot be encoded, the
+  // table's write failed) is kept: every later call and Finish() return it.
   Status Take(SignatureTable& table, uint64_t first_file);
   // As Take(table, ...), for documents `docs` whose signatures are `values`
   // (one row of num_perm values each; a committed JSONL block): the records

@@ -111,15 +111,17 @@ class ChunkTaker {
     return status_;
   }
   // Hands `chunk` (of the share's files from `first`) over in the
-  // background, once the one before is done.
-  void Take(SignedCorpus chunk, uint64_t first) {
-    if (!Wait().ok()) return;
+  // background, once the one before is done; the failure of that one (or
+  // of any before), and nothing is handed over, when it failed.
+  Status Take(SignedCorpus chunk, uint64_t first) {
+    if (Status s = Wait(); !s.ok()) return s;
     sinks_.CountText(chunk.table.docs);                            // now: Budget() of the next chunk reads it
     auto held = std::make_shared<SignedCorpus>(std::move(chunk));  // a task's function is copyable
     task_ = std::make_unique<BackgroundTask>([this, held, first] {
       sinks_.AddBitmaps(held->table.docs.size(), held->bitmaps);
       status_ = sinks_.writer.Take(held->table, first);
     });
+    return Status::Ok();
   }
 
  private:
@@ -161,7 +163,9 @@ Result<SignedShare> SignShareInto(const Run& run, const std::vector<InputFile>& 
       out.problems.push_back(std::move(p));
     }
     out.counts += chunk.counts;
-    taker.Take(std::move(chunk), first);
+    // A failed hand-over (a full disk) ends the share here: the chunks after
+    // it would be signed for nothing.
+    if (Status s = taker.Take(std::move(chunk), first); !s.ok()) return s;
   }
   if (Status s = taker.Wait(); !s.ok()) return s;
   return out;

@@ -142,6 +142,9 @@ class AtomicFileWriter {
   // Writes what is buffered, syncs, closes and renames into place. IoError
   // (naming the file) for the first failure since Open(); no temporary left.
   Status Commit();
+  // The first failure of a write so far (Ok while there is none): for a
+  // writer that stops early rather than appending for nothing until Commit().
+  const Status& error() const { return error_; }
 
  private:
   void Flush();

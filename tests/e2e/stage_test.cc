@@ -1,10 +1,12 @@
 // End to end: `neardup stage sign|bucket|verify|report` give the same bytes and exit
 // status as `neardup scan`, for any number of tasks, and are safe to run
 // again (killed, completed, missing or mismatched tasks).
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -363,6 +365,48 @@ TEST(StageTest, TextReportMemoryGrowsWithThePairsNotWithTheFiles) {
 // peak memory stays under a bound that holding the table exceeds (the task
 // that held it peaked at 2.3 times the table; this one near 220 MB), and the report
 // over the streamed shard is scan's.
+// The access time of `path`, in seconds.
+int64_t AccessTime(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return -1;
+  return st.st_atim.tv_sec;
+}
+
+// Sets the access time of `path` to 2000-01-01, its mtime left.
+void AgeAccessTime(const std::string& path) {
+  const struct timespec times[2] = {{.tv_sec = 946684800, .tv_nsec = 0}, {.tv_sec = 0, .tv_nsec = UTIME_OMIT}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0) << path;
+}
+
+// A sign task whose shard cannot be written (its file size limited, as a
+// full disk would) stops at the chunk after the failure: the files of the
+// chunks after it are never read (their access times, aged before the run,
+// stay as they were, where a file of the first chunk is read).
+TEST(StageTest, SignTaskThatCannotWriteStopsReading) {
+  TempDir dir;
+  constexpr int kFiles = 40000;  // three chunks of 16,384 files
+  std::filesystem::create_directories(dir / "many");
+  auto name = [&dir](int i) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "f%05d", i);
+    return dir / ("many/" + std::string(buf));
+  };
+  for (int i = 0; i < kFiles; ++i) {
+    std::ofstream(name(i), std::ios::binary) << "text number " << i << " of many short texts with words " << i % 97;
+  }
+  for (int i : {0, 35000, kFiles - 1}) AgeAccessTime(name(i));
+  ::signal(SIGXFSZ, SIG_IGN);  // the write fails instead (EFBIG), as on a full disk
+  const RunResult r = RunProcess({"/usr/bin/prlimit", "--fsize=6291456", kBin, "stage", "sign", "--task", "0",
+                                  "--tasks", "1", "-j", "2", dir / "work", dir / "many"},
+                                 dir.path());
+  ::signal(SIGXFSZ, SIG_DFL);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  if (AccessTime(name(0)) == 946684800) GTEST_SKIP() << "access times are not updated here (noatime)";
+  EXPECT_EQ(AccessTime(name(35000)), 946684800) << "a file of the third chunk was read";
+  EXPECT_EQ(AccessTime(name(kFiles - 1)), 946684800) << "the last file was read";
+}
+
 TEST(StageTest, SignTaskMemoryIsBoundedByItsBuffersNotItsShare) {
   TempDir dir;
   constexpr int kDocs = 600000;
