@@ -15,6 +15,8 @@
 // Thread safety: pure functions of the report.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <ostream>
 #include <span>
 #include <string>
@@ -23,6 +25,7 @@
 #include "neardup/options.h"
 #include "neardup/report.h"
 #include "neardup/review.h"
+#include "neardup/status.h"
 
 namespace neardup {
 
@@ -88,28 +91,42 @@ void WriteHtml(const Report& report, const Review& review, std::ostream& out);
 // The same page, of a review given a batch of groups at a time
 // (BuildReviewInBatches, review.h): each batch is rendered as it comes, by
 // `threads` threads (as Options::threads: 0 is one a core), and may then be
-// dropped, so that what is held is the
-// page's data (about the page's size), never the review.
+// dropped. The page's data (about the page's size) comes after its charts,
+// which need every group: its first `held_bytes` are held in memory, the rest
+// goes to a temporary file (TMPDIR) until Write(), so that the page of a
+// large review is never held whole.
 //
 //   HtmlReview page(report, threads);
 //   Review facts = BuildReviewInBatches(report, options, max_words,
-//                                       [&](std::vector<ReviewGroup>& b) { page.Add(b); });
-//   page.Write(facts, out);
+//                                       [&](std::vector<ReviewGroup>& b) { s = page.Add(b); });
+//   if (s.ok()) s = page.Write(facts, out);
 class HtmlReview {
  public:
-  explicit HtmlReview(const Report& report, int threads = 1) : report_(report), threads_(threads) {}
-  // Renders `groups`, the review's next groups in order.
-  void Add(std::span<const ReviewGroup> groups);
-  // Writes the page. REQUIRES: `facts` is the review whose groups were
-  // added (its own groups are not read).
-  void Write(const Review& facts, std::ostream& out) const;
+  static constexpr uint64_t kHeldBytes = uint64_t{4} << 20;
+  explicit HtmlReview(const Report& report, int threads = 1, uint64_t held_bytes = kHeldBytes);
+  ~HtmlReview();
+  HtmlReview(const HtmlReview&) = delete;
+  HtmlReview& operator=(const HtmlReview&) = delete;
+  // Renders `groups`, the review's next groups in order. IoError when the
+  // temporary file cannot be made or written (the page is then not written).
+  [[nodiscard]] Status Add(std::span<const ReviewGroup> groups);
+  // Writes the page. IoError when the temporary file cannot be read back.
+  // REQUIRES: `facts` is the review whose groups were added (its own groups
+  // are not read); every Add() returned OK.
+  [[nodiscard]] Status Write(const Review& facts, std::ostream& out) const;
 
  private:
+  struct Spill;
   const Report& report_;
   int threads_;
-  // The groups rendered, a string a batch (its groups comma-separated):
-  // held at their size, never copied into one growing string.
+  uint64_t held_bytes_;
+  // The groups rendered, a string a batch (its groups comma-separated, a
+  // comma before each batch but the first): held at their size, never copied
+  // into one growing string, up to held_bytes_; the later ones in spill_.
   std::vector<std::string> data_;
+  uint64_t held_ = 0;
+  bool any_ = false;  // a group was rendered
+  std::unique_ptr<Spill> spill_;
   std::vector<double> similarities_;
 };
 

@@ -335,9 +335,18 @@ Status WriteOutput(const CliOptions& cli, const Options& options, const Report& 
     };
     // Each batch of groups rendered as it comes: the review is never held whole.
     HtmlReview page(report, options.threads);
+    Status rendered = Status::Ok();
     const Review facts = BuildReviewInBatches(
-        report, options, kDefaultMaxWords, [&page](std::vector<ReviewGroup>& batch) { page.Add(batch); }, shown);
-    page.Write(facts, out.stream());
+        report, options, kDefaultMaxWords,
+        [&page, &rendered](std::vector<ReviewGroup>& batch) {
+          if (rendered.ok()) rendered = page.Add(batch);
+        },
+        shown);
+    if (rendered.ok()) rendered = page.Write(facts, out.stream());
+    if (!rendered.ok()) {
+      if (progress != nullptr) progress->Clear();
+      return rendered;  // the output is not committed: nothing is written half
+    }
   } else {
     if (progress != nullptr) {
       out.set_on_written([progress](uint64_t bytes) { progress->Tick("writing the output, " + ShownSize(bytes)); });

@@ -55,9 +55,10 @@ FoldedRun::Kind FoldedKind(DiffRun::Kind kind) {
 // sequence first, ties to the longer one swapped, a path table of at most
 // kMaxPathPoints points, past which the script is recorded up to the point
 // reached and the rest compared afresh, and each change's deletions before
-// its additions). Differences from dtl: a point takes 12 bytes, not 24, and
-// the table grows in blocks, never copied, so a hard pair holds 24 MB at
-// most, where dtl held up to 72 MB while doubling its vector.
+// its additions). Differences from dtl: a point takes 8 bytes, not 24 (its
+// diagonal, hence y, follows from its place in the table), and the table
+// grows in blocks, never copied, so a hard pair holds 16 MB at most, where
+// dtl held up to 72 MB while doubling its vector.
 class EditScript {
  public:
   struct Op {
@@ -93,7 +94,7 @@ class EditScript {
     size_t size;
   };
   struct Point {
-    int32_t x, y, prev;  // prev: the point before on the path, or -1
+    int32_t x, prev;  // prev: the point before on the path, or -1
   };
 
   size_t points() const { return blocks_.empty() ? 0 : (blocks_.size() - 1) * kBlock + last_; }
@@ -120,7 +121,7 @@ class EditScript {
       ++y;
     }
     path_[static_cast<size_t>(k + offset_)] = static_cast<int64_t>(points());
-    Push({static_cast<int32_t>(x), static_cast<int32_t>(y), static_cast<int32_t>(prev)});
+    Push({static_cast<int32_t>(x), static_cast<int32_t>(prev)});
     return y;
   }
 
@@ -130,15 +131,19 @@ class EditScript {
   int64_t Compose(Span a, Span b) {
     const auto m = static_cast<int64_t>(a.size), n = static_cast<int64_t>(b.size);
     const int64_t delta = n - m;
+    assert(delta >= 0);
     offset_ = m + 1;
     std::vector<int64_t> fp(static_cast<size_t>(m + n + 3), -1);
     path_.assign(static_cast<size_t>(m + n + 3), -1);
     blocks_.clear();
     last_ = 0;
+    round_start_.clear();
+    delta_ = delta;
     auto at = [&](int64_t k) -> int64_t& { return fp[static_cast<size_t>(k + offset_)]; };
     int64_t p = -1;
     do {
       ++p;
+      round_start_.push_back(points());
       for (int64_t k = -p; k <= delta - 1; ++k) at(k) = Snake(a, b, k, at(k - 1) + 1, at(k + 1));
       for (int64_t k = delta + p; k >= delta + 1; --k) at(k) = Snake(a, b, k, at(k - 1) + 1, at(k + 1));
       at(delta) = Snake(a, b, delta, at(delta - 1) + 1, at(delta + 1));
@@ -146,14 +151,33 @@ class EditScript {
     return path_[static_cast<size_t>(delta + offset_)];
   }
 
+  // The diagonal k = y - x of point `i`: round p of Compose() pushes the
+  // diagonals -p .. delta - 1, then delta + p down to delta + 1, then delta
+  // (delta >= 0: `a` is the shorter, and a part compared afresh starts on
+  // the diagonal delta, so its two rests are as long).
+  int64_t DiagonalOf(size_t i) const {
+    const auto round = std::upper_bound(round_start_.begin(), round_start_.end(), i) - 1;
+    const auto p = static_cast<int64_t>(round - round_start_.begin());
+    const auto j = static_cast<int64_t>(i - *round);
+    if (j < delta_ + p) return j - p;
+    if (j < delta_ + 2 * p) return 2 * delta_ + 2 * p - j;
+    return delta_;
+  }
+
   // dtl's recordSequence: the script along the path ending at point `end`.
   // Returns how far into `a` and `b` it reached.
   std::pair<size_t, size_t> Record(Span a, Span b, int64_t end) {
-    std::vector<Point> path;  // from the end back to the start
-    for (int64_t r = end; r != -1; r = At(static_cast<size_t>(r)).prev) path.push_back(At(static_cast<size_t>(r)));
+    struct Corner {
+      int64_t x, y;
+    };
+    std::vector<Corner> path;  // from the end back to the start
+    for (int64_t r = end; r != -1; r = At(static_cast<size_t>(r)).prev) {
+      const int64_t x = At(static_cast<size_t>(r)).x;
+      path.push_back({x, x + DiagonalOf(static_cast<size_t>(r))});
+    }
     int64_t px = 0, py = 0;
     for (size_t i = path.size(); i-- > 0;) {
-      const Point& v = path[i];
+      const Corner& v = path[i];
       while (px < v.x || py < v.y) {
         if (v.y - v.x > py - px) {
           Change(swapped_ ? DiffRun::Kind::kRemoved : DiffRun::Kind::kAdded, b.data[py++]);
@@ -185,7 +209,9 @@ class EditScript {
   int64_t offset_ = 0;
   std::vector<int64_t> path_;  // by diagonal: the index of its last point, or -1
   std::vector<std::unique_ptr<Point[]>> blocks_;
-  size_t last_ = 0;  // points used in the last block
+  size_t last_ = 0;                  // points used in the last block
+  std::vector<size_t> round_start_;  // per round p of Compose(): its first point
+  int64_t delta_ = 0;                // Compose()'s
   std::vector<Op> ops_, removed_, added_;
 };
 

@@ -8,11 +8,13 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <string_view>
 #include <unordered_set>
 
 #include "base/parallel.h"
 #include "base/temp_file.h"
+#include "base/union_find.h"
 #include "lsh/similarity.h"
 #include "neardup/quote.h"
 #include "sign/document.h"
@@ -120,7 +122,7 @@ std::vector<std::vector<size_t>> Confirmer::Jobs(const std::vector<DocOrigin>& o
   // Jobs: a text document each; a JSONL file each, with its wanted lines.
   std::vector<std::vector<size_t>> jobs;
   if (options_.input == InputFormat::kText) {
-    for (size_t i = 0; i < reads_.size(); ++i) jobs.push_back({i});
+    for (const size_t i : TextReadOrder()) jobs.push_back({i});
     return jobs;
   }
   std::map<const InputFile*, std::vector<size_t>> by_file;
@@ -150,6 +152,29 @@ std::vector<std::vector<size_t>> Confirmer::Jobs(const std::vector<DocOrigin>& o
     return origins[reads_[x[0]].doc].file->path < origins[reads_[y[0]].doc].file->path;
   });
   return jobs;
+}
+
+std::vector<size_t> Confirmer::TextReadOrder() const {
+  std::vector<size_t> order(reads_.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  if (stream_ == nullptr) return order;
+  // Groups joined by streamed pairs, each component read in one stretch
+  // from where its first read is: a set waits for its partners only while
+  // its component is read, not until the read order reaches them.
+  const size_t groups = stream_->first.size() - 1;
+  UnionFind components(groups);
+  for (const auto& [a, b] : stream_->pairs->groups) components.Union(a, b);
+  std::vector<size_t> first_read(groups, SIZE_MAX);
+  for (size_t i = 0; i < reads_.size(); ++i) {
+    size_t& first = first_read[components.Find(static_cast<uint32_t>(reads_[i].group))];
+    first = std::min(first, i);
+  }
+  std::vector<size_t> key(reads_.size());
+  for (size_t i = 0; i < reads_.size(); ++i) {
+    key[i] = first_read[components.Find(static_cast<uint32_t>(reads_[i].group))];
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return key[x] < key[y]; });
+  return order;
 }
 
 Status Confirmer::OpenSpools() {

@@ -158,6 +158,9 @@ class Confirmer {
   // wanted lines of a JSONL file, in line order, one run of them each (a
   // large plain file is shared by the workers), jobs in path order.
   std::vector<std::vector<size_t>> Jobs(const std::vector<DocOrigin>& origins) const;
+  // The order in which the text documents are read: the reads' own, except
+  // that the groups of each component of streamed pairs are read together.
+  std::vector<size_t> TextReadOrder() const;
   // A new spool per worker, each in a temporary file.
   [[nodiscard]] Status OpenSpools();
   void ReadTextDoc(const std::vector<DocOrigin>& origins, size_t i, size_t w, DocumentReader& reader);

@@ -9,8 +9,12 @@
 // '<' escaped as \u003c so no name can end the script element.
 
 #include <algorithm>
+#include <cassert>
+#include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -20,8 +24,10 @@
 
 #include "base/ascii.h"
 #include "base/parallel.h"
+#include "base/temp_file.h"
 #include "base/utf8.h"
 #include "lsh/banding.h"
+#include "neardup/quote.h"
 #include "neardup/review.h"
 #include "neardup/word_diff.h"
 #include "neardup/writers.h"
@@ -589,26 +595,77 @@ void AppendGroupsIntro(const Params& p, const Review& review, std::string* page_
       "type=\"button\">Show all</button></p>\n<script type=\"application/json\" id=\"data\">";
 }
 
+Status SpillError(const char* what) {
+  return Status::IoError("temporary file for the review page in " + ShellQuoted(TempFile::Folder()) + ": " + what +
+                         ": " + std::strerror(errno));
+}
+
+// Copies the first `size` bytes of the temporary file `file` to `out`.
+Status CopySpill(std::FILE* file, uint64_t size, std::ostream& out) {
+  if (std::fflush(file) != 0) {
+    return SpillError("write");
+  }
+  std::vector<char> buf(size_t{1} << 20);
+  for (uint64_t at = 0; at < size;) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(buf.size(), size - at));
+    if (!ReadAt(file, at, buf.data(), n)) {
+      return SpillError("read");
+    }
+    out.write(buf.data(), static_cast<std::streamsize>(n));
+    at += n;
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
-void HtmlReview::Add(std::span<const ReviewGroup> groups) {
+// The page's data past HtmlReview's held bytes, in a temporary file.
+struct HtmlReview::Spill {
+  TempFile file;
+  uint64_t size = 0;
+};
+
+HtmlReview::HtmlReview(const Report& report, int threads, uint64_t held_bytes)
+    : report_(report), threads_(threads), held_bytes_(held_bytes) {}
+
+HtmlReview::~HtmlReview() = default;
+
+Status HtmlReview::Add(std::span<const ReviewGroup> groups) {
   std::vector<std::string> rendered(groups.size());
   ParallelFor(Workers{.threads = Workers::Resolve(threads_), .tick = {}, .cancel = nullptr}, groups.size(),
               [&](int, size_t i) { rendered[i] = GroupText(report_, groups[i]); });
   size_t bytes = 0;
   for (const std::string& r : rendered) bytes += r.size() + 1;
-  std::string& chunk = data_.emplace_back();
+  std::string chunk;
   chunk.reserve(bytes);
   for (size_t i = 0; i < groups.size(); ++i) {
-    if (i > 0) chunk += ',';
+    if (any_ || i > 0) chunk += ',';
     chunk += rendered[i];
     for (const ReviewMember& m : groups[i].members) {
       if (m.similarity >= 0) similarities_.push_back(m.similarity);
     }
   }
+  any_ = any_ || !groups.empty();
+  rendered = {};
+  if (spill_ == nullptr && held_ + chunk.size() <= held_bytes_) {
+    held_ += chunk.size();
+    data_.push_back(std::move(chunk));
+    return Status::Ok();
+  }
+  if (spill_ == nullptr) {
+    Result<TempFile> temp = TempFile::Create("the review page");
+    if (!temp.ok()) return temp.status();
+    spill_ = std::make_unique<Spill>();
+    spill_->file = std::move(*temp);
+  }
+  if (std::fwrite(chunk.data(), 1, chunk.size(), spill_->file.get()) != chunk.size()) {
+    return SpillError("write");
+  }
+  spill_->size += chunk.size();
+  return Status::Ok();
 }
 
-void HtmlReview::Write(const Review& facts, std::ostream& out) const {
+Status HtmlReview::Write(const Review& facts, std::ostream& out) const {
   const Params& p = report_.params;
   const bool pairs_mode = p.mode == Mode::kPairs;
   const bool jaccard_pairs = p.verify == VerifyMode::kExact;
@@ -638,23 +695,23 @@ void HtmlReview::Write(const Review& facts, std::ostream& out) const {
   page += "{\"mode\":" + ScriptSafeJson(Json(pairs_mode ? "pairs" : "clusters")) +
           ",\"similarity\":" + ScriptSafeJson(Json(similarity)) + ",\"groups\":[";
   out.write(page.data(), static_cast<std::streamsize>(page.size()));
-  bool first = true;
-  for (const std::string& chunk : data_) {
-    if (chunk.empty()) continue;
-    if (!first) out.put(',');
-    out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    first = false;
+  for (const std::string& chunk : data_) out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+  if (spill_ != nullptr) {
+    if (Status s = CopySpill(spill_->file.get(), spill_->size, out); !s.ok()) return s;
   }
   page = "]}</script>\n<script>";
   page += kScript;
   page += "</script>\n</body>\n</html>\n";
   out.write(page.data(), static_cast<std::streamsize>(page.size()));
+  return Status::Ok();
 }
 
 void WriteHtml(const Report& report, const Review& review, std::ostream& out) {
-  HtmlReview page(report);
-  page.Add(review.groups);
-  page.Write(review, out);
+  // Held whole (the review is in memory already): nothing can fail.
+  HtmlReview page(report, 1, UINT64_MAX);
+  Status s = page.Add(review.groups);
+  if (s.ok()) s = page.Write(review, out);
+  assert(s.ok());
 }
 
 }  // namespace neardup

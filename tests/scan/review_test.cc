@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "neardup/scan.h"
+#include "neardup/writers.h"
 #include "test_util.h"
 #include "verify/kept_texts.h"
 
@@ -330,6 +332,43 @@ TEST(ReviewTest, TheReviewInBatchesIsTheWholeReview) {
       for (size_t r = 0; r < m.diff->size(); ++r) EXPECT_EQ((*m.diff)[r].text, (*w.diff)[r].text);
     }
   }
+}
+
+// The page's data past what is held goes to a temporary file: the page is
+// the same, byte for byte, whether all, some or none of it is held.
+TEST(ReviewTest, ThePageIsTheSameWhateverItHolds) {
+  TempDir dir;
+  for (int k = 0; k < 600; ++k) {
+    std::vector<std::string> words = RandomWords(40, 9000 + static_cast<uint32_t>(k));
+    WriteFile(dir / Numbered("a", k), Join(words));
+    words[k % 40] = "edited";
+    WriteFile(dir / Numbered("b", k), Join(words));
+  }
+  Options o;
+  o.paths = {dir.path()};
+  o.threshold = 0.5;
+  const Report report = Scan(o);
+  ASSERT_GE(report.pairs.size(), 550u);  // more than one batch
+  auto page = [&](uint64_t held_bytes) {
+    HtmlReview html(report, 2, held_bytes);
+    Status added = Status::Ok();
+    const Review facts = BuildReviewInBatches(report, o, 20000, [&](std::vector<ReviewGroup>& batch) {
+      if (added.ok()) added = html.Add(batch);
+    });
+    EXPECT_TRUE(added.ok()) << added.message();
+    std::ostringstream out;
+    const Status written = html.Write(facts, out);
+    EXPECT_TRUE(written.ok()) << written.message();
+    return out.str();
+  };
+  const std::string whole = page(UINT64_MAX);
+  EXPECT_GT(whole.size(), 100000u);
+  EXPECT_NE(whole.find("\"groups\":[{"), std::string::npos);
+  EXPECT_EQ(page(0), whole);
+  EXPECT_EQ(page(whole.size() / 3), whole);
+  std::ostringstream direct;
+  WriteHtml(report, BuildReview(report, o, 20000), direct);
+  EXPECT_EQ(direct.str(), whole);
 }
 
 // Only a run for the page keeps the places (32 bytes a document).
