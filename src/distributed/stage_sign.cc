@@ -147,6 +147,7 @@ Result<SignedShare> SignShareInto(const Run& run, const std::vector<InputFile>& 
     sinks.CountText(docs);
     sinks.AddBitmaps(docs.size(), bitmaps);
     if (Status s = sinks.writer.Take(docs, signatures, first); !s.ok() && drained.ok()) drained = s;
+    return drained.ok();  // a failed write (a full disk) ends the share within its file
   };
   if (reading.line_base.size() != files.size()) return Status::Internal("a share's line bases do not match its files");
   for (first = 0; first < files.size(); first += kChunkFiles) {

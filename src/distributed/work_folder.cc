@@ -270,14 +270,14 @@ Status WriteAtomically(const std::string& path, std::string_view bytes) {
       std::string(".").append(target.filename().string()).append(".tmp-").append(std::to_string(::getpid()));
   const std::string temp = (target.parent_path() / name).string();
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) return Status::IoError(Errno(temp, "cannot create"));
+  if (fd < 0) return Status::IoError(Errno(path, "cannot create"));
   const char* p = bytes.data();
   size_t left = bytes.size();
   while (left > 0) {
     const ssize_t n = ::write(fd, p, left);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      Status s = Status::IoError(Errno(temp, "cannot write"));
+      Status s = Status::IoError(Errno(path, "cannot write"));
       ::close(fd);
       ::unlink(temp.c_str());
       return s;
@@ -286,7 +286,7 @@ Status WriteAtomically(const std::string& path, std::string_view bytes) {
     left -= static_cast<size_t>(n);
   }
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    Status s = Status::IoError(Errno(temp, "cannot sync"));
+    Status s = Status::IoError(Errno(path, "cannot sync"));
     ::unlink(temp.c_str());
     return s;
   }
@@ -312,7 +312,7 @@ Status AtomicFileWriter::Open(const std::string& path) {
            std::string(".").append(target.filename().string()).append(".tmp-").append(std::to_string(::getpid())))
               .string();
   fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd_ < 0) return Status::IoError(Errno(temp_, "cannot create"));
+  if (fd_ < 0) return Status::IoError(Errno(path_, "cannot create"));
   buffer_.reserve(kBuffer);
   return Status::Ok();
 }
@@ -349,7 +349,7 @@ void AtomicFileWriter::Write(std::string_view bytes) {
     const ssize_t n = ::write(fd_, p, left);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      error_ = Status::IoError(Errno(temp_, "cannot write"));
+      error_ = Status::IoError(Errno(path_, "cannot write"));
       break;
     }
     p += n;
@@ -363,7 +363,7 @@ void AtomicFileWriter::WriteAt(uint64_t offset, std::string_view bytes) {
     const ssize_t n = ::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(offset));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      error_ = Status::IoError(Errno(temp_, "cannot write"));
+      error_ = Status::IoError(Errno(path_, "cannot write"));
       break;
     }
     bytes.remove_prefix(static_cast<size_t>(n));
@@ -376,8 +376,8 @@ Status AtomicFileWriter::Commit() {
   Flush();
   const int fd = fd_;
   fd_ = -1;
-  if (error_.ok() && (::fsync(fd) != 0)) error_ = Status::IoError(Errno(temp_, "cannot sync"));
-  if (::close(fd) != 0 && error_.ok()) error_ = Status::IoError(Errno(temp_, "cannot sync"));
+  if (error_.ok() && (::fsync(fd) != 0)) error_ = Status::IoError(Errno(path_, "cannot sync"));
+  if (::close(fd) != 0 && error_.ok()) error_ = Status::IoError(Errno(path_, "cannot sync"));
   if (error_.ok() && ::rename(temp_.c_str(), path_.c_str()) != 0) {
     error_ = Status::IoError(Errno(path_, "cannot rename into place"));
   }

@@ -136,8 +136,10 @@ struct SignContext {
   // DocIds. Text files are one row each, sized up front: a caller bounds
   // them by signing its files in chunks.
   // With set_bitmaps, `bitmaps` holds one a document (empty: it has none),
-  // in the order of `docs`; else it is empty.
-  std::function<void(std::vector<DocRecord>& docs, std::span<const uint32_t> signatures,
+  // in the order of `docs`; else it is empty. It returns false when what it
+  // was given went nowhere (a full disk): no more of the input is read, and
+  // the caller has the reason.
+  std::function<bool(std::vector<DocRecord>& docs, std::span<const uint32_t> signatures,
                      std::span<const SetBitmap> bitmaps)>
       drain = {};
   // JSONL: hash each signed line into DocRecord::line_hash, which only

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <charconv>
 #include <cstring>
+#include <functional>
 #include <iterator>
 #include <memory>
 #include <new>
@@ -182,7 +183,8 @@ Status TooLarge(const InputFile& f, uint64_t limit) {
 // Reads file `fi` (from ctx.fs, keeping a stream's copy when
 // ctx.keep_streams) and submits its blocks. Problems of the file as a whole
 // go straight to `out`.
-void SplitFile(const SignContext& ctx, uint32_t fi, OrderedWork<Block>& work, SignedCorpus* out) {
+void SplitFile(const SignContext& ctx, uint32_t fi, OrderedWork<Block>& work, SignedCorpus* out,
+               const std::function<bool()>& stop) {
   const Options& options = ctx.options;
   FileSystem& fs = ctx.fs;
   const InputFile& f = out->table.files[fi];
@@ -207,7 +209,7 @@ void SplitFile(const SignContext& ctx, uint32_t fi, OrderedWork<Block>& work, Si
     return;
   }
   JsonlBlocks blocks(options.max_line);
-  for (;;) {
+  while (!stop()) {
     Block block(fi);
     uint64_t bytes = 0;
     Result<bool> more = blocks.Next(**in, &block.data, &bytes);
@@ -262,6 +264,7 @@ struct BlockCommitter {
   uint64_t input_bytes = 0;
   uint64_t seen_bytes = 0;
   size_t seen_docs = 0;
+  bool drain_failed = false;  // ctx.drain returned false: read no more
 
   void Commit(Block& b);
   // The block's problems and unsigned documents, their lines after `base`.
@@ -309,7 +312,7 @@ void BlockCommitter::Commit(Block& b) {
   std::vector<SetBitmap> drained;  // with ctx.drain: the block's bitmaps
   if (bitmaps != nullptr) bitmaps->Commit(b, ctx.drain ? &drained : &out->bitmaps);
   if (ctx.drain) {
-    ctx.drain(b.docs, b.sigs, drained);
+    if (!drain_failed && !ctx.drain(b.docs, b.sigs, drained)) drain_failed = true;
   } else {
     out->table.Append(std::move(b.docs), b.sigs);
   }
@@ -363,8 +366,11 @@ void SignJsonlFiles(const SignContext& ctx, SignedCorpus* out, const std::vector
   }
   auto commit = [&committer](Block& b) { committer.Commit(b); };
   OrderedWork<Block> work(workers, static_cast<size_t>(workers.threads) * kBlocksPerWorker, sign, commit);
-  for (uint32_t fi = 0; fi < out->table.files.size() && !workers.Cancelled(); ++fi) {
-    SplitFile(ctx, fi, work, out);
+  // Blocks are committed on this thread (OrderedWork::Submit), so the flag
+  // is read where it is set. An interrupt stops within a file too.
+  const std::function<bool()> stop = [&] { return committer.drain_failed || workers.Cancelled(); };
+  for (uint32_t fi = 0; fi < out->table.files.size() && !stop(); ++fi) {
+    SplitFile(ctx, fi, work, out, stop);
     ++ctx.progress.inputs_done;
     if (workers.tick) workers.tick();
   }

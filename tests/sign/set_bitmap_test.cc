@@ -328,6 +328,7 @@ TEST(SetBitmapTest, TheTextBudgetEndsTheBitmapsAndADrainGetsThem) {
         EXPECT_EQ(bitmaps.size(), d.size());
         docs += d.size();
         drained.insert(drained.end(), bitmaps.begin(), bitmaps.end());
+        return true;
       };
     }
     SignedCorpus signed_docs = SignShare(ctx, walked->files);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <numeric>
 #include <random>
 #include <set>
@@ -336,6 +337,73 @@ TEST(SignTest, EachSignedDocumentKeepsItsDistinctShingleCount) {
   EXPECT_EQ(counts[0], set.size());
   EXPECT_GT(set.size(), 2900u);
   EXPECT_EQ(counts[1], 6u);  // 12 words, 5-word shingles: 8, of which 6 differ
+}
+
+// The real file system, counting the bytes its readers give.
+class ByteCountingFs : public FileSystem {
+ public:
+  class Counted : public ByteReader {
+   public:
+    Counted(std::unique_ptr<ByteReader> in, std::atomic<uint64_t>* bytes) : in_(std::move(in)), bytes_(bytes) {}
+    Result<size_t> Read(char* buf, size_t n) override {
+      Result<size_t> got = in_->Read(buf, n);
+      if (got.ok()) *bytes_ += *got;
+      return got;
+    }
+
+   private:
+    std::unique_ptr<ByteReader> in_;
+    std::atomic<uint64_t>* bytes_;
+  };
+  Result<std::unique_ptr<ByteReader>> Open(const std::string& path) override {
+    Result<std::unique_ptr<ByteReader>> in = FileSystem::Default().Open(path);
+    if (!in.ok()) return in.status();
+    return std::unique_ptr<ByteReader>(std::make_unique<Counted>(std::move(*in), &bytes));
+  }
+  Result<FileStat> Stat(const std::string& path) override { return FileSystem::Default().Stat(path); }
+  std::atomic<uint64_t> bytes{0};
+};
+
+// A drain that returns false (a stage sign task whose shard cannot be
+// written) ends the reading of a JSONL file within it: of a 24 MB file read
+// in 1 MiB blocks, a few blocks are read, not the file; a drain that takes
+// everything reads it all.
+TEST(SignTest, ADrainThatFailsStopsTheReadingWithinAFile) {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir / "j");
+  {
+    std::ofstream out(dir / "j/big.jsonl", std::ios::binary);
+    for (int i = 0; i < 200000; ++i) {
+      out << "{\"text\": \"document " << i << " says " << testing::Join(testing::RandomWords(12, i)) << "\"}\n";
+    }
+  }
+  const uint64_t size = std::filesystem::file_size(dir / "j/big.jsonl");
+  ASSERT_GT(size, uint64_t{16} << 20);
+  Options o;
+  o.input = InputFormat::kJsonl;
+  o.paths = {dir / "j"};
+  const MinHasher minhasher(o.num_perm, o.seed);
+  Workers w{.threads = 2, .tick = {}, .cancel = nullptr};
+  Result<WalkedCorpus> walked = WalkCorpus(o);
+  ASSERT_TRUE(walked.ok());
+  for (const bool fail : {false, true}) {
+    ByteCountingFs fs;
+    SignProgress counts;
+    SignContext ctx{o, minhasher, fs, w, false, counts};
+    int calls = 0;
+    ctx.drain = [&](std::vector<DocRecord>&, std::span<const uint32_t>, std::span<const SetBitmap>) {
+      ++calls;
+      return !fail;
+    };
+    (void)SignShare(ctx, walked->files);
+    if (fail) {
+      EXPECT_EQ(calls, 1);
+      EXPECT_LT(fs.bytes.load(), uint64_t{12} << 20) << "of " << size;
+    } else {
+      EXPECT_GT(calls, 16);
+      EXPECT_EQ(fs.bytes.load(), size);
+    }
+  }
 }
 
 }  // namespace
