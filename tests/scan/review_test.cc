@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <sstream>
@@ -369,6 +370,19 @@ TEST(ReviewTest, ThePageIsTheSameWhateverItHolds) {
   std::ostringstream direct;
   WriteHtml(report, BuildReview(report, o, 20000), direct);
   EXPECT_EQ(direct.str(), whole);
+  // A temporary file that cannot be made: Add() says so, naming the folder.
+  const char* tmpdir = std::getenv("TMPDIR");
+  const std::string saved = tmpdir != nullptr ? tmpdir : "";
+  ::setenv("TMPDIR", (dir / "missing").c_str(), 1);
+  HtmlReview html(report, 1, 0);
+  const Status added = html.Add(ReviewWithoutTexts(report).groups);
+  if (tmpdir != nullptr) {
+    ::setenv("TMPDIR", saved.c_str(), 1);
+  } else {
+    ::unsetenv("TMPDIR");
+  }
+  EXPECT_EQ(added.code(), Status::Code::kIoError);
+  EXPECT_NE(added.message().find("missing"), std::string::npos) << added.message();
 }
 
 // Only a run for the page keeps the places (32 bytes a document).
