@@ -279,15 +279,11 @@ TEST(ReviewTest, ProgressIsToldAfterEachBatch) {
   EXPECT_EQ(told, (std::vector<std::pair<uint64_t, uint64_t>>{{1, 1}}));
 }
 
-// 700 pairs of files, 1,400 documents (one word apart: reported at -t 0.5):
-// more than one batch. The batches, in
-// order, are the review BuildReview gives (the same groups, members,
-// similarities, diffs and notes), whatever the threads; progress is told
-// once a batch, growing to the total.
-TEST(ReviewTest, TheReviewInBatchesIsTheWholeReview) {
-  TempDir dir;
-  for (int k = 0; k < 700; ++k) {
-    std::vector<std::string> words = RandomWords(40, 7000 + static_cast<uint32_t>(k));
+// `pairs` pairs of files in `dir`, one word apart (reported at -t 0.5): the
+// options that scan them at that threshold.
+Options EditedPairs(const TempDir& dir, int pairs, uint32_t seed) {
+  for (int k = 0; k < pairs; ++k) {
+    std::vector<std::string> words = RandomWords(40, seed + static_cast<uint32_t>(k));
     WriteFile(dir / Numbered("a", k), Join(words));
     words[k % 40] = "edited";
     WriteFile(dir / Numbered("b", k), Join(words));
@@ -295,6 +291,17 @@ TEST(ReviewTest, TheReviewInBatchesIsTheWholeReview) {
   Options o;
   o.paths = {dir.path()};
   o.threshold = 0.5;
+  return o;
+}
+
+// 700 pairs of files, 1,400 documents (one word apart: reported at -t 0.5):
+// more than one batch. The batches, in
+// order, are the review BuildReview gives (the same groups, members,
+// similarities, diffs and notes), whatever the threads; progress is told
+// once a batch, growing to the total.
+TEST(ReviewTest, TheReviewInBatchesIsTheWholeReview) {
+  TempDir dir;
+  Options o = EditedPairs(dir, 700, 7000);
   const Report report = Scan(o);
   ASSERT_GE(report.pairs.size(), 600u);  // more than a batch's 512 documents
   const Review whole = BuildReview(report, o, 20000);
@@ -339,15 +346,7 @@ TEST(ReviewTest, TheReviewInBatchesIsTheWholeReview) {
 // the same, byte for byte, whether all, some or none of it is held.
 TEST(ReviewTest, ThePageIsTheSameWhateverItHolds) {
   TempDir dir;
-  for (int k = 0; k < 600; ++k) {
-    std::vector<std::string> words = RandomWords(40, 9000 + static_cast<uint32_t>(k));
-    WriteFile(dir / Numbered("a", k), Join(words));
-    words[k % 40] = "edited";
-    WriteFile(dir / Numbered("b", k), Join(words));
-  }
-  Options o;
-  o.paths = {dir.path()};
-  o.threshold = 0.5;
+  const Options o = EditedPairs(dir, 600, 9000);
   const Report report = Scan(o);
   ASSERT_GE(report.pairs.size(), 550u);  // more than one batch
   auto page = [&](uint64_t held_bytes) {
