@@ -207,15 +207,19 @@ Result<DecodedRecords> SweepTable(const Options& o, uint32_t s, Sweep* sw, FileE
   return part;
 }
 
-// Shard `s`'s meta, read and decoded.
-Result<ShardMeta> ReadMeta(const WorkFolder& folder, uint32_t s) {
+// Shard `s`'s meta, read and decoded by `decode`: DecodeShardMeta, or
+// DecodeShardMetaRoots for its files' roots alone.
+template <typename T>
+Result<T> ReadMetaWith(const WorkFolder& folder, uint32_t s, Result<T> (*decode)(std::string_view)) {
   const std::string meta_path = folder.File(StageKind::kSign, s, "meta");
   Result<std::string> meta_bytes = ReadWholeFile(meta_path);
   if (!meta_bytes.ok()) return meta_bytes.status();
-  Result<ShardMeta> meta = DecodeShardMeta(*meta_bytes);
+  Result<T> meta = decode(*meta_bytes);
   if (!meta.ok()) return Damaged(meta_path, meta.status().message());
   return meta;
 }
+
+Result<ShardMeta> ReadMeta(const WorkFolder& folder, uint32_t s) { return ReadMetaWith(folder, s, DecodeShardMeta); }
 
 // Shard `s` of `shards` swept into `sw` (SweepTable), with its meta.
 Status SweepShard(const WorkFolder& folder, const Options& o, uint32_t s, uint32_t shards, Sweep* sw) {
@@ -362,12 +366,11 @@ Status ReadShardNeeded(const WorkFolder& folder, const Sweep& sw, uint32_t s, Ne
     return Damaged(shard.path, "changed while the report read it");
   }
   if (!file_ids.empty()) {  // their roots are in the meta (the rest of it was swept)
-    const std::string meta_path = folder.File(StageKind::kSign, s, "meta");
-    Result<std::string> meta_bytes = ReadWholeFile(meta_path);
-    if (!meta_bytes.ok()) return meta_bytes.status();
-    Result<std::vector<uint32_t>> roots = DecodeShardMetaRoots(*meta_bytes);
-    if (!roots.ok()) return Damaged(meta_path, roots.status().message());
-    if (roots->size() != shard.files) return Damaged(meta_path, "changed while the report read it");
+    Result<std::vector<uint32_t>> roots = ReadMetaWith(folder, s, DecodeShardMetaRoots);
+    if (!roots.ok()) return roots.status();
+    if (roots->size() != shard.files) {
+      return Damaged(folder.File(StageKind::kSign, s, "meta"), "changed while the report read it");
+    }
     for (size_t i = 0; i < file_ids.size(); ++i) {
       // A file split between shards is held once, from the first.
       if (!out->file_ids.empty() && out->file_ids.back() >= first + file_ids[i]) continue;

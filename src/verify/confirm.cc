@@ -164,14 +164,13 @@ std::vector<size_t> Confirmer::TextReadOrder() const {
   const size_t groups = stream_->first.size() - 1;
   UnionFind components(groups);
   for (const auto& [a, b] : stream_->pairs->groups) components.Union(a, b);
+  // The reads go in ascending order: a component's first read is the first met.
   std::vector<size_t> first_read(groups, SIZE_MAX);
-  for (size_t i = 0; i < reads_.size(); ++i) {
-    size_t& first = first_read[components.Find(static_cast<uint32_t>(reads_[i].group))];
-    first = std::min(first, i);
-  }
   std::vector<size_t> key(reads_.size());
   for (size_t i = 0; i < reads_.size(); ++i) {
-    key[i] = first_read[components.Find(static_cast<uint32_t>(reads_[i].group))];
+    size_t& first = first_read[components.Find(static_cast<uint32_t>(reads_[i].group))];
+    if (first == SIZE_MAX) first = i;
+    key[i] = first;
   }
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return key[x] < key[y]; });
   return order;
