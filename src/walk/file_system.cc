@@ -225,30 +225,38 @@ int OpenRetrying(const char* path, int flags) {
 }
 
 // The directory of the last file a thread opened with OpenExpected(), open
-// with O_PATH. The walk's order keeps a directory's files together, so the
-// next file is mostly opened relative to it: the kernel looks up one name,
-// not every component of the path again (5% of a scan of 100k small files).
-// The caller checks what it opened against the walk's identity and opens by
-// the whole path when that fails, so a directory moved or replaced since
-// costs a second open(), never another file.
+// with O_PATH once two files in a row lie in it. The walk's order keeps a
+// directory's files together, so the next file is mostly opened relative to
+// it: the kernel looks up one name, not every component of the path again
+// (5% of a scan of 100k small files). Files read in another order (exact
+// verification reads the documents of a group of pairs together, from any
+// folder) are opened by their whole path: one open() where a directory
+// opened for one file would cost three calls. The caller checks what it
+// opened against the walk's identity and opens by the whole path when that
+// fails, so a directory moved or replaced since costs a second open(), never
+// another file.
 struct LastDir {
   std::string path;  // up to and with its last '/'
-  UniqueFd fd{-1};
+  UniqueFd fd{-1};   // -1 until a second file in a row lies in `path`
 };
 thread_local LastDir t_last_dir;
 
-// `path` opened relative to the thread's LastDir (opened first when `path`
-// lies in another directory): the descriptor, or -1.
+// `path` opened relative to the thread's LastDir (opened first when the
+// file before lay in the same directory): the descriptor, or -1 (the
+// caller opens by the whole path).
 int OpenInLastDir(const std::string& path, int flags) {
   const size_t slash = path.rfind('/');
   if (slash == std::string::npos || slash + 1 == path.size()) return -1;
   const std::string_view dir(path.data(), slash + 1);
-  if (t_last_dir.fd.get() < 0 || t_last_dir.path != dir) {
-    t_last_dir = LastDir();
-    const int fd = OpenRetrying(std::string(dir).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (t_last_dir.path != dir) {
+    t_last_dir.fd = UniqueFd(-1);
+    t_last_dir.path = dir;
+    return -1;
+  }
+  if (t_last_dir.fd.get() < 0) {
+    const int fd = OpenRetrying(t_last_dir.path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return -1;
     t_last_dir.fd = UniqueFd(fd);
-    t_last_dir.path = dir;
   }
   int fd;
   do {

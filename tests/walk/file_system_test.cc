@@ -272,17 +272,19 @@ TEST(FileSystemTest, FileReplacedByAnotherFileIsChanged) {
   EXPECT_EQ(reader.status().code(), Status::Code::kChanged);
 }
 
-// Files listed by the walk are opened relative to the last directory opened;
-// a directory moved away and replaced since must not give the old files.
+// Files listed by the walk are opened relative to the last directory opened
+// (held from the second file in a row there); a directory moved away and
+// replaced since must not give the old files.
 TEST(FileSystemTest, DirectoryReplacedBetweenOpensGivesTheNewFiles) {
   TempDir dir;
   const std::string sub = dir.Path("sub");
   ASSERT_TRUE(std::filesystem::create_directory(sub));
   WriteFile(sub + "/a.txt", "old a");
   WriteFile(sub + "/b.txt", "old b");
-  Result<std::unique_ptr<ByteReader>> first =
-      OpenInput(FileSystem::Default(), sub + "/a.txt", IdentityOf(sub + "/a.txt"));
-  ASSERT_TRUE(first.ok()) << first.status().message();
+  for (const char* name : {"/a.txt", "/b.txt"}) {
+    Result<std::unique_ptr<ByteReader>> first = OpenInput(FileSystem::Default(), sub + name, IdentityOf(sub + name));
+    ASSERT_TRUE(first.ok()) << first.status().message();
+  }
   ASSERT_EQ(::rename(sub.c_str(), dir.Path("moved").c_str()), 0);
   ASSERT_TRUE(std::filesystem::create_directory(sub));
   WriteFile(sub + "/b.txt", "new b");
@@ -301,6 +303,26 @@ TEST(FileSystemTest, DirectoryReplacedBetweenOpensGivesTheNewFiles) {
   Result<std::string> got = ReadAll(**moved, 64);
   ASSERT_TRUE(got.ok());
   EXPECT_EQ(*got, "old b");
+}
+
+// Exact verification reads the documents of a group of pairs together, from
+// any folder: files opened in turn from two folders, some twice in a row
+// from one, are each the file named, whatever folder the one before lay in.
+TEST(FileSystemTest, FilesOpenedInTurnFromTwoFoldersAreEachTheOneNamed) {
+  TempDir dir;
+  for (const char* sub : {"x", "y"}) {
+    ASSERT_TRUE(std::filesystem::create_directory(dir.Path(sub)));
+    for (const char* name : {"a", "b", "c"}) WriteFile(dir.Path(sub) + "/" + name, std::string(sub) + name);
+  }
+  const std::vector<std::string> order = {"x/a", "y/a", "x/b", "x/c", "y/b", "y/c", "x/a", "y/a", "y/b"};
+  for (const std::string& rel : order) {
+    const std::string path = dir.Path(rel);
+    Result<std::unique_ptr<ByteReader>> in = OpenInput(FileSystem::Default(), path, IdentityOf(path));
+    ASSERT_TRUE(in.ok()) << in.status().message();
+    Result<std::string> got = ReadAll(**in, 64);
+    ASSERT_TRUE(got.ok());
+    EXPECT_EQ(*got, std::string(1, rel[0]) + rel[2]) << rel;
+  }
 }
 
 TEST(FileSystemTest, UnchangedFileOpensAndReadsBlocking) {
