@@ -302,9 +302,14 @@ Result<std::vector<VerifyOutput>> LoadVerifyOutputs(const WorkFolder& folder, co
   std::vector<VerifyOutput> out;
   for (uint32_t k = 0; k < tasks; ++k) {
     const std::string path = folder.File(StageKind::kVerify, k, "pairs");
-    Result<std::string> bytes = ReadWholeFile(path);
+    // Mapped, not read into a string: the sets are most of its bytes
+    // (megabytes on a few thousand mails), decoded into their own vectors.
+    // A finished task's output is replaced whole (renamed over), never
+    // written in place, so the mapping keeps the bytes it opened.
+    Result<MappedFile> bytes = MappedFile::Open(path);
     if (!bytes.ok()) return bytes.status();
-    Result<VerifyOutput> found = DecodeVerifyOutput(*bytes);
+    bytes->Advise(MappedFile::Access::kSequential);
+    Result<VerifyOutput> found = DecodeVerifyOutput(bytes->bytes());
     if (!found.ok()) return Damaged(path, found.status().message());
     const StageTask t{.task = k, .tasks = tasks};
     if (found->reread != run.rereads()) return CheckVerifyKinds(folder.Dir(StageKind::kVerify), run.rereads());

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <limits>
 #include <optional>
+#include <unordered_map>
 
 #include "base/coding.h"
 #include "base/hash.h"
@@ -362,9 +363,10 @@ Result<uint64_t> VerifyInto(const Run& run, SignatureTable table, Candidates can
   {  // --cluster-by keep compares any two members (the dropped lists cluster in pairs mode too)
     std::sort(reps.begin(), reps.end());
     reps.erase(std::unique(reps.begin(), reps.end()), reps.end());
+    std::unordered_map<DocId, std::vector<uint64_t>> sets = verified->TakeSets();  // moved, not copied
     for (uint64_t rep : reps) {
-      auto it = verified->sets().find(static_cast<DocId>(rep));
-      if (it != verified->sets().end()) out->sets.emplace_back(ids[rep], it->second);
+      auto it = sets.find(static_cast<DocId>(rep));
+      if (it != sets.end()) out->sets.emplace_back(ids[rep], std::move(it->second));
     }
   }
   return verifying.reread.done.load(std::memory_order_relaxed);
@@ -615,7 +617,12 @@ Result<TaskRun> RunVerifyTask(const Options& o, const std::string& work, StageTa
   if (!buckets.ok()) return buckets.status();
   Result<VerifyOutput> out = VerifyShare(run, folder, *shards, *buckets, t, tally);
   if (!out.ok()) return out.status();
-  if (Status s = frame->Place("pairs", EncodeVerifyOutput(*out)); !s.ok()) return s;
+  {  // written as it is encoded: the sets never copied into one string
+    AtomicFileWriter pairs;
+    if (Status s = pairs.Open(frame->Path("pairs")); !s.ok()) return s;
+    EncodeVerifyOutputTo(*out, [&pairs](std::string_view piece) { pairs.Append(piece); });
+    if (Status s = pairs.Commit(); !s.ok()) return s;
+  }
   return frame->Finish();
 }
 

@@ -129,6 +129,9 @@ class Verified {
   // Exact mode: the shingle set of each representative of a group in a
   // candidate pair (that of the group's first confirmed member).
   const std::unordered_map<DocId, std::vector<uint64_t>>& sets() const { return sets_; }
+  // The same sets, moved out: sets(), Similar(), ContainedIn() and Scores()
+  // no longer have them. For a caller that only passes them on.
+  std::unordered_map<DocId, std::vector<uint64_t>> TakeSets() { return std::move(sets_); }
 
  private:
   friend Result<Verified> VerifyCandidates(const VerifyContext&, const SignedCorpus&, CopyGroups*, Candidates);

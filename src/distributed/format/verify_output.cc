@@ -1,9 +1,11 @@
 #include "distributed/format/verify_output.h"
 
+#include <bit>
 #include <cstring>
 #include <optional>
 
 #include "base/coding.h"
+#include "base/hash.h"
 #include "distributed/format/id_lists.h"
 
 namespace neardup {
@@ -54,15 +56,23 @@ bool ReadVerdicts(Decoder& r, VerifyOutput* o) {
 
 }  // namespace
 
-std::string EncodeVerifyOutput(const VerifyOutput& o) {
-  // Sized once: the sets are most of the bytes (megabytes on a few thousand
-  // mails), and growing by doubling copied them and touched fresh pages twice.
-  size_t bytes = 128 + o.pairs.size() * kPairSize + o.sets.size() * kSetSize;
-  for (const auto& [id, set] : o.sets) bytes += set.size() * 8;
-  for (const std::vector<uint64_t>& list : o.large) bytes += 8 + list.size() * 8;
-  for (const LeftOutDoc& d : o.left_out) bytes += kLeftOutSize + d.why.message().size();
+void EncodeVerifyOutputTo(const VerifyOutput& o, const std::function<void(std::string_view)>& write) {
+  // The small fields gather in `out`, given to `write` kPiece bytes at a
+  // time; a set's hashes go from the set itself. The checksum follows all.
+  constexpr size_t kPiece = size_t{64} << 10;
+  Hasher64 sum;
+  sum.Reset(0);  // Checksum64()
   std::string out;
-  out.reserve(bytes);
+  out.reserve(kPiece + 64);
+  auto give = [&](std::string_view bytes) {
+    sum.Update(bytes.data(), bytes.size());
+    write(bytes);
+  };
+  auto flush = [&](size_t above) {
+    if (out.size() <= above) return;
+    give(out);
+    out.clear();
+  };
   out.append(kVerifyMagic, sizeof kVerifyMagic);
   PutFixed32(&out, kVerifyVersion);
   PutFixed8(&out, o.reread ? 1 : 0);
@@ -75,6 +85,7 @@ std::string EncodeVerifyOutput(const VerifyOutput& o) {
     PutDouble(&out, p.estimate);
     PutDouble(&out, p.jaccard);
     PutFixed8(&out, static_cast<uint8_t>(p.kind));
+    flush(kPiece);
   }
   PutIdLists(&out, o.large);
   PutFixed64(&out, o.left_out.size());
@@ -82,14 +93,37 @@ std::string EncodeVerifyOutput(const VerifyOutput& o) {
     PutFixed64(&out, d.id);
     PutFixed8(&out, static_cast<uint8_t>(d.why.code()));
     PutText(&out, d.why.message());
+    flush(kPiece);
   }
   PutFixed64(&out, o.sets.size());
   for (const auto& [id, set] : o.sets) {
     PutFixed64(&out, id);
     PutFixed64(&out, set.size());
+    if constexpr (std::endian::native == std::endian::little) {
+      if (set.size() * 8 >= kPiece / 16) {  // a large set: from where it is
+        flush(0);
+        give(std::string_view(reinterpret_cast<const char*>(set.data()), set.size() * 8));
+        continue;
+      }
+    }
     PutFixed64s(&out, set);
+    flush(kPiece);
   }
-  PutChecksum(&out);
+  flush(0);
+  PutFixed64(&out, sum.Digest());
+  write(out);
+}
+
+std::string EncodeVerifyOutput(const VerifyOutput& o) {
+  // Sized once: the sets are most of the bytes, and growing by doubling
+  // copied them and touched fresh pages twice.
+  size_t bytes = 128 + o.pairs.size() * kPairSize + o.sets.size() * kSetSize;
+  for (const auto& [id, set] : o.sets) bytes += set.size() * 8;
+  for (const std::vector<uint64_t>& list : o.large) bytes += 8 + list.size() * 8;
+  for (const LeftOutDoc& d : o.left_out) bytes += kLeftOutSize + d.why.message().size();
+  std::string out;
+  out.reserve(bytes);
+  EncodeVerifyOutputTo(o, [&out](std::string_view piece) { out.append(piece); });
   return out;
 }
 

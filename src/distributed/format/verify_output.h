@@ -21,11 +21,12 @@
 //
 // Thread safety: free functions over values.
 //
-//   std::string bytes = EncodeVerifyOutput(out);
+//   std::string bytes = EncodeVerifyOutput(out);  // or EncodeVerifyOutputTo(out, write)
 //   Result<VerifyOutput> back = DecodeVerifyOutput(bytes);
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -69,7 +70,11 @@ struct VerifyOutput {
 inline constexpr char kVerifyMagic[8] = {'N', 'D', 'U', 'P', 'V', 'R', 'F', 'Y'};
 inline constexpr uint32_t kVerifyVersion = 3;
 
-// The encoding of `out` (the layout above).
+// The encoding of `out` (the layout above), given to `write` piece by piece
+// in order: a verify task writes its sets (megabytes on a few thousand
+// mails) straight from where they are, never as one string.
+void EncodeVerifyOutputTo(const VerifyOutput& out, const std::function<void(std::string_view)>& write);
+// The same, as one string.
 std::string EncodeVerifyOutput(const VerifyOutput& out);
 // The output encoded in `bytes`: InvalidArgument "verified pairs: another
 // format version" for another version; Corrupt "verified pairs: damaged

@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "base/coding.h"
 #include "distributed/format/shard_meta.h"
@@ -75,6 +78,41 @@ TEST(VerifyOutputTest, AnyFlippedBitOrTruncationIsRefused) {
     EXPECT_FALSE(DecodeVerifyOutput(bad).ok()) << i;
   }
   for (size_t n = 0; n < bytes.size(); ++n) EXPECT_FALSE(DecodeVerifyOutput(bytes.substr(0, n)).ok()) << n;
+}
+
+// A verify task writes its output piece by piece (EncodeVerifyOutputTo),
+// large sets straight from their vectors: the pieces, whatever their sizes,
+// are the bytes of the whole encoding, and its checksum covers every byte of
+// every set, large or small.
+TEST(VerifyOutputTest, PiecesAreTheWholeEncodingLargeSetsIncluded) {
+  VerifyOutput o = Sample();
+  o.sets.clear();
+  for (uint64_t id = 1; id <= 40; ++id) {
+    std::vector<uint64_t> set(id % 3 == 0 ? 700 + id : id);  // some above a piece's share, some not
+    for (size_t k = 0; k < set.size(); ++k) set[k] = id * 1000003 + k;
+    o.sets.emplace_back(id, std::move(set));
+  }
+  for (uint64_t k = 0; k < 3000; ++k) o.pairs.push_back({.a = 100 + k, .b = 200000 + k, .estimate = 0.5});
+  std::string joined;
+  size_t pieces = 0;
+  EncodeVerifyOutputTo(o, [&](std::string_view piece) {
+    joined.append(piece);
+    ++pieces;
+  });
+  const std::string whole = EncodeVerifyOutput(o);
+  EXPECT_EQ(joined, whole);
+  EXPECT_GT(pieces, 10u);
+  Result<VerifyOutput> back = DecodeVerifyOutput(whole);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->sets, o.sets);
+  EXPECT_EQ(back->pairs.size(), o.pairs.size());
+  // A hash of a large set changed: refused.
+  const std::string needle(reinterpret_cast<const char*>(&o.sets[2].second[500]), 8);
+  const size_t at = whole.find(needle);
+  ASSERT_NE(at, std::string::npos);
+  std::string bad = whole;
+  bad[at] = static_cast<char>(bad[at] ^ 1);
+  EXPECT_FALSE(DecodeVerifyOutput(bad).ok());
 }
 
 }  // namespace
