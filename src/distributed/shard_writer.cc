@@ -123,6 +123,7 @@ Status ShardWriter::Take(std::vector<DocRecord>& docs, std::span<const uint32_t>
   records.clear();
   copies.clear();
   const size_t per_set = kBandSortBudget / 2 / sizeof(BandEntry);
+  ReserveKeys(per_set);
   for (size_t k = 0; k < docs.size(); ++k) {
     DocRecord& d = docs[k];
     const uint64_t file = first_file + d.file;
@@ -161,6 +162,17 @@ Status ShardWriter::Take(std::vector<DocRecord>& docs, std::span<const uint32_t>
   // once its whole share is signed.
   if (!table_.error().ok()) return error_ = table_.error();
   return Status::Ok();
+}
+
+// Each band's keys sized once for what the share will give it (a text
+// share gives a key a band for each file; a JSONL share, with few files, is
+// grown as it comes), up to its part of a set: grown by doubling, a band's
+// keys were copied a dozen times into fresh memory, whose every page is a
+// fault to back.
+void ShardWriter::ReserveKeys(size_t per_set) {
+  if (filling_.empty() || filling_[0].capacity() > 0) return;
+  const size_t per_band = std::min(files_, per_set / filling_.size());
+  for (std::vector<BandEntry>& band : filling_) band.reserve(per_band);
 }
 
 Status ShardWriter::JoinSpill() {

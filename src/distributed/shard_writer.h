@@ -91,6 +91,7 @@ class ShardWriter {
 
   Status Spool(TempFile& file, const std::string& bytes);
   void AppendToTable(std::string_view bytes);
+  void ReserveKeys(size_t per_set);  // on the first Take()
   Status StartSpill();
   Status JoinSpill();
   Status SpillRun(KeyBuffers& keys);
