@@ -1,10 +1,12 @@
 // floor_minhash: the floor scripts/bench.sh measures neardup against. A
 // minimal classic MinHash pass over the same bytes, with nothing else done:
 // ASCII words (maximal runs of [A-Za-z0-9], lowercased; found 64 bytes at a
-// time with AVX-512 masks when the processor has them), XXH3 per word, word
+// time with AVX-512 masks when the processor has them, else 32 with AVX2),
+// XXH3 per word, word
 // 5-shingles (the 5 word hashes combined; a document of fewer words is one
 // shingle of them all), 128 32-bit minima of (a_i * x + b_i) mod 2^32 over
-// the shingles x (AVX-512 when the processor has it, else the baseline's vectors). No JSON,
+// the shingles x (AVX-512 or AVX2 when the processor has it, else the
+// baseline's vectors). No JSON,
 // no Unicode, no banding, no output but a checksum of the signatures, so the
 // work cannot be optimized away.
 //
@@ -48,25 +50,41 @@ constexpr int kPerm = 128;
 uint32_t g_a[kPerm];
 uint32_t g_b[kPerm];
 
-// Folds the shingles x[0, n) into the 128 minima sig: 8 vectors of 16 lanes,
-// compiled for AVX-512 (vpmulld, vpaddd, vpminud on zmm registers) and for
-// the baseline, the loader picking the one the processor runs. With kMix,
-// each value is mixed as neardup's signatures are (v ^ (v >> 16), see
-// src/sign/minhash_kernel.h) before its minimum is taken: two vector
-// operations more per 16 minima (vpsrld, vpxord), the least work that
-// neardup's own signatures take.
-typedef uint32_t Lanes __attribute__((vector_size(64)));
-template <bool kMix>
+// Folds the shingles x[0, n) into the 128 minima sig: vectors of V's lanes
+// (vpmulld, vpaddd, vpminud). 8 vectors of 16 lanes compiled for AVX-512
+// (zmm registers) and for the baseline; 16 vectors of 8 lanes for AVX2 (ymm
+// registers: 16-lane vectors there are split through the stack), 4 of them
+// at a time over every shingle (16 registers cannot hold 16 vectors of
+// minima and their a and b), as neardup's kernel has one for each. With kMix, each value is mixed as
+// neardup's signatures are (v ^ (v >> 16), see src/sign/minhash_kernel.h)
+// before its minimum is taken: two vector operations more per vector of
+// minima (vpsrld, vpxor), the least work that neardup's own signatures take.
+typedef uint32_t Lanes16 __attribute__((vector_size(64)));
+typedef uint32_t Lanes8 __attribute__((vector_size(32)));
+template <typename V, bool kMix>
 [[gnu::always_inline]] inline void MinimaBody(const uint32_t* x, size_t n, uint32_t* sig) {
-  Lanes a[8], b[8], m[8];
+  constexpr int kVectors = kPerm * 4 / static_cast<int>(sizeof(V));
+  V a[kVectors], b[kVectors], m[kVectors];
   std::memcpy(a, g_a, sizeof a);
   std::memcpy(b, g_b, sizeof b);
   std::memcpy(m, sig, sizeof m);
-  for (size_t s = 0; s < n; ++s) {
-    for (int k = 0; k < 8; ++k) {
-      Lanes v = a[k] * x[s] + b[k];
-      if constexpr (kMix) v ^= v >> 16;
-      m[k] = v < m[k] ? v : m[k];
+  if constexpr (kVectors <= 8) {  // a, b and m of every vector fit in the registers
+    for (size_t s = 0; s < n; ++s) {
+      for (int k = 0; k < kVectors; ++k) {
+        V v = a[k] * x[s] + b[k];
+        if constexpr (kMix) v ^= v >> 16;
+        m[k] = v < m[k] ? v : m[k];
+      }
+    }
+  } else {  // 16 ymm registers: 4 vectors of minima at a time over every shingle
+    for (int k0 = 0; k0 < kVectors; k0 += 4) {
+      for (size_t s = 0; s < n; ++s) {
+        for (int k = k0; k < k0 + 4; ++k) {
+          V v = a[k] * x[s] + b[k];
+          if constexpr (kMix) v ^= v >> 16;
+          m[k] = v < m[k] ? v : m[k];
+        }
+      }
     }
   }
   std::memcpy(sig, m, sizeof m);
@@ -74,20 +92,37 @@ template <bool kMix>
 // (As src/sign/minhash.cc: not under clang, nor under AddressSanitizer,
 // whose start-up the loader's resolver would run before.)
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define NEARDUP_FLOOR_CLONES 1
 __attribute__((target_clones("avx512f", "default")))
 #endif
 void MinimaPlain(const uint32_t* x, size_t n, uint32_t* sig) {
-  MinimaBody<false>(x, n, sig);
+  MinimaBody<Lanes16, false>(x, n, sig);
 }
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(NEARDUP_FLOOR_CLONES)
 __attribute__((target_clones("avx512f", "default")))
 #endif
 void MinimaMixed(const uint32_t* x, size_t n, uint32_t* sig) {
-  MinimaBody<true>(x, n, sig);
+  MinimaBody<Lanes16, true>(x, n, sig);
 }
+#if defined(NEARDUP_FLOOR_CLONES)
+__attribute__((target("avx2"))) void MinimaPlainAvx2(const uint32_t* x, size_t n, uint32_t* sig) {
+  MinimaBody<Lanes8, false>(x, n, sig);
+}
+__attribute__((target("avx2"))) void MinimaMixedAvx2(const uint32_t* x, size_t n, uint32_t* sig) {
+  MinimaBody<Lanes8, true>(x, n, sig);
+}
+// The AVX2 kernels where the processor has AVX2 but not AVX-512.
+const bool kMinimaAvx2 = __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("avx512f") == 0;
+#endif
 bool g_mix = false;   // --mix
 bool g_keep = false;  // --keep
 void Minima(const uint32_t* x, size_t n, uint32_t* sig) {
+#if defined(NEARDUP_FLOOR_CLONES)
+  if (kMinimaAvx2) {
+    (g_mix ? MinimaMixedAvx2 : MinimaPlainAvx2)(x, n, sig);
+    return;
+  }
+#endif
   if (g_mix) {
     MinimaMixed(x, n, sig);
   } else {
@@ -127,6 +162,47 @@ __attribute__((target("avx512f,avx512bw,bmi"))) size_t WordsAvx512(const unsigne
   if (ends < starts) end[ends++] = static_cast<uint32_t>(len);  // a word up to a 64-byte boundary at len
   return starts;
 }
+
+// The same, 32 bytes a step with AVX2: the unsigned range compares as
+// min(x, limit) == x, the masks read off with vpmovmskb.
+__attribute__((target("avx2,bmi"))) size_t WordsAvx2(const unsigned char* p, size_t len, unsigned char* lower,
+                                                     uint32_t* start, uint32_t* end) {
+  const __m256i a = _mm256_set1_epi8('a'), zero = _mm256_set1_epi8('0');
+  const __m256i k25 = _mm256_set1_epi8(25), k9 = _mm256_set1_epi8(9), k20 = _mm256_set1_epi8(0x20);
+  size_t starts = 0, ends = 0;
+  uint32_t carry = 0;  // 1 if the byte before this block is a word byte
+  unsigned char tail[32];
+  for (size_t off = 0; off < len; off += 32) {
+    const size_t left = len - off;
+    const unsigned char* at = p + off;
+    if (left < 32) {  // the last bytes, zero-padded: a zero is no word byte
+      std::memset(tail, 0, sizeof tail);
+      std::memcpy(tail, at, left);
+      at = tail;
+    }
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at));
+    const __m256i folded = _mm256_or_si256(v, k20);
+    const __m256i fa = _mm256_sub_epi8(folded, a), vd = _mm256_sub_epi8(v, zero);
+    const __m256i alpha = _mm256_cmpeq_epi8(_mm256_min_epu8(fa, k25), fa);
+    const __m256i digit = _mm256_cmpeq_epi8(_mm256_min_epu8(vd, k9), vd);
+    const uint32_t valid = left >= 32 ? ~uint32_t{0} : (uint32_t{1} << left) - 1;
+    const uint32_t word = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_or_si256(alpha, digit))) & valid;
+    const __m256i out = _mm256_blendv_epi8(v, folded, alpha);
+    if (left >= 32) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(lower + off), out);
+    } else {
+      std::memcpy(lower + off, &out, left);
+    }
+    const uint32_t before = (word << 1) | carry;
+    carry = word >> 31;
+    for (uint32_t m = word & ~before; m != 0; m &= m - 1)
+      start[starts++] = static_cast<uint32_t>(off + static_cast<size_t>(__builtin_ctz(m)));
+    for (uint32_t m = ~word & before; m != 0; m &= m - 1)
+      end[ends++] = static_cast<uint32_t>(off + static_cast<size_t>(__builtin_ctz(m)));
+  }
+  if (ends < starts) end[ends++] = static_cast<uint32_t>(len);  // a word up to a 32-byte boundary at len
+  return starts;
+}
 #endif
 
 // The same, a byte at a time through a table (c lowercased if in [A-Za-z0-9], else 0).
@@ -156,10 +232,12 @@ size_t WordsScalar(const unsigned char* p, size_t len, unsigned char* lower, uin
 
 #if defined(__x86_64__) && defined(__GNUC__)
 const bool kAvx512 = __builtin_cpu_supports("avx512bw") != 0;
+const bool kAvx2 = __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("bmi") != 0;
 #endif
 size_t Words(const unsigned char* p, size_t len, unsigned char* lower, uint32_t* start, uint32_t* end) {
 #if defined(__x86_64__) && defined(__GNUC__)
   if (kAvx512) return WordsAvx512(p, len, lower, start, end);
+  if (kAvx2) return WordsAvx2(p, len, lower, start, end);
 #endif
   return WordsScalar(p, len, lower, start, end);
 }
@@ -172,7 +250,7 @@ uint32_t Combine(const uint64_t* h, int n) {
 
 // shingle[i] = Combine(h + i, 5) for i < n, 8 at a time (vpmullq) with AVX-512.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-__attribute__((target_clones("arch=x86-64-v4", "default")))
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
 void Shingles(const uint64_t* h, size_t n, uint32_t* shingle) {
   for (size_t i = 0; i < n; ++i) {
