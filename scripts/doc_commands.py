@@ -213,22 +213,31 @@ def prose_lines(text, keep_code=False):
         yield line if keep_code else re.sub(r"`[^`]*`", "", line)
 
 
+def links(text):
+    """(line number, target) of each link, by the line it starts on; its text may go on to the next line."""
+    lines = list(prose_lines(text))
+    for n, line in enumerate(lines, 1):
+        joined = line + "\n" + (lines[n] if n < len(lines) else "")
+        for m in LINK.finditer(joined):
+            if m.start() < len(line):
+                yield n, m.group(1)
+
+
 def check_links(root, page, errors):
     text = (root / page).read_text(encoding="utf-8")
     checked = 0
-    for n, line in enumerate(prose_lines(text), 1):
-        for target in LINK.findall(line):
-            if re.match(r"^[a-z]+:", target):
-                continue  # http:, https:, mailto: are not fetched
-            checked += 1
-            path, _, anchor = target.partition("#")
-            file = (root / page).parent / path if path else root / page
-            if not file.exists():
-                errors.append(f"{page}:{n}: link to {target}: no such file")
-                continue
-            if anchor and file.suffix == ".md":
-                if anchor not in anchors(file.read_text(encoding="utf-8")):
-                    errors.append(f"{page}:{n}: link to {target}: no heading with that anchor")
+    for n, target in links(text):
+        if re.match(r"^[a-z]+:", target):
+            continue  # http:, https:, mailto: are not fetched
+        checked += 1
+        path, _, anchor = target.partition("#")
+        file = (root / page).parent / path if path else root / page
+        if not file.exists():
+            errors.append(f"{page}:{n}: link to {target}: no such file")
+            continue
+        if anchor and file.suffix == ".md":
+            if anchor not in anchors(file.read_text(encoding="utf-8")):
+                errors.append(f"{page}:{n}: link to {target}: no heading with that anchor")
     return checked
 
 
@@ -240,9 +249,8 @@ def check_readme(root, errors):
     if missing:
         errors.append(f"README.md: {' and '.join(missing)} not in its first 10 lines")
     linked = set()
-    for line in prose_lines(text):
-        for target in LINK.findall(line):
-            linked.add(target.partition("#")[0])
+    for _, target in links(text):
+        linked.add(target.partition("#")[0])
     for page in pages(root)[1:]:
         if str(page) not in linked:
             errors.append(f"README.md: no link to {page}")
