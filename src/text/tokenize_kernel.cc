@@ -393,6 +393,8 @@ ShingleHashFn ShingleHasherFor(TokenizerKernel kernel) {
   if (kernel == TokenizerKernel::kAvx512 && __builtin_cpu_supports("avx512dq")) {
     return HashShinglesAvx512;
   }
+  // AVX-512BW implies AVX2.
+  if (kernel == TokenizerKernel::kAvx2 || kernel == TokenizerKernel::kAvx512) return HashShinglesAvx2;
 #else
   (void)kernel;
 #endif
@@ -404,6 +406,7 @@ WordHashFn WordHasherFor(TokenizerKernel kernel) {
   if (kernel == TokenizerKernel::kAvx512 && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw")) {
     return HashWordsAvx512;
   }
+  if (kernel == TokenizerKernel::kAvx2 || kernel == TokenizerKernel::kAvx512) return HashWordsAvx2;
 #else
   (void)kernel;
 #endif

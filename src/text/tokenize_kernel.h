@@ -72,6 +72,9 @@ using ShingleHashFn = void (*)(const uint64_t* tokens, size_t count, int k, uint
 #if defined(__x86_64__) && defined(__GNUC__)
 // Eight shingles at a time in 64-bit lanes (AVX-512F + DQ: vpmullq).
 void HashShinglesAvx512(const uint64_t* tokens, size_t count, int k, uint64_t seed, uint64_t* out);
+// Four at a time (AVX2; the 64-bit multiplies from 32-bit ones), in
+// src/text/hash_kernel_avx2.cc.
+void HashShinglesAvx2(const uint64_t* tokens, size_t count, int k, uint64_t seed, uint64_t* out);
 #endif
 // The vector shingle hasher that goes with `kernel`, or nullptr when there
 // is none (the Shingler's scalar loop is then used). REQUIRES: supported.

@@ -15,9 +15,10 @@
 // kernels of the tokenizer) computes the same formulas for eight words at a
 // time in 64-bit lanes (gathered loads, the 64x64->128 multiply of the 9-16
 // byte formula from four 32-bit ones); WordHasherFor() picks it when the
-// processor has AVX-512 (F, DQ, BW). tests/text/tokenize_kernel_test.cc
-// checks it against HashBytes for every length from 1 to 40 on random bytes
-// and seeds.
+// processor has AVX-512 (F, DQ, BW). HashWordsAvx2
+// (src/text/hash_kernel_avx2.cc) does four words at a time with AVX2, for
+// processors without AVX-512. tests/text/tokenize_kernel_test.cc checks both
+// against HashBytes for every length from 1 to 40 on random bytes and seeds.
 //
 // Thread safety: immutable after construction; the hashers are pure functions.
 #pragma once
@@ -117,6 +118,7 @@ struct WordSpans {
 using WordHashFn = void (*)(const ShortWordHasher& hasher, const WordSpans& words, uint64_t* out);
 #if defined(__x86_64__) && defined(__GNUC__)
 void HashWordsAvx512(const ShortWordHasher& hasher, const WordSpans& words, uint64_t* out);
+void HashWordsAvx2(const ShortWordHasher& hasher, const WordSpans& words, uint64_t* out);
 #endif
 // The vector word hasher that goes with `kernel`, or nullptr when there is
 // none (the Shingler then hashes a word at a time). REQUIRES: supported.

@@ -197,65 +197,111 @@ Text RandomWords(uint64_t* rng, size_t count, size_t max_len) {
   return t;
 }
 
-TEST(TokenizerKernelsTest, VectorWordHasherIsXxh3ForEveryLengthAndCount) {
-  const internal::WordHashFn hash = internal::WordHasherFor(TokenizerKernel::kAvx512);
-  if (!internal::TokenizerKernelSupported(TokenizerKernel::kAvx512) || hash == nullptr) {
-    GTEST_SKIP() << "this processor has no AVX-512 (F, DQ, BW)";
+// The kernels with a vector word hasher on this processor.
+std::vector<TokenizerKernel> WordHashKernels() {
+  std::vector<TokenizerKernel> kernels;
+  for (TokenizerKernel k : {TokenizerKernel::kAvx2, TokenizerKernel::kAvx512}) {
+    if (internal::TokenizerKernelSupported(k) && internal::WordHasherFor(k) != nullptr) kernels.push_back(k);
   }
-  uint64_t rng = 42;
-  for (const uint64_t seed : {uint64_t{0}, uint64_t{1}, uint64_t{0x9e3779b97f4a7c15ULL}, SplitMix(&rng)}) {
-    const internal::ShortWordHasher hasher(seed);
-    for (size_t count = 0; count <= 40; ++count) {
-      const Text t = RandomWords(&rng, count, 40);
-      // Positions as the Shingler gives them: from an origin other than 0.
-      const size_t origin = 1000;
-      std::vector<size_t> starts, ends;
-      for (size_t i = 0; i < count; ++i) {
-        starts.push_back(t.starts[i] + origin);
-        ends.push_back(t.ends[i] + origin);
+  return kernels;
+}
+
+TEST(TokenizerKernelsTest, VectorWordHasherIsXxh3ForEveryLengthAndCount) {
+  if (WordHashKernels().empty()) GTEST_SKIP() << "this processor has neither AVX2 nor AVX-512";
+  for (TokenizerKernel kernel : WordHashKernels()) {
+    const internal::WordHashFn hash = internal::WordHasherFor(kernel);
+    uint64_t rng = 42;
+    for (const uint64_t seed : {uint64_t{0}, uint64_t{1}, uint64_t{0x9e3779b97f4a7c15ULL}, SplitMix(&rng)}) {
+      const internal::ShortWordHasher hasher(seed);
+      for (size_t count = 0; count <= 40; ++count) {
+        const Text t = RandomWords(&rng, count, 40);
+        // Positions as the Shingler gives them: from an origin other than 0.
+        const size_t origin = 1000;
+        std::vector<size_t> starts, ends;
+        for (size_t i = 0; i < count; ++i) {
+          starts.push_back(t.starts[i] + origin);
+          ends.push_back(t.ends[i] + origin);
+        }
+        std::vector<uint64_t> got(count + 1, 0x5555);
+        hash(hasher,
+             {.text = t.bytes.data(), .origin = origin, .starts = starts.data(), .ends = ends.data(), .count = count},
+             got.data());
+        for (size_t i = 0; i < count; ++i) {
+          const size_t len = t.ends[i] - t.starts[i];
+          ASSERT_EQ(got[i], HashBytes(t.bytes.data() + t.starts[i], len, seed))
+              << Name(kernel) << ", seed " << seed << ", word " << i << " of " << count << ", " << len << " bytes";
+        }
+        EXPECT_EQ(got[count], 0x5555u) << Name(kernel) << ": wrote past the last word";
       }
-      std::vector<uint64_t> got(count + 1, 0x5555);
-      hash(hasher,
-           {.text = t.bytes.data(), .origin = origin, .starts = starts.data(), .ends = ends.data(), .count = count},
-           got.data());
-      for (size_t i = 0; i < count; ++i) {
-        const size_t len = t.ends[i] - t.starts[i];
-        ASSERT_EQ(got[i], HashBytes(t.bytes.data() + t.starts[i], len, seed))
-            << "seed " << seed << ", word " << i << " of " << count << ", " << len << " bytes";
-      }
-      EXPECT_EQ(got[count], 0x5555u) << "wrote past the last word";
     }
   }
 }
 
 TEST(TokenizerKernelsTest, VectorWordHasherAgreesInEachLaneForEveryLength) {
-  const internal::WordHashFn hash = internal::WordHasherFor(TokenizerKernel::kAvx512);
-  if (!internal::TokenizerKernelSupported(TokenizerKernel::kAvx512) || hash == nullptr) {
-    GTEST_SKIP() << "this processor has no AVX-512 (F, DQ, BW)";
-  }
-  // Eight words of the same length in one group, for every length: each
-  // formula and the choice between them, in every lane.
-  uint64_t rng = 7;
-  const internal::ShortWordHasher hasher(12345);
-  for (size_t len = 1; len <= 40; ++len) {
-    Text t = RandomWords(&rng, 0, 1);
-    for (size_t i = 0; i < 8; ++i) {
-      t.starts.push_back(16 + i * 50);
-      t.ends.push_back(16 + i * 50 + len);
-    }
-    std::vector<uint64_t> got(8);
-    hash(hasher, {.text = t.bytes.data(), .origin = 0, .starts = t.starts.data(), .ends = t.ends.data(), .count = 8},
-         got.data());
-    for (size_t i = 0; i < 8; ++i) {
-      ASSERT_EQ(got[i], HashBytes(t.bytes.data() + t.starts[i], len, 12345)) << len << " bytes, lane " << i;
+  if (WordHashKernels().empty()) GTEST_SKIP() << "this processor has neither AVX2 nor AVX-512";
+  for (TokenizerKernel kernel : WordHashKernels()) {
+    const internal::WordHashFn hash = internal::WordHasherFor(kernel);
+    // Eight words of the same length in one call, for every length: each
+    // formula and the choice between them, in every lane.
+    uint64_t rng = 7;
+    const internal::ShortWordHasher hasher(12345);
+    for (size_t len = 1; len <= 40; ++len) {
+      Text t = RandomWords(&rng, 0, 1);
+      for (size_t i = 0; i < 8; ++i) {
+        t.starts.push_back(16 + i * 50);
+        t.ends.push_back(16 + i * 50 + len);
+      }
+      std::vector<uint64_t> got(8);
+      hash(hasher, {.text = t.bytes.data(), .origin = 0, .starts = t.starts.data(), .ends = t.ends.data(), .count = 8},
+           got.data());
+      for (size_t i = 0; i < 8; ++i) {
+        ASSERT_EQ(got[i], HashBytes(t.bytes.data() + t.starts[i], len, 12345))
+            << Name(kernel) << ", " << len << " bytes, lane " << i;
+      }
     }
   }
 }
 
-TEST(TokenizerKernelsTest, NoVectorWordHasherWithoutTheAvx512Kernel) {
+TEST(TokenizerKernelsTest, VectorHashersGoWithTheVectorKernels) {
   EXPECT_EQ(internal::WordHasherFor(TokenizerKernel::kBaseline), nullptr);
   EXPECT_EQ(internal::WordHasherFor(TokenizerKernel::kPortable), nullptr);
-  EXPECT_EQ(internal::WordHasherFor(TokenizerKernel::kAvx2), nullptr);
+  EXPECT_EQ(internal::ShingleHasherFor(TokenizerKernel::kBaseline), nullptr);
+  EXPECT_EQ(internal::ShingleHasherFor(TokenizerKernel::kPortable), nullptr);
+  if (!internal::TokenizerKernelSupported(TokenizerKernel::kAvx2)) GTEST_SKIP() << "this processor has no AVX2";
+#if defined(__x86_64__) && defined(__GNUC__)
+  EXPECT_EQ(internal::WordHasherFor(TokenizerKernel::kAvx2), &internal::HashWordsAvx2);
+  EXPECT_EQ(internal::ShingleHasherFor(TokenizerKernel::kAvx2), &internal::HashShinglesAvx2);
+#endif
+}
+
+TEST(TokenizerKernelsTest, VectorShingleHashersFollowTheFormulaForEveryCountAndK) {
+  std::vector<TokenizerKernel> kernels;
+  for (TokenizerKernel k : {TokenizerKernel::kAvx2, TokenizerKernel::kAvx512}) {
+    if (internal::TokenizerKernelSupported(k) && internal::ShingleHasherFor(k) != nullptr) kernels.push_back(k);
+  }
+  if (kernels.empty()) GTEST_SKIP() << "this processor has neither AVX2 nor AVX-512";
+  uint64_t rng = 11;
+  std::vector<uint64_t> tokens(60);
+  for (uint64_t& t : tokens) t = SplitMix(&rng);
+  const uint64_t seed = SplitMix(&rng);
+  for (TokenizerKernel kernel : kernels) {
+    const internal::ShingleHashFn hash = internal::ShingleHasherFor(kernel);
+    for (int k = 1; k <= 12; ++k) {
+      for (size_t count = 0; count + static_cast<size_t>(k) <= tokens.size(); ++count) {
+        std::vector<uint64_t> got(count + 1, 0x5555);
+        hash(tokens.data(), count, k, seed, got.data());
+        for (size_t i = 0; i < count; ++i) {
+          uint64_t h = seed;
+          for (size_t j = i; j < i + static_cast<size_t>(k); ++j) {
+            h = (h ^ tokens[j]) * 0x9e3779b97f4a7c15ULL;
+            h ^= h >> 29;
+          }
+          ASSERT_EQ(got[i], Mix64(h)) << Name(kernel) << ", k=" << k << ", shingle " << i << " of " << count;
+        }
+        EXPECT_EQ(got[count], 0x5555u) << Name(kernel) << ": wrote past the last shingle";
+      }
+    }
+  }
 }
 
 TEST(TokenizerKernelsTest, CharClassTableAgreesWithUtf8procOnEveryCodePoint) {
