@@ -56,7 +56,7 @@
 # The floor (skipped with --no-floor; --floor-only runs it alone; in --quick,
 # on 1000 documents and one run): build/floor_minhash
 # (tests/bench/floor_minhash.cc), a minimal classic MinHash pass (ASCII
-# words, XXH3, word 5-shingles, 128 minima with AVX-512, no JSON, Unicode,
+# words, XXH3, word 5-shingles, 128 minima with AVX-512 or AVX2, no JSON, Unicode,
 # banding or output), on the --floor-docs corpus (100000 documents, ~300 MB)
 # as one JSONL file. --floor-runs R (5) alternating rounds of floor -t 1,
 # floor -t 1 --mix, floor -t 1 --keep, neardup --input jsonl -j 1, then the
@@ -1435,7 +1435,7 @@ if [[ $floor == 1 ]]; then
 ### The floor: $floor_docs documents, $(awk -v b="$floor_bytes" 'BEGIN {printf "%.0f", b / 1e6}') MB as one JSONL file, then as files
 
 \`build/floor_minhash\` (tests/bench/floor_minhash.cc) is a minimal classic MinHash pass over the
-same bytes: ASCII words, XXH3, word 5-shingles, 128 minima with AVX-512; no JSON, Unicode,
+same bytes: ASCII words, XXH3, word 5-shingles, 128 minima with AVX-512 or AVX2; no JSON, Unicode,
 banding or output. With \`--mix\` it mixes each value as neardup's signatures do (v ^ (v >> 16))
 before taking its minimum: the least work neardup's own signatures take. $floor_runs alternating rounds${idle_note}; wall seconds as median (min-max); the ratio
 is taken round by round; CPU is user + system seconds, median (and the median ratio).
