@@ -116,12 +116,17 @@ NEARDUP_AVX2 inline unsigned HashFourWords(const ShortWordHasher& hasher, const 
   return static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(len, Set(16)))));
 }
 
-// Four shingles ending at consecutive tokens, into out[0..4).
-NEARDUP_AVX2 inline void HashFourShingles(const uint64_t* tokens, int k, __m256i seed, uint64_t* out) {
+// Four shingles ending at consecutive tokens, into out[0..4); with kMasked,
+// only the lanes set in `lanes` are loaded and stored (the last one to
+// three shingles of a range).
+template <bool kMasked>
+NEARDUP_AVX2 inline void HashFourShingles(const uint64_t* tokens, int k, __m256i seed, __m256i lanes, uint64_t* out) {
   const __m256i mul = Set(0x9e3779b97f4a7c15ULL);
   __m256i h = seed;
   for (int j = 0; j < k; ++j) {
-    const __m256i t = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(tokens + j));
+    const auto* at = reinterpret_cast<const long long*>(tokens + j);
+    const __m256i t =
+        kMasked ? _mm256_maskload_epi64(at, lanes) : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at));
     h = XorShift(MulLo(_mm256_xor_si256(h, t), mul), 29);
   }
   // Mix64, the MurmurHash3 finalizer (src/base/hash.h).
@@ -130,7 +135,11 @@ NEARDUP_AVX2 inline void HashFourShingles(const uint64_t* tokens, int k, __m256i
   h = XorShift(h, 33);
   h = MulLo(h, Set(0xc4ceb9fe1a85ec53ULL));
   h = XorShift(h, 33);
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), h);
+  if (kMasked) {
+    _mm256_maskstore_epi64(reinterpret_cast<long long*>(out), lanes, h);
+  } else {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), h);
+  }
 }
 
 }  // namespace
@@ -166,16 +175,13 @@ NEARDUP_AVX2 void HashWordsAvx2(const ShortWordHasher& hasher, const WordSpans& 
 
 NEARDUP_AVX2 void HashShinglesAvx2(const uint64_t* tokens, size_t count, int k, uint64_t seed, uint64_t* out) {
   const __m256i s = Set(seed);
+  const __m256i all = _mm256_set1_epi64x(-1);
   size_t i = 0;
-  for (; i + 4 <= count; i += 4) HashFourShingles(tokens + i, k, s, out + i);
-  // The last one to three shingles, a lane's chain at a time.
-  for (; i < count; ++i) {
-    uint64_t h = seed;
-    for (int j = 0; j < k; ++j) {
-      h = (h ^ tokens[i + static_cast<size_t>(j)]) * 0x9e3779b97f4a7c15ULL;
-      h ^= h >> 29;
-    }
-    out[i] = Mix64(h);
+  for (; i + 4 <= count; i += 4) HashFourShingles<false>(tokens + i, k, s, all, out + i);
+  if (i < count) {
+    const auto left = static_cast<long long>(count - i);
+    const __m256i lanes = _mm256_cmpgt_epi64(_mm256_set1_epi64x(left), _mm256_set_epi64x(3, 2, 1, 0));
+    HashFourShingles<true>(tokens + i, k, s, lanes, out + i);
   }
 }
 
