@@ -93,7 +93,7 @@ bool SignatureIndex::signs_again() const { return impl_->signs_again; }
 
 uint64_t SignatureIndex::counts_again() const { return impl_->counts_again; }
 
-Result<std::vector<IndexedFile>> SignatureIndex::Files() {
+Result<std::vector<IndexedFile>> SignatureIndex::Files(const std::atomic<bool>* stop) {
   sqlite3* h = impl_->db.get();
   Result<RowLimits> limits = LimitsOf(h, path_, static_cast<size_t>(impl_->num_perm));
   if (!limits.ok()) return limits.status();
@@ -107,6 +107,7 @@ Result<std::vector<IndexedFile>> SignatureIndex::Files() {
   uint64_t documents = 0;
   for (int rc; (rc = q.Step()) != SQLITE_DONE;) {
     if (rc != SQLITE_ROW) return SqlError(h, path_, rc);
+    if (stop != nullptr && out.size() % kStopRows == 0 && stop->load()) return Status::Cancelled("stopped");
     IndexedFile f;
     const std::string not_integer = ReadFileRow(q, &f);
     if (std::string p = FileRowProblem(f, impl_->limits, not_integer); !p.empty()) return CorruptRow(path_, p);

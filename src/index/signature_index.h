@@ -132,8 +132,10 @@ class SignatureIndex {
 
   // Every file entry, each row checked (index_rows.h): a row that fails is
   // a one-line Corrupt error naming it, as is a sum of documents the file's
-  // size cannot hold.
-  Result<std::vector<IndexedFile>> Files();
+  // size cannot hold. Once `stop` (when set) reads true, returns Cancelled
+  // within kStopRows rows.
+  static constexpr int64_t kStopRows = 1024;
+  Result<std::vector<IndexedFile>> Files(const std::atomic<bool>* stop = nullptr);
   // Calls `doc(slot, record, signature)` for each stored document of the
   // files `wanted` (entries Files() returned, which must outlive the call;
   // wanted[k] is the file for slot k), a file's documents by line; the

@@ -20,9 +20,11 @@ Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& in
   // One transaction from here to the end of SignWithIndex, committed in
   // batches while writing: reads take SQLite's locks once.
   if (Status s = index.Begin(); !s.ok()) return s;
-  Result<std::vector<IndexedFile>> files = index.Files();
+  // (A run whose walk finds its kept output stops this within a few rows,
+  // stored_result.h: every check of `stop` below is before work that
+  // would delay it.)
+  Result<std::vector<IndexedFile>> files = index.Files(stop);
   if (!files.ok()) return files.status();
-  if (stop != nullptr && stop->load()) return Status::Cancelled("stopped");
   StoredInputs out;
   out.keys = IndexKeys(options);
   out.files = std::move(*files);
@@ -35,7 +37,9 @@ Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& in
     const IndexedFile& e = out.files[k];
     if (out.keys.Covers(e.path)) read.push_back(k);
   }
+  if (stop != nullptr && stop->load()) return Status::Cancelled("stopped");
   SortRuns(read, [&](size_t a, size_t b) { return out.files[a].path < out.files[b].path; });
+  if (stop != nullptr && stop->load()) return Status::Cancelled("stopped");
   std::vector<const IndexedFile*> wanted;
   std::vector<size_t> entry_of_slot;
   size_t total = 0;  // at most what the index's size can hold (SignatureIndex::Files checks)

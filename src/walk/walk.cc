@@ -694,7 +694,12 @@ std::vector<InputFile> Deduplicate(std::vector<FoundFile> found) {
   std::vector<uint32_t> order(n);  // found files in path order
   for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
   bool sorted = true;
-  for (size_t i = 1; i < n && sorted; ++i) sorted = !path_less(order[i], order[i - 1]);
+  bool same_paths = false;  // sorted, and some path found twice (several PATH arguments)
+  for (size_t i = 1; i < n && sorted; ++i) {
+    const int c = found[i].path.compare(found[i - 1].path);
+    same_paths = same_paths || c == 0;
+    sorted = c > 0 || (c == 0 && !(KeyOf(found[i]) < KeyOf(found[i - 1])));
+  }
   if (!sorted) std::sort(order.begin(), order.end(), path_less);
   // The first path (in that order) of each identity is its smallest: kept,
   // reference if any of its paths is. Identities in an open-addressing
@@ -729,7 +734,7 @@ std::vector<InputFile> Deduplicate(std::vector<FoundFile> found) {
   for (size_t r = 0; r < n; ++r) {
     if (kept[r] == 0) continue;
     InputFile& file = found[order[r]];
-    if (w > 0 && files[w - 1].path == file.path) {
+    if (w > 0 && (!sorted || same_paths) && files[w - 1].path == file.path) {
       files[w - 1].reference = files[w - 1].reference || file.reference;
       files[w - 1].root = std::min(files[w - 1].root, file.root);
     } else if (!sorted) {

@@ -179,5 +179,46 @@ TEST(SignatureIndexTest, LoadOnSeveralThreadsGivesWhatOneThreadGives) {
   for (const int threads : {2, 3, 8}) EXPECT_TRUE(load(threads) == one) << threads;
 }
 
+// A run whose walk finds its kept output unchanged stops the reading under
+// way (stored_result.h): once the flag reads true, Files() and
+// LoadDocuments() return Cancelled instead of going on through every row.
+TEST(SignatureIndexTest, ReadingStopsOnceAskedTo) {
+  TempDir dir;
+  const std::string path = dir / "ix.db";
+  Result<std::unique_ptr<SignatureIndex>> ix = SignatureIndex::Open(path, Params(), {});
+  ASSERT_TRUE(ix.ok()) << ix.status().message();
+  ASSERT_TRUE((*ix)->StartRun("test").ok());
+  constexpr size_t kFiles = 3 * SignatureIndex::kStopRows + 5;
+  ASSERT_TRUE((*ix)->Begin().ok());
+  for (size_t k = 0; k < kFiles; ++k) {
+    IndexedFile f;
+    f.path = "/f" + std::to_string(k);
+    f.inode = k;
+    f.size = 100;
+    std::vector<DocRecord> docs(1);
+    docs[0].size = 100;
+    docs[0].kind = DocKind::kOk;
+    const std::vector<uint32_t> sigs = {1, 2, 3, 4};
+    ASSERT_TRUE((*ix)->PutFile(f, docs, sigs, {}).ok());
+  }
+  ASSERT_TRUE((*ix)->Commit().ok());
+  std::atomic<bool> stop{true};
+  Result<std::vector<IndexedFile>> stopped = (*ix)->Files(&stop);
+  ASSERT_FALSE(stopped.ok());
+  EXPECT_EQ(stopped.status().code(), Status::Code::kCancelled);
+  stop.store(false);
+  Result<std::vector<IndexedFile>> files = (*ix)->Files(&stop);
+  ASSERT_TRUE(files.ok()) << files.status().message();
+  ASSERT_EQ(files->size(), kFiles);
+  std::vector<const IndexedFile*> wanted;
+  for (const IndexedFile& f : *files) wanted.push_back(&f);
+  size_t loaded = 0;
+  stop.store(true);
+  const Status s = (*ix)->LoadDocuments(
+      wanted, [&](size_t, DocRecord&&, SignatureView) { ++loaded; }, 1, &stop);
+  EXPECT_EQ(s.code(), Status::Code::kCancelled) << s.message();
+  EXPECT_LT(loaded, kFiles);
+}
+
 }  // namespace
 }  // namespace neardup

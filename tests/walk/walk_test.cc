@@ -557,6 +557,34 @@ TEST(WalkCorpusTest, RepeatedArgumentsGiveUniquePaths) {
   EXPECT_EQ(Paths(Walk(options)), Under(tmp.Path("r/"), {"a.txt", "b/c.txt"}));
 }
 
+// One file named by arguments in a row comes in path order twice: the walk
+// keeps it once, and the paths around it as they are.
+TEST(WalkCorpusTest, FileNamedTwiceInARowIsOneFile) {
+  TempDir tmp;
+  tmp.File("r/a.txt");
+  tmp.File("r/b.txt");
+  Options options;
+  options.paths = {tmp.Path("r/a.txt"), tmp.Path("r/a.txt"), tmp.Path("r/b.txt"), tmp.Path("r/b.txt")};
+  EXPECT_EQ(Paths(Walk(options)), Under(tmp.Path("r/"), {"a.txt", "b.txt"}));
+}
+
+// A Parquet file among text files is left out and counted, whatever the
+// case of its suffix; names that only come close to ".parquet" are read.
+TEST(WalkCorpusTest, ParquetFilesAreLeftOutByTheirSuffixInAnyCase) {
+  TempDir tmp;
+  for (const char* name : {"a.parquet", "b.PaRqUeT", "c.parquez", "d\x0eparquet", "e\x0EPARQUET", "f.txt",
+                           "g.parquet.txt", "parquet", ".parquet"}) {
+    tmp.File(std::string("r/") + name);
+  }
+  Options options;
+  options.paths = {tmp.Path("r")};
+  const WalkedCorpus walked = Walk(options);
+  EXPECT_EQ(Paths(walked),
+            Under(tmp.Path("r/"), {"c.parquez", "d\x0eparquet", "e\x0EPARQUET", "f.txt", "g.parquet.txt", "parquet"}));
+  EXPECT_EQ(walked.counts.parquet, 2u);
+  EXPECT_EQ(walked.counts.hidden, 1u);  // .parquet
+}
+
 // ------------------------------------------------------- injected faults
 
 // The real file system with faults injected by path: a directory whose
