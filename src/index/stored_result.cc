@@ -190,6 +190,15 @@ std::optional<StoredResult> FindResult(const std::string& index_path, const std:
   return r;
 }
 
+bool LastRunChangedNothing(const std::string& index_path) {
+  int rc = SQLITE_OK;
+  Db db = Connect(index_path, /*write=*/false, /*immutable=*/false, &rc);
+  if (rc != SQLITE_OK) return false;
+  Stmt q(db.get(), "SELECT signed, removed FROM runs WHERE ended IS NOT NULL ORDER BY id DESC LIMIT 1");
+  if (!q.ok() || q.Step() != SQLITE_ROW) return false;
+  return q.Type(0) == SQLITE_INTEGER && q.Type(1) == SQLITE_INTEGER && q.Int(0) == 0 && q.Int(1) == 0;
+}
+
 Status KeepResult(const std::string& index_path, const std::string& key, const StoredResult& result) {
   bool fresh = false;
   Result<Db> db = OpenDb(index_path, /*write=*/true, /*create=*/nullptr, &fresh);

@@ -50,6 +50,11 @@ bool GivesAgain(const StoredResult& stored, const ResultListing& now);
 // The result kept in the index at `index_path` under `key`, if any.
 std::optional<StoredResult> FindResult(const std::string& index_path, const std::string& key);
 
+// Whether the last run over the index at `index_path` that ended signed and
+// removed nothing (its files all reused, or its output given again): a
+// corpus quiet then is likely quiet now. False when it cannot be told.
+bool LastRunChangedNothing(const std::string& index_path);
+
 // (KeepResult, which the front end calls once the output is written, is
 // declared in neardup/index.h.)
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "e2e/run_neardup.h"
+#include "index/stored_result.h"
 #include "neardup/index.h"
 #include "test_util.h"
 
@@ -90,6 +91,37 @@ TEST(KeptResultTest, AnUnchangedRunGivesTheKeptOutputAgainByteForByte) {
   // The index with its kept results is sound.
   const RunResult check = RunNeardup({"index", "check", dir / "ix.db"}, dir.path());
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+}
+
+// A run with a kept result reads the index after its walk, not beside it,
+// when the index's last run found nothing changed (phases.cc): that rule
+// reads the runs as they ended. A run that signs or removes a file is no
+// quiet run; one that reuses every file, or gives its output again, is.
+TEST(KeptResultTest, TheLastRunSaysWhetherTheCorpusWasQuiet) {
+  TempDir dir;
+  WriteCorpus(dir);
+  AgeFiles();
+  EXPECT_FALSE(LastRunChangedNothing(dir / "ix.db"));  // no index
+  ASSERT_EQ(Scan(dir).exit_code, 0);
+  EXPECT_FALSE(LastRunChangedNothing(dir / "ix.db"));  // it signed every file
+  ASSERT_TRUE(GivenAgain(Scan(dir)));
+  EXPECT_TRUE(LastRunChangedNothing(dir / "ix.db"));
+  ASSERT_FALSE(GivenAgain(Scan(dir, {"-t", "0.95"})));  // other options: computed, every file reused
+  EXPECT_TRUE(LastRunChangedNothing(dir / "ix.db"));
+  WriteFile(dir / "c/new.txt", Text(5));
+  AgeFiles();
+  const RunResult added = Scan(dir);
+  EXPECT_FALSE(GivenAgain(added)) << added.err;
+  EXPECT_FALSE(LastRunChangedNothing(dir / "ix.db"));
+  std::filesystem::remove(dir / "c/new.txt");
+  AgeFiles();
+  const RunResult removed = Scan(dir);
+  EXPECT_FALSE(GivenAgain(removed)) << removed.err;
+  EXPECT_FALSE(LastRunChangedNothing(dir / "ix.db"));  // it removed one
+  // Whichever way the reading went, an unchanged run gives the same bytes.
+  const RunResult again = Scan(dir);
+  EXPECT_TRUE(GivenAgain(again)) << again.err;
+  EXPECT_EQ(again.out, removed.out);
 }
 
 // A touch changes no byte but the stat the kept output rests on: the run
