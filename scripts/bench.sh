@@ -315,7 +315,13 @@ if [[ -n "$min_recall" ]] && ! awk -v m="$min_recall" 'BEGIN {exit !(m ~ /^(0(\.
   echo "bench.sh: --min-recall must be a number from 0 to 1, got '$min_recall'" >&2
   exit 2
 fi
-[[ $index_only == 1 ]] && sections=0
+if [[ $index_only == 1 ]]; then
+  [[ $index_section == 1 ]] || { echo "bench.sh: --index-only with --no-index" >&2; exit 2; }
+  sections=0
+  stages=0
+  floor=0
+  exact_section=0
+fi
 IFS=, read -r -a size_list <<<"$sizes"
 for n in "${size_list[@]}"; do
   [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: bad size '$n' in --sizes" >&2; exit 2; }
