@@ -92,7 +92,9 @@ class RangedFileSystem : public FileSystem {
     return base_.OpenDir(path, follow_symlink);
   }
   std::pair<uint64_t, uint64_t> Range(const std::string& path, uint64_t size) override;
-  bool WantsAllBytes(const std::string& path) override { return base_.WantsAllBytes(path); }
+  bool WantsAllBytes(const std::string& path, const FileIdentity& expected) override {
+    return base_.WantsAllBytes(path, expected);
+  }
 
  private:
   Result<std::unique_ptr<ByteReader>> Ranged(const std::string& path, Result<std::unique_ptr<ByteReader>> in);

@@ -337,10 +337,10 @@ Status IndexUpdate::SignChanged() {
   SignedCorpus& sub = sub_.corpus;
   // Every file is hashed as it is signed (IndexedFile::raw_hash); the slots
   // are made here, before the workers read them.
-  hashing_.slots.reserve(hashing_.slots.size() + m);
+  hashing_.Reserve(m);
   for (size_t k = 0; k < m; ++k) {
     const InputFile& f = sub.table.files[k];
-    if (!f.identity.stream) hashing_.slots[f.path];
+    if (!f.identity.stream) hashing_.Slot(f);
   }
   // The run's context, reading through the hashing file system. The index
   // builds the bitmaps a plain Sign() builds (WantsBitmaps), so that
@@ -353,7 +353,7 @@ Status IndexUpdate::SignChanged() {
     for (size_t k = 0; k < m; ++k) {
       const InputFile& f = sub.table.files[k];
       if (f.identity.stream || CompressedPath(f.path)) continue;
-      RawRead& slot = hashing_.slots[f.path];
+      RawRead& slot = hashing_.Slot(f);
       if (plans_.plan[sub_.sub_of[k]] == Plan::kAppend) {
         const IndexedFile& e = plans_.stored[plans_.entry[sub_.sub_of[k]]];
         slot.skip = e.size;
@@ -528,11 +528,11 @@ std::optional<IndexedFile> IndexUpdate::EntryOf(size_t k) {
   e.bytes = counts.bytes;
   e.invalid_utf8 = counts.invalid_utf8;
   e.transcoded = counts.transcoded;
-  const auto slot = hashing_.slots.find(f.path);
-  const bool whole = slot != hashing_.slots.end() && slot->second.done && slot->second.bytes == f.size;
+  const RawRead* slot = f.identity.stream ? nullptr : hashing_.Find(f);
+  const bool whole = slot != nullptr && slot->done && slot->bytes == f.size;
   if (jsonl_ && !CompressedPath(f.path)) {
     if (!whole) return std::nullopt;
-    const RawRead& raw = slot->second;
+    const RawRead& raw = *slot;
     e.lines = raw.newlines;
     // A Parquet file is never extended by its bytes (its footer is last):
     // never taken as grown (PlanFiles' append path needs a line's end).
@@ -540,7 +540,7 @@ std::optional<IndexedFile> IndexUpdate::EntryOf(size_t k) {
   }
   // The hash of the bytes signed, which proves the entry when only its stat
   // changed (PlanFiles); 0 (unknown) for a file not read to its end (binary).
-  if (whole) e.raw_hash = slot->second.hash;
+  if (whole) e.raw_hash = slot->hash;
   return e;
 }
 

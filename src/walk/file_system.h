@@ -145,8 +145,9 @@ class FileSystem {
   // DuckDB reads) must still read its bytes through OpenExpected() to their
   // end, before it reads them so: a file system that hashes what is read
   // (HashingFileSystem) says so of the files it hashes. False by default.
-  virtual bool WantsAllBytes(const std::string& path) {
+  virtual bool WantsAllBytes(const std::string& path, const FileIdentity& expected) {
     (void)path;
+    (void)expected;
     return false;
   }
 

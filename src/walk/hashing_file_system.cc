@@ -67,8 +67,9 @@ class HashingReader : public ByteReader {
 Result<std::unique_ptr<ByteReader>> HashingFileSystem::OpenExpected(const std::string& path,
                                                                     const FileIdentity& expected) {
   Result<std::unique_ptr<ByteReader>> r = inner_.OpenExpected(path, expected);
-  const auto it = slots.find(path);
-  if (!r.ok() || it == slots.end()) return r;
+  if (!r.ok() || expected.stream) return r;
+  const auto it = slots_.find(Key{expected.dev, expected.ino});
+  if (it == slots_.end()) return r;
   return std::unique_ptr<ByteReader>(std::make_unique<HashingReader>(std::move(*r), &it->second, path));
 }
 

@@ -300,7 +300,7 @@ Result<OpenedParquet> OpenParquet(FileSystem& fs, const std::string& path, const
     out.stat = {st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_ctim.tv_sec, st.st_ctim.tv_nsec};
   // Bytes hashed before DuckDB reads them: a change after the hash gives
   // another hash next time, never a stored one for other rows.
-  if (fs.WantsAllBytes(path)) {
+  if (fs.WantsAllBytes(path, expected)) {
     std::vector<char> buf(size_t{1} << 16);
     for (;;) {
       Result<size_t> got = (*checked)->Read(buf.data(), buf.size());
