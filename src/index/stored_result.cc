@@ -164,8 +164,10 @@ ResultListing ListingOf(const WalkedCorpus& walked) {
 
 bool GivesAgain(const StoredResult& stored, const ResultListing& now) {
   return stored.listing.low == now.low && stored.listing.high == now.high && stored.listing.files == now.files &&
-         now.files > 0 && stored.started_ns > kResolutionNs && now.newest_ns < stored.started_ns - kResolutionNs;
+         now.files > 0 && stored.started_ns > kResolutionNs && now.newest_ns < ChangedSince(stored);
 }
+
+int64_t ChangedSince(const StoredResult& stored) { return stored.started_ns - kResolutionNs; }
 
 std::optional<StoredResult> FindResult(const std::string& index_path, const std::string& key) {
   int rc = SQLITE_OK;

@@ -46,6 +46,9 @@ ResultListing ListingOf(const WalkedCorpus& walked);
 
 // Whether `stored` is the output of a run over the files of `now` (see above).
 bool GivesAgain(const StoredResult& stored, const ResultListing& now);
+// The moment from which a file's mtime or ctime says it may have changed
+// since `stored`'s run read it: a walk that meets one will not give it again.
+int64_t ChangedSince(const StoredResult& stored);
 
 // The result kept in the index at `index_path` under `key`, if any.
 std::optional<StoredResult> FindResult(const std::string& index_path, const std::string& key);

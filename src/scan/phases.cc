@@ -83,6 +83,20 @@ uint64_t BytesToRead(const std::vector<InputFile>& files) {
   return total;
 }
 
+namespace {
+
+// Lets a waiting reading go (WalkInputs).
+void Release(std::atomic<bool>& go) {
+  go.store(true);
+  go.notify_all();
+}
+struct ReleaseOnExit {
+  std::atomic<bool>& go;
+  ~ReleaseOnExit() { Release(go); }
+};
+
+}  // namespace
+
 Result<WalkedInputs> WalkInputs(const Run& run) {
   const Options& o = run.options();
   WalkedInputs out;
@@ -101,31 +115,31 @@ Result<WalkedInputs> WalkInputs(const Run& run) {
   std::atomic<bool> give_again{false};
   // What the index holds is read while the inputs are walked: the two costs
   // of a run over changed files overlap. But when a result is kept and the
-  // index's last run found nothing changed, the files are likely unchanged
-  // again (the nightly re-run of a quiet corpus): the walk then has the
-  // cores to itself, and the reading, after it, stops at its first rows
-  // when the walk found the files as the result left them. (A reading
-  // beside the walk took CPU from it for nothing: an unchanged re-run over
-  // 100k files 274 to 176 ms; one after adding 1% of files, which reads
-  // after its walk when the run before it changed nothing, 500 to 538 ms,
-  // within its noise.) The index is used by that task alone until both
+  // index's last run changed nothing, the files are likely unchanged again
+  // (the nightly re-run of a quiet corpus), and a reading beside the walk
+  // would only take CPU from it to be stopped: the reading then waits until
+  // the walk meets a file changed since the result's run (WalkWatch) or
+  // ends, and stops at its first rows when the walk found the files as the
+  // result left them. The index is used by the two tasks alone until both
   // are done.
-  const bool beside = out.index != nullptr && !(kept && LastRunChangedNothing(o.index));
+  std::atomic<bool> go{!(kept && LastRunChangedNothing(o.index))};
+  const WalkWatch watch{.from_ns = kept ? ChangedSince(*kept) : INT64_MAX, .changed = [&go] { Release(go); }};
   std::optional<Result<WalkedCorpus>> walked;
   std::optional<Result<StoredInputs>> stored;
-  const Workers two{.threads = beside ? 2 : 1, .tick = {}, .cancel = nullptr};
-  ParallelFor(two, beside ? 2 : 1, [&](int, size_t task) {
+  const Workers two{.threads = out.index != nullptr ? 2 : 1, .tick = {}, .cancel = nullptr};
+  ParallelFor(two, out.index != nullptr ? 2 : 1, [&](int, size_t task) {
     if (task == 0) {
-      walked.emplace(WalkCorpus(o, run.fs()));
+      const ReleaseOnExit release{go};  // whatever the walk gives, or if it throws
+      walked.emplace(WalkCorpus(o, run.fs(), go.load() ? nullptr : &watch));
       if (!walked->ok() || out.index == nullptr) return;
       out.listing = ListingOf(**walked);
       const bool clean = (*walked)->errors.empty() && (*walked)->notices.empty();
       if (kept && clean && GivesAgain(*kept, out.listing)) give_again.store(true);
     } else {
+      go.wait(false);
       stored.emplace(ReadStored(o, *out.index, &give_again));
     }
   });
-  if (out.index != nullptr && !beside && walked->ok()) stored.emplace(ReadStored(o, *out.index, &give_again));
   if (!walked->ok()) return walked->status();
   out.walked = std::move(**walked);
   // (The reading stopped, or was done first: its transaction is open.)

@@ -21,6 +21,7 @@
 #include "walk/walk.h"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <exception>
 #include <memory>
@@ -145,9 +146,21 @@ class Walker {
   // `threads` > 1: directories are listed (and their files stat'ed) by that
   // many threads at once, unless links are followed (see WalkTreeParallel).
   // `ignore_files`: the --ignore-file files (none with --no-ignore).
+  // The walk's WalkWatch, and whether it was told.
+  struct Watch {
+    const WalkWatch* watch = nullptr;
+    std::atomic<bool> told{false};
+  };
+
   Walker(const Options& options, const GlobSet& globs, const std::vector<IgnoreFile>& ignore_files, FileSystem& fs,
-         Listing* into, int threads)
-      : options_(options), globs_(globs), ignore_files_(ignore_files), fs_(fs), into_(into), threads_(threads) {}
+         Listing* into, int threads, Watch* watch)
+      : options_(options),
+        globs_(globs),
+        ignore_files_(ignore_files),
+        fs_(fs),
+        into_(into),
+        threads_(threads),
+        watch_(watch) {}
 
   // Walks one PATH argument. The argument itself is always followed if it is
   // a link, and never filtered by hidden or globs.
@@ -157,6 +170,7 @@ class Walker {
       into_->errors.push_back(st.status());
       return;
     }
+    Notice(*st);
     switch (st->type) {
       case FileType::kDirectory: {
         const FileKey key = KeyOf(*st);
@@ -254,7 +268,7 @@ class Walker {
     std::exception_ptr failed;
     std::mutex failed_mu;
     auto work = [&] {
-      Walker lister(options_, globs_, ignore_files_, fs_, nullptr, 1);
+      Walker lister(options_, globs_, ignore_files_, fs_, nullptr, 1, watch_);
       while (DirNode* node = queue.Take()) {
         std::vector<DirNode*> more;
         try {
@@ -579,8 +593,20 @@ class Walker {
       into_->errors.push_back(got.status());
       return false;
     }
+    Notice(*got);
     *st = *got;
     return true;
+  }
+
+  // Tells the watch, once, of a regular file's stat at or after its moment.
+  // (Not a directory's: one whose file was added and removed again is newer
+  // while its files are not, and would wake the watch on every run.)
+  void Notice(const FileStat& st) {
+    if (watch_ == nullptr || st.type != FileType::kRegular ||
+        std::max(st.mtime_ns, st.ctime_ns) < watch_->watch->from_ns) {
+      return;
+    }
+    if (!watch_->told.exchange(true)) watch_->watch->changed();
   }
 
   // A regular file, as far as the listing or a followed link says (*st, when
@@ -624,7 +650,10 @@ class Walker {
   // loop.
   std::optional<FileStat> FollowLink(Directory& dir, const std::string& display, const std::string& name) {
     Result<FileStat> got = dir.StatEntry(name, /*follow_symlink=*/true);
-    if (got.ok()) return *got;
+    if (got.ok()) {
+      Notice(*got);
+      return *got;
+    }
     if (got.status().code() != Status::Code::kNotFound) {
       into_->errors.push_back(got.status());
       return std::nullopt;
@@ -672,6 +701,7 @@ class Walker {
   FileSystem& fs_;
   Listing* into_;
   const int threads_;
+  Watch* const watch_;  // null: none
   // With --follow: directories on the current path, and all walked so far
   // under the current PATH argument.
   std::set<FileKey> ancestors_;
@@ -751,7 +781,7 @@ std::vector<InputFile> Deduplicate(std::vector<FoundFile> found) {
 
 }  // namespace
 
-Result<WalkedCorpus> WalkCorpus(const Options& options, FileSystem& fs) {
+Result<WalkedCorpus> WalkCorpus(const Options& options, FileSystem& fs, const WalkWatch* watch) {
   Result<GlobSet> globs = GlobSet::Compile(options.globs);
   if (!globs.ok()) return globs.status();
 
@@ -773,7 +803,10 @@ Result<WalkedCorpus> WalkCorpus(const Options& options, FileSystem& fs) {
     ignore_files.push_back(IgnoreFile::Parse(text, ""));
   }
   Listing all;
-  Walker walker(options, *globs, ignore_files, fs, &all, Workers::Resolve(options.threads));
+  Walker::Watch watching;
+  watching.watch = watch;
+  Walker walker(options, *globs, ignore_files, fs, &all, Workers::Resolve(options.threads),
+                watch != nullptr && watch->changed ? &watching : nullptr);
   uint32_t root = 0;
   auto walk_root = [&](const std::string& path, bool reference) {
     const size_t before = all.found.size();

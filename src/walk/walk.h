@@ -43,6 +43,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -80,11 +81,22 @@ struct WalkedCorpus {
   std::vector<std::string> skipped;
 };
 
+// Told once, from the thread that took the stat, of the first regular file
+// the walk stats whose mtime or ctime is at or after `from_ns`: a
+// run with a kept result (stored_result.h) learns, as soon as its walk
+// meets a file changed since that result's run, that it will not give it
+// again, and begins the reading it then needs. `changed` must be cheap and
+// thread-safe.
+struct WalkWatch {
+  int64_t from_ns = INT64_MAX;
+  std::function<void()> changed;
+};
+
 // Walks options.paths, options.listed_paths (taken as files or directories
 // alike) and options.against (marked reference), applying hidden, follow,
-// globs and max_filesize.
+// globs and max_filesize; tells `watch` (when not null) as it says.
 // Returns InvalidArgument only for a malformed glob; everything else is recorded.
-Result<WalkedCorpus> WalkCorpus(const Options& options, FileSystem& fs);
+Result<WalkedCorpus> WalkCorpus(const Options& options, FileSystem& fs, const WalkWatch* watch = nullptr);
 // The same on the real file system, FileSystem::Default().
 Result<WalkedCorpus> WalkCorpus(const Options& options);
 

@@ -6,10 +6,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include "test_util.h"
@@ -583,6 +586,46 @@ TEST(WalkCorpusTest, ParquetFilesAreLeftOutByTheirSuffixInAnyCase) {
             Under(tmp.Path("r/"), {"c.parquez", "d\x0eparquet", "e\x0EPARQUET", "f.txt", "g.parquet.txt", "parquet"}));
   EXPECT_EQ(walked.counts.parquet, 2u);
   EXPECT_EQ(walked.counts.hidden, 1u);  // .parquet
+}
+
+// A walk tells its watch once, of the first regular file whose mtime or
+// ctime is at or after the watch's moment: not of older files, nor of a
+// directory newer than it (a file added and removed again), on one thread
+// or several.
+TEST(WalkCorpusTest, WatchIsToldOnceOfAFileChangedSinceItsMoment) {
+  auto now_ns = [] {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  TempDir tmp;
+  tmp.File("r/a.txt");
+  tmp.File("r/sub/b.txt");
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // past the file system's clock tick
+  std::atomic<int> told{0};
+  const WalkWatch watch{.from_ns = now_ns(), .changed = [&told] { ++told; }};
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::filesystem::create_directories(tmp.Path("r/sub/new"));
+  tmp.File("r/gone.txt");
+  std::filesystem::remove(tmp.Path("r/gone.txt"));
+  auto walk = [&](int threads) {
+    told = 0;
+    Options options;
+    options.paths = {tmp.Path("r")};
+    options.threads = threads;
+    Result<WalkedCorpus> walked = WalkCorpus(options, FileSystem::Default(), &watch);
+    EXPECT_TRUE(walked.ok());
+    return told.load();
+  };
+  for (const int threads : {1, 2, 4}) EXPECT_EQ(walk(threads), 0) << threads;
+  tmp.File("r/sub/c.txt");
+  tmp.File("r/d.txt");
+  for (const int threads : {1, 2, 4}) EXPECT_EQ(walk(threads), 1) << threads;
+  // A file named as a PATH argument is watched too.
+  Options one;
+  one.paths = {tmp.Path("r/d.txt")};
+  told = 0;
+  ASSERT_TRUE(WalkCorpus(one, FileSystem::Default(), &watch).ok());
+  EXPECT_EQ(told.load(), 1);
 }
 
 // ------------------------------------------------------- injected faults
