@@ -143,15 +143,17 @@ bool EntryLess(std::string_view a, bool a_dir, std::string_view b, bool b_dir) {
 
 class Walker {
  public:
-  // `threads` > 1: directories are listed (and their files stat'ed) by that
-  // many threads at once, unless links are followed (see WalkTreeParallel).
-  // `ignore_files`: the --ignore-file files (none with --no-ignore).
-  // The walk's WalkWatch, and whether it was told.
+  // The walk's WalkWatch, and whether it was told: one for all the walk's
+  // listing threads.
   struct Watch {
     const WalkWatch* watch = nullptr;
     std::atomic<bool> told{false};
   };
 
+  // `threads` > 1: directories are listed (and their files stat'ed) by that
+  // many threads at once, unless links are followed (see WalkTreeParallel).
+  // `ignore_files`: the --ignore-file files (none with --no-ignore).
+  // `watch`: told of the first file stat'ed since its moment; null: none.
   Walker(const Options& options, const GlobSet& globs, const std::vector<IgnoreFile>& ignore_files, FileSystem& fs,
          Listing* into, int threads, Watch* watch)
       : options_(options),
