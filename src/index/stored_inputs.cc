@@ -14,6 +14,15 @@ namespace {
 // the rows are copied into a new one.
 constexpr size_t kGrowthDocuments = 65536;
 
+// The entries of out->files the run's keys cover, into out->by_path in path
+// order.
+void CoveredByPath(StoredInputs* out) {
+  for (size_t k = 0; k < out->files.size(); ++k) {
+    if (out->keys.Covers(out->files[k].path)) out->by_path.push_back(k);
+  }
+  SortRuns(out->by_path, [&](size_t a, size_t b) { return out->files[a].path < out->files[b].path; });
+}
+
 }  // namespace
 
 Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& index, const std::atomic<bool>* stop) {
@@ -32,14 +41,9 @@ Result<StoredInputs> ReadStoredInputs(const Options& options, SignatureIndex& in
   const size_t np = static_cast<size_t>(options.num_perm);
   out.first.assign(n, SIZE_MAX);
   out.problems.resize(n);
-  std::vector<size_t>& read = out.by_path;
-  for (size_t k = 0; k < n; ++k) {
-    const IndexedFile& e = out.files[k];
-    if (out.keys.Covers(e.path)) read.push_back(k);
-  }
+  CoveredByPath(&out);
   if (stop != nullptr && stop->load()) return Status::Cancelled("stopped");
-  SortRuns(read, [&](size_t a, size_t b) { return out.files[a].path < out.files[b].path; });
-  if (stop != nullptr && stop->load()) return Status::Cancelled("stopped");
+  const std::vector<size_t>& read = out.by_path;
   std::vector<const IndexedFile*> wanted;
   std::vector<size_t> entry_of_slot;
   size_t total = 0;  // at most what the index's size can hold (SignatureIndex::Files checks)

@@ -153,16 +153,13 @@ class Walker {
   // `threads` > 1: directories are listed (and their files stat'ed) by that
   // many threads at once, unless links are followed (see WalkTreeParallel).
   // `ignore_files`: the --ignore-file files (none with --no-ignore).
-  // `watch`: told of the first file stat'ed since its moment; null: none.
   Walker(const Options& options, const GlobSet& globs, const std::vector<IgnoreFile>& ignore_files, FileSystem& fs,
-         Listing* into, int threads, Watch* watch)
-      : options_(options),
-        globs_(globs),
-        ignore_files_(ignore_files),
-        fs_(fs),
-        into_(into),
-        threads_(threads),
-        watch_(watch) {}
+         Listing* into, int threads)
+      : options_(options), globs_(globs), ignore_files_(ignore_files), fs_(fs), into_(into), threads_(threads) {}
+
+  // Tells `watch` (null: none) of the first file stat'ed since its moment.
+  // REQUIRES: before a walk.
+  void set_watch(Watch* watch) { watch_ = watch; }
 
   // Walks one PATH argument. The argument itself is always followed if it is
   // a link, and never filtered by hidden or globs.
@@ -270,7 +267,8 @@ class Walker {
     std::exception_ptr failed;
     std::mutex failed_mu;
     auto work = [&] {
-      Walker lister(options_, globs_, ignore_files_, fs_, nullptr, 1, watch_);
+      Walker lister(options_, globs_, ignore_files_, fs_, nullptr, 1);
+      lister.set_watch(watch_);
       while (DirNode* node = queue.Take()) {
         std::vector<DirNode*> more;
         try {
@@ -703,12 +701,29 @@ class Walker {
   FileSystem& fs_;
   Listing* into_;
   const int threads_;
-  Watch* const watch_;  // null: none
+  Watch* watch_ = nullptr;
   // With --follow: directories on the current path, and all walked so far
   // under the current PATH argument.
   std::set<FileKey> ancestors_;
   std::set<FileKey> visited_;
 };
+
+// Whether `found` is in path order (by path, then identity) already, and
+// whether a path repeats in it then (several PATH arguments name it): one
+// comparison of each path with the one before.
+struct FoundOrder {
+  bool sorted = true;
+  bool same_paths = false;
+};
+FoundOrder OrderOf(const std::vector<FoundFile>& found) {
+  FoundOrder out;
+  for (size_t i = 1; i < found.size() && out.sorted; ++i) {
+    const int c = found[i].path.compare(found[i - 1].path);
+    out.same_paths = out.same_paths || c == 0;
+    out.sorted = c > 0 || (c == 0 && !(KeyOf(found[i]) < KeyOf(found[i - 1])));
+  }
+  return out;
+}
 
 // One entry per (device, inode), under its smallest path, reference if any
 // path was, of the first input (root) any path was found under; then sorted
@@ -725,13 +740,7 @@ std::vector<InputFile> Deduplicate(std::vector<FoundFile> found) {
   };
   std::vector<uint32_t> order(n);  // found files in path order
   for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
-  bool sorted = true;
-  bool same_paths = false;  // sorted, and some path found twice (several PATH arguments)
-  for (size_t i = 1; i < n && sorted; ++i) {
-    const int c = found[i].path.compare(found[i - 1].path);
-    same_paths = same_paths || c == 0;
-    sorted = c > 0 || (c == 0 && !(KeyOf(found[i]) < KeyOf(found[i - 1])));
-  }
+  const auto [sorted, same_paths] = OrderOf(found);
   if (!sorted) std::sort(order.begin(), order.end(), path_less);
   // The first path (in that order) of each identity is its smallest: kept,
   // reference if any of its paths is. Identities in an open-addressing
@@ -807,8 +816,8 @@ Result<WalkedCorpus> WalkCorpus(const Options& options, FileSystem& fs, const Wa
   Listing all;
   Walker::Watch watching;
   watching.watch = watch;
-  Walker walker(options, *globs, ignore_files, fs, &all, Workers::Resolve(options.threads),
-                watch != nullptr && watch->changed ? &watching : nullptr);
+  Walker walker(options, *globs, ignore_files, fs, &all, Workers::Resolve(options.threads));
+  if (watch != nullptr && watch->changed) walker.set_watch(&watching);
   uint32_t root = 0;
   auto walk_root = [&](const std::string& path, bool reference) {
     const size_t before = all.found.size();
