@@ -163,15 +163,23 @@ Status NoStreams(const std::vector<InputFile>& share) {
   return Status::Ok();
 }
 
-// Files [t*F/N, (t+1)*F/N) of the F walked, whole.
+// Files [t*F/N, (t+1)*F/N) of the F walked, whole. A share of every file
+// (one task) is the walk's list itself: a copy of 100k entries took 12 MB of
+// fresh memory, a page fault a page, on the thread that reads nothing yet.
+// A smaller share is copied out, so that the rest of the list is freed.
 Share ShareOfFiles(std::vector<InputFile> files, StageTask t) {
   const uint64_t n = files.size();
   const uint64_t lo = t.task * n / t.tasks;
   const uint64_t hi = (t.task + 1) * n / t.tasks;
   Share out;
   out.first_file = lo;
-  out.files.assign(std::make_move_iterator(files.begin() + static_cast<ptrdiff_t>(lo)),
-                   std::make_move_iterator(files.begin() + static_cast<ptrdiff_t>(hi)));
+  if (lo == 0 && hi == n) {
+    out.files = std::move(files);
+  } else {
+    out.files.assign(std::make_move_iterator(files.begin() + static_cast<ptrdiff_t>(lo)),
+                     std::make_move_iterator(files.begin() + static_cast<ptrdiff_t>(hi)));
+  }
+  out.parts.reserve(out.files.size());
   for (const InputFile& f : out.files) out.parts.push_back({.begin = 0, .end = f.size, .line_base = 0});
   return out;
 }

@@ -2,10 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <optional>
-#include <string_view>
-#include <unordered_map>
 
 #include "base/coding.h"
 #include "base/hash.h"
@@ -313,6 +309,7 @@ Result<TaskRun> RunSignTask(const Options& o, const std::string& work, StageTask
     origin.first_begin = share->parts.front().begin;
     origin.last_end = share->parts.back().end;
   }
+  line_base.reserve(share->parts.size());
   for (const FilePart& part : share->parts) line_base.push_back(part.line_base);
   RangedFileSystem ranged(run.fs(), share->files, share->parts);
   walked->files = std::move(share->files);

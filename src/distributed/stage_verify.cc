@@ -16,6 +16,7 @@
 
 #include "base/coding.h"
 #include "base/hash.h"
+#include "base/large_array_allocator.h"
 #include "base/mapped_file.h"
 #include "distributed/content_keys.h"
 #include "distributed/format/bucket_pairs.h"
@@ -258,10 +259,19 @@ Result<std::vector<uint64_t>> CopiesToRead(const WorkFolder& folder, uint32_t sh
 // shard), document k being ids[k], with the records of their files only
 // (each document's `file` an index into them; ReadShardRecords(): not every
 // file of a shard, even for a moment). Read by id from the shard tables,
-// one at a time.
+// one at a time. Each row is copied once, from the mapped table into a
+// matrix sized once and backed in one call (PrefaultForWrite), not into a
+// vector of the shard's rows first and then into the table.
 Result<SignatureTable> ReadDocs(const WorkFolder& folder, const Options& o, const std::vector<uint64_t>& ids) {
   const size_t perm = static_cast<size_t>(o.num_perm);
   SignatureTable table(o.num_perm);
+  SignatureTable::Matrix values;
+  values.resize(ids.size() * perm);  // left unwritten (LargeArrayAllocator)
+  if (values.size() * sizeof(uint32_t) >= kLargeArrayMinBytes) {
+    PrefaultForWrite(values.data(), values.data() + values.size());
+  }
+  std::vector<DocRecord> docs;
+  docs.reserve(ids.size());
   size_t next = 0;
   while (next < ids.size()) {
     const uint32_t s = ShardOf(ids[next]);
@@ -279,24 +289,23 @@ Result<SignatureTable> ReadDocs(const WorkFolder& folder, const Options& o, cons
     if (!(part->params == SignatureParams::From(o))) {
       return Status::InvalidArgument(ShellQuoted(path) + ": signed with other parameters");
     }
-    if (next == first || (next < ids.size() && ShardOf(ids[next]) == s)) {
+    if (next == first || (next < ids.size() && ShardOf(ids[next]) == s) || docs.size() + part->kept.size() != next) {
       return Damaged(path, "fewer documents than its bands name");
     }
     const auto base = static_cast<uint32_t>(table.files.size());
-    std::vector<uint32_t> values;
-    values.reserve(part->kept.size() * perm);
     for (size_t i = 0; i < part->kept.size(); ++i) {
       const auto row = part->signatures.subspan(part->kept[i] * perm, perm);
-      values.insert(values.end(), row.begin(), row.end());
+      std::copy(row.begin(), row.end(), values.begin() + static_cast<ptrdiff_t>(docs.size() * perm));
       DocRecord& d = part->docs[i];
       d.file =
           base + static_cast<uint32_t>(std::lower_bound(file_ids.begin(), file_ids.end(), d.file) - file_ids.begin());
+      docs.push_back(std::move(d));
     }
     table.files.insert(table.files.end(), std::make_move_iterator(part->files.begin()),
                        std::make_move_iterator(part->files.end()));
-    table.Append(std::move(part->docs), values);
     file->Release(0, file->size());
   }
+  table.AdoptMatrix(std::move(values), std::move(docs));
   return table;
 }
 
